@@ -1,0 +1,52 @@
+// Shared declarations: the layouts here mirror src/render/gpu_types.h byte for byte.
+#ifndef COMMON_GLSL
+#define COMMON_GLSL
+
+struct DrawData {
+    mat4 model;
+    mat4 normal_matrix;   // inverse-transpose of model (upper 3x3 used)
+    vec4 base_color;
+    uint texture_layer;   // layer of the texture array; 0 is plain white
+    uint first_index;     // first index of this draw's triangles in the source index buffer
+    uint index_count;     // 3 x triangles
+    uint out_first;       // first index of this draw's range in the culled index buffer
+};
+
+struct PointLight {
+    vec4 position_radius;  // xyz world position, w radius (the light is exactly zero beyond it)
+    vec4 color;            // rgb intensity
+};
+
+struct FrameUniforms {
+    mat4 view_proj;
+    mat4 view;
+    vec4 camera_position;
+    vec4 sun_direction;    // towards the sun, normalized
+    vec4 sun_color;
+    vec4 ambient;
+    uvec4 sizes;           // x width, y height, z light count, w frame index
+    uvec4 tiles;           // x tiles across, y tiles down, z list capacity per tile, w draw count
+    vec4 projection;       // x = P[0][0], y = P[1][1], z near, w far (reversed Z: depth 1 at near)
+};
+
+// Finite-radius point light falloff: smooth, and exactly 0 at and beyond the radius, so a light
+// list that omits a light outside its radius changes nothing in the image.
+float light_falloff(float distance, float radius) {
+    float x = clamp(distance / radius, 0.0, 1.0);
+    float f = 1.0 - x * x;
+    return f * f / (1.0 + distance * distance);
+}
+
+vec3 srgb_encode(vec3 linear) {
+    vec3 lo = linear * 12.92;
+    vec3 hi = 1.055 * pow(linear, vec3(1.0 / 2.4)) - 0.055;
+    return mix(lo, hi, step(vec3(0.0031308), linear));
+}
+
+vec3 srgb_decode(vec3 encoded) {
+    vec3 lo = encoded / 12.92;
+    vec3 hi = pow((encoded + 0.055) / 1.055, vec3(2.4));
+    return mix(lo, hi, step(vec3(0.04045), encoded));
+}
+
+#endif

@@ -1,0 +1,27 @@
+#version 460
+// Forward shading. Depth test EQUAL against the pre-pass: each visible pixel is shaded once.
+#include "shading.glsl"
+
+layout(location = 0) in vec3 in_world_position;
+layout(location = 1) in vec3 in_normal;
+layout(location = 2) in vec2 in_uv;
+layout(location = 3) flat in uint in_draw;
+
+layout(location = 0) out vec4 out_color;
+
+vec3 shade() {
+    DrawData draw = draws[in_draw];
+    vec4 texel = texture(base_color_textures, vec3(in_uv, float(draw.texture_layer)));
+    vec3 albedo = srgb_decode(texel.rgb) * draw.base_color.rgb;
+    vec3 normal = normalize(in_normal);
+    if (!gl_FrontFacing) normal = -normal;
+    vec3 color = ambient_and_sun(albedo, normal);
+    uint light_count = frame.sizes.z;
+    for (uint i = 0; i < light_count; ++i)
+        color += point_light(lights[i], albedo, in_world_position, normal);
+    return color;
+}
+
+void main() {
+    out_color = finish_colour(shade());
+}

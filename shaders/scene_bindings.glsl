@@ -1,0 +1,14 @@
+// Descriptor set 0 of the scene's graphics pipelines (depth, forward, debug-view draws).
+// Pushed with VK_KHR_push_descriptor; the numbers match ScenePass in src/passes/scene_pass.cpp.
+#ifndef SCENE_BINDINGS_GLSL
+#define SCENE_BINDINGS_GLSL
+
+#include "common.glsl"
+
+layout(set = 0, binding = 0) uniform Frame { FrameUniforms frame; };
+layout(set = 0, binding = 1, std430) readonly buffer Draws { DrawData draws[]; };
+layout(set = 0, binding = 2, std430) readonly buffer Lights { PointLight lights[]; };
+layout(set = 0, binding = 3) uniform sampler2DArray base_color_textures;
+// binding 4: per-tile light lists (light_list.glsl), binding 5: half-resolution mip (forward.frag)
+
+#endif

@@ -1,0 +1,7 @@
+# One line per SPIR-V output: sgd_shader(SOURCE VARIANT [DEFINES...]).
+# The renderer loads them by "SOURCE.VARIANT" (see shader_path() in src/vk/resources.cpp).
+
+# Scene draws: depth pre-pass and forward shading.
+sgd_shader(scene.vert depth DEPTH_ONLY=1)
+sgd_shader(scene.vert forward)
+sgd_shader(forward.frag plain)

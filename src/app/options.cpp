@@ -1,0 +1,144 @@
+#include "app/options.h"
+
+#include <charconv>
+
+namespace {
+
+uint32_t parse_uint(const std::string& option, const std::string& value, uint32_t min, uint32_t max) {
+    uint32_t result = 0;
+    auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), result);
+    if (error != std::errc() || end != value.data() + value.size())
+        throw UsageError(option + " expects a whole number, got '" + value + "'");
+    if (result < min || result > max)
+        throw UsageError(option + " must be between " + std::to_string(min) + " and " + std::to_string(max) +
+                         ", got " + value);
+    return result;
+}
+
+void parse_size(const std::string& value, uint32_t& width, uint32_t& height) {
+    size_t x = value.find('x');
+    if (x == std::string::npos) throw UsageError("--size expects WxH (for example 1280x720), got '" + value + "'");
+    // 16384 is the most any Vulkan device allows; the device's own limit is checked after it is picked.
+    width = parse_uint("--size width", value.substr(0, x), 16, 16384);
+    height = parse_uint("--size height", value.substr(x + 1), 16, 16384);
+}
+
+template <typename Parse>
+uint32_t parse_list(const std::string& option, const std::string& value, Parse parse) {
+    uint32_t bits = 0;
+    size_t start = 0;
+    while (start <= value.size()) {
+        size_t comma = value.find(',', start);
+        if (comma == std::string::npos) comma = value.size();
+        std::string item = value.substr(start, comma - start);
+        auto parsed = parse(item);
+        if (!parsed) throw UsageError(option + ": unknown name '" + item + "'");
+        bits |= 1u << uint32_t(*parsed);
+        start = comma + 1;
+    }
+    return bits;
+}
+
+Request request_of(const std::string& option, const std::string& value) {
+    auto r = parse_request(value);
+    if (!r) throw UsageError(option + " expects auto, subgroup, fallback or off, got '" + value + "'");
+    return *r;
+}
+
+}  // namespace
+
+std::string usage_text() {
+    return R"(subgroup-demo: a Vulkan forward renderer that shows what subgroup operations buy, pass by pass.
+
+Modes:
+  (none)                 interactive window on the default scene
+  --headless             render --frames frames offscreen
+  --info                 print the device, its subgroup capabilities and the plan
+  --compare --out DIR    run every configuration and write a comparison sheet and report
+  --list-devices         list Vulkan physical devices
+  --help, --version
+
+Options:
+  --scene PATH           .gltf or .glb file (default: the bundled scene)
+  --instances N          replicate the scene in an N x N grid (default 1)
+  --lights N             animated point lights (default 256, at most 65536)
+  --size WxH             render resolution (default 1280x720)
+  --frames N             frames rendered (default 60)
+  --warmup N             frames excluded from timing (default 10)
+  --cull V               auto | subgroup | fallback | off
+  --light-cull V         auto | subgroup | fallback | off
+  --mip V                auto | subgroup | fallback | off
+  --view M               shaded | lane-id | first-last-lane | active-lanes | mip | light-count
+  --view-stage S         vertex | tess-control | tess-eval | geometry | fragment | compute
+  --mask-stages LIST     comma list of stages to treat as lacking subgroup support
+  --mask-ops LIST        comma list of basic,vote,arithmetic,ballot,shuffle,shuffle-relative,clustered,quad
+  --screenshot PATH      PNG of the final frame
+  --mip-dump PATH        PNG of the half-resolution mip of the final frame
+  --report PATH          JSON report
+  --validate             enable the Khronos validation layer with synchronization validation
+  --device INDEX         pick a physical device (see --list-devices)
+  --no-vsync             window: mailbox or immediate present where offered
+
+Exit codes: 0 ok, 1 runtime failure, 2 bad usage or unsupported request, 3 bad scene,
+            4 no usable Vulkan device, 5 validation messages under --validate.
+)";
+}
+
+Options parse_options(const std::vector<std::string>& args) {
+    Options o;
+    bool headless = false, info = false, compare = false, list = false, help = false, version = false;
+    for (size_t i = 0; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        auto value = [&]() -> const std::string& {
+            if (i + 1 >= args.size()) throw UsageError(a + " needs a value (see --help)");
+            return args[++i];
+        };
+        if (a == "--headless") headless = true;
+        else if (a == "--info") info = true;
+        else if (a == "--compare") compare = true;
+        else if (a == "--list-devices") list = true;
+        else if (a == "--help" || a == "-h") help = true;
+        else if (a == "--version") version = true;
+        else if (a == "--validate") o.validate = true;
+        else if (a == "--no-vsync") o.no_vsync = true;
+        else if (a == "--scene") o.scene = value();
+        else if (a == "--instances") o.instances = parse_uint(a, value(), 1, kMaxInstancesPerSide);
+        else if (a == "--lights") o.lights = parse_uint(a, value(), 0, kMaxLights);
+        else if (a == "--size") parse_size(value(), o.width, o.height);
+        else if (a == "--frames") o.frames = parse_uint(a, value(), 1, 1000000);
+        else if (a == "--warmup") o.warmup = parse_uint(a, value(), 0, 1000000);
+        else if (a == "--cull") o.plan.cull = request_of(a, value());
+        else if (a == "--light-cull") o.plan.light_cull = request_of(a, value());
+        else if (a == "--mip") o.plan.mip = request_of(a, value());
+        else if (a == "--view") {
+            auto m = parse_view_mode(value());
+            if (!m) throw UsageError("--view expects shaded, lane-id, first-last-lane, active-lanes, mip or light-count, got '" + args[i] + "'");
+            o.plan.view = *m;
+        } else if (a == "--view-stage") {
+            auto s = parse_stage(value());
+            if (!s) throw UsageError("--view-stage expects vertex, tess-control, tess-eval, geometry, fragment or compute, got '" + args[i] + "'");
+            o.plan.view_stage = *s;
+        } else if (a == "--mask-stages") o.mask_stages = parse_list(a, value(), parse_stage);
+        else if (a == "--mask-ops") o.mask_ops = parse_list(a, value(), parse_op);
+        else if (a == "--screenshot") o.screenshot = value();
+        else if (a == "--mip-dump") o.mip_dump = value();
+        else if (a == "--report") o.report = value();
+        else if (a == "--out") o.out_dir = value();
+        else if (a == "--device") o.device = parse_uint(a, value(), 0, 1000);
+        else throw UsageError("unknown option '" + a + "' (see --help)");
+    }
+    int modes = headless + info + compare + list;
+    if (help) o.mode = Mode::help;
+    else if (version) o.mode = Mode::version;
+    else if (modes > 1) throw UsageError("choose one of --headless, --info, --compare, --list-devices");
+    else if (headless) o.mode = Mode::headless;
+    else if (info) o.mode = Mode::info;
+    else if (compare) o.mode = Mode::compare;
+    else if (list) o.mode = Mode::list_devices;
+    if (o.mode == Mode::compare && o.out_dir.empty()) throw UsageError("--compare needs --out DIR");
+    if (o.mode != Mode::compare && !o.out_dir.empty()) throw UsageError("--out is only used with --compare");
+    if (o.warmup >= o.frames && (o.mode == Mode::headless || o.mode == Mode::compare))
+        throw UsageError("--warmup (" + std::to_string(o.warmup) + ") must be less than --frames (" +
+                         std::to_string(o.frames) + ")");
+    return o;
+}

@@ -1,0 +1,45 @@
+// The command line of the contract (../shared/spec/contract.md): parsed into plain data.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "caps/caps.h"
+
+enum class Mode { window, headless, info, compare, list_devices, help, version };
+
+struct Options {
+    Mode mode = Mode::window;
+    std::string scene;  // empty: the bundled default scene
+    uint32_t instances = 1;
+    uint32_t lights = 256;
+    uint32_t width = 1280;
+    uint32_t height = 720;
+    uint32_t frames = 60;
+    uint32_t warmup = 10;
+    PlanRequest plan;
+    uint32_t mask_stages = 0;  // bit(Stage)
+    uint32_t mask_ops = 0;     // bit(Op)
+    std::string screenshot;
+    std::string mip_dump;
+    std::string report;
+    std::string out_dir;  // --compare --out DIR
+    bool validate = false;
+    bool no_vsync = false;
+    std::optional<uint32_t> device;
+};
+
+// Bad command line: exit 2 with the message.
+struct UsageError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+Options parse_options(const std::vector<std::string>& args);
+std::string usage_text();
+
+// Hard limits checked before anything is allocated (the device's own limits are checked later).
+constexpr uint32_t kMaxInstancesPerSide = 64;  // 4096 copies of the scene
+constexpr uint32_t kMaxLights = 65536;

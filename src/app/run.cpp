@@ -1,0 +1,224 @@
+#include "app/run.h"
+
+#include <cstdio>
+#include <fstream>
+
+#include "app/image_io.h"
+
+Scene load_requested_scene(const Options& options) {
+    Scene scene = load_scene(options.scene.empty() ? SGD_DEFAULT_SCENE : options.scene);
+    for (const std::string& w : scene.warnings) fprintf(stderr, "warning: %s\n", w.c_str());
+    if (options.instances > 1) replicate_grid(scene, options.instances);
+    if (scene.triangle_count() == 0) throw SceneError("scene " + scene.path + " has no triangles to draw");
+    return scene;
+}
+
+void check_device_limits(const Context& ctx, const Options& options, const Scene& scene) {
+    const VkPhysicalDeviceLimits& limits = ctx.properties.limits;
+    if (options.width > limits.maxImageDimension2D || options.height > limits.maxImageDimension2D)
+        throw UsageError("--size " + std::to_string(options.width) + "x" + std::to_string(options.height) +
+                         " exceeds the device's largest image (" + std::to_string(limits.maxImageDimension2D) + ")");
+    uint64_t index_bytes = scene.triangle_count() * 3 * sizeof(uint32_t);
+    uint64_t vertex_bytes = uint64_t(scene.vertices.size()) * sizeof(Vertex);
+    uint64_t largest = std::max(index_bytes, vertex_bytes);
+    if (largest > limits.maxStorageBufferRange)
+        throw UsageError("the scene needs a " + std::to_string(largest >> 20) + " MiB buffer, more than the device's " +
+                         std::to_string(uint64_t(limits.maxStorageBufferRange) >> 20) +
+                         " MiB storage buffer limit; use a smaller --instances");
+    uint64_t heap = 0;
+    for (uint32_t i = 0; i < ctx.memory.memoryHeapCount; ++i)
+        if (ctx.memory.memoryHeaps[i].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT)
+            heap = std::max<uint64_t>(heap, ctx.memory.memoryHeaps[i].size);
+    uint64_t need = index_bytes * 2 + vertex_bytes + uint64_t(scene.instances.size()) * 200;
+    if (heap && need > heap / 2)
+        throw UsageError("the scene needs about " + std::to_string(need >> 20) + " MiB of GPU memory, more than half of the " +
+                         std::to_string(heap >> 20) + " MiB heap; use a smaller --instances");
+}
+
+RunResult run_headless(const Context& ctx, const Scene& scene, const Options& options, const Plan& plan, bool quiet) {
+    RendererConfig config;
+    config.extent = {options.width, options.height};
+    config.lights = options.lights;
+    config.plan = plan;
+    Renderer renderer(ctx, scene, config);
+
+    VkCommandBufferAllocateInfo alloc{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+    alloc.commandPool = ctx.command_pool;
+    alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+    alloc.commandBufferCount = 1;
+    VkCommandBuffer cmd;
+    VK_CHECK(vkAllocateCommandBuffers(ctx.device, &alloc, &cmd));
+    VkFenceCreateInfo fence_info{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+    VkFence fence;
+    VK_CHECK(vkCreateFence(ctx.device, &fence_info, nullptr, &fence));
+
+    std::array<std::vector<double>, size_t(Pass::count)> samples;
+    auto submit_frame = [&](uint32_t frame_index, bool instrument) {
+        VK_CHECK(vkResetCommandBuffer(cmd, 0));
+        VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+        begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+        VK_CHECK(vkBeginCommandBuffer(cmd, &begin));
+        renderer.record(cmd, 0, frame_index, renderer.default_view(), instrument);
+        VK_CHECK(vkEndCommandBuffer(cmd));
+        VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+        submit.commandBufferCount = 1;
+        submit.pCommandBuffers = &cmd;
+        VK_CHECK(vkQueueSubmit(ctx.queue, 1, &submit, fence));
+        // A lost device must end the run, not hang it: wait in bounded steps.
+        VkResult wait;
+        int waited_s = 0;
+        while ((wait = vkWaitForFences(ctx.device, 1, &fence, VK_TRUE, 1'000'000'000ull)) == VK_TIMEOUT)
+            if (++waited_s >= 600) throw VulkanError("a frame took over 10 minutes on the GPU; giving up");
+        VK_CHECK(wait);
+        VK_CHECK(vkResetFences(ctx.device, 1, &fence));
+    };
+
+    RunResult result;
+    result.triangles_in = renderer.gpu_scene().triangle_count;
+    // One instrumented frame before the timed ones counts light-list atomics; its timings are not used.
+    submit_frame(0, true);
+    uint32_t light_atomics = renderer.read_counters().light_atomics;
+
+    for (uint32_t frame = 0; frame < options.frames; ++frame) {
+        submit_frame(frame, false);
+        std::array<double, size_t(Pass::count)> ms = renderer.read_timings(0);
+        if (frame >= options.warmup)
+            for (size_t p = 0; p < ms.size(); ++p)
+                if (ms[p] >= 0) samples[p].push_back(ms[p]);
+        if (!quiet && (frame + 1) % 10 == 0 && options.frames >= 20)
+            fprintf(stderr, "\rframe %u/%u", frame + 1, options.frames);
+    }
+    if (!quiet && options.frames >= 20) fprintf(stderr, "\n");
+    vkDestroyFence(ctx.device, fence, nullptr);
+    vkFreeCommandBuffers(ctx.device, ctx.command_pool, 1, &cmd);
+
+    for (size_t p = 0; p < samples.size(); ++p) {
+        result.ran[p] = !samples[p].empty();
+        result.timings[p] = summarize(samples[p]);
+    }
+    result.counters = renderer.read_counters();
+    result.counters.light_atomics = light_atomics;
+    if (!options.screenshot.empty()) {
+        write_png(options.screenshot, options.width, options.height, renderer.read_color());
+        result.screenshot = options.screenshot;
+    }
+    if (!options.mip_dump.empty()) {
+        VkExtent2D half{std::max(1u, options.width / 2), std::max(1u, options.height / 2)};
+        write_png(options.mip_dump, half.width, half.height, renderer.read_mip());
+        result.mip = options.mip_dump;
+    }
+    return result;
+}
+
+nlohmann::json device_json(const Context& ctx) {
+    return {{"name", ctx.info.name},       {"driver", ctx.info.driver}, {"api_version", ctx.info.api_version},
+            {"type", ctx.info.type},       {"vendor_id", ctx.info.vendor_id},
+            {"timestamp_period_ns", ctx.info.timestamp_period_ns}};
+}
+
+nlohmann::json subgroup_json(const Context& ctx) {
+    const SubgroupCaps& s = ctx.subgroup;
+    return {{"size", s.size},
+            {"min_size", s.min_size},
+            {"max_size", s.max_size},
+            {"stages", stage_names(s.stages)},
+            {"operations", op_names(s.ops)},
+            {"quad_in_all_stages", s.quad_in_all_stages},
+            {"masked_stages", stage_names(s.masked_stages)},
+            {"masked_operations", op_names(s.masked_ops)}};
+}
+
+static nlohmann::json pass_json(const PassPlan& p) {
+    return {{"requested", request_name(p.requested)}, {"variant", variant_name(p.variant)}, {"reason", p.reason}};
+}
+
+nlohmann::json plan_json(const Plan& plan) {
+    return {{"cull", pass_json(plan.cull)},
+            {"light_cull", pass_json(plan.light_cull)},
+            {"mip", pass_json(plan.mip)},
+            {"view",
+             {{"mode", view_mode_name(plan.view.mode)},
+              {"stage", stage_name(plan.view.stage)},
+              {"variant", variant_name(plan.view.variant)},
+              {"reason", plan.view.reason}}}};
+}
+
+nlohmann::json report_json(const Context& ctx, const Options& options, const Plan& plan, const Scene& scene,
+                           const RunResult& r) {
+    nlohmann::json timings = nlohmann::json::object();
+    for (size_t p = 0; p < r.timings.size(); ++p)
+        if (r.ran[p])
+            timings[pass_name(Pass(p))] = {{"median", r.timings[p].median}, {"min", r.timings[p].min}, {"max", r.timings[p].max}};
+    auto path_or_null = [](const std::string& s) { return s.empty() ? nlohmann::json(nullptr) : nlohmann::json(s); };
+    return {
+        {"schema", 1},
+        {"device", device_json(ctx)},
+        {"subgroup", subgroup_json(ctx)},
+        {"plan", plan_json(plan)},
+        {"scene",
+         {{"path", scene.path},
+          {"vertices", scene.vertices.size()},
+          {"triangles", scene.triangle_count()},
+          {"meshes", scene.meshes.size()},
+          {"instances", options.instances},
+          {"draws", scene.instances.size()},
+          {"lights", options.lights},
+          {"textures", scene.textures.size()}}},
+        {"frame", {{"width", options.width}, {"height", options.height}, {"frames", options.frames}, {"warmup", options.warmup}}},
+        {"timings_ms", timings},
+        {"counters",
+         {{"triangles_in", r.triangles_in},
+          {"triangles_visible", plan.cull.variant == Variant::off ? r.triangles_in : uint64_t(r.counters.triangles_visible)},
+          {"light_list_entries", r.counters.light_list_entries},
+          {"light_list_overflow", r.counters.light_list_overflow},
+          {"light_atomics", r.counters.light_atomics}}},
+        {"validation", {{"enabled", options.validate}, {"messages", validation_message_count()}}},
+        {"outputs", {{"screenshot", path_or_null(r.screenshot)}, {"mip", path_or_null(r.mip)}}},
+    };
+}
+
+void print_info(const Context& ctx, const Plan& plan) {
+    const SubgroupCaps& s = ctx.subgroup;
+    const SubgroupCaps& raw = ctx.subgroup_unmasked;
+    printf("Device      %s (%s)\n", ctx.info.name.c_str(), ctx.info.type.c_str());
+    printf("Driver      %s, Vulkan %s\n", ctx.info.driver.c_str(), ctx.info.api_version.c_str());
+    printf("Subgroup    size %u (min %u, max %u), size control %s, full subgroups %s\n\n", s.size, s.min_size,
+           s.max_size, s.size_control ? "yes" : "no", s.full_subgroups ? "yes" : "no");
+
+    auto mark = [](bool device, bool masked) { return !device ? "no" : masked ? "masked" : "yes"; };
+    printf("%-14s %s\n", "stage", "subgroups");
+    for (uint32_t i = 0; i < uint32_t(Stage::count); ++i) {
+        Stage st = Stage(i);
+        printf("%-14s %s\n", std::string(stage_name(st)).c_str(), mark(raw.has(st), s.masked_stages & bit(st)));
+    }
+    printf("\n%-17s %s\n", "operation", "supported");
+    for (uint32_t i = 0; i < uint32_t(Op::count); ++i) {
+        Op op = Op(i);
+        printf("%-17s %s\n", std::string(op_name(op)).c_str(), mark(raw.has(op), s.masked_ops & bit(op)));
+    }
+    printf("%-17s %s\n", "quad (all stages)", s.quad_in_all_stages ? "yes" : "no");
+    printf("\nfeatures: tessellation %s, geometry %s, fragment stores %s, multi-draw indirect %s, quad control %s, "
+           "maximal reconvergence %s\n",
+           ctx.features.tessellation ? "yes" : "no", ctx.features.geometry ? "yes" : "no",
+           ctx.features.fragment_stores ? "yes" : "no", ctx.features.multi_draw_indirect ? "yes" : "no",
+           ctx.features.quad_control ? "yes" : "no", ctx.features.maximal_reconvergence ? "yes" : "no");
+
+    printf("\n%-12s %-10s %-12s %s\n", "pass", "requested", "variant", "reason");
+    auto row = [](const char* name, const PassPlan& p) {
+        printf("%-12s %-10s %-12s %s\n", name, std::string(request_name(p.requested)).c_str(),
+               std::string(variant_name(p.variant)).c_str(), p.reason.c_str());
+    };
+    row("cull", plan.cull);
+    row("light_cull", plan.light_cull);
+    row("mip", plan.mip);
+
+    printf("\n%-16s %-13s %s\n", "debug view", "stage", "variant / reason");
+    for (ViewMode mode : {ViewMode::lane_id, ViewMode::first_last_lane, ViewMode::active_lanes})
+        for (uint32_t i = 0; i < uint32_t(Stage::count); ++i) {
+            ViewPlan v = plan_view(s, ctx.features, mode, Stage(i));
+            bool chosen = mode == plan.view.mode && Stage(i) == plan.view.stage;
+            printf("%-16s %-13s %s: %s%s\n", std::string(view_mode_name(mode)).c_str(),
+                   std::string(stage_name(Stage(i))).c_str(), std::string(variant_name(v.variant)).c_str(),
+                   v.reason.c_str(), chosen ? "   <- selected" : "");
+        }
+}

@@ -1,0 +1,37 @@
+// The headless run: render --frames frames offscreen, time them, read results back.
+#pragma once
+
+#include <array>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "app/options.h"
+#include "render/renderer.h"
+
+struct RunResult {
+    std::array<TimingStats, size_t(Pass::count)> timings{};
+    std::array<bool, size_t(Pass::count)> ran{};
+    GpuCounters counters{};
+    uint64_t triangles_in = 0;
+    std::string screenshot;  // path written, or empty
+    std::string mip;
+};
+
+// Loads the scene named by the options (or the bundled one) and applies --instances.
+Scene load_requested_scene(const Options& options);
+
+// Checks --size and the scene's buffer sizes against the device before anything is allocated.
+void check_device_limits(const Context& ctx, const Options& options, const Scene& scene);
+
+RunResult run_headless(const Context& ctx, const Scene& scene, const Options& options, const Plan& plan,
+                       bool quiet = false);
+
+nlohmann::json device_json(const Context& ctx);
+nlohmann::json subgroup_json(const Context& ctx);
+nlohmann::json plan_json(const Plan& plan);
+nlohmann::json report_json(const Context& ctx, const Options& options, const Plan& plan, const Scene& scene,
+                           const RunResult& result);
+
+// `--info`: the device, its subgroup capabilities per stage and per operation, and the plan.
+void print_info(const Context& ctx, const Plan& plan);

@@ -1,0 +1,119 @@
+// Subgroup capabilities of the device, the user's masks, and the plan derived from them.
+// Plain data and pure functions: tested without a GPU.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+enum class Stage : uint32_t { vertex, tess_control, tess_eval, geometry, fragment, compute, count };
+enum class Op : uint32_t { basic, vote, arithmetic, ballot, shuffle, shuffle_relative, clustered, quad, count };
+
+// Names as the command line and the report spell them ("tess-control", "shuffle-relative").
+std::string_view stage_name(Stage stage);
+std::string_view op_name(Op op);
+std::optional<Stage> parse_stage(std::string_view name);
+std::optional<Op> parse_op(std::string_view name);
+
+constexpr uint32_t bit(Stage s) { return 1u << uint32_t(s); }
+constexpr uint32_t bit(Op o) { return 1u << uint32_t(o); }
+
+struct SubgroupCaps {
+    uint32_t size = 0;
+    uint32_t min_size = 0;
+    uint32_t max_size = 0;
+    uint32_t stages = 0;  // bit(Stage) set, after masking
+    uint32_t ops = 0;     // bit(Op) set, after masking
+    bool quad_in_all_stages = false;
+    bool size_control = false;      // VK_EXT_subgroup_size_control / 1.3 subgroupSizeControl
+    bool full_subgroups = false;    // computeFullSubgroups
+    uint32_t required_size_stages = 0;
+    uint32_t masked_stages = 0;     // what --mask-stages removed (bits, whether or not the device had them)
+    uint32_t masked_ops = 0;
+
+    bool has(Stage s) const { return stages & bit(s); }
+    bool has(Op o) const { return ops & bit(o); }
+};
+
+// Device features (not subgroup properties) that passes and views depend on.
+struct DeviceFeatures {
+    bool tessellation = false;
+    bool geometry = false;
+    bool fragment_stores = false;        // fragmentStoresAndAtomics: the quad mip stores from the fragment shader
+    bool vertex_stores = false;          // vertexPipelineStoresAndAtomics
+    bool multi_draw_indirect = false;
+    bool quad_control = false;           // VK_KHR_shader_quad_control
+    bool maximal_reconvergence = false;  // VK_KHR_shader_maximal_reconvergence
+};
+
+// Removes masked stages/ops as a device lacking them would. Quad ops masked also clear quad_in_all_stages.
+void apply_masks(SubgroupCaps& caps, uint32_t masked_stages, uint32_t masked_ops);
+
+enum class Request { automatic, subgroup, fallback, off };
+enum class Variant { subgroup, fallback, off, unsupported };
+enum class ViewMode { shaded, lane_id, first_last_lane, active_lanes, mip, light_count };
+
+std::string_view request_name(Request r);
+std::string_view variant_name(Variant v);
+std::string_view view_mode_name(ViewMode m);
+std::optional<Request> parse_request(std::string_view name);
+std::optional<ViewMode> parse_view_mode(std::string_view name);
+bool is_subgroup_view(ViewMode m);  // lane-id, first-last-lane, active-lanes
+
+struct PassPlan {
+    Request requested = Request::automatic;
+    Variant variant = Variant::off;
+    std::string reason;
+};
+
+struct ViewPlan {
+    ViewMode mode = ViewMode::shaded;
+    Stage stage = Stage::fragment;
+    Variant variant = Variant::off;  // subgroup, unsupported, or off for non-subgroup views
+    std::string reason;
+};
+
+struct Plan {
+    PassPlan cull, light_cull, mip;
+    ViewPlan view;
+};
+
+struct PlanRequest {
+    Request cull = Request::automatic;
+    Request light_cull = Request::automatic;
+    Request mip = Request::automatic;
+    ViewMode view = ViewMode::shaded;
+    Stage view_stage = Stage::fragment;
+};
+
+// Thrown when the user asks for `subgroup` where the device (after masking) cannot run it: exit 2.
+struct UnsupportedRequest : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+// What each pass's subgroup variant needs, in one place (the shaders are written against these).
+struct PassNeeds {
+    Stage stage;
+    uint32_t ops;  // bit(Op) set
+};
+PassNeeds cull_needs();
+PassNeeds light_cull_needs();
+PassNeeds mip_needs();
+uint32_t view_needs(ViewMode mode);  // ops a subgroup debug view needs in its stage
+
+// Why a subgroup path cannot run, or empty if it can.
+std::string missing_support(const SubgroupCaps& caps, PassNeeds needs);
+
+Plan make_plan(const SubgroupCaps& caps, const DeviceFeatures& features, const PlanRequest& request);
+
+// Resolves one pass request; throws UnsupportedRequest for `subgroup` when `missing` is not empty.
+PassPlan plan_pass(std::string_view pass, Request requested, const std::string& missing);
+
+ViewPlan plan_view(const SubgroupCaps& caps, const DeviceFeatures& features, ViewMode mode, Stage stage);
+
+std::vector<std::string> stage_names(uint32_t stage_bits);
+std::vector<std::string> op_names(uint32_t op_bits);

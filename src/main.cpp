@@ -1,0 +1,91 @@
+// subgroup-demo entry point: parses the command line, picks the mode, and maps every failure
+// to the contract's exit code with one line on stderr.
+#include <cstdio>
+#include <fstream>
+
+#include "app/run.h"
+#include "app/window.h"
+#include "app/compare.h"
+
+namespace {
+
+enum Exit { kOk = 0, kRuntime = 1, kUsage = 2, kBadScene = 3, kNoDevice = 4, kValidation = 5 };
+
+void write_json(const std::string& path, const nlohmann::json& json) {
+    std::ofstream file(path);
+    if (!file) throw std::runtime_error("cannot write report " + path);
+    file << json.dump(2) << "\n";
+}
+
+ContextOptions context_options(const Options& o) {
+    ContextOptions c;
+    c.validate = o.validate;
+    c.device_index = o.device ? int(*o.device) : -1;
+    c.mask_stages = o.mask_stages;
+    c.mask_ops = o.mask_ops;
+    return c;
+}
+
+int run(const Options& options) {
+    switch (options.mode) {
+        case Mode::help: printf("%s", usage_text().c_str()); return kOk;
+        case Mode::version: printf("subgroup-demo %s\n", SGD_VERSION); return kOk;
+        case Mode::list_devices:
+            for (const std::string& line : list_devices()) printf("%s\n", line.c_str());
+            return kOk;
+        case Mode::window: return run_window(options);
+        default: break;
+    }
+    if (options.mode == Mode::compare) return run_compare(options);
+
+    Context ctx;
+    create_context(ctx, context_options(options));
+    Plan plan = make_plan(ctx.subgroup, ctx.features, options.plan);
+    if (options.mode == Mode::info) {
+        print_info(ctx, plan);
+        if (!options.report.empty())
+            write_json(options.report, {{"schema", 1}, {"device", device_json(ctx)}, {"subgroup", subgroup_json(ctx)},
+                                        {"plan", plan_json(plan)}});
+        return kOk;
+    }
+    Scene scene = load_requested_scene(options);
+    check_device_limits(ctx, options, scene);
+    RunResult result = run_headless(ctx, scene, options, plan);
+    if (!options.report.empty()) write_json(options.report, report_json(ctx, options, plan, scene, result));
+    printf("%s: %llu of %llu triangles visible, frame %.3f ms (median of %u)\n", ctx.info.name.c_str(),
+           (unsigned long long)(plan.cull.variant == Variant::off ? result.triangles_in : result.counters.triangles_visible),
+           (unsigned long long)result.triangles_in, result.timings[size_t(Pass::frame)].median,
+           options.frames - options.warmup);
+    return kOk;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    Options options;
+    int code = kOk;
+    try {
+        options = parse_options(std::vector<std::string>(argv + 1, argv + argc));
+        code = run(options);
+    } catch (const UsageError& e) {
+        fprintf(stderr, "error: %s\n", e.what());
+        return kUsage;
+    } catch (const UnsupportedRequest& e) {
+        fprintf(stderr, "error: %s\n", e.what());
+        return kUsage;
+    } catch (const SceneError& e) {
+        fprintf(stderr, "error: bad scene: %s\n", e.what());
+        return kBadScene;
+    } catch (const NoDeviceError& e) {
+        fprintf(stderr, "error: %s\n", e.what());
+        return kNoDevice;
+    } catch (const std::exception& e) {
+        fprintf(stderr, "error: %s\n", e.what());
+        return kRuntime;
+    }
+    if (code == kOk && options.validate && validation_message_count() > 0) {
+        fprintf(stderr, "error: the validation layer reported %u message(s) (printed above)\n", validation_message_count());
+        return kValidation;
+    }
+    return code;
+}

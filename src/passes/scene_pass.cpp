@@ -1,0 +1,125 @@
+#include "passes/scene_pass.h"
+
+namespace {
+
+const LayoutDesc kSceneLayout = {
+    {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+     VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER},
+    VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0};
+
+void set_viewport(VkCommandBuffer cmd, VkExtent2D extent) {
+    VkViewport viewport{0, 0, float(extent.width), float(extent.height), 0, 1};
+    VkRect2D scissor{{0, 0}, extent};
+    vkCmdSetViewport(cmd, 0, 1, &viewport);
+    vkCmdSetScissor(cmd, 0, 1, &scissor);
+}
+
+}  // namespace
+
+Descriptors scene_descriptors(const FrameContext& f) {
+    Descriptors d;
+    d.buffer(0, f.uniforms, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER)
+        .buffer(1, f.scene.draws)
+        .buffer(2, f.lights)
+        .sampled_image(3, f.scene.textures.view, f.scene.sampler);
+    return d;
+}
+
+void ScenePass::create(const Context& ctx) {
+    GraphicsDesc d;
+    d.shaders = {{VK_SHADER_STAGE_VERTEX_BIT, "scene.vert.depth"}};
+    d.layout = kSceneLayout;
+    d.depth_format = kDepthFormat;
+    d.depth_compare = VK_COMPARE_OP_GREATER;  // reversed Z
+    d.vertex_attributes = 1;                  // position only
+    depth = create_graphics_pipeline(ctx, d);
+
+    GraphicsDesc fwd;
+    fwd.shaders = {{VK_SHADER_STAGE_VERTEX_BIT, "scene.vert.forward"}, {VK_SHADER_STAGE_FRAGMENT_BIT, "forward.frag.plain"}};
+    fwd.layout = kSceneLayout;
+    fwd.color_formats = {kColorFormat};
+    fwd.depth_format = kDepthFormat;
+    fwd.depth_compare = VK_COMPARE_OP_EQUAL;  // shade exactly the pre-pass's surviving fragment
+    fwd.depth_write = false;
+    forward_plain = create_graphics_pipeline(ctx, fwd);
+}
+
+void draw_scene(FrameContext& f, const Pipeline& pipeline) {
+    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline.pipeline);
+    scene_descriptors(f).push(f.cmd, pipeline);
+    VkDeviceSize offset = 0;
+    vkCmdBindVertexBuffers(f.cmd, 0, 1, &f.scene.vertices.buffer, &offset);
+    const Buffer& indices = f.draw_indices ? *f.draw_indices : f.scene.indices;
+    const Buffer& indirect = f.draw_indirect ? *f.draw_indirect : f.scene.indirect_all;
+    vkCmdBindIndexBuffer(f.cmd, indices.buffer, 0, VK_INDEX_TYPE_UINT32);
+    const uint32_t stride = sizeof(VkDrawIndexedIndirectCommand);
+    if (f.ctx.features.multi_draw_indirect) {
+        // maxDrawIndirectCount bounds one call; split if the scene has more draws than that.
+        uint32_t max_per_call = std::max(1u, f.ctx.properties.limits.maxDrawIndirectCount);
+        for (uint32_t first = 0; first < f.scene.draw_count; first += max_per_call) {
+            uint32_t count = std::min(max_per_call, f.scene.draw_count - first);
+            vkCmdDrawIndexedIndirect(f.cmd, indirect.buffer, VkDeviceSize(first) * stride, count, stride);
+        }
+    } else {
+        for (uint32_t i = 0; i < f.scene.draw_count; ++i)
+            vkCmdDrawIndexedIndirect(f.cmd, indirect.buffer, VkDeviceSize(i) * stride, 1, stride);
+    }
+}
+
+void ScenePass::record_depth(FrameContext& f) {
+    begin_label(f.ctx, f.cmd, "depth pre-pass");
+    f.timer.begin(f.cmd, Pass::depth);
+    transition(f.cmd, f.targets.depth, VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL,
+               VK_PIPELINE_STAGE_2_EARLY_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT,
+               VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_READ_BIT | VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT, true);
+    VkRenderingAttachmentInfo depth_attachment{VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO};
+    depth_attachment.imageView = f.targets.depth.view;
+    depth_attachment.imageLayout = VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL;
+    depth_attachment.loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR;
+    depth_attachment.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
+    depth_attachment.clearValue.depthStencil = {0.0f, 0};  // reversed Z: 0 is the far plane
+    VkRenderingInfo rendering{VK_STRUCTURE_TYPE_RENDERING_INFO};
+    rendering.renderArea = {{0, 0}, f.targets.extent};
+    rendering.layerCount = 1;
+    rendering.pDepthAttachment = &depth_attachment;
+    vkCmdBeginRendering(f.cmd, &rendering);
+    set_viewport(f.cmd, f.targets.extent);
+    draw_scene(f, depth);
+    vkCmdEndRendering(f.cmd);
+    f.timer.end(f.cmd, Pass::depth);
+    end_label(f.ctx, f.cmd);
+}
+
+void ScenePass::record_forward(FrameContext& f) {
+    begin_label(f.ctx, f.cmd, "forward");
+    f.timer.begin(f.cmd, Pass::forward);
+    transition(f.cmd, f.targets.depth, VK_IMAGE_LAYOUT_DEPTH_READ_ONLY_OPTIMAL,
+               VK_PIPELINE_STAGE_2_EARLY_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT,
+               VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_READ_BIT);
+    transition(f.cmd, f.targets.color, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+               VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
+               VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT | VK_ACCESS_2_COLOR_ATTACHMENT_READ_BIT, true);
+    VkRenderingAttachmentInfo color{VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO};
+    color.imageView = f.targets.color.view;
+    color.imageLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
+    color.loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR;
+    color.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
+    color.clearValue.color = {{0.05f, 0.06f, 0.08f, 1.0f}};
+    VkRenderingAttachmentInfo depth_attachment{VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO};
+    depth_attachment.imageView = f.targets.depth.view;
+    depth_attachment.imageLayout = VK_IMAGE_LAYOUT_DEPTH_READ_ONLY_OPTIMAL;
+    depth_attachment.loadOp = VK_ATTACHMENT_LOAD_OP_LOAD;
+    depth_attachment.storeOp = VK_ATTACHMENT_STORE_OP_NONE;
+    VkRenderingInfo rendering{VK_STRUCTURE_TYPE_RENDERING_INFO};
+    rendering.renderArea = {{0, 0}, f.targets.extent};
+    rendering.layerCount = 1;
+    rendering.colorAttachmentCount = 1;
+    rendering.pColorAttachments = &color;
+    rendering.pDepthAttachment = &depth_attachment;
+    vkCmdBeginRendering(f.cmd, &rendering);
+    set_viewport(f.cmd, f.targets.extent);
+    draw_scene(f, forward_plain);
+    vkCmdEndRendering(f.cmd);
+    f.timer.end(f.cmd, Pass::forward);
+    end_label(f.ctx, f.cmd);
+}

@@ -1,0 +1,20 @@
+// Depth pre-pass and forward shading: the two graphics passes over the (possibly culled) scene.
+#pragma once
+
+#include "render/frame.h"
+
+struct ScenePass {
+    Pipeline depth;
+    Pipeline forward_plain;
+
+    void create(const Context& ctx);
+    void record_depth(FrameContext& f);
+    void record_forward(FrameContext& f);
+};
+
+// Draws every draw of the scene from f.draw_indices / f.draw_indirect (multi-draw where the
+// device has it). Shared by the scene passes and the debug views' own draws.
+void draw_scene(FrameContext& f, const Pipeline& pipeline);
+
+// Pushes bindings 0..3 of shaders/scene_bindings.glsl.
+Descriptors scene_descriptors(const FrameContext& f);

@@ -1,0 +1,50 @@
+// What one frame's passes share: targets, per-frame buffers, the plan, and the draw source.
+// Passes read and write only through this; the renderer decides the order.
+#pragma once
+
+#include "caps/caps.h"
+#include "render/gpu_scene.h"
+#include "vk/timer.h"
+
+constexpr VkFormat kColorFormat = VK_FORMAT_R8G8B8A8_UNORM;  // holds sRGB-encoded values (shaders encode)
+constexpr VkFormat kDepthFormat = VK_FORMAT_D32_SFLOAT;
+constexpr uint32_t kTileSize = 16;  // light-list tiles, pixels
+
+// Render targets at the frame's size; recreated on resize.
+struct FrameTargets {
+    VkExtent2D extent{};
+    Image color;  // final frame: shaded scene, then debug views drawn over it
+    Image depth;  // reversed Z, from the pre-pass
+    Image mip;    // (W/2) x (H/2) half-resolution mip of color
+};
+
+void create_frame_targets(const Context& ctx, VkExtent2D extent, FrameTargets& targets);
+
+// Counters written by passes on the GPU, read back after the timed frames.
+struct GpuCounters {
+    uint32_t triangles_visible;
+    uint32_t light_list_entries;
+    uint32_t light_list_overflow;
+    uint32_t light_atomics;
+};
+
+struct FrameContext {
+    const Context& ctx;
+    VkCommandBuffer cmd;
+    GpuTimer& timer;
+    const GpuScene& scene;
+    FrameTargets& targets;
+    const Plan& plan;
+    const Buffer& uniforms;   // FrameUniforms, this frame's copy
+    const Buffer& lights;     // GpuLight[], this frame's copy
+    const Buffer& counters;   // GpuCounters, device-local, zeroed at frame start
+    uint32_t frame_index;
+    uint32_t light_count;
+    bool instrument = false;  // count atomics this frame (one frame outside the timed ones)
+
+    // Set by the cull pass (else the whole scene): what depth and forward draw.
+    const Buffer* draw_indices = nullptr;
+    const Buffer* draw_indirect = nullptr;
+    // Set by the light-cull pass when lists exist; forward shades all lights otherwise.
+    const Buffer* light_lists = nullptr;
+};

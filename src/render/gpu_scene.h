@@ -1,0 +1,37 @@
+// The scene on the GPU: vertices, source indices, per-draw data, textures, and the indirect
+// commands that draw everything (what `--cull off` uses and what the cull pass starts from).
+#pragma once
+
+#include <vector>
+
+#include "render/gpu_types.h"
+#include "scene/scene.h"
+#include "vk/resources.h"
+
+constexpr uint32_t kTextureSize = 512;  // every base-colour texture is resampled to one array layer
+
+struct GpuScene {
+    Buffer vertices;          // Vertex[], vertex input and storage (the cull pass reads positions)
+    Buffer indices;           // uint32 source indices, absolute into vertices
+    Buffer draws;             // GpuDraw[], one per mesh instance
+    Buffer indirect_all;      // VkDrawIndexedIndirectCommand[]: every triangle of every draw
+    Buffer indirect_template; // same commands with indexCount 0 and firstIndex = out_first: the cull pass's start
+    Image textures;           // RGBA8 sRGB-encoded (stored as UNORM), kTextureSize^2, layer 0 white
+    VkSampler sampler = VK_NULL_HANDLE;
+    VkDevice device = VK_NULL_HANDLE;
+
+    std::vector<GpuDraw> cpu_draws;  // kept for the tests' CPU references and the report
+    uint32_t draw_count = 0;
+    uint64_t triangle_count = 0;     // drawn triangles, all draws
+    uint64_t culled_index_capacity = 0;  // indices the culled index buffer must hold (sum of index_count)
+    uint32_t max_draw_triangles = 0;
+
+    GpuScene() = default;
+    GpuScene(const GpuScene&) = delete;
+    ~GpuScene();
+};
+
+void upload_scene(const Context& ctx, const Scene& scene, GpuScene& gpu);
+
+// Per-draw data for a scene (no GPU): what upload_scene puts in `draws`.
+std::vector<GpuDraw> build_draws(const Scene& scene);

@@ -1,0 +1,35 @@
+// C++ mirrors of the structs in shaders/common.glsl (std430 / std140 compatible as laid out).
+#pragma once
+
+#include <cstdint>
+
+#include <glm/glm.hpp>
+
+struct GpuDraw {
+    glm::mat4 model;
+    glm::mat4 normal_matrix;
+    glm::vec4 base_color;
+    uint32_t texture_layer;
+    uint32_t first_index;
+    uint32_t index_count;
+    uint32_t out_first;
+};
+static_assert(sizeof(GpuDraw) == 160);
+
+struct GpuLight {
+    glm::vec4 position_radius;
+    glm::vec4 color;
+};
+static_assert(sizeof(GpuLight) == 32);
+
+struct FrameUniforms {
+    glm::mat4 view_proj;
+    glm::mat4 view;
+    glm::vec4 camera_position;
+    glm::vec4 sun_direction;
+    glm::vec4 sun_color;
+    glm::vec4 ambient;
+    glm::uvec4 sizes;       // width, height, light count, frame index
+    glm::uvec4 tiles;       // tiles across, tiles down, list capacity per tile, draw count
+    glm::vec4 projection;   // P[0][0], P[1][1], near, far
+};

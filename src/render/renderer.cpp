@@ -1,0 +1,134 @@
+#include "render/renderer.h"
+
+#include <cstring>
+
+void create_frame_targets(const Context& ctx, VkExtent2D extent, FrameTargets& t) {
+    t.extent = extent;
+    t.color = create_image(ctx, extent, kColorFormat,
+                           VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_SAMPLED_BIT |
+                               VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT,
+                           "color");
+    t.depth = create_image(ctx, extent, kDepthFormat,
+                           VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT | VK_IMAGE_USAGE_SAMPLED_BIT, "depth");
+    VkExtent2D half{std::max(1u, extent.width / 2), std::max(1u, extent.height / 2)};
+    t.mip = create_image(ctx, half, kColorFormat,
+                         VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
+                             VK_IMAGE_USAGE_TRANSFER_DST_BIT,
+                         "half-resolution mip");
+}
+
+Renderer::Renderer(const Context& ctx, const Scene& scene, const RendererConfig& config) : ctx_(ctx), config_(config) {
+    upload_scene(ctx, scene, scene_);
+    bounds_min_ = scene.bounds_min;
+    bounds_max_ = scene.bounds_max;
+    default_camera_ = default_camera(bounds_min_, bounds_max_);
+    create_frame_targets(ctx, config.extent, targets_);
+    for (FrameSlot& slot : slots_) {
+        slot.uniforms = create_buffer(ctx, sizeof(FrameUniforms), VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT,
+                                      MemoryKind::host_upload, "frame uniforms");
+        slot.lights = create_buffer(ctx, std::max<VkDeviceSize>(1, config.lights) * sizeof(GpuLight),
+                                    VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, MemoryKind::host_upload, "lights");
+        slot.timer = std::make_unique<GpuTimer>(ctx);
+    }
+    counters_ = create_buffer(ctx, sizeof(GpuCounters),
+                              VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT |
+                                  VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
+                              MemoryKind::device_local, "counters");
+    scene_pass_.create(ctx);
+}
+
+Renderer::~Renderer() { vkDeviceWaitIdle(ctx_.device); }
+
+void Renderer::resize(VkExtent2D extent) {
+    vkDeviceWaitIdle(ctx_.device);
+    create_frame_targets(ctx_, extent, targets_);
+}
+
+FrameUniforms Renderer::frame_uniforms(uint32_t frame_index, const Camera& camera) const {
+    FrameUniforms u{};
+    float aspect = float(targets_.extent.width) / float(targets_.extent.height);
+    glm::mat4 projection = camera.projection(aspect);
+    u.view = camera.view();
+    u.view_proj = projection * u.view;
+    u.camera_position = glm::vec4(camera.position, 1.0f);
+    u.sun_direction = glm::vec4(glm::normalize(glm::vec3(0.35f, 0.8f, 0.25f)), 0.0f);
+    u.sun_color = glm::vec4(0.35f, 0.33f, 0.3f, 0.0f);
+    u.ambient = glm::vec4(0.05f, 0.055f, 0.07f, 0.0f);
+    u.sizes = {targets_.extent.width, targets_.extent.height, config_.lights, frame_index};
+    uint32_t tiles_x = (targets_.extent.width + kTileSize - 1) / kTileSize;
+    uint32_t tiles_y = (targets_.extent.height + kTileSize - 1) / kTileSize;
+    u.tiles = {tiles_x, tiles_y, 0, scene_.draw_count};
+    u.projection = {projection[0][0], projection[1][1], camera.near_plane, camera.far_plane};
+    return u;
+}
+
+void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_index, const Camera& camera,
+                      bool instrument) {
+    FrameSlot& slot = slots_[slot_index];
+    FrameUniforms uniforms = frame_uniforms(frame_index, camera);
+    memcpy(slot.uniforms.mapped, &uniforms, sizeof(uniforms));
+    std::vector<PointLight> lights = animate_lights(config_.lights, frame_index, bounds_min_, bounds_max_);
+    auto* gpu_lights = static_cast<GpuLight*>(slot.lights.mapped);
+    for (size_t i = 0; i < lights.size(); ++i)
+        gpu_lights[i] = {glm::vec4(lights[i].position, lights[i].radius), glm::vec4(lights[i].color, 0.0f)};
+
+    FrameContext f{ctx_, cmd, *slot.timer, scene_, targets_, config_.plan, slot.uniforms, slot.lights, counters_,
+                   frame_index, config_.lights, instrument};
+
+    slot.timer->reset(cmd);
+    slot.timer->begin(cmd, Pass::frame);
+    vkCmdFillBuffer(cmd, counters_.buffer, 0, sizeof(GpuCounters), 0);
+    memory_barrier(cmd, VK_PIPELINE_STAGE_2_CLEAR_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                   VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT |
+                       VK_PIPELINE_STAGE_2_COPY_BIT,
+                   VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT |
+                       VK_ACCESS_2_TRANSFER_READ_BIT);
+
+    scene_pass_.record_depth(f);
+    scene_pass_.record_forward(f);
+
+    // The frame ends with the colour ready to copy out (screenshot, swapchain blit).
+    transition(cmd, targets_.color, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_PIPELINE_STAGE_2_COPY_BIT | VK_PIPELINE_STAGE_2_BLIT_BIT,
+               VK_ACCESS_2_TRANSFER_READ_BIT);
+    slot.timer->end(cmd, Pass::frame);
+}
+
+std::vector<uint8_t> Renderer::read_image(Image& image) {
+    VkDeviceSize bytes = VkDeviceSize(image.extent.width) * image.extent.height * 4;
+    Buffer readback = create_buffer(ctx_, bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryKind::host_readback, "readback");
+    VkCommandBuffer cmd = begin_one_shot(ctx_);
+    VkImageLayout restore = image.layout;
+    VkPipelineStageFlags2 restore_stage = image.last_stage;
+    VkAccessFlags2 restore_access = image.last_access;
+    bool defined = restore != VK_IMAGE_LAYOUT_UNDEFINED;
+    transition(cmd, image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_READ_BIT,
+               !defined);
+    VkBufferImageCopy region{};
+    region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+    region.imageExtent = {image.extent.width, image.extent.height, 1};
+    vkCmdCopyImageToBuffer(cmd, image.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, readback.buffer, 1, &region);
+    if (defined) transition(cmd, image, restore, restore_stage, restore_access);
+    end_one_shot(ctx_, cmd);
+    image.last_stage = VK_PIPELINE_STAGE_2_NONE;  // the one-shot's queue wait covers everything before
+    image.last_access = VK_ACCESS_2_NONE;
+    std::vector<uint8_t> pixels(bytes);
+    memcpy(pixels.data(), readback.mapped, bytes);
+    return pixels;
+}
+
+std::vector<uint8_t> Renderer::read_color() { return read_image(targets_.color); }
+std::vector<uint8_t> Renderer::read_mip() { return read_image(targets_.mip); }
+
+GpuCounters Renderer::read_counters() {
+    Buffer readback = create_buffer(ctx_, sizeof(GpuCounters), VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryKind::host_readback,
+                                    "counters readback");
+    VkCommandBuffer cmd = begin_one_shot(ctx_);
+    memory_barrier(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, VK_ACCESS_2_MEMORY_WRITE_BIT, VK_PIPELINE_STAGE_2_COPY_BIT,
+                   VK_ACCESS_2_TRANSFER_READ_BIT);
+    VkBufferCopy region{0, 0, sizeof(GpuCounters)};
+    vkCmdCopyBuffer(cmd, counters_.buffer, readback.buffer, 1, &region);
+    end_one_shot(ctx_, cmd);
+    GpuCounters c;
+    memcpy(&c, readback.mapped, sizeof(c));
+    return c;
+}

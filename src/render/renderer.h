@@ -1,0 +1,70 @@
+// Owns the GPU scene, the frame targets and the passes, and records one frame in pass order:
+// cull -> depth -> light_cull -> forward (+ quad mip) -> mip fallback -> view.
+#pragma once
+
+#include <array>
+#include <memory>
+#include <vector>
+
+#include "passes/scene_pass.h"
+#include "scene/camera.h"
+#include "scene/lights.h"
+
+constexpr uint32_t kFramesInFlight = 2;
+
+struct RendererConfig {
+    VkExtent2D extent{1280, 720};
+    uint32_t lights = 256;
+    Plan plan;
+};
+
+struct FrameSlot {
+    Buffer uniforms;
+    Buffer lights;
+    std::unique_ptr<GpuTimer> timer;
+};
+
+class Renderer {
+public:
+    Renderer(const Context& ctx, const Scene& scene, const RendererConfig& config);
+    ~Renderer();
+
+    void set_plan(const Plan& plan) { config_.plan = plan; }
+    const Plan& plan() const { return config_.plan; }
+    void resize(VkExtent2D extent);
+    VkExtent2D extent() const { return targets_.extent; }
+
+    // Records frame `frame_index` into cmd, using per-frame buffers of `slot` (< kFramesInFlight).
+    // `instrument` counts light-list atomics (done in one frame outside the timed ones).
+    void record(VkCommandBuffer cmd, uint32_t slot, uint32_t frame_index, const Camera& camera, bool instrument = false);
+    // After the slot's frame finished: per-pass GPU milliseconds (negative where a pass did not run).
+    std::array<double, size_t(Pass::count)> read_timings(uint32_t slot) { return slots_[slot].timer->read(); }
+
+    // Readbacks: the device must be idle (headless runs wait per frame). RGBA8, tightly packed.
+    std::vector<uint8_t> read_color();
+    std::vector<uint8_t> read_mip();
+    GpuCounters read_counters();
+
+    Image& color() { return targets_.color; }
+    const GpuScene& gpu_scene() const { return scene_; }
+    const Camera& default_view() const { return default_camera_; }
+    glm::vec3 bounds_min() const { return bounds_min_; }
+    glm::vec3 bounds_max() const { return bounds_max_; }
+
+    // The CPU-side values a frame uses (also what tests rebuild their references from).
+    FrameUniforms frame_uniforms(uint32_t frame_index, const Camera& camera) const;
+
+private:
+    std::vector<uint8_t> read_image(Image& image);
+
+    const Context& ctx_;
+    RendererConfig config_;
+    GpuScene scene_;
+    FrameTargets targets_;
+    std::array<FrameSlot, kFramesInFlight> slots_;
+    Buffer counters_;
+    Camera default_camera_;
+    glm::vec3 bounds_min_, bounds_max_;
+
+    ScenePass scene_pass_;
+};

@@ -1,0 +1,833 @@
+// glTF 2.0 (.gltf / .glb) -> Scene.
+//
+// tinygltf (Debian's libtinygltf.so) parses the JSON and resolves buffers and image files, but it
+// trusts the offsets, counts and indices it hands back, truncates integers through `int` and
+// quietly drops malformed optional sizes. So the file is vetted before tinygltf sees it (GLB
+// layout, JSON nesting and integer fields), and every byte read from a buffer afterwards goes
+// through read_accessor / view_bytes, which check it with saturating 64-bit arithmetic.
+#include "scene.h"
+
+#include <algorithm>
+#include <bit>
+#include <cctype>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <new>
+#include <sstream>
+#include <string_view>
+
+#include <glm/gtc/matrix_transform.hpp>
+#include <glm/gtc/quaternion.hpp>
+#include <nlohmann/json.hpp>
+#include <stb/stb_image.h>
+#include <tiny_gltf.h>
+
+static_assert(std::endian::native == std::endian::little, "glTF buffers are little-endian");
+
+namespace {
+
+using tinygltf::Model;
+
+constexpr uint64_t kMaxFileBytes = (1ull << 31) - 1;  // tinygltf takes sizes as 32-bit ints
+constexpr uint64_t kMaxAccessorBytes = 1ull << 30;
+constexpr uint64_t kMaxVertices = (1ull << 30) / sizeof(Vertex);  // 1 GiB of vertex data
+constexpr uint64_t kMaxIndices = (1ull << 30) / sizeof(uint32_t);  // 1 GiB of index data
+constexpr uint64_t kMaxInstances = 1ull << 24;
+constexpr uint64_t kMaxTexturePixels = 1ull << 26;  // 8192 x 8192
+constexpr int kMaxNodeDepth = 256;
+constexpr int kMaxJsonDepth = 128;  // tinygltf converts `extras` recursively
+
+template <typename... Args>
+[[noreturn]] void fail(const Args&... args) {
+    std::ostringstream message;
+    (message << ... << args);
+    throw SceneError(message.str());
+}
+
+// offset + (count - 1) * stride + size: the end of the last element. Saturates instead of
+// wrapping, so a hostile count or offset always fails the bounds check that follows.
+uint64_t span_end(uint64_t offset, uint64_t count, uint64_t stride, uint64_t size) {
+    if (count == 0)
+        return offset;
+    uint64_t end = 0;
+    if (__builtin_mul_overflow(count - 1, stride, &end) || __builtin_add_overflow(end, offset, &end) ||
+        __builtin_add_overflow(end, size, &end))
+        return std::numeric_limits<uint64_t>::max();
+    return end;
+}
+
+template <typename T>
+T load(const uint8_t* p) {
+    T value;
+    memcpy(&value, p, sizeof(T));  // buffer data has no alignment guarantee
+    return value;
+}
+
+// ---- Reading files --------------------------------------------------------------------------
+
+// Reports failure instead of throwing because tinygltf's file callback uses it too.
+bool read_file(const std::string& path, std::vector<uint8_t>& out, std::string& error) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec)) {
+        error = "not a regular file";
+        return false;
+    }
+    uint64_t size = std::filesystem::file_size(path, ec);
+    if (ec) {
+        error = ec.message();
+        return false;
+    }
+    if (size > kMaxFileBytes) {
+        error = "file is larger than 2 GiB";
+        return false;
+    }
+    std::ifstream file(path, std::ios::binary);
+    out.resize(size);
+    if (!file.read(reinterpret_cast<char*>(out.data()), std::streamsize(size))) {
+        error = "read failed";
+        return false;
+    }
+    return true;
+}
+
+// What tinygltf's callbacks see. An empty base_dir forbids all external files.
+struct FileAccess {
+    std::string base_dir;
+};
+
+// tinygltf also tries "./uri" relative to the working directory; only files below base_dir count.
+bool file_exists(const std::string& path, void* user) {
+    const auto& access = *static_cast<FileAccess*>(user);
+    if (access.base_dir.empty() || path.rfind(access.base_dir + "/", 0) != 0)
+        return false;
+    std::error_code ec;
+    return std::filesystem::is_regular_file(path, ec);
+}
+
+std::string expand_file_path(const std::string& path, void*) { return path; }
+
+bool read_whole_file(std::vector<unsigned char>* out, std::string* err, const std::string& path, void* user) {
+    std::string error;
+    if (!file_exists(path, user))
+        error = "not found";
+    else if (read_file(path, *out, error))
+        return true;
+    if (err)
+        *err = error;
+    return false;
+}
+
+bool write_whole_file(std::string* err, const std::string&, const std::vector<unsigned char>&, void*) {
+    if (err)
+        *err = "writing is not supported";
+    return false;
+}
+
+// tinygltf calls this while parsing. Only URI images are kept (still encoded); decoding happens
+// later, for the images a material uses. For bufferView images tinygltf passes a pointer it never
+// bounds-checked, so those bytes are not touched here; decode_image re-reads them with checks.
+bool keep_encoded_image(tinygltf::Image* image, int, std::string*, std::string*, int, int,
+                        const unsigned char* bytes, int size, void*) {
+    if (image->bufferView == -1 && bytes && size > 0)
+        image->image.assign(bytes, bytes + size);
+    image->as_is = true;
+    return true;
+}
+
+// ---- Vetting the file before tinygltf parses it -----------------------------------------------
+
+// Returns the JSON chunk and the GLB's declared length, after checking that every chunk lies
+// inside the data (tinygltf 2.7 lets the BIN chunk run 8 bytes past the end).
+std::string_view check_glb(const uint8_t* data, size_t size, uint32_t& length) {
+    if (size < 12)
+        fail("truncated GLB: ", size, " bytes is shorter than the 12-byte header");
+    if (memcmp(data, "glTF", 4) != 0)
+        fail("not a GLB file (bad magic)");
+    if (uint32_t version = load<uint32_t>(data + 4); version != 2)
+        fail("unsupported GLB version ", version);
+    length = load<uint32_t>(data + 8);
+    if (length > size)
+        fail("truncated GLB: header says ", length, " bytes but only ", size, " are present");
+    if (length < 20)
+        fail("truncated GLB: no room for the JSON chunk header");
+    uint64_t json_size = load<uint32_t>(data + 12);
+    if (load<uint32_t>(data + 16) != 0x4E4F534A)
+        fail("GLB: first chunk is not JSON");
+    uint64_t json_end = 20 + json_size;
+    if (json_end > length)
+        fail("truncated GLB: JSON chunk ends at byte ", json_end, " past the end (", length, ")");
+    if (json_end < length) {
+        if (json_end + 8 > length)
+            fail("truncated GLB: incomplete BIN chunk header");
+        uint64_t bin_end = json_end + 8 + load<uint32_t>(data + json_end);
+        if (load<uint32_t>(data + json_end + 4) != 0x004E4942)
+            fail("GLB: second chunk is not BIN");
+        if (bin_end > length)
+            fail("truncated GLB: BIN chunk ends at byte ", bin_end, " past the end (", length, ")");
+    }
+    return {reinterpret_cast<const char*>(data + 20), size_t(json_size)};
+}
+
+// A cheap scan (strings skipped) so deeply nested input can't overflow anyone's stack.
+void check_nesting(std::string_view text) {
+    int depth = 0;
+    bool in_string = false, escaped = false;
+    for (char c : text) {
+        if (in_string) {
+            if (escaped)
+                escaped = false;
+            else if (c == '\\')
+                escaped = true;
+            else if (c == '"')
+                in_string = false;
+        } else if (c == '"') {
+            in_string = true;
+        } else if (c == '[' || c == '{') {
+            if (++depth > kMaxJsonDepth)
+                fail("invalid glTF: JSON nested deeper than ", kMaxJsonDepth, " levels");
+        } else if (c == ']' || c == '}') {
+            --depth;
+        }
+    }
+}
+
+bool is_size_key(const std::string& key) {
+    return key == "byteOffset" || key == "byteLength" || key == "byteStride" || key == "count";
+}
+
+// tinygltf reads sizes as unsigned (silently defaulting when they're negative or fractional) and
+// indices through `int` (silently truncating). Reject both so a value is never misread.
+void check_integers(const nlohmann::json& value, const std::string& path) {
+    if (value.is_object()) {
+        for (const auto& [key, child] : value.items()) {
+            // Free-form or read as doubles by tinygltf, so no truncation to worry about.
+            if (key == "extras" || key == "extensions" || key == "min" || key == "max")
+                continue;
+            std::string child_path = path + "/" + key;
+            if (is_size_key(key) && !child.is_number_unsigned())
+                fail("invalid glTF: ", child_path, " must be a non-negative integer (got ", child.dump(), ")");
+            check_integers(child, child_path);
+        }
+    } else if (value.is_array()) {
+        for (size_t i = 0; i < value.size(); ++i)
+            check_integers(value[i], path + "/" + std::to_string(i));
+    } else if (value.is_number_integer()) {
+        bool fits = value.is_number_unsigned() ? value.get<uint64_t>() <= INT32_MAX
+                                               : value.get<int64_t>() >= INT32_MIN && value.get<int64_t>() <= INT32_MAX;
+        if (!fits)
+            fail("invalid glTF: ", path, " = ", value.dump(), " is out of range");
+    }
+}
+
+void check_json(std::string_view text) {
+    check_nesting(text);
+    nlohmann::json root;
+    try {
+        root = nlohmann::json::parse(text.begin(), text.end());
+    } catch (const nlohmann::json::exception& e) {
+        fail("invalid JSON: ", e.what());
+    }
+    if (!root.is_object())
+        fail("invalid glTF: top level is not a JSON object");
+    check_integers(root, "");
+}
+
+// One line per message, without tinygltf's trailing newlines.
+void add_lines(std::vector<std::string>& out, const std::string& text, const char* prefix) {
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);)
+        if (!line.empty())
+            out.push_back(prefix + line);
+}
+
+Model parse_gltf(const uint8_t* data, size_t size, const std::string& base_dir, bool binary,
+                 std::vector<std::string>& warnings) {
+    uint32_t glb_length = 0;
+    std::string_view json = binary ? check_glb(data, size, glb_length)
+                                   : std::string_view(reinterpret_cast<const char*>(data), size);
+    check_json(json);
+
+    FileAccess access{base_dir};
+    tinygltf::TinyGLTF parser;
+    parser.SetFsCallbacks({file_exists, expand_file_path, read_whole_file, write_whole_file, &access});
+    parser.SetImageLoader(keep_encoded_image, nullptr);
+
+    Model model;
+    std::string err, warn;
+    bool ok = binary ? parser.LoadBinaryFromMemory(&model, &err, &warn, data, glb_length, base_dir)
+                     : parser.LoadASCIIFromString(&model, &err, &warn, json.data(), unsigned(json.size()), base_dir);
+    if (!ok) {
+        std::vector<std::string> errors;
+        add_lines(errors, err.empty() ? "unknown error" : err, "");
+        std::string joined = errors.front();
+        for (size_t i = 1; i < errors.size(); ++i)
+            joined += "; " + errors[i];
+        fail("invalid glTF: ", joined);
+    }
+    add_lines(warnings, err + warn, "glTF: ");
+    return model;
+}
+
+// Anything that changes geometry is refused; material extensions only change shading.
+void check_required_extensions(const Model& model, std::vector<std::string>& warnings) {
+    for (const std::string& name : model.extensionsRequired) {
+        if (name == "KHR_texture_transform" || name.rfind("KHR_materials_", 0) == 0)
+            warnings.push_back("required extension " + name + " is ignored");
+        else
+            fail("unsupported required extension ", name);
+    }
+}
+
+// ---- Accessors ----------------------------------------------------------------------------------
+
+int component_size(int type) {
+    switch (type) {
+    case TINYGLTF_COMPONENT_TYPE_BYTE:
+    case TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE: return 1;
+    case TINYGLTF_COMPONENT_TYPE_SHORT:
+    case TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT: return 2;
+    case TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT:
+    case TINYGLTF_COMPONENT_TYPE_FLOAT: return 4;
+    default: return 0;  // INT and DOUBLE are not valid glTF accessor types
+    }
+}
+
+// Matrices are left out: their columns are padded, and no attribute we read uses them.
+int component_count(int type) {
+    switch (type) {
+    case TINYGLTF_TYPE_SCALAR: return 1;
+    case TINYGLTF_TYPE_VEC2: return 2;
+    case TINYGLTF_TYPE_VEC3: return 3;
+    case TINYGLTF_TYPE_VEC4: return 4;
+    default: return 0;
+    }
+}
+
+struct Bytes {
+    const uint8_t* data = nullptr;
+    uint64_t size = 0;
+};
+
+// The bytes of buffer view `index`, checked against its buffer.
+Bytes view_bytes(const Model& model, int index, const std::string& who) {
+    if (index < 0 || size_t(index) >= model.bufferViews.size())
+        fail(who, ": buffer view ", index, " out of range (", model.bufferViews.size(), " buffer views)");
+    const tinygltf::BufferView& view = model.bufferViews[index];
+    if (view.buffer < 0 || size_t(view.buffer) >= model.buffers.size())
+        fail("buffer view ", index, ": buffer ", view.buffer, " out of range (", model.buffers.size(), " buffers)");
+    const std::vector<unsigned char>& buffer = model.buffers[view.buffer].data;
+    uint64_t end = span_end(view.byteOffset, 1, 0, view.byteLength);
+    if (end > buffer.size())
+        fail("buffer view ", index, ": byteOffset+byteLength (", end, ") exceeds buffer ", view.buffer, " length (",
+             buffer.size(), ")");
+    return {buffer.data() + view.byteOffset, view.byteLength};
+}
+
+const tinygltf::Accessor& accessor_at(const Model& model, int index, const std::string& who) {
+    if (index < 0 || size_t(index) >= model.accessors.size())
+        fail(who, ": accessor ", index, " out of range (", model.accessors.size(), " accessors)");
+    return model.accessors[index];
+}
+
+// Overwrites the elements a sparse accessor lists (glTF 3.6.2.3), checking every index.
+void apply_sparse(const Model& model, const tinygltf::Accessor& accessor, int index, uint8_t* out,
+                  uint64_t element_size) {
+    const auto& sparse = accessor.sparse;
+    std::string who = "accessor " + std::to_string(index) + " sparse";
+    if (sparse.count < 0 || uint64_t(sparse.count) > accessor.count)
+        fail(who, ": count ", sparse.count, " out of range (accessor count ", accessor.count, ")");
+    uint64_t count = uint64_t(sparse.count);
+    int index_type = sparse.indices.componentType;
+    uint64_t index_size = index_type == TINYGLTF_COMPONENT_TYPE_FLOAT ? 0 : component_size(index_type);
+    if (index_size == 0 || index_type == TINYGLTF_COMPONENT_TYPE_BYTE || index_type == TINYGLTF_COMPONENT_TYPE_SHORT)
+        fail(who, ": indices have unsupported component type ", index_type);
+    if (sparse.indices.byteOffset < 0 || sparse.values.byteOffset < 0)
+        fail(who, ": negative byteOffset");
+
+    Bytes indices = view_bytes(model, sparse.indices.bufferView, who + " indices");
+    Bytes values = view_bytes(model, sparse.values.bufferView, who + " values");
+    uint64_t indices_end = span_end(uint64_t(sparse.indices.byteOffset), count, index_size, index_size);
+    if (indices_end > indices.size)
+        fail(who, ": indices end (", indices_end, ") exceeds buffer view ", sparse.indices.bufferView, " length (",
+             indices.size, ")");
+    uint64_t values_end = span_end(uint64_t(sparse.values.byteOffset), count, element_size, element_size);
+    if (values_end > values.size)
+        fail(who, ": values end (", values_end, ") exceeds buffer view ", sparse.values.bufferView, " length (",
+             values.size, ")");
+
+    const uint8_t* index_data = indices.data + sparse.indices.byteOffset;
+    const uint8_t* value_data = values.data + sparse.values.byteOffset;
+    for (uint64_t i = 0; i < count; ++i) {
+        const uint8_t* p = index_data + i * index_size;
+        uint64_t target = index_size == 1 ? *p : index_size == 2 ? load<uint16_t>(p) : load<uint32_t>(p);
+        if (target >= accessor.count)
+            fail(who, ": index ", target, " at position ", i, " is >= accessor count ", accessor.count);
+        memcpy(out + target * element_size, value_data + i * element_size, element_size);
+    }
+}
+
+// The accessor's elements, tightly packed, with sparse substitution applied.
+std::vector<uint8_t> read_accessor(const Model& model, int index, const std::string& who) {
+    const tinygltf::Accessor& accessor = accessor_at(model, index, who);
+    std::string name = "accessor " + std::to_string(index);
+    uint64_t element_size = uint64_t(component_size(accessor.componentType)) * component_count(accessor.type);
+    if (element_size == 0)
+        fail(name, ": unsupported type ", accessor.type, " / component type ", accessor.componentType);
+    if (accessor.count > kMaxAccessorBytes / element_size)
+        fail(name, ": count ", accessor.count, " is too large (over 1 GiB of data)");
+
+    std::vector<uint8_t> out(accessor.count * element_size);  // no buffer view means all zeros
+    if (accessor.bufferView != -1) {
+        Bytes view = view_bytes(model, accessor.bufferView, name);
+        uint64_t stride = model.bufferViews[accessor.bufferView].byteStride;
+        if (stride == 0)
+            stride = element_size;
+        if (stride < element_size)
+            fail(name, ": byteStride ", stride, " is smaller than the element size ", element_size);
+        uint64_t end = span_end(accessor.byteOffset, accessor.count, stride, element_size);
+        if (end > view.size)
+            fail(name, ": byteOffset+count*stride (", end, ") exceeds buffer view ", accessor.bufferView, " length (",
+                 view.size, ")");
+        for (uint64_t i = 0; i < accessor.count; ++i)
+            memcpy(out.data() + i * element_size, view.data + accessor.byteOffset + i * stride, element_size);
+    }
+    if (accessor.sparse.isSparse)
+        apply_sparse(model, accessor, index, out.data(), element_size);
+    return out;
+}
+
+std::vector<uint32_t> read_indices(const Model& model, int index, const std::string& who) {
+    const tinygltf::Accessor& accessor = accessor_at(model, index, who);
+    int type = accessor.componentType;
+    bool valid = type == TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE || type == TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT ||
+                 type == TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT;
+    if (!valid || accessor.type != TINYGLTF_TYPE_SCALAR)
+        fail(who, ": index accessor ", index, " must be unsigned byte/short/int SCALAR");
+    std::vector<uint8_t> raw = read_accessor(model, index, who);
+    std::vector<uint32_t> out(accessor.count);
+    for (size_t i = 0; i < out.size(); ++i) {
+        if (type == TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE)
+            out[i] = raw[i];
+        else if (type == TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT)
+            out[i] = load<uint16_t>(&raw[i * 2]);
+        else
+            out[i] = load<uint32_t>(&raw[i * 4]);
+    }
+    return out;
+}
+
+// A float attribute with `components` per element; with allow_unorm also normalized u8/u16.
+std::vector<float> read_floats(const Model& model, int index, int components, bool allow_unorm,
+                               const std::string& who) {
+    const tinygltf::Accessor& accessor = accessor_at(model, index, who);
+    int type = accessor.componentType;
+    bool is_float = type == TINYGLTF_COMPONENT_TYPE_FLOAT && !accessor.normalized;
+    bool is_unorm = allow_unorm && accessor.normalized &&
+                    (type == TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE || type == TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT);
+    if (component_count(accessor.type) != components || !(is_float || is_unorm))
+        fail(who, ": accessor ", index, " must be float", allow_unorm ? " or normalized u8/u16" : "", " VEC",
+             components);
+    std::vector<uint8_t> raw = read_accessor(model, index, who);
+    std::vector<float> out(accessor.count * components);
+    for (size_t i = 0; i < out.size(); ++i) {
+        if (type == TINYGLTF_COMPONENT_TYPE_FLOAT)
+            out[i] = load<float>(&raw[i * 4]);
+        else if (type == TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT)
+            out[i] = float(load<uint16_t>(&raw[i * 2])) / 65535.0f;
+        else
+            out[i] = float(raw[i]) / 255.0f;
+    }
+    return out;
+}
+
+// ---- Primitives ---------------------------------------------------------------------------------
+
+// Strips and fans become lists with the winding the glTF spec (3.7.2.1) prescribes.
+std::vector<uint32_t> to_triangle_list(const std::vector<uint32_t>& in, int mode) {
+    if (mode == TINYGLTF_MODE_TRIANGLES) {
+        std::vector<uint32_t> out = in;
+        out.resize(in.size() / 3 * 3);  // a trailing partial triangle is not drawable
+        return out;
+    }
+    std::vector<uint32_t> out;
+    for (size_t i = 0; i + 2 < in.size(); ++i) {
+        if (mode == TINYGLTF_MODE_TRIANGLE_FAN)
+            out.insert(out.end(), {in[i + 1], in[i + 2], in[0]});
+        else if (i % 2 == 0)
+            out.insert(out.end(), {in[i], in[i + 1], in[i + 2]});
+        else
+            out.insert(out.end(), {in[i], in[i + 2], in[i + 1]});
+    }
+    return out;
+}
+
+// Area-weighted: the unnormalised cross product of a face is twice its area.
+void compute_normals(Vertex* vertices, size_t vertex_count, const std::vector<uint32_t>& triangles) {
+    std::vector<glm::vec3> sums(vertex_count, glm::vec3(0.0f));
+    for (size_t i = 0; i + 2 < triangles.size(); i += 3) {
+        glm::vec3 a = vertices[triangles[i]].position;
+        glm::vec3 b = vertices[triangles[i + 1]].position;
+        glm::vec3 c = vertices[triangles[i + 2]].position;
+        glm::vec3 face = glm::cross(b - a, c - a);
+        for (size_t k = 0; k < 3; ++k)
+            sums[triangles[i + k]] += face;
+    }
+    for (size_t v = 0; v < vertex_count; ++v) {
+        float length = glm::length(sums[v]);
+        bool usable = length > 0.0f && std::isfinite(length);
+        vertices[v].normal = usable ? sums[v] / length : glm::vec3(0.0f, 1.0f, 0.0f);
+    }
+}
+
+// Optional attribute: empty when absent, otherwise exactly one element per vertex.
+std::vector<float> read_attribute(const Model& model, const tinygltf::Primitive& primitive, const char* name,
+                                  int components, bool allow_unorm, size_t vertex_count, const std::string& who) {
+    auto it = primitive.attributes.find(name);
+    if (it == primitive.attributes.end())
+        return {};
+    std::string attribute = who + " " + name;
+    std::vector<float> values = read_floats(model, it->second, components, allow_unorm, attribute);
+    if (values.size() != vertex_count * components)
+        fail(attribute, ": ", values.size() / components, " elements but POSITION has ", vertex_count);
+    for (float& value : values)
+        if (!std::isfinite(value))
+            value = 0.0f;  // shading glitch at worst; not worth rejecting the file
+    return values;
+}
+
+std::vector<uint32_t> primitive_indices(const Model& model, const tinygltf::Primitive& primitive,
+                                        size_t vertex_count, const std::string& who) {
+    std::vector<uint32_t> indices;
+    if (primitive.indices == -1) {
+        indices.resize(vertex_count);
+        for (size_t i = 0; i < vertex_count; ++i)
+            indices[i] = uint32_t(i);
+        return indices;
+    }
+    indices = read_indices(model, primitive.indices, who);
+    for (size_t i = 0; i < indices.size(); ++i)
+        if (indices[i] >= vertex_count)
+            fail(who, ": index ", indices[i], " at position ", i, " is >= vertex count ", vertex_count);
+    return indices;
+}
+
+// Appends one primitive's vertices and indices; returns false when it has nothing to draw.
+bool load_primitive(const Model& model, const tinygltf::Primitive& primitive, const std::string& who,
+                    Scene& scene) {
+    int mode = primitive.mode;
+    if (mode < TINYGLTF_MODE_POINTS || mode > TINYGLTF_MODE_TRIANGLE_FAN)
+        fail(who, ": invalid mode ", mode);
+    if (mode < TINYGLTF_MODE_TRIANGLES) {
+        scene.warnings.push_back(who + ": points and lines are not drawn (mode " + std::to_string(mode) + ")");
+        return false;
+    }
+    auto position = primitive.attributes.find("POSITION");
+    if (position == primitive.attributes.end()) {
+        scene.warnings.push_back(who + ": no POSITION attribute, skipped");
+        return false;
+    }
+
+    std::vector<float> positions = read_floats(model, position->second, 3, false, who + " POSITION");
+    size_t vertex_count = positions.size() / 3;
+    if (scene.vertices.size() + vertex_count > kMaxVertices)
+        fail(who, ": scene exceeds 1 GiB of vertex data");
+    for (float value : positions)
+        if (!std::isfinite(value))
+            fail(who, ": POSITION contains a non-finite value");
+    std::vector<float> normals = read_attribute(model, primitive, "NORMAL", 3, false, vertex_count, who);
+    std::vector<float> uvs = read_attribute(model, primitive, "TEXCOORD_0", 2, true, vertex_count, who);
+    std::vector<uint32_t> triangles = to_triangle_list(primitive_indices(model, primitive, vertex_count, who), mode);
+    if (triangles.empty())
+        return false;
+    if (scene.indices.size() + triangles.size() > kMaxIndices)
+        fail(who, ": scene exceeds 1 GiB of index data");
+
+    size_t base = scene.vertices.size();
+    scene.vertices.resize(base + vertex_count);  // value-initialised: missing UVs are zero
+    Vertex* vertices = scene.vertices.data() + base;
+    for (size_t v = 0; v < vertex_count; ++v) {
+        vertices[v].position = {positions[v * 3], positions[v * 3 + 1], positions[v * 3 + 2]};
+        if (!normals.empty())
+            vertices[v].normal = {normals[v * 3], normals[v * 3 + 1], normals[v * 3 + 2]};
+        if (!uvs.empty())
+            vertices[v].uv = {uvs[v * 2], uvs[v * 2 + 1]};
+    }
+    if (normals.empty())
+        compute_normals(vertices, vertex_count, triangles);
+
+    scene.meshes.push_back({uint32_t(scene.indices.size()), uint32_t(triangles.size()), 0});
+    for (uint32_t index : triangles)
+        scene.indices.push_back(uint32_t(base) + index);
+    return true;
+}
+
+// Scene meshes for every glTF mesh: result[m] lists the Scene::meshes of glTF mesh m.
+std::vector<std::vector<uint32_t>> load_meshes(const Model& model, Scene& scene) {
+    std::vector<std::vector<uint32_t>> result(model.meshes.size());
+    for (size_t m = 0; m < model.meshes.size(); ++m) {
+        const auto& primitives = model.meshes[m].primitives;
+        for (size_t p = 0; p < primitives.size(); ++p) {
+            std::string who = "mesh " + std::to_string(m) + " primitive " + std::to_string(p);
+            int material = primitives[p].material;
+            if (material < -1 || material >= int(model.materials.size()))
+                fail(who, ": material ", material, " out of range (", model.materials.size(), " materials)");
+            if (!load_primitive(model, primitives[p], who, scene))
+                continue;
+            scene.meshes.back().material = uint32_t(material + 1);  // Scene material 0 is the default
+            result[m].push_back(uint32_t(scene.meshes.size() - 1));
+        }
+    }
+    return result;
+}
+
+// ---- Materials and textures ---------------------------------------------------------------------
+
+// Decodes image `index` to RGBA8; any problem is a warning and yields no texture.
+bool decode_image(const Model& model, int index, Texture& texture, std::vector<std::string>& warnings) {
+    const tinygltf::Image& image = model.images[index];
+    std::string who = "image " + std::to_string(index) + (image.uri.empty() ? "" : " (" + image.uri + ")");
+    Bytes encoded{image.image.data(), image.image.size()};
+    if (image.bufferView != -1) {
+        try {
+            encoded = view_bytes(model, image.bufferView, who);
+        } catch (const SceneError& e) {
+            warnings.push_back(std::string(e.what()) + "; texture ignored");
+            return false;
+        }
+    }
+    if (encoded.size == 0 || encoded.size > INT32_MAX) {
+        warnings.push_back(who + ": missing or unreadable; texture ignored");
+        return false;
+    }
+    int width = 0, height = 0, channels = 0;
+    int size = int(encoded.size);
+    if (!stbi_info_from_memory(encoded.data, size, &width, &height, &channels)) {
+        warnings.push_back(who + ": cannot decode (" + stbi_failure_reason() + "); texture ignored");
+        return false;
+    }
+    if (width <= 0 || height <= 0 || uint64_t(width) * uint64_t(height) > kMaxTexturePixels) {
+        warnings.push_back(who + ": " + std::to_string(width) + "x" + std::to_string(height) +
+                           " is too large; texture ignored");
+        return false;
+    }
+    stbi_uc* pixels = stbi_load_from_memory(encoded.data, size, &width, &height, &channels, 4);
+    if (!pixels) {
+        warnings.push_back(who + ": cannot decode (" + stbi_failure_reason() + "); texture ignored");
+        return false;
+    }
+    texture.width = width;
+    texture.height = height;
+    texture.rgba.assign(pixels, pixels + size_t(width) * size_t(height) * 4);
+    stbi_image_free(pixels);
+    return true;
+}
+
+// Scene texture index for glTF texture `index`, or -1; decodes each image once.
+int load_texture(const Model& model, int index, const std::string& who, std::map<int, int>& image_textures,
+                 Scene& scene) {
+    if (index < 0 || size_t(index) >= model.textures.size()) {
+        scene.warnings.push_back(who + ": texture " + std::to_string(index) + " out of range; texture ignored");
+        return -1;
+    }
+    int source = model.textures[index].source;
+    if (source < 0 || size_t(source) >= model.images.size()) {
+        scene.warnings.push_back(who + ": texture " + std::to_string(index) + " has no usable image; texture ignored");
+        return -1;
+    }
+    if (auto it = image_textures.find(source); it != image_textures.end())
+        return it->second;
+    Texture texture;
+    int result = -1;
+    if (decode_image(model, source, texture, scene.warnings)) {
+        result = int(scene.textures.size());
+        scene.textures.push_back(std::move(texture));
+    }
+    image_textures[source] = result;  // remember failures too, so each warns once
+    return result;
+}
+
+void load_materials(const Model& model, Scene& scene) {
+    scene.materials.push_back(Material{});  // the default: white, untextured
+    std::map<int, int> image_textures;
+    for (size_t m = 0; m < model.materials.size(); ++m) {
+        std::string who = "material " + std::to_string(m);
+        const tinygltf::PbrMetallicRoughness& pbr = model.materials[m].pbrMetallicRoughness;
+        Material material;
+        if (pbr.baseColorFactor.size() == 4)
+            material.base_color_factor = glm::vec4(pbr.baseColorFactor[0], pbr.baseColorFactor[1],
+                                                   pbr.baseColorFactor[2], pbr.baseColorFactor[3]);
+        else
+            scene.warnings.push_back(who + ": baseColorFactor must have 4 numbers; using white");
+        if (pbr.baseColorTexture.index != -1)
+            material.base_color_texture = load_texture(model, pbr.baseColorTexture.index, who, image_textures, scene);
+        scene.materials.push_back(material);
+    }
+}
+
+// ---- Nodes --------------------------------------------------------------------------------------
+
+glm::mat4 node_transform(const tinygltf::Node& node, size_t index) {
+    std::string who = "node " + std::to_string(index);
+    if (!node.matrix.empty()) {
+        if (node.matrix.size() != 16)
+            fail(who, ": matrix must have 16 numbers");
+        glm::mat4 m;
+        for (int i = 0; i < 16; ++i)
+            m[i / 4][i % 4] = float(node.matrix[i]);  // glTF matrices are column-major, like glm
+        return m;
+    }
+    if ((!node.translation.empty() && node.translation.size() != 3) ||
+        (!node.rotation.empty() && node.rotation.size() != 4) || (!node.scale.empty() && node.scale.size() != 3))
+        fail(who, ": translation/rotation/scale have the wrong number of components");
+    glm::mat4 m(1.0f);
+    if (!node.translation.empty())
+        m = glm::translate(m, glm::vec3(node.translation[0], node.translation[1], node.translation[2]));
+    if (!node.rotation.empty()) {
+        glm::quat q(float(node.rotation[3]), float(node.rotation[0]), float(node.rotation[1]), float(node.rotation[2]));
+        float length = glm::length(q);
+        if (length > 0.0f && std::isfinite(length))
+            m *= glm::mat4_cast(q / length);  // exporters round; an unnormalised quaternion would shear
+    }
+    if (!node.scale.empty())
+        m = glm::scale(m, glm::vec3(node.scale[0], node.scale[1], node.scale[2]));
+    return m;
+}
+
+// Index checks up front, so traversal only has to watch for cycles and depth.
+void check_nodes(const Model& model) {
+    for (size_t n = 0; n < model.nodes.size(); ++n) {
+        const tinygltf::Node& node = model.nodes[n];
+        if (node.mesh < -1 || node.mesh >= int(model.meshes.size()))
+            fail("node ", n, ": mesh ", node.mesh, " out of range (", model.meshes.size(), " meshes)");
+        for (int child : node.children)
+            if (child < 0 || size_t(child) >= model.nodes.size())
+                fail("node ", n, ": child ", child, " out of range (", model.nodes.size(), " nodes)");
+    }
+}
+
+struct NodeWalk {
+    const Model& model;
+    const std::vector<std::vector<uint32_t>>& mesh_primitives;
+    Scene& scene;
+    std::vector<uint8_t> on_path;  // nodes between the root and the current one
+
+    void visit(int index, const glm::mat4& parent, int depth) {
+        if (depth > kMaxNodeDepth)
+            fail("node hierarchy is deeper than ", kMaxNodeDepth, " levels");
+        if (on_path[index])
+            fail("node graph has a cycle through node ", index);
+        on_path[index] = 1;
+        const tinygltf::Node& node = model.nodes[index];
+        glm::mat4 world = parent * node_transform(node, size_t(index));
+        if (node.mesh != -1)
+            for (uint32_t mesh : mesh_primitives[node.mesh]) {
+                if (scene.instances.size() >= kMaxInstances)
+                    fail("scene has more than ", kMaxInstances, " mesh instances");
+                scene.instances.push_back({mesh, world});
+            }
+        for (int child : node.children)
+            visit(child, world, depth + 1);
+        on_path[index] = 0;
+    }
+};
+
+// The default scene's nodes, or every node that is nobody's child when there is no default.
+std::vector<int> root_nodes(const Model& model) {
+    if (model.defaultScene != -1) {
+        if (model.defaultScene < 0 || size_t(model.defaultScene) >= model.scenes.size())
+            fail("default scene ", model.defaultScene, " out of range (", model.scenes.size(), " scenes)");
+        const std::vector<int>& nodes = model.scenes[model.defaultScene].nodes;
+        for (int node : nodes)
+            if (node < 0 || size_t(node) >= model.nodes.size())
+                fail("scene ", model.defaultScene, ": node ", node, " out of range (", model.nodes.size(), " nodes)");
+        return nodes;
+    }
+    std::vector<uint8_t> is_child(model.nodes.size(), 0);
+    for (const tinygltf::Node& node : model.nodes)
+        for (int child : node.children)
+            is_child[child] = 1;
+    std::vector<int> roots;
+    for (size_t n = 0; n < model.nodes.size(); ++n)
+        if (!is_child[n])
+            roots.push_back(int(n));
+    // Every node having a parent is only possible if the parent links form a cycle.
+    if (roots.empty() && !model.nodes.empty())
+        fail("node graph has a cycle: no node is a root");
+    return roots;
+}
+
+void place_instances(const Model& model, const std::vector<std::vector<uint32_t>>& mesh_primitives, Scene& scene) {
+    check_nodes(model);
+    NodeWalk walk{model, mesh_primitives, scene, std::vector<uint8_t>(model.nodes.size(), 0)};
+    for (int root : root_nodes(model))
+        walk.visit(root, glm::mat4(1.0f), 0);
+}
+
+Scene build_scene(const Model& model, std::vector<std::string> warnings) {
+    Scene scene;
+    scene.warnings = std::move(warnings);
+    load_materials(model, scene);
+    std::vector<std::vector<uint32_t>> mesh_primitives = load_meshes(model, scene);
+    place_instances(model, mesh_primitives, scene);
+    update_bounds(scene);
+    auto finite = [](glm::vec3 v) { return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z); };
+    if (!finite(scene.bounds_min) || !finite(scene.bounds_max))
+        fail("scene bounds are not finite (extreme node transforms)");
+    return scene;
+}
+
+std::string lowercase_extension(const std::string& path) {
+    std::string extension = std::filesystem::path(path).extension().string();
+    std::transform(extension.begin(), extension.end(), extension.begin(),
+                   [](unsigned char c) { return char(std::tolower(c)); });
+    return extension;
+}
+
+}  // namespace
+
+Scene load_scene_from_memory(const uint8_t* data, size_t size, const std::string& base_dir, bool binary) {
+    if (size > kMaxFileBytes)
+        fail("glTF data is larger than 2 GiB");
+    if (!data && size > 0)
+        fail("no glTF data");
+    try {
+        std::vector<std::string> warnings;
+        Model model = parse_gltf(data, size, base_dir, binary, warnings);
+        check_required_extensions(model, warnings);
+        return build_scene(model, std::move(warnings));
+    } catch (const SceneError&) {
+        throw;
+    } catch (const std::bad_alloc&) {
+        fail("out of memory while loading glTF");
+    } catch (const std::exception& e) {
+        fail("glTF loading failed: ", e.what());  // e.g. a JSON type error from inside tinygltf
+    }
+}
+
+Scene load_scene(const std::string& path) {
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec))
+        fail("scene file not found: ", path);
+    std::string extension = lowercase_extension(path);
+    if (extension != ".gltf" && extension != ".glb")
+        fail("unsupported scene file type '", extension, "' (expected .gltf or .glb): ", path);
+
+    std::vector<uint8_t> bytes;
+    std::string error;
+    if (!read_file(path, bytes, error))
+        fail("cannot read scene file ", path, ": ", error);
+    std::string base_dir = std::filesystem::path(path).parent_path().string();
+    if (base_dir.empty())
+        base_dir = ".";
+    try {
+        Scene scene = load_scene_from_memory(bytes.data(), bytes.size(), base_dir, extension == ".glb");
+        scene.path = path;
+        return scene;
+    } catch (const SceneError& e) {
+        fail(path, ": ", e.what());
+    }
+}

@@ -1,0 +1,78 @@
+// CPU-side scene: what the glTF loader produces and the renderer uploads.
+// Everything here is plain data; no Vulkan.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <glm/glm.hpp>
+
+// 32 bytes, tightly packed: the vertex buffer layout and the layout the cull shader reads.
+struct Vertex {
+    glm::vec3 position;
+    glm::vec3 normal;
+    glm::vec2 uv;
+};
+static_assert(sizeof(Vertex) == 32);
+
+struct Texture {
+    int width = 0;
+    int height = 0;
+    std::vector<uint8_t> rgba;  // width * height * 4 bytes, RGBA8 (sRGB-encoded as stored in the file)
+};
+
+struct Material {
+    glm::vec4 base_color_factor{1.0f};
+    int base_color_texture = -1;  // index into Scene::textures, -1 for none
+};
+
+// One glTF primitive (triangles). Indices are absolute into Scene::vertices.
+struct Mesh {
+    uint32_t first_index = 0;  // into Scene::indices
+    uint32_t index_count = 0;  // multiple of 3
+    uint32_t material = 0;     // into Scene::materials (the loader always provides at least one)
+};
+
+// A mesh placed in the world; one per (node, primitive) pair after flattening the node tree.
+struct MeshInstance {
+    uint32_t mesh = 0;
+    glm::mat4 transform{1.0f};
+};
+
+struct Scene {
+    std::string path;
+    std::vector<Vertex> vertices;
+    std::vector<uint32_t> indices;
+    std::vector<Mesh> meshes;
+    std::vector<MeshInstance> instances;
+    std::vector<Material> materials;
+    std::vector<Texture> textures;
+    std::vector<std::string> warnings;  // non-fatal problems (e.g. a corrupt texture replaced by none)
+    glm::vec3 bounds_min{0.0f};  // world-space bounds over all instances
+    glm::vec3 bounds_max{0.0f};
+    uint32_t grid = 1;           // --instances N: the scene was replicated N x N
+
+    uint64_t triangle_count() const;  // drawn triangles: sum over instances of mesh triangles
+};
+
+// Thrown for anything wrong with the input file: missing, unreadable, malformed, unsupported.
+// main() turns it into exit code 3.
+struct SceneError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+// Loads a .gltf or .glb file. Every accessor, buffer view and index is bounds-checked.
+Scene load_scene(const std::string& path);
+
+// Same, from bytes in memory (used by the fuzzer and tests). base_dir resolves external URIs;
+// pass an empty string to forbid external files.
+Scene load_scene_from_memory(const uint8_t* data, size_t size, const std::string& base_dir, bool binary);
+
+// Replicates every instance in an n x n grid on the XZ plane, spaced by the scene's extent,
+// and updates the bounds.
+void replicate_grid(Scene& scene, uint32_t n);
+
+// Recomputes bounds_min/bounds_max over all instances (all zero when nothing is drawn).
+void update_bounds(Scene& scene);

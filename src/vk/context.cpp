@@ -1,0 +1,423 @@
+#include "vk/context.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstring>
+
+PFN_vkCmdPushDescriptorSetKHR vkCmdPushDescriptorSet_ = nullptr;
+
+namespace {
+
+std::atomic<uint32_t> g_validation_messages{0};
+PFN_vkCmdBeginDebugUtilsLabelEXT g_begin_label = nullptr;
+PFN_vkCmdEndDebugUtilsLabelEXT g_end_label = nullptr;
+PFN_vkSetDebugUtilsObjectNameEXT g_set_name = nullptr;
+
+VKAPI_ATTR VkBool32 VKAPI_CALL on_validation_message(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
+                                                     VkDebugUtilsMessageTypeFlagsEXT,
+                                                     const VkDebugUtilsMessengerCallbackDataEXT* data, void*) {
+    const char* level = severity >= VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT ? "error" : "warning";
+    fprintf(stderr, "validation %s: %s\n", level, data->pMessage ? data->pMessage : "(no message)");
+    g_validation_messages++;
+    return VK_FALSE;
+}
+
+bool has_extension(const std::vector<VkExtensionProperties>& list, const char* name) {
+    return std::any_of(list.begin(), list.end(), [&](auto& e) { return strcmp(e.extensionName, name) == 0; });
+}
+
+std::vector<VkExtensionProperties> device_extensions(VkPhysicalDevice physical) {
+    uint32_t count = 0;
+    vkEnumerateDeviceExtensionProperties(physical, nullptr, &count, nullptr);
+    std::vector<VkExtensionProperties> list(count);
+    vkEnumerateDeviceExtensionProperties(physical, nullptr, &count, list.data());
+    return list;
+}
+
+const char* type_name(VkPhysicalDeviceType type) {
+    switch (type) {
+        case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return "discrete";
+        case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return "integrated";
+        case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return "virtual";
+        case VK_PHYSICAL_DEVICE_TYPE_CPU: return "cpu";
+        default: return "other";
+    }
+}
+
+int type_rank(VkPhysicalDeviceType type) {
+    switch (type) {
+        case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return 4;
+        case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return 3;
+        case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return 2;
+        case VK_PHYSICAL_DEVICE_TYPE_CPU: return 1;
+        default: return 0;
+    }
+}
+
+std::string version_string(uint32_t v) {
+    return std::to_string(VK_API_VERSION_MAJOR(v)) + "." + std::to_string(VK_API_VERSION_MINOR(v)) + "." +
+           std::to_string(VK_API_VERSION_PATCH(v));
+}
+
+// A family that does graphics and compute (and timestamps), or UINT32_MAX.
+uint32_t find_queue_family(VkPhysicalDevice physical) {
+    uint32_t count = 0;
+    vkGetPhysicalDeviceQueueFamilyProperties(physical, &count, nullptr);
+    std::vector<VkQueueFamilyProperties> families(count);
+    vkGetPhysicalDeviceQueueFamilyProperties(physical, &count, families.data());
+    for (uint32_t i = 0; i < count; ++i) {
+        VkQueueFlags need = VK_QUEUE_GRAPHICS_BIT | VK_QUEUE_COMPUTE_BIT;
+        if ((families[i].queueFlags & need) == need && families[i].timestampValidBits > 0) return i;
+    }
+    return UINT32_MAX;
+}
+
+std::vector<VkPhysicalDevice> physical_devices(VkInstance instance) {
+    uint32_t count = 0;
+    vkEnumeratePhysicalDevices(instance, &count, nullptr);
+    std::vector<VkPhysicalDevice> list(count);
+    vkEnumeratePhysicalDevices(instance, &count, list.data());
+    return list;
+}
+
+// Why this device cannot run the demo, or empty.
+std::string unusable_reason(VkPhysicalDevice physical) {
+    VkPhysicalDeviceProperties props;
+    vkGetPhysicalDeviceProperties(physical, &props);
+    if (props.apiVersion < VK_API_VERSION_1_3) return "needs Vulkan 1.3, device has " + version_string(props.apiVersion);
+    if (find_queue_family(physical) == UINT32_MAX) return "no graphics+compute queue with timestamps";
+    if (!has_extension(device_extensions(physical), VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME))
+        return "no VK_KHR_push_descriptor";
+    return {};
+}
+
+uint32_t stage_bits_from_vk(VkShaderStageFlags flags) {
+    uint32_t bits = 0;
+    if (flags & VK_SHADER_STAGE_VERTEX_BIT) bits |= bit(Stage::vertex);
+    if (flags & VK_SHADER_STAGE_TESSELLATION_CONTROL_BIT) bits |= bit(Stage::tess_control);
+    if (flags & VK_SHADER_STAGE_TESSELLATION_EVALUATION_BIT) bits |= bit(Stage::tess_eval);
+    if (flags & VK_SHADER_STAGE_GEOMETRY_BIT) bits |= bit(Stage::geometry);
+    if (flags & VK_SHADER_STAGE_FRAGMENT_BIT) bits |= bit(Stage::fragment);
+    if (flags & VK_SHADER_STAGE_COMPUTE_BIT) bits |= bit(Stage::compute);
+    return bits;
+}
+
+uint32_t op_bits_from_vk(VkSubgroupFeatureFlags flags) {
+    uint32_t bits = 0;
+    if (flags & VK_SUBGROUP_FEATURE_BASIC_BIT) bits |= bit(Op::basic);
+    if (flags & VK_SUBGROUP_FEATURE_VOTE_BIT) bits |= bit(Op::vote);
+    if (flags & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT) bits |= bit(Op::arithmetic);
+    if (flags & VK_SUBGROUP_FEATURE_BALLOT_BIT) bits |= bit(Op::ballot);
+    if (flags & VK_SUBGROUP_FEATURE_SHUFFLE_BIT) bits |= bit(Op::shuffle);
+    if (flags & VK_SUBGROUP_FEATURE_SHUFFLE_RELATIVE_BIT) bits |= bit(Op::shuffle_relative);
+    if (flags & VK_SUBGROUP_FEATURE_CLUSTERED_BIT) bits |= bit(Op::clustered);
+    if (flags & VK_SUBGROUP_FEATURE_QUAD_BIT) bits |= bit(Op::quad);
+    return bits;
+}
+
+void create_instance(Context& ctx, const ContextOptions& options) {
+    VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
+    app.pApplicationName = "subgroup-demo";
+    app.apiVersion = VK_API_VERSION_1_3;
+
+    uint32_t count = 0;
+    vkEnumerateInstanceExtensionProperties(nullptr, &count, nullptr);
+    std::vector<VkExtensionProperties> available(count);
+    vkEnumerateInstanceExtensionProperties(nullptr, &count, available.data());
+
+    std::vector<const char*> extensions = options.instance_extensions;
+    ctx.debug_utils = has_extension(available, VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
+    if (ctx.debug_utils) extensions.push_back(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
+
+    std::vector<const char*> layers;
+    // Synchronization validation is off by default in the layer; this turns it on for --validate.
+    VkValidationFeatureEnableEXT enables[] = {VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT};
+    VkValidationFeaturesEXT validation_features{VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT};
+    validation_features.enabledValidationFeatureCount = 1;
+    validation_features.pEnabledValidationFeatures = enables;
+
+    VkInstanceCreateInfo info{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
+    info.pApplicationInfo = &app;
+    if (options.validate) {
+        uint32_t layer_count = 0;
+        vkEnumerateInstanceLayerProperties(&layer_count, nullptr);
+        std::vector<VkLayerProperties> all(layer_count);
+        vkEnumerateInstanceLayerProperties(&layer_count, all.data());
+        bool found = std::any_of(all.begin(), all.end(),
+                                 [](auto& l) { return strcmp(l.layerName, "VK_LAYER_KHRONOS_validation") == 0; });
+        if (!found)
+            throw VulkanError("--validate: VK_LAYER_KHRONOS_validation is not installed (Debian: vulkan-validationlayers)");
+        if (!ctx.debug_utils) throw VulkanError("--validate: VK_EXT_debug_utils is not available");
+        layers.push_back("VK_LAYER_KHRONOS_validation");
+        info.pNext = &validation_features;
+    }
+    info.enabledLayerCount = uint32_t(layers.size());
+    info.ppEnabledLayerNames = layers.data();
+    info.enabledExtensionCount = uint32_t(extensions.size());
+    info.ppEnabledExtensionNames = extensions.data();
+    VkResult result = vkCreateInstance(&info, nullptr, &ctx.instance);
+    if (result == VK_ERROR_INCOMPATIBLE_DRIVER)
+        throw NoDeviceError("no Vulkan driver found (install mesa-vulkan-drivers for the CPU device lavapipe)");
+    VK_CHECK(result);
+
+    if (ctx.debug_utils) {
+        g_begin_label = (PFN_vkCmdBeginDebugUtilsLabelEXT)vkGetInstanceProcAddr(ctx.instance, "vkCmdBeginDebugUtilsLabelEXT");
+        g_end_label = (PFN_vkCmdEndDebugUtilsLabelEXT)vkGetInstanceProcAddr(ctx.instance, "vkCmdEndDebugUtilsLabelEXT");
+        g_set_name = (PFN_vkSetDebugUtilsObjectNameEXT)vkGetInstanceProcAddr(ctx.instance, "vkSetDebugUtilsObjectNameEXT");
+    }
+    if (options.validate) {
+        VkDebugUtilsMessengerCreateInfoEXT messenger{VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT};
+        messenger.messageSeverity =
+            VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
+        messenger.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT |
+                                VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
+                                VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT;
+        messenger.pfnUserCallback = on_validation_message;
+        auto create = (PFN_vkCreateDebugUtilsMessengerEXT)vkGetInstanceProcAddr(ctx.instance, "vkCreateDebugUtilsMessengerEXT");
+        VK_CHECK(create(ctx.instance, &messenger, nullptr, &ctx.messenger));
+    }
+}
+
+VkPhysicalDevice pick_physical_device(Context& ctx, int index) {
+    std::vector<VkPhysicalDevice> devices = physical_devices(ctx.instance);
+    if (devices.empty()) throw NoDeviceError("no Vulkan device found (install mesa-vulkan-drivers for lavapipe)");
+    if (index >= 0) {
+        if (size_t(index) >= devices.size())
+            throw NoDeviceError("--device " + std::to_string(index) + ": only " + std::to_string(devices.size()) +
+                                " device(s); see --list-devices");
+        std::string why = unusable_reason(devices[index]);
+        if (!why.empty()) throw NoDeviceError("--device " + std::to_string(index) + " is not usable: " + why);
+        return devices[index];
+    }
+    VkPhysicalDevice best = VK_NULL_HANDLE;
+    int best_rank = -1;
+    std::string last_reason;
+    for (VkPhysicalDevice d : devices) {
+        std::string why = unusable_reason(d);
+        if (!why.empty()) {
+            last_reason = why;
+            continue;
+        }
+        VkPhysicalDeviceProperties props;
+        vkGetPhysicalDeviceProperties(d, &props);
+        if (type_rank(props.deviceType) > best_rank) {
+            best = d;
+            best_rank = type_rank(props.deviceType);
+        }
+    }
+    if (!best) throw NoDeviceError("no usable Vulkan device: " + last_reason);
+    return best;
+}
+
+void read_capabilities(Context& ctx, const std::vector<VkExtensionProperties>& extensions) {
+    VkPhysicalDeviceSubgroupSizeControlProperties size_control{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_PROPERTIES};
+    VkPhysicalDeviceSubgroupProperties subgroup{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES, &size_control};
+    VkPhysicalDeviceDriverProperties driver{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES, &subgroup};
+    VkPhysicalDeviceProperties2 props2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &driver};
+    vkGetPhysicalDeviceProperties2(ctx.physical, &props2);
+    ctx.properties = props2.properties;
+    vkGetPhysicalDeviceMemoryProperties(ctx.physical, &ctx.memory);
+
+    VkPhysicalDeviceVulkan13Features f13{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
+    VkPhysicalDeviceFeatures2 f2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &f13};
+    vkGetPhysicalDeviceFeatures2(ctx.physical, &f2);
+
+    ctx.info.name = ctx.properties.deviceName;
+    ctx.info.driver = std::string(driver.driverName) + " " + driver.driverInfo;
+    ctx.info.api_version = version_string(ctx.properties.apiVersion);
+    ctx.info.type = type_name(ctx.properties.deviceType);
+    ctx.info.vendor_id = ctx.properties.vendorID;
+    ctx.info.timestamp_period_ns = ctx.properties.limits.timestampPeriod;
+
+    SubgroupCaps& caps = ctx.subgroup;
+    caps.size = subgroup.subgroupSize;
+    caps.min_size = f13.subgroupSizeControl ? size_control.minSubgroupSize : subgroup.subgroupSize;
+    caps.max_size = f13.subgroupSizeControl ? size_control.maxSubgroupSize : subgroup.subgroupSize;
+    caps.stages = stage_bits_from_vk(subgroup.supportedStages);
+    caps.ops = op_bits_from_vk(subgroup.supportedOperations);
+    caps.quad_in_all_stages = subgroup.quadOperationsInAllStages;
+    caps.size_control = f13.subgroupSizeControl;
+    caps.full_subgroups = f13.computeFullSubgroups;
+    caps.required_size_stages = stage_bits_from_vk(size_control.requiredSubgroupSizeStages);
+    ctx.subgroup_unmasked = caps;
+
+    DeviceFeatures& feat = ctx.features;
+    feat.tessellation = f2.features.tessellationShader;
+    feat.geometry = f2.features.geometryShader;
+    feat.fragment_stores = f2.features.fragmentStoresAndAtomics;
+    feat.vertex_stores = f2.features.vertexPipelineStoresAndAtomics;
+    feat.multi_draw_indirect = f2.features.multiDrawIndirect;
+    feat.quad_control = has_extension(extensions, "VK_KHR_shader_quad_control");
+    feat.maximal_reconvergence = has_extension(extensions, "VK_KHR_shader_maximal_reconvergence");
+}
+
+void create_device(Context& ctx, const ContextOptions& options) {
+    std::vector<VkExtensionProperties> available = device_extensions(ctx.physical);
+    read_capabilities(ctx, available);
+    ctx.queue_family = find_queue_family(ctx.physical);
+
+    // Enable only what the device has; passes check ctx.features before relying on any of it.
+    VkPhysicalDeviceFeatures2 supported{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+    vkGetPhysicalDeviceFeatures2(ctx.physical, &supported);
+    const VkPhysicalDeviceFeatures& s = supported.features;
+
+    VkPhysicalDeviceVulkan13Features f13{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
+    f13.synchronization2 = VK_TRUE;
+    f13.dynamicRendering = VK_TRUE;
+    f13.maintenance4 = VK_TRUE;
+    f13.subgroupSizeControl = ctx.subgroup.size_control;
+    f13.computeFullSubgroups = ctx.subgroup.full_subgroups;
+    VkPhysicalDeviceVulkan12Features f12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES, &f13};
+    f12.hostQueryReset = VK_TRUE;
+    VkPhysicalDeviceVulkan11Features f11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES, &f12};
+    f11.shaderDrawParameters = VK_TRUE;
+    VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &f11};
+    VkPhysicalDeviceFeatures& f = features.features;
+    f.multiDrawIndirect = s.multiDrawIndirect;
+    f.drawIndirectFirstInstance = s.drawIndirectFirstInstance;
+    f.tessellationShader = s.tessellationShader;
+    f.geometryShader = s.geometryShader;
+    f.fragmentStoresAndAtomics = s.fragmentStoresAndAtomics;
+    f.vertexPipelineStoresAndAtomics = s.vertexPipelineStoresAndAtomics;
+    f.shaderStorageImageWriteWithoutFormat = s.shaderStorageImageWriteWithoutFormat;
+    f.samplerAnisotropy = s.samplerAnisotropy;
+    f.pipelineStatisticsQuery = s.pipelineStatisticsQuery;
+    if (!s.drawIndirectFirstInstance)
+        throw NoDeviceError(ctx.info.name + " lacks drawIndirectFirstInstance, which the indirect draws use");
+
+    std::vector<const char*> extensions = {VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME};
+    if (options.swapchain) {
+        if (!has_extension(available, VK_KHR_SWAPCHAIN_EXTENSION_NAME))
+            throw NoDeviceError(ctx.info.name + " cannot present (no VK_KHR_swapchain)");
+        extensions.push_back(VK_KHR_SWAPCHAIN_EXTENSION_NAME);
+    }
+
+    float priority = 1.0f;
+    VkDeviceQueueCreateInfo queue{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
+    queue.queueFamilyIndex = ctx.queue_family;
+    queue.queueCount = 1;
+    queue.pQueuePriorities = &priority;
+
+    VkDeviceCreateInfo info{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, &features};
+    info.queueCreateInfoCount = 1;
+    info.pQueueCreateInfos = &queue;
+    info.enabledExtensionCount = uint32_t(extensions.size());
+    info.ppEnabledExtensionNames = extensions.data();
+    VK_CHECK(vkCreateDevice(ctx.physical, &info, nullptr, &ctx.device));
+    vkGetDeviceQueue(ctx.device, ctx.queue_family, 0, &ctx.queue);
+    vkCmdPushDescriptorSet_ = (PFN_vkCmdPushDescriptorSetKHR)vkGetDeviceProcAddr(ctx.device, "vkCmdPushDescriptorSetKHR");
+
+    VkCommandPoolCreateInfo pool{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+    pool.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+    pool.queueFamilyIndex = ctx.queue_family;
+    VK_CHECK(vkCreateCommandPool(ctx.device, &pool, nullptr, &ctx.command_pool));
+}
+
+}  // namespace
+
+std::string vk_result_name(VkResult r) {
+    switch (r) {
+        case VK_ERROR_OUT_OF_HOST_MEMORY: return "VK_ERROR_OUT_OF_HOST_MEMORY";
+        case VK_ERROR_OUT_OF_DEVICE_MEMORY: return "VK_ERROR_OUT_OF_DEVICE_MEMORY";
+        case VK_ERROR_INITIALIZATION_FAILED: return "VK_ERROR_INITIALIZATION_FAILED";
+        case VK_ERROR_DEVICE_LOST: return "VK_ERROR_DEVICE_LOST";
+        case VK_ERROR_LAYER_NOT_PRESENT: return "VK_ERROR_LAYER_NOT_PRESENT";
+        case VK_ERROR_EXTENSION_NOT_PRESENT: return "VK_ERROR_EXTENSION_NOT_PRESENT";
+        case VK_ERROR_FEATURE_NOT_PRESENT: return "VK_ERROR_FEATURE_NOT_PRESENT";
+        case VK_ERROR_INCOMPATIBLE_DRIVER: return "VK_ERROR_INCOMPATIBLE_DRIVER";
+        case VK_ERROR_SURFACE_LOST_KHR: return "VK_ERROR_SURFACE_LOST_KHR";
+        case VK_ERROR_OUT_OF_DATE_KHR: return "VK_ERROR_OUT_OF_DATE_KHR";
+        case VK_SUBOPTIMAL_KHR: return "VK_SUBOPTIMAL_KHR";
+        default: return "VkResult " + std::to_string(int(r));
+    }
+}
+
+void vk_check(VkResult result, const char* call) {
+    if (result == VK_SUCCESS) return;
+    std::string what = std::string(call);
+    if (what.size() > 60) what = what.substr(0, what.find('('));
+    if (result == VK_ERROR_DEVICE_LOST)
+        throw VulkanError("the GPU was lost (VK_ERROR_DEVICE_LOST) in " + what + "; the driver reset the device");
+    throw VulkanError(what + " failed: " + vk_result_name(result));
+}
+
+uint32_t validation_message_count() { return g_validation_messages.load(); }
+
+void create_context(Context& ctx, const ContextOptions& options) {
+    create_instance(ctx, options);
+    ctx.physical = pick_physical_device(ctx, options.device_index);
+    create_device(ctx, options);
+    apply_masks(ctx.subgroup, options.mask_stages, options.mask_ops);
+}
+
+Context::~Context() {
+    if (device) {
+        vkDeviceWaitIdle(device);
+        if (command_pool) vkDestroyCommandPool(device, command_pool, nullptr);
+        vkDestroyDevice(device, nullptr);
+    }
+    if (messenger) {
+        auto destroy = (PFN_vkDestroyDebugUtilsMessengerEXT)vkGetInstanceProcAddr(instance, "vkDestroyDebugUtilsMessengerEXT");
+        destroy(instance, messenger, nullptr);
+    }
+    if (instance) vkDestroyInstance(instance, nullptr);
+}
+
+std::vector<std::string> list_devices() {
+    Context ctx;
+    create_instance(ctx, {});
+    std::vector<std::string> lines;
+    std::vector<VkPhysicalDevice> devices = physical_devices(ctx.instance);
+    for (size_t i = 0; i < devices.size(); ++i) {
+        VkPhysicalDeviceProperties props;
+        vkGetPhysicalDeviceProperties(devices[i], &props);
+        std::string why = unusable_reason(devices[i]);
+        lines.push_back(std::to_string(i) + ": " + props.deviceName + " (" + type_name(props.deviceType) +
+                        ", Vulkan " + version_string(props.apiVersion) + ")" + (why.empty() ? "" : " unusable: " + why));
+    }
+    return lines;
+}
+
+VkCommandBuffer begin_one_shot(const Context& ctx) {
+    VkCommandBufferAllocateInfo alloc{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+    alloc.commandPool = ctx.command_pool;
+    alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+    alloc.commandBufferCount = 1;
+    VkCommandBuffer cmd;
+    VK_CHECK(vkAllocateCommandBuffers(ctx.device, &alloc, &cmd));
+    VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+    VK_CHECK(vkBeginCommandBuffer(cmd, &begin));
+    return cmd;
+}
+
+void end_one_shot(const Context& ctx, VkCommandBuffer cmd) {
+    VK_CHECK(vkEndCommandBuffer(cmd));
+    VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+    submit.commandBufferCount = 1;
+    submit.pCommandBuffers = &cmd;
+    VK_CHECK(vkQueueSubmit(ctx.queue, 1, &submit, VK_NULL_HANDLE));
+    VK_CHECK(vkQueueWaitIdle(ctx.queue));
+    vkFreeCommandBuffers(ctx.device, ctx.command_pool, 1, &cmd);
+}
+
+void begin_label(const Context& ctx, VkCommandBuffer cmd, const char* name) {
+    if (!ctx.debug_utils || !g_begin_label) return;
+    VkDebugUtilsLabelEXT label{VK_STRUCTURE_TYPE_DEBUG_UTILS_LABEL_EXT};
+    label.pLabelName = name;
+    g_begin_label(cmd, &label);
+}
+
+void end_label(const Context& ctx, VkCommandBuffer cmd) {
+    if (ctx.debug_utils && g_end_label) g_end_label(cmd);
+}
+
+void set_name(const Context& ctx, VkObjectType type, uint64_t handle, const char* name) {
+    if (!ctx.debug_utils || !g_set_name) return;
+    VkDebugUtilsObjectNameInfoEXT info{VK_STRUCTURE_TYPE_DEBUG_UTILS_OBJECT_NAME_INFO_EXT};
+    info.objectType = type;
+    info.objectHandle = handle;
+    info.pObjectName = name;
+    g_set_name(ctx.device, &info);
+}

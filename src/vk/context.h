@@ -1,0 +1,84 @@
+// Vulkan instance, physical device choice, logical device and queue, validation messages,
+// and the subgroup capabilities read once from the device.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <vulkan/vulkan.h>
+
+#include "caps/caps.h"
+
+// A Vulkan call failed at run time: exit 1.
+struct VulkanError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+// No device that can run the demo: exit 4.
+struct NoDeviceError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+std::string vk_result_name(VkResult result);
+void vk_check(VkResult result, const char* call);
+#define VK_CHECK(call) vk_check((call), #call)
+
+struct ContextOptions {
+    bool validate = false;
+    int device_index = -1;                          // -1: best by type
+    std::vector<const char*> instance_extensions;  // e.g. what GLFW needs for a surface
+    bool swapchain = false;
+    uint32_t mask_stages = 0;
+    uint32_t mask_ops = 0;
+};
+
+struct DeviceInfo {
+    std::string name;
+    std::string driver;
+    std::string api_version;
+    std::string type;  // "discrete", "integrated", "virtual", "cpu", "other"
+    uint32_t vendor_id = 0;
+    float timestamp_period_ns = 1.0f;
+};
+
+struct Context {
+    VkInstance instance = VK_NULL_HANDLE;
+    VkDebugUtilsMessengerEXT messenger = VK_NULL_HANDLE;
+    VkPhysicalDevice physical = VK_NULL_HANDLE;
+    VkDevice device = VK_NULL_HANDLE;
+    VkQueue queue = VK_NULL_HANDLE;
+    uint32_t queue_family = 0;
+    VkCommandPool command_pool = VK_NULL_HANDLE;  // for one-shot uploads and readbacks
+
+    VkPhysicalDeviceProperties properties{};
+    VkPhysicalDeviceMemoryProperties memory{};
+    DeviceInfo info;
+    SubgroupCaps subgroup;
+    SubgroupCaps subgroup_unmasked;
+    DeviceFeatures features;
+    bool debug_utils = false;
+
+    Context() = default;
+    Context(const Context&) = delete;
+    Context& operator=(const Context&) = delete;
+    ~Context();
+};
+
+// Messages the validation layer reported so far (warnings and errors), across all contexts.
+uint32_t validation_message_count();
+
+void create_context(Context& ctx, const ContextOptions& options);
+std::vector<std::string> list_devices();  // "INDEX: NAME (type, api)"
+
+// One-shot command buffer, submitted and waited for (uploads, readbacks; never in the frame loop).
+VkCommandBuffer begin_one_shot(const Context& ctx);
+void end_one_shot(const Context& ctx, VkCommandBuffer cmd);
+
+// VK_EXT_debug_utils labels, so RenderDoc captures read pass by pass; no-ops without the extension.
+void begin_label(const Context& ctx, VkCommandBuffer cmd, const char* name);
+void end_label(const Context& ctx, VkCommandBuffer cmd);
+void set_name(const Context& ctx, VkObjectType type, uint64_t handle, const char* name);
+
+// VK_KHR_push_descriptor entry point, loaded at device creation.
+extern PFN_vkCmdPushDescriptorSetKHR vkCmdPushDescriptorSet_;

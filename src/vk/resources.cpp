@@ -1,0 +1,421 @@
+#include "vk/resources.h"
+
+#include <unistd.h>
+
+#include <climits>
+#include <cstring>
+#include <fstream>
+
+namespace {
+
+uint32_t find_memory_type(const Context& ctx, uint32_t type_bits, VkMemoryPropertyFlags want) {
+    for (uint32_t i = 0; i < ctx.memory.memoryTypeCount; ++i)
+        if ((type_bits & (1u << i)) && (ctx.memory.memoryTypes[i].propertyFlags & want) == want) return i;
+    return UINT32_MAX;
+}
+
+VkDeviceMemory allocate(const Context& ctx, VkMemoryRequirements req, MemoryKind kind, const char* name) {
+    VkMemoryPropertyFlags want = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
+    if (kind == MemoryKind::host_upload) want = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+    if (kind == MemoryKind::host_readback)
+        want = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT | VK_MEMORY_PROPERTY_HOST_CACHED_BIT;
+    uint32_t type = find_memory_type(ctx, req.memoryTypeBits, want);
+    if (type == UINT32_MAX && kind == MemoryKind::host_readback)
+        type = find_memory_type(ctx, req.memoryTypeBits, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
+    if (type == UINT32_MAX) throw VulkanError(std::string("no memory type for ") + name);
+    VkMemoryAllocateInfo info{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+    info.allocationSize = req.size;
+    info.memoryTypeIndex = type;
+    VkDeviceMemory memory;
+    VkResult result = vkAllocateMemory(ctx.device, &info, nullptr, &memory);
+    if (result == VK_ERROR_OUT_OF_DEVICE_MEMORY || result == VK_ERROR_OUT_OF_HOST_MEMORY)
+        throw VulkanError(std::string("out of memory allocating ") + std::to_string(req.size >> 20) + " MiB for " + name +
+                          " (" + vk_result_name(result) + "); try a smaller --instances or --size");
+    VK_CHECK(result);
+    return memory;
+}
+
+std::string executable_dir() {
+    char path[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
+    if (n <= 0) return ".";
+    path[n] = 0;
+    std::string s(path);
+    return s.substr(0, s.rfind('/'));
+}
+
+}  // namespace
+
+Buffer& Buffer::operator=(Buffer&& o) noexcept {
+    if (this != &o) {
+        reset();
+        std::swap(device, o.device);
+        std::swap(buffer, o.buffer);
+        std::swap(memory, o.memory);
+        std::swap(size, o.size);
+        std::swap(mapped, o.mapped);
+    }
+    return *this;
+}
+
+void Buffer::reset() {
+    if (!device) return;
+    if (buffer) vkDestroyBuffer(device, buffer, nullptr);
+    if (memory) vkFreeMemory(device, memory, nullptr);
+    device = VK_NULL_HANDLE;
+    buffer = VK_NULL_HANDLE;
+    memory = VK_NULL_HANDLE;
+    size = 0;
+    mapped = nullptr;
+}
+
+Image& Image::operator=(Image&& o) noexcept {
+    if (this != &o) {
+        reset();
+        std::swap(device, o.device);
+        std::swap(image, o.image);
+        std::swap(memory, o.memory);
+        std::swap(view, o.view);
+        std::swap(format, o.format);
+        std::swap(extent, o.extent);
+        std::swap(layers, o.layers);
+        std::swap(layout, o.layout);
+        std::swap(last_stage, o.last_stage);
+        std::swap(last_access, o.last_access);
+    }
+    return *this;
+}
+
+void Image::reset() {
+    if (!device) return;
+    if (view) vkDestroyImageView(device, view, nullptr);
+    if (image) vkDestroyImage(device, image, nullptr);
+    if (memory) vkFreeMemory(device, memory, nullptr);
+    device = VK_NULL_HANDLE;
+    image = VK_NULL_HANDLE;
+    memory = VK_NULL_HANDLE;
+    view = VK_NULL_HANDLE;
+    layout = VK_IMAGE_LAYOUT_UNDEFINED;
+    last_stage = VK_PIPELINE_STAGE_2_NONE;
+    last_access = VK_ACCESS_2_NONE;
+}
+
+Buffer create_buffer(const Context& ctx, VkDeviceSize size, VkBufferUsageFlags usage, MemoryKind kind, const char* name) {
+    Buffer b;
+    b.device = ctx.device;
+    b.size = size;
+    VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
+    info.size = size ? size : 4;
+    info.usage = usage;
+    VK_CHECK(vkCreateBuffer(ctx.device, &info, nullptr, &b.buffer));
+    VkMemoryRequirements req;
+    vkGetBufferMemoryRequirements(ctx.device, b.buffer, &req);
+    b.memory = allocate(ctx, req, kind, name);
+    VK_CHECK(vkBindBufferMemory(ctx.device, b.buffer, b.memory, 0));
+    if (kind != MemoryKind::device_local) VK_CHECK(vkMapMemory(ctx.device, b.memory, 0, VK_WHOLE_SIZE, 0, &b.mapped));
+    set_name(ctx, VK_OBJECT_TYPE_BUFFER, uint64_t(b.buffer), name);
+    return b;
+}
+
+Buffer create_buffer_with_data(const Context& ctx, const void* data, VkDeviceSize size, VkBufferUsageFlags usage,
+                               const char* name) {
+    Buffer b = create_buffer(ctx, size, usage | VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryKind::device_local, name);
+    if (size == 0) return b;
+    Buffer staging = create_buffer(ctx, size, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, MemoryKind::host_upload, "staging");
+    memcpy(staging.mapped, data, size);
+    VkCommandBuffer cmd = begin_one_shot(ctx);
+    VkBufferCopy region{0, 0, size};
+    vkCmdCopyBuffer(cmd, staging.buffer, b.buffer, 1, &region);
+    end_one_shot(ctx, cmd);
+    return b;
+}
+
+Image create_image(const Context& ctx, VkExtent2D extent, VkFormat format, VkImageUsageFlags usage, const char* name,
+                   uint32_t layers) {
+    Image img;
+    img.device = ctx.device;
+    img.format = format;
+    img.extent = extent;
+    img.layers = layers;
+    VkImageCreateInfo info{VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO};
+    info.imageType = VK_IMAGE_TYPE_2D;
+    info.format = format;
+    info.extent = {extent.width, extent.height, 1};
+    info.mipLevels = 1;
+    info.arrayLayers = layers;
+    info.samples = VK_SAMPLE_COUNT_1_BIT;
+    info.tiling = VK_IMAGE_TILING_OPTIMAL;
+    info.usage = usage;
+    info.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+    VK_CHECK(vkCreateImage(ctx.device, &info, nullptr, &img.image));
+    VkMemoryRequirements req;
+    vkGetImageMemoryRequirements(ctx.device, img.image, &req);
+    img.memory = allocate(ctx, req, MemoryKind::device_local, name);
+    VK_CHECK(vkBindImageMemory(ctx.device, img.image, img.memory, 0));
+
+    bool depth = format == VK_FORMAT_D32_SFLOAT;
+    VkImageViewCreateInfo view{VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO};
+    view.image = img.image;
+    view.viewType = layers > 1 ? VK_IMAGE_VIEW_TYPE_2D_ARRAY : VK_IMAGE_VIEW_TYPE_2D;
+    view.format = format;
+    view.subresourceRange = {VkImageAspectFlags(depth ? VK_IMAGE_ASPECT_DEPTH_BIT : VK_IMAGE_ASPECT_COLOR_BIT), 0, 1, 0,
+                             layers};
+    VK_CHECK(vkCreateImageView(ctx.device, &view, nullptr, &img.view));
+    set_name(ctx, VK_OBJECT_TYPE_IMAGE, uint64_t(img.image), name);
+    return img;
+}
+
+void image_barrier(VkCommandBuffer cmd, VkImage image, VkImageAspectFlags aspect, VkImageLayout old_layout,
+                   VkImageLayout new_layout, VkPipelineStageFlags2 src_stage, VkAccessFlags2 src_access,
+                   VkPipelineStageFlags2 dst_stage, VkAccessFlags2 dst_access) {
+    VkImageMemoryBarrier2 barrier{VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER_2};
+    barrier.srcStageMask = src_stage;
+    barrier.srcAccessMask = src_access;
+    barrier.dstStageMask = dst_stage;
+    barrier.dstAccessMask = dst_access;
+    barrier.oldLayout = old_layout;
+    barrier.newLayout = new_layout;
+    barrier.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+    barrier.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+    barrier.image = image;
+    barrier.subresourceRange = {aspect, 0, VK_REMAINING_MIP_LEVELS, 0, VK_REMAINING_ARRAY_LAYERS};
+    VkDependencyInfo dep{VK_STRUCTURE_TYPE_DEPENDENCY_INFO};
+    dep.imageMemoryBarrierCount = 1;
+    dep.pImageMemoryBarriers = &barrier;
+    vkCmdPipelineBarrier2(cmd, &dep);
+}
+
+void transition(VkCommandBuffer cmd, Image& image, VkImageLayout layout, VkPipelineStageFlags2 stage,
+                VkAccessFlags2 access, bool discard) {
+    VkImageAspectFlags aspect = image.format == VK_FORMAT_D32_SFLOAT ? VK_IMAGE_ASPECT_DEPTH_BIT : VK_IMAGE_ASPECT_COLOR_BIT;
+    image_barrier(cmd, image.image, aspect, discard ? VK_IMAGE_LAYOUT_UNDEFINED : image.layout, layout, image.last_stage,
+                  image.last_access, stage, access);
+    image.layout = layout;
+    image.last_stage = stage;
+    image.last_access = access;
+}
+
+void memory_barrier(VkCommandBuffer cmd, VkPipelineStageFlags2 src_stage, VkAccessFlags2 src_access,
+                    VkPipelineStageFlags2 dst_stage, VkAccessFlags2 dst_access) {
+    VkMemoryBarrier2 barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER_2};
+    barrier.srcStageMask = src_stage;
+    barrier.srcAccessMask = src_access;
+    barrier.dstStageMask = dst_stage;
+    barrier.dstAccessMask = dst_access;
+    VkDependencyInfo dep{VK_STRUCTURE_TYPE_DEPENDENCY_INFO};
+    dep.memoryBarrierCount = 1;
+    dep.pMemoryBarriers = &barrier;
+    vkCmdPipelineBarrier2(cmd, &dep);
+}
+
+std::string shader_path(const std::string& name) { return executable_dir() + "/shaders/" + name + ".spv"; }
+
+VkShaderModule load_shader(const Context& ctx, const std::string& name) {
+    std::string path = shader_path(name);
+    std::ifstream file(path, std::ios::binary | std::ios::ate);
+    if (!file) throw VulkanError("shader not found: " + path + " (rebuild: cmake --build build)");
+    std::vector<char> code(size_t(file.tellg()));
+    file.seekg(0);
+    file.read(code.data(), std::streamsize(code.size()));
+    VkShaderModuleCreateInfo info{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+    info.codeSize = code.size();
+    info.pCode = reinterpret_cast<const uint32_t*>(code.data());
+    VkShaderModule module;
+    VK_CHECK(vkCreateShaderModule(ctx.device, &info, nullptr, &module));
+    return module;
+}
+
+Pipeline& Pipeline::operator=(Pipeline&& o) noexcept {
+    if (this != &o) {
+        reset();
+        std::swap(device, o.device);
+        std::swap(pipeline, o.pipeline);
+        std::swap(layout, o.layout);
+        std::swap(set_layout, o.set_layout);
+        std::swap(bind_point, o.bind_point);
+    }
+    return *this;
+}
+
+void Pipeline::reset() {
+    if (!device) return;
+    if (pipeline) vkDestroyPipeline(device, pipeline, nullptr);
+    if (layout) vkDestroyPipelineLayout(device, layout, nullptr);
+    if (set_layout) vkDestroyDescriptorSetLayout(device, set_layout, nullptr);
+    device = VK_NULL_HANDLE;
+    pipeline = VK_NULL_HANDLE;
+    layout = VK_NULL_HANDLE;
+    set_layout = VK_NULL_HANDLE;
+}
+
+static void create_layout(const Context& ctx, const LayoutDesc& desc, Pipeline& p) {
+    std::vector<VkDescriptorSetLayoutBinding> bindings;
+    for (uint32_t i = 0; i < desc.bindings.size(); ++i)
+        bindings.push_back({i, desc.bindings[i], 1, desc.stages, nullptr});
+    VkDescriptorSetLayoutCreateInfo set{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+    set.flags = VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR;
+    set.bindingCount = uint32_t(bindings.size());
+    set.pBindings = bindings.data();
+    VK_CHECK(vkCreateDescriptorSetLayout(ctx.device, &set, nullptr, &p.set_layout));
+    VkPushConstantRange range{desc.stages, 0, desc.push_constant_bytes};
+    VkPipelineLayoutCreateInfo info{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+    info.setLayoutCount = 1;
+    info.pSetLayouts = &p.set_layout;
+    info.pushConstantRangeCount = desc.push_constant_bytes ? 1 : 0;
+    info.pPushConstantRanges = &range;
+    VK_CHECK(vkCreatePipelineLayout(ctx.device, &info, nullptr, &p.layout));
+}
+
+Pipeline create_compute_pipeline(const Context& ctx, const ComputeDesc& desc) {
+    Pipeline p;
+    p.device = ctx.device;
+    p.bind_point = VK_PIPELINE_BIND_POINT_COMPUTE;
+    LayoutDesc layout = desc.layout;
+    layout.stages = VK_SHADER_STAGE_COMPUTE_BIT;
+    create_layout(ctx, layout, p);
+    VkShaderModule module = load_shader(ctx, desc.shader);
+    VkPipelineShaderStageRequiredSubgroupSizeCreateInfo required{
+        VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO};
+    required.requiredSubgroupSize = desc.required_subgroup_size;
+    VkComputePipelineCreateInfo info{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+    info.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
+    info.stage.pNext = desc.required_subgroup_size ? &required : nullptr;
+    info.stage.flags = desc.full_subgroups ? VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT : 0;
+    info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+    info.stage.module = module;
+    info.stage.pName = "main";
+    info.layout = p.layout;
+    VkResult result = vkCreateComputePipelines(ctx.device, VK_NULL_HANDLE, 1, &info, nullptr, &p.pipeline);
+    vkDestroyShaderModule(ctx.device, module, nullptr);
+    VK_CHECK(result);
+    return p;
+}
+
+Pipeline create_graphics_pipeline(const Context& ctx, const GraphicsDesc& desc) {
+    Pipeline p;
+    p.device = ctx.device;
+    p.bind_point = VK_PIPELINE_BIND_POINT_GRAPHICS;
+    create_layout(ctx, desc.layout, p);
+
+    std::vector<VkShaderModule> modules;
+    std::vector<VkPipelineShaderStageCreateInfo> stages;
+    for (auto& [stage, name] : desc.shaders) {
+        modules.push_back(load_shader(ctx, name));
+        VkPipelineShaderStageCreateInfo s{VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
+        s.stage = stage;
+        s.module = modules.back();
+        s.pName = "main";
+        stages.push_back(s);
+    }
+
+    VkVertexInputBindingDescription binding{0, 32 /* sizeof(Vertex), scene/scene.h */, VK_VERTEX_INPUT_RATE_VERTEX};
+    VkVertexInputAttributeDescription attributes[3] = {
+        {0, 0, VK_FORMAT_R32G32B32_SFLOAT, 0},
+        {1, 0, VK_FORMAT_R32G32B32_SFLOAT, 12},
+        {2, 0, VK_FORMAT_R32G32_SFLOAT, 24},
+    };
+    VkPipelineVertexInputStateCreateInfo vertex_input{VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO};
+    if (desc.vertex_attributes) {
+        vertex_input.vertexBindingDescriptionCount = 1;
+        vertex_input.pVertexBindingDescriptions = &binding;
+        vertex_input.vertexAttributeDescriptionCount = desc.vertex_attributes;
+        vertex_input.pVertexAttributeDescriptions = attributes;
+    }
+    VkPipelineInputAssemblyStateCreateInfo assembly{VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO};
+    assembly.topology = desc.patch_control_points ? VK_PRIMITIVE_TOPOLOGY_PATCH_LIST : desc.topology;
+    VkPipelineTessellationStateCreateInfo tessellation{VK_STRUCTURE_TYPE_PIPELINE_TESSELLATION_STATE_CREATE_INFO};
+    tessellation.patchControlPoints = desc.patch_control_points;
+    VkPipelineViewportStateCreateInfo viewport{VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO};
+    viewport.viewportCount = 1;
+    viewport.scissorCount = 1;
+    VkPipelineRasterizationStateCreateInfo raster{VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO};
+    raster.polygonMode = VK_POLYGON_MODE_FILL;
+    raster.cullMode = desc.cull_mode;
+    raster.frontFace = VK_FRONT_FACE_COUNTER_CLOCKWISE;
+    raster.lineWidth = 1.0f;
+    VkPipelineMultisampleStateCreateInfo multisample{VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO};
+    multisample.rasterizationSamples = VK_SAMPLE_COUNT_1_BIT;
+    VkPipelineDepthStencilStateCreateInfo depth{VK_STRUCTURE_TYPE_PIPELINE_DEPTH_STENCIL_STATE_CREATE_INFO};
+    depth.depthTestEnable = desc.depth_format != VK_FORMAT_UNDEFINED;
+    depth.depthWriteEnable = desc.depth_write;
+    depth.depthCompareOp = desc.depth_compare;
+    std::vector<VkPipelineColorBlendAttachmentState> blends(desc.color_formats.size());
+    for (auto& b : blends) {
+        b.colorWriteMask = 0xf;
+        if (desc.blend) {
+            b.blendEnable = VK_TRUE;
+            b.srcColorBlendFactor = VK_BLEND_FACTOR_ONE;
+            b.dstColorBlendFactor = VK_BLEND_FACTOR_ONE_MINUS_SRC_ALPHA;
+            b.colorBlendOp = VK_BLEND_OP_ADD;
+            b.srcAlphaBlendFactor = VK_BLEND_FACTOR_ONE;
+            b.dstAlphaBlendFactor = VK_BLEND_FACTOR_ONE_MINUS_SRC_ALPHA;
+            b.alphaBlendOp = VK_BLEND_OP_ADD;
+        }
+    }
+    VkPipelineColorBlendStateCreateInfo blend{VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO};
+    blend.attachmentCount = uint32_t(blends.size());
+    blend.pAttachments = blends.data();
+    VkDynamicState dynamic_states[] = {VK_DYNAMIC_STATE_VIEWPORT, VK_DYNAMIC_STATE_SCISSOR};
+    VkPipelineDynamicStateCreateInfo dynamic{VK_STRUCTURE_TYPE_PIPELINE_DYNAMIC_STATE_CREATE_INFO};
+    dynamic.dynamicStateCount = 2;
+    dynamic.pDynamicStates = dynamic_states;
+    VkPipelineRenderingCreateInfo rendering{VK_STRUCTURE_TYPE_PIPELINE_RENDERING_CREATE_INFO};
+    rendering.colorAttachmentCount = uint32_t(desc.color_formats.size());
+    rendering.pColorAttachmentFormats = desc.color_formats.data();
+    rendering.depthAttachmentFormat = desc.depth_format;
+
+    VkGraphicsPipelineCreateInfo info{VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO, &rendering};
+    info.stageCount = uint32_t(stages.size());
+    info.pStages = stages.data();
+    info.pVertexInputState = &vertex_input;
+    info.pInputAssemblyState = &assembly;
+    info.pTessellationState = desc.patch_control_points ? &tessellation : nullptr;
+    info.pViewportState = &viewport;
+    info.pRasterizationState = &raster;
+    info.pMultisampleState = &multisample;
+    info.pDepthStencilState = &depth;
+    info.pColorBlendState = &blend;
+    info.pDynamicState = &dynamic;
+    info.layout = p.layout;
+    VkResult result = vkCreateGraphicsPipelines(ctx.device, VK_NULL_HANDLE, 1, &info, nullptr, &p.pipeline);
+    for (VkShaderModule m : modules) vkDestroyShaderModule(ctx.device, m, nullptr);
+    VK_CHECK(result);
+    return p;
+}
+
+Descriptors& Descriptors::buffer(uint32_t binding, const Buffer& b, VkDescriptorType type) {
+    buffers.push_back({b.buffer, 0, VK_WHOLE_SIZE});
+    VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+    w.dstBinding = binding;
+    w.descriptorCount = 1;
+    w.descriptorType = type;
+    w.pBufferInfo = &buffers.back();
+    writes.push_back(w);
+    return *this;
+}
+
+Descriptors& Descriptors::storage_image(uint32_t binding, VkImageView view) {
+    images.push_back({VK_NULL_HANDLE, view, VK_IMAGE_LAYOUT_GENERAL});
+    VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+    w.dstBinding = binding;
+    w.descriptorCount = 1;
+    w.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_IMAGE;
+    w.pImageInfo = &images.back();
+    writes.push_back(w);
+    return *this;
+}
+
+Descriptors& Descriptors::sampled_image(uint32_t binding, VkImageView view, VkSampler sampler) {
+    images.push_back({sampler, view, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL});
+    VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+    w.dstBinding = binding;
+    w.descriptorCount = 1;
+    w.descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
+    w.pImageInfo = &images.back();
+    writes.push_back(w);
+    return *this;
+}
+
+void Descriptors::push(VkCommandBuffer cmd, const Pipeline& pipeline) {
+    vkCmdPushDescriptorSet_(cmd, pipeline.bind_point, pipeline.layout, 0, uint32_t(writes.size()), writes.data());
+}

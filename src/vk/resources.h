@@ -1,0 +1,125 @@
+// Buffers, images, shaders and pipelines: small RAII owners and the helpers that create them.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "vk/context.h"
+
+// Move-only owner of a VkBuffer and its memory. Host-visible buffers stay mapped.
+struct Buffer {
+    VkDevice device = VK_NULL_HANDLE;
+    VkBuffer buffer = VK_NULL_HANDLE;
+    VkDeviceMemory memory = VK_NULL_HANDLE;
+    VkDeviceSize size = 0;
+    void* mapped = nullptr;
+
+    Buffer() = default;
+    Buffer(Buffer&& o) noexcept { *this = std::move(o); }
+    Buffer& operator=(Buffer&& o) noexcept;
+    ~Buffer() { reset(); }
+    void reset();
+};
+
+// Move-only owner of a VkImage, its memory and one view of all its mips/layers.
+struct Image {
+    VkDevice device = VK_NULL_HANDLE;
+    VkImage image = VK_NULL_HANDLE;
+    VkDeviceMemory memory = VK_NULL_HANDLE;
+    VkImageView view = VK_NULL_HANDLE;
+    VkFormat format = VK_FORMAT_UNDEFINED;
+    VkExtent2D extent{};
+    uint32_t layers = 1;
+    // Tracked state of the whole image, so each pass asks for the layout it needs (see transition()).
+    VkImageLayout layout = VK_IMAGE_LAYOUT_UNDEFINED;
+    VkPipelineStageFlags2 last_stage = VK_PIPELINE_STAGE_2_NONE;
+    VkAccessFlags2 last_access = VK_ACCESS_2_NONE;
+
+    Image() = default;
+    Image(Image&& o) noexcept { *this = std::move(o); }
+    Image& operator=(Image&& o) noexcept;
+    ~Image() { reset(); }
+    void reset();
+};
+
+enum class MemoryKind { device_local, host_upload, host_readback };
+
+Buffer create_buffer(const Context& ctx, VkDeviceSize size, VkBufferUsageFlags usage, MemoryKind kind, const char* name);
+// Creates a device-local buffer holding `data` (staged through a host buffer).
+Buffer create_buffer_with_data(const Context& ctx, const void* data, VkDeviceSize size, VkBufferUsageFlags usage,
+                               const char* name);
+Image create_image(const Context& ctx, VkExtent2D extent, VkFormat format, VkImageUsageFlags usage, const char* name,
+                   uint32_t layers = 1);
+
+// Full-resource barriers, synchronization2 style; enough for a handful of passes per frame.
+void image_barrier(VkCommandBuffer cmd, VkImage image, VkImageAspectFlags aspect, VkImageLayout old_layout,
+                   VkImageLayout new_layout, VkPipelineStageFlags2 src_stage, VkAccessFlags2 src_access,
+                   VkPipelineStageFlags2 dst_stage, VkAccessFlags2 dst_access);
+// Moves a tracked image to `layout` for use at (stage, access), waiting on its last recorded use.
+// discard: the old contents are not needed (transition from UNDEFINED).
+void transition(VkCommandBuffer cmd, Image& image, VkImageLayout layout, VkPipelineStageFlags2 stage,
+                VkAccessFlags2 access, bool discard = false);
+void memory_barrier(VkCommandBuffer cmd, VkPipelineStageFlags2 src_stage, VkAccessFlags2 src_access,
+                    VkPipelineStageFlags2 dst_stage, VkAccessFlags2 dst_access);
+
+// SPIR-V lives in build/shaders next to the executable: shader_path("cull.comp.subgroup").
+std::string shader_path(const std::string& name);
+VkShaderModule load_shader(const Context& ctx, const std::string& name);
+
+// A pipeline with its layout and push-descriptor set layout.
+struct Pipeline {
+    VkDevice device = VK_NULL_HANDLE;
+    VkPipeline pipeline = VK_NULL_HANDLE;
+    VkPipelineLayout layout = VK_NULL_HANDLE;
+    VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;
+    VkPipelineBindPoint bind_point = VK_PIPELINE_BIND_POINT_GRAPHICS;
+
+    Pipeline() = default;
+    Pipeline(Pipeline&& o) noexcept { *this = std::move(o); }
+    Pipeline& operator=(Pipeline&& o) noexcept;
+    ~Pipeline() { reset(); }
+    void reset();
+};
+
+// The descriptor types of set 0, binding i = bindings[i]; pushed with vkCmdPushDescriptorSetKHR.
+struct LayoutDesc {
+    std::vector<VkDescriptorType> bindings;
+    VkShaderStageFlags stages = VK_SHADER_STAGE_ALL;
+    uint32_t push_constant_bytes = 0;
+};
+
+struct ComputeDesc {
+    std::string shader;  // e.g. "cull.comp.subgroup"
+    LayoutDesc layout;
+    uint32_t required_subgroup_size = 0;  // 0: driver's choice
+    bool full_subgroups = false;          // VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT
+};
+Pipeline create_compute_pipeline(const Context& ctx, const ComputeDesc& desc);
+
+struct GraphicsDesc {
+    std::vector<std::pair<VkShaderStageFlagBits, std::string>> shaders;
+    LayoutDesc layout;
+    std::vector<VkFormat> color_formats;
+    VkFormat depth_format = VK_FORMAT_UNDEFINED;
+    VkCompareOp depth_compare = VK_COMPARE_OP_GREATER_OR_EQUAL;  // reversed Z
+    bool depth_write = true;
+    uint32_t vertex_attributes = 3;  // of the scene's Vertex at binding 0: 3 all, 1 position only, 0 none
+    VkCullModeFlags cull_mode = VK_CULL_MODE_BACK_BIT;
+    VkPrimitiveTopology topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST;
+    uint32_t patch_control_points = 0;  // > 0: tessellation
+    bool blend = false;                 // premultiplied alpha "over"
+};
+Pipeline create_graphics_pipeline(const Context& ctx, const GraphicsDesc& desc);
+
+// Descriptor writes for push descriptors, built inline at record time.
+struct Descriptors {
+    std::vector<VkWriteDescriptorSet> writes;
+    std::vector<VkDescriptorBufferInfo> buffers;
+    std::vector<VkDescriptorImageInfo> images;
+    Descriptors() { buffers.reserve(16); images.reserve(16); }
+    Descriptors& buffer(uint32_t binding, const Buffer& b, VkDescriptorType type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
+    Descriptors& storage_image(uint32_t binding, VkImageView view);
+    Descriptors& sampled_image(uint32_t binding, VkImageView view, VkSampler sampler);
+    void push(VkCommandBuffer cmd, const Pipeline& pipeline);
+};

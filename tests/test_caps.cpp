@@ -1,0 +1,135 @@
+// The capability plan under masks: pure functions, checked against what each pass needs.
+#include <gtest/gtest.h>
+
+#include "caps/caps.h"
+
+namespace {
+
+// lavapipe as its vulkaninfo shows it: fragment + compute, everything but clustered.
+SubgroupCaps lavapipe() {
+    SubgroupCaps c;
+    c.size = c.min_size = c.max_size = 8;
+    c.stages = bit(Stage::fragment) | bit(Stage::compute);
+    c.ops = bit(Op::basic) | bit(Op::vote) | bit(Op::arithmetic) | bit(Op::ballot) | bit(Op::shuffle) |
+            bit(Op::shuffle_relative) | bit(Op::quad);
+    return c;
+}
+
+SubgroupCaps nvidia() {
+    SubgroupCaps c;
+    c.size = c.min_size = c.max_size = 32;
+    c.stages = (1u << uint32_t(Stage::count)) - 1;
+    c.ops = (1u << uint32_t(Op::count)) - 1;
+    c.quad_in_all_stages = true;
+    return c;
+}
+
+DeviceFeatures all_features() {
+    DeviceFeatures f;
+    f.tessellation = f.geometry = f.fragment_stores = f.vertex_stores = f.multi_draw_indirect = true;
+    return f;
+}
+
+TEST(Plan, AutoPicksSubgroupWhereSupported) {
+    Plan p = make_plan(lavapipe(), all_features(), {});
+    EXPECT_EQ(p.cull.variant, Variant::subgroup);
+    EXPECT_EQ(p.light_cull.variant, Variant::subgroup);
+    EXPECT_EQ(p.mip.variant, Variant::subgroup);
+    EXPECT_EQ(p.view.variant, Variant::off);  // shaded is not a subgroup view
+}
+
+TEST(Plan, MaskingComputeSendsComputePassesToFallbackWithReason) {
+    SubgroupCaps c = lavapipe();
+    apply_masks(c, bit(Stage::compute), 0);
+    Plan p = make_plan(c, all_features(), {});
+    EXPECT_EQ(p.cull.variant, Variant::fallback);
+    EXPECT_EQ(p.light_cull.variant, Variant::fallback);
+    EXPECT_EQ(p.mip.variant, Variant::subgroup);
+    EXPECT_NE(p.cull.reason.find("compute stage has no subgroup support"), std::string::npos) << p.cull.reason;
+    EXPECT_NE(p.cull.reason.find("--mask-stages"), std::string::npos) << p.cull.reason;
+}
+
+TEST(Plan, MaskingQuadSendsMipToFallback) {
+    SubgroupCaps c = nvidia();
+    apply_masks(c, 0, bit(Op::quad));
+    EXPECT_FALSE(c.quad_in_all_stages);
+    Plan p = make_plan(c, all_features(), {});
+    EXPECT_EQ(p.mip.variant, Variant::fallback);
+    EXPECT_NE(p.mip.reason.find("quad"), std::string::npos);
+    EXPECT_EQ(p.cull.variant, Variant::subgroup);
+}
+
+TEST(Plan, EachOperationACullPassNeedsIsRequired) {
+    for (Op op : {Op::basic, Op::arithmetic, Op::ballot}) {
+        SubgroupCaps c = nvidia();
+        apply_masks(c, 0, bit(op));
+        EXPECT_EQ(make_plan(c, all_features(), {}).cull.variant, Variant::fallback) << op_name(op);
+    }
+    SubgroupCaps c = nvidia();
+    apply_masks(c, 0, bit(Op::clustered) | bit(Op::shuffle));  // not used by cull
+    EXPECT_EQ(make_plan(c, all_features(), {}).cull.variant, Variant::subgroup);
+}
+
+TEST(Plan, ExplicitSubgroupWhereUnsupportedIsAnError) {
+    SubgroupCaps c = lavapipe();
+    apply_masks(c, 0, bit(Op::ballot));
+    PlanRequest r;
+    r.light_cull = Request::subgroup;
+    try {
+        make_plan(c, all_features(), r);
+        FAIL() << "expected UnsupportedRequest";
+    } catch (const UnsupportedRequest& e) {
+        EXPECT_NE(std::string(e.what()).find("ballot"), std::string::npos) << e.what();
+    }
+}
+
+TEST(Plan, ExplicitFallbackAndOffAreHonoured) {
+    PlanRequest r;
+    r.cull = Request::fallback;
+    r.mip = Request::off;
+    Plan p = make_plan(nvidia(), all_features(), r);
+    EXPECT_EQ(p.cull.variant, Variant::fallback);
+    EXPECT_EQ(p.mip.variant, Variant::off);
+    EXPECT_EQ(p.light_cull.variant, Variant::subgroup);
+}
+
+TEST(Plan, MipNeedsFragmentStores) {
+    DeviceFeatures f = all_features();
+    f.fragment_stores = false;
+    Plan p = make_plan(nvidia(), f, {});
+    EXPECT_EQ(p.mip.variant, Variant::fallback);
+    EXPECT_NE(p.mip.reason.find("fragmentStoresAndAtomics"), std::string::npos);
+}
+
+TEST(Plan, ViewsOnLavapipeAreUnsupportedOutsideFragmentAndCompute) {
+    for (uint32_t s = 0; s < uint32_t(Stage::count); ++s)
+        for (ViewMode m : {ViewMode::lane_id, ViewMode::first_last_lane, ViewMode::active_lanes}) {
+            ViewPlan v = plan_view(lavapipe(), all_features(), m, Stage(s));
+            bool supported = Stage(s) == Stage::fragment || Stage(s) == Stage::compute;
+            EXPECT_EQ(v.variant, supported ? Variant::subgroup : Variant::unsupported) << stage_name(Stage(s));
+            if (!supported) EXPECT_NE(v.reason.find("no subgroup support"), std::string::npos) << v.reason;
+        }
+}
+
+TEST(Plan, ViewStageMissingDeviceFeatureSaysSo) {
+    DeviceFeatures f = all_features();
+    f.geometry = false;
+    ViewPlan v = plan_view(nvidia(), f, ViewMode::lane_id, Stage::geometry);
+    EXPECT_EQ(v.variant, Variant::unsupported);
+    EXPECT_NE(v.reason.find("geometryShader"), std::string::npos);
+}
+
+TEST(Plan, BallotMaskedBreaksBallotViewsButNotLaneId) {
+    SubgroupCaps c = nvidia();
+    apply_masks(c, 0, bit(Op::ballot));
+    EXPECT_EQ(plan_view(c, all_features(), ViewMode::lane_id, Stage::vertex).variant, Variant::subgroup);
+    EXPECT_EQ(plan_view(c, all_features(), ViewMode::active_lanes, Stage::vertex).variant, Variant::unsupported);
+}
+
+TEST(Names, RoundTrip) {
+    for (uint32_t i = 0; i < uint32_t(Stage::count); ++i) EXPECT_EQ(parse_stage(stage_name(Stage(i))), Stage(i));
+    for (uint32_t i = 0; i < uint32_t(Op::count); ++i) EXPECT_EQ(parse_op(op_name(Op(i))), Op(i));
+    EXPECT_FALSE(parse_op("quads").has_value());
+}
+
+}  // namespace

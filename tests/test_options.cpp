@@ -1,0 +1,53 @@
+// The command line of the contract.
+#include <gtest/gtest.h>
+
+#include "app/options.h"
+
+namespace {
+
+Options parse(std::vector<std::string> args) { return parse_options(args); }
+
+TEST(Options, Defaults) {
+    Options o = parse({});
+    EXPECT_EQ(o.mode, Mode::window);
+    EXPECT_EQ(o.width, 1280u);
+    EXPECT_EQ(o.height, 720u);
+    EXPECT_EQ(o.lights, 256u);
+    EXPECT_EQ(o.frames, 60u);
+    EXPECT_EQ(o.warmup, 10u);
+    EXPECT_EQ(o.instances, 1u);
+    EXPECT_EQ(o.plan.cull, Request::automatic);
+    EXPECT_EQ(o.plan.view, ViewMode::shaded);
+    EXPECT_EQ(o.plan.view_stage, Stage::fragment);
+}
+
+TEST(Options, ParsesEverything) {
+    Options o = parse({"--headless", "--size", "640x360", "--lights", "4096", "--cull", "fallback", "--light-cull", "off",
+                       "--mip", "subgroup", "--view", "first-last-lane", "--view-stage", "tess-eval", "--mask-stages",
+                       "vertex,geometry", "--mask-ops", "quad,ballot", "--instances", "4", "--device", "1"});
+    EXPECT_EQ(o.mode, Mode::headless);
+    EXPECT_EQ(o.width, 640u);
+    EXPECT_EQ(o.height, 360u);
+    EXPECT_EQ(o.lights, 4096u);
+    EXPECT_EQ(o.plan.cull, Request::fallback);
+    EXPECT_EQ(o.plan.light_cull, Request::off);
+    EXPECT_EQ(o.plan.mip, Request::subgroup);
+    EXPECT_EQ(o.plan.view, ViewMode::first_last_lane);
+    EXPECT_EQ(o.plan.view_stage, Stage::tess_eval);
+    EXPECT_EQ(o.mask_stages, bit(Stage::vertex) | bit(Stage::geometry));
+    EXPECT_EQ(o.mask_ops, bit(Op::quad) | bit(Op::ballot));
+    EXPECT_EQ(o.instances, 4u);
+    EXPECT_EQ(o.device, 1u);
+}
+
+TEST(Options, RejectsBadInput) {
+    const std::vector<std::vector<std::string>> bad = {
+        {"--bogus"},           {"--size", "12x"},        {"--size", "0x0"},      {"--size", "99999x10"},
+        {"--frames", "-3"},    {"--frames"},             {"--cull", "fast"},     {"--view", "lanes"},
+        {"--mask-ops", "x"},   {"--mask-stages", "vertex,"}, {"--lights", "70000"}, {"--instances", "0"},
+        {"--headless", "--info"}, {"--compare"},         {"--out", "x"},         {"--headless", "--frames", "5", "--warmup", "5"},
+    };
+    for (const auto& args : bad) EXPECT_THROW(parse(args), UsageError) << args[0];
+}
+
+}  // namespace

@@ -1,0 +1,759 @@
+// glTF loader tests: every sample model against an independent reading of its JSON, known counts,
+// and malformed files built here (so no binary blobs are committed) that must fail cleanly.
+#include "scene/scene.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iterator>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+// ---- Files and samples --------------------------------------------------------------------------
+
+fs::path samples_dir() {
+    if (const char* env = std::getenv("SGD_GLTF_SAMPLES"); env && *env)
+        return env;
+#ifdef SGD_GLTF_SAMPLES_DIR
+    return SGD_GLTF_SAMPLES_DIR;
+#else
+    return "../shared/gltf-samples";
+#endif
+}
+
+#define REQUIRE_SAMPLES()                                                                                  \
+    if (!fs::is_directory(samples_dir()))                                                                  \
+    GTEST_SKIP() << "glTF samples not found at " << samples_dir() << " (set SGD_GLTF_SAMPLES)"
+
+std::string sample(const std::string& relative) { return (samples_dir() / relative).string(); }
+
+std::vector<fs::path> all_samples() {
+    std::vector<fs::path> files;
+    for (const auto& entry : fs::recursive_directory_iterator(samples_dir())) {
+        std::string ext = entry.path().extension().string();
+        if (entry.is_regular_file() && (ext == ".gltf" || ext == ".glb"))
+            files.push_back(entry.path());
+    }
+    std::sort(files.begin(), files.end());
+    return files;
+}
+
+std::vector<uint8_t> read_bytes(const fs::path& path) {
+    std::ifstream file(path, std::ios::binary);
+    return {std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>()};
+}
+
+void write_bytes(const fs::path& path, const std::vector<uint8_t>& bytes) {
+    std::ofstream file(path, std::ios::binary);
+    file.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+}
+
+void write_text(const fs::path& path, const std::string& text) { write_bytes(path, {text.begin(), text.end()}); }
+
+template <typename T>
+T read_as(const uint8_t* p) {
+    T v;
+    memcpy(&v, p, sizeof(T));
+    return v;
+}
+
+// The JSON of a .gltf, or of a .glb's first chunk.
+json read_gltf_json(const fs::path& path) {
+    std::vector<uint8_t> bytes = read_bytes(path);
+    if (path.extension() == ".glb")
+        return json::parse(bytes.begin() + 20, bytes.begin() + 20 + read_as<uint32_t>(&bytes[12]));
+    return json::parse(bytes.begin(), bytes.end());
+}
+
+bool requires_draco(const json& gltf) {
+    for (const auto& name : gltf.value("extensionsRequired", json::array()))
+        if (name == "KHR_draco_mesh_compression")
+            return true;
+    return false;
+}
+
+// A scratch directory, removed when the test ends.
+struct TempDir {
+    fs::path path;
+    TempDir() {
+        static int counter = 0;
+        path = fs::temp_directory_path() /
+               ("sgd_scene_test_" + std::to_string(getpid()) + "_" + std::to_string(counter++));
+        fs::create_directories(path);
+    }
+    ~TempDir() {
+        std::error_code ec;
+        fs::remove_all(path, ec);
+    }
+};
+
+// ---- Independent oracle: what the JSON alone says should be drawn ---------------------------------
+
+struct Expected {
+    uint64_t triangles = 0;  // drawn, summed over instances
+    uint64_t vertices = 0;   // loaded once per drawable primitive
+};
+
+Expected expected_counts(const json& gltf) {
+    Expected expected;
+    const json& accessors = gltf.value("accessors", json::array());
+    const json& meshes = gltf.value("meshes", json::array());
+    const json& nodes = gltf.value("nodes", json::array());
+    std::vector<uint64_t> mesh_triangles(meshes.size(), 0);
+    for (size_t m = 0; m < meshes.size(); ++m)
+        for (const json& primitive : meshes[m]["primitives"]) {
+            int mode = primitive.value("mode", 4);
+            if (mode < 4 || !primitive["attributes"].contains("POSITION"))
+                continue;
+            uint64_t vertices = accessors[primitive["attributes"]["POSITION"].get<int>()]["count"];
+            uint64_t n = primitive.contains("indices") ? accessors[primitive["indices"].get<int>()]["count"].get<uint64_t>()
+                                                       : vertices;
+            uint64_t triangles = mode == 4 ? n / 3 : (n >= 3 ? n - 2 : 0);
+            if (triangles == 0)
+                continue;
+            mesh_triangles[m] += triangles;
+            expected.vertices += vertices;
+        }
+
+    std::function<void(int)> walk = [&](int n) {
+        if (nodes[n].contains("mesh"))
+            expected.triangles += mesh_triangles[nodes[n]["mesh"].get<int>()];
+        for (int child : nodes[n].value("children", std::vector<int>{}))
+            walk(child);
+    };
+    if (gltf.contains("scene")) {
+        for (int root : gltf["scenes"][gltf["scene"].get<int>()].value("nodes", std::vector<int>{}))
+            walk(root);
+    } else {
+        std::vector<bool> is_child(nodes.size(), false);
+        for (const json& node : nodes)
+            for (int child : node.value("children", std::vector<int>{}))
+                is_child[child] = true;
+        for (size_t n = 0; n < nodes.size(); ++n)
+            if (!is_child[n])
+                walk(int(n));
+    }
+    return expected;
+}
+
+// What every loaded scene must satisfy, whatever the file.
+void check_invariants(const Scene& scene) {
+    ASSERT_FALSE(scene.materials.empty());
+    for (const Vertex& v : scene.vertices)
+        ASSERT_TRUE(std::isfinite(v.position.x) && std::isfinite(v.position.y) && std::isfinite(v.position.z));
+    for (uint32_t index : scene.indices)
+        ASSERT_LT(index, scene.vertices.size());
+    for (const Mesh& mesh : scene.meshes) {
+        EXPECT_EQ(mesh.index_count % 3, 0u);
+        EXPECT_LE(uint64_t(mesh.first_index) + mesh.index_count, scene.indices.size());
+        EXPECT_LT(mesh.material, scene.materials.size());
+    }
+    for (const MeshInstance& instance : scene.instances)
+        EXPECT_LT(instance.mesh, scene.meshes.size());
+    for (const Material& material : scene.materials)
+        EXPECT_LT(material.base_color_texture, int(scene.textures.size()));
+    for (const Texture& texture : scene.textures)
+        EXPECT_EQ(texture.rgba.size(), size_t(texture.width) * texture.height * 4);
+    if (!scene.instances.empty()) {
+        EXPECT_LE(scene.bounds_min.x, scene.bounds_max.x);
+        EXPECT_LE(scene.bounds_min.y, scene.bounds_max.y);
+        EXPECT_LE(scene.bounds_min.z, scene.bounds_max.z);
+    }
+}
+
+// ---- Synthetic files ------------------------------------------------------------------------------
+
+template <typename T>
+std::vector<uint8_t> bytes_of(std::initializer_list<T> values) {
+    std::vector<uint8_t> out(values.size() * sizeof(T));
+    memcpy(out.data(), std::data(values), out.size());
+    return out;
+}
+
+std::string base64(const std::vector<uint8_t>& bytes) {
+    static const char* table = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    std::string out;
+    for (size_t i = 0; i < bytes.size(); i += 3) {
+        uint32_t n = uint32_t(bytes[i]) << 16;
+        if (i + 1 < bytes.size())
+            n |= uint32_t(bytes[i + 1]) << 8;
+        if (i + 2 < bytes.size())
+            n |= bytes[i + 2];
+        out += table[(n >> 18) & 63];
+        out += table[(n >> 12) & 63];
+        out += i + 1 < bytes.size() ? table[(n >> 6) & 63] : '=';
+        out += i + 2 < bytes.size() ? table[n & 63] : '=';
+    }
+    return out;
+}
+
+struct Geometry {
+    std::vector<float> positions{0, 0, 0, 1, 0, 0, 0, 1, 0};  // a right triangle in the XY plane
+    std::vector<uint8_t> indices = bytes_of<uint16_t>({0, 1, 2});
+    int index_type = 5123;  // UNSIGNED_SHORT; 0 for a non-indexed primitive
+    int mode = 4;
+};
+
+size_t index_size(int type) { return type == 5121 ? 1 : type == 5123 ? 2 : 4; }
+
+// The buffer a Geometry's glTF describes: positions, then indices padded to 4 bytes.
+std::vector<uint8_t> geometry_buffer(const Geometry& g) {
+    std::vector<uint8_t> buffer(g.positions.size() * 4);
+    memcpy(buffer.data(), g.positions.data(), buffer.size());
+    buffer.insert(buffer.end(), g.indices.begin(), g.indices.end());
+    buffer.resize((buffer.size() + 3) / 4 * 4, 0);
+    return buffer;
+}
+
+// A minimal valid glTF for `g`; the buffer is a data URI unless `uri` names a file.
+json make_gltf(const Geometry& g = {}, const std::string& uri = "") {
+    std::vector<uint8_t> buffer = geometry_buffer(g);
+    size_t position_bytes = g.positions.size() * 4;
+    json primitive = {{"attributes", {{"POSITION", 0}}}, {"mode", g.mode}};
+    json accessors = json::array({{{"bufferView", 0}, {"componentType", 5126}, {"count", g.positions.size() / 3},
+                                   {"type", "VEC3"}}});
+    json views = json::array({{{"buffer", 0}, {"byteOffset", 0}, {"byteLength", position_bytes}}});
+    if (g.index_type != 0) {
+        primitive["indices"] = 1;
+        accessors.push_back({{"bufferView", 1}, {"componentType", g.index_type},
+                             {"count", g.indices.size() / index_size(g.index_type)}, {"type", "SCALAR"}});
+        views.push_back({{"buffer", 0}, {"byteOffset", position_bytes}, {"byteLength", g.indices.size()}});
+    }
+    std::string buffer_uri = uri.empty() ? "data:application/octet-stream;base64," + base64(buffer) : uri;
+    return {{"asset", {{"version", "2.0"}}},
+            {"scene", 0},
+            {"scenes", {{{"nodes", {0}}}}},
+            {"nodes", {{{"mesh", 0}}}},
+            {"meshes", {{{"primitives", {primitive}}}}},
+            {"accessors", accessors},
+            {"bufferViews", views},
+            {"buffers", {{{"byteLength", buffer.size()}, {"uri", buffer_uri}}}}};
+}
+
+// The same content as a GLB: JSON chunk plus BIN chunk, buffer 0 without a URI.
+std::vector<uint8_t> make_glb(const Geometry& g = {}) {
+    json gltf = make_gltf(g);
+    gltf["buffers"][0].erase("uri");
+    std::string text = gltf.dump();
+    text.resize((text.size() + 3) / 4 * 4, ' ');
+    std::vector<uint8_t> bin = geometry_buffer(g);
+    std::vector<uint8_t> glb = bytes_of<uint32_t>({0x46546C67, 2, 0, uint32_t(text.size()), 0x4E4F534A});
+    glb.insert(glb.end(), text.begin(), text.end());
+    std::vector<uint8_t> header = bytes_of<uint32_t>({uint32_t(bin.size()), 0x004E4942});
+    glb.insert(glb.end(), header.begin(), header.end());
+    glb.insert(glb.end(), bin.begin(), bin.end());
+    uint32_t length = uint32_t(glb.size());
+    memcpy(&glb[8], &length, 4);
+    return glb;
+}
+
+Scene load_text(const std::string& text, const std::string& base_dir = "") {
+    return load_scene_from_memory(reinterpret_cast<const uint8_t*>(text.data()), text.size(), base_dir, false);
+}
+
+Scene load_json(const json& gltf, const std::string& base_dir = "") { return load_text(gltf.dump(), base_dir); }
+
+Scene load_glb(const std::vector<uint8_t>& glb) { return load_scene_from_memory(glb.data(), glb.size(), "", true); }
+
+// `load` must throw a one-line SceneError whose message contains `fragment`.
+void expect_error(const std::function<void()>& load, const std::string& fragment) {
+    try {
+        load();
+        ADD_FAILURE() << "no SceneError; expected one mentioning '" << fragment << "'";
+    } catch (const SceneError& e) {
+        std::string message = e.what();
+        EXPECT_NE(message.find(fragment), std::string::npos) << "message: " << message;
+        EXPECT_EQ(message.find('\n'), std::string::npos) << "message: " << message;
+    }
+}
+
+void expect_json_error(const json& gltf, const std::string& fragment) {
+    expect_error([&] { load_json(gltf); }, fragment);
+}
+
+bool has_warning(const Scene& scene, const std::string& fragment) {
+    for (const std::string& warning : scene.warnings)
+        if (warning.find(fragment) != std::string::npos)
+            return true;
+    return false;
+}
+
+// Either a scene that keeps the invariants, or a SceneError: never anything else.
+void expect_clean_outcome(const std::function<Scene()>& load) {
+    try {
+        Scene scene = load();
+        check_invariants(scene);
+    } catch (const SceneError&) {
+    }
+}
+
+}  // namespace
+
+// ---- Sample models --------------------------------------------------------------------------------
+
+TEST(GltfSamples, EveryModelLoadsAndMatchesItsJson) {
+    REQUIRE_SAMPLES();
+    std::vector<fs::path> files = all_samples();
+    ASSERT_FALSE(files.empty());
+    for (const fs::path& path : files) {
+        SCOPED_TRACE(path.string());
+        json gltf = read_gltf_json(path);
+        if (requires_draco(gltf)) {  // Draco is unsupported: a clean error is the expected outcome
+            expect_error([&] { load_scene(path.string()); }, "KHR_draco_mesh_compression");
+            continue;
+        }
+        Scene scene;
+        try {
+            scene = load_scene(path.string());
+        } catch (const SceneError& e) {
+            ADD_FAILURE() << e.what();
+            continue;
+        }
+        Expected expected = expected_counts(gltf);
+        EXPECT_EQ(scene.triangle_count(), expected.triangles);
+        EXPECT_EQ(scene.vertices.size(), expected.vertices);
+        EXPECT_EQ(scene.path, path.string());
+        check_invariants(scene);
+    }
+}
+
+TEST(GltfSamples, KnownCounts) {
+    REQUIRE_SAMPLES();
+    for (const char* box : {"Box/glTF/Box.gltf", "Box/glTF-Binary/Box.glb", "Box/glTF-Embedded/Box.gltf"}) {
+        SCOPED_TRACE(box);
+        Scene scene = load_scene(sample(box));
+        EXPECT_EQ(scene.triangle_count(), 12u);
+        EXPECT_EQ(scene.vertices.size(), 24u);
+        EXPECT_EQ(scene.instances.size(), 1u);
+        EXPECT_NEAR(scene.bounds_min.x, -0.5f, 1e-5f);
+        EXPECT_NEAR(scene.bounds_max.y, 0.5f, 1e-5f);
+        EXPECT_EQ(scene.materials.size(), 2u);  // the default plus the file's one
+        EXPECT_EQ(scene.meshes[0].material, 1u);
+    }
+    for (const char* triangle : {"Triangle/glTF/Triangle.gltf", "TriangleWithoutIndices/glTF/TriangleWithoutIndices.gltf",
+                                 "TriangleWithoutIndices/glTF-Embedded/TriangleWithoutIndices.gltf"}) {
+        SCOPED_TRACE(triangle);
+        Scene scene = load_scene(sample(triangle));
+        EXPECT_EQ(scene.triangle_count(), 1u);
+        EXPECT_EQ(scene.vertices.size(), 3u);
+        EXPECT_EQ(scene.meshes[0].material, 0u);  // no material in the file: the default white
+        EXPECT_EQ(scene.materials[0].base_color_factor, glm::vec4(1.0f));
+        // No normals in the file: computed from the face, which lies in the XY plane.
+        EXPECT_NEAR(std::abs(scene.vertices[0].normal.z), 1.0f, 1e-5f);
+    }
+}
+
+TEST(GltfSamples, InterleavedBoxEqualsBox) {
+    REQUIRE_SAMPLES();
+    Scene box = load_scene(sample("Box/glTF/Box.gltf"));
+    for (const char* variant : {"BoxInterleaved/glTF/BoxInterleaved.gltf", "BoxInterleaved/glTF-Binary/BoxInterleaved.glb"}) {
+        SCOPED_TRACE(variant);
+        Scene interleaved = load_scene(sample(variant));
+        ASSERT_EQ(interleaved.vertices.size(), box.vertices.size());
+        for (size_t i = 0; i < box.vertices.size(); ++i) {
+            EXPECT_EQ(interleaved.vertices[i].position, box.vertices[i].position) << "vertex " << i;
+            EXPECT_EQ(interleaved.vertices[i].normal, box.vertices[i].normal) << "vertex " << i;
+            EXPECT_EQ(interleaved.vertices[i].uv, box.vertices[i].uv) << "vertex " << i;
+        }
+        EXPECT_EQ(interleaved.indices, box.indices);
+        ASSERT_EQ(interleaved.instances.size(), box.instances.size());
+        EXPECT_EQ(interleaved.instances[0].transform, box.instances[0].transform);
+    }
+}
+
+// Reads the sparse POSITION accessor by hand (base view, then substitution) and compares.
+TEST(GltfSamples, SparseAccessorMatchesHandDecoding) {
+    REQUIRE_SAMPLES();
+    fs::path path = sample("SimpleSparseAccessor/glTF/SimpleSparseAccessor.gltf");
+    json gltf = read_gltf_json(path);
+    std::vector<uint8_t> bin = read_bytes(path.parent_path() / gltf["buffers"][0]["uri"].get<std::string>());
+    const json& views = gltf["bufferViews"];
+    auto view_start = [&](int view) { return bin.data() + views[view].value("byteOffset", 0); };
+
+    int position = gltf["meshes"][0]["primitives"][0]["attributes"]["POSITION"];
+    const json& accessor = gltf["accessors"][position];
+    size_t count = accessor["count"];
+    const uint8_t* base = view_start(accessor["bufferView"]) + accessor.value("byteOffset", 0);
+    std::vector<float> expected(count * 3);
+    memcpy(expected.data(), base, expected.size() * 4);
+
+    const json& sparse = accessor["sparse"];
+    ASSERT_EQ(sparse["indices"]["componentType"], 5123);
+    const uint8_t* indices = view_start(sparse["indices"]["bufferView"]) + sparse["indices"].value("byteOffset", 0);
+    const uint8_t* values = view_start(sparse["values"]["bufferView"]) + sparse["values"].value("byteOffset", 0);
+    for (int i = 0; i < sparse["count"].get<int>(); ++i)
+        memcpy(&expected[read_as<uint16_t>(indices + i * 2) * 3], values + i * 12, 12);
+
+    ASSERT_NE(memcmp(expected.data(), base, expected.size() * 4), 0);  // substitution changed something
+
+    for (const char* variant : {"SimpleSparseAccessor/glTF/SimpleSparseAccessor.gltf",
+                                "SimpleSparseAccessor/glTF-Embedded/SimpleSparseAccessor.gltf"}) {
+        SCOPED_TRACE(variant);
+        Scene scene = load_scene(sample(variant));
+        ASSERT_EQ(scene.vertices.size(), count);
+        for (size_t v = 0; v < count; ++v)
+            EXPECT_EQ(scene.vertices[v].position, glm::vec3(expected[v * 3], expected[v * 3 + 1], expected[v * 3 + 2]))
+                << "vertex " << v;
+    }
+}
+
+TEST(GltfSamples, TexturedBoxDecodesItsTexture) {
+    REQUIRE_SAMPLES();
+    for (const char* variant : {"BoxTextured/glTF/BoxTextured.gltf", "BoxTextured/glTF-Binary/BoxTextured.glb",
+                                "BoxTextured/glTF-Embedded/BoxTextured.gltf"}) {
+        SCOPED_TRACE(variant);
+        Scene scene = load_scene(sample(variant));
+        ASSERT_EQ(scene.textures.size(), 1u);
+        EXPECT_GT(scene.textures[0].width, 0);
+        EXPECT_GT(scene.textures[0].height, 0);
+        EXPECT_EQ(scene.materials[scene.meshes[0].material].base_color_texture, 0);
+        EXPECT_TRUE(scene.warnings.empty()) << scene.warnings.front();
+    }
+}
+
+TEST(GltfSamples, PrimitiveModesConvertStripsAndSkipLines) {
+    REQUIRE_SAMPLES();
+    Scene scene = load_scene(sample("MeshPrimitiveModes/glTF/MeshPrimitiveModes.gltf"));
+    EXPECT_GT(scene.triangle_count(), 0u);
+    EXPECT_TRUE(has_warning(scene, "points and lines"));
+}
+
+// ---- Synthetic geometry ---------------------------------------------------------------------------
+
+TEST(GltfLoader, MinimalTriangle) {
+    Scene scene = load_json(make_gltf());
+    EXPECT_EQ(scene.triangle_count(), 1u);
+    EXPECT_EQ(scene.indices, (std::vector<uint32_t>{0, 1, 2}));
+    EXPECT_EQ(scene.materials.size(), 1u);
+    EXPECT_EQ(scene.meshes[0].material, 0u);
+    for (const Vertex& v : scene.vertices) {
+        EXPECT_EQ(v.normal, glm::vec3(0, 0, 1));  // counter-clockwise in XY: +Z
+        EXPECT_EQ(v.uv, glm::vec2(0));            // no TEXCOORD_0: zero
+    }
+    EXPECT_EQ(scene.bounds_min, glm::vec3(0));
+    EXPECT_EQ(scene.bounds_max, glm::vec3(1, 1, 0));
+    EXPECT_TRUE(scene.warnings.empty());
+}
+
+TEST(GltfLoader, IndexComponentTypesAndNoIndices) {
+    Geometry u8;
+    u8.indices = bytes_of<uint8_t>({2, 1, 0});
+    u8.index_type = 5121;
+    EXPECT_EQ(load_json(make_gltf(u8)).indices, (std::vector<uint32_t>{2, 1, 0}));
+
+    Geometry u32;
+    u32.indices = bytes_of<uint32_t>({1, 2, 0});
+    u32.index_type = 5125;
+    EXPECT_EQ(load_json(make_gltf(u32)).indices, (std::vector<uint32_t>{1, 2, 0}));
+
+    Geometry none;
+    none.indices.clear();
+    none.index_type = 0;
+    EXPECT_EQ(load_json(make_gltf(none)).indices, (std::vector<uint32_t>{0, 1, 2}));
+}
+
+TEST(GltfLoader, StripsAndFansBecomeLists) {
+    Geometry quad;
+    quad.positions = {0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 1, 0};
+    quad.indices.clear();
+    quad.index_type = 0;
+    quad.mode = 5;  // TRIANGLE_STRIP
+    EXPECT_EQ(load_json(make_gltf(quad)).indices, (std::vector<uint32_t>{0, 1, 2, 2, 1, 3}));
+    quad.mode = 6;  // TRIANGLE_FAN
+    EXPECT_EQ(load_json(make_gltf(quad)).indices, (std::vector<uint32_t>{1, 2, 0, 2, 3, 0}));
+}
+
+TEST(GltfLoader, PointsAndLinesAreSkippedWithAWarning) {
+    for (int mode : {0, 1, 2, 3}) {
+        Geometry g;
+        g.mode = mode;
+        Scene scene = load_json(make_gltf(g));
+        EXPECT_EQ(scene.triangle_count(), 0u);
+        EXPECT_TRUE(has_warning(scene, "not drawn")) << "mode " << mode;
+    }
+    Geometry bad;
+    bad.mode = 9;
+    expect_json_error(make_gltf(bad), "invalid mode 9");
+}
+
+TEST(GltfLoader, NodeTransformsAndRoots) {
+    json gltf = make_gltf();
+    gltf["nodes"] = json::parse(R"([{"translation": [10, 0, 0], "children": [1]},
+                                    {"mesh": 0, "scale": [2, 2, 2]},
+                                    {"mesh": 0, "matrix": [1,0,0,0, 0,1,0,0, 0,0,1,0, 0,0,-5,1]}])");
+    gltf["scenes"][0]["nodes"] = {0};
+    Scene scene = load_json(gltf);
+    ASSERT_EQ(scene.instances.size(), 1u);  // node 2 is not in the default scene
+    EXPECT_EQ(scene.bounds_min, glm::vec3(10, 0, 0));
+    EXPECT_EQ(scene.bounds_max, glm::vec3(12, 2, 0));
+
+    gltf.erase("scene");  // no default scene: every root node (0 and 2) is drawn
+    scene = load_json(gltf);
+    EXPECT_EQ(scene.instances.size(), 2u);
+    EXPECT_EQ(scene.bounds_min, glm::vec3(0, 0, -5));
+}
+
+TEST(GltfLoader, ExternalAndGlbBuffers) {
+    TempDir dir;
+    Geometry g;
+    write_bytes(dir.path / "tri.bin", geometry_buffer(g));
+    write_text(dir.path / "tri.gltf", make_gltf(g, "tri.bin").dump());
+    EXPECT_EQ(load_scene((dir.path / "tri.gltf").string()).triangle_count(), 1u);
+
+    write_bytes(dir.path / "tri.glb", make_glb(g));
+    EXPECT_EQ(load_scene((dir.path / "tri.glb").string()).triangle_count(), 1u);
+
+    // From memory with no base directory, external files are off limits.
+    std::string text = make_gltf(g, "tri.bin").dump();
+    expect_error([&] { load_text(text, ""); }, "tri.bin");
+}
+
+// ---- Malformed input ------------------------------------------------------------------------------
+
+TEST(GltfMalformed, MissingFileAndUnknownExtension) {
+    TempDir dir;
+    std::string missing = (dir.path / "nope.gltf").string();
+    expect_error([&] { load_scene(missing); }, "scene file not found: " + missing);
+    write_text(dir.path / "model.obj", "o cube\n");
+    expect_error([&] { load_scene((dir.path / "model.obj").string()); }, "unsupported scene file type");
+}
+
+TEST(GltfMalformed, MissingBufferFile) {
+    TempDir dir;
+    write_text(dir.path / "tri.gltf", make_gltf({}, "missing.bin").dump());
+    expect_error([&] { load_scene((dir.path / "tri.gltf").string()); }, "missing.bin");
+}
+
+TEST(GltfMalformed, InvalidJson) {
+    expect_error([] { load_text("{ \"asset\": { \"version\": \"2.0\" "); }, "invalid JSON");
+    expect_error([] { load_text(""); }, "invalid JSON");
+    expect_error([] { load_text("[1, 2, 3]"); }, "not a JSON object");
+    expect_error([] { load_text(std::string(100000, '[') + std::string(100000, ']')); }, "nested deeper");
+}
+
+TEST(GltfMalformed, AccessorPastItsBufferView) {
+    json gltf = make_gltf();
+    gltf["accessors"][0]["count"] = 4;
+    expect_json_error(gltf, "accessor 0: byteOffset+count*stride (48) exceeds buffer view 0 length (36)");
+    gltf = make_gltf();
+    gltf["accessors"][0]["byteOffset"] = 2147483644;
+    expect_json_error(gltf, "exceeds buffer view 0");
+    gltf = make_gltf();
+    gltf["accessors"][0]["count"] = 2000000000;
+    expect_json_error(gltf, "too large");
+}
+
+TEST(GltfMalformed, IndicesOutOfRange) {
+    json gltf = make_gltf();
+    gltf["meshes"][0]["primitives"][0]["attributes"]["POSITION"] = 7;
+    expect_json_error(gltf, "accessor 7 out of range");
+    gltf = make_gltf();
+    gltf["accessors"][0]["bufferView"] = 5;
+    expect_json_error(gltf, "buffer view 5 out of range");
+    gltf = make_gltf();
+    gltf["bufferViews"][0]["byteLength"] = 1000;
+    expect_json_error(gltf, "buffer view 0: byteOffset+byteLength (1000) exceeds buffer 0");
+    gltf = make_gltf();
+    gltf["meshes"][0]["primitives"][0]["material"] = 3;
+    expect_json_error(gltf, "material 3 out of range");
+    gltf = make_gltf();
+    gltf["nodes"][0]["mesh"] = 2;
+    expect_json_error(gltf, "mesh 2 out of range");
+}
+
+TEST(GltfMalformed, IndexPastVertexCount) {
+    Geometry g;
+    g.indices = bytes_of<uint16_t>({0, 1, 3});
+    expect_json_error(make_gltf(g), "index 3 at position 2 is >= vertex count 3");
+}
+
+TEST(GltfMalformed, NegativeOrOverflowingOffsets) {
+    json gltf = make_gltf();
+    gltf["bufferViews"][0]["byteOffset"] = -4;
+    expect_json_error(gltf, "/bufferViews/0/byteOffset must be a non-negative integer");
+    gltf = make_gltf();
+    gltf["accessors"][0]["byteOffset"] = 18446744073709551615ull;
+    expect_json_error(gltf, "/accessors/0/byteOffset");
+    gltf = make_gltf();
+    gltf["accessors"][0]["byteOffset"] = 1e300;
+    expect_json_error(gltf, "must be a non-negative integer");
+    gltf = make_gltf();
+    gltf["nodes"][0]["mesh"] = 4294967296ull;  // would truncate to mesh 0 through `int`
+    expect_json_error(gltf, "/nodes/0/mesh");
+}
+
+TEST(GltfMalformed, StrideSmallerThanElement) {
+    json gltf = make_gltf();
+    gltf["bufferViews"][0]["byteStride"] = 4;
+    expect_json_error(gltf, "byteStride 4 is smaller than the element size 12");
+}
+
+TEST(GltfMalformed, WrongAttributeTypes) {
+    json gltf = make_gltf();
+    gltf["accessors"][0]["type"] = "VEC2";
+    expect_json_error(gltf, "must be float VEC3");
+    gltf = make_gltf();
+    gltf["accessors"][1]["componentType"] = 5126;
+    expect_json_error(gltf, "index accessor 1");
+}
+
+TEST(GltfMalformed, SparseIndexPastCount) {
+    // Sparse indices {7} (u16 at byte 36) and one replacement value read from the positions.
+    Geometry g;
+    g.indices = bytes_of<uint16_t>({7, 0});
+    g.index_type = 0;
+    json gltf = make_gltf(g);
+    gltf["bufferViews"].push_back({{"buffer", 0}, {"byteOffset", 36}, {"byteLength", 4}});
+    gltf["accessors"][0]["sparse"] = {{"count", 1},
+                                      {"indices", {{"bufferView", 1}, {"componentType", 5123}}},
+                                      {"values", {{"bufferView", 0}}}};
+    expect_json_error(gltf, "sparse: index 7 at position 0 is >= accessor count 3");
+    gltf["accessors"][0]["sparse"]["count"] = 5;
+    expect_json_error(gltf, "sparse: count 5 out of range");
+}
+
+TEST(GltfMalformed, CyclicAndDeepNodeGraphs) {
+    json gltf = make_gltf();
+    gltf["nodes"] = json::parse(R"([{"mesh": 0, "children": [1]}, {"children": [0]}])");
+    expect_json_error(gltf, "cycle");
+    gltf.erase("scene");  // no roots at all
+    expect_json_error(gltf, "cycle");
+    gltf["nodes"] = json::parse(R"([{"mesh": 0, "children": [0]}])");
+    expect_json_error(gltf, "cycle through node 0");
+
+    gltf = make_gltf();
+    gltf["nodes"] = json::array();
+    for (int i = 0; i < 300; ++i)
+        gltf["nodes"].push_back(i + 1 < 300 ? json{{"children", {i + 1}}} : json{{"mesh", 0}});
+    expect_json_error(gltf, "deeper than");
+}
+
+TEST(GltfMalformed, UnsupportedRequiredExtension) {
+    json gltf = make_gltf();
+    gltf["extensionsRequired"] = {"KHR_mesh_quantization"};
+    expect_json_error(gltf, "unsupported required extension KHR_mesh_quantization");
+}
+
+TEST(GltfMalformed, BadTexturesAreWarningsNotErrors) {
+    TempDir dir;
+    std::vector<uint8_t> garbage(200, 0x5A);
+    write_bytes(dir.path / "tri.bin", geometry_buffer({}));
+    json gltf = make_gltf({}, "tri.bin");
+    gltf["images"] = {{{"uri", "data:image/png;base64," + base64(garbage)}},  // corrupt
+                      {{"uri", "missing.png"}},                              // no such file
+                      {{"bufferView", 0}, {"mimeType", "image/png"}}};       // geometry, not a PNG
+    gltf["textures"] = {{{"source", 0}}, {{"source", 1}}, {{"source", 2}}};
+    gltf["materials"] = json::array();
+    for (int texture : {0, 1, 2, 9})
+        gltf["materials"].push_back({{"pbrMetallicRoughness", {{"baseColorTexture", {{"index", texture}}}}}});
+    gltf["meshes"][0]["primitives"][0]["material"] = 0;
+
+    Scene scene = load_json(gltf, dir.path.string());
+    EXPECT_TRUE(scene.textures.empty());
+    ASSERT_EQ(scene.materials.size(), 5u);
+    for (const Material& material : scene.materials)
+        EXPECT_EQ(material.base_color_texture, -1);
+    EXPECT_TRUE(has_warning(scene, "image 0: cannot decode"));
+    EXPECT_TRUE(has_warning(scene, "missing.png"));
+    EXPECT_TRUE(has_warning(scene, "image 2: cannot decode"));
+    EXPECT_TRUE(has_warning(scene, "texture 9 out of range"));
+    EXPECT_EQ(scene.triangle_count(), 1u);
+}
+
+TEST(GltfMalformed, TruncatedGlb) {
+    std::vector<uint8_t> glb = make_glb();
+    ASSERT_EQ(load_glb(glb).triangle_count(), 1u);
+    // Every proper prefix is a truncated file: each must be refused, none may read past its end.
+    for (size_t size = 0; size < glb.size(); ++size) {
+        std::vector<uint8_t> prefix(glb.begin(), glb.begin() + size);
+        try {
+            load_glb(prefix);
+            ADD_FAILURE() << "prefix of " << size << " bytes loaded";
+        } catch (const SceneError&) {
+        }
+    }
+    expect_error([&] { load_glb(std::vector<uint8_t>(glb.begin(), glb.end() - 4)); }, "truncated GLB");
+
+    std::vector<uint8_t> bad_bin = glb;  // BIN chunk claims more bytes than the file holds
+    uint32_t json_size = read_as<uint32_t>(&glb[12]);
+    uint32_t huge = 0xFFFFFFF0u;
+    memcpy(&bad_bin[20 + json_size], &huge, 4);
+    expect_error([&] { load_glb(bad_bin); }, "BIN chunk");
+
+    std::vector<uint8_t> bad_magic = glb;
+    bad_magic[0] = 'x';
+    expect_error([&] { load_glb(bad_magic); }, "bad magic");
+}
+
+// Deterministic byte flips over a GLB and a .gltf: whatever comes out must be a clean outcome.
+// Run under ASan/UBSan this is a small fuzz pass over the bounds checks.
+TEST(GltfMalformed, MutatedFilesNeverCrash) {
+    std::vector<uint8_t> glb = make_glb();
+    std::string text = make_gltf().dump();
+    uint32_t state = 12345;
+    auto next = [&] { return state = state * 1664525u + 1013904223u; };
+    for (int round = 0; round < 400; ++round) {
+        std::vector<uint8_t> mutated = glb;
+        std::string mutated_text = text;
+        for (int flips = 0; flips < 3; ++flips) {
+            mutated[next() % mutated.size()] = uint8_t(next() >> 24);
+            mutated_text[next() % mutated_text.size()] = "0123456789-e.,[]{}\":9"[next() % 21];
+        }
+        expect_clean_outcome([&] { return load_glb(mutated); });
+        expect_clean_outcome([&] { return load_text(mutated_text); });
+    }
+}
+
+// ---- Grid replication -----------------------------------------------------------------------------
+
+TEST(SceneGrid, ReplicatesInstancesAndBounds) {
+    Scene scene = load_json(make_gltf());  // bounds (0,0,0)-(1,1,0): spacing 1.2 * 1
+    replicate_grid(scene, 1);
+    EXPECT_EQ(scene.instances.size(), 1u);
+    EXPECT_EQ(scene.grid, 1u);
+
+    replicate_grid(scene, 3);
+    EXPECT_EQ(scene.grid, 3u);
+    EXPECT_EQ(scene.instances.size(), 9u);
+    EXPECT_EQ(scene.triangle_count(), 9u);
+    EXPECT_NEAR(scene.bounds_min.x, -1.2f, 1e-5f);
+    EXPECT_NEAR(scene.bounds_max.x, 2.2f, 1e-5f);
+    EXPECT_NEAR(scene.bounds_min.z, -1.2f, 1e-5f);
+    EXPECT_NEAR(scene.bounds_max.z, 1.2f, 1e-5f);
+    EXPECT_EQ(scene.bounds_min.y, 0.0f);
+    EXPECT_EQ(scene.bounds_max.y, 1.0f);
+
+    // The bounds kept up to date must equal a recomputation over the new instances.
+    glm::vec3 min = scene.bounds_min, max = scene.bounds_max;
+    update_bounds(scene);
+    for (int axis = 0; axis < 3; ++axis) {
+        EXPECT_NEAR(scene.bounds_min[axis], min[axis], 1e-5f);
+        EXPECT_NEAR(scene.bounds_max[axis], max[axis], 1e-5f);
+    }
+}
+
+TEST(SceneGrid, BoxGridCounts) {
+    REQUIRE_SAMPLES();
+    Scene scene = load_scene(sample("Box/glTF/Box.gltf"));
+    replicate_grid(scene, 4);
+    EXPECT_EQ(scene.instances.size(), 16u);
+    EXPECT_EQ(scene.triangle_count(), 16u * 12u);
+    // Extent 1 on X and Z: 4 copies spaced 1.2 apart span 3 * 1.2 + 1.
+    EXPECT_NEAR(scene.bounds_max.x - scene.bounds_min.x, 4.6f, 1e-5f);
+    EXPECT_NEAR(scene.bounds_max.z - scene.bounds_min.z, 4.6f, 1e-5f);
+    EXPECT_NEAR(scene.bounds_min.x + scene.bounds_max.x, 0.0f, 1e-5f);  // still centred
+}
