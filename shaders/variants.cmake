@@ -5,3 +5,7 @@
 sgd_shader(scene.vert depth DEPTH_ONLY=1)
 sgd_shader(scene.vert forward)
 sgd_shader(forward.frag plain)
+
+# Screen-space overlay: legends, markings, HUD.
+sgd_shader(overlay.vert main)
+sgd_shader(overlay.frag main)

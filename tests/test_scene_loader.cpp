@@ -472,7 +472,7 @@ TEST(GltfLoader, StripsAndFansBecomeLists) {
     quad.indices.clear();
     quad.index_type = 0;
     quad.mode = 5;  // TRIANGLE_STRIP
-    EXPECT_EQ(load_json(make_gltf(quad)).indices, (std::vector<uint32_t>{0, 1, 2, 2, 1, 3}));
+    EXPECT_EQ(load_json(make_gltf(quad)).indices, (std::vector<uint32_t>{0, 1, 2, 1, 3, 2}));
     quad.mode = 6;  // TRIANGLE_FAN
     EXPECT_EQ(load_json(make_gltf(quad)).indices, (std::vector<uint32_t>{1, 2, 0, 2, 3, 0}));
 }
@@ -632,6 +632,7 @@ TEST(GltfMalformed, CyclicAndDeepNodeGraphs) {
     expect_json_error(gltf, "cycle");
     gltf.erase("scene");  // no roots at all
     expect_json_error(gltf, "cycle");
+    gltf["scene"] = 0;
     gltf["nodes"] = json::parse(R"([{"mesh": 0, "children": [0]}])");
     expect_json_error(gltf, "cycle through node 0");
 

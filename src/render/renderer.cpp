@@ -35,6 +35,7 @@ Renderer::Renderer(const Context& ctx, const Scene& scene, const RendererConfig&
                                   VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
                               MemoryKind::device_local, "counters");
     scene_pass_.create(ctx);
+    overlay_.create(ctx, kFramesInFlight);
 }
 
 Renderer::~Renderer() { vkDeviceWaitIdle(ctx_.device); }
@@ -73,7 +74,7 @@ void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_i
         gpu_lights[i] = {glm::vec4(lights[i].position, lights[i].radius), glm::vec4(lights[i].color, 0.0f)};
 
     FrameContext f{ctx_, cmd, *slot.timer, scene_, targets_, config_.plan, slot.uniforms, slot.lights, counters_,
-                   frame_index, config_.lights, instrument};
+                   frame_index, config_.lights, instrument, &overlay_};
 
     slot.timer->reset(cmd);
     slot.timer->begin(cmd, Pass::frame);
@@ -86,6 +87,7 @@ void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_i
 
     scene_pass_.record_depth(f);
     scene_pass_.record_forward(f);
+    overlay_.record(f, slot_index);
 
     // The frame ends with the colour ready to copy out (screenshot, swapchain blit).
     transition(cmd, targets_.color, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_PIPELINE_STAGE_2_COPY_BIT | VK_PIPELINE_STAGE_2_BLIT_BIT,

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "passes/scene_pass.h"
+#include "render/overlay.h"
 #include "scene/camera.h"
 #include "scene/lights.h"
 
@@ -46,6 +47,8 @@ public:
     GpuCounters read_counters();
 
     Image& color() { return targets_.color; }
+    // Add text/rectangles here before record(); they are drawn at the end of that frame.
+    Overlay& overlay() { return overlay_; }
     const GpuScene& gpu_scene() const { return scene_; }
     const Camera& default_view() const { return default_camera_; }
     glm::vec3 bounds_min() const { return bounds_min_; }
@@ -67,4 +70,5 @@ private:
     glm::vec3 bounds_min_, bounds_max_;
 
     ScenePass scene_pass_;
+    Overlay overlay_;
 };

@@ -223,7 +223,26 @@ void check_integers(const nlohmann::json& value, const std::string& path) {
     }
 }
 
-void check_json(std::string_view text) {
+// Anything that changes geometry is refused; material extensions only change shading. Checked
+// on the raw JSON because tinygltf rejects e.g. Draco files with a less helpful message first.
+void check_required_extensions(const nlohmann::json& root, std::vector<std::string>& warnings) {
+    auto it = root.find("extensionsRequired");
+    if (it == root.end())
+        return;
+    if (!it->is_array())
+        fail("invalid glTF: extensionsRequired is not an array");
+    for (const nlohmann::json& entry : *it) {
+        if (!entry.is_string())
+            fail("invalid glTF: extensionsRequired holds a non-string");
+        std::string name = entry.get<std::string>();
+        if (name == "KHR_texture_transform" || name.rfind("KHR_materials_", 0) == 0)
+            warnings.push_back("required extension " + name + " is ignored");
+        else
+            fail("unsupported required extension ", name);
+    }
+}
+
+void check_json(std::string_view text, std::vector<std::string>& warnings) {
     check_nesting(text);
     nlohmann::json root;
     try {
@@ -234,6 +253,7 @@ void check_json(std::string_view text) {
     if (!root.is_object())
         fail("invalid glTF: top level is not a JSON object");
     check_integers(root, "");
+    check_required_extensions(root, warnings);
 }
 
 // One line per message, without tinygltf's trailing newlines.
@@ -249,7 +269,7 @@ Model parse_gltf(const uint8_t* data, size_t size, const std::string& base_dir, 
     uint32_t glb_length = 0;
     std::string_view json = binary ? check_glb(data, size, glb_length)
                                    : std::string_view(reinterpret_cast<const char*>(data), size);
-    check_json(json);
+    check_json(json, warnings);
 
     FileAccess access{base_dir};
     tinygltf::TinyGLTF parser;
@@ -270,16 +290,6 @@ Model parse_gltf(const uint8_t* data, size_t size, const std::string& base_dir, 
     }
     add_lines(warnings, err + warn, "glTF: ");
     return model;
-}
-
-// Anything that changes geometry is refused; material extensions only change shading.
-void check_required_extensions(const Model& model, std::vector<std::string>& warnings) {
-    for (const std::string& name : model.extensionsRequired) {
-        if (name == "KHR_texture_transform" || name.rfind("KHR_materials_", 0) == 0)
-            warnings.push_back("required extension " + name + " is ignored");
-        else
-            fail("unsupported required extension ", name);
-    }
 }
 
 // ---- Accessors ----------------------------------------------------------------------------------
@@ -797,7 +807,6 @@ Scene load_scene_from_memory(const uint8_t* data, size_t size, const std::string
     try {
         std::vector<std::string> warnings;
         Model model = parse_gltf(data, size, base_dir, binary, warnings);
-        check_required_extensions(model, warnings);
         return build_scene(model, std::move(warnings));
     } catch (const SceneError&) {
         throw;
