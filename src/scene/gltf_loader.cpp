@@ -282,11 +282,11 @@ Model parse_gltf(const uint8_t* data, size_t size, const std::string& base_dir, 
                      : parser.LoadASCIIFromString(&model, &err, &warn, json.data(), unsigned(json.size()), base_dir);
     if (!ok) {
         std::vector<std::string> errors;
-        add_lines(errors, err.empty() ? "unknown error" : err, "");
-        std::string joined = errors.front();
+        add_lines(errors, err, "");
+        std::string joined = errors.empty() ? "unknown error" : errors[0];
         for (size_t i = 1; i < errors.size(); ++i)
             joined += "; " + errors[i];
-        fail("invalid glTF: ", joined);
+        fail("cannot load glTF: ", joined);
     }
     add_lines(warnings, err + warn, "glTF: ");
     return model;
