@@ -9,3 +9,6 @@ sgd_shader(forward.frag plain)
 # Screen-space overlay: legends, markings, HUD.
 sgd_shader(overlay.vert main)
 sgd_shader(overlay.frag main)
+
+# Window: RGBA -> BGRA reorder before the copy into the swapchain image.
+sgd_shader(present.comp swizzle)

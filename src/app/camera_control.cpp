@@ -12,6 +12,8 @@ constexpr float kZoomPerStep = 0.85f;
 }  // namespace
 
 void OrbitCamera::reset(const Camera& view, glm::vec3 bounds_min, glm::vec3 bounds_max) {
+    home = view;
+    moved = false;
     scene_center = 0.5f * (bounds_min + bounds_max);
     scene_radius = std::max(0.5f * glm::length(bounds_max - bounds_min), 1e-3f);
     target = view.target;
@@ -24,12 +26,16 @@ void OrbitCamera::reset(const Camera& view, glm::vec3 bounds_min, glm::vec3 boun
 }
 
 void OrbitCamera::orbit(float dx, float dy) {
+    if (dx == 0 && dy == 0) return;
+    moved = true;
     yaw -= dx * kRadiansPerPixel;
     pitch = std::clamp(pitch + dy * kRadiansPerPixel, -kMaxPitch, kMaxPitch);
 }
 
 void OrbitCamera::pan(float dx, float dy, float viewport_height) {
     // One pixel at the target's depth spans this many world units.
+    if (dx == 0 && dy == 0) return;
+    moved = true;
     float units_per_pixel = 2.0f * distance * std::tan(0.5f * fov_y) / std::max(viewport_height, 1.0f);
     glm::vec3 f = forward();
     glm::vec3 right = glm::normalize(glm::cross(f, glm::vec3(0, 1, 0)));
@@ -38,10 +44,14 @@ void OrbitCamera::pan(float dx, float dy, float viewport_height) {
 }
 
 void OrbitCamera::zoom(float steps) {
+    if (steps == 0) return;
+    moved = true;
     distance = std::clamp(distance * std::pow(kZoomPerStep, steps), scene_radius * 1e-3f, scene_radius * 100.0f);
 }
 
 void OrbitCamera::fly(glm::vec3 direction, float seconds) {
+    if (direction == glm::vec3(0.0f) || seconds == 0) return;
+    moved = true;
     glm::vec3 f = forward();
     glm::vec3 right = glm::normalize(glm::cross(f, glm::vec3(0, 1, 0)));
     glm::vec3 move = direction.x * right + direction.y * glm::vec3(0, 1, 0) + direction.z * f;
@@ -56,6 +66,7 @@ glm::vec3 OrbitCamera::forward() const {
 glm::vec3 OrbitCamera::position() const { return target - forward() * distance; }
 
 Camera OrbitCamera::camera() const {
+    if (!moved) return home;
     Camera c;
     c.fov_y = fov_y;
     c.target = target;

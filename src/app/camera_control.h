@@ -14,6 +14,8 @@ struct OrbitCamera {
     float fov_y = glm::radians(50.0f);
     glm::vec3 scene_center{0.0f};
     float scene_radius = 1.0f;  // sets speeds and the depth range
+    Camera home;                // the view reset() was given, returned exactly until the camera moves
+    bool moved = false;
 
     // Starts from `view` (normally Renderer::default_view()), framing the scene bounds.
     void reset(const Camera& view, glm::vec3 bounds_min, glm::vec3 bounds_max);
@@ -28,6 +30,7 @@ struct OrbitCamera {
 
     glm::vec3 position() const;
     glm::vec3 forward() const;  // unit vector from the camera to the target
-    // Near and far planes enclose the scene from wherever the camera is, as default_camera() does.
+    // `home` until the camera moves (so the window's frame equals the headless one bit for bit);
+    // after that, near and far planes that enclose the scene from wherever the camera is.
     Camera camera() const;
 };

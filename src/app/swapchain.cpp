@@ -3,12 +3,12 @@
 #include <algorithm>
 
 VkSurfaceFormatKHR choose_surface_format(const std::vector<VkSurfaceFormatKHR>& formats) {
-    for (VkFormat want : {VK_FORMAT_B8G8R8A8_UNORM, VK_FORMAT_R8G8B8A8_UNORM, VK_FORMAT_A8B8G8R8_UNORM_PACK32})
+    for (VkFormat want : {VK_FORMAT_R8G8B8A8_UNORM, VK_FORMAT_R8G8B8A8_SRGB, VK_FORMAT_B8G8R8A8_UNORM, VK_FORMAT_B8G8R8A8_SRGB})
         for (const VkSurfaceFormatKHR& f : formats)
             if (f.format == want && f.colorSpace == VK_COLOR_SPACE_SRGB_NONLINEAR_KHR) return f;
     if (formats.size() == 1 && formats[0].format == VK_FORMAT_UNDEFINED)  // "anything goes" (old drivers)
-        return {VK_FORMAT_B8G8R8A8_UNORM, VK_COLOR_SPACE_SRGB_NONLINEAR_KHR};
-    return formats.empty() ? VkSurfaceFormatKHR{VK_FORMAT_B8G8R8A8_UNORM, VK_COLOR_SPACE_SRGB_NONLINEAR_KHR} : formats[0];
+        return {VK_FORMAT_R8G8B8A8_UNORM, VK_COLOR_SPACE_SRGB_NONLINEAR_KHR};
+    return {VK_FORMAT_UNDEFINED, VK_COLOR_SPACE_SRGB_NONLINEAR_KHR};
 }
 
 VkPresentModeKHR choose_present_mode(const std::vector<VkPresentModeKHR>& modes, bool no_vsync) {
@@ -56,7 +56,7 @@ bool create_swapchain(const Context& ctx, VkSurfaceKHR surface, VkExtent2D frame
         return false;
     }
     if (!(caps.supportedUsageFlags & VK_IMAGE_USAGE_TRANSFER_DST_BIT))
-        throw VulkanError("the window surface cannot be a transfer destination, which the frame blit needs");
+        throw VulkanError("the window surface cannot be a transfer destination, which the frame copy needs");
 
     uint32_t count = 0;
     vkGetPhysicalDeviceSurfaceFormatsKHR(ctx.physical, surface, &count, nullptr);
@@ -67,10 +67,11 @@ bool create_swapchain(const Context& ctx, VkSurfaceKHR surface, VkExtent2D frame
     vkGetPhysicalDeviceSurfacePresentModesKHR(ctx.physical, surface, &count, modes.data());
 
     VkSurfaceFormatKHR format = choose_surface_format(formats);
-    VkFormatProperties props;
-    vkGetPhysicalDeviceFormatProperties(ctx.physical, format.format, &props);
-    if (!(props.optimalTilingFeatures & VK_FORMAT_FEATURE_BLIT_DST_BIT))
-        throw VulkanError("the swapchain format " + format_name(format.format) + " cannot be a blit destination");
+    if (format.format == VK_FORMAT_UNDEFINED) {
+        std::string offered;
+        for (const VkSurfaceFormatKHR& f : formats) offered += (offered.empty() ? "" : ", ") + format_name(f.format);
+        throw VulkanError("the window offers no 8-bit RGBA or BGRA sRGB swapchain format (offered: " + offered + ")");
+    }
 
     VkSwapchainCreateInfoKHR info{VK_STRUCTURE_TYPE_SWAPCHAIN_CREATE_INFO_KHR};
     info.surface = surface;

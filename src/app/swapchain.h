@@ -1,5 +1,6 @@
 // The window's swapchain: format and present mode choice, creation and recreation (resize,
-// out-of-date, suboptimal). The renderer draws offscreen; each frame is blitted into a swapchain image.
+// out-of-date, suboptimal). The renderer draws offscreen; each frame is copied into a swapchain image
+// (see present.h).
 #pragma once
 
 #include <string>
@@ -19,8 +20,9 @@ struct Swapchain {
 };
 
 // Pure choices, tested without a surface.
-// A UNORM 8-bit format: the renderer's colour already holds sRGB-encoded values, so an _SRGB swapchain
-// would encode them twice. Falls back to the first format offered.
+// An 8-bit RGBA or BGRA format in the sRGB colour space, RGBA first (no reorder needed), UNORM before
+// _SRGB; the copy moves the sRGB-encoded bytes unchanged into either. Returns {VK_FORMAT_UNDEFINED}
+// when none is offered.
 VkSurfaceFormatKHR choose_surface_format(const std::vector<VkSurfaceFormatKHR>& formats);
 // FIFO (always offered) unless no_vsync: then MAILBOX, else IMMEDIATE, else FIFO.
 VkPresentModeKHR choose_present_mode(const std::vector<VkPresentModeKHR>& modes, bool no_vsync);

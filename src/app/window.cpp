@@ -1,4 +1,4 @@
-// The interactive window: GLFW for the window and input, a swapchain the offscreen frame is blitted
+// The interactive window: GLFW for the window and input, a swapchain the offscreen frame is copied
 // into, kFramesInFlight frames in flight, keys that change the plan, and the HUD.
 #include "app/window.h"
 
@@ -24,6 +24,7 @@
 #include "app/controls.h"
 #include "app/hud.h"
 #include "app/image_io.h"
+#include "app/present.h"
 #include "app/run.h"
 #include "app/swapchain.h"
 
@@ -130,6 +131,7 @@ public:
             VK_CHECK(vkCreateFence(ctx.device, &fence, nullptr, &f.done));
         }
 
+        presenter_.create(ctx);
         hud_.device = ctx.info.name;
         hud_.subgroup_size = ctx.subgroup.size;
         hud_.triangles_total = renderer_->gpu_scene().triangle_count;
@@ -270,6 +272,7 @@ private:
             return false;
         VkExtent2D e = swapchain_.extent;
         if (e.width != renderer_->extent().width || e.height != renderer_->extent().height) renderer_->resize(e);
+        presenter_.resize(ctx_, swapchain_.format.format, e);
         hud_.present_mode = present_mode_name(swapchain_.present_mode);
         log_line("swapchain: " + std::to_string(e.width) + "x" + std::to_string(e.height) + ", " +
                  std::to_string(swapchain_.images.size()) + " images, " + hud_.present_mode + ", " +
@@ -312,13 +315,13 @@ private:
         begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
         VK_CHECK(vkBeginCommandBuffer(cmd, &begin));
         renderer_->record(cmd, slot_, animation_frame_, camera_.camera());
-        record_blit(cmd, swapchain_.images[image]);
+        presenter_.record(ctx_, cmd, renderer_->color(), swapchain_.images[image], swapchain_.extent);
         VK_CHECK(vkEndCommandBuffer(cmd));
 
-        // The blit is the first use of the swapchain image, so only it waits for the acquire.
+        // The copy is the first use of the swapchain image, so only it waits for the acquire.
         VkSemaphoreSubmitInfo wait_info{VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO};
         wait_info.semaphore = f.acquired;
-        wait_info.stageMask = VK_PIPELINE_STAGE_2_BLIT_BIT;
+        wait_info.stageMask = VK_PIPELINE_STAGE_2_COPY_BIT;
         VkSemaphoreSubmitInfo signal_info{VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO};
         signal_info.semaphore = swapchain_.rendered[image];
         signal_info.stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
@@ -357,30 +360,6 @@ private:
         slot_ = (slot_ + 1) % kFramesInFlight;
         frame_count_++;
         if (!paused_) animation_frame_++;
-    }
-
-    // The renderer left its colour in TRANSFER_SRC_OPTIMAL. A blit (not a copy) converts RGBA to the
-    // swapchain's BGRA; both hold the same sRGB-encoded bytes since the swapchain format is UNORM.
-    void record_blit(VkCommandBuffer cmd, VkImage target) {
-        Image& color = renderer_->color();
-        begin_label(ctx_, cmd, "present blit");
-        image_barrier(cmd, target, VK_IMAGE_ASPECT_COLOR_BIT, VK_IMAGE_LAYOUT_UNDEFINED,
-                      VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_PIPELINE_STAGE_2_BLIT_BIT, VK_ACCESS_2_NONE,
-                      VK_PIPELINE_STAGE_2_BLIT_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT);
-        VkImageBlit region{};
-        region.srcSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
-        region.srcOffsets[1] = {int32_t(color.extent.width), int32_t(color.extent.height), 1};
-        region.dstSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
-        region.dstOffsets[1] = {int32_t(swapchain_.extent.width), int32_t(swapchain_.extent.height), 1};
-        vkCmdBlitImage(cmd, color.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, target,
-                       VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &region, VK_FILTER_NEAREST);
-        image_barrier(cmd, target, VK_IMAGE_ASPECT_COLOR_BIT, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
-                      VK_IMAGE_LAYOUT_PRESENT_SRC_KHR, VK_PIPELINE_STAGE_2_BLIT_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
-                      VK_PIPELINE_STAGE_2_NONE, VK_ACCESS_2_NONE);
-        // The colour was read by the blit; the next frame's first barrier on it waits for that.
-        color.last_stage = VK_PIPELINE_STAGE_2_BLIT_BIT;
-        color.last_access = VK_ACCESS_2_TRANSFER_READ_BIT;
-        end_label(ctx_, cmd);
     }
 
     void update_hud() {
@@ -549,6 +528,7 @@ private:
     VkSurfaceKHR surface_;
     std::unique_ptr<Renderer> renderer_;
     Swapchain swapchain_;
+    Presenter presenter_;
     std::array<WindowFrame, kFramesInFlight> frames_;
     uint32_t slot_ = 0;
     Input input_;
