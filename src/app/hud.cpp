@@ -85,22 +85,25 @@ void SmoothedTimes::add(const std::array<double, size_t(Pass::count)>& sample) {
 }
 
 const std::vector<KeyHelp>& key_help() {
+    // Short enough to sit beside the stats panel at 1280x720; docs/controls.md says more.
     static const std::vector<KeyHelp> help = {
-        {"1 / Shift+1", "cull: auto, subgroup, fallback, off (Shift: backwards)"},
-        {"2 / Shift+2", "light cull: auto, subgroup, fallback, off"},
-        {"3 / Shift+3", "mip: auto, subgroup (quad), fallback, off"},
-        {"0", "every pass back to auto, view shaded"},
-        {"V / Shift+V", "debug view: shaded, lane-id, first-last-lane, active-lanes, mip, light-count"},
-        {"B / Shift+B", "debug view stage: vertex ... fragment, compute"},
-        {"Space", "pause / resume the light animation"},
-        {"Left drag", "orbit around the target"},
-        {"Right/middle drag", "pan"},
+        {"1 / Shift+1", "cull variant, next / previous"},
+        {"2 / Shift+2", "light-cull variant"},
+        {"3 / Shift+3", "mip variant"},
+        {"", "(auto > subgroup > fallback > off)"},
+        {"0", "all passes auto, view shaded"},
+        {"V / Shift+V", "debug view"},
+        {"B / Shift+B", "debug view's shader stage"},
+        {"Space", "pause the light animation"},
+        {"Left drag", "orbit"},
+        {"Right drag", "pan"},
         {"Wheel", "zoom"},
-        {"W A S D / Q E", "fly forward, left, back, right / down, up (Shift: 4x)"},
-        {"R", "reset the camera to the default view"},
-        {"F12", "screenshot PNG with the HUD, named after the configuration"},
-        {"C", "run the comparison (--compare) in the background"},
-        {"H", "show / hide this help"},
+        {"W A S D", "fly (Shift: faster)"},
+        {"Q / E", "down / up"},
+        {"R", "reset the camera"},
+        {"F12", "screenshot with the HUD"},
+        {"C", "comparison, in the background"},
+        {"H", "this help"},
         {"Esc", "quit"},
     };
     return help;
@@ -149,15 +152,18 @@ float draw_stats(Overlay& overlay, const HudState& hud, float s) {
     p.add(150, ms_text(ms(Pass::frame)), kWhite);
     p.next_line(1.4f);
 
-    uint64_t visible = plan.cull.variant == Variant::off ? hud.triangles_total : hud.counters.triangles_visible;
+    // Without a cull pass in the frame everything is drawn (and the counter is not written).
+    bool culled = plan.cull.variant != Variant::off && ms(Pass::cull) >= 0;
+    uint64_t visible = culled ? hud.counters.triangles_visible : hud.triangles_total;
     double percent = hud.triangles_total ? 100.0 * double(visible) / double(hud.triangles_total) : 0.0;
     p.add(0, "triangles", kWhite);
-    p.add(62, thousands(visible) + " of " + thousands(hud.triangles_total) + " visible (" + fixed(percent, 1) + "%)",
+    p.add(62, thousands(visible) + " of " + thousands(hud.triangles_total) + (culled ? " visible (" : " drawn (") +
+                  fixed(percent, 1) + "%)",
           kWhite);
     p.next_line();
     p.add(0, "lights", kWhite);
-    if (plan.light_cull.variant == Variant::off) {
-        p.add(62, std::to_string(hud.lights) + ", no lists (light cull off)", kGrey);
+    if (plan.light_cull.variant == Variant::off || ms(Pass::light_cull) < 0) {
+        p.add(62, std::to_string(hud.lights) + ", no light lists this frame", kGrey);
     } else {
         std::string entries =
             std::to_string(hud.lights) + ", " + thousands(hud.counters.light_list_entries) + " list entries, ";

@@ -224,7 +224,10 @@ private:
                 log_line(std::string("animation ") + (paused_ ? "paused" : "resumed") + " at frame " +
                          std::to_string(animation_frame_));
                 break;
-            case GLFW_KEY_R: camera_.reset(renderer_->default_view(), renderer_->bounds_min(), renderer_->bounds_max()); break;
+            case GLFW_KEY_R:
+                camera_.reset(renderer_->default_view(), renderer_->bounds_min(), renderer_->bounds_max());
+                log_line("camera reset to the default view");
+                break;
             case GLFW_KEY_F12: screenshot_requested_ = true; break;
             case GLFW_KEY_C: start_compare(); break;
             case GLFW_KEY_H:
@@ -485,6 +488,12 @@ private:
         if (frame_count_ >= options_.soak_frames) return false;
         if (frame_count_ == warmup) soak_rss_warm_ = resident_bytes();
         if (frame_count_ > warmup) soak_rss_peak_ = std::max(soak_rss_peak_, resident_bytes());
+        if ((frame_count_ % 500 == 0 || frame_count_ == warmup) && frame_count_ != soak_last_action_frame_) {
+            char line[128];
+            snprintf(line, sizeof(line), "soak: frame %u, resident memory %.1f MiB%s", frame_count_,
+                     double(resident_bytes()) / (1 << 20), frame_count_ == warmup ? " (warm-up ends)" : "");
+            log_line(line);
+        }
 
         camera_.orbit(3.0f, 0.0f);
         camera_.zoom(frame_count_ % 80 < 40 ? 0.05f : -0.05f);
@@ -600,7 +609,7 @@ int run_window(const Options& options) {
     VkBool32 can_present = VK_FALSE;
     VK_CHECK(vkGetPhysicalDeviceSurfaceSupportKHR(ctx.physical, ctx.queue_family, surface.surface, &can_present));
     if (!can_present)
-        throw NoDeviceError(ctx.info.name + " cannot present to this window from its graphics queue; use --headless");
+        throw NoDeviceError(ctx.info.name + " cannot present to this window; pick another device with --device (see --list-devices) or use --headless");
 
     Plan plan = make_plan(ctx.subgroup, ctx.features, options.plan);
     Scene scene = load_requested_scene(options);

@@ -294,6 +294,38 @@ TEST(Window, KeysSwitchEveryPassAndViewResizeAndF12SavesTheFrameWithHud) {
 
     ASSERT_TRUE(xdo.run("windowsize " + window + " 400 240"));
     ASSERT_FALSE(log.wait_line("swapchain: 400x240", 0).empty()) << read_text(log_path);
+#ifdef SGD_HAVE_X11
+    // The mouse: a left drag orbits and the wheel zooms, so the window must show another picture
+    // (compared right of the HUD, x >= 300, with what it showed once the paused frame was steady).
+    auto scene_part_differs = [](const Png& a, const Png& b) {
+        if (a.width != 400 || b.width != 400 || a.height != 240 || b.height != 240) return true;
+        int changed = 0;
+        for (int y = 0; y < 240; ++y)
+            for (int x = 300; x < 400; ++x)
+                changed += std::abs(a.at(x, y)[0] - b.at(x, y)[0]) + std::abs(a.at(x, y)[1] - b.at(x, y)[1]) > 8;
+        return changed > 100 * 240 / 50;
+    };
+    Png before = capture_window(x.display, window);
+    for (int i = 0; i < 60; ++i) {  // steady: two captures a second apart agree
+        std::this_thread::sleep_for(1s);
+        Png again = capture_window(x.display, window);
+        bool steady = !scene_part_differs(before, again);
+        before = again;
+        if (steady) break;
+    }
+    ASSERT_TRUE(xdo.run("mousemove --window " + window + " 200 120 mousedown 1 sleep 2 mousemove_relative 60 25 sleep 2 "
+                        "mouseup 1 click 4 click 4"));
+    bool moved = false;
+    for (int i = 0; i < 60 && !moved; ++i) {
+        std::this_thread::sleep_for(1s);
+        moved = scene_part_differs(before, capture_window(x.display, window));
+    }
+    EXPECT_TRUE(moved) << "dragging and the wheel did not move the camera";
+    // R brings back the exact default view: the F12 comparison with the headless frame below relies on it.
+    ASSERT_TRUE(xdo.run("key r"));
+    ASSERT_FALSE(log.wait_line("camera reset", 0).empty()) << read_text(log_path);
+#endif
+
     ASSERT_TRUE(xdo.run("key F12"));
     std::string shot = log.wait_line("screenshot: ", 0);
     ASSERT_FALSE(shot.empty()) << read_text(log_path);
@@ -311,13 +343,19 @@ TEST(Window, KeysSwitchEveryPassAndViewResizeAndF12SavesTheFrameWithHud) {
     ASSERT_EQ(reference.width, 400);
 
     // Where the two differ is the HUD: a region anchored at the top-left corner that holds text in
-    // the HUD's exact white. Everything else is the same render, bit for bit (the window's camera is
-    // the headless default view until it moves).
+    // the HUD's exact white. Everything else is the same render (the window's camera is the headless
+    // default view until it moves). "Same" allows 2 units per channel: light lists filled by atomics
+    // may list a tile's lights in another order in another run, and float sums in another order can
+    // round differently. The HUD's panel darkens what is under it by far more; a swapped byte order
+    // moves the background's blue and red by 7.
+    auto differs = [](const uint8_t* a, const uint8_t* b) {
+        return std::abs(a[0] - b[0]) > 2 || std::abs(a[1] - b[1]) > 2 || std::abs(a[2] - b[2]) > 2;
+    };
     int x0 = 400, y0 = 240, x1 = -1, y1 = -1;
     for (int y = 0; y < 240; ++y)
         for (int x = 0; x < 400; ++x) {
             const uint8_t *a = screenshot.at(x, y), *b = reference.at(x, y);
-            if (a[0] != b[0] || a[1] != b[1] || a[2] != b[2])
+            if (differs(a, b))
                 x0 = std::min(x0, x), y0 = std::min(y0, y), x1 = std::max(x1, x), y1 = std::max(y1, y);
         }
     ASSERT_GE(x1, 0) << "the F12 screenshot equals the headless frame: no HUD";
@@ -340,7 +378,7 @@ TEST(Window, KeysSwitchEveryPassAndViewResizeAndF12SavesTheFrameWithHud) {
 
 #ifdef SGD_HAVE_X11
     // What the window shows (read back from the X server) is the frame, through the swapchain: outside
-    // the HUD, whose numbers change every frame, it equals the headless frame byte for byte. Polled:
+    // the HUD, whose numbers change every frame, it equals the headless frame. Polled:
     // the "saved" note covers the bottom rows for a few seconds after F12.
     std::string mismatch = "no capture";
     Png shown;
@@ -353,7 +391,7 @@ TEST(Window, KeysSwitchEveryPassAndViewResizeAndF12SavesTheFrameWithHud) {
             for (int x = 0; x < 400 && mismatch.empty(); ++x) {
                 if (x <= x1 + 1 && y <= y1 + 1) continue;
                 const uint8_t *a = shown.at(x, y), *b = reference.at(x, y);
-                if (a[0] != b[0] || a[1] != b[1] || a[2] != b[2])
+                if (differs(a, b))
                     mismatch = "at " + std::to_string(x) + "," + std::to_string(y) + " the window shows " +
                                std::to_string(a[0]) + " " + std::to_string(a[1]) + " " + std::to_string(a[2]) +
                                ", the frame has " + std::to_string(b[0]) + " " + std::to_string(b[1]) + " " +
