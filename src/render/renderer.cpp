@@ -35,6 +35,7 @@ Renderer::Renderer(const Context& ctx, const Scene& scene, const RendererConfig&
                                   VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
                               MemoryKind::device_local, "counters");
     scene_pass_.create(ctx);
+    mip_pass_.create(ctx);
 }
 
 Renderer::~Renderer() { vkDeviceWaitIdle(ctx_.device); }
@@ -85,7 +86,10 @@ void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_i
                        VK_ACCESS_2_TRANSFER_READ_BIT);
 
     scene_pass_.record_depth(f);
-    scene_pass_.record_forward(f);
+    scene_pass_.record_forward(f);  // with plan.mip == subgroup, also writes the mip
+    if (config_.plan.mip.variant == Variant::fallback) mip_pass_.record_downsample(f);
+    // The `mip` view needs a mip; with --mip off there is none and the frame stays as shaded.
+    if (config_.plan.view.mode == ViewMode::mip && config_.plan.mip.variant != Variant::off) mip_pass_.record_view(f);
 
     // The frame ends with the colour ready to copy out (screenshot, swapchain blit).
     transition(cmd, targets_.color, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_PIPELINE_STAGE_2_COPY_BIT | VK_PIPELINE_STAGE_2_BLIT_BIT,

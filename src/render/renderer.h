@@ -6,6 +6,7 @@
 #include <memory>
 #include <vector>
 
+#include "passes/mip_pass.h"
 #include "passes/scene_pass.h"
 #include "scene/camera.h"
 #include "scene/lights.h"
@@ -67,4 +68,5 @@ private:
     glm::vec3 bounds_min_, bounds_max_;
 
     ScenePass scene_pass_;
+    MipPass mip_pass_;
 };

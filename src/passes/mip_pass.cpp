@@ -1,0 +1,53 @@
+#include "passes/mip_pass.h"
+
+namespace {
+
+constexpr uint32_t kGroupSize = 8;  // local_size_x/y of both shaders
+
+uint32_t groups(uint32_t n) { return (n + kGroupSize - 1) / kGroupSize; }
+
+const LayoutDesc kTwoImages = {{VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE},
+                               VK_SHADER_STAGE_COMPUTE_BIT, 0};
+
+}  // namespace
+
+void MipPass::create(const Context& ctx) {
+    downsample = create_compute_pipeline(ctx, {"mip_downsample.comp.main", kTwoImages});
+    LayoutDesc view_layout = kTwoImages;
+    view_layout.push_constant_bytes = sizeof(int32_t);
+    view = create_compute_pipeline(ctx, {"mip_view.comp.main", view_layout});
+}
+
+void MipPass::record_downsample(FrameContext& f) {
+    begin_label(f.ctx, f.cmd, "mip fallback: 2x2 downsample");
+    f.timer.begin(f.cmd, Pass::mip);
+    transition(f.cmd, f.targets.color, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+               VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
+    transition(f.cmd, f.targets.mip, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+               VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, true);  // every texel is rewritten
+    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, downsample.pipeline);
+    Descriptors descriptors;
+    descriptors.storage_image(0, f.targets.color.view).storage_image(1, f.targets.mip.view);
+    descriptors.push(f.cmd, downsample);
+    vkCmdDispatch(f.cmd, groups(f.targets.mip.extent.width), groups(f.targets.mip.extent.height), 1);
+    f.timer.end(f.cmd, Pass::mip);
+    end_label(f.ctx, f.cmd);
+}
+
+void MipPass::record_view(FrameContext& f) {
+    begin_label(f.ctx, f.cmd, "view: mip");
+    f.timer.begin(f.cmd, Pass::view);
+    transition(f.cmd, f.targets.mip, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+               VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
+    transition(f.cmd, f.targets.color, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+               VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, view.pipeline);
+    Descriptors descriptors;
+    descriptors.storage_image(0, f.targets.color.view).storage_image(1, f.targets.mip.view);
+    descriptors.push(f.cmd, view);
+    int32_t split_x = int32_t(f.targets.extent.width / 2);
+    vkCmdPushConstants(f.cmd, view.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(split_x), &split_x);
+    vkCmdDispatch(f.cmd, groups(f.targets.extent.width - uint32_t(split_x)), groups(f.targets.extent.height), 1);
+    f.timer.end(f.cmd, Pass::view);
+    end_label(f.ctx, f.cmd);
+}
