@@ -14,3 +14,7 @@ sgd_shader_spv15(forward.frag quad_mip QUAD_MIP=1)
 sgd_shader_full_quads(forward.frag.quad_mip)
 sgd_shader(mip_downsample.comp main)
 sgd_shader(mip_view.comp main)
+
+# Screen-space overlay: legends, markings, HUD.
+sgd_shader(overlay.vert main)
+sgd_shader(overlay.frag main)

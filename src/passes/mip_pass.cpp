@@ -1,10 +1,15 @@
 #include "passes/mip_pass.h"
 
+#include <cmath>
+
 namespace {
 
 constexpr uint32_t kGroupSize = 8;  // local_size_x/y of both shaders
 
 uint32_t groups(uint32_t n) { return (n + kGroupSize - 1) / kGroupSize; }
+
+float label_scale(VkExtent2D extent) { return extent.width >= 1280 ? 2.0f : 1.0f; }
+constexpr float kLabelMargin = 4.0f;
 
 const LayoutDesc kTwoImages = {{VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE},
                                VK_SHADER_STAGE_COMPUTE_BIT, 0};
@@ -34,7 +39,12 @@ void MipPass::record_downsample(FrameContext& f) {
     end_label(f.ctx, f.cmd);
 }
 
-void MipPass::record_view(FrameContext& f) {
+uint32_t MipPass::label_rows(VkExtent2D extent) {
+    float scale = label_scale(extent);
+    return uint32_t(std::ceil(kLabelMargin + Overlay::text_height("mip", scale) + 4.0f * scale)) + 1;
+}
+
+void MipPass::record_view(FrameContext& f, Overlay& overlay) {
     begin_label(f.ctx, f.cmd, "view: mip");
     f.timer.begin(f.cmd, Pass::view);
     transition(f.cmd, f.targets.mip, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
@@ -49,5 +59,9 @@ void MipPass::record_view(FrameContext& f) {
     vkCmdPushConstants(f.cmd, view.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(split_x), &split_x);
     vkCmdDispatch(f.cmd, groups(f.targets.extent.width - uint32_t(split_x)), groups(f.targets.extent.height), 1);
     f.timer.end(f.cmd, Pass::view);
+    float scale = label_scale(f.targets.extent);
+    overlay.label(kLabelMargin, kLabelMargin, "frame", rgba8(255, 255, 255), scale);
+    std::string mip = std::string("mip x2 ") + (f.plan.mip.variant == Variant::subgroup ? "quad" : "fallback");
+    overlay.label(float(split_x) + 2.0f + kLabelMargin, kLabelMargin, mip, rgba8(255, 204, 26), scale);
     end_label(f.ctx, f.cmd);
 }

@@ -8,6 +8,7 @@
 
 #include "passes/mip_pass.h"
 #include "passes/scene_pass.h"
+#include "render/overlay.h"
 #include "scene/camera.h"
 #include "scene/lights.h"
 
@@ -47,6 +48,8 @@ public:
     GpuCounters read_counters();
 
     Image& color() { return targets_.color; }
+    // Add text/rectangles here before record(); they are drawn at the end of that frame.
+    Overlay& overlay() { return overlay_; }
     const GpuScene& gpu_scene() const { return scene_; }
     const Camera& default_view() const { return default_camera_; }
     glm::vec3 bounds_min() const { return bounds_min_; }
@@ -69,4 +72,5 @@ private:
 
     ScenePass scene_pass_;
     MipPass mip_pass_;
+    Overlay overlay_;
 };
