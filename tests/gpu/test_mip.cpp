@@ -22,15 +22,17 @@ namespace {
 
 const std::string kTruck = SGD_GLTF_SAMPLES_DIR "/CesiumMilkTruck/glTF/CesiumMilkTruck.gltf";
 const std::string kSuzanne = SGD_GLTF_SAMPLES_DIR "/Suzanne/glTF/Suzanne.gltf";
+const std::string kDefaultScene = SGD_DEFAULT_SCENE;
 // The forward pass's clear colour as stored (0.05, 0.06, 0.08 in UNORM8).
 constexpr uint8_t kClear[3] = {13, 15, 20};
 // Separator colour of the mip view (mip_view.comp: 1.0, 0.8, 0.1).
 constexpr uint8_t kSeparator[3] = {255, 204, 26};
-// Lower bound for the PSNR of the quad mip against the fallback over the whole image. The two
-// differ only on texels whose quad is split between triangles (alpha < 1), where the quad mip
-// holds one triangle's partial average; at 256x144 those are about a tenth of the geometry texels
-// of these scenes, and the measured PSNR is about 29 dB (truck) and 31 dB (Suzanne grid).
-constexpr double kMinPsnrDb = 25.0;
+// Lower bound for the PSNR of the quad mip against the fallback over the whole image (RGB). The
+// two differ only on texels whose quad is split between triangles (alpha < 1), where the quad mip
+// holds one triangle's partial average. Those texels are a larger share of a small frame: measured
+// at these test sizes, 26.4 dB (default scene), 27.8 dB (truck), 32-34 dB (Suzanne grid); the
+// default scene reaches 29.5 dB at 640x360 and 32.4 dB at 1280x720 (docs/quad-mip.md).
+constexpr double kMinPsnrDb = 24.0;
 
 struct Image8 {
     uint32_t width = 0, height = 0;
@@ -106,15 +108,21 @@ bool is_average_of_some(const std::array<const uint8_t*, 4>& pixels, int k, cons
     return false;
 }
 
-int max_rgb_difference_to_box_filter(const Image8& color, const Image8& mip, uint32_t x, uint32_t y) {
+// |box filter - texel| in 8-bit steps, worst RGB channel. The box filter of 8-bit values is a
+// multiple of 1/4 step; a correct mip stores it rounded to the nearest step, so this is <= 0.5
+// (ties may round either way). That is tighter than the required 1/255 and catches a mip that
+// averages unquantized colours (off by up to one more half step).
+double rgb_difference_to_box_filter(const Image8& color, const Image8& mip, uint32_t x, uint32_t y) {
     auto pixels = quad_pixels(color, x, y);
-    int worst = 0;
+    double worst = 0;
     for (int c = 0; c < 3; ++c) {
         double box = (pixels[0][c] + pixels[1][c] + pixels[2][c] + pixels[3][c]) / 4.0;
-        worst = std::max(worst, int(std::ceil(std::abs(box - mip.at(x, y)[c]))));
+        worst = std::max(worst, std::abs(box - mip.at(x, y)[c]));
     }
     return worst;
 }
+
+constexpr double kRounding = 0.5;  // steps; see rgb_difference_to_box_filter
 
 double psnr_rgb(const Image8& a, const Image8& b) {
     double squared = 0;
@@ -129,6 +137,7 @@ struct MipCase {
     const std::string* scene;
     uint32_t instances;
     VkExtent2D extent;
+    bool edge_heavy;  // small triangles: most geometry texels are split between triangles
 };
 
 void PrintTo(const MipCase& c, std::ostream* out) {
@@ -144,8 +153,8 @@ class QuadMip : public testing::TestWithParam<MipCase> {};
 // so no texel where the frame has geometry is left unwritten.
 // Then the fallback of the same frame: identical frame, box filter everywhere, and the PSNR.
 TEST_P(QuadMip, MatchesBoxFilterOfTheFrameAndTheFallback) {
-    if (!has_samples()) GTEST_SKIP() << "glTF samples not found under " SGD_GLTF_SAMPLES_DIR;
     const MipCase& param = GetParam();
+    if (!std::filesystem::exists(*param.scene)) GTEST_SKIP() << *param.scene << " not found";
     Context ctx;
     ContextOptions options;
     options.validate = true;
@@ -171,7 +180,7 @@ TEST_P(QuadMip, MatchesBoxFilterOfTheFrameAndTheFallback) {
             uint8_t alpha = texel[3];
             if (alpha == 255) {
                 ++full;
-                ASSERT_LE(max_rgb_difference_to_box_filter(quad.color, quad.mip, x, y), 1) << "texel " << x << "," << y;
+                ASSERT_LE(rgb_difference_to_box_filter(quad.color, quad.mip, x, y), kRounding) << "texel " << x << "," << y;
             } else if (alpha == 0) {
                 ++background;
                 ASSERT_FALSE(geometry) << "texel " << x << "," << y << " unwritten, but the frame has geometry there";
@@ -185,18 +194,22 @@ TEST_P(QuadMip, MatchesBoxFilterOfTheFrameAndTheFallback) {
                     << "edge texel " << x << "," << y << " is not the average of " << covered << " of its pixels";
             }
         }
-    printf("[ mip ] %s %ux%u: %u texels covered by one triangle, %u split along edges, %u background\n",
-           param.name, param.extent.width, param.extent.height, full, partial, background);
-    // Not vacuous: most geometry texels are compared exactly, and the scene has edges.
-    EXPECT_GT(full, geometry_texels / 2);
+    printf("[ mip ] %s %ux%u, subgroup size %u: %u texels covered by one triangle, %u split along edges, %u background\n",
+           param.name, param.extent.width, param.extent.height, ctx.subgroup.size, full, partial, background);
+    // Not vacuous: both kinds of texel occur, in the proportion the scene is chosen for.
+    EXPECT_GT(full, 0u);
     EXPECT_GT(partial, 0u);
+    if (param.edge_heavy)
+        EXPECT_GT(partial, geometry_texels / 2);
+    else
+        EXPECT_GT(full, geometry_texels / 2);
     EXPECT_GT(geometry_texels, quad.mip.width * quad.mip.height / 10);
 
     Frame fallback = render(ctx, scene, param.extent, plan_with_mip(ctx, Request::fallback));
     ASSERT_EQ(fallback.color.rgba, quad.color.rgba) << "the frame differs between the mip variants";
     for (uint32_t y = 0; y < fallback.mip.height; ++y)
         for (uint32_t x = 0; x < fallback.mip.width; ++x) {
-            ASSERT_LE(max_rgb_difference_to_box_filter(fallback.color, fallback.mip, x, y), 1) << "fallback texel " << x << "," << y;
+            ASSERT_LE(rgb_difference_to_box_filter(fallback.color, fallback.mip, x, y), kRounding) << "fallback texel " << x << "," << y;
             ASSERT_EQ(fallback.mip.at(x, y)[3], 255);
         }
     double psnr = psnr_rgb(quad.mip, fallback.mip);
@@ -207,10 +220,11 @@ TEST_P(QuadMip, MatchesBoxFilterOfTheFrameAndTheFallback) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Scenes, QuadMip,
-                         testing::Values(MipCase{"truck", &kTruck, 1, {256, 144}},
-                                         MipCase{"truck_odd", &kTruck, 1, {255, 143}},
-                                         MipCase{"suzanne_grid", &kSuzanne, 3, {320, 180}},
-                                         MipCase{"suzanne_odd", &kSuzanne, 3, {201, 111}}),
+                         testing::Values(MipCase{"default_scene", &kDefaultScene, 1, {256, 144}, true},
+                                         MipCase{"truck", &kTruck, 1, {256, 144}, false},
+                                         MipCase{"truck_odd", &kTruck, 1, {255, 143}, false},
+                                         MipCase{"suzanne_grid", &kSuzanne, 3, {320, 180}, true},
+                                         MipCase{"suzanne_grid_odd", &kSuzanne, 3, {201, 111}, true}),
                          [](const auto& info) { return std::string(info.param.name); });
 
 // Through the executable: --mip-dump writes the mip of the final frame (the fallback's, exactly
@@ -245,7 +259,7 @@ TEST(MipCommandLine, DumpIsTheBoxFilterOfTheScreenshotAndOffRefusesIt) {
         Image8 half{uint32_t(mip.width), uint32_t(mip.height), mip.rgba};
         for (uint32_t y = 0; y < half.height; ++y)
             for (uint32_t x = 0; x < half.width; ++x)
-                ASSERT_LE(max_rgb_difference_to_box_filter(color, half, x, y), 1) << "texel " << x << "," << y;
+                ASSERT_LE(rgb_difference_to_box_filter(color, half, x, y), kRounding) << "texel " << x << "," << y;
     }
     DemoRun refused = run_demo({"--headless", "--scene", kTruck, "--size", "64x64", "--frames", "1", "--warmup", "0",
                                 "--mip", "off", "--mip-dump", dir + "/never.png"});
@@ -284,7 +298,7 @@ TEST(MipCommandLine, MaskingQuadOpsOrFragmentStageSwitchesToFallback) {
         Image8 half{uint32_t(mip.width), uint32_t(mip.height), mip.rgba};
         for (uint32_t y = 0; y < half.height; ++y)
             for (uint32_t x = 0; x < half.width; ++x)
-                ASSERT_LE(max_rgb_difference_to_box_filter(color, half, x, y), 1) << "texel " << x << "," << y;
+                ASSERT_LE(rgb_difference_to_box_filter(color, half, x, y), kRounding) << "texel " << x << "," << y;
 
         DemoRun refused = run_demo({"--headless", "--scene", kTruck, "--size", "64x64", "--frames", "1", "--warmup", "0", "--mip",
                                     "subgroup", m.flag, m.value});
