@@ -28,22 +28,23 @@ void write_quad_mip(vec4 colour) {
     // Helper invocations run for pixels of the quad that this triangle does not cover, or that
     // failed the depth test; their colour is an extrapolation of the triangle's attributes, not a
     // pixel of the frame. They take part in the swaps (Vulkan runs full quads when a fragment
-    // shader uses quad operations, helpers included) but add weight 0, so the average is over
-    // the quad's real pixels only: `weight` counts them.
-    float weight = gl_HelperInvocation ? 0.0 : 1.0;
-    vec4 sum = vec4(stored * weight, weight);
+    // shader uses quad operations, helpers included) but add nothing, so the average is over the
+    // quad's real pixels only.
+    // Alpha carries which lanes are real: bit (1 << quad index), 0 for a helper. Quad index =
+    // gl_SubgroupInvocationID & 3, the index the swaps pair by, at any subgroup size. The four
+    // bits are distinct, so their sum is their OR, exact in float: after the two swaps every lane
+    // knows both the colour sum and the set of real lanes, from one vec4 exchange per direction.
+    uint quad_index = gl_SubgroupInvocationID & 3u;
+    vec4 sum = gl_HelperInvocation ? vec4(0.0) : vec4(stored, float(1u << quad_index));
     sum += subgroupQuadSwapHorizontal(sum);
     sum += subgroupQuadSwapVertical(sum);
+    uint real_lanes = uint(sum.a);
 
-    // Exactly one real lane stores: the one with the lowest quad index among the real lanes
-    // (a deterministic choice; quad index = gl_SubgroupInvocationID & 3, the index the swaps
-    // pair by, at any subgroup size). A helper never stores: its stores would be discarded anyway,
-    // and if the choice fell on one, the texel would be lost.
-    uint quad_index = gl_SubgroupInvocationID & 3u;
-    uint real_lanes = gl_HelperInvocation ? 0u : 1u << quad_index;
-    real_lanes |= subgroupQuadSwapHorizontal(real_lanes);
-    real_lanes |= subgroupQuadSwapVertical(real_lanes);
+    // Exactly one real lane stores: the lowest quad index among the real lanes (a deterministic
+    // choice). A helper never stores: its stores would be discarded anyway, and if the choice fell
+    // on one, the texel would be lost.
     if (gl_HelperInvocation || quad_index != uint(findLSB(real_lanes))) return;
+    float covered = float(bitCount(real_lanes));
 
     // Odd frame sizes: the mip is floor(W/2) x floor(H/2), so the last column (row) of an odd-sized
     // frame belongs to no texel; its quads would address texel W/2, outside the image. Skip them.
@@ -57,7 +58,7 @@ void write_quad_mip(vec4 colour) {
     // not ordered (rasterization order covers attachments only), so one of those partial averages
     // survives, not the box filter of all four. Texels nobody writes keep the frame-start clear:
     // the clear colour with alpha 0 (ScenePass::record_forward).
-    imageStore(mip_image, texel, vec4(sum.rgb / sum.a, sum.a * 0.25));
+    imageStore(mip_image, texel, vec4(sum.rgb / covered, covered * 0.25));
 }
 
 #endif
