@@ -8,7 +8,7 @@ constexpr uint32_t kGroupSize = 8;  // local_size_x/y of both shaders
 
 uint32_t groups(uint32_t n) { return (n + kGroupSize - 1) / kGroupSize; }
 
-float label_scale(VkExtent2D extent) { return extent.width >= 1280 ? 2.0f : 1.0f; }
+float label_scale(VkExtent2D extent) { return extent.width >= 640 ? 2.0f : 1.0f; }
 constexpr float kLabelMargin = 4.0f;
 
 const LayoutDesc kTwoImages = {{VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE},
