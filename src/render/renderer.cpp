@@ -35,6 +35,7 @@ Renderer::Renderer(const Context& ctx, const Scene& scene, const RendererConfig&
                                   VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
                               MemoryKind::device_local, "counters");
     scene_pass_.create(ctx);
+    view_pass_.create(ctx);
     overlay_.create(ctx, kFramesInFlight);
 }
 
@@ -87,6 +88,7 @@ void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_i
 
     scene_pass_.record_depth(f);
     scene_pass_.record_forward(f);
+    view_pass_.record(f, config_.view_legend);
     overlay_.record(f, slot_index);
 
     // The frame ends with the colour ready to copy out (screenshot, swapchain blit).
