@@ -271,21 +271,28 @@ void DebugViewPass::record_compute(FrameContext& f, const Pipeline& p) {
 }
 
 void add_view_legend(Overlay& o, VkExtent2D extent, const ViewPlan& plan, uint32_t subgroup_size) {
-    const float scale = extent.width >= 560 ? 2.0f : 1.0f;
     const float pad = 4.0f;
-    const float row = Overlay::text_height("0", scale) + 4 * scale + 2;
-    float y = pad;
     std::string mode(view_mode_name(plan.mode)), stage(stage_name(plan.stage));
+    // Double-size text where the widest line fits, else the small font.
+    auto fitting_scale = [&](const std::string& widest) {
+        return Overlay::text_width(widest, 2.0f) + 4 * pad <= float(extent.width) ? 2.0f : 1.0f;
+    };
 
     if (plan.variant != Variant::subgroup) {
-        o.label(pad, y, "no subgroup support in " + stage + " for " + mode, kHatchColour, scale);
-        o.label(pad, y + row, plan.reason, rgba8(255, 255, 255), scale);
+        std::string headline = "no subgroup support in " + stage + " for " + mode;
+        float scale = fitting_scale(headline.size() > plan.reason.size() ? headline : plan.reason);
+        float row = Overlay::text_height("0", scale) + 4 * scale + 2;
+        o.label(pad, pad, headline, kHatchColour, scale);
+        o.label(pad, pad + row, plan.reason, rgba8(255, 255, 255), scale);
         return;
     }
 
     std::string title = mode + " | " + stage + " | subgroup size " + std::to_string(subgroup_size);
     if (plan.stage == Stage::compute)
         title += " | " + std::to_string(kViewWorkgroup) + "x" + std::to_string(kViewWorkgroup) + " groups";
+    const float scale = fitting_scale(title);
+    const float row = Overlay::text_height("0", scale) + 4 * scale + 2;
+    float y = pad;
     o.label(pad, y, title, rgba8(255, 255, 255), scale);
     y += row;
 

@@ -1,13 +1,20 @@
 // Debug views (lane-id, first-last-lane, active-lanes) in every stage, end to end: the demo
 // renders each, validation clean, and the image is decoded back into lanes. Oracles: the
-// subgroup size the test runs at, a shaded screenshot of the same frame (what a view must leave
-// alone or dim), and the compute view's known dispatch shape.
+// subgroup size and capabilities the report states, a shaded screenshot of the same frame (what a
+// view must leave alone, dim or hatch), the quad layout Vulkan fixes for fragment shaders, and the
+// compute view's known dispatch shape.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
+
+#include <glm/glm.hpp>
+#include <glm/gtc/constants.hpp>
+#include <stb/stb_image_write.h>
 
 #include "gpu/harness.h"
 #include "passes/debug_view_pass.h"
@@ -40,12 +47,132 @@ bool lavapipe_512_crash(const DemoRun& run) {
                  << "): Mesa 22.3 / LLVM 15 cannot compile graphics shaders 16 lanes wide here; see "     \
                     "docs/debug-views.md"
 
-const std::string kScene = SGD_GLTF_SAMPLES_DIR "/Suzanne/glTF/Suzanne.gltf";
+
+// ---- A small scene of our own: a finely tessellated ground (small triangles: partly filled
+// subgroups), a sphere (medium) and a box (large triangles: full subgroups). Written once per test
+// process as .gltf + .bin, so the tests need nothing from outside the repository.
+
+struct MeshData {
+    std::vector<float> positions, normals, uvs;  // xyz, xyz, uv
+    std::vector<uint32_t> indices;
+    void vertex(glm::vec3 p, glm::vec3 n, glm::vec2 uv) {
+        positions.insert(positions.end(), {p.x, p.y, p.z});
+        normals.insert(normals.end(), {n.x, n.y, n.z});
+        uvs.insert(uvs.end(), {uv.x, uv.y});
+    }
+};
+
+MeshData ground(int quads, float half) {
+    MeshData m;
+    for (int j = 0; j <= quads; ++j)
+        for (int i = 0; i <= quads; ++i)
+            m.vertex({-half + 2 * half * i / quads, 0, -half + 2 * half * j / quads}, {0, 1, 0},
+                     {4.0f * i / quads, 4.0f * j / quads});
+    for (int j = 0; j < quads; ++j)
+        for (int i = 0; i < quads; ++i) {
+            uint32_t a = j * (quads + 1) + i, c = a + 1, b = a + quads + 1, d = b + 1;  // b, d: next z
+            m.indices.insert(m.indices.end(), {a, b, c, b, d, c});  // counter-clockwise seen from +y
+        }
+    return m;
+}
+
+MeshData sphere(glm::vec3 centre, float radius, int rings, int segments) {
+    MeshData m;
+    for (int r = 0; r <= rings; ++r)
+        for (int s = 0; s <= segments; ++s) {
+            float theta = glm::pi<float>() * r / rings, phi = 2 * glm::pi<float>() * s / segments;
+            glm::vec3 n(std::sin(theta) * std::cos(phi), std::cos(theta), std::sin(theta) * std::sin(phi));
+            m.vertex(centre + radius * n, n, {2.0f * s / segments, 1.0f * r / rings});
+        }
+    for (int r = 0; r < rings; ++r)
+        for (int s = 0; s < segments; ++s) {
+            uint32_t a = r * (segments + 1) + s, c = a + 1, b = a + segments + 1, d = b + 1;
+            m.indices.insert(m.indices.end(), {a, c, b, c, d, b});  // outward
+        }
+    return m;
+}
+
+MeshData box(glm::vec3 centre, float half) {
+    MeshData m;
+    const glm::vec3 x(1, 0, 0), y(0, 1, 0), z(0, 0, 1);
+    // (u, v) with u x v = the face normal, so a, b, c, d run counter-clockwise seen from outside.
+    const glm::vec3 faces[6][2] = {{y, z}, {z, y}, {z, x}, {x, z}, {x, y}, {y, x}};
+    for (const auto& f : faces) {
+        glm::vec3 u = f[0], v = f[1], n = glm::cross(u, v);
+        uint32_t base = uint32_t(m.positions.size() / 3);
+        for (glm::vec2 k : {glm::vec2(-1, -1), glm::vec2(1, -1), glm::vec2(1, 1), glm::vec2(-1, 1)})
+            m.vertex(centre + half * (n + k.x * u + k.y * v), n, 0.5f * (k + 1.0f));
+        m.indices.insert(m.indices.end(), {base, base + 1, base + 2, base, base + 2, base + 3});
+    }
+    return m;
+}
+
+std::string write_test_scene(const std::string& dir) {
+    std::vector<MeshData> meshes = {ground(48, 6.0f), sphere({0, 2.2f, 0}, 2.2f, 14, 28), box({-3.6f, 1.3f, 2.6f}, 1.3f)};
+    const float colours[3][3] = {{0.6f, 0.6f, 0.55f}, {0.8f, 0.3f, 0.2f}, {0.2f, 0.4f, 0.8f}};
+    nlohmann::json gltf = {{"asset", {{"version", "2.0"}}}, {"scene", 0}};
+    std::vector<uint8_t> bin;
+    auto add_view = [&](const void* data, size_t bytes, int target) {
+        size_t offset = bin.size();
+        bin.insert(bin.end(), static_cast<const uint8_t*>(data), static_cast<const uint8_t*>(data) + bytes);
+        gltf["bufferViews"].push_back({{"buffer", 0}, {"byteOffset", offset}, {"byteLength", bytes}, {"target", target}});
+        return int(gltf["bufferViews"].size()) - 1;
+    };
+    for (size_t i = 0; i < meshes.size(); ++i) {
+        const MeshData& m = meshes[i];
+        size_t count = m.positions.size() / 3;
+        glm::vec3 lo(1e30f), hi(-1e30f);
+        for (size_t v = 0; v < count; ++v) {
+            glm::vec3 p(m.positions[3 * v], m.positions[3 * v + 1], m.positions[3 * v + 2]);
+            lo = glm::min(lo, p);
+            hi = glm::max(hi, p);
+        }
+        int base = int(gltf["accessors"].size());
+        gltf["accessors"].push_back({{"bufferView", add_view(m.positions.data(), m.positions.size() * 4, 34962)},
+                                     {"componentType", 5126}, {"count", count}, {"type", "VEC3"},
+                                     {"min", {lo.x, lo.y, lo.z}}, {"max", {hi.x, hi.y, hi.z}}});
+        gltf["accessors"].push_back({{"bufferView", add_view(m.normals.data(), m.normals.size() * 4, 34962)},
+                                     {"componentType", 5126}, {"count", count}, {"type", "VEC3"}});
+        gltf["accessors"].push_back({{"bufferView", add_view(m.indices.data(), m.indices.size() * 4, 34963)},
+                                     {"componentType", 5125}, {"count", m.indices.size()}, {"type", "SCALAR"}});
+        gltf["accessors"].push_back({{"bufferView", add_view(m.uvs.data(), m.uvs.size() * 4, 34962)},
+                                     {"componentType", 5126}, {"count", count}, {"type", "VEC2"}});
+        gltf["materials"].push_back({{"pbrMetallicRoughness",
+                                      {{"baseColorFactor", {colours[i][0], colours[i][1], colours[i][2], 1.0}},
+                                       {"baseColorTexture", {{"index", 0}}}}}});
+        gltf["meshes"].push_back({{"primitives",
+                                   {{{"attributes", {{"POSITION", base}, {"NORMAL", base + 1}, {"TEXCOORD_0", base + 3}}},
+                                     {"indices", base + 2},
+                                     {"material", int(i)}}}}});
+        gltf["nodes"].push_back({{"mesh", int(i)}});
+        gltf["scenes"][0]["nodes"].push_back(int(i));
+    }
+    gltf["buffers"].push_back({{"uri", "scene.bin"}, {"byteLength", bin.size()}});
+    // A checker texture: shading with texture detail, and the forward pass's texture array in use.
+    std::vector<uint8_t> checker(64 * 64 * 4);
+    for (int i = 0; i < 64 * 64; ++i) {
+        uint8_t v = ((i % 64) / 8 + (i / 64) / 8) % 2 ? 230 : 120;
+        checker[4 * i] = checker[4 * i + 1] = checker[4 * i + 2] = v;
+        checker[4 * i + 3] = 255;
+    }
+    stbi_write_png((dir + "/checker.png").c_str(), 64, 64, 4, checker.data(), 64 * 4);
+    gltf["images"].push_back({{"uri", "checker.png"}});
+    gltf["textures"].push_back({{"source", 0}});
+    std::ofstream(dir + "/scene.bin", std::ios::binary).write(reinterpret_cast<const char*>(bin.data()), std::streamsize(bin.size()));
+    std::ofstream(dir + "/scene.gltf") << gltf.dump();
+    return dir + "/scene.gltf";
+}
+
+// The scene file of this test process (each ctest entry is its own process).
+const std::string& test_scene() {
+    static const std::string path = write_test_scene(test_dir("scene"));
+    return path;
+}
 
 // Light lists off and few lights: the shaded frame is then bit-identical from run to run, so
 // pixels a view must keep can be compared exactly with a separate shaded run.
 std::vector<std::string> base_args(const std::vector<std::string>& extra) {
-    std::vector<std::string> args = {"--headless", "--scene", kScene,  "--size",       std::to_string(kWidth) + "x" + std::to_string(kHeight),
+    std::vector<std::string> args = {"--headless", "--scene", test_scene(),  "--size",       std::to_string(kWidth) + "x" + std::to_string(kHeight),
                                      "--frames",   "1",      "--warmup", "0",          "--lights", "16",
                                      "--light-cull", "off"};
     args.insert(args.end(), extra.begin(), extra.end());
