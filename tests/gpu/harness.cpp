@@ -9,7 +9,30 @@
 #include <fstream>
 
 #include <gtest/gtest.h>
+#include <filesystem>
 #include <stb/stb_image.h>
+
+namespace {
+
+// Mesa 22.3 keys its on-disk shader cache without LP_NATIVE_VECTOR_WIDTH: a shader compiled at one
+// width is reused at another, so lavapipe would report subgroup size 4 (or 16) while running code
+// built for 8 lanes. Every GPU test process gets a cache of its own per width, set before any
+// Vulkan call (in-process renderers) and inherited by every demo it starts.
+const bool g_shader_cache_isolated = [] {
+    const char* width = getenv("LP_NATIVE_VECTOR_WIDTH");
+    std::string dir = (std::filesystem::temp_directory_path() / "subgroup-demo-tests" /
+                       ("mesa-shader-cache-lp" + std::string(width ? width : "default")))
+                          .string();
+    setenv("MESA_SHADER_CACHE_DIR", dir.c_str(), 1);
+    return true;
+}();
+
+}  // namespace
+
+bool lavapipe_512_crash(const DemoRun& run) {
+    const char* width = getenv("LP_NATIVE_VECTOR_WIDTH");
+    return run.exit_code >= 128 && width && std::string(width) == "512";
+}
 
 DemoRun run_demo(const std::vector<std::string>& args) {
     std::string command = "'" SGD_DEMO "'";
