@@ -29,6 +29,23 @@ const bool g_shader_cache_isolated = [] {
 
 }  // namespace
 
+// Before any GPU test at LP_NATIVE_VECTOR_WIDTH=512: can lavapipe draw at all? If a one-frame
+// render dies by a signal, every test of this process is skipped with the reason (a process
+// crash would otherwise take in-process tests down with it). Any other width is never skipped.
+class LavapipeDrawProbe : public testing::Environment {
+public:
+    void SetUp() override {
+        const char* width = getenv("LP_NATIVE_VECTOR_WIDTH");
+        if (!width || std::string(width) != "512") return;
+        DemoRun probe = run_demo({"--headless", "--size", "32x32", "--frames", "1", "--warmup", "0", "--lights", "1"});
+        if (probe.exit_code >= 128)
+            GTEST_SKIP() << "lavapipe at LP_NATIVE_VECTOR_WIDTH=512 cannot draw: a one-frame render died with exit "
+                         << probe.exit_code << " (Mesa 22.3 / LLVM 15 crash compiling graphics shaders 16 lanes "
+                         << "wide on this CPU; see docs/testing.md)";
+    }
+};
+testing::Environment* const g_draw_probe = testing::AddGlobalTestEnvironment(new LavapipeDrawProbe);
+
 bool lavapipe_512_crash(const DemoRun& run) {
     const char* width = getenv("LP_NATIVE_VECTOR_WIDTH");
     return run.exit_code >= 128 && width && std::string(width) == "512";
