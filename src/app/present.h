@@ -1,7 +1,8 @@
 // Moves the renderer's finished colour into a swapchain image with an image copy. Copies move raw
 // bytes, so a BGRA swapchain first gets the bytes reordered by a small compute pass; an RGBA one
-// takes the colour as it is. The bytes are sRGB-encoded already, so a UNORM or an _SRGB swapchain
-// both show them unchanged. (Not vkCmdBlitImage: lavapipe at 512-bit vectors crashes in its blit.)
+// takes the colour as it is. The bytes are sRGB-encoded already, so a UNORM and an _SRGB swapchain
+// both show them unchanged; a blit would encode them a second time into an _SRGB one, and needs
+// the format's BLIT_DST feature where a copy needs only TRANSFER_DST usage.
 #pragma once
 
 #include "vk/resources.h"
