@@ -493,20 +493,29 @@ private:
             GLFW_KEY_0, -2,  // resize back
         };
         constexpr uint32_t kFramesPerAction = 4;
-        uint32_t cycle_frames = uint32_t(kSequence.size()) * kFramesPerAction;
-        uint32_t warmup = std::max(2 * cycle_frames, options_.soak_frames / 10);
+        // Memory is compared at cycle boundaries only, where the window is back in the same state
+        // (passes auto, view shaded, full size, help hidden, animating): what a configuration holds
+        // while it is on screen then cancels out, and only what accumulates remains. Free pages
+        // glibc keeps are given back first (malloc_trim), so the figure is memory in use.
+        uint32_t cycle = uint32_t(kSequence.size()) * kFramesPerAction;
+        uint32_t warmup = cycle * std::max(2u, (options_.soak_frames / 10 + cycle - 1) / cycle);
+        uint32_t last_boundary = options_.soak_frames / cycle * cycle;
+        soak_min_frames_ = warmup + cycle;
         if (frame_count_ >= options_.soak_frames) return false;
-        if (frame_count_ == warmup) {
-            soak_rss_warm_ = resident_bytes();
-            soak_heap_warm_ = heap_in_use();
-        }
-        if (frame_count_ > warmup) soak_rss_peak_ = std::max(soak_rss_peak_, resident_bytes());
-        if ((frame_count_ % 500 == 0 || frame_count_ == warmup) && frame_count_ != soak_last_action_frame_) {
-            char line[128];
-            snprintf(line, sizeof(line), "soak: frame %u, resident memory %.1f MiB, heap in use %.3f MiB%s", frame_count_,
-                     double(resident_bytes()) / (1 << 20), double(heap_in_use()) / (1 << 20),
-                     frame_count_ == warmup ? " (warm-up ends)" : "");
-            log_line(line);
+        soak_rss_peak_ = std::max(soak_rss_peak_, resident_bytes());
+        bool boundary = frame_count_ % cycle == 0 && frame_count_ != soak_last_action_frame_;
+        if (boundary && frame_count_ >= warmup && last_boundary > warmup) {
+            malloc_trim(0);
+            size_t rss = resident_bytes();
+            if (frame_count_ == warmup) soak_rss_warm_ = rss, soak_heap_warm_ = heap_in_use();
+            if (frame_count_ == last_boundary) soak_rss_end_ = rss, soak_heap_end_ = heap_in_use();
+            if (frame_count_ == warmup || frame_count_ == last_boundary || frame_count_ / cycle % 3 == 0) {
+                char line[160];
+                snprintf(line, sizeof(line), "soak: frame %u (cycle %u), resident memory %.2f MiB, heap in use %.3f MiB%s",
+                         frame_count_, frame_count_ / cycle, double(rss) / (1 << 20), double(heap_in_use()) / (1 << 20),
+                         frame_count_ == warmup ? " (warm-up ends)" : "");
+                log_line(line);
+            }
         }
 
         camera_.orbit(3.0f, 0.0f);
@@ -523,23 +532,27 @@ private:
     }
 
     int soak_result() {
-        size_t end = resident_bytes();
-        double warm_mib = double(soak_rss_warm_) / (1 << 20), end_mib = double(end) / (1 << 20);
-        double peak_mib = double(std::max(soak_rss_peak_, end)) / (1 << 20);
-        double growth = soak_rss_warm_ ? 100.0 * (double(end) - double(soak_rss_warm_)) / double(soak_rss_warm_) : 0.0;
-        double heap_growth = soak_heap_warm_ ? 100.0 * (double(heap_in_use()) - double(soak_heap_warm_)) / double(soak_heap_warm_) : 0.0;
-        char line[320];
+        auto mib = [](size_t bytes) { return double(bytes) / (1 << 20); };
+        auto percent = [](size_t from, size_t to) { return from ? 100.0 * (double(to) - double(from)) / double(from) : 0.0; };
+        double growth = percent(soak_rss_warm_, soak_rss_end_);
+        char line[360];
         snprintf(line, sizeof(line),
-                 "soak: %u frames, %u actions, resident memory %.1f MiB after warm-up, %.1f MiB at the end "
-                 "(%+.2f%%), peak %.1f MiB, heap in use %+.3f%%, %u validation message(s)",
-                 frame_count_, soak_actions_, warm_mib, end_mib, growth, peak_mib, heap_growth, validation_message_count());
+                 "soak: %u frames, %u actions, resident memory %.2f MiB after warm-up, %.2f MiB at the last cycle "
+                 "(%+.2f%%), peak %.1f MiB; heap in use %+.3f%%; %u validation message(s)",
+                 frame_count_, soak_actions_, mib(soak_rss_warm_), mib(soak_rss_end_), growth, mib(soak_rss_peak_),
+                 percent(soak_heap_warm_, soak_heap_end_), validation_message_count());
         log_line(line);
         if (frame_count_ < options_.soak_frames) {
             fprintf(stderr, "error: the soak stopped after %u of %u frames (window closed)\n", frame_count_,
                     options_.soak_frames);
             return 1;
         }
-        if (soak_rss_warm_ == 0 || growth > 1.0) {
+        if (soak_rss_end_ == 0) {
+            fprintf(stderr, "error: --soak-frames %u is too few to compare memory: the warm-up and one more cycle of "
+                            "actions need %u\n", options_.soak_frames, soak_min_frames_);
+            return 2;
+        }
+        if (growth > 1.0) {
             fprintf(stderr, "error: resident memory grew by %.2f%% after the warm-up (more than 1%%)\n", growth);
             return 1;
         }
@@ -573,8 +586,9 @@ private:
     std::string compare_dir_;
 
     uint32_t soak_actions_ = 0;
+    uint32_t soak_min_frames_ = 0;
     uint32_t soak_last_action_frame_ = UINT32_MAX;
-    size_t soak_rss_warm_ = 0, soak_rss_peak_ = 0, soak_heap_warm_ = 0;
+    size_t soak_rss_warm_ = 0, soak_rss_end_ = 0, soak_rss_peak_ = 0, soak_heap_warm_ = 0, soak_heap_end_ = 0;
 };
 
 }  // namespace
