@@ -1,7 +1,8 @@
 #version 460
 // Vertex shader of the depth pre-pass and the forward pass. Both compile this same file, so
 // gl_Position comes from identical code, and `precise` (NoContraction: no fused multiply-add,
-// no reassociation) keeps the two pipelines' depths bit-identical for the EQUAL test.
+// no reassociation; in clip_position(), common.glsl) keeps the two pipelines' depths
+// bit-identical for the EQUAL test.
 // (`invariant gl_Position` says the same, but glslang puts it on a block member, which the
 // validation layer's SPIR-V checker warns about.)
 #include "scene_bindings.glsl"
@@ -22,9 +23,8 @@ layout(location = 3) flat out uint out_draw;
 void main() {
     // firstInstance of each indirect command is its draw index.
     DrawData draw = draws[gl_InstanceIndex];
-    precise vec4 world = draw.model * vec4(in_position, 1.0);
-    precise vec4 clip = frame.view_proj * world;
-    gl_Position = clip;
+    vec4 world = world_position(draw.model, in_position);
+    gl_Position = clip_position(frame.view_proj, world);
 #ifndef DEPTH_ONLY
     out_world_position = world.xyz;
     out_normal = mat3(draw.normal_matrix) * in_normal;

@@ -6,6 +6,7 @@
 #include <memory>
 #include <vector>
 
+#include "passes/cull_pass.h"
 #include "passes/scene_pass.h"
 #include "scene/camera.h"
 #include "scene/lights.h"
@@ -16,6 +17,7 @@ struct RendererConfig {
     VkExtent2D extent{1280, 720};
     uint32_t lights = 256;
     Plan plan;
+    uint32_t cull_group_size = kDefaultCullGroupSize;
 };
 
 struct FrameSlot {
@@ -44,6 +46,8 @@ public:
     std::vector<uint8_t> read_color();
     std::vector<uint8_t> read_mip();
     GpuCounters read_counters();
+    // Per draw, the indices the last frame drew (culled output; needs a cull variant other than off).
+    std::vector<std::vector<uint32_t>> read_drawn_indices();
 
     Image& color() { return targets_.color; }
     const GpuScene& gpu_scene() const { return scene_; }
@@ -66,5 +70,6 @@ private:
     Camera default_camera_;
     glm::vec3 bounds_min_, bounds_max_;
 
+    CullPass cull_pass_;
     ScenePass scene_pass_;
 };
