@@ -37,22 +37,6 @@ float light_falloff(float distance, float radius) {
     return f * f / (1.0 + distance * distance);
 }
 
-// Object space -> world -> clip space: the one expression the depth and forward vertex shaders
-// and the cull pass all use, so all three get bit-identical positions (the depth EQUAL test and
-// the cull pass's conservative tests rely on it). `precise` forbids fused multiply-add and
-// reassociation, which a compiler could otherwise apply differently in each pipeline. Written
-// column by column: lavapipe (Mesa 22.3, 4-wide vectors) corrupts memory when a NoContraction
-// OpMatrixTimesVector feeds gl_Position.
-vec4 world_position(mat4 model, vec3 position) {
-    precise vec4 world = model[0] * position.x + model[1] * position.y + model[2] * position.z + model[3];
-    return world;
-}
-
-vec4 clip_position(mat4 view_proj, vec4 world) {
-    precise vec4 clip = view_proj[0] * world.x + view_proj[1] * world.y + view_proj[2] * world.z + view_proj[3] * world.w;
-    return clip;
-}
-
 vec3 srgb_encode(vec3 linear) {
     vec3 lo = linear * 12.92;
     vec3 hi = 1.055 * pow(linear, vec3(1.0 / 2.4)) - 0.055;

@@ -71,12 +71,16 @@ void main() {
     vec3 p1 = vertex_position(index.y);
     vec3 p2 = vertex_position(index.z);
 
-    // The same function as the depth pass's vertex shader (scene.vert), so the tests see the
-    // positions the rasterizer sees; the tests' margins absorb any difference in rounding.
+    // The depth pass's vertex shader (scene.vert) computes exactly this, `precise` included, so
+    // the tests see the positions the rasterizer sees; their margins absorb any difference in
+    // rounding between the two pipelines.
     mat4 model = draws[draw_id].model;
-    vec4 c0 = clip_position(frame.view_proj, world_position(model, p0));
-    vec4 c1 = clip_position(frame.view_proj, world_position(model, p1));
-    vec4 c2 = clip_position(frame.view_proj, world_position(model, p2));
+    precise vec4 world0 = model * vec4(p0, 1.0);
+    precise vec4 world1 = model * vec4(p1, 1.0);
+    precise vec4 world2 = model * vec4(p2, 1.0);
+    precise vec4 c0 = frame.view_proj * world0;
+    precise vec4 c1 = frame.view_proj * world1;
+    precise vec4 c2 = frame.view_proj * world2;
     CullParams params = CullParams(vec2(frame.sizes.xy), push.snap_px, push.frustum_eps);
     bool visible = in_range && classify_triangle(index, p0, p1, p2, c0, c1, c2, params) == CULL_VISIBLE;
     uint count = visible ? 3u : 0u;  // indices this invocation writes

@@ -1,8 +1,7 @@
 #version 460
 // Vertex shader of the depth pre-pass and the forward pass. Both compile this same file, so
 // gl_Position comes from identical code, and `precise` (NoContraction: no fused multiply-add,
-// no reassociation; in clip_position(), common.glsl) keeps the two pipelines' depths
-// bit-identical for the EQUAL test.
+// no reassociation) keeps the two pipelines' depths bit-identical for the EQUAL test.
 // (`invariant gl_Position` says the same, but glslang puts it on a block member, which the
 // validation layer's SPIR-V checker warns about.)
 #include "scene_bindings.glsl"
@@ -21,14 +20,18 @@ layout(location = 3) flat out uint out_draw;
 #endif
 
 void main() {
-    // firstInstance of each indirect command is its draw index.
-    DrawData draw = draws[gl_InstanceIndex];
-    vec4 world = world_position(draw.model, in_position);
-    gl_Position = clip_position(frame.view_proj, world);
+    // firstInstance of each indirect command is its draw index. Clamped: lavapipe at 128-bit
+    // vectors runs 4 vertices at once and loads for lanes past the draw's end with a garbage
+    // instance index; the clamp keeps every read in bounds on any driver.
+    uint draw_index = min(uint(gl_InstanceIndex), frame.tiles.w - 1);
+    DrawData draw = draws[draw_index];
+    precise vec4 world = draw.model * vec4(in_position, 1.0);
+    precise vec4 clip = frame.view_proj * world;
+    gl_Position = clip;
 #ifndef DEPTH_ONLY
     out_world_position = world.xyz;
     out_normal = mat3(draw.normal_matrix) * in_normal;
     out_uv = in_uv;
-    out_draw = gl_InstanceIndex;
+    out_draw = draw_index;
 #endif
 }

@@ -1,13 +1,21 @@
 #include "app/run.h"
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 
 #include "app/cull_dump.h"
 #include "app/image_io.h"
 
+std::string default_scene_path() {
+    // The source tree's copy when it is there; else assets/ beside the build folder, so a build
+    // copied elsewhere (the GPU machine) still finds it.
+    if (std::filesystem::exists(SGD_DEFAULT_SCENE)) return SGD_DEFAULT_SCENE;
+    return executable_dir() + "/../assets/default_scene.gltf";
+}
+
 Scene load_requested_scene(const Options& options) {
-    Scene scene = load_scene(options.scene.empty() ? SGD_DEFAULT_SCENE : options.scene);
+    Scene scene = load_scene(options.scene.empty() ? default_scene_path() : options.scene);
     for (const std::string& w : scene.warnings) fprintf(stderr, "warning: %s\n", w.c_str());
     if (options.instances > 1) replicate_grid(scene, options.instances);
     if (scene.triangle_count() == 0) throw SceneError("scene " + scene.path + " has no triangles to draw");
@@ -42,6 +50,11 @@ void check_device_limits(const Context& ctx, const Options& options, const Scene
 }
 
 RunResult run_headless(const Context& ctx, const Scene& scene, const Options& options, const Plan& plan, bool quiet) {
+    // With --mip off no pass writes the mip: refuse to dump or show one rather than output stale texels.
+    if (plan.mip.variant == Variant::off && !options.mip_dump.empty())
+        throw UsageError("--mip-dump needs a mip, but --mip off renders none; use --mip auto, subgroup or fallback");
+    if (plan.mip.variant == Variant::off && plan.view.mode == ViewMode::mip)
+        throw UsageError("--view mip shows the mip, but --mip off renders none; use --mip auto, subgroup or fallback");
     RendererConfig config;
     config.extent = {options.width, options.height};
     config.lights = options.lights;

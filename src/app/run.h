@@ -20,6 +20,8 @@ struct RunResult {
     CopyBandwidth copy;  // --bandwidth-probe, else zero
 };
 
+std::string default_scene_path();
+
 // Loads the scene named by the options (or the bundled one) and applies --instances.
 Scene load_requested_scene(const Options& options);
 

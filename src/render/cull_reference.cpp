@@ -48,8 +48,8 @@ CullResult classify_triangle(const glm::uvec3& index, const std::array<glm::vec3
     if (position[0] == position[1] || position[1] == position[2] || position[0] == position[2])
         return CullResult::degenerate;
 
-    // Object -> world -> clip, summed column by column in the order the shaders use
-    // (clip_position() in shaders/common.glsl), so that both round alike.
+    // Object -> world -> clip, summed column by column from left to right (the order in which
+    // Mesa, for one, evaluates OpMatrixTimesVector), so that CPU and GPU round alike more often.
     std::array<glm::vec4, 3> clip;
     for (int i = 0; i < 3; ++i) {
         const glm::vec3& p = position[i];

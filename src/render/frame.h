@@ -28,6 +28,8 @@ struct GpuCounters {
     uint32_t light_atomics;
 };
 
+class Overlay;
+
 struct FrameContext {
     const Context& ctx;
     VkCommandBuffer cmd;
@@ -41,6 +43,7 @@ struct FrameContext {
     uint32_t frame_index;
     uint32_t light_count;
     bool instrument = false;  // count atomics this frame (one frame outside the timed ones)
+    Overlay* overlay = nullptr;  // text and rectangles drawn over the final frame
 
     // Set by the cull pass (else the whole scene): what depth and forward draw.
     const Buffer* draw_indices = nullptr;

@@ -36,6 +36,8 @@ Renderer::Renderer(const Context& ctx, const Scene& scene, const RendererConfig&
                               MemoryKind::device_local, "counters");
     cull_pass_.create(ctx, scene_, config.cull_group_size);
     scene_pass_.create(ctx);
+    mip_pass_.create(ctx);
+    overlay_.create(ctx, kFramesInFlight);
 }
 
 Renderer::~Renderer() { vkDeviceWaitIdle(ctx_.device); }
@@ -53,8 +55,8 @@ FrameUniforms Renderer::frame_uniforms(uint32_t frame_index, const Camera& camer
     u.view_proj = projection * u.view;
     u.camera_position = glm::vec4(camera.position, 1.0f);
     u.sun_direction = glm::vec4(glm::normalize(glm::vec3(0.35f, 0.8f, 0.25f)), 0.0f);
-    u.sun_color = glm::vec4(0.35f, 0.33f, 0.3f, 0.0f);
-    u.ambient = glm::vec4(0.05f, 0.055f, 0.07f, 0.0f);
+    u.sun_color = glm::vec4(0.55f, 0.52f, 0.47f, 0.0f);
+    u.ambient = glm::vec4(0.07f, 0.08f, 0.1f, 0.0f);
     u.sizes = {targets_.extent.width, targets_.extent.height, config_.lights, frame_index};
     uint32_t tiles_x = (targets_.extent.width + kTileSize - 1) / kTileSize;
     uint32_t tiles_y = (targets_.extent.height + kTileSize - 1) / kTileSize;
@@ -74,7 +76,7 @@ void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_i
         gpu_lights[i] = {glm::vec4(lights[i].position, lights[i].radius), glm::vec4(lights[i].color, 0.0f)};
 
     FrameContext f{ctx_, cmd, *slot.timer, scene_, targets_, config_.plan, slot.uniforms, slot.lights, counters_,
-                   frame_index, config_.lights, instrument};
+                   frame_index, config_.lights, instrument, &overlay_};
 
     slot.timer->reset(cmd);
     slot.timer->begin(cmd, Pass::frame);
@@ -87,7 +89,12 @@ void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_i
 
     cull_pass_.record(f);
     scene_pass_.record_depth(f);
-    scene_pass_.record_forward(f);
+    scene_pass_.record_forward(f);  // with plan.mip == subgroup, also writes the mip
+    if (config_.plan.mip.variant == Variant::fallback) mip_pass_.record_downsample(f);
+    // The `mip` view needs a mip; with --mip off there is none and the frame stays as shaded.
+    if (config_.plan.view.mode == ViewMode::mip && config_.plan.mip.variant != Variant::off)
+        mip_pass_.record_view(f, overlay_);
+    overlay_.record(f, slot_index);
 
     // The frame ends with the colour ready to copy out (screenshot, swapchain blit).
     transition(cmd, targets_.color, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_PIPELINE_STAGE_2_COPY_BIT | VK_PIPELINE_STAGE_2_BLIT_BIT,

@@ -7,7 +7,9 @@
 #include <vector>
 
 #include "passes/cull_pass.h"
+#include "passes/mip_pass.h"
 #include "passes/scene_pass.h"
+#include "render/overlay.h"
 #include "scene/camera.h"
 #include "scene/lights.h"
 
@@ -50,6 +52,8 @@ public:
     std::vector<std::vector<uint32_t>> read_drawn_indices();
 
     Image& color() { return targets_.color; }
+    // Add text/rectangles here before record(); they are drawn at the end of that frame.
+    Overlay& overlay() { return overlay_; }
     const GpuScene& gpu_scene() const { return scene_; }
     const Camera& default_view() const { return default_camera_; }
     glm::vec3 bounds_min() const { return bounds_min_; }
@@ -72,4 +76,6 @@ private:
 
     CullPass cull_pass_;
     ScenePass scene_pass_;
+    MipPass mip_pass_;
+    Overlay overlay_;
 };

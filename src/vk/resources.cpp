@@ -35,6 +35,8 @@ VkDeviceMemory allocate(const Context& ctx, VkMemoryRequirements req, MemoryKind
     return memory;
 }
 
+}  // namespace
+
 std::string executable_dir() {
     char path[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
@@ -43,8 +45,6 @@ std::string executable_dir() {
     std::string s(path);
     return s.substr(0, s.rfind('/'));
 }
-
-}  // namespace
 
 Buffer& Buffer::operator=(Buffer&& o) noexcept {
     if (this != &o) {
@@ -208,12 +208,7 @@ void memory_barrier(VkCommandBuffer cmd, VkPipelineStageFlags2 src_stage, VkAcce
     vkCmdPipelineBarrier2(cmd, &dep);
 }
 
-std::string shader_path(const std::string& name) {
-    std::string next_to_binary = executable_dir() + "/shaders/" + name + ".spv";
-    // Test binaries live one level down (build/tests/) and drive the renderer too.
-    std::string one_up = executable_dir() + "/../shaders/" + name + ".spv";
-    return access(next_to_binary.c_str(), R_OK) != 0 && access(one_up.c_str(), R_OK) == 0 ? one_up : next_to_binary;
-}
+std::string shader_path(const std::string& name) { return executable_dir() + "/shaders/" + name + ".spv"; }
 
 VkShaderModule load_shader(const Context& ctx, const std::string& name) {
     std::string path = shader_path(name);

@@ -1,0 +1,84 @@
+#include "render/overlay.h"
+
+#include <cstring>
+
+#include <stb/stb_easy_font.h>
+
+void Overlay::create(const Context& ctx, uint32_t slots) {
+    for (uint32_t i = 0; i < slots; ++i)
+        buffers_.push_back(create_buffer(ctx, kMaxVertices * sizeof(OverlayVertex), VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+                                         MemoryKind::host_upload, "overlay vertices"));
+    GraphicsDesc d;
+    d.shaders = {{VK_SHADER_STAGE_VERTEX_BIT, "overlay.vert.main"}, {VK_SHADER_STAGE_FRAGMENT_BIT, "overlay.frag.main"}};
+    d.layout = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER}, VK_SHADER_STAGE_VERTEX_BIT, 8};
+    d.color_formats = {kColorFormat};
+    d.vertex_attributes = 0;  // the vertex shader pulls OverlayVertex from the storage buffer
+    d.cull_mode = VK_CULL_MODE_NONE;
+    d.depth_write = false;
+    d.blend = true;
+    pipeline_ = create_graphics_pipeline(ctx, d);
+}
+
+void Overlay::rect(float x, float y, float w, float h, uint32_t rgba) {
+    OverlayVertex a{x, y, rgba}, b{x + w, y, rgba}, c{x + w, y + h, rgba}, d{x, y + h, rgba};
+    vertices_.insert(vertices_.end(), {a, b, c, a, c, d});
+}
+
+void Overlay::text(float x, float y, const std::string& s, uint32_t rgba, float scale) {
+    // stb_easy_font emits quads of 4 vertices, 16 bytes each (x, y, z, colour); ~270 bytes per glyph.
+    std::vector<char> buffer(s.size() * 300 + 64);
+    int quads = stb_easy_font_print(0, 0, const_cast<char*>(s.c_str()), nullptr, buffer.data(), int(buffer.size()));
+    for (int q = 0; q < quads; ++q) {
+        const float* v = reinterpret_cast<const float*>(buffer.data() + q * 64);
+        float x0 = v[0], y0 = v[1], x1 = v[8], y1 = v[9];  // corners 0 and 2
+        rect(x + x0 * scale, y + y0 * scale, (x1 - x0) * scale, (y1 - y0) * scale, rgba);
+    }
+}
+
+void Overlay::label(float x, float y, const std::string& s, uint32_t rgba, float scale) {
+    float pad = 2.0f * scale;
+    rect(x, y, text_width(s, scale) + 2 * pad, text_height(s, scale) + 2 * pad, rgba8(0, 0, 0, 170));
+    text(x + pad, y + pad + scale, s, rgba, scale);
+}
+
+float Overlay::text_width(const std::string& s, float scale) {
+    return float(stb_easy_font_width(const_cast<char*>(s.c_str()))) * scale;
+}
+
+float Overlay::text_height(const std::string& s, float scale) {
+    return float(stb_easy_font_height(const_cast<char*>(s.c_str()))) * scale;
+}
+
+void Overlay::record(FrameContext& f, uint32_t slot) {
+    if (vertices_.empty()) return;
+    uint32_t count = std::min<uint32_t>(uint32_t(vertices_.size()), kMaxVertices);
+    memcpy(buffers_[slot].mapped, vertices_.data(), count * sizeof(OverlayVertex));
+    vertices_.clear();
+
+    begin_label(f.ctx, f.cmd, "overlay");
+    transition(f.cmd, f.targets.color, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+               VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
+               VK_ACCESS_2_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT);
+    VkRenderingAttachmentInfo color{VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO};
+    color.imageView = f.targets.color.view;
+    color.imageLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
+    color.loadOp = VK_ATTACHMENT_LOAD_OP_LOAD;
+    color.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
+    VkRenderingInfo rendering{VK_STRUCTURE_TYPE_RENDERING_INFO};
+    rendering.renderArea = {{0, 0}, f.targets.extent};
+    rendering.layerCount = 1;
+    rendering.colorAttachmentCount = 1;
+    rendering.pColorAttachments = &color;
+    vkCmdBeginRendering(f.cmd, &rendering);
+    VkViewport viewport{0, 0, float(f.targets.extent.width), float(f.targets.extent.height), 0, 1};
+    VkRect2D scissor{{0, 0}, f.targets.extent};
+    vkCmdSetViewport(f.cmd, 0, 1, &viewport);
+    vkCmdSetScissor(f.cmd, 0, 1, &scissor);
+    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline_.pipeline);
+    Descriptors().buffer(0, buffers_[slot]).push(f.cmd, pipeline_);
+    float size[2] = {float(f.targets.extent.width), float(f.targets.extent.height)};
+    vkCmdPushConstants(f.cmd, pipeline_.layout, VK_SHADER_STAGE_VERTEX_BIT, 0, sizeof(size), size);
+    vkCmdDraw(f.cmd, count, 1, 0, 0);
+    vkCmdEndRendering(f.cmd);
+    end_label(f.ctx, f.cmd);
+}
