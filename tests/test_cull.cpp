@@ -183,6 +183,9 @@ TEST(CullTraffic, CountsIndicesDistinctVerticesAndSurvivors) {
     EXPECT_EQ(t.bytes_read, 2u * (24 + 48 + 76 + 24) + 2 * 8);
     EXPECT_EQ(t.bytes_written, 3u * 12 + 2 * 20);
     EXPECT_EQ(t.total(), t.bytes_read + t.bytes_written);
+    // Both draws share the quad: its indices and positions count once.
+    EXPECT_EQ(t.unique_bytes_read, (24 + 48) + 2u * (76 + 24) + 2 * 8);
+    EXPECT_EQ(t.unique_total(), t.unique_bytes_read + t.bytes_written);
 }
 
 TEST(CullDump, RoundTrips) {

@@ -188,14 +188,20 @@ nlohmann::json report_json(const Context& ctx, const Options& options, const Pla
         bandwidth["cull_bytes"] = traffic.total();
         bandwidth["cull_bytes_read"] = traffic.bytes_read;
         bandwidth["cull_bytes_written"] = traffic.bytes_written;
-        if (r.timings[cull].median > 0) bandwidth["cull_gbps"] = double(traffic.total()) / (r.timings[cull].median * 1e6);
+        bandwidth["cull_unique_bytes"] = traffic.unique_total();
+        if (r.timings[cull].median > 0) {
+            bandwidth["cull_gbps"] = double(traffic.total()) / (r.timings[cull].median * 1e6);
+            bandwidth["cull_unique_gbps"] = double(traffic.unique_total()) / (r.timings[cull].median * 1e6);
+        }
     }
     if (r.copy.bytes) {
         bandwidth["copy_bytes"] = r.copy.bytes;
         bandwidth["copy_ms"] = r.copy.ms;
         bandwidth["copy_bandwidth_gbps"] = r.copy.gbps;
-        if (bandwidth.contains("cull_gbps") && r.copy.gbps > 0)
+        if (bandwidth.contains("cull_gbps") && r.copy.gbps > 0) {
             bandwidth["cull_fraction_of_copy"] = bandwidth["cull_gbps"].get<double>() / r.copy.gbps;
+            bandwidth["cull_unique_fraction_of_copy"] = bandwidth["cull_unique_gbps"].get<double>() / r.copy.gbps;
+        }
     }
     return {
         {"schema", 1},

@@ -45,21 +45,24 @@ CullTraffic cull_traffic(const Scene& scene, const std::vector<GpuDraw>& draws, 
     for (const GpuDraw& d : draws) {
         auto key = std::make_pair(d.first_index, d.index_count);
         auto it = distinct.find(key);
-        if (it == distinct.end()) {
+        bool first_use = it == distinct.end();
+        if (first_use) {
             std::vector<uint32_t> used(scene.indices.begin() + d.first_index,
                                        scene.indices.begin() + d.first_index + d.index_count);
             std::sort(used.begin(), used.end());
             it = distinct.emplace(key, uint64_t(std::unique(used.begin(), used.end()) - used.begin())).first;
         }
-        uint64_t triangles = d.index_count / 3;
-        t.bytes_read += uint64_t(d.index_count) * 4;          // source indices
-        t.bytes_read += it->second * 12;                       // vec3 positions of its distinct vertices
-        t.bytes_read += 64 + 12;                               // model matrix, first_index, index_count, out_first
-        t.bytes_read += kIndirectStride + 4;                   // template copy, and the count step's indexCount
-        t.bytes_written += kIndirectStride;                    // template copy
-        chunks += (triangles + group_size - 1) / group_size;
+        uint64_t mesh_bytes = uint64_t(d.index_count) * 4   // source indices
+                              + it->second * 12;            // vec3 positions of its distinct vertices
+        uint64_t draw_bytes = 64 + 12                       // model matrix, first_index, index_count, out_first
+                              + kIndirectStride + 4;        // template copy, and the count step's indexCount
+        t.bytes_read += mesh_bytes + draw_bytes;
+        t.unique_bytes_read += (first_use ? mesh_bytes : 0) + draw_bytes;
+        t.bytes_written += kIndirectStride;                 // template copy
+        chunks += (d.index_count / 3 + group_size - 1) / group_size;
     }
     t.bytes_read += chunks * sizeof(glm::uvec2);
+    t.unique_bytes_read += chunks * sizeof(glm::uvec2);
     t.bytes_written += triangles_visible * 12;  // surviving indices
     return t;
 }

@@ -19,12 +19,16 @@ std::vector<glm::uvec2> build_cull_chunks(const std::vector<GpuDraw>& draws, uin
 
 // Bytes the cull pass must move in one frame (computed on the host from the counts): what it
 // reads (source indices, the positions of each draw's distinct vertices, draw records, chunk
-// table, indirect template) and writes (surviving indices, indirect commands). Each draw counts
-// its own mesh data even when instances share a mesh (as if every instance had its own copy).
+// table, indirect template) and writes (surviving indices, indirect commands).
+// bytes_read counts each draw's mesh data, as if every instance had its own copy of its mesh
+// (what a scene of distinct meshes moves); unique_bytes_read counts each mesh's data once,
+// the least that must come from memory when instances share meshes (--instances does).
 struct CullTraffic {
     uint64_t bytes_read = 0;
+    uint64_t unique_bytes_read = 0;
     uint64_t bytes_written = 0;
     uint64_t total() const { return bytes_read + bytes_written; }
+    uint64_t unique_total() const { return unique_bytes_read + bytes_written; }
 };
 CullTraffic cull_traffic(const Scene& scene, const std::vector<GpuDraw>& draws, uint64_t triangles_visible,
                          uint32_t group_size);
