@@ -82,18 +82,20 @@ void main() {
     precise vec4 c1 = frame.view_proj * world1;
     precise vec4 c2 = frame.view_proj * world2;
     CullParams params = CullParams(vec2(frame.sizes.xy), push.snap_px, push.frustum_eps);
-    bool visible = in_range && classify_triangle(index, p0, p1, p2, c0, c1, c2, params) == CULL_VISIBLE;
+    uint result = classify_triangle(index, p0, p1, p2, c0, c1, c2, params);
+    bool visible = all(bvec2(in_range, result == CULL_VISIBLE));
     uint count = visible ? 3u : 0u;  // indices this invocation writes
 
 #ifdef CULL_SUBGROUP
     // Why this is correct at any subgroup size and with partial subgroups:
-    // - Control flow here is uniform: the only branch above is the workgroup-uniform return,
-    //   and everything since then is straight-line code, so the active invocations are all of
-    //   this subgroup's invocations in the workgroup. That is every lane, or fewer when the
-    //   workgroup size is not a multiple of the subgroup size (say 64 invocations on a
-    //   128-wide subgroup, or --cull-group-size 61 on 8 lanes). The operations below are
-    //   defined over the active invocations only, so inactive lanes neither add to the sums
-    //   nor get elected.
+    // - Control flow here is uniform: the only branch above is the workgroup-uniform return;
+    //   everything since is straight-line code (no early return, no && or || that could
+    //   short-circuit into a branch, loads clamped instead of skipped), so no reconvergence
+    //   is needed and the active invocations are all of this subgroup's invocations in the
+    //   workgroup. That is every lane, or fewer when the workgroup size is not a multiple of
+    //   the subgroup size (say 64 invocations on a 128-wide subgroup, or --cull-group-size 61
+    //   on 8 lanes). The operations below are defined over the active invocations only, so
+    //   inactive lanes neither add to the sums nor get elected.
     // - offset: survivors' indices in lower lanes; total: all of the subgroup's. Both sums
     //   of at most gl_WorkGroupSize.x * 3, so no overflow at any size up to 128 (or 1024).
     uint offset = subgroupExclusiveAdd(count);
@@ -103,7 +105,10 @@ void main() {
     //   that same invocation (the lowest active one), so every lane gets the base that the
     //   elected lane's atomicAdd returned; the other lanes' `base` of 0 is never read.
     //   (Broadcasting from any other lane, e.g. the highest one holding the inclusive sum,
-    //   would need that lane to be the one doing the atomic.)
+    //   would need that lane to be the one doing the atomic.) The `if` is entered by the
+    //   whole subgroup in uniform control flow and left by all of it, so control flow is
+    //   uniform again at the broadcast (Vulkan's definition of uniform control flow); that is
+    //   the only reconvergence this code relies on.
     uint base = 0u;
     if (subgroupElect() && total > 0u) base = atomicAdd(indirect[draw_id * 5u], total);
     base = subgroupBroadcastFirst(base);

@@ -26,22 +26,32 @@ struct CullParams {
 // -w <= x <= w, -w <= y <= w, 0 <= z <= w; negative is outside. With the reversed-Z
 // projection of src/scene/camera.cpp, z = w is the near plane and z = 0 the far plane.
 // Clipping happens in homogeneous space, so these hold for any w, including w <= 0.
-bool outside(float distance, float w, float eps) { return distance < -eps * abs(w); }
+//
+// The tests are written with vector compares and selects, without && or || between calls: those
+// short-circuit into branches, and the caller runs subgroup operations right after (see the
+// reconvergence note in cull.comp).
+struct PlaneSides {
+    bvec3 low;   // clearly outside x = -w (left), y = -w (top), z = 0 (far)
+    bvec3 high;  // clearly outside x = w (right), y = w (bottom), z = w (near)
+};
+
+PlaneSides outside_planes(vec4 v, float eps) {
+    vec3 margin = vec3(-eps * abs(v.w));
+    return PlaneSides(lessThan(vec3(v.w + v.x, v.w + v.y, v.z), margin),
+                      lessThan(vec3(v.w - v.x, v.w - v.y, v.w - v.z), margin));
+}
+
+bvec3 and3(bvec3 a, bvec3 b, bvec3 c) { return bvec3(uvec3(a) & uvec3(b) & uvec3(c)); }
 
 bool outside_one_plane(vec4 a, vec4 b, vec4 c, float eps) {
-    bool left = outside(a.w + a.x, a.w, eps) && outside(b.w + b.x, b.w, eps) && outside(c.w + c.x, c.w, eps);
-    bool right = outside(a.w - a.x, a.w, eps) && outside(b.w - b.x, b.w, eps) && outside(c.w - c.x, c.w, eps);
-    bool top = outside(a.w + a.y, a.w, eps) && outside(b.w + b.y, b.w, eps) && outside(c.w + c.y, c.w, eps);
-    bool bottom = outside(a.w - a.y, a.w, eps) && outside(b.w - b.y, b.w, eps) && outside(c.w - c.y, c.w, eps);
-    bool far = outside(a.z, a.w, eps) && outside(b.z, b.w, eps) && outside(c.z, c.w, eps);
-    bool near = outside(a.w - a.z, a.w, eps) && outside(b.w - b.z, b.w, eps) && outside(c.w - c.z, c.w, eps);
-    return left || right || top || bottom || far || near;
+    PlaneSides pa = outside_planes(a, eps), pb = outside_planes(b, eps), pc = outside_planes(c, eps);
+    return any(bvec2(any(and3(pa.low, pb.low, pc.low)), any(and3(pa.high, pb.high, pc.high))));
 }
 
 // Clearly between the near and far planes (so w > 0): the clipper leaves such a vertex alone.
 bool inside_depth_range(vec4 v, float eps) {
     float margin = eps * abs(v.w);
-    return v.w > 0.0 && v.z >= margin && v.w - v.z >= margin;
+    return all(bvec3(v.w > 0.0, v.z >= margin, v.w - v.z >= margin));
 }
 
 // Framebuffer position of a vertex with w > 0 (the viewport transform of the depth pass).
@@ -58,8 +68,9 @@ uint classify_triangle(uvec3 index, vec3 p0, vec3 p1, vec3 p2, vec4 c0, vec4 c1,
     // of exactly zero area, which is back-facing by definition and culled). Collinear but
     // distinct positions are NOT rejected: after rounding they can become a sliver that covers
     // a pixel centre.
-    bool degenerate = index.x == index.y || index.y == index.z || index.x == index.z ||
-                      p0 == p1 || p1 == p2 || p0 == p2;
+    bool repeated_index = any(equal(index.xyx, index.yzz));
+    bool coincident = any(bvec3(p0 == p1, p1 == p2, p0 == p2));
+    bool degenerate = any(bvec2(repeated_index, coincident));
 
     bool frustum = outside_one_plane(c0, c1, c2, params.frustum_eps);
 
@@ -67,8 +78,8 @@ uint classify_triangle(uvec3 index, vec3 p0, vec3 p1, vec3 p2, vec4 c0, vec4 c1,
     // leave alone triangles that the near or far plane clips: the clipper makes new vertices
     // whose snapped area and coverage we would have to second-guess. Triangles crossing
     // w <= 0 are among those and are kept.
-    bool projectable = inside_depth_range(c0, params.frustum_eps) && inside_depth_range(c1, params.frustum_eps) &&
-                       inside_depth_range(c2, params.frustum_eps);
+    bool projectable = all(bvec3(inside_depth_range(c0, params.frustum_eps), inside_depth_range(c1, params.frustum_eps),
+                                 inside_depth_range(c2, params.frustum_eps)));
 
     // Backface, in homogeneous coordinates: det[c0.xyw; c1.xyw; c2.xyw] = w0 w1 w2 * (twice
     // the signed area in NDC), so with all w > 0 its sign is the facing, no division needed.
@@ -92,7 +103,7 @@ uint classify_triangle(uvec3 index, vec3 p0, vec3 p1, vec3 p2, vec4 c0, vec4 c1,
     float snap = params.snap_px;
     precise float margin = 2.0 * snap * (e1.x + e1.y + e2.x + e2.y) + 8.0 * snap * snap;
     precise float area2_px = det / (c0.w * c1.w * c2.w) * (0.25 * params.viewport.x * params.viewport.y);
-    bool backface = projectable && area2_px > margin;
+    bool backface = all(bvec2(projectable, area2_px > margin));
 
     // Small primitive: single-sample rasterization only produces fragments at pixel centres
     // (k + 0.5). If the bounding box, widened by the snapping distance, holds no centre in x
@@ -100,10 +111,9 @@ uint classify_triangle(uvec3 index, vec3 p0, vec3 p1, vec3 p2, vec4 c0, vec4 c1,
     precise vec2 lo = min(s0, min(s1, s2)) - snap;
     precise vec2 hi = max(s0, max(s1, s2)) + snap;
     bvec2 no_centre = lessThan(floor(hi - 0.5), ceil(lo - 0.5));
-    bool small = projectable && any(no_centre);
+    bool small = all(bvec2(projectable, any(no_centre)));
 
-    // Branch-free on purpose: the caller runs subgroup operations right after this, and the
-    // result is chosen by selects, not by early returns.
+    // The first test that rejects names the result: selects, not early returns.
     uint result = CULL_VISIBLE;
     result = small ? CULL_SMALL : result;
     result = backface ? CULL_BACKFACE : result;
