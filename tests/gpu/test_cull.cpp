@@ -291,6 +291,10 @@ TestMesh designed_mesh() {
     m.add_on_screen("above the view", R::frustum, {20, -300}, {60, -300}, {20, -200});
     m.add_on_screen("below the view", R::frustum, {20, 500}, {60, 500}, {20, 600});
     m.add_on_screen("beyond the far plane", R::frustum, {20, 20}, {60, 20}, {20, 60}, false, -30.0);
+    // The far plane is 20 from the eye (z = -15): just inside it is kept (the depth test keeps
+    // it, behind everything), 1% beyond it is rejected; the frustum margin is 1/16384 of w.
+    m.add_on_screen("just inside the far plane", R::visible, {20, 20}, {60, 20}, {20, 60}, false, 5.0 - 20.0 * (1.0 - 1e-5));
+    m.add_on_screen("1% beyond the far plane", R::frustum, {20, 20}, {60, 20}, {20, 60}, false, 5.0 - 20.0 * 1.01);
     m.add("behind the camera", R::frustum, {glm::vec3(-1, -1, 8), glm::vec3(1, -1, 8), glm::vec3(0, 1, 8)});
     m.add("behind the camera, back", R::frustum, {glm::vec3(-1, -1, 8), glm::vec3(0, 1, 8), glm::vec3(1, -1, 8)});
     // Crossing the near plane (z = 4) and crossing w = 0 (z = 5): kept in both windings.
