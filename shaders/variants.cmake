@@ -9,3 +9,9 @@ sgd_shader(forward.frag plain)
 # Screen-space overlay: legends, markings, HUD.
 sgd_shader(overlay.vert main)
 sgd_shader(overlay.frag main)
+
+# Light culling: per-tile light lists, ballot-aggregated (subgroup) or one atomic per entry
+# (fallback); and the light-count view's heat map.
+sgd_shader(light_cull.comp subgroup SUBGROUP=1)
+sgd_shader(light_cull.comp fallback)
+sgd_shader(light_count.comp main)

@@ -37,6 +37,7 @@ void ScenePass::create(const Context& ctx) {
     GraphicsDesc fwd;
     fwd.shaders = {{VK_SHADER_STAGE_VERTEX_BIT, "scene.vert.forward"}, {VK_SHADER_STAGE_FRAGMENT_BIT, "forward.frag.plain"}};
     fwd.layout = kSceneLayout;
+    fwd.layout.bindings.push_back(VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);  // 4: light lists (shading.glsl)
     fwd.color_formats = {kColorFormat};
     fwd.depth_format = kDepthFormat;
     fwd.depth_compare = VK_COMPARE_OP_EQUAL;  // shade exactly the pre-pass's surviving fragment
@@ -45,8 +46,13 @@ void ScenePass::create(const Context& ctx) {
 }
 
 void draw_scene(FrameContext& f, const Pipeline& pipeline) {
+    Descriptors descriptors = scene_descriptors(f);
+    draw_scene(f, pipeline, descriptors);
+}
+
+void draw_scene(FrameContext& f, const Pipeline& pipeline, Descriptors& descriptors) {
     vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline.pipeline);
-    scene_descriptors(f).push(f.cmd, pipeline);
+    descriptors.push(f.cmd, pipeline);
     VkDeviceSize offset = 0;
     vkCmdBindVertexBuffers(f.cmd, 0, 1, &f.scene.vertices.buffer, &offset);
     const Buffer& indices = f.draw_indices ? *f.draw_indices : f.scene.indices;
@@ -118,7 +124,11 @@ void ScenePass::record_forward(FrameContext& f) {
     rendering.pDepthAttachment = &depth_attachment;
     vkCmdBeginRendering(f.cmd, &rendering);
     set_viewport(f.cmd, f.targets.extent);
-    draw_scene(f, forward_plain);
+    // Binding 4: the tile light lists; without them (light cull off) any storage buffer stands in,
+    // since shade_point_lights() reads binding 4 only when frame.tiles.z (capacity) is not 0.
+    Descriptors descriptors = scene_descriptors(f);
+    descriptors.buffer(4, f.light_lists ? *f.light_lists : f.lights);
+    draw_scene(f, forward_plain, descriptors);
     vkCmdEndRendering(f.cmd);
     f.timer.end(f.cmd, Pass::forward);
     end_label(f.ctx, f.cmd);

@@ -15,6 +15,8 @@ struct ScenePass {
 // Draws every draw of the scene from f.draw_indices / f.draw_indirect (multi-draw where the
 // device has it). Shared by the scene passes and the debug views' own draws.
 void draw_scene(FrameContext& f, const Pipeline& pipeline);
+// The same with the caller's descriptors (scene_descriptors(f) plus the pipeline's own bindings).
+void draw_scene(FrameContext& f, const Pipeline& pipeline, Descriptors& descriptors);
 
 // Pushes bindings 0..3 of shaders/scene_bindings.glsl.
 Descriptors scene_descriptors(const FrameContext& f);
