@@ -20,8 +20,11 @@ layout(location = 3) flat out uint out_draw;
 #endif
 
 void main() {
-    // firstInstance of each indirect command is its draw index.
-    DrawData draw = draws[gl_InstanceIndex];
+    // firstInstance of each indirect command is its draw index. Clamped: lavapipe at 128-bit
+    // vectors runs 4 vertices at once and loads for lanes past the draw's end with a garbage
+    // instance index; the clamp keeps every read in bounds on any driver.
+    uint draw_index = min(uint(gl_InstanceIndex), frame.tiles.w - 1);
+    DrawData draw = draws[draw_index];
     precise vec4 world = draw.model * vec4(in_position, 1.0);
     precise vec4 clip = frame.view_proj * world;
     gl_Position = clip;
@@ -29,6 +32,6 @@ void main() {
     out_world_position = world.xyz;
     out_normal = mat3(draw.normal_matrix) * in_normal;
     out_uv = in_uv;
-    out_draw = gl_InstanceIndex;
+    out_draw = draw_index;
 #endif
 }

@@ -554,7 +554,24 @@ TEST(GltfMalformed, AccessorPastItsBufferView) {
     expect_json_error(gltf, "exceeds buffer view 0");
     gltf = make_gltf();
     gltf["accessors"][0]["count"] = 2000000000;
-    expect_json_error(gltf, "too large");
+    expect_json_error(gltf, "1 GiB of vertex data");
+    // Without a buffer view an accessor is all zeros, so a tiny file could claim a huge count:
+    // the limits must be enforced before anything is allocated.
+    gltf = make_gltf();
+    gltf["accessors"][0].erase("bufferView");
+    gltf["accessors"][0]["count"] = 60000000;
+    expect_json_error(gltf, "1 GiB of vertex data");
+    gltf = make_gltf();  // index counts are checked against the limit before the buffer view
+    gltf["accessors"][1]["count"] = 400000000;
+    expect_json_error(gltf, "1 GiB of index data");
+    gltf = make_gltf();
+    gltf["accessors"].push_back({{"componentType", 5126}, {"count", 80000000}, {"type", "VEC3"}});
+    gltf["meshes"][0]["primitives"][0]["attributes"]["NORMAL"] = 2;
+    expect_json_error(gltf, "NORMAL: 80000000 elements but POSITION has 3");
+    gltf = make_gltf();
+    gltf["accessors"][1]["count"] = 200000000;
+    gltf["meshes"][0]["primitives"][0]["mode"] = 5;  // a strip triples into a list
+    expect_json_error(gltf, "1 GiB of index data");
 }
 
 TEST(GltfMalformed, IndicesOutOfRange) {
@@ -656,21 +673,24 @@ TEST(GltfMalformed, BadTexturesAreWarningsNotErrors) {
     json gltf = make_gltf({}, "tri.bin");
     gltf["images"] = {{{"uri", "data:image/png;base64," + base64(garbage)}},  // corrupt
                       {{"uri", "missing.png"}},                              // no such file
-                      {{"bufferView", 0}, {"mimeType", "image/png"}}};       // geometry, not a PNG
-    gltf["textures"] = {{{"source", 0}}, {{"source", 1}}, {{"source", 2}}};
+                      {{"bufferView", 0}, {"mimeType", "image/png"}},        // geometry, not a PNG
+                      {{"bufferView", 2}, {"mimeType", "image/png"}}};       // view past the buffer
+    gltf["bufferViews"].push_back({{"buffer", 0}, {"byteOffset", 1000}, {"byteLength", 8}});
+    gltf["textures"] = {{{"source", 0}}, {{"source", 1}}, {{"source", 2}}, {{"source", 3}}};
     gltf["materials"] = json::array();
-    for (int texture : {0, 1, 2, 9})
+    for (int texture : {0, 1, 2, 3, 9})
         gltf["materials"].push_back({{"pbrMetallicRoughness", {{"baseColorTexture", {{"index", texture}}}}}});
     gltf["meshes"][0]["primitives"][0]["material"] = 0;
 
     Scene scene = load_json(gltf, dir.path.string());
     EXPECT_TRUE(scene.textures.empty());
-    ASSERT_EQ(scene.materials.size(), 5u);
+    ASSERT_EQ(scene.materials.size(), 6u);
     for (const Material& material : scene.materials)
         EXPECT_EQ(material.base_color_texture, -1);
     EXPECT_TRUE(has_warning(scene, "image 0: cannot decode"));
     EXPECT_TRUE(has_warning(scene, "missing.png"));
     EXPECT_TRUE(has_warning(scene, "image 2: cannot decode"));
+    EXPECT_TRUE(has_warning(scene, "buffer view 2: byteOffset+byteLength (1008) exceeds buffer 0"));
     EXPECT_TRUE(has_warning(scene, "texture 9 out of range"));
     EXPECT_EQ(scene.triangle_count(), 1u);
 }

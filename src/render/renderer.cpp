@@ -57,8 +57,8 @@ FrameUniforms Renderer::frame_uniforms(uint32_t frame_index, const Camera& camer
     u.view_proj = projection * u.view;
     u.camera_position = glm::vec4(camera.position, 1.0f);
     u.sun_direction = glm::vec4(glm::normalize(glm::vec3(0.35f, 0.8f, 0.25f)), 0.0f);
-    u.sun_color = glm::vec4(0.35f, 0.33f, 0.3f, 0.0f);
-    u.ambient = glm::vec4(0.05f, 0.055f, 0.07f, 0.0f);
+    u.sun_color = glm::vec4(0.55f, 0.52f, 0.47f, 0.0f);
+    u.ambient = glm::vec4(0.07f, 0.08f, 0.1f, 0.0f);
     u.sizes = {targets_.extent.width, targets_.extent.height, config_.lights, frame_index};
     uint32_t tiles_x = (targets_.extent.width + kTileSize - 1) / kTileSize;
     uint32_t tiles_y = (targets_.extent.height + kTileSize - 1) / kTileSize;

@@ -20,7 +20,7 @@ Camera default_camera(glm::vec3 bounds_min, glm::vec3 bounds_max) {
     float radius = std::max(0.5f * glm::length(bounds_max - bounds_min), 1e-3f);
     float azimuth = glm::radians(35.0f), elevation = glm::radians(25.0f);
     glm::vec3 dir(std::cos(elevation) * std::sin(azimuth), std::sin(elevation), std::cos(elevation) * std::cos(azimuth));
-    float distance = radius / std::sin(0.5f * c.fov_y) * 0.75f;
+    float distance = radius / std::sin(0.5f * c.fov_y) * 0.55f;  // inside the sphere: a flat scene fills the frame
     c.target = center;
     c.position = center + dir * distance;
     c.near_plane = std::max(distance - 1.5f * radius, distance * 0.01f);

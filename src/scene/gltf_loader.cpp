@@ -282,11 +282,11 @@ Model parse_gltf(const uint8_t* data, size_t size, const std::string& base_dir, 
                      : parser.LoadASCIIFromString(&model, &err, &warn, json.data(), unsigned(json.size()), base_dir);
     if (!ok) {
         std::vector<std::string> errors;
-        add_lines(errors, err.empty() ? "unknown error" : err, "");
-        std::string joined = errors.front();
+        add_lines(errors, err, "");
+        std::string joined = errors.empty() ? "unknown error" : errors[0];
         for (size_t i = 1; i < errors.size(); ++i)
             joined += "; " + errors[i];
-        fail("invalid glTF: ", joined);
+        fail("cannot load glTF: ", joined);
     }
     add_lines(warnings, err + warn, "glTF: ");
     return model;
@@ -315,6 +315,15 @@ int component_count(int type) {
     case TINYGLTF_TYPE_VEC4: return 4;
     default: return 0;
     }
+}
+
+bool is_index_type(int type) {
+    return type == TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE || type == TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT ||
+           type == TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT;
+}
+
+uint32_t load_index(const uint8_t* p, uint64_t size) {
+    return size == 1 ? *p : size == 2 ? load<uint16_t>(p) : load<uint32_t>(p);
 }
 
 struct Bytes {
@@ -351,10 +360,9 @@ void apply_sparse(const Model& model, const tinygltf::Accessor& accessor, int in
     if (sparse.count < 0 || uint64_t(sparse.count) > accessor.count)
         fail(who, ": count ", sparse.count, " out of range (accessor count ", accessor.count, ")");
     uint64_t count = uint64_t(sparse.count);
-    int index_type = sparse.indices.componentType;
-    uint64_t index_size = index_type == TINYGLTF_COMPONENT_TYPE_FLOAT ? 0 : component_size(index_type);
-    if (index_size == 0 || index_type == TINYGLTF_COMPONENT_TYPE_BYTE || index_type == TINYGLTF_COMPONENT_TYPE_SHORT)
-        fail(who, ": indices have unsupported component type ", index_type);
+    if (!is_index_type(sparse.indices.componentType))
+        fail(who, ": indices have unsupported component type ", sparse.indices.componentType);
+    uint64_t index_size = component_size(sparse.indices.componentType);
     if (sparse.indices.byteOffset < 0 || sparse.values.byteOffset < 0)
         fail(who, ": negative byteOffset");
 
@@ -372,8 +380,7 @@ void apply_sparse(const Model& model, const tinygltf::Accessor& accessor, int in
     const uint8_t* index_data = indices.data + sparse.indices.byteOffset;
     const uint8_t* value_data = values.data + sparse.values.byteOffset;
     for (uint64_t i = 0; i < count; ++i) {
-        const uint8_t* p = index_data + i * index_size;
-        uint64_t target = index_size == 1 ? *p : index_size == 2 ? load<uint16_t>(p) : load<uint32_t>(p);
+        uint64_t target = load_index(index_data + i * index_size, index_size);
         if (target >= accessor.count)
             fail(who, ": index ", target, " at position ", i, " is >= accessor count ", accessor.count);
         memcpy(out + target * element_size, value_data + i * element_size, element_size);
@@ -412,21 +419,13 @@ std::vector<uint8_t> read_accessor(const Model& model, int index, const std::str
 
 std::vector<uint32_t> read_indices(const Model& model, int index, const std::string& who) {
     const tinygltf::Accessor& accessor = accessor_at(model, index, who);
-    int type = accessor.componentType;
-    bool valid = type == TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE || type == TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT ||
-                 type == TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT;
-    if (!valid || accessor.type != TINYGLTF_TYPE_SCALAR)
+    if (!is_index_type(accessor.componentType) || accessor.type != TINYGLTF_TYPE_SCALAR)
         fail(who, ": index accessor ", index, " must be unsigned byte/short/int SCALAR");
+    uint64_t size = component_size(accessor.componentType);
     std::vector<uint8_t> raw = read_accessor(model, index, who);
     std::vector<uint32_t> out(accessor.count);
-    for (size_t i = 0; i < out.size(); ++i) {
-        if (type == TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE)
-            out[i] = raw[i];
-        else if (type == TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT)
-            out[i] = load<uint16_t>(&raw[i * 2]);
-        else
-            out[i] = load<uint32_t>(&raw[i * 4]);
-    }
+    for (size_t i = 0; i < out.size(); ++i)
+        out[i] = load_index(&raw[i * size], size);
     return out;
 }
 
@@ -500,9 +499,10 @@ std::vector<float> read_attribute(const Model& model, const tinygltf::Primitive&
     if (it == primitive.attributes.end())
         return {};
     std::string attribute = who + " " + name;
+    uint64_t count = accessor_at(model, it->second, attribute).count;
+    if (count != vertex_count)  // checked before reading, which may allocate count elements
+        fail(attribute, ": ", count, " elements but POSITION has ", vertex_count);
     std::vector<float> values = read_floats(model, it->second, components, allow_unorm, attribute);
-    if (values.size() != vertex_count * components)
-        fail(attribute, ": ", values.size() / components, " elements but POSITION has ", vertex_count);
     for (float& value : values)
         if (!std::isfinite(value))
             value = 0.0f;  // shading glitch at worst; not worth rejecting the file
@@ -525,36 +525,55 @@ std::vector<uint32_t> primitive_indices(const Model& model, const tinygltf::Prim
     return indices;
 }
 
-// Appends one primitive's vertices and indices; returns false when it has nothing to draw.
-bool load_primitive(const Model& model, const tinygltf::Primitive& primitive, const std::string& who,
-                    Scene& scene) {
+// The POSITION accessor of a primitive we can draw, or -1 (with a warning) for one we skip.
+int drawable_positions(const tinygltf::Primitive& primitive, const std::string& who, Scene& scene) {
     int mode = primitive.mode;
     if (mode < TINYGLTF_MODE_POINTS || mode > TINYGLTF_MODE_TRIANGLE_FAN)
         fail(who, ": invalid mode ", mode);
     if (mode < TINYGLTF_MODE_TRIANGLES) {
         scene.warnings.push_back(who + ": points and lines are not drawn (mode " + std::to_string(mode) + ")");
-        return false;
+        return -1;
     }
     auto position = primitive.attributes.find("POSITION");
     if (position == primitive.attributes.end()) {
         scene.warnings.push_back(who + ": no POSITION attribute, skipped");
-        return false;
+        return -1;
     }
+    return position->second;
+}
 
-    std::vector<float> positions = read_floats(model, position->second, 3, false, who + " POSITION");
+// Checks the scene-wide limits from the accessor counts alone, before anything is allocated
+// (an accessor without a buffer view is all zeros, so a tiny file can claim a huge count).
+void check_limits(const Model& model, const tinygltf::Primitive& primitive, int positions, const std::string& who,
+                  const Scene& scene) {
+    uint64_t vertex_count = accessor_at(model, positions, who + " POSITION").count;
+    if (vertex_count > kMaxVertices - scene.vertices.size())
+        fail(who, ": scene exceeds 1 GiB of vertex data (", vertex_count, " more vertices)");
+    uint64_t count = primitive.indices == -1 ? vertex_count : accessor_at(model, primitive.indices, who).count;
+    uint64_t list_size = primitive.mode == TINYGLTF_MODE_TRIANGLES ? count / 3 * 3 : count >= 3 ? (count - 2) * 3 : 0;
+    if (list_size > kMaxIndices - scene.indices.size())
+        fail(who, ": scene exceeds 1 GiB of index data (", list_size, " more indices)");
+}
+
+// Appends one primitive's vertices and indices; returns false when it has nothing to draw.
+bool load_primitive(const Model& model, const tinygltf::Primitive& primitive, const std::string& who,
+                    Scene& scene) {
+    int position = drawable_positions(primitive, who, scene);
+    if (position == -1)
+        return false;
+    check_limits(model, primitive, position, who, scene);
+
+    std::vector<float> positions = read_floats(model, position, 3, false, who + " POSITION");
     size_t vertex_count = positions.size() / 3;
-    if (scene.vertices.size() + vertex_count > kMaxVertices)
-        fail(who, ": scene exceeds 1 GiB of vertex data");
     for (float value : positions)
         if (!std::isfinite(value))
             fail(who, ": POSITION contains a non-finite value");
     std::vector<float> normals = read_attribute(model, primitive, "NORMAL", 3, false, vertex_count, who);
     std::vector<float> uvs = read_attribute(model, primitive, "TEXCOORD_0", 2, true, vertex_count, who);
-    std::vector<uint32_t> triangles = to_triangle_list(primitive_indices(model, primitive, vertex_count, who), mode);
+    std::vector<uint32_t> triangles =
+        to_triangle_list(primitive_indices(model, primitive, vertex_count, who), primitive.mode);
     if (triangles.empty())
         return false;
-    if (scene.indices.size() + triangles.size() > kMaxIndices)
-        fail(who, ": scene exceeds 1 GiB of index data");
 
     size_t base = scene.vertices.size();
     scene.vertices.resize(base + vertex_count);  // value-initialised: missing UVs are zero
@@ -672,8 +691,12 @@ void load_materials(const Model& model, Scene& scene) {
                                                    pbr.baseColorFactor[2], pbr.baseColorFactor[3]);
         else
             scene.warnings.push_back(who + ": baseColorFactor must have 4 numbers; using white");
-        if (pbr.baseColorTexture.index != -1)
+        if (pbr.baseColorTexture.index != -1) {
             material.base_color_texture = load_texture(model, pbr.baseColorTexture.index, who, image_textures, scene);
+            if (pbr.baseColorTexture.texCoord != 0)
+                scene.warnings.push_back(who + ": base colour texture is drawn with TEXCOORD_0, not TEXCOORD_" +
+                                         std::to_string(pbr.baseColorTexture.texCoord));
+        }
         scene.materials.push_back(material);
     }
 }

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "gpu/harness.h"
+#include "scene/camera.h"
+#include "scene/scene.h"
 
 namespace {
 
@@ -36,31 +38,46 @@ TEST(Render, DefaultSceneIsValidationCleanAndReportFollowsContract) {
     EXPECT_EQ(r["outputs"]["screenshot"], dir + "/s.png");
 }
 
-// Not blank, and geometry where the camera looks: the default camera aims at the scene's
-// bounding-box centre, so the middle of the frame is lit geometry, not the clear colour.
-TEST(Render, ScreenshotShowsLitGeometryAtTheCentre) {
+// Not blank, and geometry where the camera looks. The oracle is the CPU projection of the
+// scene's bounding box through the same default camera: every non-clear pixel must fall inside
+// the projected box, and the box must be mostly covered.
+TEST(Render, ScreenshotShowsLitGeometryWhereTheCameraLooks) {
     std::string dir = test_dir("image");
     DemoRun run = run_demo({"--headless", "--size", kSize, "--frames", "2", "--warmup", "1", "--screenshot", dir + "/s.png"});
     ASSERT_EQ(run.exit_code, 0) << run.output;
     Png png = read_png(dir + "/s.png");
     ASSERT_EQ(png.width, 256);
     ASSERT_EQ(png.height, 144);
-    const uint8_t clear[3] = {png.at(0, 0)[0], png.at(0, 0)[1], png.at(0, 0)[2]};
-    int geometry = 0, centre_geometry = 0, centre_total = 0;
+
+    Scene scene = load_scene(SGD_DEFAULT_SCENE);
+    Camera camera = default_camera(scene.bounds_min, scene.bounds_max);
+    glm::mat4 view_proj = camera.projection(256.0f / 144.0f) * camera.view();
+    glm::vec2 lo(1e9f), hi(-1e9f);
+    for (int corner = 0; corner < 8; ++corner) {
+        glm::vec3 p((corner & 1) ? scene.bounds_max.x : scene.bounds_min.x, (corner & 2) ? scene.bounds_max.y : scene.bounds_min.y,
+                    (corner & 4) ? scene.bounds_max.z : scene.bounds_min.z);
+        glm::vec4 clip = view_proj * glm::vec4(p, 1.0f);
+        ASSERT_GT(clip.w, 0.0f) << "the default camera is inside the scene's box";
+        glm::vec2 pixel = (glm::vec2(clip) / clip.w * 0.5f + 0.5f) * glm::vec2(256, 144);
+        lo = glm::min(lo, pixel);
+        hi = glm::max(hi, pixel);
+    }
+
+    const uint8_t* clear = png.at(0, 0);
+    int outside = 0, inside_total = 0, inside_geometry = 0;
     std::vector<int> histogram(256, 0);
     for (int y = 0; y < png.height; ++y)
         for (int x = 0; x < png.width; ++x) {
             const uint8_t* p = png.at(x, y);
-            bool is_clear = p[0] == clear[0] && p[1] == clear[1] && p[2] == clear[2];
-            geometry += !is_clear;
+            bool geometry = p[0] != clear[0] || p[1] != clear[1] || p[2] != clear[2];
+            bool in_box = x + 0.5f >= lo.x - 1 && x + 0.5f <= hi.x + 1 && y + 0.5f >= lo.y - 1 && y + 0.5f <= hi.y + 1;
+            outside += geometry && !in_box;
+            inside_total += in_box;
+            inside_geometry += geometry && in_box;
             histogram[(p[0] + p[1] + p[2]) / 3]++;
-            if (std::abs(x - png.width / 2) < png.width / 8 && std::abs(y - png.height / 2) < png.height / 8) {
-                centre_total++;
-                centre_geometry += !is_clear;
-            }
         }
-    EXPECT_GT(geometry, png.width * png.height / 2) << "less than half the frame is geometry";
-    EXPECT_EQ(centre_geometry, centre_total) << "the centre of the view is not covered by geometry";
+    EXPECT_EQ(outside, 0) << "geometry outside the projected scene bounds";
+    EXPECT_GT(inside_geometry, inside_total / 2) << "the projected scene box is mostly empty";
     int distinct = 0;
     for (int h : histogram) distinct += h > 0;
     EXPECT_GT(distinct, 40) << "the image has too few brightness levels to be a lit, textured scene";
