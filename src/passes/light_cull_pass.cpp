@@ -38,36 +38,33 @@ Buffer create_list_buffer(const Context& ctx, const LightListLayout& layout) {
 }
 
 // The legend of the light-count view: the heat ramp with its numbers and the overflow colour.
-void light_count_legend(Overlay& overlay, VkExtent2D extent, uint32_t capacity, const char* variant) {
-    float s = std::clamp(float(extent.width) / 640.0f, 1.0f, 2.0f);
-    float x = 6 * s, y = 6 * s, bar_w = 160 * s, bar_h = 8 * s;
-    std::string title = "lights per 16x16 tile (" + std::string(variant) + ", list capacity " + std::to_string(capacity) + ")";
-    float box_w = std::max(Overlay::text_width(title, s), bar_w + 12 * s) + 8 * s;
-    overlay.rect(x, y, box_w, 46 * s, rgba8(0, 0, 0, 190));
-    overlay.text(x + 4 * s, y + 3 * s, title, rgba8(255, 255, 255), s);
-    float bar_y = y + 14 * s;
+// At widths of 640 and more it is drawn at twice the size.
+void light_count_legend(Overlay& overlay, VkExtent2D extent, uint32_t capacity, const std::string& variant) {
+    const float s = std::clamp(float(extent.width) / 640.0f, 1.0f, 2.0f);
+    const float x = 6 * s, y = 6 * s, bar_x = x + 4 * s, bar_y = y + 14 * s, bar_w = 160 * s, bar_h = 8 * s;
+    const uint32_t white = rgba8(255, 255, 255);
+    std::string title = "lights per 16x16 tile (" + variant + ")";
+    std::string overflow = "over " + std::to_string(capacity) + ": overflow";
+    float swatch_x = bar_x + bar_w + 8 * s;
+    float box_w = std::max(Overlay::text_width(title, s) + 8 * s, swatch_x + 12 * s + Overlay::text_width(overflow, s) - x + 4 * s);
+    overlay.rect(x, y, box_w, 36 * s, rgba8(0, 0, 0, 190));
+    overlay.text(x + 4 * s, y + 3 * s, title, white, s);
     const int steps = 64;
     for (int i = 0; i < steps; ++i) {
-        glm::vec3 c = heat_color((float(i) + 0.5f) / steps) * 255.0f;
-        overlay.rect(x + 4 * s + bar_w * i / steps, bar_y, bar_w / steps + 0.5f, bar_h,
-                     rgba8(uint8_t(c.r), uint8_t(c.g), uint8_t(c.b)));
+        glm::vec3 c = heat_color((float(i) + 0.5f) / steps) * 255.0f + 0.5f;
+        overlay.rect(bar_x + bar_w * i / steps, bar_y, bar_w / steps, bar_h, rgba8(uint8_t(c.r), uint8_t(c.g), uint8_t(c.b)));
     }
-    // Ticks at powers of four on the log scale t = log2(count + 1) / log2(capacity + 1).
+    // Ticks at powers of 8 on the log scale t = log2(count + 1) / log2(capacity + 1); the bar ends
+    // at the capacity.
     float denominator = std::log2(float(capacity) + 1.0f);
-    for (uint32_t count = 1; count <= capacity; count *= 4) {
-        float t = std::log2(float(count) + 1.0f) / denominator;
-        float tx = x + 4 * s + bar_w * t;
-        overlay.rect(tx - 0.5f * s, bar_y + bar_h, s, 2 * s, rgba8(255, 255, 255));
+    for (uint32_t count = 1; count <= capacity; count *= 8) {
+        float tx = bar_x + bar_w * std::log2(float(count) + 1.0f) / denominator;
+        overlay.rect(tx - 0.5f * s, bar_y + bar_h, s, 2 * s, white);
         std::string label = std::to_string(count);
-        overlay.text(tx - 0.5f * Overlay::text_width(label, s), bar_y + bar_h + 3 * s, label, rgba8(255, 255, 255), s);
+        overlay.text(tx - 0.5f * Overlay::text_width(label, s), bar_y + bar_h + 3 * s, label, white, s);
     }
-    float ox = x + 4 * s + bar_w + 10 * s;
-    overlay.rect(ox, bar_y, 8 * s, bar_h, rgba8(255, 0, 255));
-    std::string overflow = "> " + std::to_string(capacity) + " overflow";
-    if (ox + 10 * s + Overlay::text_width(overflow, s) < x + box_w)
-        overlay.text(ox + 10 * s, bar_y, overflow, rgba8(255, 255, 255), s);
-    else
-        overlay.text(ox - Overlay::text_width(overflow, s) + 8 * s, bar_y + bar_h + 12 * s, overflow, rgba8(255, 255, 255), s);
+    overlay.rect(swatch_x, bar_y, 8 * s, bar_h, rgba8(255, 0, 255));
+    overlay.text(swatch_x + 12 * s, bar_y + 1 * s, overflow, white, s);
 }
 
 }  // namespace
@@ -179,8 +176,7 @@ void LightCullPass::record_view(FrameContext& f) {
     f.timer.end(f.cmd, Pass::view);
     end_label(f.ctx, f.cmd);
     if (f.overlay)
-        light_count_legend(*f.overlay, f.targets.extent, layout_.capacity,
-                           std::string(variant_name(f.plan.light_cull.variant)).c_str());
+        light_count_legend(*f.overlay, f.targets.extent, layout_.capacity, std::string(variant_name(f.plan.light_cull.variant)));
 }
 
 std::vector<uint32_t> LightCullPass::read_lists(const Context& ctx) const {

@@ -3,6 +3,7 @@
 // light-count view (heat map of lights per tile with a legend).
 #pragma once
 
+#include <algorithm>
 #include <vector>
 
 #include "render/frame.h"
@@ -65,3 +66,8 @@ private:
 
 // The heat map's colour ramp (also in shaders/light_count.comp), t in [0, 1]; sRGB-encoded 0..1.
 glm::vec3 heat_color(float t);
+
+// Where the light-count view's legend lies (top-left), so tests can look at the map around it.
+inline float light_count_legend_height(VkExtent2D extent) {
+    return (6.0f + 36.0f) * std::clamp(float(extent.width) / 640.0f, 1.0f, 2.0f);
+}

@@ -31,6 +31,7 @@ struct LightFrameRequest {
     Request light_cull = Request::automatic;
     uint32_t frame_index = 0;
     bool instrument = false;
+    ViewMode view = ViewMode::shaded;
     const Scene* scene = nullptr;  // default_scene() when null
 };
 

@@ -57,6 +57,37 @@ ListCheck check_lists_against_reference(const LightFrame& f, const ReferenceList
     return c;
 }
 
+// Conservative at the pixel level, independently of the tile box: every light that reaches the
+// surface point of a pixel (unprojected from the pixel centre and its depth) is in the pixel's
+// tile list. Returns the number of (pixel, light) pairs checked.
+uint64_t check_pixels_covered(const LightFrame& f) {
+    const FrameUniforms& u = f.uniforms;
+    const uint32_t w = u.sizes.x, h = u.sizes.y;
+    const double n = u.projection.z, far = u.projection.w, tolerance = borderline_tolerance(u);
+    glm::dmat4 view(u.view);
+    std::vector<glm::dvec3> centers;
+    for (const GpuLight& l : f.lights) centers.push_back(glm::dvec3(view * glm::dvec4(glm::dvec3(l.position_radius), 1.0)));
+    std::vector<std::set<uint32_t>> lists(f.tiles.size());
+    for (size_t t = 0; t < f.tiles.size(); ++t) lists[t].insert(f.tiles[t].lights.begin(), f.tiles[t].lights.end());
+    uint64_t reached = 0, missing = 0;
+    for (uint32_t y = 0; y < h; ++y)
+        for (uint32_t x = 0; x < w; ++x) {
+            double depth = f.depth[size_t(y) * w + x];
+            if (depth <= 0.0) continue;
+            double d = n * far / (depth * (far - n) + n);
+            glm::dvec3 p((2.0 * (x + 0.5) / w - 1.0) * d / u.projection.x, (2.0 * (y + 0.5) / h - 1.0) * d / u.projection.y, -d);
+            uint32_t tile = (y / kTileSize) * f.layout.tiles_x + x / kTileSize;
+            for (uint32_t i = 0; i < centers.size(); ++i) {
+                if (glm::length(p - centers[i]) >= f.lights[i].position_radius.w - tolerance) continue;
+                ++reached;
+                if (!lists[tile].count(i) && ++missing <= 5)
+                    ADD_FAILURE() << "light " << i << " reaches pixel (" << x << ", " << y << ") but is not in tile " << tile;
+            }
+        }
+    EXPECT_EQ(missing, 0u);
+    return reached;
+}
+
 void expect_guard_intact(const std::vector<uint32_t>& words, const LightListLayout& layout) {
     ASSERT_EQ(words.size(), layout.words() + kLightListGuardWords);
     for (size_t i = layout.words(); i < words.size(); ++i)
@@ -86,6 +117,9 @@ TEST_P(LightCullLists, EqualCpuReferenceAsSets) {
         EXPECT_EQ(f.counters.light_list_entries, c.stored);
         EXPECT_EQ(f.counters.light_list_overflow, c.counted - c.stored);
         EXPECT_EQ(f.counters.light_list_overflow, 0u) << "the default scene at this size fits the capacity";
+        // Selective, not everything everywhere: well under a tenth of all (tile, light) pairs.
+        EXPECT_LT(c.stored * 10, uint64_t(f.layout.tile_count()) * lights);
+        if (lights <= 1024) EXPECT_GT(check_pixels_covered(f), 10000u) << "lights should reach many pixels";
         expect_guard_intact(f.words, f.layout);
     }
     EXPECT_EQ(validation_message_count(), 0u);
@@ -210,5 +244,105 @@ TEST_P(LightCullOverflow, IsCountedAndNeverWrittenOutOfBounds) {
 
 INSTANTIATE_TEST_SUITE_P(Variants, LightCullOverflow, testing::Values(Request::subgroup, Request::fallback),
                          [](const auto& info) { return std::string(request_name(info.param)); });
+
+// The light-count view, recomputed on the CPU from the lists and the shaded frame: below the legend
+// every pixel is mix(0.35 * scene, heat(count), 0.6) (no tint where a tile has no lights, magenta
+// over the capacity, darker on tile borders); the legend's bar shows the same ramp.
+TEST(LightCountView, HeatMapMatchesListsAndLegendShowsRamp) {
+    LightFrameRequest request;
+    request.extent = kSize;
+    request.lights = 16384;
+    request.frame_index = 5;
+    LightFrame shaded = render_light_frame(request);
+    request.view = ViewMode::light_count;
+    LightFrame view = render_light_frame(request);
+    ASSERT_EQ(view.plan.view.mode, ViewMode::light_count);
+    ASSERT_EQ(view.tiles.size(), size_t(view.layout.tile_count()));
+
+    const uint32_t w = kSize.width, h = kSize.height, capacity = view.layout.capacity;
+    const uint32_t first_row = uint32_t(std::ceil(light_count_legend_height(kSize))) + 1;
+    int worst = 0;
+    size_t overflow_pixels = 0, heat_pixels = 0, plain_pixels = 0;
+    for (uint32_t y = first_row; y < h; ++y)
+        for (uint32_t x = 0; x < w; ++x) {
+            uint32_t tile = (y / kTileSize) * view.layout.tiles_x + x / kTileSize;
+            uint32_t count = view.tiles[tile].count;
+            const uint8_t* scene = &shaded.color[(size_t(y) * w + x) * 4];
+            const uint8_t* got = &view.color[(size_t(y) * w + x) * 4];
+            glm::vec3 expected = glm::vec3(scene[0], scene[1], scene[2]) / 255.0f * 0.35f;
+            if (count > 0) {
+                glm::vec3 heat = count > capacity ? glm::vec3(1, 0, 1)
+                                                  : heat_color(std::log2(float(count) + 1.0f) / std::log2(float(capacity) + 1.0f));
+                expected = glm::mix(expected, heat, 0.6f);
+            }
+            if (x % kTileSize == 0 || y % kTileSize == 0) expected *= 0.75f;
+            for (int c = 0; c < 3; ++c) worst = std::max(worst, std::abs(int(got[c]) - int(std::lround(expected[c] * 255.0f))));
+            overflow_pixels += count > capacity;
+            heat_pixels += count > 0 && count <= capacity;
+            plain_pixels += count == 0;
+        }
+    EXPECT_LE(worst, 2) << "the heat map differs from the lists by up to " << worst << " of 255";
+    EXPECT_GT(overflow_pixels, 0u) << "16384 lights at 320x180 should overflow some tiles";
+    EXPECT_GT(heat_pixels, size_t(w) * h / 4);
+    EXPECT_GT(plain_pixels, 0u);
+
+    // The legend's bar: 64 steps of the same ramp, opaque, from (10, 20), 160 x 8 pixels at this size.
+    for (int i = 0; i < 64; i += 7) {
+        uint32_t x = 10 + uint32_t((160.0f * (float(i) + 0.5f)) / 64.0f), y = 24;
+        glm::vec3 want = heat_color((float(i) + 0.5f) / 64.0f) * 255.0f + 0.5f;
+        const uint8_t* got = &view.color[(size_t(y) * w + x) * 4];
+        for (int c = 0; c < 3; ++c) EXPECT_NEAR(int(got[c]), int(want[c]), 2) << "legend step " << i << " channel " << c;
+    }
+    EXPECT_EQ(validation_message_count(), 0u);
+}
+
+// The demo itself, the way a user runs it: every light-cull mode, with the shaded and the
+// light-count view, and the overflow case, under --validate (exit 5 on any message).
+TEST(LightCullDemo, EveryModeRunsValidationCleanAndReports) {
+    std::string dir = test_dir("modes");
+    struct Case {
+        const char* light_cull;
+        const char* view;
+        const char* lights;
+    };
+    for (Case c : {Case{"subgroup", "shaded", "256"}, Case{"fallback", "light-count", "256"}, Case{"off", "shaded", "256"},
+                   Case{"off", "light-count", "256"}, Case{"subgroup", "light-count", "65536"}}) {
+        std::string name = std::string(c.light_cull) + "-" + c.view + "-" + c.lights;
+        SCOPED_TRACE(name);
+        std::string report = dir + "/" + name + ".json";
+        DemoRun run = run_demo({"--headless", "--validate", "--size", "256x144", "--frames", "2", "--warmup", "1",
+                                "--light-cull", c.light_cull, "--view", c.view, "--lights", c.lights, "--report", report,
+                                "--screenshot", dir + "/" + name + ".png"});
+        ASSERT_EQ(run.exit_code, 0) << run.output.substr(0, 4000);
+        EXPECT_EQ(validation_lines(run.output), 0);
+        nlohmann::json r = read_json(report);
+        ASSERT_TRUE(r.is_object());
+        EXPECT_EQ(r["plan"]["light_cull"]["variant"], c.light_cull);
+        const nlohmann::json& counters = r["counters"];
+        bool off = std::string(c.light_cull) == "off";
+        EXPECT_EQ(r["timings_ms"].contains("light_cull"), !off);
+        if (off) {
+            EXPECT_EQ(counters["light_list_entries"], 0);
+            EXPECT_EQ(counters["light_atomics"], 0);
+        } else {
+            EXPECT_GT(counters["light_list_entries"].get<uint64_t>(), 0u);
+            EXPECT_GT(counters["light_atomics"].get<uint64_t>(), 0u);
+        }
+        EXPECT_EQ(counters["light_list_overflow"].get<uint64_t>() > 0, std::string(c.lights) == "65536");
+    }
+}
+
+// Asking for the ballot path without ballots is the contract's exit 2, naming what is missing;
+// auto falls back.
+TEST(LightCullDemo, SubgroupWithoutBallotIsRefusedAndAutoFallsBack) {
+    DemoRun refused = run_demo({"--headless", "--size", "64x64", "--frames", "1", "--warmup", "0", "--light-cull",
+                                "subgroup", "--mask-ops", "ballot"});
+    EXPECT_EQ(refused.exit_code, 2) << refused.output;
+    EXPECT_NE(refused.output.find("ballot"), std::string::npos) << refused.output;
+    std::string dir = test_dir("masked");
+    DemoRun fallback = run_demo({"--info", "--mask-ops", "ballot", "--report", dir + "/info.json"});
+    ASSERT_EQ(fallback.exit_code, 0) << fallback.output;
+    EXPECT_EQ(read_json(dir + "/info.json")["plan"]["light_cull"]["variant"], "fallback");
+}
 
 }  // namespace
