@@ -84,6 +84,7 @@ void count_atomic() {
 // Each invocation tests kLightsPerLane lights per round; a round covers kRoundSize lights.
 const uint kLightsPerLane = 8;
 const uint kRoundSize = kGroupSize * kLightsPerLane;
+const uint kCountBits = 4;  // enough bits for a lane's hit count, 0..kLightsPerLane (8 = 0b1000)
 
 // Which light of the round invocation `lane` tests as its b-th: lanes are cut into runs of `width`
 // (the subgroup size, capped at the workgroup size; a power of two that divides 64), each run
@@ -93,7 +94,8 @@ const uint kRoundSize = kGroupSize * kLightsPerLane;
 // (lights are stored in spatial order, src/scene/lights.cpp, so its lanes tend to agree), and its
 // loads for one b are contiguous.
 uint light_in_round(uint lane, uint b, uint width) {
-    return (lane / width) * width * kLightsPerLane + b * width + lane % width;
+    // width is a power of two: shift and mask instead of a division by a non-constant.
+    return (lane & ~(width - 1)) * kLightsPerLane + b * width + (lane & (width - 1));
 }
 
 #ifdef SUBGROUP
@@ -111,10 +113,18 @@ void append_subgroup(uint hits, uint round_first, uint width, uint tile, uint ti
     // subgroupAny is the same on every lane: the whole subgroup skips rounds where none of its
     // lights touches the tile (most rounds, with many lights), and stays converged when it enters.
     if (!subgroupAny(hits != 0)) return;
-    // One ballot per light slot b (uvec4: up to 128 lanes); the subgroup appends their bit counts
-    // together, so one atomic covers width * kLightsPerLane lights.
-    uint added = 0;
-    for (uint b = 0; b < kLightsPerLane; ++b) added += subgroupBallotBitCount(subgroupBallot((hits & (1u << b)) != 0));
+    // Each lane appends `mine` (0..8) lights. Its first slot is the sum of `mine` over the lower
+    // lanes, and the subgroup's total is the sum over all lanes; both come from ballots alone, one
+    // per bit of `mine` (mine = sum of 2^k * bit k): the lower lanes with bit k set are
+    // subgroupBallotExclusiveBitCount of that bit's ballot, all lanes with it subgroupBallotBitCount.
+    // Ballots are uvec4 (up to 128 lanes); the counts only look at bits below gl_SubgroupSize.
+    uint mine = bitCount(hits);
+    uint before = 0, added = 0;
+    for (uint k = 0; k < kCountBits; ++k) {
+        uvec4 ballot = subgroupBallot((mine & (1u << k)) != 0);
+        before += subgroupBallotExclusiveBitCount(ballot) << k;
+        added += subgroupBallotBitCount(ballot) << k;
+    }
     uint base = 0;
     // subgroupElect() is true on the lowest active lane only, and subgroupBroadcastFirst reads the
     // lowest active lane: with the same active set (no divergence in between), the value every
@@ -123,17 +133,14 @@ void append_subgroup(uint hits, uint round_first, uint width, uint tile, uint ti
         base = atomicAdd(light_list_data[light_list_count_offset(tile)], added);
         count_atomic();
     }
-    uint slot = subgroupBroadcastFirst(base);
-    // Slot b's touching lanes get dense ranks in lane order after the entries of slots < b:
-    // distinct slots, no gaps, base .. base + added - 1.
+    // This lane owns slots [slot, slot + mine): disjoint from every other lane's, no gaps.
+    uint slot = subgroupBroadcastFirst(base) + before;
     for (uint b = 0; b < kLightsPerLane; ++b) {
-        bool touches = (hits & (1u << b)) != 0;
-        uvec4 ballot = subgroupBallot(touches);
-        uint mine = slot + subgroupBallotExclusiveBitCount(ballot);
-        if (touches && mine < capacity)  // bounded: slots past the capacity are counted, not stored
-            light_list_data[light_list_entry_offset(tile, mine, tile_count, capacity)] =
+        if ((hits & (1u << b)) == 0) continue;
+        if (slot < capacity)  // bounded: slots past the capacity are counted, not stored
+            light_list_data[light_list_entry_offset(tile, slot, tile_count, capacity)] =
                 round_first + light_in_round(lane, b, width);
-        slot += subgroupBallotBitCount(ballot);
+        ++slot;
     }
 }
 #else
