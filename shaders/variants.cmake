@@ -6,6 +6,15 @@ sgd_shader(scene.vert depth DEPTH_ONLY=1)
 sgd_shader(scene.vert forward)
 sgd_shader(forward.frag plain)
 
+# Half-resolution mip (docs/quad-mip.md): the forward shader writing it with quad swaps, the same
+# SPIR-V with VK_KHR_shader_quad_control's full quads + maximal reconvergence, the compute fallback,
+# and the `mip` debug view.
+include(${CMAKE_CURRENT_LIST_DIR}/quad_control.cmake)
+sgd_shader_spv15(forward.frag quad_mip QUAD_MIP=1)
+sgd_shader_full_quads(forward.frag.quad_mip)
+sgd_shader(mip_downsample.comp main)
+sgd_shader(mip_view.comp main)
+
 # Screen-space overlay: legends, markings, HUD.
 sgd_shader(overlay.vert main)
 sgd_shader(overlay.frag main)

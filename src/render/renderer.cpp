@@ -37,6 +37,7 @@ Renderer::Renderer(const Context& ctx, const Scene& scene, const RendererConfig&
                                   VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
                               MemoryKind::device_local, "counters");
     scene_pass_.create(ctx);
+    mip_pass_.create(ctx);
     light_cull_.create(ctx, config.extent);
     overlay_.create(ctx, kFramesInFlight);
 }
@@ -93,7 +94,11 @@ void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_i
 
     scene_pass_.record_depth(f);
     light_cull_.record(f);
-    scene_pass_.record_forward(f);
+    scene_pass_.record_forward(f);  // with plan.mip == subgroup, also writes the mip
+    if (config_.plan.mip.variant == Variant::fallback) mip_pass_.record_downsample(f);
+    // The `mip` view needs a mip; with --mip off there is none and the frame stays as shaded.
+    if (config_.plan.view.mode == ViewMode::mip && config_.plan.mip.variant != Variant::off)
+        mip_pass_.record_view(f, overlay_);
     if (config_.plan.view.mode == ViewMode::light_count) light_cull_.record_view(f);
     overlay_.record(f, slot_index);
 

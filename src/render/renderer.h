@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "passes/light_cull_pass.h"
+#include "passes/mip_pass.h"
 #include "passes/scene_pass.h"
 #include "render/overlay.h"
 #include "scene/camera.h"
@@ -73,6 +74,7 @@ private:
     glm::vec3 bounds_min_, bounds_max_;
 
     ScenePass scene_pass_;
+    MipPass mip_pass_;
     LightCullPass light_cull_;
     Overlay overlay_;
 };
