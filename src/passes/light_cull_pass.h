@@ -10,10 +10,9 @@
 
 // Entries each tile's list can hold. A tile touched by more lights keeps the first
 // kLightListCapacity that reserved a slot; the rest are counted (light_list_overflow), never
-// written. On the default scene at 1280x720 the fullest tile holds about 200 lights at 16384
-// lights and about 800 at 65536 (lights.cpp stops shrinking the radius past ~9000 lights), so
-// 512 leaves room at every count the benchmarks use; the densest 65536-light views overflow, and
-// the light-count view shows where. Memory: 2 KiB per tile, 63 MiB at 3840x2160.
+// written. On the default scene no tile overflows at 1280x720 and above with up to 16384 lights;
+// lights.cpp stops shrinking the radius past ~9000 lights, so at 65536 the densest tiles overflow,
+// and the light-count view shows where. Memory: 2 KiB per tile, 63 MiB at 3840x2160.
 constexpr uint32_t kLightListCapacity = 512;
 
 // Words after the lists, filled with kLightListGuardValue when the buffer is made: a write past the
