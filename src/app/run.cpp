@@ -53,6 +53,7 @@ RunResult run_headless(const Context& ctx, const Scene& scene, const Options& op
     config.extent = {options.width, options.height};
     config.lights = options.lights;
     config.plan = plan;
+    config.view_legend = options.view_legend;
     Renderer renderer(ctx, scene, config);
 
     VkCommandBufferAllocateInfo alloc{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};

@@ -39,6 +39,7 @@ Renderer::Renderer(const Context& ctx, const Scene& scene, const RendererConfig&
     scene_pass_.create(ctx);
     mip_pass_.create(ctx);
     light_cull_.create(ctx, config.extent);
+    view_pass_.create(ctx);
     overlay_.create(ctx, kFramesInFlight);
 }
 
@@ -100,6 +101,7 @@ void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_i
     if (config_.plan.view.mode == ViewMode::mip && config_.plan.mip.variant != Variant::off)
         mip_pass_.record_view(f, overlay_);
     if (config_.plan.view.mode == ViewMode::light_count) light_cull_.record_view(f);
+    view_pass_.record(f, config_.view_legend);
     overlay_.record(f, slot_index);
 
     // The frame ends with the colour ready to copy out (screenshot, swapchain blit).

@@ -8,6 +8,7 @@
 
 #include "passes/light_cull_pass.h"
 #include "passes/mip_pass.h"
+#include "passes/debug_view_pass.h"
 #include "passes/scene_pass.h"
 #include "render/overlay.h"
 #include "scene/camera.h"
@@ -19,6 +20,7 @@ struct RendererConfig {
     VkExtent2D extent{1280, 720};
     uint32_t lights = 256;
     Plan plan;
+    bool view_legend = true;  // debug-view legends and labels in the frame
 };
 
 struct FrameSlot {
@@ -76,5 +78,6 @@ private:
     ScenePass scene_pass_;
     MipPass mip_pass_;
     LightCullPass light_cull_;
+    DebugViewPass view_pass_;
     Overlay overlay_;
 };
