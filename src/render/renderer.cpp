@@ -87,7 +87,7 @@ void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_i
     slot.timer->reset(cmd);
     slot.timer->begin(cmd, Pass::frame);
     vkCmdFillBuffer(cmd, counters_.buffer, 0, sizeof(GpuCounters), 0);
-    memory_barrier(cmd, VK_PIPELINE_STAGE_2_CLEAR_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+    memory_barrier(cmd, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
                    VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT |
                        VK_PIPELINE_STAGE_2_COPY_BIT,
                    VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT |
