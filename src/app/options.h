@@ -32,6 +32,7 @@ struct Options {
     uint32_t cull_group_size = 64;  // --cull-group-size: triangles per cull workgroup
     std::string cull_dump;          // --cull-dump PATH: the triangles the last frame drew
     bool bandwidth_probe = false;   // --bandwidth-probe: time a large buffer copy for the report
+    bool view_legend = true;  // debug views draw their legend / "unsupported" label (--no-legend: off)
     std::optional<uint32_t> device;
 };
 
