@@ -59,10 +59,10 @@ RunResult run_headless(const Context& ctx, const Scene& scene, const Options& op
     config.extent = {options.width, options.height};
     config.lights = options.lights;
     config.plan = plan;
+    config.view_legend = options.view_legend;
     config.cull_group_size = options.cull_group_size;
     if (!options.cull_dump.empty() && plan.cull.variant == Variant::off)
         throw UsageError("--cull-dump needs the cull pass; it has nothing to write with --cull off");
-    config.view_legend = options.view_legend;
     Renderer renderer(ctx, scene, config);
 
     VkCommandBufferAllocateInfo alloc{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};

@@ -6,8 +6,8 @@
 #include <memory>
 #include <vector>
 
-#include "passes/cull_pass.h"
 #include "passes/light_cull_pass.h"
+#include "passes/cull_pass.h"
 #include "passes/mip_pass.h"
 #include "passes/debug_view_pass.h"
 #include "passes/scene_pass.h"
@@ -21,8 +21,8 @@ struct RendererConfig {
     VkExtent2D extent{1280, 720};
     uint32_t lights = 256;
     Plan plan;
-    uint32_t cull_group_size = kDefaultCullGroupSize;
     bool view_legend = true;  // debug-view legends and labels in the frame
+    uint32_t cull_group_size = kDefaultCullGroupSize;
 };
 
 struct FrameSlot {
