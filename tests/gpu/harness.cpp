@@ -26,10 +26,10 @@ DemoRun run_demo(const std::vector<std::string>& args) {
 }
 
 std::string test_dir(const std::string& name) {
-    const char* sg = getenv("SGD_EXPECT_SUBGROUP");
+    int sg = expected_subgroup_size();
     auto* info = testing::UnitTest::GetInstance()->current_test_info();
     std::string leaf = std::string(info ? info->test_suite_name() : "t") + "." + (info ? info->name() : "t") + "." +
-                       name + ".sg" + (sg ? sg : "x");
+                       name + ".sg" + (sg ? std::to_string(sg) : "x");
     std::filesystem::path dir = std::filesystem::temp_directory_path() / "subgroup-demo-tests" / leaf;
     std::filesystem::remove_all(dir);
     std::filesystem::create_directories(dir);
@@ -53,8 +53,10 @@ nlohmann::json read_json(const std::string& path) {
 }
 
 int expected_subgroup_size() {
-    const char* sg = getenv("SGD_EXPECT_SUBGROUP");
-    return sg ? atoi(sg) : 0;
+    if (const char* sg = getenv("SGD_EXPECT_SUBGROUP")) return atoi(sg);
+    // lavapipe's subgroup is its native vector width in 32-bit lanes (ctest sets the width).
+    if (const char* width = getenv("LP_NATIVE_VECTOR_WIDTH")) return atoi(width) / 32;
+    return 0;
 }
 
 int validation_lines(const std::string& output) {

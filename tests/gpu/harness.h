@@ -26,7 +26,8 @@ struct Png {
 Png read_png(const std::string& path);
 nlohmann::json read_json(const std::string& path);
 
-// The subgroup size lavapipe runs at in this ctest instance (from SGD_EXPECT_SUBGROUP), or 0.
+// The subgroup size lavapipe runs at in this ctest instance (SGD_EXPECT_SUBGROUP, else
+// LP_NATIVE_VECTOR_WIDTH / 32), or 0.
 int expected_subgroup_size();
 
 // Lines of the output that the validation layer printed.
