@@ -1,12 +1,20 @@
 #include "app/run.h"
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 
 #include "app/image_io.h"
 
+std::string default_scene_path() {
+    // The source tree's copy when it is there; else assets/ beside the build folder, so a build
+    // copied elsewhere (the GPU machine) still finds it.
+    if (std::filesystem::exists(SGD_DEFAULT_SCENE)) return SGD_DEFAULT_SCENE;
+    return executable_dir() + "/../assets/default_scene.gltf";
+}
+
 Scene load_requested_scene(const Options& options) {
-    Scene scene = load_scene(options.scene.empty() ? SGD_DEFAULT_SCENE : options.scene);
+    Scene scene = load_scene(options.scene.empty() ? default_scene_path() : options.scene);
     for (const std::string& w : scene.warnings) fprintf(stderr, "warning: %s\n", w.c_str());
     if (options.instances > 1) replicate_grid(scene, options.instances);
     if (scene.triangle_count() == 0) throw SceneError("scene " + scene.path + " has no triangles to draw");

@@ -18,6 +18,8 @@ struct RunResult {
     std::string mip;
 };
 
+std::string default_scene_path();
+
 // Loads the scene named by the options (or the bundled one) and applies --instances.
 Scene load_requested_scene(const Options& options);
 

@@ -282,11 +282,11 @@ Model parse_gltf(const uint8_t* data, size_t size, const std::string& base_dir, 
                      : parser.LoadASCIIFromString(&model, &err, &warn, json.data(), unsigned(json.size()), base_dir);
     if (!ok) {
         std::vector<std::string> errors;
-        add_lines(errors, err.empty() ? "unknown error" : err, "");
-        std::string joined = errors.front();
+        add_lines(errors, err, "");
+        std::string joined = errors.empty() ? "unknown error" : errors[0];
         for (size_t i = 1; i < errors.size(); ++i)
             joined += "; " + errors[i];
-        fail("invalid glTF: ", joined);
+        fail("cannot load glTF: ", joined);
     }
     add_lines(warnings, err + warn, "glTF: ");
     return model;
@@ -315,6 +315,15 @@ int component_count(int type) {
     case TINYGLTF_TYPE_VEC4: return 4;
     default: return 0;
     }
+}
+
+bool is_index_type(int type) {
+    return type == TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE || type == TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT ||
+           type == TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT;
+}
+
+uint32_t load_index(const uint8_t* p, uint64_t size) {
+    return size == 1 ? *p : size == 2 ? load<uint16_t>(p) : load<uint32_t>(p);
 }
 
 struct Bytes {
@@ -351,10 +360,9 @@ void apply_sparse(const Model& model, const tinygltf::Accessor& accessor, int in
     if (sparse.count < 0 || uint64_t(sparse.count) > accessor.count)
         fail(who, ": count ", sparse.count, " out of range (accessor count ", accessor.count, ")");
     uint64_t count = uint64_t(sparse.count);
-    int index_type = sparse.indices.componentType;
-    uint64_t index_size = index_type == TINYGLTF_COMPONENT_TYPE_FLOAT ? 0 : component_size(index_type);
-    if (index_size == 0 || index_type == TINYGLTF_COMPONENT_TYPE_BYTE || index_type == TINYGLTF_COMPONENT_TYPE_SHORT)
-        fail(who, ": indices have unsupported component type ", index_type);
+    if (!is_index_type(sparse.indices.componentType))
+        fail(who, ": indices have unsupported component type ", sparse.indices.componentType);
+    uint64_t index_size = component_size(sparse.indices.componentType);
     if (sparse.indices.byteOffset < 0 || sparse.values.byteOffset < 0)
         fail(who, ": negative byteOffset");
 
@@ -372,8 +380,7 @@ void apply_sparse(const Model& model, const tinygltf::Accessor& accessor, int in
     const uint8_t* index_data = indices.data + sparse.indices.byteOffset;
     const uint8_t* value_data = values.data + sparse.values.byteOffset;
     for (uint64_t i = 0; i < count; ++i) {
-        const uint8_t* p = index_data + i * index_size;
-        uint64_t target = index_size == 1 ? *p : index_size == 2 ? load<uint16_t>(p) : load<uint32_t>(p);
+        uint64_t target = load_index(index_data + i * index_size, index_size);
         if (target >= accessor.count)
             fail(who, ": index ", target, " at position ", i, " is >= accessor count ", accessor.count);
         memcpy(out + target * element_size, value_data + i * element_size, element_size);
@@ -412,21 +419,13 @@ std::vector<uint8_t> read_accessor(const Model& model, int index, const std::str
 
 std::vector<uint32_t> read_indices(const Model& model, int index, const std::string& who) {
     const tinygltf::Accessor& accessor = accessor_at(model, index, who);
-    int type = accessor.componentType;
-    bool valid = type == TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE || type == TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT ||
-                 type == TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT;
-    if (!valid || accessor.type != TINYGLTF_TYPE_SCALAR)
+    if (!is_index_type(accessor.componentType) || accessor.type != TINYGLTF_TYPE_SCALAR)
         fail(who, ": index accessor ", index, " must be unsigned byte/short/int SCALAR");
+    uint64_t size = component_size(accessor.componentType);
     std::vector<uint8_t> raw = read_accessor(model, index, who);
     std::vector<uint32_t> out(accessor.count);
-    for (size_t i = 0; i < out.size(); ++i) {
-        if (type == TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE)
-            out[i] = raw[i];
-        else if (type == TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT)
-            out[i] = load<uint16_t>(&raw[i * 2]);
-        else
-            out[i] = load<uint32_t>(&raw[i * 4]);
-    }
+    for (size_t i = 0; i < out.size(); ++i)
+        out[i] = load_index(&raw[i * size], size);
     return out;
 }
 

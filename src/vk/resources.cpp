@@ -35,6 +35,8 @@ VkDeviceMemory allocate(const Context& ctx, VkMemoryRequirements req, MemoryKind
     return memory;
 }
 
+}  // namespace
+
 std::string executable_dir() {
     char path[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
@@ -43,8 +45,6 @@ std::string executable_dir() {
     std::string s(path);
     return s.substr(0, s.rfind('/'));
 }
-
-}  // namespace
 
 Buffer& Buffer::operator=(Buffer&& o) noexcept {
     if (this != &o) {

@@ -63,6 +63,9 @@ void transition(VkCommandBuffer cmd, Image& image, VkImageLayout layout, VkPipel
 void memory_barrier(VkCommandBuffer cmd, VkPipelineStageFlags2 src_stage, VkAccessFlags2 src_access,
                     VkPipelineStageFlags2 dst_stage, VkAccessFlags2 dst_access);
 
+// The folder holding the running executable (build/).
+std::string executable_dir();
+
 // SPIR-V lives in build/shaders next to the executable: shader_path("cull.comp.subgroup").
 std::string shader_path(const std::string& name);
 VkShaderModule load_shader(const Context& ctx, const std::string& name);

@@ -1,6 +1,7 @@
 #include "gpu/harness.h"
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -29,7 +30,7 @@ std::string test_dir(const std::string& name) {
     int sg = expected_subgroup_size();
     auto* info = testing::UnitTest::GetInstance()->current_test_info();
     std::string leaf = std::string(info ? info->test_suite_name() : "t") + "." + (info ? info->name() : "t") + "." +
-                       name + ".sg" + (sg ? std::to_string(sg) : "x");
+                       name + ".sg" + (sg ? std::to_string(sg) : "x") + "." + std::to_string(getpid());
     std::filesystem::path dir = std::filesystem::temp_directory_path() / "subgroup-demo-tests" / leaf;
     std::filesystem::remove_all(dir);
     std::filesystem::create_directories(dir);

@@ -15,7 +15,8 @@ struct DemoRun {
 // Runs build/subgroup-demo with the arguments (shell-quoted here); captures its output.
 DemoRun run_demo(const std::vector<std::string>& args);
 
-// A fresh folder under the system temp dir, unique per test and subgroup size.
+// A fresh folder under the system temp dir, unique per test, subgroup size and process (so
+// parallel ctest runs, even from other checkouts, never share one).
 std::string test_dir(const std::string& name);
 
 struct Png {
