@@ -59,7 +59,7 @@ void finish_ratio(PassRatio& r) {
     if (!r.reason.empty()) return;
     if (r.subgroup_ms <= 0) {
         r.reason = "the subgroup path's cost measured " + format_ms(r.subgroup_ms) + " ms (" + r.measured_as +
-                   "): below what the timestamps resolve, so no ratio";
+                   "): not above the run-to-run noise, so no ratio";
         return;
     }
     r.ratio = r.fallback_ms / r.subgroup_ms;
