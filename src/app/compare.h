@@ -75,7 +75,8 @@ struct CompareResult {
 };
 
 // Runs the matrix at options.width x options.height with options.frames/warmup/lights, writing
-// everything into options.out_dir (created if missing). The scene must be the one the options
+// everything into options.out_dir (created if missing). Pass requests and the debug view in the
+// options are ignored: each configuration sets its own, and all render the shaded frame. The scene must be the one the options
 // name (already replicated by --instances). Call with the device idle (the window: after
 // vkDeviceWaitIdle, at its own size); blocks until done. Runtime failures throw like run_headless.
 CompareResult run_comparison(const Context& ctx, const Scene& scene, const Options& options,
