@@ -110,6 +110,9 @@ TEST(CompareRatios, MissingMeasurementsGiveNullWithTheReason) {
         << ratio(ratios, "light_cull").reason;
     EXPECT_NE(ratio(ratios, "mip").reason.find("not above the run-to-run noise"), std::string::npos)
         << ratio(ratios, "mip").reason;
+    EXPECT_TRUE(ratio(ratios, "mip").measured);
+    EXPECT_NEAR(ratio(ratios, "mip").subgroup_ms, -0.1, 1e-12);
+    EXPECT_FALSE(ratio(ratios, "cull").measured);
     EXPECT_NE(ratio(ratios, "frame").reason.find("not in this comparison"), std::string::npos) << ratio(ratios, "frame").reason;
 }
 

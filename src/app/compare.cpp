@@ -56,7 +56,7 @@ std::string format_ms(double ms) {
 std::string format_ratio(const PassRatio& r) { return r.ratio ? fixed(*r.ratio, 2) + "x" : "n/a"; }
 
 void finish_ratio(PassRatio& r) {
-    if (!r.reason.empty()) return;
+    r.measured = true;
     if (r.subgroup_ms <= 0) {
         r.reason = "the subgroup path's cost measured " + format_ms(r.subgroup_ms) + " ms (" + r.measured_as +
                    "): not above the run-to-run noise, so no ratio";
@@ -121,12 +121,11 @@ void write_text(const std::string& path, const std::string& text) {
 
 nlohmann::json ratio_detail_json(const PassRatio& r) {
     nlohmann::json j = {{"fallback_run", r.fallback_run}, {"subgroup_run", r.subgroup_run}, {"measured_as", r.measured_as}};
-    if (r.reason.empty()) {
+    if (r.measured) {
         j["fallback_ms"] = r.fallback_ms;
         j["subgroup_ms"] = r.subgroup_ms;
-    } else {
-        j["reason"] = r.reason;
     }
+    if (!r.reason.empty()) j["reason"] = r.reason;
     return j;
 }
 
@@ -243,7 +242,6 @@ std::string markdown_report(const Context& ctx, const Options& o, const Scene& s
     return md;
 }
 
-
 // "--mip subgroup: quad ... on this device; use auto or fallback" -> "quad ... on this device":
 // the option and the advice are CLI talk; the sheet's cell already names the configuration.
 std::string short_reason(const std::string& reason) {
@@ -315,10 +313,7 @@ CompareResult run_comparison(const Context& ctx, const Scene& scene, const Optio
         run.config = config;
         // Timings compare passes, so every configuration renders the plain shaded frame: a debug
         // view (the window may be showing one) would add its own pass and change the screenshots.
-        PlanRequest request;
-        request.cull = config.cull;
-        request.light_cull = config.light_cull;
-        request.mip = config.mip;
+        PlanRequest request{config.cull, config.light_cull, config.mip};
         try {
             run.plan = make_plan(ctx.subgroup, ctx.features, request);
         } catch (const UnsupportedRequest& e) {

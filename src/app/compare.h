@@ -43,6 +43,7 @@ struct CompareRun {
 struct PassRatio {
     std::string key;  // "cull", "light_cull", "mip" (report keys); "frame" for all-fallback vs all-subgroup
     std::optional<double> ratio;
+    bool measured = false;  // both costs were taken (the ratio may still be empty: subgroup cost <= 0)
     double fallback_ms = 0, subgroup_ms = 0;
     std::string fallback_run, subgroup_run;
     std::string measured_as;  // how the two costs were taken
