@@ -1,6 +1,9 @@
 #version 460
 // Forward shading. Depth test EQUAL against the pre-pass: each visible pixel is shaded once.
 #include "shading.glsl"
+#ifdef QUAD_MIP
+#include "quad_mip.glsl"
+#endif
 
 layout(location = 0) in vec3 in_world_position;
 layout(location = 1) in vec3 in_normal;
@@ -24,4 +27,9 @@ vec3 shade() {
 
 void main() {
     out_color = finish_colour(shade());
+#ifdef QUAD_MIP
+    // At the end of main, after shade()'s branches and loop have rejoined, so the quad's four lanes
+    // run the swaps together (a rule with MaximallyReconvergesKHR: the *_full_quads variant).
+    write_quad_mip(out_color);
+#endif
 }

@@ -70,6 +70,7 @@ Options:
   --mip V                auto | subgroup | fallback | off
   --view M               shaded | lane-id | first-last-lane | active-lanes | mip | light-count
   --view-stage S         vertex | tess-control | tess-eval | geometry | fragment | compute
+  --no-legend            hide the debug views' legends and labels (for image comparisons)
   --mask-stages LIST     comma list of stages to treat as lacking subgroup support
   --mask-ops LIST        comma list of basic,vote,arithmetic,ballot,shuffle,shuffle-relative,clustered,quad
   --screenshot PATH      PNG of the final frame
@@ -101,6 +102,7 @@ Options parse_options(const std::vector<std::string>& args) {
         else if (a == "--version") version = true;
         else if (a == "--validate") o.validate = true;
         else if (a == "--no-vsync") o.no_vsync = true;
+        else if (a == "--no-legend") o.view_legend = false;
         else if (a == "--scene") o.scene = value();
         else if (a == "--instances") o.instances = parse_uint(a, value(), 1, kMaxInstancesPerSide);
         else if (a == "--lights") o.lights = parse_uint(a, value(), 0, kMaxLights);

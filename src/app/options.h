@@ -29,6 +29,7 @@ struct Options {
     std::string out_dir;  // --compare --out DIR
     bool validate = false;
     bool no_vsync = false;
+    bool view_legend = true;  // debug views draw their legend / "unsupported" label (--no-legend: off)
     std::optional<uint32_t> device;
 };
 

@@ -44,10 +44,16 @@ void check_device_limits(const Context& ctx, const Options& options, const Scene
 }
 
 RunResult run_headless(const Context& ctx, const Scene& scene, const Options& options, const Plan& plan, bool quiet) {
+    // With --mip off no pass writes the mip: refuse to dump or show one rather than output stale texels.
+    if (plan.mip.variant == Variant::off && !options.mip_dump.empty())
+        throw UsageError("--mip-dump needs a mip, but --mip off renders none; use --mip auto, subgroup or fallback");
+    if (plan.mip.variant == Variant::off && plan.view.mode == ViewMode::mip)
+        throw UsageError("--view mip shows the mip, but --mip off renders none; use --mip auto, subgroup or fallback");
     RendererConfig config;
     config.extent = {options.width, options.height};
     config.lights = options.lights;
     config.plan = plan;
+    config.view_legend = options.view_legend;
     Renderer renderer(ctx, scene, config);
 
     VkCommandBufferAllocateInfo alloc{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};

@@ -35,6 +35,8 @@ Renderer::Renderer(const Context& ctx, const Scene& scene, const RendererConfig&
                                   VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
                               MemoryKind::device_local, "counters");
     scene_pass_.create(ctx);
+    mip_pass_.create(ctx);
+    view_pass_.create(ctx);
     overlay_.create(ctx, kFramesInFlight);
 }
 
@@ -86,7 +88,12 @@ void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_i
                        VK_ACCESS_2_TRANSFER_READ_BIT);
 
     scene_pass_.record_depth(f);
-    scene_pass_.record_forward(f);
+    scene_pass_.record_forward(f);  // with plan.mip == subgroup, also writes the mip
+    if (config_.plan.mip.variant == Variant::fallback) mip_pass_.record_downsample(f);
+    // The `mip` view needs a mip; with --mip off there is none and the frame stays as shaded.
+    if (config_.plan.view.mode == ViewMode::mip && config_.plan.mip.variant != Variant::off)
+        mip_pass_.record_view(f, overlay_);
+    view_pass_.record(f, config_.view_legend);
     overlay_.record(f, slot_index);
 
     // The frame ends with the colour ready to copy out (screenshot, swapchain blit).

@@ -6,6 +6,8 @@
 #include <memory>
 #include <vector>
 
+#include "passes/mip_pass.h"
+#include "passes/debug_view_pass.h"
 #include "passes/scene_pass.h"
 #include "render/overlay.h"
 #include "scene/camera.h"
@@ -17,6 +19,7 @@ struct RendererConfig {
     VkExtent2D extent{1280, 720};
     uint32_t lights = 256;
     Plan plan;
+    bool view_legend = true;  // debug-view legends and labels in the frame
 };
 
 struct FrameSlot {
@@ -70,5 +73,7 @@ private:
     glm::vec3 bounds_min_, bounds_max_;
 
     ScenePass scene_pass_;
+    MipPass mip_pass_;
+    DebugViewPass view_pass_;
     Overlay overlay_;
 };
