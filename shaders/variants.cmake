@@ -19,6 +19,12 @@ sgd_shader(mip_view.comp main)
 sgd_shader(overlay.vert main)
 sgd_shader(overlay.frag main)
 
+# Light culling: per-tile light lists, ballot-aggregated (subgroup) or one atomic per entry
+# (fallback); and the light-count view's heat map.
+sgd_shader(light_cull.comp subgroup SUBGROUP=1)
+sgd_shader(light_cull.comp fallback)
+sgd_shader(light_count.comp main)
+
 # Debug views (src/passes/debug_view_pass.cpp): in each stage a variant per view, and `plain`
 # without any subgroup operation (pass-through, colouring of records, and the hatch).
 sgd_shader(view.vert plain)

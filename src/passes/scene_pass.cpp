@@ -51,6 +51,7 @@ void ScenePass::create(const Context& ctx) {
     GraphicsDesc fwd;
     fwd.shaders = {{VK_SHADER_STAGE_VERTEX_BIT, "scene.vert.forward"}, {VK_SHADER_STAGE_FRAGMENT_BIT, "forward.frag.plain"}};
     fwd.layout = kSceneLayout;
+    fwd.layout.bindings.push_back(VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);  // 4: light lists (shading.glsl)
     fwd.color_formats = {kColorFormat};
     fwd.depth_format = kDepthFormat;
     fwd.depth_compare = VK_COMPARE_OP_EQUAL;  // shade exactly the pre-pass's surviving fragment
@@ -155,12 +156,15 @@ void ScenePass::record_forward(FrameContext& f) {
     rendering.pDepthAttachment = &depth_attachment;
     vkCmdBeginRendering(f.cmd, &rendering);
     set_viewport(f.cmd, f.targets.extent);
+    // Binding 4: the tile light lists; without them (light cull off) any storage buffer stands in,
+    // since shade_point_lights() reads binding 4 only when frame.tiles.z (capacity) is not 0.
+    Descriptors descriptors = scene_descriptors(f);
+    descriptors.buffer(4, f.light_lists ? *f.light_lists : f.lights);
     if (quad_mip) {
-        Descriptors descriptors = scene_descriptors(f);
         descriptors.storage_image(5, f.targets.mip.view);
         draw_scene(f, forward_quad_mip, descriptors);
     } else {
-        draw_scene(f, forward_plain);
+        draw_scene(f, forward_plain, descriptors);
     }
     vkCmdEndRendering(f.cmd);
     f.timer.end(f.cmd, Pass::forward);

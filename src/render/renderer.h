@@ -6,6 +6,7 @@
 #include <memory>
 #include <vector>
 
+#include "passes/light_cull_pass.h"
 #include "passes/mip_pass.h"
 #include "passes/debug_view_pass.h"
 #include "passes/scene_pass.h"
@@ -47,12 +48,14 @@ public:
     // Readbacks: the device must be idle (headless runs wait per frame). RGBA8, tightly packed.
     std::vector<uint8_t> read_color();
     std::vector<uint8_t> read_mip();
+    std::vector<float> read_depth();  // reversed Z, row-major
     GpuCounters read_counters();
 
     Image& color() { return targets_.color; }
     // Add text/rectangles here before record(); they are drawn at the end of that frame.
     Overlay& overlay() { return overlay_; }
     const GpuScene& gpu_scene() const { return scene_; }
+    const LightCullPass& light_cull() const { return light_cull_; }
     const Camera& default_view() const { return default_camera_; }
     glm::vec3 bounds_min() const { return bounds_min_; }
     glm::vec3 bounds_max() const { return bounds_max_; }
@@ -74,6 +77,7 @@ private:
 
     ScenePass scene_pass_;
     MipPass mip_pass_;
+    LightCullPass light_cull_;
     DebugViewPass view_pass_;
     Overlay overlay_;
 };
