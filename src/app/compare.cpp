@@ -189,6 +189,8 @@ std::string markdown_report(const Context& ctx, const Options& o, const Scene& s
         if (r.ratio)
             line("| " + r.key + " | " + format_ms(r.fallback_ms) + " | " + format_ms(r.subgroup_ms) + " | " + format_ratio(r) +
                  " | " + r.measured_as + " |");
+        else if (r.measured)
+            line("| " + r.key + " | " + format_ms(r.fallback_ms) + " | " + format_ms(r.subgroup_ms) + " | n/a | " + r.reason + " |");
         else
             line("| " + r.key + " | | | n/a | " + r.reason + " |");
     }
