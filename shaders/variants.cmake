@@ -6,6 +6,12 @@ sgd_shader(scene.vert depth DEPTH_ONLY=1)
 sgd_shader(scene.vert forward)
 sgd_shader(forward.frag plain)
 
+# Triangle culling (src/passes/cull_pass.cpp): subgroup scan and shared-memory fallback, and
+# the step that totals the survivors for the report.
+sgd_shader(cull.comp subgroup CULL_SUBGROUP=1)
+sgd_shader(cull.comp fallback)
+sgd_shader(cull_count.comp plain)
+
 # Half-resolution mip (docs/quad-mip.md): the forward shader writing it with quad swaps, the same
 # SPIR-V with VK_KHR_shader_quad_control's full quads + maximal reconvergence, the compute fallback,
 # and the `mip` debug view.

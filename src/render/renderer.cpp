@@ -36,6 +36,7 @@ Renderer::Renderer(const Context& ctx, const Scene& scene, const RendererConfig&
                               VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT |
                                   VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
                               MemoryKind::device_local, "counters");
+    cull_pass_.create(ctx, scene_, config.cull_group_size);
     scene_pass_.create(ctx);
     mip_pass_.create(ctx);
     light_cull_.create(ctx, config.extent);
@@ -87,12 +88,13 @@ void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_i
     slot.timer->reset(cmd);
     slot.timer->begin(cmd, Pass::frame);
     vkCmdFillBuffer(cmd, counters_.buffer, 0, sizeof(GpuCounters), 0);
-    memory_barrier(cmd, VK_PIPELINE_STAGE_2_CLEAR_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+    memory_barrier(cmd, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
                    VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT |
                        VK_PIPELINE_STAGE_2_COPY_BIT,
                    VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT |
                        VK_ACCESS_2_TRANSFER_READ_BIT);
 
+    cull_pass_.record(f);
     scene_pass_.record_depth(f);
     light_cull_.record(f);
     scene_pass_.record_forward(f);  // with plan.mip == subgroup, also writes the mip
@@ -156,4 +158,10 @@ GpuCounters Renderer::read_counters() {
     GpuCounters c;
     memcpy(&c, readback.mapped, sizeof(c));
     return c;
+}
+
+std::vector<std::vector<uint32_t>> Renderer::read_drawn_indices() {
+    if (config_.plan.cull.variant == Variant::off)
+        throw std::runtime_error("the culled geometry exists only with a cull variant other than off");
+    return ::read_drawn_indices(ctx_, cull_pass_.culled_indices, cull_pass_.indirect, scene_.draw_count);
 }

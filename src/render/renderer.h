@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "passes/light_cull_pass.h"
+#include "passes/cull_pass.h"
 #include "passes/mip_pass.h"
 #include "passes/debug_view_pass.h"
 #include "passes/scene_pass.h"
@@ -21,6 +22,7 @@ struct RendererConfig {
     uint32_t lights = 256;
     Plan plan;
     bool view_legend = true;  // debug-view legends and labels in the frame
+    uint32_t cull_group_size = kDefaultCullGroupSize;
 };
 
 struct FrameSlot {
@@ -50,6 +52,8 @@ public:
     std::vector<uint8_t> read_mip();
     std::vector<float> read_depth();  // reversed Z, row-major
     GpuCounters read_counters();
+    // Per draw, the indices the last frame drew (culled output; needs a cull variant other than off).
+    std::vector<std::vector<uint32_t>> read_drawn_indices();
 
     Image& color() { return targets_.color; }
     // Add text/rectangles here before record(); they are drawn at the end of that frame.
@@ -75,6 +79,7 @@ private:
     Camera default_camera_;
     glm::vec3 bounds_min_, bounds_max_;
 
+    CullPass cull_pass_;
     ScenePass scene_pass_;
     MipPass mip_pass_;
     LightCullPass light_cull_;

@@ -131,7 +131,7 @@ Buffer create_buffer_with_data(const Context& ctx, const void* data, VkDeviceSiz
 }
 
 Image create_image(const Context& ctx, VkExtent2D extent, VkFormat format, VkImageUsageFlags usage, const char* name,
-                   uint32_t layers) {
+                   uint32_t layers, bool array_view) {
     Image img;
     img.device = ctx.device;
     img.format = format;
@@ -156,7 +156,7 @@ Image create_image(const Context& ctx, VkExtent2D extent, VkFormat format, VkIma
     bool depth = format == VK_FORMAT_D32_SFLOAT;
     VkImageViewCreateInfo view{VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO};
     view.image = img.image;
-    view.viewType = layers > 1 ? VK_IMAGE_VIEW_TYPE_2D_ARRAY : VK_IMAGE_VIEW_TYPE_2D;
+    view.viewType = layers > 1 || array_view ? VK_IMAGE_VIEW_TYPE_2D_ARRAY : VK_IMAGE_VIEW_TYPE_2D;
     view.format = format;
     view.subresourceRange = {VkImageAspectFlags(depth ? VK_IMAGE_ASPECT_DEPTH_BIT : VK_IMAGE_ASPECT_COLOR_BIT), 0, 1, 0,
                              layers};
@@ -284,6 +284,12 @@ Pipeline create_compute_pipeline(const Context& ctx, const ComputeDesc& desc) {
     info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
     info.stage.module = module;
     info.stage.pName = "main";
+    std::vector<VkSpecializationMapEntry> entries;
+    for (uint32_t i = 0; i < desc.specialization.size(); ++i)
+        entries.push_back({i, uint32_t(i * sizeof(uint32_t)), sizeof(uint32_t)});
+    VkSpecializationInfo specialization{uint32_t(entries.size()), entries.data(),
+                                        desc.specialization.size() * sizeof(uint32_t), desc.specialization.data()};
+    info.stage.pSpecializationInfo = entries.empty() ? nullptr : &specialization;
     info.layout = p.layout;
     VkResult result = vkCreateComputePipelines(ctx.device, VK_NULL_HANDLE, 1, &info, nullptr, &p.pipeline);
     vkDestroyShaderModule(ctx.device, module, nullptr);

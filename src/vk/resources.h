@@ -49,8 +49,9 @@ Buffer create_buffer(const Context& ctx, VkDeviceSize size, VkBufferUsageFlags u
 // Creates a device-local buffer holding `data` (staged through a host buffer).
 Buffer create_buffer_with_data(const Context& ctx, const void* data, VkDeviceSize size, VkBufferUsageFlags usage,
                                const char* name);
+// array_view: the view is VK_IMAGE_VIEW_TYPE_2D_ARRAY even with one layer (for sampler2DArray).
 Image create_image(const Context& ctx, VkExtent2D extent, VkFormat format, VkImageUsageFlags usage, const char* name,
-                   uint32_t layers = 1);
+                   uint32_t layers = 1, bool array_view = false);
 
 // Full-resource barriers, synchronization2 style; enough for a handful of passes per frame.
 void image_barrier(VkCommandBuffer cmd, VkImage image, VkImageAspectFlags aspect, VkImageLayout old_layout,
@@ -97,6 +98,7 @@ struct ComputeDesc {
     LayoutDesc layout;
     uint32_t required_subgroup_size = 0;  // 0: driver's choice
     bool full_subgroups = false;          // VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT
+    std::vector<uint32_t> specialization; // 32-bit specialization constants: constant_id i = specialization[i]
 };
 Pipeline create_compute_pipeline(const Context& ctx, const ComputeDesc& desc);
 
