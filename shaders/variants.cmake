@@ -9,3 +9,6 @@ sgd_shader(forward.frag plain)
 # Screen-space overlay: legends, markings, HUD.
 sgd_shader(overlay.vert main)
 sgd_shader(overlay.frag main)
+
+# Tests: a probe that GPU-assisted validation must catch writing past its binding.
+sgd_shader(robust_probe.comp main)

@@ -38,7 +38,9 @@ Renderer::Renderer(const Context& ctx, const Scene& scene, const RendererConfig&
     overlay_.create(ctx, kFramesInFlight);
 }
 
-Renderer::~Renderer() { vkDeviceWaitIdle(ctx_.device); }
+Renderer::~Renderer() {
+    if (!device_abandoned()) vkDeviceWaitIdle(ctx_.device);  // a hung GPU may never go idle
+}
 
 void Renderer::resize(VkExtent2D extent) {
     vkDeviceWaitIdle(ctx_.device);

@@ -49,8 +49,9 @@ Buffer create_buffer(const Context& ctx, VkDeviceSize size, VkBufferUsageFlags u
 // Creates a device-local buffer holding `data` (staged through a host buffer).
 Buffer create_buffer_with_data(const Context& ctx, const void* data, VkDeviceSize size, VkBufferUsageFlags usage,
                                const char* name);
+// array_view: the view is VK_IMAGE_VIEW_TYPE_2D_ARRAY even with one layer (for sampler2DArray).
 Image create_image(const Context& ctx, VkExtent2D extent, VkFormat format, VkImageUsageFlags usage, const char* name,
-                   uint32_t layers = 1);
+                   uint32_t layers = 1, bool array_view = false);
 
 // Full-resource barriers, synchronization2 style; enough for a handful of passes per frame.
 void image_barrier(VkCommandBuffer cmd, VkImage image, VkImageAspectFlags aspect, VkImageLayout old_layout,
@@ -77,6 +78,7 @@ struct Pipeline {
     VkPipelineLayout layout = VK_NULL_HANDLE;
     VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;
     VkPipelineBindPoint bind_point = VK_PIPELINE_BIND_POINT_GRAPHICS;
+    DescriptorArena* arena = nullptr;  // set when push descriptors are emulated (GPU-assisted validation)
 
     Pipeline() = default;
     Pipeline(Pipeline&& o) noexcept { *this = std::move(o); }
