@@ -1,6 +1,9 @@
 #version 460
 // Forward shading. Depth test EQUAL against the pre-pass: each visible pixel is shaded once.
 #include "shading.glsl"
+#ifdef QUAD_MIP
+#include "quad_mip.glsl"
+#endif
 
 layout(location = 0) in vec3 in_world_position;
 layout(location = 1) in vec3 in_normal;
@@ -16,12 +19,15 @@ vec3 shade() {
     vec3 normal = normalize(in_normal);
     if (!gl_FrontFacing) normal = -normal;
     vec3 color = ambient_and_sun(albedo, normal);
-    uint light_count = frame.sizes.z;
-    for (uint i = 0; i < light_count; ++i)
-        color += point_light(lights[i], albedo, in_world_position, normal);
+    color += shade_point_lights(uvec2(gl_FragCoord.xy), albedo, in_world_position, normal);
     return color;
 }
 
 void main() {
     out_color = finish_colour(shade());
+#ifdef QUAD_MIP
+    // At the end of main, after shade()'s branches and loop have rejoined, so the quad's four lanes
+    // run the swaps together (a rule with MaximallyReconvergesKHR: the *_full_quads variant).
+    write_quad_mip(out_color);
+#endif
 }

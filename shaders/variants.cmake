@@ -6,9 +6,59 @@ sgd_shader(scene.vert depth DEPTH_ONLY=1)
 sgd_shader(scene.vert forward)
 sgd_shader(forward.frag plain)
 
+# Triangle culling (src/passes/cull_pass.cpp): subgroup scan and shared-memory fallback, and
+# the step that totals the survivors for the report.
+sgd_shader(cull.comp subgroup CULL_SUBGROUP=1)
+sgd_shader(cull.comp fallback)
+sgd_shader(cull_count.comp plain)
+
+# Half-resolution mip (docs/quad-mip.md): the forward shader writing it with quad swaps, the same
+# SPIR-V with VK_KHR_shader_quad_control's full quads + maximal reconvergence, the compute fallback,
+# and the `mip` debug view.
+include(${CMAKE_CURRENT_LIST_DIR}/quad_control.cmake)
+sgd_shader_spv15(forward.frag quad_mip QUAD_MIP=1)
+sgd_shader_full_quads(forward.frag.quad_mip)
+sgd_shader(mip_downsample.comp main)
+sgd_shader(mip_view.comp main)
+
 # Screen-space overlay: legends, markings, HUD.
 sgd_shader(overlay.vert main)
 sgd_shader(overlay.frag main)
+
+# Light culling: per-tile light lists, ballot-aggregated (subgroup) or one atomic per entry
+# (fallback); and the light-count view's heat map.
+sgd_shader(light_cull.comp subgroup SUBGROUP=1)
+sgd_shader(light_cull.comp fallback)
+sgd_shader(light_count.comp main)
+
+# Debug views (src/passes/debug_view_pass.cpp): in each stage a variant per view, and `plain`
+# without any subgroup operation (pass-through, colouring of records, and the hatch).
+sgd_shader(view.vert plain)
+sgd_shader(view.vert lane_id VIEW_LANE_ID=1)
+sgd_shader(view.vert first_last VIEW_FIRST_LAST=1)
+sgd_shader(view.vert active VIEW_ACTIVE=1)
+sgd_shader(view.tesc plain)
+sgd_shader(view.tesc lane_id VIEW_LANE_ID=1)
+sgd_shader(view.tesc first_last VIEW_FIRST_LAST=1)
+sgd_shader(view.tesc active VIEW_ACTIVE=1)
+sgd_shader(view.tese plain)
+sgd_shader(view.tese lane_id VIEW_LANE_ID=1)
+sgd_shader(view.tese first_last VIEW_FIRST_LAST=1)
+sgd_shader(view.tese active VIEW_ACTIVE=1)
+sgd_shader(view.geom plain)
+sgd_shader(view.geom lane_id VIEW_LANE_ID=1)
+sgd_shader(view.geom first_last VIEW_FIRST_LAST=1)
+sgd_shader(view.geom active VIEW_ACTIVE=1)
+sgd_shader(view.frag plain)
+sgd_shader(view.frag lane_id VIEW_LANE_ID=1)
+sgd_shader(view.frag first_last VIEW_FIRST_LAST=1)
+# SPIR-V 1.5: in 1.6 gl_HelperInvocation is a volatile load, which Mesa 22.3's llvmpipe cannot
+# compile (it crashes); the 1.5 form means the same here, as nothing demotes to a helper.
+sgd_shader(view.frag active VIEW_ACTIVE=1 --target-env=vulkan1.2)
+sgd_shader(view.comp plain)
+sgd_shader(view.comp lane_id VIEW_LANE_ID=1)
+sgd_shader(view.comp first_last VIEW_FIRST_LAST=1)
+sgd_shader(view.comp active VIEW_ACTIVE=1)
 
 # Tests: a probe that GPU-assisted validation must catch writing past its binding.
 sgd_shader(robust_probe.comp main)

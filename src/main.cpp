@@ -41,6 +41,10 @@ int run(const Options& options) {
     Context ctx;
     create_context(ctx, context_options(options));
     Plan plan = make_plan(ctx.subgroup, ctx.features, options.plan);
+    if (plan.view.variant == Variant::unsupported)
+        fprintf(stderr, "note: --view %s in the %s stage is unsupported here (%s); the scene is drawn hatched instead\n",
+                std::string(view_mode_name(plan.view.mode)).c_str(), std::string(stage_name(plan.view.stage)).c_str(),
+                plan.view.reason.c_str());
     if (options.mode == Mode::info) {
         print_info(ctx, plan);
         if (!options.report.empty())

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "passes/light_cull_pass.h"
 #include "render/frame.h"
 #include "render/gpu_scene.h"
 #include "render/renderer.h"
@@ -59,10 +60,10 @@ DeviceLimits device_limits(const Context& ctx) {
     return d;
 }
 
-std::vector<PlannedAllocation> planned_allocations(const Scene& scene, const Options& options,
-                                                   uint32_t cull_group_size) {
+std::vector<PlannedAllocation> planned_allocations(const Scene& scene, const Options& options) {
     using K = AllocationKind;
     const uint64_t draws = scene.instances.size();
+    const uint64_t cull_group_size = std::max(1u, options.cull_group_size);
     uint64_t drawn_indices = 0, cull_chunks = 0;
     for (const MeshInstance& instance : scene.instances) {
         uint64_t indices = scene.meshes[instance.mesh].index_count;
@@ -86,7 +87,7 @@ std::vector<PlannedAllocation> planned_allocations(const Scene& scene, const Opt
         {"culled indirect", std::max<uint64_t>(1, draws) * indirect, K::storage_buffer},
         {"cull chunks", cull_chunks * 8, K::storage_buffer},
         // light cull pass: a count per tile, `capacity` entries per tile, guard words after them
-        {"light lists", (tiles * (1 + kPlannedLightListCapacity) + kPlannedLightListGuardWords) * 4, K::storage_buffer},
+        {"light lists", (tiles * (1 + kLightListCapacity) + kLightListGuardWords) * 4, K::storage_buffer},
         // frame targets (render/renderer.cpp)
         {"color", w * h * 4, K::image},
         {"depth", w * h * 4, K::image},

@@ -38,17 +38,11 @@ struct DeviceLimits {
 
 DeviceLimits device_limits(const Context& ctx);
 
-// Triangles per cull workgroup: the cull pass's chunk table has one entry per started group.
-constexpr uint32_t kPlannedCullGroupSize = 64;
-// Per-tile light-list capacity (the light cull pass's kLightListCapacity) and its guard words.
-constexpr uint32_t kPlannedLightListCapacity = 512;
-constexpr uint32_t kPlannedLightListGuardWords = 64;
-
 // Everything Renderer's constructor and its passes allocate for `scene` (already replicated by
-// --instances) at options.width x options.height with options.lights lights, plus the largest
-// staging buffer the uploads use at the same time.
-std::vector<PlannedAllocation> planned_allocations(const Scene& scene, const Options& options,
-                                                   uint32_t cull_group_size = kPlannedCullGroupSize);
+// --instances) at options.width x options.height with options.lights lights and
+// options.cull_group_size triangles per cull workgroup, plus the largest staging buffer the
+// uploads use at the same time.
+std::vector<PlannedAllocation> planned_allocations(const Scene& scene, const Options& options);
 
 // Throws UsageError (exit 2) with one line naming the limit, the size asked and what to change.
 void check_limits(const DeviceLimits& limits, const Options& options, const Scene& scene);

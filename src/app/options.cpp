@@ -71,6 +71,7 @@ Options:
   --mip V                auto | subgroup | fallback | off
   --view M               shaded | lane-id | first-last-lane | active-lanes | mip | light-count
   --view-stage S         vertex | tess-control | tess-eval | geometry | fragment | compute
+  --no-legend            hide the debug views' legends and labels (for image comparisons)
   --mask-stages LIST     comma list of stages to treat as lacking subgroup support
   --mask-ops LIST        comma list of basic,vote,arithmetic,ballot,shuffle,shuffle-relative,clustered,quad
   --screenshot PATH      PNG of the final frame
@@ -78,6 +79,9 @@ Options:
   --report PATH          JSON report
   --validate             enable the Khronos validation layer with synchronization validation
   --device INDEX         pick a physical device (see --list-devices)
+  --cull-group-size N    triangles per cull workgroup, 1..1024 (default 64)
+  --cull-dump PATH       text file of the triangles the last frame drew after culling
+  --bandwidth-probe      also time a 256 MiB buffer copy; the report compares the cull pass with it
   --no-vsync             window: mailbox or immediate present where offered
 
 Exit codes: 0 ok, 1 runtime failure, 2 bad usage or unsupported request, 3 bad scene,
@@ -102,6 +106,7 @@ Options parse_options(const std::vector<std::string>& args) {
         else if (a == "--version") version = true;
         else if (a == "--validate") o.validate = true;
         else if (a == "--no-vsync") o.no_vsync = true;
+        else if (a == "--no-legend") o.view_legend = false;
         else if (a == "--scene") o.scene = value();
         else if (a == "--instances") o.instances = parse_uint(a, value(), 1, kMaxInstancesPerSide);
         else if (a == "--lights") o.lights = parse_uint(a, value(), 0, kMaxLights);
@@ -126,6 +131,9 @@ Options parse_options(const std::vector<std::string>& args) {
         else if (a == "--report") o.report = value();
         else if (a == "--out") o.out_dir = value();
         else if (a == "--device") o.device = parse_uint(a, value(), 0, 1000);
+        else if (a == "--cull-group-size") o.cull_group_size = parse_uint(a, value(), 1, 1024);
+        else if (a == "--cull-dump") o.cull_dump = value();
+        else if (a == "--bandwidth-probe") o.bandwidth_probe = true;
         else throw UsageError("unknown option '" + a + "' (see --help)");
     }
     int modes = headless + info + compare + list;

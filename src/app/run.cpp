@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "app/cull_dump.h"
 #include "app/image_io.h"
 #include "app/limits.h"
 
@@ -30,13 +31,28 @@ Scene load_requested_scene(const Options& options) {
 
 void check_device_limits(const Context& ctx, const Options& options, const Scene& scene) {
     check_limits(device_limits(ctx), options, scene);  // app/limits.cpp: every buffer the renderer makes
+    const VkPhysicalDeviceLimits& limits = ctx.properties.limits;
+    if (options.cull_group_size > limits.maxComputeWorkGroupSize[0] ||
+        options.cull_group_size > limits.maxComputeWorkGroupInvocations)
+        throw UsageError("--cull-group-size " + std::to_string(options.cull_group_size) +
+                         " exceeds the device's largest workgroup (" +
+                         std::to_string(std::min(limits.maxComputeWorkGroupSize[0], limits.maxComputeWorkGroupInvocations)) + ")");
 }
 
 RunResult run_headless(const Context& ctx, const Scene& scene, const Options& options, const Plan& plan, bool quiet) {
+    // With --mip off no pass writes the mip: refuse to dump or show one rather than output stale texels.
+    if (plan.mip.variant == Variant::off && !options.mip_dump.empty())
+        throw UsageError("--mip-dump needs a mip, but --mip off renders none; use --mip auto, subgroup or fallback");
+    if (plan.mip.variant == Variant::off && plan.view.mode == ViewMode::mip)
+        throw UsageError("--view mip shows the mip, but --mip off renders none; use --mip auto, subgroup or fallback");
     RendererConfig config;
     config.extent = {options.width, options.height};
     config.lights = options.lights;
     config.plan = plan;
+    config.view_legend = options.view_legend;
+    config.cull_group_size = options.cull_group_size;
+    if (!options.cull_dump.empty() && plan.cull.variant == Variant::off)
+        throw UsageError("--cull-dump needs the cull pass; it has nothing to write with --cull off");
     Renderer renderer(ctx, scene, config);
 
     VkCommandBufferAllocateInfo alloc{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
@@ -94,6 +110,13 @@ RunResult run_headless(const Context& ctx, const Scene& scene, const Options& op
         write_png(options.screenshot, options.width, options.height, renderer.read_color());
         result.screenshot = options.screenshot;
     }
+    if (!options.cull_dump.empty()) {
+        uint32_t last_frame = options.frames - 1;
+        CullDump dump{options.width, options.height, renderer.frame_uniforms(last_frame, renderer.default_view()).view_proj,
+                      renderer.read_drawn_indices()};
+        write_cull_dump(options.cull_dump, dump);
+    }
+    if (options.bandwidth_probe) result.copy = measure_copy_bandwidth(ctx);
     if (!options.mip_dump.empty()) {
         VkExtent2D half{std::max(1u, options.width / 2), std::max(1u, options.height / 2)};
         write_png(options.mip_dump, half.width, half.height, renderer.read_mip());
@@ -142,6 +165,30 @@ nlohmann::json report_json(const Context& ctx, const Options& options, const Pla
         if (r.ran[p])
             timings[pass_name(Pass(p))] = {{"median", r.timings[p].median}, {"min", r.timings[p].min}, {"max", r.timings[p].max}};
     auto path_or_null = [](const std::string& s) { return s.empty() ? nlohmann::json(nullptr) : nlohmann::json(s); };
+    // Bytes per second of the cull pass (host-computed bytes over its median time), and the copy
+    // bandwidth measured in this run to compare it with (--bandwidth-probe). 1 GB/s = 1e9 B/s.
+    nlohmann::json bandwidth = nlohmann::json::object();
+    const size_t cull = size_t(Pass::cull);
+    if (r.ran[cull]) {
+        CullTraffic traffic = cull_traffic(scene, build_draws(scene), r.counters.triangles_visible, options.cull_group_size);
+        bandwidth["cull_bytes"] = traffic.total();
+        bandwidth["cull_bytes_read"] = traffic.bytes_read;
+        bandwidth["cull_bytes_written"] = traffic.bytes_written;
+        bandwidth["cull_unique_bytes"] = traffic.unique_total();
+        if (r.timings[cull].median > 0) {
+            bandwidth["cull_gbps"] = double(traffic.total()) / (r.timings[cull].median * 1e6);
+            bandwidth["cull_unique_gbps"] = double(traffic.unique_total()) / (r.timings[cull].median * 1e6);
+        }
+    }
+    if (r.copy.bytes) {
+        bandwidth["copy_bytes"] = r.copy.bytes;
+        bandwidth["copy_ms"] = r.copy.ms;
+        bandwidth["copy_bandwidth_gbps"] = r.copy.gbps;
+        if (bandwidth.contains("cull_gbps") && r.copy.gbps > 0) {
+            bandwidth["cull_fraction_of_copy"] = bandwidth["cull_gbps"].get<double>() / r.copy.gbps;
+            bandwidth["cull_unique_fraction_of_copy"] = bandwidth["cull_unique_gbps"].get<double>() / r.copy.gbps;
+        }
+    }
     return {
         {"schema", 1},
         {"device", device_json(ctx)},
@@ -164,6 +211,7 @@ nlohmann::json report_json(const Context& ctx, const Options& options, const Pla
           {"light_list_entries", r.counters.light_list_entries},
           {"light_list_overflow", r.counters.light_list_overflow},
           {"light_atomics", r.counters.light_atomics}}},
+        {"bandwidth", bandwidth},
         {"validation", {{"enabled", options.validate}, {"messages", validation_message_count()}}},
         {"outputs", {{"screenshot", path_or_null(r.screenshot)}, {"mip", path_or_null(r.mip)}}},
     };

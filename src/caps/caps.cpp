@@ -145,6 +145,10 @@ Plan make_plan(const SubgroupCaps& caps, const DeviceFeatures& features, const P
     if (mip_missing.empty() && !features.fragment_stores)
         mip_missing = "device lacks fragmentStoresAndAtomics (the fragment shader cannot store the mip)";
     plan.mip = plan_pass("mip", request.mip, mip_missing);
+    if (plan.mip.variant == Variant::subgroup)
+        plan.mip.reason += features.quad_control_enabled
+                               ? "; full quads and maximal reconvergence (VK_KHR_shader_quad_control)"
+                               : "; core quad-operation rules (no VK_KHR_shader_quad_control)";
     plan.view = plan_view(caps, features, request.view, request.view_stage);
     return plan;
 }

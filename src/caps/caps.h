@@ -48,6 +48,9 @@ struct DeviceFeatures {
     bool multi_draw_indirect = false;
     bool quad_control = false;           // VK_KHR_shader_quad_control
     bool maximal_reconvergence = false;  // VK_KHR_shader_maximal_reconvergence
+    // Both of the above enabled on the device: the quad mip runs its RequireFullQuadsKHR +
+    // MaximallyReconvergesKHR SPIR-V (forward.frag.quad_mip_full_quads). See create_device().
+    bool quad_control_enabled = false;
 };
 
 // Removes masked stages/ops as a device lacking them would. Quad ops masked also clear quad_in_all_stages.

@@ -7,6 +7,20 @@ const LayoutDesc kSceneLayout = {
      VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER},
     VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0};
 
+// The forward pass's clear; the quad mip starts from the same colour (with alpha 0: "no triangle
+// wrote here"), so background texels equal the box filter of the background pixels.
+constexpr VkClearColorValue kClearColor = {{0.05f, 0.06f, 0.08f, 1.0f}};
+constexpr VkClearColorValue kMipClearColor = {{0.05f, 0.06f, 0.08f, 0.0f}};
+
+// The forward pipeline with the quad mip: the scene's bindings, binding 4 (light lists, see
+// scene_bindings.glsl) kept at its place, and binding 5 the mip as a storage image.
+LayoutDesc quad_mip_layout() {
+    LayoutDesc layout = kSceneLayout;
+    layout.bindings.resize(5, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
+    layout.bindings.push_back(VK_DESCRIPTOR_TYPE_STORAGE_IMAGE);
+    return layout;
+}
+
 void set_viewport(VkCommandBuffer cmd, VkExtent2D extent) {
     VkViewport viewport{0, 0, float(extent.width), float(extent.height), 0, 1};
     VkRect2D scissor{{0, 0}, extent};
@@ -37,16 +51,29 @@ void ScenePass::create(const Context& ctx) {
     GraphicsDesc fwd;
     fwd.shaders = {{VK_SHADER_STAGE_VERTEX_BIT, "scene.vert.forward"}, {VK_SHADER_STAGE_FRAGMENT_BIT, "forward.frag.plain"}};
     fwd.layout = kSceneLayout;
+    fwd.layout.bindings.push_back(VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);  // 4: light lists (shading.glsl)
     fwd.color_formats = {kColorFormat};
     fwd.depth_format = kDepthFormat;
     fwd.depth_compare = VK_COMPARE_OP_EQUAL;  // shade exactly the pre-pass's surviving fragment
     fwd.depth_write = false;
     forward_plain = create_graphics_pipeline(ctx, fwd);
+
+    if (missing_support(ctx.subgroup_unmasked, mip_needs()).empty() && ctx.features.fragment_stores) {
+        fwd.shaders[1].second = ctx.features.quad_control_enabled ? "forward.frag.quad_mip_full_quads"
+                                                                  : "forward.frag.quad_mip";
+        fwd.layout = quad_mip_layout();
+        forward_quad_mip = create_graphics_pipeline(ctx, fwd);
+    }
 }
 
 void draw_scene(FrameContext& f, const Pipeline& pipeline) {
+    Descriptors descriptors = scene_descriptors(f);
+    draw_scene(f, pipeline, descriptors);
+}
+
+void draw_scene(FrameContext& f, const Pipeline& pipeline, Descriptors& descriptors) {
     vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline.pipeline);
-    scene_descriptors(f).push(f.cmd, pipeline);
+    descriptors.push(f.cmd, pipeline);
     VkDeviceSize offset = 0;
     vkCmdBindVertexBuffers(f.cmd, 0, 1, &f.scene.vertices.buffer, &offset);
     const Buffer& indices = f.draw_indices ? *f.draw_indices : f.scene.indices;
@@ -99,12 +126,23 @@ void ScenePass::record_forward(FrameContext& f) {
     transition(f.cmd, f.targets.color, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
                VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
                VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT | VK_ACCESS_2_COLOR_ATTACHMENT_READ_BIT, true);
+    bool quad_mip = f.plan.mip.variant == Variant::subgroup && forward_quad_mip.pipeline;
+    if (quad_mip) {
+        // Texels that no triangle covers are never stored by the shader: start from the clear.
+        // Timed with the forward pass, as part of what the in-shader mip costs.
+        transition(f.cmd, f.targets.mip, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_PIPELINE_STAGE_2_CLEAR_BIT,
+                   VK_ACCESS_2_TRANSFER_WRITE_BIT, true);
+        VkImageSubresourceRange range{VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+        vkCmdClearColorImage(f.cmd, f.targets.mip.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &kMipClearColor, 1, &range);
+        transition(f.cmd, f.targets.mip, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT,
+                   VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+    }
     VkRenderingAttachmentInfo color{VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO};
     color.imageView = f.targets.color.view;
     color.imageLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
     color.loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR;
     color.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
-    color.clearValue.color = {{0.05f, 0.06f, 0.08f, 1.0f}};
+    color.clearValue.color = kClearColor;
     VkRenderingAttachmentInfo depth_attachment{VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO};
     depth_attachment.imageView = f.targets.depth.view;
     depth_attachment.imageLayout = VK_IMAGE_LAYOUT_DEPTH_READ_ONLY_OPTIMAL;
@@ -118,7 +156,16 @@ void ScenePass::record_forward(FrameContext& f) {
     rendering.pDepthAttachment = &depth_attachment;
     vkCmdBeginRendering(f.cmd, &rendering);
     set_viewport(f.cmd, f.targets.extent);
-    draw_scene(f, forward_plain);
+    // Binding 4: the tile light lists; without them (light cull off) any storage buffer stands in,
+    // since shade_point_lights() reads binding 4 only when frame.tiles.z (capacity) is not 0.
+    Descriptors descriptors = scene_descriptors(f);
+    descriptors.buffer(4, f.light_lists ? *f.light_lists : f.lights);
+    if (quad_mip) {
+        descriptors.storage_image(5, f.targets.mip.view);
+        draw_scene(f, forward_quad_mip, descriptors);
+    } else {
+        draw_scene(f, forward_plain, descriptors);
+    }
     vkCmdEndRendering(f.cmd);
     f.timer.end(f.cmd, Pass::forward);
     end_label(f.ctx, f.cmd);

@@ -6,6 +6,9 @@
 struct ScenePass {
     Pipeline depth;
     Pipeline forward_plain;
+    // forward.frag with QUAD_MIP: also writes the half-resolution mip (plan.mip == subgroup).
+    // Created where the real device can run it (masks only change the plan).
+    Pipeline forward_quad_mip;
 
     void create(const Context& ctx);
     void record_depth(FrameContext& f);
@@ -15,6 +18,8 @@ struct ScenePass {
 // Draws every draw of the scene from f.draw_indices / f.draw_indirect (multi-draw where the
 // device has it). Shared by the scene passes and the debug views' own draws.
 void draw_scene(FrameContext& f, const Pipeline& pipeline);
+// The same with the caller's descriptors (scene_descriptors() plus the pipeline's own bindings).
+void draw_scene(FrameContext& f, const Pipeline& pipeline, Descriptors& descriptors);
 
 // Pushes bindings 0..3 of shaders/scene_bindings.glsl.
 Descriptors scene_descriptors(const FrameContext& f);

@@ -266,6 +266,43 @@ void read_capabilities(Context& ctx, const std::vector<VkExtensionProperties>& e
     feat.maximal_reconvergence = has_extension(extensions, "VK_KHR_shader_maximal_reconvergence");
 }
 
+// VK_KHR_shader_quad_control and VK_KHR_shader_maximal_reconvergence (Vulkan 1.3.274+); the
+// system headers may predate them, so the feature structs are spelled out from the registry.
+struct QuadControlFeatures {
+    VkStructureType sType = VkStructureType(1000235000);  // ..._SHADER_QUAD_CONTROL_FEATURES_KHR
+    void* pNext = nullptr;
+    VkBool32 shaderQuadControl = VK_FALSE;
+};
+struct MaximalReconvergenceFeatures {
+    VkStructureType sType = VkStructureType(1000434000);  // ..._SHADER_MAXIMAL_RECONVERGENCE_FEATURES_KHR
+    void* pNext = nullptr;
+    VkBool32 shaderMaximalReconvergence = VK_FALSE;
+};
+constexpr const char* kQuadControlExtension = "VK_KHR_shader_quad_control";
+constexpr const char* kMaximalReconvergenceExtension = "VK_KHR_shader_maximal_reconvergence";
+
+// Whether the quad mip may use both extensions: the device has them and their features, and no
+// validation layer too old to know them is loaded (it would report the unknown feature structs and
+// SPIR-V capability; such runs take the core quad path instead).
+bool use_quad_control(const Context& ctx, const ContextOptions& options) {
+    if (!ctx.features.quad_control || !ctx.features.maximal_reconvergence) return false;
+    MaximalReconvergenceFeatures reconvergence;
+    QuadControlFeatures quad;
+    quad.pNext = &reconvergence;
+    VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &quad};
+    vkGetPhysicalDeviceFeatures2(ctx.physical, &features);
+    if (!quad.shaderQuadControl || !reconvergence.shaderMaximalReconvergence) return false;
+    if (!options.validate) return true;
+    uint32_t count = 0;
+    vkEnumerateInstanceLayerProperties(&count, nullptr);
+    std::vector<VkLayerProperties> layers(count);
+    vkEnumerateInstanceLayerProperties(&count, layers.data());
+    for (const VkLayerProperties& layer : layers)
+        if (strcmp(layer.layerName, "VK_LAYER_KHRONOS_validation") == 0)
+            return layer.specVersion >= VK_MAKE_API_VERSION(0, 1, 3, 280);
+    return false;
+}
+
 void create_device(Context& ctx, const ContextOptions& options) {
     std::vector<VkExtensionProperties> available = device_extensions(ctx.physical);
     read_capabilities(ctx, available);
@@ -301,6 +338,17 @@ void create_device(Context& ctx, const ContextOptions& options) {
         throw NoDeviceError(ctx.info.name + " lacks drawIndirectFirstInstance, which the indirect draws use");
 
     std::vector<const char*> extensions = {VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME};
+    QuadControlFeatures quad_control;
+    MaximalReconvergenceFeatures maximal_reconvergence;
+    if (use_quad_control(ctx, options)) {
+        quad_control.shaderQuadControl = VK_TRUE;
+        maximal_reconvergence.shaderMaximalReconvergence = VK_TRUE;
+        quad_control.pNext = &maximal_reconvergence;
+        f13.pNext = &quad_control;
+        extensions.push_back(kQuadControlExtension);
+        extensions.push_back(kMaximalReconvergenceExtension);
+        ctx.features.quad_control_enabled = true;
+    }
     if (options.swapchain) {
         if (!has_extension(available, VK_KHR_SWAPCHAIN_EXTENSION_NAME))
             throw NoDeviceError(ctx.info.name + " cannot present (no VK_KHR_swapchain)");
@@ -394,6 +442,12 @@ const InjectedFaults& injected_faults() {
     return faults;
 }
 
+void forget_pushed_descriptors(const Context& ctx, VkCommandBuffer cmd) {
+    auto& pushed = ctx.descriptor_arena.pushed;
+    for (auto it = pushed.begin(); it != pushed.end();)
+        it = it->first.first == cmd ? pushed.erase(it) : std::next(it);
+}
+
 void mark_device_abandoned() { g_device_abandoned = true; }
 bool device_abandoned() { return g_device_abandoned.load(); }
 
@@ -472,6 +526,7 @@ VkCommandBuffer begin_one_shot(const Context& ctx) {
     VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
     begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
     VK_CHECK(vkBeginCommandBuffer(cmd, &begin));
+    forget_pushed_descriptors(ctx, cmd);
     return cmd;
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -46,9 +47,20 @@ struct DeviceInfo {
 // allocated from these pools: the layer in Debian 12 (1.3.239) reports every access through a
 // push descriptor as "uninitialized" (Vulkan-ValidationLayers issue 5321, fixed in later layers),
 // which would hide the out-of-bounds accesses the check is for. Sets live until the device does.
+// Push descriptors update incrementally (the debug views push binding 4, then draw_scene bindings
+// 0..3), so the arena keeps what was pushed per command buffer and layout, writes all of it to each
+// new set, and binds a set only once every binding of its layout has been pushed: lavapipe 22.3
+// crashes binding a set whose image descriptors were never written (legal while unused).
+struct PushedDescriptor {
+    VkDescriptorType type;
+    VkDescriptorBufferInfo buffer;
+    VkDescriptorImageInfo image;
+};
 struct DescriptorArena {
     bool enabled = false;
     std::vector<VkDescriptorPool> pools;
+    std::map<std::pair<VkCommandBuffer, VkPipelineLayout>, std::map<uint32_t, PushedDescriptor>> pushed;
+    std::map<VkPipelineLayout, uint32_t> binding_counts;
 };
 
 struct Context {
@@ -103,6 +115,10 @@ void wait_for_frame(const Context& ctx, VkFence fence);
 // After a timeout the GPU may still be running the frame: teardown must not wait for it.
 void mark_device_abandoned();
 bool device_abandoned();
+
+// Forgets what was pushed into `cmd` under emulated push descriptors (see DescriptorArena): call
+// when recording of `cmd` begins. A no-op otherwise.
+void forget_pushed_descriptors(const Context& ctx, VkCommandBuffer cmd);
 
 // One-shot command buffer, submitted and waited for (uploads, readbacks; never in the frame loop).
 VkCommandBuffer begin_one_shot(const Context& ctx);

@@ -257,6 +257,11 @@ Pipeline& Pipeline::operator=(Pipeline&& o) noexcept {
 
 void Pipeline::reset() {
     if (!device) return;
+    if (arena) {  // the layout's handle may be reused by the next pipeline
+        for (auto it = arena->pushed.begin(); it != arena->pushed.end();)
+            it = it->first.second == layout ? arena->pushed.erase(it) : std::next(it);
+        arena->binding_counts.erase(layout);
+    }
     if (pipeline) vkDestroyPipeline(device, pipeline, nullptr);
     if (layout) vkDestroyPipelineLayout(device, layout, nullptr);
     if (set_layout) vkDestroyDescriptorSetLayout(device, set_layout, nullptr);
@@ -283,6 +288,7 @@ static void create_layout(const Context& ctx, const LayoutDesc& desc, Pipeline& 
     info.pushConstantRangeCount = desc.push_constant_bytes ? 1 : 0;
     info.pPushConstantRanges = &range;
     VK_CHECK(vkCreatePipelineLayout(ctx.device, &info, nullptr, &p.layout));
+    if (p.arena) p.arena->binding_counts[p.layout] = uint32_t(bindings.size());
 }
 
 Pipeline create_compute_pipeline(const Context& ctx, const ComputeDesc& desc) {
@@ -303,6 +309,12 @@ Pipeline create_compute_pipeline(const Context& ctx, const ComputeDesc& desc) {
     info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
     info.stage.module = module;
     info.stage.pName = "main";
+    std::vector<VkSpecializationMapEntry> entries;
+    for (uint32_t i = 0; i < desc.specialization.size(); ++i)
+        entries.push_back({i, uint32_t(i * sizeof(uint32_t)), sizeof(uint32_t)});
+    VkSpecializationInfo specialization{uint32_t(entries.size()), entries.data(),
+                                        desc.specialization.size() * sizeof(uint32_t), desc.specialization.data()};
+    info.stage.pSpecializationInfo = entries.empty() ? nullptr : &specialization;
     info.layout = p.layout;
     VkResult result = vkCreateComputePipelines(ctx.device, VK_NULL_HANDLE, 1, &info, nullptr, &p.pipeline);
     vkDestroyShaderModule(ctx.device, module, nullptr);
@@ -476,8 +488,28 @@ void Descriptors::push(VkCommandBuffer cmd, const Pipeline& pipeline) {
         vkCmdPushDescriptorSet_(cmd, pipeline.bind_point, pipeline.layout, 0, uint32_t(writes.size()), writes.data());
         return;
     }
+    // Merge into what was pushed before for this layout, then write all of it to a fresh set.
+    auto& pushed = pipeline.arena->pushed[{cmd, pipeline.layout}];
+    for (const VkWriteDescriptorSet& w : writes) {
+        PushedDescriptor& d = pushed[w.dstBinding];
+        d.type = w.descriptorType;
+        d.buffer = w.pBufferInfo ? *w.pBufferInfo : VkDescriptorBufferInfo{};
+        d.image = w.pImageInfo ? *w.pImageInfo : VkDescriptorImageInfo{};
+    }
+    if (pushed.size() < pipeline.arena->binding_counts[pipeline.layout]) return;  // the rest comes next
     VkDescriptorSet set = allocate_arena_set(pipeline.device, *pipeline.arena, pipeline.set_layout);
-    for (VkWriteDescriptorSet& w : writes) w.dstSet = set;
-    vkUpdateDescriptorSets(pipeline.device, uint32_t(writes.size()), writes.data(), 0, nullptr);
+    std::vector<VkWriteDescriptorSet> all;
+    for (const auto& [binding, d] : pushed) {
+        VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+        w.dstSet = set;
+        w.dstBinding = binding;
+        w.descriptorCount = 1;
+        w.descriptorType = d.type;
+        bool is_buffer = d.type == VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER || d.type == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+        if (is_buffer) w.pBufferInfo = &d.buffer;
+        else w.pImageInfo = &d.image;
+        all.push_back(w);
+    }
+    vkUpdateDescriptorSets(pipeline.device, uint32_t(all.size()), all.data(), 0, nullptr);
     vkCmdBindDescriptorSets(cmd, pipeline.bind_point, pipeline.layout, 0, 1, &set, 0, nullptr);
 }

@@ -99,6 +99,7 @@ struct ComputeDesc {
     LayoutDesc layout;
     uint32_t required_subgroup_size = 0;  // 0: driver's choice
     bool full_subgroups = false;          // VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT
+    std::vector<uint32_t> specialization; // 32-bit specialization constants: constant_id i = specialization[i]
 };
 Pipeline create_compute_pipeline(const Context& ctx, const ComputeDesc& desc);
 

@@ -1,0 +1,48 @@
+# Build helpers of the quad mip (docs/quad-mip.md), kept out of the shared sgd_shader().
+find_program(SGD_SPIRV_AS spirv-as REQUIRED)
+find_program(SGD_SPIRV_DIS spirv-dis REQUIRED)
+
+# sgd_shader_spv15(SOURCE VARIANT [DEFINES...]): sgd_shader() targeting Vulkan 1.2 (SPIR-V 1.5).
+# Why: as SPIR-V 1.6, glslang decorates the HelperInvocation built-in Volatile, which Mesa turns into
+# NIR is_helper_invocation, an intrinsic llvmpipe 22.3 cannot compile (lavapipe aborts building the
+# pipeline). SPIR-V 1.5 reads gl_HelperInvocation as a plain input, which every driver supports and
+# which is all the quad mip needs (it never demotes invocations to helpers).
+function(sgd_shader_spv15 source variant)
+  set(output ${SGD_SHADER_DIR}/${source}.${variant}.spv)
+  set(defines "")
+  foreach(define ${ARGN})
+    list(APPEND defines -D${define})
+  endforeach()
+  add_custom_command(
+    OUTPUT ${output}
+    COMMAND ${CMAKE_COMMAND} -E make_directory ${SGD_SHADER_DIR}
+    COMMAND Vulkan::glslc --target-env=vulkan1.2 -O -Werror -I ${CMAKE_CURRENT_SOURCE_DIR}
+            ${defines} -MD -MF ${output}.d -o ${output} ${CMAKE_CURRENT_SOURCE_DIR}/${source}
+    DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/${source}
+    DEPFILE ${output}.d
+    COMMENT "glslc ${source} (${variant}, SPIR-V 1.5)"
+    VERBATIM)
+  set(SGD_SPIRV_OUTPUTS ${SGD_SPIRV_OUTPUTS} ${output} PARENT_SCOPE)
+endfunction()
+
+# sgd_shader_full_quads(NAME): build/shaders/NAME.spv -> build/shaders/NAME_full_quads.spv, the same
+# SPIR-V with the execution modes of VK_KHR_shader_quad_control and VK_KHR_shader_maximal_reconvergence
+# added: RequireFullQuadsKHR (every quad starts with four invocations, helpers included) and
+# MaximallyReconvergesKHR (lanes that diverged rejoin where the source says, so the quad swaps after
+# shade()'s branches see the whole quad). The renderer uses it where the device has both extensions
+# (DeviceFeatures::quad_control_enabled). glslc 2023.2 cannot spell these (GL_EXT_shader_quad_control,
+# GL_EXT_maximal_reconvergence are newer), so add_quad_control.cmake edits the disassembly and
+# reassembles it, writing the new enumerants as numbers (spirv-as "!N" literals).
+function(sgd_shader_full_quads name)
+  set(input ${SGD_SHADER_DIR}/${name}.spv)
+  set(output ${SGD_SHADER_DIR}/${name}_full_quads.spv)
+  set(script ${CMAKE_CURRENT_SOURCE_DIR}/add_quad_control.cmake)
+  add_custom_command(
+    OUTPUT ${output}
+    COMMAND ${CMAKE_COMMAND} -DSPIRV_AS=${SGD_SPIRV_AS} -DSPIRV_DIS=${SGD_SPIRV_DIS} -DINPUT=${input}
+            -DOUTPUT=${output} -DTARGET_ENV=vulkan1.2 -P ${script}
+    DEPENDS ${input} ${script}
+    COMMENT "SPIR-V ${name} + RequireFullQuadsKHR, MaximallyReconvergesKHR"
+    VERBATIM)
+  set(SGD_SPIRV_OUTPUTS ${SGD_SPIRV_OUTPUTS} ${output} PARENT_SCOPE)
+endfunction()

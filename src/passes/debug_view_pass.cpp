@@ -1,0 +1,334 @@
+#include "passes/debug_view_pass.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "passes/scene_pass.h"
+
+namespace {
+
+// ViewParams of shaders/view_common.glsl (std140: uvec4 arrays are tightly packed here).
+struct ViewParams {
+    uint32_t palette[kLanePaletteSize];
+    uint32_t marks[4];  // first, last, only, hatch
+    uint32_t ramp[4];
+    float dim[4];
+};
+static_assert(sizeof(ViewParams) == 128 * 4 + 48);
+
+constexpr uint32_t kGraphicsParamsBinding = 4;  // after the scene's bindings 0..3
+constexpr uint32_t kComputeParamsBinding = 1;   // after the colour image
+
+const char* kind_suffix(ViewKind kind) {
+    switch (kind) {
+        case ViewKind::lane_id: return "lane_id";
+        case ViewKind::first_last: return "first_last";
+        case ViewKind::active: return "active";
+        default: return "plain";
+    }
+}
+
+ViewKind view_kind(ViewMode mode) {
+    switch (mode) {
+        case ViewMode::lane_id: return ViewKind::lane_id;
+        case ViewMode::first_last_lane: return ViewKind::first_last;
+        case ViewMode::active_lanes: return ViewKind::active;
+        default: return ViewKind::plain;
+    }
+}
+
+// Positions that pass through tessellation or a geometry shader reach the rasterizer by another
+// path in some drivers (lavapipe: its own viewport transform and clipping), so their depth can
+// differ from the pre-pass's in the last bit and a depth test EQUAL against the pre-pass would
+// drop random pixels. These views draw their own depth first, through the same stages.
+bool redraws_depth(Stage stage) {
+    return stage == Stage::tess_control || stage == Stage::tess_eval || stage == Stage::geometry;
+}
+
+VkShaderStageFlags layout_stages(const DeviceFeatures& features) {
+    VkShaderStageFlags stages = VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT;
+    if (features.tessellation)
+        stages |= VK_SHADER_STAGE_TESSELLATION_CONTROL_BIT | VK_SHADER_STAGE_TESSELLATION_EVALUATION_BIT;
+    if (features.geometry) stages |= VK_SHADER_STAGE_GEOMETRY_BIT;
+    return stages;
+}
+
+// The scene's bindings 0..3 (shaders/scene_bindings.glsl), then ViewParams.
+LayoutDesc graphics_layout(const DeviceFeatures& features) {
+    return {{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+             VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER},
+            layout_stages(features)};
+}
+
+// The pre-raster shaders of a view in `stage`: the stage under view runs `variant`, the others plain.
+void add_pre_raster_shaders(GraphicsDesc& d, Stage stage, const std::string& variant) {
+    auto v = [&](Stage s) { return s == stage ? variant : std::string("plain"); };
+    d.shaders.push_back({VK_SHADER_STAGE_VERTEX_BIT, "view.vert." + v(Stage::vertex)});
+    if (stage == Stage::tess_control || stage == Stage::tess_eval) {
+        d.shaders.push_back({VK_SHADER_STAGE_TESSELLATION_CONTROL_BIT, "view.tesc." + v(Stage::tess_control)});
+        d.shaders.push_back({VK_SHADER_STAGE_TESSELLATION_EVALUATION_BIT, "view.tese." + v(Stage::tess_eval)});
+        d.patch_control_points = 3;
+    }
+    if (stage == Stage::geometry) d.shaders.push_back({VK_SHADER_STAGE_GEOMETRY_BIT, "view.geom." + v(Stage::geometry)});
+}
+
+bool stage_available(const DeviceFeatures& features, Stage stage) {
+    if (stage == Stage::tess_control || stage == Stage::tess_eval) return features.tessellation;
+    if (stage == Stage::geometry) return features.geometry;
+    return true;
+}
+
+uint32_t pack(double r, double g, double b) {
+    auto byte = [](double v) { return uint8_t(std::lround(std::clamp(v, 0.0, 1.0) * 255.0)); };
+    return rgba8(byte(r), byte(g), byte(b));
+}
+
+uint32_t lerp_colour(uint32_t a, uint32_t b, float t) {
+    uint32_t out = 0xff000000u;
+    for (int shift = 0; shift < 24; shift += 8) {
+        float ca = float((a >> shift) & 0xff), cb = float((b >> shift) & 0xff);
+        out |= uint32_t(std::lround(ca + (cb - ca) * t)) << shift;
+    }
+    return out;
+}
+
+void set_viewport(VkCommandBuffer cmd, VkExtent2D extent) {
+    VkViewport viewport{0, 0, float(extent.width), float(extent.height), 0, 1};
+    VkRect2D scissor{{0, 0}, extent};
+    vkCmdSetViewport(cmd, 0, 1, &viewport);
+    vkCmdSetScissor(cmd, 0, 1, &scissor);
+}
+
+}  // namespace
+
+// Hues step by the golden ratio (137.5 degrees), so neighbouring lanes, and any few lanes in a
+// row, get clearly different colours; each block of 32 lanes has its own saturation and value, so
+// all 128 colours stay distinct (tests decode lane ids from exact pixel values).
+uint32_t lane_colour(uint32_t lane) {
+    static constexpr double kBands[4][2] = {{0.85, 1.0}, {0.45, 1.0}, {1.0, 0.62}, {0.55, 0.72}};
+    double hue = std::fmod(lane * 0.6180339887498949, 1.0) * 6.0;
+    double s = kBands[(lane / 32) % 4][0], v = kBands[(lane / 32) % 4][1];
+    int sector = int(hue) % 6;
+    double f = hue - std::floor(hue);
+    double p = v * (1 - s), q = v * (1 - s * f), t = v * (1 - s * (1 - f));
+    switch (sector) {
+        case 0: return pack(v, t, p);
+        case 1: return pack(q, v, p);
+        case 2: return pack(p, v, t);
+        case 3: return pack(p, q, v);
+        case 4: return pack(t, p, v);
+        default: return pack(v, p, q);
+    }
+}
+
+uint32_t active_ramp_colour(float fraction) {
+    fraction = std::clamp(fraction, 0.0f, 1.0f);
+    return fraction < 0.5f ? lerp_colour(kActiveRamp[0], kActiveRamp[1], fraction * 2.0f)
+                           : lerp_colour(kActiveRamp[1], kActiveRamp[2], fraction * 2.0f - 1.0f);
+}
+
+void DebugViewPass::create(const Context& ctx) {
+    ViewParams params{};
+    for (uint32_t i = 0; i < kLanePaletteSize; ++i) params.palette[i] = lane_colour(i);
+    params.marks[0] = kFirstLaneColour;
+    params.marks[1] = kLastLaneColour;
+    params.marks[2] = kOnlyLaneColour;
+    params.marks[3] = kHatchColour;
+    for (size_t i = 0; i < kActiveRamp.size(); ++i) params.ramp[i] = kActiveRamp[i];
+    params.dim[0] = kFirstLastDim;
+    params_ = create_buffer_with_data(ctx, &params, sizeof(params), VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT, "view params");
+}
+
+const Pipeline& DebugViewPass::pipeline(const Context& ctx, Stage stage, ViewKind kind) {
+    Pipeline& p = pipelines_[size_t(stage)][size_t(kind)];
+    if (p.pipeline) return p;
+    std::string k = kind_suffix(kind);
+    if (stage == Stage::compute) {
+        ComputeDesc d;
+        d.shader = "view.comp." + k;
+        d.layout = {{VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER}};
+        p = create_compute_pipeline(ctx, d);
+        return p;
+    }
+    // The stage under view runs variant k; every other stage runs its plain pass-through.
+    GraphicsDesc d;
+    add_pre_raster_shaders(d, stage, k);
+    d.shaders.push_back({VK_SHADER_STAGE_FRAGMENT_BIT, "view.frag." + (stage == Stage::fragment ? k : "plain")});
+    d.layout = graphics_layout(ctx.features);
+    d.color_formats = {kColorFormat};
+    d.depth_format = kDepthFormat;
+    d.depth_compare = VK_COMPARE_OP_EQUAL;  // exactly the pixels the pre-pass kept, as the forward pass
+    d.depth_write = false;
+    d.vertex_attributes = 1;  // position only
+    d.blend = true;           // premultiplied "over": opaque views replace, first-last-lane dims
+    p = create_graphics_pipeline(ctx, d);
+    return p;
+}
+
+const Pipeline& DebugViewPass::depth_pipeline(const Context& ctx, Stage stage) {
+    Pipeline& p = depth_pipelines_[size_t(stage)];
+    if (p.pipeline) return p;
+    GraphicsDesc d;
+    add_pre_raster_shaders(d, stage, "plain");  // positions are copied, never computed: any variant agrees
+    d.layout = graphics_layout(ctx.features);
+    d.depth_format = kDepthFormat;
+    d.depth_compare = VK_COMPARE_OP_GREATER;  // reversed Z, as the pre-pass
+    d.vertex_attributes = 1;
+    p = create_graphics_pipeline(ctx, d);
+    return p;
+}
+
+void DebugViewPass::record(FrameContext& f, bool legend) {
+    const ViewPlan& plan = f.plan.view;
+    if (!is_subgroup_view(plan.mode)) return;
+    bool supported = plan.variant == Variant::subgroup;
+    ViewKind kind = supported ? view_kind(plan.mode) : ViewKind::plain;
+    // Without the tessellation or geometry feature that stage cannot draw at all: the hatch goes
+    // through the vertex pass-through instead.
+    Stage stage = stage_available(f.ctx.features, plan.stage) ? plan.stage : Stage::vertex;
+
+    std::string label = std::string("debug view ") + std::string(view_mode_name(plan.mode)) + " (" +
+                        std::string(stage_name(plan.stage)) + (supported ? ")" : ", unsupported)");
+    begin_label(f.ctx, f.cmd, label.c_str());
+    f.timer.begin(f.cmd, Pass::view);
+    const Pipeline& p = pipeline(f.ctx, stage, kind);
+    if (redraws_depth(stage)) record_depth(f, depth_pipeline(f.ctx, stage));
+    if (stage == Stage::compute)
+        record_compute(f, p);
+    else
+        record_graphics(f, p);
+    f.timer.end(f.cmd, Pass::view);
+    end_label(f.ctx, f.cmd);
+
+    if (legend && f.overlay) add_view_legend(*f.overlay, f.targets.extent, plan, f.ctx.subgroup.size);
+}
+
+// Replaces the pre-pass depth (nothing after the view reads it) with the view's own.
+void DebugViewPass::record_depth(FrameContext& f, const Pipeline& p) {
+    transition(f.cmd, f.targets.depth, VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL,
+               VK_PIPELINE_STAGE_2_EARLY_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT,
+               VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_READ_BIT | VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT, true);
+    VkRenderingAttachmentInfo depth{VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO};
+    depth.imageView = f.targets.depth.view;
+    depth.imageLayout = VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL;
+    depth.loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR;
+    depth.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
+    depth.clearValue.depthStencil = {0.0f, 0};  // reversed Z: 0 is the far plane
+    VkRenderingInfo rendering{VK_STRUCTURE_TYPE_RENDERING_INFO};
+    rendering.renderArea = {{0, 0}, f.targets.extent};
+    rendering.layerCount = 1;
+    rendering.pDepthAttachment = &depth;
+    vkCmdBeginRendering(f.cmd, &rendering);
+    set_viewport(f.cmd, f.targets.extent);
+    Descriptors().buffer(kGraphicsParamsBinding, params_, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER).push(f.cmd, p);
+    draw_scene(f, p);
+    vkCmdEndRendering(f.cmd);
+}
+
+void DebugViewPass::record_graphics(FrameContext& f, const Pipeline& p) {
+    transition(f.cmd, f.targets.depth, VK_IMAGE_LAYOUT_DEPTH_READ_ONLY_OPTIMAL,
+               VK_PIPELINE_STAGE_2_EARLY_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT,
+               VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_READ_BIT);
+    transition(f.cmd, f.targets.color, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+               VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
+               VK_ACCESS_2_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT);
+    VkRenderingAttachmentInfo color{VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO};
+    color.imageView = f.targets.color.view;
+    color.imageLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
+    color.loadOp = VK_ATTACHMENT_LOAD_OP_LOAD;  // drawn over the shaded frame
+    color.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
+    VkRenderingAttachmentInfo depth{VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO};
+    depth.imageView = f.targets.depth.view;
+    depth.imageLayout = VK_IMAGE_LAYOUT_DEPTH_READ_ONLY_OPTIMAL;
+    depth.loadOp = VK_ATTACHMENT_LOAD_OP_LOAD;
+    depth.storeOp = VK_ATTACHMENT_STORE_OP_NONE;
+    VkRenderingInfo rendering{VK_STRUCTURE_TYPE_RENDERING_INFO};
+    rendering.renderArea = {{0, 0}, f.targets.extent};
+    rendering.layerCount = 1;
+    rendering.colorAttachmentCount = 1;
+    rendering.pColorAttachments = &color;
+    rendering.pDepthAttachment = &depth;
+    vkCmdBeginRendering(f.cmd, &rendering);
+    set_viewport(f.cmd, f.targets.extent);
+    // Push descriptors update incrementally: binding 4 here, draw_scene pushes the scene's 0..3.
+    Descriptors().buffer(kGraphicsParamsBinding, params_, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER).push(f.cmd, p);
+    draw_scene(f, p);
+    vkCmdEndRendering(f.cmd);
+}
+
+void DebugViewPass::record_compute(FrameContext& f, const Pipeline& p) {
+    // Each invocation reads and writes only its own pixel.
+    transition(f.cmd, f.targets.color, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+               VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p.pipeline);
+    Descriptors()
+        .storage_image(0, f.targets.color.view)
+        .buffer(kComputeParamsBinding, params_, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER)
+        .push(f.cmd, p);
+    uint32_t groups_x = (f.targets.extent.width + kViewWorkgroup - 1) / kViewWorkgroup;
+    uint32_t groups_y = (f.targets.extent.height + kViewWorkgroup - 1) / kViewWorkgroup;
+    vkCmdDispatch(f.cmd, groups_x, groups_y, 1);
+}
+
+void add_view_legend(Overlay& o, VkExtent2D extent, const ViewPlan& plan, uint32_t subgroup_size) {
+    const float pad = 4.0f;
+    std::string mode(view_mode_name(plan.mode)), stage(stage_name(plan.stage));
+    // Double-size text where the widest line fits, else the small font.
+    auto fitting_scale = [&](const std::string& widest) {
+        return Overlay::text_width(widest, 2.0f) + 4 * pad <= float(extent.width) ? 2.0f : 1.0f;
+    };
+
+    if (plan.variant != Variant::subgroup) {
+        std::string headline = "no subgroup support in " + stage + " for " + mode;
+        float scale = fitting_scale(headline.size() > plan.reason.size() ? headline : plan.reason);
+        float row = Overlay::text_height("0", scale) + 4 * scale + 2;
+        o.label(pad, pad, headline, kHatchColour, scale);
+        o.label(pad, pad + row, plan.reason, rgba8(255, 255, 255), scale);
+        return;
+    }
+
+    std::string title = mode + " | " + stage + " | subgroup size " + std::to_string(subgroup_size);
+    if (plan.stage == Stage::compute)
+        title += " | " + std::to_string(kViewWorkgroup) + "x" + std::to_string(kViewWorkgroup) + " groups";
+    const float scale = fitting_scale(title);
+    const float row = Overlay::text_height("0", scale) + 4 * scale + 2;
+    float y = pad;
+    o.label(pad, y, title, rgba8(255, 255, 255), scale);
+    y += row;
+
+    const float swatch = 6.0f * scale;
+    auto key = [&](float x, uint32_t colour, const std::string& text) {
+        o.rect(x, y, swatch, swatch, colour);
+        o.label(x + swatch + 1, y - 2 * scale, text, rgba8(255, 255, 255), scale);
+        return x + swatch + Overlay::text_width(text, scale) + 8 * scale;
+    };
+
+    if (plan.mode == ViewMode::lane_id) {
+        // One swatch per lane, with the first and last lane numbered.
+        uint32_t lanes = std::min(subgroup_size, kLanePaletteSize);
+        float w = std::clamp(std::floor((float(extent.width) - 2 * pad) / float(lanes)), 2.0f, 8.0f * scale);
+        o.rect(pad - 1, y - 1, w * float(lanes) + 2, swatch + 2, rgba8(0, 0, 0, 200));
+        for (uint32_t lane = 0; lane < lanes; ++lane) o.rect(pad + w * float(lane), y, w, swatch, lane_colour(lane));
+        o.label(pad, y + swatch + 1, "0", rgba8(255, 255, 255), scale);
+        std::string last = std::to_string(lanes - 1);
+        o.label(pad + w * float(lanes) - Overlay::text_width(last, scale) - 4 * scale, y + swatch + 1, last,
+                rgba8(255, 255, 255), scale);
+    } else if (plan.mode == ViewMode::first_last_lane) {
+        float x = key(pad, kFirstLaneColour, "first");
+        x = key(x, kLastLaneColour, "last");
+        key(x, kOnlyLaneColour, "only lane");
+    } else {
+        // The ramp from 0 to 1 of active lanes over the subgroup size.
+        const int steps = 32;
+        float w = 3.0f * scale;
+        o.rect(pad - 1, y - 1, w * steps + 2, swatch + 2, rgba8(0, 0, 0, 200));
+        for (int i = 0; i < steps; ++i)
+            o.rect(pad + w * float(i), y, w, swatch, active_ramp_colour(float(i) / float(steps - 1)));
+        o.label(pad, y + swatch + 1, "0", rgba8(255, 255, 255), scale);
+        o.label(pad + w * steps - Overlay::text_width("1", scale) - 4 * scale, y + swatch + 1, "1",
+                rgba8(255, 255, 255), scale);
+        if (plan.stage == Stage::fragment)
+            o.label(pad + w * steps + 6 * scale, y - 2 * scale, "striped: with / without helper lanes",
+                    rgba8(255, 255, 255), scale);
+    }
+}

@@ -1,0 +1,57 @@
+// Debug views lane-id, first-last-lane and active-lanes in any shader stage: vertex, tess-control,
+// tess-eval, geometry (pass-through draws of the scene), fragment, compute (one invocation per
+// pixel). Where the plan says the stage cannot run the view's subgroup operations, the same draw
+// runs without them and hatches the scene, with a label saying why; no lane number is made up.
+#pragma once
+
+#include <array>
+
+#include "render/frame.h"
+#include "render/overlay.h"
+
+// The compute view's workgroup is kViewWorkgroup x kViewWorkgroup invocations (shaders/view.comp).
+constexpr uint32_t kViewWorkgroup = 16;
+constexpr uint32_t kLanePaletteSize = 128;  // the largest subgroup Vulkan allows
+
+// The views' colours: RGBA8 as 0xAABBGGRR, sRGB-encoded bytes, exactly what the views write
+// into the colour target (tests decode images with these).
+uint32_t lane_colour(uint32_t lane);  // lane-id: lane < kLanePaletteSize; neighbours differ strongly
+constexpr uint32_t kFirstLaneColour = rgba8(0, 220, 255);    // first-last-lane: first active lane
+constexpr uint32_t kLastLaneColour = rgba8(255, 40, 200);    // last active lane
+constexpr uint32_t kOnlyLaneColour = rgba8(255, 255, 255);   // the only active lane (first and last)
+constexpr float kFirstLastDim = 0.7f;                        // unmarked pixels keep 30% of the scene
+constexpr uint32_t kHatchColour = rgba8(255, 190, 0);        // "no subgroup support" stripes
+// active-lanes ramp: active lanes / subgroup size at 0, 0.5 and 1 (linear in between).
+constexpr std::array<uint32_t, 3> kActiveRamp = {rgba8(200, 30, 30), rgba8(240, 200, 40), rgba8(40, 200, 90)};
+uint32_t active_ramp_colour(float fraction);  // the shader's ramp, for legends (may differ by 1 in a byte)
+
+// Whether pixel (x, y) lies on a stripe of the hatch (shaders/view_common.glsl, hatch_stripe).
+constexpr bool hatch_stripe(int x, int y) { return ((x + y) / 6) % 2 == 0; }
+
+// Which SPIR-V variant a view stage runs: `plain` has no subgroup operation at all.
+enum class ViewKind : uint32_t { plain, lane_id, first_last, active, count };
+
+class DebugViewPass {
+public:
+    void create(const Context& ctx);
+    // Draws the planned view (f.plan.view) over the shaded frame; nothing for other views.
+    // `legend`: add the legend or the "no subgroup support" label to f.overlay.
+    void record(FrameContext& f, bool legend);
+
+private:
+    const Pipeline& pipeline(const Context& ctx, Stage stage, ViewKind kind);
+    const Pipeline& depth_pipeline(const Context& ctx, Stage stage);
+    void record_depth(FrameContext& f, const Pipeline& pipeline);
+    void record_graphics(FrameContext& f, const Pipeline& pipeline);
+    void record_compute(FrameContext& f, const Pipeline& pipeline);
+
+    Buffer params_;  // ViewParams of shaders/view_common.glsl, constant
+    // Created on first use: a variant with subgroup operations is loaded only when the plan has
+    // confirmed the stage supports them (pipeline creation would fail otherwise).
+    std::array<std::array<Pipeline, size_t(ViewKind::count)>, size_t(Stage::count)> pipelines_;
+    // Tessellation and geometry views redraw depth through their own pass-through stages first.
+    std::array<Pipeline, size_t(Stage::count)> depth_pipelines_;
+};
+
+// The legend of a view (mode, stage, subgroup size, colours) or the unsupported stage's label.
+void add_view_legend(Overlay& overlay, VkExtent2D extent, const ViewPlan& plan, uint32_t subgroup_size);
