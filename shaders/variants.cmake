@@ -59,3 +59,6 @@ sgd_shader(view.comp plain)
 sgd_shader(view.comp lane_id VIEW_LANE_ID=1)
 sgd_shader(view.comp first_last VIEW_FIRST_LAST=1)
 sgd_shader(view.comp active VIEW_ACTIVE=1)
+
+# Tests: a probe that GPU-assisted validation must catch writing past its binding.
+sgd_shader(robust_probe.comp main)

@@ -18,9 +18,10 @@ uint32_t parse_uint(const std::string& option, const std::string& value, uint32_
 void parse_size(const std::string& value, uint32_t& width, uint32_t& height) {
     size_t x = value.find('x');
     if (x == std::string::npos) throw UsageError("--size expects WxH (for example 1280x720), got '" + value + "'");
-    // 16384 is the most any Vulkan device allows; the device's own limit is checked after it is picked.
-    width = parse_uint("--size width", value.substr(0, x), 16, 16384);
-    height = parse_uint("--size height", value.substr(x + 1), 16, 16384);
+    // 32768 is the largest maxImageDimension2D of the devices we know (NVIDIA); the picked device's
+    // own limit is checked before anything is allocated (app/limits.cpp).
+    width = parse_uint("--size width", value.substr(0, x), 16, 32768);
+    height = parse_uint("--size height", value.substr(x + 1), 16, 32768);
 }
 
 template <typename Parse>

@@ -6,6 +6,7 @@
 
 #include "app/cull_dump.h"
 #include "app/image_io.h"
+#include "app/limits.h"
 
 std::string default_scene_path() {
     // The source tree's copy when it is there; else assets/ beside the build folder, so a build
@@ -17,36 +18,25 @@ std::string default_scene_path() {
 Scene load_requested_scene(const Options& options) {
     Scene scene = load_scene(options.scene.empty() ? default_scene_path() : options.scene);
     for (const std::string& w : scene.warnings) fprintf(stderr, "warning: %s\n", w.c_str());
+    // Checked before the copies are made: each costs host memory as well as GPU buffers.
+    uint64_t draws = uint64_t(scene.instances.size()) * options.instances * options.instances;
+    if (draws > kMaxDraws)
+        throw UsageError("--instances " + std::to_string(options.instances) + " makes " + std::to_string(draws) +
+                         " draws (" + std::to_string(scene.instances.size()) + " per copy), more than the " +
+                         std::to_string(kMaxDraws) + " the renderer supports; use a smaller --instances");
     if (options.instances > 1) replicate_grid(scene, options.instances);
     if (scene.triangle_count() == 0) throw SceneError("scene " + scene.path + " has no triangles to draw");
     return scene;
 }
 
 void check_device_limits(const Context& ctx, const Options& options, const Scene& scene) {
+    check_limits(device_limits(ctx), options, scene);  // app/limits.cpp: every buffer the renderer makes
     const VkPhysicalDeviceLimits& limits = ctx.properties.limits;
-    if (options.width > limits.maxImageDimension2D || options.height > limits.maxImageDimension2D)
-        throw UsageError("--size " + std::to_string(options.width) + "x" + std::to_string(options.height) +
-                         " exceeds the device's largest image (" + std::to_string(limits.maxImageDimension2D) + ")");
-    uint64_t index_bytes = scene.triangle_count() * 3 * sizeof(uint32_t);
-    uint64_t vertex_bytes = uint64_t(scene.vertices.size()) * sizeof(Vertex);
-    uint64_t largest = std::max(index_bytes, vertex_bytes);
-    if (largest > limits.maxStorageBufferRange)
-        throw UsageError("the scene needs a " + std::to_string(largest >> 20) + " MiB buffer, more than the device's " +
-                         std::to_string(uint64_t(limits.maxStorageBufferRange) >> 20) +
-                         " MiB storage buffer limit; use a smaller --instances");
     if (options.cull_group_size > limits.maxComputeWorkGroupSize[0] ||
         options.cull_group_size > limits.maxComputeWorkGroupInvocations)
         throw UsageError("--cull-group-size " + std::to_string(options.cull_group_size) +
                          " exceeds the device's largest workgroup (" +
                          std::to_string(std::min(limits.maxComputeWorkGroupSize[0], limits.maxComputeWorkGroupInvocations)) + ")");
-    uint64_t heap = 0;
-    for (uint32_t i = 0; i < ctx.memory.memoryHeapCount; ++i)
-        if (ctx.memory.memoryHeaps[i].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT)
-            heap = std::max<uint64_t>(heap, ctx.memory.memoryHeaps[i].size);
-    uint64_t need = index_bytes * 2 + vertex_bytes + uint64_t(scene.instances.size()) * 200;
-    if (heap && need > heap / 2)
-        throw UsageError("the scene needs about " + std::to_string(need >> 20) + " MiB of GPU memory, more than half of the " +
-                         std::to_string(heap >> 20) + " MiB heap; use a smaller --instances");
 }
 
 RunResult run_headless(const Context& ctx, const Scene& scene, const Options& options, const Plan& plan, bool quiet) {
@@ -87,12 +77,7 @@ RunResult run_headless(const Context& ctx, const Scene& scene, const Options& op
         submit.commandBufferCount = 1;
         submit.pCommandBuffers = &cmd;
         VK_CHECK(vkQueueSubmit(ctx.queue, 1, &submit, fence));
-        // A lost device must end the run, not hang it: wait in bounded steps.
-        VkResult wait;
-        int waited_s = 0;
-        while ((wait = vkWaitForFences(ctx.device, 1, &fence, VK_TRUE, 1'000'000'000ull)) == VK_TIMEOUT)
-            if (++waited_s >= 600) throw VulkanError("a frame took over 10 minutes on the GPU; giving up");
-        VK_CHECK(wait);
+        wait_for_frame(ctx, fence);  // bounded: a lost or hung device ends the run with a message
         VK_CHECK(vkResetFences(ctx.device, 1, &fence));
     };
 

@@ -44,7 +44,9 @@ Renderer::Renderer(const Context& ctx, const Scene& scene, const RendererConfig&
     overlay_.create(ctx, kFramesInFlight);
 }
 
-Renderer::~Renderer() { vkDeviceWaitIdle(ctx_.device); }
+Renderer::~Renderer() {
+    if (!device_abandoned()) vkDeviceWaitIdle(ctx_.device);  // a hung GPU may never go idle
+}
 
 void Renderer::resize(VkExtent2D extent) {
     vkDeviceWaitIdle(ctx_.device);
@@ -75,6 +77,7 @@ FrameUniforms Renderer::frame_uniforms(uint32_t frame_index, const Camera& camer
 void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_index, const Camera& camera,
                       bool instrument) {
     FrameSlot& slot = slots_[slot_index];
+    forget_pushed_descriptors(ctx_, cmd);  // a new recording (GPU-assisted validation only)
     FrameUniforms uniforms = frame_uniforms(frame_index, camera);
     memcpy(slot.uniforms.mapped, &uniforms, sizeof(uniforms));
     std::vector<PointLight> lights = animate_lights(config_.lights, frame_index, bounds_min_, bounds_max_);

@@ -11,6 +11,7 @@
 #include <bit>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -41,11 +42,34 @@ constexpr uint64_t kMaxTexturePixels = 1ull << 26;  // 8192 x 8192
 constexpr int kMaxNodeDepth = 256;
 constexpr int kMaxJsonDepth = 128;  // tinygltf converts `extras` recursively
 
+// Messages quote the file (URIs, names, tinygltf's and stb_image's reasons, which may embed raw
+// bytes: stb_image puts an unknown PNG chunk's four bytes in its message). Control characters are
+// escaped so a message stays one line and can't drive the terminal, and length is capped so a
+// data: URI can't make it megabytes long.
+std::string printable(std::string_view text) {
+    constexpr size_t kMaxLength = 400;
+    std::string out;
+    for (unsigned char c : text) {
+        if (out.size() >= kMaxLength) {
+            out += "...";
+            break;
+        }
+        if (c < 0x20 || c == 0x7f) {
+            char escaped[8];
+            snprintf(escaped, sizeof(escaped), "\\x%02x", c);
+            out += escaped;
+        } else {
+            out += char(c);
+        }
+    }
+    return out;
+}
+
 template <typename... Args>
 [[noreturn]] void fail(const Args&... args) {
     std::ostringstream message;
     (message << ... << args);
-    throw SceneError(message.str());
+    throw SceneError(printable(message.str()));
 }
 
 // offset + (count - 1) * stride + size: the end of the last element. Saturates instead of
@@ -830,7 +854,10 @@ Scene load_scene_from_memory(const uint8_t* data, size_t size, const std::string
     try {
         std::vector<std::string> warnings;
         Model model = parse_gltf(data, size, base_dir, binary, warnings);
-        return build_scene(model, std::move(warnings));
+        Scene scene = build_scene(model, std::move(warnings));
+        for (std::string& warning : scene.warnings)
+            warning = printable(warning);
+        return scene;
     } catch (const SceneError&) {
         throw;
     } catch (const std::bad_alloc&) {

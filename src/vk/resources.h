@@ -78,6 +78,7 @@ struct Pipeline {
     VkPipelineLayout layout = VK_NULL_HANDLE;
     VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;
     VkPipelineBindPoint bind_point = VK_PIPELINE_BIND_POINT_GRAPHICS;
+    DescriptorArena* arena = nullptr;  // set when push descriptors are emulated (GPU-assisted validation)
 
     Pipeline() = default;
     Pipeline(Pipeline&& o) noexcept { *this = std::move(o); }
