@@ -225,6 +225,42 @@ void memory_barrier(VkCommandBuffer cmd, VkPipelineStageFlags2 src_stage, VkAcce
     vkCmdPipelineBarrier2(cmd, &dep);
 }
 
+VkRenderingAttachmentInfo color_attachment(const Image& image, VkAttachmentLoadOp load, VkClearColorValue clear) {
+    VkRenderingAttachmentInfo a{VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO};
+    a.imageView = image.view;
+    a.imageLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
+    a.loadOp = load;
+    a.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
+    a.clearValue.color = clear;
+    return a;
+}
+
+VkRenderingAttachmentInfo depth_attachment(const Image& image, VkImageLayout layout, VkAttachmentLoadOp load,
+                                           VkAttachmentStoreOp store, float clear_depth) {
+    VkRenderingAttachmentInfo a{VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO};
+    a.imageView = image.view;
+    a.imageLayout = layout;
+    a.loadOp = load;
+    a.storeOp = store;
+    a.clearValue.depthStencil = {clear_depth, 0};
+    return a;
+}
+
+void begin_rendering(VkCommandBuffer cmd, VkExtent2D extent, const VkRenderingAttachmentInfo* color,
+                     const VkRenderingAttachmentInfo* depth) {
+    VkRenderingInfo rendering{VK_STRUCTURE_TYPE_RENDERING_INFO};
+    rendering.renderArea = {{0, 0}, extent};
+    rendering.layerCount = 1;
+    rendering.colorAttachmentCount = color ? 1 : 0;
+    rendering.pColorAttachments = color;
+    rendering.pDepthAttachment = depth;
+    vkCmdBeginRendering(cmd, &rendering);
+    VkViewport viewport{0, 0, float(extent.width), float(extent.height), 0, 1};
+    VkRect2D scissor{{0, 0}, extent};
+    vkCmdSetViewport(cmd, 0, 1, &viewport);
+    vkCmdSetScissor(cmd, 0, 1, &scissor);
+}
+
 std::string shader_path(const std::string& name) { return executable_dir() + "/shaders/" + name + ".spv"; }
 
 VkShaderModule load_shader(const Context& ctx, const std::string& name) {

@@ -67,6 +67,15 @@ void memory_barrier(VkCommandBuffer cmd, VkPipelineStageFlags2 src_stage, VkAcce
 // The folder holding the running executable (build/).
 std::string executable_dir();
 
+// Dynamic rendering over a whole extent, viewport and scissor set to it. `color` or `depth` may be
+// null. The attachment helpers fill in view, layout, load and store (clear values where loading
+// clears).
+VkRenderingAttachmentInfo color_attachment(const Image& image, VkAttachmentLoadOp load, VkClearColorValue clear = {});
+VkRenderingAttachmentInfo depth_attachment(const Image& image, VkImageLayout layout, VkAttachmentLoadOp load,
+                                           VkAttachmentStoreOp store, float clear_depth = 0.0f);
+void begin_rendering(VkCommandBuffer cmd, VkExtent2D extent, const VkRenderingAttachmentInfo* color,
+                     const VkRenderingAttachmentInfo* depth);
+
 // SPIR-V lives in build/shaders next to the executable: shader_path("cull.comp.subgroup").
 std::string shader_path(const std::string& name);
 VkShaderModule load_shader(const Context& ctx, const std::string& name);
