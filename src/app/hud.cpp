@@ -113,12 +113,12 @@ float hud_scale(uint32_t height) { return height >= 1400 ? 3.0f : height >= 600 
 
 namespace {
 
-// The stats panel at the top left; returns its right edge.
-float draw_stats(Overlay& overlay, const HudState& hud, float s) {
+// The stats panel with its left edge at x; returns its right edge.
+float draw_stats(Overlay& overlay, const HudState& hud, float s, float x) {
     const Plan& plan = hud.plan;
     auto ms = [&](Pass p) { return hud.gpu.ms[size_t(p)]; };
 
-    Panel p(s, 4 * s, 4 * s);
+    Panel p(s, x, 4 * s);
     p.add(0, hud.device + "   subgroup size " + std::to_string(hud.subgroup_size), kWhite);
     p.next_line();
     p.add(0,
@@ -178,7 +178,7 @@ float draw_stats(Overlay& overlay, const HudState& hud, float s) {
     return p.right + p.pad;
 }
 
-// The key list: right of the stats panel where the frame is wide enough, else in its place.
+// The key list, at x.
 void draw_help(Overlay& overlay, float x, float s) {
     float key_width = 0;
     for (const KeyHelp& k : key_help()) key_width = std::max(key_width, Overlay::text_width(k.keys, s));
@@ -208,12 +208,15 @@ float help_width(float s) {
 void draw_hud(Overlay& overlay, const HudState& hud) {
     float s = hud_scale(hud.extent.height);
     float width = float(hud.extent.width);
-    // Measure the stats panel by drawing it into a scratch overlay: one layout code path for both.
+    // Top right: debug views and the mip view put their legends at the top left. The panel is
+    // measured by drawing it into a scratch overlay, so one layout code path serves both.
     Overlay scratch;
-    float stats_right = draw_stats(scratch, hud, s);
-    bool side_by_side = stats_right + 8 * s + help_width(s) <= width;
-    if (!hud.help || side_by_side) draw_stats(overlay, hud, s);
-    if (hud.help) draw_help(overlay, side_by_side ? width - help_width(s) - 4 * s : 4 * s, s);
+    float stats_width = draw_stats(scratch, hud, s, 0.0f);
+    float stats_x = std::max(4 * s, width - stats_width - 4 * s);
+    // The help goes at the top left where it fits beside the stats, else in their place.
+    bool side_by_side = 4 * s + help_width(s) + 8 * s <= stats_x;
+    if (!hud.help || side_by_side) draw_stats(overlay, hud, s, stats_x);
+    if (hud.help) draw_help(overlay, 4 * s, s);
 
     // Notes: newest at the bottom of the frame, older ones above.
     float y = float(hud.extent.height) - 4 * s;
