@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -77,6 +78,28 @@ TEST(FuzzRegressions, PngChunkNameWithNewlineStaysOneLine) {
     EXPECT_EQ(outcome.scene.triangle_count(), 0u);
 }
 
+// Coordinates up to +-3e38 are legal, but --instances copies spaced by the scene's extent would
+// sit at infinity (NaN transforms, a NaN camera). Found by reading the fuzzer's grid invariant;
+// the seed huge_extent.gltf now lets the fuzzer reach it.
+TEST(FuzzRegressions, GridCopiesBeyondTheFloatRangeAreRefused) {
+    Outcome outcome = load_like_the_fuzzer(source_dir() / "tests/fuzz-corpus/huge_extent.gltf");
+    ASSERT_TRUE(outcome.loaded) << outcome.error;
+    EXPECT_FLOAT_EQ(outcome.scene.bounds_max.x, 3e38f);
+    Scene copy = outcome.scene;
+    try {
+        replicate_grid(copy, 2);
+        ADD_FAILURE() << "copies at infinity were accepted";
+    } catch (const SceneError& e) {
+        EXPECT_NE(std::string(e.what()).find("beyond the float range"), std::string::npos) << e.what();
+    }
+    // A scene of ordinary size still replicates, with finite bounds.
+    Outcome small = load_like_the_fuzzer(source_dir() / "tests/fuzz-corpus/triangle.gltf");
+    ASSERT_TRUE(small.loaded);
+    replicate_grid(small.scene, 64);
+    EXPECT_TRUE(std::isfinite(small.scene.bounds_max.x) && std::isfinite(small.scene.bounds_min.z));
+    EXPECT_EQ(small.scene.instances.size(), 64u * 64u);
+}
+
 TEST(FuzzCorpus, SeedsLoadWithTheCountsTheyWereWrittenWith) {
     struct Expected {
         uint64_t triangles;
@@ -86,6 +109,7 @@ TEST(FuzzCorpus, SeedsLoadWithTheCountsTheyWereWrittenWith) {
         {"triangle.gltf", {1, 0}},   {"triangle.glb", {1, 0}},  {"strip_fan_attributes.gltf", {4, 0}},
         {"interleaved.gltf", {1, 0}}, {"sparse.gltf", {1, 0}},  {"nodes.gltf", {3, 0}},
         {"textured.gltf", {1, 1}},   {"textured.glb", {1, 1}},  {"broken_textures.gltf", {1, 0}},
+        {"huge_extent.gltf", {1, 0}},
     };
     int seeds = 0;
     for (const auto& entry : fs::directory_iterator(source_dir() / "tests/fuzz-corpus")) {
@@ -103,5 +127,5 @@ TEST(FuzzCorpus, SeedsLoadWithTheCountsTheyWereWrittenWith) {
         EXPECT_EQ(outcome.scene.triangle_count(), it->second.triangles);
         EXPECT_EQ(outcome.scene.textures.size(), it->second.textures);
     }
-    EXPECT_EQ(seeds, 14);
+    EXPECT_EQ(seeds, 15);
 }

@@ -225,6 +225,15 @@ TEST(RobustInput, HugeCountsExit3) {
     expect_failure(run_demo(small_run({"--scene", write_gltf(dir + "/c.gltf", gltf)})), 3, "1 GiB of vertex data");
 }
 
+// Coordinates near the float range load (they are legal) and render alone; copies spaced by such
+// an extent would sit at infinity, so --instances refuses them.
+TEST(RobustInput, ExtremeCoordinatesRefuseInstances) {
+    std::string scene = std::string(SGD_TEST_DATA) + "/../fuzz-corpus/huge_extent.gltf";
+    DemoRun alone = run_demo(small_run({"--scene", scene}));
+    EXPECT_EQ(alone.exit_code, 0) << alone.output;
+    expect_failure(run_demo(small_run({"--scene", scene, "--instances", "2"})), 3, "beyond the float range");
+}
+
 TEST(RobustInput, NegativeAndOverflowingOffsetsExit3) {
     std::string dir = test_dir("offsets");
     json gltf = quad_gltf();
