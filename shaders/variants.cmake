@@ -62,3 +62,6 @@ sgd_shader(view.comp active VIEW_ACTIVE=1)
 
 # Tests: a probe that GPU-assisted validation must catch writing past its binding.
 sgd_shader(robust_probe.comp main)
+
+# Window: RGBA -> BGRA reorder before the copy into the swapchain image.
+sgd_shader(present.comp swizzle)

@@ -83,6 +83,7 @@ Options:
   --cull-dump PATH       text file of the triangles the last frame drew after culling
   --bandwidth-probe      also time a 256 MiB buffer copy; the report compares the cull pass with it
   --no-vsync             window: mailbox or immediate present where offered
+  --soak-frames N        window: render N frames pressing every key in turn, check resident memory, exit
 
 Exit codes: 0 ok, 1 runtime failure, 2 bad usage or unsupported request, 3 bad scene,
             4 no usable Vulkan device, 5 validation messages under --validate.
@@ -107,6 +108,7 @@ Options parse_options(const std::vector<std::string>& args) {
         else if (a == "--validate") o.validate = true;
         else if (a == "--no-vsync") o.no_vsync = true;
         else if (a == "--no-legend") o.view_legend = false;
+        else if (a == "--soak-frames") o.soak_frames = parse_uint(a, value(), 1, 10000000);
         else if (a == "--scene") o.scene = value();
         else if (a == "--instances") o.instances = parse_uint(a, value(), 1, kMaxInstancesPerSide);
         else if (a == "--lights") o.lights = parse_uint(a, value(), 0, kMaxLights);
@@ -146,6 +148,7 @@ Options parse_options(const std::vector<std::string>& args) {
     else if (list) o.mode = Mode::list_devices;
     if (o.mode == Mode::compare && o.out_dir.empty()) throw UsageError("--compare needs --out DIR");
     if (o.mode != Mode::compare && !o.out_dir.empty()) throw UsageError("--out is only used with --compare");
+    if (o.soak_frames && (headless || info || compare || list)) throw UsageError("--soak-frames is only used by the window");
     if (o.warmup >= o.frames && (o.mode == Mode::headless || o.mode == Mode::compare))
         throw UsageError("--warmup (" + std::to_string(o.warmup) + ") must be less than --frames (" +
                          std::to_string(o.frames) + ")");

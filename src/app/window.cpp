@@ -1,22 +1,639 @@
+// The interactive window: GLFW for the window and input, a swapchain the offscreen frame is copied
+// into, kFramesInFlight frames in flight, keys that change the plan, and the HUD.
 #include "app/window.h"
 
+#include <fcntl.h>
+#include <malloc.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <deque>
+#include <filesystem>
+#include <fstream>
+#include <functional>
 
+#define GLFW_INCLUDE_VULKAN
 #include <GLFW/glfw3.h>
 
-int run_window(const Options&) {
+#include "app/camera_control.h"
+#include "app/controls.h"
+#include "app/hud.h"
+#include "app/image_io.h"
+#include "app/present.h"
+#include "app/run.h"
+#include "app/swapchain.h"
+
+extern char** environ;
+
+namespace {
+
+constexpr double kNoteSeconds = 6.0;
+constexpr size_t kMaxNotes = 4;
+
+void log_line(const std::string& line) {
+    printf("%s\n", line.c_str());
+    fflush(stdout);  // tests and scripts follow this log while the window runs
+}
+
+std::string g_glfw_error;
+void on_glfw_error(int, const char* description) { g_glfw_error = description ? description : ""; }
+
+// What GLFW reported since the last frame; the callbacks only queue, the frame loop acts.
+struct Input {
+    std::vector<std::pair<int, int>> keys;  // (key, mods) of key presses
+    double wheel = 0;
+    bool resized = false;
+};
+
+Input& input_of(GLFWwindow* window) { return *static_cast<Input*>(glfwGetWindowUserPointer(window)); }
+
+void on_key(GLFWwindow* window, int key, int, int action, int mods) {
+    if (action == GLFW_PRESS) input_of(window).keys.push_back({key, mods});
+}
+void on_scroll(GLFWwindow* window, double, double y) { input_of(window).wheel += y; }
+void on_framebuffer_size(GLFWwindow* window, int, int) { input_of(window).resized = true; }
+
+// Bytes malloc has handed out and not taken back (glibc's main arena): flat when nothing leaks.
+size_t heap_in_use() { return mallinfo2().uordblks; }
+
+size_t resident_bytes() {
+    std::ifstream statm("/proc/self/statm");
+    size_t size = 0, resident = 0;
+    statm >> size >> resident;
+    return resident * size_t(sysconf(_SC_PAGESIZE));
+}
+
+std::string join(const std::vector<std::string>& items) {
+    std::string s;
+    for (const std::string& i : items) s += (s.empty() ? "" : ",") + i;
+    return s;
+}
+
+std::string timestamp() {
+    time_t now = time(nullptr);
+    char buffer[32];
+    strftime(buffer, sizeof(buffer), "%Y%m%d-%H%M%S", localtime(&now));
+    return buffer;
+}
+
+// RAII for what GLFW and Vulkan hand out, so every exit path (exceptions included) cleans up in order.
+struct GlfwSession {
+    ~GlfwSession() { glfwTerminate(); }
+};
+struct WindowHandle {
+    GLFWwindow* window = nullptr;
+    ~WindowHandle() {
+        if (window) glfwDestroyWindow(window);
+    }
+};
+struct SurfaceHandle {
+    VkInstance instance = VK_NULL_HANDLE;
+    VkSurfaceKHR surface = VK_NULL_HANDLE;
+    ~SurfaceHandle() {
+        if (surface) vkDestroySurfaceKHR(instance, surface, nullptr);
+    }
+};
+
+// Per frame in flight: the command buffer, the swapchain-image-acquired semaphore and the fence.
+struct WindowFrame {
+    VkCommandBuffer cmd = VK_NULL_HANDLE;
+    VkSemaphore acquired = VK_NULL_HANDLE;
+    VkFence done = VK_NULL_HANDLE;
+    bool pending = false;  // submitted, results not read yet
+};
+
+class WindowApp {
+public:
+    WindowApp(const Options& options, GLFWwindow* window, const Context& ctx, VkSurfaceKHR surface, const Scene& scene,
+              const Plan& plan)
+        : options_(options), window_(window), ctx_(ctx), surface_(surface), request_(options.plan) {
+        RendererConfig config;
+        int width = 0, height = 0;
+        glfwGetFramebufferSize(window, &width, &height);
+        config.extent = {uint32_t(std::max(width, 16)), uint32_t(std::max(height, 16))};
+        config.lights = options.lights;
+        config.plan = plan;
+        config.view_legend = options.view_legend;
+        renderer_ = std::make_unique<Renderer>(ctx, scene, config);
+        camera_.reset(renderer_->default_view(), renderer_->bounds_min(), renderer_->bounds_max());
+
+        VkCommandBufferAllocateInfo alloc{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+        alloc.commandPool = ctx.command_pool;
+        alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+        alloc.commandBufferCount = 1;
+        VkSemaphoreCreateInfo semaphore{VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
+        VkFenceCreateInfo fence{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+        fence.flags = VK_FENCE_CREATE_SIGNALED_BIT;  // the first wait on each slot returns at once
+        for (WindowFrame& f : frames_) {
+            VK_CHECK(vkAllocateCommandBuffers(ctx.device, &alloc, &f.cmd));
+            VK_CHECK(vkCreateSemaphore(ctx.device, &semaphore, nullptr, &f.acquired));
+            VK_CHECK(vkCreateFence(ctx.device, &fence, nullptr, &f.done));
+        }
+
+        presenter_.create(ctx);
+        hud_.device = ctx.info.name;
+        hud_.subgroup_size = ctx.subgroup.size;
+        hud_.triangles_total = renderer_->gpu_scene().triangle_count;
+        hud_.lights = options.lights;
+    }
+
+    ~WindowApp() {
+        vkDeviceWaitIdle(ctx_.device);
+        stop_compare();
+        destroy_swapchain(ctx_, swapchain_);
+        for (WindowFrame& f : frames_) {
+            vkFreeCommandBuffers(ctx_.device, ctx_.command_pool, 1, &f.cmd);
+            vkDestroySemaphore(ctx_.device, f.acquired, nullptr);
+            vkDestroyFence(ctx_.device, f.done, nullptr);
+        }
+    }
+
+    // Returns the exit code.
+    int run() {
+        log_line("window: " + ctx_.info.name + ", subgroup size " + std::to_string(ctx_.subgroup.size) +
+                 "; press H for the keys");
+        if (options_.soak_frames) log_line("soak: " + std::to_string(options_.soak_frames) + " frames");
+        glfwGetCursorPos(window_, &cursor_x_, &cursor_y_);
+        double last_time = glfwGetTime();
+        while (!glfwWindowShouldClose(window_)) {
+            glfwPollEvents();
+            double now = glfwGetTime();
+            double seconds = now - last_time;
+            last_time = now;
+            handle_input(std::min(seconds, 0.1));  // a slow frame must not fling the camera
+            poll_compare();
+            if (options_.soak_frames && !soak_step()) break;
+            if (!wait_while_minimised()) break;
+            if ((input_.resized || !swapchain_.swapchain) && !recreate_swapchain()) continue;
+            draw_frame(seconds);
+        }
+        vkDeviceWaitIdle(ctx_.device);
+        log_line("window: closed after " + std::to_string(frame_count_) + " frames");
+        if (options_.soak_frames) return soak_result();
+        return 0;
+    }
+
+    Input& input() { return input_; }
+
+private:
+    // ---- input -------------------------------------------------------------------------------
+    void handle_input(double seconds) {
+        std::vector<std::pair<int, int>> keys;
+        keys.swap(input_.keys);
+        for (auto [key, mods] : keys) press(key, mods);
+
+        double x, y;
+        glfwGetCursorPos(window_, &x, &y);
+        float dx = float(x - cursor_x_), dy = float(y - cursor_y_);
+        cursor_x_ = x;
+        cursor_y_ = y;
+        if (glfwGetMouseButton(window_, GLFW_MOUSE_BUTTON_LEFT) == GLFW_PRESS) camera_.orbit(dx, dy);
+        if (glfwGetMouseButton(window_, GLFW_MOUSE_BUTTON_RIGHT) == GLFW_PRESS ||
+            glfwGetMouseButton(window_, GLFW_MOUSE_BUTTON_MIDDLE) == GLFW_PRESS)
+            camera_.pan(dx, dy, float(renderer_->extent().height));
+        if (input_.wheel != 0) camera_.zoom(float(input_.wheel));
+        input_.wheel = 0;
+
+        auto held = [&](int key) { return glfwGetKey(window_, key) == GLFW_PRESS ? 1.0f : 0.0f; };
+        glm::vec3 fly(held(GLFW_KEY_D) - held(GLFW_KEY_A), held(GLFW_KEY_E) - held(GLFW_KEY_Q),
+                      held(GLFW_KEY_W) - held(GLFW_KEY_S));
+        float boost = (held(GLFW_KEY_LEFT_SHIFT) + held(GLFW_KEY_RIGHT_SHIFT)) > 0 ? 4.0f : 1.0f;
+        if (fly != glm::vec3(0.0f)) camera_.fly(fly * boost, float(seconds));
+    }
+
+    void press(int key, int mods) {
+        int step = (mods & GLFW_MOD_SHIFT) ? -1 : 1;
+        const SubgroupCaps& caps = ctx_.subgroup;
+        const DeviceFeatures& features = ctx_.features;
+        switch (key) {
+            case GLFW_KEY_ESCAPE: glfwSetWindowShouldClose(window_, GLFW_TRUE); break;
+            case GLFW_KEY_1: apply(cycle_pass(caps, features, request_, PassKey::cull, step)); break;
+            case GLFW_KEY_2: apply(cycle_pass(caps, features, request_, PassKey::light_cull, step)); break;
+            case GLFW_KEY_3: apply(cycle_pass(caps, features, request_, PassKey::mip, step)); break;
+            case GLFW_KEY_0: {
+                PlanRequest all_auto;
+                all_auto.view_stage = request_.view_stage;
+                apply({all_auto, make_plan(caps, features, all_auto), {}});
+                break;
+            }
+            case GLFW_KEY_V: apply(cycle_view_mode(caps, features, request_, step)); break;
+            case GLFW_KEY_B: apply(cycle_view_stage(caps, features, request_, step)); break;
+            case GLFW_KEY_SPACE:
+                paused_ = !paused_;
+                log_line(std::string("animation ") + (paused_ ? "paused" : "resumed") + " at frame " +
+                         std::to_string(animation_frame_));
+                break;
+            case GLFW_KEY_R:
+                camera_.reset(renderer_->default_view(), renderer_->bounds_min(), renderer_->bounds_max());
+                log_line("camera reset to the default view");
+                break;
+            case GLFW_KEY_F12: screenshot_requested_ = true; break;
+            case GLFW_KEY_C: start_compare(); break;
+            case GLFW_KEY_H:
+                hud_.help = !hud_.help;
+                log_line(hud_.help ? "help shown" : "help hidden");
+                break;
+            default: break;
+        }
+    }
+
+    void apply(const PlanChange& change) {
+        if (!change.note.empty()) note(change.note);
+        request_ = change.request;
+        // Passes may create or drop resources when the plan changes: nothing of the old plan may be in flight.
+        vkDeviceWaitIdle(ctx_.device);
+        renderer_->set_plan(change.plan);
+    }
+
+    void note(const std::string& text) {
+        log_line("note: " + text);
+        notes_.push_back({text, glfwGetTime() + kNoteSeconds});
+        while (notes_.size() > kMaxNotes) notes_.pop_front();
+    }
+
+    // ---- swapchain -----------------------------------------------------------------------------
+    // A minimised window has a 0x0 framebuffer: no swapchain can exist, so sleep until it returns.
+    bool wait_while_minimised() {
+        for (;;) {
+            int width = 0, height = 0;
+            glfwGetFramebufferSize(window_, &width, &height);
+            if (width >= 16 && height >= 16 && !glfwGetWindowAttrib(window_, GLFW_ICONIFIED)) return true;
+            if (glfwWindowShouldClose(window_)) return false;
+            glfwWaitEvents();
+            poll_compare();
+            input_.resized = true;
+        }
+    }
+
+    bool recreate_swapchain() {
+        vkDeviceWaitIdle(ctx_.device);
+        input_.resized = false;
+        int width = 0, height = 0;
+        glfwGetFramebufferSize(window_, &width, &height);
+        if (!create_swapchain(ctx_, surface_, {uint32_t(width), uint32_t(height)}, options_.no_vsync, swapchain_))
+            return false;
+        VkExtent2D e = swapchain_.extent;
+        if (e.width != renderer_->extent().width || e.height != renderer_->extent().height) renderer_->resize(e);
+        presenter_.resize(ctx_, swapchain_.format.format, e);
+        // The driver's swapchain images and WSI state are freed and allocated again in a different
+        // order each time, which fragments glibc's heap: without giving the free pages back, the
+        // soak run's resizes raised resident memory by ~90 KiB per swapchain while the bytes in
+        // use stayed flat. Cheap, and only on a recreation.
+        malloc_trim(0);
+        hud_.present_mode = present_mode_name(swapchain_.present_mode);
+        log_line("swapchain: " + std::to_string(e.width) + "x" + std::to_string(e.height) + ", " +
+                 std::to_string(swapchain_.images.size()) + " images, " + hud_.present_mode + ", " +
+                 format_name(swapchain_.format.format));
+        return true;
+    }
+
+    // ---- one frame ---------------------------------------------------------------------------------
+    void draw_frame(double seconds) {
+        WindowFrame& f = frames_[slot_];
+        // Bounded waits, so a lost device ends the run instead of hanging it.
+        VkResult wait;
+        int waited_s = 0;
+        while ((wait = vkWaitForFences(ctx_.device, 1, &f.done, VK_TRUE, 1'000'000'000ull)) == VK_TIMEOUT)
+            if (++waited_s >= 600) throw VulkanError("a frame took over 10 minutes on the GPU; giving up");
+        VK_CHECK(wait);
+        if (f.pending) {
+            hud_.gpu.add(renderer_->read_timings(slot_));
+            hud_.counters = renderer_->read_frame_counters(slot_);
+            f.pending = false;
+        }
+
+        uint32_t image = 0;
+        VkResult acquired = vkAcquireNextImageKHR(ctx_.device, swapchain_.swapchain, UINT64_MAX, f.acquired,
+                                                  VK_NULL_HANDLE, &image);
+        if (acquired == VK_ERROR_OUT_OF_DATE_KHR) {  // nothing was signalled: recreate and try again
+            input_.resized = true;
+            return;
+        }
+        if (acquired != VK_SUBOPTIMAL_KHR) VK_CHECK(acquired);  // suboptimal still signals: draw, then recreate
+        VK_CHECK(vkResetFences(ctx_.device, 1, &f.done));
+
+        cpu_frame_ms_ = cpu_frame_ms_ <= 0 ? seconds * 1e3 : cpu_frame_ms_ * 0.9 + seconds * 1e3 * 0.1;
+        update_hud();
+        draw_hud(renderer_->overlay(), hud_);
+
+        VkCommandBuffer cmd = f.cmd;
+        VK_CHECK(vkResetCommandBuffer(cmd, 0));
+        VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+        begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+        VK_CHECK(vkBeginCommandBuffer(cmd, &begin));
+        renderer_->record(cmd, slot_, animation_frame_, camera_.camera());
+        presenter_.record(ctx_, cmd, renderer_->color(), swapchain_.images[image], swapchain_.extent);
+        VK_CHECK(vkEndCommandBuffer(cmd));
+
+        // The copy is the first use of the swapchain image, so only it waits for the acquire.
+        VkSemaphoreSubmitInfo wait_info{VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO};
+        wait_info.semaphore = f.acquired;
+        wait_info.stageMask = VK_PIPELINE_STAGE_2_COPY_BIT;
+        VkSemaphoreSubmitInfo signal_info{VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO};
+        signal_info.semaphore = swapchain_.rendered[image];
+        signal_info.stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
+        VkCommandBufferSubmitInfo cmd_info{VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO};
+        cmd_info.commandBuffer = cmd;
+        VkSubmitInfo2 submit{VK_STRUCTURE_TYPE_SUBMIT_INFO_2};
+        submit.waitSemaphoreInfoCount = 1;
+        submit.pWaitSemaphoreInfos = &wait_info;
+        submit.commandBufferInfoCount = 1;
+        submit.pCommandBufferInfos = &cmd_info;
+        submit.signalSemaphoreInfoCount = 1;
+        submit.pSignalSemaphoreInfos = &signal_info;
+        VK_CHECK(vkQueueSubmit2(ctx_.queue, 1, &submit, f.done));
+        f.pending = true;
+
+        // One line per configuration change, once its first frame is submitted (scripts and tests follow these).
+        std::string tag = plan_tag(renderer_->plan()) + " (" + request_tag(request_) + ")";
+        if (tag != logged_tag_) {
+            log_line("frame " + std::to_string(frame_count_) + ": " + tag);
+            logged_tag_ = tag;
+        }
+        if (screenshot_requested_) save_screenshot();
+
+        VkPresentInfoKHR present{VK_STRUCTURE_TYPE_PRESENT_INFO_KHR};
+        present.waitSemaphoreCount = 1;
+        present.pWaitSemaphores = &swapchain_.rendered[image];
+        present.swapchainCount = 1;
+        present.pSwapchains = &swapchain_.swapchain;
+        present.pImageIndices = &image;
+        VkResult presented = vkQueuePresentKHR(ctx_.queue, &present);
+        if (presented == VK_ERROR_OUT_OF_DATE_KHR || presented == VK_SUBOPTIMAL_KHR || acquired == VK_SUBOPTIMAL_KHR)
+            input_.resized = true;
+        else
+            VK_CHECK(presented);
+
+        slot_ = (slot_ + 1) % kFramesInFlight;
+        frame_count_++;
+        if (!paused_) animation_frame_++;
+    }
+
+    void update_hud() {
+        hud_.extent = renderer_->extent();
+        hud_.plan = renderer_->plan();
+        hud_.cpu_frame_ms = cpu_frame_ms_;
+        hud_.animation_frame = animation_frame_;
+        hud_.paused = paused_;
+        double now = glfwGetTime();
+        while (!notes_.empty() && notes_.front().second < now) notes_.pop_front();
+        hud_.notes.clear();
+        for (auto& n : notes_) hud_.notes.push_back(n.first);
+    }
+
+    // The frame just submitted holds the HUD; read_color() waits for it.
+    void save_screenshot() {
+        screenshot_requested_ = false;
+        VkExtent2D e = renderer_->extent();
+        std::string name = screenshot_name(renderer_->plan(), e.width, e.height);
+        write_png(name, e.width, e.height, renderer_->read_color());
+        if (options_.soak_frames) {  // the soak exercises the path, it does not keep the files
+            std::filesystem::remove(name);
+            return;
+        }
+        log_line("screenshot: " + name + " (animation frame " + std::to_string(animation_frame_) + ")");
+        note("saved " + name);
+    }
+
+    // ---- comparison --------------------------------------------------------------------------------
+    // Runs `subgroup-demo --compare` as a child process: the window keeps drawing meanwhile, and the
+    // comparison gets its own Vulkan device, as it has from the command line.
+    void start_compare() {
+        if (compare_pid_ > 0) {
+            note("comparison still running: " + compare_dir_);
+            return;
+        }
+        compare_dir_ = "out/compare-" + timestamp();
+        std::error_code error;
+        std::filesystem::create_directories(compare_dir_, error);
+        if (error) {
+            note("comparison: cannot create " + compare_dir_ + ": " + error.message());
+            return;
+        }
+        char exe[4096];
+        ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+        if (n <= 0) {
+            note("comparison: cannot find the executable (/proc/self/exe)");
+            return;
+        }
+        exe[n] = 0;
+        VkExtent2D e = renderer_->extent();
+        std::vector<std::string> args = {exe, "--compare", "--out", compare_dir_, "--size",
+                                         std::to_string(e.width) + "x" + std::to_string(e.height), "--lights",
+                                         std::to_string(options_.lights), "--instances", std::to_string(options_.instances)};
+        if (!options_.scene.empty()) args.insert(args.end(), {"--scene", options_.scene});
+        if (options_.mask_stages) args.insert(args.end(), {"--mask-stages", join(stage_names(options_.mask_stages))});
+        if (options_.mask_ops) args.insert(args.end(), {"--mask-ops", join(op_names(options_.mask_ops))});
+        if (options_.device) args.insert(args.end(), {"--device", std::to_string(*options_.device)});
+        if (options_.validate) args.push_back("--validate");
+        std::vector<char*> argv;
+        for (std::string& a : args) argv.push_back(a.data());
+        argv.push_back(nullptr);
+
+        std::string log = compare_dir_ + "/compare.log";
+        posix_spawn_file_actions_t files;
+        posix_spawn_file_actions_init(&files);
+        posix_spawn_file_actions_addopen(&files, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        posix_spawn_file_actions_adddup2(&files, 1, 2);
+        int spawned = posix_spawn(&compare_pid_, exe, &files, nullptr, argv.data(), environ);
+        posix_spawn_file_actions_destroy(&files);
+        if (spawned != 0) {
+            compare_pid_ = -1;
+            note("comparison: cannot start " + std::string(exe) + ": " + strerror(spawned));
+            return;
+        }
+        note("comparison running in the background, writing " + compare_dir_);
+    }
+
+    void poll_compare() {
+        if (compare_pid_ <= 0) return;
+        int status = 0;
+        if (waitpid(compare_pid_, &status, WNOHANG) != compare_pid_) return;
+        compare_pid_ = -1;
+        int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+        if (code == 0) {
+            note("comparison written: " + compare_dir_ + "/compare.png and report.md");
+            return;
+        }
+        // Its last line says why (for example that --compare is not available in this build).
+        std::ifstream log(compare_dir_ + "/compare.log");
+        std::string line, last;
+        while (std::getline(log, line))
+            if (!line.empty() && line.find("frame ") != 0) last = line;
+        note("comparison failed (exit " + std::to_string(code) + "): " + last);
+    }
+
+    void stop_compare() {
+        if (compare_pid_ <= 0) return;
+        log_line("window: stopping the comparison still running (" + compare_dir_ + ")");
+        kill(compare_pid_, SIGTERM);
+        waitpid(compare_pid_, nullptr, 0);
+        compare_pid_ = -1;
+    }
+
+    // ---- soak ---------------------------------------------------------------------------------------
+    // Presses every key in turn (through the same press() as the keyboard), orbits, zooms, flies and
+    // resizes the window, and watches resident memory: after a warm-up it must not grow beyond 1%.
+    bool soak_step() {
+        static const std::vector<int> kSequence = {
+            GLFW_KEY_1, GLFW_KEY_1, GLFW_KEY_1, GLFW_KEY_1,  // cull: subgroup, fallback, off, auto
+            GLFW_KEY_2, GLFW_KEY_2, GLFW_KEY_2, GLFW_KEY_2,  // light cull
+            GLFW_KEY_3, GLFW_KEY_3, GLFW_KEY_3, GLFW_KEY_3,  // mip
+            GLFW_KEY_V, GLFW_KEY_V, GLFW_KEY_V, GLFW_KEY_V, GLFW_KEY_V, GLFW_KEY_V,  // every view, back to shaded
+            GLFW_KEY_V, GLFW_KEY_B, GLFW_KEY_B, GLFW_KEY_B, GLFW_KEY_B, GLFW_KEY_B, GLFW_KEY_B,  // lane-id at every stage
+            GLFW_KEY_V, GLFW_KEY_B, GLFW_KEY_V, GLFW_KEY_B, GLFW_KEY_V, GLFW_KEY_V, GLFW_KEY_V,  // more views, to shaded
+            GLFW_KEY_SPACE, GLFW_KEY_H, GLFW_KEY_F12, GLFW_KEY_SPACE, GLFW_KEY_H, GLFW_KEY_R,
+            -1,  // resize
+            GLFW_KEY_0, -2,  // resize back
+        };
+        constexpr uint32_t kFramesPerAction = 4;
+        uint32_t cycle_frames = uint32_t(kSequence.size()) * kFramesPerAction;
+        uint32_t warmup = std::max(2 * cycle_frames, options_.soak_frames / 10);
+        if (frame_count_ >= options_.soak_frames) return false;
+        if (frame_count_ == warmup) {
+            soak_rss_warm_ = resident_bytes();
+            soak_heap_warm_ = heap_in_use();
+        }
+        if (frame_count_ > warmup) soak_rss_peak_ = std::max(soak_rss_peak_, resident_bytes());
+        if ((frame_count_ % 500 == 0 || frame_count_ == warmup) && frame_count_ != soak_last_action_frame_) {
+            char line[128];
+            snprintf(line, sizeof(line), "soak: frame %u, resident memory %.1f MiB, heap in use %.3f MiB%s", frame_count_,
+                     double(resident_bytes()) / (1 << 20), double(heap_in_use()) / (1 << 20),
+                     frame_count_ == warmup ? " (warm-up ends)" : "");
+            log_line(line);
+        }
+
+        camera_.orbit(3.0f, 0.0f);
+        camera_.zoom(frame_count_ % 80 < 40 ? 0.05f : -0.05f);
+        camera_.fly(glm::vec3(0.0f, 0.0f, frame_count_ % 60 < 30 ? 0.2f : -0.2f), 0.05f);
+        if (frame_count_ % kFramesPerAction != 0 || frame_count_ == soak_last_action_frame_) return true;
+        soak_last_action_frame_ = frame_count_;
+        int action = kSequence[(frame_count_ / kFramesPerAction) % kSequence.size()];
+        if (action == -1) glfwSetWindowSize(window_, int(options_.width) * 3 / 4, int(options_.height) * 3 / 4 + 8);
+        else if (action == -2) glfwSetWindowSize(window_, int(options_.width), int(options_.height));
+        else press(action, 0);
+        soak_actions_++;
+        return true;
+    }
+
+    int soak_result() {
+        size_t end = resident_bytes();
+        double warm_mib = double(soak_rss_warm_) / (1 << 20), end_mib = double(end) / (1 << 20);
+        double peak_mib = double(std::max(soak_rss_peak_, end)) / (1 << 20);
+        double growth = soak_rss_warm_ ? 100.0 * (double(end) - double(soak_rss_warm_)) / double(soak_rss_warm_) : 0.0;
+        double heap_growth = soak_heap_warm_ ? 100.0 * (double(heap_in_use()) - double(soak_heap_warm_)) / double(soak_heap_warm_) : 0.0;
+        char line[320];
+        snprintf(line, sizeof(line),
+                 "soak: %u frames, %u actions, resident memory %.1f MiB after warm-up, %.1f MiB at the end "
+                 "(%+.2f%%), peak %.1f MiB, heap in use %+.3f%%, %u validation message(s)",
+                 frame_count_, soak_actions_, warm_mib, end_mib, growth, peak_mib, heap_growth, validation_message_count());
+        log_line(line);
+        if (frame_count_ < options_.soak_frames) {
+            fprintf(stderr, "error: the soak stopped after %u of %u frames (window closed)\n", frame_count_,
+                    options_.soak_frames);
+            return 1;
+        }
+        if (soak_rss_warm_ == 0 || growth > 1.0) {
+            fprintf(stderr, "error: resident memory grew by %.2f%% after the warm-up (more than 1%%)\n", growth);
+            return 1;
+        }
+        return 0;
+    }
+
+    const Options& options_;
+    GLFWwindow* window_;
+    const Context& ctx_;
+    VkSurfaceKHR surface_;
+    std::unique_ptr<Renderer> renderer_;
+    Swapchain swapchain_;
+    Presenter presenter_;
+    std::array<WindowFrame, kFramesInFlight> frames_;
+    uint32_t slot_ = 0;
+    Input input_;
+
+    PlanRequest request_;
+    OrbitCamera camera_;
+    double cursor_x_ = 0, cursor_y_ = 0;
+    uint32_t frame_count_ = 0;
+    uint32_t animation_frame_ = 0;
+    bool paused_ = false;
+    bool screenshot_requested_ = false;
+    std::string logged_tag_;
+    double cpu_frame_ms_ = 0;
+    HudState hud_;
+    std::deque<std::pair<std::string, double>> notes_;  // text, time it disappears
+
+    pid_t compare_pid_ = -1;
+    std::string compare_dir_;
+
+    uint32_t soak_actions_ = 0;
+    uint32_t soak_last_action_frame_ = UINT32_MAX;
+    size_t soak_rss_warm_ = 0, soak_rss_peak_ = 0, soak_heap_warm_ = 0;
+};
+
+}  // namespace
+
+int run_window(const Options& options) {
     const char* display = getenv("DISPLAY");
     const char* wayland = getenv("WAYLAND_DISPLAY");
     if ((!display || !*display) && (!wayland || !*wayland)) {
         fprintf(stderr, "error: no display for the window (DISPLAY is not set); use --headless to render offscreen\n");
         return 2;
     }
+    glfwSetErrorCallback(on_glfw_error);
     if (!glfwInit()) {
-        fprintf(stderr, "error: cannot open a window on this display; use --headless to render offscreen\n");
+        fprintf(stderr, "error: cannot open a window on this display (%s); use --headless to render offscreen\n",
+                g_glfw_error.c_str());
         return 2;
     }
-    glfwTerminate();
-    fprintf(stderr, "error: the interactive window is not built yet; use --headless\n");
-    return 2;
+    GlfwSession glfw;
+    if (!glfwVulkanSupported()) {
+        fprintf(stderr, "error: GLFW found no Vulkan loader for windows; use --headless to render offscreen\n");
+        return 2;
+    }
+    glfwWindowHint(GLFW_CLIENT_API, GLFW_NO_API);
+    glfwWindowHint(GLFW_RESIZABLE, GLFW_TRUE);
+    WindowHandle window;
+    window.window = glfwCreateWindow(int(options.width), int(options.height), "subgroup-demo", nullptr, nullptr);
+    if (!window.window) {
+        fprintf(stderr, "error: cannot create a window (%s); use --headless to render offscreen\n", g_glfw_error.c_str());
+        return 2;
+    }
+    glfwSetWindowSizeLimits(window.window, 16, 16, GLFW_DONT_CARE, GLFW_DONT_CARE);
+
+    uint32_t count = 0;
+    const char** required = glfwGetRequiredInstanceExtensions(&count);
+    ContextOptions context_options;
+    context_options.validate = options.validate;
+    context_options.device_index = options.device ? int(*options.device) : -1;
+    context_options.mask_stages = options.mask_stages;
+    context_options.mask_ops = options.mask_ops;
+    context_options.instance_extensions.assign(required, required + count);
+    context_options.swapchain = true;
+    Context ctx;
+    create_context(ctx, context_options);
+
+    SurfaceHandle surface{ctx.instance};
+    VK_CHECK(glfwCreateWindowSurface(ctx.instance, window.window, nullptr, &surface.surface));
+    VkBool32 can_present = VK_FALSE;
+    VK_CHECK(vkGetPhysicalDeviceSurfaceSupportKHR(ctx.physical, ctx.queue_family, surface.surface, &can_present));
+    if (!can_present)
+        throw NoDeviceError(ctx.info.name + " cannot present to this window; pick another device with --device (see --list-devices) or use --headless");
+
+    Plan plan = make_plan(ctx.subgroup, ctx.features, options.plan);
+    Scene scene = load_requested_scene(options);
+    check_device_limits(ctx, options, scene);
+
+    WindowApp app(options, window.window, ctx, surface.surface, scene, plan);
+    glfwSetWindowUserPointer(window.window, &app.input());
+    glfwSetKeyCallback(window.window, on_key);
+    glfwSetScrollCallback(window.window, on_scroll);
+    glfwSetFramebufferSizeCallback(window.window, on_framebuffer_size);
+    return app.run();
 }

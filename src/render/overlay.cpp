@@ -25,9 +25,10 @@ void Overlay::rect(float x, float y, float w, float h, uint32_t rgba) {
 }
 
 void Overlay::text(float x, float y, const std::string& s, uint32_t rgba, float scale) {
-    // stb_easy_font emits quads of 4 vertices, 16 bytes each (x, y, z, colour): ~270 bytes per glyph
-    // on average, but up to 8 quads (512 bytes) for glyphs like '8'; it silently drops what does not fit.
-    std::vector<char> buffer(s.size() * 640 + 64);
+    // stb_easy_font emits quads of 4 vertices, 16 bytes each (x, y, z, colour): ~270 bytes per glyph on
+    // average, but up to 11 quads (704 bytes, 'X') for one, and a full buffer silently truncates the
+    // text (a lone "0", 6 quads, lost its last stroke with 300 bytes a glyph).
+    std::vector<char> buffer(s.size() * 704 + 64);
     int quads = stb_easy_font_print(0, 0, const_cast<char*>(s.c_str()), nullptr, buffer.data(), int(buffer.size()));
     for (int q = 0; q < quads; ++q) {
         const float* v = reinterpret_cast<const float*>(buffer.data() + q * 64);

@@ -31,6 +31,8 @@ Renderer::Renderer(const Context& ctx, const Scene& scene, const RendererConfig&
         slot.lights = create_buffer(ctx, std::max<VkDeviceSize>(1, config.lights) * sizeof(GpuLight),
                                     VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, MemoryKind::host_upload, "lights");
         slot.timer = std::make_unique<GpuTimer>(ctx);
+        slot.counters_readback = create_buffer(ctx, sizeof(GpuCounters), VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                                               MemoryKind::host_readback, "frame counters readback");
     }
     counters_ = create_buffer(ctx, sizeof(GpuCounters),
                               VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT |
@@ -90,6 +92,9 @@ void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_i
 
     slot.timer->reset(cmd);
     slot.timer->begin(cmd, Pass::frame);
+    // With frames in flight the previous frame may still read or write the counters (passes, readback copy).
+    memory_barrier(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, VK_ACCESS_2_MEMORY_READ_BIT | VK_ACCESS_2_MEMORY_WRITE_BIT,
+                   VK_PIPELINE_STAGE_2_CLEAR_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT);
     vkCmdFillBuffer(cmd, counters_.buffer, 0, sizeof(GpuCounters), 0);
     memory_barrier(cmd, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
                    VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT |
@@ -112,7 +117,20 @@ void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_i
     // The frame ends with the colour ready to copy out (screenshot, swapchain blit).
     transition(cmd, targets_.color, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_PIPELINE_STAGE_2_COPY_BIT | VK_PIPELINE_STAGE_2_BLIT_BIT,
                VK_ACCESS_2_TRANSFER_READ_BIT);
+    // This slot's copy of the counters, read by the host after the slot's fence (read_frame_counters).
+    memory_barrier(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, VK_ACCESS_2_MEMORY_WRITE_BIT, VK_PIPELINE_STAGE_2_COPY_BIT,
+                   VK_ACCESS_2_TRANSFER_READ_BIT);
+    VkBufferCopy counters_region{0, 0, sizeof(GpuCounters)};
+    vkCmdCopyBuffer(cmd, counters_.buffer, slot.counters_readback.buffer, 1, &counters_region);
+    memory_barrier(cmd, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_2_HOST_BIT,
+                   VK_ACCESS_2_HOST_READ_BIT);
     slot.timer->end(cmd, Pass::frame);
+}
+
+GpuCounters Renderer::read_frame_counters(uint32_t slot) const {
+    GpuCounters c;
+    memcpy(&c, slots_[slot].counters_readback.mapped, sizeof(c));
+    return c;
 }
 
 std::vector<uint8_t> Renderer::read_image(Image& image) {

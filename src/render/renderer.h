@@ -29,6 +29,7 @@ struct FrameSlot {
     Buffer uniforms;
     Buffer lights;
     std::unique_ptr<GpuTimer> timer;
+    Buffer counters_readback;  // GpuCounters of this slot's last frame, copied at the end of record()
 };
 
 class Renderer {
@@ -46,6 +47,8 @@ public:
     void record(VkCommandBuffer cmd, uint32_t slot, uint32_t frame_index, const Camera& camera, bool instrument = false);
     // After the slot's frame finished: per-pass GPU milliseconds (negative where a pass did not run).
     std::array<double, size_t(Pass::count)> read_timings(uint32_t slot) { return slots_[slot].timer->read(); }
+    // After the slot's frame finished: the counters it wrote (no wait; the window's HUD reads these every frame).
+    GpuCounters read_frame_counters(uint32_t slot) const;
 
     // Readbacks: the device must be idle (headless runs wait per frame). RGBA8, tightly packed.
     std::vector<uint8_t> read_color();

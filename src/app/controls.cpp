@@ -1,0 +1,83 @@
+#include "app/controls.h"
+
+namespace {
+
+template <typename E>
+E step_enum(E value, int step, uint32_t count) {
+    int n = int(count);
+    return E(((int(value) + step) % n + n) % n);
+}
+
+Request& request_of(PlanRequest& r, PassKey pass) {
+    switch (pass) {
+        case PassKey::cull: return r.cull;
+        case PassKey::light_cull: return r.light_cull;
+        default: return r.mip;
+    }
+}
+
+}  // namespace
+
+// The cycle order is the order of the enum: automatic, subgroup, fallback, off.
+Request next_request(Request r, int step) { return step_enum(r, step, 4); }
+ViewMode next_view_mode(ViewMode m, int step) { return step_enum(m, step, uint32_t(ViewMode::light_count) + 1); }
+Stage next_stage(Stage s, int step) { return step_enum(s, step, uint32_t(Stage::count)); }
+
+PlanChange cycle_pass(const SubgroupCaps& caps, const DeviceFeatures& features, const PlanRequest& current, PassKey pass,
+                      int step) {
+    PlanChange change{current, {}, {}};
+    Request& request = request_of(change.request, pass);
+    // At most four tries: `off` and `fallback` always resolve, so the loop ends within the cycle.
+    for (int tries = 0; tries < 4; ++tries) {
+        request = next_request(request, step);
+        try {
+            change.plan = make_plan(caps, features, change.request);
+            return change;
+        } catch (const UnsupportedRequest& e) {
+            // "--mip subgroup: <why> on this device; use auto or fallback" -> "skipped mip subgroup: <why> on this device"
+            std::string why = e.what();
+            if (why.rfind("--", 0) == 0) why.erase(0, 2);
+            size_t advice = why.find("; use ");
+            if (advice != std::string::npos) why.erase(advice);
+            change.note = "skipped " + why;
+        }
+    }
+    change.plan = make_plan(caps, features, change.request);  // unreachable in practice; rethrows if it is
+    return change;
+}
+
+PlanChange cycle_view_mode(const SubgroupCaps& caps, const DeviceFeatures& features, const PlanRequest& current, int step) {
+    PlanChange change{current, {}, {}};
+    change.request.view = next_view_mode(current.view, step);
+    change.plan = make_plan(caps, features, change.request);
+    return change;
+}
+
+PlanChange cycle_view_stage(const SubgroupCaps& caps, const DeviceFeatures& features, const PlanRequest& current,
+                            int step) {
+    PlanChange change{current, {}, {}};
+    change.request.view_stage = next_stage(current.view_stage, step);
+    change.plan = make_plan(caps, features, change.request);
+    return change;
+}
+
+std::string plan_tag(const Plan& plan) {
+    std::string view = "view-" + std::string(view_mode_name(plan.view.mode));
+    if (is_subgroup_view(plan.view.mode)) {
+        view += "-" + std::string(stage_name(plan.view.stage));
+        if (plan.view.variant == Variant::unsupported) view += "-unsupported";
+    }
+    return "cull-" + std::string(variant_name(plan.cull.variant)) + "_light-" +
+           std::string(variant_name(plan.light_cull.variant)) + "_mip-" + std::string(variant_name(plan.mip.variant)) +
+           "_" + view;
+}
+
+std::string request_tag(const PlanRequest& r) {
+    return "cull=" + std::string(request_name(r.cull)) + " light-cull=" + std::string(request_name(r.light_cull)) +
+           " mip=" + std::string(request_name(r.mip)) + " view=" + std::string(view_mode_name(r.view)) +
+           " stage=" + std::string(stage_name(r.view_stage));
+}
+
+std::string screenshot_name(const Plan& plan, uint32_t width, uint32_t height) {
+    return "subgroup-demo_" + plan_tag(plan) + "_" + std::to_string(width) + "x" + std::to_string(height) + ".png";
+}

@@ -1,0 +1,37 @@
+// What the window's keys do to the plan, as plain data and pure functions (tested without a window).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "caps/caps.h"
+
+enum class PassKey { cull, light_cull, mip };
+
+// The request after `r` in the cycle auto -> subgroup -> fallback -> off -> auto; step -1 goes backwards.
+Request next_request(Request r, int step);
+ViewMode next_view_mode(ViewMode m, int step);  // shaded, lane-id, ..., light-count, shaded
+Stage next_stage(Stage s, int step);            // vertex, ..., compute, vertex
+
+struct PlanChange {
+    PlanRequest request;  // what is now asked for
+    Plan plan;            // what it resolves to on this device
+    std::string note;     // empty, or which request was skipped and why (shown on screen)
+};
+
+// Moves one pass's request by `step`, skipping requests this device cannot run (make_plan throws
+// UnsupportedRequest for them) with a note; never fails, since `off` always resolves.
+PlanChange cycle_pass(const SubgroupCaps& caps, const DeviceFeatures& features, const PlanRequest& current, PassKey pass,
+                      int step);
+// Debug views never skip: a stage without support shows "unsupported" on screen, as the design asks.
+PlanChange cycle_view_mode(const SubgroupCaps& caps, const DeviceFeatures& features, const PlanRequest& current, int step);
+PlanChange cycle_view_stage(const SubgroupCaps& caps, const DeviceFeatures& features, const PlanRequest& current,
+                            int step);
+
+// The configuration in words for file names and logs:
+// "cull-subgroup_light-fallback_mip-subgroup_view-lane-id-fragment".
+std::string plan_tag(const Plan& plan);
+// What was asked for: "cull=auto light-cull=fallback mip=auto view=lane-id stage=fragment".
+std::string request_tag(const PlanRequest& request);
+// "subgroup-demo_<plan_tag>_1280x720.png"
+std::string screenshot_name(const Plan& plan, uint32_t width, uint32_t height);

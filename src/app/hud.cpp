@@ -1,0 +1,224 @@
+#include "app/hud.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace {
+
+constexpr uint32_t kWhite = rgba8(240, 240, 240);
+constexpr uint32_t kGrey = rgba8(165, 170, 180);
+constexpr uint32_t kGreen = rgba8(110, 230, 120);
+constexpr uint32_t kOrange = rgba8(255, 180, 80);
+constexpr uint32_t kRed = rgba8(255, 95, 90);
+constexpr uint32_t kYellow = rgba8(255, 235, 120);
+constexpr uint32_t kPanel = rgba8(0, 0, 0, 185);
+
+uint32_t variant_color(Variant v) {
+    switch (v) {
+        case Variant::subgroup: return kGreen;
+        case Variant::fallback: return kOrange;
+        case Variant::unsupported: return kRed;
+        default: return kGrey;
+    }
+}
+
+std::string thousands(uint64_t n) {
+    std::string digits = std::to_string(n), out;
+    for (size_t i = 0; i < digits.size(); ++i) {
+        if (i && (digits.size() - i) % 3 == 0) out += ',';
+        out += digits[i];
+    }
+    return out;
+}
+
+std::string fixed(double v, int decimals) {
+    char buffer[32];
+    snprintf(buffer, sizeof(buffer), "%.*f", decimals, v);
+    return buffer;
+}
+
+std::string ms_text(double ms) {
+    if (ms < 0) return "-";
+    return fixed(ms, ms < 10 ? 3 : ms < 100 ? 2 : 1);
+}
+
+// Lays text out in rows and columns, then draws one translucent panel behind all of it.
+struct Panel {
+    struct Item {
+        float x, y;
+        std::string text;
+        uint32_t rgba;
+    };
+    float scale, x0, y0, line, pad;
+    float y = 0, right = 0;
+    std::vector<Item> items;
+
+    Panel(float s, float x, float top) : scale(s), x0(x), y0(top), line(11.0f * s), pad(4.0f * s) {}
+    void add(float column, const std::string& text, uint32_t rgba) {
+        float x = x0 + pad + column * scale;
+        items.push_back({x, y0 + pad + y, text, rgba});
+        right = std::max(right, x + Overlay::text_width(text, scale));
+    }
+    void next_line(float lines = 1.0f) { y += line * lines; }
+    void draw(Overlay& overlay) const {
+        float height = y + 2 * pad - 2.0f * scale;
+        overlay.rect(x0, y0, right + pad - x0, height, kPanel);
+        for (const Item& i : items) overlay.text(i.x, i.y, i.text, i.rgba, scale);
+    }
+};
+
+void pass_row(Panel& p, const char* name, const std::string& variant, uint32_t color, double ms) {
+    p.add(0, name, kWhite);
+    p.add(62, variant, color);
+    p.add(150, ms_text(ms), kWhite);
+    p.next_line();
+}
+
+}  // namespace
+
+void SmoothedTimes::add(const std::array<double, size_t(Pass::count)>& sample) {
+    for (size_t p = 0; p < ms.size(); ++p) {
+        if (sample[p] < 0) ms[p] = -1.0;
+        else if (ms[p] < 0) ms[p] = sample[p];
+        else ms[p] = ms[p] * (1.0 - kWeight) + sample[p] * kWeight;
+    }
+}
+
+const std::vector<KeyHelp>& key_help() {
+    // Short enough to sit beside the stats panel at 1280x720; docs/controls.md says more.
+    static const std::vector<KeyHelp> help = {
+        {"1 / Shift+1", "cull variant, next / previous"},
+        {"2 / Shift+2", "light-cull variant"},
+        {"3 / Shift+3", "mip variant"},
+        {"", "(auto > subgroup > fallback > off)"},
+        {"0", "all passes auto, view shaded"},
+        {"V / Shift+V", "debug view"},
+        {"B / Shift+B", "debug view's shader stage"},
+        {"Space", "pause the light animation"},
+        {"Left drag", "orbit"},
+        {"Right drag", "pan"},
+        {"Wheel", "zoom"},
+        {"W A S D", "fly (Shift: faster)"},
+        {"Q / E", "down / up"},
+        {"R", "reset the camera"},
+        {"F12", "screenshot with the HUD"},
+        {"C", "comparison, in the background"},
+        {"H", "this help"},
+        {"Esc", "quit"},
+    };
+    return help;
+}
+
+float hud_scale(uint32_t height) { return height >= 1400 ? 3.0f : height >= 600 ? 2.0f : 1.0f; }
+
+namespace {
+
+// The stats panel at the top left; returns its right edge.
+float draw_stats(Overlay& overlay, const HudState& hud, float s) {
+    const Plan& plan = hud.plan;
+    auto ms = [&](Pass p) { return hud.gpu.ms[size_t(p)]; };
+
+    Panel p(s, 4 * s, 4 * s);
+    p.add(0, hud.device + "   subgroup size " + std::to_string(hud.subgroup_size), kWhite);
+    p.next_line();
+    p.add(0,
+          std::to_string(hud.extent.width) + "x" + std::to_string(hud.extent.height) + "  " + hud.present_mode +
+              "   animation frame " + std::to_string(hud.animation_frame) + (hud.paused ? " (paused)" : ""),
+          kGrey);
+    p.next_line(1.4f);
+    p.add(0, "pass", kGrey);
+    p.add(62, "variant", kGrey);
+    p.add(150, "GPU ms", kGrey);
+    p.next_line();
+    auto variant = [](const PassPlan& pp) { return std::string(variant_name(pp.variant)); };
+    pass_row(p, "cull", variant(plan.cull), variant_color(plan.cull.variant), ms(Pass::cull));
+    pass_row(p, "depth", "", kWhite, ms(Pass::depth));
+    pass_row(p, "light cull", variant(plan.light_cull), variant_color(plan.light_cull.variant), ms(Pass::light_cull));
+    pass_row(p, "forward", plan.mip.variant == Variant::subgroup ? "+ quad mip" : "", kGreen, ms(Pass::forward));
+    pass_row(p, "mip", variant(plan.mip), variant_color(plan.mip.variant), ms(Pass::mip));
+    std::string view = std::string(view_mode_name(plan.view.mode));
+    pass_row(p, "view", view, is_subgroup_view(plan.view.mode) ? variant_color(plan.view.variant) : kWhite, ms(Pass::view));
+    if (is_subgroup_view(plan.view.mode)) {
+        p.add(10, std::string(stage_name(plan.view.stage)) + " stage: " + std::string(variant_name(plan.view.variant)),
+              variant_color(plan.view.variant));
+        p.next_line();
+        if (plan.view.variant == Variant::unsupported) {
+            p.add(10, plan.view.reason, kRed);
+            p.next_line();
+        }
+    }
+    p.add(0, "frame", kWhite);
+    p.add(62, "CPU " + fixed(hud.cpu_frame_ms, 1) + " ms", kGrey);
+    p.add(150, ms_text(ms(Pass::frame)), kWhite);
+    p.next_line(1.4f);
+
+    // Without a cull pass in the frame everything is drawn (and the counter is not written).
+    bool culled = plan.cull.variant != Variant::off && ms(Pass::cull) >= 0;
+    uint64_t visible = culled ? hud.counters.triangles_visible : hud.triangles_total;
+    double percent = hud.triangles_total ? 100.0 * double(visible) / double(hud.triangles_total) : 0.0;
+    p.add(0, "triangles", kWhite);
+    p.add(62, thousands(visible) + " of " + thousands(hud.triangles_total) + (culled ? " visible (" : " drawn (") +
+                  fixed(percent, 1) + "%)",
+          kWhite);
+    p.next_line();
+    p.add(0, "lights", kWhite);
+    if (plan.light_cull.variant == Variant::off || ms(Pass::light_cull) < 0) {
+        p.add(62, std::to_string(hud.lights) + ", no light lists this frame", kGrey);
+    } else {
+        std::string entries =
+            std::to_string(hud.lights) + ", " + thousands(hud.counters.light_list_entries) + " list entries, ";
+        p.add(62, entries, kWhite);
+        p.add(62 + Overlay::text_width(entries, s) / s, thousands(hud.counters.light_list_overflow) + " overflow",
+              hud.counters.light_list_overflow ? kRed : kWhite);
+    }
+    p.next_line(1.4f);
+    p.add(0, "H help   F12 screenshot   Esc quit", kGrey);
+    p.next_line();
+    p.draw(overlay);
+    return p.right + p.pad;
+}
+
+// The key list: right of the stats panel where the frame is wide enough, else in its place.
+void draw_help(Overlay& overlay, float x, float s) {
+    float key_width = 0;
+    for (const KeyHelp& k : key_help()) key_width = std::max(key_width, Overlay::text_width(k.keys, s));
+    float column = key_width / s + 12;
+    Panel h(s, x, 4 * s);
+    h.add(0, "keys", kYellow);
+    h.next_line(1.4f);
+    for (const KeyHelp& k : key_help()) {
+        h.add(0, k.keys, kYellow);
+        h.add(column, k.action, kWhite);
+        h.next_line();
+    }
+    h.draw(overlay);
+}
+
+float help_width(float s) {
+    float key_width = 0, action_width = 0;
+    for (const KeyHelp& k : key_help()) {
+        key_width = std::max(key_width, Overlay::text_width(k.keys, s));
+        action_width = std::max(action_width, Overlay::text_width(k.action, s));
+    }
+    return key_width + 12 * s + action_width + 8 * s;
+}
+
+}  // namespace
+
+void draw_hud(Overlay& overlay, const HudState& hud) {
+    float s = hud_scale(hud.extent.height);
+    float width = float(hud.extent.width);
+    // Measure the stats panel by drawing it into a scratch overlay: one layout code path for both.
+    Overlay scratch;
+    float stats_right = draw_stats(scratch, hud, s);
+    bool side_by_side = stats_right + 8 * s + help_width(s) <= width;
+    if (!hud.help || side_by_side) draw_stats(overlay, hud, s);
+    if (hud.help) draw_help(overlay, side_by_side ? width - help_width(s) - 4 * s : 4 * s, s);
+
+    // Notes: newest at the bottom of the frame, older ones above.
+    float y = float(hud.extent.height) - 4 * s;
+    for (auto it = hud.notes.rbegin(); it != hud.notes.rend(); ++it) {
+        y -= Overlay::text_height(*it, s) + 6 * s;
+        overlay.label(4 * s, y, *it, kYellow, s);
+    }
+}

@@ -1,0 +1,47 @@
+// The window's heads-up display: device, plan, smoothed per-pass GPU times, counters, notes and key help,
+// drawn with the renderer's overlay at the end of the frame (so F12 screenshots include it).
+#pragma once
+
+#include <array>
+#include <string>
+#include <vector>
+
+#include "render/overlay.h"
+#include "vk/timer.h"
+
+// Exponentially smoothed per-pass milliseconds; a pass that stops running shows as not run at once.
+struct SmoothedTimes {
+    static constexpr double kWeight = 0.1;  // of the newest sample: about the last 10 frames
+    std::array<double, size_t(Pass::count)> ms;
+    SmoothedTimes() { ms.fill(-1.0); }
+    void add(const std::array<double, size_t(Pass::count)>& sample);
+};
+
+struct HudState {
+    std::string device;
+    uint32_t subgroup_size = 0;
+    VkExtent2D extent{};
+    std::string present_mode;
+    Plan plan;
+    SmoothedTimes gpu;
+    double cpu_frame_ms = 0;  // smoothed wall-clock time between frames
+    GpuCounters counters{};
+    uint64_t triangles_total = 0;
+    uint32_t lights = 0;
+    uint32_t animation_frame = 0;
+    bool paused = false;
+    bool help = false;
+    std::vector<std::string> notes;  // newest last, shown at the bottom
+};
+
+struct KeyHelp {
+    const char* keys;
+    const char* action;
+};
+// Every key and mouse control of the window (also what docs/controls.md lists).
+const std::vector<KeyHelp>& key_help();
+
+// Text scale for a frame height: stb_easy_font is ~7 px tall, so 1x up to 600 rows, then larger.
+float hud_scale(uint32_t height);
+
+void draw_hud(Overlay& overlay, const HudState& hud);

@@ -1,0 +1,27 @@
+// Moves the renderer's finished colour into a swapchain image with an image copy. Copies move raw
+// bytes, so a BGRA swapchain first gets the bytes reordered by a small compute pass; an RGBA one
+// takes the colour as it is. The bytes are sRGB-encoded already, so a UNORM and an _SRGB swapchain
+// both show them unchanged; a blit would encode them a second time into an _SRGB one, and needs
+// the format's BLIT_DST feature where a copy needs only TRANSFER_DST usage.
+#pragma once
+
+#include "vk/resources.h"
+
+// Swapchain formats the copy can fill; anything else is refused with a clear error.
+bool is_rgba8(VkFormat format);
+bool is_bgra8(VkFormat format);
+
+class Presenter {
+public:
+    void create(const Context& ctx);
+    // After every swapchain (re)creation, with the device idle.
+    void resize(const Context& ctx, VkFormat swapchain_format, VkExtent2D extent);
+    // Records colour -> target (a swapchain image, its contents discarded) -> PRESENT_SRC layout.
+    // The first access to `target` is at VK_PIPELINE_STAGE_2_COPY_BIT: wait for the acquire there.
+    void record(const Context& ctx, VkCommandBuffer cmd, Image& color, VkImage target, VkExtent2D target_extent);
+
+private:
+    Pipeline swizzle_;
+    Image swizzled_;  // BGRA bytes in an RGBA8 image, only for BGRA swapchains
+    bool needs_swizzle_ = false;
+};

@@ -1,0 +1,453 @@
+// The interactive window, driven like a user drives it: under an Xvfb display the test starts itself,
+// xdotool presses every key that changes a pass or a view, resizes the window and presses F12.
+// Oracles: the plan each key must select (from the device's own --info report), the window's size,
+// and a headless render of the same configuration and animation frame, which must equal the F12
+// screenshot everywhere except the HUD.
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "app/image_io.h"
+#include "gpu/harness.h"
+
+#ifdef SGD_HAVE_X11
+#include <X11/Xlib.h>
+#include <X11/Xutil.h>
+#endif
+
+namespace {
+
+using namespace std::chrono_literals;
+
+bool on_path(const std::string& program) {
+    return std::system(("command -v " + program + " >/dev/null 2>&1").c_str()) == 0;
+}
+
+// A child process we started; killed (by its pid) if the test ends before it does.
+struct Child {
+    pid_t pid = -1;
+    Child() = default;
+    Child(const Child&) = delete;
+    Child& operator=(Child&& o) noexcept {
+        std::swap(pid, o.pid);
+        return *this;
+    }
+    Child(Child&& o) noexcept { std::swap(pid, o.pid); }
+    ~Child() {
+        if (pid > 0) {
+            kill(pid, SIGTERM);
+            waitpid(pid, nullptr, 0);
+        }
+    }
+    // Exit code, or -1 while it still runs after `timeout`.
+    int wait(std::chrono::seconds timeout) {
+        auto end = std::chrono::steady_clock::now() + timeout;
+        while (std::chrono::steady_clock::now() < end) {
+            int status = 0;
+            if (waitpid(pid, &status, WNOHANG) == pid) {
+                pid = -1;
+                return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+            }
+            std::this_thread::sleep_for(50ms);
+        }
+        return -1;
+    }
+    bool running() {
+        return pid > 0 && waitpid(pid, nullptr, WNOHANG) == 0;
+    }
+};
+
+// Starts `argv` in `dir` with DISPLAY set (or unset if empty), stdout and stderr into `log`.
+Child spawn(const std::vector<std::string>& argv, const std::string& dir, const std::string& display,
+            const std::string& log, int keep_fd = -1) {
+    Child child;
+    child.pid = fork();
+    if (child.pid == 0) {
+        if (!dir.empty() && chdir(dir.c_str()) != 0) _exit(127);
+        if (display.empty()) {
+            unsetenv("DISPLAY");
+            unsetenv("WAYLAND_DISPLAY");
+        } else {
+            setenv("DISPLAY", display.c_str(), 1);
+        }
+        int out = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        dup2(out, 1);
+        dup2(out, 2);
+        for (int fd = 3; fd < 256; ++fd)
+            if (fd != keep_fd) close(fd);
+        std::vector<char*> args;
+        for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+        args.push_back(nullptr);
+        execvp(args[0], args.data());
+        _exit(127);
+    }
+    return child;
+}
+
+// An X server of our own, on a display number it picks itself (-displayfd).
+struct XServer {
+    Child process;
+    std::string display;
+
+    bool start(const std::string& dir) {
+        int fds[2];
+        if (pipe(fds) != 0) return false;
+        process = spawn({"Xvfb", "-displayfd", std::to_string(fds[1]), "-screen", "0", "1024x768x24", "-nolisten", "tcp"},
+                        "", "", dir + "/xvfb.log", fds[1]);
+        close(fds[1]);
+        std::string number;
+        char c;
+        auto end = std::chrono::steady_clock::now() + 30s;
+        fcntl(fds[0], F_SETFL, O_NONBLOCK);
+        while (std::chrono::steady_clock::now() < end) {
+            ssize_t n = read(fds[0], &c, 1);
+            if (n == 1 && c == '\n') break;
+            if (n == 1) number += c;
+            else if (n == 0) break;
+            else std::this_thread::sleep_for(20ms);
+        }
+        close(fds[0]);
+        if (number.empty()) return false;
+        display = ":" + number;
+        return true;
+    }
+};
+
+std::string read_text(const std::string& path) {
+    std::ifstream file(path);
+    std::stringstream s;
+    s << file.rdbuf();
+    return s.str();
+}
+
+std::vector<std::string> lines_starting(const std::string& text, const std::string& prefix) {
+    std::vector<std::string> lines;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);)
+        if (line.rfind(prefix, 0) == 0) lines.push_back(line);
+    return lines;
+}
+
+// Follows the demo's log: every configuration change prints one "frame N: ..." line.
+struct DemoLog {
+    std::string path;
+    Child* demo;
+
+    // Waits until a line starting with `prefix` appears after the first `skip` such lines; returns it.
+    std::string wait_line(const std::string& prefix, size_t skip, std::chrono::seconds timeout = 180s) {
+        auto end = std::chrono::steady_clock::now() + timeout;
+        while (std::chrono::steady_clock::now() < end) {
+            std::vector<std::string> lines = lines_starting(read_text(path), prefix);
+            if (lines.size() > skip) return lines[skip];
+            if (!demo->running()) break;
+            std::this_thread::sleep_for(50ms);
+        }
+        return {};
+    }
+    size_t count(const std::string& prefix) { return lines_starting(read_text(path), prefix).size(); }
+};
+
+struct Xdotool {
+    std::string display;
+    bool run(const std::string& args) {
+        return std::system(("DISPLAY=" + display + " xdotool " + args + " >/dev/null 2>&1").c_str()) == 0;
+    }
+    std::string window_id() {
+        std::string command = "DISPLAY=" + display + " xdotool search --name '^subgroup-demo$' 2>/dev/null";
+        FILE* pipe = popen(command.c_str(), "r");
+        if (!pipe) return {};
+        char buffer[64] = {};
+        std::string id = fgets(buffer, sizeof(buffer), pipe) ? buffer : "";
+        pclose(pipe);
+        while (!id.empty() && (id.back() == '\n' || id.back() == ' ')) id.pop_back();
+        return id;
+    }
+};
+
+// What the X server shows in the window now: the last image the demo presented.
+Png capture_window(const std::string& display, const std::string& window_id) {
+    Png png;
+#ifdef SGD_HAVE_X11
+    Display* x = XOpenDisplay(display.c_str());
+    if (!x) return png;
+    Window window = Window(std::stoul(window_id));
+    XWindowAttributes attributes;
+    if (XGetWindowAttributes(x, window, &attributes)) {
+        XImage* image = XGetImage(x, window, 0, 0, attributes.width, attributes.height, AllPlanes, ZPixmap);
+        if (image) {
+            png.width = attributes.width;
+            png.height = attributes.height;
+            png.rgba.resize(size_t(png.width) * png.height * 4);
+            auto channel = [](unsigned long pixel, unsigned long mask) {
+                int shift = __builtin_ctzl(mask);
+                return uint8_t((pixel & mask) >> shift);
+            };
+            for (int y = 0; y < png.height; ++y)
+                for (int x_ = 0; x_ < png.width; ++x_) {
+                    unsigned long pixel = XGetPixel(image, x_, y);
+                    uint8_t* out = &png.rgba[(size_t(y) * png.width + x_) * 4];
+                    out[0] = channel(pixel, image->red_mask);
+                    out[1] = channel(pixel, image->green_mask);
+                    out[2] = channel(pixel, image->blue_mask);
+                    out[3] = 255;
+                }
+            XDestroyImage(image);
+        }
+    }
+    XCloseDisplay(x);
+#else
+    (void)display;
+    (void)window_id;
+#endif
+    return png;
+}
+
+bool skip_without_x(std::string& why) {
+    for (const char* tool : {"Xvfb", "xdotool"})
+        if (!on_path(tool)) {
+            why = std::string(tool) + " is not installed (Debian packages xvfb and xdotool); the window test needs it";
+            return true;
+        }
+    return false;
+}
+
+// The variant `auto` resolves to on this device, from the demo's own --info report.
+nlohmann::json device_plan(const std::string& dir) {
+    DemoRun info = run_demo({"--info", "--report", dir + "/info.json"});
+    EXPECT_EQ(info.exit_code, 0) << info.output;
+    return read_json(dir + "/info.json");
+}
+
+struct Step {
+    std::string keys;      // xdotool key names
+    std::string expected;  // substring of the "frame N:" line the key must produce
+};
+
+TEST(Window, KeysSwitchEveryPassAndViewResizeAndF12SavesTheFrameWithHud) {
+    std::string why;
+    if (skip_without_x(why)) GTEST_SKIP() << why;
+    std::string dir = test_dir("window");
+    nlohmann::json info = device_plan(dir);
+    ASSERT_TRUE(info.is_object());
+    auto auto_variant = [&](const char* pass) { return info["plan"][pass]["variant"].get<std::string>(); };
+    std::vector<std::string> stages = info["subgroup"]["stages"].get<std::vector<std::string>>();
+    auto view_of = [&](const std::string& stage) {
+        bool supported = std::find(stages.begin(), stages.end(), stage) != stages.end();
+        return "view-lane-id-" + stage + (supported ? "" : "-unsupported") + " (";
+    };
+
+    XServer x;
+    ASSERT_TRUE(x.start(dir)) << "Xvfb did not start: " << read_text(dir + "/xvfb.log");
+    std::string log_path = dir + "/demo.log";
+    Child demo = spawn({SGD_DEMO, "--validate", "--size", "320x180"}, dir, x.display, log_path);
+    DemoLog log{log_path, &demo};
+    ASSERT_NE(log.wait_line("frame 0:", 0), "") << read_text(log_path);
+    Xdotool xdo{x.display};
+    std::string window = xdo.window_id();
+    ASSERT_FALSE(window.empty()) << "no window named subgroup-demo on " << x.display;
+    ASSERT_TRUE(xdo.run("windowfocus " + window));
+
+    // Pause first, so a headless run can render the very same animation frame.
+    ASSERT_TRUE(xdo.run("key space"));
+    std::string paused = log.wait_line("animation paused at frame ", 0);
+    ASSERT_FALSE(paused.empty()) << read_text(log_path);
+    uint32_t animation_frame = uint32_t(std::stoul(paused.substr(paused.rfind(' ') + 1)));
+
+    std::string cull = auto_variant("cull"), light = auto_variant("light_cull"), mip = auto_variant("mip");
+    std::vector<Step> steps = {
+        {"1", "cull-subgroup_"},  {"1", "cull-fallback_"},  {"1", "cull-off_"},       {"shift+1", "cull-fallback_"},
+        {"1", "cull-off_"},       {"1", "cull-" + cull + "_"},
+        {"2", "light-subgroup_"}, {"2", "light-fallback_"}, {"2", "light-off_"},      {"2", "light-" + light + "_"},
+        {"3", "mip-subgroup_"},   {"3", "mip-fallback_"},   {"3", "mip-off_"},        {"3", "mip-" + mip + "_"},
+        {"v", "view-lane-id-fragment"}, {"v", "view-first-last-lane-fragment"}, {"v", "view-active-lanes-fragment"},
+        {"v", "view-mip ("},      {"v", "view-light-count ("}, {"v", "view-shaded ("},
+        {"v", "view-lane-id-fragment"},
+        {"b", view_of("compute")}, {"b", view_of("vertex")}, {"b", view_of("tess-control")},
+        {"b", view_of("tess-eval")}, {"b", view_of("geometry")}, {"b", view_of("fragment")},
+        {"shift+v", "view-shaded ("},
+        {"1", "cull-subgroup_"},  {"0", "cull-" + cull + "_light-" + light + "_mip-" + mip + "_view-shaded ("},
+    };
+    size_t frames_logged = log.count("frame ");
+    for (const Step& step : steps) {
+        ASSERT_TRUE(xdo.run("key " + step.keys)) << step.keys;
+        std::string line = log.wait_line("frame ", frames_logged);
+        ASSERT_FALSE(line.empty()) << "no frame after key " << step.keys << "\n" << read_text(log_path);
+        EXPECT_NE(line.find(step.expected), std::string::npos) << "key " << step.keys << " gave: " << line;
+        frames_logged++;
+    }
+
+    // Help on and off again (the screenshot below compares the frame without it).
+    ASSERT_TRUE(xdo.run("key h"));
+    ASSERT_FALSE(log.wait_line("help shown", 0).empty());
+    ASSERT_TRUE(xdo.run("key h"));
+    ASSERT_FALSE(log.wait_line("help hidden", 0).empty());
+
+    ASSERT_TRUE(xdo.run("windowsize " + window + " 400 240"));
+    ASSERT_FALSE(log.wait_line("swapchain: 400x240", 0).empty()) << read_text(log_path);
+#ifdef SGD_HAVE_X11
+    // The mouse: a left drag orbits and the wheel zooms, so the window must show another picture
+    // (compared right of the HUD, x >= 300, with what it showed once the paused frame was steady).
+    auto scene_part_differs = [](const Png& a, const Png& b) {
+        if (a.width != 400 || b.width != 400 || a.height != 240 || b.height != 240) return true;
+        int changed = 0;
+        for (int y = 0; y < 240; ++y)
+            for (int x = 300; x < 400; ++x)
+                changed += std::abs(a.at(x, y)[0] - b.at(x, y)[0]) + std::abs(a.at(x, y)[1] - b.at(x, y)[1]) > 8;
+        return changed > 100 * 240 / 50;
+    };
+    Png before = capture_window(x.display, window);
+    for (int i = 0; i < 60; ++i) {  // steady: two captures a second apart agree
+        std::this_thread::sleep_for(1s);
+        Png again = capture_window(x.display, window);
+        bool steady = !scene_part_differs(before, again);
+        before = again;
+        if (steady) break;
+    }
+    ASSERT_TRUE(xdo.run("mousemove --window " + window + " 200 120 mousedown 1 sleep 2 mousemove_relative 60 25 sleep 2 "
+                        "mouseup 1 click 4 click 4"));
+    bool moved = false;
+    for (int i = 0; i < 60 && !moved; ++i) {
+        std::this_thread::sleep_for(1s);
+        moved = scene_part_differs(before, capture_window(x.display, window));
+    }
+    EXPECT_TRUE(moved) << "dragging and the wheel did not move the camera";
+    // R brings back the exact default view: the F12 comparison with the headless frame below relies on it.
+    ASSERT_TRUE(xdo.run("key r"));
+    ASSERT_FALSE(log.wait_line("camera reset", 0).empty()) << read_text(log_path);
+#endif
+
+    ASSERT_TRUE(xdo.run("key F12"));
+    std::string shot = log.wait_line("screenshot: ", 0);
+    ASSERT_FALSE(shot.empty()) << read_text(log_path);
+    std::string name = "subgroup-demo_cull-" + cull + "_light-" + light + "_mip-" + mip + "_view-shaded_400x240.png";
+    EXPECT_EQ(shot.substr(12, name.size()), name) << shot;
+    Png screenshot = read_png(dir + "/" + name);
+    ASSERT_EQ(screenshot.width, 400) << "missing or unreadable " << name;
+    ASSERT_EQ(screenshot.height, 240);
+
+    // The same configuration and animation frame, rendered headless (never with a HUD).
+    DemoRun headless = run_demo({"--headless", "--size", "400x240", "--frames", std::to_string(animation_frame + 1),
+                                 "--warmup", "0", "--screenshot", dir + "/headless.png"});
+    ASSERT_EQ(headless.exit_code, 0) << headless.output;
+    Png reference = read_png(dir + "/headless.png");
+    ASSERT_EQ(reference.width, 400);
+
+    // Where the two differ is the HUD: a region anchored at the top-left corner that holds text in
+    // the HUD's exact white. Everything else is the same render (the window's camera is the headless
+    // default view until it moves). "Same" allows 2 units per channel: light lists filled by atomics
+    // may list a tile's lights in another order in another run, and float sums in another order can
+    // round differently. The HUD's panel darkens what is under it by far more; a swapped byte order
+    // moves the background's blue and red by 7.
+    auto differs = [](const uint8_t* a, const uint8_t* b) {
+        return std::abs(a[0] - b[0]) > 2 || std::abs(a[1] - b[1]) > 2 || std::abs(a[2] - b[2]) > 2;
+    };
+    int x0 = 400, y0 = 240, x1 = -1, y1 = -1;
+    for (int y = 0; y < 240; ++y)
+        for (int x = 0; x < 400; ++x) {
+            const uint8_t *a = screenshot.at(x, y), *b = reference.at(x, y);
+            if (differs(a, b))
+                x0 = std::min(x0, x), y0 = std::min(y0, y), x1 = std::max(x1, x), y1 = std::max(y1, y);
+        }
+    ASSERT_GE(x1, 0) << "the F12 screenshot equals the headless frame: no HUD";
+    EXPECT_LE(x0, 8);
+    EXPECT_LE(y0, 8);
+    EXPECT_GE(x1 - x0, 150) << "HUD region too narrow";
+    EXPECT_GE(y1 - y0, 100) << "HUD region too short";
+    EXPECT_LT(x1, 360) << "the frames differ beyond the HUD panel (different configuration or camera?)";
+    EXPECT_LT(y1, 220) << "the frames differ beyond the HUD panel (different configuration or camera?)";
+    auto hud_white = [&](const Png& png) {
+        int count = 0;
+        for (int y = y0; y <= y1; ++y)
+            for (int x = x0; x <= x1; ++x) {
+                const uint8_t* p = png.at(x, y);
+                count += p[0] == 240 && p[1] == 240 && p[2] == 240;
+            }
+        return count;
+    };
+    EXPECT_GT(hud_white(screenshot), hud_white(reference) + 300) << "no HUD text in the HUD region";
+
+#ifdef SGD_HAVE_X11
+    // What the window shows (read back from the X server) is the frame, through the swapchain: outside
+    // the HUD, whose numbers change every frame, it equals the headless frame. Polled:
+    // the "saved" note covers the bottom rows for a few seconds after F12.
+    std::string mismatch = "no capture";
+    Png shown;
+    for (auto end = std::chrono::steady_clock::now() + 90s; std::chrono::steady_clock::now() < end && !mismatch.empty();) {
+        std::this_thread::sleep_for(500ms);
+        shown = capture_window(x.display, window);
+        if (shown.width != 400 || shown.height != 240) continue;
+        mismatch.clear();
+        for (int y = 0; y < 240 && mismatch.empty(); ++y)
+            for (int x = 0; x < 400 && mismatch.empty(); ++x) {
+                if (x <= x1 + 1 && y <= y1 + 1) continue;
+                const uint8_t *a = shown.at(x, y), *b = reference.at(x, y);
+                if (differs(a, b))
+                    mismatch = "at " + std::to_string(x) + "," + std::to_string(y) + " the window shows " +
+                               std::to_string(a[0]) + " " + std::to_string(a[1]) + " " + std::to_string(a[2]) +
+                               ", the frame has " + std::to_string(b[0]) + " " + std::to_string(b[1]) + " " +
+                               std::to_string(b[2]);
+            }
+    }
+    if (shown.width > 0) write_png(dir + "/window.png", shown.width, shown.height, shown.rgba);
+    EXPECT_EQ(mismatch, "") << "the window does not show the rendered frame (see " << dir << "/window.png)";
+    if (shown.width == 400) EXPECT_GT(hud_white(shown), hud_white(reference) + 300) << "the window shows no HUD";
+#endif
+
+    ASSERT_TRUE(xdo.run("key Escape"));
+    int code = demo.wait(120s);
+    std::string output = read_text(log_path);
+    EXPECT_EQ(code, 0) << output;
+    EXPECT_EQ(validation_lines(output), 0) << output;
+}
+
+TEST(Window, UnsupportedVariantIsSkippedWithANoteOnScreen) {
+    std::string why;
+    if (skip_without_x(why)) GTEST_SKIP() << why;
+    std::string dir = test_dir("window-skip");
+    XServer x;
+    ASSERT_TRUE(x.start(dir)) << "Xvfb did not start: " << read_text(dir + "/xvfb.log");
+    std::string log_path = dir + "/demo.log";
+    // Without quad operations the quad mip cannot run: the mip key must skip `subgroup`.
+    Child demo = spawn({SGD_DEMO, "--validate", "--size", "320x180", "--mask-ops", "quad"}, dir, x.display, log_path);
+    DemoLog log{log_path, &demo};
+    ASSERT_NE(log.wait_line("frame 0:", 0), "") << read_text(log_path);
+    Xdotool xdo{x.display};
+    std::string window = xdo.window_id();
+    ASSERT_FALSE(window.empty());
+    ASSERT_TRUE(xdo.run("windowfocus " + window));
+    ASSERT_TRUE(xdo.run("key 3"));
+    std::string line = log.wait_line("frame ", 1);
+    EXPECT_NE(line.find("mip-fallback_"), std::string::npos) << line;
+    EXPECT_NE(line.find("mip=fallback"), std::string::npos) << line;
+    std::string note = log.wait_line("note: skipped mip subgroup", 0);
+    EXPECT_NE(note.find("quad"), std::string::npos) << read_text(log_path);
+    ASSERT_TRUE(xdo.run("key F12"));
+    std::string shot = log.wait_line("screenshot: ", 0);
+    ASSERT_FALSE(shot.empty()) << read_text(log_path);
+    ASSERT_TRUE(xdo.run("key Escape"));
+    EXPECT_EQ(demo.wait(120s), 0) << read_text(log_path);
+    EXPECT_EQ(validation_lines(read_text(log_path)), 0) << read_text(log_path);
+
+    // The note is on screen: the HUD's note yellow, in the bottom rows where notes stack.
+    Png png = read_png(dir + "/" + shot.substr(12, shot.find(' ', 12) - 12));
+    ASSERT_EQ(png.width, 320) << shot;
+    int yellow = 0;
+    for (int y = png.height * 2 / 3; y < png.height; ++y)
+        for (int x = 0; x < png.width; ++x) {
+            const uint8_t* p = png.at(x, y);
+            yellow += p[0] == 255 && p[1] == 235 && p[2] == 120;
+        }
+    EXPECT_GT(yellow, 100) << "no note at the bottom of the screenshot";
+}
+
+}  // namespace
