@@ -125,6 +125,14 @@ g["materials"] = [{"pbrMetallicRoughness": {"baseColorTexture": {"index": 0}}}]
 g["meshes"][0]["primitives"][0]["material"] = 0
 write("textured.glb", glb(g, buf))
 
+# Coordinates near the float range: legal, but 2x2 copies spaced by the extent would overflow.
+huge = struct.pack("<9f", -3e38, 0, 0, 3e38, 0, 0, 0, 1, 0)
+g, buf = triangle()
+g["buffers"][0]["uri"] = uri(huge + IDX16)
+g["accessors"][0]["min"] = [-3e38, 0, 0]
+g["accessors"][0]["max"] = [3e38, 1, 0]
+write("huge_extent.gltf", g)
+
 # ---- broken -------------------------------------------------------------------------------------
 g, buf = triangle(with_uri=False)
 whole = glb(g, buf)

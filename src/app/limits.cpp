@@ -93,6 +93,7 @@ std::vector<PlannedAllocation> planned_allocations(const Scene& scene, const Opt
         {"depth", w * h * 4, K::image},
         {"half-resolution mip", std::max<uint64_t>(1, w / 2) * std::max<uint64_t>(1, h / 2) * 4, K::image},
         {"counters", sizeof(GpuCounters), K::buffer},
+        {"view params", 4096, K::buffer},  // the debug views' constant palette: under 4 KiB
     };
     for (uint32_t slot = 0; slot < kFramesInFlight; ++slot) {
         a.push_back({"lights", std::max<uint64_t>(1, options.lights) * sizeof(GpuLight), K::host_buffer});

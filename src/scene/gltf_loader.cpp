@@ -639,6 +639,28 @@ std::vector<std::vector<uint32_t>> load_meshes(const Model& model, Scene& scene)
 
 // ---- Materials and textures ---------------------------------------------------------------------
 
+// stb_image grows its IDAT buffer to each chunk's declared length before reading the chunk, so a
+// 100-byte PNG declaring a 256 MiB chunk cost a 256 MiB allocation (found by fuzz-scene as a
+// timeout under ASan). Every chunk must fit in the bytes there are; returns what is wrong, or empty.
+std::string png_layout_problem(const uint8_t* data, uint64_t size) {
+    static const uint8_t kSignature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+    if (size < 8 || memcmp(data, kSignature, 8) != 0)
+        return {};  // not a PNG: stb_image decides
+    for (uint64_t at = 8; at < size;) {
+        if (size - at < 12)
+            return "incomplete chunk header at byte " + std::to_string(at);
+        const uint8_t* p = data + at;
+        uint64_t length = uint64_t(p[0]) << 24 | uint64_t(p[1]) << 16 | uint64_t(p[2]) << 8 | p[3];
+        if (length > size - at - 12)
+            return "chunk at byte " + std::to_string(at) + " declares " + std::to_string(length) +
+                   " bytes, past the end (" + std::to_string(size) + ")";
+        at += 12 + length;
+        if (memcmp(p + 4, "IEND", 4) == 0)
+            break;
+    }
+    return {};
+}
+
 // Decodes image `index` to RGBA8; any problem is a warning and yields no texture.
 bool decode_image(const Model& model, int index, Texture& texture, std::vector<std::string>& warnings) {
     const tinygltf::Image& image = model.images[index];
@@ -654,6 +676,10 @@ bool decode_image(const Model& model, int index, Texture& texture, std::vector<s
     }
     if (encoded.size == 0 || encoded.size > INT32_MAX) {
         warnings.push_back(who + ": missing or unreadable; texture ignored");
+        return false;
+    }
+    if (std::string problem = png_layout_problem(encoded.data, encoded.size); !problem.empty()) {
+        warnings.push_back(who + ": corrupt PNG (" + problem + "); texture ignored");
         return false;
     }
     int width = 0, height = 0, channels = 0;

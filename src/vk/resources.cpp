@@ -46,7 +46,11 @@ VkDeviceMemory allocate(const Context& ctx, VkMemoryRequirements req, MemoryKind
     return memory;
 }
 
+std::vector<AllocationRecord>* g_allocation_log = nullptr;
+
 }  // namespace
+
+void set_allocation_log(std::vector<AllocationRecord>* log) { g_allocation_log = log; }
 
 std::string executable_dir() {
     char path[PATH_MAX];
@@ -115,6 +119,7 @@ Buffer create_buffer(const Context& ctx, VkDeviceSize size, VkBufferUsageFlags u
     Buffer b;
     b.device = ctx.device;
     b.size = size;
+    if (g_allocation_log) g_allocation_log->push_back({name, size, false});
     VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
     info.size = size ? size : 4;
     info.usage = usage;
@@ -149,6 +154,8 @@ Image create_image(const Context& ctx, VkExtent2D extent, VkFormat format, VkIma
     Image img;
     img.device = ctx.device;
     img.format = format;
+    if (g_allocation_log)  // every format the renderer uses is 4 bytes a texel
+        g_allocation_log->push_back({name, VkDeviceSize(extent.width) * extent.height * 4 * layers, true});
     img.extent = extent;
     img.layers = layers;
     VkImageCreateInfo info{VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO};

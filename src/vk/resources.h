@@ -45,6 +45,15 @@ struct Image {
 
 enum class MemoryKind { device_local, host_upload, host_readback };
 
+// Every buffer and image created while a log is set, by name and requested size: lets a test hold
+// the limits check (app/limits.cpp) to what the renderer really allocates.
+struct AllocationRecord {
+    std::string name;
+    VkDeviceSize bytes = 0;
+    bool image = false;
+};
+void set_allocation_log(std::vector<AllocationRecord>* log);  // nullptr stops logging
+
 Buffer create_buffer(const Context& ctx, VkDeviceSize size, VkBufferUsageFlags usage, MemoryKind kind, const char* name);
 // Creates a device-local buffer holding `data` (staged through a host buffer).
 Buffer create_buffer_with_data(const Context& ctx, const void* data, VkDeviceSize size, VkBufferUsageFlags usage,

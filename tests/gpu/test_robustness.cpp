@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <random>
 #include <regex>
 #include <sstream>
@@ -13,7 +14,10 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "app/limits.h"
+#include "app/run.h"
 #include "gpu/harness.h"
+#include "render/renderer.h"
 #include "vk/resources.h"
 
 using nlohmann::json;
@@ -221,6 +225,15 @@ TEST(RobustInput, HugeCountsExit3) {
     expect_failure(run_demo(small_run({"--scene", write_gltf(dir + "/c.gltf", gltf)})), 3, "1 GiB of vertex data");
 }
 
+// Coordinates near the float range load (they are legal) and render alone; copies spaced by such
+// an extent would sit at infinity, so --instances refuses them.
+TEST(RobustInput, ExtremeCoordinatesRefuseInstances) {
+    std::string scene = std::string(SGD_TEST_DATA) + "/../fuzz-corpus/huge_extent.gltf";
+    DemoRun alone = run_demo(small_run({"--scene", scene}));
+    EXPECT_EQ(alone.exit_code, 0) << alone.output;
+    expect_failure(run_demo(small_run({"--scene", scene, "--instances", "2"})), 3, "beyond the float range");
+}
+
 TEST(RobustInput, NegativeAndOverflowingOffsetsExit3) {
     std::string dir = test_dir("offsets");
     json gltf = quad_gltf();
@@ -324,6 +337,50 @@ TEST(RobustLimits, InstancesBeyondTheStorageRangeExit2) {
     DemoRun run = run_demo(small_run({"--scene", scene, "--instances", std::to_string(n)}));
     expect_failure(run, 2, "the culled indices buffer would need ");
     EXPECT_NE(last_line(run.output).find("(" + std::to_string(n * n * 10000 * 12) + " bytes)"), std::string::npos);
+}
+
+// The limits check is only as honest as its list: every buffer and image the renderer creates for
+// a scene must be in planned_allocations() with its size (an upper bound within 4 KiB), and every
+// planned one must be created. A pass that adds a buffer fails here until app/limits.cpp lists it.
+TEST(RobustLimits, PlannedAllocationsAreWhatTheRendererAllocates) {
+    Context ctx;
+    create_context(ctx, {});
+    Options options;
+    options.width = 96;
+    options.height = 64;
+    options.lights = 300;
+    options.instances = 2;
+    Scene scene = load_requested_scene(options);
+    RendererConfig config;
+    config.extent = {options.width, options.height};
+    config.lights = options.lights;
+    config.plan = make_plan(ctx.subgroup, ctx.features, options.plan);
+    config.cull_group_size = options.cull_group_size;
+
+    std::vector<AllocationRecord> log;
+    set_allocation_log(&log);
+    { Renderer renderer(ctx, scene, config); }
+    set_allocation_log(nullptr);
+
+    std::map<std::string, uint64_t> actual, planned;
+    uint64_t largest_staging = 0;
+    for (const AllocationRecord& r : log) {
+        if (r.name == "staging" || r.name == "texture staging") largest_staging = std::max<uint64_t>(largest_staging, r.bytes);
+        else actual[r.name] += r.bytes;
+    }
+    for (const PlannedAllocation& p : planned_allocations(scene, options)) planned[p.name] += p.bytes;
+    ASSERT_GT(actual.size(), 10u);
+    for (const auto& [name, bytes] : actual) {
+        SCOPED_TRACE(name);
+        ASSERT_TRUE(planned.count(name)) << "the renderer allocates '" << name << "' (" << bytes
+                                         << " bytes) but app/limits.cpp does not plan it";
+        EXPECT_GE(planned[name], bytes);
+        EXPECT_LE(planned[name], bytes + 4096);
+    }
+    for (const auto& [name, bytes] : planned)
+        if (name != "staging" && name != "readback") EXPECT_TRUE(actual.count(name)) << "planned but never allocated: " << name;
+    EXPECT_GE(planned["staging"], largest_staging);
+    EXPECT_EQ(planned["staging"], largest_staging);
 }
 
 TEST(RobustLimits, TooManyDrawsExit2) {
