@@ -99,6 +99,7 @@ std::vector<PlannedAllocation> planned_allocations(const Scene& scene, const Opt
         a.push_back({"lights", std::max<uint64_t>(1, options.lights) * sizeof(GpuLight), K::host_buffer});
         a.push_back({"frame uniforms", sizeof(FrameUniforms), K::host_buffer});
         a.push_back({"overlay vertices", Overlay::kMaxVertices * sizeof(OverlayVertex), K::host_buffer});
+        a.push_back({"frame counters readback", sizeof(GpuCounters), K::host_buffer});
     }
     // Uploads stage one buffer at a time; the largest staging buffer lives next to everything above.
     uint64_t staging = (scene.textures.size() + 1) * uint64_t(kTextureSize) * kTextureSize * 4;
