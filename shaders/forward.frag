@@ -19,9 +19,7 @@ vec3 shade() {
     vec3 normal = normalize(in_normal);
     if (!gl_FrontFacing) normal = -normal;
     vec3 color = ambient_and_sun(albedo, normal);
-    uint light_count = frame.sizes.z;
-    for (uint i = 0; i < light_count; ++i)
-        color += point_light(lights[i], albedo, in_world_position, normal);
+    color += shade_point_lights(uvec2(gl_FragCoord.xy), albedo, in_world_position, normal);
     return color;
 }
 

@@ -6,6 +6,12 @@ sgd_shader(scene.vert depth DEPTH_ONLY=1)
 sgd_shader(scene.vert forward)
 sgd_shader(forward.frag plain)
 
+# Triangle culling (src/passes/cull_pass.cpp): subgroup scan and shared-memory fallback, and
+# the step that totals the survivors for the report.
+sgd_shader(cull.comp subgroup CULL_SUBGROUP=1)
+sgd_shader(cull.comp fallback)
+sgd_shader(cull_count.comp plain)
+
 # Half-resolution mip (docs/quad-mip.md): the forward shader writing it with quad swaps, the same
 # SPIR-V with VK_KHR_shader_quad_control's full quads + maximal reconvergence, the compute fallback,
 # and the `mip` debug view.
@@ -18,6 +24,12 @@ sgd_shader(mip_view.comp main)
 # Screen-space overlay: legends, markings, HUD.
 sgd_shader(overlay.vert main)
 sgd_shader(overlay.frag main)
+
+# Light culling: per-tile light lists, ballot-aggregated (subgroup) or one atomic per entry
+# (fallback); and the light-count view's heat map.
+sgd_shader(light_cull.comp subgroup SUBGROUP=1)
+sgd_shader(light_cull.comp fallback)
+sgd_shader(light_count.comp main)
 
 # Debug views (src/passes/debug_view_pass.cpp): in each stage a variant per view, and `plain`
 # without any subgroup operation (pass-through, colouring of records, and the hatch).
@@ -47,6 +59,9 @@ sgd_shader(view.comp plain)
 sgd_shader(view.comp lane_id VIEW_LANE_ID=1)
 sgd_shader(view.comp first_last VIEW_FIRST_LAST=1)
 sgd_shader(view.comp active VIEW_ACTIVE=1)
+
+# Tests: a probe that GPU-assisted validation must catch writing past its binding.
+sgd_shader(robust_probe.comp main)
 
 # Window: RGBA -> BGRA reorder before the copy into the swapchain image.
 sgd_shader(present.comp swizzle)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages subgroup-demo needs, if any are missing, then configures the build.
-# Usage: tools/setup.sh [cmake-preset]   (default preset: "default", Release, in build/)
+# Usage: tools/setup.sh [cmake-preset]   (default preset: "default", Release, in build/;
+#        "sanitize": ASan+UBSan in build-asan/; "fuzz": clang + libFuzzer in build-fuzz/)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -8,6 +9,10 @@ packages=(cmake ninja-build g++ pkg-config
           libvulkan-dev glslc spirv-tools vulkan-validationlayers vulkan-tools mesa-vulkan-drivers
           libglfw3-dev libglm-dev libstb-dev libtinygltf-dev nlohmann-json3-dev libgtest-dev
           xvfb xdotool xauth)
+# The libFuzzer target (preset `fuzz`, docs/robustness.md) needs clang and its runtime libraries.
+if [ "${1:-default}" = fuzz ]; then
+    packages+=(clang libclang-rt-14-dev)
+fi
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,8 +1,415 @@
 #include "app/compare.h"
 
+#include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 
-int run_compare(const Options&) {
-    fprintf(stderr, "error: --compare is not built yet; use --headless with --cull/--light-cull/--mip\n");
-    return 2;
+#include "app/image_io.h"
+
+std::vector<CompareConfig> comparison_matrix() {
+    using R = Request;
+    std::vector<CompareConfig> m;
+    const std::pair<const char*, R> variants[] = {{"subgroup", R::subgroup}, {"fallback", R::fallback}, {"off", R::off}};
+    for (const auto& [suffix, r] : variants) m.push_back({std::string("cull-") + suffix, r, R::automatic, R::automatic});
+    for (const auto& [suffix, r] : variants) m.push_back({std::string("light-cull-") + suffix, R::automatic, r, R::automatic});
+    for (const auto& [suffix, r] : variants) m.push_back({std::string("mip-") + suffix, R::automatic, R::automatic, r});
+    m.push_back({"all-subgroup", R::subgroup, R::subgroup, R::subgroup});
+    m.push_back({"all-fallback", R::fallback, R::fallback, R::fallback});
+    return m;
+}
+
+namespace {
+
+const CompareRun* find_run(const std::vector<CompareRun>& runs, const std::string& name) {
+    for (const CompareRun& r : runs)
+        if (r.config.name == name) return &r;
+    return nullptr;
+}
+
+// Why `run` cannot provide `pass`'s median, or empty if it can.
+std::string missing_timing(const CompareRun* run, const std::string& name, Pass pass) {
+    if (!run) return name + " is not in this comparison";
+    if (run->skipped) return name + " was skipped: " + run->skip_reason;
+    if (!run->result.ran[size_t(pass)])
+        return std::string("the ") + pass_name(pass) + " pass recorded no GPU time in " + name +
+               " (it did not run in that configuration)";
+    return "";
+}
+
+double median(const CompareRun* run, Pass pass) { return run->result.timings[size_t(pass)].median; }
+
+std::string fixed(double v, int decimals) {
+    char text[64];
+    snprintf(text, sizeof(text), "%.*f", decimals, v);
+    return text;
+}
+
+// Milliseconds with about four significant digits: 0.0123, 0.123, 1.234, 12.35, 123.5.
+std::string format_ms(double ms) {
+    double a = std::fabs(ms);
+    return fixed(ms, a < 0.1 ? 4 : a < 10 ? 3 : a < 100 ? 2 : 1);
+}
+
+std::string format_ratio(const PassRatio& r) { return r.ratio ? fixed(*r.ratio, 2) + "x" : "n/a"; }
+
+void finish_ratio(PassRatio& r) {
+    r.measured = true;
+    if (r.subgroup_ms <= 0) {
+        r.reason = "the subgroup path's cost measured " + format_ms(r.subgroup_ms) + " ms (" + r.measured_as +
+                   "): not above the run-to-run noise, so no ratio";
+        return;
+    }
+    r.ratio = r.fallback_ms / r.subgroup_ms;
+}
+
+PassRatio pass_ratio(const std::vector<CompareRun>& runs, const char* key, const std::string& prefix, Pass pass) {
+    PassRatio r;
+    r.key = key;
+    r.fallback_run = prefix + "-fallback";
+    r.subgroup_run = prefix + "-subgroup";
+    r.measured_as = std::string(pass_name(pass)) + " pass median in " + r.fallback_run + " over the same in " + r.subgroup_run;
+    const CompareRun* fb = find_run(runs, r.fallback_run);
+    const CompareRun* sg = find_run(runs, r.subgroup_run);
+    r.reason = missing_timing(sg, r.subgroup_run, pass);
+    if (r.reason.empty()) r.reason = missing_timing(fb, r.fallback_run, pass);
+    if (!r.reason.empty()) return r;
+    r.fallback_ms = median(fb, pass);
+    r.subgroup_ms = median(sg, pass);
+    finish_ratio(r);
+    return r;
+}
+
+// The quad mip has no pass of its own: it is stored by the forward fragment shader, so its cost
+// is what it adds to the forward pass over the same frame without a mip.
+PassRatio mip_ratio(const std::vector<CompareRun>& runs) {
+    const CompareRun* sg = find_run(runs, "mip-subgroup");
+    if (sg && !sg->skipped && sg->result.ran[size_t(Pass::mip)]) return pass_ratio(runs, "mip", "mip", Pass::mip);
+    PassRatio r;
+    r.key = "mip";
+    r.fallback_run = "mip-fallback";
+    r.subgroup_run = "mip-subgroup";
+    r.measured_as = "mip pass median in mip-fallback over the forward pass median in mip-subgroup minus that in mip-off";
+    const CompareRun* fb = find_run(runs, "mip-fallback");
+    const CompareRun* off = find_run(runs, "mip-off");
+    r.reason = missing_timing(sg, "mip-subgroup", Pass::forward);
+    if (r.reason.empty()) r.reason = missing_timing(off, "mip-off", Pass::forward);
+    if (r.reason.empty()) r.reason = missing_timing(fb, "mip-fallback", Pass::mip);
+    if (!r.reason.empty()) return r;
+    r.fallback_ms = median(fb, Pass::mip);
+    r.subgroup_ms = median(sg, Pass::forward) - median(off, Pass::forward);
+    finish_ratio(r);
+    return r;
+}
+
+PassRatio frame_ratio(const std::vector<CompareRun>& runs) {
+    PassRatio r = pass_ratio(runs, "frame", "all", Pass::frame);
+    r.measured_as = "frame median in all-fallback over the same in all-subgroup";
+    return r;
+}
+
+nlohmann::json config_json(const CompareConfig& c) {
+    return {{"cull", request_name(c.cull)}, {"light_cull", request_name(c.light_cull)}, {"mip", request_name(c.mip)}};
+}
+
+void write_text(const std::string& path, const std::string& text) {
+    std::ofstream file(path);
+    if (!file || !(file << text)) throw std::runtime_error("cannot write " + path + " (is the folder writable?)");
+}
+
+nlohmann::json ratio_detail_json(const PassRatio& r) {
+    nlohmann::json j = {{"fallback_run", r.fallback_run}, {"subgroup_run", r.subgroup_run}, {"measured_as", r.measured_as}};
+    if (r.measured) {
+        j["fallback_ms"] = r.fallback_ms;
+        j["subgroup_ms"] = r.subgroup_ms;
+    }
+    if (!r.reason.empty()) j["reason"] = r.reason;
+    return j;
+}
+
+nlohmann::json comparison_json(const Context& ctx, const Options& o, const Scene& scene, const CompareResult& c) {
+    nlohmann::json runs = nlohmann::json::array(), skipped = nlohmann::json::array();
+    for (const CompareRun& r : c.runs) {
+        if (r.skipped)
+            skipped.push_back({{"name", r.config.name}, {"config", config_json(r.config)}, {"reason", r.skip_reason}});
+        else
+            runs.push_back(r.report);
+    }
+    nlohmann::json ratios = nlohmann::json::object(), details = nlohmann::json::object();
+    for (const PassRatio& r : c.ratios) {
+        ratios[r.key] = r.ratio ? nlohmann::json(*r.ratio) : nlohmann::json(nullptr);
+        details[r.key] = ratio_detail_json(r);
+    }
+    return {{"schema", 1},
+            {"device", device_json(ctx)},
+            {"subgroup", subgroup_json(ctx)},
+            {"scene",
+             {{"path", scene.path}, {"triangles", scene.triangle_count()}, {"instances", o.instances}, {"lights", o.lights}}},
+            {"frame", {{"width", o.width}, {"height", o.height}, {"frames", o.frames}, {"warmup", o.warmup}}},
+            {"validation", {{"enabled", o.validate}, {"messages", c.validation_messages}}},
+            {"runs", runs},
+            {"skipped", skipped},
+            {"ratios", ratios},
+            {"ratio_details", details}};
+}
+
+// The quad mip has no timestamps of its own: it is part of the forward pass.
+bool mip_in_forward(const CompareRun& r) { return !r.result.ran[size_t(Pass::mip)] && r.plan.mip.variant == Variant::subgroup; }
+
+std::string pass_ms(const CompareRun& r, Pass p) {
+    if (r.result.ran[size_t(p)]) return format_ms(r.result.timings[size_t(p)].median);
+    return p == Pass::mip && mip_in_forward(r) ? "in fwd" : "-";
+}
+
+constexpr Pass kTablePasses[] = {Pass::cull, Pass::depth, Pass::light_cull, Pass::forward, Pass::mip, Pass::frame};
+
+std::string markdown_report(const Context& ctx, const Options& o, const Scene& scene, const CompareResult& c) {
+    std::string md;
+    auto line = [&](const std::string& s) { md += s + "\n"; };
+    line("# subgroup-demo comparison");
+    line("");
+    line("- device: " + ctx.info.name + " (" + ctx.info.type + (ctx.info.type == "cpu" ? ": a CPU rasterizer, not a GPU" : "") +
+         "), driver " + ctx.info.driver + ", Vulkan " + ctx.info.api_version);
+    line("- subgroup size " + std::to_string(ctx.subgroup.size) + " (min " + std::to_string(ctx.subgroup.min_size) + ", max " +
+         std::to_string(ctx.subgroup.max_size) + ")" +
+         (ctx.subgroup.masked_stages || ctx.subgroup.masked_ops ? ", with masks applied (see report.json)" : ""));
+    line("- scene: " + scene.path + ", " + std::to_string(scene.triangle_count()) + " triangles (--instances " +
+         std::to_string(o.instances) + "), " + std::to_string(o.lights) + " lights");
+    line("- " + std::to_string(o.width) + "x" + std::to_string(o.height) + ", " + std::to_string(o.frames) + " frames of which " +
+         std::to_string(o.warmup) + " warm-up frames are not timed; GPU timestamps, milliseconds");
+    line("- validation: " + std::string(o.validate ? std::to_string(c.validation_messages) + " message(s)" : "off"));
+    line("");
+    line("## Speed-up of each subgroup path over its fallback");
+    line("");
+    line("| pass | fallback ms | subgroup ms | speed-up | measured as |");
+    line("| --- | ---: | ---: | ---: | --- |");
+    for (const PassRatio& r : c.ratios) {
+        if (r.ratio)
+            line("| " + r.key + " | " + format_ms(r.fallback_ms) + " | " + format_ms(r.subgroup_ms) + " | " + format_ratio(r) +
+                 " | " + r.measured_as + " |");
+        else if (r.measured)
+            line("| " + r.key + " | " + format_ms(r.fallback_ms) + " | " + format_ms(r.subgroup_ms) + " | n/a | " + r.reason + " |");
+        else
+            line("| " + r.key + " | | | n/a | " + r.reason + " |");
+    }
+    line("");
+    line("## Configurations");
+    line("");
+    line("Requested variants and what the plan resolved them to; frame time is the median GPU frame.");
+    line("");
+    line("| configuration | cull | light-cull | mip | frame ms | triangles visible | light-list entries | screenshot |");
+    line("| --- | --- | --- | --- | ---: | ---: | ---: | --- |");
+    for (const CompareRun& r : c.runs) {
+        if (r.skipped) {
+            line("| " + r.config.name + " | | | | skipped | | | " + r.skip_reason + " |");
+            continue;
+        }
+        auto cell = [](Request req, const PassPlan& p) {
+            return req == Request::automatic ? "auto: " + std::string(variant_name(p.variant)) : std::string(variant_name(p.variant));
+        };
+        const nlohmann::json& counters = r.report["counters"];
+        line("| " + r.config.name + " | " + cell(r.config.cull, r.plan.cull) + " | " + cell(r.config.light_cull, r.plan.light_cull) +
+             " | " + cell(r.config.mip, r.plan.mip) + " | " + format_ms(r.result.timings[size_t(Pass::frame)].median) + " | " +
+             std::to_string(counters["triangles_visible"].get<uint64_t>()) + " | " +
+             std::to_string(counters["light_list_entries"].get<uint64_t>()) + " | [" + r.config.name + ".png](" + r.config.name +
+             ".png) |");
+    }
+    line("");
+    line("## Pass times, median / min / max ms");
+    line("");
+    std::string header = "| configuration |", rule = "| --- |";
+    for (Pass p : kTablePasses) {
+        header += std::string(" ") + pass_name(p) + " |";
+        rule += " ---: |";
+    }
+    line(header);
+    line(rule);
+    for (const CompareRun& r : c.runs) {
+        if (r.skipped) continue;
+        std::string row = "| " + r.config.name + " |";
+        for (Pass p : kTablePasses) {
+            const TimingStats& t = r.result.timings[size_t(p)];
+            if (r.result.ran[size_t(p)])
+                row += " " + format_ms(t.median) + " / " + format_ms(t.min) + " / " + format_ms(t.max) + " |";
+            else
+                row += p == Pass::mip && mip_in_forward(r) ? " in forward |" : " - |";
+        }
+        line(row);
+    }
+    line("");
+    line("A `-` means the pass did not run in that configuration; `in forward`: the quad mip is stored by the forward "
+         "fragment shader, so its cost is part of the forward time. The sheet is compare.png; the numbers are in report.json.");
+    return md;
+}
+
+// "--mip subgroup: quad ... on this device; use auto or fallback" -> "quad ... on this device":
+// the option and the advice are CLI talk; the sheet's cell already names the configuration.
+std::string short_reason(const std::string& reason) {
+    size_t colon = reason.find(": ");
+    std::string s = reason.rfind("--", 0) == 0 && colon != std::string::npos ? reason.substr(colon + 2) : reason;
+    size_t advice = s.find("; use ");
+    return advice == std::string::npos ? s : s.substr(0, advice);
+}
+
+RgbaImage comparison_sheet(const Context& ctx, const Options& o, const Scene& scene, const CompareResult& c,
+                           const std::vector<RgbaImage>& shots) {
+    SheetLayout layout = compare_sheet_layout(o.width, o.height, c.runs.size());
+    const uint32_t white = pack_rgba(245, 245, 245), grey = pack_rgba(190, 190, 196), gold = pack_rgba(255, 208, 96);
+    std::string device = ctx.info.name + " (" + (ctx.info.type == "cpu" ? std::string("CPU device, not a GPU") : ctx.info.type + " GPU") +
+                         "), " + ctx.info.driver;
+    std::string setup = "subgroup size " + std::to_string(ctx.subgroup.size) + "   " + std::to_string(o.width) + "x" +
+                        std::to_string(o.height) + "   " + std::to_string(scene.triangle_count()) + " triangles   " +
+                        std::to_string(o.lights) + " lights   median of " + std::to_string(o.frames - o.warmup) + " frames, ms";
+    std::string speedups = "speed-up, fallback / subgroup:";
+    for (const PassRatio& r : c.ratios) speedups += "   " + std::string(r.key == "light_cull" ? "light-cull" : r.key) + " " + format_ratio(r);
+    std::vector<TextLine> header = {{"subgroup-demo --compare   " + device, white}, {setup, grey}, {speedups, gold}};
+
+    std::vector<SheetCell> cells;
+    for (size_t i = 0; i < c.runs.size(); ++i) {
+        const CompareRun& r = c.runs[i];
+        SheetCell cell;
+        if (r.skipped) {
+            cell.lines = {{r.config.name, grey}, {"skipped:", grey}};
+            int text_w = layout.cell_width - layout.margin;
+            for (const std::string& s : wrap_text(short_reason(r.skip_reason), text_w, layout.text_scale))
+                if (cell.lines.size() < size_t(kCompareLabelLines)) cell.lines.push_back({s, grey});
+        } else {
+            cell.image = &shots[i];
+            cell.lines = {{r.config.name, white},
+                          {"frame " + pass_ms(r, Pass::frame) + " ms", gold},
+                          {"cull " + pass_ms(r, Pass::cull) + "  depth " + pass_ms(r, Pass::depth), grey},
+                          {"light-cull " + pass_ms(r, Pass::light_cull) + "  fwd " + pass_ms(r, Pass::forward), grey},
+                          {"mip " + pass_ms(r, Pass::mip), grey}};
+        }
+        cells.push_back(std::move(cell));
+    }
+    return compose_sheet(layout, header, cells);
+}
+
+}  // namespace
+
+SheetLayout compare_sheet_layout(uint32_t frame_width, uint32_t frame_height, size_t configurations) {
+    return make_sheet_layout(frame_width, frame_height, configurations, kCompareHeaderLines, kCompareLabelLines);
+}
+
+std::array<PassRatio, 4> compute_ratios(const std::vector<CompareRun>& runs) {
+    return {pass_ratio(runs, "cull", "cull", Pass::cull), pass_ratio(runs, "light_cull", "light-cull", Pass::light_cull),
+            mip_ratio(runs), frame_ratio(runs)};
+}
+
+CompareResult run_comparison(const Context& ctx, const Scene& scene, const Options& options, const CompareProgressFn& progress) {
+    namespace fs = std::filesystem;
+    using clock = std::chrono::steady_clock;
+    CompareResult c;
+    c.dir = options.out_dir;
+    std::error_code error;
+    fs::create_directories(c.dir, error);
+    if (!fs::is_directory(c.dir)) throw std::runtime_error("cannot create the --out folder " + c.dir);
+
+    // Plans first (pure, no GPU): skipped configurations are known before the first frame, so the
+    // estimate counts only what will really run.
+    for (const CompareConfig& config : comparison_matrix()) {
+        CompareRun run;
+        run.config = config;
+        // Timings compare passes, so every configuration renders the plain shaded frame: a debug
+        // view (the window may be showing one) would add its own pass and change the screenshots.
+        PlanRequest request{config.cull, config.light_cull, config.mip};
+        try {
+            run.plan = make_plan(ctx.subgroup, ctx.features, request);
+        } catch (const UnsupportedRequest& e) {
+            run.skipped = true;
+            run.skip_reason = e.what();
+        }
+        c.runs.push_back(std::move(run));
+    }
+    size_t to_run = 0;
+    for (const CompareRun& r : c.runs) to_run += !r.skipped;
+
+    auto start = clock::now();
+    double run_seconds = 0;
+    size_t done = 0;
+    for (size_t i = 0; i < c.runs.size(); ++i) {
+        CompareRun& run = c.runs[i];
+        if (progress) {
+            CompareProgress p{i + 1, c.runs.size(), run.config.name, run.skipped};
+            p.elapsed_s = std::chrono::duration<double>(clock::now() - start).count();
+            if (done > 0) p.eta_s = run_seconds / double(done) * double(to_run - done);
+            progress(p);
+        }
+        if (run.skipped) continue;
+
+        Options o = options;
+        o.plan = PlanRequest{run.config.cull, run.config.light_cull, run.config.mip};
+        o.screenshot = (fs::path(c.dir) / (run.config.name + ".png")).string();
+        o.mip_dump.clear();
+        o.report.clear();
+
+        uint32_t messages_before = validation_message_count();
+        auto run_start = clock::now();
+        run.result = run_headless(ctx, scene, o, run.plan, true);
+        run.seconds = std::chrono::duration<double>(clock::now() - run_start).count();
+        run.validation_messages = validation_message_count() - messages_before;
+        run_seconds += run.seconds;
+        ++done;
+
+        run.report = report_json(ctx, o, run.plan, scene, run.result);
+        run.report["validation"]["messages"] = run.validation_messages;  // this configuration's, not the process's
+        run.report["name"] = run.config.name;
+        run.report["config"] = config_json(run.config);
+        c.validation_messages += run.validation_messages;
+    }
+
+    c.ratios = compute_ratios(c.runs);
+    c.report = comparison_json(ctx, options, scene, c);
+    c.report_json = (fs::path(c.dir) / "report.json").string();
+    c.report_md = (fs::path(c.dir) / "report.md").string();
+    c.sheet = (fs::path(c.dir) / "compare.png").string();
+    write_text(c.report_json, c.report.dump(2) + "\n");
+    write_text(c.report_md, markdown_report(ctx, options, scene, c));
+
+    // Thumbnails from the screenshots as written, so the sheet shows exactly what the files hold.
+    std::vector<RgbaImage> shots(c.runs.size());
+    for (size_t i = 0; i < c.runs.size(); ++i)
+        if (!c.runs[i].skipped) {
+            shots[i] = load_image(c.runs[i].result.screenshot);
+            if (shots[i].width == 0) throw std::runtime_error("cannot read back the screenshot " + c.runs[i].result.screenshot);
+        }
+    RgbaImage sheet = comparison_sheet(ctx, options, scene, c, shots);
+    write_png(c.sheet, sheet.width, sheet.height, sheet.rgba);
+    return c;
+}
+
+int run_compare(const Options& options) {
+    ContextOptions co;
+    co.validate = options.validate;
+    co.device_index = options.device ? int(*options.device) : -1;
+    co.mask_stages = options.mask_stages;
+    co.mask_ops = options.mask_ops;
+    Context ctx;
+    create_context(ctx, co);
+    Scene scene = load_requested_scene(options);
+    check_device_limits(ctx, options, scene);
+
+    fprintf(stderr, "compare: %s, subgroup size %u, %ux%u, %llu triangles, %u lights, %u frames (%u warm-up)\n",
+            ctx.info.name.c_str(), ctx.subgroup.size, options.width, options.height,
+            (unsigned long long)scene.triangle_count(), options.lights, options.frames, options.warmup);
+    CompareResult c = run_comparison(ctx, scene, options, [](const CompareProgress& p) {
+        std::string eta = p.eta_s < 0 ? std::string("estimating") : "about " + std::to_string(int(std::ceil(p.eta_s))) + " s left";
+        fprintf(stderr, "[%zu/%zu] %-20s %s  (%.0f s elapsed, %s)\n", p.index, p.count, p.name.c_str(),
+                p.skipped ? "skipped" : "running", p.elapsed_s, eta.c_str());
+    });
+    for (const CompareRun& r : c.runs)
+        if (r.skipped) fprintf(stderr, "skipped %s: %s\n", r.config.name.c_str(), r.skip_reason.c_str());
+    for (const PassRatio& r : c.ratios) {
+        if (r.ratio)
+            printf("%-10s speed-up %.2fx (fallback %s ms / subgroup %s ms)\n", r.key.c_str(), *r.ratio,
+                   format_ms(r.fallback_ms).c_str(), format_ms(r.subgroup_ms).c_str());
+        else
+            printf("%-10s no ratio: %s\n", r.key.c_str(), r.reason.c_str());
+    }
+    printf("wrote %s, %s, %s and %zu screenshots\n", c.sheet.c_str(), c.report_md.c_str(), c.report_json.c_str(),
+           c.runs.size() - std::count_if(c.runs.begin(), c.runs.end(), [](const CompareRun& r) { return r.skipped; }));
+    return 0;
 }

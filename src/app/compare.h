@@ -1,7 +1,92 @@
-// `--compare --out DIR`: every configuration headless, a comparison sheet and reports.
+// `--compare --out DIR`: the contract's comparison matrix rendered headless in one process (one
+// Vulkan context, the scene loaded once), then DIR/report.json, DIR/report.md, DIR/compare.png
+// and one screenshot per configuration (DIR/<name>.png).
 #pragma once
 
-#include "app/options.h"
+#include <array>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
 
-// Returns the process exit code.
+#include <nlohmann/json.hpp>
+
+#include "app/options.h"
+#include "app/run.h"
+#include "app/sheet.h"
+
+// One cell of the matrix: what is requested of each pass (the view comes from the options).
+struct CompareConfig {
+    std::string name;  // "cull-subgroup", "light-cull-off", "all-fallback", ...: also the screenshot's file name
+    Request cull = Request::automatic;
+    Request light_cull = Request::automatic;
+    Request mip = Request::automatic;
+};
+
+// Each of cull, light-cull, mip in subgroup, fallback, off with the others at auto; all subgroup;
+// all fallback (11 configurations, in this order).
+std::vector<CompareConfig> comparison_matrix();
+
+struct CompareRun {
+    CompareConfig config;
+    bool skipped = false;     // the device (after masking) cannot run a `subgroup` request
+    std::string skip_reason;  // make_plan's message
+    Plan plan;
+    RunResult result;
+    nlohmann::json report;    // the contract's report plus "name" and "config"; null when skipped
+    uint32_t validation_messages = 0;  // reported while this configuration ran
+    double seconds = 0;       // wall time, for the progress estimate
+};
+
+// The speed-up of one pass's subgroup path over its fallback, fallback ms / subgroup ms, from the
+// runs of this comparison. `ratio` is empty when it cannot be measured; `reason` says why.
+struct PassRatio {
+    std::string key;  // "cull", "light_cull", "mip" (report keys); "frame" for all-fallback vs all-subgroup
+    std::optional<double> ratio;
+    bool measured = false;  // both costs were taken (the ratio may still be empty: subgroup cost <= 0)
+    double fallback_ms = 0, subgroup_ms = 0;
+    std::string fallback_run, subgroup_run;
+    std::string measured_as;  // how the two costs were taken
+    std::string reason;       // why there is no ratio
+};
+
+// cull, light_cull, mip, frame. Pure: tested on synthetic runs.
+//  - cull, light_cull: that pass's median in <pass>-fallback over the same in <pass>-subgroup.
+//  - mip: the quad mip is written inside the forward pass, so where mip-subgroup has no `mip`
+//    timing its cost is forward(mip-subgroup) - forward(mip-off); the fallback's cost is its
+//    downsample pass, mip(mip-fallback).
+//  - frame: frame median of all-fallback over all-subgroup.
+std::array<PassRatio, 4> compute_ratios(const std::vector<CompareRun>& runs);
+
+struct CompareProgress {
+    size_t index = 0, count = 0;  // index is 1-based
+    std::string name;
+    bool skipped = false;
+    double elapsed_s = 0;
+    double eta_s = -1;  // negative until one configuration has run
+};
+using CompareProgressFn = std::function<void(const CompareProgress&)>;
+
+struct CompareResult {
+    std::vector<CompareRun> runs;  // every configuration of the matrix, skipped ones included
+    std::array<PassRatio, 4> ratios;
+    nlohmann::json report;         // what DIR/report.json holds
+    std::string dir, report_json, report_md, sheet;
+    uint32_t validation_messages = 0;
+};
+
+// Runs the matrix at options.width x options.height with options.frames/warmup/lights, writing
+// everything into options.out_dir (created if missing). Pass requests and the debug view in the
+// options are ignored: each configuration sets its own, and all render the shaded frame. The scene must be the one the options
+// name (already replicated by --instances). Call with the device idle (the window: after
+// vkDeviceWaitIdle, at its own size); blocks until done. Runtime failures throw like run_headless.
+CompareResult run_comparison(const Context& ctx, const Scene& scene, const Options& options,
+                             const CompareProgressFn& progress = {});
+
+// The layout of compare.png for a comparison of `configurations` at frame_width x frame_height.
+constexpr int kCompareHeaderLines = 3;
+constexpr int kCompareLabelLines = 5;
+SheetLayout compare_sheet_layout(uint32_t frame_width, uint32_t frame_height, size_t configurations);
+
+// The CLI mode: creates the context, loads the scene, prints progress on stderr. Returns the exit code.
 int run_compare(const Options& options);

@@ -18,9 +18,10 @@ uint32_t parse_uint(const std::string& option, const std::string& value, uint32_
 void parse_size(const std::string& value, uint32_t& width, uint32_t& height) {
     size_t x = value.find('x');
     if (x == std::string::npos) throw UsageError("--size expects WxH (for example 1280x720), got '" + value + "'");
-    // 16384 is the most any Vulkan device allows; the device's own limit is checked after it is picked.
-    width = parse_uint("--size width", value.substr(0, x), 16, 16384);
-    height = parse_uint("--size height", value.substr(x + 1), 16, 16384);
+    // 32768 is the largest maxImageDimension2D of the devices we know (NVIDIA); the picked device's
+    // own limit is checked before anything is allocated (app/limits.cpp).
+    width = parse_uint("--size width", value.substr(0, x), 16, 32768);
+    height = parse_uint("--size height", value.substr(x + 1), 16, 32768);
 }
 
 template <typename Parse>
@@ -78,6 +79,9 @@ Options:
   --report PATH          JSON report
   --validate             enable the Khronos validation layer with synchronization validation
   --device INDEX         pick a physical device (see --list-devices)
+  --cull-group-size N    triangles per cull workgroup, 1..1024 (default 64)
+  --cull-dump PATH       text file of the triangles the last frame drew after culling
+  --bandwidth-probe      also time a 256 MiB buffer copy; the report compares the cull pass with it
   --no-vsync             window: mailbox or immediate present where offered
   --soak-frames N        window: render N frames pressing every key in turn, check resident memory, exit
 
@@ -129,6 +133,9 @@ Options parse_options(const std::vector<std::string>& args) {
         else if (a == "--report") o.report = value();
         else if (a == "--out") o.out_dir = value();
         else if (a == "--device") o.device = parse_uint(a, value(), 0, 1000);
+        else if (a == "--cull-group-size") o.cull_group_size = parse_uint(a, value(), 1, 1024);
+        else if (a == "--cull-dump") o.cull_dump = value();
+        else if (a == "--bandwidth-probe") o.bandwidth_probe = true;
         else throw UsageError("unknown option '" + a + "' (see --help)");
     }
     int modes = headless + info + compare + list;

@@ -30,6 +30,9 @@ struct Options {
     bool validate = false;
     bool no_vsync = false;
     bool view_legend = true;  // debug views draw their legend / "unsupported" label (--no-legend: off)
+    uint32_t cull_group_size = 64;  // --cull-group-size: triangles per cull workgroup
+    std::string cull_dump;          // --cull-dump PATH: the triangles the last frame drew
+    bool bandwidth_probe = false;   // --bandwidth-probe: time a large buffer copy for the report
     uint32_t soak_frames = 0;  // window: > 0 runs that many frames cycling every control, checks memory, exits
     std::optional<uint32_t> device;
 };

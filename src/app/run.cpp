@@ -4,7 +4,9 @@
 #include <filesystem>
 #include <fstream>
 
+#include "app/cull_dump.h"
 #include "app/image_io.h"
+#include "app/limits.h"
 
 std::string default_scene_path() {
     // The source tree's copy when it is there; else assets/ beside the build folder, so a build
@@ -16,31 +18,25 @@ std::string default_scene_path() {
 Scene load_requested_scene(const Options& options) {
     Scene scene = load_scene(options.scene.empty() ? default_scene_path() : options.scene);
     for (const std::string& w : scene.warnings) fprintf(stderr, "warning: %s\n", w.c_str());
+    // Checked before the copies are made: each costs host memory as well as GPU buffers.
+    uint64_t draws = uint64_t(scene.instances.size()) * options.instances * options.instances;
+    if (draws > kMaxDraws)
+        throw UsageError("--instances " + std::to_string(options.instances) + " makes " + std::to_string(draws) +
+                         " draws (" + std::to_string(scene.instances.size()) + " per copy), more than the " +
+                         std::to_string(kMaxDraws) + " the renderer supports; use a smaller --instances");
     if (options.instances > 1) replicate_grid(scene, options.instances);
     if (scene.triangle_count() == 0) throw SceneError("scene " + scene.path + " has no triangles to draw");
     return scene;
 }
 
 void check_device_limits(const Context& ctx, const Options& options, const Scene& scene) {
+    check_limits(device_limits(ctx), options, scene);  // app/limits.cpp: every buffer the renderer makes
     const VkPhysicalDeviceLimits& limits = ctx.properties.limits;
-    if (options.width > limits.maxImageDimension2D || options.height > limits.maxImageDimension2D)
-        throw UsageError("--size " + std::to_string(options.width) + "x" + std::to_string(options.height) +
-                         " exceeds the device's largest image (" + std::to_string(limits.maxImageDimension2D) + ")");
-    uint64_t index_bytes = scene.triangle_count() * 3 * sizeof(uint32_t);
-    uint64_t vertex_bytes = uint64_t(scene.vertices.size()) * sizeof(Vertex);
-    uint64_t largest = std::max(index_bytes, vertex_bytes);
-    if (largest > limits.maxStorageBufferRange)
-        throw UsageError("the scene needs a " + std::to_string(largest >> 20) + " MiB buffer, more than the device's " +
-                         std::to_string(uint64_t(limits.maxStorageBufferRange) >> 20) +
-                         " MiB storage buffer limit; use a smaller --instances");
-    uint64_t heap = 0;
-    for (uint32_t i = 0; i < ctx.memory.memoryHeapCount; ++i)
-        if (ctx.memory.memoryHeaps[i].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT)
-            heap = std::max<uint64_t>(heap, ctx.memory.memoryHeaps[i].size);
-    uint64_t need = index_bytes * 2 + vertex_bytes + uint64_t(scene.instances.size()) * 200;
-    if (heap && need > heap / 2)
-        throw UsageError("the scene needs about " + std::to_string(need >> 20) + " MiB of GPU memory, more than half of the " +
-                         std::to_string(heap >> 20) + " MiB heap; use a smaller --instances");
+    if (options.cull_group_size > limits.maxComputeWorkGroupSize[0] ||
+        options.cull_group_size > limits.maxComputeWorkGroupInvocations)
+        throw UsageError("--cull-group-size " + std::to_string(options.cull_group_size) +
+                         " exceeds the device's largest workgroup (" +
+                         std::to_string(std::min(limits.maxComputeWorkGroupSize[0], limits.maxComputeWorkGroupInvocations)) + ")");
 }
 
 RunResult run_headless(const Context& ctx, const Scene& scene, const Options& options, const Plan& plan, bool quiet) {
@@ -54,6 +50,9 @@ RunResult run_headless(const Context& ctx, const Scene& scene, const Options& op
     config.lights = options.lights;
     config.plan = plan;
     config.view_legend = options.view_legend;
+    config.cull_group_size = options.cull_group_size;
+    if (!options.cull_dump.empty() && plan.cull.variant == Variant::off)
+        throw UsageError("--cull-dump needs the cull pass; it has nothing to write with --cull off");
     Renderer renderer(ctx, scene, config);
 
     VkCommandBufferAllocateInfo alloc{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
@@ -78,12 +77,7 @@ RunResult run_headless(const Context& ctx, const Scene& scene, const Options& op
         submit.commandBufferCount = 1;
         submit.pCommandBuffers = &cmd;
         VK_CHECK(vkQueueSubmit(ctx.queue, 1, &submit, fence));
-        // A lost device must end the run, not hang it: wait in bounded steps.
-        VkResult wait;
-        int waited_s = 0;
-        while ((wait = vkWaitForFences(ctx.device, 1, &fence, VK_TRUE, 1'000'000'000ull)) == VK_TIMEOUT)
-            if (++waited_s >= 600) throw VulkanError("a frame took over 10 minutes on the GPU; giving up");
-        VK_CHECK(wait);
+        wait_for_frame(ctx, fence);  // bounded: a lost or hung device ends the run with a message
         VK_CHECK(vkResetFences(ctx.device, 1, &fence));
     };
 
@@ -116,6 +110,13 @@ RunResult run_headless(const Context& ctx, const Scene& scene, const Options& op
         write_png(options.screenshot, options.width, options.height, renderer.read_color());
         result.screenshot = options.screenshot;
     }
+    if (!options.cull_dump.empty()) {
+        uint32_t last_frame = options.frames - 1;
+        CullDump dump{options.width, options.height, renderer.frame_uniforms(last_frame, renderer.default_view()).view_proj,
+                      renderer.read_drawn_indices()};
+        write_cull_dump(options.cull_dump, dump);
+    }
+    if (options.bandwidth_probe) result.copy = measure_copy_bandwidth(ctx);
     if (!options.mip_dump.empty()) {
         VkExtent2D half{std::max(1u, options.width / 2), std::max(1u, options.height / 2)};
         write_png(options.mip_dump, half.width, half.height, renderer.read_mip());
@@ -164,6 +165,30 @@ nlohmann::json report_json(const Context& ctx, const Options& options, const Pla
         if (r.ran[p])
             timings[pass_name(Pass(p))] = {{"median", r.timings[p].median}, {"min", r.timings[p].min}, {"max", r.timings[p].max}};
     auto path_or_null = [](const std::string& s) { return s.empty() ? nlohmann::json(nullptr) : nlohmann::json(s); };
+    // Bytes per second of the cull pass (host-computed bytes over its median time), and the copy
+    // bandwidth measured in this run to compare it with (--bandwidth-probe). 1 GB/s = 1e9 B/s.
+    nlohmann::json bandwidth = nlohmann::json::object();
+    const size_t cull = size_t(Pass::cull);
+    if (r.ran[cull]) {
+        CullTraffic traffic = cull_traffic(scene, build_draws(scene), r.counters.triangles_visible, options.cull_group_size);
+        bandwidth["cull_bytes"] = traffic.total();
+        bandwidth["cull_bytes_read"] = traffic.bytes_read;
+        bandwidth["cull_bytes_written"] = traffic.bytes_written;
+        bandwidth["cull_unique_bytes"] = traffic.unique_total();
+        if (r.timings[cull].median > 0) {
+            bandwidth["cull_gbps"] = double(traffic.total()) / (r.timings[cull].median * 1e6);
+            bandwidth["cull_unique_gbps"] = double(traffic.unique_total()) / (r.timings[cull].median * 1e6);
+        }
+    }
+    if (r.copy.bytes) {
+        bandwidth["copy_bytes"] = r.copy.bytes;
+        bandwidth["copy_ms"] = r.copy.ms;
+        bandwidth["copy_bandwidth_gbps"] = r.copy.gbps;
+        if (bandwidth.contains("cull_gbps") && r.copy.gbps > 0) {
+            bandwidth["cull_fraction_of_copy"] = bandwidth["cull_gbps"].get<double>() / r.copy.gbps;
+            bandwidth["cull_unique_fraction_of_copy"] = bandwidth["cull_unique_gbps"].get<double>() / r.copy.gbps;
+        }
+    }
     return {
         {"schema", 1},
         {"device", device_json(ctx)},
@@ -186,6 +211,7 @@ nlohmann::json report_json(const Context& ctx, const Options& options, const Pla
           {"light_list_entries", r.counters.light_list_entries},
           {"light_list_overflow", r.counters.light_list_overflow},
           {"light_atomics", r.counters.light_atomics}}},
+        {"bandwidth", bandwidth},
         {"validation", {{"enabled", options.validate}, {"messages", validation_message_count()}}},
         {"outputs", {{"screenshot", path_or_null(r.screenshot)}, {"mip", path_or_null(r.mip)}}},
     };

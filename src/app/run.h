@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app/bandwidth_probe.h"
 #include "app/options.h"
 #include "render/renderer.h"
 
@@ -16,6 +17,7 @@ struct RunResult {
     uint64_t triangles_in = 0;
     std::string screenshot;  // path written, or empty
     std::string mip;
+    CopyBandwidth copy;  // --bandwidth-probe, else zero
 };
 
 std::string default_scene_path();

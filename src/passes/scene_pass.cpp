@@ -21,13 +21,6 @@ LayoutDesc quad_mip_layout() {
     return layout;
 }
 
-void set_viewport(VkCommandBuffer cmd, VkExtent2D extent) {
-    VkViewport viewport{0, 0, float(extent.width), float(extent.height), 0, 1};
-    VkRect2D scissor{{0, 0}, extent};
-    vkCmdSetViewport(cmd, 0, 1, &viewport);
-    vkCmdSetScissor(cmd, 0, 1, &scissor);
-}
-
 }  // namespace
 
 Descriptors scene_descriptors(const FrameContext& f) {
@@ -51,6 +44,7 @@ void ScenePass::create(const Context& ctx) {
     GraphicsDesc fwd;
     fwd.shaders = {{VK_SHADER_STAGE_VERTEX_BIT, "scene.vert.forward"}, {VK_SHADER_STAGE_FRAGMENT_BIT, "forward.frag.plain"}};
     fwd.layout = kSceneLayout;
+    fwd.layout.bindings.push_back(VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);  // 4: light lists (shading.glsl)
     fwd.color_formats = {kColorFormat};
     fwd.depth_format = kDepthFormat;
     fwd.depth_compare = VK_COMPARE_OP_EQUAL;  // shade exactly the pre-pass's surviving fragment
@@ -98,18 +92,10 @@ void ScenePass::record_depth(FrameContext& f) {
     transition(f.cmd, f.targets.depth, VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL,
                VK_PIPELINE_STAGE_2_EARLY_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT,
                VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_READ_BIT | VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT, true);
-    VkRenderingAttachmentInfo depth_attachment{VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO};
-    depth_attachment.imageView = f.targets.depth.view;
-    depth_attachment.imageLayout = VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL;
-    depth_attachment.loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR;
-    depth_attachment.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
-    depth_attachment.clearValue.depthStencil = {0.0f, 0};  // reversed Z: 0 is the far plane
-    VkRenderingInfo rendering{VK_STRUCTURE_TYPE_RENDERING_INFO};
-    rendering.renderArea = {{0, 0}, f.targets.extent};
-    rendering.layerCount = 1;
-    rendering.pDepthAttachment = &depth_attachment;
-    vkCmdBeginRendering(f.cmd, &rendering);
-    set_viewport(f.cmd, f.targets.extent);
+    // Reversed Z: cleared to 0, the far plane.
+    VkRenderingAttachmentInfo depth_target = depth_attachment(f.targets.depth, VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL,
+                                                              VK_ATTACHMENT_LOAD_OP_CLEAR, VK_ATTACHMENT_STORE_OP_STORE);
+    begin_rendering(f.cmd, f.targets.extent, nullptr, &depth_target);
     draw_scene(f, depth);
     vkCmdEndRendering(f.cmd);
     f.timer.end(f.cmd, Pass::depth);
@@ -136,31 +122,19 @@ void ScenePass::record_forward(FrameContext& f) {
         transition(f.cmd, f.targets.mip, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT,
                    VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
     }
-    VkRenderingAttachmentInfo color{VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO};
-    color.imageView = f.targets.color.view;
-    color.imageLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
-    color.loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR;
-    color.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
-    color.clearValue.color = kClearColor;
-    VkRenderingAttachmentInfo depth_attachment{VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO};
-    depth_attachment.imageView = f.targets.depth.view;
-    depth_attachment.imageLayout = VK_IMAGE_LAYOUT_DEPTH_READ_ONLY_OPTIMAL;
-    depth_attachment.loadOp = VK_ATTACHMENT_LOAD_OP_LOAD;
-    depth_attachment.storeOp = VK_ATTACHMENT_STORE_OP_NONE;
-    VkRenderingInfo rendering{VK_STRUCTURE_TYPE_RENDERING_INFO};
-    rendering.renderArea = {{0, 0}, f.targets.extent};
-    rendering.layerCount = 1;
-    rendering.colorAttachmentCount = 1;
-    rendering.pColorAttachments = &color;
-    rendering.pDepthAttachment = &depth_attachment;
-    vkCmdBeginRendering(f.cmd, &rendering);
-    set_viewport(f.cmd, f.targets.extent);
+    VkRenderingAttachmentInfo color = color_attachment(f.targets.color, VK_ATTACHMENT_LOAD_OP_CLEAR, kClearColor);
+    VkRenderingAttachmentInfo depth_target = depth_attachment(
+        f.targets.depth, VK_IMAGE_LAYOUT_DEPTH_READ_ONLY_OPTIMAL, VK_ATTACHMENT_LOAD_OP_LOAD, VK_ATTACHMENT_STORE_OP_NONE);
+    begin_rendering(f.cmd, f.targets.extent, &color, &depth_target);
+    // Binding 4: the tile light lists; without them (light cull off) any storage buffer stands in,
+    // since shade_point_lights() reads binding 4 only when frame.tiles.z (capacity) is not 0.
+    Descriptors descriptors = scene_descriptors(f);
+    descriptors.buffer(4, f.light_lists ? *f.light_lists : f.lights);
     if (quad_mip) {
-        Descriptors descriptors = scene_descriptors(f);
         descriptors.storage_image(5, f.targets.mip.view);
         draw_scene(f, forward_quad_mip, descriptors);
     } else {
-        draw_scene(f, forward_plain);
+        draw_scene(f, forward_plain, descriptors);
     }
     vkCmdEndRendering(f.cmd);
     f.timer.end(f.cmd, Pass::forward);

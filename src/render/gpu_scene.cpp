@@ -44,7 +44,8 @@ void upload_textures(const Context& ctx, const Scene& scene, GpuScene& gpu) {
     std::vector<uint8_t> pixels = build_texture_layers(scene);
     uint32_t layers = uint32_t(scene.textures.size() + 1);
     gpu.textures = create_image(ctx, {kTextureSize, kTextureSize}, VK_FORMAT_R8G8B8A8_UNORM,
-                                VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT, "base colour textures", layers);
+                                VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT, "base colour textures", layers,
+                                /*array_view=*/true);  // sampler2DArray, even for a scene without textures
     Buffer staging = create_buffer(ctx, pixels.size(), VK_BUFFER_USAGE_TRANSFER_SRC_BIT, MemoryKind::host_upload, "texture staging");
     memcpy(staging.mapped, pixels.data(), pixels.size());
     VkCommandBuffer cmd = begin_one_shot(ctx);

@@ -61,21 +61,8 @@ void Overlay::record(FrameContext& f, uint32_t slot) {
     transition(f.cmd, f.targets.color, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
                VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
                VK_ACCESS_2_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT);
-    VkRenderingAttachmentInfo color{VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO};
-    color.imageView = f.targets.color.view;
-    color.imageLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
-    color.loadOp = VK_ATTACHMENT_LOAD_OP_LOAD;
-    color.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
-    VkRenderingInfo rendering{VK_STRUCTURE_TYPE_RENDERING_INFO};
-    rendering.renderArea = {{0, 0}, f.targets.extent};
-    rendering.layerCount = 1;
-    rendering.colorAttachmentCount = 1;
-    rendering.pColorAttachments = &color;
-    vkCmdBeginRendering(f.cmd, &rendering);
-    VkViewport viewport{0, 0, float(f.targets.extent.width), float(f.targets.extent.height), 0, 1};
-    VkRect2D scissor{{0, 0}, f.targets.extent};
-    vkCmdSetViewport(f.cmd, 0, 1, &viewport);
-    vkCmdSetScissor(f.cmd, 0, 1, &scissor);
+    VkRenderingAttachmentInfo color = color_attachment(f.targets.color, VK_ATTACHMENT_LOAD_OP_LOAD);
+    begin_rendering(f.cmd, f.targets.extent, &color, nullptr);
     vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline_.pipeline);
     Descriptors().buffer(0, buffers_[slot]).push(f.cmd, pipeline_);
     float size[2] = {float(f.targets.extent.width), float(f.targets.extent.height)};

@@ -9,7 +9,9 @@ void create_frame_targets(const Context& ctx, VkExtent2D extent, FrameTargets& t
                                VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT,
                            "color");
     t.depth = create_image(ctx, extent, kDepthFormat,
-                           VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT | VK_IMAGE_USAGE_SAMPLED_BIT, "depth");
+                           VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT | VK_IMAGE_USAGE_SAMPLED_BIT |
+                               VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
+                           "depth");
     VkExtent2D half{std::max(1u, extent.width / 2), std::max(1u, extent.height / 2)};
     t.mip = create_image(ctx, half, kColorFormat,
                          VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
@@ -36,17 +38,22 @@ Renderer::Renderer(const Context& ctx, const Scene& scene, const RendererConfig&
                               VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT |
                                   VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
                               MemoryKind::device_local, "counters");
+    cull_pass_.create(ctx, scene_, config.cull_group_size);
     scene_pass_.create(ctx);
     mip_pass_.create(ctx);
+    light_cull_.create(ctx, config.extent);
     view_pass_.create(ctx);
     overlay_.create(ctx, kFramesInFlight);
 }
 
-Renderer::~Renderer() { vkDeviceWaitIdle(ctx_.device); }
+Renderer::~Renderer() {
+    if (!device_abandoned()) vkDeviceWaitIdle(ctx_.device);  // a hung GPU may never go idle
+}
 
 void Renderer::resize(VkExtent2D extent) {
     vkDeviceWaitIdle(ctx_.device);
     create_frame_targets(ctx_, extent, targets_);
+    light_cull_.resize(ctx_, extent);
 }
 
 FrameUniforms Renderer::frame_uniforms(uint32_t frame_index, const Camera& camera) const {
@@ -62,7 +69,9 @@ FrameUniforms Renderer::frame_uniforms(uint32_t frame_index, const Camera& camer
     u.sizes = {targets_.extent.width, targets_.extent.height, config_.lights, frame_index};
     uint32_t tiles_x = (targets_.extent.width + kTileSize - 1) / kTileSize;
     uint32_t tiles_y = (targets_.extent.height + kTileSize - 1) / kTileSize;
-    u.tiles = {tiles_x, tiles_y, 0, scene_.draw_count};
+    // tiles.z: list capacity, 0 when no lists are built (forward then shades every light).
+    bool lists = config_.plan.light_cull.variant == Variant::subgroup || config_.plan.light_cull.variant == Variant::fallback;
+    u.tiles = {tiles_x, tiles_y, lists ? kLightListCapacity : 0u, scene_.draw_count};
     u.projection = {projection[0][0], projection[1][1], camera.near_plane, camera.far_plane};
     return u;
 }
@@ -70,6 +79,7 @@ FrameUniforms Renderer::frame_uniforms(uint32_t frame_index, const Camera& camer
 void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_index, const Camera& camera,
                       bool instrument) {
     FrameSlot& slot = slots_[slot_index];
+    forget_pushed_descriptors(ctx_, cmd);  // a new recording (GPU-assisted validation only)
     FrameUniforms uniforms = frame_uniforms(frame_index, camera);
     memcpy(slot.uniforms.mapped, &uniforms, sizeof(uniforms));
     std::vector<PointLight> lights = animate_lights(config_.lights, frame_index, bounds_min_, bounds_max_);
@@ -86,18 +96,21 @@ void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_i
     memory_barrier(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, VK_ACCESS_2_MEMORY_READ_BIT | VK_ACCESS_2_MEMORY_WRITE_BIT,
                    VK_PIPELINE_STAGE_2_CLEAR_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT);
     vkCmdFillBuffer(cmd, counters_.buffer, 0, sizeof(GpuCounters), 0);
-    memory_barrier(cmd, VK_PIPELINE_STAGE_2_CLEAR_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+    memory_barrier(cmd, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
                    VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT |
                        VK_PIPELINE_STAGE_2_COPY_BIT,
                    VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT |
                        VK_ACCESS_2_TRANSFER_READ_BIT);
 
+    cull_pass_.record(f);
     scene_pass_.record_depth(f);
+    light_cull_.record(f);
     scene_pass_.record_forward(f);  // with plan.mip == subgroup, also writes the mip
     if (config_.plan.mip.variant == Variant::fallback) mip_pass_.record_downsample(f);
     // The `mip` view needs a mip; with --mip off there is none and the frame stays as shaded.
     if (config_.plan.view.mode == ViewMode::mip && config_.plan.mip.variant != Variant::off)
         mip_pass_.record_view(f, overlay_);
+    if (config_.plan.view.mode == ViewMode::light_count) light_cull_.record_view(f);
     view_pass_.record(f, config_.view_legend);
     overlay_.record(f, slot_index);
 
@@ -131,7 +144,8 @@ std::vector<uint8_t> Renderer::read_image(Image& image) {
     transition(cmd, image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_READ_BIT,
                !defined);
     VkBufferImageCopy region{};
-    region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+    bool depth = image.format == kDepthFormat;
+    region.imageSubresource = {VkImageAspectFlags(depth ? VK_IMAGE_ASPECT_DEPTH_BIT : VK_IMAGE_ASPECT_COLOR_BIT), 0, 0, 1};
     region.imageExtent = {image.extent.width, image.extent.height, 1};
     vkCmdCopyImageToBuffer(cmd, image.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, readback.buffer, 1, &region);
     if (defined) transition(cmd, image, restore, restore_stage, restore_access);
@@ -146,6 +160,13 @@ std::vector<uint8_t> Renderer::read_image(Image& image) {
 std::vector<uint8_t> Renderer::read_color() { return read_image(targets_.color); }
 std::vector<uint8_t> Renderer::read_mip() { return read_image(targets_.mip); }
 
+std::vector<float> Renderer::read_depth() {
+    std::vector<uint8_t> bytes = read_image(targets_.depth);  // D32_SFLOAT: 4 bytes per pixel too
+    std::vector<float> depth(bytes.size() / sizeof(float));
+    memcpy(depth.data(), bytes.data(), depth.size() * sizeof(float));
+    return depth;
+}
+
 GpuCounters Renderer::read_counters() {
     Buffer readback = create_buffer(ctx_, sizeof(GpuCounters), VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryKind::host_readback,
                                     "counters readback");
@@ -158,4 +179,10 @@ GpuCounters Renderer::read_counters() {
     GpuCounters c;
     memcpy(&c, readback.mapped, sizeof(c));
     return c;
+}
+
+std::vector<std::vector<uint32_t>> Renderer::read_drawn_indices() {
+    if (config_.plan.cull.variant == Variant::off)
+        throw std::runtime_error("the culled geometry exists only with a cull variant other than off");
+    return ::read_drawn_indices(ctx_, cull_pass_.culled_indices, cull_pass_.indirect, scene_.draw_count);
 }

@@ -6,6 +6,8 @@
 #include <memory>
 #include <vector>
 
+#include "passes/light_cull_pass.h"
+#include "passes/cull_pass.h"
 #include "passes/mip_pass.h"
 #include "passes/debug_view_pass.h"
 #include "passes/scene_pass.h"
@@ -20,6 +22,7 @@ struct RendererConfig {
     uint32_t lights = 256;
     Plan plan;
     bool view_legend = true;  // debug-view legends and labels in the frame
+    uint32_t cull_group_size = kDefaultCullGroupSize;
 };
 
 struct FrameSlot {
@@ -50,12 +53,16 @@ public:
     // Readbacks: the device must be idle (headless runs wait per frame). RGBA8, tightly packed.
     std::vector<uint8_t> read_color();
     std::vector<uint8_t> read_mip();
+    std::vector<float> read_depth();  // reversed Z, row-major
     GpuCounters read_counters();
+    // Per draw, the indices the last frame drew (culled output; needs a cull variant other than off).
+    std::vector<std::vector<uint32_t>> read_drawn_indices();
 
     Image& color() { return targets_.color; }
     // Add text/rectangles here before record(); they are drawn at the end of that frame.
     Overlay& overlay() { return overlay_; }
     const GpuScene& gpu_scene() const { return scene_; }
+    const LightCullPass& light_cull() const { return light_cull_; }
     const Camera& default_view() const { return default_camera_; }
     glm::vec3 bounds_min() const { return bounds_min_; }
     glm::vec3 bounds_max() const { return bounds_max_; }
@@ -75,8 +82,10 @@ private:
     Camera default_camera_;
     glm::vec3 bounds_min_, bounds_max_;
 
+    CullPass cull_pass_;
     ScenePass scene_pass_;
     MipPass mip_pass_;
+    LightCullPass light_cull_;
     DebugViewPass view_pass_;
     Overlay overlay_;
 };

@@ -11,6 +11,7 @@
 #include <bit>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -41,11 +42,34 @@ constexpr uint64_t kMaxTexturePixels = 1ull << 26;  // 8192 x 8192
 constexpr int kMaxNodeDepth = 256;
 constexpr int kMaxJsonDepth = 128;  // tinygltf converts `extras` recursively
 
+// Messages quote the file (URIs, names, tinygltf's and stb_image's reasons, which may embed raw
+// bytes: stb_image puts an unknown PNG chunk's four bytes in its message). Control characters are
+// escaped so a message stays one line and can't drive the terminal, and length is capped so a
+// data: URI can't make it megabytes long.
+std::string printable(std::string_view text) {
+    constexpr size_t kMaxLength = 400;
+    std::string out;
+    for (unsigned char c : text) {
+        if (out.size() >= kMaxLength) {
+            out += "...";
+            break;
+        }
+        if (c < 0x20 || c == 0x7f) {
+            char escaped[8];
+            snprintf(escaped, sizeof(escaped), "\\x%02x", c);
+            out += escaped;
+        } else {
+            out += char(c);
+        }
+    }
+    return out;
+}
+
 template <typename... Args>
 [[noreturn]] void fail(const Args&... args) {
     std::ostringstream message;
     (message << ... << args);
-    throw SceneError(message.str());
+    throw SceneError(printable(message.str()));
 }
 
 // offset + (count - 1) * stride + size: the end of the last element. Saturates instead of
@@ -615,6 +639,28 @@ std::vector<std::vector<uint32_t>> load_meshes(const Model& model, Scene& scene)
 
 // ---- Materials and textures ---------------------------------------------------------------------
 
+// stb_image grows its IDAT buffer to each chunk's declared length before reading the chunk, so a
+// 100-byte PNG declaring a 256 MiB chunk cost a 256 MiB allocation (found by fuzz-scene as a
+// timeout under ASan). Every chunk must fit in the bytes there are; returns what is wrong, or empty.
+std::string png_layout_problem(const uint8_t* data, uint64_t size) {
+    static const uint8_t kSignature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+    if (size < 8 || memcmp(data, kSignature, 8) != 0)
+        return {};  // not a PNG: stb_image decides
+    for (uint64_t at = 8; at < size;) {
+        if (size - at < 12)
+            return "incomplete chunk header at byte " + std::to_string(at);
+        const uint8_t* p = data + at;
+        uint64_t length = uint64_t(p[0]) << 24 | uint64_t(p[1]) << 16 | uint64_t(p[2]) << 8 | p[3];
+        if (length > size - at - 12)
+            return "chunk at byte " + std::to_string(at) + " declares " + std::to_string(length) +
+                   " bytes, past the end (" + std::to_string(size) + ")";
+        at += 12 + length;
+        if (memcmp(p + 4, "IEND", 4) == 0)
+            break;
+    }
+    return {};
+}
+
 // Decodes image `index` to RGBA8; any problem is a warning and yields no texture.
 bool decode_image(const Model& model, int index, Texture& texture, std::vector<std::string>& warnings) {
     const tinygltf::Image& image = model.images[index];
@@ -630,6 +676,10 @@ bool decode_image(const Model& model, int index, Texture& texture, std::vector<s
     }
     if (encoded.size == 0 || encoded.size > INT32_MAX) {
         warnings.push_back(who + ": missing or unreadable; texture ignored");
+        return false;
+    }
+    if (std::string problem = png_layout_problem(encoded.data, encoded.size); !problem.empty()) {
+        warnings.push_back(who + ": corrupt PNG (" + problem + "); texture ignored");
         return false;
     }
     int width = 0, height = 0, channels = 0;
@@ -830,7 +880,10 @@ Scene load_scene_from_memory(const uint8_t* data, size_t size, const std::string
     try {
         std::vector<std::string> warnings;
         Model model = parse_gltf(data, size, base_dir, binary, warnings);
-        return build_scene(model, std::move(warnings));
+        Scene scene = build_scene(model, std::move(warnings));
+        for (std::string& warning : scene.warnings)
+            warning = printable(warning);
+        return scene;
     } catch (const SceneError&) {
         throw;
     } catch (const std::bad_alloc&) {

@@ -20,6 +20,16 @@ glm::vec3 hue(float h) {
     return glm::clamp(c, 0.0f, 1.0f);
 }
 
+// Inverse of interleaving x and y bits (Morton / Z-order): code -> (x, y).
+uint32_t compact_bits(uint32_t x) {
+    x &= 0x55555555u;
+    x = (x | (x >> 1)) & 0x33333333u;
+    x = (x | (x >> 2)) & 0x0f0f0f0fu;
+    x = (x | (x >> 4)) & 0x00ff00ffu;
+    x = (x | (x >> 8)) & 0x0000ffffu;
+    return x;
+}
+
 }  // namespace
 
 std::vector<PointLight> animate_lights(uint32_t count, uint32_t frame, glm::vec3 bounds_min, glm::vec3 bounds_max) {
@@ -30,8 +40,18 @@ std::vector<PointLight> animate_lights(uint32_t count, uint32_t frame, glm::vec3
     float radius = footprint * 0.14f / std::sqrt(std::max(1.0f, float(count) / 64.0f));
     radius = std::max(radius, footprint * 0.012f);
     float time = float(frame) / 60.0f;
+    // Anchors in spatial order: light i sits in cell floor((i + 0.5) * G^2 / count) of a G x G grid
+    // (G^2 >= count) walked along the Morton curve, jittered inside the cell. Neighbouring indices
+    // are neighbours on the floor, as a renderer that sorts its lights leaves them; light culling
+    // tests lights in index order, so a subgroup's lanes then tend to agree (see docs/light-lists.md).
+    uint32_t grid = 1;
+    while (uint64_t(grid) * grid < count) grid *= 2;
+    const double cells = double(grid) * grid;
     for (uint32_t i = 0; i < count; ++i) {
-        float u = hash01(i * 4 + 0), v = hash01(i * 4 + 1), w = hash01(i * 4 + 2), s = hash01(i * 4 + 3);
+        float w = hash01(i * 4 + 2), s = hash01(i * 4 + 3);
+        uint32_t cell = uint32_t((double(i) + 0.5) * cells / double(count));
+        float u = (float(compact_bits(cell)) + hash01(i * 4 + 0)) / float(grid);
+        float v = (float(compact_bits(cell >> 1)) + hash01(i * 4 + 1)) / float(grid);
         glm::vec3 anchor = bounds_min + glm::vec3(u, 0.0f, v) * extent;
         anchor.y = bounds_min.y + extent.y * (0.05f + 0.35f * w);
         float orbit = radius * (0.3f + 0.7f * s);

@@ -2,6 +2,7 @@
 #include "scene.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <string>
 
@@ -74,6 +75,14 @@ void replicate_grid(Scene& scene, uint32_t n) {
     if (!(spacing > 0.0f))
         spacing = 1.0f;  // flat or empty scene: any spacing keeps copies apart
     float half = 0.5f * float(n - 1) * spacing;
+    // A scene whose extent is near the float range (legal coordinates go up to 3.4e38) would put
+    // its copies at infinity: NaN transforms on the GPU and a NaN camera. Refuse it instead.
+    glm::vec3 grown_min = scene.bounds_min - glm::vec3(half, 0.0f, half);
+    glm::vec3 grown_max = scene.bounds_max + glm::vec3(half, 0.0f, half);
+    auto finite = [](glm::vec3 v) { return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z); };
+    if (!std::isfinite(half) || !finite(grown_min) || !finite(grown_max))
+        throw SceneError("--instances " + std::to_string(n) + ": copies spaced by the scene's extent would lie " +
+                         "beyond the float range; use --instances 1");
 
     std::vector<MeshInstance> original = std::move(scene.instances);
     scene.instances.clear();
@@ -87,7 +96,7 @@ void replicate_grid(Scene& scene, uint32_t n) {
         }
 
     // Centred copies grow the box symmetrically on X and Z.
-    scene.bounds_min -= glm::vec3(half, 0.0f, half);
-    scene.bounds_max += glm::vec3(half, 0.0f, half);
+    scene.bounds_min = grown_min;
+    scene.bounds_max = grown_max;
     scene.grid = n;
 }

@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <thread>
 
 PFN_vkCmdPushDescriptorSetKHR vkCmdPushDescriptorSet_ = nullptr;
 
@@ -116,6 +119,11 @@ uint32_t op_bits_from_vk(VkSubgroupFeatureFlags flags) {
     return bits;
 }
 
+bool gpu_assisted_validation_requested() {
+    const char* env = getenv("SGD_GPU_AV");
+    return env && strcmp(env, "1") == 0;
+}
+
 void create_instance(Context& ctx, const ContextOptions& options) {
     VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
     app.pApplicationName = "subgroup-demo";
@@ -132,10 +140,16 @@ void create_instance(Context& ctx, const ContextOptions& options) {
 
     std::vector<const char*> layers;
     // Synchronization validation is off by default in the layer; this turns it on for --validate.
-    VkValidationFeatureEnableEXT enables[] = {VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT};
+    // SGD_GPU_AV=1 adds GPU-assisted validation (shaders instrumented to check every descriptor
+    // access and buffer bound on the GPU; docs/robustness.md), used by the robustness tests.
+    std::vector<VkValidationFeatureEnableEXT> enables = {VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT};
+    if (options.validate && gpu_assisted_validation_requested()) {
+        enables.push_back(VK_VALIDATION_FEATURE_ENABLE_GPU_ASSISTED_EXT);
+        enables.push_back(VK_VALIDATION_FEATURE_ENABLE_GPU_ASSISTED_RESERVE_BINDING_SLOT_EXT);
+    }
     VkValidationFeaturesEXT validation_features{VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT};
-    validation_features.enabledValidationFeatureCount = 1;
-    validation_features.pEnabledValidationFeatures = enables;
+    validation_features.enabledValidationFeatureCount = uint32_t(enables.size());
+    validation_features.pEnabledValidationFeatures = enables.data();
 
     VkInstanceCreateInfo info{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
     info.pApplicationInfo = &app;
@@ -385,9 +399,79 @@ void vk_check(VkResult result, const char* call) {
     if (result == VK_SUCCESS) return;
     std::string what = std::string(call);
     if (what.size() > 60) what = what.substr(0, what.find('('));
-    if (result == VK_ERROR_DEVICE_LOST)
-        throw VulkanError("the GPU was lost (VK_ERROR_DEVICE_LOST) in " + what + "; the driver reset the device");
+    if (result == VK_ERROR_DEVICE_LOST) {
+        mark_device_abandoned();
+        throw VulkanError("the GPU was lost (VK_ERROR_DEVICE_LOST) in " + what +
+                          "; the driver reset the device (a driver crash, a hang or a GPU fault); run again");
+    }
+    if (result == VK_ERROR_SURFACE_LOST_KHR)
+        throw VulkanError("the window's surface was lost (VK_ERROR_SURFACE_LOST_KHR) in " + what +
+                          "; the window system closed it");
+    if (result == VK_ERROR_OUT_OF_DATE_KHR)
+        throw VulkanError("the swapchain no longer matches the window (VK_ERROR_OUT_OF_DATE_KHR) in " + what);
     throw VulkanError(what + " failed: " + vk_result_name(result));
+}
+
+namespace {
+
+std::atomic<bool> g_device_abandoned{false};
+std::atomic<int64_t> g_frames_waited{0};
+
+InjectedFaults read_injected_faults() {
+    InjectedFaults f;
+    if (const char* timeout = getenv("SGD_FRAME_TIMEOUT_S"); timeout && *timeout)
+        f.frame_timeout_s = uint32_t(std::max(1l, strtol(timeout, nullptr, 10)));
+    const char* spec = getenv("SGD_FAULT");
+    if (!spec || !*spec) return f;
+    std::string s = spec;
+    size_t at = s.find('@');
+    std::string kind = s.substr(0, at);
+    long long value = at == std::string::npos ? -1 : strtoll(s.c_str() + at + 1, nullptr, 10);
+    if (kind == "oom" && value >= 0) f.oom_above = uint64_t(value);
+    else if (kind == "device-lost" && value >= 0) f.device_lost_frame = value;
+    else if (kind == "hang" && value >= 0) f.hang_frame = value;
+    else throw VulkanError("SGD_FAULT='" + s + "' is not oom@BYTES, device-lost@N or hang@N");
+    fprintf(stderr, "note: injecting the fault SGD_FAULT=%s (test only)\n", spec);
+    return f;
+}
+
+}  // namespace
+
+const InjectedFaults& injected_faults() {
+    static const InjectedFaults faults = read_injected_faults();
+    return faults;
+}
+
+void forget_pushed_descriptors(const Context& ctx, VkCommandBuffer cmd) {
+    auto& pushed = ctx.descriptor_arena.pushed;
+    for (auto it = pushed.begin(); it != pushed.end();)
+        it = it->first.first == cmd ? pushed.erase(it) : std::next(it);
+}
+
+void mark_device_abandoned() { g_device_abandoned = true; }
+bool device_abandoned() { return g_device_abandoned.load(); }
+
+void wait_for_frame(const Context& ctx, VkFence fence) {
+    const InjectedFaults& faults = injected_faults();
+    int64_t frame = g_frames_waited++;
+    uint32_t waited_s = 0;
+    for (;;) {
+        VkResult wait = vkWaitForFences(ctx.device, 1, &fence, VK_TRUE, 1'000'000'000ull);
+        if (frame == faults.device_lost_frame) wait = VK_ERROR_DEVICE_LOST;
+        if (frame == faults.hang_frame) {
+            if (wait == VK_SUCCESS) std::this_thread::sleep_for(std::chrono::seconds(1));
+            wait = VK_TIMEOUT;
+        }
+        if (wait != VK_TIMEOUT) {
+            vk_check(wait, "vkWaitForFences (frame)");
+            return;
+        }
+        if (++waited_s >= faults.frame_timeout_s) {
+            mark_device_abandoned();
+            throw VulkanError("a frame did not finish on the GPU within " + std::to_string(faults.frame_timeout_s) +
+                              " s; giving up (the GPU is hung or far too slow for this --size/--instances)");
+        }
+    }
 }
 
 uint32_t validation_message_count() { return g_validation_messages.load(); }
@@ -396,12 +480,17 @@ void create_context(Context& ctx, const ContextOptions& options) {
     create_instance(ctx, options);
     ctx.physical = pick_physical_device(ctx, options.device_index);
     create_device(ctx, options);
+    ctx.descriptor_arena.enabled = options.validate && gpu_assisted_validation_requested();
     apply_masks(ctx.subgroup, options.mask_stages, options.mask_ops);
 }
 
 Context::~Context() {
+    // An abandoned device may still be running (or never finish) a frame: waiting for it, or
+    // destroying it under its feet, could block forever. The process is about to exit anyway.
+    if (device_abandoned()) return;
     if (device) {
         vkDeviceWaitIdle(device);
+        for (VkDescriptorPool pool : descriptor_arena.pools) vkDestroyDescriptorPool(device, pool, nullptr);
         if (command_pool) vkDestroyCommandPool(device, command_pool, nullptr);
         vkDestroyDevice(device, nullptr);
     }
@@ -437,6 +526,7 @@ VkCommandBuffer begin_one_shot(const Context& ctx) {
     VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
     begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
     VK_CHECK(vkBeginCommandBuffer(cmd, &begin));
+    forget_pushed_descriptors(ctx, cmd);
     return cmd;
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -42,6 +43,26 @@ struct DeviceInfo {
     float timestamp_period_ns = 1.0f;
 };
 
+// Under GPU-assisted validation (SGD_GPU_AV=1) push descriptors are emulated with descriptor sets
+// allocated from these pools: the layer in Debian 12 (1.3.239) reports every access through a
+// push descriptor as "uninitialized" (Vulkan-ValidationLayers issue 5321, fixed in later layers),
+// which would hide the out-of-bounds accesses the check is for. Sets live until the device does.
+// Push descriptors update incrementally (the debug views push binding 4, then draw_scene bindings
+// 0..3), so the arena keeps what was pushed per command buffer and layout, writes all of it to each
+// new set, and binds a set only once every binding of its layout has been pushed: lavapipe 22.3
+// crashes binding a set whose image descriptors were never written (legal while unused).
+struct PushedDescriptor {
+    VkDescriptorType type;
+    VkDescriptorBufferInfo buffer;
+    VkDescriptorImageInfo image;
+};
+struct DescriptorArena {
+    bool enabled = false;
+    std::vector<VkDescriptorPool> pools;
+    std::map<std::pair<VkCommandBuffer, VkPipelineLayout>, std::map<uint32_t, PushedDescriptor>> pushed;
+    std::map<VkPipelineLayout, uint32_t> binding_counts;
+};
+
 struct Context {
     VkInstance instance = VK_NULL_HANDLE;
     VkDebugUtilsMessengerEXT messenger = VK_NULL_HANDLE;
@@ -58,6 +79,7 @@ struct Context {
     SubgroupCaps subgroup_unmasked;
     DeviceFeatures features;
     bool debug_utils = false;
+    mutable DescriptorArena descriptor_arena;
 
     Context() = default;
     Context(const Context&) = delete;
@@ -70,6 +92,33 @@ uint32_t validation_message_count();
 
 void create_context(Context& ctx, const ContextOptions& options);
 std::vector<std::string> list_devices();  // "INDEX: NAME (type, api)"
+
+// Test-only fault injection (docs/robustness.md), read once from the environment, so the tests
+// can reach the failure paths a healthy lavapipe never takes:
+//   SGD_FAULT=oom@BYTES       device-memory allocations larger than BYTES fail (VK_ERROR_OUT_OF_DEVICE_MEMORY)
+//   SGD_FAULT=device-lost@N   waiting for the N-th submitted frame (from 0) reports VK_ERROR_DEVICE_LOST
+//   SGD_FAULT=hang@N          the N-th submitted frame never completes, as on a hung GPU
+//   SGD_FRAME_TIMEOUT_S=S     seconds a frame may take before the run gives up (default 600)
+struct InjectedFaults {
+    uint64_t oom_above = UINT64_MAX;
+    int64_t device_lost_frame = -1;
+    int64_t hang_frame = -1;
+    uint32_t frame_timeout_s = 600;
+};
+const InjectedFaults& injected_faults();
+
+// Waits for a submitted frame's fence in one-second steps: a lost device throws VulkanError at
+// once, a frame that takes longer than the timeout throws too (and marks the device abandoned),
+// so a run ends with a message instead of blocking forever.
+void wait_for_frame(const Context& ctx, VkFence fence);
+
+// After a timeout the GPU may still be running the frame: teardown must not wait for it.
+void mark_device_abandoned();
+bool device_abandoned();
+
+// Forgets what was pushed into `cmd` under emulated push descriptors (see DescriptorArena): call
+// when recording of `cmd` begins. A no-op otherwise.
+void forget_pushed_descriptors(const Context& ctx, VkCommandBuffer cmd);
 
 // One-shot command buffer, submitted and waited for (uploads, readbacks; never in the frame loop).
 VkCommandBuffer begin_one_shot(const Context& ctx);

@@ -3,10 +3,21 @@
 #include <unistd.h>
 
 #include <climits>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 
 namespace {
+
+// Names the size asked, exactly and in MiB, so a user can tell a huge request from a full heap.
+std::string out_of_memory_message(VkResult result, VkDeviceSize size, const char* name) {
+    char mib[32];
+    snprintf(mib, sizeof(mib), "%.1f", double(size) / double(1 << 20));
+    return std::string("out of ") + (result == VK_ERROR_OUT_OF_HOST_MEMORY ? "host" : "device") + " memory allocating " +
+           std::to_string(size) + " bytes (" + mib + " MiB) for " + name + " (" + vk_result_name(result) +
+           "); try a smaller --instances or --size";
+}
 
 uint32_t find_memory_type(const Context& ctx, uint32_t type_bits, VkMemoryPropertyFlags want) {
     for (uint32_t i = 0; i < ctx.memory.memoryTypeCount; ++i)
@@ -26,16 +37,20 @@ VkDeviceMemory allocate(const Context& ctx, VkMemoryRequirements req, MemoryKind
     VkMemoryAllocateInfo info{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
     info.allocationSize = req.size;
     info.memoryTypeIndex = type;
-    VkDeviceMemory memory;
-    VkResult result = vkAllocateMemory(ctx.device, &info, nullptr, &memory);
+    VkDeviceMemory memory = VK_NULL_HANDLE;
+    VkResult result = req.size > injected_faults().oom_above ? VK_ERROR_OUT_OF_DEVICE_MEMORY
+                                                             : vkAllocateMemory(ctx.device, &info, nullptr, &memory);
     if (result == VK_ERROR_OUT_OF_DEVICE_MEMORY || result == VK_ERROR_OUT_OF_HOST_MEMORY)
-        throw VulkanError(std::string("out of memory allocating ") + std::to_string(req.size >> 20) + " MiB for " + name +
-                          " (" + vk_result_name(result) + "); try a smaller --instances or --size");
+        throw VulkanError(out_of_memory_message(result, req.size, name));
     VK_CHECK(result);
     return memory;
 }
 
+std::vector<AllocationRecord>* g_allocation_log = nullptr;
+
 }  // namespace
+
+void set_allocation_log(std::vector<AllocationRecord>* log) { g_allocation_log = log; }
 
 std::string executable_dir() {
     char path[PATH_MAX];
@@ -104,10 +119,14 @@ Buffer create_buffer(const Context& ctx, VkDeviceSize size, VkBufferUsageFlags u
     Buffer b;
     b.device = ctx.device;
     b.size = size;
+    if (g_allocation_log) g_allocation_log->push_back({name, size, false});
     VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
     info.size = size ? size : 4;
     info.usage = usage;
-    VK_CHECK(vkCreateBuffer(ctx.device, &info, nullptr, &b.buffer));
+    VkResult created = vkCreateBuffer(ctx.device, &info, nullptr, &b.buffer);
+    if (created == VK_ERROR_OUT_OF_DEVICE_MEMORY || created == VK_ERROR_OUT_OF_HOST_MEMORY)
+        throw VulkanError(out_of_memory_message(created, info.size, name));
+    VK_CHECK(created);
     VkMemoryRequirements req;
     vkGetBufferMemoryRequirements(ctx.device, b.buffer, &req);
     b.memory = allocate(ctx, req, kind, name);
@@ -131,10 +150,12 @@ Buffer create_buffer_with_data(const Context& ctx, const void* data, VkDeviceSiz
 }
 
 Image create_image(const Context& ctx, VkExtent2D extent, VkFormat format, VkImageUsageFlags usage, const char* name,
-                   uint32_t layers) {
+                   uint32_t layers, bool array_view) {
     Image img;
     img.device = ctx.device;
     img.format = format;
+    if (g_allocation_log)  // every format the renderer uses is 4 bytes a texel
+        g_allocation_log->push_back({name, VkDeviceSize(extent.width) * extent.height * 4 * layers, true});
     img.extent = extent;
     img.layers = layers;
     VkImageCreateInfo info{VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO};
@@ -147,7 +168,10 @@ Image create_image(const Context& ctx, VkExtent2D extent, VkFormat format, VkIma
     info.tiling = VK_IMAGE_TILING_OPTIMAL;
     info.usage = usage;
     info.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
-    VK_CHECK(vkCreateImage(ctx.device, &info, nullptr, &img.image));
+    VkResult created = vkCreateImage(ctx.device, &info, nullptr, &img.image);
+    if (created == VK_ERROR_OUT_OF_DEVICE_MEMORY || created == VK_ERROR_OUT_OF_HOST_MEMORY)
+        throw VulkanError(out_of_memory_message(created, VkDeviceSize(extent.width) * extent.height * 4 * layers, name));
+    VK_CHECK(created);
     VkMemoryRequirements req;
     vkGetImageMemoryRequirements(ctx.device, img.image, &req);
     img.memory = allocate(ctx, req, MemoryKind::device_local, name);
@@ -156,7 +180,7 @@ Image create_image(const Context& ctx, VkExtent2D extent, VkFormat format, VkIma
     bool depth = format == VK_FORMAT_D32_SFLOAT;
     VkImageViewCreateInfo view{VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO};
     view.image = img.image;
-    view.viewType = layers > 1 ? VK_IMAGE_VIEW_TYPE_2D_ARRAY : VK_IMAGE_VIEW_TYPE_2D;
+    view.viewType = layers > 1 || array_view ? VK_IMAGE_VIEW_TYPE_2D_ARRAY : VK_IMAGE_VIEW_TYPE_2D;
     view.format = format;
     view.subresourceRange = {VkImageAspectFlags(depth ? VK_IMAGE_ASPECT_DEPTH_BIT : VK_IMAGE_ASPECT_COLOR_BIT), 0, 1, 0,
                              layers};
@@ -208,6 +232,42 @@ void memory_barrier(VkCommandBuffer cmd, VkPipelineStageFlags2 src_stage, VkAcce
     vkCmdPipelineBarrier2(cmd, &dep);
 }
 
+VkRenderingAttachmentInfo color_attachment(const Image& image, VkAttachmentLoadOp load, VkClearColorValue clear) {
+    VkRenderingAttachmentInfo a{VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO};
+    a.imageView = image.view;
+    a.imageLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
+    a.loadOp = load;
+    a.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
+    a.clearValue.color = clear;
+    return a;
+}
+
+VkRenderingAttachmentInfo depth_attachment(const Image& image, VkImageLayout layout, VkAttachmentLoadOp load,
+                                           VkAttachmentStoreOp store, float clear_depth) {
+    VkRenderingAttachmentInfo a{VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO};
+    a.imageView = image.view;
+    a.imageLayout = layout;
+    a.loadOp = load;
+    a.storeOp = store;
+    a.clearValue.depthStencil = {clear_depth, 0};
+    return a;
+}
+
+void begin_rendering(VkCommandBuffer cmd, VkExtent2D extent, const VkRenderingAttachmentInfo* color,
+                     const VkRenderingAttachmentInfo* depth) {
+    VkRenderingInfo rendering{VK_STRUCTURE_TYPE_RENDERING_INFO};
+    rendering.renderArea = {{0, 0}, extent};
+    rendering.layerCount = 1;
+    rendering.colorAttachmentCount = color ? 1 : 0;
+    rendering.pColorAttachments = color;
+    rendering.pDepthAttachment = depth;
+    vkCmdBeginRendering(cmd, &rendering);
+    VkViewport viewport{0, 0, float(extent.width), float(extent.height), 0, 1};
+    VkRect2D scissor{{0, 0}, extent};
+    vkCmdSetViewport(cmd, 0, 1, &viewport);
+    vkCmdSetScissor(cmd, 0, 1, &scissor);
+}
+
 std::string shader_path(const std::string& name) { return executable_dir() + "/shaders/" + name + ".spv"; }
 
 VkShaderModule load_shader(const Context& ctx, const std::string& name) {
@@ -233,12 +293,18 @@ Pipeline& Pipeline::operator=(Pipeline&& o) noexcept {
         std::swap(layout, o.layout);
         std::swap(set_layout, o.set_layout);
         std::swap(bind_point, o.bind_point);
+        std::swap(arena, o.arena);
     }
     return *this;
 }
 
 void Pipeline::reset() {
     if (!device) return;
+    if (arena) {  // the layout's handle may be reused by the next pipeline
+        for (auto it = arena->pushed.begin(); it != arena->pushed.end();)
+            it = it->first.second == layout ? arena->pushed.erase(it) : std::next(it);
+        arena->binding_counts.erase(layout);
+    }
     if (pipeline) vkDestroyPipeline(device, pipeline, nullptr);
     if (layout) vkDestroyPipelineLayout(device, layout, nullptr);
     if (set_layout) vkDestroyDescriptorSetLayout(device, set_layout, nullptr);
@@ -253,7 +319,8 @@ static void create_layout(const Context& ctx, const LayoutDesc& desc, Pipeline& 
     for (uint32_t i = 0; i < desc.bindings.size(); ++i)
         bindings.push_back({i, desc.bindings[i], 1, desc.stages, nullptr});
     VkDescriptorSetLayoutCreateInfo set{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
-    set.flags = VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR;
+    set.flags = ctx.descriptor_arena.enabled ? 0 : VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR;
+    p.arena = ctx.descriptor_arena.enabled ? &ctx.descriptor_arena : nullptr;
     set.bindingCount = uint32_t(bindings.size());
     set.pBindings = bindings.data();
     VK_CHECK(vkCreateDescriptorSetLayout(ctx.device, &set, nullptr, &p.set_layout));
@@ -264,6 +331,7 @@ static void create_layout(const Context& ctx, const LayoutDesc& desc, Pipeline& 
     info.pushConstantRangeCount = desc.push_constant_bytes ? 1 : 0;
     info.pPushConstantRanges = &range;
     VK_CHECK(vkCreatePipelineLayout(ctx.device, &info, nullptr, &p.layout));
+    if (p.arena) p.arena->binding_counts[p.layout] = uint32_t(bindings.size());
 }
 
 Pipeline create_compute_pipeline(const Context& ctx, const ComputeDesc& desc) {
@@ -284,6 +352,12 @@ Pipeline create_compute_pipeline(const Context& ctx, const ComputeDesc& desc) {
     info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
     info.stage.module = module;
     info.stage.pName = "main";
+    std::vector<VkSpecializationMapEntry> entries;
+    for (uint32_t i = 0; i < desc.specialization.size(); ++i)
+        entries.push_back({i, uint32_t(i * sizeof(uint32_t)), sizeof(uint32_t)});
+    VkSpecializationInfo specialization{uint32_t(entries.size()), entries.data(),
+                                        desc.specialization.size() * sizeof(uint32_t), desc.specialization.data()};
+    info.stage.pSpecializationInfo = entries.empty() ? nullptr : &specialization;
     info.layout = p.layout;
     VkResult result = vkCreateComputePipelines(ctx.device, VK_NULL_HANDLE, 1, &info, nullptr, &p.pipeline);
     vkDestroyShaderModule(ctx.device, module, nullptr);
@@ -416,6 +490,69 @@ Descriptors& Descriptors::sampled_image(uint32_t binding, VkImageView view, VkSa
     return *this;
 }
 
+namespace {
+
+VkDescriptorPool create_arena_pool(VkDevice device) {
+    const uint32_t n = 4096;
+    VkDescriptorPoolSize sizes[] = {{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, n},         {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, n},
+                                    {VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, n},          {VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE, n},
+                                    {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, n}, {VK_DESCRIPTOR_TYPE_SAMPLER, n}};
+    VkDescriptorPoolCreateInfo info{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+    info.maxSets = 1024;
+    info.poolSizeCount = uint32_t(std::size(sizes));
+    info.pPoolSizes = sizes;
+    VkDescriptorPool pool;
+    VK_CHECK(vkCreateDescriptorPool(device, &info, nullptr, &pool));
+    return pool;
+}
+
+// A fresh set for every push: the command buffer may still be pending with the previous ones.
+VkDescriptorSet allocate_arena_set(VkDevice device, DescriptorArena& arena, VkDescriptorSetLayout layout) {
+    VkDescriptorSetAllocateInfo info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+    info.descriptorSetCount = 1;
+    info.pSetLayouts = &layout;
+    VkDescriptorSet set = VK_NULL_HANDLE;
+    if (!arena.pools.empty()) {
+        info.descriptorPool = arena.pools.back();
+        VkResult result = vkAllocateDescriptorSets(device, &info, &set);
+        if (result == VK_SUCCESS) return set;
+        if (result != VK_ERROR_OUT_OF_POOL_MEMORY && result != VK_ERROR_FRAGMENTED_POOL) VK_CHECK(result);
+    }
+    arena.pools.push_back(create_arena_pool(device));
+    info.descriptorPool = arena.pools.back();
+    VK_CHECK(vkAllocateDescriptorSets(device, &info, &set));
+    return set;
+}
+
+}  // namespace
+
 void Descriptors::push(VkCommandBuffer cmd, const Pipeline& pipeline) {
-    vkCmdPushDescriptorSet_(cmd, pipeline.bind_point, pipeline.layout, 0, uint32_t(writes.size()), writes.data());
+    if (!pipeline.arena) {
+        vkCmdPushDescriptorSet_(cmd, pipeline.bind_point, pipeline.layout, 0, uint32_t(writes.size()), writes.data());
+        return;
+    }
+    // Merge into what was pushed before for this layout, then write all of it to a fresh set.
+    auto& pushed = pipeline.arena->pushed[{cmd, pipeline.layout}];
+    for (const VkWriteDescriptorSet& w : writes) {
+        PushedDescriptor& d = pushed[w.dstBinding];
+        d.type = w.descriptorType;
+        d.buffer = w.pBufferInfo ? *w.pBufferInfo : VkDescriptorBufferInfo{};
+        d.image = w.pImageInfo ? *w.pImageInfo : VkDescriptorImageInfo{};
+    }
+    if (pushed.size() < pipeline.arena->binding_counts[pipeline.layout]) return;  // the rest comes next
+    VkDescriptorSet set = allocate_arena_set(pipeline.device, *pipeline.arena, pipeline.set_layout);
+    std::vector<VkWriteDescriptorSet> all;
+    for (const auto& [binding, d] : pushed) {
+        VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+        w.dstSet = set;
+        w.dstBinding = binding;
+        w.descriptorCount = 1;
+        w.descriptorType = d.type;
+        bool is_buffer = d.type == VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER || d.type == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+        if (is_buffer) w.pBufferInfo = &d.buffer;
+        else w.pImageInfo = &d.image;
+        all.push_back(w);
+    }
+    vkUpdateDescriptorSets(pipeline.device, uint32_t(all.size()), all.data(), 0, nullptr);
+    vkCmdBindDescriptorSets(cmd, pipeline.bind_point, pipeline.layout, 0, 1, &set, 0, nullptr);
 }

@@ -45,12 +45,22 @@ struct Image {
 
 enum class MemoryKind { device_local, host_upload, host_readback };
 
+// Every buffer and image created while a log is set, by name and requested size: lets a test hold
+// the limits check (app/limits.cpp) to what the renderer really allocates.
+struct AllocationRecord {
+    std::string name;
+    VkDeviceSize bytes = 0;
+    bool image = false;
+};
+void set_allocation_log(std::vector<AllocationRecord>* log);  // nullptr stops logging
+
 Buffer create_buffer(const Context& ctx, VkDeviceSize size, VkBufferUsageFlags usage, MemoryKind kind, const char* name);
 // Creates a device-local buffer holding `data` (staged through a host buffer).
 Buffer create_buffer_with_data(const Context& ctx, const void* data, VkDeviceSize size, VkBufferUsageFlags usage,
                                const char* name);
+// array_view: the view is VK_IMAGE_VIEW_TYPE_2D_ARRAY even with one layer (for sampler2DArray).
 Image create_image(const Context& ctx, VkExtent2D extent, VkFormat format, VkImageUsageFlags usage, const char* name,
-                   uint32_t layers = 1);
+                   uint32_t layers = 1, bool array_view = false);
 
 // Full-resource barriers, synchronization2 style; enough for a handful of passes per frame.
 void image_barrier(VkCommandBuffer cmd, VkImage image, VkImageAspectFlags aspect, VkImageLayout old_layout,
@@ -66,6 +76,15 @@ void memory_barrier(VkCommandBuffer cmd, VkPipelineStageFlags2 src_stage, VkAcce
 // The folder holding the running executable (build/).
 std::string executable_dir();
 
+// Dynamic rendering over a whole extent, viewport and scissor set to it. `color` or `depth` may be
+// null. The attachment helpers fill in view, layout, load and store (clear values where loading
+// clears).
+VkRenderingAttachmentInfo color_attachment(const Image& image, VkAttachmentLoadOp load, VkClearColorValue clear = {});
+VkRenderingAttachmentInfo depth_attachment(const Image& image, VkImageLayout layout, VkAttachmentLoadOp load,
+                                           VkAttachmentStoreOp store, float clear_depth = 0.0f);
+void begin_rendering(VkCommandBuffer cmd, VkExtent2D extent, const VkRenderingAttachmentInfo* color,
+                     const VkRenderingAttachmentInfo* depth);
+
 // SPIR-V lives in build/shaders next to the executable: shader_path("cull.comp.subgroup").
 std::string shader_path(const std::string& name);
 VkShaderModule load_shader(const Context& ctx, const std::string& name);
@@ -77,6 +96,7 @@ struct Pipeline {
     VkPipelineLayout layout = VK_NULL_HANDLE;
     VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;
     VkPipelineBindPoint bind_point = VK_PIPELINE_BIND_POINT_GRAPHICS;
+    DescriptorArena* arena = nullptr;  // set when push descriptors are emulated (GPU-assisted validation)
 
     Pipeline() = default;
     Pipeline(Pipeline&& o) noexcept { *this = std::move(o); }
@@ -97,6 +117,7 @@ struct ComputeDesc {
     LayoutDesc layout;
     uint32_t required_subgroup_size = 0;  // 0: driver's choice
     bool full_subgroups = false;          // VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT
+    std::vector<uint32_t> specialization; // 32-bit specialization constants: constant_id i = specialization[i]
 };
 Pipeline create_compute_pipeline(const Context& ctx, const ComputeDesc& desc);
 

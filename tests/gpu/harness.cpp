@@ -66,8 +66,22 @@ DemoRun run_demo(const std::vector<std::string>& args) {
     return run;
 }
 
+namespace {
+
+// ctest sets LP_NATIVE_VECTOR_WIDTH and SGD_EXPECT_SUBGROUP per instance, but
+// gtest_discover_tests splits an ENVIRONMENT list, so only the first variable arrives:
+// derive the lane count from the vector width (32-bit lanes) when the second is missing.
+std::string expected_subgroup_text() {
+    if (const char* sg = getenv("SGD_EXPECT_SUBGROUP")) return sg;
+    if (const char* width = getenv("LP_NATIVE_VECTOR_WIDTH")) return std::to_string(atoi(width) / 32);
+    return "";
+}
+
+}  // namespace
+
 std::string test_dir(const std::string& name) {
-    const char* sg = getenv("SGD_EXPECT_SUBGROUP");
+    std::string sg_text = expected_subgroup_text();
+    const char* sg = sg_text.empty() ? nullptr : sg_text.c_str();
     auto* info = testing::UnitTest::GetInstance()->current_test_info();
     std::string leaf = std::string(info ? info->test_suite_name() : "t") + "." + (info ? info->name() : "t") + "." +
                        name + ".sg" + (sg ? sg : "x") + "." + std::to_string(getpid());
@@ -93,10 +107,7 @@ nlohmann::json read_json(const std::string& path) {
     return nlohmann::json::parse(file, nullptr, false);
 }
 
-int expected_subgroup_size() {
-    const char* sg = getenv("SGD_EXPECT_SUBGROUP");
-    return sg ? atoi(sg) : 0;
-}
+int expected_subgroup_size() { return atoi(expected_subgroup_text().c_str()); }
 
 int validation_lines(const std::string& output) {
     int count = 0;

@@ -1,0 +1,150 @@
+#include "app/limits.h"
+
+#include <algorithm>
+
+#include "passes/light_cull_pass.h"
+#include "render/frame.h"
+#include "render/gpu_scene.h"
+#include "render/renderer.h"
+#include "vk/context.h"
+
+namespace {
+
+std::string mib(uint64_t bytes) {
+    // One decimal below 10 MiB so small limits (and tests with made-up ones) still read sensibly.
+    double m = double(bytes) / double(1 << 20);
+    char text[32];
+    snprintf(text, sizeof(text), m < 10 ? "%.1f MiB" : "%.0f MiB", m);
+    return text;
+}
+
+std::string size_text(const Options& o) { return std::to_string(o.width) + "x" + std::to_string(o.height); }
+
+// What to change to make an allocation smaller, by what it scales with.
+std::string advice(const std::string& name) {
+    if (name == "light lists" || name == "color" || name == "depth" || name == "half-resolution mip")
+        return "use a smaller --size";
+    if (name == "lights") return "use fewer --lights";
+    if (name == "base colour textures") return "use a scene with fewer textures";
+    if (name == "vertices" || name == "source indices") return "use a smaller scene";  // shared by all copies
+    return "use a smaller --instances or a smaller scene";
+}
+
+}  // namespace
+
+DeviceLimits device_limits(const Context& ctx) {
+    VkPhysicalDeviceMaintenance4Properties m4{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_4_PROPERTIES};
+    VkPhysicalDeviceMaintenance3Properties m3{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES, &m4};
+    VkPhysicalDeviceProperties2 props{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &m3};
+    vkGetPhysicalDeviceProperties2(ctx.physical, &props);
+    const VkPhysicalDeviceLimits& l = props.properties.limits;
+
+    DeviceLimits d;
+    d.max_image_dimension_2d = l.maxImageDimension2D;
+    d.max_image_array_layers = l.maxImageArrayLayers;
+    d.max_storage_buffer_range = l.maxStorageBufferRange;
+    d.max_buffer_size = m4.maxBufferSize;
+    d.max_allocation_size = m3.maxMemoryAllocationSize;
+    int heap = -1;
+    for (uint32_t i = 0; i < ctx.memory.memoryHeapCount; ++i)
+        if ((ctx.memory.memoryHeaps[i].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT) &&
+            (heap < 0 || ctx.memory.memoryHeaps[i].size > ctx.memory.memoryHeaps[heap].size))
+            heap = int(i);
+    if (heap >= 0) {
+        d.device_local_heap = ctx.memory.memoryHeaps[heap].size;
+        for (uint32_t t = 0; t < ctx.memory.memoryTypeCount; ++t)
+            if (ctx.memory.memoryTypes[t].heapIndex == uint32_t(heap) &&
+                (ctx.memory.memoryTypes[t].propertyFlags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT))
+                d.unified_memory = true;
+    }
+    return d;
+}
+
+std::vector<PlannedAllocation> planned_allocations(const Scene& scene, const Options& options) {
+    using K = AllocationKind;
+    const uint64_t draws = scene.instances.size();
+    const uint64_t cull_group_size = std::max(1u, options.cull_group_size);
+    uint64_t drawn_indices = 0, cull_chunks = 0;
+    for (const MeshInstance& instance : scene.instances) {
+        uint64_t indices = scene.meshes[instance.mesh].index_count;
+        drawn_indices += indices;
+        cull_chunks += (indices / 3 + cull_group_size - 1) / cull_group_size;
+    }
+    const uint64_t indirect = sizeof(VkDrawIndexedIndirectCommand);
+    const uint64_t w = options.width, h = options.height;
+    const uint64_t tiles = ((w + kTileSize - 1) / kTileSize) * ((h + kTileSize - 1) / kTileSize);
+
+    std::vector<PlannedAllocation> a = {
+        // upload_scene (render/gpu_scene.cpp)
+        {"vertices", scene.vertices.size() * sizeof(Vertex), K::storage_buffer},
+        {"source indices", scene.indices.size() * sizeof(uint32_t), K::storage_buffer},
+        {"draws", draws * sizeof(GpuDraw), K::storage_buffer},
+        {"indirect (all)", draws * indirect, K::storage_buffer},
+        {"indirect template", draws * indirect, K::storage_buffer},
+        {"base colour textures", (scene.textures.size() + 1) * uint64_t(kTextureSize) * kTextureSize * 4, K::image},
+        // cull pass: the compacted index buffer holds every drawn triangle in the worst case
+        {"culled indices", std::max<uint64_t>(1, drawn_indices) * sizeof(uint32_t), K::storage_buffer},
+        {"culled indirect", std::max<uint64_t>(1, draws) * indirect, K::storage_buffer},
+        {"cull chunks", cull_chunks * 8, K::storage_buffer},
+        // light cull pass: a count per tile, `capacity` entries per tile, guard words after them
+        {"light lists", (tiles * (1 + kLightListCapacity) + kLightListGuardWords) * 4, K::storage_buffer},
+        // frame targets (render/renderer.cpp)
+        {"color", w * h * 4, K::image},
+        {"depth", w * h * 4, K::image},
+        {"half-resolution mip", std::max<uint64_t>(1, w / 2) * std::max<uint64_t>(1, h / 2) * 4, K::image},
+        {"counters", sizeof(GpuCounters), K::buffer},
+        {"view params", 4096, K::buffer},  // the debug views' constant palette: under 4 KiB
+    };
+    for (uint32_t slot = 0; slot < kFramesInFlight; ++slot) {
+        a.push_back({"lights", std::max<uint64_t>(1, options.lights) * sizeof(GpuLight), K::host_buffer});
+        a.push_back({"frame uniforms", sizeof(FrameUniforms), K::host_buffer});
+        a.push_back({"overlay vertices", Overlay::kMaxVertices * sizeof(OverlayVertex), K::host_buffer});
+        a.push_back({"frame counters readback", sizeof(GpuCounters), K::host_buffer});
+    }
+    // Uploads stage one buffer at a time; the largest staging buffer lives next to everything above.
+    uint64_t staging = (scene.textures.size() + 1) * uint64_t(kTextureSize) * kTextureSize * 4;
+    for (const PlannedAllocation& p : a)
+        if (p.kind == K::storage_buffer && p.name != "culled indices" && p.name != "culled indirect" &&
+            p.name != "light lists")
+            staging = std::max(staging, p.bytes);
+    a.push_back({"staging", staging, K::host_buffer});
+    // Screenshot readback at the end of the run.
+    a.push_back({"readback", w * h * 4, K::host_buffer});
+    return a;
+}
+
+void check_limits(const DeviceLimits& limits, const Options& options, const Scene& scene) {
+    if (options.width > limits.max_image_dimension_2d || options.height > limits.max_image_dimension_2d)
+        throw UsageError("--size " + size_text(options) + " exceeds the device's largest image (" +
+                         std::to_string(limits.max_image_dimension_2d) + " pixels a side); use a smaller --size");
+    if (scene.instances.size() > kMaxDraws)
+        throw UsageError("the scene has " + std::to_string(scene.instances.size()) + " draws, more than the " +
+                         std::to_string(kMaxDraws) + " the renderer supports; use a smaller --instances");
+    if (scene.textures.size() + 1 > limits.max_image_array_layers)
+        throw UsageError("the scene has " + std::to_string(scene.textures.size()) +
+                         " textures; the texture array holds at most " +
+                         std::to_string(limits.max_image_array_layers - 1) + " on this device");
+
+    uint64_t device_bytes = 0, host_bytes = 0;
+    for (const PlannedAllocation& p : planned_allocations(scene, options)) {
+        auto refuse = [&](const std::string& limit, uint64_t value) {
+            const char* what = p.kind == AllocationKind::image ? " image" : " buffer";
+            throw UsageError("the " + p.name + what + " would need " + mib(p.bytes) + " (" + std::to_string(p.bytes) +
+                             " bytes), more than the device's " + limit + " of " + mib(value) + "; " + advice(p.name));
+        };
+        if (p.kind == AllocationKind::storage_buffer && p.bytes > limits.max_storage_buffer_range)
+            refuse("storage buffer range", limits.max_storage_buffer_range);
+        if (p.kind != AllocationKind::image && limits.max_buffer_size && p.bytes > limits.max_buffer_size)
+            refuse("largest buffer", limits.max_buffer_size);
+        if (limits.max_allocation_size && p.bytes > limits.max_allocation_size)
+            refuse("largest allocation", limits.max_allocation_size);
+        (p.kind == AllocationKind::host_buffer ? host_bytes : device_bytes) += p.bytes;
+    }
+    // Leave a tenth of the heap to the driver, the window system and other programs.
+    uint64_t need = device_bytes + (limits.unified_memory ? host_bytes : 0);
+    uint64_t usable = limits.device_local_heap / 10 * 9;
+    if (limits.device_local_heap && need > usable)
+        throw UsageError("the renderer would need " + mib(need) + " of GPU memory for " + size_text(options) + " and " +
+                         std::to_string(scene.triangle_count()) + " triangles, more than 90% of the device's " +
+                         mib(limits.device_local_heap) + " heap; use a smaller --instances or --size");
+}

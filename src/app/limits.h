@@ -1,0 +1,52 @@
+// What the renderer will allocate on the GPU, buffer by buffer and image by image, computed from
+// the scene and the options alone, so that every device limit is checked before anything is
+// allocated (docs/robustness.md). Plain data and arithmetic: unit-tested with made-up limits.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "app/options.h"
+#include "scene/scene.h"
+
+struct Context;
+
+enum class AllocationKind {
+    storage_buffer,  // bound as a storage buffer: maxStorageBufferRange applies
+    buffer,          // other device-local buffer (uniforms, indirect-only)
+    host_buffer,     // host-visible (per-frame uploads, staging)
+    image,           // device-local image
+};
+
+struct PlannedAllocation {
+    std::string name;  // the name the renderer gives it (debug-utils object name)
+    uint64_t bytes = 0;
+    AllocationKind kind = AllocationKind::storage_buffer;
+};
+
+// The device numbers that bound those allocations.
+struct DeviceLimits {
+    uint64_t max_image_dimension_2d = 0;
+    uint64_t max_image_array_layers = 0;
+    uint64_t max_storage_buffer_range = 0;
+    uint64_t max_buffer_size = 0;        // VkPhysicalDeviceMaintenance4Properties (core in 1.3)
+    uint64_t max_allocation_size = 0;    // VkPhysicalDeviceMaintenance3Properties; every buffer is its own allocation
+    uint64_t device_local_heap = 0;      // largest device-local heap
+    bool unified_memory = false;         // host-visible memory lives in that heap too (lavapipe, integrated GPUs)
+};
+
+DeviceLimits device_limits(const Context& ctx);
+
+// Everything Renderer's constructor and its passes allocate for `scene` (already replicated by
+// --instances) at options.width x options.height with options.lights lights and
+// options.cull_group_size triangles per cull workgroup, plus the largest staging buffer the
+// uploads use at the same time.
+std::vector<PlannedAllocation> planned_allocations(const Scene& scene, const Options& options);
+
+// Throws UsageError (exit 2) with one line naming the limit, the size asked and what to change.
+void check_limits(const DeviceLimits& limits, const Options& options, const Scene& scene);
+
+// Draws (mesh instances after --instances) the renderer accepts: each costs GpuDraw (160 B),
+// two indirect commands and a cull chunk on the GPU, and about 300 B on the host.
+constexpr uint64_t kMaxDraws = 1ull << 22;

@@ -1,0 +1,56 @@
+// Triangle culling on the GPU (shaders/cull.comp, docs/culling.md): every triangle of every
+// draw is tested each frame, survivors are compacted into a culled index buffer and the
+// indirect commands' indexCount is written on the GPU. The depth and forward passes then draw
+// from them; the CPU never reads a count back in the frame loop.
+#pragma once
+
+#include <vector>
+
+#include <glm/glm.hpp>
+
+#include "render/cull_reference.h"
+#include "render/frame.h"
+
+constexpr uint32_t kDefaultCullGroupSize = 64;  // --cull-group-size: triangles per workgroup
+
+// One entry per workgroup: (draw, first triangle). A chunk never spans two draws, so every
+// subgroup's survivors go to one draw's range; empty draws get no chunk.
+std::vector<glm::uvec2> build_cull_chunks(const std::vector<GpuDraw>& draws, uint32_t group_size);
+
+// Bytes the cull pass must move in one frame (computed on the host from the counts): what it
+// reads (source indices, the positions of each draw's distinct vertices, draw records, chunk
+// table, indirect template) and writes (surviving indices, indirect commands).
+// bytes_read counts each draw's mesh data, as if every instance had its own copy of its mesh
+// (what a scene of distinct meshes moves); unique_bytes_read counts each mesh's data once,
+// the least that must come from memory when instances share meshes (--instances does).
+struct CullTraffic {
+    uint64_t bytes_read = 0;
+    uint64_t unique_bytes_read = 0;
+    uint64_t bytes_written = 0;
+    uint64_t total() const { return bytes_read + bytes_written; }
+    uint64_t unique_total() const { return unique_bytes_read + bytes_written; }
+};
+CullTraffic cull_traffic(const Scene& scene, const std::vector<GpuDraw>& draws, uint64_t triangles_visible,
+                         uint32_t group_size);
+
+struct CullPass {
+    Pipeline subgroup;  // cull.comp.subgroup; left empty where the device lacks what it needs
+    Pipeline fallback;  // cull.comp.fallback
+    Pipeline count;     // cull_count.comp.plain: totals the survivors into GpuCounters
+    Buffer chunks;          // uvec2 per workgroup, from build_cull_chunks()
+    Buffer culled_indices;  // each draw's survivors at [out_first, out_first + indexCount)
+    Buffer indirect;        // VkDrawIndexedIndirectCommand per draw, written each frame
+    uint32_t group_size = kDefaultCullGroupSize;
+    uint32_t chunk_count = 0;
+    uint32_t draw_count = 0;
+    VkExtent2D grid{};  // workgroups: chunk_count spread over x (capped at the device limit) and y
+
+    void create(const Context& ctx, const GpuScene& scene, uint32_t group_size);
+    // Variant off: records nothing, and the scene passes draw every triangle.
+    void record(FrameContext& f);
+};
+
+// What the last frame drew through `indices` and `indirect` (one command per draw): per draw,
+// its index list (3 per triangle). For tests and --cull-dump; waits for the device.
+std::vector<std::vector<uint32_t>> read_drawn_indices(const Context& ctx, const Buffer& indices, const Buffer& indirect,
+                                                      uint32_t draw_count);

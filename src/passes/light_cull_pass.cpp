@@ -1,0 +1,195 @@
+#include "passes/light_cull_pass.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "render/overlay.h"
+
+namespace {
+
+// light_cull.comp: frame, lights, depth, lists, counters; push constant: instrument.
+const LayoutDesc kCullLayout = {{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                 VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                 VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
+                                VK_SHADER_STAGE_COMPUTE_BIT, sizeof(uint32_t)};
+// light_count.comp: frame, lists, colour (storage image).
+const LayoutDesc kViewLayout = {
+    {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE},
+    VK_SHADER_STAGE_COMPUTE_BIT, 0};
+
+// A sampled image without sampler (texelFetch through GL_EXT_samplerless_texture_functions), in
+// the layout the depth image has while both light culling and the forward depth test read it.
+void push_sampled_depth(Descriptors& d, uint32_t binding, VkImageView view) {
+    d.images.push_back({VK_NULL_HANDLE, view, VK_IMAGE_LAYOUT_DEPTH_READ_ONLY_OPTIMAL});
+    VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+    w.dstBinding = binding;
+    w.descriptorCount = 1;
+    w.descriptorType = VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE;
+    w.pImageInfo = &d.images.back();
+    d.writes.push_back(w);
+}
+
+Buffer create_list_buffer(const Context& ctx, const LightListLayout& layout) {
+    return create_buffer(ctx, (layout.words() + kLightListGuardWords) * sizeof(uint32_t),
+                         VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT |
+                             VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
+                         MemoryKind::device_local, "light lists");
+}
+
+// The legend of the light-count view: the heat ramp with its numbers and the overflow colour.
+// At widths of 640 and more it is drawn at twice the size.
+void light_count_legend(Overlay& overlay, VkExtent2D extent, uint32_t capacity, const std::string& variant) {
+    const float s = std::clamp(float(extent.width) / 640.0f, 1.0f, 2.0f);
+    const float x = 6 * s, y = 6 * s, bar_x = x + 4 * s, bar_y = y + 14 * s, bar_w = 160 * s, bar_h = 8 * s;
+    const uint32_t white = rgba8(255, 255, 255);
+    std::string title = "lights per 16x16 tile (" + variant + ")";
+    std::string overflow = "over " + std::to_string(capacity) + ": overflow";
+    float swatch_x = bar_x + bar_w + 8 * s;
+    float box_w = std::max(Overlay::text_width(title, s) + 8 * s, swatch_x + 12 * s + Overlay::text_width(overflow, s) - x + 4 * s);
+    overlay.rect(x, y, box_w, 36 * s, rgba8(0, 0, 0, 190));
+    overlay.text(x + 4 * s, y + 3 * s, title, white, s);
+    const int steps = 64;
+    for (int i = 0; i < steps; ++i) {
+        glm::vec3 c = heat_color((float(i) + 0.5f) / steps) * 255.0f + 0.5f;
+        overlay.rect(bar_x + bar_w * i / steps, bar_y, bar_w / steps, bar_h, rgba8(uint8_t(c.r), uint8_t(c.g), uint8_t(c.b)));
+    }
+    // Ticks at powers of 8 on the log scale t = log2(count + 1) / log2(capacity + 1); the bar ends
+    // at the capacity.
+    float denominator = std::log2(float(capacity) + 1.0f);
+    for (uint32_t count = 1; count <= capacity; count *= 8) {
+        float tx = bar_x + bar_w * std::log2(float(count) + 1.0f) / denominator;
+        overlay.rect(tx - 0.5f * s, bar_y + bar_h, s, 2 * s, white);
+        std::string label = std::to_string(count);
+        overlay.text(tx - 0.5f * Overlay::text_width(label, s), bar_y + bar_h + 3 * s, label, white, s);
+    }
+    overlay.rect(swatch_x, bar_y, 8 * s, bar_h, rgba8(255, 0, 255));
+    overlay.text(swatch_x + 12 * s, bar_y + 1 * s, overflow, white, s);
+}
+
+}  // namespace
+
+glm::vec3 heat_color(float t) {
+    const glm::vec3 stops[5] = {{0.10f, 0.20f, 1.00f}, {0.00f, 0.85f, 1.00f}, {0.10f, 0.90f, 0.20f},
+                                {1.00f, 0.90f, 0.00f}, {1.00f, 0.15f, 0.05f}};
+    float x = std::clamp(t, 0.0f, 1.0f) * 4.0f;
+    uint32_t i = std::min(uint32_t(x), 3u);
+    return glm::mix(stops[i], stops[i + 1], x - float(i));
+}
+
+LightListLayout light_list_layout(VkExtent2D extent) {
+    LightListLayout l;
+    l.tiles_x = (extent.width + kTileSize - 1) / kTileSize;
+    l.tiles_y = (extent.height + kTileSize - 1) / kTileSize;
+    l.capacity = kLightListCapacity;
+    return l;
+}
+
+std::vector<TileList> decode_light_lists(const std::vector<uint32_t>& words, const LightListLayout& layout) {
+    std::vector<TileList> tiles(layout.tile_count());
+    if (words.size() < layout.words()) return {};
+    for (uint32_t t = 0; t < layout.tile_count(); ++t) {
+        tiles[t].count = words[layout.count_offset(t)];
+        uint32_t stored = std::min(tiles[t].count, layout.capacity);
+        for (uint32_t i = 0; i < stored; ++i) tiles[t].lights.push_back(words[layout.entry_offset(t, i)]);
+    }
+    return tiles;
+}
+
+void LightCullPass::create(const Context& ctx, VkExtent2D extent) {
+    subgroup_ = create_compute_pipeline(ctx, {"light_cull.comp.subgroup", kCullLayout});
+    fallback_ = create_compute_pipeline(ctx, {"light_cull.comp.fallback", kCullLayout});
+    view_ = create_compute_pipeline(ctx, {"light_count.comp.main", kViewLayout});
+    resize(ctx, extent);
+}
+
+void LightCullPass::resize(const Context& ctx, VkExtent2D extent) {
+    layout_ = light_list_layout(extent);
+    lists_ = create_list_buffer(ctx, layout_);
+    VkCommandBuffer cmd = begin_one_shot(ctx);
+    vkCmdFillBuffer(cmd, lists_.buffer, layout_.words() * sizeof(uint32_t), kLightListGuardWords * sizeof(uint32_t),
+                    kLightListGuardValue);
+    end_one_shot(ctx, cmd);
+}
+
+void LightCullPass::record(FrameContext& f) {
+    Variant variant = f.plan.light_cull.variant;
+    if (variant != Variant::subgroup && variant != Variant::fallback) return;
+    begin_label(f.ctx, f.cmd, variant == Variant::subgroup ? "light cull (subgroup)" : "light cull (fallback)");
+    f.timer.begin(f.cmd, Pass::light_cull);
+
+    // Before the counts are cleared and the lists rebuilt: the previous frame's readers of the lists
+    // (forward, light-count view) finish, and so do earlier writers of the counters (the frame's
+    // clear of the counters, compute passes). vkCmdFillBuffer is a transfer command: the validation
+    // layer files it under the copy stage, the spec under clear; ALL_TRANSFER covers both.
+    memory_barrier(f.cmd,
+                   VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT | VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT |
+                       VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT,
+                   VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT | VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                   VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT | VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                   VK_ACCESS_2_TRANSFER_WRITE_BIT | VK_ACCESS_2_SHADER_STORAGE_READ_BIT |
+                       VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+    vkCmdFillBuffer(f.cmd, lists_.buffer, 0, VkDeviceSize(layout_.tile_count()) * sizeof(uint32_t), 0);
+    memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                   VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                   VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+    // DEPTH_READ_ONLY_OPTIMAL: sampled here, then the forward pass's depth test reads it unchanged.
+    transition(f.cmd, f.targets.depth, VK_IMAGE_LAYOUT_DEPTH_READ_ONLY_OPTIMAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+               VK_ACCESS_2_SHADER_SAMPLED_READ_BIT);
+
+    const Pipeline& pipeline = variant == Variant::subgroup ? subgroup_ : fallback_;
+    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.pipeline);
+    Descriptors d;
+    d.buffer(0, f.uniforms, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER).buffer(1, f.lights);
+    push_sampled_depth(d, 2, f.targets.depth.view);
+    d.buffer(3, lists_).buffer(4, f.counters);
+    d.push(f.cmd, pipeline);
+    uint32_t instrument = f.instrument ? 1 : 0;
+    vkCmdPushConstants(f.cmd, pipeline.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(instrument), &instrument);
+    vkCmdDispatch(f.cmd, layout_.tiles_x, layout_.tiles_y, 1);
+
+    memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                   VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+                   VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT | VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT |
+                       VK_PIPELINE_STAGE_2_COPY_BIT,
+                   VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT |
+                       VK_ACCESS_2_TRANSFER_READ_BIT);
+    f.light_lists = &lists_;
+    f.timer.end(f.cmd, Pass::light_cull);
+    end_label(f.ctx, f.cmd);
+}
+
+void LightCullPass::record_view(FrameContext& f) {
+    if (!f.light_lists) {
+        if (f.overlay) f.overlay->label(8, 8, "light-count view: --light-cull off builds no tile lists");
+        return;
+    }
+    begin_label(f.ctx, f.cmd, "light-count view");
+    f.timer.begin(f.cmd, Pass::view);
+    transition(f.cmd, f.targets.color, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+               VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, view_.pipeline);
+    Descriptors d;
+    d.buffer(0, f.uniforms, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER).buffer(1, *f.light_lists).storage_image(2, f.targets.color.view);
+    d.push(f.cmd, view_);
+    vkCmdDispatch(f.cmd, (f.targets.extent.width + 7) / 8, (f.targets.extent.height + 7) / 8, 1);
+    f.timer.end(f.cmd, Pass::view);
+    end_label(f.ctx, f.cmd);
+    if (f.overlay)
+        light_count_legend(*f.overlay, f.targets.extent, layout_.capacity, std::string(variant_name(f.plan.light_cull.variant)));
+}
+
+std::vector<uint32_t> LightCullPass::read_lists(const Context& ctx) const {
+    VkDeviceSize bytes = lists_.size;
+    Buffer readback = create_buffer(ctx, bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryKind::host_readback,
+                                    "light lists readback");
+    VkCommandBuffer cmd = begin_one_shot(ctx);
+    memory_barrier(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, VK_ACCESS_2_MEMORY_WRITE_BIT, VK_PIPELINE_STAGE_2_COPY_BIT,
+                   VK_ACCESS_2_TRANSFER_READ_BIT);
+    VkBufferCopy region{0, 0, bytes};
+    vkCmdCopyBuffer(cmd, lists_.buffer, readback.buffer, 1, &region);
+    end_one_shot(ctx, cmd);
+    std::vector<uint32_t> words(layout_.words() + kLightListGuardWords);
+    memcpy(words.data(), readback.mapped, words.size() * sizeof(uint32_t));
+    return words;
+}

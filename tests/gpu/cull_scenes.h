@@ -1,0 +1,61 @@
+// Shared by the cull pass's GPU tests (tests/gpu/test_cull.cpp, which render, and
+// tests/gpu_compute/test_cull_compute.cpp, which only dispatch the pass): comparing what the GPU
+// kept with the CPU reference, and the scene built to hit every test.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <glm/glm.hpp>
+
+#include "render/cull_reference.h"
+#include "scene/camera.h"
+
+using Triangle = std::array<uint32_t, 3>;
+
+// Index triples, sorted: what a draw drew, in any order.
+std::vector<Triangle> triangles_of(const std::vector<uint32_t>& indices);
+uint64_t triangle_total(const std::vector<std::vector<uint32_t>>& drawn);
+
+// Per draw, the GPU's set must equal the reference's, except for triangles the reference marks
+// borderline (on a decision boundary to within rounding), which may go either way. Adds a
+// gtest failure per real difference, naming the first few triangles. Returns how many
+// borderline triangles the GPU decided differently.
+uint64_t expect_same_survivors(const Scene& scene, const std::vector<GpuDraw>& draws, const CullReference& ref,
+                               const std::vector<std::vector<uint32_t>>& drawn, const std::string& what);
+
+// ---- The designed scene: one triangle per case, seen by its own camera at kWidth x kHeight ----
+
+constexpr uint32_t kDesignedWidth = 320, kDesignedHeight = 180;
+Camera designed_camera();
+glm::mat4 designed_view_proj();
+
+struct Designed {
+    std::string name;
+    CullResult expected;  // CullResult::count: whatever the reference says (background geometry)
+};
+
+struct DesignedMesh {
+    std::vector<glm::vec3> positions;
+    std::vector<uint32_t> indices;
+    std::vector<Designed> designed;  // one per triangle, in index order
+
+    void add(const std::string& name, CullResult expected, std::array<glm::vec3, 3> p);
+    // A triangle at pixel positions on the plane z = z0, front-facing (counter-clockwise on
+    // screen) unless `back`.
+    void add_on_screen(const std::string& name, CullResult expected, glm::dvec2 a, glm::dvec2 b, glm::dvec2 c,
+                       bool back = false, double z0 = 0.0);
+};
+
+DesignedMesh designed_mesh();
+
+// Writes the mesh as DIR/designed.gltf (+ .bin) with two nodes: as is, and turned half a turn
+// about the view axis (an exact matrix), which maps the screen onto itself and pixel centres
+// onto pixel centres, so every designed triangle has the same expected outcome in both draws.
+std::string write_designed_gltf(const std::string& dir, const DesignedMesh& mesh);
+
+// Checks the reference against the designed outcomes (both draws), that every test rejects
+// something, and that nothing is borderline.
+void expect_reference_matches_design(const DesignedMesh& mesh, const std::vector<GpuDraw>& draws, const CullReference& ref);

@@ -1,0 +1,273 @@
+// `--compare` end to end on the Vulkan device: every configuration of the matrix runs validated,
+// report.json holds every run and the ratios (recomputed here from the runs' own timings),
+// compare.png has the layout and shows each configuration's screenshot reduced, and the subgroup
+// and fallback paths of each pass draw the same frame within that pass's tolerance.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <set>
+
+#include "app/compare.h"
+#include "gpu/harness.h"
+
+namespace {
+
+constexpr int kWidth = 160, kHeight = 90;
+
+double srgb_to_linear(double c) { return c <= 0.04045 ? c / 12.92 : std::pow((c + 0.055) / 1.055, 2.4); }
+double linear_to_srgb(double c) { return c <= 0.0031308 ? c * 12.92 : 1.055 * std::pow(c, 1 / 2.4) - 0.055; }
+
+// The oracle for a thumbnail: each texel averages a k x k block of the screenshot in linear light.
+Png reduce_in_linear_light(const Png& src, int k) {
+    Png out;
+    out.width = src.width / k;
+    out.height = src.height / k;
+    out.rgba.resize(size_t(out.width) * out.height * 4);
+    for (int y = 0; y < out.height; ++y)
+        for (int x = 0; x < out.width; ++x)
+            for (int c = 0; c < 4; ++c) {
+                double sum = 0;
+                for (int dy = 0; dy < k; ++dy)
+                    for (int dx = 0; dx < k; ++dx) {
+                        double v = src.at(x * k + dx, y * k + dy)[c] / 255.0;
+                        sum += c == 3 ? v : srgb_to_linear(v);
+                    }
+                double mean = sum / (k * k);
+                out.rgba[(size_t(y) * out.width + x) * 4 + c] = uint8_t(std::lround((c == 3 ? mean : linear_to_srgb(mean)) * 255));
+            }
+    return out;
+}
+
+struct Difference {
+    double mean = 0;  // over all colour channels, in 8-bit steps
+    int max = 0;
+    int pixels = 0;  // pixels with any channel different
+};
+
+// b against the b-sized window of a at (ax, ay).
+Difference rgb_difference(const Png& a, const Png& b, int ax = 0, int ay = 0) {
+    Difference d;
+    double sum = 0;
+    for (int y = 0; y < b.height; ++y)
+        for (int x = 0; x < b.width; ++x) {
+            int pixel_max = 0;
+            for (int c = 0; c < 3; ++c) {
+                int diff = std::abs(int(a.at(ax + x, ay + y)[c]) - int(b.at(x, y)[c]));
+                sum += diff;
+                pixel_max = std::max(pixel_max, diff);
+            }
+            d.max = std::max(d.max, pixel_max);
+            d.pixels += pixel_max > 0;
+        }
+    d.mean = sum / (double(b.width) * b.height * 3);
+    return d;
+}
+
+// Pixels of the rect that differ from its most common colour (the strip's background).
+int non_background_pixels(const Png& png, PixelRect r) {
+    std::map<uint32_t, int> histogram;
+    auto pixel = [&](int x, int y) {
+        const uint8_t* p = png.at(x, y);
+        return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16;
+    };
+    for (int y = r.y; y < r.y + r.h; ++y)
+        for (int x = r.x; x < r.x + r.w; ++x) histogram[pixel(x, y)]++;
+    int most = 0;
+    for (const auto& [colour, count] : histogram) most = std::max(most, count);
+    return r.w * r.h - most;
+}
+
+// The screenshot is a real frame, not a clear colour: "identical to the other path" must mean something.
+int geometry_pixels(const Png& png) {
+    const uint8_t* clear = png.at(0, 0);
+    int count = 0;
+    for (int y = 0; y < png.height; ++y)
+        for (int x = 0; x < png.width; ++x) {
+            const uint8_t* p = png.at(x, y);
+            count += p[0] != clear[0] || p[1] != clear[1] || p[2] != clear[2];
+        }
+    return count;
+}
+
+const nlohmann::json* find_run(const nlohmann::json& report, const std::string& name) {
+    for (const nlohmann::json& run : report["runs"])
+        if (run["name"] == name) return &run;
+    return nullptr;
+}
+
+double pass_median(const nlohmann::json& run, const char* pass) { return run["timings_ms"][pass]["median"].get<double>(); }
+
+TEST(Compare, EveryConfigurationRunsValidatedAndTheSheetShowsEachScreenshot) {
+    std::string dir = test_dir("compare");
+    DemoRun run = run_demo({"--compare", "--out", dir, "--validate", "--size", std::to_string(kWidth) + "x" + std::to_string(kHeight),
+                            "--frames", "3", "--warmup", "1", "--lights", "64"});
+    ASSERT_EQ(run.exit_code, 0) << run.output;
+    EXPECT_EQ(validation_lines(run.output), 0) << run.output;
+    EXPECT_NE(run.output.find("[11/11] all-fallback"), std::string::npos) << "progress: " << run.output;
+
+    // report.json: every configuration of the matrix ran (lavapipe supports every subgroup path
+    // unmasked), each with its own validation count, request and screenshot.
+    nlohmann::json report = read_json(dir + "/report.json");
+    ASSERT_TRUE(report.is_object()) << "report.json is not JSON";
+    EXPECT_EQ(report["schema"], 1);
+    EXPECT_TRUE(report["device"].contains("name"));
+    if (int sg = expected_subgroup_size()) EXPECT_EQ(report["subgroup"]["size"], sg);
+    std::vector<CompareConfig> matrix = comparison_matrix();
+    ASSERT_EQ(matrix.size(), 11u);
+    EXPECT_EQ(report["runs"].size(), matrix.size()) << report["skipped"].dump();
+    EXPECT_TRUE(report["skipped"].empty()) << report["skipped"].dump();
+    for (const CompareConfig& config : matrix) {
+        const nlohmann::json* r = find_run(report, config.name);
+        ASSERT_NE(r, nullptr) << config.name;
+        EXPECT_EQ((*r)["schema"], 1);
+        EXPECT_EQ((*r)["validation"]["enabled"], true);
+        EXPECT_EQ((*r)["validation"]["messages"], 0) << config.name;
+        EXPECT_EQ((*r)["frame"]["width"], kWidth);
+        EXPECT_EQ((*r)["frame"]["frames"], 3);
+        EXPECT_EQ((*r)["config"]["cull"], request_name(config.cull)) << config.name;
+        EXPECT_EQ((*r)["config"]["light_cull"], request_name(config.light_cull)) << config.name;
+        EXPECT_EQ((*r)["config"]["mip"], request_name(config.mip)) << config.name;
+        // An explicit request is what the plan used.
+        auto check = [&](const char* pass, Request req) {
+            if (req != Request::automatic) EXPECT_EQ((*r)["plan"][pass]["variant"], request_name(req)) << config.name;
+        };
+        check("cull", config.cull);
+        check("light_cull", config.light_cull);
+        check("mip", config.mip);
+        for (const char* pass : {"depth", "forward", "frame"}) EXPECT_TRUE((*r)["timings_ms"].contains(pass)) << config.name << " " << pass;
+        EXPECT_EQ((*r)["outputs"]["screenshot"], dir + "/" + config.name + ".png");
+    }
+
+    // Ratios: the three keys, each a number that the runs' own medians reproduce, or null with a reason.
+    ASSERT_TRUE(report["ratios"].is_object());
+    auto expect_ratio = [&](const char* key, std::optional<std::pair<double, double>> fallback_subgroup) {
+        ASSERT_TRUE(report["ratios"].contains(key)) << key;
+        const nlohmann::json& ratio = report["ratios"][key];
+        if (!fallback_subgroup || fallback_subgroup->second <= 0) {
+            EXPECT_TRUE(ratio.is_null()) << key << " " << ratio;
+            EXPECT_FALSE(report["ratio_details"][key]["reason"].get<std::string>().empty()) << key;
+            return;
+        }
+        ASSERT_TRUE(ratio.is_number()) << key << ": " << report["ratio_details"][key].dump();
+        EXPECT_NEAR(ratio.get<double>(), fallback_subgroup->first / fallback_subgroup->second, 1e-9) << key;
+    };
+    auto both = [&](const std::string& fallback, const std::string& subgroup, const char* fallback_pass,
+                    const char* subgroup_pass) -> std::optional<std::pair<double, double>> {
+        const nlohmann::json& fb = *find_run(report, fallback);
+        const nlohmann::json& sg = *find_run(report, subgroup);
+        if (!fb["timings_ms"].contains(fallback_pass) || !sg["timings_ms"].contains(subgroup_pass)) return std::nullopt;
+        return std::pair{pass_median(fb, fallback_pass), pass_median(sg, subgroup_pass)};
+    };
+    expect_ratio("cull", both("cull-fallback", "cull-subgroup", "cull", "cull"));
+    expect_ratio("light_cull", both("light-cull-fallback", "light-cull-subgroup", "light_cull", "light_cull"));
+    expect_ratio("frame", both("all-fallback", "all-subgroup", "frame", "frame"));
+    {
+        // The quad mip is stored by the forward pass: without a mip timing of its own, its cost is
+        // the forward time it adds over mip-off.
+        const nlohmann::json& sg = *find_run(report, "mip-subgroup");
+        if (sg["timings_ms"].contains("mip")) {
+            expect_ratio("mip", both("mip-fallback", "mip-subgroup", "mip", "mip"));
+        } else {
+            auto fb = both("mip-fallback", "mip-subgroup", "mip", "forward");
+            if (fb) fb->second -= pass_median(*find_run(report, "mip-off"), "forward");
+            expect_ratio("mip", fb);
+        }
+    }
+
+    // Screenshots: subgroup and fallback of each pass draw the same frame, within the pass's tolerance.
+    std::map<std::string, Png> shots;
+    for (const CompareConfig& config : matrix) {
+        shots[config.name] = read_png(dir + "/" + config.name + ".png");
+        ASSERT_EQ(shots[config.name].width, kWidth) << config.name;
+        ASSERT_EQ(shots[config.name].height, kHeight) << config.name;
+    }
+    EXPECT_GT(geometry_pixels(shots["all-subgroup"]), kWidth * kHeight / 5) << "the frame is mostly clear colour";
+    // Culling is conservative: the surviving triangles draw exactly the pixels of drawing everything
+    // (the cull pass's own test: identical to --cull off).
+    EXPECT_EQ(shots["cull-subgroup"].rgba, shots["cull-fallback"].rgba);
+    EXPECT_EQ(shots["cull-subgroup"].rgba, shots["cull-off"].rgba);
+    // The mip is a by-product: the frame itself never changes with it.
+    EXPECT_EQ(shots["mip-subgroup"].rgba, shots["mip-fallback"].rgba);
+    EXPECT_EQ(shots["mip-subgroup"].rgba, shots["mip-off"].rgba);
+    // Light lists shade with the same lights in another order, so only float rounding of the sum
+    // differs. The light-cull pass's own tolerance against brute force (--light-cull off): every
+    // channel within 2 of 255, and at most 0.5% of pixels different at all.
+    for (auto [a, b] : {std::pair{"light-cull-subgroup", "light-cull-fallback"}, std::pair{"light-cull-subgroup", "light-cull-off"},
+                        std::pair{"light-cull-fallback", "light-cull-off"}, std::pair{"all-subgroup", "all-fallback"}}) {
+        Difference d = rgb_difference(shots[a], shots[b]);
+        EXPECT_LE(d.max, 2) << a << " vs " << b;
+        EXPECT_LE(d.pixels * 200, kWidth * kHeight) << a << " vs " << b << ": " << d.pixels << " pixels differ";
+    }
+
+    // compare.png: the layout's size; each cell's thumbnail is its screenshot reduced in linear
+    // light; each label strip and the header carry text.
+    Png sheet = read_png(dir + "/compare.png");
+    SheetLayout layout = compare_sheet_layout(kWidth, kHeight, matrix.size());
+    ASSERT_EQ(sheet.width, layout.width);
+    ASSERT_EQ(sheet.height, layout.height);
+    EXPECT_GT(non_background_pixels(sheet, layout.header()), 500);
+    for (size_t i = 0; i < matrix.size(); ++i) {
+        PixelRect t = layout.thumb(i);
+        Png expected = reduce_in_linear_light(shots[matrix[i].name], layout.downscale);
+        ASSERT_EQ(expected.width, t.w);
+        ASSERT_EQ(expected.height, t.h);
+        Difference d = rgb_difference(sheet, expected, t.x, t.y);
+        EXPECT_LT(d.mean, 0.5) << matrix[i].name;
+        EXPECT_LE(d.max, 2) << matrix[i].name;
+        EXPECT_GT(non_background_pixels(sheet, layout.label(i)), 400) << matrix[i].name;
+    }
+}
+
+// A device without quad operations cannot run the quad mip: those configurations are skipped
+// with the reason, the rest still run, and the mip ratio is null with the reason. A debug view
+// asked for on the command line is not what a comparison times: every run is shaded.
+TEST(Compare, UnsupportedSubgroupPathIsSkippedWithItsReason) {
+    std::string dir = test_dir("masked");
+    // A small model keeps this second comparison cheap (the bundled scene where the samples are
+    // not checked out); it also shows --scene and --lights are honoured.
+    std::string scene = SGD_GLTF_SAMPLES_DIR "/Suzanne/glTF/Suzanne.gltf";
+    if (!std::filesystem::exists(scene)) scene = SGD_DEFAULT_SCENE;
+    DemoRun run = run_demo({"--compare", "--out", dir, "--mask-ops", "quad", "--size", "96x54", "--frames", "2", "--warmup", "1",
+                            "--lights", "16", "--scene", scene, "--view", "lane-id"});
+    ASSERT_EQ(run.exit_code, 0) << run.output;
+    nlohmann::json report = read_json(dir + "/report.json");
+    ASSERT_TRUE(report.is_object());
+    std::set<std::string> skipped;
+    for (const nlohmann::json& s : report["skipped"]) {
+        skipped.insert(s["name"].get<std::string>());
+        EXPECT_NE(s["reason"].get<std::string>().find("quad"), std::string::npos) << s.dump();
+    }
+    EXPECT_EQ(skipped, (std::set<std::string>{"mip-subgroup", "all-subgroup"}));
+    EXPECT_EQ(report["runs"].size(), 9u);
+    for (const nlohmann::json& r : report["runs"]) {
+        EXPECT_EQ(r["scene"]["path"], scene);
+        EXPECT_EQ(r["scene"]["lights"], 16);
+        EXPECT_EQ(r["frame"]["height"], 54);
+        EXPECT_EQ(r["subgroup"]["masked_operations"], nlohmann::json::array({"quad"}));
+        EXPECT_EQ(r["plan"]["view"]["mode"], "shaded") << "a comparison times the passes of the shaded frame";
+    }
+    EXPECT_TRUE(report["ratios"]["mip"].is_null());
+    EXPECT_NE(report["ratio_details"]["mip"]["reason"].get<std::string>().find("mip-subgroup was skipped"), std::string::npos);
+    EXPECT_TRUE(report["ratios"]["frame"].is_null());
+    EXPECT_TRUE(report["ratios"].contains("cull"));
+    EXPECT_TRUE(report["ratios"].contains("light_cull"));
+    EXPECT_FALSE(std::filesystem::exists(dir + "/mip-subgroup.png"));
+
+    // The sheet keeps every cell: a skipped one has an empty thumbnail and says why.
+    std::vector<CompareConfig> matrix = comparison_matrix();
+    Png sheet = read_png(dir + "/compare.png");
+    SheetLayout layout = compare_sheet_layout(96, 54, matrix.size());
+    ASSERT_EQ(sheet.width, layout.width);
+    ASSERT_EQ(sheet.height, layout.height);
+    for (size_t i = 0; i < matrix.size(); ++i) {
+        bool is_skipped = skipped.count(matrix[i].name) > 0;
+        EXPECT_EQ(non_background_pixels(sheet, layout.thumb(i)) == 0, is_skipped) << matrix[i].name;
+        EXPECT_GT(non_background_pixels(sheet, layout.label(i)), 200) << matrix[i].name;
+    }
+}
+
+}  // namespace

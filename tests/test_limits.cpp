@@ -1,0 +1,155 @@
+// Device limits checked before anything is allocated (app/limits.cpp): the planned allocations
+// against sizes worked out by hand, and the refusals against made-up device limits.
+#include "app/limits.h"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <map>
+
+namespace {
+
+// One mesh of `triangles` triangles over `vertices` vertices, placed `instances` times.
+Scene make_scene(uint32_t vertices, uint32_t triangles, uint32_t instances, uint32_t textures = 0) {
+    Scene scene;
+    scene.vertices.resize(vertices);
+    scene.indices.resize(size_t(triangles) * 3, 0);
+    scene.meshes.push_back({0, triangles * 3, 0});
+    scene.materials.push_back({});
+    for (uint32_t i = 0; i < instances; ++i) scene.instances.push_back({0, glm::mat4(1.0f)});
+    scene.textures.resize(textures);
+    return scene;
+}
+
+Options options_at(uint32_t width, uint32_t height, uint32_t lights = 256) {
+    Options o;
+    o.width = width;
+    o.height = height;
+    o.lights = lights;
+    return o;
+}
+
+std::map<std::string, uint64_t> by_name(const std::vector<PlannedAllocation>& list) {
+    std::map<std::string, uint64_t> m;
+    for (const PlannedAllocation& p : list) m[p.name] += p.bytes;
+    return m;
+}
+
+// lavapipe (Mesa 22.3) as vulkaninfo reports it: 128 MiB storage range, 2 GiB heap and allocation.
+DeviceLimits lavapipe() {
+    DeviceLimits l;
+    l.max_image_dimension_2d = 16384;
+    l.max_image_array_layers = 2048;
+    l.max_storage_buffer_range = 134217728;
+    l.max_buffer_size = 0xffffffffull;
+    l.max_allocation_size = 0x80000000ull;
+    l.device_local_heap = 2147483648ull;
+    l.unified_memory = true;
+    return l;
+}
+
+void expect_refusal(const std::function<void()>& check, const std::vector<std::string>& fragments) {
+    try {
+        check();
+        ADD_FAILURE() << "no UsageError";
+    } catch (const UsageError& e) {
+        std::string message = e.what();
+        for (const std::string& f : fragments) EXPECT_NE(message.find(f), std::string::npos) << message;
+        EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+    }
+}
+
+}  // namespace
+
+TEST(Limits, PlannedAllocationsMatchHandCountedSizes) {
+    Scene scene = make_scene(100, 130, 4, 2);  // 130 triangles: 3 cull chunks of 64 per draw
+    auto a = by_name(planned_allocations(scene, options_at(100, 50, 10)));
+    EXPECT_EQ(a["vertices"], 100u * 32);
+    EXPECT_EQ(a["source indices"], 390u * 4);
+    EXPECT_EQ(a["draws"], 4u * 160);
+    EXPECT_EQ(a["indirect (all)"], 4u * 20);
+    EXPECT_EQ(a["indirect template"], 4u * 20);
+    EXPECT_EQ(a["culled indices"], 4u * 390 * 4);  // every drawn triangle may survive
+    EXPECT_EQ(a["culled indirect"], 4u * 20);
+    EXPECT_EQ(a["cull chunks"], 4u * 3 * 8);
+    EXPECT_EQ(a["base colour textures"], 3u * 512 * 512 * 4);  // white layer + 2
+    // 100x50 is 7x4 tiles of 16 pixels: a count and 512 entries each, then 64 guard words.
+    EXPECT_EQ(a["light lists"], (28u * 513 + 64) * 4);
+    EXPECT_EQ(a["color"], 100u * 50 * 4);
+    EXPECT_EQ(a["depth"], 100u * 50 * 4);
+    EXPECT_EQ(a["half-resolution mip"], 50u * 25 * 4);
+    EXPECT_EQ(a["lights"], 2u * 10 * 32);  // one copy per frame in flight
+    EXPECT_EQ(a["staging"], 3u * 512 * 512 * 4);  // the texture upload is the largest
+}
+
+TEST(Limits, WithinLavapipeLimitsPasses) {
+    EXPECT_NO_THROW(check_limits(lavapipe(), options_at(1280, 720), make_scene(10000, 20000, 16)));
+    EXPECT_NO_THROW(check_limits(lavapipe(), options_at(3840, 2160, 65536), make_scene(10000, 20000, 16)));
+}
+
+TEST(Limits, SizeBeyondTheLargestImage) {
+    DeviceLimits l = lavapipe();
+    l.max_image_dimension_2d = 1024;
+    expect_refusal([&] { check_limits(l, options_at(2000, 100), make_scene(3, 1, 1)); },
+                   {"--size 2000x100 exceeds the device's largest image (1024 pixels a side)", "smaller --size"});
+    expect_refusal([&] { check_limits(l, options_at(100, 1025), make_scene(3, 1, 1)); }, {"--size 100x1025"});
+    EXPECT_NO_THROW(check_limits(l, options_at(1024, 1024), make_scene(3, 1, 1)));
+}
+
+TEST(Limits, LightListsBoundTheSizeOnLavapipe) {
+    // 4096x4096 is 65536 tiles: (65536 * 513 + 64) * 4 bytes = 134480128 > 134217728.
+    expect_refusal([&] { check_limits(lavapipe(), options_at(4096, 4096), make_scene(3, 1, 1)); },
+                   {"light lists buffer would need", "134480128 bytes", "storage buffer range of 128 MiB",
+                    "smaller --size"});
+    EXPECT_NO_THROW(check_limits(lavapipe(), options_at(4096, 4080), make_scene(3, 1, 1)));
+}
+
+TEST(Limits, CulledIndicesBoundTheInstancesOnLavapipe) {
+    // 11,184,811 triangles * 12 bytes is just over 128 MiB; 11,184,810 just fits. A single mesh
+    // that large is too big by itself (its source indices); as 4096 instances of a 2731-triangle
+    // mesh (what --instances 64 does) only the culled copy of every drawn triangle is.
+    expect_refusal([&] { check_limits(lavapipe(), options_at(320, 180), make_scene(3, 11184811, 1)); },
+                   {"source indices buffer would need", "134217732 bytes", "use a smaller scene"});
+    EXPECT_NO_THROW(check_limits(lavapipe(), options_at(320, 180), make_scene(3, 11184810, 1)));
+    expect_refusal([&] { check_limits(lavapipe(), options_at(320, 180), make_scene(3, 2731, 4096)); },
+                   {"culled indices buffer would need", "134234112 bytes", "smaller --instances"});
+    EXPECT_NO_THROW(check_limits(lavapipe(), options_at(320, 180), make_scene(3, 2730, 4096)));
+}
+
+TEST(Limits, BufferAndAllocationSizeLimits) {
+    DeviceLimits l = lavapipe();
+    l.max_storage_buffer_range = 0xffffffffull;
+    l.max_buffer_size = 1u << 20;
+    expect_refusal([&] { check_limits(l, options_at(320, 180), make_scene(40000, 10, 1)); },
+                   {"vertices buffer would need", "1280000 bytes", "largest buffer of 1.0 MiB"});
+    l = lavapipe();
+    l.max_allocation_size = 4u << 20;  // 1024x512: 2048 tiles, (2048 * 513 + 64) * 4 bytes of lists
+    expect_refusal([&] { check_limits(l, options_at(1024, 512), make_scene(3, 1, 1)); },
+                   {"the light lists buffer would need 4.0 MiB (4202752 bytes)", "largest allocation of 4.0 MiB",
+                    "smaller --size"});
+    EXPECT_NO_THROW(check_limits(l, options_at(512, 512), make_scene(3, 1, 1)));
+}
+
+TEST(Limits, HeapIsNeverOvercommitted) {
+    DeviceLimits l = lavapipe();
+    l.max_storage_buffer_range = 0xffffffffull;
+    l.device_local_heap = 64ull << 20;
+    // 1 M vertices (32 MiB) + 1 M triangles (12 MiB source, 12 MiB culled) + targets: over 90% of 64 MiB.
+    expect_refusal([&] { check_limits(l, options_at(320, 180), make_scene(1 << 20, 1 << 20, 1)); },
+                   {"GPU memory", "more than 90% of the device's 64 MiB heap"});
+    l.device_local_heap = 128ull << 20;
+    EXPECT_NO_THROW(check_limits(l, options_at(320, 180), make_scene(1 << 20, 1 << 20, 1)));
+}
+
+TEST(Limits, TooManyTexturesForTheArray) {
+    DeviceLimits l = lavapipe();
+    l.max_image_array_layers = 8;
+    expect_refusal([&] { check_limits(l, options_at(64, 64), make_scene(3, 1, 1, 8)); },
+                   {"8 textures", "at most 7"});
+    EXPECT_NO_THROW(check_limits(l, options_at(64, 64), make_scene(3, 1, 1, 7)));
+}
+
+TEST(Limits, TooManyDraws) {
+    expect_refusal([&] { check_limits(lavapipe(), options_at(64, 64), make_scene(3, 1, uint32_t(kMaxDraws) + 1)); },
+                   {"draws", "smaller --instances"});
+}
