@@ -75,6 +75,17 @@ std::string join(const std::vector<std::string>& items) {
     return s;
 }
 
+// The last non-empty line of a (small) text file.
+std::string last_line(const std::string& path) {
+    std::ifstream file(path);
+    std::string line, last;
+    while (std::getline(file, line)) {
+        line.erase(0, line.rfind('\r') == std::string::npos ? 0 : line.rfind('\r') + 1);  // progress redrawn with \r
+        if (!line.empty()) last = line;
+    }
+    return last;
+}
+
 std::string timestamp() {
     time_t now = time(nullptr);
     char buffer[32];
@@ -385,6 +396,13 @@ private:
         while (!notes_.empty() && notes_.front().second < now) notes_.pop_front();
         hud_.notes.clear();
         for (auto& n : notes_) hud_.notes.push_back(n.first);
+        if (compare_pid_ > 0) {  // while it runs: its latest progress line, read about once a second
+            if (now >= compare_status_time_) {
+                compare_status_ = "comparison: " + last_line(compare_dir_ + "/compare.log");
+                compare_status_time_ = now + 1.0;
+            }
+            hud_.notes.push_back(compare_status_);
+        }
     }
 
     // The frame just submitted holds the HUD; read_color() waits for it.
@@ -462,11 +480,7 @@ private:
             return;
         }
         // Its last line says why (for example that --compare is not available in this build).
-        std::ifstream log(compare_dir_ + "/compare.log");
-        std::string line, last;
-        while (std::getline(log, line))
-            if (!line.empty() && line.find("frame ") != 0) last = line;
-        note("comparison failed (exit " + std::to_string(code) + "): " + last);
+        note("comparison failed (exit " + std::to_string(code) + "): " + last_line(compare_dir_ + "/compare.log"));
     }
 
     void stop_compare() {
@@ -584,6 +598,8 @@ private:
 
     pid_t compare_pid_ = -1;
     std::string compare_dir_;
+    std::string compare_status_;
+    double compare_status_time_ = 0;
 
     uint32_t soak_actions_ = 0;
     uint32_t soak_min_frames_ = 0;
