@@ -12,4 +12,4 @@ command=(build/subgroup-demo --validate --size 320x180 --soak-frames "$frames" "
 if [ -z "${DISPLAY:-}" ]; then
     command=(xvfb-run -a -s "-screen 0 1280x1024x24 -nolisten tcp" "${command[@]}")
 fi
-"${command[@]}" | grep -v -E '^(frame [0-9]+:|note:|animation |help |camera )'
+"${command[@]}" | grep -v -E '^(frame [0-9]+:|note:|animation |help |camera |swapchain: )'
