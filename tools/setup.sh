@@ -8,10 +8,12 @@ cd "$(dirname "$0")/.."
 packages=(cmake ninja-build g++ pkg-config
           libvulkan-dev glslc spirv-tools vulkan-validationlayers vulkan-tools mesa-vulkan-drivers
           libglfw3-dev libglm-dev libstb-dev libtinygltf-dev nlohmann-json3-dev libgtest-dev
+          libjpeg62-turbo-dev libpng-dev
           xvfb xdotool xauth)
-# The libFuzzer target (preset `fuzz`, docs/robustness.md) needs clang and its runtime libraries.
+# The libFuzzer target (preset `fuzz`, docs/robustness.md) needs clang and its runtime libraries;
+# tools/make_fuzz_corpus.py writes its JPEG seeds with Pillow.
 if [ "${1:-default}" = fuzz ]; then
-    packages+=(clang libclang-rt-14-dev)
+    packages+=(clang libclang-rt-14-dev python3-pil)
 fi
 missing=()
 for p in "${packages[@]}"; do

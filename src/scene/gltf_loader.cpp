@@ -24,8 +24,9 @@
 #include <glm/gtc/matrix_transform.hpp>
 #include <glm/gtc/quaternion.hpp>
 #include <nlohmann/json.hpp>
-#include <stb/stb_image.h>
 #include <tiny_gltf.h>
+
+#include "image_decode.h"
 
 static_assert(std::endian::native == std::endian::little, "glTF buffers are little-endian");
 
@@ -42,8 +43,8 @@ constexpr uint64_t kMaxTexturePixels = 1ull << 26;  // 8192 x 8192
 constexpr int kMaxNodeDepth = 256;
 constexpr int kMaxJsonDepth = 128;  // tinygltf converts `extras` recursively
 
-// Messages quote the file (URIs, names, tinygltf's and stb_image's reasons, which may embed raw
-// bytes: stb_image puts an unknown PNG chunk's four bytes in its message). Control characters are
+// Messages quote the file (URIs, names, tinygltf's and the image decoders' reasons, which may
+// embed raw bytes: stb_image put an unknown PNG chunk's four bytes in its message). Control characters are
 // escaped so a message stays one line and can't drive the terminal, and length is capped so a
 // data: URI can't make it megabytes long.
 std::string printable(std::string_view text) {
@@ -639,13 +640,14 @@ std::vector<std::vector<uint32_t>> load_meshes(const Model& model, Scene& scene)
 
 // ---- Materials and textures ---------------------------------------------------------------------
 
-// stb_image grows its IDAT buffer to each chunk's declared length before reading the chunk, so a
+// stb_image grew its IDAT buffer to each chunk's declared length before reading the chunk, so a
 // 100-byte PNG declaring a 256 MiB chunk cost a 256 MiB allocation (found by fuzz-scene as a
-// timeout under ASan). Every chunk must fit in the bytes there are; returns what is wrong, or empty.
+// timeout under ASan). libpng reads chunk by chunk within its own limits, but the check is cheap
+// and names the bad chunk: every chunk must fit in the bytes there are; returns what is wrong.
 std::string png_layout_problem(const uint8_t* data, uint64_t size) {
     static const uint8_t kSignature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
     if (size < 8 || memcmp(data, kSignature, 8) != 0)
-        return {};  // not a PNG: stb_image decides
+        return {};  // not a PNG: the decoder decides
     for (uint64_t at = 8; at < size;) {
         if (size - at < 12)
             return "incomplete chunk header at byte " + std::to_string(at);
@@ -661,7 +663,8 @@ std::string png_layout_problem(const uint8_t* data, uint64_t size) {
     return {};
 }
 
-// Decodes image `index` to RGBA8; any problem is a warning and yields no texture.
+// Decodes image `index` to RGBA8; any problem is a warning and yields no texture. PNG goes to
+// libpng, JPEG to libjpeg-turbo (image_decode.cpp); stb_image never sees a scene's bytes.
 bool decode_image(const Model& model, int index, Texture& texture, std::vector<std::string>& warnings) {
     const tinygltf::Image& image = model.images[index];
     std::string who = "image " + std::to_string(index) + (image.uri.empty() ? "" : " (" + image.uri + ")");
@@ -682,26 +685,18 @@ bool decode_image(const Model& model, int index, Texture& texture, std::vector<s
         warnings.push_back(who + ": corrupt PNG (" + problem + "); texture ignored");
         return false;
     }
-    int width = 0, height = 0, channels = 0;
-    int size = int(encoded.size);
-    if (!stbi_info_from_memory(encoded.data, size, &width, &height, &channels)) {
-        warnings.push_back(who + ": cannot decode (" + stbi_failure_reason() + "); texture ignored");
+    DecodedImage decoded;
+    if (std::string problem = decode_image_rgba8(encoded.data, encoded.size, kMaxTexturePixels, decoded);
+        !problem.empty()) {
+        if (problem.ends_with(" is too large"))  // refused from its header, before decoding
+            warnings.push_back(who + ": " + problem + "; texture ignored");
+        else
+            warnings.push_back(who + ": cannot decode (" + problem + "); texture ignored");
         return false;
     }
-    if (width <= 0 || height <= 0 || uint64_t(width) * uint64_t(height) > kMaxTexturePixels) {
-        warnings.push_back(who + ": " + std::to_string(width) + "x" + std::to_string(height) +
-                           " is too large; texture ignored");
-        return false;
-    }
-    stbi_uc* pixels = stbi_load_from_memory(encoded.data, size, &width, &height, &channels, 4);
-    if (!pixels) {
-        warnings.push_back(who + ": cannot decode (" + stbi_failure_reason() + "); texture ignored");
-        return false;
-    }
-    texture.width = width;
-    texture.height = height;
-    texture.rgba.assign(pixels, pixels + size_t(width) * size_t(height) * 4);
-    stbi_image_free(pixels);
+    texture.width = decoded.width;
+    texture.height = decoded.height;
+    texture.rgba = std::move(decoded.rgba);
     return true;
 }
 
