@@ -277,3 +277,41 @@ counts = [255] * 16
 hostile = replace_first_dht(baseline, [(0x11, counts, [i % 256 for i in range(4080)])])
 with open(os.path.join(regressions, "jpeg-dht-4080-codes.gltf"), "wb") as f:
     f.write(json.dumps(textured(hostile, "image/jpeg", False), separators=(",", ":")).encode())
+
+def crafted(name, data):
+    if isinstance(data, dict):
+        data = json.dumps(data, separators=(",", ":")).encode()
+    with open(os.path.join(regressions, name), "wb") as f:
+        f.write(data)
+
+# Progressive JPEGs of many scans, each a legal progression written by jpegtran (libjpeg-turbo-progs):
+# 64 scans (a DC scan and one per AC coefficient: the most the loader takes, kMaxJpegScans) is a
+# seed; 66 (successive approximation: a refinement scan for DC and one for all AC) is refused.
+import subprocess, tempfile
+def rescan(data, script):
+    with tempfile.NamedTemporaryFile("w", suffix=".txt") as scans:
+        scans.write("\n".join(script) + "\n")
+        scans.flush()
+        return subprocess.run(["jpegtran", "-scans", scans.name], input=data, capture_output=True, check=True).stdout
+gray = jpeg(16, 16, False, "L")
+scans64 = rescan(gray, ["0: 0 0 0 0;"] + ["0: %d %d 0 0;" % (k, k) for k in range(1, 64)])
+assert scans64.count(b"\xff\xda") == 64
+write("jpeg_progressive_64_scans.glb", textured(scans64, "image/jpeg", True))
+scans66 = rescan(gray, ["0: 0 0 0 1;"] + ["0: %d %d 0 1;" % (k, k) for k in range(1, 64)] + ["0: 0 0 1 0;", "0: 1 63 1 0;"])
+assert scans66.count(b"\xff\xda") == 66
+crafted("jpeg-progressive-66-scans.glb", textured(scans66, "image/jpeg", True))
+
+# Headers declaring more pixels than a texture may have (8192 x 8192): refused before decoding.
+def with_sof_size(data, w, h):
+    at = data.index(b"\xff\xc0")
+    return data[:at + 5] + struct.pack(">HH", h, w) + data[at + 9:]
+crafted("jpeg-65000x65000-header.gltf", textured(with_sof_size(baseline, 65000, 65000), "image/jpeg", False))
+big_png = bytearray(png16)
+big_png[16:24] = struct.pack(">II", 9000, 9000)
+big_png[29:33] = struct.pack(">I", zlib.crc32(bytes(big_png[12:29])))
+crafted("png-9000x9000-header.glb", textured(bytes(big_png), "image/png", True))
+
+# A CMYK JPEG (Adobe APP14): valid, but there is no conversion to RGBA; a texture warning.
+cmyk = io.BytesIO()
+Image.new("CMYK", (8, 8), (0, 128, 255, 0)).save(cmyk, format="JPEG", quality=90)
+write("jpeg_cmyk.gltf", textured(cmyk.getvalue(), "image/jpeg", False))

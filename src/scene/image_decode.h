@@ -23,7 +23,8 @@ struct DecodedImage {
 // escape it). Any other format is refused: glTF 2.0 allows image/png and image/jpeg.
 std::string decode_image_rgba8(const uint8_t* data, size_t size, uint64_t max_pixels, DecodedImage& out);
 
-// The most scans a progressive JPEG may have (libjpeg's own progressive scripts use 10 for
-// colour and 6 for grey; TurboJPEG's TJFLAG_LIMITSCANS allows 500): each scan passes over the whole
-// image, so a small file with thousands of tiny scans costs minutes.
-constexpr int kMaxJpegScans = 100;
+// The most scans a progressive JPEG may have. libjpeg's own progressive scripts use 10 (colour)
+// and 6 (grey), one scan per AC coefficient of a grey image makes 64; jpegtran's -scans takes at
+// most 100 and TurboJPEG's TJFLAG_LIMITSCANS 500. Each scan passes over the whole image, so a small
+// file of thousands of tiny scans would cost minutes for nothing a texture needs.
+constexpr int kMaxJpegScans = 64;
