@@ -2,6 +2,9 @@
 # CI's sanitizer step (docs/robustness.md): an ASan + UBSan build (preset `sanitize`, build-asan/)
 # of the CPU tests and the demo. Runs every CPU test, one short headless render on lavapipe, and
 # one run that fails an allocation on purpose, so the error path's unwinding is checked too.
+# Then the fuzz target (preset `fuzz`, clang, build-fuzz/: loader and tinygltf instrumented)
+# replays every seed and every kept regression, and the ASan demo loads each of them on lavapipe
+# (tools/replay_scenes.sh: exit 0 with at most one warning per image, or exit 3 with one line).
 # Leak checking is on; tools/lsan.supp hides leaks inside the Vulkan driver and loader only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -53,4 +56,23 @@ expect_exit 3 "error: bad scene" --headless --size 64x64 --scene tests/fuzz-corp
 expect_exit 0 "triangles visible" --headless --size 64x64 --frames 2 --warmup 1 \
     --scene tests/fuzz-corpus/broken_textures.gltf
 SGD_FAULT=oom@1048575 expect_exit 1 "out of device memory allocating" --headless --size 64x64 --frames 2 --warmup 1
+
+echo "== sanitize: the fuzz target replays the seed corpus and the regressions"
+tools/setup.sh fuzz
+cmake --build --preset fuzz
+scenes=(tests/fuzz-corpus/* tests/data/fuzz-regressions/*)
+build-fuzz/fuzz-scene "${scenes[@]}" > "$out/fuzz-replay.txt" 2>&1 || {
+    echo "sanitize: fuzz-scene failed on a seed or a regression" >&2
+    tail -n 60 "$out/fuzz-replay.txt" >&2
+    exit 1
+}
+grep -o 'Running [0-9]* inputs' "$out/fuzz-replay.txt"
+
+echo "== sanitize: the demo loads each of them (exit 0, one warning per bad image, or exit 3)"
+SGD_REPLAY_PRELOAD="$asan_runtime $lavapipe" tools/replay_scenes.sh build-asan/subgroup-demo "${scenes[@]}" \
+    > "$out/replay.txt" 2>&1 || {
+    cat "$out/replay.txt" >&2
+    exit 1
+}
+tail -n 1 "$out/replay.txt"
 echo "sanitizer run passed"

@@ -10,10 +10,10 @@ packages=(cmake ninja-build g++ pkg-config
           libglfw3-dev libglm-dev libstb-dev libtinygltf-dev nlohmann-json3-dev libgtest-dev
           libjpeg62-turbo-dev libpng-dev
           xvfb xdotool xauth)
-# The libFuzzer target (preset `fuzz`, docs/robustness.md) needs clang and its runtime libraries;
-# tools/make_fuzz_corpus.py writes its JPEG seeds with Pillow.
+# The libFuzzer target (preset `fuzz`, docs/robustness.md) needs clang and its runtime libraries.
+# (Regenerating its seeds, tools/make_fuzz_corpus.py, also needs python3-pil and libjpeg-turbo-progs.)
 if [ "${1:-default}" = fuzz ]; then
-    packages+=(clang libclang-rt-14-dev python3-pil)
+    packages+=(clang libclang-rt-14-dev)
 fi
 missing=()
 for p in "${packages[@]}"; do

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Runs the demo headless on scene files (default: the fuzz corpus and the fuzz regressions) and
+# checks the contract for hostile input (docs/robustness.md): each run exits 0, with at most one
+# warning line per image (a texture problem is one warning, never more), or exits 3 with exactly
+# one line, `error: bad scene: ...`. Nothing else: no crash, no sanitizer report, no other code.
+# Usage: tools/replay_scenes.sh [DEMO] [FILE...]     (DEMO default build/subgroup-demo)
+# SGD_REPLAY_PRELOAD, if set, is the LD_PRELOAD for the demo (tools/sanitize.sh: ASan, lavapipe).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+demo=${1:-build/subgroup-demo}
+shift || true
+files=("$@")
+[ ${#files[@]} -gt 0 ] || files=(tests/fuzz-corpus/* tests/data/fuzz-regressions/*)
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+failed=0
+for f in "${files[@]}"; do
+    LD_PRELOAD=${SGD_REPLAY_PRELOAD:-} "$demo" --headless --scene "$f" --size 64x64 --frames 1 --warmup 0 \
+        >"$out/stdout" 2>"$out/stderr"
+    code=$?
+    lines=$(wc -l <"$out/stderr")
+    texture=$(grep -c '^warning: image [0-9]' "$out/stderr")
+    per_image=$(grep -o '^warning: image [0-9]*' "$out/stderr" | sort | uniq -c | awk '$1 > 1' | wc -l)
+    verdict=ok
+    case $code in
+    0) { [ "$per_image" -eq 0 ] && ! grep -qv '^warning: ' "$out/stderr"; } || verdict=FAIL ;;
+    3) { [ "$lines" -eq 1 ] && grep -q '^error: bad scene: ' "$out/stderr"; } || verdict=FAIL ;;
+    *) verdict=FAIL ;;
+    esac
+    last=$(grep '^warning: image [0-9]\|^error: ' "$out/stderr" | tail -n 1)
+    printf '%-4s exit %d  %d texture warning(s)  %-46s %s\n' "$verdict" "$code" "$texture" "$f" "${last:0:150}"
+    if [ "$verdict" != ok ]; then
+        failed=$((failed + 1))
+        tail -n 30 "$out/stderr" >&2
+    fi
+done
+echo "replay: ${#files[@]} files, $failed failed"
+[ "$failed" -eq 0 ]
