@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Runs the demo headless on scene files (default: the fuzz corpus and the fuzz regressions) and
 # checks the contract for hostile input (docs/robustness.md): each run exits 0, with at most one
-# warning line per image (a texture problem is one warning, never more), or exits 3 with exactly
-# one line, `error: bad scene: ...`. Nothing else: no crash, no sanitizer report, no other code.
+# warning line per image (a texture problem is one warning, never more), or exits 3 with one error
+# line, `error: bad scene: ...`, as its last line. Nothing else: no crash, no sanitizer report, no
+# other code. A scene that loads but has nothing to draw (src/app/run.cpp) is refused after its
+# load warnings were printed: those may precede the error line, each a `warning:` line.
 # Usage: tools/replay_scenes.sh [DEMO] [FILE...]     (DEMO default build/subgroup-demo)
 # SGD_REPLAY_PRELOAD, if set, is the LD_PRELOAD for the demo (tools/sanitize.sh: ASan, lavapipe).
 set -uo pipefail
@@ -24,11 +26,13 @@ for f in "${files[@]}"; do
     verdict=ok
     case $code in
     0) { [ "$per_image" -eq 0 ] && ! grep -qv '^warning: ' "$out/stderr"; } || verdict=FAIL ;;
-    3) { [ "$lines" -eq 1 ] && grep -q '^error: bad scene: ' "$out/stderr"; } || verdict=FAIL ;;
+    3) { [ "$(grep -c '^error: ' "$out/stderr")" -eq 1 ] && tail -n 1 "$out/stderr" | grep -q '^error: bad scene: ' &&
+         [ "$per_image" -eq 0 ] && ! grep -v '^error: ' "$out/stderr" | grep -qv '^warning: '; } || verdict=FAIL ;;
     *) verdict=FAIL ;;
     esac
     last=$(grep '^warning: image [0-9]\|^error: ' "$out/stderr" | tail -n 1)
-    printf '%-4s exit %d  %d texture warning(s)  %-46s %s\n' "$verdict" "$code" "$texture" "$f" "${last:0:150}"
+    printf '%-4s exit %d  %d line(s), %d texture warning(s)  %-46s %s\n' "$verdict" "$code" "$lines" "$texture" "$f" \
+        "${last:0:150}"
     if [ "$verdict" != ok ]; then
         failed=$((failed + 1))
         tail -n 30 "$out/stderr" >&2
