@@ -171,6 +171,29 @@ TEST(FuzzRegressions, OversizedAndManyScanImagesAreRefused) {
     EXPECT_EQ(boundary.scene.textures.size(), 1u);
 }
 
+// Run 4 (docs/robustness.md) stopped twice in the fuzz target's own code: an image whose URI (a
+// mangled data: URI, so tinygltf looks for a file) fills the 400 characters printable() keeps,
+// leaving no ':' in the warning for the harness to split at. The loader was right: one capped
+// line. Kept so the fuzz target's replay in CI and this test cover the capped warning.
+TEST(FuzzRegressions, ImageUriPastTheWarningCapStaysOneCappedLine) {
+    for (const char* name : {"image-uri-past-the-warning-cap-1.gltf", "image-uri-past-the-warning-cap-2.gltf"}) {
+        SCOPED_TRACE(name);
+        Outcome outcome = load_like_the_fuzzer(fs::path(SGD_TEST_DATA) / "fuzz-regressions" / name);
+        ASSERT_TRUE(outcome.loaded) << outcome.error;
+        EXPECT_TRUE(outcome.scene.textures.empty());
+        int image_warnings = 0;
+        for (const std::string& w : outcome.scene.warnings) {
+            EXPECT_TRUE(one_clean_line(w)) << w;
+            if (w.rfind("image 0 (", 0) != 0) continue;
+            ++image_warnings;
+            EXPECT_EQ(w.size(), 403u) << w;  // 400 kept, then "..."
+            EXPECT_EQ(w.substr(400), "...");
+            EXPECT_EQ(w.find(':'), std::string::npos) << w;
+        }
+        EXPECT_EQ(image_warnings, 1);
+    }
+}
+
 // The texture seeds decode to the pixels tools/make_fuzz_corpus.py wrote: exactly for PNG (palette
 // with tRNS at 2 bits, 16-bit RGB, Adam7 RGBA and palette), within JPEG's loss for JPEG.
 TEST(FuzzCorpus, TextureSeedsDecodeToTheirPixels) {

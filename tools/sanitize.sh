@@ -58,6 +58,7 @@ expect_exit 0 "triangles visible" --headless --size 64x64 --frames 2 --warmup 1 
 SGD_FAULT=oom@1048575 expect_exit 1 "out of device memory allocating" --headless --size 64x64 --frames 2 --warmup 1
 
 echo "== sanitize: the fuzz target replays the seed corpus and the regressions"
+step=$SECONDS
 tools/setup.sh fuzz
 cmake --build --preset fuzz
 scenes=(tests/fuzz-corpus/* tests/data/fuzz-regressions/*)
@@ -67,6 +68,8 @@ build-fuzz/fuzz-scene "${scenes[@]}" > "$out/fuzz-replay.txt" 2>&1 || {
     exit 1
 }
 grep -o 'Running [0-9]* inputs' "$out/fuzz-replay.txt"
+echo "fuzz target build and replay: $((SECONDS - step)) s"
+step=$SECONDS
 
 echo "== sanitize: the demo loads each of them (exit 0, one warning per bad image, or exit 3)"
 SGD_REPLAY_PRELOAD="$asan_runtime $lavapipe" tools/replay_scenes.sh build-asan/subgroup-demo "${scenes[@]}" \
@@ -75,4 +78,5 @@ SGD_REPLAY_PRELOAD="$asan_runtime $lavapipe" tools/replay_scenes.sh build-asan/s
     exit 1
 }
 tail -n 1 "$out/replay.txt"
+echo "demo replay: $((SECONDS - step)) s"
 echo "sanitizer run passed"
