@@ -1,0 +1,15 @@
+// Demonstration pass: tints the finished frame by each 8x8 block's mean luminance
+// (shaders/tint.comp). Subgroup: subgroupAdd per subgroup; fallback: a shared-memory tree.
+#pragma once
+
+#include "passes/pass_unit.h"
+
+class TintPass : public PassUnit {
+public:
+    void create(const Context& ctx);
+    void record(FrameContext& f) override;
+
+private:
+    Pipeline subgroup_;  // left empty where the device lacks what it needs
+    Pipeline fallback_;
+};
