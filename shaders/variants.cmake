@@ -21,10 +21,6 @@ sgd_shader_full_quads(forward.frag.quad_mip)
 sgd_shader(mip_downsample.comp main)
 sgd_shader(mip_view.comp main)
 
-# Demonstration pass (docs/tint.md): block luminance by subgroupAdd, or a shared-memory tree.
-sgd_shader(tint.comp subgroup TINT_SUBGROUP=1)
-sgd_shader(tint.comp fallback)
-
 # Screen-space overlay: legends, markings, HUD.
 sgd_shader(overlay.vert main)
 sgd_shader(overlay.frag main)

@@ -6,7 +6,6 @@
 #include "passes/cull_pass.h"
 #include "passes/light_cull_pass.h"
 #include "passes/mip_pass.h"
-#include "passes/tint_pass.h"
 
 const std::array<TimerInfo, kTimerCount> kTimers = {{
     {Timer::cull, "cull", "cull", "cull"},
@@ -14,7 +13,6 @@ const std::array<TimerInfo, kTimerCount> kTimers = {{
     {Timer::light_cull, "light_cull", "light cull", "light-cull"},
     {Timer::forward, "forward", "forward", "fwd"},
     {Timer::mip, "mip", "mip", "mip"},
-    {Timer::tint, "tint", "tint", "tint"},
     {Timer::view, "view", "view", "view"},
     {Timer::frame, "frame", "frame", "frame"},
 }};
@@ -113,26 +111,6 @@ const std::array<PassInfo, kPassCount> kPasses = {{
      .docs = "docs/quad-mip.md",
      .point = FramePoint::after_forward,
      .create = [](const UnitSetup& s) { return make_unit<MipPass>(s.ctx); }},
-    {.id = PassId::tint,
-     .name = "tint",
-     .key = "tint",
-     .label = "tint",
-     .tag = "tint",
-     .window_key = '4',
-     .variants = kAllVariants,
-     // tint.comp: subgroupAdd (arithmetic), subgroupElect (basic).
-     .stage = Stage::compute,
-     .ops = bit(Op::basic) | bit(Op::arithmetic),
-     .uses = "subgroupAdd sums each 8x8 block's luminance",
-     .fallback = "shared-memory tree over the block",
-     .missing_feature = nullptr,
-     .subgroup_note = nullptr,
-     .timer = Timer::tint,
-     .host_timer = std::nullopt,
-     .hosted_label = "",
-     .docs = "docs/tint.md",
-     .point = FramePoint::after_forward,
-     .create = [](const UnitSetup& s) { return make_unit<TintPass>(s.ctx); }},
 }};
 
 const std::array<StageInfo, size_t(Stage::count)> kStages = {{

@@ -30,7 +30,7 @@ constexpr uint32_t bit(Op o) { return 1u << uint32_t(o); }
 constexpr uint32_t bit(Variant v) { return 1u << uint32_t(v); }
 
 // GPU timestamp slots, in frame order; `frame` spans the whole frame. Report keys come from kTimers.
-enum class Timer : uint32_t { cull, depth, light_cull, forward, mip, tint, view, frame, count };
+enum class Timer : uint32_t { cull, depth, light_cull, forward, mip, view, frame, count };
 constexpr size_t kTimerCount = size_t(Timer::count);
 
 struct TimerInfo {
@@ -43,7 +43,7 @@ extern const std::array<TimerInfo, kTimerCount> kTimers;
 const TimerInfo& timer_info(Timer t);
 
 // The selectable passes, in frame order.
-enum class PassId : uint32_t { cull, light_cull, mip, tint, count };
+enum class PassId : uint32_t { cull, light_cull, mip, count };
 constexpr size_t kPassCount = size_t(PassId::count);
 
 // Where in the frame a pass unit records (the renderer walks these points in order).
