@@ -26,7 +26,8 @@ sgd_shader(mip_view.comp main)
 # EXPERIMENT ONLY (issue #15, docs/quad-mip.md "Where the cost came from"): variants of the quad mip
 # that each take one piece away, for timing on a GPU. Selected with the environment variable
 # SGD_MIP_EXPERIMENT=<name> (ScenePass::create); nothing else uses them. `old*`: the shader before
-# the issue (helpers run to the end of main, every quad stores); the rest vary the shipped design.
+# the issue (helpers run to the end of main, every quad stores); the rest vary the shipped design
+# (`shipped` is forward.frag.quad_mip again, so that its run counts invocations too).
 set(SGD_MIP_EXPERIMENTS
   "old MIP_X_OLD=1 MIP_X_KEEP_HELPERS=1"
   "old_swaps_only MIP_X_OLD=1 MIP_X_KEEP_HELPERS=1 MIP_X_NO_STORE=1"
@@ -40,7 +41,8 @@ set(SGD_MIP_EXPERIMENTS
   "helpers_return MIP_X_HELPERS_RETURN=1"
   "no_append MIP_X_NO_APPEND=1"
   "no_store MIP_X_NO_STORE=1 MIP_X_NO_APPEND=1"
-  "no_swaps MIP_X_NO_SWAPS=1")
+  "no_swaps MIP_X_NO_SWAPS=1"
+  "shipped")
 foreach(experiment ${SGD_MIP_EXPERIMENTS})
   separate_arguments(experiment)
   list(POP_FRONT experiment name)
