@@ -46,32 +46,39 @@ layout(set = 0, binding = 6, std430) buffer MipEdges {
 
 // Called by shade() right after its texture sample, the last instruction that needs the quad's
 // helper invocations (the implicit LOD differences the quad). Past it a helper's work is wasted:
-// its colour is never a pixel of the frame, and the code below never reads a helper's values (it
+// its colour is never a pixel of the frame, and write_quad_mip() never reads a helper's values (it
 // learns the real lanes from a ballot and only exchanges within quads whose four lanes are real).
-// So the helper ends here, instead of running the whole light loop to take part in swaps at the
-// end of main(). OpTerminateInvocation (not OpKill, which Vulkan lets behave as a demote, nor
-// OpDemoteToHelperInvocation, which keeps the invocation running as a helper) stops it for good.
-// Returns true where the caller should skip the rest of the shading (experiment only).
+// Returns true for a helper: shade() returns at once, skipping the light loop; the helper stays
+// active and votes false in the ballot. (MIP_X_TERMINATE_HELPERS ends it with OpTerminateInvocation
+// instead: just as correct, since nothing reads it, but measured slower on NVIDIA, where the
+// terminated helper appears to keep running; docs/quad-mip.md.)
 bool quad_mip_helper_done() {
-#if defined(MIP_X_KEEP_HELPERS)
+#if defined(MIP_X_KEEP_HELPERS) || defined(MIP_X_NOTHING)
     return false;
-#elif defined(MIP_X_HELPERS_RETURN)
-    return gl_HelperInvocation;  // skip the light loop but stay alive for the swaps
-#else
+#elif defined(MIP_X_TERMINATE_HELPERS)
     if (gl_HelperInvocation) terminateInvocation;
     return false;
+#else
+    return gl_HelperInvocation;
 #endif
 }
 
-#ifndef MIP_X_OLD
+#if defined(MIP_X_NOTHING)  // experiment: no mip at all, only the declarations (and MIP_X_STORE_NEVER)
+
+void write_quad_mip(vec4 colour) {
+#ifdef MIP_X_STORE_NEVER
+    if (gl_FragCoord.x < -1.0) imageStore(mip_image, ivec2(0), colour);  // a side effect that never runs
+#endif
+}
+
+#elif !defined(MIP_X_OLD)
 
 // colour: what this invocation writes to the 8-bit colour target (sRGB-encoded, 0..1).
 void write_quad_mip(vec4 colour) {
     uint lane = gl_SubgroupInvocationID;
     uint quad_index = lane & 3u;
-    // Which lanes of this quad are real fragments. The ballot counts active invocations; helpers
-    // have ended (quad_mip_helper_done), and where one has not (the experiment variants, or a
-    // driver that keeps a terminated lane's slot) it votes false. The quad's four bits lie in one
+    // Which lanes of this quad are real fragments: a helper votes false (and where it was
+    // terminated, MIP_X_TERMINATE_HELPERS, it is not active and has no vote). The quad's four bits lie in one
     // 32-bit word of the ballot (4 divides 32): word lane / 32, bits from (lane & 28).
     uvec4 real = subgroupBallot(!gl_HelperInvocation);
     uint quad_real = (real[lane >> 5u] >> (lane & 28u)) & 0xFu;

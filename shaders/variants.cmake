@@ -38,11 +38,14 @@ set(SGD_MIP_EXPERIMENTS
   "old_no_early_tests MIP_X_OLD=1 MIP_X_KEEP_HELPERS=1 MIP_X_NO_EARLY_TESTS=1"
   "old_helpers_return MIP_X_OLD=1 MIP_X_HELPERS_RETURN=1"
   "keep_helpers MIP_X_KEEP_HELPERS=1"
-  "helpers_return MIP_X_HELPERS_RETURN=1"
+  "terminate_helpers MIP_X_TERMINATE_HELPERS=1"
   "no_append MIP_X_NO_APPEND=1"
   "no_store MIP_X_NO_STORE=1 MIP_X_NO_APPEND=1"
   "no_swaps MIP_X_NO_SWAPS=1"
-  "shipped")
+  "shipped"
+  "nothing MIP_X_NOTHING=1"
+  "nothing_late MIP_X_NOTHING=1 MIP_X_NO_EARLY_TESTS=1"
+  "store_never MIP_X_NOTHING=1 MIP_X_STORE_NEVER=1")
 foreach(experiment ${SGD_MIP_EXPERIMENTS})
   separate_arguments(experiment)
   list(POP_FRONT experiment name)

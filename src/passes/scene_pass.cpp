@@ -62,8 +62,13 @@ void ScenePass::create(const Context& ctx) {
 
     if (pass_missing(ctx.subgroup_unmasked, ctx.features, PassId::mip).empty()) {
         std::string shader = "forward.frag.quad_mip";
-        if (const char* experiment = mip_experiment()) shader = std::string("forward.frag.mipx_") + experiment;
-        fwd.shaders[1].second = ctx.features.quad_control_enabled ? shader + "_full_quads" : shader;
+        bool full_quads = ctx.features.quad_control_enabled;
+        if (const char* experiment = mip_experiment()) {
+            std::string name = experiment;  // NAME.core: the variant without the quad-control execution modes
+            if (name.ends_with(".core")) name.resize(name.size() - 5), full_quads = false;
+            shader = "forward.frag.mipx_" + name;
+        }
+        fwd.shaders[1].second = full_quads ? shader + "_full_quads" : shader;
         fwd.layout = quad_mip_layout();
         forward_quad_mip = create_graphics_pipeline(ctx, fwd);
     }
