@@ -26,7 +26,7 @@ CompareRun skipped(const std::string& name, const std::string& reason) {
     return run;
 }
 
-const PassRatio& ratio(const std::array<PassRatio, 4>& ratios, const std::string& key) {
+const PassRatio& ratio(const PassRatios& ratios, const std::string& key) {
     for (const PassRatio& r : ratios)
         if (r.key == key) return r;
     throw std::runtime_error("no ratio " + key);

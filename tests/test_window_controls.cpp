@@ -36,8 +36,9 @@ TEST(WindowControls, RequestsCycleInBothDirections) {
     EXPECT_EQ(next_request(Request::subgroup, -1), Request::automatic);
     EXPECT_EQ(next_view_mode(ViewMode::light_count, 1), ViewMode::shaded);
     EXPECT_EQ(next_view_mode(ViewMode::shaded, -1), ViewMode::light_count);
-    EXPECT_EQ(next_stage(Stage::compute, 1), Stage::vertex);
-    EXPECT_EQ(next_stage(Stage::vertex, -1), Stage::compute);
+    EXPECT_EQ(next_stage(Stage::compute, 1), Stage::task);
+    EXPECT_EQ(next_stage(Stage::callable, 1), Stage::vertex);
+    EXPECT_EQ(next_stage(Stage::vertex, -1), Stage::callable);
 }
 
 TEST(WindowControls, CyclingVisitsEveryVariantTheDeviceRuns) {
@@ -82,7 +83,7 @@ TEST(WindowControls, UnsupportedSubgroupRequestIsSkippedWithANote) {
 TEST(WindowControls, ViewStagesWithoutSupportAreShownNotSkipped) {
     PlanRequest request;
     request.view = ViewMode::lane_id;
-    request.view_stage = Stage::compute;
+    request.view_stage = Stage::callable;
     PlanChange c = cycle_view_stage(lavapipe_caps(), all_features(), request, 1);
     EXPECT_EQ(c.request.view_stage, Stage::vertex);
     EXPECT_EQ(c.plan.view.variant, Variant::unsupported);
