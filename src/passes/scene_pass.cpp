@@ -1,5 +1,8 @@
 #include "passes/scene_pass.h"
 
+#include <cstdio>
+#include <cstdlib>
+
 namespace {
 
 const LayoutDesc kSceneLayout = {
@@ -7,19 +10,25 @@ const LayoutDesc kSceneLayout = {
      VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER},
     VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0};
 
-// The forward pass's clear; the quad mip starts from the same colour (with alpha 0: "no triangle
-// wrote here"), so background texels equal the box filter of the background pixels.
+// The forward pass's clear; the quad mip starts from the same colour, so texels that no quad
+// touches (four background pixels) already hold their box filter.
 constexpr VkClearColorValue kClearColor = {{0.05f, 0.06f, 0.08f, 1.0f}};
-constexpr VkClearColorValue kMipClearColor = {{0.05f, 0.06f, 0.08f, 0.0f}};
 
 // The forward pipeline with the quad mip: the scene's bindings, binding 4 (light lists, see
-// scene_bindings.glsl) kept at its place, and binding 5 the mip as a storage image.
+// scene_bindings.glsl) kept at its place, binding 5 the mip as a storage image, binding 6 the
+// edge list (quad_mip.glsl).
 LayoutDesc quad_mip_layout() {
     LayoutDesc layout = kSceneLayout;
     layout.bindings.resize(5, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
     layout.bindings.push_back(VK_DESCRIPTOR_TYPE_STORAGE_IMAGE);
+    layout.bindings.push_back(VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
     return layout;
 }
+
+// EXPERIMENT ONLY (issue #15, docs/quad-mip.md "Where the cost came from"): SGD_MIP_EXPERIMENT=NAME
+// swaps the quad mip's shader for forward.frag.mipx_NAME (shaders/variants.cmake) and counts the
+// forward pass's fragment shader invocations (pipeline statistics), printed when the renderer ends.
+const char* mip_experiment() { return std::getenv("SGD_MIP_EXPERIMENT"); }
 
 }  // namespace
 
@@ -52,11 +61,35 @@ void ScenePass::create(const Context& ctx) {
     forward_plain = create_graphics_pipeline(ctx, fwd);
 
     if (pass_missing(ctx.subgroup_unmasked, ctx.features, PassId::mip).empty()) {
-        fwd.shaders[1].second = ctx.features.quad_control_enabled ? "forward.frag.quad_mip_full_quads"
-                                                                  : "forward.frag.quad_mip";
+        std::string shader = "forward.frag.quad_mip";
+        bool full_quads = ctx.features.quad_control_enabled;
+        if (const char* experiment = mip_experiment()) {
+            std::string name = experiment;  // NAME.core: the variant without the quad-control execution modes
+            if (name.ends_with(".core")) name.resize(name.size() - 5), full_quads = false;
+            shader = "forward.frag.mipx_" + name;
+        }
+        fwd.shaders[1].second = full_quads ? shader + "_full_quads" : shader;
         fwd.layout = quad_mip_layout();
         forward_quad_mip = create_graphics_pipeline(ctx, fwd);
     }
+    if (mip_experiment() && ctx.features.pipeline_statistics) {
+        VkQueryPoolCreateInfo info{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
+        info.queryType = VK_QUERY_TYPE_PIPELINE_STATISTICS;
+        info.queryCount = 1;
+        info.pipelineStatistics = VK_QUERY_PIPELINE_STATISTIC_FRAGMENT_SHADER_INVOCATIONS_BIT;
+        VK_CHECK(vkCreateQueryPool(ctx.device, &info, nullptr, &statistics));
+        device = ctx.device;
+    }
+}
+
+ScenePass::~ScenePass() {
+    if (!statistics) return;
+    uint64_t invocations = 0;  // the last recorded frame's (the renderer waited for the device)
+    if (vkGetQueryPoolResults(device, statistics, 0, 1, sizeof(invocations), &invocations, sizeof(invocations),
+                              VK_QUERY_RESULT_64_BIT) == VK_SUCCESS)
+        fprintf(stderr, "experiment %s: forward fragment shader invocations %llu\n", mip_experiment(),
+                (unsigned long long)invocations);
+    vkDestroyQueryPool(device, statistics, nullptr);
 }
 
 void draw_scene(FrameContext& f, const Pipeline& pipeline) {
@@ -111,17 +144,25 @@ void ScenePass::record_forward(FrameContext& f) {
     transition(f.cmd, f.targets.color, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
                VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
                VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT | VK_ACCESS_2_COLOR_ATTACHMENT_READ_BIT, true);
-    bool quad_mip = f.plan[PassId::mip].variant == Variant::subgroup && forward_quad_mip.pipeline;
+    bool quad_mip = f.plan[PassId::mip].variant == Variant::subgroup && forward_quad_mip.pipeline && f.mip_edges;
     if (quad_mip) {
-        // Texels that no triangle covers are never stored by the shader: start from the clear.
-        // Timed with the forward pass, as part of what the in-shader mip costs.
+        // Texels that no quad touches are never stored by the shader: start from the clear. And an
+        // empty edge list with its capacity. Timed with the forward pass, as part of what the
+        // in-shader mip costs. (The previous frame's fix-up read the list: wait for it.)
         transition(f.cmd, f.targets.mip, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_PIPELINE_STAGE_2_CLEAR_BIT,
                    VK_ACCESS_2_TRANSFER_WRITE_BIT, true);
         VkImageSubresourceRange range{VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
-        vkCmdClearColorImage(f.cmd, f.targets.mip.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &kMipClearColor, 1, &range);
+        vkCmdClearColorImage(f.cmd, f.targets.mip.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &kClearColor, 1, &range);
+        memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT,
+                       VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT);
+        vkCmdFillBuffer(f.cmd, f.mip_edges->buffer, 0, 4, 0);                         // count
+        vkCmdFillBuffer(f.cmd, f.mip_edges->buffer, 4, 4, f.mip_edge_capacity);  // capacity
+        memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                       VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
         transition(f.cmd, f.targets.mip, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT,
                    VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
     }
+    if (statistics) vkCmdResetQueryPool(f.cmd, statistics, 0, 1);
     VkRenderingAttachmentInfo color = color_attachment(f.targets.color, VK_ATTACHMENT_LOAD_OP_CLEAR, kClearColor);
     VkRenderingAttachmentInfo depth_target = depth_attachment(
         f.targets.depth, VK_IMAGE_LAYOUT_DEPTH_READ_ONLY_OPTIMAL, VK_ATTACHMENT_LOAD_OP_LOAD, VK_ATTACHMENT_STORE_OP_NONE);
@@ -130,12 +171,14 @@ void ScenePass::record_forward(FrameContext& f) {
     // since shade_point_lights() reads binding 4 only when frame.tiles.z (capacity) is not 0.
     Descriptors descriptors = scene_descriptors(f);
     descriptors.buffer(4, f.light_lists ? *f.light_lists : f.lights);
+    if (statistics) vkCmdBeginQuery(f.cmd, statistics, 0, 0);
     if (quad_mip) {
-        descriptors.storage_image(5, f.targets.mip.view);
+        descriptors.storage_image(5, f.targets.mip.view).buffer(6, *f.mip_edges);
         draw_scene(f, forward_quad_mip, descriptors);
     } else {
         draw_scene(f, forward_plain, descriptors);
     }
+    if (statistics) vkCmdEndQuery(f.cmd, statistics, 0);
     vkCmdEndRendering(f.cmd);
     f.timer.end(f.cmd, Timer::forward);
     end_label(f.ctx, f.cmd);

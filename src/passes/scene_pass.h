@@ -9,6 +9,14 @@ struct ScenePass {
     // forward.frag with QUAD_MIP: also writes the half-resolution mip (plan[PassId::mip] == subgroup).
     // Created where the real device can run it (masks only change the plan).
     Pipeline forward_quad_mip;
+    // EXPERIMENT ONLY (SGD_MIP_EXPERIMENT, scene_pass.cpp): fragment invocations of the forward pass.
+    VkQueryPool statistics = VK_NULL_HANDLE;
+    VkDevice device = VK_NULL_HANDLE;
+
+    ScenePass() = default;
+    ScenePass(const ScenePass&) = delete;
+    ScenePass& operator=(const ScenePass&) = delete;
+    ~ScenePass();
 
     void create(const Context& ctx);
     void record_depth(FrameContext& f);

@@ -26,6 +26,11 @@ struct GpuCounters {
     uint32_t light_list_entries;
     uint32_t light_list_overflow;
     uint32_t light_atomics;
+    // The quad mip's edge list (shaders/mip_counters.glsl): texels appended by the forward pass
+    // (repeats included), appends past its capacity, and repeats the fix-up skipped.
+    uint32_t mip_edge_texels;
+    uint32_t mip_edge_overflow;
+    uint32_t mip_edge_duplicates;
 };
 
 class Overlay;
@@ -50,4 +55,7 @@ struct FrameContext {
     const Buffer* draw_indirect = nullptr;
     // Set by the light-cull pass when lists exist; forward shades all lights otherwise.
     const Buffer* light_lists = nullptr;
+    // The quad mip's edge list (MipPass::edges), which the forward shader appends to.
+    const Buffer* mip_edges = nullptr;
+    uint32_t mip_edge_capacity = 0;
 };
