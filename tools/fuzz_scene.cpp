@@ -21,7 +21,7 @@ namespace {
 
 // The image decoders (libjpeg-turbo, libpng) are Debian's uninstrumented libraries, so coverage
 // stops at their boundary: every failed decode looks the same to libFuzzer, and an input that
-// reaches a new error deep in a decoder would be dropped. Each distinct image warning (digits
+// reaches a new error deep in a decoder would be dropped. Each distinct image warning's reason (digits
 // left out, so byte counts do not make endless variants) and each decoded texture's format
 // therefore sets one of these extra counters, which libFuzzer treats as coverage features.
 __attribute__((section("__libfuzzer_extra_counters"))) uint8_t decoder_outcomes[4096];
@@ -39,10 +39,11 @@ void count_outcome(const std::string& text) {
 void count_image_outcomes(const Scene& scene) {
     for (const std::string& warning : scene.warnings)
         if (warning.rfind("image ", 0) == 0) {
-            // After "image N (uri)": a long data: URI can use up the 400 characters printable()
-            // keeps, and then there is no ':' at all (run 4's two findings, in this harness).
-            size_t colon = warning.find(':');
-            count_outcome(colon == std::string::npos ? std::string("truncated") : warning.substr(colon));
+            // The reason follows the last ": " ("image 0 (URI): cannot decode (libjpeg: ...)"): not
+            // the first ':', which may lie inside a data: URI and would make every URI a feature
+            // (run 4's mistake). A warning printable() capped at 400 characters may have none.
+            size_t at = warning.rfind(": ");
+            count_outcome(at == std::string::npos ? std::string("capped") : warning.substr(at));
         }
     for (const Texture& texture : scene.textures)
         count_outcome("decoded " + std::string(1, char('a' + texture.width % 16)) + char('a' + texture.height % 16));
