@@ -12,22 +12,6 @@
 #include <filesystem>
 #include <stb/stb_image.h>
 
-namespace {
-
-// Mesa 22.3 keys its on-disk shader cache without LP_NATIVE_VECTOR_WIDTH: a shader compiled at one
-// width is reused at another, so lavapipe would report subgroup size 4 (or 16) while running code
-// built for 8 lanes. Every GPU test process gets a cache of its own per width, set before any
-// Vulkan call (in-process renderers) and inherited by every demo it starts.
-const bool g_shader_cache_isolated = [] {
-    const char* width = getenv("LP_NATIVE_VECTOR_WIDTH");
-    std::string dir = (std::filesystem::temp_directory_path() / "subgroup-demo-tests" /
-                       ("mesa-shader-cache-lp" + std::string(width ? width : "default")))
-                          .string();
-    setenv("MESA_SHADER_CACHE_DIR", dir.c_str(), 1);
-    return true;
-}();
-
-}  // namespace
 
 // Before any GPU test at LP_NATIVE_VECTOR_WIDTH=512: can lavapipe draw at all? If a one-frame
 // render dies by a signal, every test of this process is skipped with the reason (a process
