@@ -20,6 +20,11 @@
 
 namespace {
 
+// Scenes the build generates (tools/gen_scene.cpp --test-scenes): props (textured, several
+// primitives per mesh, large triangles: mostly whole quads) and knot (a dense closed mesh: mostly
+// quads split along edges). The Khronos truck and Suzanne, where present, are the samples suite.
+const std::string kProps = SGD_TEST_SCENES "/props.gltf";
+const std::string kKnot = SGD_TEST_SCENES "/knot.gltf";
 const std::string kTruck = SGD_GLTF_SAMPLES_DIR "/CesiumMilkTruck/glTF/CesiumMilkTruck.gltf";
 const std::string kSuzanne = SGD_GLTF_SAMPLES_DIR "/Suzanne/glTF/Suzanne.gltf";
 const std::string kDefaultScene = SGD_DEFAULT_SCENE;
@@ -43,8 +48,6 @@ struct Image8 {
 struct Frame {
     Image8 color, mip;
 };
-
-bool has_samples() { return std::filesystem::exists(kTruck) && std::filesystem::exists(kSuzanne); }
 
 // Renders one frame with the real Renderer (warm-up frame first, as a headless run does) and reads
 // back the colour target and the mip with its alpha.
@@ -154,8 +157,11 @@ class QuadMip : public testing::TestWithParam<MipCase> {};
 // so no texel where the frame has geometry is left unwritten.
 // Then the fallback of the same frame: identical frame, box filter everywhere, and the PSNR.
 TEST_P(QuadMip, MatchesBoxFilterOfTheFrameAndTheFallback) {
+    REQUIRE_DRAWING();
     const MipCase& param = GetParam();
-    if (!std::filesystem::exists(*param.scene)) GTEST_SKIP() << *param.scene << " not found";
+    // The generated scenes are always built; the samples suite is only registered where the
+    // samples exist, so a missing file here is a failure, not a skip.
+    ASSERT_TRUE(std::filesystem::exists(*param.scene)) << *param.scene << " not found";
     Context ctx;
     ContextOptions options;
     options.validate = true;
@@ -222,7 +228,15 @@ TEST_P(QuadMip, MatchesBoxFilterOfTheFrameAndTheFallback) {
 
 INSTANTIATE_TEST_SUITE_P(Scenes, QuadMip,
                          testing::Values(MipCase{"default_scene", &kDefaultScene, 1, {256, 144}, true},
-                                         MipCase{"truck", &kTruck, 1, {256, 144}, false},
+                                         MipCase{"props", &kProps, 1, {256, 144}, false},
+                                         MipCase{"props_odd", &kProps, 1, {255, 143}, false},
+                                         MipCase{"knot_grid", &kKnot, 3, {320, 180}, true},
+                                         MipCase{"knot_grid_odd", &kKnot, 3, {201, 111}, true}),
+                         [](const auto& info) { return std::string(info.param.name); });
+// The samples suite (ctest label "samples", registered where ../shared/gltf-samples exists):
+// the same checks on third-party models the generator did not make.
+INSTANTIATE_TEST_SUITE_P(Samples, QuadMip,
+                         testing::Values(MipCase{"truck", &kTruck, 1, {256, 144}, false},
                                          MipCase{"truck_odd", &kTruck, 1, {255, 143}, false},
                                          MipCase{"suzanne_grid", &kSuzanne, 3, {320, 180}, true},
                                          MipCase{"suzanne_grid_odd", &kSuzanne, 3, {201, 111}, true}),
@@ -231,11 +245,11 @@ INSTANTIATE_TEST_SUITE_P(Scenes, QuadMip,
 // Through the executable: --mip-dump writes the mip of the final frame (the fallback's, exactly
 // the box filter of --screenshot), validation clean in every variant; --mip off refuses a dump.
 TEST(MipCommandLine, DumpIsTheBoxFilterOfTheScreenshotAndOffRefusesIt) {
-    if (!has_samples()) GTEST_SKIP() << "glTF samples not found under " SGD_GLTF_SAMPLES_DIR;
+    REQUIRE_DRAWING();
     std::string dir = test_dir("dump");
     for (const char* variant : {"subgroup", "fallback", "off"}) {
         std::string v = variant;
-        std::vector<std::string> args = {"--headless", "--validate", "--scene", kTruck, "--size", "255x143",
+        std::vector<std::string> args = {"--headless", "--validate", "--scene", kProps, "--size", "255x143",
                                          "--frames", "2", "--warmup", "1", "--mip", v, "--report", dir + "/" + v + ".json",
                                          "--screenshot", dir + "/" + v + ".png"};
         if (v != "off") {
@@ -262,7 +276,7 @@ TEST(MipCommandLine, DumpIsTheBoxFilterOfTheScreenshotAndOffRefusesIt) {
             for (uint32_t x = 0; x < half.width; ++x)
                 ASSERT_LE(rgb_difference_to_box_filter(color, half, x, y), kRounding) << "texel " << x << "," << y;
     }
-    DemoRun refused = run_demo({"--headless", "--scene", kTruck, "--size", "64x64", "--frames", "1", "--warmup", "0",
+    DemoRun refused = run_demo({"--headless", "--scene", kProps, "--size", "64x64", "--frames", "1", "--warmup", "0",
                                 "--mip", "off", "--mip-dump", dir + "/never.png"});
     EXPECT_EQ(refused.exit_code, 2) << refused.output;
     EXPECT_NE(refused.output.find("--mip off"), std::string::npos) << refused.output;
@@ -272,7 +286,7 @@ TEST(MipCommandLine, DumpIsTheBoxFilterOfTheScreenshotAndOffRefusesIt) {
 // Without quad operations in the fragment stage, auto picks the fallback and says why; asking for
 // the subgroup path there is a usage error that names what is missing.
 TEST(MipCommandLine, MaskingQuadOpsOrFragmentStageSwitchesToFallback) {
-    if (!has_samples()) GTEST_SKIP() << "glTF samples not found under " SGD_GLTF_SAMPLES_DIR;
+    REQUIRE_DRAWING();
     std::string dir = test_dir("mask");
     struct Mask {
         const char* flag;
@@ -281,7 +295,7 @@ TEST(MipCommandLine, MaskingQuadOpsOrFragmentStageSwitchesToFallback) {
     };
     for (Mask m : {Mask{"--mask-ops", "quad", "quad"}, Mask{"--mask-stages", "fragment", "fragment"}}) {
         std::string report = dir + "/" + m.value + ".json";
-        DemoRun run = run_demo({"--headless", "--validate", "--scene", kTruck, "--size", "128x72", "--frames", "2",
+        DemoRun run = run_demo({"--headless", "--validate", "--scene", kProps, "--size", "128x72", "--frames", "2",
                                 "--warmup", "1", m.flag, m.value, "--report", report, "--screenshot", dir + "/s.png",
                                 "--mip-dump", dir + "/m.png"});
         ASSERT_EQ(run.exit_code, 0) << run.output;
@@ -301,7 +315,7 @@ TEST(MipCommandLine, MaskingQuadOpsOrFragmentStageSwitchesToFallback) {
             for (uint32_t x = 0; x < half.width; ++x)
                 ASSERT_LE(rgb_difference_to_box_filter(color, half, x, y), kRounding) << "texel " << x << "," << y;
 
-        DemoRun refused = run_demo({"--headless", "--scene", kTruck, "--size", "64x64", "--frames", "1", "--warmup", "0", "--mip",
+        DemoRun refused = run_demo({"--headless", "--scene", kProps, "--size", "64x64", "--frames", "1", "--warmup", "0", "--mip",
                                     "subgroup", m.flag, m.value});
         EXPECT_EQ(refused.exit_code, 2) << refused.output;
         EXPECT_NE(refused.output.find(m.reason), std::string::npos) << refused.output;
@@ -312,11 +326,11 @@ TEST(MipCommandLine, MaskingQuadOpsOrFragmentStageSwitchesToFallback) {
 // upscaled 2x (nearest): compared with the same frame's --screenshot and --mip-dump without the view
 // (below the labels' rows).
 TEST(MipCommandLine, ViewShowsTheFrameAndTheUpscaledMip) {
-    if (!has_samples()) GTEST_SKIP() << "glTF samples not found under " SGD_GLTF_SAMPLES_DIR;
+    REQUIRE_DRAWING();
     std::string dir = test_dir("view");
     for (const char* variant : {"subgroup", "fallback"}) {
         std::string v = variant;
-        std::vector<std::string> common = {"--headless", "--validate", "--scene", kTruck, "--size", "255x143",
+        std::vector<std::string> common = {"--headless", "--validate", "--scene", kProps, "--size", "255x143",
                                            "--frames", "2", "--warmup", "1", "--mip", v};
         std::vector<std::string> plain = common, view = common;
         plain.insert(plain.end(), {"--screenshot", dir + "/frame.png", "--mip-dump", dir + "/mip.png"});
@@ -340,7 +354,7 @@ TEST(MipCommandLine, ViewShowsTheFrameAndTheUpscaledMip) {
                     << v << ": pixel " << x << "," << y << " is " << int(got[0]) << "," << int(got[1]) << "," << int(got[2]);
             }
     }
-    DemoRun refused = run_demo({"--headless", "--scene", kTruck, "--size", "64x64", "--frames", "1", "--warmup", "0", "--mip", "off",
+    DemoRun refused = run_demo({"--headless", "--scene", kProps, "--size", "64x64", "--frames", "1", "--warmup", "0", "--mip", "off",
                                 "--view", "mip"});
     EXPECT_EQ(refused.exit_code, 2) << refused.output;
 }
