@@ -1280,7 +1280,7 @@ bool write_props(const fs::path& dir) {
 // a 5 x 5 grid of it holds more than 65535 triangles.
 bool write_knot(const fs::path& dir) {
     GltfBuilder gb("knot.bin");
-    const int mat = gb.add_material("bronze", {0.72f, 0.45f, 0.2f}, -1, 0.8f, 0.35f);
+    const int mat = gb.add_material("clay", {0.72f, 0.45f, 0.2f}, -1, 0.0f, 0.8f);  // matte: smooth shading, like Suzanne
     gb.add_node("knot", -1, Trs{}, gb.add_mesh("knot", make_torus_knot(2, 3, 0.5f, 0.22f, 200, 10), mat));
     return write_model(gb.finish("knot"), dir / "knot.gltf");
 }

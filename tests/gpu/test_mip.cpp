@@ -35,7 +35,8 @@ constexpr uint8_t kSeparator[3] = {255, 204, 26};
 // Lower bound for the PSNR of the quad mip against the fallback over the whole image (RGB). The
 // two differ only on texels whose quad is split between triangles (alpha < 1), where the quad mip
 // holds one triangle's partial average. Those texels are a larger share of a small frame: measured
-// at these test sizes, 26.5 dB (default scene), 27.8 dB (truck), 32-34 dB (Suzanne grid); the
+// at these test sizes, 26.5 dB (default scene), 29.8-30.2 dB (props), 27.2-29.0 dB (knot grid), and in
+// the samples suite 27.3-27.5 dB (truck), 32-34 dB (Suzanne grid); the
 // default scene reaches 29.5 dB at 640x360 and 32.4 dB at 1280x720 (docs/quad-mip.md).
 constexpr double kMinPsnrDb = 24.0;
 
@@ -230,8 +231,8 @@ INSTANTIATE_TEST_SUITE_P(Scenes, QuadMip,
                          testing::Values(MipCase{"default_scene", &kDefaultScene, 1, {256, 144}, true},
                                          MipCase{"props", &kProps, 1, {256, 144}, false},
                                          MipCase{"props_odd", &kProps, 1, {255, 143}, false},
-                                         MipCase{"knot_grid", &kKnot, 3, {320, 180}, true},
-                                         MipCase{"knot_grid_odd", &kKnot, 3, {201, 111}, true}),
+                                         MipCase{"knot_grid", &kKnot, 2, {320, 180}, true},
+                                         MipCase{"knot_grid_odd", &kKnot, 2, {201, 111}, true}),
                          [](const auto& info) { return std::string(info.param.name); });
 // The samples suite (ctest label "samples", registered where ../shared/gltf-samples exists):
 // the same checks on third-party models the generator did not make.
