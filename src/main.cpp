@@ -57,8 +57,8 @@ int run(const Options& options) {
     RunResult result = run_headless(ctx, scene, options, plan);
     if (!options.report.empty()) write_json(options.report, report_json(ctx, options, plan, scene, result));
     printf("%s: %llu of %llu triangles visible, frame %.3f ms (median of %u)\n", ctx.info.name.c_str(),
-           (unsigned long long)(plan.cull.variant == Variant::off ? result.triangles_in : result.counters.triangles_visible),
-           (unsigned long long)result.triangles_in, result.timings[size_t(Pass::frame)].median,
+           (unsigned long long)(plan[PassId::cull].variant == Variant::off ? result.triangles_in : result.counters.triangles_visible),
+           (unsigned long long)result.triangles_in, result.timings[size_t(Timer::frame)].median,
            options.frames - options.warmup);
     return kOk;
 }

@@ -32,9 +32,9 @@ DeviceFeatures all_features() {
 
 TEST(Plan, AutoPicksSubgroupWhereSupported) {
     Plan p = make_plan(lavapipe(), all_features(), {});
-    EXPECT_EQ(p.cull.variant, Variant::subgroup);
-    EXPECT_EQ(p.light_cull.variant, Variant::subgroup);
-    EXPECT_EQ(p.mip.variant, Variant::subgroup);
+    EXPECT_EQ(p[PassId::cull].variant, Variant::subgroup);
+    EXPECT_EQ(p[PassId::light_cull].variant, Variant::subgroup);
+    EXPECT_EQ(p[PassId::mip].variant, Variant::subgroup);
     EXPECT_EQ(p.view.variant, Variant::off);  // shaded is not a subgroup view
 }
 
@@ -42,11 +42,11 @@ TEST(Plan, MaskingComputeSendsComputePassesToFallbackWithReason) {
     SubgroupCaps c = lavapipe();
     apply_masks(c, bit(Stage::compute), 0);
     Plan p = make_plan(c, all_features(), {});
-    EXPECT_EQ(p.cull.variant, Variant::fallback);
-    EXPECT_EQ(p.light_cull.variant, Variant::fallback);
-    EXPECT_EQ(p.mip.variant, Variant::subgroup);
-    EXPECT_NE(p.cull.reason.find("compute stage has no subgroup support"), std::string::npos) << p.cull.reason;
-    EXPECT_NE(p.cull.reason.find("--mask-stages"), std::string::npos) << p.cull.reason;
+    EXPECT_EQ(p[PassId::cull].variant, Variant::fallback);
+    EXPECT_EQ(p[PassId::light_cull].variant, Variant::fallback);
+    EXPECT_EQ(p[PassId::mip].variant, Variant::subgroup);
+    EXPECT_NE(p[PassId::cull].reason.find("compute stage has no subgroup support"), std::string::npos) << p[PassId::cull].reason;
+    EXPECT_NE(p[PassId::cull].reason.find("--mask-stages"), std::string::npos) << p[PassId::cull].reason;
 }
 
 TEST(Plan, MaskingQuadSendsMipToFallback) {
@@ -54,27 +54,27 @@ TEST(Plan, MaskingQuadSendsMipToFallback) {
     apply_masks(c, 0, bit(Op::quad));
     EXPECT_FALSE(c.quad_in_all_stages);
     Plan p = make_plan(c, all_features(), {});
-    EXPECT_EQ(p.mip.variant, Variant::fallback);
-    EXPECT_NE(p.mip.reason.find("quad"), std::string::npos);
-    EXPECT_EQ(p.cull.variant, Variant::subgroup);
+    EXPECT_EQ(p[PassId::mip].variant, Variant::fallback);
+    EXPECT_NE(p[PassId::mip].reason.find("quad"), std::string::npos);
+    EXPECT_EQ(p[PassId::cull].variant, Variant::subgroup);
 }
 
 TEST(Plan, EachOperationACullPassNeedsIsRequired) {
     for (Op op : {Op::basic, Op::arithmetic, Op::ballot}) {
         SubgroupCaps c = nvidia();
         apply_masks(c, 0, bit(op));
-        EXPECT_EQ(make_plan(c, all_features(), {}).cull.variant, Variant::fallback) << op_name(op);
+        EXPECT_EQ(make_plan(c, all_features(), {})[PassId::cull].variant, Variant::fallback) << op_name(op);
     }
     SubgroupCaps c = nvidia();
     apply_masks(c, 0, bit(Op::clustered) | bit(Op::shuffle));  // not used by cull
-    EXPECT_EQ(make_plan(c, all_features(), {}).cull.variant, Variant::subgroup);
+    EXPECT_EQ(make_plan(c, all_features(), {})[PassId::cull].variant, Variant::subgroup);
 }
 
 TEST(Plan, ExplicitSubgroupWhereUnsupportedIsAnError) {
     SubgroupCaps c = lavapipe();
     apply_masks(c, 0, bit(Op::ballot));
     PlanRequest r;
-    r.light_cull = Request::subgroup;
+    r[PassId::light_cull] = Request::subgroup;
     try {
         make_plan(c, all_features(), r);
         FAIL() << "expected UnsupportedRequest";
@@ -85,20 +85,20 @@ TEST(Plan, ExplicitSubgroupWhereUnsupportedIsAnError) {
 
 TEST(Plan, ExplicitFallbackAndOffAreHonoured) {
     PlanRequest r;
-    r.cull = Request::fallback;
-    r.mip = Request::off;
+    r[PassId::cull] = Request::fallback;
+    r[PassId::mip] = Request::off;
     Plan p = make_plan(nvidia(), all_features(), r);
-    EXPECT_EQ(p.cull.variant, Variant::fallback);
-    EXPECT_EQ(p.mip.variant, Variant::off);
-    EXPECT_EQ(p.light_cull.variant, Variant::subgroup);
+    EXPECT_EQ(p[PassId::cull].variant, Variant::fallback);
+    EXPECT_EQ(p[PassId::mip].variant, Variant::off);
+    EXPECT_EQ(p[PassId::light_cull].variant, Variant::subgroup);
 }
 
 TEST(Plan, MipNeedsFragmentStores) {
     DeviceFeatures f = all_features();
     f.fragment_stores = false;
     Plan p = make_plan(nvidia(), f, {});
-    EXPECT_EQ(p.mip.variant, Variant::fallback);
-    EXPECT_NE(p.mip.reason.find("fragmentStoresAndAtomics"), std::string::npos);
+    EXPECT_EQ(p[PassId::mip].variant, Variant::fallback);
+    EXPECT_NE(p[PassId::mip].reason.find("fragmentStoresAndAtomics"), std::string::npos);
 }
 
 TEST(Plan, ViewsOnLavapipeAreUnsupportedOutsideFragmentAndCompute) {

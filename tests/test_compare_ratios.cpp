@@ -8,7 +8,7 @@
 
 namespace {
 
-CompareRun timed(const std::string& name, std::initializer_list<std::pair<Pass, double>> medians) {
+CompareRun timed(const std::string& name, std::initializer_list<std::pair<Timer, double>> medians) {
     CompareRun run;
     run.config.name = name;
     for (auto [pass, ms] : medians) {
@@ -34,40 +34,48 @@ const PassRatio& ratio(const std::array<PassRatio, 4>& ratios, const std::string
 
 TEST(CompareMatrix, EachPassInEachVariantWithTheOthersAutoThenAllSubgroupAndAllFallback) {
     std::vector<CompareConfig> m = comparison_matrix();
-    ASSERT_EQ(m.size(), 11u);
+    // Every variant each pass of the table offers, once, then the two all-* rows.
+    size_t offered = 0;
+    for (const PassInfo& pass : kPasses)
+        for (Request r : {Request::subgroup, Request::fallback, Request::off}) offered += offers(pass, r);
+    ASSERT_EQ(m.size(), offered + 2);
     std::set<std::string> names;
     for (const CompareConfig& c : m) names.insert(c.name);
     EXPECT_EQ(names.size(), m.size()) << "names are file names: they must be unique";
-    int single = 0;
+    // The contract's passes, each in subgroup, fallback and off.
+    for (const char* pass : {"cull", "light-cull", "mip"})
+        for (const char* v : {"-subgroup", "-fallback", "-off"}) EXPECT_TRUE(names.count(std::string(pass) + v)) << pass << v;
+    size_t single = 0;
     for (const CompareConfig& c : m) {
-        int explicit_requests = (c.cull != Request::automatic) + (c.light_cull != Request::automatic) + (c.mip != Request::automatic);
+        size_t explicit_requests = 0;
+        for (Request r : c.requests) explicit_requests += r != Request::automatic;
         if (explicit_requests == 1) {
             ++single;
-            const char* pass = c.cull != Request::automatic ? "cull" : c.light_cull != Request::automatic ? "light-cull" : "mip";
-            Request r = c.cull != Request::automatic ? c.cull : c.light_cull != Request::automatic ? c.light_cull : c.mip;
-            EXPECT_EQ(c.name, std::string(pass) + "-" + std::string(request_name(r)));
+            for (const PassInfo& pass : kPasses)
+                if (c[pass.id] != Request::automatic)
+                    EXPECT_EQ(c.name, std::string(pass.name) + "-" + std::string(request_name(c[pass.id])));
         } else {
-            ASSERT_EQ(explicit_requests, 3) << c.name;
-            EXPECT_TRUE(c.cull == c.light_cull && c.light_cull == c.mip) << c.name;
-            EXPECT_EQ(c.name, "all-" + std::string(request_name(c.cull)));
-            EXPECT_NE(c.cull, Request::off);
+            ASSERT_EQ(explicit_requests, kPassCount) << c.name;
+            for (Request r : c.requests) EXPECT_EQ(r, c.requests[0]) << c.name;
+            EXPECT_EQ(c.name, "all-" + std::string(request_name(c.requests[0])));
+            EXPECT_NE(c.requests[0], Request::off);
         }
     }
-    EXPECT_EQ(single, 9);
+    EXPECT_EQ(single, offered);
     EXPECT_TRUE(names.count("all-subgroup") && names.count("all-fallback"));
 }
 
 TEST(CompareRatios, FallbackMedianOverSubgroupMedianOfThePass) {
     std::vector<CompareRun> runs = {
-        timed("cull-subgroup", {{Pass::cull, 0.5}, {Pass::frame, 9}}),
-        timed("cull-fallback", {{Pass::cull, 1.5}, {Pass::frame, 10}}),
-        timed("light-cull-subgroup", {{Pass::light_cull, 0.25}}),
-        timed("light-cull-fallback", {{Pass::light_cull, 0.75}}),
-        timed("mip-subgroup", {{Pass::forward, 3.1}}),  // quad mip inside forward: no mip pass
-        timed("mip-fallback", {{Pass::forward, 3.0}, {Pass::mip, 0.4}}),
-        timed("mip-off", {{Pass::forward, 3.0}}),
-        timed("all-subgroup", {{Pass::frame, 8}}),
-        timed("all-fallback", {{Pass::frame, 12}}),
+        timed("cull-subgroup", {{Timer::cull, 0.5}, {Timer::frame, 9}}),
+        timed("cull-fallback", {{Timer::cull, 1.5}, {Timer::frame, 10}}),
+        timed("light-cull-subgroup", {{Timer::light_cull, 0.25}}),
+        timed("light-cull-fallback", {{Timer::light_cull, 0.75}}),
+        timed("mip-subgroup", {{Timer::forward, 3.1}}),  // quad mip inside forward: no mip pass
+        timed("mip-fallback", {{Timer::forward, 3.0}, {Timer::mip, 0.4}}),
+        timed("mip-off", {{Timer::forward, 3.0}}),
+        timed("all-subgroup", {{Timer::frame, 8}}),
+        timed("all-fallback", {{Timer::frame, 12}}),
     };
     auto ratios = compute_ratios(runs);
     EXPECT_DOUBLE_EQ(*ratio(ratios, "cull").ratio, 3.0);
@@ -83,9 +91,9 @@ TEST(CompareRatios, FallbackMedianOverSubgroupMedianOfThePass) {
 
 TEST(CompareRatios, AMipPassTimedInTheSubgroupRunIsUsedDirectly) {
     std::vector<CompareRun> runs = {
-        timed("mip-subgroup", {{Pass::forward, 5.0}, {Pass::mip, 0.05}}),
-        timed("mip-fallback", {{Pass::forward, 3.0}, {Pass::mip, 0.4}}),
-        timed("mip-off", {{Pass::forward, 3.0}}),
+        timed("mip-subgroup", {{Timer::forward, 5.0}, {Timer::mip, 0.05}}),
+        timed("mip-fallback", {{Timer::forward, 3.0}, {Timer::mip, 0.4}}),
+        timed("mip-off", {{Timer::forward, 3.0}}),
     };
     EXPECT_NEAR(*ratio(compute_ratios(runs), "mip").ratio, 8.0, 1e-9);
 }
@@ -93,12 +101,12 @@ TEST(CompareRatios, AMipPassTimedInTheSubgroupRunIsUsedDirectly) {
 TEST(CompareRatios, MissingMeasurementsGiveNullWithTheReason) {
     std::vector<CompareRun> runs = {
         skipped("cull-subgroup", "--cull subgroup: compute stage lacks ballot"),
-        timed("cull-fallback", {{Pass::cull, 1.0}}),
-        timed("light-cull-subgroup", {{Pass::forward, 1.0}}),  // the pass did not run (not built)
-        timed("light-cull-fallback", {{Pass::light_cull, 0.75}}),
-        timed("mip-subgroup", {{Pass::forward, 2.9}}),  // faster than mip-off: noise
-        timed("mip-fallback", {{Pass::mip, 0.4}}),
-        timed("mip-off", {{Pass::forward, 3.0}}),
+        timed("cull-fallback", {{Timer::cull, 1.0}}),
+        timed("light-cull-subgroup", {{Timer::forward, 1.0}}),  // the pass did not run (not built)
+        timed("light-cull-fallback", {{Timer::light_cull, 0.75}}),
+        timed("mip-subgroup", {{Timer::forward, 2.9}}),  // faster than mip-off: noise
+        timed("mip-fallback", {{Timer::mip, 0.4}}),
+        timed("mip-off", {{Timer::forward, 3.0}}),
         // all-subgroup and all-fallback are absent
     };
     auto ratios = compute_ratios(runs);

@@ -16,7 +16,7 @@ TEST(Options, Defaults) {
     EXPECT_EQ(o.frames, 60u);
     EXPECT_EQ(o.warmup, 10u);
     EXPECT_EQ(o.instances, 1u);
-    EXPECT_EQ(o.plan.cull, Request::automatic);
+    EXPECT_EQ(o.plan[PassId::cull], Request::automatic);
     EXPECT_EQ(o.plan.view, ViewMode::shaded);
     EXPECT_EQ(o.plan.view_stage, Stage::fragment);
 }
@@ -29,9 +29,9 @@ TEST(Options, ParsesEverything) {
     EXPECT_EQ(o.width, 640u);
     EXPECT_EQ(o.height, 360u);
     EXPECT_EQ(o.lights, 4096u);
-    EXPECT_EQ(o.plan.cull, Request::fallback);
-    EXPECT_EQ(o.plan.light_cull, Request::off);
-    EXPECT_EQ(o.plan.mip, Request::subgroup);
+    EXPECT_EQ(o.plan[PassId::cull], Request::fallback);
+    EXPECT_EQ(o.plan[PassId::light_cull], Request::off);
+    EXPECT_EQ(o.plan[PassId::mip], Request::subgroup);
     EXPECT_EQ(o.plan.view, ViewMode::first_last_lane);
     EXPECT_EQ(o.plan.view_stage, Stage::tess_eval);
     EXPECT_EQ(o.mask_stages, bit(Stage::vertex) | bit(Stage::geometry));

@@ -45,38 +45,38 @@ TEST(WindowControls, CyclingVisitsEveryVariantTheDeviceRuns) {
     PlanRequest request;
     std::vector<Variant> seen;
     for (int i = 0; i < 4; ++i) {
-        PlanChange c = cycle_pass(caps, all_features(), request, PassKey::cull, 1);
+        PlanChange c = cycle_pass(caps, all_features(), request, PassId::cull, 1);
         EXPECT_EQ(c.note, "");
-        seen.push_back(c.plan.cull.variant);
+        seen.push_back(c.plan[PassId::cull].variant);
         request = c.request;
     }
     // subgroup, fallback, off, then auto, which resolves to subgroup on this device.
     EXPECT_EQ(seen, (std::vector<Variant>{Variant::subgroup, Variant::fallback, Variant::off, Variant::subgroup}));
-    EXPECT_EQ(request.cull, Request::automatic);
+    EXPECT_EQ(request[PassId::cull], Request::automatic);
 }
 
 TEST(WindowControls, UnsupportedSubgroupRequestIsSkippedWithANote) {
     SubgroupCaps caps = lavapipe_caps();
     apply_masks(caps, 0, bit(Op::quad));
     PlanRequest subgroup_mip;
-    subgroup_mip.mip = Request::subgroup;
+    subgroup_mip[PassId::mip] = Request::subgroup;
     ASSERT_THROW(make_plan(caps, all_features(), subgroup_mip), UnsupportedRequest);  // the oracle: the plan refuses it
 
-    PlanChange forward = cycle_pass(caps, all_features(), PlanRequest{}, PassKey::mip, 1);
-    EXPECT_EQ(forward.request.mip, Request::fallback);
-    EXPECT_EQ(forward.plan.mip.variant, Variant::fallback);
+    PlanChange forward = cycle_pass(caps, all_features(), PlanRequest{}, PassId::mip, 1);
+    EXPECT_EQ(forward.request[PassId::mip], Request::fallback);
+    EXPECT_EQ(forward.plan[PassId::mip].variant, Variant::fallback);
     EXPECT_NE(forward.note.find("skipped mip subgroup"), std::string::npos) << forward.note;
     EXPECT_NE(forward.note.find("quad"), std::string::npos) << forward.note;
     EXPECT_EQ(forward.note.find("use auto"), std::string::npos) << "command-line advice has no place on screen";
 
-    PlanChange back = cycle_pass(caps, all_features(), forward.request, PassKey::mip, -1);
-    EXPECT_EQ(back.request.mip, Request::automatic);
-    EXPECT_EQ(back.plan.mip.variant, Variant::fallback);  // auto falls back on this device
+    PlanChange back = cycle_pass(caps, all_features(), forward.request, PassId::mip, -1);
+    EXPECT_EQ(back.request[PassId::mip], Request::automatic);
+    EXPECT_EQ(back.plan[PassId::mip].variant, Variant::fallback);  // auto falls back on this device
     EXPECT_FALSE(back.note.empty());
 
     // The other passes are untouched by a mip key.
-    EXPECT_EQ(forward.request.cull, Request::automatic);
-    EXPECT_EQ(forward.plan.cull.variant, Variant::subgroup);
+    EXPECT_EQ(forward.request[PassId::cull], Request::automatic);
+    EXPECT_EQ(forward.plan[PassId::cull].variant, Variant::subgroup);
 }
 
 TEST(WindowControls, ViewStagesWithoutSupportAreShownNotSkipped) {
@@ -92,13 +92,13 @@ TEST(WindowControls, ViewStagesWithoutSupportAreShownNotSkipped) {
 
 TEST(WindowControls, ScreenshotNameSpellsTheConfiguration) {
     PlanRequest request;
-    request.light_cull = Request::fallback;
+    request[PassId::light_cull] = Request::fallback;
     request.view = ViewMode::lane_id;
     Plan plan = make_plan(lavapipe_caps(), all_features(), request);
     EXPECT_EQ(screenshot_name(plan, 1280, 720),
               "subgroup-demo_cull-subgroup_light-fallback_mip-subgroup_view-lane-id-fragment_1280x720.png");
     request.view = ViewMode::mip;
-    request.cull = Request::off;
+    request[PassId::cull] = Request::off;
     plan = make_plan(lavapipe_caps(), all_features(), request);
     EXPECT_EQ(screenshot_name(plan, 320, 180), "subgroup-demo_cull-off_light-fallback_mip-subgroup_view-mip_320x180.png");
     EXPECT_EQ(request_tag(request), "cull=off light-cull=fallback mip=auto view=mip stage=fragment");
@@ -213,18 +213,18 @@ TEST(Swapchain, ExtentFollowsTheSurfaceOrClampsTheFramebuffer) {
 
 TEST(Hud, TimesAreSmoothedAndPassesThatStopShowAsNotRun) {
     SmoothedTimes t;
-    std::array<double, size_t(Pass::count)> sample;
+    std::array<double, kTimerCount> sample;
     sample.fill(-1.0);
-    sample[size_t(Pass::forward)] = 10.0;
+    sample[size_t(Timer::forward)] = 10.0;
     t.add(sample);
-    EXPECT_EQ(t.ms[size_t(Pass::forward)], 10.0);  // the first sample is taken as it is
-    EXPECT_LT(t.ms[size_t(Pass::cull)], 0.0);
-    sample[size_t(Pass::forward)] = 20.0;
+    EXPECT_EQ(t.ms[size_t(Timer::forward)], 10.0);  // the first sample is taken as it is
+    EXPECT_LT(t.ms[size_t(Timer::cull)], 0.0);
+    sample[size_t(Timer::forward)] = 20.0;
     t.add(sample);
-    EXPECT_DOUBLE_EQ(t.ms[size_t(Pass::forward)], 10.0 * (1 - SmoothedTimes::kWeight) + 20.0 * SmoothedTimes::kWeight);
-    sample[size_t(Pass::forward)] = -1.0;
+    EXPECT_DOUBLE_EQ(t.ms[size_t(Timer::forward)], 10.0 * (1 - SmoothedTimes::kWeight) + 20.0 * SmoothedTimes::kWeight);
+    sample[size_t(Timer::forward)] = -1.0;
     t.add(sample);
-    EXPECT_LT(t.ms[size_t(Pass::forward)], 0.0);
+    EXPECT_LT(t.ms[size_t(Timer::forward)], 0.0);
 }
 
 }  // namespace

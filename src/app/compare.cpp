@@ -10,14 +10,19 @@
 #include "app/image_io.h"
 
 std::vector<CompareConfig> comparison_matrix() {
-    using R = Request;
     std::vector<CompareConfig> m;
-    const std::pair<const char*, R> variants[] = {{"subgroup", R::subgroup}, {"fallback", R::fallback}, {"off", R::off}};
-    for (const auto& [suffix, r] : variants) m.push_back({std::string("cull-") + suffix, r, R::automatic, R::automatic});
-    for (const auto& [suffix, r] : variants) m.push_back({std::string("light-cull-") + suffix, R::automatic, r, R::automatic});
-    for (const auto& [suffix, r] : variants) m.push_back({std::string("mip-") + suffix, R::automatic, R::automatic, r});
-    m.push_back({"all-subgroup", R::subgroup, R::subgroup, R::subgroup});
-    m.push_back({"all-fallback", R::fallback, R::fallback, R::fallback});
+    for (const PassInfo& pass : kPasses)
+        for (Request r : {Request::subgroup, Request::fallback, Request::off}) {
+            if (!offers(pass, r)) continue;
+            CompareConfig c{std::string(pass.name) + "-" + std::string(request_name(r)), {}};
+            c.requests[size_t(pass.id)] = r;
+            m.push_back(c);
+        }
+    for (Request r : {Request::subgroup, Request::fallback}) {
+        CompareConfig c{"all-" + std::string(request_name(r)), {}};
+        c.requests.fill(r);
+        m.push_back(c);
+    }
     return m;
 }
 
@@ -30,16 +35,16 @@ const CompareRun* find_run(const std::vector<CompareRun>& runs, const std::strin
 }
 
 // Why `run` cannot provide `pass`'s median, or empty if it can.
-std::string missing_timing(const CompareRun* run, const std::string& name, Pass pass) {
+std::string missing_timing(const CompareRun* run, const std::string& name, Timer timer) {
     if (!run) return name + " is not in this comparison";
     if (run->skipped) return name + " was skipped: " + run->skip_reason;
-    if (!run->result.ran[size_t(pass)])
-        return std::string("the ") + pass_name(pass) + " pass recorded no GPU time in " + name +
+    if (!run->result.ran[size_t(timer)])
+        return "the " + std::string(timer_info(timer).key) + " pass recorded no GPU time in " + name +
                " (it did not run in that configuration)";
     return "";
 }
 
-double median(const CompareRun* run, Pass pass) { return run->result.timings[size_t(pass)].median; }
+double median(const CompareRun* run, Timer timer) { return run->result.timings[size_t(timer)].median; }
 
 std::string fixed(double v, int decimals) {
     char text[64];
@@ -65,53 +70,68 @@ void finish_ratio(PassRatio& r) {
     r.ratio = r.fallback_ms / r.subgroup_ms;
 }
 
-PassRatio pass_ratio(const std::vector<CompareRun>& runs, const char* key, const std::string& prefix, Pass pass) {
+PassRatio pass_ratio(const std::vector<CompareRun>& runs, std::string_view key, std::string_view name,
+                     const std::string& prefix, Timer timer) {
     PassRatio r;
     r.key = key;
+    r.name = name;
     r.fallback_run = prefix + "-fallback";
     r.subgroup_run = prefix + "-subgroup";
-    r.measured_as = std::string(pass_name(pass)) + " pass median in " + r.fallback_run + " over the same in " + r.subgroup_run;
+    r.measured_as = std::string(timer_info(timer).key) + " pass median in " + r.fallback_run + " over the same in " + r.subgroup_run;
     const CompareRun* fb = find_run(runs, r.fallback_run);
     const CompareRun* sg = find_run(runs, r.subgroup_run);
-    r.reason = missing_timing(sg, r.subgroup_run, pass);
-    if (r.reason.empty()) r.reason = missing_timing(fb, r.fallback_run, pass);
+    r.reason = missing_timing(sg, r.subgroup_run, timer);
+    if (r.reason.empty()) r.reason = missing_timing(fb, r.fallback_run, timer);
     if (!r.reason.empty()) return r;
-    r.fallback_ms = median(fb, pass);
-    r.subgroup_ms = median(sg, pass);
+    r.fallback_ms = median(fb, timer);
+    r.subgroup_ms = median(sg, timer);
     finish_ratio(r);
     return r;
 }
 
-// The quad mip has no pass of its own: it is stored by the forward fragment shader, so its cost
-// is what it adds to the forward pass over the same frame without a mip.
-PassRatio mip_ratio(const std::vector<CompareRun>& runs) {
-    const CompareRun* sg = find_run(runs, "mip-subgroup");
-    if (sg && !sg->skipped && sg->result.ran[size_t(Pass::mip)]) return pass_ratio(runs, "mip", "mip", Pass::mip);
+// A pass whose subgroup path runs inside another pass (the quad mip, stored by the forward
+// fragment shader) has no time of its own there: its cost is what it adds to the host pass over
+// the same frame with the pass off.
+PassRatio hosted_ratio(const std::vector<CompareRun>& runs, const PassInfo& pass) {
+    std::string name(pass.name), own(timer_info(pass.timer).key), host(timer_info(*pass.host_timer).key);
     PassRatio r;
-    r.key = "mip";
-    r.fallback_run = "mip-fallback";
-    r.subgroup_run = "mip-subgroup";
-    r.measured_as = "mip pass median in mip-fallback over the forward pass median in mip-subgroup minus that in mip-off";
-    const CompareRun* fb = find_run(runs, "mip-fallback");
-    const CompareRun* off = find_run(runs, "mip-off");
-    r.reason = missing_timing(sg, "mip-subgroup", Pass::forward);
-    if (r.reason.empty()) r.reason = missing_timing(off, "mip-off", Pass::forward);
-    if (r.reason.empty()) r.reason = missing_timing(fb, "mip-fallback", Pass::mip);
+    r.key = pass.key;
+    r.name = pass.name;
+    r.fallback_run = name + "-fallback";
+    r.subgroup_run = name + "-subgroup";
+    std::string off_run = name + "-off";
+    r.measured_as = own + " pass median in " + r.fallback_run + " over the " + host + " pass median in " + r.subgroup_run +
+                    " minus that in " + off_run;
+    const CompareRun* sg = find_run(runs, r.subgroup_run);
+    const CompareRun* fb = find_run(runs, r.fallback_run);
+    const CompareRun* off = find_run(runs, off_run);
+    r.reason = missing_timing(sg, r.subgroup_run, *pass.host_timer);
+    if (r.reason.empty()) r.reason = missing_timing(off, off_run, *pass.host_timer);
+    if (r.reason.empty()) r.reason = missing_timing(fb, r.fallback_run, pass.timer);
     if (!r.reason.empty()) return r;
-    r.fallback_ms = median(fb, Pass::mip);
-    r.subgroup_ms = median(sg, Pass::forward) - median(off, Pass::forward);
+    r.fallback_ms = median(fb, pass.timer);
+    r.subgroup_ms = median(sg, *pass.host_timer) - median(off, *pass.host_timer);
     finish_ratio(r);
     return r;
+}
+
+PassRatio ratio_of(const std::vector<CompareRun>& runs, const PassInfo& pass) {
+    const CompareRun* sg = find_run(runs, std::string(pass.name) + "-subgroup");
+    bool own_time = sg && !sg->skipped && sg->result.ran[size_t(pass.timer)];
+    if (pass.host_timer && !own_time) return hosted_ratio(runs, pass);
+    return pass_ratio(runs, pass.key, pass.name, std::string(pass.name), pass.timer);
 }
 
 PassRatio frame_ratio(const std::vector<CompareRun>& runs) {
-    PassRatio r = pass_ratio(runs, "frame", "all", Pass::frame);
+    PassRatio r = pass_ratio(runs, "frame", "frame", "all", Timer::frame);
     r.measured_as = "frame median in all-fallback over the same in all-subgroup";
     return r;
 }
 
 nlohmann::json config_json(const CompareConfig& c) {
-    return {{"cull", request_name(c.cull)}, {"light_cull", request_name(c.light_cull)}, {"mip", request_name(c.mip)}};
+    nlohmann::json j = nlohmann::json::object();
+    for (const PassInfo& pass : kPasses) j[std::string(pass.key)] = request_name(c[pass.id]);
+    return j;
 }
 
 void write_text(const std::string& path, const std::string& text) {
@@ -155,15 +175,28 @@ nlohmann::json comparison_json(const Context& ctx, const Options& o, const Scene
             {"ratio_details", details}};
 }
 
-// The quad mip has no timestamps of its own: it is part of the forward pass.
-bool mip_in_forward(const CompareRun& r) { return !r.result.ran[size_t(Pass::mip)] && r.plan.mip.variant == Variant::subgroup; }
-
-std::string pass_ms(const CompareRun& r, Pass p) {
-    if (r.result.ran[size_t(p)]) return format_ms(r.result.timings[size_t(p)].median);
-    return p == Pass::mip && mip_in_forward(r) ? "in fwd" : "-";
+// The pass whose work ran inside another pass's timer in this run instead of its own (the quad
+// mip, inside forward), or null.
+const PassInfo* hosted_elsewhere(const CompareRun& r, Timer t) {
+    for (const PassInfo& pass : kPasses)
+        if (pass.timer == t && pass.host_timer && !r.result.ran[size_t(t)] && r.plan[pass.id].variant == Variant::subgroup)
+            return &pass;
+    return nullptr;
 }
 
-constexpr Pass kTablePasses[] = {Pass::cull, Pass::depth, Pass::light_cull, Pass::forward, Pass::mip, Pass::frame};
+std::string pass_ms(const CompareRun& r, Timer t) {
+    if (r.result.ran[size_t(t)]) return format_ms(r.result.timings[size_t(t)].median);
+    const PassInfo* hosted = hosted_elsewhere(r, t);
+    return hosted ? "in " + std::string(timer_info(*hosted->host_timer).brief) : "-";
+}
+
+// The timers of report.md's pass table: every slot but the views'.
+std::vector<Timer> table_timers() {
+    std::vector<Timer> timers;
+    for (const TimerInfo& t : kTimers)
+        if (t.timer != Timer::view) timers.push_back(t.timer);
+    return timers;
+}
 
 std::string markdown_report(const Context& ctx, const Options& o, const Scene& scene, const CompareResult& c) {
     std::string md;
@@ -199,19 +232,26 @@ std::string markdown_report(const Context& ctx, const Options& o, const Scene& s
     line("");
     line("Requested variants and what the plan resolved them to; frame time is the median GPU frame.");
     line("");
-    line("| configuration | cull | light-cull | mip | frame ms | triangles visible | light-list entries | screenshot |");
-    line("| --- | --- | --- | --- | ---: | ---: | ---: | --- |");
+    std::string columns = "| configuration |", rules = "| --- |", empty_cells;
+    for (const PassInfo& pass : kPasses) {
+        columns += " " + std::string(pass.name) + " |";
+        rules += " --- |";
+        empty_cells += " |";
+    }
+    line(columns + " frame ms | triangles visible | light-list entries | screenshot |");
+    line(rules + " ---: | ---: | ---: | --- |");
     for (const CompareRun& r : c.runs) {
         if (r.skipped) {
-            line("| " + r.config.name + " | | | | skipped | | | " + r.skip_reason + " |");
+            line("| " + r.config.name + " |" + empty_cells + " skipped | | | " + r.skip_reason + " |");
             continue;
         }
-        auto cell = [](Request req, const PassPlan& p) {
-            return req == Request::automatic ? "auto: " + std::string(variant_name(p.variant)) : std::string(variant_name(p.variant));
-        };
+        std::string cells;
+        for (const PassInfo& pass : kPasses) {
+            std::string variant(variant_name(r.plan[pass.id].variant));
+            cells += " " + (r.config[pass.id] == Request::automatic ? "auto: " + variant : variant) + " |";
+        }
         const nlohmann::json& counters = r.report["counters"];
-        line("| " + r.config.name + " | " + cell(r.config.cull, r.plan.cull) + " | " + cell(r.config.light_cull, r.plan.light_cull) +
-             " | " + cell(r.config.mip, r.plan.mip) + " | " + format_ms(r.result.timings[size_t(Pass::frame)].median) + " | " +
+        line("| " + r.config.name + " |" + cells + " " + format_ms(r.result.timings[size_t(Timer::frame)].median) + " | " +
              std::to_string(counters["triangles_visible"].get<uint64_t>()) + " | " +
              std::to_string(counters["light_list_entries"].get<uint64_t>()) + " | [" + r.config.name + ".png](" + r.config.name +
              ".png) |");
@@ -220,8 +260,8 @@ std::string markdown_report(const Context& ctx, const Options& o, const Scene& s
     line("## Pass times, median / min / max ms");
     line("");
     std::string header = "| configuration |", rule = "| --- |";
-    for (Pass p : kTablePasses) {
-        header += std::string(" ") + pass_name(p) + " |";
+    for (Timer t : table_timers()) {
+        header += " " + std::string(timer_info(t).key) + " |";
         rule += " ---: |";
     }
     line(header);
@@ -229,12 +269,13 @@ std::string markdown_report(const Context& ctx, const Options& o, const Scene& s
     for (const CompareRun& r : c.runs) {
         if (r.skipped) continue;
         std::string row = "| " + r.config.name + " |";
-        for (Pass p : kTablePasses) {
-            const TimingStats& t = r.result.timings[size_t(p)];
-            if (r.result.ran[size_t(p)])
-                row += " " + format_ms(t.median) + " / " + format_ms(t.min) + " / " + format_ms(t.max) + " |";
+        for (Timer t : table_timers()) {
+            const TimingStats& s = r.result.timings[size_t(t)];
+            const PassInfo* hosted = hosted_elsewhere(r, t);
+            if (r.result.ran[size_t(t)])
+                row += " " + format_ms(s.median) + " / " + format_ms(s.min) + " / " + format_ms(s.max) + " |";
             else
-                row += p == Pass::mip && mip_in_forward(r) ? " in forward |" : " - |";
+                row += hosted ? " in " + std::string(timer_info(*hosted->host_timer).key) + " |" : " - |";
         }
         line(row);
     }
@@ -263,7 +304,7 @@ RgbaImage comparison_sheet(const Context& ctx, const Options& o, const Scene& sc
                         std::to_string(o.height) + "   " + std::to_string(scene.triangle_count()) + " triangles   " +
                         std::to_string(o.lights) + " lights   median of " + std::to_string(o.frames - o.warmup) + " frames, ms";
     std::string speedups = "speed-up, fallback / subgroup:";
-    for (const PassRatio& r : c.ratios) speedups += "   " + std::string(r.key == "light_cull" ? "light-cull" : r.key) + " " + format_ratio(r);
+    for (const PassRatio& r : c.ratios) speedups += "   " + r.name + " " + format_ratio(r);
     std::vector<TextLine> header = {{"subgroup-demo --compare   " + device, white}, {setup, grey}, {speedups, gold}};
 
     std::vector<SheetCell> cells;
@@ -277,11 +318,20 @@ RgbaImage comparison_sheet(const Context& ctx, const Options& o, const Scene& sc
                 if (cell.lines.size() < size_t(kCompareLabelLines)) cell.lines.push_back({s, grey});
         } else {
             cell.image = &shots[i];
-            cell.lines = {{r.config.name, white},
-                          {"frame " + pass_ms(r, Pass::frame) + " ms", gold},
-                          {"cull " + pass_ms(r, Pass::cull) + "  depth " + pass_ms(r, Pass::depth), grey},
-                          {"light-cull " + pass_ms(r, Pass::light_cull) + "  fwd " + pass_ms(r, Pass::forward), grey},
-                          {"mip " + pass_ms(r, Pass::mip), grey}};
+            cell.lines = {{r.config.name, white}, {"frame " + pass_ms(r, Timer::frame) + " ms", gold}};
+            // The pass timers two to a line, in frame order.
+            std::string pair;
+            for (const TimerInfo& t : kTimers) {
+                if (t.timer == Timer::frame || t.timer == Timer::view) continue;
+                std::string item = std::string(t.brief) + " " + pass_ms(r, t.timer);
+                if (pair.empty()) {
+                    pair = item;
+                } else {
+                    cell.lines.push_back({pair + "  " + item, grey});
+                    pair.clear();
+                }
+            }
+            if (!pair.empty()) cell.lines.push_back({pair, grey});
         }
         cells.push_back(std::move(cell));
     }
@@ -294,9 +344,11 @@ SheetLayout compare_sheet_layout(uint32_t frame_width, uint32_t frame_height, si
     return make_sheet_layout(frame_width, frame_height, configurations, kCompareHeaderLines, kCompareLabelLines);
 }
 
-std::array<PassRatio, 4> compute_ratios(const std::vector<CompareRun>& runs) {
-    return {pass_ratio(runs, "cull", "cull", Pass::cull), pass_ratio(runs, "light_cull", "light-cull", Pass::light_cull),
-            mip_ratio(runs), frame_ratio(runs)};
+PassRatios compute_ratios(const std::vector<CompareRun>& runs) {
+    PassRatios ratios;
+    for (const PassInfo& pass : kPasses) ratios[size_t(pass.id)] = ratio_of(runs, pass);
+    ratios[kPassCount] = frame_ratio(runs);
+    return ratios;
 }
 
 CompareResult run_comparison(const Context& ctx, const Scene& scene, const Options& options, const CompareProgressFn& progress) {
@@ -315,7 +367,8 @@ CompareResult run_comparison(const Context& ctx, const Scene& scene, const Optio
         run.config = config;
         // Timings compare passes, so every configuration renders the plain shaded frame: a debug
         // view (the window may be showing one) would add its own pass and change the screenshots.
-        PlanRequest request{config.cull, config.light_cull, config.mip};
+        PlanRequest request;
+        request.passes = config.requests;
         try {
             run.plan = make_plan(ctx.subgroup, ctx.features, request);
         } catch (const UnsupportedRequest& e) {
@@ -341,7 +394,8 @@ CompareResult run_comparison(const Context& ctx, const Scene& scene, const Optio
         if (run.skipped) continue;
 
         Options o = options;
-        o.plan = PlanRequest{run.config.cull, run.config.light_cull, run.config.mip};
+        o.plan = PlanRequest{};
+        o.plan.passes = run.config.requests;
         o.screenshot = (fs::path(c.dir) / (run.config.name + ".png")).string();
         o.mip_dump.clear();
         o.report.clear();

@@ -18,13 +18,13 @@
 // One cell of the matrix: what is requested of each pass (the view comes from the options).
 struct CompareConfig {
     std::string name;  // "cull-subgroup", "light-cull-off", "all-fallback", ...: also the screenshot's file name
-    Request cull = Request::automatic;
-    Request light_cull = Request::automatic;
-    Request mip = Request::automatic;
+    std::array<Request, kPassCount> requests{};  // by PassId; value-initialised to auto
+
+    Request operator[](PassId id) const { return requests[size_t(id)]; }
 };
 
-// Each of cull, light-cull, mip in subgroup, fallback, off with the others at auto; all subgroup;
-// all fallback (11 configurations, in this order).
+// Each pass of the table in each variant it offers (subgroup, fallback, off) with the others at
+// auto; all subgroup; all fallback (in this order).
 std::vector<CompareConfig> comparison_matrix();
 
 struct CompareRun {
@@ -41,7 +41,8 @@ struct CompareRun {
 // The speed-up of one pass's subgroup path over its fallback, fallback ms / subgroup ms, from the
 // runs of this comparison. `ratio` is empty when it cannot be measured; `reason` says why.
 struct PassRatio {
-    std::string key;  // "cull", "light_cull", "mip" (report keys); "frame" for all-fallback vs all-subgroup
+    std::string key;   // "cull", "light_cull", "mip" (report keys); "frame" for all-fallback vs all-subgroup
+    std::string name;  // "cull", "light-cull", "mip", "frame": the sheet's words
     std::optional<double> ratio;
     bool measured = false;  // both costs were taken (the ratio may still be empty: subgroup cost <= 0)
     double fallback_ms = 0, subgroup_ms = 0;
@@ -50,13 +51,14 @@ struct PassRatio {
     std::string reason;       // why there is no ratio
 };
 
-// cull, light_cull, mip, frame. Pure: tested on synthetic runs.
-//  - cull, light_cull: that pass's median in <pass>-fallback over the same in <pass>-subgroup.
-//  - mip: the quad mip is written inside the forward pass, so where mip-subgroup has no `mip`
-//    timing its cost is forward(mip-subgroup) - forward(mip-off); the fallback's cost is its
-//    downsample pass, mip(mip-fallback).
+// One per pass of the table, then frame. Pure: tested on synthetic runs.
+//  - a pass: its timer's median in <pass>-fallback over the same in <pass>-subgroup.
+//  - a pass whose subgroup path runs inside another pass (the quad mip, in forward): where
+//    <pass>-subgroup has no time of its own, its cost is host(<pass>-subgroup) - host(<pass>-off);
+//    the fallback's cost is its own timer in <pass>-fallback.
 //  - frame: frame median of all-fallback over all-subgroup.
-std::array<PassRatio, 4> compute_ratios(const std::vector<CompareRun>& runs);
+using PassRatios = std::array<PassRatio, kPassCount + 1>;
+PassRatios compute_ratios(const std::vector<CompareRun>& runs);
 
 struct CompareProgress {
     size_t index = 0, count = 0;  // index is 1-based
@@ -69,7 +71,7 @@ using CompareProgressFn = std::function<void(const CompareProgress&)>;
 
 struct CompareResult {
     std::vector<CompareRun> runs;  // every configuration of the matrix, skipped ones included
-    std::array<PassRatio, 4> ratios;
+    PassRatios ratios;
     nlohmann::json report;         // what DIR/report.json holds
     std::string dir, report_json, report_md, sheet;
     uint32_t validation_messages = 0;
@@ -85,7 +87,8 @@ CompareResult run_comparison(const Context& ctx, const Scene& scene, const Optio
 
 // The layout of compare.png for a comparison of `configurations` at frame_width x frame_height.
 constexpr int kCompareHeaderLines = 3;
-constexpr int kCompareLabelLines = 5;
+// Name, frame time, then the pass timers two to a line (every timer but frame and view).
+constexpr int kCompareLabelLines = 2 + int(kTimerCount - 2 + 1) / 2;
 SheetLayout compare_sheet_layout(uint32_t frame_width, uint32_t frame_height, size_t configurations);
 
 // The CLI mode: creates the context, loads the scene, prints progress on stderr. Returns the exit code.

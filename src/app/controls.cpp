@@ -8,14 +8,6 @@ E step_enum(E value, int step, uint32_t count) {
     return E(((int(value) + step) % n + n) % n);
 }
 
-Request& request_of(PlanRequest& r, PassKey pass) {
-    switch (pass) {
-        case PassKey::cull: return r.cull;
-        case PassKey::light_cull: return r.light_cull;
-        default: return r.mip;
-    }
-}
-
 }  // namespace
 
 // The cycle order is the order of the enum: automatic, subgroup, fallback, off.
@@ -23,13 +15,14 @@ Request next_request(Request r, int step) { return step_enum(r, step, 4); }
 ViewMode next_view_mode(ViewMode m, int step) { return step_enum(m, step, uint32_t(ViewMode::light_count) + 1); }
 Stage next_stage(Stage s, int step) { return step_enum(s, step, uint32_t(Stage::count)); }
 
-PlanChange cycle_pass(const SubgroupCaps& caps, const DeviceFeatures& features, const PlanRequest& current, PassKey pass,
+PlanChange cycle_pass(const SubgroupCaps& caps, const DeviceFeatures& features, const PlanRequest& current, PassId pass,
                       int step) {
     PlanChange change{current, {}, {}};
-    Request& request = request_of(change.request, pass);
-    // At most four tries: `off` and `fallback` always resolve, so the loop ends within the cycle.
+    Request& request = change.request[pass];
+    // At most four tries: `auto` always resolves, so the loop ends within the cycle.
     for (int tries = 0; tries < 4; ++tries) {
         request = next_request(request, step);
+        if (!offers(pass_info(pass), request)) continue;
         try {
             change.plan = make_plan(caps, features, change.request);
             return change;
@@ -67,15 +60,16 @@ std::string plan_tag(const Plan& plan) {
         view += "-" + std::string(stage_name(plan.view.stage));
         if (plan.view.variant == Variant::unsupported) view += "-unsupported";
     }
-    return "cull-" + std::string(variant_name(plan.cull.variant)) + "_light-" +
-           std::string(variant_name(plan.light_cull.variant)) + "_mip-" + std::string(variant_name(plan.mip.variant)) +
-           "_" + view;
+    std::string tag;
+    for (const PassInfo& pass : kPasses)
+        tag += std::string(pass.tag) + "-" + std::string(variant_name(plan[pass.id].variant)) + "_";
+    return tag + view;
 }
 
 std::string request_tag(const PlanRequest& r) {
-    return "cull=" + std::string(request_name(r.cull)) + " light-cull=" + std::string(request_name(r.light_cull)) +
-           " mip=" + std::string(request_name(r.mip)) + " view=" + std::string(view_mode_name(r.view)) +
-           " stage=" + std::string(stage_name(r.view_stage));
+    std::string tag;
+    for (const PassInfo& pass : kPasses) tag += std::string(pass.name) + "=" + std::string(request_name(r[pass.id])) + " ";
+    return tag + "view=" + std::string(view_mode_name(r.view)) + " stage=" + std::string(stage_name(r.view_stage));
 }
 
 std::string screenshot_name(const Plan& plan, uint32_t width, uint32_t height) {

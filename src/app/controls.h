@@ -6,8 +6,6 @@
 
 #include "caps/caps.h"
 
-enum class PassKey { cull, light_cull, mip };
-
 // The request after `r` in the cycle auto -> subgroup -> fallback -> off -> auto; step -1 goes backwards.
 Request next_request(Request r, int step);
 ViewMode next_view_mode(ViewMode m, int step);  // shaded, lane-id, ..., light-count, shaded
@@ -19,16 +17,17 @@ struct PlanChange {
     std::string note;     // empty, or which request was skipped and why (shown on screen)
 };
 
-// Moves one pass's request by `step`, skipping requests this device cannot run (make_plan throws
-// UnsupportedRequest for them) with a note; never fails, since `off` always resolves.
-PlanChange cycle_pass(const SubgroupCaps& caps, const DeviceFeatures& features, const PlanRequest& current, PassKey pass,
+// Moves one pass's request by `step`, skipping requests the pass does not offer, and those this
+// device cannot run (make_plan throws UnsupportedRequest for them) with a note; never fails,
+// since `auto` always resolves.
+PlanChange cycle_pass(const SubgroupCaps& caps, const DeviceFeatures& features, const PlanRequest& current, PassId pass,
                       int step);
 // Debug views never skip: a stage without support shows "unsupported" on screen, as the design asks.
 PlanChange cycle_view_mode(const SubgroupCaps& caps, const DeviceFeatures& features, const PlanRequest& current, int step);
 PlanChange cycle_view_stage(const SubgroupCaps& caps, const DeviceFeatures& features, const PlanRequest& current,
                             int step);
 
-// The configuration in words for file names and logs:
+// The configuration in words for file names and logs, each pass by its table tag:
 // "cull-subgroup_light-fallback_mip-subgroup_view-lane-id-fragment".
 std::string plan_tag(const Plan& plan);
 // What was asked for: "cull=auto light-cull=fallback mip=auto view=lane-id stage=fragment".

@@ -60,14 +60,15 @@ struct Panel {
         right = std::max(right, x + Overlay::text_width(text, scale));
     }
     void next_line(float lines = 1.0f) { y += line * lines; }
+    OverlayBox box() const { return {x0, y0, right + pad, y0 + y + 2 * pad - 2.0f * scale}; }
     void draw(Overlay& overlay) const {
-        float height = y + 2 * pad - 2.0f * scale;
-        overlay.rect(x0, y0, right + pad - x0, height, kPanel);
+        OverlayBox b = box();
+        overlay.rect(b.x0, b.y0, b.x1 - b.x0, b.y1 - b.y0, kPanel);
         for (const Item& i : items) overlay.text(i.x, i.y, i.text, i.rgba, scale);
     }
 };
 
-void pass_row(Panel& p, const char* name, const std::string& variant, uint32_t color, double ms) {
+void pass_row(Panel& p, const std::string& name, const std::string& variant, uint32_t color, double ms) {
     p.add(0, name, kWhite);
     p.add(62, variant, color);
     p.add(150, ms_text(ms), kWhite);
@@ -76,7 +77,7 @@ void pass_row(Panel& p, const char* name, const std::string& variant, uint32_t c
 
 }  // namespace
 
-void SmoothedTimes::add(const std::array<double, size_t(Pass::count)>& sample) {
+void SmoothedTimes::add(const std::array<double, kTimerCount>& sample) {
     for (size_t p = 0; p < ms.size(); ++p) {
         if (sample[p] < 0) ms[p] = -1.0;
         else if (ms[p] < 0) ms[p] = sample[p];
@@ -84,28 +85,37 @@ void SmoothedTimes::add(const std::array<double, size_t(Pass::count)>& sample) {
     }
 }
 
+// The keys that are not a pass's (those come from the pass table).
+const KeyHelp kOtherKeys[] = {
+    {"0", "all passes auto, view shaded"},
+    {"V / Shift+V", "debug view"},
+    {"B / Shift+B", "debug view's shader stage"},
+    {"Space", "pause the light animation"},
+    {"Left drag", "orbit"},
+    {"Right drag", "pan"},
+    {"Wheel", "zoom"},
+    {"W A S D", "fly (Shift: faster)"},
+    {"Q / E", "down / up"},
+    {"R", "reset the camera"},
+    {"F12", "screenshot with the HUD"},
+    {"C", "comparison, in the background"},
+    {"H", "this help"},
+    {"Esc", "quit"},
+};
+
 const std::vector<KeyHelp>& key_help() {
     // Short enough to sit beside the stats panel at 1280x720; docs/controls.md says more.
-    static const std::vector<KeyHelp> help = {
-        {"1 / Shift+1", "cull variant, next / previous"},
-        {"2 / Shift+2", "light-cull variant"},
-        {"3 / Shift+3", "mip variant"},
-        {"", "(auto > subgroup > fallback > off)"},
-        {"0", "all passes auto, view shaded"},
-        {"V / Shift+V", "debug view"},
-        {"B / Shift+B", "debug view's shader stage"},
-        {"Space", "pause the light animation"},
-        {"Left drag", "orbit"},
-        {"Right drag", "pan"},
-        {"Wheel", "zoom"},
-        {"W A S D", "fly (Shift: faster)"},
-        {"Q / E", "down / up"},
-        {"R", "reset the camera"},
-        {"F12", "screenshot with the HUD"},
-        {"C", "comparison, in the background"},
-        {"H", "this help"},
-        {"Esc", "quit"},
-    };
+    static const std::vector<KeyHelp> help = [] {
+        std::vector<KeyHelp> keys;
+        for (const PassInfo& pass : kPasses) {
+            char key = char(pass.window_key);
+            keys.push_back({std::string(1, key) + " / Shift+" + key,
+                            std::string(pass.name) + " variant" + (keys.empty() ? ", next / previous" : "")});
+        }
+        keys.push_back({"", "(auto > subgroup > fallback > off)"});
+        keys.insert(keys.end(), std::begin(kOtherKeys), std::end(kOtherKeys));
+        return keys;
+    }();
     return help;
 }
 
@@ -113,12 +123,27 @@ float hud_scale(uint32_t height) { return height >= 1400 ? 3.0f : height >= 600 
 
 namespace {
 
-// The stats panel with its left edge at x; returns its right edge.
-float draw_stats(Overlay& overlay, const HudState& hud, float s, float x) {
-    const Plan& plan = hud.plan;
-    auto ms = [&](Pass p) { return hud.gpu.ms[size_t(p)]; };
+// The pass that owns a timer slot, if a selectable one does.
+const PassInfo* timer_owner(Timer t) {
+    for (const PassInfo& pass : kPasses)
+        if (pass.timer == t) return &pass;
+    return nullptr;
+}
 
-    Panel p(s, x, 4 * s);
+// What runs inside a timer slot besides its own pass: "+ quad mip" on forward.
+std::string hosted_note(const Plan& plan, Timer t) {
+    std::string note;
+    for (const PassInfo& pass : kPasses)
+        if (pass.host_timer == t && plan[pass.id].variant == Variant::subgroup) note += "+ " + std::string(pass.hosted_label);
+    return note;
+}
+
+// The stats panel with its left edge at x and top at y; returns where it is.
+OverlayBox draw_stats(Overlay& overlay, const HudState& hud, float s, float x, float y) {
+    const Plan& plan = hud.plan;
+    auto ms = [&](Timer t) { return hud.gpu.ms[size_t(t)]; };
+
+    Panel p(s, x, y);
     p.add(0, hud.device + "   subgroup size " + std::to_string(hud.subgroup_size), kWhite);
     p.next_line();
     p.add(0,
@@ -130,14 +155,20 @@ float draw_stats(Overlay& overlay, const HudState& hud, float s, float x) {
     p.add(62, "variant", kGrey);
     p.add(150, "GPU ms", kGrey);
     p.next_line();
-    auto variant = [](const PassPlan& pp) { return std::string(variant_name(pp.variant)); };
-    pass_row(p, "cull", variant(plan.cull), variant_color(plan.cull.variant), ms(Pass::cull));
-    pass_row(p, "depth", "", kWhite, ms(Pass::depth));
-    pass_row(p, "light cull", variant(plan.light_cull), variant_color(plan.light_cull.variant), ms(Pass::light_cull));
-    pass_row(p, "forward", plan.mip.variant == Variant::subgroup ? "+ quad mip" : "", kGreen, ms(Pass::forward));
-    pass_row(p, "mip", variant(plan.mip), variant_color(plan.mip.variant), ms(Pass::mip));
-    std::string view = std::string(view_mode_name(plan.view.mode));
-    pass_row(p, "view", view, is_subgroup_view(plan.view.mode) ? variant_color(plan.view.variant) : kWhite, ms(Pass::view));
+    // One row per timer slot but the whole frame: a selectable pass's shows its variant.
+    for (const TimerInfo& t : kTimers) {
+        if (t.timer == Timer::frame) continue;
+        std::string label(t.label);
+        if (t.timer == Timer::view) {
+            std::string view = std::string(view_mode_name(plan.view.mode));
+            pass_row(p, label, view, is_subgroup_view(plan.view.mode) ? variant_color(plan.view.variant) : kWhite, ms(t.timer));
+        } else if (const PassInfo* owner = timer_owner(t.timer)) {
+            Variant v = plan[owner->id].variant;
+            pass_row(p, label, std::string(variant_name(v)), variant_color(v), ms(t.timer));
+        } else {
+            pass_row(p, label, hosted_note(plan, t.timer), kGreen, ms(t.timer));
+        }
+    }
     if (is_subgroup_view(plan.view.mode)) {
         p.add(10, std::string(stage_name(plan.view.stage)) + " stage: " + std::string(variant_name(plan.view.variant)),
               variant_color(plan.view.variant));
@@ -149,11 +180,11 @@ float draw_stats(Overlay& overlay, const HudState& hud, float s, float x) {
     }
     p.add(0, "frame", kWhite);
     p.add(62, "CPU " + fixed(hud.cpu_frame_ms, 1) + " ms", kGrey);
-    p.add(150, ms_text(ms(Pass::frame)), kWhite);
+    p.add(150, ms_text(ms(Timer::frame)), kWhite);
     p.next_line(1.4f);
 
     // Without a cull pass in the frame everything is drawn (and the counter is not written).
-    bool culled = plan.cull.variant != Variant::off && ms(Pass::cull) >= 0;
+    bool culled = plan[PassId::cull].variant != Variant::off && ms(Timer::cull) >= 0;
     uint64_t visible = culled ? hud.counters.triangles_visible : hud.triangles_total;
     double percent = hud.triangles_total ? 100.0 * double(visible) / double(hud.triangles_total) : 0.0;
     p.add(0, "triangles", kWhite);
@@ -162,7 +193,7 @@ float draw_stats(Overlay& overlay, const HudState& hud, float s, float x) {
           kWhite);
     p.next_line();
     p.add(0, "lights", kWhite);
-    if (plan.light_cull.variant == Variant::off || ms(Pass::light_cull) < 0) {
+    if (plan[PassId::light_cull].variant == Variant::off || ms(Timer::light_cull) < 0) {
         p.add(62, std::to_string(hud.lights) + ", no light lists this frame", kGrey);
     } else {
         std::string entries =
@@ -175,15 +206,15 @@ float draw_stats(Overlay& overlay, const HudState& hud, float s, float x) {
     p.add(0, "H help   F12 screenshot   Esc quit", kGrey);
     p.next_line();
     p.draw(overlay);
-    return p.right + p.pad;
+    return p.box();
 }
 
-// The key list, at x.
-void draw_help(Overlay& overlay, float x, float s) {
+// The key list, at (x, y); returns where it is.
+OverlayBox draw_help(Overlay& overlay, float x, float y, float s) {
     float key_width = 0;
     for (const KeyHelp& k : key_help()) key_width = std::max(key_width, Overlay::text_width(k.keys, s));
     float column = key_width / s + 12;
-    Panel h(s, x, 4 * s);
+    Panel h(s, x, y);
     h.add(0, "keys", kYellow);
     h.next_line(1.4f);
     for (const KeyHelp& k : key_help()) {
@@ -192,15 +223,7 @@ void draw_help(Overlay& overlay, float x, float s) {
         h.next_line();
     }
     h.draw(overlay);
-}
-
-float help_width(float s) {
-    float key_width = 0, action_width = 0;
-    for (const KeyHelp& k : key_help()) {
-        key_width = std::max(key_width, Overlay::text_width(k.keys, s));
-        action_width = std::max(action_width, Overlay::text_width(k.action, s));
-    }
-    return key_width + 12 * s + action_width + 8 * s;
+    return h.box();
 }
 
 }  // namespace
@@ -208,15 +231,27 @@ float help_width(float s) {
 void draw_hud(Overlay& overlay, const HudState& hud) {
     float s = hud_scale(hud.extent.height);
     float width = float(hud.extent.width);
-    // Top right: debug views and the mip view put their legends at the top left. The panel is
-    // measured by drawing it into a scratch overlay, so one layout code path serves both.
+    // Debug views, the mip view and the light-count view have already put their legends into the
+    // overlay (top left): the panels keep clear of them. Each panel is measured by drawing it
+    // into a scratch overlay, so one layout code path serves both.
+    OverlayBox taken = overlay.bounds();
+    auto below_taken = [&](OverlayBox box) {
+        if (!box.overlaps(taken)) return box;
+        float down = taken.y1 + 4 * s - box.y0;
+        return OverlayBox{box.x0, box.y0 + down, box.x1, box.y1 + down};
+    };
     Overlay scratch;
-    float stats_width = draw_stats(scratch, hud, s, 0.0f);
-    float stats_x = std::max(4 * s, width - stats_width - 4 * s);
-    // The help goes at the top left where it fits beside the stats, else in their place.
-    bool side_by_side = 4 * s + help_width(s) + 8 * s <= stats_x;
-    if (!hud.help || side_by_side) draw_stats(overlay, hud, s, stats_x);
-    if (hud.help) draw_help(overlay, 4 * s, s);
+    OverlayBox size = draw_stats(scratch, hud, s, 0.0f, 0.0f);
+    float stats_x = std::max(4 * s, width - size.x1 - 4 * s);
+    OverlayBox stats = below_taken({stats_x, 4 * s, stats_x + size.x1, 4 * s + size.y1});
+    OverlayBox help{};
+    if (hud.help) {
+        size = draw_help(scratch, 0.0f, 0.0f, s);
+        help = below_taken({4 * s, 4 * s, 4 * s + size.x1, 4 * s + size.y1});
+        draw_help(overlay, help.x0, help.y0, s);
+    }
+    // The help takes the stats' place where both do not fit.
+    if (!help.overlaps(stats)) draw_stats(overlay, hud, s, stats.x0, stats.y0);
 
     // Notes: newest at the bottom of the frame, older ones above.
     float y = float(hud.extent.height) - 4 * s;

@@ -12,9 +12,9 @@
 // Exponentially smoothed per-pass milliseconds; a pass that stops running shows as not run at once.
 struct SmoothedTimes {
     static constexpr double kWeight = 0.1;  // of the newest sample: about the last 10 frames
-    std::array<double, size_t(Pass::count)> ms;
+    std::array<double, kTimerCount> ms;
     SmoothedTimes() { ms.fill(-1.0); }
-    void add(const std::array<double, size_t(Pass::count)>& sample);
+    void add(const std::array<double, kTimerCount>& sample);
 };
 
 struct HudState {
@@ -35,8 +35,8 @@ struct HudState {
 };
 
 struct KeyHelp {
-    const char* keys;
-    const char* action;
+    std::string keys;
+    std::string action;
 };
 // Every key and mouse control of the window (also what docs/controls.md lists).
 const std::vector<KeyHelp>& key_help();

@@ -1,5 +1,6 @@
 #include "app/options.h"
 
+#include <algorithm>
 #include <charconv>
 
 namespace {
@@ -40,16 +41,52 @@ uint32_t parse_list(const std::string& option, const std::string& value, Parse p
     return bits;
 }
 
-Request request_of(const std::string& option, const std::string& value) {
+// join({a, b, c}, ", ", " or ") == "a, b or c"
+std::string join(const std::vector<std::string>& names, const char* separator, const char* last_separator) {
+    std::string s;
+    for (size_t i = 0; i < names.size(); ++i)
+        s += (i == 0 ? "" : i + 1 == names.size() ? last_separator : separator) + names[i];
+    return s;
+}
+std::string one_of(const std::vector<std::string>& names) { return join(names, ", ", " or "); }
+std::string alternatives(const std::vector<std::string>& names) { return join(names, " | ", " | "); }
+
+// The requests a pass accepts on the command line: auto and the variants it offers.
+std::vector<std::string> request_names(const PassInfo& pass) {
+    std::vector<std::string> names;
+    for (Request r : {Request::automatic, Request::subgroup, Request::fallback, Request::off})
+        if (offers(pass, r)) names.emplace_back(request_name(r));
+    return names;
+}
+
+Request request_of(const PassInfo& pass, const std::string& value) {
     auto r = parse_request(value);
-    if (!r) throw UsageError(option + " expects auto, subgroup, fallback or off, got '" + value + "'");
+    if (!r || !offers(pass, *r))
+        throw UsageError("--" + std::string(pass.name) + " expects " + one_of(request_names(pass)) + ", got '" + value + "'");
     return *r;
+}
+
+std::vector<std::string> stage_list() {
+    std::vector<std::string> names;
+    for (const StageInfo& s : kStages) names.emplace_back(s.name);
+    return names;
+}
+
+// "  --light-cull V         auto | subgroup | fallback | off": one line per pass of the table.
+std::string pass_usage_lines() {
+    std::string lines;
+    for (const PassInfo& pass : kPasses) {
+        std::string option = "  --" + std::string(pass.name) + " V";
+        option.resize(std::max<size_t>(option.size() + 1, 25), ' ');
+        lines += option + alternatives(request_names(pass)) + "\n";
+    }
+    return lines;
 }
 
 }  // namespace
 
 std::string usage_text() {
-    return R"(subgroup-demo: a Vulkan forward renderer that shows what subgroup operations buy, pass by pass.
+    std::string text = R"(subgroup-demo: a Vulkan forward renderer that shows what subgroup operations buy, pass by pass.
 
 Modes:
   (none)                 interactive window on the default scene
@@ -66,11 +103,8 @@ Options:
   --size WxH             render resolution (default 1280x720)
   --frames N             frames rendered (default 60)
   --warmup N             frames excluded from timing (default 10)
-  --cull V               auto | subgroup | fallback | off
-  --light-cull V         auto | subgroup | fallback | off
-  --mip V                auto | subgroup | fallback | off
-  --view M               shaded | lane-id | first-last-lane | active-lanes | mip | light-count
-  --view-stage S         vertex | tess-control | tess-eval | geometry | fragment | compute
+@PASSES@  --view M               shaded | lane-id | first-last-lane | active-lanes | mip | light-count
+  --view-stage S         @STAGES@
   --no-legend            hide the debug views' legends and labels (for image comparisons)
   --mask-stages LIST     comma list of stages to treat as lacking subgroup support
   --mask-ops LIST        comma list of basic,vote,arithmetic,ballot,shuffle,shuffle-relative,clustered,quad
@@ -88,6 +122,9 @@ Options:
 Exit codes: 0 ok, 1 runtime failure, 2 bad usage or unsupported request, 3 bad scene,
             4 no usable Vulkan device, 5 validation messages under --validate.
 )";
+    text.replace(text.find("@PASSES@"), 8, pass_usage_lines());
+    text.replace(text.find("@STAGES@"), 8, alternatives(stage_list()));
+    return text;
 }
 
 Options parse_options(const std::vector<std::string>& args) {
@@ -115,16 +152,15 @@ Options parse_options(const std::vector<std::string>& args) {
         else if (a == "--size") parse_size(value(), o.width, o.height);
         else if (a == "--frames") o.frames = parse_uint(a, value(), 1, 1000000);
         else if (a == "--warmup") o.warmup = parse_uint(a, value(), 0, 1000000);
-        else if (a == "--cull") o.plan.cull = request_of(a, value());
-        else if (a == "--light-cull") o.plan.light_cull = request_of(a, value());
-        else if (a == "--mip") o.plan.mip = request_of(a, value());
+        else if (auto pass = a.rfind("--", 0) == 0 ? find_pass_by_name(a.substr(2)) : std::nullopt)
+            o.plan[*pass] = request_of(pass_info(*pass), value());
         else if (a == "--view") {
             auto m = parse_view_mode(value());
             if (!m) throw UsageError("--view expects shaded, lane-id, first-last-lane, active-lanes, mip or light-count, got '" + args[i] + "'");
             o.plan.view = *m;
         } else if (a == "--view-stage") {
             auto s = parse_stage(value());
-            if (!s) throw UsageError("--view-stage expects vertex, tess-control, tess-eval, geometry, fragment or compute, got '" + args[i] + "'");
+            if (!s) throw UsageError("--view-stage expects " + one_of(stage_list()) + ", got '" + args[i] + "'");
             o.plan.view_stage = *s;
         } else if (a == "--mask-stages") o.mask_stages = parse_list(a, value(), parse_stage);
         else if (a == "--mask-ops") o.mask_ops = parse_list(a, value(), parse_op);

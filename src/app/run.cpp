@@ -41,9 +41,9 @@ void check_device_limits(const Context& ctx, const Options& options, const Scene
 
 RunResult run_headless(const Context& ctx, const Scene& scene, const Options& options, const Plan& plan, bool quiet) {
     // With --mip off no pass writes the mip: refuse to dump or show one rather than output stale texels.
-    if (plan.mip.variant == Variant::off && !options.mip_dump.empty())
+    if (plan[PassId::mip].variant == Variant::off && !options.mip_dump.empty())
         throw UsageError("--mip-dump needs a mip, but --mip off renders none; use --mip auto, subgroup or fallback");
-    if (plan.mip.variant == Variant::off && plan.view.mode == ViewMode::mip)
+    if (plan[PassId::mip].variant == Variant::off && plan.view.mode == ViewMode::mip)
         throw UsageError("--view mip shows the mip, but --mip off renders none; use --mip auto, subgroup or fallback");
     RendererConfig config;
     config.extent = {options.width, options.height};
@@ -51,7 +51,7 @@ RunResult run_headless(const Context& ctx, const Scene& scene, const Options& op
     config.plan = plan;
     config.view_legend = options.view_legend;
     config.cull_group_size = options.cull_group_size;
-    if (!options.cull_dump.empty() && plan.cull.variant == Variant::off)
+    if (!options.cull_dump.empty() && plan[PassId::cull].variant == Variant::off)
         throw UsageError("--cull-dump needs the cull pass; it has nothing to write with --cull off");
     Renderer renderer(ctx, scene, config);
 
@@ -65,7 +65,7 @@ RunResult run_headless(const Context& ctx, const Scene& scene, const Options& op
     VkFence fence;
     VK_CHECK(vkCreateFence(ctx.device, &fence_info, nullptr, &fence));
 
-    std::array<std::vector<double>, size_t(Pass::count)> samples;
+    std::array<std::vector<double>, kTimerCount> samples;
     auto submit_frame = [&](uint32_t frame_index, bool instrument) {
         VK_CHECK(vkResetCommandBuffer(cmd, 0));
         VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
@@ -89,7 +89,7 @@ RunResult run_headless(const Context& ctx, const Scene& scene, const Options& op
 
     for (uint32_t frame = 0; frame < options.frames; ++frame) {
         submit_frame(frame, false);
-        std::array<double, size_t(Pass::count)> ms = renderer.read_timings(0);
+        std::array<double, kTimerCount> ms = renderer.read_timings(0);
         if (frame >= options.warmup)
             for (size_t p = 0; p < ms.size(); ++p)
                 if (ms[p] >= 0) samples[p].push_back(ms[p]);
@@ -148,14 +148,13 @@ static nlohmann::json pass_json(const PassPlan& p) {
 }
 
 nlohmann::json plan_json(const Plan& plan) {
-    return {{"cull", pass_json(plan.cull)},
-            {"light_cull", pass_json(plan.light_cull)},
-            {"mip", pass_json(plan.mip)},
-            {"view",
-             {{"mode", view_mode_name(plan.view.mode)},
-              {"stage", stage_name(plan.view.stage)},
-              {"variant", variant_name(plan.view.variant)},
-              {"reason", plan.view.reason}}}};
+    nlohmann::json j = nlohmann::json::object();
+    for (const PassInfo& pass : kPasses) j[std::string(pass.key)] = pass_json(plan[pass.id]);
+    j["view"] = {{"mode", view_mode_name(plan.view.mode)},
+                 {"stage", stage_name(plan.view.stage)},
+                 {"variant", variant_name(plan.view.variant)},
+                 {"reason", plan.view.reason}};
+    return j;
 }
 
 nlohmann::json report_json(const Context& ctx, const Options& options, const Plan& plan, const Scene& scene,
@@ -163,12 +162,12 @@ nlohmann::json report_json(const Context& ctx, const Options& options, const Pla
     nlohmann::json timings = nlohmann::json::object();
     for (size_t p = 0; p < r.timings.size(); ++p)
         if (r.ran[p])
-            timings[pass_name(Pass(p))] = {{"median", r.timings[p].median}, {"min", r.timings[p].min}, {"max", r.timings[p].max}};
+            timings[std::string(kTimers[p].key)] = {{"median", r.timings[p].median}, {"min", r.timings[p].min}, {"max", r.timings[p].max}};
     auto path_or_null = [](const std::string& s) { return s.empty() ? nlohmann::json(nullptr) : nlohmann::json(s); };
     // Bytes per second of the cull pass (host-computed bytes over its median time), and the copy
     // bandwidth measured in this run to compare it with (--bandwidth-probe). 1 GB/s = 1e9 B/s.
     nlohmann::json bandwidth = nlohmann::json::object();
-    const size_t cull = size_t(Pass::cull);
+    const size_t cull = size_t(Timer::cull);
     if (r.ran[cull]) {
         CullTraffic traffic = cull_traffic(scene, build_draws(scene), r.counters.triangles_visible, options.cull_group_size);
         bandwidth["cull_bytes"] = traffic.total();
@@ -207,7 +206,7 @@ nlohmann::json report_json(const Context& ctx, const Options& options, const Pla
         {"timings_ms", timings},
         {"counters",
          {{"triangles_in", r.triangles_in},
-          {"triangles_visible", plan.cull.variant == Variant::off ? r.triangles_in : uint64_t(r.counters.triangles_visible)},
+          {"triangles_visible", plan[PassId::cull].variant == Variant::off ? r.triangles_in : uint64_t(r.counters.triangles_visible)},
           {"light_list_entries", r.counters.light_list_entries},
           {"light_list_overflow", r.counters.light_list_overflow},
           {"light_atomics", r.counters.light_atomics}}},
@@ -227,10 +226,8 @@ void print_info(const Context& ctx, const Plan& plan) {
 
     auto mark = [](bool device, bool masked) { return !device ? "no" : masked ? "masked" : "yes"; };
     printf("%-14s %s\n", "stage", "subgroups");
-    for (uint32_t i = 0; i < uint32_t(Stage::count); ++i) {
-        Stage st = Stage(i);
-        printf("%-14s %s\n", std::string(stage_name(st)).c_str(), mark(raw.has(st), s.masked_stages & bit(st)));
-    }
+    for (const StageInfo& st : kStages)
+        printf("%-14s %s\n", std::string(st.name).c_str(), mark(raw.has(st.stage), s.masked_stages & bit(st.stage)));
     printf("\n%-17s %s\n", "operation", "supported");
     for (uint32_t i = 0; i < uint32_t(Op::count); ++i) {
         Op op = Op(i);
@@ -248,17 +245,14 @@ void print_info(const Context& ctx, const Plan& plan) {
         printf("%-12s %-10s %-12s %s\n", name, std::string(request_name(p.requested)).c_str(),
                std::string(variant_name(p.variant)).c_str(), p.reason.c_str());
     };
-    row("cull", plan.cull);
-    row("light_cull", plan.light_cull);
-    row("mip", plan.mip);
+    for (const PassInfo& pass : kPasses) row(std::string(pass.key).c_str(), plan[pass.id]);
 
     printf("\n%-16s %-13s %s\n", "debug view", "stage", "variant / reason");
     for (ViewMode mode : {ViewMode::lane_id, ViewMode::first_last_lane, ViewMode::active_lanes})
-        for (uint32_t i = 0; i < uint32_t(Stage::count); ++i) {
-            ViewPlan v = plan_view(s, ctx.features, mode, Stage(i));
-            bool chosen = mode == plan.view.mode && Stage(i) == plan.view.stage;
-            printf("%-16s %-13s %s: %s%s\n", std::string(view_mode_name(mode)).c_str(),
-                   std::string(stage_name(Stage(i))).c_str(), std::string(variant_name(v.variant)).c_str(),
-                   v.reason.c_str(), chosen ? "   <- selected" : "");
+        for (const StageInfo& st : kStages) {
+            ViewPlan v = plan_view(s, ctx.features, mode, st.stage);
+            bool chosen = mode == plan.view.mode && st.stage == plan.view.stage;
+            printf("%-16s %-13s %s: %s%s\n", std::string(view_mode_name(mode)).c_str(), std::string(st.name).c_str(),
+                   std::string(variant_name(v.variant)).c_str(), v.reason.c_str(), chosen ? "   <- selected" : "");
         }
 }

@@ -11,8 +11,8 @@
 #include "render/renderer.h"
 
 struct RunResult {
-    std::array<TimingStats, size_t(Pass::count)> timings{};
-    std::array<bool, size_t(Pass::count)> ran{};
+    std::array<TimingStats, kTimerCount> timings{};
+    std::array<bool, kTimerCount> ran{};
     GpuCounters counters{};
     uint64_t triangles_in = 0;
     std::string screenshot;  // path written, or empty

@@ -132,6 +132,7 @@ public:
         config.plan = plan;
         config.view_legend = options.view_legend;
         renderer_ = std::make_unique<Renderer>(ctx, scene, config);
+        renderer_->set_overlay_hook([this](Overlay& overlay) { draw_hud(overlay, hud_); });
         camera_.reset(renderer_->default_view(), renderer_->bounds_min(), renderer_->bounds_max());
 
         VkCommandBufferAllocateInfo alloc{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
@@ -222,11 +223,10 @@ private:
         int step = (mods & GLFW_MOD_SHIFT) ? -1 : 1;
         const SubgroupCaps& caps = ctx_.subgroup;
         const DeviceFeatures& features = ctx_.features;
+        for (const PassInfo& pass : kPasses)  // each pass's key cycles its variant
+            if (key == pass.window_key) return apply(cycle_pass(caps, features, request_, pass.id, step));
         switch (key) {
             case GLFW_KEY_ESCAPE: glfwSetWindowShouldClose(window_, GLFW_TRUE); break;
-            case GLFW_KEY_1: apply(cycle_pass(caps, features, request_, PassKey::cull, step)); break;
-            case GLFW_KEY_2: apply(cycle_pass(caps, features, request_, PassKey::light_cull, step)); break;
-            case GLFW_KEY_3: apply(cycle_pass(caps, features, request_, PassKey::mip, step)); break;
             case GLFW_KEY_0: {
                 PlanRequest all_auto;
                 all_auto.view_stage = request_.view_stage;
@@ -330,8 +330,7 @@ private:
         VK_CHECK(vkResetFences(ctx_.device, 1, &f.done));
 
         cpu_frame_ms_ = cpu_frame_ms_ <= 0 ? seconds * 1e3 : cpu_frame_ms_ * 0.9 + seconds * 1e3 * 0.1;
-        update_hud();
-        draw_hud(renderer_->overlay(), hud_);
+        update_hud();  // drawn by the renderer's overlay hook, around the views' legends
 
         VkCommandBuffer cmd = f.cmd;
         VK_CHECK(vkResetCommandBuffer(cmd, 0));

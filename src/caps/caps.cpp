@@ -2,8 +2,6 @@
 
 namespace {
 
-constexpr std::array<std::string_view, size_t(Stage::count)> kStageNames = {
-    "vertex", "tess-control", "tess-eval", "geometry", "fragment", "compute"};
 constexpr std::array<std::string_view, size_t(Op::count)> kOpNames = {
     "basic", "vote", "arithmetic", "ballot", "shuffle", "shuffle-relative", "clustered", "quad"};
 constexpr std::array<std::string_view, 4> kRequestNames = {"auto", "subgroup", "fallback", "off"};
@@ -20,12 +18,16 @@ std::optional<E> parse_name(const std::array<std::string_view, N>& names, std::s
 
 }  // namespace
 
-std::string_view stage_name(Stage s) { return kStageNames[size_t(s)]; }
+std::string_view stage_name(Stage s) { return stage_info(s).name; }
 std::string_view op_name(Op o) { return kOpNames[size_t(o)]; }
 std::string_view request_name(Request r) { return kRequestNames[size_t(r)]; }
 std::string_view variant_name(Variant v) { return kVariantNames[size_t(v)]; }
 std::string_view view_mode_name(ViewMode m) { return kViewNames[size_t(m)]; }
-std::optional<Stage> parse_stage(std::string_view n) { return parse_name<Stage>(kStageNames, n); }
+std::optional<Stage> parse_stage(std::string_view n) {
+    for (const StageInfo& s : kStages)
+        if (s.name == n) return s.stage;
+    return std::nullopt;
+}
 std::optional<Op> parse_op(std::string_view n) { return parse_name<Op>(kOpNames, n); }
 std::optional<Request> parse_request(std::string_view n) { return parse_name<Request>(kRequestNames, n); }
 std::optional<ViewMode> parse_view_mode(std::string_view n) { return parse_name<ViewMode>(kViewNames, n); }
@@ -45,7 +47,7 @@ void apply_masks(SubgroupCaps& caps, uint32_t masked_stages, uint32_t masked_ops
 std::vector<std::string> stage_names(uint32_t bits) {
     std::vector<std::string> names;
     for (uint32_t i = 0; i < uint32_t(Stage::count); ++i)
-        if (bits & (1u << i)) names.emplace_back(kStageNames[i]);
+        if (bits & (1u << i)) names.emplace_back(kStages[i].name);
     return names;
 }
 
@@ -56,15 +58,7 @@ std::vector<std::string> op_names(uint32_t bits) {
     return names;
 }
 
-// cull.comp: subgroupExclusiveAdd (arithmetic), subgroupElect (basic), subgroupBroadcastFirst (ballot).
-PassNeeds cull_needs() { return {Stage::compute, bit(Op::basic) | bit(Op::arithmetic) | bit(Op::ballot)}; }
-
-// light_cull.comp: subgroupAny (vote), subgroupBallot/BitCount/ExclusiveBitCount/BroadcastFirst (ballot),
-// subgroupElect (basic).
-PassNeeds light_cull_needs() { return {Stage::compute, bit(Op::basic) | bit(Op::vote) | bit(Op::ballot)}; }
-
-// forward.frag: subgroupQuadSwapHorizontal/Vertical (quad) in the fragment stage.
-PassNeeds mip_needs() { return {Stage::fragment, bit(Op::basic) | bit(Op::quad)}; }
+PassNeeds pass_needs(PassId id) { return {pass_info(id).stage, pass_info(id).ops}; }
 
 // lane-id reads gl_SubgroupInvocationID (basic); the other two ballot the active lanes.
 uint32_t view_needs(ViewMode mode) {
@@ -89,8 +83,19 @@ std::string missing_support(const SubgroupCaps& caps, PassNeeds needs) {
     return {};
 }
 
-PassPlan plan_pass(std::string_view pass, Request requested, const std::string& missing) {
+std::string pass_missing(const SubgroupCaps& caps, const DeviceFeatures& features, PassId id) {
+    const PassInfo& pass = pass_info(id);
+    std::string missing = missing_support(caps, pass_needs(id));
+    if (missing.empty() && pass.missing_feature) missing = pass.missing_feature(features);
+    return missing;
+}
+
+PassPlan plan_pass(const PassInfo& pass, Request requested, const std::string& missing) {
     PassPlan plan{requested, Variant::off, ""};
+    std::string option = "--" + std::string(pass.name);
+    if (!offers(pass, requested))
+        throw UnsupportedRequest(option + " " + std::string(request_name(requested)) + ": the " + std::string(pass.name) +
+                                 " pass has no such variant");
     switch (requested) {
         case Request::off:
             plan.reason = "requested off";
@@ -100,9 +105,7 @@ PassPlan plan_pass(std::string_view pass, Request requested, const std::string& 
             plan.reason = "requested fallback";
             break;
         case Request::subgroup:
-            if (!missing.empty())
-                throw UnsupportedRequest("--" + std::string(pass) + " subgroup: " + missing +
-                                         " on this device; use auto or fallback");
+            if (!missing.empty()) throw UnsupportedRequest(option + " subgroup: " + missing + " on this device; use auto or fallback");
             plan.variant = Variant::subgroup;
             plan.reason = "requested subgroup; supported";
             break;
@@ -120,15 +123,10 @@ ViewPlan plan_view(const SubgroupCaps& caps, const DeviceFeatures& features, Vie
         plan.reason = "not a subgroup view";
         return plan;
     }
-    bool tess = stage == Stage::tess_control || stage == Stage::tess_eval;
-    if (tess && !features.tessellation) {
+    const StageInfo& info = stage_info(stage);
+    if (std::string missing = info.missing_feature ? info.missing_feature(features) : ""; !missing.empty()) {
         plan.variant = Variant::unsupported;
-        plan.reason = "device lacks the tessellationShader feature";
-        return plan;
-    }
-    if (stage == Stage::geometry && !features.geometry) {
-        plan.variant = Variant::unsupported;
-        plan.reason = "device lacks the geometryShader feature";
+        plan.reason = missing;
         return plan;
     }
     std::string missing = missing_support(caps, {stage, view_needs(mode)});
@@ -139,16 +137,10 @@ ViewPlan plan_view(const SubgroupCaps& caps, const DeviceFeatures& features, Vie
 
 Plan make_plan(const SubgroupCaps& caps, const DeviceFeatures& features, const PlanRequest& request) {
     Plan plan;
-    plan.cull = plan_pass("cull", request.cull, missing_support(caps, cull_needs()));
-    plan.light_cull = plan_pass("light-cull", request.light_cull, missing_support(caps, light_cull_needs()));
-    std::string mip_missing = missing_support(caps, mip_needs());
-    if (mip_missing.empty() && !features.fragment_stores)
-        mip_missing = "device lacks fragmentStoresAndAtomics (the fragment shader cannot store the mip)";
-    plan.mip = plan_pass("mip", request.mip, mip_missing);
-    if (plan.mip.variant == Variant::subgroup)
-        plan.mip.reason += features.quad_control_enabled
-                               ? "; full quads and maximal reconvergence (VK_KHR_shader_quad_control)"
-                               : "; core quad-operation rules (no VK_KHR_shader_quad_control)";
+    for (const PassInfo& pass : kPasses) {
+        PassPlan& p = plan[pass.id] = plan_pass(pass, request[pass.id], pass_missing(caps, features, pass.id));
+        if (p.variant == Variant::subgroup && pass.subgroup_note) p.reason += pass.subgroup_note(features);
+    }
     plan.view = plan_view(caps, features, request.view, request.view_stage);
     return plan;
 }

@@ -10,17 +10,13 @@
 #include <string_view>
 #include <vector>
 
-enum class Stage : uint32_t { vertex, tess_control, tess_eval, geometry, fragment, compute, count };
-enum class Op : uint32_t { basic, vote, arithmetic, ballot, shuffle, shuffle_relative, clustered, quad, count };
+#include "passes/pass_table.h"  // Stage, Op, Request, Variant and the passes
 
 // Names as the command line and the report spell them ("tess-control", "shuffle-relative").
 std::string_view stage_name(Stage stage);
 std::string_view op_name(Op op);
 std::optional<Stage> parse_stage(std::string_view name);
 std::optional<Op> parse_op(std::string_view name);
-
-constexpr uint32_t bit(Stage s) { return 1u << uint32_t(s); }
-constexpr uint32_t bit(Op o) { return 1u << uint32_t(o); }
 
 struct SubgroupCaps {
     uint32_t size = 0;
@@ -56,8 +52,6 @@ struct DeviceFeatures {
 // Removes masked stages/ops as a device lacking them would. Quad ops masked also clear quad_in_all_stages.
 void apply_masks(SubgroupCaps& caps, uint32_t masked_stages, uint32_t masked_ops);
 
-enum class Request { automatic, subgroup, fallback, off };
-enum class Variant { subgroup, fallback, off, unsupported };
 enum class ViewMode { shaded, lane_id, first_last_lane, active_lanes, mip, light_count };
 
 std::string_view request_name(Request r);
@@ -80,17 +74,22 @@ struct ViewPlan {
     std::string reason;
 };
 
+// What each selectable pass (indexed by PassId, see passes/pass_table.h) and the debug view resolve to.
 struct Plan {
-    PassPlan cull, light_cull, mip;
+    std::array<PassPlan, kPassCount> passes;
     ViewPlan view;
+
+    PassPlan& operator[](PassId id) { return passes[size_t(id)]; }
+    const PassPlan& operator[](PassId id) const { return passes[size_t(id)]; }
 };
 
 struct PlanRequest {
-    Request cull = Request::automatic;
-    Request light_cull = Request::automatic;
-    Request mip = Request::automatic;
+    std::array<Request, kPassCount> passes{};  // value-initialised: every pass Request::automatic
     ViewMode view = ViewMode::shaded;
     Stage view_stage = Stage::fragment;
+
+    Request& operator[](PassId id) { return passes[size_t(id)]; }
+    Request operator[](PassId id) const { return passes[size_t(id)]; }
 };
 
 // Thrown when the user asks for `subgroup` where the device (after masking) cannot run it: exit 2.
@@ -98,14 +97,12 @@ struct UnsupportedRequest : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
-// What each pass's subgroup variant needs, in one place (the shaders are written against these).
+// What a subgroup path needs: operations in one stage (a pass's from its table entry).
 struct PassNeeds {
     Stage stage;
     uint32_t ops;  // bit(Op) set
 };
-PassNeeds cull_needs();
-PassNeeds light_cull_needs();
-PassNeeds mip_needs();
+PassNeeds pass_needs(PassId id);
 uint32_t view_needs(ViewMode mode);  // ops a subgroup debug view needs in its stage
 
 // Why a subgroup path cannot run, or empty if it can.
@@ -113,8 +110,12 @@ std::string missing_support(const SubgroupCaps& caps, PassNeeds needs);
 
 Plan make_plan(const SubgroupCaps& caps, const DeviceFeatures& features, const PlanRequest& request);
 
-// Resolves one pass request; throws UnsupportedRequest for `subgroup` when `missing` is not empty.
-PassPlan plan_pass(std::string_view pass, Request requested, const std::string& missing);
+// Why the device cannot run a pass's subgroup path (subgroup support, then device features), or empty.
+std::string pass_missing(const SubgroupCaps& caps, const DeviceFeatures& features, PassId id);
+
+// Resolves one pass request; throws UnsupportedRequest for `subgroup` when `missing` is not empty,
+// and for a variant the pass does not offer.
+PassPlan plan_pass(const PassInfo& pass, Request requested, const std::string& missing);
 
 ViewPlan plan_view(const SubgroupCaps& caps, const DeviceFeatures& features, ViewMode mode, Stage stage);
 

@@ -79,7 +79,7 @@ void CullPass::create(const Context& ctx, const GpuScene& scene, uint32_t size) 
     ComputeDesc desc;
     desc.layout = kCullLayout;
     desc.specialization = {group_size};  // local_size_x_id = 0
-    if (missing_support(ctx.subgroup, cull_needs()).empty()) {
+    if (missing_support(ctx.subgroup, pass_needs(PassId::cull)).empty()) {
         desc.shader = "cull.comp.subgroup";
         subgroup = create_compute_pipeline(ctx, desc);
     }
@@ -112,15 +112,16 @@ void CullPass::create(const Context& ctx, const GpuScene& scene, uint32_t size) 
 }
 
 void CullPass::record(FrameContext& f) {
-    if (f.plan.cull.variant == Variant::off || chunk_count == 0) return;
-    const bool use_subgroup = f.plan.cull.variant == Variant::subgroup;
+    const Variant variant = f.plan[PassId::cull].variant;
+    if (variant == Variant::off || chunk_count == 0) return;
+    const bool use_subgroup = variant == Variant::subgroup;
     if (use_subgroup && !subgroup.pipeline)
         throw std::runtime_error("cull: the subgroup variant was planned but the device cannot run it");
     const Pipeline& pipeline = use_subgroup ? subgroup : fallback;
     VkCommandBuffer cmd = f.cmd;
 
     begin_label(f.ctx, cmd, use_subgroup ? "cull (subgroup scan)" : "cull (workgroup scan fallback)");
-    f.timer.begin(cmd, Pass::cull);
+    f.timer.begin(cmd, Timer::cull);
 
     // Earlier frames' draws and count step read these buffers; wait for them before rewriting
     // (write-after-read needs only the execution dependency).
@@ -169,7 +170,7 @@ void CullPass::record(FrameContext& f) {
                                      f.ctx.properties.limits.maxComputeWorkGroupCount[0]);
     vkCmdDispatch(cmd, std::max(1u, count_groups), 1, 1);
 
-    f.timer.end(cmd, Pass::cull);
+    f.timer.end(cmd, Timer::cull);
     end_label(f.ctx, cmd);
 
     f.draw_indices = &culled_indices;

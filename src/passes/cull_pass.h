@@ -9,7 +9,7 @@
 #include <glm/glm.hpp>
 
 #include "render/cull_reference.h"
-#include "render/frame.h"
+#include "passes/pass_unit.h"
 
 constexpr uint32_t kDefaultCullGroupSize = 64;  // --cull-group-size: triangles per workgroup
 
@@ -33,7 +33,7 @@ struct CullTraffic {
 CullTraffic cull_traffic(const Scene& scene, const std::vector<GpuDraw>& draws, uint64_t triangles_visible,
                          uint32_t group_size);
 
-struct CullPass {
+struct CullPass : PassUnit {
     Pipeline subgroup;  // cull.comp.subgroup; left empty where the device lacks what it needs
     Pipeline fallback;  // cull.comp.fallback
     Pipeline count;     // cull_count.comp.plain: totals the survivors into GpuCounters
@@ -47,7 +47,7 @@ struct CullPass {
 
     void create(const Context& ctx, const GpuScene& scene, uint32_t group_size);
     // Variant off: records nothing, and the scene passes draw every triangle.
-    void record(FrameContext& f);
+    void record(FrameContext& f) override;
 };
 
 // What the last frame drew through `indices` and `indirect` (one command per draw): per draw,

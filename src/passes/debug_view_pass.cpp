@@ -60,22 +60,26 @@ LayoutDesc graphics_layout(const DeviceFeatures& features) {
             layout_stages(features)};
 }
 
-// The pre-raster shaders of a view in `stage`: the stage under view runs `variant`, the others plain.
+// The shader of `stage` in a view of `under_view`: that stage runs `variant`, the others plain.
+std::pair<VkShaderStageFlagBits, std::string> view_shader(Stage stage, Stage under_view, const std::string& variant) {
+    const StageInfo& info = stage_info(stage);
+    return {VkShaderStageFlagBits(info.vk_stage), std::string(info.shader) + "." + (stage == under_view ? variant : "plain")};
+}
+
+// The pre-raster shaders of a view in `stage` (the stage table names each stage's shader).
 void add_pre_raster_shaders(GraphicsDesc& d, Stage stage, const std::string& variant) {
-    auto v = [&](Stage s) { return s == stage ? variant : std::string("plain"); };
-    d.shaders.push_back({VK_SHADER_STAGE_VERTEX_BIT, "view.vert." + v(Stage::vertex)});
+    d.shaders.push_back(view_shader(Stage::vertex, stage, variant));
     if (stage == Stage::tess_control || stage == Stage::tess_eval) {
-        d.shaders.push_back({VK_SHADER_STAGE_TESSELLATION_CONTROL_BIT, "view.tesc." + v(Stage::tess_control)});
-        d.shaders.push_back({VK_SHADER_STAGE_TESSELLATION_EVALUATION_BIT, "view.tese." + v(Stage::tess_eval)});
+        d.shaders.push_back(view_shader(Stage::tess_control, stage, variant));
+        d.shaders.push_back(view_shader(Stage::tess_eval, stage, variant));
         d.patch_control_points = 3;
     }
-    if (stage == Stage::geometry) d.shaders.push_back({VK_SHADER_STAGE_GEOMETRY_BIT, "view.geom." + v(Stage::geometry)});
+    if (stage == Stage::geometry) d.shaders.push_back(view_shader(Stage::geometry, stage, variant));
 }
 
 bool stage_available(const DeviceFeatures& features, Stage stage) {
-    if (stage == Stage::tess_control || stage == Stage::tess_eval) return features.tessellation;
-    if (stage == Stage::geometry) return features.geometry;
-    return true;
+    const StageInfo& info = stage_info(stage);
+    return !info.missing_feature || info.missing_feature(features).empty();
 }
 
 uint32_t pack(double r, double g, double b) {
@@ -138,7 +142,7 @@ const Pipeline& DebugViewPass::pipeline(const Context& ctx, Stage stage, ViewKin
     std::string k = kind_suffix(kind);
     if (stage == Stage::compute) {
         ComputeDesc d;
-        d.shader = "view.comp." + k;
+        d.shader = view_shader(Stage::compute, stage, k).second;
         d.layout = {{VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER}};
         p = create_compute_pipeline(ctx, d);
         return p;
@@ -146,7 +150,7 @@ const Pipeline& DebugViewPass::pipeline(const Context& ctx, Stage stage, ViewKin
     // The stage under view runs variant k; every other stage runs its plain pass-through.
     GraphicsDesc d;
     add_pre_raster_shaders(d, stage, k);
-    d.shaders.push_back({VK_SHADER_STAGE_FRAGMENT_BIT, "view.frag." + (stage == Stage::fragment ? k : "plain")});
+    d.shaders.push_back(view_shader(Stage::fragment, stage, k));
     d.layout = graphics_layout(ctx.features);
     d.color_formats = {kColorFormat};
     d.depth_format = kDepthFormat;
@@ -183,14 +187,14 @@ void DebugViewPass::record(FrameContext& f, bool legend) {
     std::string label = std::string("debug view ") + std::string(view_mode_name(plan.mode)) + " (" +
                         std::string(stage_name(plan.stage)) + (supported ? ")" : ", unsupported)");
     begin_label(f.ctx, f.cmd, label.c_str());
-    f.timer.begin(f.cmd, Pass::view);
+    f.timer.begin(f.cmd, Timer::view);
     const Pipeline& p = pipeline(f.ctx, stage, kind);
     if (redraws_depth(stage)) record_depth(f, depth_pipeline(f.ctx, stage));
     if (stage == Stage::compute)
         record_compute(f, p);
     else
         record_graphics(f, p);
-    f.timer.end(f.cmd, Pass::view);
+    f.timer.end(f.cmd, Timer::view);
     end_label(f.ctx, f.cmd);
 
     if (legend && f.overlay) add_view_legend(*f.overlay, f.targets.extent, plan, f.ctx.subgroup.size);

@@ -113,10 +113,10 @@ void LightCullPass::resize(const Context& ctx, VkExtent2D extent) {
 }
 
 void LightCullPass::record(FrameContext& f) {
-    Variant variant = f.plan.light_cull.variant;
+    Variant variant = f.plan[PassId::light_cull].variant;
     if (variant != Variant::subgroup && variant != Variant::fallback) return;
     begin_label(f.ctx, f.cmd, variant == Variant::subgroup ? "light cull (subgroup)" : "light cull (fallback)");
-    f.timer.begin(f.cmd, Pass::light_cull);
+    f.timer.begin(f.cmd, Timer::light_cull);
 
     // Before the counts are cleared and the lists rebuilt: the previous frame's readers of the lists
     // (forward, light-count view) finish, and so do earlier writers of the counters (the frame's
@@ -155,7 +155,7 @@ void LightCullPass::record(FrameContext& f) {
                    VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT |
                        VK_ACCESS_2_TRANSFER_READ_BIT);
     f.light_lists = &lists_;
-    f.timer.end(f.cmd, Pass::light_cull);
+    f.timer.end(f.cmd, Timer::light_cull);
     end_label(f.ctx, f.cmd);
 }
 
@@ -165,7 +165,7 @@ void LightCullPass::record_view(FrameContext& f) {
         return;
     }
     begin_label(f.ctx, f.cmd, "light-count view");
-    f.timer.begin(f.cmd, Pass::view);
+    f.timer.begin(f.cmd, Timer::view);
     transition(f.cmd, f.targets.color, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
                VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
     vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, view_.pipeline);
@@ -173,10 +173,10 @@ void LightCullPass::record_view(FrameContext& f) {
     d.buffer(0, f.uniforms, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER).buffer(1, *f.light_lists).storage_image(2, f.targets.color.view);
     d.push(f.cmd, view_);
     vkCmdDispatch(f.cmd, (f.targets.extent.width + 7) / 8, (f.targets.extent.height + 7) / 8, 1);
-    f.timer.end(f.cmd, Pass::view);
+    f.timer.end(f.cmd, Timer::view);
     end_label(f.ctx, f.cmd);
     if (f.overlay)
-        light_count_legend(*f.overlay, f.targets.extent, layout_.capacity, std::string(variant_name(f.plan.light_cull.variant)));
+        light_count_legend(*f.overlay, f.targets.extent, layout_.capacity, std::string(variant_name(f.plan[PassId::light_cull].variant)));
 }
 
 std::vector<uint32_t> LightCullPass::read_lists(const Context& ctx) const {

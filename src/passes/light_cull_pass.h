@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "render/frame.h"
+#include "passes/pass_unit.h"
 
 // Entries each tile's list can hold. A tile touched by more lights keeps the first
 // kLightListCapacity that reserved a slot; the rest are counted (light_list_overflow), never
@@ -40,14 +40,13 @@ struct TileList {
 };
 std::vector<TileList> decode_light_lists(const std::vector<uint32_t>& words, const LightListLayout& layout);
 
-class LightCullPass {
+class LightCullPass : public PassUnit {
 public:
     void create(const Context& ctx, VkExtent2D extent);
-    void resize(const Context& ctx, VkExtent2D extent);  // device idle
+    void resize(const Context& ctx, VkExtent2D extent) override;  // device idle
 
-    // Builds this frame's lists (plan.light_cull subgroup or fallback) and sets f.light_lists;
-    // does nothing when the plan says off.
-    void record(FrameContext& f);
+    // Builds this frame's lists (subgroup or fallback) and sets f.light_lists; nothing when off.
+    void record(FrameContext& f) override;
     // The light-count view, drawn over the final colour; its legend goes to f.overlay.
     void record_view(FrameContext& f);
 

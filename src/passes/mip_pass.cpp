@@ -25,7 +25,7 @@ void MipPass::create(const Context& ctx) {
 
 void MipPass::record_downsample(FrameContext& f) {
     begin_label(f.ctx, f.cmd, "mip fallback: 2x2 downsample");
-    f.timer.begin(f.cmd, Pass::mip);
+    f.timer.begin(f.cmd, Timer::mip);
     transition(f.cmd, f.targets.color, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
                VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
     transition(f.cmd, f.targets.mip, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
@@ -35,7 +35,7 @@ void MipPass::record_downsample(FrameContext& f) {
     descriptors.storage_image(0, f.targets.color.view).storage_image(1, f.targets.mip.view);
     descriptors.push(f.cmd, downsample);
     vkCmdDispatch(f.cmd, groups(f.targets.mip.extent.width), groups(f.targets.mip.extent.height), 1);
-    f.timer.end(f.cmd, Pass::mip);
+    f.timer.end(f.cmd, Timer::mip);
     end_label(f.ctx, f.cmd);
 }
 
@@ -46,7 +46,7 @@ uint32_t MipPass::label_rows(VkExtent2D extent) {
 
 void MipPass::record_view(FrameContext& f, Overlay& overlay) {
     begin_label(f.ctx, f.cmd, "view: mip");
-    f.timer.begin(f.cmd, Pass::view);
+    f.timer.begin(f.cmd, Timer::view);
     transition(f.cmd, f.targets.mip, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
                VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
     transition(f.cmd, f.targets.color, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
@@ -58,10 +58,10 @@ void MipPass::record_view(FrameContext& f, Overlay& overlay) {
     int32_t split_x = int32_t(f.targets.extent.width / 2);
     vkCmdPushConstants(f.cmd, view.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(split_x), &split_x);
     vkCmdDispatch(f.cmd, groups(f.targets.extent.width - uint32_t(split_x)), groups(f.targets.extent.height), 1);
-    f.timer.end(f.cmd, Pass::view);
+    f.timer.end(f.cmd, Timer::view);
     float scale = label_scale(f.targets.extent);
     overlay.label(kLabelMargin, kLabelMargin, "frame", rgba8(255, 255, 255), scale);
-    std::string mip = std::string("mip x2 ") + (f.plan.mip.variant == Variant::subgroup ? "quad" : "fallback");
+    std::string mip = std::string("mip x2 ") + (f.plan[PassId::mip].variant == Variant::subgroup ? "quad" : "fallback");
     overlay.label(float(split_x) + 2.0f + kLabelMargin, kLabelMargin, mip, rgba8(255, 204, 26), scale);
     end_label(f.ctx, f.cmd);
 }

@@ -51,7 +51,7 @@ void ScenePass::create(const Context& ctx) {
     fwd.depth_write = false;
     forward_plain = create_graphics_pipeline(ctx, fwd);
 
-    if (missing_support(ctx.subgroup_unmasked, mip_needs()).empty() && ctx.features.fragment_stores) {
+    if (pass_missing(ctx.subgroup_unmasked, ctx.features, PassId::mip).empty()) {
         fwd.shaders[1].second = ctx.features.quad_control_enabled ? "forward.frag.quad_mip_full_quads"
                                                                   : "forward.frag.quad_mip";
         fwd.layout = quad_mip_layout();
@@ -88,7 +88,7 @@ void draw_scene(FrameContext& f, const Pipeline& pipeline, Descriptors& descript
 
 void ScenePass::record_depth(FrameContext& f) {
     begin_label(f.ctx, f.cmd, "depth pre-pass");
-    f.timer.begin(f.cmd, Pass::depth);
+    f.timer.begin(f.cmd, Timer::depth);
     transition(f.cmd, f.targets.depth, VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL,
                VK_PIPELINE_STAGE_2_EARLY_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT,
                VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_READ_BIT | VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT, true);
@@ -98,20 +98,20 @@ void ScenePass::record_depth(FrameContext& f) {
     begin_rendering(f.cmd, f.targets.extent, nullptr, &depth_target);
     draw_scene(f, depth);
     vkCmdEndRendering(f.cmd);
-    f.timer.end(f.cmd, Pass::depth);
+    f.timer.end(f.cmd, Timer::depth);
     end_label(f.ctx, f.cmd);
 }
 
 void ScenePass::record_forward(FrameContext& f) {
     begin_label(f.ctx, f.cmd, "forward");
-    f.timer.begin(f.cmd, Pass::forward);
+    f.timer.begin(f.cmd, Timer::forward);
     transition(f.cmd, f.targets.depth, VK_IMAGE_LAYOUT_DEPTH_READ_ONLY_OPTIMAL,
                VK_PIPELINE_STAGE_2_EARLY_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT,
                VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_READ_BIT);
     transition(f.cmd, f.targets.color, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
                VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
                VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT | VK_ACCESS_2_COLOR_ATTACHMENT_READ_BIT, true);
-    bool quad_mip = f.plan.mip.variant == Variant::subgroup && forward_quad_mip.pipeline;
+    bool quad_mip = f.plan[PassId::mip].variant == Variant::subgroup && forward_quad_mip.pipeline;
     if (quad_mip) {
         // Texels that no triangle covers are never stored by the shader: start from the clear.
         // Timed with the forward pass, as part of what the in-shader mip costs.
@@ -137,6 +137,6 @@ void ScenePass::record_forward(FrameContext& f) {
         draw_scene(f, forward_plain, descriptors);
     }
     vkCmdEndRendering(f.cmd);
-    f.timer.end(f.cmd, Pass::forward);
+    f.timer.end(f.cmd, Timer::forward);
     end_label(f.ctx, f.cmd);
 }

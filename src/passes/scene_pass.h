@@ -6,7 +6,7 @@
 struct ScenePass {
     Pipeline depth;
     Pipeline forward_plain;
-    // forward.frag with QUAD_MIP: also writes the half-resolution mip (plan.mip == subgroup).
+    // forward.frag with QUAD_MIP: also writes the half-resolution mip (plan[PassId::mip] == subgroup).
     // Created where the real device can run it (masks only change the plan).
     Pipeline forward_quad_mip;
 

@@ -43,6 +43,18 @@ void Overlay::label(float x, float y, const std::string& s, uint32_t rgba, float
     text(x + pad, y + pad + scale, s, rgba, scale);
 }
 
+OverlayBox Overlay::bounds() const {
+    if (vertices_.empty()) return {};
+    OverlayBox box{vertices_[0].x, vertices_[0].y, vertices_[0].x, vertices_[0].y};
+    for (const OverlayVertex& v : vertices_) {
+        box.x0 = std::min(box.x0, v.x);
+        box.y0 = std::min(box.y0, v.y);
+        box.x1 = std::max(box.x1, v.x);
+        box.y1 = std::max(box.y1, v.y);
+    }
+    return box;
+}
+
 float Overlay::text_width(const std::string& s, float scale) {
     return float(stb_easy_font_width(const_cast<char*>(s.c_str()))) * scale;
 }

@@ -19,6 +19,15 @@ constexpr uint32_t rgba8(uint8_t r, uint8_t g, uint8_t b, uint8_t a = 255) {
     return uint32_t(r) | uint32_t(g) << 8 | uint32_t(b) << 16 | uint32_t(a) << 24;
 }
 
+// A rectangle in pixels, [x0, x1) x [y0, y1).
+struct OverlayBox {
+    float x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+    bool empty() const { return x1 <= x0 || y1 <= y0; }
+    bool overlaps(const OverlayBox& o) const {
+        return !empty() && !o.empty() && x0 < o.x1 && o.x0 < x1 && y0 < o.y1 && o.y0 < y1;
+    }
+};
+
 class Overlay {
 public:
     static constexpr uint32_t kMaxVertices = 6 * 32768;  // per frame slot; extra quads are dropped
@@ -32,6 +41,8 @@ public:
     static float text_width(const std::string& s, float scale = 2.0f);
     static float text_height(const std::string& s, float scale = 2.0f);
     bool empty() const { return vertices_.empty(); }
+    // What everything added so far covers (empty when nothing was): the window's HUD keeps clear of it.
+    OverlayBox bounds() const;
 
     // Draws everything added so far into f.targets.color, then clears the list.
     void record(FrameContext& f, uint32_t slot);

@@ -38,10 +38,9 @@ Renderer::Renderer(const Context& ctx, const Scene& scene, const RendererConfig&
                               VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT |
                                   VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
                               MemoryKind::device_local, "counters");
-    cull_pass_.create(ctx, scene_, config.cull_group_size);
+    UnitSetup setup{ctx, scene_, config.extent, config.cull_group_size};
+    for (const PassInfo& pass : kPasses) units_[size_t(pass.id)] = pass.create(setup);
     scene_pass_.create(ctx);
-    mip_pass_.create(ctx);
-    light_cull_.create(ctx, config.extent);
     view_pass_.create(ctx);
     overlay_.create(ctx, kFramesInFlight);
 }
@@ -53,7 +52,7 @@ Renderer::~Renderer() {
 void Renderer::resize(VkExtent2D extent) {
     vkDeviceWaitIdle(ctx_.device);
     create_frame_targets(ctx_, extent, targets_);
-    light_cull_.resize(ctx_, extent);
+    for (auto& unit : units_) unit->resize(ctx_, extent);
 }
 
 FrameUniforms Renderer::frame_uniforms(uint32_t frame_index, const Camera& camera) const {
@@ -70,7 +69,8 @@ FrameUniforms Renderer::frame_uniforms(uint32_t frame_index, const Camera& camer
     uint32_t tiles_x = (targets_.extent.width + kTileSize - 1) / kTileSize;
     uint32_t tiles_y = (targets_.extent.height + kTileSize - 1) / kTileSize;
     // tiles.z: list capacity, 0 when no lists are built (forward then shades every light).
-    bool lists = config_.plan.light_cull.variant == Variant::subgroup || config_.plan.light_cull.variant == Variant::fallback;
+    Variant light_cull = config_.plan[PassId::light_cull].variant;
+    bool lists = light_cull == Variant::subgroup || light_cull == Variant::fallback;
     u.tiles = {tiles_x, tiles_y, lists ? kLightListCapacity : 0u, scene_.draw_count};
     u.projection = {projection[0][0], projection[1][1], camera.near_plane, camera.far_plane};
     return u;
@@ -91,7 +91,7 @@ void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_i
                    frame_index, config_.lights, instrument, &overlay_};
 
     slot.timer->reset(cmd);
-    slot.timer->begin(cmd, Pass::frame);
+    slot.timer->begin(cmd, Timer::frame);
     // With frames in flight the previous frame may still read or write the counters (passes, readback copy).
     memory_barrier(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, VK_ACCESS_2_MEMORY_READ_BIT | VK_ACCESS_2_MEMORY_WRITE_BIT,
                    VK_PIPELINE_STAGE_2_CLEAR_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT);
@@ -102,16 +102,18 @@ void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_i
                    VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT |
                        VK_ACCESS_2_TRANSFER_READ_BIT);
 
-    cull_pass_.record(f);
+    record_units(f, FramePoint::before_depth);
     scene_pass_.record_depth(f);
-    light_cull_.record(f);
-    scene_pass_.record_forward(f);  // with plan.mip == subgroup, also writes the mip
-    if (config_.plan.mip.variant == Variant::fallback) mip_pass_.record_downsample(f);
-    // The `mip` view needs a mip; with --mip off there is none and the frame stays as shaded.
-    if (config_.plan.view.mode == ViewMode::mip && config_.plan.mip.variant != Variant::off)
-        mip_pass_.record_view(f, overlay_);
-    if (config_.plan.view.mode == ViewMode::light_count) light_cull_.record_view(f);
+    record_units(f, FramePoint::after_depth);
+    scene_pass_.record_forward(f);  // with the mip on subgroup, also writes the mip
+    record_units(f, FramePoint::after_forward);
+    // The `mip` and `light-count` views show what those passes made; with --mip off there is no
+    // mip and the frame stays as shaded.
+    if (config_.plan.view.mode == ViewMode::mip && config_.plan[PassId::mip].variant != Variant::off)
+        unit<MipPass>(PassId::mip).record_view(f, overlay_);
+    if (config_.plan.view.mode == ViewMode::light_count) unit<LightCullPass>(PassId::light_cull).record_view(f);
     view_pass_.record(f, config_.view_legend);
+    if (overlay_hook_) overlay_hook_(overlay_);
     overlay_.record(f, slot_index);
 
     // The frame ends with the colour ready to copy out (screenshot, swapchain blit).
@@ -124,7 +126,12 @@ void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_i
     vkCmdCopyBuffer(cmd, counters_.buffer, slot.counters_readback.buffer, 1, &counters_region);
     memory_barrier(cmd, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_2_HOST_BIT,
                    VK_ACCESS_2_HOST_READ_BIT);
-    slot.timer->end(cmd, Pass::frame);
+    slot.timer->end(cmd, Timer::frame);
+}
+
+void Renderer::record_units(FrameContext& f, FramePoint point) {
+    for (const PassInfo& pass : kPasses)
+        if (pass.point == point) units_[size_t(pass.id)]->record(f);
 }
 
 GpuCounters Renderer::read_frame_counters(uint32_t slot) const {
@@ -182,7 +189,8 @@ GpuCounters Renderer::read_counters() {
 }
 
 std::vector<std::vector<uint32_t>> Renderer::read_drawn_indices() {
-    if (config_.plan.cull.variant == Variant::off)
+    if (config_.plan[PassId::cull].variant == Variant::off)
         throw std::runtime_error("the culled geometry exists only with a cull variant other than off");
-    return ::read_drawn_indices(ctx_, cull_pass_.culled_indices, cull_pass_.indirect, scene_.draw_count);
+    const CullPass& cull = unit<CullPass>(PassId::cull);
+    return ::read_drawn_indices(ctx_, cull.culled_indices, cull.indirect, scene_.draw_count);
 }

@@ -1,8 +1,11 @@
-// Owns the GPU scene, the frame targets and the passes, and records one frame in pass order:
-// cull -> depth -> light_cull -> forward (+ quad mip) -> mip fallback -> view.
+// Owns the GPU scene, the frame targets and the passes, and records one frame in order:
+// units at before_depth (cull) -> depth -> units at after_depth (light cull) -> forward (+ quad
+// mip) -> units at after_forward (mip fallback) -> view -> overlay. The selectable passes come
+// from the pass table (passes/pass_table.h); depth, forward and the views are the renderer's own.
 #pragma once
 
 #include <array>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -10,6 +13,7 @@
 #include "passes/cull_pass.h"
 #include "passes/mip_pass.h"
 #include "passes/debug_view_pass.h"
+#include "passes/pass_unit.h"
 #include "passes/scene_pass.h"
 #include "render/overlay.h"
 #include "scene/camera.h"
@@ -46,7 +50,7 @@ public:
     // `instrument` counts light-list atomics (done in one frame outside the timed ones).
     void record(VkCommandBuffer cmd, uint32_t slot, uint32_t frame_index, const Camera& camera, bool instrument = false);
     // After the slot's frame finished: per-pass GPU milliseconds (negative where a pass did not run).
-    std::array<double, size_t(Pass::count)> read_timings(uint32_t slot) { return slots_[slot].timer->read(); }
+    std::array<double, kTimerCount> read_timings(uint32_t slot) { return slots_[slot].timer->read(); }
     // After the slot's frame finished: the counters it wrote (no wait; the window's HUD reads these every frame).
     GpuCounters read_frame_counters(uint32_t slot) const;
 
@@ -61,8 +65,11 @@ public:
     Image& color() { return targets_.color; }
     // Add text/rectangles here before record(); they are drawn at the end of that frame.
     Overlay& overlay() { return overlay_; }
+    // Called in record() once the passes and views have added their labels and legends, just
+    // before the overlay is drawn: the window's HUD, laid out around what is already there.
+    void set_overlay_hook(std::function<void(Overlay&)> hook) { overlay_hook_ = std::move(hook); }
     const GpuScene& gpu_scene() const { return scene_; }
-    const LightCullPass& light_cull() const { return light_cull_; }
+    const LightCullPass& light_cull() const { return unit<LightCullPass>(PassId::light_cull); }
     const Camera& default_view() const { return default_camera_; }
     glm::vec3 bounds_min() const { return bounds_min_; }
     glm::vec3 bounds_max() const { return bounds_max_; }
@@ -72,6 +79,10 @@ public:
 
 private:
     std::vector<uint8_t> read_image(Image& image);
+    void record_units(FrameContext& f, FramePoint point);
+    // The unit of a pass whose resources another part of the frame reads (documented interactions).
+    template <typename Unit>
+    Unit& unit(PassId id) const { return static_cast<Unit&>(*units_[size_t(id)]); }
 
     const Context& ctx_;
     RendererConfig config_;
@@ -82,10 +93,9 @@ private:
     Camera default_camera_;
     glm::vec3 bounds_min_, bounds_max_;
 
-    CullPass cull_pass_;
+    std::array<std::unique_ptr<PassUnit>, kPassCount> units_;  // from the pass table, by PassId
     ScenePass scene_pass_;
-    MipPass mip_pass_;
-    LightCullPass light_cull_;
     DebugViewPass view_pass_;
     Overlay overlay_;
+    std::function<void(Overlay&)> overlay_hook_;
 };

@@ -2,11 +2,6 @@
 
 #include <algorithm>
 
-const char* pass_name(Pass pass) {
-    static const char* names[] = {"cull", "depth", "light_cull", "forward", "mip", "view", "frame"};
-    return names[uint32_t(pass)];
-}
-
 TimingStats summarize(std::vector<double> samples) {
     if (samples.empty()) return {};
     std::sort(samples.begin(), samples.end());
@@ -18,30 +13,30 @@ TimingStats summarize(std::vector<double> samples) {
 GpuTimer::GpuTimer(const Context& ctx) : ctx_(ctx) {
     VkQueryPoolCreateInfo info{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
     info.queryType = VK_QUERY_TYPE_TIMESTAMP;
-    info.queryCount = 2 * uint32_t(Pass::count);
+    info.queryCount = 2 * uint32_t(Timer::count);
     VK_CHECK(vkCreateQueryPool(ctx.device, &info, nullptr, &pool_));
 }
 
 GpuTimer::~GpuTimer() { vkDestroyQueryPool(ctx_.device, pool_, nullptr); }
 
 void GpuTimer::reset(VkCommandBuffer cmd) {
-    vkCmdResetQueryPool(cmd, pool_, 0, 2 * uint32_t(Pass::count));
+    vkCmdResetQueryPool(cmd, pool_, 0, 2 * uint32_t(Timer::count));
     written_ = 0;
 }
 
-void GpuTimer::begin(VkCommandBuffer cmd, Pass pass) {
-    vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, pool_, 2 * uint32_t(pass));
+void GpuTimer::begin(VkCommandBuffer cmd, Timer timer) {
+    vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, pool_, 2 * uint32_t(timer));
 }
 
-void GpuTimer::end(VkCommandBuffer cmd, Pass pass) {
-    vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, pool_, 2 * uint32_t(pass) + 1);
-    written_ |= 1u << uint32_t(pass);
+void GpuTimer::end(VkCommandBuffer cmd, Timer timer) {
+    vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, pool_, 2 * uint32_t(timer) + 1);
+    written_ |= 1u << uint32_t(timer);
 }
 
-std::array<double, size_t(Pass::count)> GpuTimer::read() {
-    std::array<double, size_t(Pass::count)> ms;
+std::array<double, kTimerCount> GpuTimer::read() {
+    std::array<double, kTimerCount> ms;
     ms.fill(-1.0);
-    for (uint32_t p = 0; p < uint32_t(Pass::count); ++p) {
+    for (uint32_t p = 0; p < uint32_t(Timer::count); ++p) {
         if (!(written_ & (1u << p))) continue;
         uint64_t ticks[2];
         VK_CHECK(vkGetQueryPoolResults(ctx_.device, pool_, 2 * p, 2, sizeof(ticks), ticks, sizeof(uint64_t),

@@ -5,10 +5,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "passes/pass_table.h"  // Timer: the slots, with their report keys in kTimers
 #include "vk/context.h"
-
-enum class Pass : uint32_t { cull, depth, light_cull, forward, mip, view, frame, count };
-const char* pass_name(Pass pass);  // report keys: "cull", "light_cull", ...
 
 struct TimingStats {
     double median = 0, min = 0, max = 0;
@@ -23,13 +21,13 @@ public:
     GpuTimer& operator=(const GpuTimer&) = delete;
 
     void reset(VkCommandBuffer cmd);  // at the start of the frame's command buffer
-    void begin(VkCommandBuffer cmd, Pass pass);
-    void end(VkCommandBuffer cmd, Pass pass);
-    // After the frame completed: milliseconds per pass written this frame (negative: pass did not run).
-    std::array<double, size_t(Pass::count)> read();
+    void begin(VkCommandBuffer cmd, Timer timer);
+    void end(VkCommandBuffer cmd, Timer timer);
+    // After the frame completed: milliseconds per timer slot written this frame (negative: pass did not run).
+    std::array<double, kTimerCount> read();
 
 private:
     const Context& ctx_;
     VkQueryPool pool_ = VK_NULL_HANDLE;
-    uint32_t written_ = 0;  // bit per pass that wrote both timestamps this frame
+    uint32_t written_ = 0;  // bit per timer slot that wrote both timestamps this frame
 };

@@ -22,7 +22,7 @@ LightFrame render_light_frame(const LightFrameRequest& request) {
     const Context& ctx = test_context();
     const Scene& scene = request.scene ? *request.scene : default_scene();
     PlanRequest plan_request;
-    plan_request.light_cull = request.light_cull;
+    plan_request[PassId::light_cull] = request.light_cull;
     plan_request.view = request.view;
     RendererConfig config;
     config.extent = request.extent;

@@ -157,7 +157,7 @@ struct Frame {
 // Renders two frames (the second must not inherit the first's counts) and reads back the last.
 Frame render(const Context& ctx, const Scene& scene, Request cull, uint32_t group_size) {
     PlanRequest request;
-    request.cull = cull;
+    request[PassId::cull] = cull;
     RendererConfig config;
     config.extent = {kDesignedWidth, kDesignedHeight};
     config.lights = 16;

@@ -108,7 +108,7 @@ TEST_P(LightCullLists, EqualCpuReferenceAsSets) {
         request.frame_index = frame;
         request.light_cull = GetParam();
         LightFrame f = render_light_frame(request);
-        ASSERT_EQ(f.plan.light_cull.variant, GetParam() == Request::subgroup ? Variant::subgroup : Variant::fallback);
+        ASSERT_EQ(f.plan[PassId::light_cull].variant, GetParam() == Request::subgroup ? Variant::subgroup : Variant::fallback);
         ReferenceLists ref = reference_for(f);
         ASSERT_GT(ref.pairs, 200u) << "the scene should put lights in many tiles";
         // Borderline pairs are float-rounding ties; they must stay rare for the comparison to mean much.

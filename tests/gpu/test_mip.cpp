@@ -85,7 +85,7 @@ Frame render(const Context& ctx, const Scene& scene, VkExtent2D extent, const Pl
 
 Plan plan_with_mip(const Context& ctx, Request mip) {
     PlanRequest request;
-    request.mip = mip;
+    request[PassId::mip] = mip;
     return make_plan(ctx.subgroup, ctx.features, request);
 }
 
@@ -170,7 +170,7 @@ TEST_P(QuadMip, MatchesBoxFilterOfTheFrameAndTheFallback) {
     uint32_t messages_before = validation_message_count();
     if (int sg = expected_subgroup_size()) ASSERT_EQ(ctx.subgroup.size, uint32_t(sg));
     Plan plan = plan_with_mip(ctx, Request::subgroup);
-    ASSERT_EQ(plan.mip.variant, Variant::subgroup) << plan.mip.reason;
+    ASSERT_EQ(plan[PassId::mip].variant, Variant::subgroup) << plan[PassId::mip].reason;
 
     Scene scene = load_scene(*param.scene);
     if (param.instances > 1) replicate_grid(scene, param.instances);

@@ -54,7 +54,7 @@ public:
 
     CullOutput run(Request variant, uint32_t group_size, const glm::mat4& view_proj, VkExtent2D extent) {
         PlanRequest request;
-        request.cull = variant;
+        request[PassId::cull] = variant;
         Plan plan = make_plan(ctx_.subgroup, ctx_.features, request);
         CullPass pass;
         pass.create(ctx_, gpu_, group_size);

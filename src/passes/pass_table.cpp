@@ -1,0 +1,134 @@
+#include "passes/pass_table.h"
+
+#include <vulkan/vulkan_core.h>
+
+#include "caps/caps.h"
+#include "passes/cull_pass.h"
+#include "passes/light_cull_pass.h"
+#include "passes/mip_pass.h"
+
+const std::array<TimerInfo, kTimerCount> kTimers = {{
+    {Timer::cull, "cull", "cull", "cull"},
+    {Timer::depth, "depth", "depth", "depth"},
+    {Timer::light_cull, "light_cull", "light cull", "light-cull"},
+    {Timer::forward, "forward", "forward", "fwd"},
+    {Timer::mip, "mip", "mip", "mip"},
+    {Timer::view, "view", "view", "view"},
+    {Timer::frame, "frame", "frame", "frame"},
+}};
+
+namespace {
+
+constexpr uint32_t kAllVariants = bit(Variant::subgroup) | bit(Variant::fallback) | bit(Variant::off);
+
+std::string mip_missing_feature(const DeviceFeatures& f) {
+    return f.fragment_stores ? "" : "device lacks fragmentStoresAndAtomics (the fragment shader cannot store the mip)";
+}
+
+std::string mip_subgroup_note(const DeviceFeatures& f) {
+    return f.quad_control_enabled ? "; full quads and maximal reconvergence (VK_KHR_shader_quad_control)"
+                                  : "; core quad-operation rules (no VK_KHR_shader_quad_control)";
+}
+
+std::string tessellation_missing(const DeviceFeatures& f) {
+    return f.tessellation ? "" : "device lacks the tessellationShader feature";
+}
+
+std::string geometry_missing(const DeviceFeatures& f) {
+    return f.geometry ? "" : "device lacks the geometryShader feature";
+}
+
+}  // namespace
+
+const std::array<PassInfo, kPassCount> kPasses = {{
+    {.id = PassId::cull,
+     .name = "cull",
+     .key = "cull",
+     .label = "cull",
+     .tag = "cull",
+     .window_key = '1',
+     .variants = kAllVariants,
+     // cull.comp: subgroupExclusiveAdd (arithmetic), subgroupElect (basic), subgroupBroadcastFirst (ballot).
+     .stage = Stage::compute,
+     .ops = bit(Op::basic) | bit(Op::arithmetic) | bit(Op::ballot),
+     .uses = "exclusive scan + one atomic per subgroup compacts the surviving triangles",
+     .fallback = "shared-memory workgroup scan, one atomic per workgroup",
+     .missing_feature = nullptr,
+     .subgroup_note = nullptr,
+     .timer = Timer::cull,
+     .host_timer = std::nullopt,
+     .hosted_label = "",
+     .docs = "docs/culling.md",
+     .point = FramePoint::before_depth,
+     .create = [](const UnitSetup& s) { return make_unit<CullPass>(s.ctx, s.scene, s.cull_group_size); }},
+    {.id = PassId::light_cull,
+     .name = "light-cull",
+     .key = "light_cull",
+     .label = "light cull",
+     .tag = "light",
+     .window_key = '2',
+     .variants = kAllVariants,
+     // light_cull.comp: subgroupAny (vote), subgroupBallot/BitCount/ExclusiveBitCount/BroadcastFirst
+     // (ballot), subgroupElect (basic).
+     .stage = Stage::compute,
+     .ops = bit(Op::basic) | bit(Op::vote) | bit(Op::ballot),
+     .uses = "ballot-aggregated atomics append to 16x16-tile light lists",
+     .fallback = "one atomic per list entry",
+     .missing_feature = nullptr,
+     .subgroup_note = nullptr,
+     .timer = Timer::light_cull,
+     .host_timer = std::nullopt,
+     .hosted_label = "",
+     .docs = "docs/light-lists.md",
+     .point = FramePoint::after_depth,
+     .create = [](const UnitSetup& s) { return make_unit<LightCullPass>(s.ctx, s.extent); }},
+    {.id = PassId::mip,
+     .name = "mip",
+     .key = "mip",
+     .label = "mip",
+     .tag = "mip",
+     .window_key = '3',
+     .variants = kAllVariants,
+     // forward.frag: subgroupQuadSwapHorizontal/Vertical (quad) in the fragment stage.
+     .stage = Stage::fragment,
+     .ops = bit(Op::basic) | bit(Op::quad),
+     .uses = "quad swaps in the forward fragment shader write the half-resolution mip while shading",
+     .fallback = "compute 2x2 downsample of the finished frame",
+     .missing_feature = mip_missing_feature,
+     .subgroup_note = mip_subgroup_note,
+     .timer = Timer::mip,
+     // The quad mip is stored by the forward fragment shader (passes/scene_pass.cpp): no pass of its own.
+     .host_timer = Timer::forward,
+     .hosted_label = "quad mip",
+     .docs = "docs/quad-mip.md",
+     .point = FramePoint::after_forward,
+     .create = [](const UnitSetup& s) { return make_unit<MipPass>(s.ctx); }},
+}};
+
+const std::array<StageInfo, size_t(Stage::count)> kStages = {{
+    {Stage::vertex, "vertex", VK_SHADER_STAGE_VERTEX_BIT, "view.vert", nullptr},
+    {Stage::tess_control, "tess-control", VK_SHADER_STAGE_TESSELLATION_CONTROL_BIT, "view.tesc", tessellation_missing},
+    {Stage::tess_eval, "tess-eval", VK_SHADER_STAGE_TESSELLATION_EVALUATION_BIT, "view.tese", tessellation_missing},
+    {Stage::geometry, "geometry", VK_SHADER_STAGE_GEOMETRY_BIT, "view.geom", geometry_missing},
+    {Stage::fragment, "fragment", VK_SHADER_STAGE_FRAGMENT_BIT, "view.frag", nullptr},
+    {Stage::compute, "compute", VK_SHADER_STAGE_COMPUTE_BIT, "view.comp", nullptr},
+}};
+
+const TimerInfo& timer_info(Timer t) { return kTimers[size_t(t)]; }
+const PassInfo& pass_info(PassId id) { return kPasses[size_t(id)]; }
+const StageInfo& stage_info(Stage s) { return kStages[size_t(s)]; }
+
+std::optional<PassId> find_pass_by_name(std::string_view name) {
+    for (const PassInfo& p : kPasses)
+        if (p.name == name) return p.id;
+    return std::nullopt;
+}
+
+bool offers(const PassInfo& pass, Request request) {
+    switch (request) {
+        case Request::subgroup: return pass.variants & bit(Variant::subgroup);
+        case Request::fallback: return pass.variants & bit(Variant::fallback);
+        case Request::off: return pass.variants & bit(Variant::off);
+        default: return true;
+    }
+}

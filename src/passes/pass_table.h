@@ -1,0 +1,96 @@
+// The pass table: every selectable pass, every GPU timer slot and every debug-view stage, in one
+// place. The plan, the command line, --help and --info, the window's keys and HUD, the comparison
+// (matrix, report.md, sheet, ratios), the report and the timer all iterate these tables; nothing
+// else names a particular pass. docs/architecture.md, "Adding a pass", lists what a new pass touches.
+//
+// Plain data (no Vulkan objects): unit-tested without a GPU. Each pass's GPU work lives in its
+// unit under src/passes/, created through the entry's `create` and recorded at its `point`.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+enum class Stage : uint32_t { vertex, tess_control, tess_eval, geometry, fragment, compute, count };
+enum class Op : uint32_t { basic, vote, arithmetic, ballot, shuffle, shuffle_relative, clustered, quad, count };
+enum class Request { automatic, subgroup, fallback, off };
+enum class Variant { subgroup, fallback, off, unsupported };
+
+constexpr uint32_t bit(Stage s) { return 1u << uint32_t(s); }
+constexpr uint32_t bit(Op o) { return 1u << uint32_t(o); }
+constexpr uint32_t bit(Variant v) { return 1u << uint32_t(v); }
+
+// GPU timestamp slots, in frame order; `frame` spans the whole frame. Report keys come from kTimers.
+enum class Timer : uint32_t { cull, depth, light_cull, forward, mip, view, frame, count };
+constexpr size_t kTimerCount = size_t(Timer::count);
+
+struct TimerInfo {
+    Timer timer;
+    std::string_view key;    // timings_ms key, report.md column: "light_cull"
+    std::string_view label;  // HUD row: "light cull"
+    std::string_view brief;  // the comparison sheet's narrow labels: "light-cull", "fwd"
+};
+extern const std::array<TimerInfo, kTimerCount> kTimers;
+const TimerInfo& timer_info(Timer t);
+
+// The selectable passes, in frame order.
+enum class PassId : uint32_t { cull, light_cull, mip, count };
+constexpr size_t kPassCount = size_t(PassId::count);
+
+// Where in the frame a pass unit records (the renderer walks these points in order).
+enum class FramePoint {
+    before_depth,   // after the frame's counters are cleared: geometry work (cull)
+    after_depth,    // depth is final: screen-space work that forward reads (light lists)
+    after_forward,  // the shaded frame exists: post-processing of the colour (mip downsample)
+};
+
+struct DeviceFeatures;
+struct UnitSetup;
+class PassUnit;
+
+struct PassInfo {
+    PassId id;
+    std::string_view name;       // option (--light-cull), comparison rows (light-cull-subgroup), notes
+    std::string_view key;        // report: plan, config, ratios: "light_cull"
+    std::string_view label;      // HUD row
+    std::string_view tag;        // screenshot and file names: "light" in "cull-subgroup_light-fallback_..."
+    int window_key;              // '2' (GLFW key codes of digits are their ASCII codes)
+    uint32_t variants;           // bit(Variant) of subgroup / fallback / off that the pass offers
+    Stage stage;                 // where its subgroup path runs
+    uint32_t ops;                // bit(Op): what its subgroup path uses there
+    std::string_view uses;       // the subgroup operations, in words (--help, docs)
+    std::string_view fallback;   // what the fallback does, in words
+    // A device feature (not a subgroup capability) the subgroup path also needs: why it is
+    // missing, or empty. Null when there is none.
+    std::string (*missing_feature)(const DeviceFeatures&);
+    // Appended to the reason when the subgroup path is chosen (how it will run). Null: nothing.
+    std::string (*subgroup_note)(const DeviceFeatures&);
+    Timer timer;                 // the slot its own GPU work is timed in
+    // When its subgroup path runs inside another pass's work instead (the quad mip is stored by
+    // the forward fragment shader): that pass's timer, and what the HUD and tables call it there.
+    std::optional<Timer> host_timer;
+    std::string_view hosted_label;
+    std::string_view docs;       // its page
+    FramePoint point;
+    std::unique_ptr<PassUnit> (*create)(const UnitSetup&);
+};
+extern const std::array<PassInfo, kPassCount> kPasses;
+const PassInfo& pass_info(PassId id);
+std::optional<PassId> find_pass_by_name(std::string_view name);  // "light-cull"
+bool offers(const PassInfo& pass, Request request);               // automatic: always
+
+// The debug-view stages: name, the device feature the stage itself needs, and the shader that
+// draws the views there (shaders/<shader>.<variant>, variant plain / lane_id / first_last / active).
+struct StageInfo {
+    Stage stage;
+    std::string_view name;    // --view-stage, --mask-stages, report: "tess-control"
+    uint32_t vk_stage;        // VkShaderStageFlagBits
+    std::string_view shader;  // "view.tesc"
+    // Why the device cannot run the stage at all (a missing feature), or empty. Null: always runs.
+    std::string (*missing_feature)(const DeviceFeatures&);
+};
+extern const std::array<StageInfo, size_t(Stage::count)> kStages;
+const StageInfo& stage_info(Stage s);
