@@ -168,10 +168,10 @@ struct LightListsRun {
 
 LightListsRun cull_lights(ComputeFrame& frame, const std::vector<float>& depth, Request variant) {
     PlanRequest request;
-    request.light_cull = variant;
+    request[PassId::light_cull] = variant;
     Plan plan = make_plan(frame.ctx.subgroup, frame.ctx.features, request);
-    EXPECT_EQ(plan.light_cull.variant, variant == Request::subgroup ? Variant::subgroup : Variant::fallback)
-        << plan.light_cull.reason;
+    EXPECT_EQ(plan[PassId::light_cull].variant, variant == Request::subgroup ? Variant::subgroup : Variant::fallback)
+        << plan[PassId::light_cull].reason;
     upload_image(frame.ctx, frame.targets.depth, depth.data(), VK_IMAGE_ASPECT_DEPTH_BIT);
     LightCullPass pass;
     pass.create(frame.ctx, frame.targets.extent);
@@ -243,9 +243,9 @@ TEST(MipCompute, FallbackIsTheBoxFilterOfTheFrame) {
     ValidatedContext v;
     if (int sg = expected_subgroup_size()) ASSERT_EQ(v.ctx.subgroup.size, uint32_t(sg));
     PlanRequest request;
-    request.mip = Request::fallback;
+    request[PassId::mip] = Request::fallback;
     Plan plan = make_plan(v.ctx.subgroup, v.ctx.features, request);
-    ASSERT_EQ(plan.mip.variant, Variant::fallback);
+    ASSERT_EQ(plan[PassId::mip].variant, Variant::fallback);
     MipPass pass;
     pass.create(v.ctx);
     for (VkExtent2D extent : {VkExtent2D{256, 144}, VkExtent2D{201, 111}}) {
