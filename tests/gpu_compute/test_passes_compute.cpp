@@ -6,15 +6,19 @@
 // - light culling reads a synthetic reversed-Z depth buffer (a slanted, rippled surface with
 //   background tiles); oracle: the CPU reference (src/render/light_reference.cpp) as sets per
 //   tile, up to borderline pairs, and subgroup against fallback;
-// - the mip reads a pseudo-random frame; oracle: the CPU 2x2 box filter, within half a step.
+// - the mip reads a pseudo-random frame; oracle: the CPU 2x2 box filter, within half a step;
+// - the compute-stage debug views (lane-id, first-last-lane) over an uploaded frame; oracle: the
+//   subgroup size the device reports, and how subgroups tile a 16x16 workgroup.
 // Validation with synchronization validation must stay silent.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <set>
 
+#include "passes/debug_view_pass.h"
 #include "passes/light_cull_pass.h"
 #include "passes/mip_pass.h"
 #include "render/light_reference.h"
@@ -276,6 +280,69 @@ TEST(MipCompute, FallbackIsTheBoxFilterOfTheFrame) {
             }
         EXPECT_EQ(bad, 0);
     }
+    EXPECT_EQ(validation_message_count(), v.messages_before) << "validation messages (printed above)";
+}
+
+// The lane-id and first-last-lane views in the compute stage (one invocation per pixel, 16x16
+// workgroups) over an uploaded grey frame at 256x144: every pixel shows a palette lane; each run
+// of `size` consecutive local invocation indices of a workgroup holds lanes 0..size-1 once each
+// (a full subgroup); first-last marks exactly lane 0 and lane size-1 of each.
+TEST(DebugViewCompute, LaneIdAndFirstLastTileWorkgroupsWithWholeSubgroups) {
+    ValidatedContext v;
+    if (int sg = expected_subgroup_size()) ASSERT_EQ(v.ctx.subgroup.size, uint32_t(sg));
+    const int size = int(v.ctx.subgroup.size);
+    const VkExtent2D extent{256, 144};
+    ASSERT_EQ(int(kViewWorkgroup * kViewWorkgroup) % size, 0);
+    DebugViewPass pass;
+    pass.create(v.ctx);
+    std::map<ViewMode, std::vector<uint8_t>> images;
+    for (ViewMode mode : {ViewMode::lane_id, ViewMode::first_last_lane}) {
+        PlanRequest request;
+        request.view = mode;
+        request.view_stage = Stage::compute;
+        Plan plan = make_plan(v.ctx.subgroup, v.ctx.features, request);
+        ASSERT_EQ(plan.view.variant, Variant::subgroup) << plan.view.reason;
+        ComputeFrame frame(v.ctx, extent, 1, 0);
+        std::vector<uint8_t> grey(size_t(extent.width) * extent.height * 4, 128);
+        upload_image(v.ctx, frame.targets.color, grey.data(), VK_IMAGE_ASPECT_COLOR_BIT);
+        frame.run(plan, [&](FrameContext& f) { pass.record(f, false); });
+        images[mode] = read_image(v.ctx, frame.targets.color);
+    }
+    std::map<uint32_t, int> palette;
+    for (uint32_t lane = 0; lane < kLanePaletteSize; ++lane) palette[lane_colour(lane)] = int(lane);
+    auto colour = [&](const std::vector<uint8_t>& image, size_t i) {
+        return uint32_t(image[i * 4]) | uint32_t(image[i * 4 + 1]) << 8 | uint32_t(image[i * 4 + 2]) << 16 | 0xff000000u;
+    };
+    std::map<int64_t, std::multiset<int>> subgroups;
+    int wrong = 0, first = 0, last = 0;
+    for (uint32_t y = 0; y < extent.height; ++y)
+        for (uint32_t x = 0; x < extent.width; ++x) {
+            size_t i = size_t(y) * extent.width + x;
+            auto it = palette.find(colour(images[ViewMode::lane_id], i));
+            if (it == palette.end()) {
+                if (++wrong <= 5) ADD_FAILURE() << "pixel " << x << "," << y << " is not a lane colour";
+                continue;
+            }
+            int lane = it->second;
+            int local = int(y % kViewWorkgroup) * int(kViewWorkgroup) + int(x % kViewWorkgroup);
+            int64_t group = int64_t(y / kViewWorkgroup) * extent.width + x / kViewWorkgroup;
+            subgroups[group * 4096 + (local - lane)].insert(lane);
+            uint32_t mark = colour(images[ViewMode::first_last_lane], i);
+            bool want_first = lane == 0, want_last = lane == size - 1;
+            first += mark == kFirstLaneColour;
+            last += mark == kLastLaneColour;
+            if ((mark == kFirstLaneColour) != want_first || (mark == kLastLaneColour) != want_last)
+                if (++wrong <= 5) ADD_FAILURE() << "pixel " << x << "," << y << " (lane " << lane << ") marked wrongly";
+        }
+    EXPECT_EQ(wrong, 0);
+    EXPECT_EQ(subgroups.size(), size_t(extent.width * extent.height / size));
+    for (const auto& [key, lanes] : subgroups) {
+        ASSERT_EQ(int(lanes.size()), size) << "subgroup " << key;
+        for (int lane = 0; lane < size; ++lane) ASSERT_EQ(lanes.count(lane), 1u) << "subgroup " << key << " lane " << lane;
+    }
+    EXPECT_EQ(first, int(subgroups.size()));
+    EXPECT_EQ(last, int(subgroups.size()));
+    printf("[ view ] compute stage, subgroup size %d: %zu subgroups, each lanes 0..%d once\n", size, subgroups.size(), size - 1);
     EXPECT_EQ(validation_message_count(), v.messages_before) << "validation messages (printed above)";
 }
 
