@@ -9,9 +9,7 @@
 #include <fstream>
 
 #include <gtest/gtest.h>
-#include <filesystem>
 #include <stb/stb_image.h>
-
 
 // Probed once per process (ctest runs each test in a process of its own) and only at
 // LP_NATIVE_VECTOR_WIDTH=512, the one width where Mesa 22.3 with LLVM 15 is known to crash when it
