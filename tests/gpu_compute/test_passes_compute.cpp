@@ -250,10 +250,10 @@ TEST(MipCompute, FallbackIsTheBoxFilterOfTheFrame) {
     request[PassId::mip] = Request::fallback;
     Plan plan = make_plan(v.ctx.subgroup, v.ctx.features, request);
     ASSERT_EQ(plan[PassId::mip].variant, Variant::fallback);
-    MipPass pass;
-    pass.create(v.ctx);
     for (VkExtent2D extent : {VkExtent2D{256, 144}, VkExtent2D{201, 111}}) {
         SCOPED_TRACE(std::to_string(extent.width) + "x" + std::to_string(extent.height));
+        MipPass pass;
+        pass.create(v.ctx, extent);
         ComputeFrame frame(v.ctx, extent, 1, 0);
         std::vector<uint8_t> color(size_t(extent.width) * extent.height * 4);
         uint32_t state = 12345;
