@@ -1,5 +1,12 @@
 #version 460
 // Forward shading. Depth test EQUAL against the pre-pass: each visible pixel is shaded once.
+// LIGHT_LOOP_SUBGROUP: the scalarized light loop (shading.glsl, docs/light-lists.md).
+#ifdef LIGHT_LOOP_SUBGROUP
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_vote : require
+#extension GL_KHR_shader_subgroup_arithmetic : require
+#extension GL_KHR_shader_subgroup_ballot : require
+#endif
 #include "shading.glsl"
 #ifdef QUAD_MIP
 #include "quad_mip.glsl"

@@ -123,10 +123,10 @@ float hud_scale(uint32_t height) { return height >= 1400 ? 3.0f : height >= 600 
 
 namespace {
 
-// The pass that owns a timer slot, if a selectable one does.
+// The pass that owns a timer slot, if a selectable one does (not one that only runs inside it).
 const PassInfo* timer_owner(Timer t) {
     for (const PassInfo& pass : kPasses)
-        if (pass.timer == t) return &pass;
+        if (pass.timer == t && has_own_timer(pass)) return &pass;
     return nullptr;
 }
 

@@ -12,12 +12,15 @@ const LayoutDesc kSceneLayout = {
 constexpr VkClearColorValue kClearColor = {{0.05f, 0.06f, 0.08f, 1.0f}};
 constexpr VkClearColorValue kMipClearColor = {{0.05f, 0.06f, 0.08f, 0.0f}};
 
-// The forward pipeline with the quad mip: the scene's bindings, binding 4 (light lists, see
-// scene_bindings.glsl) kept at its place, and binding 5 the mip as a storage image.
-LayoutDesc quad_mip_layout() {
+// Every forward pipeline: the scene's bindings, 4 the light lists (scene_bindings.glsl), 5 the mip
+// as a storage image (only the QUAD_MIP variants use it; the others never have it pushed), 6 the
+// counters (light-loop trips, instrumented frame); push constant: flags (shading.glsl).
+LayoutDesc forward_layout() {
     LayoutDesc layout = kSceneLayout;
-    layout.bindings.resize(5, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
+    layout.bindings.push_back(VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
     layout.bindings.push_back(VK_DESCRIPTOR_TYPE_STORAGE_IMAGE);
+    layout.bindings.push_back(VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
+    layout.push_constant_bytes = sizeof(uint32_t);
     return layout;
 }
 
@@ -42,21 +45,22 @@ void ScenePass::create(const Context& ctx) {
     depth = create_graphics_pipeline(ctx, d);
 
     GraphicsDesc fwd;
-    fwd.shaders = {{VK_SHADER_STAGE_VERTEX_BIT, "scene.vert.forward"}, {VK_SHADER_STAGE_FRAGMENT_BIT, "forward.frag.plain"}};
-    fwd.layout = kSceneLayout;
-    fwd.layout.bindings.push_back(VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);  // 4: light lists (shading.glsl)
+    fwd.layout = forward_layout();
     fwd.color_formats = {kColorFormat};
     fwd.depth_format = kDepthFormat;
     fwd.depth_compare = VK_COMPARE_OP_EQUAL;  // shade exactly the pre-pass's surviving fragment
     fwd.depth_write = false;
-    forward_plain = create_graphics_pipeline(ctx, fwd);
-
-    if (pass_missing(ctx.subgroup_unmasked, ctx.features, PassId::mip).empty()) {
-        fwd.shaders[1].second = ctx.features.quad_control_enabled ? "forward.frag.quad_mip_full_quads"
-                                                                  : "forward.frag.quad_mip";
-        fwd.layout = quad_mip_layout();
-        forward_quad_mip = create_graphics_pipeline(ctx, fwd);
-    }
+    bool quad_mip = pass_missing(ctx.subgroup_unmasked, ctx.features, PassId::mip).empty();
+    bool light_loop = pass_missing(ctx.subgroup_unmasked, ctx.features, PassId::light_loop).empty();
+    for (int mip = 0; mip < 2; ++mip)
+        for (int loop = 0; loop < 2; ++loop) {
+            if ((mip && !quad_mip) || (loop && !light_loop)) continue;
+            std::string shader = mip ? (loop ? "forward.frag.quad_mip_light_loop" : "forward.frag.quad_mip")
+                                     : (loop ? "forward.frag.light_loop" : "forward.frag.plain");
+            if (mip && ctx.features.quad_control_enabled) shader += "_full_quads";
+            fwd.shaders = {{VK_SHADER_STAGE_VERTEX_BIT, "scene.vert.forward"}, {VK_SHADER_STAGE_FRAGMENT_BIT, shader}};
+            forward[mip][loop] = create_graphics_pipeline(ctx, fwd);
+        }
 }
 
 void draw_scene(FrameContext& f, const Pipeline& pipeline) {
@@ -111,7 +115,9 @@ void ScenePass::record_forward(FrameContext& f) {
     transition(f.cmd, f.targets.color, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
                VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
                VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT | VK_ACCESS_2_COLOR_ATTACHMENT_READ_BIT, true);
-    bool quad_mip = f.plan[PassId::mip].variant == Variant::subgroup && forward_quad_mip.pipeline;
+    bool quad_mip = f.plan[PassId::mip].variant == Variant::subgroup && forward[1][0].pipeline;
+    bool light_loop = f.plan[PassId::light_loop].variant == Variant::subgroup && forward[0][1].pipeline;
+    const Pipeline& pipeline = forward[quad_mip][light_loop];
     if (quad_mip) {
         // Texels that no triangle covers are never stored by the shader: start from the clear.
         // Timed with the forward pass, as part of what the in-shader mip costs.
@@ -130,12 +136,13 @@ void ScenePass::record_forward(FrameContext& f) {
     // since shade_point_lights() reads binding 4 only when frame.tiles.z (capacity) is not 0.
     Descriptors descriptors = scene_descriptors(f);
     descriptors.buffer(4, f.light_lists ? *f.light_lists : f.lights);
-    if (quad_mip) {
-        descriptors.storage_image(5, f.targets.mip.view);
-        draw_scene(f, forward_quad_mip, descriptors);
-    } else {
-        draw_scene(f, forward_plain, descriptors);
-    }
+    if (quad_mip) descriptors.storage_image(5, f.targets.mip.view);
+    descriptors.buffer(6, f.counters);  // the light loop's trips (instrumented frame)
+    // shading.glsl's ForwardPush flags: 1 count the light loop's trips, 2 split tiles (tests only).
+    uint32_t flags = (f.instrument ? 1u : 0u) | (f.light_loop_split_tiles ? 2u : 0u);
+    vkCmdPushConstants(f.cmd, pipeline.layout, VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0,
+                       sizeof(flags), &flags);
+    draw_scene(f, pipeline, descriptors);
     vkCmdEndRendering(f.cmd);
     f.timer.end(f.cmd, Timer::forward);
     end_label(f.ctx, f.cmd);

@@ -26,7 +26,16 @@ struct GpuCounters {
     uint32_t light_list_entries;
     uint32_t light_list_overflow;
     uint32_t light_atomics;
+    // The forward pass's light loop, counted in the instrumented frame (LoopCounters in
+    // shaders/shading.glsl; report counter light_loop_iterations, docs/light-lists.md).
+    uint32_t loop_lanes;            // shaded lanes (helper lanes excluded)
+    uint32_t loop_lane_trips;       // sum over lanes of their own list length: the per-lane loop's trips
+    uint32_t loop_subgroups;        // subgroup loop only: subgroups that ran it
+    uint32_t loop_subgroup_trips;   // subgroup loop only: its trips, once per subgroup
+    uint32_t loop_max_lane_trips;   // subgroup loop only: sum over subgroups of their longest lane's trips
+    uint32_t loop_tiles_spanned[4]; // subgroup loop only: subgroups whose lanes lie in 1, 2, 3, 4+ tiles
 };
+static_assert(sizeof(GpuCounters) == 13 * 4);
 
 class Overlay;
 
@@ -42,8 +51,11 @@ struct FrameContext {
     const Buffer& counters;   // GpuCounters, device-local, zeroed at frame start
     uint32_t frame_index;
     uint32_t light_count;
-    bool instrument = false;  // count atomics this frame (one frame outside the timed ones)
+    bool instrument = false;  // count atomics and light-loop trips this frame (one frame outside the timed ones)
     Overlay* overlay = nullptr;  // text and rectangles drawn over the final frame
+    // Tests only: forward shading gives odd pixel columns the next tile's list, so quads span two
+    // tiles and the subgroup light loop's union walk runs on any rasterizer (shading.glsl).
+    bool light_loop_split_tiles = false;
 
     // Set by the cull pass (else the whole scene): what depth and forward draw.
     const Buffer* draw_indices = nullptr;
