@@ -87,7 +87,7 @@ TEST(WindowControls, ViewStagesWithoutSupportAreShownNotSkipped) {
     EXPECT_EQ(c.request.view_stage, Stage::vertex);
     EXPECT_EQ(c.plan.view.variant, Variant::unsupported);
     EXPECT_EQ(c.note, "");
-    EXPECT_EQ(plan_tag(c.plan), "cull-subgroup_light-subgroup_mip-subgroup_view-lane-id-vertex-unsupported");
+    EXPECT_EQ(plan_tag(c.plan), "cull-subgroup_light-subgroup_mip-subgroup_loop-subgroup_view-lane-id-vertex-unsupported");
 }
 
 TEST(WindowControls, ScreenshotNameSpellsTheConfiguration) {
@@ -96,12 +96,12 @@ TEST(WindowControls, ScreenshotNameSpellsTheConfiguration) {
     request.view = ViewMode::lane_id;
     Plan plan = make_plan(lavapipe_caps(), all_features(), request);
     EXPECT_EQ(screenshot_name(plan, 1280, 720),
-              "subgroup-demo_cull-subgroup_light-fallback_mip-subgroup_view-lane-id-fragment_1280x720.png");
+              "subgroup-demo_cull-subgroup_light-fallback_mip-subgroup_loop-subgroup_view-lane-id-fragment_1280x720.png");
     request.view = ViewMode::mip;
     request[PassId::cull] = Request::off;
     plan = make_plan(lavapipe_caps(), all_features(), request);
-    EXPECT_EQ(screenshot_name(plan, 320, 180), "subgroup-demo_cull-off_light-fallback_mip-subgroup_view-mip_320x180.png");
-    EXPECT_EQ(request_tag(request), "cull=off light-cull=fallback mip=auto view=mip stage=fragment");
+    EXPECT_EQ(screenshot_name(plan, 320, 180), "subgroup-demo_cull-off_light-fallback_mip-subgroup_loop-subgroup_view-mip_320x180.png");
+    EXPECT_EQ(request_tag(request), "cull=off light-cull=fallback mip=auto light-loop=auto view=mip stage=fragment");
 }
 
 TEST(OrbitCamera, ResetGivesTheDefaultViewExactlyAndItsAngles) {
