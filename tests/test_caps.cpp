@@ -28,6 +28,7 @@ SubgroupCaps nvidia() {
 DeviceFeatures all_features() {
     DeviceFeatures f;
     f.tessellation = f.geometry = f.fragment_stores = f.vertex_stores = f.multi_draw_indirect = true;
+    f.mesh_shader = f.ray_tracing = true;
     return f;
 }
 
@@ -169,6 +170,23 @@ TEST(Plan, ViewStageMissingDeviceFeatureSaysSo) {
     ViewPlan v = plan_view(nvidia(), f, ViewMode::lane_id, Stage::geometry);
     EXPECT_EQ(v.variant, Variant::unsupported);
     EXPECT_NE(v.reason.find("geometryShader"), std::string::npos);
+}
+
+TEST(Plan, MeshAndRayTracingStagesWithoutTheirExtensionsSaySo) {
+    SubgroupCaps c = nvidia();  // subgroups in all fourteen stages
+    DeviceFeatures f = all_features();
+    f.mesh_shader = f.ray_tracing = false;
+    for (Stage s : {Stage::task, Stage::mesh}) {
+        ViewPlan v = plan_view(c, f, ViewMode::lane_id, s);
+        EXPECT_EQ(v.variant, Variant::unsupported);
+        EXPECT_NE(v.reason.find("VK_EXT_mesh_shader"), std::string::npos) << v.reason;
+    }
+    for (Stage s : {Stage::raygen, Stage::any_hit, Stage::closest_hit, Stage::miss, Stage::intersection, Stage::callable}) {
+        ViewPlan v = plan_view(c, f, ViewMode::active_lanes, s);
+        EXPECT_EQ(v.variant, Variant::unsupported);
+        EXPECT_NE(v.reason.find("VK_KHR_ray_tracing_pipeline"), std::string::npos) << v.reason;
+    }
+    EXPECT_EQ(plan_view(c, all_features(), ViewMode::lane_id, Stage::callable).variant, Variant::subgroup);
 }
 
 TEST(Plan, BallotMaskedBreaksBallotViewsButNotLaneId) {

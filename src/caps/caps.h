@@ -47,6 +47,10 @@ struct DeviceFeatures {
     // Both of the above enabled on the device: the quad mip runs its RequireFullQuadsKHR +
     // MaximallyReconvergesKHR SPIR-V (forward.frag.quad_mip_full_quads). See create_device().
     bool quad_control_enabled = false;
+    // Enabled on the device (not only offered): the task and mesh stages, and the six
+    // ray-tracing stages. Without them those stages cannot run at all.
+    bool mesh_shader = false;  // VK_EXT_mesh_shader
+    bool ray_tracing = false;  // VK_KHR_ray_tracing_pipeline + VK_KHR_acceleration_structure
 };
 
 // Removes masked stages/ops as a device lacking them would. Quad ops masked also clear quad_in_all_stages.

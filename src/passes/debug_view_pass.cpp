@@ -258,7 +258,27 @@ void add_view_legend(Overlay& o, VkExtent2D extent, const ViewPlan& plan, uint32
         float scale = fitting_scale(headline.size() > plan.reason.size() ? headline : plan.reason);
         float row = Overlay::text_height("0", scale) + 4 * scale + 2;
         o.label(pad, pad, headline, kHatchColour, scale);
-        o.label(pad, pad + row, plan.reason, rgba8(255, 255, 255), scale);
+        // The reason in as many lines as the frame's width needs.
+        float y = pad + row;
+        std::string line;
+        auto flush = [&] {
+            o.label(pad, y, line, rgba8(255, 255, 255), scale);
+            y += row;
+            line.clear();
+        };
+        for (size_t start = 0; start < plan.reason.size();) {
+            size_t end = std::min(plan.reason.find(' ', start), plan.reason.size());
+            std::string word = plan.reason.substr(start, end - start);
+            std::string longer = line.empty() ? word : line + " " + word;
+            if (!line.empty() && Overlay::text_width(longer, scale) + 4 * pad > float(extent.width)) {
+                flush();
+                line = word;
+            } else {
+                line = longer;
+            }
+            start = end + 1;
+        }
+        if (!line.empty()) flush();
         return;
     }
 

@@ -14,7 +14,13 @@
 #include <string>
 #include <string_view>
 
-enum class Stage : uint32_t { vertex, tess_control, tess_eval, geometry, fragment, compute, count };
+// Every shader stage Vulkan has, in the contract's order: the debug views' stages, --mask-stages.
+enum class Stage : uint32_t {
+    vertex, tess_control, tess_eval, geometry, fragment, compute,
+    task, mesh,                                                     // VK_EXT_mesh_shader
+    raygen, any_hit, closest_hit, miss, intersection, callable,    // VK_KHR_ray_tracing_pipeline
+    count
+};
 enum class Op : uint32_t { basic, vote, arithmetic, ballot, shuffle, shuffle_relative, clustered, quad, count };
 enum class Request { automatic, subgroup, fallback, off };
 enum class Variant { subgroup, fallback, off, unsupported };

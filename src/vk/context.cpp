@@ -97,12 +97,8 @@ std::string unusable_reason(VkPhysicalDevice physical) {
 
 uint32_t stage_bits_from_vk(VkShaderStageFlags flags) {
     uint32_t bits = 0;
-    if (flags & VK_SHADER_STAGE_VERTEX_BIT) bits |= bit(Stage::vertex);
-    if (flags & VK_SHADER_STAGE_TESSELLATION_CONTROL_BIT) bits |= bit(Stage::tess_control);
-    if (flags & VK_SHADER_STAGE_TESSELLATION_EVALUATION_BIT) bits |= bit(Stage::tess_eval);
-    if (flags & VK_SHADER_STAGE_GEOMETRY_BIT) bits |= bit(Stage::geometry);
-    if (flags & VK_SHADER_STAGE_FRAGMENT_BIT) bits |= bit(Stage::fragment);
-    if (flags & VK_SHADER_STAGE_COMPUTE_BIT) bits |= bit(Stage::compute);
+    for (const StageInfo& s : kStages)
+        if (flags & s.vk_stage) bits |= bit(s.stage);
     return bits;
 }
 
