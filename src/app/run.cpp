@@ -118,7 +118,7 @@ RunResult run_headless(const Context& ctx, const Scene& scene, const Options& op
     }
     result.counters = renderer.read_counters();
     result.counters.light_atomics = instrumented.light_atomics;
-    result.loop = instrumented;
+    result.instrumented = instrumented;
     if (!options.screenshot.empty()) {
         write_png(options.screenshot, options.width, options.height, renderer.read_color());
         result.screenshot = options.screenshot;
@@ -246,7 +246,7 @@ nlohmann::json report_json(const Context& ctx, const Options& options, const Pla
           {"light_list_entries", r.counters.light_list_entries},
           {"light_list_overflow", r.counters.light_list_overflow},
           {"light_atomics", r.counters.light_atomics},
-          {"light_loop_iterations", light_loop_json(plan, r.loop)}}},
+          {"light_loop_iterations", light_loop_json(plan, r.instrumented)}}},
         {"bandwidth", bandwidth},
         {"validation", {{"enabled", options.validate}, {"messages", validation_message_count()}}},
         {"outputs", {{"screenshot", path_or_null(r.screenshot)}, {"mip", path_or_null(r.mip)}}},
