@@ -19,8 +19,14 @@ vec3 point_light(PointLight light, vec3 albedo, vec3 position, vec3 normal) {
 }
 
 // The forward pass's counters, after the four GpuCounters fields the compute passes use
-// (src/render/frame.h); written only in the instrumented frame (push constant `instrument`).
-layout(set = 0, binding = 6, std430) buffer LoopCounters {
+// (src/render/frame.h); written only in the instrumented frame (push constant flag). The binding
+// after the last one the variant has: 5, or 6 where the quad mip's image is 5 (scene_pass.cpp).
+#ifdef QUAD_MIP
+#define LOOP_COUNTERS_BINDING 6
+#else
+#define LOOP_COUNTERS_BINDING 5
+#endif
+layout(set = 0, binding = LOOP_COUNTERS_BINDING, std430) buffer LoopCounters {
     uint compute_counters[4];  // triangles_visible, light_list_entries, light_list_overflow, light_atomics
     uint lanes;                // lanes that ran the loop (helper lanes' atomics have no effect: not counted)
     uint lane_trips;           // sum over those lanes of their own trips: what a per-lane loop runs

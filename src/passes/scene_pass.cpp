@@ -12,13 +12,14 @@ const LayoutDesc kSceneLayout = {
 constexpr VkClearColorValue kClearColor = {{0.05f, 0.06f, 0.08f, 1.0f}};
 constexpr VkClearColorValue kMipClearColor = {{0.05f, 0.06f, 0.08f, 0.0f}};
 
-// Every forward pipeline: the scene's bindings, 4 the light lists (scene_bindings.glsl), 5 the mip
-// as a storage image (only the QUAD_MIP variants use it; the others never have it pushed), 6 the
-// counters (light-loop trips, instrumented frame); push constant: flags (shading.glsl).
-LayoutDesc forward_layout() {
+// The forward pipelines: the scene's bindings, 4 the light lists (scene_bindings.glsl), then with
+// the quad mip 5 the mip as a storage image, and last the counters (the light loop's trips in the
+// instrumented frame): 5 or 6. Push constant: flags (shading.glsl). Every binding a layout has is
+// pushed (GPU-assisted validation reads them all).
+LayoutDesc forward_layout(bool quad_mip) {
     LayoutDesc layout = kSceneLayout;
     layout.bindings.push_back(VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
-    layout.bindings.push_back(VK_DESCRIPTOR_TYPE_STORAGE_IMAGE);
+    if (quad_mip) layout.bindings.push_back(VK_DESCRIPTOR_TYPE_STORAGE_IMAGE);
     layout.bindings.push_back(VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
     layout.push_constant_bytes = sizeof(uint32_t);
     return layout;
@@ -45,7 +46,6 @@ void ScenePass::create(const Context& ctx) {
     depth = create_graphics_pipeline(ctx, d);
 
     GraphicsDesc fwd;
-    fwd.layout = forward_layout();
     fwd.color_formats = {kColorFormat};
     fwd.depth_format = kDepthFormat;
     fwd.depth_compare = VK_COMPARE_OP_EQUAL;  // shade exactly the pre-pass's surviving fragment
@@ -59,6 +59,7 @@ void ScenePass::create(const Context& ctx) {
                                      : (loop ? "forward.frag.light_loop" : "forward.frag.plain");
             if (mip && ctx.features.quad_control_enabled) shader += "_full_quads";
             fwd.shaders = {{VK_SHADER_STAGE_VERTEX_BIT, "scene.vert.forward"}, {VK_SHADER_STAGE_FRAGMENT_BIT, shader}};
+            fwd.layout = forward_layout(mip);
             forward[mip][loop] = create_graphics_pipeline(ctx, fwd);
         }
 }
@@ -137,7 +138,7 @@ void ScenePass::record_forward(FrameContext& f) {
     Descriptors descriptors = scene_descriptors(f);
     descriptors.buffer(4, f.light_lists ? *f.light_lists : f.lights);
     if (quad_mip) descriptors.storage_image(5, f.targets.mip.view);
-    descriptors.buffer(6, f.counters);  // the light loop's trips (instrumented frame)
+    descriptors.buffer(quad_mip ? 6 : 5, f.counters);  // the light loop's trips (instrumented frame)
     // shading.glsl's ForwardPush flags: 1 count the light loop's trips, 2 split tiles (tests only).
     uint32_t flags = (f.instrument ? 1u : 0u) | (f.light_loop_split_tiles ? 2u : 0u);
     vkCmdPushConstants(f.cmd, pipeline.layout, VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0,
