@@ -18,16 +18,16 @@ vec3 point_light(PointLight light, vec3 albedo, vec3 position, vec3 normal) {
     return albedo * light.color.rgb * (n_dot_l * light_falloff(distance, radius));
 }
 
-// The forward pass's counters, after the four GpuCounters fields the compute passes use
+// The forward pass's counters, after the seven GpuCounters fields the other passes use
 // (src/render/frame.h); written only in the instrumented frame (push constant flag). The binding
-// after the last one the variant has: 5, or 6 where the quad mip's image is 5 (scene_pass.cpp).
+// after the last one the variant has: 5, or 7 after the quad mip's image and edge list (scene_pass.cpp).
 #ifdef QUAD_MIP
-#define LOOP_COUNTERS_BINDING 6
+#define LOOP_COUNTERS_BINDING 7
 #else
 #define LOOP_COUNTERS_BINDING 5
 #endif
 layout(set = 0, binding = LOOP_COUNTERS_BINDING, std430) buffer LoopCounters {
-    uint compute_counters[4];  // triangles_visible, light_list_entries, light_list_overflow, light_atomics
+    uint earlier_counters[7];  // GpuCounters before loop_lanes: light lists, atomics, the quad mip's edges
     uint lanes;                // lanes that ran the loop (helper lanes' atomics have no effect: not counted)
     uint lane_trips;           // sum over those lanes of their own trips: what a per-lane loop runs
     uint subgroups;            // LIGHT_LOOP_SUBGROUP: subgroups that ran the loop

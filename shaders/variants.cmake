@@ -24,7 +24,39 @@ sgd_shader_spv15(forward.frag light_loop LIGHT_LOOP_SUBGROUP=1)
 sgd_shader_spv15(forward.frag quad_mip_light_loop QUAD_MIP=1 LIGHT_LOOP_SUBGROUP=1)
 sgd_shader_full_quads(forward.frag.quad_mip_light_loop)
 sgd_shader(mip_downsample.comp main)
+sgd_shader(mip_fixup_args.comp main)
+sgd_shader(mip_fixup.comp main)
 sgd_shader(mip_view.comp main)
+
+# EXPERIMENT ONLY (issue #15, docs/quad-mip.md "Where the cost came from"): variants of the quad mip
+# that each take one piece away, for timing on a GPU. Selected with the environment variable
+# SGD_MIP_EXPERIMENT=<name> (ScenePass::create); nothing else uses them. `old*`: the shader before
+# the issue (helpers run to the end of main, every quad stores); the rest vary the shipped design
+# (`shipped` is forward.frag.quad_mip again, so that its run counts invocations too).
+set(SGD_MIP_EXPERIMENTS
+  "old MIP_X_OLD=1 MIP_X_KEEP_HELPERS=1"
+  "old_swaps_only MIP_X_OLD=1 MIP_X_KEEP_HELPERS=1 MIP_X_NO_STORE=1"
+  "old_store_only MIP_X_OLD=1 MIP_X_KEEP_HELPERS=1 MIP_X_NO_SWAPS=1"
+  "old_layout_only MIP_X_OLD=1 MIP_X_KEEP_HELPERS=1 MIP_X_NO_SWAPS=1 MIP_X_NO_STORE=1"
+  "old_buffer_store MIP_X_OLD=1 MIP_X_KEEP_HELPERS=1 MIP_X_BUFFER_STORE=1"
+  "old_store_highest MIP_X_OLD=1 MIP_X_KEEP_HELPERS=1 MIP_X_STORE_HIGHEST=1"
+  "old_no_early_tests MIP_X_OLD=1 MIP_X_KEEP_HELPERS=1 MIP_X_NO_EARLY_TESTS=1"
+  "old_helpers_return MIP_X_OLD=1 MIP_X_HELPERS_RETURN=1"
+  "keep_helpers MIP_X_KEEP_HELPERS=1"
+  "terminate_helpers MIP_X_TERMINATE_HELPERS=1"
+  "no_append MIP_X_NO_APPEND=1"
+  "no_store MIP_X_NO_STORE=1 MIP_X_NO_APPEND=1"
+  "no_swaps MIP_X_NO_SWAPS=1"
+  "shipped"
+  "nothing MIP_X_NOTHING=1"
+  "nothing_late MIP_X_NOTHING=1 MIP_X_NO_EARLY_TESTS=1"
+  "store_never MIP_X_NOTHING=1 MIP_X_STORE_NEVER=1")
+foreach(experiment ${SGD_MIP_EXPERIMENTS})
+  separate_arguments(experiment)
+  list(POP_FRONT experiment name)
+  sgd_shader_spv15(forward.frag mipx_${name} QUAD_MIP=1 ${experiment})
+  sgd_shader_full_quads(forward.frag.mipx_${name})
+endforeach()
 
 # Screen-space overlay: legends, markings, HUD.
 sgd_shader(overlay.vert main)

@@ -74,7 +74,8 @@ TEST(CompareRatios, FallbackMedianOverSubgroupMedianOfThePass) {
         timed("cull-fallback", {{Timer::cull, 1.5}, {Timer::frame, 10}}),
         timed("light-cull-subgroup", {{Timer::light_cull, 0.25}}),
         timed("light-cull-fallback", {{Timer::light_cull, 0.75}}),
-        timed("mip-subgroup", {{Timer::forward, 3.1}}),  // quad mip inside forward: no mip pass
+        // quad mip inside forward plus its edge fix-up: no mip pass
+        timed("mip-subgroup", {{Timer::forward, 3.1}, {Timer::mip_fixup, 0.02}}),
         timed("mip-fallback", {{Timer::forward, 3.0}, {Timer::mip, 0.4}}),
         timed("mip-off", {{Timer::forward, 3.0}}),
         timed("light-loop-subgroup", {{Timer::forward, 2.0}, {Timer::light_cull, 0.3}}),
@@ -91,10 +92,13 @@ TEST(CompareRatios, FallbackMedianOverSubgroupMedianOfThePass) {
     EXPECT_DOUBLE_EQ(*ratio(ratios, "cull").ratio, 3.0);
     EXPECT_DOUBLE_EQ(ratio(ratios, "cull").fallback_ms, 1.5);
     EXPECT_DOUBLE_EQ(*ratio(ratios, "light_cull").ratio, 3.0);
-    // The quad mip costs what it adds to forward over mip-off (0.1 ms); the fallback costs its pass.
+    // The quad mip costs what it adds to forward over mip-off (0.1 ms) plus its edge fix-up
+    // (0.02 ms); the fallback costs its pass.
     ASSERT_TRUE(ratio(ratios, "mip").ratio);
-    EXPECT_NEAR(*ratio(ratios, "mip").ratio, 0.4 / 0.1, 1e-9);
-    EXPECT_NEAR(ratio(ratios, "mip").subgroup_ms, 0.1, 1e-12);
+    EXPECT_NEAR(*ratio(ratios, "mip").ratio, 0.4 / 0.12, 1e-9);
+    EXPECT_NEAR(ratio(ratios, "mip").subgroup_ms, 0.12, 1e-12);
+    EXPECT_NE(ratio(ratios, "mip").measured_as.find("plus the mip_fixup pass median in mip-subgroup"), std::string::npos)
+        << ratio(ratios, "mip").measured_as;
     EXPECT_DOUBLE_EQ(*ratio(ratios, "frame").ratio, 1.5);
     for (const char* key : {"cull", "light_cull", "mip", "frame"})
         EXPECT_TRUE(ratio(ratios, key).reason.empty()) << key << ": " << ratio(ratios, key).reason;
@@ -115,7 +119,7 @@ TEST(CompareRatios, MissingMeasurementsGiveNullWithTheReason) {
         timed("cull-fallback", {{Timer::cull, 1.0}}),
         timed("light-cull-subgroup", {{Timer::forward, 1.0}}),  // the pass did not run (not built)
         timed("light-cull-fallback", {{Timer::light_cull, 0.75}}),
-        timed("mip-subgroup", {{Timer::forward, 2.9}}),  // faster than mip-off: noise
+        timed("mip-subgroup", {{Timer::forward, 2.9}, {Timer::mip_fixup, 0.05}}),  // faster than mip-off: noise
         timed("mip-fallback", {{Timer::mip, 0.4}}),
         timed("mip-off", {{Timer::forward, 3.0}}),
         skipped("light-loop-subgroup", "--light-loop subgroup: fragment stage lacks arithmetic"),
@@ -132,11 +136,23 @@ TEST(CompareRatios, MissingMeasurementsGiveNullWithTheReason) {
     EXPECT_NE(ratio(ratios, "mip").reason.find("not above the run-to-run noise"), std::string::npos)
         << ratio(ratios, "mip").reason;
     EXPECT_TRUE(ratio(ratios, "mip").measured);
-    EXPECT_NEAR(ratio(ratios, "mip").subgroup_ms, -0.1, 1e-12);
+    EXPECT_NEAR(ratio(ratios, "mip").subgroup_ms, -0.05, 1e-12);
     EXPECT_FALSE(ratio(ratios, "cull").measured);
     EXPECT_NE(ratio(ratios, "light_loop").reason.find("light-loop-subgroup was skipped"), std::string::npos)
         << ratio(ratios, "light_loop").reason;
     EXPECT_NE(ratio(ratios, "frame").reason.find("not in this comparison"), std::string::npos) << ratio(ratios, "frame").reason;
+}
+
+// The quad mip's cost includes its edge fix-up: a subgroup run without that timing gives no ratio.
+TEST(CompareRatios, QuadMipWithoutItsFixupTimingHasNoRatio) {
+    std::vector<CompareRun> runs = {
+        timed("mip-subgroup", {{Timer::forward, 3.1}}),
+        timed("mip-fallback", {{Timer::forward, 3.0}, {Timer::mip, 0.4}}),
+        timed("mip-off", {{Timer::forward, 3.0}}),
+    };
+    PassRatio r = ratio(compute_ratios(runs), "mip");
+    EXPECT_FALSE(r.ratio);
+    EXPECT_NE(r.reason.find("the mip_fixup pass recorded no GPU time in mip-subgroup"), std::string::npos) << r.reason;
 }
 
 }  // namespace

@@ -91,7 +91,8 @@ PassRatio pass_ratio(const std::vector<CompareRun>& runs, std::string_view key, 
 
 // A pass whose subgroup path runs inside another pass (the quad mip, stored by the forward
 // fragment shader) has no time of its own there: its cost is what it adds to the host pass over
-// the same frame with the pass off.
+// the same frame with the pass off, plus the work of its own it still needs (hosted_own_timer: the
+// quad mip's edge fix-up), from the same run.
 PassRatio hosted_ratio(const std::vector<CompareRun>& runs, const PassInfo& pass) {
     std::string name(pass.name), own(timer_info(pass.timer).key), host(timer_info(*pass.host_timer).key);
     PassRatio r;
@@ -102,15 +103,19 @@ PassRatio hosted_ratio(const std::vector<CompareRun>& runs, const PassInfo& pass
     std::string off_run = name + "-off";
     r.measured_as = own + " pass median in " + r.fallback_run + " over the " + host + " pass median in " + r.subgroup_run +
                     " minus that in " + off_run;
+    if (pass.hosted_own_timer)
+        r.measured_as += ", plus the " + std::string(timer_info(*pass.hosted_own_timer).key) + " pass median in " + r.subgroup_run;
     const CompareRun* sg = find_run(runs, r.subgroup_run);
     const CompareRun* fb = find_run(runs, r.fallback_run);
     const CompareRun* off = find_run(runs, off_run);
     r.reason = missing_timing(sg, r.subgroup_run, *pass.host_timer);
     if (r.reason.empty()) r.reason = missing_timing(off, off_run, *pass.host_timer);
     if (r.reason.empty()) r.reason = missing_timing(fb, r.fallback_run, pass.timer);
+    if (r.reason.empty() && pass.hosted_own_timer) r.reason = missing_timing(sg, r.subgroup_run, *pass.hosted_own_timer);
     if (!r.reason.empty()) return r;
     r.fallback_ms = median(fb, pass.timer);
     r.subgroup_ms = median(sg, *pass.host_timer) - median(off, *pass.host_timer);
+    if (pass.hosted_own_timer) r.subgroup_ms += median(sg, *pass.hosted_own_timer);
     finish_ratio(r);
     return r;
 }

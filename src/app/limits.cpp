@@ -22,7 +22,8 @@ std::string size_text(const Options& o) { return std::to_string(o.width) + "x" +
 
 // What to change to make an allocation smaller, by what it scales with.
 std::string advice(const std::string& name, const Scene& scene) {
-    if (name == "light lists" || name == "color" || name == "depth" || name == "half-resolution mip")
+    if (name == "light lists" || name == "color" || name == "depth" || name == "half-resolution mip" ||
+        name == "mip edge list" || name == "mip fix-up stamps")
         return "use a smaller --size";
     if (name == "lights") return "use fewer --lights";
     if (name == "base colour textures") return "use a scene with fewer textures";
@@ -93,6 +94,11 @@ std::vector<PlannedAllocation> planned_allocations(const Scene& scene, const Opt
         {"color", w * h * 4, K::image},
         {"depth", w * h * 4, K::image},
         {"half-resolution mip", std::max<uint64_t>(1, w / 2) * std::max<uint64_t>(1, h / 2) * 4, K::image},
+        // mip pass (passes/mip_pass.cpp): the quad mip's edge list holds up to 4 entries per texel,
+        // clamped by the renderer to the device's storage buffer range (so checked as a plain buffer)
+        {"mip edge list", 16 + 16 * std::max<uint64_t>(1, w / 2) * std::max<uint64_t>(1, h / 2), K::buffer},
+        {"mip fix-up stamps", 4 * std::max<uint64_t>(1, w / 2) * std::max<uint64_t>(1, h / 2), K::storage_buffer},
+        {"mip fix-up dispatch", 12, K::buffer},
         {"counters", sizeof(GpuCounters), K::buffer},
         {"view params", 4096, K::buffer},  // the debug views' constant palette: under 4 KiB
     };

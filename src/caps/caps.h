@@ -37,6 +37,7 @@ struct SubgroupCaps {
 
 // Device features (not subgroup properties) that passes and views depend on.
 struct DeviceFeatures {
+    bool pipeline_statistics = false;  // pipelineStatisticsQuery (experiment-only counts, scene_pass.cpp)
     bool tessellation = false;
     bool geometry = false;
     bool fragment_stores = false;        // fragmentStoresAndAtomics: the quad mip stores from the fragment shader

@@ -1,6 +1,7 @@
 #include "passes/mip_pass.h"
 
 #include <cmath>
+#include <cstdlib>
 
 namespace {
 
@@ -13,14 +14,94 @@ constexpr float kLabelMargin = 4.0f;
 
 const LayoutDesc kTwoImages = {{VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE},
                                VK_SHADER_STAGE_COMPUTE_BIT, 0};
+constexpr VkDescriptorType kStorageBuffer = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+
+constexpr VkDeviceSize kEdgeHeaderBytes = 16;  // count, capacity, 2 reserved (quad_mip.glsl)
+
+struct FixupPush {
+    uint32_t stamp, mip_width, texel_count;
+};
 
 }  // namespace
 
-void MipPass::create(const Context& ctx) {
+void MipPass::create(const Context& ctx, VkExtent2D extent) {
     downsample = create_compute_pipeline(ctx, {"mip_downsample.comp.main", kTwoImages});
+    fixup_args = create_compute_pipeline(
+        ctx, {"mip_fixup_args.comp.main", {{kStorageBuffer, kStorageBuffer, kStorageBuffer}, VK_SHADER_STAGE_COMPUTE_BIT, 4}});
+    LayoutDesc fixup_layout = kTwoImages;
+    fixup_layout.bindings.insert(fixup_layout.bindings.end(), {kStorageBuffer, kStorageBuffer, kStorageBuffer});
+    fixup_layout.push_constant_bytes = sizeof(FixupPush);
+    fixup = create_compute_pipeline(ctx, {"mip_fixup.comp.main", fixup_layout});
     LayoutDesc view_layout = kTwoImages;
     view_layout.push_constant_bytes = sizeof(int32_t);
     view = create_compute_pipeline(ctx, {"mip_view.comp.main", view_layout});
+    fixup_dispatch = create_buffer(ctx, sizeof(VkDispatchIndirectCommand),
+                                   VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT,
+                                   MemoryKind::device_local, "mip fix-up dispatch");
+    resize(ctx, extent);
+}
+
+void MipPass::resize(const Context& ctx, VkExtent2D extent) {
+    mip_extent = {std::max(1u, extent.width / 2), std::max(1u, extent.height / 2)};  // as create_frame_targets
+    uint32_t texels = mip_extent.width * mip_extent.height;
+    // Each real pixel belongs to one quad, and a quad is appended at most once: at most 4 entries per
+    // texel, so this never overflows unless the device's storage buffer range caps it (then the
+    // fix-up redoes the whole mip: still exact, just slower). SGD_MIP_EDGE_CAPACITY (tests) lowers it.
+    uint64_t range_cap = (uint64_t(ctx.properties.limits.maxStorageBufferRange) - kEdgeHeaderBytes) / 4;
+    edge_capacity = uint32_t(std::min<uint64_t>(uint64_t(texels) * 4, range_cap));
+    if (const char* cap = std::getenv("SGD_MIP_EDGE_CAPACITY")) edge_capacity = uint32_t(std::strtoul(cap, nullptr, 10));
+    edges = create_buffer(ctx, kEdgeHeaderBytes + VkDeviceSize(std::max(1u, edge_capacity)) * 4,
+                          VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryKind::device_local,
+                          "mip edge list");
+    stamps = create_buffer(ctx, VkDeviceSize(texels) * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                           MemoryKind::device_local, "mip fix-up stamps");
+    stamps_cleared = false;
+}
+
+void MipPass::record_fixup(FrameContext& f) {
+    begin_label(f.ctx, f.cmd, "mip subgroup: edge fix-up");
+    f.timer.begin(f.cmd, Timer::mip_fixup);
+    if (!stamps_cleared) {  // once per buffer: stamps are compared, never reset (mip_fixup.comp)
+        vkCmdFillBuffer(f.cmd, stamps.buffer, 0, VK_WHOLE_SIZE, 0);
+        stamps_cleared = true;
+        stamp = 0;
+    }
+    if (++stamp == 0) ++stamp;  // 0 is "never fixed"; wraps after 2^32 frames
+    // The finished frame and the edge list the forward shader appended to; the mip keeps the
+    // texels the quads stored (no discard).
+    transition(f.cmd, f.targets.color, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+               VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
+    transition(f.cmd, f.targets.mip, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+               VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+    memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT | VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT,
+                   VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT | VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                   VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+    uint32_t texels = mip_extent.width * mip_extent.height;
+
+    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, fixup_args.pipeline);
+    Descriptors args;
+    args.buffer(0, edges).buffer(1, fixup_dispatch).buffer(2, f.counters);
+    args.push(f.cmd, fixup_args);
+    vkCmdPushConstants(f.cmd, fixup_args.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(texels), &texels);
+    vkCmdDispatch(f.cmd, 1, 1, 1);
+    memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+                   VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT | VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                   VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_READ_BIT |
+                       VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+
+    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, fixup.pipeline);
+    Descriptors d;
+    d.storage_image(0, f.targets.color.view)
+        .storage_image(1, f.targets.mip.view)
+        .buffer(2, edges)
+        .buffer(3, stamps)
+        .buffer(4, f.counters);
+    d.push(f.cmd, fixup);
+    FixupPush push{stamp, mip_extent.width, texels};
+    vkCmdPushConstants(f.cmd, fixup.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
+    vkCmdDispatchIndirect(f.cmd, fixup_dispatch.buffer, 0);
+    f.timer.end(f.cmd, Timer::mip_fixup);
+    end_label(f.ctx, f.cmd);
 }
 
 void MipPass::record_downsample(FrameContext& f) {

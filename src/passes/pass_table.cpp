@@ -14,6 +14,7 @@ const std::array<TimerInfo, kTimerCount> kTimers = {{
     {Timer::light_cull, "light_cull", "light cull", "light-cull"},
     {Timer::forward, "forward", "forward", "fwd"},
     {Timer::mip, "mip", "mip", "mip"},
+    {Timer::mip_fixup, "mip_fixup", "mip fix-up", "mip-fix"},
     {Timer::view, "view", "view", "view"},
     {Timer::frame, "frame", "frame", "frame"},
 }};
@@ -79,6 +80,7 @@ const std::array<PassInfo, kPassCount> kPasses = {{
      .timer = Timer::cull,
      .host_timer = std::nullopt,
      .hosted_label = "",
+     .hosted_own_timer = std::nullopt,
      .docs = "docs/culling.md",
      .point = FramePoint::before_depth,
      .create = [](const UnitSetup& s) { return make_unit<CullPass>(s.ctx, s.scene, s.cull_group_size); }},
@@ -100,6 +102,7 @@ const std::array<PassInfo, kPassCount> kPasses = {{
      .timer = Timer::light_cull,
      .host_timer = std::nullopt,
      .hosted_label = "",
+     .hosted_own_timer = std::nullopt,
      .docs = "docs/light-lists.md",
      .point = FramePoint::after_depth,
      .create = [](const UnitSetup& s) { return make_unit<LightCullPass>(s.ctx, s.extent); }},
@@ -110,20 +113,25 @@ const std::array<PassInfo, kPassCount> kPasses = {{
      .tag = "mip",
      .window_key = '3',
      .variants = kAllVariants,
-     // forward.frag: subgroupQuadSwapHorizontal/Vertical (quad) in the fragment stage.
+     // forward.frag (quad_mip.glsl): subgroupBallot (ballot) finds each quad's real lanes,
+     // subgroupQuadSwapHorizontal/Vertical (quad) sum full quads, and the edge list's append uses
+     // subgroupBallotBitCount/ExclusiveBitCount/BroadcastFirst (ballot) and subgroupElect (basic).
      .stage = Stage::fragment,
-     .ops = bit(Op::basic) | bit(Op::quad),
-     .uses = "quad swaps in the forward fragment shader write the half-resolution mip while shading",
+     .ops = bit(Op::basic) | bit(Op::ballot) | bit(Op::quad),
+     .uses = "quad swaps in the forward fragment shader write the half-resolution mip while shading; "
+             "quads with helpers go to an edge list (ballot-aggregated append) that a small compute pass fixes",
      .fallback = "compute 2x2 downsample of the finished frame",
      .missing_feature = mip_missing_feature,
      .subgroup_note = mip_subgroup_note,
      .timer = Timer::mip,
-     // The quad mip is stored by the forward fragment shader (passes/scene_pass.cpp): no pass of its own.
+     // The quad mip is stored by the forward fragment shader (passes/scene_pass.cpp); its edge
+     // fix-up (MipPass::record_fixup) is timed on its own.
      .host_timer = Timer::forward,
      .hosted_label = "quad mip",
+     .hosted_own_timer = Timer::mip_fixup,
      .docs = "docs/quad-mip.md",
      .point = FramePoint::after_forward,
-     .create = [](const UnitSetup& s) { return make_unit<MipPass>(s.ctx); }},
+     .create = [](const UnitSetup& s) { return make_unit<MipPass>(s.ctx, s.extent); }},
     {.id = PassId::light_loop,
      .name = "light-loop",
      .key = "light_loop",

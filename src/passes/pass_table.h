@@ -30,7 +30,7 @@ constexpr uint32_t bit(Op o) { return 1u << uint32_t(o); }
 constexpr uint32_t bit(Variant v) { return 1u << uint32_t(v); }
 
 // GPU timestamp slots, in frame order; `frame` spans the whole frame. Report keys come from kTimers.
-enum class Timer : uint32_t { cull, depth, light_cull, forward, mip, view, frame, count };
+enum class Timer : uint32_t { cull, depth, light_cull, forward, mip, mip_fixup, view, frame, count };
 constexpr size_t kTimerCount = size_t(Timer::count);
 
 struct TimerInfo {
@@ -82,6 +82,9 @@ struct PassInfo {
     // forward shader's loop) has timer == *host_timer and no work or timer slot of its own.
     std::optional<Timer> host_timer;
     std::string_view hosted_label;
+    // Work of its own that the hosted subgroup path still needs after the host pass (the quad mip's
+    // edge fix-up): timed here, and counted in the subgroup path's cost with what it adds to the host.
+    std::optional<Timer> hosted_own_timer;
     std::string_view docs;       // its page
     FramePoint point;
     std::unique_ptr<PassUnit> (*create)(const UnitSetup&);

@@ -1,5 +1,8 @@
 #include "passes/scene_pass.h"
 
+#include <cstdio>
+#include <cstdlib>
+
 namespace {
 
 const LayoutDesc kSceneLayout = {
@@ -7,23 +10,31 @@ const LayoutDesc kSceneLayout = {
      VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER},
     VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0};
 
-// The forward pass's clear; the quad mip starts from the same colour (with alpha 0: "no triangle
-// wrote here"), so background texels equal the box filter of the background pixels.
+// The forward pass's clear; the quad mip starts from the same colour, so texels that no quad
+// touches (four background pixels) already hold their box filter.
 constexpr VkClearColorValue kClearColor = {{0.05f, 0.06f, 0.08f, 1.0f}};
-constexpr VkClearColorValue kMipClearColor = {{0.05f, 0.06f, 0.08f, 0.0f}};
 
 // The forward pipelines: the scene's bindings, 4 the light lists (scene_bindings.glsl), then with
-// the quad mip 5 the mip as a storage image, and last the counters (the light loop's trips in the
-// instrumented frame): 5 or 6. Push constant: flags (shading.glsl). Every binding a layout has is
-// pushed (GPU-assisted validation reads them all).
+// the quad mip 5 the mip as a storage image and 6 the edge list (quad_mip.glsl), and last the
+// counters (the light loop's trips in the instrumented frame, shading.glsl): 5, or 7 with the quad
+// mip. Push constant: flags (shading.glsl). Every binding a layout has is pushed (GPU-assisted
+// validation reads them all).
 LayoutDesc forward_layout(bool quad_mip) {
     LayoutDesc layout = kSceneLayout;
     layout.bindings.push_back(VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
-    if (quad_mip) layout.bindings.push_back(VK_DESCRIPTOR_TYPE_STORAGE_IMAGE);
+    if (quad_mip) {
+        layout.bindings.push_back(VK_DESCRIPTOR_TYPE_STORAGE_IMAGE);
+        layout.bindings.push_back(VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
+    }
     layout.bindings.push_back(VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
     layout.push_constant_bytes = sizeof(uint32_t);
     return layout;
 }
+
+// EXPERIMENT ONLY (issue #15, docs/quad-mip.md "Where the cost came from"): SGD_MIP_EXPERIMENT=NAME
+// swaps the quad mip's shader for forward.frag.mipx_NAME (shaders/variants.cmake) and counts the
+// forward pass's fragment shader invocations (pipeline statistics), printed when the renderer ends.
+const char* mip_experiment() { return std::getenv("SGD_MIP_EXPERIMENT"); }
 
 }  // namespace
 
@@ -57,11 +68,36 @@ void ScenePass::create(const Context& ctx) {
             if ((mip && !quad_mip) || (loop && !light_loop)) continue;
             std::string shader = mip ? (loop ? "forward.frag.quad_mip_light_loop" : "forward.frag.quad_mip")
                                      : (loop ? "forward.frag.light_loop" : "forward.frag.plain");
-            if (mip && ctx.features.quad_control_enabled) shader += "_full_quads";
-            fwd.shaders = {{VK_SHADER_STAGE_VERTEX_BIT, "scene.vert.forward"}, {VK_SHADER_STAGE_FRAGMENT_BIT, shader}};
+            bool full_quads = mip && ctx.features.quad_control_enabled;
+            if (const char* experiment = mip_experiment(); experiment && mip) {
+                if (loop) continue;  // the experiments' shaders have the per-lane loop
+                std::string name = experiment;  // NAME.core: the variant without the quad-control execution modes
+                if (name.ends_with(".core")) name.resize(name.size() - 5), full_quads = false;
+                shader = "forward.frag.mipx_" + name;
+            }
+            fwd.shaders = {{VK_SHADER_STAGE_VERTEX_BIT, "scene.vert.forward"},
+                           {VK_SHADER_STAGE_FRAGMENT_BIT, full_quads ? shader + "_full_quads" : shader}};
             fwd.layout = forward_layout(mip);
             forward[mip][loop] = create_graphics_pipeline(ctx, fwd);
         }
+    if (mip_experiment() && ctx.features.pipeline_statistics) {
+        VkQueryPoolCreateInfo info{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
+        info.queryType = VK_QUERY_TYPE_PIPELINE_STATISTICS;
+        info.queryCount = 1;
+        info.pipelineStatistics = VK_QUERY_PIPELINE_STATISTIC_FRAGMENT_SHADER_INVOCATIONS_BIT;
+        VK_CHECK(vkCreateQueryPool(ctx.device, &info, nullptr, &statistics));
+        device = ctx.device;
+    }
+}
+
+ScenePass::~ScenePass() {
+    if (!statistics) return;
+    uint64_t invocations = 0;  // the last recorded frame's (the renderer waited for the device)
+    if (vkGetQueryPoolResults(device, statistics, 0, 1, sizeof(invocations), &invocations, sizeof(invocations),
+                              VK_QUERY_RESULT_64_BIT) == VK_SUCCESS)
+        fprintf(stderr, "experiment %s: forward fragment shader invocations %llu\n", mip_experiment(),
+                (unsigned long long)invocations);
+    vkDestroyQueryPool(device, statistics, nullptr);
 }
 
 void draw_scene(FrameContext& f, const Pipeline& pipeline) {
@@ -116,19 +152,27 @@ void ScenePass::record_forward(FrameContext& f) {
     transition(f.cmd, f.targets.color, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
                VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
                VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT | VK_ACCESS_2_COLOR_ATTACHMENT_READ_BIT, true);
-    bool quad_mip = f.plan[PassId::mip].variant == Variant::subgroup && forward[1][0].pipeline;
-    bool light_loop = f.plan[PassId::light_loop].variant == Variant::subgroup && forward[0][1].pipeline;
+    bool quad_mip = f.plan[PassId::mip].variant == Variant::subgroup && forward[1][0].pipeline && f.mip_edges;
+    bool light_loop = f.plan[PassId::light_loop].variant == Variant::subgroup && forward[quad_mip][1].pipeline;
     const Pipeline& pipeline = forward[quad_mip][light_loop];
     if (quad_mip) {
-        // Texels that no triangle covers are never stored by the shader: start from the clear.
-        // Timed with the forward pass, as part of what the in-shader mip costs.
+        // Texels that no quad touches are never stored by the shader: start from the clear. And an
+        // empty edge list with its capacity. Timed with the forward pass, as part of what the
+        // in-shader mip costs. (The previous frame's fix-up read the list: wait for it.)
         transition(f.cmd, f.targets.mip, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_PIPELINE_STAGE_2_CLEAR_BIT,
                    VK_ACCESS_2_TRANSFER_WRITE_BIT, true);
         VkImageSubresourceRange range{VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
-        vkCmdClearColorImage(f.cmd, f.targets.mip.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &kMipClearColor, 1, &range);
+        vkCmdClearColorImage(f.cmd, f.targets.mip.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &kClearColor, 1, &range);
+        memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT,
+                       VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT);
+        vkCmdFillBuffer(f.cmd, f.mip_edges->buffer, 0, 4, 0);                         // count
+        vkCmdFillBuffer(f.cmd, f.mip_edges->buffer, 4, 4, f.mip_edge_capacity);  // capacity
+        memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                       VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
         transition(f.cmd, f.targets.mip, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT,
                    VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
     }
+    if (statistics) vkCmdResetQueryPool(f.cmd, statistics, 0, 1);
     VkRenderingAttachmentInfo color = color_attachment(f.targets.color, VK_ATTACHMENT_LOAD_OP_CLEAR, kClearColor);
     VkRenderingAttachmentInfo depth_target = depth_attachment(
         f.targets.depth, VK_IMAGE_LAYOUT_DEPTH_READ_ONLY_OPTIMAL, VK_ATTACHMENT_LOAD_OP_LOAD, VK_ATTACHMENT_STORE_OP_NONE);
@@ -137,13 +181,15 @@ void ScenePass::record_forward(FrameContext& f) {
     // since shade_point_lights() reads binding 4 only when frame.tiles.z (capacity) is not 0.
     Descriptors descriptors = scene_descriptors(f);
     descriptors.buffer(4, f.light_lists ? *f.light_lists : f.lights);
-    if (quad_mip) descriptors.storage_image(5, f.targets.mip.view);
-    descriptors.buffer(quad_mip ? 6 : 5, f.counters);  // the light loop's trips (instrumented frame)
+    if (statistics) vkCmdBeginQuery(f.cmd, statistics, 0, 0);
+    if (quad_mip) descriptors.storage_image(5, f.targets.mip.view).buffer(6, *f.mip_edges);
+    descriptors.buffer(quad_mip ? 7 : 5, f.counters);  // the light loop's trips (instrumented frame)
     // shading.glsl's ForwardPush flags: 1 count the light loop's trips, 2 split tiles (tests only).
     uint32_t flags = (f.instrument ? 1u : 0u) | (f.light_loop_split_tiles ? 2u : 0u);
     vkCmdPushConstants(f.cmd, pipeline.layout, VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0,
                        sizeof(flags), &flags);
     draw_scene(f, pipeline, descriptors);
+    if (statistics) vkCmdEndQuery(f.cmd, statistics, 0);
     vkCmdEndRendering(f.cmd);
     f.timer.end(f.cmd, Timer::forward);
     end_label(f.ctx, f.cmd);

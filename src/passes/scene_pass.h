@@ -10,6 +10,14 @@ struct ScenePass {
     // (plan[PassId::light_loop] == subgroup). Those are created where the real device can run them
     // (masks only change the plan).
     Pipeline forward[2][2];
+    // EXPERIMENT ONLY (SGD_MIP_EXPERIMENT, scene_pass.cpp): fragment invocations of the forward pass.
+    VkQueryPool statistics = VK_NULL_HANDLE;
+    VkDevice device = VK_NULL_HANDLE;
+
+    ScenePass() = default;
+    ScenePass(const ScenePass&) = delete;
+    ScenePass& operator=(const ScenePass&) = delete;
+    ~ScenePass();
 
     void create(const Context& ctx);
     void record_depth(FrameContext& f);

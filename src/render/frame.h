@@ -2,6 +2,8 @@
 // Passes read and write only through this; the renderer decides the order.
 #pragma once
 
+#include <cstddef>
+
 #include "caps/caps.h"
 #include "render/gpu_scene.h"
 #include "vk/timer.h"
@@ -26,6 +28,11 @@ struct GpuCounters {
     uint32_t light_list_entries;
     uint32_t light_list_overflow;
     uint32_t light_atomics;
+    // The quad mip's edge list (shaders/mip_counters.glsl): texels appended by the forward pass
+    // (repeats included), appends past its capacity, and repeats the fix-up skipped.
+    uint32_t mip_edge_texels;
+    uint32_t mip_edge_overflow;
+    uint32_t mip_edge_duplicates;
     // The forward pass's light loop, counted in the instrumented frame (LoopCounters in
     // shaders/shading.glsl; report counter light_loop_iterations, docs/light-lists.md).
     uint32_t loop_lanes;            // shaded lanes (helper lanes excluded)
@@ -35,7 +42,9 @@ struct GpuCounters {
     uint32_t loop_max_lane_trips;   // subgroup loop only: sum over subgroups of their longest lane's trips
     uint32_t loop_tiles_spanned[4]; // subgroup loop only: subgroups whose lanes lie in 1, 2, 3, 4+ tiles
 };
-static_assert(sizeof(GpuCounters) == 13 * 4);
+static_assert(sizeof(GpuCounters) == 16 * 4);
+// shading.glsl's LoopCounters skips the seven words before loop_lanes.
+static_assert(offsetof(GpuCounters, loop_lanes) == 7 * 4);
 
 class Overlay;
 
@@ -62,4 +71,7 @@ struct FrameContext {
     const Buffer* draw_indirect = nullptr;
     // Set by the light-cull pass when lists exist; forward shades all lights otherwise.
     const Buffer* light_lists = nullptr;
+    // The quad mip's edge list (MipPass::edges), which the forward shader appends to.
+    const Buffer* mip_edges = nullptr;
+    uint32_t mip_edge_capacity = 0;
 };

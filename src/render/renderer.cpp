@@ -106,7 +106,10 @@ void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_i
     record_units(f, FramePoint::before_depth);
     scene_pass_.record_depth(f);
     record_units(f, FramePoint::after_depth);
-    scene_pass_.record_forward(f);  // with the mip on subgroup, also writes the mip
+    // With the mip on subgroup, forward also writes the mip, and appends to the mip pass's edge list.
+    f.mip_edges = &unit<MipPass>(PassId::mip).edges;
+    f.mip_edge_capacity = unit<MipPass>(PassId::mip).edge_capacity;
+    scene_pass_.record_forward(f);
     record_units(f, FramePoint::after_forward);
     // The `mip` and `light-count` views show what those passes made; with --mip off there is no
     // mip and the frame stays as shaded.

@@ -253,6 +253,7 @@ void read_capabilities(Context& ctx, const std::vector<VkExtensionProperties>& e
     ctx.subgroup_unmasked = caps;
 
     DeviceFeatures& feat = ctx.features;
+    feat.pipeline_statistics = f2.features.pipelineStatisticsQuery;
     feat.tessellation = f2.features.tessellationShader;
     feat.geometry = f2.features.geometryShader;
     feat.fragment_stores = f2.features.fragmentStoresAndAtomics;

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# The quad mip's GPU table (docs/quad-mip.md, docs/benchmarks.md): --mip off / subgroup / fallback,
+# interleaved, two rounds, at the three settings of issue #15; checks that the subgroup and fallback
+# mip dumps are identical files. Usage: tools/mip_bench.sh OUTDIR   (then tools/mip_bench.sh OUTDIR --summary)
+set -u
+out=$1; demo=${DEMO:-./build/subgroup-demo}
+if [ "${2:-}" = --summary ]; then
+  python3 - "$out" <<'PY'
+import json, sys
+d = sys.argv[1]
+def t(r, k): v = r["timings_ms"].get(k); return v["median"] if v else 0.0
+print("| size / instances / lights | round | forward off | forward subgroup | forward fallback | added us | fix-up us | total us | downsample us | total / downsample | edge list: entries / distinct / texels |")
+print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+for cfg in ("1920x1080-1-0", "1920x1080-5-4096", "3840x2160-5-4096"):
+    for rd in (1, 2):
+        off, sg, fb = (json.load(open(f"{d}/t{rd}-{cfg}-{m}.json")) for m in ("off", "subgroup", "fallback"))
+        added = t(sg, "forward") - t(off, "forward"); fix = t(sg, "mip_fixup"); ds = t(fb, "mip"); c = sg["counters"]
+        texels = (sg["frame"]["width"] // 2) * (sg["frame"]["height"] // 2)
+        print(f"| {cfg.replace('-', ' / ')} | {rd} | {t(off, 'forward'):.3f} | {t(sg, 'forward'):.3f} | {t(fb, 'forward'):.3f} | "
+              f"{added * 1e3:.1f} | {fix * 1e3:.1f} | {(added + fix) * 1e3:.1f} | {ds * 1e3:.1f} | {(added + fix) / ds:.1f}x | "
+              f"{c['mip_edge_texels']} / {c['mip_edge_texels'] - c['mip_edge_duplicates']} / {texels} |")
+PY
+  exit 0
+fi
+mkdir -p "$out"
+for round in 1 2; do
+  for cfg in "1920x1080 1 0" "1920x1080 5 4096" "3840x2160 5 4096"; do set -- $cfg
+    for mip in off subgroup fallback; do
+      dump=""; [ $mip != off ] && dump="--mip-dump $out/$mip-mip.png"
+      $demo --headless --size $1 --instances $2 --lights $3 --frames 120 --warmup 20 --mip $mip $dump \
+        --report "$out/t$round-$1-$2-$3-$mip.json" > /dev/null
+    done
+    cmp -s "$out/subgroup-mip.png" "$out/fallback-mip.png" && echo "round $round $cfg: mip dumps identical" \
+      || echo "round $round $cfg: mip dumps DIFFER"
+  done
+done
