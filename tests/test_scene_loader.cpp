@@ -17,6 +17,9 @@
 #include <functional>
 #include <iterator>
 #include <string>
+#include <set>
+#include <map>
+#include <array>
 #include <unistd.h>
 #include <vector>
 
@@ -377,10 +380,9 @@ TEST(GltfSamples, InterleavedBoxEqualsBox) {
     }
 }
 
-// Reads the sparse POSITION accessor by hand (base view, then substitution) and compares.
-TEST(GltfSamples, SparseAccessorMatchesHandDecoding) {
-    REQUIRE_SAMPLES();
-    fs::path path = sample("SimpleSparseAccessor/glTF/SimpleSparseAccessor.gltf");
+// Reads the sparse POSITION accessor of the first primitive of a .gltf by hand (base view, then
+// substitution, u16 indices): the positions a loader must produce.
+std::vector<glm::vec3> hand_decoded_sparse_positions(const fs::path& path) {
     json gltf = read_gltf_json(path);
     std::vector<uint8_t> bin = read_bytes(path.parent_path() / gltf["buffers"][0]["uri"].get<std::string>());
     const json& views = gltf["bufferViews"];
@@ -394,22 +396,31 @@ TEST(GltfSamples, SparseAccessorMatchesHandDecoding) {
     memcpy(expected.data(), base, expected.size() * 4);
 
     const json& sparse = accessor["sparse"];
-    ASSERT_EQ(sparse["indices"]["componentType"], 5123);
+    EXPECT_EQ(sparse["indices"]["componentType"], 5123);
     const uint8_t* indices = view_start(sparse["indices"]["bufferView"]) + sparse["indices"].value("byteOffset", 0);
     const uint8_t* values = view_start(sparse["values"]["bufferView"]) + sparse["values"].value("byteOffset", 0);
     for (int i = 0; i < sparse["count"].get<int>(); ++i)
         memcpy(&expected[read_as<uint16_t>(indices + i * 2) * 3], values + i * 12, 12);
 
-    ASSERT_NE(memcmp(expected.data(), base, expected.size() * 4), 0);  // substitution changed something
+    EXPECT_NE(memcmp(expected.data(), base, expected.size() * 4), 0);  // substitution changed something
+    std::vector<glm::vec3> positions;
+    for (size_t v = 0; v < count; ++v) positions.emplace_back(expected[v * 3], expected[v * 3 + 1], expected[v * 3 + 2]);
+    return positions;
+}
 
+void expect_positions(const Scene& scene, const std::vector<glm::vec3>& expected) {
+    ASSERT_EQ(scene.vertices.size(), expected.size());
+    for (size_t v = 0; v < expected.size(); ++v) EXPECT_EQ(scene.vertices[v].position, expected[v]) << "vertex " << v;
+}
+
+// Reads the sparse POSITION accessor by hand (base view, then substitution) and compares.
+TEST(GltfSamples, SparseAccessorMatchesHandDecoding) {
+    REQUIRE_SAMPLES();
+    std::vector<glm::vec3> expected = hand_decoded_sparse_positions(sample("SimpleSparseAccessor/glTF/SimpleSparseAccessor.gltf"));
     for (const char* variant : {"SimpleSparseAccessor/glTF/SimpleSparseAccessor.gltf",
                                 "SimpleSparseAccessor/glTF-Embedded/SimpleSparseAccessor.gltf"}) {
         SCOPED_TRACE(variant);
-        Scene scene = load_scene(sample(variant));
-        ASSERT_EQ(scene.vertices.size(), count);
-        for (size_t v = 0; v < count; ++v)
-            EXPECT_EQ(scene.vertices[v].position, glm::vec3(expected[v * 3], expected[v * 3 + 1], expected[v * 3 + 2]))
-                << "vertex " << v;
+        expect_positions(load_scene(sample(variant)), expected);
     }
 }
 
@@ -432,6 +443,82 @@ TEST(GltfSamples, PrimitiveModesConvertStripsAndSkipLines) {
     Scene scene = load_scene(sample("MeshPrimitiveModes/glTF/MeshPrimitiveModes.gltf"));
     EXPECT_GT(scene.triangle_count(), 0u);
     EXPECT_TRUE(has_warning(scene, "points and lines"));
+}
+
+// ---- Scenes the build generates (build/test-scenes, tools/gen_scene.cpp --test-scenes) -----------
+// What the generator wrote is known by construction; these tests hold the loader to it.
+
+TEST(GltfGenerated, BoxKnownCounts) {
+    Scene scene = load_scene(SGD_TEST_SCENES "/box.gltf");
+    EXPECT_EQ(scene.triangle_count(), 12u);
+    EXPECT_EQ(scene.vertices.size(), 24u);
+    EXPECT_EQ(scene.instances.size(), 1u);
+    EXPECT_NEAR(scene.bounds_min.x, -0.5f, 1e-6f);
+    EXPECT_NEAR(scene.bounds_max.y, 0.5f, 1e-6f);
+    EXPECT_EQ(scene.materials.size(), 2u);  // the default plus the file's one
+    EXPECT_EQ(scene.meshes[0].material, 1u);
+    check_invariants(scene);
+}
+
+// The generator moves vertices 5, 6 and 10 of a flat 4 x 4 grid to y = 0.5, 0.75 and 1.0 through
+// a sparse accessor: the loader must apply the substitution (and agree with a hand decoding).
+TEST(GltfGenerated, SparseAccessorMatchesHandDecodingAndTheGenerator) {
+    fs::path path = SGD_TEST_SCENES "/sparse.gltf";
+    ASSERT_TRUE(read_gltf_json(path)["accessors"][0].contains("sparse"));
+    Scene scene = load_scene(path.string());
+    expect_positions(scene, hand_decoded_sparse_positions(path));
+    ASSERT_EQ(scene.vertices.size(), 16u);
+    for (size_t v = 0; v < 16; ++v) {
+        float y = v == 5 ? 0.5f : v == 6 ? 0.75f : v == 10 ? 1.0f : 0.0f;
+        EXPECT_EQ(scene.vertices[v].position, glm::vec3(float(v % 4), y, float(v / 4))) << "vertex " << v;
+    }
+    EXPECT_EQ(scene.triangle_count(), 18u);
+    check_invariants(scene);
+}
+
+// props.gltf: one texture shared by two materials, a mesh of two primitives with their own
+// materials, 5 drawn primitives in all (ground, crate box, crate lid, drum, ring).
+TEST(GltfGenerated, TexturedMultiPrimitiveScene) {
+    fs::path path = SGD_TEST_SCENES "/props.gltf";
+    json gltf = read_gltf_json(path);
+    Scene scene = load_scene(path.string());
+    EXPECT_TRUE(scene.warnings.empty()) << scene.warnings.front();
+    ASSERT_EQ(scene.textures.size(), 1u);
+    EXPECT_EQ(scene.textures[0].width, 64);
+    EXPECT_EQ(scene.textures[0].height, 64);
+    EXPECT_EQ(scene.instances.size(), 5u);
+    int textured = 0;
+    for (const Material& m : scene.materials) textured += m.base_color_texture == 0;
+    EXPECT_EQ(textured, 2);
+    // The crate's two primitives have different materials.
+    ASSERT_EQ(gltf["meshes"][1]["primitives"].size(), 2u);
+    std::set<uint32_t> crate_materials;
+    for (const MeshInstance& i : scene.instances) crate_materials.insert(scene.meshes[i.mesh].material);
+    EXPECT_EQ(crate_materials.size(), 5u);
+    Expected expected = expected_counts(gltf);
+    EXPECT_EQ(scene.triangle_count(), expected.triangles);
+    EXPECT_EQ(scene.vertices.size(), expected.vertices);
+    check_invariants(scene);
+}
+
+TEST(GltfGenerated, KnotIsOneDenseClosedMesh) {
+    Scene scene = load_scene(SGD_TEST_SCENES "/knot.gltf");
+    EXPECT_EQ(scene.triangle_count(), 4000u);
+    EXPECT_EQ(scene.instances.size(), 1u);
+    // Closed: every edge is shared by exactly two triangles (the seam vertices are duplicated, so
+    // compare positions, not indices).
+    std::map<std::pair<std::array<float, 3>, std::array<float, 3>>, int> edges;
+    auto key = [&](uint32_t i) {
+        glm::vec3 p = scene.vertices[i].position;
+        return std::array<float, 3>{p.x, p.y, p.z};
+    };
+    for (size_t t = 0; t < scene.indices.size(); t += 3)
+        for (int e = 0; e < 3; ++e) {
+            auto a = key(scene.indices[t + e]), b = key(scene.indices[t + (e + 1) % 3]);
+            edges[{std::min(a, b), std::max(a, b)}]++;
+        }
+    for (const auto& [edge, uses] : edges) ASSERT_EQ(uses, 2);
+    check_invariants(scene);
 }
 
 // ---- Synthetic geometry ---------------------------------------------------------------------------
@@ -805,8 +892,7 @@ TEST(SceneGrid, UniqueMeshesGiveEveryCopyItsOwnGeometry) {
 }
 
 TEST(SceneGrid, BoxGridCounts) {
-    REQUIRE_SAMPLES();
-    Scene scene = load_scene(sample("Box/glTF/Box.gltf"));
+    Scene scene = load_scene(SGD_TEST_SCENES "/box.gltf");
     replicate_grid(scene, 4);
     EXPECT_EQ(scene.instances.size(), 16u);
     EXPECT_EQ(scene.triangle_count(), 16u * 12u);

@@ -4,6 +4,11 @@
 //
 // produces OUTDIR/default_scene.gltf, OUTDIR/default_scene.bin and OUTDIR/textures/*.png.
 //
+//   gen-scene --test-scenes OUTDIR
+//
+// writes the small scenes the tests use instead of third-party models (the build does this into
+// build/test-scenes; write_test_scenes() below says what each one is for).
+//
 // The scene is a walled courtyard about 60 x 60 units (Y up, ground at y = 0), built to give
 // the renderer's subgroup passes something to chew on:
 //   - a large paved ground plane with procedural textures (paving, brick, marble, facade,
@@ -776,9 +781,9 @@ public:
         return index;
     }
 
-    tinygltf::Model& finish() {
+    tinygltf::Model& finish(const std::string& name = "default_scene") {
         tinygltf::Scene scene;
-        scene.name = "default_scene";
+        scene.name = name;
         scene.nodes = roots_;
         model_.scenes = {scene};
         model_.defaultScene = 0;
@@ -1219,9 +1224,159 @@ std::string human_size(uintmax_t bytes) {
     return buf;
 }
 
+
+// ------------------------------------------------------------------------------------------
+// Test scenes (gen-scene --test-scenes OUTDIR): small, deterministic, each made for what a test
+// needs, so no test depends on models that are not in the repository.
+// ------------------------------------------------------------------------------------------
+
+bool write_model(tinygltf::Model& model, const fs::path& path) {
+    tinygltf::TinyGLTF writer;
+    writer.SetImageWriter(nullptr, nullptr);
+    if (!writer.WriteGltfSceneToFile(&model, path.string(), /*embedImages=*/false, /*embedBuffers=*/false,
+                                     /*prettyPrint=*/true, /*writeBinary=*/false)) {
+        std::fprintf(stderr, "gen-scene: failed to write %s\n", path.string().c_str());
+        return false;
+    }
+    return true;
+}
+
+// box.gltf: the unit cube centred on the origin, 24 vertices, 12 triangles, one material.
+bool write_box(const fs::path& dir) {
+    GltfBuilder gb("box.bin");
+    const int mat = gb.add_material("box", {0.8f, 0.3f, 0.2f});
+    gb.add_node("box", -1, Trs{}, gb.add_mesh("box", make_box({-0.5f, -0.5f, -0.5f}, {0.5f, 0.5f, 0.5f}, 1.0f), mat));
+    return write_model(gb.finish("box"), dir / "box.gltf");
+}
+
+// props.gltf: large triangles, a texture and several primitives per mesh (the quad mip's
+// "mostly whole quads" case and the texture path): a textured checker ground, a crate whose mesh
+// has two primitives (textured box, plain lid), a coarse plain cylinder and a coarse torus.
+bool write_props(const fs::path& dir) {
+    Texture checker = make_checker_texture(64);
+    checker.name = "props_checker";
+    if (!write_png(dir / "textures" / "props_checker.png", checker)) return false;
+    GltfBuilder gb("props.bin");
+    const int tex = gb.add_texture("props_checker", "textures/props_checker.png");
+    const int ground_mat = gb.add_material("ground", {1.0f, 1.0f, 1.0f}, tex);
+    const int crate_mat = gb.add_material("crate", {0.9f, 0.7f, 0.5f}, tex);
+    const int lid_mat = gb.add_material("lid", {0.2f, 0.5f, 0.8f});
+    const int red = gb.add_material("red", {0.8f, 0.15f, 0.1f});
+    const int green = gb.add_material("green", {0.2f, 0.7f, 0.25f}, -1, 0.5f, 0.4f);
+    const int root = gb.add_node("props", -1);
+    gb.add_node("ground", root, Trs{}, gb.add_mesh("ground", make_plane(6.0f, 6.0f, 2, 2, 1.5f), ground_mat));
+    const int crate = gb.add_mesh("crate", std::vector<Primitive>{
+                                               {make_box({-0.8f, 0.0f, -0.8f}, {0.8f, 1.4f, 0.8f}, 0.8f), crate_mat},
+                                               {make_box({-0.9f, 1.4f, -0.9f}, {0.9f, 1.6f, 0.9f}, 1.0f), lid_mat}});
+    gb.add_node("crate", root, at({-1.2f, 0.0f, -0.8f}, 20.0f), crate);
+    gb.add_node("drum", root, at(1.4f, 0.0f, -1.0f), gb.add_mesh("drum", make_cylinder(0.6f, 1.8f, 10, 1.0f, 1.0f), red));
+    gb.add_node("ring", root, Trs{{0.6f, 0.5f, 1.4f}, rot(-70.0f, {1, 0, 0}), glm::vec3(1.0f)},
+                gb.add_mesh("ring", make_torus(0.7f, 0.3f, 12, 6), green));
+    return write_model(gb.finish("props"), dir / "props.gltf");
+}
+
+// knot.gltf: one closed, self-occluding, finely tessellated mesh (a (2, 3) torus knot, 4000
+// triangles): most of its quads straddle triangle edges, about half its triangles face away, and
+// a 5 x 5 grid of it holds more than 65535 triangles.
+bool write_knot(const fs::path& dir) {
+    GltfBuilder gb("knot.bin");
+    const int mat = gb.add_material("clay", {0.72f, 0.45f, 0.2f}, -1, 0.0f, 0.8f);  // matte: smooth shading, like Suzanne
+    gb.add_node("knot", -1, Trs{}, gb.add_mesh("knot", make_torus_knot(2, 3, 0.5f, 0.22f, 200, 10), mat));
+    return write_model(gb.finish("knot"), dir / "knot.gltf");
+}
+
+// sparse.gltf: a 4 x 4 vertex grid (18 triangles) whose POSITION accessor is sparse: the flat
+// grid in its buffer view, and three vertices moved up by a sparse substitution (u16 indices 5, 6,
+// 10; values y = 0.5, 0.75, 1.0).
+bool write_sparse(const fs::path& dir) {
+    std::vector<float> positions;
+    for (int z = 0; z < 4; ++z)
+        for (int x = 0; x < 4; ++x) positions.insert(positions.end(), {float(x), 0.0f, float(z)});
+    std::vector<uint16_t> indices;
+    for (int z = 0; z < 3; ++z)
+        for (int x = 0; x < 3; ++x) {
+            const uint16_t a = uint16_t(z * 4 + x), b = uint16_t(a + 1), c = uint16_t(a + 4), d = uint16_t(a + 5);
+            indices.insert(indices.end(), {a, c, b, b, c, d});  // counter-clockwise seen from +Y
+        }
+    const std::vector<uint16_t> sparse_indices = {5, 6, 10};
+    const std::vector<float> sparse_values = {1, 0.5f, 1, 2, 0.75f, 1, 2, 1.0f, 2};
+
+    tinygltf::Model model;
+    model.asset.version = "2.0";
+    model.asset.generator = "subgroup-demo tools/gen_scene.cpp --test-scenes";
+    std::vector<unsigned char> bin;
+    auto add_view = [&](const void* data, size_t bytes) {
+        while (bin.size() % 4) bin.push_back(0);
+        tinygltf::BufferView view;
+        view.buffer = 0;
+        view.byteOffset = bin.size();
+        view.byteLength = bytes;
+        const auto* p = static_cast<const unsigned char*>(data);
+        bin.insert(bin.end(), p, p + bytes);
+        model.bufferViews.push_back(view);
+        return int(model.bufferViews.size() - 1);
+    };
+    tinygltf::Accessor pos;
+    pos.bufferView = add_view(positions.data(), positions.size() * 4);
+    pos.componentType = TINYGLTF_COMPONENT_TYPE_FLOAT;
+    pos.type = TINYGLTF_TYPE_VEC3;
+    pos.count = positions.size() / 3;
+    pos.minValues = {0.0, 0.0, 0.0};
+    pos.maxValues = {3.0, 1.0, 3.0};
+    pos.sparse.isSparse = true;
+    pos.sparse.count = int(sparse_indices.size());
+    pos.sparse.indices.bufferView = add_view(sparse_indices.data(), sparse_indices.size() * 2);
+    pos.sparse.indices.byteOffset = 0;
+    pos.sparse.indices.componentType = TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT;
+    pos.sparse.values.bufferView = add_view(sparse_values.data(), sparse_values.size() * 4);
+    pos.sparse.values.byteOffset = 0;
+    model.accessors.push_back(pos);
+    tinygltf::Accessor idx;
+    idx.bufferView = add_view(indices.data(), indices.size() * 2);
+    idx.componentType = TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT;
+    idx.type = TINYGLTF_TYPE_SCALAR;
+    idx.count = indices.size();
+    model.accessors.push_back(idx);
+    tinygltf::Buffer buffer;
+    buffer.uri = "sparse.bin";
+    buffer.data = bin;
+    model.buffers.push_back(buffer);
+    tinygltf::Primitive prim;
+    prim.attributes["POSITION"] = 0;
+    prim.indices = 1;
+    prim.mode = TINYGLTF_MODE_TRIANGLES;
+    tinygltf::Mesh mesh;
+    mesh.name = "sparse_grid";
+    mesh.primitives.push_back(prim);
+    model.meshes.push_back(mesh);
+    tinygltf::Node node;
+    node.name = "sparse_grid";
+    node.mesh = 0;
+    model.nodes.push_back(node);
+    tinygltf::Scene scene;
+    scene.name = "sparse";
+    scene.nodes = {0};
+    model.scenes.push_back(scene);
+    model.defaultScene = 0;
+    return write_model(model, dir / "sparse.gltf");
+}
+
+int write_test_scenes(const fs::path& dir) {
+    std::error_code ec;
+    fs::create_directories(dir / "textures", ec);
+    if (ec) {
+        std::fprintf(stderr, "gen-scene: cannot create %s: %s\n", (dir / "textures").string().c_str(), ec.message().c_str());
+        return 1;
+    }
+    if (!write_box(dir) || !write_props(dir) || !write_knot(dir) || !write_sparse(dir)) return 1;
+    std::printf("gen-scene: test scenes written to %s\n", dir.string().c_str());
+    return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+    if (argc == 3 && std::string(argv[1]) == "--test-scenes") return write_test_scenes(argv[2]);
     if (argc != 2) {
         std::fprintf(stderr, "usage: %s OUTDIR\n  writes OUTDIR/default_scene.gltf, OUTDIR/default_scene.bin, OUTDIR/textures/*.png\n",
                      argv[0]);

@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 packages=(cmake ninja-build g++ pkg-config
           libvulkan-dev glslc spirv-tools vulkan-validationlayers vulkan-tools mesa-vulkan-drivers
           libglfw3-dev libglm-dev libstb-dev libtinygltf-dev nlohmann-json3-dev libgtest-dev
-          xvfb xdotool xauth)
+          xvfb xdotool xauth python3)
 # The libFuzzer target (preset `fuzz`, docs/robustness.md) needs clang and its runtime libraries.
 if [ "${1:-default}" = fuzz ]; then
     packages+=(clang libclang-rt-14-dev)

@@ -1,4 +1,5 @@
 #include "vk/context.h"
+#include "vk/shader_cache.h"
 
 #include <algorithm>
 #include <atomic>
@@ -121,6 +122,8 @@ bool gpu_assisted_validation_requested() {
 }
 
 void create_instance(Context& ctx, const ContextOptions& options) {
+    // Before the driver is loaded: each lavapipe vector width gets a shader cache of its own.
+    isolate_lavapipe_shader_cache();
     VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
     app.pApplicationName = "subgroup-demo";
     app.apiVersion = VK_API_VERSION_1_3;

@@ -249,8 +249,8 @@ struct Combination {
 
 // One view in one stage: exit 0, validation clean, the report's plan, and the image decoded.
 void check_view_in_stage(const Combination& c) {
+    REQUIRE_DRAWING();
     ViewRun v = render_view(c.mode, c.stage, {});
-    SKIP_IF_LAVAPIPE_512_CRASH(v.run);
     ASSERT_EQ(v.run.exit_code, 0) << v.run.output;
     EXPECT_EQ(validation_lines(v.run.output), 0) << v.run.output;
     ASSERT_TRUE(v.report.is_object());
@@ -371,8 +371,8 @@ ComputeLanes compute_lanes(const Png& png) {
 }
 
 TEST(DebugViews, ComputeSubgroupsTileWorkgroupsWithEveryLaneOnce) {
+    REQUIRE_DRAWING();
     ViewRun v = render_view("lane-id", "compute", {});
-    SKIP_IF_LAVAPIPE_512_CRASH(v.run);
     ASSERT_EQ(v.run.exit_code, 0) << v.run.output;
     ASSERT_EQ(v.image.width, kWidth);
     int size = v.report["subgroup"]["size"].get<int>();
@@ -392,9 +392,9 @@ TEST(DebugViews, ComputeSubgroupsTileWorkgroupsWithEveryLaneOnce) {
 }
 
 TEST(DebugViews, ComputeFirstLastMarksOneFirstAndOneLastPerSubgroup) {
+    REQUIRE_DRAWING();
     ViewRun lanes_run = render_view("lane-id", "compute", {});
     ViewRun marks_run = render_view("first-last-lane", "compute", {});
-    SKIP_IF_LAVAPIPE_512_CRASH(lanes_run.run);
     ASSERT_EQ(lanes_run.run.exit_code, 0) << lanes_run.run.output;
     ASSERT_EQ(marks_run.run.exit_code, 0) << marks_run.run.output;
     ASSERT_EQ(lanes_run.image.width, kWidth);
@@ -428,12 +428,12 @@ TEST(DebugViews, ComputeFirstLastMarksOneFirstAndOneLastPerSubgroup) {
 
 // --mask-stages removes support as a device without it would: the view falls back to the marking.
 TEST(DebugViews, MaskedStagesDrawTheMarkingAndSayWhy) {
+    REQUIRE_DRAWING();
     for (const char* stage : {"fragment", "compute"}) {
         std::vector<std::string> mask = {"--mask-stages", stage};
         for (const char* mode : {"lane-id", "active-lanes"}) {
             SCOPED_TRACE(std::string(mode) + " in " + stage);
             ViewRun v = render_view(mode, stage, mask);
-            SKIP_IF_LAVAPIPE_512_CRASH(v.run);
             ASSERT_EQ(v.run.exit_code, 0) << v.run.output;
             EXPECT_EQ(validation_lines(v.run.output), 0) << v.run.output;
             EXPECT_EQ(v.report["plan"]["view"]["variant"], "unsupported");
@@ -445,9 +445,9 @@ TEST(DebugViews, MaskedStagesDrawTheMarkingAndSayWhy) {
 
 // Without ballot, first-last-lane and active-lanes cannot run; lane-id (basic only) still can.
 TEST(DebugViews, MaskedBallotLeavesOnlyLaneId) {
+    REQUIRE_DRAWING();
     std::vector<std::string> mask = {"--mask-ops", "ballot"};
     ViewRun marks = render_view("first-last-lane", "compute", mask);
-    SKIP_IF_LAVAPIPE_512_CRASH(marks.run);
     ASSERT_EQ(marks.run.exit_code, 0) << marks.run.output;
     EXPECT_EQ(marks.report["plan"]["view"]["variant"], "unsupported");
     EXPECT_NE(marks.report["plan"]["view"]["reason"].get<std::string>().find("ballot"), std::string::npos);
@@ -470,11 +470,11 @@ TEST(DebugViews, MaskedBallotLeavesOnlyLaneId) {
 // The legend (or, where the stage is unsupported, the "no subgroup support" label) is drawn in the
 // top-left corner and nowhere else, unless --no-legend.
 TEST(DebugViews, LegendAndUnsupportedLabelAreDrawn) {
+    REQUIRE_DRAWING();
     for (const char* stage : {"vertex", "fragment", "compute"}) {
         SCOPED_TRACE(stage);
         ViewRun plain = render_view("lane-id", stage, {});
         ViewRun labelled = render_view("lane-id", stage, {}, true);
-        SKIP_IF_LAVAPIPE_512_CRASH(plain.run);
         ASSERT_EQ(plain.run.exit_code, 0) << plain.run.output;
         ASSERT_EQ(labelled.run.exit_code, 0) << labelled.run.output;
         ASSERT_EQ(plain.image.width, kWidth);

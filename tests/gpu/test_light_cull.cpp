@@ -99,6 +99,7 @@ class LightCullLists : public testing::TestWithParam<Request> {};
 // Per-tile lists equal the CPU reference as sets, for the subgroup and the fallback variant, at
 // two light counts and two animation frames (different light positions).
 TEST_P(LightCullLists, EqualCpuReferenceAsSets) {
+    REQUIRE_DRAWING();
     for (auto [lights, frame] : {std::pair{256u, 0u}, std::pair{4096u, 37u}}) {
         SCOPED_TRACE("lights " + std::to_string(lights) + " frame " + std::to_string(frame));
         LightFrameRequest request;
@@ -133,6 +134,7 @@ INSTANTIATE_TEST_SUITE_P(Variants, LightCullLists, testing::Values(Request::subg
 // float rounding of the sum (and its order). Tolerance: every channel within 2 of 255, and at
 // most 0.5% of pixels different at all.
 TEST(LightCull, ShadedImageMatchesBruteForce) {
+    REQUIRE_DRAWING();
     LightFrameRequest request;
     request.extent = kSize;
     request.lights = 1024;
@@ -179,6 +181,7 @@ TEST(LightCull, ShadedImageMatchesBruteForce) {
 // touching (tile, light) pair. Subgroup: one per subgroup and round with a hit; the ballots cut
 // them by at least half the subgroup size on the default scene (default light count).
 TEST(LightCull, BallotCutsListAtomicsByHalfTheSubgroupSize) {
+    REQUIRE_DRAWING();
     LightFrameRequest request;
     request.extent = kSize;
     request.lights = 256;
@@ -223,6 +226,7 @@ TEST(LightCull, BallotCutsListAtomicsByHalfTheSubgroupSize) {
 class LightCullOverflow : public testing::TestWithParam<Request> {};
 
 TEST_P(LightCullOverflow, IsCountedAndNeverWrittenOutOfBounds) {
+    REQUIRE_DRAWING();
     LightFrameRequest request;
     request.extent = kSize;
     request.lights = 65536;
@@ -249,6 +253,7 @@ INSTANTIATE_TEST_SUITE_P(Variants, LightCullOverflow, testing::Values(Request::s
 // every pixel is mix(0.35 * scene, heat(count), 0.6) (no tint where a tile has no lights, magenta
 // over the capacity, darker on tile borders); the legend's bar shows the same ramp.
 TEST(LightCountView, HeatMapMatchesListsAndLegendShowsRamp) {
+    REQUIRE_DRAWING();
     LightFrameRequest request;
     request.extent = kSize;
     request.lights = 16384;
@@ -299,6 +304,7 @@ TEST(LightCountView, HeatMapMatchesListsAndLegendShowsRamp) {
 // The demo itself, the way a user runs it: every light-cull mode, with the shaded and the
 // light-count view, and the overflow case, under --validate (exit 5 on any message).
 TEST(LightCullDemo, EveryModeRunsValidationCleanAndReports) {
+    REQUIRE_DRAWING();
     std::string dir = test_dir("modes");
     struct Case {
         const char* light_cull;

@@ -2,6 +2,10 @@
 // scene, its report, and an image check against what the camera must see.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
 #include "gpu/harness.h"
 #include "scene/camera.h"
 #include "scene/scene.h"
@@ -11,6 +15,7 @@ namespace {
 constexpr const char* kSize = "256x144";
 
 TEST(Render, DefaultSceneIsValidationCleanAndReportFollowsContract) {
+    REQUIRE_DRAWING();
     std::string dir = test_dir("render");
     DemoRun run = run_demo({"--headless", "--validate", "--size", kSize, "--frames", "3", "--warmup", "1",
                             "--report", dir + "/r.json", "--screenshot", dir + "/s.png"});
@@ -42,6 +47,7 @@ TEST(Render, DefaultSceneIsValidationCleanAndReportFollowsContract) {
 // scene's bounding box through the same default camera: every non-clear pixel must fall inside
 // the projected box, and the box must be mostly covered.
 TEST(Render, ScreenshotShowsLitGeometryWhereTheCameraLooks) {
+    REQUIRE_DRAWING();
     std::string dir = test_dir("image");
     DemoRun run = run_demo({"--headless", "--size", kSize, "--frames", "2", "--warmup", "1", "--screenshot", dir + "/s.png"});
     ASSERT_EQ(run.exit_code, 0) << run.output;
@@ -81,6 +87,66 @@ TEST(Render, ScreenshotShowsLitGeometryWhereTheCameraLooks) {
     int distinct = 0;
     for (int h : histogram) distinct += h > 0;
     EXPECT_GT(distinct, 40) << "the image has too few brightness levels to be a lit, textured scene";
+}
+
+// The bundled scene with every pass on its subgroup path, validated (synchronization validation
+// included), against the same frame with every pass on its fallback. Oracles: the plan says what
+// was asked; both runs cull the same triangles and build light lists with the same number of
+// entries (subgroup and fallback compute the same sets); the frames agree within what the order
+// of a tile's light list changes in float sums (max 2 steps per channel, mean well under 1); the
+// quad mip is the box-filtered fallback mip up to triangle edges (PSNR bound of tests/gpu/test_mip.cpp).
+TEST(Render, EverySubgroupPathDrawsTheBundledSceneLikeEveryFallback) {
+    REQUIRE_DRAWING();
+    std::string dir = test_dir("paths");
+    nlohmann::json reports[2];
+    Png frames[2], mips[2];
+    const char* variants[2] = {"subgroup", "fallback"};
+    for (int i = 0; i < 2; ++i) {
+        std::string v = variants[i];
+        DemoRun run = run_demo({"--headless", "--validate", "--size", kSize, "--frames", "2", "--warmup", "1", "--cull", v,
+                                "--light-cull", v, "--mip", v, "--report", dir + "/" + v + ".json", "--screenshot",
+                                dir + "/" + v + ".png", "--mip-dump", dir + "/" + v + "_mip.png"});
+        ASSERT_EQ(run.exit_code, 0) << run.output;  // 5 would mean validation messages
+        EXPECT_EQ(validation_lines(run.output), 0) << run.output;
+        reports[i] = read_json(dir + "/" + v + ".json");
+        ASSERT_TRUE(reports[i].is_object());
+        EXPECT_EQ(reports[i]["validation"]["enabled"], true);
+        EXPECT_EQ(reports[i]["validation"]["messages"], 0);
+        for (const char* pass : {"cull", "light_cull", "mip"}) EXPECT_EQ(reports[i]["plan"][pass]["variant"], v) << pass;
+        if (int sg = expected_subgroup_size()) EXPECT_EQ(reports[i]["subgroup"]["size"], sg);
+        frames[i] = read_png(dir + "/" + v + ".png");
+        mips[i] = read_png(dir + "/" + v + "_mip.png");
+        ASSERT_EQ(frames[i].width, 256);
+        ASSERT_EQ(mips[i].width, 128);
+    }
+    const nlohmann::json &sub = reports[0]["counters"], &fall = reports[1]["counters"];
+    EXPECT_EQ(sub["triangles_in"], fall["triangles_in"]);
+    EXPECT_EQ(sub["triangles_visible"], fall["triangles_visible"]);
+    EXPECT_LT(sub["triangles_visible"].get<uint64_t>(), sub["triangles_in"].get<uint64_t>());
+    EXPECT_GT(sub["triangles_visible"].get<uint64_t>(), 0u);
+    EXPECT_EQ(sub["light_list_entries"], fall["light_list_entries"]);
+    EXPECT_GT(sub["light_list_entries"].get<uint64_t>(), 0u);
+    EXPECT_EQ(sub["light_list_overflow"], fall["light_list_overflow"]);
+
+    double sum = 0;
+    int worst = 0;
+    for (size_t k = 0; k < frames[0].rgba.size(); ++k) {
+        if (k % 4 == 3) continue;
+        int d = std::abs(int(frames[0].rgba[k]) - int(frames[1].rgba[k]));
+        worst = std::max(worst, d);
+        sum += d;
+    }
+    double mean = sum / (double(frames[0].width) * frames[0].height * 3);
+    EXPECT_LE(worst, 2) << "frames differ by more than light-list order can explain";
+    EXPECT_LT(mean, 0.05);
+
+    double squared = 0;
+    for (size_t k = 0; k < mips[0].rgba.size(); ++k)
+        if (k % 4 != 3) squared += double(int(mips[0].rgba[k]) - int(mips[1].rgba[k])) * (int(mips[0].rgba[k]) - int(mips[1].rgba[k]));
+    double mse = squared / (double(mips[0].width) * mips[0].height * 3);
+    double psnr = mse == 0 ? INFINITY : 10.0 * std::log10(255.0 * 255.0 / mse);
+    printf("[ paths ] frame: max %d, mean %.4f steps; mip PSNR %.2f dB\n", worst, mean, psnr);
+    EXPECT_GT(psnr, 24.0);
 }
 
 TEST(Info, ReportsLavapipeSubgroupSize) {

@@ -166,6 +166,7 @@ DeviceNumbers device_numbers() {
 // ---- Bad input: every class ends with exit 3 and one line, or (textures) a warning and exit 0 ----
 
 TEST(RobustInput, TruncatedFilesExit3) {
+    REQUIRE_DRAWING();
     std::string dir = test_dir("truncated");
     std::vector<uint8_t> glb = quad_glb();
     std::string text = quad_gltf().dump();
@@ -187,6 +188,7 @@ TEST(RobustInput, TruncatedFilesExit3) {
 // Seeded single-bit flips anywhere in the file: the loader either copes (exit 0) or refuses the
 // file (exit 3, one line). Anything else (a crash, exit 1, a Vulkan error) fails the test.
 TEST(RobustInput, BitFlipsExit0Or3) {
+    REQUIRE_DRAWING();
     std::string dir = test_dir("flips");
     std::vector<uint8_t> glb = quad_glb();
     std::string text = quad_gltf().dump();
@@ -228,6 +230,7 @@ TEST(RobustInput, HugeCountsExit3) {
 // Coordinates near the float range load (they are legal) and render alone; copies spaced by such
 // an extent would sit at infinity, so --instances refuses them.
 TEST(RobustInput, ExtremeCoordinatesRefuseInstances) {
+    REQUIRE_DRAWING();
     std::string scene = std::string(SGD_TEST_DATA) + "/../fuzz-corpus/huge_extent.gltf";
     DemoRun alone = run_demo(small_run({"--scene", scene}));
     EXPECT_EQ(alone.exit_code, 0) << alone.output;
@@ -260,6 +263,7 @@ TEST(RobustInput, CyclicNodeGraphsExit3) {
 // A missing or corrupt texture is not an error: the material draws untextured, with a warning.
 // Oracle: the same scene with no texture at all renders the identical image.
 TEST(RobustInput, MissingAndCorruptTexturesWarnAndRenderUntextured) {
+    REQUIRE_DRAWING();
     std::string dir = test_dir("textures");
     json plain = {{"pbrMetallicRoughness", {{"baseColorFactor", {0.8, 0.4, 0.2, 1.0}}}}};
     std::string reference = dir + "/plain.png";
@@ -405,6 +409,7 @@ TEST(RobustLimits, LightsBeyondTheCapExit2) {
 // 512 per tile; each list keeps 512 and the report counts the rest. Both variants see the same
 // touches, so entries + overflow agree between them.
 TEST(RobustLimits, LightsPastTheListCapacityAreCountedNotWritten) {
+    REQUIRE_DRAWING();
     std::string dir = test_dir("overflow");
     uint64_t touches[2] = {};
     const char* variants[2] = {"subgroup", "fallback"};
@@ -443,6 +448,7 @@ TEST(RobustFaults, OutOfDeviceMemoryNamesTheSizeAsked) {
 }
 
 TEST(RobustFaults, DeviceLostEndsTheRunWithExit1) {
+    REQUIRE_DRAWING();
     ScopedEnv fault("SGD_FAULT", "device-lost@2");
     auto start = std::chrono::steady_clock::now();
     DemoRun run = run_demo({"--headless", "--size", "64x64", "--frames", "5", "--warmup", "1"});
@@ -451,6 +457,7 @@ TEST(RobustFaults, DeviceLostEndsTheRunWithExit1) {
 }
 
 TEST(RobustFaults, HungFrameTimesOutWithExit1) {
+    REQUIRE_DRAWING();
     ScopedEnv fault("SGD_FAULT", "hang@1");
     ScopedEnv timeout("SGD_FRAME_TIMEOUT_S", "2");
     auto start = std::chrono::steady_clock::now();
@@ -550,6 +557,7 @@ std::string gpu_av_unusable_reason() {
 // off) with one view: each view of --help, in every --view-stage for the views --info lists per
 // stage. 4096 lights in a 64x64 frame overflow the per-tile lists (512), so the capacity bound runs.
 TEST(GpuAssistedValidation, EveryPassVariantAndViewIsClean) {
+    REQUIRE_DRAWING();
     if (std::string why = gpu_av_unusable_reason(); !why.empty()) GTEST_SKIP() << why;
     DemoRun help = run_demo({"--help"}), info = run_demo({"--info"});
     ASSERT_EQ(help.exit_code, 0);

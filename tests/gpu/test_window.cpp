@@ -234,6 +234,7 @@ struct Step {
 };
 
 TEST(Window, KeysSwitchEveryPassAndViewResizeAndF12SavesTheFrameWithHud) {
+    REQUIRE_DRAWING();
     std::string why;
     if (skip_without_x(why)) GTEST_SKIP() << why;
     std::string dir = test_dir("window");
@@ -417,6 +418,7 @@ TEST(Window, KeysSwitchEveryPassAndViewResizeAndF12SavesTheFrameWithHud) {
 }
 
 TEST(Window, UnsupportedVariantIsSkippedWithANoteOnScreen) {
+    REQUIRE_DRAWING();
     std::string why;
     if (skip_without_x(why)) GTEST_SKIP() << why;
     std::string dir = test_dir("window-skip");

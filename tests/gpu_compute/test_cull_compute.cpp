@@ -17,17 +17,6 @@
 
 namespace {
 
-// As in tests/gpu/harness.cpp: Mesa 22.3 keys its shader cache without LP_NATIVE_VECTOR_WIDTH,
-// so each width gets a cache of its own, set before any Vulkan call.
-const bool g_shader_cache_isolated = [] {
-    const char* width = getenv("LP_NATIVE_VECTOR_WIDTH");
-    std::string dir = (std::filesystem::temp_directory_path() / "subgroup-demo-tests" /
-                       ("mesa-shader-cache-lp" + std::string(width ? width : "default")))
-                          .string();
-    setenv("MESA_SHADER_CACHE_DIR", dir.c_str(), 1);
-    return true;
-}();
-
 int expected_subgroup_size() {
     const char* sg = getenv("SGD_EXPECT_SUBGROUP");
     return sg ? atoi(sg) : 0;
