@@ -22,6 +22,7 @@
 // with lanes 64..127 inactive; the code below stays correct there (see append_subgroup).
 const uint kGroupSize = 64;
 layout(local_size_x = kGroupSize) in;
+const uint kLightListCapacityMax = 512;  // kLightListCapacity (light_cull_pass.h): the most a list holds
 
 layout(set = 0, binding = 0) uniform Frame { FrameUniforms frame; };
 layout(set = 0, binding = 1, std430) readonly buffer Lights { PointLight lights[]; };
@@ -34,10 +35,14 @@ layout(set = 0, binding = 4, std430) buffer Counters {
     uint light_list_overflow;  // entries dropped because a tile's list was full: sum of max(count - capacity, 0)
     uint light_atomics;        // atomics on list counters, counted when `instrument` is set
 } counters;
-layout(push_constant) uniform Push { uint instrument; };
+// sort_lists: the forward pass runs the subgroup light loop (--light-loop subgroup), which walks
+// each tile's list in ascending order; see sort_tile_list.
+layout(push_constant) uniform Push { uint instrument; uint sort_lists; };
 
 shared uint s_depth_min_bits;  // farthest geometry depth of the tile (reversed Z: smallest value)
 shared uint s_depth_max_bits;  // nearest
+shared uint s_count;           // the tile's final raw count, after every append
+shared uint s_list[kLightListCapacityMax];  // the tile's list while it is sorted
 
 // Reversed-Z depth to view distance along -z: depth = n (f - d) / ((f - n) d), so
 // d = n f / (depth (f - n) + n); depth 1 is the near plane, 0 the far plane.
@@ -158,6 +163,29 @@ void append_fallback(uint hits, uint round_first, uint width, uint tile, uint ti
 }
 #endif
 
+// 4. For the subgroup light loop: the tile's list in ascending light order, the same set. A rank
+// sort: the entries are distinct (every light is tested once per tile, light_in_round is a
+// bijection), so the number of entries smaller than an entry is its place, and those places are a
+// permutation of 0..stored-1. Reads go to shared memory first, so no invocation overwrites an entry
+// another still has to read. Called by the whole workgroup (uniform: sort_lists is a push
+// constant, `stored` comes from shared memory after a barrier). Typical lists hold 5 to 25 lights:
+// one pass of at most 25 compares per invocation.
+void sort_tile_list(uint tile, uint tile_count, uint capacity) {
+    uint lane = gl_LocalInvocationIndex;
+    barrier();  // s_count written by lane 0 above
+    uint stored = min(min(s_count, capacity), kLightListCapacityMax);
+    if (stored < 2) return;
+    for (uint i = lane; i < stored; i += kGroupSize)
+        s_list[i] = light_list_data[light_list_entry_offset(tile, i, tile_count, capacity)];
+    barrier();
+    for (uint i = lane; i < stored; i += kGroupSize) {
+        uint light = s_list[i];
+        uint rank = 0;
+        for (uint j = 0; j < stored; ++j) rank += s_list[j] < light ? 1 : 0;
+        light_list_data[light_list_entry_offset(tile, rank, tile_count, capacity)] = light;
+    }
+}
+
 void main() {
     uvec2 tile_xy = gl_WorkGroupID.xy;
     uint tile_count = frame.tiles.x * frame.tiles.y;
@@ -220,8 +248,10 @@ void main() {
     barrier();
     if (lane == 0) {
         uint count = light_list_data[light_list_count_offset(tile)];
+        s_count = count;
         uint stored = min(count, capacity);
         if (stored > 0) atomicAdd(counters.light_list_entries, stored);
         if (count > stored) atomicAdd(counters.light_list_overflow, count - stored);
     }
+    if (sort_lists != 0) sort_tile_list(tile, tile_count, capacity);
 }

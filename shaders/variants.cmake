@@ -5,6 +5,8 @@
 sgd_shader(scene.vert depth DEPTH_ONLY=1)
 sgd_shader(scene.vert forward)
 sgd_shader(forward.frag plain)
+# The scalarized light loop (docs/light-lists.md). SPIR-V 1.5: it reads gl_HelperInvocation (see
+# sgd_shader_spv15 in quad_control.cmake), defined in quad_control.cmake, included below.
 
 # Triangle culling (src/passes/cull_pass.cpp): subgroup scan and shared-memory fallback, and
 # the step that totals the survivors for the report.
@@ -18,6 +20,9 @@ sgd_shader(cull_count.comp plain)
 include(${CMAKE_CURRENT_LIST_DIR}/quad_control.cmake)
 sgd_shader_spv15(forward.frag quad_mip QUAD_MIP=1)
 sgd_shader_full_quads(forward.frag.quad_mip)
+sgd_shader_spv15(forward.frag light_loop LIGHT_LOOP_SUBGROUP=1)
+sgd_shader_spv15(forward.frag quad_mip_light_loop QUAD_MIP=1 LIGHT_LOOP_SUBGROUP=1)
+sgd_shader_full_quads(forward.frag.quad_mip_light_loop)
 sgd_shader(mip_downsample.comp main)
 sgd_shader(mip_fixup_args.comp main)
 sgd_shader(mip_fixup.comp main)

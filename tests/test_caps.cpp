@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "caps/caps.h"
+#include "passes/pass_table.h"
 
 namespace {
 
@@ -92,6 +93,57 @@ TEST(Plan, ExplicitFallbackAndOffAreHonoured) {
     EXPECT_EQ(p[PassId::cull].variant, Variant::fallback);
     EXPECT_EQ(p[PassId::mip].variant, Variant::off);
     EXPECT_EQ(p[PassId::light_cull].variant, Variant::subgroup);
+}
+
+// The light loop's table entry: subgroup and fallback only (forward always runs a loop), hosted by
+// the forward pass's timer with no work of its own, its subgroup path in the fragment stage.
+TEST(LightLoopEntry, NoOffHostedInForwardFragmentOps) {
+    const PassInfo& p = pass_info(PassId::light_loop);
+    EXPECT_EQ(find_pass_by_name("light-loop"), PassId::light_loop);
+    EXPECT_EQ(p.key, "light_loop");
+    EXPECT_EQ(p.window_key, '4');
+    EXPECT_TRUE(offers(p, Request::subgroup));
+    EXPECT_TRUE(offers(p, Request::fallback));
+    EXPECT_FALSE(offers(p, Request::off));
+    EXPECT_EQ(p.stage, Stage::fragment);
+    EXPECT_EQ(p.ops, bit(Op::basic) | bit(Op::vote) | bit(Op::arithmetic) | bit(Op::ballot));
+    ASSERT_TRUE(p.host_timer);
+    EXPECT_EQ(*p.host_timer, Timer::forward);
+    EXPECT_FALSE(has_own_timer(p));
+    EXPECT_TRUE(has_own_timer(pass_info(PassId::mip)));
+    // Window keys are distinct digits.
+    for (const PassInfo& a : kPasses)
+        for (const PassInfo& b : kPasses)
+            if (a.id != b.id) EXPECT_NE(a.window_key, b.window_key) << a.name << " " << b.name;
+}
+
+TEST(LightLoopEntry, AutoIsSubgroupWithFragmentOpsElseFallbackWithReason) {
+    EXPECT_EQ(make_plan(lavapipe(), all_features(), {})[PassId::light_loop].variant, Variant::subgroup);
+    EXPECT_EQ(make_plan(nvidia(), all_features(), {})[PassId::light_loop].variant, Variant::subgroup);
+    // Each operation it uses is needed; one it does not use is not.
+    for (Op op : {Op::basic, Op::vote, Op::arithmetic, Op::ballot}) {
+        SubgroupCaps c = lavapipe();
+        apply_masks(c, 0, bit(op));
+        PassPlan p = make_plan(c, all_features(), {})[PassId::light_loop];
+        EXPECT_EQ(p.variant, Variant::fallback) << op_name(op);
+        EXPECT_NE(p.reason.find(op_name(op)), std::string::npos) << p.reason;
+    }
+    SubgroupCaps c = lavapipe();
+    apply_masks(c, 0, bit(Op::quad) | bit(Op::shuffle));
+    EXPECT_EQ(make_plan(c, all_features(), {})[PassId::light_loop].variant, Variant::subgroup);
+    // The fragment stage masked: fallback, saying so; subgroup requested there is refused.
+    c = lavapipe();
+    apply_masks(c, bit(Stage::fragment), 0);
+    PassPlan p = make_plan(c, all_features(), {})[PassId::light_loop];
+    EXPECT_EQ(p.variant, Variant::fallback);
+    EXPECT_NE(p.reason.find("fragment stage has no subgroup support"), std::string::npos) << p.reason;
+    PlanRequest r;
+    r[PassId::light_loop] = Request::subgroup;
+    EXPECT_THROW(make_plan(c, all_features(), r), UnsupportedRequest);
+    r[PassId::light_loop] = Request::off;
+    EXPECT_THROW(make_plan(lavapipe(), all_features(), r), UnsupportedRequest);
+    r[PassId::light_loop] = Request::fallback;
+    EXPECT_EQ(make_plan(lavapipe(), all_features(), r)[PassId::light_loop].variant, Variant::fallback);
 }
 
 TEST(Plan, MipNeedsFragmentStores) {

@@ -45,6 +45,9 @@ TEST(CompareMatrix, EachPassInEachVariantWithTheOthersAutoThenAllSubgroupAndAllF
     // The contract's passes, each in subgroup, fallback and off.
     for (const char* pass : {"cull", "light-cull", "mip"})
         for (const char* v : {"-subgroup", "-fallback", "-off"}) EXPECT_TRUE(names.count(std::string(pass) + v)) << pass << v;
+    // The light loop offers no off.
+    EXPECT_TRUE(names.count("light-loop-subgroup") && names.count("light-loop-fallback"));
+    EXPECT_FALSE(names.count("light-loop-off"));
     size_t single = 0;
     for (const CompareConfig& c : m) {
         size_t explicit_requests = 0;
@@ -75,10 +78,17 @@ TEST(CompareRatios, FallbackMedianOverSubgroupMedianOfThePass) {
         timed("mip-subgroup", {{Timer::forward, 3.1}, {Timer::mip_fixup, 0.02}}),
         timed("mip-fallback", {{Timer::forward, 3.0}, {Timer::mip, 0.4}}),
         timed("mip-off", {{Timer::forward, 3.0}}),
+        timed("light-loop-subgroup", {{Timer::forward, 2.0}, {Timer::light_cull, 0.3}}),
+        timed("light-loop-fallback", {{Timer::forward, 2.5}, {Timer::light_cull, 0.25}}),
         timed("all-subgroup", {{Timer::frame, 8}}),
         timed("all-fallback", {{Timer::frame, 12}}),
     };
     auto ratios = compute_ratios(runs);
+    // The light loop has no off variant and no timer of its own: forward in its fallback run over
+    // forward in its subgroup run.
+    ASSERT_TRUE(ratio(ratios, "light_loop").ratio) << ratio(ratios, "light_loop").reason;
+    EXPECT_DOUBLE_EQ(*ratio(ratios, "light_loop").ratio, 2.5 / 2.0);
+    EXPECT_NE(ratio(ratios, "light_loop").measured_as.find("forward pass median"), std::string::npos);
     EXPECT_DOUBLE_EQ(*ratio(ratios, "cull").ratio, 3.0);
     EXPECT_DOUBLE_EQ(ratio(ratios, "cull").fallback_ms, 1.5);
     EXPECT_DOUBLE_EQ(*ratio(ratios, "light_cull").ratio, 3.0);
@@ -112,6 +122,8 @@ TEST(CompareRatios, MissingMeasurementsGiveNullWithTheReason) {
         timed("mip-subgroup", {{Timer::forward, 2.9}, {Timer::mip_fixup, 0.05}}),  // faster than mip-off: noise
         timed("mip-fallback", {{Timer::mip, 0.4}}),
         timed("mip-off", {{Timer::forward, 3.0}}),
+        skipped("light-loop-subgroup", "--light-loop subgroup: fragment stage lacks arithmetic"),
+        timed("light-loop-fallback", {{Timer::forward, 2.0}}),
         // all-subgroup and all-fallback are absent
     };
     auto ratios = compute_ratios(runs);
@@ -126,6 +138,8 @@ TEST(CompareRatios, MissingMeasurementsGiveNullWithTheReason) {
     EXPECT_TRUE(ratio(ratios, "mip").measured);
     EXPECT_NEAR(ratio(ratios, "mip").subgroup_ms, -0.05, 1e-12);
     EXPECT_FALSE(ratio(ratios, "cull").measured);
+    EXPECT_NE(ratio(ratios, "light_loop").reason.find("light-loop-subgroup was skipped"), std::string::npos)
+        << ratio(ratios, "light_loop").reason;
     EXPECT_NE(ratio(ratios, "frame").reason.find("not in this comparison"), std::string::npos) << ratio(ratios, "frame").reason;
 }
 

@@ -24,7 +24,8 @@ TEST(Options, Defaults) {
 TEST(Options, ParsesEverything) {
     Options o = parse({"--headless", "--size", "640x360", "--lights", "4096", "--cull", "fallback", "--light-cull", "off",
                        "--mip", "subgroup", "--view", "first-last-lane", "--view-stage", "tess-eval", "--mask-stages",
-                       "vertex,geometry", "--mask-ops", "quad,ballot", "--instances", "4", "--device", "1"});
+                       "vertex,geometry", "--mask-ops", "quad,ballot", "--instances", "4", "--device", "1", "--light-loop", "fallback",
+                       "--unique-meshes"});
     EXPECT_EQ(o.mode, Mode::headless);
     EXPECT_EQ(o.width, 640u);
     EXPECT_EQ(o.height, 360u);
@@ -38,6 +39,10 @@ TEST(Options, ParsesEverything) {
     EXPECT_EQ(o.mask_ops, bit(Op::quad) | bit(Op::ballot));
     EXPECT_EQ(o.instances, 4u);
     EXPECT_EQ(o.device, 1u);
+    EXPECT_EQ(o.plan[PassId::light_loop], Request::fallback);
+    EXPECT_TRUE(o.unique_meshes);
+    EXPECT_FALSE(parse({"--headless"}).unique_meshes);
+    EXPECT_EQ(parse({"--headless"}).plan[PassId::light_loop], Request::automatic);
 }
 
 TEST(Options, RejectsBadInput) {
@@ -46,6 +51,7 @@ TEST(Options, RejectsBadInput) {
         {"--frames", "-3"},    {"--frames"},             {"--cull", "fast"},     {"--view", "lanes"},
         {"--mask-ops", "x"},   {"--mask-stages", "vertex,"}, {"--lights", "70000"}, {"--instances", "0"},
         {"--headless", "--info"}, {"--compare"},         {"--out", "x"},         {"--headless", "--frames", "5", "--warmup", "5"},
+        {"--light-loop", "off"}, {"--light-loop", "scalar"}, {"--light-loop"},
     };
     for (const auto& args : bad) EXPECT_THROW(parse(args), UsageError) << args[0];
 }

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -852,6 +854,41 @@ TEST(SceneGrid, ReplicatesInstancesAndBounds) {
         EXPECT_NEAR(scene.bounds_min[axis], min[axis], 1e-5f);
         EXPECT_NEAR(scene.bounds_max[axis], max[axis], 1e-5f);
     }
+}
+
+// --unique-meshes: copy c's instances point at meshes of their own, whose indices point at copy c's
+// vertices; the geometry (every drawn triangle's positions) is the same as with shared meshes.
+TEST(SceneGrid, UniqueMeshesGiveEveryCopyItsOwnGeometry) {
+    Scene shared = load_json(make_gltf());
+    Scene unique = shared;
+    const size_t vertices = shared.vertices.size(), indices = shared.indices.size(), meshes = shared.meshes.size();
+    replicate_grid(shared, 3);
+    replicate_grid(unique, 3, true);
+    EXPECT_FALSE(shared.unique_meshes);
+    EXPECT_TRUE(unique.unique_meshes);
+    EXPECT_EQ(shared.vertices.size(), vertices);
+    EXPECT_EQ(unique.vertices.size(), vertices * 9);
+    EXPECT_EQ(unique.indices.size(), indices * 9);
+    EXPECT_EQ(unique.meshes.size(), meshes * 9);
+    ASSERT_EQ(unique.instances.size(), shared.instances.size());
+    EXPECT_EQ(unique.triangle_count(), shared.triangle_count());
+    std::set<uint32_t> first_indices, first_vertices;
+    for (size_t i = 0; i < unique.instances.size(); ++i) {
+        const Mesh& a = shared.meshes[shared.instances[i].mesh];
+        const Mesh& b = unique.meshes[unique.instances[i].mesh];
+        EXPECT_EQ(shared.instances[i].transform, unique.instances[i].transform);
+        ASSERT_EQ(a.index_count, b.index_count);
+        EXPECT_EQ(a.material, b.material);
+        first_indices.insert(b.first_index);
+        first_vertices.insert(unique.indices[b.first_index]);
+        for (uint32_t k = 0; k < a.index_count; ++k) {
+            uint32_t va = shared.indices[a.first_index + k], vb = unique.indices[b.first_index + k];
+            ASSERT_LT(vb, unique.vertices.size());
+            EXPECT_EQ(shared.vertices[va].position, unique.vertices[vb].position);
+        }
+    }
+    EXPECT_EQ(first_indices.size(), 9u) << "each copy reads its own indices";
+    EXPECT_EQ(first_vertices.size(), 9u) << "and its own vertices";
 }
 
 TEST(SceneGrid, BoxGridCounts) {

@@ -109,12 +109,14 @@ TEST(WindowControls, ScreenshotNameSpellsTheConfiguration) {
     Plan plan = make_plan(lavapipe_caps(), all_features(), request);
     std::string name = screenshot_name(plan, 1280, 720);
     EXPECT_TRUE(spells(name, {"subgroup-demo_cull-subgroup_light-fallback_mip-subgroup_", "view-lane-id-fragment_1280x720.png"}));
+    EXPECT_NE(name.find("_loop-subgroup_"), std::string::npos) << name;  // the light loop's tag
     EXPECT_EQ(name.find_first_of(" /=:"), std::string::npos) << "a file name: " << name;
     request.view = ViewMode::mip;
     request[PassId::cull] = Request::off;
     plan = make_plan(lavapipe_caps(), all_features(), request);
     EXPECT_TRUE(spells(screenshot_name(plan, 320, 180), {"subgroup-demo_cull-off_light-fallback_mip-subgroup_", "view-mip_320x180.png"}));
     EXPECT_TRUE(spells(request_tag(request), {"cull=off light-cull=fallback mip=auto ", "view=mip stage=fragment"}));
+    EXPECT_NE(request_tag(request).find(" light-loop=auto "), std::string::npos) << request_tag(request);
 }
 
 TEST(OrbitCamera, ResetGivesTheDefaultViewExactlyAndItsAngles) {

@@ -122,9 +122,16 @@ PassRatio hosted_ratio(const std::vector<CompareRun>& runs, const PassInfo& pass
 
 PassRatio ratio_of(const std::vector<CompareRun>& runs, const PassInfo& pass) {
     const CompareRun* sg = find_run(runs, std::string(pass.name) + "-subgroup");
-    bool own_time = sg && !sg->skipped && sg->result.ran[size_t(pass.timer)];
-    if (pass.host_timer && !own_time) return hosted_ratio(runs, pass);
-    return pass_ratio(runs, pass.key, pass.name, std::string(pass.name), pass.timer);
+    bool own_time = has_own_timer(pass) && sg && !sg->skipped && sg->result.ran[size_t(pass.timer)];
+    if (!pass.host_timer || own_time) return pass_ratio(runs, pass.key, pass.name, std::string(pass.name), pass.timer);
+    // Hosted, with an off variant (the quad mip): its subgroup cost is what it adds to the host.
+    if (offers(pass, Request::off)) return hosted_ratio(runs, pass);
+    // Hosted without one (the light loop: forward always runs some loop): both variants are the
+    // host's work, so the ratio is the host's time in the fallback run over that in the subgroup run.
+    PassRatio r = pass_ratio(runs, pass.key, pass.name, std::string(pass.name), *pass.host_timer);
+    r.measured_as = std::string(timer_info(*pass.host_timer).key) + " pass median (it runs the " + std::string(pass.name) +
+                    ") in " + r.fallback_run + " over the same in " + r.subgroup_run;
+    return r;
 }
 
 PassRatio frame_ratio(const std::vector<CompareRun>& runs) {

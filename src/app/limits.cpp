@@ -21,13 +21,14 @@ std::string mib(uint64_t bytes) {
 std::string size_text(const Options& o) { return std::to_string(o.width) + "x" + std::to_string(o.height); }
 
 // What to change to make an allocation smaller, by what it scales with.
-std::string advice(const std::string& name) {
+std::string advice(const std::string& name, const Scene& scene) {
     if (name == "light lists" || name == "color" || name == "depth" || name == "half-resolution mip" ||
         name == "mip edge list" || name == "mip fix-up stamps")
         return "use a smaller --size";
     if (name == "lights") return "use fewer --lights";
     if (name == "base colour textures") return "use a scene with fewer textures";
-    if (name == "vertices" || name == "source indices") return "use a smaller scene";  // shared by all copies
+    if (name == "vertices" || name == "source indices")  // shared by all copies, unless --unique-meshes
+        return scene.unique_meshes ? "use a smaller --instances or drop --unique-meshes" : "use a smaller scene";
     return "use a smaller --instances or a smaller scene";
 }
 
@@ -136,7 +137,7 @@ void check_limits(const DeviceLimits& limits, const Options& options, const Scen
         auto refuse = [&](const std::string& limit, uint64_t value) {
             const char* what = p.kind == AllocationKind::image ? " image" : " buffer";
             throw UsageError("the " + p.name + what + " would need " + mib(p.bytes) + " (" + std::to_string(p.bytes) +
-                             " bytes), more than the device's " + limit + " of " + mib(value) + "; " + advice(p.name));
+                             " bytes), more than the device's " + limit + " of " + mib(value) + "; " + advice(p.name, scene));
         };
         if (p.kind == AllocationKind::storage_buffer && p.bytes > limits.max_storage_buffer_range)
             refuse("storage buffer range", limits.max_storage_buffer_range);
@@ -152,5 +153,6 @@ void check_limits(const DeviceLimits& limits, const Options& options, const Scen
     if (limits.device_local_heap && need > usable)
         throw UsageError("the renderer would need " + mib(need) + " of GPU memory for " + size_text(options) + " and " +
                          std::to_string(scene.triangle_count()) + " triangles, more than 90% of the device's " +
-                         mib(limits.device_local_heap) + " heap; use a smaller --instances or --size");
+                         mib(limits.device_local_heap) + " heap; use a smaller --instances or --size" +
+                         (scene.unique_meshes ? ", or drop --unique-meshes" : ""));
 }

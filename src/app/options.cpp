@@ -99,6 +99,7 @@ Modes:
 Options:
   --scene PATH           .gltf or .glb file (default: the bundled scene)
   --instances N          replicate the scene in an N x N grid (default 1)
+  --unique-meshes        with --instances, every copy gets its own vertex and index data
   --lights N             animated point lights (default 256, at most 65536)
   --size WxH             render resolution (default 1280x720)
   --frames N             frames rendered (default 60)
@@ -172,6 +173,7 @@ Options parse_options(const std::vector<std::string>& args) {
         else if (a == "--cull-group-size") o.cull_group_size = parse_uint(a, value(), 1, 1024);
         else if (a == "--cull-dump") o.cull_dump = value();
         else if (a == "--bandwidth-probe") o.bandwidth_probe = true;
+        else if (a == "--unique-meshes") o.unique_meshes = true;
         else throw UsageError("unknown option '" + a + "' (see --help)");
     }
     int modes = headless + info + compare + list;

@@ -33,6 +33,7 @@ struct Options {
     uint32_t cull_group_size = 64;  // --cull-group-size: triangles per cull workgroup
     std::string cull_dump;          // --cull-dump PATH: the triangles the last frame drew
     bool bandwidth_probe = false;   // --bandwidth-probe: time a large buffer copy for the report
+    bool unique_meshes = false;     // --unique-meshes: with --instances, each copy has its own geometry
     uint32_t soak_frames = 0;  // window: > 0 runs that many frames cycling every control, checks memory, exits
     std::optional<uint32_t> device;
 };
@@ -48,3 +49,6 @@ std::string usage_text();
 // Hard limits checked before anything is allocated (the device's own limits are checked later).
 constexpr uint32_t kMaxInstancesPerSide = 64;  // 4096 copies of the scene
 constexpr uint32_t kMaxLights = 65536;
+// --unique-meshes: the vertex and the index buffer are each bound as one storage buffer, and
+// maxStorageBufferRange is a uint32 on every device: past this no device can run the request.
+constexpr uint64_t kMaxGeometryBufferBytes = UINT32_MAX;

@@ -24,7 +24,18 @@ Scene load_requested_scene(const Options& options) {
         throw UsageError("--instances " + std::to_string(options.instances) + " makes " + std::to_string(draws) +
                          " draws (" + std::to_string(scene.instances.size()) + " per copy), more than the " +
                          std::to_string(kMaxDraws) + " the renderer supports; use a smaller --instances");
-    if (options.instances > 1) replicate_grid(scene, options.instances);
+    if (options.unique_meshes && options.instances > 1) {
+        // Before copying: a request no device can bind fails here, without allocating gigabytes.
+        uint64_t copies = uint64_t(options.instances) * options.instances;
+        uint64_t vertex_bytes = copies * scene.vertices.size() * sizeof(Vertex);
+        uint64_t index_bytes = copies * scene.indices.size() * sizeof(uint32_t);
+        if (vertex_bytes > kMaxGeometryBufferBytes || index_bytes > kMaxGeometryBufferBytes)
+            throw UsageError("--instances " + std::to_string(options.instances) + " --unique-meshes needs " +
+                             std::to_string(vertex_bytes >> 20) + " MiB of vertices and " + std::to_string(index_bytes >> 20) +
+                             " MiB of indices, each one storage buffer, past the 4 GiB no device binds; "
+                             "use a smaller --instances or drop --unique-meshes");
+    }
+    if (options.instances > 1) replicate_grid(scene, options.instances, options.unique_meshes);
     if (scene.triangle_count() == 0) throw SceneError("scene " + scene.path + " has no triangles to draw");
     return scene;
 }
@@ -83,9 +94,10 @@ RunResult run_headless(const Context& ctx, const Scene& scene, const Options& op
 
     RunResult result;
     result.triangles_in = renderer.gpu_scene().triangle_count;
-    // One instrumented frame before the timed ones counts light-list atomics; its timings are not used.
+    // One instrumented frame before the timed ones counts light-list atomics and the light loop's
+    // trips; its timings are not used.
     submit_frame(0, true);
-    uint32_t light_atomics = renderer.read_counters().light_atomics;
+    GpuCounters instrumented = renderer.read_counters();
 
     for (uint32_t frame = 0; frame < options.frames; ++frame) {
         submit_frame(frame, false);
@@ -105,7 +117,8 @@ RunResult run_headless(const Context& ctx, const Scene& scene, const Options& op
         result.timings[p] = summarize(samples[p]);
     }
     result.counters = renderer.read_counters();
-    result.counters.light_atomics = light_atomics;
+    result.counters.light_atomics = instrumented.light_atomics;
+    result.instrumented = instrumented;
     if (!options.screenshot.empty()) {
         write_png(options.screenshot, options.width, options.height, renderer.read_color());
         result.screenshot = options.screenshot;
@@ -157,6 +170,28 @@ nlohmann::json plan_json(const Plan& plan) {
     return j;
 }
 
+// The light loop's trips in the instrumented frame (docs/light-lists.md): per lane for both
+// variants; per subgroup only where the subgroup loop ran (the fallback uses no subgroup operation).
+nlohmann::json light_loop_json(const Plan& plan, const GpuCounters& c) {
+    bool subgroup = plan[PassId::light_loop].variant == Variant::subgroup;
+    auto per = [](uint64_t a, uint64_t b) { return b ? nlohmann::json(double(a) / double(b)) : nlohmann::json(nullptr); };
+    nlohmann::json j = {{"variant", variant_name(plan[PassId::light_loop].variant)},
+                        {"lanes", c.loop_lanes},
+                        {"lane_trips", c.loop_lane_trips},
+                        {"trips_per_lane", per(c.loop_lane_trips, c.loop_lanes)}};
+    if (!subgroup) {
+        for (const char* k : {"subgroups", "subgroup_trips", "max_lane_trips", "tiles_spanned"}) j[k] = nullptr;
+        return j;
+    }
+    j["subgroups"] = c.loop_subgroups;
+    j["subgroup_trips"] = c.loop_subgroup_trips;
+    j["max_lane_trips"] = c.loop_max_lane_trips;
+    j["trips_per_subgroup"] = per(c.loop_subgroup_trips, c.loop_subgroups);
+    j["max_lane_trips_per_subgroup"] = per(c.loop_max_lane_trips, c.loop_subgroups);
+    j["tiles_spanned"] = {c.loop_tiles_spanned[0], c.loop_tiles_spanned[1], c.loop_tiles_spanned[2], c.loop_tiles_spanned[3]};
+    return j;
+}
+
 nlohmann::json report_json(const Context& ctx, const Options& options, const Plan& plan, const Scene& scene,
                            const RunResult& r) {
     nlohmann::json timings = nlohmann::json::object();
@@ -199,6 +234,7 @@ nlohmann::json report_json(const Context& ctx, const Options& options, const Pla
           {"triangles", scene.triangle_count()},
           {"meshes", scene.meshes.size()},
           {"instances", options.instances},
+          {"unique_meshes", scene.unique_meshes},
           {"draws", scene.instances.size()},
           {"lights", options.lights},
           {"textures", scene.textures.size()}}},
@@ -212,7 +248,8 @@ nlohmann::json report_json(const Context& ctx, const Options& options, const Pla
           {"light_atomics", r.counters.light_atomics},
           {"mip_edge_texels", r.counters.mip_edge_texels},
           {"mip_edge_overflow", r.counters.mip_edge_overflow},
-          {"mip_edge_duplicates", r.counters.mip_edge_duplicates}}},
+          {"mip_edge_duplicates", r.counters.mip_edge_duplicates},
+          {"light_loop_iterations", light_loop_json(plan, r.instrumented)}}},
         {"bandwidth", bandwidth},
         {"validation", {{"enabled", options.validate}, {"messages", validation_message_count()}}},
         {"outputs", {{"screenshot", path_or_null(r.screenshot)}, {"mip", path_or_null(r.mip)}}},

@@ -14,6 +14,7 @@ struct RunResult {
     std::array<TimingStats, kTimerCount> timings{};
     std::array<bool, kTimerCount> ran{};
     GpuCounters counters{};
+    GpuCounters instrumented{};  // the instrumented frame's counters: light_atomics, the light loop's trips
     uint64_t triangles_in = 0;
     std::string screenshot;  // path written, or empty
     std::string mip;

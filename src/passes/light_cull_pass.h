@@ -14,6 +14,8 @@
 // lights.cpp stops shrinking the radius past ~9000 lights, so at 65536 the densest tiles overflow,
 // and the light-count view shows where. Memory: 2 KiB per tile, 63 MiB at 3840x2160.
 constexpr uint32_t kLightListCapacity = 512;
+// light_cull.comp sorts a list in shared memory sized kLightListCapacityMax (512 words).
+static_assert(kLightListCapacity <= 512);
 
 // Words after the lists, filled with kLightListGuardValue when the buffer is made: a write past the
 // last tile's capacity would change them (the tests check they never change).

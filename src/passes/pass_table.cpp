@@ -6,6 +6,7 @@
 #include "passes/cull_pass.h"
 #include "passes/light_cull_pass.h"
 #include "passes/mip_pass.h"
+#include "passes/pass_unit.h"
 
 const std::array<TimerInfo, kTimerCount> kTimers = {{
     {Timer::cull, "cull", "cull", "cull"},
@@ -21,6 +22,18 @@ const std::array<TimerInfo, kTimerCount> kTimers = {{
 namespace {
 
 constexpr uint32_t kAllVariants = bit(Variant::subgroup) | bit(Variant::fallback) | bit(Variant::off);
+
+// The light loop is how forward shading walks the tile lists: there is no "no loop".
+class NoUnitWork : public PassUnit {
+public:
+    void record(FrameContext&) override {}
+};
+
+std::string light_loop_note(const DeviceFeatures&) {
+    // Shown in --info / the report: what the choice means beyond the shader.
+    return "; light cull sorts each tile's list (the subgroup loop walks sorted lists); "
+           "with --light-cull off both variants run one uniform loop over every light";
+}
 
 std::string mip_missing_feature(const DeviceFeatures& f) {
     return f.fragment_stores ? "" : "device lacks fragmentStoresAndAtomics (the fragment shader cannot store the mip)";
@@ -119,6 +132,30 @@ const std::array<PassInfo, kPassCount> kPasses = {{
      .docs = "docs/quad-mip.md",
      .point = FramePoint::after_forward,
      .create = [](const UnitSetup& s) { return make_unit<MipPass>(s.ctx, s.extent); }},
+    {.id = PassId::light_loop,
+     .name = "light-loop",
+     .key = "light_loop",
+     .label = "light loop",
+     .tag = "loop",
+     .window_key = '4',
+     // No off: forward shading always walks some loop over the lights.
+     .variants = bit(Variant::subgroup) | bit(Variant::fallback),
+     // forward.frag LIGHT_LOOP_SUBGROUP: subgroupMin (arithmetic) picks the next light of the union,
+     // subgroupAll/subgroupBroadcastFirst (vote, ballot) find one-tile subgroups, subgroupElect and
+     // subgroupBallot (basic, ballot) count trips in the instrumented frame.
+     .stage = Stage::fragment,
+     .ops = bit(Op::basic) | bit(Op::vote) | bit(Op::arithmetic) | bit(Op::ballot),
+     .uses = "the lanes of a subgroup walk the union of their tiles' sorted light lists in subgroup-uniform order",
+     .fallback = "each lane walks its own tile's list",
+     .missing_feature = nullptr,
+     .subgroup_note = light_loop_note,
+     // Its work is forward shading's loop: timed in the forward pass, which hosts it.
+     .timer = Timer::forward,
+     .host_timer = Timer::forward,
+     .hosted_label = "light loop",
+     .docs = "docs/light-lists.md",
+     .point = FramePoint::after_depth,
+     .create = [](const UnitSetup&) -> std::unique_ptr<PassUnit> { return std::make_unique<NoUnitWork>(); }},
 }};
 
 const std::array<StageInfo, size_t(Stage::count)> kStages = {{
@@ -156,3 +193,5 @@ bool offers(const PassInfo& pass, Request request) {
         default: return true;
     }
 }
+
+bool has_own_timer(const PassInfo& pass) { return !pass.host_timer || pass.timer != *pass.host_timer; }

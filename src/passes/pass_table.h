@@ -42,8 +42,9 @@ struct TimerInfo {
 extern const std::array<TimerInfo, kTimerCount> kTimers;
 const TimerInfo& timer_info(Timer t);
 
-// The selectable passes, in frame order.
-enum class PassId : uint32_t { cull, light_cull, mip, count };
+// The selectable passes. Units record at their FramePoint in this order (light_loop, after mip
+// here, has no unit work: it is a choice of forward shader, see its table entry).
+enum class PassId : uint32_t { cull, light_cull, mip, light_loop, count };
 constexpr size_t kPassCount = size_t(PassId::count);
 
 // Where in the frame a pass unit records (the renderer walks these points in order).
@@ -74,9 +75,11 @@ struct PassInfo {
     std::string (*missing_feature)(const DeviceFeatures&);
     // Appended to the reason when the subgroup path is chosen (how it will run). Null: nothing.
     std::string (*subgroup_note)(const DeviceFeatures&);
-    Timer timer;                 // the slot its own GPU work is timed in
+    Timer timer;                 // the slot its own GPU work is timed in (== *host_timer: it has none)
     // When its subgroup path runs inside another pass's work instead (the quad mip is stored by
     // the forward fragment shader): that pass's timer, and what the HUD and tables call it there.
+    // A pass that is only a way of doing the host's work (the light loop: both variants are the
+    // forward shader's loop) has timer == *host_timer and no work or timer slot of its own.
     std::optional<Timer> host_timer;
     std::string_view hosted_label;
     // Work of its own that the hosted subgroup path still needs after the host pass (the quad mip's
@@ -90,6 +93,8 @@ extern const std::array<PassInfo, kPassCount> kPasses;
 const PassInfo& pass_info(PassId id);
 std::optional<PassId> find_pass_by_name(std::string_view name);  // "light-cull"
 bool offers(const PassInfo& pass, Request request);               // automatic: always
+// False for a pass whose work is all inside its host's timer (timer == *host_timer, the light loop).
+bool has_own_timer(const PassInfo& pass);
 
 // The debug-view stages: name, the device feature the stage itself needs, and the shader that
 // draws the views there (shaders/<shader>.<variant>, variant plain / lane_id / first_last / active).

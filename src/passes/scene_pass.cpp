@@ -14,14 +14,20 @@ const LayoutDesc kSceneLayout = {
 // touches (four background pixels) already hold their box filter.
 constexpr VkClearColorValue kClearColor = {{0.05f, 0.06f, 0.08f, 1.0f}};
 
-// The forward pipeline with the quad mip: the scene's bindings, binding 4 (light lists, see
-// scene_bindings.glsl) kept at its place, binding 5 the mip as a storage image, binding 6 the
-// edge list (quad_mip.glsl).
-LayoutDesc quad_mip_layout() {
+// The forward pipelines: the scene's bindings, 4 the light lists (scene_bindings.glsl), then with
+// the quad mip 5 the mip as a storage image and 6 the edge list (quad_mip.glsl), and last the
+// counters (the light loop's trips in the instrumented frame, shading.glsl): 5, or 7 with the quad
+// mip. Push constant: flags (shading.glsl). Every binding a layout has is pushed (GPU-assisted
+// validation reads them all).
+LayoutDesc forward_layout(bool quad_mip) {
     LayoutDesc layout = kSceneLayout;
-    layout.bindings.resize(5, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
-    layout.bindings.push_back(VK_DESCRIPTOR_TYPE_STORAGE_IMAGE);
     layout.bindings.push_back(VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
+    if (quad_mip) {
+        layout.bindings.push_back(VK_DESCRIPTOR_TYPE_STORAGE_IMAGE);
+        layout.bindings.push_back(VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
+    }
+    layout.bindings.push_back(VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
+    layout.push_constant_bytes = sizeof(uint32_t);
     return layout;
 }
 
@@ -51,27 +57,29 @@ void ScenePass::create(const Context& ctx) {
     depth = create_graphics_pipeline(ctx, d);
 
     GraphicsDesc fwd;
-    fwd.shaders = {{VK_SHADER_STAGE_VERTEX_BIT, "scene.vert.forward"}, {VK_SHADER_STAGE_FRAGMENT_BIT, "forward.frag.plain"}};
-    fwd.layout = kSceneLayout;
-    fwd.layout.bindings.push_back(VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);  // 4: light lists (shading.glsl)
     fwd.color_formats = {kColorFormat};
     fwd.depth_format = kDepthFormat;
     fwd.depth_compare = VK_COMPARE_OP_EQUAL;  // shade exactly the pre-pass's surviving fragment
     fwd.depth_write = false;
-    forward_plain = create_graphics_pipeline(ctx, fwd);
-
-    if (pass_missing(ctx.subgroup_unmasked, ctx.features, PassId::mip).empty()) {
-        std::string shader = "forward.frag.quad_mip";
-        bool full_quads = ctx.features.quad_control_enabled;
-        if (const char* experiment = mip_experiment()) {
-            std::string name = experiment;  // NAME.core: the variant without the quad-control execution modes
-            if (name.ends_with(".core")) name.resize(name.size() - 5), full_quads = false;
-            shader = "forward.frag.mipx_" + name;
+    bool quad_mip = pass_missing(ctx.subgroup_unmasked, ctx.features, PassId::mip).empty();
+    bool light_loop = pass_missing(ctx.subgroup_unmasked, ctx.features, PassId::light_loop).empty();
+    for (int mip = 0; mip < 2; ++mip)
+        for (int loop = 0; loop < 2; ++loop) {
+            if ((mip && !quad_mip) || (loop && !light_loop)) continue;
+            std::string shader = mip ? (loop ? "forward.frag.quad_mip_light_loop" : "forward.frag.quad_mip")
+                                     : (loop ? "forward.frag.light_loop" : "forward.frag.plain");
+            bool full_quads = mip && ctx.features.quad_control_enabled;
+            if (const char* experiment = mip_experiment(); experiment && mip) {
+                if (loop) continue;  // the experiments' shaders have the per-lane loop
+                std::string name = experiment;  // NAME.core: the variant without the quad-control execution modes
+                if (name.ends_with(".core")) name.resize(name.size() - 5), full_quads = false;
+                shader = "forward.frag.mipx_" + name;
+            }
+            fwd.shaders = {{VK_SHADER_STAGE_VERTEX_BIT, "scene.vert.forward"},
+                           {VK_SHADER_STAGE_FRAGMENT_BIT, full_quads ? shader + "_full_quads" : shader}};
+            fwd.layout = forward_layout(mip);
+            forward[mip][loop] = create_graphics_pipeline(ctx, fwd);
         }
-        fwd.shaders[1].second = full_quads ? shader + "_full_quads" : shader;
-        fwd.layout = quad_mip_layout();
-        forward_quad_mip = create_graphics_pipeline(ctx, fwd);
-    }
     if (mip_experiment() && ctx.features.pipeline_statistics) {
         VkQueryPoolCreateInfo info{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
         info.queryType = VK_QUERY_TYPE_PIPELINE_STATISTICS;
@@ -144,7 +152,9 @@ void ScenePass::record_forward(FrameContext& f) {
     transition(f.cmd, f.targets.color, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
                VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
                VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT | VK_ACCESS_2_COLOR_ATTACHMENT_READ_BIT, true);
-    bool quad_mip = f.plan[PassId::mip].variant == Variant::subgroup && forward_quad_mip.pipeline && f.mip_edges;
+    bool quad_mip = f.plan[PassId::mip].variant == Variant::subgroup && forward[1][0].pipeline && f.mip_edges;
+    bool light_loop = f.plan[PassId::light_loop].variant == Variant::subgroup && forward[quad_mip][1].pipeline;
+    const Pipeline& pipeline = forward[quad_mip][light_loop];
     if (quad_mip) {
         // Texels that no quad touches are never stored by the shader: start from the clear. And an
         // empty edge list with its capacity. Timed with the forward pass, as part of what the
@@ -172,12 +182,13 @@ void ScenePass::record_forward(FrameContext& f) {
     Descriptors descriptors = scene_descriptors(f);
     descriptors.buffer(4, f.light_lists ? *f.light_lists : f.lights);
     if (statistics) vkCmdBeginQuery(f.cmd, statistics, 0, 0);
-    if (quad_mip) {
-        descriptors.storage_image(5, f.targets.mip.view).buffer(6, *f.mip_edges);
-        draw_scene(f, forward_quad_mip, descriptors);
-    } else {
-        draw_scene(f, forward_plain, descriptors);
-    }
+    if (quad_mip) descriptors.storage_image(5, f.targets.mip.view).buffer(6, *f.mip_edges);
+    descriptors.buffer(quad_mip ? 7 : 5, f.counters);  // the light loop's trips (instrumented frame)
+    // shading.glsl's ForwardPush flags: 1 count the light loop's trips, 2 split tiles (tests only).
+    uint32_t flags = (f.instrument ? 1u : 0u) | (f.light_loop_split_tiles ? 2u : 0u);
+    vkCmdPushConstants(f.cmd, pipeline.layout, VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0,
+                       sizeof(flags), &flags);
+    draw_scene(f, pipeline, descriptors);
     if (statistics) vkCmdEndQuery(f.cmd, statistics, 0);
     vkCmdEndRendering(f.cmd);
     f.timer.end(f.cmd, Timer::forward);

@@ -5,10 +5,11 @@
 
 struct ScenePass {
     Pipeline depth;
-    Pipeline forward_plain;
-    // forward.frag with QUAD_MIP: also writes the half-resolution mip (plan[PassId::mip] == subgroup).
-    // Created where the real device can run it (masks only change the plan).
-    Pipeline forward_quad_mip;
+    // forward.frag by [quad mip][subgroup light loop]. QUAD_MIP also writes the half-resolution
+    // mip (plan[PassId::mip] == subgroup); LIGHT_LOOP_SUBGROUP is the scalarized light loop
+    // (plan[PassId::light_loop] == subgroup). Those are created where the real device can run them
+    // (masks only change the plan).
+    Pipeline forward[2][2];
     // EXPERIMENT ONLY (SGD_MIP_EXPERIMENT, scene_pass.cpp): fragment invocations of the forward pass.
     VkQueryPool statistics = VK_NULL_HANDLE;
     VkDevice device = VK_NULL_HANDLE;

@@ -2,6 +2,8 @@
 // Passes read and write only through this; the renderer decides the order.
 #pragma once
 
+#include <cstddef>
+
 #include "caps/caps.h"
 #include "render/gpu_scene.h"
 #include "vk/timer.h"
@@ -31,7 +33,18 @@ struct GpuCounters {
     uint32_t mip_edge_texels;
     uint32_t mip_edge_overflow;
     uint32_t mip_edge_duplicates;
+    // The forward pass's light loop, counted in the instrumented frame (LoopCounters in
+    // shaders/shading.glsl; report counter light_loop_iterations, docs/light-lists.md).
+    uint32_t loop_lanes;            // shaded lanes (helper lanes excluded)
+    uint32_t loop_lane_trips;       // sum over lanes of their own list length: the per-lane loop's trips
+    uint32_t loop_subgroups;        // subgroup loop only: subgroups that ran it
+    uint32_t loop_subgroup_trips;   // subgroup loop only: its trips, once per subgroup
+    uint32_t loop_max_lane_trips;   // subgroup loop only: sum over subgroups of their longest lane's trips
+    uint32_t loop_tiles_spanned[4]; // subgroup loop only: subgroups whose lanes lie in 1, 2, 3, 4+ tiles
 };
+static_assert(sizeof(GpuCounters) == 16 * 4);
+// shading.glsl's LoopCounters skips the seven words before loop_lanes.
+static_assert(offsetof(GpuCounters, loop_lanes) == 7 * 4);
 
 class Overlay;
 
@@ -47,8 +60,11 @@ struct FrameContext {
     const Buffer& counters;   // GpuCounters, device-local, zeroed at frame start
     uint32_t frame_index;
     uint32_t light_count;
-    bool instrument = false;  // count atomics this frame (one frame outside the timed ones)
+    bool instrument = false;  // count atomics and light-loop trips this frame (one frame outside the timed ones)
     Overlay* overlay = nullptr;  // text and rectangles drawn over the final frame
+    // Tests only: forward shading gives odd pixel columns the next tile's list, so quads span two
+    // tiles and the subgroup light loop's union walk runs on any rasterizer (shading.glsl).
+    bool light_loop_split_tiles = false;
 
     // Set by the cull pass (else the whole scene): what depth and forward draw.
     const Buffer* draw_indices = nullptr;

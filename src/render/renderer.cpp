@@ -89,6 +89,7 @@ void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_i
 
     FrameContext f{ctx_, cmd, *slot.timer, scene_, targets_, config_.plan, slot.uniforms, slot.lights, counters_,
                    frame_index, config_.lights, instrument, &overlay_};
+    f.light_loop_split_tiles = config_.light_loop_split_tiles;
 
     slot.timer->reset(cmd);
     slot.timer->begin(cmd, Timer::frame);

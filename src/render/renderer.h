@@ -27,6 +27,7 @@ struct RendererConfig {
     Plan plan;
     bool view_legend = true;  // debug-view legends and labels in the frame
     uint32_t cull_group_size = kDefaultCullGroupSize;
+    bool light_loop_split_tiles = false;  // tests only: see FrameContext
 };
 
 struct FrameSlot {

@@ -62,10 +62,15 @@ void update_bounds(Scene& scene) {
     scene.bounds_max = world.empty() ? glm::vec3(0.0f) : world.max;
 }
 
-void replicate_grid(Scene& scene, uint32_t n) {
+void replicate_grid(Scene& scene, uint32_t n, bool unique_meshes) {
     if (n <= 1)
         return;
     uint64_t copies = uint64_t(n) * n;
+    // Unique copies: indices are absolute uint32 into one vertex array, and first_index is uint32.
+    const uint64_t vertex_total = scene.vertices.size() * copies, index_total = scene.indices.size() * copies;
+    if (unique_meshes && (vertex_total > UINT32_MAX || index_total > UINT32_MAX))
+        throw SceneError("--unique-meshes: " + std::to_string(copies) + " copies need " + std::to_string(vertex_total) +
+                         " vertices and " + std::to_string(index_total) + " indices, past 32-bit indexing");
     if (scene.instances.size() > kMaxGridInstances / copies)
         throw SceneError("replicate_grid: " + std::to_string(n) + " x " + std::to_string(n) + " copies of " +
                          std::to_string(scene.instances.size()) + " instances is too many");
@@ -84,6 +89,25 @@ void replicate_grid(Scene& scene, uint32_t n) {
         throw SceneError("--instances " + std::to_string(n) + ": copies spaced by the scene's extent would lie " +
                          "beyond the float range; use --instances 1");
 
+    // Copy c's meshes are c * mesh_count + m: the original meshes for c = 0, and with unique meshes
+    // a copy of each, whose indices point at copy c's vertices (offset by c * vertex_count).
+    const uint32_t mesh_count = uint32_t(scene.meshes.size());
+    const uint32_t vertex_count = uint32_t(scene.vertices.size()), index_count = uint32_t(scene.indices.size());
+    if (unique_meshes) {
+        scene.vertices.reserve(vertex_total);
+        scene.indices.reserve(index_total);
+        scene.meshes.reserve(size_t(mesh_count) * copies);
+        for (uint64_t c = 1; c < copies; ++c) {
+            for (uint32_t v = 0; v < vertex_count; ++v) scene.vertices.push_back(scene.vertices[v]);
+            for (uint32_t i = 0; i < index_count; ++i)
+                scene.indices.push_back(scene.indices[i] + uint32_t(c) * vertex_count);
+            for (uint32_t m = 0; m < mesh_count; ++m) {
+                Mesh mesh = scene.meshes[m];
+                mesh.first_index += uint32_t(c) * index_count;
+                scene.meshes.push_back(mesh);
+            }
+        }
+    }
     std::vector<MeshInstance> original = std::move(scene.instances);
     scene.instances.clear();
     scene.instances.reserve(original.size() * copies);
@@ -91,9 +115,11 @@ void replicate_grid(Scene& scene, uint32_t n) {
         for (uint32_t x = 0; x < n; ++x) {
             glm::vec3 offset{float(x) * spacing - half, 0.0f, float(z) * spacing - half};
             glm::mat4 shift = glm::translate(glm::mat4(1.0f), offset);
+            uint32_t mesh_base = unique_meshes ? (z * n + x) * mesh_count : 0;
             for (const MeshInstance& instance : original)
-                scene.instances.push_back({instance.mesh, shift * instance.transform});
+                scene.instances.push_back({mesh_base + instance.mesh, shift * instance.transform});
         }
+    scene.unique_meshes = unique_meshes;
 
     // Centred copies grow the box symmetrically on X and Z.
     scene.bounds_min = grown_min;

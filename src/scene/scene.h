@@ -53,6 +53,7 @@ struct Scene {
     glm::vec3 bounds_min{0.0f};  // world-space bounds over all instances
     glm::vec3 bounds_max{0.0f};
     uint32_t grid = 1;           // --instances N: the scene was replicated N x N
+    bool unique_meshes = false;  // --unique-meshes: each copy has its own vertices and indices
 
     uint64_t triangle_count() const;  // drawn triangles: sum over instances of mesh triangles
 };
@@ -71,8 +72,9 @@ Scene load_scene(const std::string& path);
 Scene load_scene_from_memory(const uint8_t* data, size_t size, const std::string& base_dir, bool binary);
 
 // Replicates every instance in an n x n grid on the XZ plane, spaced by the scene's extent,
-// and updates the bounds.
-void replicate_grid(Scene& scene, uint32_t n);
+// and updates the bounds. unique_meshes (--unique-meshes): every copy but the first also gets its
+// own copy of the vertices, indices and meshes, so copies draw distinct bytes (same geometry).
+void replicate_grid(Scene& scene, uint32_t n, bool unique_meshes = false);
 
 // Recomputes bounds_min/bounds_max over all instances (all zero when nothing is drawn).
 void update_bounds(Scene& scene);

@@ -23,11 +23,13 @@ LightFrame render_light_frame(const LightFrameRequest& request) {
     const Scene& scene = request.scene ? *request.scene : default_scene();
     PlanRequest plan_request;
     plan_request[PassId::light_cull] = request.light_cull;
+    plan_request[PassId::light_loop] = request.light_loop;
     plan_request.view = request.view;
     RendererConfig config;
     config.extent = request.extent;
     config.lights = request.lights;
     config.plan = make_plan(ctx.subgroup, ctx.features, plan_request);
+    config.light_loop_split_tiles = request.split_tiles;
     Renderer renderer(ctx, scene, config);
 
     VkCommandBuffer cmd = begin_one_shot(ctx);

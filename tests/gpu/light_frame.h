@@ -29,6 +29,8 @@ struct LightFrameRequest {
     VkExtent2D extent{320, 180};
     uint32_t lights = 256;
     Request light_cull = Request::automatic;
+    Request light_loop = Request::automatic;
+    bool split_tiles = false;  // forward: odd pixel columns take the next tile's list (FrameContext)
     uint32_t frame_index = 0;
     bool instrument = false;
     ViewMode view = ViewMode::shaded;

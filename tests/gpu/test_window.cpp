@@ -265,11 +265,15 @@ TEST(Window, KeysSwitchEveryPassAndViewResizeAndF12SavesTheFrameWithHud) {
     uint32_t animation_frame = uint32_t(std::stoul(paused.substr(paused.rfind(' ') + 1)));
 
     std::string cull = auto_variant("cull"), light = auto_variant("light_cull"), mip = auto_variant("mip");
+    std::string loop = auto_variant("light_loop");
     std::vector<Step> steps = {
         {"1", "cull-subgroup_"},  {"1", "cull-fallback_"},  {"1", "cull-off_"},       {"shift+1", "cull-fallback_"},
         {"1", "cull-off_"},       {"1", "cull-" + cull + "_"},
         {"2", "light-subgroup_"}, {"2", "light-fallback_"}, {"2", "light-off_"},      {"2", "light-" + light + "_"},
         {"3", "mip-subgroup_"},   {"3", "mip-fallback_"},   {"3", "mip-off_"},        {"3", "mip-" + mip + "_"},
+        // The light loop offers no off: auto > subgroup > fallback > auto.
+        {"4", "loop-subgroup_"},  {"4", "loop-fallback_"},  {"shift+4", "loop-subgroup_"}, {"4", "loop-fallback_"},
+        {"4", "loop-" + loop + "_"},
         {"v", "view-lane-id-fragment"}, {"v", "view-first-last-lane-fragment"}, {"v", "view-active-lanes-fragment"},
         {"v", "view-mip ("},      {"v", "view-light-count ("}, {"v", "view-shaded ("},
         {"v", "view-lane-id-fragment"},
@@ -278,7 +282,7 @@ TEST(Window, KeysSwitchEveryPassAndViewResizeAndF12SavesTheFrameWithHud) {
         {"b", view_of("callable")}, {"b", view_of("vertex")}, {"b", view_of("tess-control")},
         {"b", view_of("tess-eval")}, {"b", view_of("geometry")}, {"b", view_of("fragment")},
         {"shift+v", "view-shaded ("},
-        {"1", "cull-subgroup_"},  {"0", "cull-" + cull + "_light-" + light + "_mip-" + mip + "_view-shaded ("},
+        {"1", "cull-subgroup_"},  {"0", "cull-" + cull + "_light-" + light + "_mip-" + mip + "_loop-" + loop + "_view-shaded ("},
     };
     size_t frames_logged = log.count("frame ");
     for (const Step& step : steps) {
@@ -332,7 +336,7 @@ TEST(Window, KeysSwitchEveryPassAndViewResizeAndF12SavesTheFrameWithHud) {
     ASSERT_TRUE(xdo.run("key F12"));
     std::string shot = log.wait_line("screenshot: ", 0);
     ASSERT_FALSE(shot.empty()) << read_text(log_path);
-    std::string name = "subgroup-demo_cull-" + cull + "_light-" + light + "_mip-" + mip + "_view-shaded_400x240.png";
+    std::string name = "subgroup-demo_cull-" + cull + "_light-" + light + "_mip-" + mip + "_loop-" + loop + "_view-shaded_400x240.png";
     EXPECT_EQ(shot.substr(12, name.size()), name) << shot;
     Png screenshot = read_png(dir + "/" + name);
     ASSERT_EQ(screenshot.width, 400) << "missing or unreadable " << name;
