@@ -6,6 +6,8 @@
 // written. Validation with synchronization validation must stay silent.
 #include <gtest/gtest.h>
 
+#include "gpu_compute/compute_harness.h"
+
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -17,10 +19,6 @@
 
 namespace {
 
-int expected_subgroup_size() {
-    const char* sg = getenv("SGD_EXPECT_SUBGROUP");
-    return sg ? atoi(sg) : 0;
-}
 
 std::string fresh_dir(const std::string& name) {
     const char* sg = getenv("SGD_EXPECT_SUBGROUP");
@@ -101,16 +99,6 @@ private:
     Buffer uniforms_, lights_, counters_;
 };
 
-struct ValidatedContext {
-    Context ctx;
-    uint32_t messages_before = 0;
-    ValidatedContext() {
-        ContextOptions options;
-        options.validate = true;
-        create_context(ctx, options);
-        messages_before = validation_message_count();
-    }
-};
 
 TEST(CullCompute, DesignedSceneMatchesTheReferenceExactlyAtAnyGroupSize) {
     DesignedMesh mesh = designed_mesh();

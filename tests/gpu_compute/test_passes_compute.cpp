@@ -12,6 +12,8 @@
 // Validation with synchronization validation must stay silent.
 #include <gtest/gtest.h>
 
+#include "gpu_compute/compute_harness.h"
+
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -27,21 +29,7 @@
 
 namespace {
 
-int expected_subgroup_size() {
-    const char* sg = getenv("SGD_EXPECT_SUBGROUP");
-    return sg ? atoi(sg) : 0;
-}
 
-struct ValidatedContext {
-    Context ctx;
-    uint32_t messages_before = 0;
-    ValidatedContext() {
-        ContextOptions options;
-        options.validate = true;
-        create_context(ctx, options);
-        messages_before = validation_message_count();
-    }
-};
 
 // Uploads tightly packed texels (4 bytes each) into the whole image, leaving it in TRANSFER_DST.
 void upload_image(const Context& ctx, Image& image, const void* texels, VkImageAspectFlags aspect) {
