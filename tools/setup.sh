@@ -8,12 +8,20 @@ cd "$(dirname "$0")/.."
 packages=(cmake ninja-build g++ pkg-config
           libvulkan-dev glslc spirv-tools vulkan-validationlayers vulkan-tools mesa-vulkan-drivers
           libglfw3-dev libglm-dev libstb-dev libtinygltf-dev nlohmann-json3-dev libgtest-dev
-          libjpeg62-turbo-dev libpng-dev
+          libjpeg62-turbo-dev libpng-dev libmeshoptimizer-dev
           xvfb xdotool xauth python3)
 # The libFuzzer target (preset `fuzz`, docs/robustness.md) needs clang and its runtime libraries.
 # (Regenerating its seeds, tools/make_fuzz_corpus.py, also needs python3-pil and libjpeg-turbo-progs.)
 if [ "${1:-default}" = fuzz ]; then
     packages+=(clang libclang-rt-14-dev)
+fi
+# Mesa 25 from Debian 12's backports: its lavapipe has mesh shaders (subgroups in task and mesh)
+# and ray-tracing pipelines, so CI runs the meshlet path and the ray-tracing fallback. On another
+# system the distribution's lavapipe is used; the mesh and ray-tracing tests then skip with a
+# listed reason (docs/testing.md).
+backports=""
+if grep -q 'VERSION_CODENAME=bookworm' /etc/os-release 2>/dev/null; then
+    backports=bookworm-backports
 fi
 missing=()
 for p in "${packages[@]}"; do
@@ -25,5 +33,15 @@ if [ ${#missing[@]} -gt 0 ]; then
     [ "$(id -u)" -eq 0 ] || sudo="sudo"
     $sudo apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+if [ -n "$backports" ] && ! dpkg-query -W -f='${Version}' mesa-vulkan-drivers 2>/dev/null | grep -q '^25'; then
+    echo "installing: mesa-vulkan-drivers from $backports (Mesa 25 lavapipe)"
+    sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    list=/etc/apt/sources.list.d/$backports.list
+    [ -f "$list" ] || echo "deb http://deb.debian.org/debian $backports main" | $sudo tee "$list" >/dev/null
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
+        -t "$backports" mesa-vulkan-drivers >/dev/null
 fi
 cmake --preset "${1:-default}" >/dev/null

@@ -275,10 +275,11 @@ void print_info(const Context& ctx, const Plan& plan) {
     }
     printf("%-17s %s\n", "quad (all stages)", s.quad_in_all_stages ? "yes" : "no");
     printf("\nfeatures: tessellation %s, geometry %s, fragment stores %s, multi-draw indirect %s, quad control %s, "
-           "maximal reconvergence %s\n",
+           "maximal reconvergence %s, mesh shaders %s, ray-tracing pipelines %s\n",
            ctx.features.tessellation ? "yes" : "no", ctx.features.geometry ? "yes" : "no",
            ctx.features.fragment_stores ? "yes" : "no", ctx.features.multi_draw_indirect ? "yes" : "no",
-           ctx.features.quad_control ? "yes" : "no", ctx.features.maximal_reconvergence ? "yes" : "no");
+           ctx.features.quad_control ? "yes" : "no", ctx.features.maximal_reconvergence ? "yes" : "no",
+           ctx.features.mesh_shader ? "yes" : "no", ctx.features.ray_tracing ? "yes" : "no");
 
     printf("\n%-12s %-10s %-12s %s\n", "pass", "requested", "variant", "reason");
     auto row = [](const char* name, const PassPlan& p) {

@@ -130,6 +130,9 @@ ViewPlan plan_view(const SubgroupCaps& caps, const DeviceFeatures& features, Vie
         return plan;
     }
     std::string missing = missing_support(caps, {stage, view_needs(mode)});
+    if (missing.empty() && !info.view_built)
+        missing = std::string(stage_name(stage)) + " stage has subgroups on this device, but this build has no " +
+                  std::string(view_mode_name(mode)) + " view in it";
     plan.variant = missing.empty() ? Variant::subgroup : Variant::unsupported;
     plan.reason = missing.empty() ? std::string(stage_name(stage)) + " stage supports the view's operations" : missing;
     return plan;

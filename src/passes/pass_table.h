@@ -105,6 +105,9 @@ struct StageInfo {
     std::string_view shader;  // "view.tesc"
     // Why the device cannot run the stage at all (a missing feature), or empty. Null: always runs.
     std::string (*missing_feature)(const DeviceFeatures&);
+    // Whether this build has the views' shaders in the stage. A stage the device supports but
+    // the build does not draw views in is reported as such, never as a device limitation.
+    bool view_built = true;
 };
 extern const std::array<StageInfo, size_t(Stage::count)> kStages;
 const StageInfo& stage_info(Stage s);

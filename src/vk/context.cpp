@@ -349,6 +349,63 @@ void create_device(Context& ctx, const ContextOptions& options) {
         extensions.push_back(kMaximalReconvergenceExtension);
         ctx.features.quad_control_enabled = true;
     }
+    // Task and mesh shaders (the meshlet path, docs/meshlets.md) and ray-tracing pipelines
+    // (docs/ray-tracing.md), where the device offers them: the Mesa 25 lavapipe and the NVIDIA GPUs
+    // do, the Mesa 22.3 lavapipe has neither. Without them those stages are absent and the plan says so.
+    VkPhysicalDeviceMeshShaderFeaturesEXT mesh{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MESH_SHADER_FEATURES_EXT};
+    VkPhysicalDeviceRayTracingPipelineFeaturesKHR ray_tracing{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_RAY_TRACING_PIPELINE_FEATURES_KHR};
+    VkPhysicalDeviceAccelerationStructureFeaturesKHR acceleration{
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ACCELERATION_STRUCTURE_FEATURES_KHR};
+    {
+        VkPhysicalDeviceVulkan12Features has12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+        VkPhysicalDeviceMeshShaderFeaturesEXT has_mesh{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MESH_SHADER_FEATURES_EXT, &has12};
+        VkPhysicalDeviceRayTracingPipelineFeaturesKHR has_rt{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_RAY_TRACING_PIPELINE_FEATURES_KHR,
+                                                             &has_mesh};
+        VkPhysicalDeviceAccelerationStructureFeaturesKHR has_as{
+            VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ACCELERATION_STRUCTURE_FEATURES_KHR, &has_rt};
+        VkPhysicalDeviceFeatures2 query{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &has_as};
+        vkGetPhysicalDeviceFeatures2(ctx.physical, &query);
+        void* chain = f13.pNext;  // quad control, when enabled above
+        if (has_extension(available, VK_EXT_MESH_SHADER_EXTENSION_NAME) && has_mesh.taskShader && has_mesh.meshShader) {
+            mesh.taskShader = mesh.meshShader = VK_TRUE;
+            mesh.pNext = chain;
+            chain = &mesh;
+            extensions.push_back(VK_EXT_MESH_SHADER_EXTENSION_NAME);
+            ctx.features.mesh_shader = true;
+        }
+        if (has_extension(available, VK_KHR_RAY_TRACING_PIPELINE_EXTENSION_NAME) &&
+            has_extension(available, VK_KHR_ACCELERATION_STRUCTURE_EXTENSION_NAME) &&
+            has_extension(available, VK_KHR_DEFERRED_HOST_OPERATIONS_EXTENSION_NAME) && has_rt.rayTracingPipeline &&
+            has_as.accelerationStructure && has12.bufferDeviceAddress) {
+            ray_tracing.rayTracingPipeline = VK_TRUE;
+            acceleration.accelerationStructure = VK_TRUE;
+            acceleration.pNext = chain;
+            ray_tracing.pNext = &acceleration;
+            chain = &ray_tracing;
+            f12.bufferDeviceAddress = VK_TRUE;
+            extensions.push_back(VK_KHR_RAY_TRACING_PIPELINE_EXTENSION_NAME);
+            extensions.push_back(VK_KHR_ACCELERATION_STRUCTURE_EXTENSION_NAME);
+            extensions.push_back(VK_KHR_DEFERRED_HOST_OPERATIONS_EXTENSION_NAME);
+            ctx.features.ray_tracing = true;
+        }
+        f13.pNext = chain;
+        // Their limits, chained only for what is enabled (an unknown struct in the chain is invalid).
+        VkPhysicalDeviceProperties2 props{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+        ctx.mesh_properties.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MESH_SHADER_PROPERTIES_EXT;
+        ctx.ray_tracing_properties.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_RAY_TRACING_PIPELINE_PROPERTIES_KHR;
+        ctx.acceleration_structure_properties.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ACCELERATION_STRUCTURE_PROPERTIES_KHR;
+        if (ctx.features.mesh_shader) {
+            ctx.mesh_properties.pNext = props.pNext;
+            props.pNext = &ctx.mesh_properties;
+        }
+        if (ctx.features.ray_tracing) {
+            ctx.acceleration_structure_properties.pNext = props.pNext;
+            ctx.ray_tracing_properties.pNext = &ctx.acceleration_structure_properties;
+            props.pNext = &ctx.ray_tracing_properties;
+        }
+        vkGetPhysicalDeviceProperties2(ctx.physical, &props);
+        ctx.mesh_properties.pNext = ctx.ray_tracing_properties.pNext = ctx.acceleration_structure_properties.pNext = nullptr;
+    }
     if (options.swapchain) {
         if (!has_extension(available, VK_KHR_SWAPCHAIN_EXTENSION_NAME))
             throw NoDeviceError(ctx.info.name + " cannot present (no VK_KHR_swapchain)");

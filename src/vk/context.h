@@ -78,6 +78,10 @@ struct Context {
     SubgroupCaps subgroup;
     SubgroupCaps subgroup_unmasked;
     DeviceFeatures features;
+    // Filled where features.mesh_shader / features.ray_tracing (zeroed otherwise).
+    VkPhysicalDeviceMeshShaderPropertiesEXT mesh_properties{};
+    VkPhysicalDeviceRayTracingPipelinePropertiesKHR ray_tracing_properties{};
+    VkPhysicalDeviceAccelerationStructurePropertiesKHR acceleration_structure_properties{};
     bool debug_utils = false;
     mutable DescriptorArena descriptor_arena;
 
