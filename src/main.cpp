@@ -49,7 +49,7 @@ int run(const Options& options) {
         print_info(ctx, plan);
         if (!options.report.empty())
             write_json(options.report, {{"schema", 1}, {"device", device_json(ctx)}, {"subgroup", subgroup_json(ctx)},
-                                        {"plan", plan_json(plan)}});
+                                        {"plan", plan_json(plan)}, {"views", views_json(ctx)}});
         return kOk;
     }
     Scene scene = load_requested_scene(options);

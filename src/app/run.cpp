@@ -170,6 +170,17 @@ nlohmann::json plan_json(const Plan& plan) {
     return j;
 }
 
+nlohmann::json views_json(const Context& ctx) {
+    nlohmann::json j = nlohmann::json::object();
+    for (const StageInfo& st : kStages)
+        for (ViewMode mode : {ViewMode::lane_id, ViewMode::first_last_lane, ViewMode::active_lanes}) {
+            ViewPlan v = plan_view(ctx.subgroup, ctx.features, mode, st.stage);
+            j[std::string(st.name)][std::string(view_mode_name(mode))] = {{"variant", variant_name(v.variant)},
+                                                                          {"reason", v.reason}};
+        }
+    return j;
+}
+
 // The light loop's trips in the instrumented frame (docs/light-lists.md): per lane for both
 // variants; per subgroup only where the subgroup loop ran (the fallback uses no subgroup operation).
 nlohmann::json light_loop_json(const Plan& plan, const GpuCounters& c) {

@@ -35,6 +35,8 @@ RunResult run_headless(const Context& ctx, const Scene& scene, const Options& op
 nlohmann::json device_json(const Context& ctx);
 nlohmann::json subgroup_json(const Context& ctx);
 nlohmann::json plan_json(const Plan& plan);
+// --info's "views": for every stage and subgroup view mode, the variant it would run and why.
+nlohmann::json views_json(const Context& ctx);
 nlohmann::json report_json(const Context& ctx, const Options& options, const Plan& plan, const Scene& scene,
                            const RunResult& result);
 

@@ -241,9 +241,10 @@ TEST(Window, KeysSwitchEveryPassAndViewResizeAndF12SavesTheFrameWithHud) {
     nlohmann::json info = device_plan(dir);
     ASSERT_TRUE(info.is_object());
     auto auto_variant = [&](const char* pass) { return info["plan"][pass]["variant"].get<std::string>(); };
-    std::vector<std::string> stages = info["subgroup"]["stages"].get<std::vector<std::string>>();
+    // Whether the lane-id view runs in a stage is the device's and the build's answer (--info's
+    // "views"): a stage with subgroups can still lack the view (or the whole stage) here.
     auto view_of = [&](const std::string& stage) {
-        bool supported = std::find(stages.begin(), stages.end(), stage) != stages.end();
+        bool supported = info["views"][stage]["lane-id"]["variant"] == "subgroup";
         return "view-lane-id-" + stage + (supported ? "" : "-unsupported") + " (";
     };
 
