@@ -18,6 +18,7 @@
 //               positions 14 bits, normals 10, UVs 12); accessors without buffer views.
 //   --webp      EXT_texture_webp: every image re-encoded as lossless WebP (textures/NAME.webp
 //               beside OUT), no PNG fallback.
+//   --embed     images go into buffer 0 as buffer views (a self-contained GLB: the fuzz seeds).
 //
 // IN must be one of our own scenes (float attributes, u16/u32 indices, external .bin and images
 // beside it, no sparse accessors): this is a test tool, not a converter for arbitrary files.
@@ -48,7 +49,7 @@ using nlohmann::json;
 namespace {
 
 struct Options {
-    bool quantize = false, meshopt = false, fallback = false, draco = false, webp = false;
+    bool quantize = false, meshopt = false, fallback = false, draco = false, webp = false, embed = false;
     fs::path in, out;
 };
 
@@ -154,7 +155,11 @@ struct Writer {
             pad(fallback);
             pad(bin);
             view = {{"buffer", 1}, {"byteOffset", fallback.size()}, {"byteLength", data.size()}};
-            fallback.insert(fallback.end(), data.begin(), data.end());
+            // The fallback holds what a decoder outputs: the data after its filter is undone.
+            std::vector<uint8_t> decoded = data;
+            if (std::string(filter) == "OCTAHEDRAL") meshopt_decodeFilterOct(decoded.data(), count, stride);
+            if (std::string(filter) == "EXPONENTIAL") meshopt_decodeFilterExp(decoded.data(), count, stride);
+            fallback.insert(fallback.end(), decoded.begin(), decoded.end());
             std::vector<uint8_t> encoded;
             std::string mode = "ATTRIBUTES";
             if (!is_index) {
@@ -420,12 +425,20 @@ void write_glb(const fs::path& path, const json& gltf, std::vector<uint8_t> bin)
 }
 
 // Images: copied beside OUT (or re-encoded as WebP), keeping their relative URIs.
-void write_images(const Options& o, json& gltf) {
+void write_images(const Options& o, json& gltf, Writer& w) {
     if (!gltf.contains("images")) return;
     for (json& image : gltf["images"]) {
         fs::path uri = image["uri"].get<std::string>();
         fs::path source = o.in.parent_path() / uri, target = o.out.parent_path() / uri;
-        fs::create_directories(target.parent_path());
+        if (!o.embed) fs::create_directories(target.parent_path());
+        if (!o.webp && o.embed) {
+            std::vector<uint8_t> bytes = read_bytes(source);
+            Writer::pad(w.bin);
+            w.views.push_back({{"buffer", 0}, {"byteOffset", w.bin.size()}, {"byteLength", bytes.size()}});
+            w.bin.insert(w.bin.end(), bytes.begin(), bytes.end());
+            image = {{"bufferView", w.views.size() - 1}, {"mimeType", "image/png"}};
+            continue;
+        }
         if (!o.webp) {
             if (fs::absolute(source) != fs::absolute(target)) fs::copy_file(source, target, fs::copy_options::overwrite_existing);
             continue;
@@ -438,9 +451,16 @@ void write_images(const Options& o, json& gltf) {
         stbi_image_free(rgba);
         if (size == 0) die("webp encoding failed");
         uri.replace_extension(".webp");
-        write_bytes(o.out.parent_path() / uri, webp, size);
+        if (o.embed) {
+            Writer::pad(w.bin);
+            w.views.push_back({{"buffer", 0}, {"byteOffset", w.bin.size()}, {"byteLength", size}});
+            w.bin.insert(w.bin.end(), webp, webp + size);
+            image = {{"bufferView", w.views.size() - 1}, {"mimeType", "image/webp"}};
+        } else {
+            write_bytes(o.out.parent_path() / uri, webp, size);
+            image = {{"uri", uri.generic_string()}, {"mimeType", "image/webp"}};
+        }
         WebPFree(webp);
-        image = {{"uri", uri.generic_string()}, {"mimeType", "image/webp"}};
     }
     if (o.webp) {
         for (json& texture : gltf["textures"]) {
@@ -523,7 +543,8 @@ int run(const Options& o) {
     }
     if (o.draco) add_used(gltf, "KHR_draco_mesh_compression", true);
     if (o.meshopt) add_used(gltf, "EXT_meshopt_compression", !o.fallback);
-    write_images(o, gltf);
+    write_images(o, gltf, w);
+    gltf["bufferViews"] = w.views;
 
     bool glb = o.out.extension() == ".glb";
     std::string stem = o.out.stem().string();
@@ -564,6 +585,7 @@ int main(int argc, char** argv) {
         else if (arg == "--fallback") o.fallback = true;
         else if (arg == "--draco") o.draco = true;
         else if (arg == "--webp") o.webp = true;
+        else if (arg == "--embed") o.embed = true;
         else if (arg.rfind("--", 0) == 0) die("unknown option " + arg);
         else files.push_back(arg);
     }

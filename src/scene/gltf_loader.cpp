@@ -307,7 +307,10 @@ struct Patches {
     // KHR_draco_mesh_compression's index accessors have no buffer view, which tinygltf 2.7 refuses
     // ("invalid bufferView"): those primitives' "indices" are hidden from it. {mesh, primitive, accessor}
     std::vector<std::array<int, 3>> draco_indices;
-    bool empty() const { return stubbed_buffers.empty() && draco_indices.empty(); }
+    // tinygltf 2.7 knows no data:image/webp URI (it would look for a file of that name): such
+    // images are handed to it as application/octet-stream; the decoder tells formats apart anyway.
+    bool webp_uris = false;
+    bool empty() const { return stubbed_buffers.empty() && draco_indices.empty() && !webp_uris; }
 };
 
 const nlohmann::json* json_extension(const nlohmann::json& object, const char* name) {
@@ -331,6 +334,15 @@ Patches patch_for_tinygltf(nlohmann::json& root) {
             buffer["uri"] = "data:application/octet-stream;base64,AA==";
             buffer["byteLength"] = 1;
             patches.stubbed_buffers.push_back(int(b));
+        }
+    if (auto images = root.find("images"); images != root.end() && images->is_array())
+        for (nlohmann::json& image : *images) {
+            constexpr std::string_view kWebp = "data:image/webp;base64,";
+            auto uri = image.is_object() ? image.find("uri") : image.end();
+            if (uri == image.end() || !uri->is_string() || !uri->get_ref<const std::string&>().starts_with(kWebp))
+                continue;
+            *uri = "data:application/octet-stream;base64," + uri->get<std::string>().substr(kWebp.size());
+            patches.webp_uris = true;
         }
     auto meshes = root.find("meshes");
     if (meshes == root.end() || !meshes->is_array())
