@@ -448,13 +448,8 @@ CompareResult run_comparison(const Context& ctx, const Scene& scene, const Optio
 }
 
 int run_compare(const Options& options) {
-    ContextOptions co;
-    co.validate = options.validate;
-    co.device_index = options.device ? int(*options.device) : -1;
-    co.mask_stages = options.mask_stages;
-    co.mask_ops = options.mask_ops;
     Context ctx;
-    create_context(ctx, co);
+    create_context(ctx, context_options(options));
     Scene scene = load_requested_scene(options);
     check_device_limits(ctx, options, scene);
 

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstring>
 
-#include <stb/stb_easy_font.h>
+#include "render/text_quads.h"
 #include <stb/stb_image.h>
 #include <stb/stb_image_resize.h>
 
@@ -53,33 +53,15 @@ void fill_rect(RgbaImage& image, PixelRect rect, uint32_t rgba) {
         for (int col = r.x; col < r.x + r.w; ++col) memcpy(image.at(col, row), &rgba, 4);
 }
 
-// stb_easy_font indexes a table by (c - 32) without checking: keep to printable ASCII.
-static std::string printable(std::string_view text) {
-    std::string s(text);
-    for (char& c : s)
-        if (c < 32 || c > 126) c = '?';
-    return s;
-}
-
-int text_width(std::string_view text, int scale) {
-    std::string s = printable(text);
-    return stb_easy_font_width(s.data()) * scale;
-}
+int text_width(std::string_view text, int scale) { return text_units_wide(text) * scale; }
 
 void draw_text(RgbaImage& image, int x, int y, std::string_view text, uint32_t rgba, int scale, PixelRect clip) {
-    std::string s = printable(text);
-    // stb_easy_font writes quads of 4 vertices x 16 bytes (x, y, z, colour); ~270 bytes per glyph.
-    std::vector<char> buffer(s.size() * 300 + 64);
-    int quads = stb_easy_font_print(0, 0, s.data(), nullptr, buffer.data(), int(buffer.size()));
     PixelRect limit = intersect(clip, bounds(image));
-    for (int q = 0; q < quads; ++q) {
-        float v[12];
-        memcpy(v, buffer.data() + q * 64 + 0, 8);        // vertex 0: x, y
-        memcpy(v + 2, buffer.data() + q * 64 + 32, 8);   // vertex 2: the opposite corner
+    for (const TextQuad& q : text_quads(text)) {
         // Glyph quads are axis-aligned with corners on the font's integer grid (fractional only
         // for a few strokes): round to pixels at this scale.
-        int x0 = x + int(std::lround(v[0] * scale)), y0 = y + int(std::lround(v[1] * scale));
-        int x1 = x + int(std::lround(v[2] * scale)), y1 = y + int(std::lround(v[3] * scale));
+        int x0 = x + int(std::lround(q.x0 * scale)), y0 = y + int(std::lround(q.y0 * scale));
+        int x1 = x + int(std::lround(q.x1 * scale)), y1 = y + int(std::lround(q.y1 * scale));
         fill_rect(image, intersect({x0, y0, x1 - x0, y1 - y0}, limit), rgba);
     }
 }
