@@ -33,7 +33,7 @@ RgbaImage resize_srgb(const RgbaImage& src, uint32_t width, uint32_t height) {
     return dst;
 }
 
-static PixelRect intersect(PixelRect a, PixelRect b) {
+PixelRect intersect(PixelRect a, PixelRect b) {
     int x0 = std::max(a.x, b.x), y0 = std::max(a.y, b.y);
     int x1 = std::min(a.x + a.w, b.x + b.w), y1 = std::min(a.y + a.h, b.y + b.h);
     return {x0, y0, std::max(0, x1 - x0), std::max(0, y1 - y0)};
@@ -93,10 +93,12 @@ std::vector<std::string> wrap_text(std::string_view text, int max_width, int sca
 }
 
 PixelRect SheetLayout::header() const { return {0, 0, width, header_height}; }
+PixelRect SheetLayout::band() const { return {0, header_height, width, band_height}; }
 
 PixelRect SheetLayout::cell(size_t index) const {
     int col = int(index) % columns, row = int(index) / columns;
-    return {margin + col * (cell_width + margin), header_height + row * (cell_height + margin), cell_width, cell_height};
+    return {margin + col * (cell_width + margin), header_height + band_height + row * (cell_height + margin), cell_width,
+            cell_height};
 }
 
 PixelRect SheetLayout::thumb(size_t index) const {
@@ -110,7 +112,7 @@ PixelRect SheetLayout::label(size_t index) const {
 }
 
 SheetLayout make_sheet_layout(uint32_t frame_width, uint32_t frame_height, size_t cells, int header_lines,
-                              int label_lines) {
+                              int label_lines, int band_height) {
     SheetLayout l;
     l.margin = 8;
     l.text_scale = 2;
@@ -129,7 +131,8 @@ SheetLayout make_sheet_layout(uint32_t frame_width, uint32_t frame_height, size_
     l.cell_width = std::max(l.thumb_width, kSheetMinCellWidth);
     l.cell_height = l.thumb_height + l.label_height;
     l.width = l.margin + l.columns * (l.cell_width + l.margin);
-    l.height = l.header_height + l.rows * (l.cell_height + l.margin);
+    l.band_height = band_height;
+    l.height = l.header_height + band_height + l.rows * (l.cell_height + l.margin);
     return l;
 }
 
