@@ -248,6 +248,10 @@ private:
                 hud_.help = !hud_.help;
                 log_line(hud_.help ? "help shown" : "help hidden");
                 break;
+            case GLFW_KEY_G:
+                hud_.graph = !hud_.graph;
+                log_line(hud_.graph ? "graph shown" : "graph hidden");
+                break;
             default: break;
         }
     }
@@ -312,7 +316,9 @@ private:
             if (++waited_s >= 600) throw VulkanError("a frame took over 10 minutes on the GPU; giving up");
         VK_CHECK(wait);
         if (f.pending) {
-            hud_.gpu.add(renderer_->read_timings(slot_));
+            std::array<double, kTimerCount> timings = renderer_->read_timings(slot_);
+            hud_.gpu.add(timings);
+            hud_.history.add(timings);
             hud_.counters = renderer_->read_frame_counters(slot_);
             f.pending = false;
         }

@@ -299,6 +299,9 @@ TEST(Window, KeysSwitchEveryPassAndViewResizeAndF12SavesTheFrameWithHud) {
     ASSERT_FALSE(log.wait_line("help shown", 0).empty());
     ASSERT_TRUE(xdo.run("key h"));
     ASSERT_FALSE(log.wait_line("help hidden", 0).empty());
+    // The frame-time graph off too: the region compared below is the stats panel's alone.
+    ASSERT_TRUE(xdo.run("key g"));
+    ASSERT_FALSE(log.wait_line("graph hidden", 0).empty());
 
     ASSERT_TRUE(xdo.run("windowsize " + window + " 400 240"));
     ASSERT_FALSE(log.wait_line("swapchain: 400x240", 0).empty()) << read_text(log_path);
