@@ -23,6 +23,14 @@ struct RunResult {
 
 std::string default_scene_path();
 
+// The one place options become a device request and a renderer configuration: the headless run,
+// the window and the comparison all build theirs here, so an option cannot reach one and not the
+// others. The window adds its surface's instance extensions and the swapchain to the former.
+ContextOptions context_options(const Options& options);
+RendererConfig renderer_config(const Options& options, const Plan& plan, VkExtent2D extent);
+// What the renderer was configured with, as the report's "renderer" and the window's first log line.
+nlohmann::json renderer_json(const RendererConfig& config);
+
 // Loads the scene named by the options (or the bundled one) and applies --instances.
 Scene load_requested_scene(const Options& options);
 
