@@ -844,6 +844,14 @@ TEST(WebpHostile, BadImagesWarnOnceAndLoadUntextured) {
     EXPECT_TRUE(has_warning(scene, "16384x16384 is too large")) << (scene.warnings.empty() ? "" : scene.warnings[0]);
 }
 
+// gltfpack -cz and -ce khr write the ratified KHR_meshopt_compression (a newer stream format than
+// Debian's meshoptimizer 0.18 decodes): refused, saying how to re-pack.
+TEST(Extensions, KhrMeshoptIsRefusedWithAWayOut) {
+    json gltf = read_json(kScenes / "props-webp.gltf");
+    gltf["extensionsRequired"] = {"KHR_meshopt_compression"};
+    expect_error([&] { load_text(gltf); }, "re-pack with gltfpack -c or -cc");
+}
+
 TEST(Extensions, KtxTexturesStayRefusedWithAClearMessage) {
     json gltf = read_json(kScenes / "props-webp.gltf");
     gltf["extensionsRequired"] = {"KHR_texture_basisu"};

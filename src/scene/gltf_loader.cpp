@@ -274,6 +274,9 @@ void check_required_extensions(const nlohmann::json& root, std::vector<std::stri
             continue;
         if (name.rfind("KHR_materials_", 0) == 0)
             warnings.push_back("required extension " + name + " is ignored");
+        else if (name == "KHR_meshopt_compression")
+            fail("unsupported required extension KHR_meshopt_compression (gltfpack -cz or -ce khr): Debian's "
+                 "meshoptimizer 0.18 decodes EXT_meshopt_compression only; re-pack with gltfpack -c or -cc");
         else if (name == "KHR_texture_basisu")
             fail("unsupported required extension KHR_texture_basisu: KTX2 / Basis Universal textures cannot be "
                  "decoded (no KTX library in Debian); re-export the textures as PNG, JPEG or WebP");
