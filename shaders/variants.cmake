@@ -5,6 +5,8 @@
 sgd_shader(scene.vert depth DEPTH_ONLY=1)
 sgd_shader(scene.vert forward)
 sgd_shader(forward.frag plain)
+# Depth pre-pass of scenes with alphaMode MASK materials (the holes the ray tracer's any-hit sees).
+sgd_shader(depth_alpha.frag main)
 # The scalarized light loop (docs/light-lists.md). SPIR-V 1.5: it reads gl_HelperInvocation (see
 # sgd_shader_spv15 in quad_control.cmake), defined in quad_control.cmake, included below.
 
@@ -102,3 +104,11 @@ sgd_shader(robust_probe.comp main)
 
 # Window: RGBA -> BGRA reorder before the copy into the swapchain image.
 sgd_shader(present.comp swizzle)
+
+# Ray-traced sun shadows and reflections (docs/ray-tracing.md): the six ray-tracing stages, each with
+# its statistics counted per subgroup (subgroup) or per invocation (fallback), and the light AABBs.
+foreach(stage rgen rchit rahit rmiss rint rcall)
+  sgd_shader(raytrace.${stage} subgroup RT_SUBGROUP=1)
+  sgd_shader(raytrace.${stage} fallback)
+endforeach()
+sgd_shader(light_aabbs.comp main)

@@ -22,7 +22,7 @@ std::string size_text(const Options& o) { return std::to_string(o.width) + "x" +
 
 // What to change to make an allocation smaller, by what it scales with.
 std::string advice(const std::string& name, const Scene& scene) {
-    if (name == "light lists" || name == "color" || name == "depth" || name == "half-resolution mip" ||
+    if (name == "light lists" || name == "color" || name == "depth" || name == "half-resolution mip" || name == "ray traced" ||
         name == "mip edge list" || name == "mip fix-up stamps")
         return "use a smaller --size";
     if (name == "lights") return "use fewer --lights";
@@ -42,6 +42,7 @@ DeviceLimits device_limits(const Context& ctx) {
     const VkPhysicalDeviceLimits& l = props.properties.limits;
 
     DeviceLimits d;
+    d.ray_tracing = ctx.features.ray_tracing;
     d.max_image_dimension_2d = l.maxImageDimension2D;
     d.max_image_array_layers = l.maxImageArrayLayers;
     d.max_storage_buffer_range = l.maxStorageBufferRange;
@@ -62,7 +63,7 @@ DeviceLimits device_limits(const Context& ctx) {
     return d;
 }
 
-std::vector<PlannedAllocation> planned_allocations(const Scene& scene, const Options& options) {
+std::vector<PlannedAllocation> planned_allocations(const Scene& scene, const Options& options, bool ray_tracing) {
     using K = AllocationKind;
     const uint64_t draws = scene.instances.size();
     const uint64_t cull_group_size = std::max(1u, options.cull_group_size);
@@ -94,6 +95,7 @@ std::vector<PlannedAllocation> planned_allocations(const Scene& scene, const Opt
         {"color", w * h * 4, K::image},
         {"depth", w * h * 4, K::image},
         {"half-resolution mip", std::max<uint64_t>(1, w / 2) * std::max<uint64_t>(1, h / 2) * 4, K::image},
+        {"ray traced", w * h * 4, K::image},
         // mip pass (passes/mip_pass.cpp): the quad mip's edge list holds up to 4 entries per texel,
         // clamped by the renderer to the device's storage buffer range (so checked as a plain buffer)
         {"mip edge list", 16 + 16 * std::max<uint64_t>(1, w / 2) * std::max<uint64_t>(1, h / 2), K::buffer},
@@ -102,6 +104,10 @@ std::vector<PlannedAllocation> planned_allocations(const Scene& scene, const Opt
         {"counters", sizeof(GpuCounters), K::buffer},
         {"view params", 4096, K::buffer},  // the debug views' constant palette: under 4 KiB
     };
+    if (ray_tracing) {  // passes/ray_trace_pass.cpp
+        a.push_back({"light aabbs", std::max<uint64_t>(1, options.lights) * 24, K::storage_buffer});
+        a.push_back({"ray trace instances", (draws + 1) * 64, K::buffer});
+    }
     for (uint32_t slot = 0; slot < kFramesInFlight; ++slot) {
         a.push_back({"lights", std::max<uint64_t>(1, options.lights) * sizeof(GpuLight), K::host_buffer});
         a.push_back({"frame uniforms", sizeof(FrameUniforms), K::host_buffer});
@@ -133,7 +139,7 @@ void check_limits(const DeviceLimits& limits, const Options& options, const Scen
                          std::to_string(limits.max_image_array_layers - 1) + " on this device");
 
     uint64_t device_bytes = 0, host_bytes = 0;
-    for (const PlannedAllocation& p : planned_allocations(scene, options)) {
+    for (const PlannedAllocation& p : planned_allocations(scene, options, limits.ray_tracing)) {
         auto refuse = [&](const std::string& limit, uint64_t value) {
             const char* what = p.kind == AllocationKind::image ? " image" : " buffer";
             throw UsageError("the " + p.name + what + " would need " + mib(p.bytes) + " (" + std::to_string(p.bytes) +

@@ -7,6 +7,7 @@
 #include "app/cull_dump.h"
 #include "app/image_io.h"
 #include "app/limits.h"
+#include "passes/ray_trace_pass.h"
 
 std::string default_scene_path() {
     // The source tree's copy when it is there; else assets/ beside the build folder, so a build
@@ -54,6 +55,9 @@ RunResult run_headless(const Context& ctx, const Scene& scene, const Options& op
     // With --mip off no pass writes the mip: refuse to dump or show one rather than output stale texels.
     if (plan[PassId::mip].variant == Variant::off && !options.mip_dump.empty())
         throw UsageError("--mip-dump needs a mip, but --mip off renders none; use --mip auto, subgroup or fallback");
+    if (plan[PassId::ray_trace].variant == Variant::off && !options.ray_dump.empty())
+        throw UsageError("--ray-dump needs the ray-trace pass, but it is off (" + plan[PassId::ray_trace].reason +
+                         "); use --ray-trace auto, subgroup or fallback on a device with ray tracing");
     if (plan[PassId::mip].variant == Variant::off && plan.view.mode == ViewMode::mip)
         throw UsageError("--view mip shows the mip, but --mip off renders none; use --mip auto, subgroup or fallback");
     RendererConfig config;
@@ -129,6 +133,20 @@ RunResult run_headless(const Context& ctx, const Scene& scene, const Options& op
                       renderer.read_drawn_indices()};
         write_cull_dump(options.cull_dump, dump);
     }
+    if (!options.ray_dump.empty()) {
+        std::vector<uint32_t> traced = renderer.read_ray_traced();
+        std::vector<uint8_t> rgba(traced.size() * 4);
+        for (size_t i = 0; i < traced.size(); ++i) {
+            uint32_t t = traced[i];
+            bool shadow_ray = t & kTracedShadowRay;
+            rgba[4 * i + 0] = shadow_ray && !(t & kTracedSunBlocked) ? 255 : 0;
+            rgba[4 * i + 1] = shadow_ray ? 255 : 0;
+            rgba[4 * i + 2] = (t & kTracedReflection) ? 255 : 0;
+            rgba[4 * i + 3] = 255;
+        }
+        write_png(options.ray_dump, options.width, options.height, rgba);
+        result.ray = options.ray_dump;
+    }
     if (options.bandwidth_probe) result.copy = measure_copy_bandwidth(ctx);
     if (!options.mip_dump.empty()) {
         VkExtent2D half{std::max(1u, options.width / 2), std::max(1u, options.height / 2)};
@@ -192,6 +210,33 @@ nlohmann::json light_loop_json(const Plan& plan, const GpuCounters& c) {
     return j;
 }
 
+// The ray_trace pass's statistics of the last frame (docs/ray-tracing.md): rays per kind, each
+// stage's invocations and, with subgroups, its atomics (one per subgroup) and the mean lanes per
+// subgroup that they imply; the fallback makes one atomic per invocation.
+nlohmann::json ray_trace_json(const Context& ctx, const Plan& plan, const RayStats& s) {
+    Variant v = plan[PassId::ray_trace].variant;
+    if (v == Variant::off) return nullptr;
+    bool subgroup = v == Variant::subgroup;
+    static const char* kStages[6] = {"raygen", "any_hit", "closest_hit", "miss", "intersection", "callable"};
+    nlohmann::json stages = nlohmann::json::object();
+    for (int i = 0; i < 6; ++i) {
+        uint32_t atomics = subgroup ? s.subgroups[i] : s.invocations[i];
+        nlohmann::json st = {{"invocations", s.invocations[i]}, {"atomics", atomics}};
+        if (subgroup && atomics) {
+            double lanes = double(s.invocations[i]) / double(atomics);
+            st["lanes_per_subgroup"] = lanes;
+            st["occupancy"] = lanes / double(std::max(1u, ctx.subgroup.size));
+        }
+        stages[kStages[i]] = st;
+    }
+    return {{"variant", variant_name(v)},
+            {"rays", {{"primary", s.rays[0]}, {"shadow", s.rays[1]}, {"reflection", s.rays[2]}}},
+            {"stages", stages},
+            {"any_hit_rejections", s.any_hit_rejections},
+            {"sphere_hits", s.sphere_hits},
+            {"shadow_skipped_subgroups", subgroup ? nlohmann::json(s.shadow_skips) : nlohmann::json(nullptr)}};
+}
+
 nlohmann::json report_json(const Context& ctx, const Options& options, const Plan& plan, const Scene& scene,
                            const RunResult& r) {
     nlohmann::json timings = nlohmann::json::object();
@@ -249,10 +294,11 @@ nlohmann::json report_json(const Context& ctx, const Options& options, const Pla
           {"mip_edge_texels", r.counters.mip_edge_texels},
           {"mip_edge_overflow", r.counters.mip_edge_overflow},
           {"mip_edge_duplicates", r.counters.mip_edge_duplicates},
-          {"light_loop_iterations", light_loop_json(plan, r.instrumented)}}},
+          {"light_loop_iterations", light_loop_json(plan, r.instrumented)},
+          {"ray_trace", ray_trace_json(ctx, plan, r.counters.rays)}}},
         {"bandwidth", bandwidth},
         {"validation", {{"enabled", options.validate}, {"messages", validation_message_count()}}},
-        {"outputs", {{"screenshot", path_or_null(r.screenshot)}, {"mip", path_or_null(r.mip)}}},
+        {"outputs", {{"screenshot", path_or_null(r.screenshot)}, {"mip", path_or_null(r.mip)}, {"ray", path_or_null(r.ray)}}},
     };
 }
 

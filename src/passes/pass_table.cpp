@@ -7,11 +7,13 @@
 #include "passes/light_cull_pass.h"
 #include "passes/mip_pass.h"
 #include "passes/pass_unit.h"
+#include "passes/ray_trace_pass.h"
 
 const std::array<TimerInfo, kTimerCount> kTimers = {{
     {Timer::cull, "cull", "cull", "cull"},
     {Timer::depth, "depth", "depth", "depth"},
     {Timer::light_cull, "light_cull", "light cull", "light-cull"},
+    {Timer::ray_trace, "ray_trace", "ray trace", "rt"},
     {Timer::forward, "forward", "forward", "fwd"},
     {Timer::mip, "mip", "mip", "mip"},
     {Timer::mip_fixup, "mip_fixup", "mip fix-up", "mip-fix"},
@@ -72,10 +74,12 @@ const std::array<PassInfo, kPassCount> kPasses = {{
      .variants = kAllVariants,
      // cull.comp: subgroupExclusiveAdd (arithmetic), subgroupElect (basic), subgroupBroadcastFirst (ballot).
      .stage = Stage::compute,
+     .stages = 0,
      .ops = bit(Op::basic) | bit(Op::arithmetic) | bit(Op::ballot),
      .uses = "exclusive scan + one atomic per subgroup compacts the surviving triangles",
      .fallback = "shared-memory workgroup scan, one atomic per workgroup",
      .missing_feature = nullptr,
+     .unavailable = nullptr,
      .subgroup_note = nullptr,
      .timer = Timer::cull,
      .host_timer = std::nullopt,
@@ -94,10 +98,12 @@ const std::array<PassInfo, kPassCount> kPasses = {{
      // light_cull.comp: subgroupAny (vote), subgroupBallot/BitCount/ExclusiveBitCount/BroadcastFirst
      // (ballot), subgroupElect (basic).
      .stage = Stage::compute,
+     .stages = 0,
      .ops = bit(Op::basic) | bit(Op::vote) | bit(Op::ballot),
      .uses = "ballot-aggregated atomics append to 16x16-tile light lists",
      .fallback = "one atomic per list entry",
      .missing_feature = nullptr,
+     .unavailable = nullptr,
      .subgroup_note = nullptr,
      .timer = Timer::light_cull,
      .host_timer = std::nullopt,
@@ -117,11 +123,13 @@ const std::array<PassInfo, kPassCount> kPasses = {{
      // subgroupQuadSwapHorizontal/Vertical (quad) sum full quads, and the edge list's append uses
      // subgroupBallotBitCount/ExclusiveBitCount/BroadcastFirst (ballot) and subgroupElect (basic).
      .stage = Stage::fragment,
+     .stages = 0,
      .ops = bit(Op::basic) | bit(Op::ballot) | bit(Op::quad),
      .uses = "quad swaps in the forward fragment shader write the half-resolution mip while shading; "
              "quads with helpers go to an edge list (ballot-aggregated append) that a small compute pass fixes",
      .fallback = "compute 2x2 downsample of the finished frame",
      .missing_feature = mip_missing_feature,
+     .unavailable = nullptr,
      .subgroup_note = mip_subgroup_note,
      .timer = Timer::mip,
      // The quad mip is stored by the forward fragment shader (passes/scene_pass.cpp); its edge
@@ -144,10 +152,12 @@ const std::array<PassInfo, kPassCount> kPasses = {{
      // subgroupAll/subgroupBroadcastFirst (vote, ballot) find one-tile subgroups, subgroupElect and
      // subgroupBallot (basic, ballot) count trips in the instrumented frame.
      .stage = Stage::fragment,
+     .stages = 0,
      .ops = bit(Op::basic) | bit(Op::vote) | bit(Op::arithmetic) | bit(Op::ballot),
      .uses = "the lanes of a subgroup walk the union of their tiles' sorted light lists in subgroup-uniform order",
      .fallback = "each lane walks its own tile's list",
      .missing_feature = nullptr,
+     .unavailable = nullptr,
      .subgroup_note = light_loop_note,
      // Its work is forward shading's loop: timed in the forward pass, which hosts it.
      .timer = Timer::forward,
@@ -156,6 +166,32 @@ const std::array<PassInfo, kPassCount> kPasses = {{
      .docs = "docs/light-lists.md",
      .point = FramePoint::after_depth,
      .create = [](const UnitSetup&) -> std::unique_ptr<PassUnit> { return std::make_unique<NoUnitWork>(); }},
+    {.id = PassId::ray_trace,
+     .name = "ray-trace",
+     .key = "ray_trace",
+     .label = "ray trace",
+     .tag = "rt",
+     .window_key = '5',
+     .variants = kAllVariants,
+     // Both variants trace the same rays with the same six shaders; they differ in how every stage
+     // counts its statistics (shaders/raytrace_stats.glsl): subgroupBallot + BitCount + Elect, one
+     // atomic per subgroup (basic, ballot), and raygen's subgroupAny skip of the shadow ray (vote).
+     .stage = Stage::raygen,
+     .stages = kRayTracingStages,
+     .ops = bit(Op::basic) | bit(Op::vote) | bit(Op::ballot),
+     .uses = "sun shadows and reflections traced in all six ray-tracing stages; each stage counts its "
+             "ray statistics with one ballot-aggregated atomic per subgroup",
+     .fallback = "the same rays, one atomic per invocation and counter",
+     .missing_feature = nullptr,
+     .unavailable = ray_tracing_missing,
+     .subgroup_note = nullptr,
+     .timer = Timer::ray_trace,
+     .host_timer = std::nullopt,
+     .hosted_label = "",
+     .hosted_own_timer = std::nullopt,
+     .docs = "docs/ray-tracing.md",
+     .point = FramePoint::after_depth,
+     .create = [](const UnitSetup& s) { return make_unit<RayTracePass>(s.ctx, s.scene, s.lights); }},
 }};
 
 const std::array<StageInfo, size_t(Stage::count)> kStages = {{

@@ -10,6 +10,7 @@ struct UnitSetup {
     const GpuScene& scene;
     VkExtent2D extent;
     uint32_t cull_group_size;  // --cull-group-size
+    uint32_t lights;           // --lights (the ray tracer's light BLAS)
 };
 
 class PassUnit {
