@@ -13,6 +13,15 @@
 
 #include "common.glsl"
 
+// The debug views in the six stages (RT_VIEW variants, docs/ray-tracing.md): the stage under view
+// (VIEW_HERE, with one of view_common.glsl's VIEW_* defines) measures its lane with lane_record()
+// first thing in main(), and the record travels back to raygen in the payload (callable data, hit
+// attributes from the intersection shader); raygen stores it packed instead of the frame's bits.
+#ifdef RT_VIEW
+#define VIEW_PARAMS_BINDING 10
+#include "view_common.glsl"
+#endif
+
 // Set 0, pushed each frame (the numbers match kRayTraceLayout in ray_trace_pass.cpp).
 layout(set = 0, binding = 0) uniform Frame { FrameUniforms frame; };
 layout(set = 0, binding = 1, std430) readonly buffer Draws { DrawData draws[]; };
@@ -39,13 +48,20 @@ struct RayPayload {
     uint kind;    // kRayPrimary, kRayShadow, kRayReflection
     vec3 geometric_normal;  // primary: the triangle's normal (world), for the ray offsets
     uint draw;              // primary: the hit's draw
+    uint record;            // RT_VIEW: the packed lane record of the stage under view that served the ray (0: none)
 };
 
 struct MaterialCall {  // callableDataEXT of the material evaluation
     vec3 albedo;
     uint draw;
     vec2 uv;
+    uint record;  // RT_VIEW: the callable's packed lane record
 };
+
+// A lane record (view_common.glsl) in 32 bits: x, y, w below 256 (lanes, sizes <= 128), z 2 bits;
+// bit 31 set, so 0 means "no invocation of the stage served this ray".
+uint pack_record(uvec4 r) { return 0x80000000u | (r.x & 255u) | ((r.y & 255u) << 8) | ((r.z & 3u) << 16) | ((r.w & 255u) << 18); }
+uvec4 unpack_record(uint p) { return uvec4(p & 255u, (p >> 8) & 255u, (p >> 16) & 3u, (p >> 18) & 255u); }
 
 // The value written per pixel into traced_image (an R32UI image; forward.frag decodes it):
 // bits 0..29 the reflection's radiance times its weight, sRGB-encoded 10 bits per channel (0: none);

@@ -12,8 +12,15 @@ layout(location = 0) callableDataEXT MaterialCall material;
 hitAttributeEXT vec2 barycentrics;
 
 void main() {
+#if defined(RT_VIEW) && defined(VIEW_HERE)
+    payload.record = pack_record(lane_record());
+#endif
     count_invocation(kStageClosestHit);  // before the callable: see raytrace_stats.glsl
     payload.t = gl_HitTEXT;
+#if defined(RT_VIEW) && !defined(VIEW_HERE)
+    // The intersection view's record comes with a light's hit, in its attributes.
+    if (gl_HitKindEXT == kHitKindLight && floatBitsToUint(barycentrics.x) != 0u) payload.record = floatBitsToUint(barycentrics.x);
+#endif
     if (payload.kind == kRayShadow) return;
     if (gl_HitKindEXT == kHitKindLight) {  // a light's sphere (only reflection rays see them)
         payload.color = lights[gl_PrimitiveID].color.rgb * 0.5;
@@ -35,7 +42,11 @@ void main() {
     // Reflection: the material from the callable shader (index 0), then the sun and the sky.
     material.draw = gl_InstanceCustomIndexEXT;
     material.uv = hit_uv(v, barycentrics);
+    material.record = 0u;
     executeCallableEXT(0, 0);
+#if defined(RT_VIEW) && !defined(VIEW_HERE)
+    if (material.record != 0u) payload.record = material.record;
+#endif
     if (dot(normal, gl_WorldRayDirectionEXT) > 0.0) normal = -normal;
     float n_dot_l = max(dot(normal, frame.sun_direction.xyz), 0.0);
     float sky = 0.5 + 0.5 * normal.y;

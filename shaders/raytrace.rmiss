@@ -6,6 +6,9 @@
 layout(location = 0) rayPayloadInEXT RayPayload payload;
 
 void main() {
+#if defined(RT_VIEW) && defined(VIEW_HERE)
+    payload.record = pack_record(lane_record());
+#endif
     count_invocation(kStageMiss);
     payload.t = -1.0;
     if (payload.kind == kRayReflection) payload.color = sky_radiance(gl_WorldRayDirectionEXT);

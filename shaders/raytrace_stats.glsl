@@ -37,9 +37,11 @@ layout(set = 0, binding = 9, std430) buffer RayStats {
     uint words[18];
 } ray_stats;
 
-// Counts the lanes for which `event` holds.
+// Counts the lanes for which `event` holds. (The views' trace, RT_VIEW, counts nothing: the
+// statistics are the frame's.)
 void count_event(uint counter, bool event) {
-#ifdef RT_SUBGROUP
+#if defined(RT_VIEW)
+#elif defined(RT_SUBGROUP)
     uvec4 lanes = subgroupBallot(event);
     if (subgroupElect()) {
         uint n = subgroupBallotBitCount(lanes);
@@ -53,7 +55,8 @@ void count_event(uint counter, bool event) {
 // Counts this invocation of a stage (and, with subgroups, the subgroup's one atomic). Called first
 // thing in each stage's main(), before the stage can trace, call or report anything.
 void count_invocation(uint stage) {
-#ifdef RT_SUBGROUP
+#if defined(RT_VIEW)
+#elif defined(RT_SUBGROUP)
     uint n = subgroupBallotBitCount(subgroupBallot(true));
     if (subgroupElect()) {
         atomicAdd(ray_stats.words[kStatInvocations + stage], n);

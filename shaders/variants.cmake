@@ -112,3 +112,12 @@ foreach(stage rgen rchit rahit rmiss rint rcall)
   sgd_shader(raytrace.${stage} fallback)
 endforeach()
 sgd_shader(light_aabbs.comp main)
+# The debug views in the six stages: `view_plain` passes the records through (and counts nothing),
+# `view_<kind>` measures lanes in its own stage (VIEW_HERE); raytrace_view.comp colours the records.
+foreach(stage rgen rchit rahit rmiss rint rcall)
+  sgd_shader(raytrace.${stage} view_plain RT_VIEW=1)
+  sgd_shader(raytrace.${stage} view_lane_id RT_VIEW=1 VIEW_HERE=1 VIEW_LANE_ID=1)
+  sgd_shader(raytrace.${stage} view_first_last RT_VIEW=1 VIEW_HERE=1 VIEW_FIRST_LAST=1)
+  sgd_shader(raytrace.${stage} view_active RT_VIEW=1 VIEW_HERE=1 VIEW_ACTIVE=1)
+endforeach()
+sgd_shader(raytrace_view.comp main)

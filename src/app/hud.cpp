@@ -203,6 +203,28 @@ OverlayBox draw_stats(Overlay& overlay, const HudState& hud, float s, float x, f
         p.add(62 + Overlay::text_width(entries, s) / s, thousands(hud.counters.light_list_overflow) + " overflow",
               hud.counters.light_list_overflow ? kRed : kWhite);
     }
+    // The ray tracer's rays and, per stage, how full its subgroups were: invocations over the
+    // subgroup variant's atomics (one per subgroup) over the subgroup size. The fallback makes one
+    // atomic per invocation, so it measures no lanes: the invocations only.
+    if (plan[PassId::ray_trace].variant != Variant::off && ms(Timer::ray_trace) >= 0) {
+        p.next_line();
+        const RayStats& r = hud.counters.rays;
+        p.add(0, "rays", kWhite);
+        p.add(62, thousands(r.rays[0]) + " primary, " + thousands(r.rays[1]) + " shadow, " + thousands(r.rays[2]) + " reflection",
+              kWhite);
+        p.next_line();
+        bool subgroup = plan[PassId::ray_trace].variant == Variant::subgroup;
+        p.add(0, subgroup ? "RT lanes" : "RT calls", kWhite);
+        static const char* kShort[6] = {"rgen", "ahit", "chit", "miss", "isec", "call"};
+        std::string line;
+        for (int i = 0; i < 6; ++i) {
+            line += std::string(i ? "  " : "") + kShort[i] + " ";
+            if (!subgroup) line += thousands(r.invocations[i]);
+            else if (r.subgroups[i] == 0 || hud.subgroup_size == 0) line += "-";
+            else line += fixed(100.0 * double(r.invocations[i]) / (double(r.subgroups[i]) * hud.subgroup_size), 0) + "%";
+        }
+        p.add(62, line, subgroup ? kGreen : kGrey);
+    }
     p.next_line(1.4f);
     p.add(0, "H help   F12 screenshot   Esc quit", kGrey);
     p.next_line();

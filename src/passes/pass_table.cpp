@@ -191,7 +191,8 @@ const std::array<PassInfo, kPassCount> kPasses = {{
      .hosted_own_timer = std::nullopt,
      .docs = "docs/ray-tracing.md",
      .point = FramePoint::after_depth,
-     .create = [](const UnitSetup& s) { return make_unit<RayTracePass>(s.ctx, s.scene, s.lights); }},
+     .create = [](const UnitSetup& s) { return make_unit<RayTracePass>(s.ctx, s.scene, s.lights); },
+     .in_all_rows = false},
 }};
 
 const std::array<StageInfo, size_t(Stage::count)> kStages = {{
@@ -203,12 +204,12 @@ const std::array<StageInfo, size_t(Stage::count)> kStages = {{
     {Stage::compute, "compute", VK_SHADER_STAGE_COMPUTE_BIT, "view.comp", nullptr},
     {Stage::task, "task", VK_SHADER_STAGE_TASK_BIT_EXT, "view.task", mesh_shader_missing, false},
     {Stage::mesh, "mesh", VK_SHADER_STAGE_MESH_BIT_EXT, "view.mesh", mesh_shader_missing, false},
-    {Stage::raygen, "raygen", VK_SHADER_STAGE_RAYGEN_BIT_KHR, "view.rgen", ray_tracing_missing, false},
-    {Stage::any_hit, "any-hit", VK_SHADER_STAGE_ANY_HIT_BIT_KHR, "view.rahit", ray_tracing_missing, false},
-    {Stage::closest_hit, "closest-hit", VK_SHADER_STAGE_CLOSEST_HIT_BIT_KHR, "view.rchit", ray_tracing_missing, false},
-    {Stage::miss, "miss", VK_SHADER_STAGE_MISS_BIT_KHR, "view.rmiss", ray_tracing_missing, false},
-    {Stage::intersection, "intersection", VK_SHADER_STAGE_INTERSECTION_BIT_KHR, "view.rint", ray_tracing_missing, false},
-    {Stage::callable, "callable", VK_SHADER_STAGE_CALLABLE_BIT_KHR, "view.rcall", ray_tracing_missing, false},
+    {Stage::raygen, "raygen", VK_SHADER_STAGE_RAYGEN_BIT_KHR, "raytrace.rgen", ray_tracing_missing},
+    {Stage::any_hit, "any-hit", VK_SHADER_STAGE_ANY_HIT_BIT_KHR, "raytrace.rahit", ray_tracing_missing},
+    {Stage::closest_hit, "closest-hit", VK_SHADER_STAGE_CLOSEST_HIT_BIT_KHR, "raytrace.rchit", ray_tracing_missing},
+    {Stage::miss, "miss", VK_SHADER_STAGE_MISS_BIT_KHR, "raytrace.rmiss", ray_tracing_missing},
+    {Stage::intersection, "intersection", VK_SHADER_STAGE_INTERSECTION_BIT_KHR, "raytrace.rint", ray_tracing_missing},
+    {Stage::callable, "callable", VK_SHADER_STAGE_CALLABLE_BIT_KHR, "raytrace.rcall", ray_tracing_missing},
 }};
 
 const TimerInfo& timer_info(Timer t) { return kTimers[size_t(t)]; }

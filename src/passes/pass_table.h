@@ -97,6 +97,12 @@ struct PassInfo {
     std::string_view docs;       // its page
     FramePoint point;
     std::unique_ptr<PassUnit> (*create)(const UnitSetup&);
+    // Whether the comparison's all-subgroup and all-fallback rows set this pass too; a pass left
+    // out stays at auto in both (the same work in each), so the rows' frame ratio compares the
+    // others. The ray tracer is left out: its variants differ only in counting statistics, which
+    // its own rows and ratio measure, and on lavapipe its stages have no subgroups at all (an
+    // all-subgroup row with it would never run there).
+    bool in_all_rows = true;
 };
 extern const std::array<PassInfo, kPassCount> kPasses;
 const PassInfo& pass_info(PassId id);

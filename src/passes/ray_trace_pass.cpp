@@ -41,20 +41,23 @@ const LayoutDesc kAabbLayout = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTO
 
 VkDeviceSize align_up(VkDeviceSize v, VkDeviceSize a) { return a ? (v + a - 1) / a * a : v; }
 
-Pipeline create_ray_pipeline(const Context& ctx, const std::string& variant) {
+// The six shaders in the pipeline's stage order (the groups below index it).
+const std::pair<Stage, const char*> kShaders[] = {{Stage::raygen, "raytrace.rgen"},       {Stage::miss, "raytrace.rmiss"},
+                                                  {Stage::closest_hit, "raytrace.rchit"}, {Stage::any_hit, "raytrace.rahit"},
+                                                  {Stage::intersection, "raytrace.rint"}, {Stage::callable, "raytrace.rcall"}};
+
+// `variant(stage)`: the SPIR-V variant each stage runs ("fallback", "subgroup", "view_plain", ...).
+template <typename VariantOf>
+Pipeline create_ray_pipeline(const Context& ctx, const LayoutDesc& layout, VariantOf variant) {
     Pipeline p;
     p.device = ctx.device;
     p.bind_point = VK_PIPELINE_BIND_POINT_RAY_TRACING_KHR;
-    create_pipeline_layout(ctx, kRayTraceLayout, p);
-    const std::pair<VkShaderStageFlagBits, const char*> stages[] = {
-        {VK_SHADER_STAGE_RAYGEN_BIT_KHR, "raytrace.rgen"},     {VK_SHADER_STAGE_MISS_BIT_KHR, "raytrace.rmiss"},
-        {VK_SHADER_STAGE_CLOSEST_HIT_BIT_KHR, "raytrace.rchit"}, {VK_SHADER_STAGE_ANY_HIT_BIT_KHR, "raytrace.rahit"},
-        {VK_SHADER_STAGE_INTERSECTION_BIT_KHR, "raytrace.rint"}, {VK_SHADER_STAGE_CALLABLE_BIT_KHR, "raytrace.rcall"}};
+    create_pipeline_layout(ctx, layout, p);
     std::vector<VkPipelineShaderStageCreateInfo> infos;
-    for (auto [stage, name] : stages) {
+    for (auto [stage, name] : kShaders) {
         VkPipelineShaderStageCreateInfo s{VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
-        s.stage = stage;
-        s.module = load_shader(ctx, std::string(name) + "." + variant);
+        s.stage = VkShaderStageFlagBits(stage_info(stage).vk_stage);
+        s.module = load_shader(ctx, std::string(name) + "." + variant(stage));
         s.pName = "main";
         infos.push_back(s);
     }
@@ -183,18 +186,23 @@ void RayTracePass::create(const Context& ctx, const GpuScene& scene, uint32_t li
     load(ctx.device, group_handles, "vkGetRayTracingShaderGroupHandlesKHR");
     load(ctx.device, cmd_trace_rays, "vkCmdTraceRaysKHR");
 
-    pipeline_[0] = create_ray_pipeline(ctx, "fallback");
+    pipeline_[0] = create_ray_pipeline(ctx, kRayTraceLayout, [](Stage) { return "fallback"; });
     if (pass_missing(ctx.subgroup_unmasked, ctx.features, PassId::ray_trace).empty())
-        pipeline_[1] = create_ray_pipeline(ctx, "subgroup");
+        pipeline_[1] = create_ray_pipeline(ctx, kRayTraceLayout, [](Stage) { return "subgroup"; });
     aabbs_ = create_compute_pipeline(ctx, {"light_aabbs.comp.main", kAabbLayout});
-
-    // The shader binding table: one record per group (miss, the two hit groups, the callable).
     const auto& rt = ctx.ray_tracing_properties;
     sbt_layout_ = sbt_layout(rt.shaderGroupHandleSize, rt.shaderGroupHandleAlignment, rt.shaderGroupBaseAlignment, 1, 2, 1);
-    for (int v = 0; v < 2; ++v) {
-        if (!pipeline_[v].pipeline) continue;
+    for (int v = 0; v < 2; ++v)
+        if (pipeline_[v].pipeline) sbt_[v] = make_sbt(ctx, pipeline_[v]);
+    build_static(ctx, scene);
+}
+
+// The shader binding table of a pipeline: one record per group (miss, the two hit groups, the callable).
+Buffer RayTracePass::make_sbt(const Context& ctx, const Pipeline& pipeline) const {
+    const auto& rt = ctx.ray_tracing_properties;
+    {
         std::vector<uint8_t> handles(size_t(kGroupCount) * rt.shaderGroupHandleSize);
-        VK_CHECK(group_handles(ctx.device, pipeline_[v].pipeline, 0, kGroupCount, handles.size(), handles.data()));
+        VK_CHECK(group_handles(ctx.device, pipeline.pipeline, 0, kGroupCount, handles.size(), handles.data()));
         std::vector<uint8_t> table(sbt_layout_.bytes, 0);
         auto put = [&](const SbtRegion& region, uint32_t record, uint32_t group) {
             memcpy(&table[region.offset + record * region.stride], &handles[size_t(group) * rt.shaderGroupHandleSize],
@@ -207,13 +215,13 @@ void RayTracePass::create(const Context& ctx, const GpuScene& scene, uint32_t li
         put(sbt_layout_.callable, 0, kGroupMaterial);
         // Regions start at shaderGroupBaseAlignment from the buffer's address: over-allocate by one
         // alignment and place the table at the first aligned address inside.
-        sbt_[v] = create_buffer(ctx, table.size() + rt.shaderGroupBaseAlignment,
-                                VK_BUFFER_USAGE_SHADER_BINDING_TABLE_BIT_KHR | VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT,
-                                MemoryKind::host_upload, "shader binding table");
-        VkDeviceSize skip = align_up(sbt_[v].address, rt.shaderGroupBaseAlignment) - sbt_[v].address;
-        memcpy(static_cast<uint8_t*>(sbt_[v].mapped) + skip, table.data(), table.size());
+        Buffer sbt = create_buffer(ctx, table.size() + rt.shaderGroupBaseAlignment,
+                                   VK_BUFFER_USAGE_SHADER_BINDING_TABLE_BIT_KHR | VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT,
+                                   MemoryKind::host_upload, "shader binding table");
+        VkDeviceSize skip = align_up(sbt.address, rt.shaderGroupBaseAlignment) - sbt.address;
+        memcpy(static_cast<uint8_t*>(sbt.mapped) + skip, table.data(), table.size());
+        return sbt;
     }
-    build_static(ctx, scene);
 }
 
 void RayTracePass::build_static(const Context& ctx, const GpuScene& scene) {
@@ -335,11 +343,17 @@ void RayTracePass::build_static(const Context& ctx, const GpuScene& scene) {
 void RayTracePass::record(FrameContext& f) {
     Variant variant = f.plan[PassId::ray_trace].variant;
     if (!enabled_ || variant == Variant::off) return;
-    const Pipeline& pipeline = pipeline_[variant == Variant::subgroup && pipeline_[1].pipeline ? 1 : 0];
-    const Buffer& sbt = sbt_[&pipeline == &pipeline_[1] ? 1 : 0];
+    int v = variant == Variant::subgroup && pipeline_[1].pipeline ? 1 : 0;
     begin_label(f.ctx, f.cmd, "ray trace");
     f.timer.begin(f.cmd, Timer::ray_trace);
+    build_frame(f);
+    trace(f, pipeline_[v], sbt_[v], nullptr);
+    f.ray_traced = true;
+    f.timer.end(f.cmd, Timer::ray_trace);
+    end_label(f.ctx, f.cmd);
+}
 
+void RayTracePass::build_frame(FrameContext& f) {
     // This frame's light boxes. The previous frame's builds read them and its rays read the
     // structures rebuilt below (a barrier covers everything submitted before it on the queue).
     memory_barrier(f.cmd, kBuild | kRayShader,
@@ -382,9 +396,12 @@ void RayTracePass::record(FrameContext& f) {
     cmd_build(f.cmd, 1, &info, &range_pointer);
     memory_barrier(f.cmd, kBuild, VK_ACCESS_2_ACCELERATION_STRUCTURE_WRITE_BIT_KHR, kRayShader,
                    VK_ACCESS_2_ACCELERATION_STRUCTURE_READ_BIT_KHR);
+}
 
+// One ray per pixel through `pipeline` into the traced image (view_params: the views' pipelines).
+void RayTracePass::trace(FrameContext& f, const Pipeline& pipeline, const Buffer& sbt, const Buffer* view_params) {
     // Depth sampled in the layout light culling and the forward depth test also use; the traced
-    // image written whole (every pixel is stored).
+    // image written whole (every pixel is stored; forward may have read it: wait for that).
     transition(f.cmd, f.targets.depth, VK_IMAGE_LAYOUT_DEPTH_READ_ONLY_OPTIMAL, kRayShader, VK_ACCESS_2_SHADER_SAMPLED_READ_BIT);
     transition(f.cmd, f.targets.ray_traced, VK_IMAGE_LAYOUT_GENERAL, kRayShader, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, true);
 
@@ -405,6 +422,7 @@ void RayTracePass::record(FrameContext& f) {
     depth.pImageInfo = &d.images.back();
     d.writes.push_back(depth);
     d.storage_image(8, f.targets.ray_traced.view).buffer(9, f.counters);
+    if (view_params) d.buffer(10, *view_params, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER);
     d.push(f.cmd, pipeline);
 
     VkDeviceAddress base = align_up(sbt.address, f.ctx.ray_tracing_properties.shaderGroupBaseAlignment);
@@ -412,7 +430,38 @@ void RayTracePass::record(FrameContext& f) {
     VkStridedDeviceAddressRegionKHR raygen = region(sbt_layout_.raygen), miss = region(sbt_layout_.miss),
                                     hit = region(sbt_layout_.hit), callable = region(sbt_layout_.callable);
     cmd_trace_rays(f.cmd, &raygen, &miss, &hit, &callable, f.targets.extent.width, f.targets.extent.height, 1);
-    f.ray_traced = true;
-    f.timer.end(f.cmd, Timer::ray_trace);
-    end_label(f.ctx, f.cmd);
+}
+
+void RayTracePass::record_view(FrameContext& f, const Buffer& params) {
+    if (!enabled_) return;
+    const ViewPlan& plan = f.plan.view;
+    ViewPipeline& view = views_[{uint32_t(plan.stage), uint32_t(plan.mode)}];
+    if (!view.pipeline.pipeline) {
+        const char* kind = plan.mode == ViewMode::lane_id           ? "view_lane_id"
+                           : plan.mode == ViewMode::first_last_lane ? "view_first_last"
+                                                                    : "view_active";
+        LayoutDesc layout = kRayTraceLayout;
+        layout.bindings.push_back(VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER);  // 10: the views' colours (unused by the trace)
+        Stage under_view = plan.stage;
+        view.pipeline = create_ray_pipeline(f.ctx, layout, [&](Stage s) { return s == under_view ? kind : "view_plain"; });
+        view.sbt = make_sbt(f.ctx, view.pipeline);
+    }
+    if (!view_colour_.pipeline)
+        view_colour_ = create_compute_pipeline(
+            f.ctx, {"raytrace_view.comp.main",
+                    {{VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER}}});
+    // The structures of this frame (built already where the pass ran).
+    if (!f.ray_traced) build_frame(f);
+    trace(f, view.pipeline, view.sbt, &params);
+    transition(f.cmd, f.targets.ray_traced, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+               VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
+    transition(f.cmd, f.targets.color, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+               VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, view_colour_.pipeline);
+    Descriptors()
+        .storage_image(0, f.targets.color.view)
+        .storage_image(1, f.targets.ray_traced.view)
+        .buffer(2, params, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER)
+        .push(f.cmd, view_colour_);
+    vkCmdDispatch(f.cmd, (f.targets.extent.width + 7) / 8, (f.targets.extent.height + 7) / 8, 1);
 }

@@ -6,6 +6,7 @@
 // (shaders/raytrace_stats.glsl).
 #pragma once
 
+#include <map>
 #include <vector>
 
 #include "passes/pass_unit.h"
@@ -49,6 +50,11 @@ public:
 
     void create(const Context& ctx, const GpuScene& scene, uint32_t lights);
     void record(FrameContext& f) override;
+    // The debug views lane-id, first-last-lane and active-lanes in a ray-tracing stage (f.plan.view,
+    // supported there): traces the frame's rays again with the view's shaders, the stage under view
+    // measuring its lanes, then colours each pixel by the invocation of that stage that served its
+    // ray (shaders/raytrace_view.comp; `params`: the views' colours, DebugViewPass).
+    void record_view(FrameContext& f, const Buffer& params);
 
 private:
     struct Structure {
@@ -57,6 +63,9 @@ private:
         VkDeviceSize offset = 0, size = 0, scratch = 0;
     };
     void build_static(const Context& ctx, const GpuScene& scene);
+    void build_frame(FrameContext& f);  // this frame's light boxes, light BLAS and TLAS
+    Buffer make_sbt(const Context& ctx, const Pipeline& pipeline) const;
+    void trace(FrameContext& f, const Pipeline& pipeline, const Buffer& sbt, const Buffer* view_params);
     void light_build_info(VkAccelerationStructureBuildGeometryInfoKHR& info, VkAccelerationStructureGeometryKHR& geometry) const;
     void tlas_build_info(VkAccelerationStructureBuildGeometryInfoKHR& info, VkAccelerationStructureGeometryKHR& geometry) const;
 
@@ -71,6 +80,12 @@ private:
     Buffer instances_;      // VkAccelerationStructureInstanceKHR per TlasInstance
     Buffer light_aabbs_;    // VkAabbPositionsKHR per light
     Buffer sbt_[2];
+    struct ViewPipeline {
+        Pipeline pipeline;
+        Buffer sbt;
+    };
+    std::map<std::pair<uint32_t, uint32_t>, ViewPipeline> views_;  // (stage, view mode), made on first use
+    Pipeline view_colour_;                                           // raytrace_view.comp
     SbtLayout sbt_layout_;
     std::vector<Structure> blas_;  // per unique mesh, then the lights'
     Structure tlas_;

@@ -44,6 +44,9 @@ Renderer::Renderer(const Context& ctx, const Scene& scene, const RendererConfig&
     for (const PassInfo& pass : kPasses) units_[size_t(pass.id)] = pass.create(setup);
     scene_pass_.create(ctx, scene_.alpha_masked);
     view_pass_.create(ctx);
+    view_pass_.ray_tracing_view = [this](FrameContext& f, const Buffer& params) {
+        unit<RayTracePass>(PassId::ray_trace).record_view(f, params);
+    };
     overlay_.create(ctx, kFramesInFlight);
 }
 

@@ -14,6 +14,7 @@
 #include "passes/mip_pass.h"
 #include "passes/debug_view_pass.h"
 #include "passes/pass_unit.h"
+#include "passes/ray_trace_pass.h"
 #include "passes/scene_pass.h"
 #include "render/overlay.h"
 #include "scene/camera.h"

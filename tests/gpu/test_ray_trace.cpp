@@ -16,6 +16,7 @@
 
 #include "gpu/harness.h"
 #include "gpu/light_frame.h"
+#include "passes/debug_view_pass.h"
 #include "passes/ray_trace_pass.h"
 
 using nlohmann::json;
@@ -486,4 +487,38 @@ TEST(RayTrace, DumpWithThePassOffExits2) {
     DemoRun run = run_demo({"--headless", "--frames", "1", "--warmup", "0", "--ray-trace", "off", "--ray-dump", test_dir("rt-dump") + "/d.png"});
     EXPECT_EQ(run.exit_code, 2);
     EXPECT_NE(run.output.find("error: --ray-dump needs the ray-trace pass"), std::string::npos) << run.output;
+}
+
+// The debug views in the six stages. Without subgroups there (lavapipe) each draws the unsupported
+// marking (the hatch over the scene's surfaces) and the plan says why; with subgroups (a GPU),
+// served pixels take lane colours and unserved ones are dimmed, never hatched.
+TEST(RayTrace, ViewsInTheSixStagesMarkWhatTheDeviceLacks) {
+    REQUIRE_DRAWING();
+    REQUIRE_RAY_TRACING();
+    std::string dir = test_dir("rt-views");
+    const uint32_t hatch = kHatchColour;
+    for (Stage stage : {Stage::raygen, Stage::any_hit, Stage::closest_hit, Stage::miss, Stage::intersection, Stage::callable}) {
+        std::string name(stage_name(stage));
+        SCOPED_TRACE(name);
+        std::string shot = dir + "/" + name + ".png", report = dir + "/" + name + ".json";
+        DemoRun run = run_demo({"--headless", "--size", "160x90", "--frames", "1", "--warmup", "0", "--validate", "--scene",
+                                kTrellis, "--view", "lane-id", "--view-stage", name, "--screenshot", shot, "--report", report});
+        ASSERT_EQ(run.exit_code, 0) << run.output;
+        EXPECT_EQ(validation_lines(run.output), 0) << run.output;
+        json view = read_json(report)["plan"]["view"];
+        Png png = read_png(shot);
+        size_t hatched = 0;
+        for (size_t p = 0; p < png.rgba.size(); p += 4) {
+            uint32_t c = uint32_t(png.rgba[p]) | uint32_t(png.rgba[p + 1]) << 8 | uint32_t(png.rgba[p + 2]) << 16 | 0xff000000u;
+            hatched += c == hatch;
+        }
+        if (!test_context().subgroup.has(stage)) {
+            EXPECT_EQ(view["variant"], "unsupported");
+            EXPECT_EQ(view["reason"], name + " stage has no subgroup support");
+            EXPECT_GT(hatched, png.rgba.size() / 4 / 10) << "the unsupported marking is missing";
+        } else {
+            EXPECT_EQ(view["variant"], "subgroup");
+            EXPECT_LT(hatched, png.rgba.size() / 4 / 100) << "a supported view is hatched";
+        }
+    }
 }
