@@ -1,4 +1,5 @@
 #include "passes/scene_pass.h"
+#include "passes/pass_unit.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -69,8 +70,8 @@ void ScenePass::create(const Context& ctx, bool alpha_masked) {
     fwd.depth_format = kDepthFormat;
     fwd.depth_compare = VK_COMPARE_OP_EQUAL;  // shade exactly the pre-pass's surviving fragment
     fwd.depth_write = false;
-    bool quad_mip = pass_missing(ctx.subgroup_unmasked, ctx.features, PassId::mip).empty();
-    bool light_loop = pass_missing(ctx.subgroup_unmasked, ctx.features, PassId::light_loop).empty();
+    bool quad_mip = subgroup_path_possible(ctx, PassId::mip);
+    bool light_loop = subgroup_path_possible(ctx, PassId::light_loop);
     for (int mip = 0; mip < 2; ++mip)
         for (int loop = 0; loop < 2; ++loop) {
             if ((mip && !quad_mip) || (loop && !light_loop)) continue;
