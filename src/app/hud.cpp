@@ -145,12 +145,11 @@ const KeyHelp kOtherKeys[] = {
 const std::vector<KeyHelp>& key_help() {
     // Short enough to sit beside the stats panel at 1280x720; docs/controls.md says more.
     static const std::vector<KeyHelp> help = [] {
+        // The passes' keys in one line (digits in table order), so the panel fits small windows.
         std::vector<KeyHelp> keys;
-        for (const PassInfo& pass : kPasses) {
-            char key = char(pass.window_key);
-            keys.push_back({std::string(1, key) + " / Shift+" + key,
-                            std::string(pass.name) + " variant" + (keys.empty() ? ", next / previous" : "")});
-        }
+        std::string first(1, char(kPasses.front().window_key)), last(1, char(kPasses.back().window_key)), names;
+        for (const PassInfo& pass : kPasses) names += (names.empty() ? "" : ", ") + std::string(pass.name);
+        keys.push_back({first + "-" + last + " / Shift", "variant, next / previous: " + names});
         keys.push_back({"", "(auto > subgroup > fallback > off)"});
         keys.insert(keys.end(), std::begin(kOtherKeys), std::end(kOtherKeys));
         return keys;
@@ -271,26 +270,26 @@ OverlayBox draw_stats(Overlay& overlay, const HudState& hud, float s, float x, f
         p.add(variant_col + Overlay::text_width(entries, s) / s, thousands(hud.counters.light_list_overflow) + " overflow",
               hud.counters.light_list_overflow ? kRed : kWhite);
     }
-    // The ray tracer's rays and, per stage, how full its subgroups were: invocations over the
-    // subgroup variant's atomics (one per subgroup) over the subgroup size. The fallback makes one
-    // atomic per invocation, so it measures no lanes: the invocations only.
+    // The ray tracer, one line per stage in short (rg ah ch mi is ca): with subgroups, how full
+    // each stage's subgroups were in percent (invocations over the variant's atomics, one per
+    // subgroup, over the subgroup size); the fallback makes one atomic per invocation and so
+    // measures no lanes: its invocations instead. The rays per kind are in the report.
     if (plan[PassId::ray_trace].variant != Variant::off && ms(Timer::ray_trace) >= 0) {
-        p.next_line();
+        auto compact = [](uint64_t n) {
+            return n < 1000 ? std::to_string(n) : n < 1000000 ? std::to_string(n / 1000) + "k" : fixed(double(n) / 1e6, 1) + "M";
+        };
         const RayStats& r = hud.counters.rays;
-        p.add(0, "rays", kWhite);
-        p.add(62, thousands(r.rays[0]) + " primary, " + thousands(r.rays[1]) + " shadow, " + thousands(r.rays[2]) + " reflection",
-              kWhite);
-        p.next_line();
         bool subgroup = plan[PassId::ray_trace].variant == Variant::subgroup;
-        p.add(0, subgroup ? "RT lanes" : "RT calls", kWhite);
-        static const char* kShort[6] = {"rgen", "ahit", "chit", "miss", "isec", "call"};
+        static const char* kShort[6] = {"rg", "ah", "ch", "mi", "is", "ca"};
         std::string line;
         for (int i = 0; i < 6; ++i) {
-            line += std::string(i ? "  " : "") + kShort[i] + " ";
-            if (!subgroup) line += thousands(r.invocations[i]);
+            line += std::string(i ? " " : "") + kShort[i] + " ";
+            if (!subgroup) line += compact(r.invocations[i]);
             else if (r.subgroups[i] == 0 || hud.subgroup_size == 0) line += "-";
-            else line += fixed(100.0 * double(r.invocations[i]) / (double(r.subgroups[i]) * hud.subgroup_size), 0) + "%";
+            else line += fixed(100.0 * double(r.invocations[i]) / (double(r.subgroups[i]) * hud.subgroup_size), 0);
         }
+        p.next_line();
+        p.add(0, subgroup ? "RT lanes %" : "RT calls", kWhite);
         p.add(62, line, subgroup ? kGreen : kGrey);
     }
     p.next_line(1.4f);
