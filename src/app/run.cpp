@@ -223,57 +223,14 @@ nlohmann::json views_json(const Context& ctx) {
     return j;
 }
 
-// The light loop's trips in the instrumented frame (docs/light-lists.md): per lane for both
-// variants; per subgroup only where the subgroup loop ran (the fallback uses no subgroup operation).
-nlohmann::json light_loop_json(const Plan& plan, const GpuCounters& c) {
-    bool subgroup = plan[PassId::light_loop].variant == Variant::subgroup;
-    auto per = [](uint64_t a, uint64_t b) { return b ? nlohmann::json(double(a) / double(b)) : nlohmann::json(nullptr); };
-    nlohmann::json j = {{"variant", variant_name(plan[PassId::light_loop].variant)},
-                        {"lanes", c.loop_lanes},
-                        {"lane_trips", c.loop_lane_trips},
-                        {"trips_per_lane", per(c.loop_lane_trips, c.loop_lanes)}};
-    if (!subgroup) {
-        for (const char* k : {"subgroups", "subgroup_trips", "max_lane_trips", "tiles_spanned"}) j[k] = nullptr;
-        return j;
-    }
-    j["subgroups"] = c.loop_subgroups;
-    j["subgroup_trips"] = c.loop_subgroup_trips;
-    j["max_lane_trips"] = c.loop_max_lane_trips;
-    j["trips_per_subgroup"] = per(c.loop_subgroup_trips, c.loop_subgroups);
-    j["max_lane_trips_per_subgroup"] = per(c.loop_max_lane_trips, c.loop_subgroups);
-    j["tiles_spanned"] = {c.loop_tiles_spanned[0], c.loop_tiles_spanned[1], c.loop_tiles_spanned[2], c.loop_tiles_spanned[3]};
-    return j;
-}
-
-// The ray_trace pass's statistics of the last frame (docs/ray-tracing.md): rays per kind, each
-// stage's invocations and, with subgroups, its atomics (one per subgroup) and the mean lanes per
-// subgroup that they imply; the fallback makes one atomic per invocation.
-nlohmann::json ray_trace_json(const Context& ctx, const Plan& plan, const RayStats& s) {
-    Variant v = plan[PassId::ray_trace].variant;
-    if (v == Variant::off) return nullptr;
-    bool subgroup = v == Variant::subgroup;
-    static const char* kStages[6] = {"raygen", "any_hit", "closest_hit", "miss", "intersection", "callable"};
-    nlohmann::json stages = nlohmann::json::object();
-    for (int i = 0; i < 6; ++i) {
-        uint32_t atomics = subgroup ? s.subgroups[i] : s.invocations[i];
-        nlohmann::json st = {{"invocations", s.invocations[i]}, {"atomics", atomics}};
-        if (subgroup && atomics) {
-            double lanes = double(s.invocations[i]) / double(atomics);
-            st["lanes_per_subgroup"] = lanes;
-            st["occupancy"] = lanes / double(std::max(1u, ctx.subgroup.size));
-        }
-        stages[kStages[i]] = st;
-    }
-    return {{"variant", variant_name(v)},
-            {"rays", {{"primary", s.rays[0]}, {"shadow", s.rays[1]}, {"reflection", s.rays[2]}}},
-            {"stages", stages},
-            {"any_hit_rejections", s.any_hit_rejections},
-            {"sphere_hits", s.sphere_hits},
-            {"shadow_skipped_subgroups", subgroup ? nlohmann::json(s.shadow_skips) : nlohmann::json(nullptr)}};
-}
-
 nlohmann::json report_json(const Context& ctx, const Options& options, const Plan& plan, const Scene& scene,
                            const RunResult& r) {
+    // Each pass reports its own counters (its table entry's report_counters).
+    nlohmann::json counters = {{"triangles_in", r.triangles_in}};
+    for (const PassInfo& pass : kPasses)
+        if (pass.report_counters)
+            pass.report_counters(counters, {plan, r.counters, r.instrumented, r.triangles_in, options.lights,
+                                            r.ran[size_t(pass.timer)], ctx.subgroup.size});
     nlohmann::json timings = nlohmann::json::object();
     for (size_t p = 0; p < r.timings.size(); ++p)
         if (r.ran[p])
@@ -320,20 +277,7 @@ nlohmann::json report_json(const Context& ctx, const Options& options, const Pla
           {"textures", scene.textures.size()}}},
         {"frame", {{"width", options.width}, {"height", options.height}, {"frames", options.frames}, {"warmup", options.warmup}}},
         {"timings_ms", timings},
-        {"counters",
-         {{"triangles_in", r.triangles_in},
-          {"triangles_visible", plan[PassId::cull].variant == Variant::off ? r.triangles_in : uint64_t(r.counters.triangles_visible)},
-          {"light_list_entries", r.counters.light_list_entries},
-          {"light_list_overflow", r.counters.light_list_overflow},
-          {"light_atomics", r.counters.light_atomics},
-          // Appends to the edge list (a texel on several triangles' edges is appended by each), and
-          // the distinct texels among them (what the fix-up recomputes).
-          {"mip_edge_appends", r.counters.mip_edge_appends},
-          {"mip_edge_texels", r.counters.mip_edge_appends - r.counters.mip_edge_duplicates},
-          {"mip_edge_overflow", r.counters.mip_edge_overflow},
-          {"mip_edge_duplicates", r.counters.mip_edge_duplicates},
-          {"light_loop_iterations", light_loop_json(plan, r.instrumented)},
-          {"ray_trace", ray_trace_json(ctx, plan, r.counters.rays)}}},
+        {"counters", counters},
         {"bandwidth", bandwidth},
         {"renderer", renderer_json(renderer_config(options, plan, {options.width, options.height}))},
         {"validation", {{"enabled", options.validate}, {"messages", validation_message_count()}}},

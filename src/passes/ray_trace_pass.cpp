@@ -1,5 +1,7 @@
 #include "passes/ray_trace_pass.h"
 
+#include <cmath>
+#include <cstdio>
 #include <cstring>
 
 namespace {
@@ -432,9 +434,9 @@ void RayTracePass::trace(FrameContext& f, const Pipeline& pipeline, const Buffer
     cmd_trace_rays(f.cmd, &raygen, &miss, &hit, &callable, f.targets.extent.width, f.targets.extent.height, 1);
 }
 
-void RayTracePass::record_view(FrameContext& f, const Buffer& params) {
-    if (!enabled_) return;
+bool RayTracePass::record_stage_view(FrameContext& f, const Buffer& params) {
     const ViewPlan& plan = f.plan.view;
+    if (!enabled_ || !(kRayTracingStages & bit(plan.stage))) return false;
     ViewPipeline& view = views_[{uint32_t(plan.stage), uint32_t(plan.mode)}];
     if (!view.pipeline.pipeline) {
         const char* kind = plan.mode == ViewMode::lane_id           ? "view_lane_id"
@@ -464,4 +466,70 @@ void RayTracePass::record_view(FrameContext& f, const Buffer& params) {
         .buffer(2, params, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER)
         .push(f.cmd, view_colour_);
     vkCmdDispatch(f.cmd, (f.targets.extent.width + 7) / 8, (f.targets.extent.height + 7) / 8, 1);
+    return true;
+}
+
+// The statistics of the last frame (docs/ray-tracing.md): rays per kind, each stage's invocations
+// and atomics (one per subgroup with subgroups, one per invocation in the fallback), and with
+// subgroups the mean lanes per subgroup and the occupancy they imply.
+void ray_trace_report_counters(nlohmann::json& counters, const PassCounters& c) {
+    Variant v = c.plan[PassId::ray_trace].variant;
+    if (v == Variant::off || !c.ran) {
+        counters["ray_trace"] = nullptr;
+        return;
+    }
+    const RayStats& s = c.frame.rays;
+    bool subgroup = v == Variant::subgroup;
+    static const char* kStageKeys[6] = {"raygen", "any_hit", "closest_hit", "miss", "intersection", "callable"};
+    nlohmann::json stages = nlohmann::json::object();
+    for (int i = 0; i < 6; ++i) {
+        uint32_t atomics = subgroup ? s.subgroups[i] : s.invocations[i];
+        nlohmann::json st = {{"invocations", s.invocations[i]}, {"atomics", atomics}};
+        if (subgroup && atomics) {
+            double lanes = double(s.invocations[i]) / double(atomics);
+            st["lanes_per_subgroup"] = lanes;
+            st["occupancy"] = c.subgroup_size ? nlohmann::json(lanes / double(c.subgroup_size)) : nlohmann::json(nullptr);
+        }
+        stages[kStageKeys[i]] = st;
+    }
+    counters["ray_trace"] = {{"variant", variant_name(v)},
+                             {"rays", {{"primary", s.rays[0]}, {"shadow", s.rays[1]}, {"reflection", s.rays[2]}}},
+                             {"stages", stages},
+                             {"any_hit_rejections", s.any_hit_rejections},
+                             {"sphere_hits", s.sphere_hits},
+                             {"shadow_skipped_subgroups", subgroup ? nlohmann::json(s.shadow_skips) : nlohmann::json(nullptr)}};
+}
+
+// One HUD line, each stage in short (rg ah ch mi is ca): with subgroups, how full its subgroups
+// were in percent (invocations over the atomics, one per subgroup, over the subgroup size); the
+// fallback makes one atomic per invocation and so measures no lanes: its invocations instead.
+std::optional<HudLine> ray_trace_hud_line(const PassCounters& c) {
+    Variant v = c.plan[PassId::ray_trace].variant;
+    if (v == Variant::off || !c.ran) return std::nullopt;
+    auto compact = [](uint64_t n) {
+        char text[32];
+        if (n < 1000) snprintf(text, sizeof(text), "%llu", (unsigned long long)n);
+        else if (n < 1000000) snprintf(text, sizeof(text), "%lluk", (unsigned long long)(n / 1000));
+        else snprintf(text, sizeof(text), "%.1fM", double(n) / 1e6);
+        return std::string(text);
+    };
+    const RayStats& r = c.frame.rays;
+    bool subgroup = v == Variant::subgroup;
+    static const char* kShort[6] = {"rg", "ah", "ch", "mi", "is", "ca"};
+    std::string line;
+    for (int i = 0; i < 6; ++i) {
+        line += std::string(i ? " " : "") + kShort[i] + " ";
+        if (!subgroup) line += compact(r.invocations[i]);
+        else if (r.subgroups[i] == 0 || c.subgroup_size == 0) line += "-";
+        else line += std::to_string(int(std::lround(100.0 * double(r.invocations[i]) / (double(r.subgroups[i]) * c.subgroup_size))));
+    }
+    return HudLine{subgroup ? "RT lanes %" : "RT calls", {{line, subgroup ? HudTone::normal : HudTone::dim}}};
+}
+
+// What the scene alone sizes (kDriverSizedAllocations in app/limits.h: the rest).
+void ray_trace_frame_allocations(const AllocationQuery& q, std::vector<PlannedAllocation>& out) {
+    if (!q.ray_tracing) return;
+    out.push_back({"light aabbs", std::max<uint64_t>(1, q.lights) * sizeof(VkAabbPositionsKHR), AllocationKind::storage_buffer, false});
+    out.push_back({"ray trace instances", (q.scene.instances.size() + 1) * sizeof(VkAccelerationStructureInstanceKHR),
+                   AllocationKind::buffer});
 }

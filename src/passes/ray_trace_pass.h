@@ -9,6 +9,9 @@
 #include <map>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
+#include "passes/allocation.h"
 #include "passes/pass_unit.h"
 
 // The shader binding table's layout (pure arithmetic on the device's properties; unit-tested
@@ -54,7 +57,7 @@ public:
     // supported there): traces the frame's rays again with the view's shaders, the stage under view
     // measuring its lanes, then colours each pixel by the invocation of that stage that served its
     // ray (shaders/raytrace_view.comp; `params`: the views' colours, DebugViewPass).
-    void record_view(FrameContext& f, const Buffer& params);
+    bool record_stage_view(FrameContext& f, const Buffer& params) override;
 
 private:
     struct Structure {
@@ -91,6 +94,11 @@ private:
     Structure tlas_;
     VkDeviceSize light_scratch_offset_ = 0, tlas_scratch_offset_ = 0;
 };
+
+// The pass's report counters, HUD line and memory-plan share (its table entry).
+void ray_trace_report_counters(nlohmann::json& counters, const PassCounters& c);
+std::optional<HudLine> ray_trace_hud_line(const PassCounters& c);
+void ray_trace_frame_allocations(const AllocationQuery& q, std::vector<PlannedAllocation>& out);
 
 // The value ray_trace writes per pixel (shaders/raytrace.glsl): a shadow ray was traced; the sun is
 // blocked; the reflection's bits (0: none).
