@@ -31,6 +31,8 @@ uint fixed_log_luminance(vec3 hdr) {
     float exposure;          \
     float exposure_log2;     \
     float log2_average;      \
-    float target_log2;
+    float target_log2;       \
+    float applied;           \
+    uint reserved[3];
 
 #endif

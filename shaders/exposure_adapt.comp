@@ -15,7 +15,9 @@ layout(push_constant) uniform Push {
 };
 
 // Mirrored by exposure_adapt() in src/render/exposure_reference.cpp.
-const float kKeyLog2 = -2.47393118833;  // log2(0.18): middle grey
+// The key: the log-average luminance the exposure maps to. 2^-5, not photography's 0.18: the
+// log average counts the dark background, which covers a third of the bundled scene's frame.
+const float kKeyLog2 = -5.0;
 const float kExposureLog2Min = -6.0;
 const float kExposureLog2Max = 6.0;
 
@@ -28,6 +30,7 @@ void main() {
     // into an exponential one at 1/16 per frame.
     float rate = max(1.0 / 16.0, 1.0 / float(frame_index + 1u));
     float exposure_log2 = frame_index == 0u ? target : mix(state.exposure_log2, target, rate);
+    state.applied = state.exposure;  // what this frame's resolve pass used (--mip-dump, the report)
     state.texels = texels;
     state.adapted_frames += 1u;
     state.log2_average = log2_average;

@@ -184,11 +184,4 @@ vec3 ambient_and_sun(vec3 albedo, vec3 normal) {
     return albedo * (frame.ambient.rgb * sky + frame.sun_color.rgb * n_dot_l);
 }
 
-// Linear HDR to the stored 8-bit value: exposure-free Reinhard on luminance, then sRGB encoding.
-vec4 finish_colour(vec3 hdr) {
-    float lum = dot(hdr, vec3(0.2126, 0.7152, 0.0722));
-    vec3 mapped = hdr / (1.0 + lum);
-    return vec4(srgb_encode(clamp(mapped, 0.0, 1.0)), 1.0);
-}
-
 #endif

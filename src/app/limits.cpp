@@ -22,7 +22,7 @@ std::string size_text(const Options& o) { return std::to_string(o.width) + "x" +
 
 // What to change to make an allocation smaller, by what it scales with.
 std::string advice(const std::string& name, const Scene& scene) {
-    if (name == "light lists" || name == "color" || name == "depth" || name == "half-resolution mip" ||
+    if (name == "light lists" || name == "color" || name == "hdr" || name == "depth" || name == "half-resolution mip" ||
         name == "mip edge list" || name == "mip fix-up stamps")
         return "use a smaller --size";
     if (name == "lights") return "use fewer --lights";
@@ -91,15 +91,17 @@ std::vector<PlannedAllocation> planned_allocations(const Scene& scene, const Opt
         // light cull pass: a count per tile, `capacity` entries per tile, guard words after them
         {"light lists", (tiles * (1 + kLightListCapacity) + kLightListGuardWords) * 4, K::storage_buffer},
         // frame targets (render/renderer.cpp)
+        {"hdr", w * h * 8, K::image},  // RGBA16F
         {"color", w * h * 4, K::image},
         {"depth", w * h * 4, K::image},
-        {"half-resolution mip", std::max<uint64_t>(1, w / 2) * std::max<uint64_t>(1, h / 2) * 4, K::image},
+        {"half-resolution mip", std::max<uint64_t>(1, w / 2) * std::max<uint64_t>(1, h / 2) * 8, K::image},
         // mip pass (passes/mip_pass.cpp): the quad mip's edge list holds up to 4 entries per texel,
         // clamped by the renderer to the device's storage buffer range (so checked as a plain buffer)
         {"mip edge list", 16 + 16 * std::max<uint64_t>(1, w / 2) * std::max<uint64_t>(1, h / 2), K::buffer},
         {"mip fix-up stamps", 4 * std::max<uint64_t>(1, w / 2) * std::max<uint64_t>(1, h / 2), K::storage_buffer},
         {"mip fix-up dispatch", 12, K::buffer},
         {"counters", sizeof(GpuCounters), K::buffer},
+        {"exposure state", 48, K::storage_buffer},
         {"view params", 4096, K::buffer},  // the debug views' constant palette: under 4 KiB
     };
     for (uint32_t slot = 0; slot < kFramesInFlight; ++slot) {

@@ -1,5 +1,10 @@
 #include "app/run.h"
 
+#include <cmath>
+
+#include "render/exposure_reference.h"
+#include "render/tonemap.h"
+
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -83,9 +88,9 @@ void check_device_limits(const Context& ctx, const Options& options, const Scene
 RunResult run_headless(const Context& ctx, const Scene& scene, const Options& options, const Plan& plan, bool quiet) {
     // With --mip off no pass writes the mip: refuse to dump or show one rather than output stale texels.
     if (plan[PassId::mip].variant == Variant::off && !options.mip_dump.empty())
-        throw UsageError("--mip-dump needs a mip, but --mip off renders none; use --mip auto, subgroup or fallback");
+        throw UsageError("--mip-dump needs a mip, but --mip off renders none; use --mip auto, subgroup, forward or fallback");
     if (plan[PassId::mip].variant == Variant::off && plan.view.mode == ViewMode::mip)
-        throw UsageError("--view mip shows the mip, but --mip off renders none; use --mip auto, subgroup or fallback");
+        throw UsageError("--view mip shows the mip, but --mip off renders none; use --mip auto, subgroup, forward or fallback");
     if (!options.cull_dump.empty() && plan[PassId::cull].variant == Variant::off)
         throw UsageError("--cull-dump needs the cull pass; it has nothing to write with --cull off");
     Renderer renderer(ctx, scene, renderer_config(options, plan, {options.width, options.height}));
@@ -143,6 +148,9 @@ RunResult run_headless(const Context& ctx, const Scene& scene, const Options& op
     result.counters = renderer.read_counters();
     result.counters.light_atomics = instrumented.light_atomics;
     result.instrumented = instrumented;
+    result.exposure = renderer.read_exposure();
+    bool measured = plan[PassId::exposure].variant == Variant::subgroup || plan[PassId::exposure].variant == Variant::fallback;
+    if (!measured) result.exposure.applied = exposure::kFixed;
     if (!options.screenshot.empty()) {
         write_png(options.screenshot, options.width, options.height, renderer.read_color());
         result.screenshot = options.screenshot;
@@ -156,7 +164,9 @@ RunResult run_headless(const Context& ctx, const Scene& scene, const Options& op
     if (options.bandwidth_probe) result.copy = measure_copy_bandwidth(ctx);
     if (!options.mip_dump.empty()) {
         VkExtent2D half{std::max(1u, options.width / 2), std::max(1u, options.height / 2)};
-        write_png(options.mip_dump, half.width, half.height, renderer.read_mip());
+        // The HDR mip as the frame shows it: tonemapped with the exposure the last frame applied.
+        write_png(options.mip_dump, half.width, half.height,
+                  tonemap_rgba8(halves_to_floats(renderer.read_mip()), result.exposure.applied));
         result.mip = options.mip_dump;
     }
     return result;
@@ -287,7 +297,15 @@ nlohmann::json report_json(const Context& ctx, const Options& options, const Pla
           {"mip_edge_texels", r.counters.mip_edge_appends - r.counters.mip_edge_duplicates},
           {"mip_edge_overflow", r.counters.mip_edge_overflow},
           {"mip_edge_duplicates", r.counters.mip_edge_duplicates},
-          {"light_loop_iterations", light_loop_json(plan, r.instrumented)}}},
+          {"light_loop_iterations", light_loop_json(plan, r.instrumented)},
+          // The exposure the last frame was resolved with (1.0, fixed, without the exposure pass),
+          // and the mip's average luminance the exposure pass measured in that frame (null
+          // without it): exp2 of the mean fixed-point log2 luminance (docs/exposure.md).
+          {"exposure", r.exposure.applied},
+          {"luminance_average", r.exposure.texels ? nlohmann::json(std::exp2(double(r.exposure.log2_average)))
+                                                  : nlohmann::json(nullptr)},
+          {"log2_luminance_average", r.exposure.texels ? nlohmann::json(r.exposure.log2_average) : nlohmann::json(nullptr)},
+          {"exposure_next", r.exposure.texels ? nlohmann::json(r.exposure.exposure) : nlohmann::json(nullptr)}}},
         {"bandwidth", bandwidth},
         {"renderer", renderer_json(renderer_config(options, plan, {options.width, options.height}))},
         {"validation", {{"enabled", options.validate}, {"messages", validation_message_count()}}},

@@ -16,6 +16,7 @@ struct RunResult {
     GpuCounters counters{};
     GpuCounters instrumented{};  // the instrumented frame's counters: light_atomics, the light loop's trips
     uint64_t triangles_in = 0;
+    ExposureState exposure{};  // after the last frame (exposure_pass.h)
     std::string screenshot;  // path written, or empty
     std::string mip;
     CopyBandwidth copy;  // --bandwidth-probe, else zero

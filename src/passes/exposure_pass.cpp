@@ -22,9 +22,12 @@ void ExposurePass::create(const Context& ctx) {
     reduce[1] = create_compute_pipeline(ctx, {"exposure_reduce.comp.fallback", reduce_layout});
     adapt = create_compute_pipeline(
         ctx, {"exposure_adapt.comp.main", {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER}, VK_SHADER_STAGE_COMPUTE_BIT, sizeof(AdaptPush)}});
-    state = create_buffer(ctx, sizeof(ExposureState),
-                          VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
-                          MemoryKind::device_local, "exposure state");
+    // Before the first measurement the resolve pass applies the fixed exposure.
+    ExposureState initial{};
+    initial.exposure = exposure::kFixed;
+    initial.applied = exposure::kFixed;
+    state = create_buffer_with_data(ctx, &initial, sizeof(initial),
+                                    VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT, "exposure state");
 }
 
 void ExposurePass::record(FrameContext& f) {
@@ -37,12 +40,6 @@ void ExposurePass::record(FrameContext& f) {
     memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT | VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
                    VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
                    VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT);
-    if (!state_initialised) {  // the first frame: no measurement yet, the fixed exposure
-        ExposureState initial{};
-        initial.exposure = exposure::kFixed;
-        vkCmdUpdateBuffer(f.cmd, state.buffer, 0, sizeof(initial), &initial);
-        state_initialised = true;
-    }
     vkCmdFillBuffer(f.cmd, state.buffer, 0, 8, 0);  // sum_lo, sum_hi
     memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
                    VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
@@ -71,10 +68,6 @@ void ExposurePass::record(FrameContext& f) {
 
 ExposureState ExposurePass::read_state(const Context& ctx) const {
     ExposureState s{};
-    if (!state_initialised) {
-        s.exposure = exposure::kFixed;
-        return s;
-    }
     Buffer readback = create_buffer(ctx, sizeof(ExposureState), VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryKind::host_readback,
                                     "exposure readback");
     VkCommandBuffer cmd = begin_one_shot(ctx);

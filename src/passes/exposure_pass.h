@@ -15,15 +15,16 @@ struct ExposureState {
     float exposure_log2;
     float log2_average;        // the last measured average log2 luminance of the mip
     float target_log2;         // the exposure (log2) that average asks for
+    float applied;             // the exposure the last measured frame was resolved with
+    uint32_t reserved[3];
     uint64_t sum() const { return uint64_t(sum_hi) << 32 | sum_lo; }
 };
-static_assert(sizeof(ExposureState) == 32);
+static_assert(sizeof(ExposureState) == 48);
 
 struct ExposurePass : PassUnit {
     Pipeline reduce[2];  // [0] exposure_reduce.comp.subgroup (where possible), [1] .fallback
     Pipeline adapt;      // exposure_adapt.comp.main
-    Buffer state;        // ExposureState, device-local
-    bool state_initialised = false;
+    Buffer state;        // ExposureState, device-local, created holding the fixed exposure
 
     void create(const Context& ctx);
     // After the mip: sum the mip (f.targets.mip, RGBA16F) and adapt. Records nothing for off.

@@ -9,7 +9,7 @@
 namespace exposure {
 
 constexpr float kLogMin = -16.0f, kLogMax = 16.0f, kFixedScale = 256.0f;
-constexpr float kKeyLog2 = -2.47393118833f;  // log2(0.18)
+constexpr float kKeyLog2 = -5.0f;  // exposure_adapt.comp's key, 2^-5
 constexpr float kLog2Min = -6.0f, kLog2Max = 6.0f;
 // The exposure the resolve pass applies without a measurement (--exposure off, --mip off, and the
 // frame before the first adaptation).
