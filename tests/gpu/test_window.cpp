@@ -266,12 +266,14 @@ TEST(Window, KeysSwitchEveryPassAndViewResizeAndF12SavesTheFrameWithHud) {
     uint32_t animation_frame = uint32_t(std::stoul(paused.substr(paused.rfind(' ') + 1)));
 
     std::string cull = auto_variant("cull"), light = auto_variant("light_cull"), mip = auto_variant("mip");
-    std::string loop = auto_variant("light_loop");
+    std::string loop = auto_variant("light_loop"), expo = auto_variant("exposure");
     std::vector<Step> steps = {
         {"1", "cull-subgroup_"},  {"1", "cull-fallback_"},  {"1", "cull-off_"},       {"shift+1", "cull-fallback_"},
         {"1", "cull-off_"},       {"1", "cull-" + cull + "_"},
         {"2", "light-subgroup_"}, {"2", "light-fallback_"}, {"2", "light-off_"},      {"2", "light-" + light + "_"},
-        {"3", "mip-subgroup_"},   {"3", "mip-fallback_"},   {"3", "mip-off_"},        {"3", "mip-" + mip + "_"},
+        {"3", "mip-subgroup_"},   {"3", "mip-forward_"},    {"3", "mip-fallback_"},   {"3", "mip-off_"},
+        {"3", "mip-" + mip + "_"},
+        {"5", "expo-subgroup_"},  {"5", "expo-fallback_"},  {"5", "expo-off_"},       {"5", "expo-" + expo + "_"},
         // The light loop offers no off: auto > subgroup > fallback > auto.
         {"4", "loop-subgroup_"},  {"4", "loop-fallback_"},  {"shift+4", "loop-subgroup_"}, {"4", "loop-fallback_"},
         {"4", "loop-" + loop + "_"},
@@ -283,7 +285,7 @@ TEST(Window, KeysSwitchEveryPassAndViewResizeAndF12SavesTheFrameWithHud) {
         {"b", view_of("callable")}, {"b", view_of("vertex")}, {"b", view_of("tess-control")},
         {"b", view_of("tess-eval")}, {"b", view_of("geometry")}, {"b", view_of("fragment")},
         {"shift+v", "view-shaded ("},
-        {"1", "cull-subgroup_"},  {"0", "cull-" + cull + "_light-" + light + "_mip-" + mip + "_loop-" + loop + "_view-shaded ("},
+        {"1", "cull-subgroup_"},  {"0", "cull-" + cull + "_light-" + light + "_mip-" + mip + "_loop-" + loop + "_expo-" + expo + "_view-shaded ("},
     };
     size_t frames_logged = log.count("frame ");
     for (const Step& step : steps) {
@@ -340,7 +342,7 @@ TEST(Window, KeysSwitchEveryPassAndViewResizeAndF12SavesTheFrameWithHud) {
     ASSERT_TRUE(xdo.run("key F12"));
     std::string shot = log.wait_line("screenshot: ", 0);
     ASSERT_FALSE(shot.empty()) << read_text(log_path);
-    std::string name = "subgroup-demo_cull-" + cull + "_light-" + light + "_mip-" + mip + "_loop-" + loop + "_view-shaded_400x240.png";
+    std::string name = "subgroup-demo_cull-" + cull + "_light-" + light + "_mip-" + mip + "_loop-" + loop + "_expo-" + expo + "_view-shaded_400x240.png";
     EXPECT_EQ(shot.substr(12, name.size()), name) << shot;
     Png screenshot = read_png(dir + "/" + name);
     ASSERT_EQ(screenshot.width, 400) << "missing or unreadable " << name;
