@@ -9,6 +9,7 @@
 
 #include "app/chart.h"
 #include "app/image_io.h"
+#include "render/text_format.h"
 
 std::vector<CompareConfig> comparison_matrix() {
     std::vector<CompareConfig> m;
@@ -46,18 +47,6 @@ std::string missing_timing(const CompareRun* run, const std::string& name, Timer
 }
 
 double median(const CompareRun* run, Timer timer) { return run->result.timings[size_t(timer)].median; }
-
-std::string fixed(double v, int decimals) {
-    char text[64];
-    snprintf(text, sizeof(text), "%.*f", decimals, v);
-    return text;
-}
-
-// Milliseconds with about four significant digits: 0.0123, 0.123, 1.234, 12.35, 123.5.
-std::string format_ms(double ms) {
-    double a = std::fabs(ms);
-    return fixed(ms, a < 0.1 ? 4 : a < 10 ? 3 : a < 100 ? 2 : 1);
-}
 
 std::string format_ratio(const PassRatio& r) { return r.ratio ? fixed(*r.ratio, 2) + "x" : "n/a"; }
 
