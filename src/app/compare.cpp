@@ -22,7 +22,7 @@ std::vector<CompareConfig> comparison_matrix() {
         }
     for (Request r : {Request::subgroup, Request::fallback}) {
         CompareConfig c{"all-" + std::string(request_name(r)), {}};
-        c.requests.fill(r);
+        for (const PassInfo& pass : kPasses) c.requests[size_t(pass.id)] = pass.in_all_rows ? r : Request::automatic;
         m.push_back(c);
     }
     return m;

@@ -19,6 +19,7 @@ struct RunResult {
     ExposureState exposure{};  // after the last frame (exposure_pass.h)
     std::string screenshot;  // path written, or empty
     std::string mip;
+    std::string ray;  // --ray-dump
     CopyBandwidth copy;  // --bandwidth-probe, else zero
 };
 

@@ -102,10 +102,12 @@ struct UnsupportedRequest : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
-// What a subgroup path needs: operations in one stage (a pass's from its table entry).
+// What a subgroup path needs: operations in one stage, or in each of several (a pass's from its
+// table entry).
 struct PassNeeds {
     Stage stage;
-    uint32_t ops;  // bit(Op) set
+    uint32_t ops;         // bit(Op) set
+    uint32_t stages = 0;  // bit(Stage) set; 0: just `stage`
 };
 PassNeeds pass_needs(PassId id);
 uint32_t view_needs(ViewMode mode);  // ops a subgroup debug view needs in its stage
@@ -124,6 +126,9 @@ PassPlan plan_pass(const PassInfo& pass, Request requested, const std::string& m
                    const std::string& missing_forward = "");
 // Why the device cannot run the mip's `forward` variant (the pass's forward_ops), or empty.
 std::string forward_missing(const SubgroupCaps& caps, const DeviceFeatures& features, PassId id);
+// The same for a pass the device cannot run at all (`unavailable` says why): auto is off with the
+// reason, off is off, subgroup and fallback throw UnsupportedRequest naming what is missing.
+PassPlan plan_unavailable_pass(const PassInfo& pass, Request requested, const std::string& unavailable);
 
 ViewPlan plan_view(const SubgroupCaps& caps, const DeviceFeatures& features, ViewMode mode, Stage stage);
 

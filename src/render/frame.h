@@ -22,9 +22,21 @@ struct FrameTargets {
     Image color;  // final frame: the resolve pass's tonemapped hdr, then debug views drawn over it
     Image depth;  // reversed Z, from the pre-pass
     Image mip;    // (W/2) x (H/2) half-resolution mip of hdr (kHdrFormat)
+    Image ray_traced;  // R32UI: the ray_trace pass's shadow and reflection per pixel (shaders/raytrace.glsl)
 };
 
 void create_frame_targets(const Context& ctx, VkExtent2D extent, FrameTargets& targets);
+
+// See passes/ray_trace_pass.h.
+struct RayStats {
+    uint32_t rays[3];          // primary, shadow, reflection rays traced
+    uint32_t invocations[6];   // raygen, any-hit, closest-hit, miss, intersection, callable
+    uint32_t subgroups[6];     // subgroup variant: one atomic per subgroup and stage; 0 in the fallback
+    uint32_t any_hit_rejections;  // alpha below the cutoff: the hit ignored
+    uint32_t sphere_hits;         // intersection invocations that reported a light's sphere
+    uint32_t shadow_skips;        // subgroup variant: subgroups whose pixels all faced away from the sun
+};
+static_assert(sizeof(RayStats) == 18 * 4);
 
 // Counters written by passes on the GPU, read back after the timed frames.
 struct GpuCounters {
@@ -45,12 +57,16 @@ struct GpuCounters {
     uint32_t loop_subgroup_trips;   // subgroup loop only: its trips, once per subgroup
     uint32_t loop_max_lane_trips;   // subgroup loop only: sum over subgroups of their longest lane's trips
     uint32_t loop_tiles_spanned[4]; // subgroup loop only: subgroups whose lanes lie in 1, 2, 3, 4+ tiles
+    // The ray_trace pass's statistics, every frame it runs (shaders/raytrace_stats.glsl).
+    RayStats rays;
 };
-static_assert(sizeof(GpuCounters) == 16 * 4);
+static_assert(sizeof(GpuCounters) == 34 * 4);
+static_assert(offsetof(GpuCounters, rays) == 16 * 4);  // raytrace_stats.glsl skips 16 words
 // shading.glsl's LoopCounters skips the seven words before loop_lanes.
 static_assert(offsetof(GpuCounters, loop_lanes) == 7 * 4);
 
 class Overlay;
+
 
 struct FrameContext {
     const Context& ctx;
@@ -81,4 +97,6 @@ struct FrameContext {
     // The exposure pass's ExposureState: the resolve pass and the mip view apply its exposure when
     // the plan measures one (plan[PassId::exposure] not off), else the fixed exposure.
     const Buffer* exposure_state = nullptr;
+    // Set by the ray_trace pass when it wrote targets.ray_traced this frame; forward reads it then.
+    bool ray_traced = false;
 };
