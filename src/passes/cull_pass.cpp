@@ -113,7 +113,8 @@ void CullPass::create(const Context& ctx, const GpuScene& scene, uint32_t size) 
 
 void CullPass::record(FrameContext& f) {
     const Variant variant = f.plan[PassId::cull].variant;
-    if (variant == Variant::off || chunk_count == 0) return;
+    // With --geometry meshlet the cull variant is the task and mesh shaders' (MeshletPass).
+    if (variant == Variant::off || chunk_count == 0 || f.plan.geometry == Geometry::meshlet) return;
     const bool use_subgroup = variant == Variant::subgroup;
     if (use_subgroup && !subgroup.pipeline)
         throw std::runtime_error("cull: the subgroup variant was planned but the device cannot run it");

@@ -41,12 +41,17 @@ struct GpuCounters {
     uint32_t loop_subgroup_trips;   // subgroup loop only: its trips, once per subgroup
     uint32_t loop_max_lane_trips;   // subgroup loop only: sum over subgroups of their longest lane's trips
     uint32_t loop_tiles_spanned[4]; // subgroup loop only: subgroups whose lanes lie in 1, 2, 3, 4+ tiles
+    // --geometry meshlet (shaders/meshlet.glsl): meshlets the task shaders tested and kept.
+    // (triangles_visible above is then the mesh shaders' count.)
+    uint32_t meshlets_in;
+    uint32_t meshlets_visible;
 };
-static_assert(sizeof(GpuCounters) == 16 * 4);
+static_assert(sizeof(GpuCounters) == 18 * 4);
 // shading.glsl's LoopCounters skips the seven words before loop_lanes.
 static_assert(offsetof(GpuCounters, loop_lanes) == 7 * 4);
 
 class Overlay;
+class MeshletPass;
 
 struct FrameContext {
     const Context& ctx;
@@ -66,6 +71,8 @@ struct FrameContext {
     // tiles and the subgroup light loop's union walk runs on any rasterizer (shading.glsl).
     bool light_loop_split_tiles = false;
 
+    // The meshlet path's resources (render with plan.geometry == meshlet); null where not created.
+    MeshletPass* meshlets = nullptr;
     // Set by the cull pass (else the whole scene): what depth and forward draw.
     const Buffer* draw_indices = nullptr;
     const Buffer* draw_indirect = nullptr;
