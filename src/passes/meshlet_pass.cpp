@@ -97,7 +97,8 @@ void MeshletPass::create(const Context& ctx, const Scene& scene, const GpuScene&
                                  VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
                              MemoryKind::device_local, "meshlet visible list");
     capture_enabled_ = capture;
-    capture_ = create_buffer(ctx, capture ? 4ull * kCaptureStride * std::max(1u, instances_) : 4, storage | VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
+    capture_ = create_buffer(ctx, capture ? 4ull * kCaptureStride * std::max(1u, instances_) : 4,
+                             storage | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                              MemoryKind::device_local, "meshlet capture");
     (void)gpu;
 
@@ -158,7 +159,7 @@ void MeshletPass::record_reset(FrameContext& f) {
                    VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
 }
 
-void MeshletPass::record_depth(FrameContext& f) {
+void MeshletPass::record_depth(FrameContext& f, bool record) {
     Variant variant = f.plan[PassId::cull].variant;
     const Pipeline& p = depth_[size_t(variant == Variant::subgroup || variant == Variant::fallback ? variant : Variant::off)];
     if (!p.pipeline) throw std::runtime_error("meshlet: the subgroup variant was planned but the device cannot run it");
@@ -168,7 +169,7 @@ void MeshletPass::record_depth(FrameContext& f) {
     d.push(f.cmd, p);
     CullParams params = make_cull_params(f.targets.extent.width, f.targets.extent.height,
                                          f.ctx.properties.limits.subPixelPrecisionBits);
-    MeshletPush push{chunk_count_, params.snap_px, params.frustum_eps, capture_enabled_ ? 1u : 0u};
+    MeshletPush push{chunk_count_, params.snap_px, params.frustum_eps, !record ? 2u : capture_enabled_ ? 1u : 0u};
     vkCmdPushConstants(f.cmd, p.layout, kMeshStages, 0, sizeof(push), &push);
     if (chunk_count_) vkCmdDrawMeshTasks_(f.cmd, grid_.width, grid_.height, 1);
 }

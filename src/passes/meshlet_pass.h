@@ -30,7 +30,8 @@ public:
     // Outside any rendering, before the depth pass: empties the visible list.
     void record_reset(FrameContext& f);
     // Inside the depth pass's rendering: task + mesh shaders with the plan's cull variant.
-    void record_depth(FrameContext& f);
+    // record false: depth only (a debug view's redraw), no list, no counters, no capture.
+    void record_depth(FrameContext& f, bool record = true);
     // After the depth pass: its list and counters become forward's indirect command and inputs.
     void record_depth_done(FrameContext& f);
     // Inside forward's rendering, with forward's descriptors (bindings up to 15): draws the list.

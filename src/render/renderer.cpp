@@ -53,7 +53,10 @@ Renderer::~Renderer() {
 
 void Renderer::set_plan(const Plan& plan) {
     config_.plan = plan;
-    if (plan.geometry == Geometry::meshlet && !meshlets_) {
+    // The task and mesh debug views are drawn by the meshlet path's shaders, whatever the geometry.
+    bool meshlet_view = plan.view.variant != Variant::off && (plan.view.stage == Stage::task || plan.view.stage == Stage::mesh) &&
+                        ctx_.features.mesh_shader;
+    if ((plan.geometry == Geometry::meshlet || meshlet_view) && !meshlets_) {
         if (!ctx_.features.mesh_shader)
             throw UnsupportedRequest("--geometry meshlet: " + meshlet_missing(ctx_.features) + "; use --geometry indexed");
         auto meshlets = std::make_unique<MeshletPass>();
