@@ -20,6 +20,6 @@ void main() {
     args.groups_x = min((items + kGroupSize - 1u) / kGroupSize, kMaxGroups);  // 0: nothing to fix
     args.groups_y = 1u;
     args.groups_z = 1u;
-    counters.mip_edge_texels = count;
+    counters.mip_edge_appends = count;
     counters.mip_edge_overflow = overflow ? count - mip_edges.capacity : 0u;
 }

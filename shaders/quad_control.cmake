@@ -2,29 +2,6 @@
 find_program(SGD_SPIRV_AS spirv-as REQUIRED)
 find_program(SGD_SPIRV_DIS spirv-dis REQUIRED)
 
-# sgd_shader_spv15(SOURCE VARIANT [DEFINES...]): sgd_shader() targeting Vulkan 1.2 (SPIR-V 1.5).
-# Why: as SPIR-V 1.6, glslang decorates the HelperInvocation built-in Volatile, which Mesa turns into
-# NIR is_helper_invocation, an intrinsic llvmpipe 22.3 cannot compile (lavapipe aborts building the
-# pipeline). SPIR-V 1.5 reads gl_HelperInvocation as a plain input, which every driver supports and
-# which is all the quad mip needs (it never demotes invocations to helpers).
-function(sgd_shader_spv15 source variant)
-  set(output ${SGD_SHADER_DIR}/${source}.${variant}.spv)
-  set(defines "")
-  foreach(define ${ARGN})
-    list(APPEND defines -D${define})
-  endforeach()
-  add_custom_command(
-    OUTPUT ${output}
-    COMMAND ${CMAKE_COMMAND} -E make_directory ${SGD_SHADER_DIR}
-    COMMAND Vulkan::glslc --target-env=vulkan1.2 -O -Werror -I ${CMAKE_CURRENT_SOURCE_DIR}
-            ${defines} -MD -MF ${output}.d -o ${output} ${CMAKE_CURRENT_SOURCE_DIR}/${source}
-    DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/${source}
-    DEPFILE ${output}.d
-    COMMENT "glslc ${source} (${variant}, SPIR-V 1.5)"
-    VERBATIM)
-  set(SGD_SPIRV_OUTPUTS ${SGD_SPIRV_OUTPUTS} ${output} PARENT_SCOPE)
-endfunction()
-
 # sgd_shader_full_quads(NAME): build/shaders/NAME.spv -> build/shaders/NAME_full_quads.spv, the same
 # SPIR-V with the execution modes of VK_KHR_shader_quad_control and VK_KHR_shader_maximal_reconvergence
 # added: RequireFullQuadsKHR (every quad starts with four invocations, helpers included) and

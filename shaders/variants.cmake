@@ -5,8 +5,11 @@
 sgd_shader(scene.vert depth DEPTH_ONLY=1)
 sgd_shader(scene.vert forward)
 sgd_shader(forward.frag plain)
-# The scalarized light loop (docs/light-lists.md). SPIR-V 1.5: it reads gl_HelperInvocation (see
-# sgd_shader_spv15 in quad_control.cmake), defined in quad_control.cmake, included below.
+# The quad mip and the scalarized light loop below (docs/quad-mip.md, docs/light-lists.md) are SPIR-V
+# 1.5 (--target-env=vulkan1.2): as SPIR-V 1.6, glslang decorates the HelperInvocation built-in
+# Volatile, which Mesa turns into NIR is_helper_invocation, an intrinsic llvmpipe 22.3 cannot
+# compile. SPIR-V 1.5 reads gl_HelperInvocation as a plain input, which every driver supports and
+# which is all these shaders need (they never demote invocations to helpers).
 
 # Triangle culling (src/passes/cull_pass.cpp): subgroup scan and shared-memory fallback, and
 # the step that totals the survivors for the report.
@@ -37,10 +40,10 @@ sgd_shader(view.frag primitive VIEW_PER_PRIMITIVE=1)
 # SPIR-V with VK_KHR_shader_quad_control's full quads + maximal reconvergence, the compute fallback,
 # and the `mip` debug view.
 include(${CMAKE_CURRENT_LIST_DIR}/quad_control.cmake)
-sgd_shader_spv15(forward.frag quad_mip QUAD_MIP=1)
+sgd_shader(forward.frag quad_mip QUAD_MIP=1 --target-env=vulkan1.2)
 sgd_shader_full_quads(forward.frag.quad_mip)
-sgd_shader_spv15(forward.frag light_loop LIGHT_LOOP_SUBGROUP=1)
-sgd_shader_spv15(forward.frag quad_mip_light_loop QUAD_MIP=1 LIGHT_LOOP_SUBGROUP=1)
+sgd_shader(forward.frag light_loop LIGHT_LOOP_SUBGROUP=1 --target-env=vulkan1.2)
+sgd_shader(forward.frag quad_mip_light_loop QUAD_MIP=1 LIGHT_LOOP_SUBGROUP=1 --target-env=vulkan1.2)
 sgd_shader_full_quads(forward.frag.quad_mip_light_loop)
 sgd_shader(mip_downsample.comp main)
 sgd_shader(mip_fixup_args.comp main)
@@ -73,7 +76,7 @@ set(SGD_MIP_EXPERIMENTS
 foreach(experiment ${SGD_MIP_EXPERIMENTS})
   separate_arguments(experiment)
   list(POP_FRONT experiment name)
-  sgd_shader_spv15(forward.frag mipx_${name} QUAD_MIP=1 ${experiment})
+  sgd_shader(forward.frag mipx_${name} QUAD_MIP=1 ${experiment} --target-env=vulkan1.2)
   sgd_shader_full_quads(forward.frag.mipx_${name})
 endforeach()
 

@@ -17,15 +17,6 @@ void write_json(const std::string& path, const nlohmann::json& json) {
     file << json.dump(2) << "\n";
 }
 
-ContextOptions context_options(const Options& o) {
-    ContextOptions c;
-    c.validate = o.validate;
-    c.device_index = o.device ? int(*o.device) : -1;
-    c.mask_stages = o.mask_stages;
-    c.mask_ops = o.mask_ops;
-    return c;
-}
-
 int run(const Options& options) {
     switch (options.mode) {
         case Mode::help: printf("%s", usage_text().c_str()); return kOk;
@@ -49,7 +40,7 @@ int run(const Options& options) {
         print_info(ctx, plan);
         if (!options.report.empty())
             write_json(options.report, {{"schema", 1}, {"device", device_json(ctx)}, {"subgroup", subgroup_json(ctx)},
-                                        {"plan", plan_json(plan)}});
+                                        {"plan", plan_json(plan)}, {"views", views_json(ctx)}});
         return kOk;
     }
     Scene scene = load_requested_scene(options);

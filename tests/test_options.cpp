@@ -1,6 +1,8 @@
 // The command line of the contract.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "app/options.h"
 
 namespace {
@@ -57,3 +59,36 @@ TEST(Options, RejectsBadInput) {
 }
 
 }  // namespace
+
+namespace {
+
+std::string usage_error(const std::vector<std::string>& args) {
+    try {
+        parse_options(args);
+    } catch (const UsageError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+}  // namespace
+
+TEST(Options, UnknownOptionNamesTheClosestOne) {
+    EXPECT_NE(usage_error({"--sise", "640x360"}).find("did you mean --size?"), std::string::npos);
+    EXPECT_NE(usage_error({"--light-cul", "off"}).find("did you mean --light-cull?"), std::string::npos);
+    EXPECT_NE(usage_error({"--screnshot", "a.png"}).find("did you mean --screenshot?"), std::string::npos);
+    EXPECT_NE(usage_error({"--vaildate"}).find("did you mean --validate?"), std::string::npos);
+    // Nothing close: no guess, only the pointer to --help.
+    std::string far = usage_error({"--frobnicate"});
+    EXPECT_NE(far.find("unknown option '--frobnicate'"), std::string::npos);
+    EXPECT_EQ(far.find("did you mean"), std::string::npos) << far;
+}
+
+TEST(Options, EveryDocumentedOptionIsKnownAndParses) {
+    // The suggestion list is read from --help: it must hold every pass option and the modes.
+    std::vector<std::string> known = known_options();
+    for (const char* name : {"--headless", "--info", "--compare", "--size", "--view-stage", "--cull", "--light-cull",
+                             "--mip", "--light-loop", "--help", "--version", "--soak-frames"})
+        EXPECT_NE(std::find(known.begin(), known.end(), name), known.end()) << name;
+    for (const std::string& name : known) EXPECT_EQ(closest_option(name), name);
+}

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The GPU benchmarks of docs/benchmarks.md, batched so one device call runs a whole group.
 # Usage: tools/gpu_bench.sh OUTDIR GROUP...   GROUP: cull | lights | mip | compare | views
-# Every run is headless with timestamps; reports land in OUTDIR/<group>/ and are summarised by
-# tools/bench_summary.py (run anywhere, no GPU needed).
+# Every run is headless with timestamps; reports (the contract's JSON) land in OUTDIR/<group>/, and
+# docs/benchmarks.md quotes their timings_ms medians.
 set -uo pipefail
 out=$1; shift
 demo=./build/subgroup-demo

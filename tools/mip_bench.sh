@@ -18,7 +18,7 @@ for cfg in ("1920x1080-1-0", "1920x1080-5-4096", "3840x2160-5-4096"):
         texels = (sg["frame"]["width"] // 2) * (sg["frame"]["height"] // 2)
         print(f"| {cfg.replace('-', ' / ')} | {rd} | {t(off, 'forward'):.3f} | {t(sg, 'forward'):.3f} | {t(fb, 'forward'):.3f} | "
               f"{added * 1e3:.1f} | {fix * 1e3:.1f} | {(added + fix) * 1e3:.1f} | {ds * 1e3:.1f} | {(added + fix) / ds:.1f}x | "
-              f"{c['mip_edge_texels']} / {c['mip_edge_texels'] - c['mip_edge_duplicates']} / {texels} |")
+              f"{c['mip_edge_appends']} / {c['mip_edge_appends'] - c['mip_edge_duplicates']} / {texels} |")
 PY
   exit 0
 fi

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include <stb/stb_easy_font.h>
+#include "render/text_quads.h"
 #include <stb/stb_image.h>
 #include <stb/stb_image_write.h>
 
@@ -29,16 +29,10 @@ void fill(Rgba& img, int x0, int y0, int w, int h, const uint8_t colour[3]) {
         }
 }
 
-// stb_easy_font emits quads of 4 vertices (x, y, z, colour: 16 bytes each); corners 0 and 2 span them.
 void text(Rgba& img, int x, int y, const std::string& s, int scale) {
-    std::vector<char> buffer(s.size() * 300 + 64);
-    int quads = stb_easy_font_print(0, 0, const_cast<char*>(s.c_str()), nullptr, buffer.data(), int(buffer.size()));
     const uint8_t white[3] = {255, 255, 255};
-    for (int q = 0; q < quads; ++q) {
-        const float* v = reinterpret_cast<const float*>(buffer.data() + q * 64);
-        fill(img, x + int(v[0]) * scale, y + int(v[1]) * scale, int(v[8] - v[0]) * scale, int(v[9] - v[1]) * scale,
-             white);
-    }
+    for (const TextQuad& q : text_quads(s))
+        fill(img, x + int(q.x0) * scale, y + int(q.y0) * scale, int(q.x1 - q.x0) * scale, int(q.y1 - q.y0) * scale, white);
 }
 
 std::string stem(const std::string& path) {

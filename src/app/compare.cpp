@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "app/chart.h"
 #include "app/image_io.h"
 
 std::vector<CompareConfig> comparison_matrix() {
@@ -85,6 +86,8 @@ PassRatio pass_ratio(const std::vector<CompareRun>& runs, std::string_view key, 
     if (!r.reason.empty()) return r;
     r.fallback_ms = median(fb, timer);
     r.subgroup_ms = median(sg, timer);
+    const TimingStats &f = fb->result.timings[size_t(timer)], &g = sg->result.timings[size_t(timer)];
+    r.fallback_min = f.min, r.fallback_max = f.max, r.subgroup_min = g.min, r.subgroup_max = g.max;
     finish_ratio(r);
     return r;
 }
@@ -116,6 +119,10 @@ PassRatio hosted_ratio(const std::vector<CompareRun>& runs, const PassInfo& pass
     r.fallback_ms = median(fb, pass.timer);
     r.subgroup_ms = median(sg, *pass.host_timer) - median(off, *pass.host_timer);
     if (pass.hosted_own_timer) r.subgroup_ms += median(sg, *pass.hosted_own_timer);
+    const TimingStats &f = fb->result.timings[size_t(pass.timer)], &in_host = sg->result.timings[size_t(*pass.host_timer)];
+    r.fallback_min = f.min, r.fallback_max = f.max;
+    r.subgroup_min = r.subgroup_ms - (in_host.median - in_host.min);
+    r.subgroup_max = r.subgroup_ms + (in_host.max - in_host.median);
     finish_ratio(r);
     return r;
 }
@@ -174,6 +181,11 @@ nlohmann::json comparison_json(const Context& ctx, const Options& o, const Scene
         ratios[r.key] = r.ratio ? nlohmann::json(*r.ratio) : nlohmann::json(nullptr);
         details[r.key] = ratio_detail_json(r);
     }
+    nlohmann::json differences = nlohmann::json::array();
+    for (const CompareDifference& d : c.differences)
+        differences.push_back({{"subgroup_run", d.pair.subgroup_run},
+                               {"fallback_run", d.pair.fallback_run},
+                               {"differing_pixels", d.compared ? nlohmann::json(d.differing) : nlohmann::json(nullptr)}});
     return {{"schema", 1},
             {"device", device_json(ctx)},
             {"subgroup", subgroup_json(ctx)},
@@ -184,7 +196,8 @@ nlohmann::json comparison_json(const Context& ctx, const Options& o, const Scene
             {"runs", runs},
             {"skipped", skipped},
             {"ratios", ratios},
-            {"ratio_details", details}};
+            {"ratio_details", details},
+            {"differences", differences}};
 }
 
 // The pass whose work ran inside another pass's timer in this run instead of its own (the quad
@@ -320,6 +333,22 @@ RgbaImage comparison_sheet(const Context& ctx, const Options& o, const Scene& sc
     std::vector<TextLine> header = {{"subgroup-demo --compare   " + device, white}, {setup, grey}, {speedups, gold}};
 
     std::vector<SheetCell> cells;
+    // The difference panel: pairs of images that should be identical, amplified (black where they are).
+    for (const CompareDifference& d : c.differences) {
+        SheetCell cell;
+        std::string title = d.pair.subgroup_run.substr(0, d.pair.subgroup_run.rfind('-')) + " difference";
+        if (!d.compared) {
+            cell.lines = {{title, grey}, {"not compared:", grey}, {"a run was skipped", grey}};
+        } else {
+            cell.image = &d.amplified;
+            double percent = d.amplified.width ? 100.0 * double(d.differing) / (double(d.amplified.width) * d.amplified.height) : 0.0;
+            cell.lines = {{title, white},
+                          {"subgroup vs fallback", grey},
+                          {std::to_string(d.differing) + " pixels differ", d.differing ? gold : pack_rgba(120, 220, 120)},
+                          {d.differing ? "(" + fixed(percent, 3) + "% of the frame)" : "identical", grey}};
+        }
+        cells.push_back(std::move(cell));
+    }
     for (size_t i = 0; i < c.runs.size(); ++i) {
         const CompareRun& r = c.runs[i];
         SheetCell cell;
@@ -347,13 +376,17 @@ RgbaImage comparison_sheet(const Context& ctx, const Options& o, const Scene& sc
         }
         cells.push_back(std::move(cell));
     }
-    return compose_sheet(layout, header, cells);
+    RgbaImage sheet = compose_sheet(layout, header, cells);
+    draw_chart(sheet, layout.band(), build_chart(c.runs, c.ratios), layout.text_scale);
+    return sheet;
 }
 
 }  // namespace
 
 SheetLayout compare_sheet_layout(uint32_t frame_width, uint32_t frame_height, size_t configurations) {
-    return make_sheet_layout(frame_width, frame_height, configurations, kCompareHeaderLines, kCompareLabelLines);
+    SheetLayout probe = make_sheet_layout(frame_width, frame_height, 1, kCompareHeaderLines, kCompareLabelLines);
+    return make_sheet_layout(frame_width, frame_height, difference_pairs().size() + configurations, kCompareHeaderLines,
+                             kCompareLabelLines, chart_height(probe.text_scale));
 }
 
 PassRatios compute_ratios(const std::vector<CompareRun>& runs) {
@@ -428,33 +461,50 @@ CompareResult run_comparison(const Context& ctx, const Scene& scene, const Optio
     }
 
     c.ratios = compute_ratios(c.runs);
-    c.report = comparison_json(ctx, options, scene, c);
-    c.report_json = (fs::path(c.dir) / "report.json").string();
-    c.report_md = (fs::path(c.dir) / "report.md").string();
-    c.sheet = (fs::path(c.dir) / "compare.png").string();
-    write_text(c.report_json, c.report.dump(2) + "\n");
-    write_text(c.report_md, markdown_report(ctx, options, scene, c));
-
-    // Thumbnails from the screenshots as written, so the sheet shows exactly what the files hold.
+    // Thumbnails and differences from the screenshots as written, so the sheet shows exactly what
+    // the files hold.
     std::vector<RgbaImage> shots(c.runs.size());
     for (size_t i = 0; i < c.runs.size(); ++i)
         if (!c.runs[i].skipped) {
             shots[i] = load_image(c.runs[i].result.screenshot);
             if (shots[i].width == 0) throw std::runtime_error("cannot read back the screenshot " + c.runs[i].result.screenshot);
         }
+    auto shot = [&](const std::string& name) -> const RgbaImage* {
+        for (size_t i = 0; i < c.runs.size(); ++i)
+            if (c.runs[i].config.name == name && shots[i].width) return &shots[i];
+        return nullptr;
+    };
+    for (const DifferencePair& pair : difference_pairs()) {
+        CompareDifference d{pair};
+        const RgbaImage *a = shot(pair.subgroup_run), *b = shot(pair.fallback_run);
+        if (a && b) {
+            ImageDifference diff = image_difference(*a, *b);
+            d.compared = true;
+            d.differing = diff.differing;
+            d.amplified = std::move(diff.amplified);
+        }
+        c.differences.push_back(std::move(d));
+    }
+    c.report = comparison_json(ctx, options, scene, c);
+    c.report_json = (fs::path(c.dir) / "report.json").string();
+    c.report_md = (fs::path(c.dir) / "report.md").string();
+    c.sheet = (fs::path(c.dir) / "compare.png").string();
+    c.chart = (fs::path(c.dir) / "chart.svg").string();
+    write_text(c.report_json, c.report.dump(2) + "\n");
+    write_text(c.report_md, markdown_report(ctx, options, scene, c));
+    write_text(c.chart, chart_svg(build_chart(c.runs, c.ratios),
+                                  "subgroup-demo --compare: " + ctx.info.name + ", " + std::to_string(options.width) + "x" +
+                                      std::to_string(options.height) + ", " + std::to_string(scene.triangle_count()) +
+                                      " triangles, " + std::to_string(options.lights) + " lights"));
+
     RgbaImage sheet = comparison_sheet(ctx, options, scene, c, shots);
     write_png(c.sheet, sheet.width, sheet.height, sheet.rgba);
     return c;
 }
 
 int run_compare(const Options& options) {
-    ContextOptions co;
-    co.validate = options.validate;
-    co.device_index = options.device ? int(*options.device) : -1;
-    co.mask_stages = options.mask_stages;
-    co.mask_ops = options.mask_ops;
     Context ctx;
-    create_context(ctx, co);
+    create_context(ctx, context_options(options));
     Scene scene = load_requested_scene(options);
     check_device_limits(ctx, options, scene);
 
@@ -475,7 +525,8 @@ int run_compare(const Options& options) {
         else
             printf("%-10s no ratio: %s\n", r.key.c_str(), r.reason.c_str());
     }
-    printf("wrote %s, %s, %s and %zu screenshots\n", c.sheet.c_str(), c.report_md.c_str(), c.report_json.c_str(),
+    printf("wrote the sheet %s, the chart %s, %s, %s and %zu screenshots\n", c.sheet.c_str(), c.chart.c_str(),
+           c.report_md.c_str(), c.report_json.c_str(),
            c.runs.size() - std::count_if(c.runs.begin(), c.runs.end(), [](const CompareRun& r) { return r.skipped; }));
     return 0;
 }

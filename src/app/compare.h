@@ -15,6 +15,13 @@
 #include "app/run.h"
 #include "app/sheet.h"
 
+// The image pairs that the comparison expects to be identical, subgroup against fallback: each pass
+// that offers both, then all-subgroup against all-fallback. Their difference panel opens the grid.
+struct DifferencePair {
+    std::string subgroup_run, fallback_run;
+};
+std::vector<DifferencePair> difference_pairs();
+
 // One cell of the matrix: what is requested of each pass (the view comes from the options).
 struct CompareConfig {
     std::string name;  // "cull-subgroup", "light-cull-off", "all-fallback", ...: also the screenshot's file name
@@ -46,6 +53,9 @@ struct PassRatio {
     std::optional<double> ratio;
     bool measured = false;  // both costs were taken (the ratio may still be empty: subgroup cost <= 0)
     double fallback_ms = 0, subgroup_ms = 0;
+    // The spread over the measured frames of each side, on the same basis as the medians (for a
+    // hosted pass: its host's min and max minus the off run's median), for the chart's whiskers.
+    double fallback_min = 0, fallback_max = 0, subgroup_min = 0, subgroup_max = 0;
     std::string fallback_run, subgroup_run;
     std::string measured_as;  // how the two costs were taken
     std::string reason;       // why there is no ratio
@@ -69,11 +79,20 @@ struct CompareProgress {
 };
 using CompareProgressFn = std::function<void(const CompareProgress&)>;
 
+// Two images the comparison expects to be identical (subgroup against fallback), compared on the CPU.
+struct CompareDifference {
+    DifferencePair pair;
+    bool compared = false;  // both runs ran
+    size_t differing = 0;   // pixels with any channel different
+    RgbaImage amplified;    // the difference, black where identical
+};
+
 struct CompareResult {
     std::vector<CompareRun> runs;  // every configuration of the matrix, skipped ones included
+    std::vector<CompareDifference> differences;  // one per difference_pairs(), in that order
     PassRatios ratios;
     nlohmann::json report;         // what DIR/report.json holds
-    std::string dir, report_json, report_md, sheet;
+    std::string dir, report_json, report_md, sheet, chart;  // chart: DIR/chart.svg
     uint32_t validation_messages = 0;
 };
 
@@ -85,7 +104,10 @@ struct CompareResult {
 CompareResult run_comparison(const Context& ctx, const Scene& scene, const Options& options,
                              const CompareProgressFn& progress = {});
 
-// The layout of compare.png for a comparison of `configurations` at frame_width x frame_height.
+// The layout of compare.png for a comparison of `configurations` at frame_width x frame_height: the
+// header, the chart (app/chart.h) in the band below it, then the grid: first one cell per
+// difference pair (difference_pairs(): the amplified difference of two images that should be
+// identical, with the count of differing pixels), then one per configuration, in matrix order.
 constexpr int kCompareHeaderLines = 3;
 // Name, frame time, then the pass timers two to a line (every timer but frame and view).
 constexpr int kCompareLabelLines = 2 + int(kTimerCount - 2 + 1) / 2;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "render/text_quads.h"
+
 namespace {
 
 constexpr uint32_t kWhite = rgba8(240, 240, 240);
@@ -42,40 +44,76 @@ std::string ms_text(double ms) {
     return fixed(ms, ms < 10 ? 3 : ms < 100 ? 2 : 1);
 }
 
-// Lays text out in rows and columns, then draws one translucent panel behind all of it.
+// Where the strokes of `text` drawn at (x, y) lie (tighter than the font's line box, which includes
+// the space below the baseline that the next line may use).
+OverlayBox ink_box(float x, float y, const std::string& text, float scale) {
+    OverlayBox box{x, y, x, y};
+    bool first = true;
+    for (const TextQuad& q : text_quads(text)) {
+        OverlayBox r{x + q.x0 * scale, y + q.y0 * scale, x + q.x1 * scale, y + q.y1 * scale};
+        box = first ? r : OverlayBox{std::min(box.x0, r.x0), std::min(box.y0, r.y0), std::max(box.x1, r.x1), std::max(box.y1, r.y1)};
+        first = false;
+    }
+    return box;
+}
+
+// Lays text out in rows and columns, then draws one translucent panel behind all of it. Text that
+// would run past max_width is cut with an ellipsis, so a panel never leaves the frame.
 struct Panel {
     struct Item {
         float x, y;
         std::string text;
         uint32_t rgba;
     };
-    float scale, x0, y0, line, pad;
+    struct Swatch {
+        float x, y, size;
+        uint32_t rgba;
+    };
+    float scale, x0, y0, line, pad, max_width;
     float y = 0, right = 0;
     std::vector<Item> items;
+    std::vector<Swatch> swatches;
 
-    Panel(float s, float x, float top) : scale(s), x0(x), y0(top), line(11.0f * s), pad(4.0f * s) {}
-    void add(float column, const std::string& text, uint32_t rgba) {
+    Panel(float s, float x, float top, float width)
+        : scale(s), x0(x), y0(top), line(11.0f * s), pad(4.0f * s), max_width(width) {}
+    // Text at `column` (in units of the scale), cut to end before `limit` columns if given.
+    void add(float column, const std::string& text, uint32_t rgba, float limit = -1) {
         float x = x0 + pad + column * scale;
-        items.push_back({x, y0 + pad + y, text, rgba});
-        right = std::max(right, x + Overlay::text_width(text, scale));
+        float end = x0 + max_width - pad;
+        if (limit >= 0) end = std::min(end, x0 + pad + limit * scale);
+        std::string fitted = fit_text(text, end - x, scale);
+        items.push_back({x, y0 + pad + y, fitted, rgba});
+        right = std::max(right, x + Overlay::text_width(fitted, scale));
     }
+    // A colour key at `column` on this line (the graph's colour of a pass).
+    void swatch(float column, uint32_t rgba) { swatches.push_back({x0 + pad + column * scale, y0 + pad + y, 6.0f * scale, rgba}); }
     void next_line(float lines = 1.0f) { y += line * lines; }
     OverlayBox box() const { return {x0, y0, right + pad, y0 + y + 2 * pad - 2.0f * scale}; }
-    void draw(Overlay& overlay) const {
+    void draw(Overlay& overlay, std::vector<HudText>* texts) const {
         OverlayBox b = box();
         overlay.rect(b.x0, b.y0, b.x1 - b.x0, b.y1 - b.y0, kPanel);
-        for (const Item& i : items) overlay.text(i.x, i.y, i.text, i.rgba, scale);
+        for (const Swatch& w : swatches) overlay.rect(w.x, w.y, w.size, w.size, w.rgba);
+        for (const Item& i : items) {
+            overlay.text(i.x, i.y, i.text, i.rgba, scale);
+            if (texts && !i.text.empty()) texts->push_back({ink_box(i.x, i.y, i.text, scale), i.text});
+        }
     }
 };
 
-void pass_row(Panel& p, const std::string& name, const std::string& variant, uint32_t color, double ms) {
-    p.add(0, name, kWhite);
-    p.add(62, variant, color);
-    p.add(150, ms_text(ms), kWhite);
-    p.next_line();
+}  // namespace
+
+std::string fit_text(const std::string& text, float width, float scale) {
+    if (Overlay::text_width(text, scale) <= width) return text;
+    std::string cut = text;
+    while (!cut.empty() && Overlay::text_width(cut + "...", scale) > width) cut.pop_back();
+    return cut.empty() ? "" : cut + "...";
 }
 
-}  // namespace
+void FrameHistory::add(const std::array<double, kTimerCount>& sample) {
+    for (size_t t = 0; t < kTimerCount; ++t) ms[next][t] = float(sample[t]);
+    next = (next + 1) % kFrames;
+    count = std::min(count + 1, kFrames);
+}
 
 void SmoothedTimes::add(const std::array<double, kTimerCount>& sample) {
     for (size_t p = 0; p < ms.size(); ++p) {
@@ -99,6 +137,7 @@ const KeyHelp kOtherKeys[] = {
     {"R", "reset the camera"},
     {"F12", "screenshot with the HUD"},
     {"C", "comparison, in the background"},
+    {"G", "frame-time graph on / off"},
     {"H", "this help"},
     {"Esc", "quit"},
 };
@@ -135,16 +174,52 @@ const PassInfo* timer_owner(Timer t) {
 std::string hosted_note(const Plan& plan, Timer t) {
     std::string note;
     for (const PassInfo& pass : kPasses)
-        if (pass.host_timer == t && plan[pass.id].variant == Variant::subgroup) note += "+ " + std::string(pass.hosted_label);
+        if (pass.host_timer == t && plan[pass.id].variant == Variant::subgroup)
+            note += (note.empty() ? "+ " : " + ") + std::string(pass.hosted_label);
     return note;
 }
 
-// The stats panel with its left edge at x and top at y; returns where it is.
-OverlayBox draw_stats(Overlay& overlay, const HudState& hud, float s, float x, float y) {
+struct PassRow {
+    std::string name, variant;
+    uint32_t colour;
+    double ms;
+    Timer timer;
+};
+
+// The stats panel with its left edge at x and top at y, at most `width` wide; returns where it is.
+OverlayBox draw_stats(Overlay& overlay, const HudState& hud, float s, float x, float y, float width,
+                      std::vector<HudText>* texts) {
     const Plan& plan = hud.plan;
     auto ms = [&](Timer t) { return hud.gpu.ms[size_t(t)]; };
 
-    Panel p(s, x, y);
+    // One row per timer slot but the whole frame: a selectable pass's shows its variant.
+    std::vector<PassRow> rows;
+    for (const TimerInfo& t : kTimers) {
+        if (t.timer == Timer::frame) continue;
+        std::string label(t.label);
+        if (t.timer == Timer::view) {
+            rows.push_back({label, std::string(view_mode_name(plan.view.mode)),
+                            is_subgroup_view(plan.view.mode) ? variant_color(plan.view.variant) : kWhite, ms(t.timer), t.timer});
+        } else if (const PassInfo* owner = timer_owner(t.timer)) {
+            Variant v = plan[owner->id].variant;
+            rows.push_back({label, std::string(variant_name(v)), variant_color(v), ms(t.timer), t.timer});
+        } else {
+            rows.push_back({label, hosted_note(plan, t.timer), kGreen, ms(t.timer), t.timer});
+        }
+    }
+    // Columns from the measured text (in units of the scale): names, variants, then milliseconds,
+    // whose column is kept inside the panel's width; a variant too long for its column is cut.
+    float name_w = Overlay::text_width("frame", s), variant_w = Overlay::text_width("variant", s);
+    for (const PassRow& r : rows) {
+        name_w = std::max(name_w, Overlay::text_width(r.name, s));
+        variant_w = std::max(variant_w, Overlay::text_width(r.variant, s));
+    }
+    const float gap = 8.0f, ms_w = Overlay::text_width("GPU ms", s) / s, inner = (width - 8.0f * s) / s;
+    const float key_w = hud.graph ? 9.0f : 0.0f;  // the graph's colour key before each pass name
+    const float variant_col = key_w + name_w / s + gap;
+    const float ms_col = std::max(variant_col + gap, std::min(variant_col + variant_w / s + gap, inner - ms_w));
+
+    Panel p(s, x, y, width);
     p.add(0, hud.device + "   subgroup size " + std::to_string(hud.subgroup_size), kWhite);
     p.next_line();
     p.add(0,
@@ -152,23 +227,16 @@ OverlayBox draw_stats(Overlay& overlay, const HudState& hud, float s, float x, f
               "   animation frame " + std::to_string(hud.animation_frame) + (hud.paused ? " (paused)" : ""),
           kGrey);
     p.next_line(1.4f);
-    p.add(0, "pass", kGrey);
-    p.add(62, "variant", kGrey);
-    p.add(150, "GPU ms", kGrey);
+    p.add(0, "pass", kGrey, variant_col - gap);
+    p.add(variant_col, "variant", kGrey, ms_col - gap);
+    p.add(ms_col, "GPU ms", kGrey);
     p.next_line();
-    // One row per timer slot but the whole frame: a selectable pass's shows its variant.
-    for (const TimerInfo& t : kTimers) {
-        if (t.timer == Timer::frame) continue;
-        std::string label(t.label);
-        if (t.timer == Timer::view) {
-            std::string view = std::string(view_mode_name(plan.view.mode));
-            pass_row(p, label, view, is_subgroup_view(plan.view.mode) ? variant_color(plan.view.variant) : kWhite, ms(t.timer));
-        } else if (const PassInfo* owner = timer_owner(t.timer)) {
-            Variant v = plan[owner->id].variant;
-            pass_row(p, label, std::string(variant_name(v)), variant_color(v), ms(t.timer));
-        } else {
-            pass_row(p, label, hosted_note(plan, t.timer), kGreen, ms(t.timer));
-        }
+    for (const PassRow& r : rows) {
+        if (hud.graph) p.swatch(0, hud_timer_colour(r.timer));
+        p.add(key_w, r.name, kWhite, variant_col - gap);
+        p.add(variant_col, r.variant, r.colour, ms_col - gap);
+        p.add(ms_col, ms_text(r.ms), kWhite);
+        p.next_line();
     }
     if (is_subgroup_view(plan.view.mode)) {
         p.add(10, std::string(stage_name(plan.view.stage)) + " stage: " + std::string(variant_name(plan.view.variant)),
@@ -179,59 +247,99 @@ OverlayBox draw_stats(Overlay& overlay, const HudState& hud, float s, float x, f
             p.next_line();
         }
     }
-    p.add(0, "frame", kWhite);
-    p.add(62, "CPU " + fixed(hud.cpu_frame_ms, 1) + " ms", kGrey);
-    p.add(150, ms_text(ms(Timer::frame)), kWhite);
+    p.add(0, "frame", kWhite, variant_col - gap);
+    p.add(variant_col, "CPU " + fixed(hud.cpu_frame_ms, 1) + " ms", kGrey, ms_col - gap);
+    p.add(ms_col, ms_text(ms(Timer::frame)), kWhite);
     p.next_line(1.4f);
 
     // Without a cull pass in the frame everything is drawn (and the counter is not written).
     bool culled = plan[PassId::cull].variant != Variant::off && ms(Timer::cull) >= 0;
     uint64_t visible = culled ? hud.counters.triangles_visible : hud.triangles_total;
     double percent = hud.triangles_total ? 100.0 * double(visible) / double(hud.triangles_total) : 0.0;
-    p.add(0, "triangles", kWhite);
-    p.add(62, thousands(visible) + " of " + thousands(hud.triangles_total) + (culled ? " visible (" : " drawn (") +
+    p.add(0, "triangles", kWhite, variant_col - gap);
+    p.add(variant_col, thousands(visible) + " of " + thousands(hud.triangles_total) + (culled ? " visible (" : " drawn (") +
                   fixed(percent, 1) + "%)",
           kWhite);
     p.next_line();
-    p.add(0, "lights", kWhite);
+    p.add(0, "lights", kWhite, variant_col - gap);
     if (plan[PassId::light_cull].variant == Variant::off || ms(Timer::light_cull) < 0) {
-        p.add(62, std::to_string(hud.lights) + ", no light lists this frame", kGrey);
+        p.add(variant_col, std::to_string(hud.lights) + ", no light lists this frame", kGrey);
     } else {
         std::string entries =
             std::to_string(hud.lights) + ", " + thousands(hud.counters.light_list_entries) + " list entries, ";
-        p.add(62, entries, kWhite);
-        p.add(62 + Overlay::text_width(entries, s) / s, thousands(hud.counters.light_list_overflow) + " overflow",
+        p.add(variant_col, entries, kWhite);
+        p.add(variant_col + Overlay::text_width(entries, s) / s, thousands(hud.counters.light_list_overflow) + " overflow",
               hud.counters.light_list_overflow ? kRed : kWhite);
     }
     p.next_line(1.4f);
-    p.add(0, "H help   F12 screenshot   Esc quit", kGrey);
+    p.add(0, "H help   G graph   F12 screenshot   Esc quit", kGrey);
     p.next_line();
-    p.draw(overlay);
+    p.draw(overlay, texts);
     return p.box();
 }
 
-// The key list, at (x, y); returns where it is.
-OverlayBox draw_help(Overlay& overlay, float x, float y, float s) {
+// The key list, at (x, y), at most `width` wide; returns where it is.
+OverlayBox draw_help(Overlay& overlay, float x, float y, float s, float width, std::vector<HudText>* texts) {
     float key_width = 0;
     for (const KeyHelp& k : key_help()) key_width = std::max(key_width, Overlay::text_width(k.keys, s));
     float column = key_width / s + 12;
-    Panel h(s, x, y);
+    Panel h(s, x, y, width);
     h.add(0, "keys", kYellow);
     h.next_line(1.4f);
     for (const KeyHelp& k : key_help()) {
-        h.add(0, k.keys, kYellow);
+        h.add(0, k.keys, kYellow, column - 4);
         h.add(column, k.action, kWhite);
         h.next_line();
     }
-    h.draw(overlay);
+    h.draw(overlay, texts);
     return h.box();
+}
+
+// The last frames' GPU time stacked by pass (one column per frame, newest on the right), with the
+// 16.7 ms line of 60 Hz; `box` is where it goes.
+void draw_graph(Overlay& overlay, const HudState& hud, OverlayBox box, float s, std::vector<HudText>* texts) {
+    const FrameHistory& h = hud.history;
+    overlay.rect(box.x0, box.y0, box.x1 - box.x0, box.y1 - box.y0, kPanel);
+    float pad = 4 * s, title_h = 11 * s;
+    float gx0 = box.x0 + pad, gx1 = box.x1 - pad, gy0 = box.y0 + pad + title_h, gy1 = box.y1 - pad;
+    // The vertical scale: 16.7 ms at least, else the tallest frame, in steps of 16.7 ms.
+    double tallest = 0;
+    for (size_t i = 0; i < h.count; ++i) tallest = std::max(tallest, double(h.at(i)[size_t(Timer::frame)]));
+    const double kBudget = 1000.0 / 60.0;
+    double top = kBudget * std::max(1.0, std::ceil(tallest / kBudget));
+    float column = (gx1 - gx0) / float(FrameHistory::kFrames);
+    for (size_t i = 0; i < h.count; ++i) {
+        const auto& frame = h.at(i);
+        float x = gx1 - float(h.count - i) * column, y = gy1;
+        for (const TimerInfo& t : kTimers) {
+            if (t.timer == Timer::frame || frame[size_t(t.timer)] <= 0) continue;
+            float hgt = float(frame[size_t(t.timer)] / top) * (gy1 - gy0);
+            overlay.rect(x, y - hgt, std::max(column, 1.0f), hgt, hud_timer_colour(t.timer));
+            y -= hgt;
+        }
+    }
+    float budget_y = gy1 - float(kBudget / top) * (gy1 - gy0);
+    overlay.rect(gx0, budget_y, gx1 - gx0, std::max(1.0f, s * 0.5f), kRed);
+    std::string title = "GPU ms by pass, " + std::to_string(FrameHistory::kFrames) + " frames; red 16.7";
+    if (top > kBudget) title += ", top " + fixed(top, 0);
+    title = fit_text(title, gx1 - gx0, s);
+    overlay.text(gx0, box.y0 + pad, title, kGrey, s);
+    if (texts) texts->push_back({ink_box(gx0, box.y0 + pad, title, s), title});
 }
 
 }  // namespace
 
-void draw_hud(Overlay& overlay, const HudState& hud) {
+uint32_t hud_timer_colour(Timer t) {
+    static constexpr uint32_t kColours[] = {rgba8(90, 160, 240), rgba8(150, 150, 160), rgba8(240, 200, 70),
+                                            rgba8(110, 200, 110), rgba8(220, 110, 200), rgba8(240, 120, 100),
+                                            rgba8(180, 140, 255), rgba8(120, 220, 220)};
+    return kColours[size_t(t) % std::size(kColours)];
+}
+
+void draw_hud(Overlay& overlay, const HudState& hud, std::vector<HudText>* texts) {
     float s = hud_scale(hud.extent.height);
-    float width = float(hud.extent.width);
+    float width = float(hud.extent.width), height = float(hud.extent.height);
+    float max_panel = std::max(40.0f * s, width - 8 * s);
     // Debug views, the mip view and the light-count view have already put their legends into the
     // overlay (top left): the panels keep clear of them. Each panel is measured by drawing it
     // into a scratch overlay, so one layout code path serves both.
@@ -242,22 +350,36 @@ void draw_hud(Overlay& overlay, const HudState& hud) {
         return OverlayBox{box.x0, box.y0 + down, box.x1, box.y1 + down};
     };
     Overlay scratch;
-    OverlayBox size = draw_stats(scratch, hud, s, 0.0f, 0.0f);
+    OverlayBox size = draw_stats(scratch, hud, s, 0.0f, 0.0f, max_panel, nullptr);
     float stats_x = std::max(4 * s, width - size.x1 - 4 * s);
     OverlayBox stats = below_taken({stats_x, 4 * s, stats_x + size.x1, 4 * s + size.y1});
     OverlayBox help{};
     if (hud.help) {
-        size = draw_help(scratch, 0.0f, 0.0f, s);
+        size = draw_help(scratch, 0.0f, 0.0f, s, max_panel, nullptr);
         help = below_taken({4 * s, 4 * s, 4 * s + size.x1, 4 * s + size.y1});
-        draw_help(overlay, help.x0, help.y0, s);
+        draw_help(overlay, help.x0, help.y0, s, max_panel, texts);
     }
     // The help takes the stats' place where both do not fit.
-    if (!help.overlaps(stats)) draw_stats(overlay, hud, s, stats.x0, stats.y0);
+    bool stats_shown = !help.overlaps(stats);
+    if (stats_shown) draw_stats(overlay, hud, s, stats.x0, stats.y0, max_panel, texts);
 
-    // Notes: newest at the bottom of the frame, older ones above.
-    float y = float(hud.extent.height) - 4 * s;
+    // Notes: newest at the bottom of the frame, older ones above, cut to the frame's width.
+    float y = height - 4 * s;
+    float notes_top = y;
     for (auto it = hud.notes.rbegin(); it != hud.notes.rend(); ++it) {
-        y -= Overlay::text_height(*it, s) + 6 * s;
-        overlay.label(4 * s, y, *it, kYellow, s);
+        std::string note = fit_text(*it, width - 12 * s, s);
+        y -= Overlay::text_height(note, s) + 6 * s;
+        overlay.label(4 * s, y, note, kYellow, s);
+        if (texts) texts->push_back({ink_box(4 * s + 2 * s, y + 3 * s, note, s), note});  // label(): pad 2, +1 down
+        notes_top = y;
+    }
+
+    // The frame-time graph, bottom right above the notes, where it overlaps no panel.
+    if (hud.graph) {
+        float gw = std::min(width - 8 * s, float(FrameHistory::kFrames) * 1.5f * s + 8 * s), gh = 60 * s;
+        OverlayBox graph{width - 4 * s - gw, notes_top - 4 * s - gh, width - 4 * s, notes_top - 4 * s};
+        bool room = graph.y0 >= 0 && !graph.overlaps(taken) && !(hud.help && graph.overlaps(help)) &&
+                    !(stats_shown && graph.overlaps(stats));
+        if (room) draw_graph(overlay, hud, graph, s, texts);
     }
 }

@@ -17,6 +17,17 @@ struct SmoothedTimes {
     void add(const std::array<double, kTimerCount>& sample);
 };
 
+// The GPU milliseconds of the last kFrames frames, per timer slot (negative: did not run), for the
+// HUD's frame-time graph.
+struct FrameHistory {
+    static constexpr size_t kFrames = 240;
+    std::array<std::array<float, kTimerCount>, kFrames> ms{};
+    size_t count = 0, next = 0;  // frames held; where the next goes
+    void add(const std::array<double, kTimerCount>& sample);
+    // The i-th oldest frame held (i < count).
+    const std::array<float, kTimerCount>& at(size_t i) const { return ms[(next + kFrames - count + i) % kFrames]; }
+};
+
 struct HudState {
     std::string device;
     uint32_t subgroup_size = 0;
@@ -24,6 +35,7 @@ struct HudState {
     std::string present_mode;
     Plan plan;
     SmoothedTimes gpu;
+    FrameHistory history;
     double cpu_frame_ms = 0;  // smoothed wall-clock time between frames
     GpuCounters counters{};
     uint64_t triangles_total = 0;
@@ -31,6 +43,7 @@ struct HudState {
     uint32_t animation_frame = 0;
     bool paused = false;
     bool help = false;
+    bool graph = true;  // the frame-time graph (key G)
     std::vector<std::string> notes;  // newest last, shown at the bottom
 };
 
@@ -44,4 +57,18 @@ const std::vector<KeyHelp>& key_help();
 // Text scale for a frame height: stb_easy_font is ~7 px tall, so 1x up to 600 rows, then larger.
 float hud_scale(uint32_t height);
 
-void draw_hud(Overlay& overlay, const HudState& hud);
+// A piece of HUD text where it was drawn (for the layout test: no two may overlap).
+struct HudText {
+    OverlayBox box;
+    std::string text;
+};
+
+// Draws the HUD around what the overlay already holds (view legends). `texts`, if given, receives
+// every text drawn, with its box.
+void draw_hud(Overlay& overlay, const HudState& hud, std::vector<HudText>* texts = nullptr);
+
+// The colour of a timer slot in the frame-time graph.
+uint32_t hud_timer_colour(Timer t);
+
+// `text` cut to at most `width` pixels at `scale`, ending in "..." where it was cut.
+std::string fit_text(const std::string& text, float width, float scale);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <sstream>
 
 namespace {
 
@@ -83,7 +84,48 @@ std::string pass_usage_lines() {
     return lines;
 }
 
+size_t edit_distance(std::string_view a, std::string_view b) {
+    std::vector<size_t> row(b.size() + 1);
+    for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+    for (size_t i = 1; i <= a.size(); ++i) {
+        size_t diagonal = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= b.size(); ++j) {
+            size_t substitute = diagonal + (a[i - 1] != b[j - 1]);
+            diagonal = row[j];
+            row[j] = std::min({row[j] + 1, row[j - 1] + 1, substitute});
+        }
+    }
+    return row[b.size()];
+}
+
 }  // namespace
+
+std::vector<std::string> known_options() {
+    // Every option --help documents, in its order: the help text is the list, so it cannot drift.
+    std::vector<std::string> names;
+    std::istringstream lines(usage_text());
+    for (std::string line; std::getline(lines, line);) {
+        size_t start = line.find_first_not_of(' ');
+        for (size_t at = start; at != std::string::npos && line.compare(at, 2, "--") == 0;) {
+            size_t end = line.find_first_of(" ,", at);
+            std::string name = line.substr(at, end == std::string::npos ? std::string::npos : end - at);
+            if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+            at = end == std::string::npos || line.compare(end, 2, ", ") != 0 ? std::string::npos : end + 2;
+        }
+    }
+    return names;
+}
+
+std::string closest_option(std::string_view unknown) {
+    std::string best;
+    size_t best_distance = std::max<size_t>(2, unknown.size() / 3) + 1;  // further than this: no guess
+    for (const std::string& name : known_options()) {
+        size_t d = edit_distance(unknown, name);
+        if (d < best_distance) best = name, best_distance = d;
+    }
+    return best;
+}
 
 std::string usage_text() {
     std::string text = R"(subgroup-demo: a Vulkan forward renderer that shows what subgroup operations buy, pass by pass.
@@ -179,6 +221,8 @@ Options parse_options(const std::vector<std::string>& args) {
         else if (a == "--cull-dump") o.cull_dump = value();
         else if (a == "--bandwidth-probe") o.bandwidth_probe = true;
         else if (a == "--unique-meshes") o.unique_meshes = true;
+        else if (std::string guess = closest_option(a); !guess.empty())
+            throw UsageError("unknown option '" + a + "': did you mean " + guess + "? (see --help)");
         else throw UsageError("unknown option '" + a + "' (see --help)");
     }
     int modes = headless + info + compare + list;

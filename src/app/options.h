@@ -5,6 +5,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "caps/caps.h"
@@ -45,6 +46,10 @@ struct UsageError : std::runtime_error {
 
 Options parse_options(const std::vector<std::string>& args);
 std::string usage_text();
+// The options --help documents ("--size", "--light-cull", ...), and the one an unknown option was
+// most likely meant to be (edit distance), or empty when none is close.
+std::vector<std::string> known_options();
+std::string closest_option(std::string_view unknown);
 
 // Hard limits checked before anything is allocated (the device's own limits are checked later).
 constexpr uint32_t kMaxInstancesPerSide = 64;  // 4096 copies of the scene

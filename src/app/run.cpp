@@ -40,6 +40,37 @@ Scene load_requested_scene(const Options& options) {
     return scene;
 }
 
+ContextOptions context_options(const Options& o) {
+    ContextOptions c;
+    c.validate = o.validate;
+    c.device_index = o.device ? int(*o.device) : -1;
+    c.mask_stages = o.mask_stages;
+    c.mask_ops = o.mask_ops;
+    return c;
+}
+
+RendererConfig renderer_config(const Options& options, const Plan& plan, VkExtent2D extent) {
+    RendererConfig config;
+    config.extent = extent;
+    config.lights = options.lights;
+    config.plan = plan;
+    config.view_legend = options.view_legend;
+    config.cull_group_size = options.cull_group_size;
+    config.capture_meshlets = !options.cull_dump.empty();
+    return config;
+}
+
+nlohmann::json renderer_json(const RendererConfig& c) {
+    nlohmann::json passes = nlohmann::json::object();
+    for (const PassInfo& pass : kPasses) passes[std::string(pass.key)] = variant_name(c.plan[pass.id].variant);
+    return {{"extent", {c.extent.width, c.extent.height}},
+            {"lights", c.lights},
+            {"passes", passes},
+            {"view", {{"mode", view_mode_name(c.plan.view.mode)}, {"stage", stage_name(c.plan.view.stage)}}},
+            {"view_legend", c.view_legend},
+            {"cull_group_size", c.cull_group_size}};
+}
+
 void check_device_limits(const Context& ctx, const Options& options, const Scene& scene) {
     check_limits(device_limits(ctx), options, scene);  // app/limits.cpp: every buffer the renderer makes
     const VkPhysicalDeviceLimits& limits = ctx.properties.limits;
@@ -56,16 +87,9 @@ RunResult run_headless(const Context& ctx, const Scene& scene, const Options& op
         throw UsageError("--mip-dump needs a mip, but --mip off renders none; use --mip auto, subgroup or fallback");
     if (plan[PassId::mip].variant == Variant::off && plan.view.mode == ViewMode::mip)
         throw UsageError("--view mip shows the mip, but --mip off renders none; use --mip auto, subgroup or fallback");
-    RendererConfig config;
-    config.extent = {options.width, options.height};
-    config.lights = options.lights;
-    config.plan = plan;
-    config.view_legend = options.view_legend;
-    config.cull_group_size = options.cull_group_size;
-    config.capture_meshlets = !options.cull_dump.empty();
     if (!options.cull_dump.empty() && plan[PassId::cull].variant == Variant::off && plan.geometry == Geometry::indexed)
         throw UsageError("--cull-dump needs the cull pass; it has nothing to write with --cull off");
-    Renderer renderer(ctx, scene, config);
+    Renderer renderer(ctx, scene, renderer_config(options, plan, {options.width, options.height}));
 
     VkCommandBufferAllocateInfo alloc{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
     alloc.commandPool = ctx.command_pool;
@@ -179,6 +203,17 @@ nlohmann::json plan_json(const Plan& plan) {
     return j;
 }
 
+nlohmann::json views_json(const Context& ctx) {
+    nlohmann::json j = nlohmann::json::object();
+    for (const StageInfo& st : kStages)
+        for (ViewMode mode : {ViewMode::lane_id, ViewMode::first_last_lane, ViewMode::active_lanes}) {
+            ViewPlan v = plan_view(ctx.subgroup, ctx.features, mode, st.stage);
+            j[std::string(st.name)][std::string(view_mode_name(mode))] = {{"variant", variant_name(v.variant)},
+                                                                          {"reason", v.reason}};
+        }
+    return j;
+}
+
 // The light loop's trips in the instrumented frame (docs/light-lists.md): per lane for both
 // variants; per subgroup only where the subgroup loop ran (the fallback uses no subgroup operation).
 nlohmann::json light_loop_json(const Plan& plan, const GpuCounters& c) {
@@ -260,7 +295,10 @@ nlohmann::json report_json(const Context& ctx, const Options& options, const Pla
           {"light_list_entries", r.counters.light_list_entries},
           {"light_list_overflow", r.counters.light_list_overflow},
           {"light_atomics", r.counters.light_atomics},
-          {"mip_edge_texels", r.counters.mip_edge_texels},
+          // Appends to the edge list (a texel on several triangles' edges is appended by each), and
+          // the distinct texels among them (what the fix-up recomputes).
+          {"mip_edge_appends", r.counters.mip_edge_appends},
+          {"mip_edge_texels", r.counters.mip_edge_appends - r.counters.mip_edge_duplicates},
           {"mip_edge_overflow", r.counters.mip_edge_overflow},
           {"mip_edge_duplicates", r.counters.mip_edge_duplicates},
           {"light_loop_iterations", light_loop_json(plan, r.instrumented)},
@@ -269,6 +307,7 @@ nlohmann::json report_json(const Context& ctx, const Options& options, const Pla
           {"meshlets_visible",
            plan.geometry == Geometry::meshlet ? nlohmann::json(r.counters.meshlets_visible) : nlohmann::json(nullptr)}}},
         {"bandwidth", bandwidth},
+        {"renderer", renderer_json(renderer_config(options, plan, {options.width, options.height}))},
         {"validation", {{"enabled", options.validate}, {"messages", validation_message_count()}}},
         {"outputs", {{"screenshot", path_or_null(r.screenshot)}, {"mip", path_or_null(r.mip)}}},
     };

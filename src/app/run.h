@@ -25,6 +25,14 @@ struct RunResult {
 
 std::string default_scene_path();
 
+// The one place options become a device request and a renderer configuration: the headless run,
+// the window and the comparison all build theirs here, so an option cannot reach one and not the
+// others. The window adds its surface's instance extensions and the swapchain to the former.
+ContextOptions context_options(const Options& options);
+RendererConfig renderer_config(const Options& options, const Plan& plan, VkExtent2D extent);
+// What the renderer was configured with, as the report's "renderer" and the window's first log line.
+nlohmann::json renderer_json(const RendererConfig& config);
+
 // Loads the scene named by the options (or the bundled one) and applies --instances.
 Scene load_requested_scene(const Options& options);
 
@@ -37,6 +45,8 @@ RunResult run_headless(const Context& ctx, const Scene& scene, const Options& op
 nlohmann::json device_json(const Context& ctx);
 nlohmann::json subgroup_json(const Context& ctx);
 nlohmann::json plan_json(const Plan& plan);
+// --info's "views": for every stage and subgroup view mode, the variant it would run and why.
+nlohmann::json views_json(const Context& ctx);
 nlohmann::json report_json(const Context& ctx, const Options& options, const Plan& plan, const Scene& scene,
                            const RunResult& result);
 

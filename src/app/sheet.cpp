@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstring>
 
-#include <stb/stb_easy_font.h>
+#include "render/text_quads.h"
 #include <stb/stb_image.h>
 #include <stb/stb_image_resize.h>
 
@@ -33,7 +33,7 @@ RgbaImage resize_srgb(const RgbaImage& src, uint32_t width, uint32_t height) {
     return dst;
 }
 
-static PixelRect intersect(PixelRect a, PixelRect b) {
+PixelRect intersect(PixelRect a, PixelRect b) {
     int x0 = std::max(a.x, b.x), y0 = std::max(a.y, b.y);
     int x1 = std::min(a.x + a.w, b.x + b.w), y1 = std::min(a.y + a.h, b.y + b.h);
     return {x0, y0, std::max(0, x1 - x0), std::max(0, y1 - y0)};
@@ -53,33 +53,15 @@ void fill_rect(RgbaImage& image, PixelRect rect, uint32_t rgba) {
         for (int col = r.x; col < r.x + r.w; ++col) memcpy(image.at(col, row), &rgba, 4);
 }
 
-// stb_easy_font indexes a table by (c - 32) without checking: keep to printable ASCII.
-static std::string printable(std::string_view text) {
-    std::string s(text);
-    for (char& c : s)
-        if (c < 32 || c > 126) c = '?';
-    return s;
-}
-
-int text_width(std::string_view text, int scale) {
-    std::string s = printable(text);
-    return stb_easy_font_width(s.data()) * scale;
-}
+int text_width(std::string_view text, int scale) { return text_units_wide(text) * scale; }
 
 void draw_text(RgbaImage& image, int x, int y, std::string_view text, uint32_t rgba, int scale, PixelRect clip) {
-    std::string s = printable(text);
-    // stb_easy_font writes quads of 4 vertices x 16 bytes (x, y, z, colour); ~270 bytes per glyph.
-    std::vector<char> buffer(s.size() * 300 + 64);
-    int quads = stb_easy_font_print(0, 0, s.data(), nullptr, buffer.data(), int(buffer.size()));
     PixelRect limit = intersect(clip, bounds(image));
-    for (int q = 0; q < quads; ++q) {
-        float v[12];
-        memcpy(v, buffer.data() + q * 64 + 0, 8);        // vertex 0: x, y
-        memcpy(v + 2, buffer.data() + q * 64 + 32, 8);   // vertex 2: the opposite corner
+    for (const TextQuad& q : text_quads(text)) {
         // Glyph quads are axis-aligned with corners on the font's integer grid (fractional only
         // for a few strokes): round to pixels at this scale.
-        int x0 = x + int(std::lround(v[0] * scale)), y0 = y + int(std::lround(v[1] * scale));
-        int x1 = x + int(std::lround(v[2] * scale)), y1 = y + int(std::lround(v[3] * scale));
+        int x0 = x + int(std::lround(q.x0 * scale)), y0 = y + int(std::lround(q.y0 * scale));
+        int x1 = x + int(std::lround(q.x1 * scale)), y1 = y + int(std::lround(q.y1 * scale));
         fill_rect(image, intersect({x0, y0, x1 - x0, y1 - y0}, limit), rgba);
     }
 }
@@ -111,10 +93,12 @@ std::vector<std::string> wrap_text(std::string_view text, int max_width, int sca
 }
 
 PixelRect SheetLayout::header() const { return {0, 0, width, header_height}; }
+PixelRect SheetLayout::band() const { return {0, header_height, width, band_height}; }
 
 PixelRect SheetLayout::cell(size_t index) const {
     int col = int(index) % columns, row = int(index) / columns;
-    return {margin + col * (cell_width + margin), header_height + row * (cell_height + margin), cell_width, cell_height};
+    return {margin + col * (cell_width + margin), header_height + band_height + row * (cell_height + margin), cell_width,
+            cell_height};
 }
 
 PixelRect SheetLayout::thumb(size_t index) const {
@@ -128,7 +112,7 @@ PixelRect SheetLayout::label(size_t index) const {
 }
 
 SheetLayout make_sheet_layout(uint32_t frame_width, uint32_t frame_height, size_t cells, int header_lines,
-                              int label_lines) {
+                              int label_lines, int band_height) {
     SheetLayout l;
     l.margin = 8;
     l.text_scale = 2;
@@ -147,7 +131,8 @@ SheetLayout make_sheet_layout(uint32_t frame_width, uint32_t frame_height, size_
     l.cell_width = std::max(l.thumb_width, kSheetMinCellWidth);
     l.cell_height = l.thumb_height + l.label_height;
     l.width = l.margin + l.columns * (l.cell_width + l.margin);
-    l.height = l.header_height + l.rows * (l.cell_height + l.margin);
+    l.band_height = band_height;
+    l.height = l.header_height + band_height + l.rows * (l.cell_height + l.margin);
     return l;
 }
 

@@ -28,6 +28,9 @@ struct PixelRect {
     int x = 0, y = 0, w = 0, h = 0;
 };
 
+// The overlap of two rectangles (w or h 0 where they do not overlap).
+PixelRect intersect(PixelRect a, PixelRect b);
+
 // Reads a PNG (or anything stb_image decodes) as RGBA8; an empty image if it cannot.
 RgbaImage load_image(const std::string& path);
 
@@ -61,6 +64,7 @@ struct SheetLayout {
     int margin = 0;          // around and between cells
     int text_scale = 0;      // header and labels
     int header_height = 0;   // header strip at the top, full width
+    int band_height = 0;     // a full-width band under the header (compare.png's chart), may be 0
     int columns = 0, rows = 0;
     int downscale = 1;       // thumbnail = frame / downscale (integer, at least 2)
     int thumb_width = 0, thumb_height = 0;
@@ -69,6 +73,7 @@ struct SheetLayout {
     int width = 0, height = 0;
 
     PixelRect header() const;
+    PixelRect band() const;
     PixelRect cell(size_t index) const;
     PixelRect thumb(size_t index) const;  // inside the cell, centred horizontally, at its top
     PixelRect label(size_t index) const;  // below the thumbnail, the cell's full width
@@ -80,7 +85,7 @@ constexpr int kSheetMinCellWidth = 336;  // room for a label line of ~28 charact
 constexpr int kSheetMaxColumns = 4;
 
 SheetLayout make_sheet_layout(uint32_t frame_width, uint32_t frame_height, size_t cells, int header_lines,
-                              int label_lines);
+                              int label_lines, int band_height = 0);
 
 struct SheetCell {
     const RgbaImage* image = nullptr;  // frame-sized; null draws an empty (skipped) thumbnail

@@ -124,14 +124,12 @@ public:
     WindowApp(const Options& options, GLFWwindow* window, const Context& ctx, VkSurfaceKHR surface, const Scene& scene,
               const Plan& plan)
         : options_(options), window_(window), ctx_(ctx), surface_(surface), request_(options.plan) {
-        RendererConfig config;
         int width = 0, height = 0;
         glfwGetFramebufferSize(window, &width, &height);
-        config.extent = {uint32_t(std::max(width, 16)), uint32_t(std::max(height, 16))};
-        config.lights = options.lights;
-        config.plan = plan;
-        config.view_legend = options.view_legend;
+        RendererConfig config =
+            renderer_config(options, plan, {uint32_t(std::max(width, 16)), uint32_t(std::max(height, 16))});
         renderer_ = std::make_unique<Renderer>(ctx, scene, config);
+        log_line("renderer: " + renderer_json(config).dump());
         renderer_->set_overlay_hook([this](Overlay& overlay) { draw_hud(overlay, hud_); });
         camera_.reset(renderer_->default_view(), renderer_->bounds_min(), renderer_->bounds_max());
 
@@ -250,6 +248,10 @@ private:
                 hud_.help = !hud_.help;
                 log_line(hud_.help ? "help shown" : "help hidden");
                 break;
+            case GLFW_KEY_G:
+                hud_.graph = !hud_.graph;
+                log_line(hud_.graph ? "graph shown" : "graph hidden");
+                break;
             default: break;
         }
     }
@@ -314,7 +316,9 @@ private:
             if (++waited_s >= 600) throw VulkanError("a frame took over 10 minutes on the GPU; giving up");
         VK_CHECK(wait);
         if (f.pending) {
-            hud_.gpu.add(renderer_->read_timings(slot_));
+            std::array<double, kTimerCount> timings = renderer_->read_timings(slot_);
+            hud_.gpu.add(timings);
+            hud_.history.add(timings);
             hud_.counters = renderer_->read_frame_counters(slot_);
             f.pending = false;
         }
@@ -638,15 +642,11 @@ int run_window(const Options& options) {
 
     uint32_t count = 0;
     const char** required = glfwGetRequiredInstanceExtensions(&count);
-    ContextOptions context_options;
-    context_options.validate = options.validate;
-    context_options.device_index = options.device ? int(*options.device) : -1;
-    context_options.mask_stages = options.mask_stages;
-    context_options.mask_ops = options.mask_ops;
-    context_options.instance_extensions.assign(required, required + count);
-    context_options.swapchain = true;
+    ContextOptions device_request = context_options(options);
+    device_request.instance_extensions.assign(required, required + count);
+    device_request.swapchain = true;
     Context ctx;
-    create_context(ctx, context_options);
+    create_context(ctx, device_request);
 
     SurfaceHandle surface{ctx.instance};
     VK_CHECK(glfwCreateWindowSurface(ctx.instance, window.window, nullptr, &surface.surface));

@@ -79,7 +79,7 @@ void CullPass::create(const Context& ctx, const GpuScene& scene, uint32_t size) 
     ComputeDesc desc;
     desc.layout = kCullLayout;
     desc.specialization = {group_size};  // local_size_x_id = 0
-    if (missing_support(ctx.subgroup, pass_needs(PassId::cull)).empty()) {
+    if (subgroup_path_possible(ctx, PassId::cull)) {
         desc.shader = "cull.comp.subgroup";
         subgroup = create_compute_pipeline(ctx, desc);
     }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <stdexcept>
 
 #include "render/overlay.h"
 
@@ -97,7 +98,9 @@ std::vector<TileList> decode_light_lists(const std::vector<uint32_t>& words, con
 }
 
 void LightCullPass::create(const Context& ctx, VkExtent2D extent) {
-    subgroup_ = create_compute_pipeline(ctx, {"light_cull.comp.subgroup", kCullLayout});
+    // The subgroup pipeline only where a plan can pick it (its SPIR-V needs ballot and vote).
+    if (subgroup_path_possible(ctx, PassId::light_cull))
+        subgroup_ = create_compute_pipeline(ctx, {"light_cull.comp.subgroup", kCullLayout});
     fallback_ = create_compute_pipeline(ctx, {"light_cull.comp.fallback", kCullLayout});
     view_ = create_compute_pipeline(ctx, {"light_count.comp.main", kViewLayout});
     resize(ctx, extent);
@@ -137,6 +140,8 @@ void LightCullPass::record(FrameContext& f) {
     transition(f.cmd, f.targets.depth, VK_IMAGE_LAYOUT_DEPTH_READ_ONLY_OPTIMAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
                VK_ACCESS_2_SHADER_SAMPLED_READ_BIT);
 
+    if (variant == Variant::subgroup && !subgroup_.pipeline)
+        throw std::runtime_error("light cull: the subgroup variant was planned but the device cannot run it");
     const Pipeline& pipeline = variant == Variant::subgroup ? subgroup_ : fallback_;
     vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.pipeline);
     Descriptors d;

@@ -110,7 +110,8 @@ void MeshletPass::create(const Context& ctx, const Scene& scene, const GpuScene&
     d.depth_format = kDepthFormat;
     d.depth_compare = VK_COMPARE_OP_GREATER;  // reversed Z, as the indexed pre-pass
     d.vertex_attributes = 0;
-    bool subgroup = pass_missing(ctx.subgroup_unmasked, ctx.features, PassId::cull, Geometry::meshlet).empty();
+    // As the other units: the subgroup pipelines where a plan of this run can pick them (masks count).
+    bool subgroup = pass_missing(ctx.subgroup, ctx.features, PassId::cull, Geometry::meshlet).empty();
     for (Variant v : {Variant::subgroup, Variant::fallback, Variant::off}) {
         if (v == Variant::subgroup && !subgroup) continue;
         std::string suffix = variant_suffix(v);

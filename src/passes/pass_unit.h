@@ -19,6 +19,13 @@ public:
     virtual void record(FrameContext& f) = 0;
 };
 
+// Whether any plan of this run can pick the pass's subgroup path, so whether a unit builds its
+// subgroup pipelines. Judged on the masked capabilities (masks are fixed for the run): with
+// --mask-stages / --mask-ops the unit builds what a device lacking those would, no more.
+inline bool subgroup_path_possible(const Context& ctx, PassId id) {
+    return pass_missing(ctx.subgroup, ctx.features, id).empty();
+}
+
 template <typename Unit, typename... Args>
 std::unique_ptr<PassUnit> make_unit(Args&&... args) {
     auto unit = std::make_unique<Unit>();

@@ -1,4 +1,5 @@
 #include "passes/scene_pass.h"
+#include "passes/pass_unit.h"
 
 #include "passes/meshlet_pass.h"
 
@@ -43,8 +44,8 @@ const char* mip_experiment() { return std::getenv("SGD_MIP_EXPERIMENT"); }
 LayoutDesc scene_layout() { return kSceneLayout; }
 
 std::string forward_fragment_shader(const Context& ctx, bool mip, bool loop) {
-    bool quad_mip = pass_missing(ctx.subgroup_unmasked, ctx.features, PassId::mip).empty();
-    bool light_loop = pass_missing(ctx.subgroup_unmasked, ctx.features, PassId::light_loop).empty();
+    bool quad_mip = subgroup_path_possible(ctx, PassId::mip);
+    bool light_loop = subgroup_path_possible(ctx, PassId::light_loop);
     if ((mip && !quad_mip) || (loop && !light_loop)) return "";
     std::string shader = mip ? (loop ? "forward.frag.quad_mip_light_loop" : "forward.frag.quad_mip")
                              : (loop ? "forward.frag.light_loop" : "forward.frag.plain");

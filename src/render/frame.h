@@ -30,7 +30,7 @@ struct GpuCounters {
     uint32_t light_atomics;
     // The quad mip's edge list (shaders/mip_counters.glsl): texels appended by the forward pass
     // (repeats included), appends past its capacity, and repeats the fix-up skipped.
-    uint32_t mip_edge_texels;
+    uint32_t mip_edge_appends;
     uint32_t mip_edge_overflow;
     uint32_t mip_edge_duplicates;
     // The forward pass's light loop, counted in the instrumented frame (LoopCounters in

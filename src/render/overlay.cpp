@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-#include <stb/stb_easy_font.h>
+#include "render/text_quads.h"
 
 void Overlay::create(const Context& ctx, uint32_t slots) {
     for (uint32_t i = 0; i < slots; ++i)
@@ -25,16 +25,7 @@ void Overlay::rect(float x, float y, float w, float h, uint32_t rgba) {
 }
 
 void Overlay::text(float x, float y, const std::string& s, uint32_t rgba, float scale) {
-    // stb_easy_font emits quads of 4 vertices, 16 bytes each (x, y, z, colour): ~270 bytes per glyph on
-    // average, but up to 11 quads (704 bytes, 'X') for one, and a full buffer silently truncates the
-    // text (a lone "0", 6 quads, lost its last stroke with 300 bytes a glyph).
-    std::vector<char> buffer(s.size() * 704 + 64);
-    int quads = stb_easy_font_print(0, 0, const_cast<char*>(s.c_str()), nullptr, buffer.data(), int(buffer.size()));
-    for (int q = 0; q < quads; ++q) {
-        const float* v = reinterpret_cast<const float*>(buffer.data() + q * 64);
-        float x0 = v[0], y0 = v[1], x1 = v[8], y1 = v[9];  // corners 0 and 2
-        rect(x + x0 * scale, y + y0 * scale, (x1 - x0) * scale, (y1 - y0) * scale, rgba);
-    }
+    for (const TextQuad& q : text_quads(s)) rect(x + q.x0 * scale, y + q.y0 * scale, (q.x1 - q.x0) * scale, (q.y1 - q.y0) * scale, rgba);
 }
 
 void Overlay::label(float x, float y, const std::string& s, uint32_t rgba, float scale) {
@@ -56,11 +47,11 @@ OverlayBox Overlay::bounds() const {
 }
 
 float Overlay::text_width(const std::string& s, float scale) {
-    return float(stb_easy_font_width(const_cast<char*>(s.c_str()))) * scale;
+    return float(text_units_wide(s)) * scale;
 }
 
 float Overlay::text_height(const std::string& s, float scale) {
-    return float(stb_easy_font_height(const_cast<char*>(s.c_str()))) * scale;
+    return float(text_units_high(s)) * scale;
 }
 
 void Overlay::record(FrameContext& f, uint32_t slot) {

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <optional>
 #include <set>
@@ -79,6 +80,22 @@ int non_background_pixels(const Png& png, PixelRect r) {
     int most = 0;
     for (const auto& [colour, count] : histogram) most = std::max(most, count);
     return r.w * r.h - most;
+}
+
+// Pixels of the rect that are pure black (an amplified difference: black where two images agree).
+int black_pixels(const Png& png, PixelRect r) {
+    int count = 0;
+    for (int y = r.y; y < r.y + r.h; ++y)
+        for (int x = r.x; x < r.x + r.w; ++x) {
+            const uint8_t* p = png.at(x, y);
+            count += p[0] == 0 && p[1] == 0 && p[2] == 0;
+        }
+    return count;
+}
+
+std::string read_text_file(const std::string& path) {
+    std::ifstream file(path);
+    return std::string(std::istreambuf_iterator<char>(file), {});
 }
 
 // The screenshot is a real frame, not a clear colour: "identical to the other path" must mean something.
@@ -212,16 +229,59 @@ TEST(Compare, EveryConfigurationRunsValidatedAndTheSheetShowsEachScreenshot) {
     ASSERT_EQ(sheet.width, layout.width);
     ASSERT_EQ(sheet.height, layout.height);
     EXPECT_GT(non_background_pixels(sheet, layout.header()), 500);
+    // The grid opens with the difference panel (one cell per pair), then the configurations.
+    const size_t first = difference_pairs().size();
     for (size_t i = 0; i < matrix.size(); ++i) {
-        PixelRect t = layout.thumb(i);
+        PixelRect t = layout.thumb(first + i);
         Png expected = reduce_in_linear_light(shots[matrix[i].name], layout.downscale);
         ASSERT_EQ(expected.width, t.w);
         ASSERT_EQ(expected.height, t.h);
         Difference d = rgb_difference(sheet, expected, t.x, t.y);
         EXPECT_LT(d.mean, 0.5) << matrix[i].name;
         EXPECT_LE(d.max, 2) << matrix[i].name;
-        EXPECT_GT(non_background_pixels(sheet, layout.label(i)), 400) << matrix[i].name;
+        EXPECT_GT(non_background_pixels(sheet, layout.label(first + i)), 400) << matrix[i].name;
     }
+    // The chart band carries the bars.
+    EXPECT_GT(non_background_pixels(sheet, layout.band()), 5000);
+
+    // The difference panel's counts are a CPU comparison of the screenshots, pair by pair.
+    std::vector<DifferencePair> pairs = difference_pairs();
+    ASSERT_EQ(report["differences"].size(), pairs.size());
+    for (size_t i = 0; i < pairs.size(); ++i) {
+        const nlohmann::json& d = report["differences"][i];
+        EXPECT_EQ(d["subgroup_run"], pairs[i].subgroup_run);
+        EXPECT_EQ(d["fallback_run"], pairs[i].fallback_run);
+        Difference cpu = rgb_difference(shots[pairs[i].subgroup_run], shots[pairs[i].fallback_run]);
+        EXPECT_EQ(d["differing_pixels"].get<size_t>(), size_t(cpu.pixels)) << pairs[i].subgroup_run;
+        // Its thumbnail is all black for identical images, and not for different ones.
+        PixelRect t = layout.thumb(i);
+        if (cpu.pixels == 0) EXPECT_EQ(black_pixels(sheet, t), t.w * t.h) << pairs[i].subgroup_run;
+        else EXPECT_LT(black_pixels(sheet, t), t.w * t.h) << pairs[i].subgroup_run;
+    }
+
+    // chart.svg: one bar pair per pass that was measured, with report.json's numbers.
+    std::string svg = read_text_file(dir + "/chart.svg");
+    ASSERT_NE(svg.find("<svg"), std::string::npos);
+    for (const PassInfo& pass : kPasses) {
+        std::string key(pass.key), name(pass.name);
+        std::string tag = "data-pass=\"" + name + "\"";
+        size_t at = svg.find(tag);
+        ASSERT_NE(at, std::string::npos) << name;
+        std::string element = svg.substr(at, svg.find("/>", at) - at);
+        const nlohmann::json& detail = report["ratio_details"][key];
+        bool measured = detail.contains("subgroup_ms");
+        EXPECT_NE(element.find(measured ? "data-measured=\"1\"" : "data-measured=\"0\""), std::string::npos) << element;
+        if (!measured) continue;
+        auto attribute = [&](const std::string& a) {
+            size_t p = element.find(a + "=\"");
+            return p == std::string::npos ? -1.0 : std::stod(element.substr(p + a.size() + 2));
+        };
+        EXPECT_NEAR(attribute("data-subgroup-ms"), detail["subgroup_ms"].get<double>(), 1e-5) << name;
+        EXPECT_NEAR(attribute("data-fallback-ms"), detail["fallback_ms"].get<double>(), 1e-5) << name;
+        if (report["ratios"][key].is_number())
+            EXPECT_NEAR(attribute("data-ratio"), report["ratios"][key].get<double>(), 1e-5) << name;
+    }
+    EXPECT_NE(run.output.find("the chart " + dir + "/chart.svg"), std::string::npos) << run.output;
 }
 
 // A device without quad operations cannot run the quad mip: those configurations are skipped
@@ -265,10 +325,11 @@ TEST(Compare, UnsupportedSubgroupPathIsSkippedWithItsReason) {
     SheetLayout layout = compare_sheet_layout(96, 54, matrix.size());
     ASSERT_EQ(sheet.width, layout.width);
     ASSERT_EQ(sheet.height, layout.height);
+    const size_t first = difference_pairs().size();  // the difference panel's cells come first
     for (size_t i = 0; i < matrix.size(); ++i) {
         bool is_skipped = skipped.count(matrix[i].name) > 0;
-        EXPECT_EQ(non_background_pixels(sheet, layout.thumb(i)) == 0, is_skipped) << matrix[i].name;
-        EXPECT_GT(non_background_pixels(sheet, layout.label(i)), 200) << matrix[i].name;
+        EXPECT_EQ(non_background_pixels(sheet, layout.thumb(first + i)) == 0, is_skipped) << matrix[i].name;
+        EXPECT_GT(non_background_pixels(sheet, layout.label(first + i)), 200) << matrix[i].name;
     }
 }
 

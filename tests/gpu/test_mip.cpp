@@ -214,18 +214,18 @@ TEST_P(QuadMip, IsTheBoxFilterOfTheFrameAndTheFallbackByteForByte) {
             silhouette += background > 0 && background < 4;
         }
     const GpuCounters& c = quad.counters;
-    uint32_t distinct = c.mip_edge_texels - c.mip_edge_duplicates;
+    uint32_t distinct = c.mip_edge_appends - c.mip_edge_duplicates;
     printf("[ mip ] %s %ux%u, subgroup size %u: %u texels, %u with geometry, %u on a silhouette; edge list %u entries, "
            "%u repeats, %u distinct, %u overflow\n",
            param.name, param.extent.width, param.extent.height, ctx.subgroup.size, texels, geometry, silhouette,
-           c.mip_edge_texels, c.mip_edge_duplicates, distinct, c.mip_edge_overflow);
+           c.mip_edge_appends, c.mip_edge_duplicates, distinct, c.mip_edge_overflow);
     EXPECT_GT(silhouette, 0u);
     EXPECT_GT(geometry, texels / 10);
-    EXPECT_GT(c.mip_edge_texels, 0u);
+    EXPECT_GT(c.mip_edge_appends, 0u);
     if (param.edge_capacity) {
         // Past the capacity nothing is written out of bounds (validation, GPU-side bound) and the
         // fix-up redoes the whole mip: exact all the same (checked above), repeats not counted.
-        EXPECT_EQ(c.mip_edge_overflow, c.mip_edge_texels - param.edge_capacity);
+        EXPECT_EQ(c.mip_edge_overflow, c.mip_edge_appends - param.edge_capacity);
         EXPECT_EQ(c.mip_edge_duplicates, 0u);
     } else {
         EXPECT_EQ(c.mip_edge_overflow, 0u);
@@ -242,7 +242,7 @@ TEST_P(QuadMip, IsTheBoxFilterOfTheFrameAndTheFallbackByteForByte) {
     ASSERT_EQ(fallback.color.rgba, quad.color.rgba) << "the frame differs between the mip variants";
     EXPECT_EQ(first_box_filter_mismatch(fallback.color, fallback.mip), "") << "fallback";
     EXPECT_TRUE(fallback.mip.rgba == quad.mip.rgba) << "quad mip and fallback differ";
-    EXPECT_EQ(fallback.counters.mip_edge_texels, 0u);
+    EXPECT_EQ(fallback.counters.mip_edge_appends, 0u);
     EXPECT_EQ(validation_message_count(), messages_before) << "validation messages (printed above)";
 }
 
@@ -328,7 +328,7 @@ TEST(MipCommandLine, SubgroupDumpEqualsFallbackDumpByteForByte) {
             std::ifstream file(dir + "/" + v + ".png", std::ios::binary);
             bytes[i].assign(std::istreambuf_iterator<char>(file), {});
             nlohmann::json c = read_json(dir + "/" + v + ".json")["counters"];
-            uint64_t entries = c["mip_edge_texels"], repeats = c["mip_edge_duplicates"];
+            uint64_t entries = c["mip_edge_appends"], repeats = c["mip_edge_duplicates"];
             if (v == "fallback") {
                 EXPECT_EQ(entries, 0u);
                 continue;
@@ -337,6 +337,7 @@ TEST(MipCommandLine, SubgroupDumpEqualsFallbackDumpByteForByte) {
                    (unsigned long long)entries, (unsigned long long)(entries - repeats), k.texels);
             EXPECT_GT(entries, 0u);
             EXPECT_LT(entries - repeats, k.texels);
+            EXPECT_EQ(c["mip_edge_texels"], entries - repeats);  // distinct texels, never above the mip's
             EXPECT_EQ(c["mip_edge_overflow"], 0u);
         }
         ASSERT_FALSE(bytes[0].empty());

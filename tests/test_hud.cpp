@@ -1,0 +1,98 @@
+// The window's HUD laid out without a GPU (it is text and rectangles in an Overlay): at the window
+// sizes users run, with the longest strings the pass table and the plan can produce, no two pieces
+// of text overlap and none leaves the frame.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "app/hud.h"
+#include "passes/debug_view_pass.h"
+
+namespace {
+
+HudState worst_case_hud(VkExtent2D extent, bool help, const std::string& stage_reason) {
+    HudState hud;
+    hud.device = "NVIDIA H200 NVL with a very long marketing name (discrete GPU)";
+    hud.subgroup_size = 128;
+    hud.extent = extent;
+    hud.present_mode = "IMMEDIATE";
+    // Every pass on subgroup: forward's row then lists everything it hosts ("+ quad mip + light loop").
+    for (PassPlan& p : hud.plan.passes) p.variant = Variant::subgroup;
+    hud.plan.view = {ViewMode::first_last_lane, Stage::intersection, Variant::unsupported, stage_reason};
+    for (double& ms : hud.gpu.ms) ms = 12345.678;
+    std::array<double, kTimerCount> sample;
+    sample.fill(3.5);
+    for (size_t i = 0; i < FrameHistory::kFrames + 7; ++i) hud.history.add(sample);
+    hud.cpu_frame_ms = 999.9;
+    hud.counters.triangles_visible = 4000000000u;
+    hud.counters.light_list_entries = 4000000000u;
+    hud.counters.light_list_overflow = 4000000000u;
+    hud.triangles_total = 40000000000ull;
+    hud.lights = 65536;
+    hud.animation_frame = 4000000000u;
+    hud.paused = true;
+    hud.help = help;
+    hud.notes = {"skipped mip subgroup: quad subgroup operations are not supported (masked by --mask-ops) on this device",
+                 "screenshot: subgroup-demo_cull-subgroup_light-subgroup_mip-subgroup_loop-subgroup_view-first-last-lane-intersection-unsupported_1920x1080.png",
+                 "comparison: [13/13] all-fallback running (120 s elapsed, about 10 s left)"};
+    return hud;
+}
+
+TEST(Hud, NoTwoTextsOverlapAndNoneLeavesTheFrameAtCommonSizes) {
+    const std::string reason = "intersection stage has subgroups on this device, but this build has no "
+                               "first-last-lane view in it (masked by --mask-stages)";
+    for (VkExtent2D extent : {VkExtent2D{640, 360}, VkExtent2D{960, 540}, VkExtent2D{1920, 1080}})
+        for (bool help : {false, true})
+            for (bool legend : {false, true}) {
+                HudState hud = worst_case_hud(extent, help, reason);
+                Overlay overlay;
+                if (legend) add_view_legend(overlay, extent, hud.plan.view, hud.subgroup_size);  // what the view drew first
+                OverlayBox taken = overlay.bounds();
+                std::vector<HudText> texts;
+                draw_hud(overlay, hud, &texts);
+                std::string where = std::to_string(extent.width) + "x" + std::to_string(extent.height) +
+                                    (help ? " help" : "") + (legend ? " legend" : "");
+                ASSERT_GT(texts.size(), 10u) << where;
+                for (size_t i = 0; i < texts.size(); ++i) {
+                    const OverlayBox& a = texts[i].box;
+                    EXPECT_GE(a.x0, 0) << where << ": " << texts[i].text;
+                    EXPECT_GE(a.y0, 0) << where << ": " << texts[i].text;
+                    EXPECT_LE(a.x1, float(extent.width)) << where << ": " << texts[i].text;
+                    EXPECT_LE(a.y1, float(extent.height)) << where << ": " << texts[i].text;
+                    if (legend) EXPECT_FALSE(a.overlaps(taken)) << where << ": '" << texts[i].text << "' covers the legend";
+                    for (size_t j = i + 1; j < texts.size(); ++j)
+                        EXPECT_FALSE(a.overlaps(texts[j].box))
+                            << where << ": '" << texts[i].text << "' overlaps '" << texts[j].text << "'";
+                }
+            }
+}
+
+TEST(Hud, ForwardRowNamesEverythingItHostsAndLongTextIsCutWithAnEllipsis) {
+    HudState hud = worst_case_hud({1920, 1080}, false, "r");
+    Overlay overlay;
+    std::vector<HudText> texts;
+    draw_hud(overlay, hud, &texts);
+    bool hosted = false;
+    for (const HudText& t : texts) hosted |= t.text == "+ quad mip + light loop";
+    EXPECT_TRUE(hosted) << "forward's row should read '+ quad mip + light loop'";
+
+    EXPECT_EQ(fit_text("short", 1000, 1), "short");
+    std::string cut = fit_text("a rather long line of text", Overlay::text_width("a rather", 1), 1);
+    EXPECT_EQ(cut.substr(cut.size() - 3), "...");
+    EXPECT_LE(Overlay::text_width(cut, 1), Overlay::text_width("a rather", 1));
+}
+
+TEST(Hud, FrameHistoryKeepsTheLastFramesInOrder) {
+    FrameHistory h;
+    std::array<double, kTimerCount> sample{};
+    for (int i = 0; i < int(FrameHistory::kFrames) + 5; ++i) {
+        sample[size_t(Timer::frame)] = i;
+        h.add(sample);
+    }
+    ASSERT_EQ(h.count, FrameHistory::kFrames);
+    EXPECT_EQ(h.at(0)[size_t(Timer::frame)], 5.0f);
+    EXPECT_EQ(h.at(FrameHistory::kFrames - 1)[size_t(Timer::frame)], float(FrameHistory::kFrames + 4));
+}
+
+}  // namespace
