@@ -126,8 +126,8 @@ void SmoothedTimes::add(const std::array<double, kTimerCount>& sample) {
 // The keys that are not a pass's (those come from the pass table).
 const KeyHelp kOtherKeys[] = {
     {"0", "all passes auto, view shaded"},
-    {"V / Shift+V", "debug view"},
-    {"B / Shift+B", "debug view's shader stage"},
+    {"V / B (Shift: back)", "debug view / its shader stage"},
+    {"M", "geometry: indexed / meshlet"},
     {"Space", "pause the light animation"},
     {"Left drag", "orbit"},
     {"Right drag", "pan"},
@@ -252,8 +252,10 @@ OverlayBox draw_stats(Overlay& overlay, const HudState& hud, float s, float x, f
     p.add(ms_col, ms_text(ms(Timer::frame)), kWhite);
     p.next_line(1.4f);
 
-    // Without a cull pass in the frame everything is drawn (and the counter is not written).
-    bool culled = plan[PassId::cull].variant != Variant::off && ms(Timer::cull) >= 0;
+    // Without a cull pass in the frame everything is drawn (and the counter is not written). On the
+    // meshlet path the task and mesh shaders cull inside the depth pass.
+    bool meshlet = plan.geometry == Geometry::meshlet;
+    bool culled = plan[PassId::cull].variant != Variant::off && (meshlet || ms(Timer::cull) >= 0);
     uint64_t visible = culled ? hud.counters.triangles_visible : hud.triangles_total;
     double percent = hud.triangles_total ? 100.0 * double(visible) / double(hud.triangles_total) : 0.0;
     p.add(0, "triangles", kWhite, variant_col - gap);
@@ -261,6 +263,13 @@ OverlayBox draw_stats(Overlay& overlay, const HudState& hud, float s, float x, f
                   fixed(percent, 1) + "%)",
           kWhite);
     p.next_line();
+    if (meshlet) {
+        p.add(0, "meshlets", kWhite, variant_col - gap);
+        p.add(variant_col, thousands(hud.counters.meshlets_visible) + " of " + thousands(hud.counters.meshlets_in) +
+                               " kept by the task shaders (geometry M)",
+              kWhite);
+        p.next_line();
+    }
     p.add(0, "lights", kWhite, variant_col - gap);
     if (plan[PassId::light_cull].variant == Variant::off || ms(Timer::light_cull) < 0) {
         p.add(variant_col, std::to_string(hud.lights) + ", no light lists this frame", kGrey);

@@ -24,8 +24,11 @@ struct MeshletPush {
     uint32_t flags;
 };
 
-const char* variant_suffix(Variant v) {
-    return v == Variant::subgroup ? "subgroup" : v == Variant::fallback ? "fallback" : "off";
+// The depth pre-pass's task and mesh shaders by cull variant.
+std::pair<const char*, const char*> depth_shaders(Variant v) {
+    if (v == Variant::subgroup) return {"meshlet_cull.task.subgroup", "meshlet_cull.mesh.subgroup"};
+    if (v == Variant::fallback) return {"meshlet_cull.task.fallback", "meshlet_cull.mesh.fallback"};
+    return {"meshlet_cull.task.off", "meshlet_cull.mesh.off"};
 }
 
 }  // namespace
@@ -114,9 +117,8 @@ void MeshletPass::create(const Context& ctx, const Scene& scene, const GpuScene&
     bool subgroup = pass_missing(ctx.subgroup, ctx.features, PassId::cull, Geometry::meshlet).empty();
     for (Variant v : {Variant::subgroup, Variant::fallback, Variant::off}) {
         if (v == Variant::subgroup && !subgroup) continue;
-        std::string suffix = variant_suffix(v);
-        d.shaders = {{VK_SHADER_STAGE_TASK_BIT_EXT, "meshlet_cull.task." + suffix},
-                     {VK_SHADER_STAGE_MESH_BIT_EXT, "meshlet_cull.mesh." + suffix}};
+        auto [task, mesh] = depth_shaders(v);
+        d.shaders = {{VK_SHADER_STAGE_TASK_BIT_EXT, task}, {VK_SHADER_STAGE_MESH_BIT_EXT, mesh}};
         depth_[size_t(v)] = create_graphics_pipeline(ctx, d);
     }
 
@@ -207,8 +209,8 @@ void MeshletPass::record_view(FrameContext& f, Stage stage, const std::string& k
         d.layout = with_meshlet_bindings(base);
         d.layout.stages = kMeshStages | VK_SHADER_STAGE_FRAGMENT_BIT;
         d.layout.push_constant_bytes = sizeof(MeshletPush);
-        d.shaders = {{VK_SHADER_STAGE_TASK_BIT_EXT, "meshlet_cull.task." + task},
-                     {VK_SHADER_STAGE_MESH_BIT_EXT, "meshlet_cull.mesh." + mesh},
+        d.shaders = {{VK_SHADER_STAGE_TASK_BIT_EXT, std::string("meshlet_cull.task") + "." + task},
+                     {VK_SHADER_STAGE_MESH_BIT_EXT, std::string("meshlet_cull.mesh") + "." + mesh},
                      {VK_SHADER_STAGE_FRAGMENT_BIT, "view.frag.primitive"}};
         d.color_formats = {kColorFormat};
         d.depth_format = kDepthFormat;
