@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 packages=(cmake ninja-build g++ pkg-config
           libvulkan-dev glslc spirv-tools vulkan-validationlayers vulkan-tools mesa-vulkan-drivers
           libglfw3-dev libglm-dev libstb-dev libtinygltf-dev nlohmann-json3-dev libgtest-dev
-          libjpeg62-turbo-dev libpng-dev libmeshoptimizer-dev
+          libjpeg62-turbo-dev libpng-dev libmeshoptimizer-dev libdraco-dev libwebp-dev
           xvfb xdotool xauth python3)
 # The libFuzzer target (preset `fuzz`, docs/robustness.md) needs clang and its runtime libraries.
 # (Regenerating its seeds, tools/make_fuzz_corpus.py, also needs python3-pil and libjpeg-turbo-progs.)

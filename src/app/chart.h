@@ -22,7 +22,7 @@ struct ChartBar {
 
 // One pass: its subgroup path against its fallback, as measured for the ratio (PassRatio).
 struct ChartPair {
-    std::string name;  // "cull", "light-cull", ...
+    std::string name;  // the pass's name: "cull", "light-loop", ...
     bool measured = false;
     ChartBar subgroup, fallback;
     std::optional<double> ratio;  // fallback / subgroup

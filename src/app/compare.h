@@ -24,7 +24,7 @@ std::vector<DifferencePair> difference_pairs();
 
 // One cell of the matrix: what is requested of each pass (the view comes from the options).
 struct CompareConfig {
-    std::string name;  // "cull-subgroup", "light-cull-off", "all-fallback", ...: also the screenshot's file name
+    std::string name;  // "cull-subgroup", "mip-off", "all-fallback", ...: also the screenshot's file name
     std::array<Request, kPassCount> requests{};  // by PassId; value-initialised to auto
     Geometry geometry = Geometry::indexed;        // the meshlet-* rows: --geometry meshlet, with --cull as requested
 
@@ -51,8 +51,8 @@ struct CompareRun {
 // The speed-up of one pass's subgroup path over its fallback, fallback ms / subgroup ms, from the
 // runs of this comparison. `ratio` is empty when it cannot be measured; `reason` says why.
 struct PassRatio {
-    std::string key;   // "cull", "light_cull", "mip" (report keys); "frame" for all-fallback vs all-subgroup
-    std::string name;  // "cull", "light-cull", "mip", "frame": the sheet's words
+    std::string key;   // "cull", "mip", "light_loop" (report keys); "frame" for all-fallback vs all-subgroup
+    std::string name;  // "cull", "mip", "light-loop", "frame": the sheet's words
     std::optional<double> ratio;
     bool measured = false;  // both costs were taken (the ratio may still be empty: subgroup cost <= 0)
     double fallback_ms = 0, subgroup_ms = 0;

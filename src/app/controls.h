@@ -34,7 +34,7 @@ PlanChange toggle_geometry(const SubgroupCaps& caps, const DeviceFeatures& featu
 // The configuration in words for file names and logs, each pass by its table tag:
 // "cull-subgroup_light-fallback_mip-subgroup_view-lane-id-fragment".
 std::string plan_tag(const Plan& plan);
-// What was asked for: "cull=auto light-cull=fallback mip=auto view=lane-id stage=fragment".
+// What was asked for: "cull=auto mip=fallback view=lane-id stage=fragment".
 std::string request_tag(const PlanRequest& request);
 // "subgroup-demo_<plan_tag>_1280x720.png"
 std::string screenshot_name(const Plan& plan, uint32_t width, uint32_t height);

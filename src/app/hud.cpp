@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "render/text_format.h"
 #include "render/text_quads.h"
 
 namespace {
@@ -24,20 +25,6 @@ uint32_t variant_color(Variant v) {
     }
 }
 
-std::string thousands(uint64_t n) {
-    std::string digits = std::to_string(n), out;
-    for (size_t i = 0; i < digits.size(); ++i) {
-        if (i && (digits.size() - i) % 3 == 0) out += ',';
-        out += digits[i];
-    }
-    return out;
-}
-
-std::string fixed(double v, int decimals) {
-    char buffer[32];
-    snprintf(buffer, sizeof(buffer), "%.*f", decimals, v);
-    return buffer;
-}
 
 std::string ms_text(double ms) {
     if (ms < 0) return "-";
@@ -252,35 +239,23 @@ OverlayBox draw_stats(Overlay& overlay, const HudState& hud, float s, float x, f
     p.add(ms_col, ms_text(ms(Timer::frame)), kWhite);
     p.next_line(1.4f);
 
-    // Without a cull pass in the frame everything is drawn (and the counter is not written). On the
-    // meshlet path the task and mesh shaders cull inside the depth pass.
-    bool meshlet = plan.geometry == Geometry::meshlet;
-    bool culled = plan[PassId::cull].variant != Variant::off && (meshlet || ms(Timer::cull) >= 0);
-    uint64_t visible = culled ? hud.counters.triangles_visible : hud.triangles_total;
-    double percent = hud.triangles_total ? 100.0 * double(visible) / double(hud.triangles_total) : 0.0;
-    p.add(0, "triangles", kWhite, variant_col - gap);
-    p.add(variant_col, thousands(visible) + " of " + thousands(hud.triangles_total) + (culled ? " visible (" : " drawn (") +
-                  fixed(percent, 1) + "%)",
-          kWhite);
-    p.next_line();
-    if (meshlet) {
-        p.add(0, "meshlets", kWhite, variant_col - gap);
-        p.add(variant_col, thousands(hud.counters.meshlets_visible) + " of " + thousands(hud.counters.meshlets_in) +
-                               " kept by the task shaders (geometry M)",
-              kWhite);
+    // Each pass's counter line (its table entry's hud_line): triangles kept, light-list entries.
+    GpuCounters none{};
+    for (const PassInfo& pass : kPasses) {
+        if (!pass.hud_line) continue;
+        PassCounters c{plan, hud.counters, none, hud.triangles_total, hud.lights, ms(pass.timer) >= 0};
+        std::optional<HudLine> line = pass.hud_line(c);
+        if (!line) continue;
+        p.add(key_w, line->label, kWhite, variant_col - gap);
+        float column = variant_col;
+        for (const HudSpan& span : line->spans) {
+            uint32_t colour = span.tone == HudTone::alert ? kRed : span.tone == HudTone::dim ? kGrey : kWhite;
+            p.add(column, span.text, colour);
+            column += Overlay::text_width(span.text, s) / s;
+        }
         p.next_line();
     }
-    p.add(0, "lights", kWhite, variant_col - gap);
-    if (plan[PassId::light_cull].variant == Variant::off || ms(Timer::light_cull) < 0) {
-        p.add(variant_col, std::to_string(hud.lights) + ", no light lists this frame", kGrey);
-    } else {
-        std::string entries =
-            std::to_string(hud.lights) + ", " + thousands(hud.counters.light_list_entries) + " list entries, ";
-        p.add(variant_col, entries, kWhite);
-        p.add(variant_col + Overlay::text_width(entries, s) / s, thousands(hud.counters.light_list_overflow) + " overflow",
-              hud.counters.light_list_overflow ? kRed : kWhite);
-    }
-    p.next_line(1.4f);
+    p.next_line(0.4f);
     p.add(0, "H help   G graph   F12 screenshot   Esc quit", kGrey);
     p.next_line();
     p.draw(overlay, texts);

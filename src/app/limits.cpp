@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "passes/light_cull_pass.h"
 #include "render/frame.h"
 #include "render/gpu_scene.h"
 #include "render/renderer.h"
@@ -65,16 +64,8 @@ DeviceLimits device_limits(const Context& ctx) {
 std::vector<PlannedAllocation> planned_allocations(const Scene& scene, const Options& options) {
     using K = AllocationKind;
     const uint64_t draws = scene.instances.size();
-    const uint64_t cull_group_size = std::max(1u, options.cull_group_size);
-    uint64_t drawn_indices = 0, cull_chunks = 0;
-    for (const MeshInstance& instance : scene.instances) {
-        uint64_t indices = scene.meshes[instance.mesh].index_count;
-        drawn_indices += indices;
-        cull_chunks += (indices / 3 + cull_group_size - 1) / cull_group_size;
-    }
     const uint64_t indirect = sizeof(VkDrawIndexedIndirectCommand);
     const uint64_t w = options.width, h = options.height;
-    const uint64_t tiles = ((w + kTileSize - 1) / kTileSize) * ((h + kTileSize - 1) / kTileSize);
 
     std::vector<PlannedAllocation> a = {
         // upload_scene (render/gpu_scene.cpp)
@@ -84,24 +75,17 @@ std::vector<PlannedAllocation> planned_allocations(const Scene& scene, const Opt
         {"indirect (all)", draws * indirect, K::storage_buffer},
         {"indirect template", draws * indirect, K::storage_buffer},
         {"base colour textures", (scene.textures.size() + 1) * uint64_t(kTextureSize) * kTextureSize * 4, K::image},
-        // cull pass: the compacted index buffer holds every drawn triangle in the worst case
-        {"culled indices", std::max<uint64_t>(1, drawn_indices) * sizeof(uint32_t), K::storage_buffer},
-        {"culled indirect", std::max<uint64_t>(1, draws) * indirect, K::storage_buffer},
-        {"cull chunks", cull_chunks * 8, K::storage_buffer},
-        // light cull pass: a count per tile, `capacity` entries per tile, guard words after them
-        {"light lists", (tiles * (1 + kLightListCapacity) + kLightListGuardWords) * 4, K::storage_buffer},
         // frame targets (render/renderer.cpp)
         {"color", w * h * 4, K::image},
         {"depth", w * h * 4, K::image},
         {"half-resolution mip", std::max<uint64_t>(1, w / 2) * std::max<uint64_t>(1, h / 2) * 4, K::image},
-        // mip pass (passes/mip_pass.cpp): the quad mip's edge list holds up to 4 entries per texel,
-        // clamped by the renderer to the device's storage buffer range (so checked as a plain buffer)
-        {"mip edge list", 16 + 16 * std::max<uint64_t>(1, w / 2) * std::max<uint64_t>(1, h / 2), K::buffer},
-        {"mip fix-up stamps", 4 * std::max<uint64_t>(1, w / 2) * std::max<uint64_t>(1, h / 2), K::storage_buffer},
-        {"mip fix-up dispatch", 12, K::buffer},
         {"counters", sizeof(GpuCounters), K::buffer},
         {"view params", 4096, K::buffer},  // the debug views' constant palette: under 4 KiB
     };
+    // Each pass's own share (its table entry).
+    AllocationQuery query{scene, options.width, options.height, options.lights, options.cull_group_size};
+    for (const PassInfo& pass : kPasses)
+        if (pass.frame_allocations) pass.frame_allocations(query, a);
     for (uint32_t slot = 0; slot < kFramesInFlight; ++slot) {
         a.push_back({"lights", std::max<uint64_t>(1, options.lights) * sizeof(GpuLight), K::host_buffer});
         a.push_back({"frame uniforms", sizeof(FrameUniforms), K::host_buffer});
@@ -111,9 +95,7 @@ std::vector<PlannedAllocation> planned_allocations(const Scene& scene, const Opt
     // Uploads stage one buffer at a time; the largest staging buffer lives next to everything above.
     uint64_t staging = (scene.textures.size() + 1) * uint64_t(kTextureSize) * kTextureSize * 4;
     for (const PlannedAllocation& p : a)
-        if (p.kind == K::storage_buffer && p.name != "culled indices" && p.name != "culled indirect" &&
-            p.name != "light lists")
-            staging = std::max(staging, p.bytes);
+        if (p.kind == K::storage_buffer && p.uploaded) staging = std::max(staging, p.bytes);
     a.push_back({"staging", staging, K::host_buffer});
     // Screenshot readback at the end of the run.
     a.push_back({"readback", w * h * 4, K::host_buffer});

@@ -8,22 +8,10 @@
 #include <vector>
 
 #include "app/options.h"
+#include "passes/allocation.h"
 #include "scene/scene.h"
 
 struct Context;
-
-enum class AllocationKind {
-    storage_buffer,  // bound as a storage buffer: maxStorageBufferRange applies
-    buffer,          // other device-local buffer (uniforms, indirect-only)
-    host_buffer,     // host-visible (per-frame uploads, staging)
-    image,           // device-local image
-};
-
-struct PlannedAllocation {
-    std::string name;  // the name the renderer gives it (debug-utils object name)
-    uint64_t bytes = 0;
-    AllocationKind kind = AllocationKind::storage_buffer;
-};
 
 // The device numbers that bound those allocations.
 struct DeviceLimits {

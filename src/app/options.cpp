@@ -73,7 +73,7 @@ std::vector<std::string> stage_list() {
     return names;
 }
 
-// "  --light-cull V         auto | subgroup | fallback | off": one line per pass of the table.
+// "  --cull V               auto | subgroup | fallback | off": one line per pass of the table.
 std::string pass_usage_lines() {
     std::string lines;
     for (const PassInfo& pass : kPasses) {

@@ -46,7 +46,7 @@ struct UsageError : std::runtime_error {
 
 Options parse_options(const std::vector<std::string>& args);
 std::string usage_text();
-// The options --help documents ("--size", "--light-cull", ...), and the one an unknown option was
+// The options --help documents ("--size", "--cull", ...), and the one an unknown option was
 // most likely meant to be (edit distance), or empty when none is close.
 std::vector<std::string> known_options();
 std::string closest_option(std::string_view unknown);

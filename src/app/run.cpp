@@ -214,30 +214,14 @@ nlohmann::json views_json(const Context& ctx) {
     return j;
 }
 
-// The light loop's trips in the instrumented frame (docs/light-lists.md): per lane for both
-// variants; per subgroup only where the subgroup loop ran (the fallback uses no subgroup operation).
-nlohmann::json light_loop_json(const Plan& plan, const GpuCounters& c) {
-    bool subgroup = plan[PassId::light_loop].variant == Variant::subgroup;
-    auto per = [](uint64_t a, uint64_t b) { return b ? nlohmann::json(double(a) / double(b)) : nlohmann::json(nullptr); };
-    nlohmann::json j = {{"variant", variant_name(plan[PassId::light_loop].variant)},
-                        {"lanes", c.loop_lanes},
-                        {"lane_trips", c.loop_lane_trips},
-                        {"trips_per_lane", per(c.loop_lane_trips, c.loop_lanes)}};
-    if (!subgroup) {
-        for (const char* k : {"subgroups", "subgroup_trips", "max_lane_trips", "tiles_spanned"}) j[k] = nullptr;
-        return j;
-    }
-    j["subgroups"] = c.loop_subgroups;
-    j["subgroup_trips"] = c.loop_subgroup_trips;
-    j["max_lane_trips"] = c.loop_max_lane_trips;
-    j["trips_per_subgroup"] = per(c.loop_subgroup_trips, c.loop_subgroups);
-    j["max_lane_trips_per_subgroup"] = per(c.loop_max_lane_trips, c.loop_subgroups);
-    j["tiles_spanned"] = {c.loop_tiles_spanned[0], c.loop_tiles_spanned[1], c.loop_tiles_spanned[2], c.loop_tiles_spanned[3]};
-    return j;
-}
-
 nlohmann::json report_json(const Context& ctx, const Options& options, const Plan& plan, const Scene& scene,
                            const RunResult& r) {
+    // Each pass reports its own counters (its table entry's report_counters).
+    nlohmann::json counters = {{"triangles_in", r.triangles_in}};
+    for (const PassInfo& pass : kPasses)
+        if (pass.report_counters)
+            pass.report_counters(counters, {plan, r.counters, r.instrumented, r.triangles_in, options.lights,
+                                            r.ran[size_t(pass.timer)]});
     nlohmann::json timings = nlohmann::json::object();
     for (size_t p = 0; p < r.timings.size(); ++p)
         if (r.ran[p])
@@ -289,23 +273,7 @@ nlohmann::json report_json(const Context& ctx, const Options& options, const Pla
           {"meshlet_build_ms", r.meshlets ? nlohmann::json(r.meshlet_build_ms) : nlohmann::json(nullptr)}}},
         {"frame", {{"width", options.width}, {"height", options.height}, {"frames", options.frames}, {"warmup", options.warmup}}},
         {"timings_ms", timings},
-        {"counters",
-         {{"triangles_in", r.triangles_in},
-          {"triangles_visible", plan[PassId::cull].variant == Variant::off ? r.triangles_in : uint64_t(r.counters.triangles_visible)},
-          {"light_list_entries", r.counters.light_list_entries},
-          {"light_list_overflow", r.counters.light_list_overflow},
-          {"light_atomics", r.counters.light_atomics},
-          // Appends to the edge list (a texel on several triangles' edges is appended by each), and
-          // the distinct texels among them (what the fix-up recomputes).
-          {"mip_edge_appends", r.counters.mip_edge_appends},
-          {"mip_edge_texels", r.counters.mip_edge_appends - r.counters.mip_edge_duplicates},
-          {"mip_edge_overflow", r.counters.mip_edge_overflow},
-          {"mip_edge_duplicates", r.counters.mip_edge_duplicates},
-          {"light_loop_iterations", light_loop_json(plan, r.instrumented)},
-          // The meshlet path's (null on the indexed path): meshlets the task shaders tested and kept.
-          {"meshlets_in", plan.geometry == Geometry::meshlet ? nlohmann::json(r.counters.meshlets_in) : nlohmann::json(nullptr)},
-          {"meshlets_visible",
-           plan.geometry == Geometry::meshlet ? nlohmann::json(r.counters.meshlets_visible) : nlohmann::json(nullptr)}}},
+        {"counters", counters},
         {"bandwidth", bandwidth},
         {"renderer", renderer_json(renderer_config(options, plan, {options.width, options.height}))},
         {"validation", {{"enabled", options.validate}, {"messages", validation_message_count()}}},

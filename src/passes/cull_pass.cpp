@@ -6,6 +6,10 @@
 #include <stdexcept>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
+#include "render/text_format.h"
+
 namespace {
 
 // Bindings of shaders/cull.comp and shaders/cull_count.comp.
@@ -176,6 +180,48 @@ void CullPass::record(FrameContext& f) {
 
     f.draw_indices = &culled_indices;
     f.draw_indirect = &indirect;
+}
+
+void cull_report_counters(nlohmann::json& counters, const PassCounters& c) {
+    // With --cull off nothing is culled (and the counter is not written): every triangle is drawn.
+    counters["triangles_visible"] =
+        c.plan[PassId::cull].variant == Variant::off ? c.triangles_in : uint64_t(c.frame.triangles_visible);
+    // The meshlet path's (docs/meshlets.md; null on the indexed path): meshlets the task shaders
+    // tested and kept. triangles_visible is then the mesh shaders' count.
+    bool meshlet = c.plan.geometry == Geometry::meshlet;
+    counters["meshlets_in"] = meshlet ? nlohmann::json(c.frame.meshlets_in) : nlohmann::json(nullptr);
+    counters["meshlets_visible"] = meshlet ? nlohmann::json(c.frame.meshlets_visible) : nlohmann::json(nullptr);
+}
+
+std::optional<HudLine> cull_hud_line(const PassCounters& c) {
+    // Without a cull pass in the frame everything is drawn (and the counter is not written). On the
+    // meshlet path the task and mesh shaders cull inside the depth pass, and the line adds the
+    // meshlets they kept.
+    bool meshlet = c.plan.geometry == Geometry::meshlet;
+    bool culled = c.plan[PassId::cull].variant != Variant::off && (c.ran || meshlet);
+    uint64_t visible = culled ? c.frame.triangles_visible : c.triangles_in;
+    double percent = c.triangles_in ? 100.0 * double(visible) / double(c.triangles_in) : 0.0;
+    HudLine line{"triangles", {{thousands(visible) + " of " + thousands(c.triangles_in) +
+                                (culled ? " visible (" : " drawn (") + fixed(percent, 1) + "%)"}}};
+    if (meshlet)
+        line.spans.push_back({", meshlets " + thousands(c.frame.meshlets_visible) + " of " + thousands(c.frame.meshlets_in),
+                              HudTone::dim});
+    return line;
+}
+
+void cull_frame_allocations(const AllocationQuery& q, std::vector<PlannedAllocation>& out) {
+    const uint64_t group_size = std::max(1u, q.cull_group_size), indirect = kIndirectStride;
+    const uint64_t draws = q.scene.instances.size();
+    uint64_t drawn_indices = 0, chunks = 0;
+    for (const MeshInstance& instance : q.scene.instances) {
+        uint64_t indices = q.scene.meshes[instance.mesh].index_count;
+        drawn_indices += indices;
+        chunks += (indices / 3 + group_size - 1) / group_size;
+    }
+    // The compacted index buffer holds every drawn triangle in the worst case.
+    out.push_back({"culled indices", std::max<uint64_t>(1, drawn_indices) * sizeof(uint32_t), AllocationKind::storage_buffer, false});
+    out.push_back({"culled indirect", std::max<uint64_t>(1, draws) * indirect, AllocationKind::storage_buffer, false});
+    out.push_back({"cull chunks", chunks * 8, AllocationKind::storage_buffer});
 }
 
 std::vector<std::vector<uint32_t>> read_drawn_indices(const Context& ctx, const Buffer& indices, const Buffer& indirect,

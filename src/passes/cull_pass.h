@@ -9,6 +9,7 @@
 #include <glm/glm.hpp>
 
 #include "render/cull_reference.h"
+#include "passes/allocation.h"
 #include "passes/pass_unit.h"
 
 constexpr uint32_t kDefaultCullGroupSize = 64;  // --cull-group-size: triangles per workgroup
@@ -49,6 +50,12 @@ struct CullPass : PassUnit {
     // Variant off: records nothing, and the scene passes draw every triangle.
     void record(FrameContext& f) override;
 };
+
+// Its table entry's report counters (triangles_visible), HUD line ("triangles") and device
+// allocations (culled indices, culled indirect commands, chunk table).
+void cull_report_counters(nlohmann::json& counters, const PassCounters& c);
+std::optional<HudLine> cull_hud_line(const PassCounters& c);
+void cull_frame_allocations(const AllocationQuery& q, std::vector<PlannedAllocation>& out);
 
 // What the last frame drew through `indices` and `indirect` (one command per draw): per draw,
 // its index list (3 per triangle). For tests and --cull-dump; waits for the device.

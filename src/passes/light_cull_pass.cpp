@@ -5,7 +5,10 @@
 #include <cstring>
 #include <stdexcept>
 
+#include <nlohmann/json.hpp>
+
 #include "render/overlay.h"
+#include "render/text_format.h"
 
 namespace {
 
@@ -165,7 +168,34 @@ void LightCullPass::record(FrameContext& f) {
     end_label(f.ctx, f.cmd);
 }
 
+void light_cull_report_counters(nlohmann::json& counters, const PassCounters& c) {
+    counters["light_list_entries"] = c.frame.light_list_entries;
+    counters["light_list_overflow"] = c.frame.light_list_overflow;
+    counters["light_atomics"] = c.frame.light_atomics;  // the instrumented frame's, copied by the run
+}
+
+std::optional<HudLine> light_cull_hud_line(const PassCounters& c) {
+    Variant v = c.plan[PassId::light_cull].variant;
+    if (v == Variant::off || !c.ran) return HudLine{"lights", {{std::to_string(c.lights) + ", no light lists this frame", HudTone::dim}}};
+    return HudLine{"lights",
+                   {{std::to_string(c.lights) + ", " + thousands(c.frame.light_list_entries) + " list entries, "},
+                    {thousands(c.frame.light_list_overflow) + " overflow",
+                     c.frame.light_list_overflow ? HudTone::alert : HudTone::normal}}};
+}
+
+void light_cull_frame_allocations(const AllocationQuery& q, std::vector<PlannedAllocation>& out) {
+    // A count per tile, `capacity` entries per tile, guard words after them.
+    LightListLayout l = light_list_layout({q.width, q.height});
+    out.push_back({"light lists", (l.words() + kLightListGuardWords) * 4, AllocationKind::storage_buffer, false});
+}
+
+void LightCullPass::provide(FrameUniforms& u, const Plan& plan) const {
+    Variant v = plan[PassId::light_cull].variant;
+    u.tiles.z = v == Variant::subgroup || v == Variant::fallback ? kLightListCapacity : 0u;
+}
+
 void LightCullPass::record_view(FrameContext& f) {
+    if (f.plan.view.mode != ViewMode::light_count) return;
     if (!f.light_lists) {
         if (f.overlay) f.overlay->label(8, 8, "light-count view: --light-cull off builds no tile lists");
         return;

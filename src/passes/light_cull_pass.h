@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "passes/allocation.h"
 #include "passes/pass_unit.h"
 
 // Entries each tile's list can hold. A tile touched by more lights keeps the first
@@ -49,8 +50,10 @@ public:
 
     // Builds this frame's lists (subgroup or fallback) and sets f.light_lists; nothing when off.
     void record(FrameContext& f) override;
-    // The light-count view, drawn over the final colour; its legend goes to f.overlay.
-    void record_view(FrameContext& f);
+    // uniforms.tiles.z: the list capacity, 0 when no lists are built (forward then shades every light).
+    void provide(FrameUniforms& uniforms, const Plan& plan) const override;
+    // The light-count view (f.plan.view.mode), drawn over the final colour; its legend goes to f.overlay.
+    void record_view(FrameContext& f) override;
 
     // Device idle: the list buffer as the last frame left it (see LightListLayout), guard words included.
     std::vector<uint32_t> read_lists(const Context& ctx) const;
@@ -63,6 +66,12 @@ private:
     Buffer lists_;
     LightListLayout layout_;
 };
+
+// Its table entry's report counters (light_list_entries, light_list_overflow, light_atomics), HUD
+// line ("lights") and device allocation (the list buffer).
+void light_cull_report_counters(nlohmann::json& counters, const PassCounters& c);
+std::optional<HudLine> light_cull_hud_line(const PassCounters& c);
+void light_cull_frame_allocations(const AllocationQuery& q, std::vector<PlannedAllocation>& out);
 
 // The heat map's colour ramp (also in shaders/light_count.comp), t in [0, 1]; sRGB-encoded 0..1.
 glm::vec3 heat_color(float t);

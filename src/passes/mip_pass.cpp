@@ -1,7 +1,10 @@
 #include "passes/mip_pass.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
+
+#include <nlohmann/json.hpp>
 
 namespace {
 
@@ -120,12 +123,32 @@ void MipPass::record_downsample(FrameContext& f) {
     end_label(f.ctx, f.cmd);
 }
 
+void mip_report_counters(nlohmann::json& counters, const PassCounters& c) {
+    // Appends to the edge list (a texel on several triangles' edges is appended by each), and the
+    // distinct texels among them (what the fix-up recomputes).
+    counters["mip_edge_appends"] = c.frame.mip_edge_appends;
+    counters["mip_edge_texels"] = c.frame.mip_edge_appends - c.frame.mip_edge_duplicates;
+    counters["mip_edge_overflow"] = c.frame.mip_edge_overflow;
+    counters["mip_edge_duplicates"] = c.frame.mip_edge_duplicates;
+}
+
+void mip_frame_allocations(const AllocationQuery& q, std::vector<PlannedAllocation>& out) {
+    const uint64_t texels = std::max<uint64_t>(1, q.width / 2) * std::max<uint64_t>(1, q.height / 2);
+    // The edge list holds up to 4 entries per texel, clamped by the renderer to the device's storage
+    // buffer range (so checked as a plain buffer).
+    out.push_back({"mip edge list", 16 + 16 * texels, AllocationKind::buffer});
+    out.push_back({"mip fix-up stamps", 4 * texels, AllocationKind::storage_buffer});
+    out.push_back({"mip fix-up dispatch", 12, AllocationKind::buffer});
+}
+
 uint32_t MipPass::label_rows(VkExtent2D extent) {
     float scale = label_scale(extent);
     return uint32_t(std::ceil(kLabelMargin + Overlay::text_height("mip", scale) + 4.0f * scale)) + 1;
 }
 
-void MipPass::record_view(FrameContext& f, Overlay& overlay) {
+void MipPass::record_view(FrameContext& f) {
+    if (f.plan.view.mode != ViewMode::mip || f.plan[PassId::mip].variant == Variant::off || !f.overlay) return;
+    Overlay& overlay = *f.overlay;
     begin_label(f.ctx, f.cmd, "view: mip");
     f.timer.begin(f.cmd, Timer::view);
     transition(f.cmd, f.targets.mip, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,

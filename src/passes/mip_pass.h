@@ -4,8 +4,14 @@
 // `mip` debug view that shows it next to the frame. docs/quad-mip.md.
 #pragma once
 
+#include "passes/allocation.h"
 #include "passes/pass_unit.h"
 #include "render/overlay.h"
+
+// Its table entry's report counters (the edge list's mip_edge_*) and device allocations (the edge
+// list, the fix-up stamps and its indirect dispatch).
+void mip_report_counters(nlohmann::json& counters, const PassCounters& c);
+void mip_frame_allocations(const AllocationQuery& q, std::vector<PlannedAllocation>& out);
 
 struct MipPass : PassUnit {
     Pipeline downsample;   // mip_downsample.comp
@@ -40,6 +46,7 @@ struct MipPass : PassUnit {
     // The `mip` view, once the mip exists: the right half of the colour target shows the mip
     // upscaled 2x (nearest), the left half stays the frame; labels name the halves (drawn by the
     // overlay at the end of the frame, in the top label_rows() rows). Timed as Timer::view.
-    void record_view(FrameContext& f, Overlay& overlay);
+    // Nothing with --mip off (there is no mip), or for another view.
+    void record_view(FrameContext& f) override;
     static uint32_t label_rows(VkExtent2D extent);
 };

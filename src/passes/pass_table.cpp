@@ -2,6 +2,8 @@
 
 #include <vulkan/vulkan_core.h>
 
+#include <nlohmann/json.hpp>
+
 #include "caps/caps.h"
 #include "passes/cull_pass.h"
 #include "passes/light_cull_pass.h"
@@ -28,6 +30,32 @@ class NoUnitWork : public PassUnit {
 public:
     void record(FrameContext&) override {}
 };
+
+// The light loop's trips in the instrumented frame (docs/light-lists.md): per lane for both
+// variants; per subgroup only where the subgroup loop ran (the fallback uses no subgroup operation).
+nlohmann::json light_loop_json(const Plan& plan, const GpuCounters& c) {
+    bool subgroup = plan[PassId::light_loop].variant == Variant::subgroup;
+    auto per = [](uint64_t a, uint64_t b) { return b ? nlohmann::json(double(a) / double(b)) : nlohmann::json(nullptr); };
+    nlohmann::json j = {{"variant", variant_name(plan[PassId::light_loop].variant)},
+                        {"lanes", c.loop_lanes},
+                        {"lane_trips", c.loop_lane_trips},
+                        {"trips_per_lane", per(c.loop_lane_trips, c.loop_lanes)}};
+    if (!subgroup) {
+        for (const char* k : {"subgroups", "subgroup_trips", "max_lane_trips", "tiles_spanned"}) j[k] = nullptr;
+        return j;
+    }
+    j["subgroups"] = c.loop_subgroups;
+    j["subgroup_trips"] = c.loop_subgroup_trips;
+    j["max_lane_trips"] = c.loop_max_lane_trips;
+    j["trips_per_subgroup"] = per(c.loop_subgroup_trips, c.loop_subgroups);
+    j["max_lane_trips_per_subgroup"] = per(c.loop_max_lane_trips, c.loop_subgroups);
+    j["tiles_spanned"] = {c.loop_tiles_spanned[0], c.loop_tiles_spanned[1], c.loop_tiles_spanned[2], c.loop_tiles_spanned[3]};
+    return j;
+}
+
+void light_loop_report_counters(nlohmann::json& counters, const PassCounters& c) {
+    counters["light_loop_iterations"] = light_loop_json(c.plan, c.instrumented);
+}
 
 std::string light_loop_note(const DeviceFeatures&) {
     // Shown in --info / the report: what the choice means beyond the shader.
@@ -83,7 +111,10 @@ const std::array<PassInfo, kPassCount> kPasses = {{
      .hosted_own_timer = std::nullopt,
      .docs = "docs/culling.md",
      .point = FramePoint::before_depth,
-     .create = [](const UnitSetup& s) { return make_unit<CullPass>(s.ctx, s.scene, s.cull_group_size); }},
+     .create = [](const UnitSetup& s) { return make_unit<CullPass>(s.ctx, s.scene, s.cull_group_size); },
+     .report_counters = cull_report_counters,
+     .hud_line = cull_hud_line,
+     .frame_allocations = cull_frame_allocations},
     {.id = PassId::light_cull,
      .name = "light-cull",
      .key = "light_cull",
@@ -105,7 +136,10 @@ const std::array<PassInfo, kPassCount> kPasses = {{
      .hosted_own_timer = std::nullopt,
      .docs = "docs/light-lists.md",
      .point = FramePoint::after_depth,
-     .create = [](const UnitSetup& s) { return make_unit<LightCullPass>(s.ctx, s.extent); }},
+     .create = [](const UnitSetup& s) { return make_unit<LightCullPass>(s.ctx, s.extent); },
+     .report_counters = light_cull_report_counters,
+     .hud_line = light_cull_hud_line,
+     .frame_allocations = light_cull_frame_allocations},
     {.id = PassId::mip,
      .name = "mip",
      .key = "mip",
@@ -131,7 +165,9 @@ const std::array<PassInfo, kPassCount> kPasses = {{
      .hosted_own_timer = Timer::mip_fixup,
      .docs = "docs/quad-mip.md",
      .point = FramePoint::after_forward,
-     .create = [](const UnitSetup& s) { return make_unit<MipPass>(s.ctx, s.extent); }},
+     .create = [](const UnitSetup& s) { return make_unit<MipPass>(s.ctx, s.extent); },
+     .report_counters = mip_report_counters,
+     .frame_allocations = mip_frame_allocations},
     {.id = PassId::light_loop,
      .name = "light-loop",
      .key = "light_loop",
@@ -155,7 +191,8 @@ const std::array<PassInfo, kPassCount> kPasses = {{
      .hosted_label = "light loop",
      .docs = "docs/light-lists.md",
      .point = FramePoint::after_depth,
-     .create = [](const UnitSetup&) -> std::unique_ptr<PassUnit> { return std::make_unique<NoUnitWork>(); }},
+     .create = [](const UnitSetup&) -> std::unique_ptr<PassUnit> { return std::make_unique<NoUnitWork>(); },
+     .report_counters = light_loop_report_counters},
 }};
 
 const std::array<StageInfo, size_t(Stage::count)> kStages = {{

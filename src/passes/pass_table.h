@@ -13,6 +13,9 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
 
 // Every shader stage Vulkan has, in the contract's order: the debug views' stages, --mask-stages.
 enum class Stage : uint32_t {
@@ -60,6 +63,32 @@ enum class FramePoint {
 struct DeviceFeatures;
 struct UnitSetup;
 class PassUnit;
+struct Plan;
+struct GpuCounters;
+struct PlannedAllocation;
+struct AllocationQuery;
+
+// What a pass reads to report on a frame, without the device: the plan, the counters the frame
+// wrote, those of the instrumented frame (atomics, loop trips), and whether its timer ran.
+struct PassCounters {
+    const Plan& plan;
+    const GpuCounters& frame;
+    const GpuCounters& instrumented;
+    uint64_t triangles_in;  // of the scene
+    uint32_t lights;
+    bool ran;               // its own timer recorded time this frame
+};
+
+// A line of the HUD's counter block: a label and spans of text, each in a tone the HUD colours.
+enum class HudTone { normal, dim, alert };
+struct HudSpan {
+    std::string text;
+    HudTone tone = HudTone::normal;
+};
+struct HudLine {
+    std::string label;  // "triangles"
+    std::vector<HudSpan> spans;
+};
 
 struct PassInfo {
     PassId id;
@@ -91,6 +120,12 @@ struct PassInfo {
     std::string_view docs;       // its page
     FramePoint point;
     std::unique_ptr<PassUnit> (*create)(const UnitSetup&);
+    // What it adds to the report's "counters". Null: nothing.
+    void (*report_counters)(nlohmann::json& counters, const PassCounters& c) = nullptr;
+    // Its line in the HUD's counter block. Null: none.
+    std::optional<HudLine> (*hud_line)(const PassCounters& c) = nullptr;
+    // What it allocates on the device for a frame, for the start-up memory plan. Null: nothing.
+    void (*frame_allocations)(const AllocationQuery& q, std::vector<PlannedAllocation>& out) = nullptr;
 };
 extern const std::array<PassInfo, kPassCount> kPasses;
 const PassInfo& pass_info(PassId id);

@@ -12,11 +12,21 @@ struct UnitSetup {
     uint32_t cull_group_size;  // --cull-group-size
 };
 
+// The renderer asks every unit the same way, in table order, and names none of them:
+//  - record(): its work at its FramePoint (nothing where its variant is off);
+//  - provide(): what it tells forward shading through the frame's uniforms (the light lists'
+//    capacity, 0 without lists);
+//  - record_view(): the debug view that shows what it made (f.plan.view.mode), drawn over the
+//    finished frame, or nothing. Its legend goes to f.overlay.
+// What the report, the HUD and the start-up memory plan need of a pass is in its table entry
+// (report_counters, hud_line, frame_allocations): they run without a device.
 class PassUnit {
 public:
     virtual ~PassUnit() = default;
     virtual void resize(const Context&, VkExtent2D) {}  // the device is idle
     virtual void record(FrameContext& f) = 0;
+    virtual void provide(FrameUniforms&, const Plan&) const {}
+    virtual void record_view(FrameContext&) {}
 };
 
 // Whether any plan of this run can pick the pass's subgroup path, so whether a unit builds its

@@ -76,7 +76,7 @@ struct FrameContext {
     // Set by the cull pass (else the whole scene): what depth and forward draw.
     const Buffer* draw_indices = nullptr;
     const Buffer* draw_indirect = nullptr;
-    // Set by the light-cull pass when lists exist; forward shades all lights otherwise.
+    // Set by the pass that builds the tile light lists, when it runs; forward shades all lights otherwise.
     const Buffer* light_lists = nullptr;
     // The quad mip's edge list (MipPass::edges), which the forward shader appends to.
     const Buffer* mip_edges = nullptr;

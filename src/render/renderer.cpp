@@ -84,11 +84,9 @@ FrameUniforms Renderer::frame_uniforms(uint32_t frame_index, const Camera& camer
     u.sizes = {targets_.extent.width, targets_.extent.height, config_.lights, frame_index};
     uint32_t tiles_x = (targets_.extent.width + kTileSize - 1) / kTileSize;
     uint32_t tiles_y = (targets_.extent.height + kTileSize - 1) / kTileSize;
-    // tiles.z: list capacity, 0 when no lists are built (forward then shades every light).
-    Variant light_cull = config_.plan[PassId::light_cull].variant;
-    bool lists = light_cull == Variant::subgroup || light_cull == Variant::fallback;
-    u.tiles = {tiles_x, tiles_y, lists ? kLightListCapacity : 0u, scene_.draw_count};
+    u.tiles = {tiles_x, tiles_y, 0u, scene_.draw_count};  // tiles.z: the light lists' capacity (provide())
     u.projection = {projection[0][0], projection[1][1], camera.near_plane, camera.far_plane};
+    for (const auto& unit : units_) unit->provide(u, config_.plan);
     return u;
 }
 
@@ -132,11 +130,8 @@ void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_i
     f.mip_edge_capacity = unit<MipPass>(PassId::mip).edge_capacity;
     scene_pass_.record_forward(f);
     record_units(f, FramePoint::after_forward);
-    // The `mip` and `light-count` views show what those passes made; with --mip off there is no
-    // mip and the frame stays as shaded.
-    if (config_.plan.view.mode == ViewMode::mip && config_.plan[PassId::mip].variant != Variant::off)
-        unit<MipPass>(PassId::mip).record_view(f, overlay_);
-    if (config_.plan.view.mode == ViewMode::light_count) unit<LightCullPass>(PassId::light_cull).record_view(f);
+    // Views that show what a pass made (the mip, the light lists) are its unit's.
+    for (const auto& unit : units_) unit->record_view(f);
     view_pass_.record(f, config_.view_legend);
     if (overlay_hook_) overlay_hook_(overlay_);
     overlay_.record(f, slot_index);

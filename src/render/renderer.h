@@ -9,7 +9,6 @@
 #include <memory>
 #include <vector>
 
-#include "passes/light_cull_pass.h"
 #include "passes/cull_pass.h"
 #include "passes/mip_pass.h"
 #include "passes/meshlet_pass.h"
@@ -76,8 +75,10 @@ public:
     // before the overlay is drawn: the window's HUD, laid out around what is already there.
     void set_overlay_hook(std::function<void(Overlay&)> hook) { overlay_hook_ = std::move(hook); }
     const GpuScene& gpu_scene() const { return scene_; }
-    const LightCullPass& light_cull() const { return unit<LightCullPass>(PassId::light_cull); }
     const MeshletPass* meshlets() const { return meshlets_.get(); }
+    // The unit of a pass, for what another part of the frame or a test reads of it.
+    template <typename Unit>
+    Unit& unit(PassId id) const { return static_cast<Unit&>(*units_[size_t(id)]); }
     const Camera& default_view() const { return default_camera_; }
     glm::vec3 bounds_min() const { return bounds_min_; }
     glm::vec3 bounds_max() const { return bounds_max_; }
@@ -88,9 +89,6 @@ public:
 private:
     std::vector<uint8_t> read_image(Image& image);
     void record_units(FrameContext& f, FramePoint point);
-    // The unit of a pass whose resources another part of the frame reads (documented interactions).
-    template <typename Unit>
-    Unit& unit(PassId id) const { return static_cast<Unit&>(*units_[size_t(id)]); }
 
     const Context& ctx_;
     const Scene& cpu_scene_;  // outlives the renderer (its owner's); the meshlet path is built from it

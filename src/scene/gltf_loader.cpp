@@ -8,6 +8,7 @@
 #include "scene.h"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cctype>
 #include <cmath>
@@ -27,6 +28,7 @@
 #include <tiny_gltf.h>
 
 #include "image_decode.h"
+#include "mesh_decode.h"
 
 static_assert(std::endian::native == std::endian::little, "glTF buffers are little-endian");
 
@@ -229,8 +231,10 @@ bool is_size_key(const std::string& key) {
 void check_integers(const nlohmann::json& value, const std::string& path) {
     if (value.is_object()) {
         for (const auto& [key, child] : value.items()) {
-            // Free-form or read as doubles by tinygltf, so no truncation to worry about.
-            if (key == "extras" || key == "extensions" || key == "min" || key == "max")
+            // Free-form or read as doubles by tinygltf, so no truncation to worry about. Extensions
+            // are checked: tinygltf truncates their integers through `int` too, and the meshopt
+            // and Draco objects hold offsets, lengths and counts.
+            if (key == "extras" || key == "min" || key == "max")
                 continue;
             std::string child_path = path + "/" + key;
             if (is_size_key(key) && !child.is_number_unsigned())
@@ -248,8 +252,14 @@ void check_integers(const nlohmann::json& value, const std::string& path) {
     }
 }
 
-// Anything that changes geometry is refused; material extensions only change shading. Checked
-// on the raw JSON because tinygltf rejects e.g. Draco files with a less helpful message first.
+// What the loader decodes (docs/scenes.md); material extensions only change shading and are
+// ignored with a warning; anything else that changes geometry or textures is refused. Checked on
+// the raw JSON because tinygltf rejects e.g. Draco files with a less helpful message first.
+bool decoded_extension(const std::string& name) {
+    return name == "KHR_mesh_quantization" || name == "KHR_texture_transform" || name == "EXT_meshopt_compression" ||
+           name == "KHR_draco_mesh_compression" || name == "EXT_texture_webp";
+}
+
 void check_required_extensions(const nlohmann::json& root, std::vector<std::string>& warnings) {
     auto it = root.find("extensionsRequired");
     if (it == root.end())
@@ -260,14 +270,22 @@ void check_required_extensions(const nlohmann::json& root, std::vector<std::stri
         if (!entry.is_string())
             fail("invalid glTF: extensionsRequired holds a non-string");
         std::string name = entry.get<std::string>();
-        if (name == "KHR_texture_transform" || name.rfind("KHR_materials_", 0) == 0)
+        if (decoded_extension(name))
+            continue;
+        if (name.rfind("KHR_materials_", 0) == 0)
             warnings.push_back("required extension " + name + " is ignored");
+        else if (name == "KHR_meshopt_compression")
+            fail("unsupported required extension KHR_meshopt_compression (gltfpack -cz or -ce khr): Debian's "
+                 "meshoptimizer 0.18 decodes EXT_meshopt_compression only; re-pack with gltfpack -c or -cc");
+        else if (name == "KHR_texture_basisu")
+            fail("unsupported required extension KHR_texture_basisu: KTX2 / Basis Universal textures cannot be "
+                 "decoded (no KTX library in Debian); re-export the textures as PNG, JPEG or WebP");
         else
             fail("unsupported required extension ", name);
     }
 }
 
-void check_json(std::string_view text, std::vector<std::string>& warnings) {
+nlohmann::json check_json(std::string_view text, std::vector<std::string>& warnings) {
     check_nesting(text);
     nlohmann::json root;
     try {
@@ -279,6 +297,88 @@ void check_json(std::string_view text, std::vector<std::string>& warnings) {
         fail("invalid glTF: top level is not a JSON object");
     check_integers(root, "");
     check_required_extensions(root, warnings);
+    return root;
+}
+
+// What the JSON given to tinygltf says differently from the file, to be put back after parsing.
+struct Patches {
+    // EXT_meshopt_compression's fallback buffers may have no data at all (gltfpack -c writes them
+    // without a URI): tinygltf would call that an error in a .gltf and, in a .glb, fill it from the
+    // BIN chunk. Each gets a one-byte data: URI instead; its data is dropped again after parsing,
+    // so nothing can read it without decoding (decode_meshopt_views).
+    std::vector<int> stubbed_buffers;
+    // KHR_draco_mesh_compression's index accessors have no buffer view, which tinygltf 2.7 refuses
+    // ("invalid bufferView"): those primitives' "indices" are hidden from it. {mesh, primitive, accessor}
+    std::vector<std::array<int, 3>> draco_indices;
+    // tinygltf 2.7 knows no data:image/webp URI (it would look for a file of that name): such
+    // images are handed to it as application/octet-stream; the decoder tells formats apart anyway.
+    bool webp_uris = false;
+    bool empty() const { return stubbed_buffers.empty() && draco_indices.empty() && !webp_uris; }
+};
+
+const nlohmann::json* json_extension(const nlohmann::json& object, const char* name) {
+    if (!object.is_object())
+        return nullptr;
+    auto extensions = object.find("extensions");
+    if (extensions == object.end() || !extensions->is_object())
+        return nullptr;
+    auto it = extensions->find(name);
+    return it != extensions->end() && it->is_object() ? &*it : nullptr;
+}
+
+Patches patch_for_tinygltf(nlohmann::json& root) {
+    Patches patches;
+    if (auto buffers = root.find("buffers"); buffers != root.end() && buffers->is_array())
+        for (size_t b = 0; b < buffers->size(); ++b) {
+            nlohmann::json& buffer = (*buffers)[b];
+            const nlohmann::json* meshopt = json_extension(buffer, "EXT_meshopt_compression");
+            if (buffer.contains("uri") || !meshopt || meshopt->value("fallback", false) != true)
+                continue;
+            buffer["uri"] = "data:application/octet-stream;base64,AA==";
+            buffer["byteLength"] = 1;
+            patches.stubbed_buffers.push_back(int(b));
+        }
+    if (auto images = root.find("images"); images != root.end() && images->is_array())
+        for (nlohmann::json& image : *images) {
+            constexpr std::string_view kWebp = "data:image/webp;base64,";
+            auto uri = image.is_object() ? image.find("uri") : image.end();
+            if (uri == image.end() || !uri->is_string() || !uri->get_ref<const std::string&>().starts_with(kWebp))
+                continue;
+            *uri = "data:application/octet-stream;base64," + uri->get<std::string>().substr(kWebp.size());
+            patches.webp_uris = true;
+        }
+    auto meshes = root.find("meshes");
+    if (meshes == root.end() || !meshes->is_array())
+        return patches;
+    for (size_t m = 0; m < meshes->size(); ++m) {
+        nlohmann::json& mesh = (*meshes)[m];
+        if (!mesh.is_object() || !mesh.contains("primitives") || !mesh["primitives"].is_array())
+            continue;
+        for (size_t p = 0; p < mesh["primitives"].size(); ++p) {
+            nlohmann::json& primitive = mesh["primitives"][p];
+            if (!json_extension(primitive, "KHR_draco_mesh_compression"))
+                continue;
+            auto indices = primitive.find("indices");
+            if (indices == primitive.end() || !indices->is_number_integer())
+                continue;
+            patches.draco_indices.push_back({int(m), int(p), indices->get<int>()});
+            primitive.erase(indices);
+        }
+    }
+    return patches;
+}
+
+// A GLB with a new JSON chunk and the original's BIN chunk (json_end: where its JSON chunk ended).
+std::vector<uint8_t> rebuild_glb(const std::string& json, const uint8_t* data, uint32_t length, uint64_t json_end) {
+    std::string text = json;
+    text.resize((text.size() + 3) / 4 * 4, ' ');
+    std::vector<uint8_t> out(20);
+    uint32_t header[5] = {0x46546C67, 2, uint32_t(20 + text.size() + (length - json_end)), uint32_t(text.size()),
+                          0x4E4F534A};
+    memcpy(out.data(), header, 20);
+    out.insert(out.end(), text.begin(), text.end());
+    out.insert(out.end(), data + json_end, data + length);
+    return out;
 }
 
 // One line per message, without tinygltf's trailing newlines.
@@ -290,11 +390,24 @@ void add_lines(std::vector<std::string>& out, const std::string& text, const cha
 }
 
 Model parse_gltf(const uint8_t* data, size_t size, const std::string& base_dir, bool binary,
-                 std::vector<std::string>& warnings) {
+                 std::vector<std::string>& warnings, Patches& patches) {
     uint32_t glb_length = 0;
     std::string_view json = binary ? check_glb(data, size, glb_length)
                                    : std::string_view(reinterpret_cast<const char*>(data), size);
-    check_json(json, warnings);
+    nlohmann::json root = check_json(json, warnings);
+    patches = patch_for_tinygltf(root);
+    std::string patched;
+    std::vector<uint8_t> patched_glb;
+    if (!patches.empty()) {
+        patched = root.dump();
+        if (binary) {
+            patched_glb = rebuild_glb(patched, data, glb_length, 20 + json.size());
+            data = patched_glb.data();
+            glb_length = uint32_t(patched_glb.size());
+        } else {
+            json = patched;
+        }
+    }
 
     FileAccess access{base_dir};
     tinygltf::TinyGLTF parser;
@@ -454,28 +567,239 @@ std::vector<uint32_t> read_indices(const Model& model, int index, const std::str
     return out;
 }
 
-// A float attribute with `components` per element; with allow_unorm also normalized u8/u16.
-std::vector<float> read_floats(const Model& model, int index, int components, bool allow_unorm,
+// The attributes we read and the component types each may have: glTF 2.0 core (float, and
+// normalized u8/u16 texture coordinates) plus KHR_mesh_quantization (8- and 16-bit integers,
+// normalized or not, as gltfpack writes them). Tangents are accepted in any of their types but not
+// read: the renderer has no normal maps.
+enum class Attribute { position, normal, texcoord };
+
+bool allowed_type(Attribute attribute, int type, bool normalized) {
+    if (type == TINYGLTF_COMPONENT_TYPE_FLOAT)
+        return !normalized;
+    bool integer = type == TINYGLTF_COMPONENT_TYPE_BYTE || type == TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE ||
+                   type == TINYGLTF_COMPONENT_TYPE_SHORT || type == TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT;
+    if (attribute == Attribute::normal)  // unit vectors: only signed normalized
+        return normalized && (type == TINYGLTF_COMPONENT_TYPE_BYTE || type == TINYGLTF_COMPONENT_TYPE_SHORT);
+    return integer;
+}
+
+// glTF 2.0 section 3.11: normalized signed values map c to max(c / (2^(n-1) - 1), -1), unsigned
+// ones to c / (2^n - 1); unnormalized integers are taken as they are (the node transform or
+// KHR_texture_transform scales them).
+float dequantize(const uint8_t* p, int type, bool normalized) {
+    switch (type) {
+    case TINYGLTF_COMPONENT_TYPE_FLOAT: return load<float>(p);
+    case TINYGLTF_COMPONENT_TYPE_BYTE: {
+        float v = float(int8_t(*p));
+        return normalized ? std::max(v / 127.0f, -1.0f) : v;
+    }
+    case TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE: return normalized ? float(*p) / 255.0f : float(*p);
+    case TINYGLTF_COMPONENT_TYPE_SHORT: {
+        float v = float(load<int16_t>(p));
+        return normalized ? std::max(v / 32767.0f, -1.0f) : v;
+    }
+    default: {  // UNSIGNED_SHORT: allowed_type() admits nothing else
+        float v = float(load<uint16_t>(p));
+        return normalized ? v / 65535.0f : v;
+    }
+    }
+}
+
+// An attribute as floats, `components` per element, dequantized.
+std::vector<float> read_floats(const Model& model, int index, int components, Attribute attribute,
                                const std::string& who) {
     const tinygltf::Accessor& accessor = accessor_at(model, index, who);
     int type = accessor.componentType;
-    bool is_float = type == TINYGLTF_COMPONENT_TYPE_FLOAT && !accessor.normalized;
-    bool is_unorm = allow_unorm && accessor.normalized &&
-                    (type == TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE || type == TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT);
-    if (component_count(accessor.type) != components || !(is_float || is_unorm))
-        fail(who, ": accessor ", index, " must be float", allow_unorm ? " or normalized u8/u16" : "", " VEC",
-             components);
+    if (component_count(accessor.type) != components || !allowed_type(attribute, type, accessor.normalized))
+        fail(who, ": accessor ", index, " must be float VEC", components,
+             attribute == Attribute::normal ? " or normalized byte/short (KHR_mesh_quantization)"
+                                            : " or byte/short, normalized or not (KHR_mesh_quantization)",
+             ", not component type ", type, accessor.normalized ? " normalized" : "");
     std::vector<uint8_t> raw = read_accessor(model, index, who);
     std::vector<float> out(accessor.count * components);
-    for (size_t i = 0; i < out.size(); ++i) {
-        if (type == TINYGLTF_COMPONENT_TYPE_FLOAT)
-            out[i] = load<float>(&raw[i * 4]);
-        else if (type == TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT)
-            out[i] = float(load<uint16_t>(&raw[i * 2])) / 65535.0f;
-        else
-            out[i] = float(raw[i]) / 255.0f;
-    }
+    int size = component_size(type);
+    for (size_t i = 0; i < out.size(); ++i)
+        out[i] = dequantize(&raw[i * size], type, accessor.normalized);
     return out;
+}
+
+// ---- Extension data (tinygltf keeps extensions as generic Values) --------------------------------
+
+const tinygltf::Value* extension(const tinygltf::ExtensionMap& extensions, const char* name) {
+    auto it = extensions.find(name);
+    return it != extensions.end() && it->second.IsObject() ? &it->second : nullptr;
+}
+
+// A number member of an extension object, or `fallback` when absent or not a finite number.
+double number(const tinygltf::Value& object, const char* key, double fallback) {
+    if (!object.Has(key))
+        return fallback;
+    const tinygltf::Value& value = object.Get(key);
+    double number = value.IsNumber() || value.IsInt() ? value.GetNumberAsDouble() : fallback;
+    return std::isfinite(number) ? number : fallback;
+}
+
+// ---- Compressed geometry: decoded into buffers of their own before anything reads the model ---
+
+// A member of an extension object that must be a non-negative integer (check_integers() has
+// already made sure integers fit an int, so tinygltf's Value holds them exactly).
+uint64_t ext_integer(const tinygltf::Value& object, const char* key, const std::string& who, bool required,
+                     uint64_t fallback = 0) {
+    if (!object.Has(key)) {
+        if (required)
+            fail(who, ": ", key, " is missing");
+        return fallback;
+    }
+    const tinygltf::Value& value = object.Get(key);
+    if (!value.IsInt() || value.GetNumberAsInt() < 0)
+        fail(who, ": ", key, " must be a non-negative integer");
+    return uint64_t(value.GetNumberAsInt());
+}
+
+std::string ext_string(const tinygltf::Value& object, const char* key, const std::string& who, const char* fallback) {
+    if (!object.Has(key))
+        return fallback;
+    if (!object.Get(key).IsString())
+        fail(who, ": ", key, " must be a string");
+    return object.Get(key).Get<std::string>();
+}
+
+// Appends decoded bytes as a buffer of their own; returns its index.
+int add_buffer(Model& model, std::vector<uint8_t> bytes) {
+    tinygltf::Buffer buffer;
+    buffer.data = std::move(bytes);
+    model.buffers.push_back(std::move(buffer));
+    return int(model.buffers.size() - 1);
+}
+
+// EXT_meshopt_compression: every compressed buffer view whose fallback buffer has no data is
+// decoded once into a buffer of its own, and the view then points at it, so every accessor read
+// afterwards goes through the same bounds checks as an uncompressed file's. A view whose fallback
+// buffer has its data is used as it is: the extension says it needs no decoding then.
+void decode_meshopt_views(Model& model, const std::vector<int>& stubbed) {
+    std::vector<uint8_t> without_data(model.buffers.size(), 0);
+    for (int b : stubbed)
+        if (size_t(b) < model.buffers.size()) {
+            without_data[b] = 1;
+            model.buffers[b].data.clear();  // the stub's byte: nothing may read a fallback without data
+        }
+    for (size_t v = 0; v < model.bufferViews.size(); ++v) {
+        tinygltf::BufferView& view = model.bufferViews[v];
+        const tinygltf::Value* ext = extension(view.extensions, "EXT_meshopt_compression");
+        if (!ext)
+            continue;
+        std::string who = "buffer view " + std::to_string(v) + " (EXT_meshopt_compression)";
+        if (view.buffer < 0 || size_t(view.buffer) >= without_data.size())
+            fail(who, ": buffer ", view.buffer, " out of range (", model.buffers.size(), " buffers)");
+        if (!without_data[view.buffer])
+            continue;  // the fallback holds the data
+        uint64_t source = ext_integer(*ext, "buffer", who, true);
+        if (source >= without_data.size() || without_data[source])
+            fail(who, ": compressed data in buffer ", source, ", which is out of range or has no data");
+        MeshoptStream stream;
+        stream.count = ext_integer(*ext, "count", who, true);
+        stream.stride = ext_integer(*ext, "byteStride", who, true);
+        stream.mode = ext_string(*ext, "mode", who, "");
+        stream.filter = ext_string(*ext, "filter", who, "NONE");
+        uint64_t offset = ext_integer(*ext, "byteOffset", who, false), length = ext_integer(*ext, "byteLength", who, true);
+        const std::vector<unsigned char>& data = model.buffers[source].data;
+        if (span_end(offset, 1, 0, length) > data.size())
+            fail(who, ": compressed bytes ", offset, "+", length, " past the end of buffer ", source, " (",
+                 data.size(), " bytes)");
+        // The decoded view is exactly count elements of byteStride bytes, and an attribute view's
+        // own byteStride must be the stream's: accessors read it with that stride.
+        if (span_end(0, stream.count, stream.stride, stream.stride) != view.byteLength)
+            fail(who, ": count ", stream.count, " x byteStride ", stream.stride, " is not the view's byteLength ",
+                 view.byteLength);
+        if (view.byteStride != 0 && view.byteStride != stream.stride)
+            fail(who, ": the view's byteStride ", view.byteStride, " is not the stream's ", stream.stride);
+        std::vector<uint8_t> decoded;
+        if (std::string problem = decode_meshopt(stream, data.data() + offset, length, decoded); !problem.empty())
+            fail(who, ": ", problem);
+        view.buffer = add_buffer(model, std::move(decoded));
+        view.byteOffset = 0;
+    }
+}
+
+// KHR_draco_mesh_compression: each compressed primitive is decoded, and its attributes and
+// indices are replaced by new float / u32 accessors over the decoded data. The file's accessors
+// must describe what comes out (count, components): anything else is refused, not guessed at.
+void decode_draco_primitives(Model& model) {
+    for (size_t m = 0; m < model.meshes.size(); ++m)
+        for (size_t p = 0; p < model.meshes[m].primitives.size(); ++p) {
+            tinygltf::Primitive& primitive = model.meshes[m].primitives[p];
+            const tinygltf::Value* ext = extension(primitive.extensions, "KHR_draco_mesh_compression");
+            if (!ext)
+                continue;
+            std::string who = "mesh " + std::to_string(m) + " primitive " + std::to_string(p) + " (Draco)";
+            if (primitive.mode != TINYGLTF_MODE_TRIANGLES && primitive.mode != TINYGLTF_MODE_TRIANGLE_STRIP)
+                fail(who, ": mode ", primitive.mode, " is not triangles");
+            if (!ext->Has("attributes") || !ext->Get("attributes").IsObject())
+                fail(who, ": attributes must be an object");
+            const tinygltf::Value& ids = ext->Get("attributes");
+            Bytes compressed = view_bytes(model, int(ext_integer(*ext, "bufferView", who, true)), who);
+
+            DracoMesh mesh;
+            std::vector<std::pair<std::string, int>> targets;  // glTF attribute name, its accessor
+            for (const std::string& name : ids.Keys()) {
+                auto it = primitive.attributes.find(name);
+                if (it == primitive.attributes.end())
+                    continue;  // compressed but not used by the primitive
+                const tinygltf::Accessor& accessor = accessor_at(model, it->second, who + " " + name);
+                int components = component_count(accessor.type);
+                if (components == 0)
+                    fail(who, ": ", name, " accessor has unsupported type ", accessor.type);
+                mesh.attributes.push_back({int(ext_integer(ids, name.c_str(), who, true)), components, {}});
+                targets.push_back({name, it->second});
+            }
+            if (std::string problem = decode_draco(compressed.data, compressed.size, mesh); !problem.empty())
+                fail(who, ": ", problem);
+            uint64_t index_count = primitive.indices == -1 ? 0 : accessor_at(model, primitive.indices, who).count;
+            if (primitive.indices != -1 && index_count != mesh.indices.size())
+                fail(who, ": decoded ", mesh.indices.size(), " indices, the accessor says ", index_count);
+
+            // New accessors, so accessors shared with other primitives keep their meaning.
+            auto add_accessor = [&](const tinygltf::Accessor& like, std::vector<uint8_t> bytes, int component_type,
+                                    uint64_t count) {
+                tinygltf::BufferView view;
+                view.buffer = add_buffer(model, std::move(bytes));
+                view.byteLength = model.buffers.back().data.size();
+                model.bufferViews.push_back(view);
+                tinygltf::Accessor accessor;
+                accessor.type = like.type;
+                accessor.componentType = component_type;
+                accessor.count = count;
+                accessor.bufferView = int(model.bufferViews.size() - 1);
+                model.accessors.push_back(accessor);
+                return int(model.accessors.size() - 1);
+            };
+            for (size_t a = 0; a < targets.size(); ++a) {
+                const tinygltf::Accessor& declared = model.accessors[targets[a].second];
+                if (declared.count != mesh.points)
+                    fail(who, ": ", targets[a].first, " accessor count ", declared.count, " is not the ", mesh.points,
+                         " decoded points");
+                const std::vector<float>& values = mesh.attributes[a].values;
+                std::vector<uint8_t> bytes(values.size() * sizeof(float));
+                memcpy(bytes.data(), values.data(), bytes.size());
+                tinygltf::Accessor like = declared;
+                primitive.attributes[targets[a].first] =
+                    add_accessor(like, std::move(bytes), TINYGLTF_COMPONENT_TYPE_FLOAT, mesh.points);
+            }
+            std::vector<uint8_t> bytes(mesh.indices.size() * sizeof(uint32_t));
+            memcpy(bytes.data(), mesh.indices.data(), bytes.size());
+            tinygltf::Accessor scalar;
+            scalar.type = TINYGLTF_TYPE_SCALAR;
+            primitive.indices = add_accessor(scalar, std::move(bytes), TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT,
+                                             mesh.indices.size());
+            primitive.mode = TINYGLTF_MODE_TRIANGLES;  // Draco decodes to a triangle list
+        }
+}
+
+void decode_extensions(Model& model, const Patches& patches) {
+    for (auto [mesh, primitive, accessor] : patches.draco_indices)  // primitives as tinygltf read them
+        model.meshes.at(mesh).primitives.at(primitive).indices = accessor;
+    decode_meshopt_views(model, patches.stubbed_buffers);
+    decode_draco_primitives(model);
 }
 
 // ---- Primitives ---------------------------------------------------------------------------------
@@ -519,7 +843,7 @@ void compute_normals(Vertex* vertices, size_t vertex_count, const std::vector<ui
 
 // Optional attribute: empty when absent, otherwise exactly one element per vertex.
 std::vector<float> read_attribute(const Model& model, const tinygltf::Primitive& primitive, const char* name,
-                                  int components, bool allow_unorm, size_t vertex_count, const std::string& who) {
+                                  int components, Attribute kind, size_t vertex_count, const std::string& who) {
     auto it = primitive.attributes.find(name);
     if (it == primitive.attributes.end())
         return {};
@@ -527,7 +851,7 @@ std::vector<float> read_attribute(const Model& model, const tinygltf::Primitive&
     uint64_t count = accessor_at(model, it->second, attribute).count;
     if (count != vertex_count)  // checked before reading, which may allocate count elements
         fail(attribute, ": ", count, " elements but POSITION has ", vertex_count);
-    std::vector<float> values = read_floats(model, it->second, components, allow_unorm, attribute);
+    std::vector<float> values = read_floats(model, it->second, components, kind, attribute);
     for (float& value : values)
         if (!std::isfinite(value))
             value = 0.0f;  // shading glitch at worst; not worth rejecting the file
@@ -548,6 +872,35 @@ std::vector<uint32_t> primitive_indices(const Model& model, const tinygltf::Prim
         if (indices[i] >= vertex_count)
             fail(who, ": index ", indices[i], " at position ", i, " is >= vertex count ", vertex_count);
     return indices;
+}
+
+// The base colour texture's KHR_texture_transform as a 2D affine map (identity without one).
+// gltfpack stores quantized texture coordinates with their dequantization here (offset = the UV
+// minimum, scale = the UV range), so it is applied to the primitive's UVs at load: every primitive
+// gets its own vertices, and the base colour texture is the only texture the renderer samples.
+glm::mat3 uv_transform(const Model& model, int material) {
+    if (material < 0 || size_t(material) >= model.materials.size())
+        return glm::mat3(1.0f);
+    const tinygltf::Value* transform =
+        extension(model.materials[material].pbrMetallicRoughness.baseColorTexture.extensions, "KHR_texture_transform");
+    if (!transform)
+        return glm::mat3(1.0f);
+    auto pair = [&](const char* key, double fallback) {
+        glm::vec2 out = glm::vec2(float(fallback));
+        if (transform->Has(key) && transform->Get(key).IsArray() && transform->Get(key).ArrayLen() == 2)
+            for (int i = 0; i < 2; ++i) {
+                const tinygltf::Value& v = transform->Get(key).Get(i);
+                double n = v.IsNumber() || v.IsInt() ? v.GetNumberAsDouble() : fallback;
+                out[i] = std::isfinite(n) ? float(n) : float(fallback);
+            }
+        return out;
+    };
+    glm::vec2 offset = pair("offset", 0.0), scale = pair("scale", 1.0);
+    float rotation = float(number(*transform, "rotation", 0.0));
+    float c = std::cos(rotation), s = std::sin(rotation);
+    // translation * rotation * scale, as the extension's GLSL writes it (columns below).
+    return glm::mat3(glm::vec3(c * scale.x, s * scale.x, 0.0f), glm::vec3(-s * scale.y, c * scale.y, 0.0f),
+                     glm::vec3(offset, 1.0f));
 }
 
 // The POSITION accessor of a primitive we can draw, or -1 (with a warning) for one we skip.
@@ -588,27 +941,34 @@ bool load_primitive(const Model& model, const tinygltf::Primitive& primitive, co
         return false;
     check_limits(model, primitive, position, who, scene);
 
-    std::vector<float> positions = read_floats(model, position, 3, false, who + " POSITION");
+    std::vector<float> positions = read_floats(model, position, 3, Attribute::position, who + " POSITION");
     size_t vertex_count = positions.size() / 3;
     for (float value : positions)
         if (!std::isfinite(value))
             fail(who, ": POSITION contains a non-finite value");
-    std::vector<float> normals = read_attribute(model, primitive, "NORMAL", 3, false, vertex_count, who);
-    std::vector<float> uvs = read_attribute(model, primitive, "TEXCOORD_0", 2, true, vertex_count, who);
+    std::vector<float> normals = read_attribute(model, primitive, "NORMAL", 3, Attribute::normal, vertex_count, who);
+    std::vector<float> uvs = read_attribute(model, primitive, "TEXCOORD_0", 2, Attribute::texcoord, vertex_count, who);
     std::vector<uint32_t> triangles =
         to_triangle_list(primitive_indices(model, primitive, vertex_count, who), primitive.mode);
     if (triangles.empty())
         return false;
 
+    // Quantized normals (KHR_mesh_quantization) are a rounding away from unit length.
+    bool quantized_normals = !normals.empty() && accessor_at(model, primitive.attributes.at("NORMAL"), who).componentType !=
+                                                     TINYGLTF_COMPONENT_TYPE_FLOAT;
+    glm::mat3 uv_map = uv_transform(model, primitive.material);
     size_t base = scene.vertices.size();
     scene.vertices.resize(base + vertex_count);  // value-initialised: missing UVs are zero
     Vertex* vertices = scene.vertices.data() + base;
     for (size_t v = 0; v < vertex_count; ++v) {
         vertices[v].position = {positions[v * 3], positions[v * 3 + 1], positions[v * 3 + 2]};
-        if (!normals.empty())
-            vertices[v].normal = {normals[v * 3], normals[v * 3 + 1], normals[v * 3 + 2]};
+        if (!normals.empty()) {
+            glm::vec3 n(normals[v * 3], normals[v * 3 + 1], normals[v * 3 + 2]);
+            float length = glm::length(n);
+            vertices[v].normal = quantized_normals && length > 0.0f ? n / length : n;
+        }
         if (!uvs.empty())
-            vertices[v].uv = {uvs[v * 2], uvs[v * 2 + 1]};
+            vertices[v].uv = glm::vec2(uv_map * glm::vec3(uvs[v * 2], uvs[v * 2 + 1], 1.0f));
     }
     if (normals.empty())
         compute_normals(vertices, vertex_count, triangles);
@@ -707,7 +1067,17 @@ int load_texture(const Model& model, int index, const std::string& who, std::map
         scene.warnings.push_back(who + ": texture " + std::to_string(index) + " out of range; texture ignored");
         return -1;
     }
-    int source = model.textures[index].source;
+    const tinygltf::Texture& gltf_texture = model.textures[index];
+    int source = gltf_texture.source;
+    // EXT_texture_webp names its image in the extension; `source` is then an optional fallback.
+    if (const tinygltf::Value* webp = extension(gltf_texture.extensions, "EXT_texture_webp");
+        webp && webp->Has("source") && webp->Get("source").IsInt())
+        source = webp->Get("source").GetNumberAsInt();
+    else if (source == -1 && extension(gltf_texture.extensions, "KHR_texture_basisu")) {
+        scene.warnings.push_back(who + ": texture " + std::to_string(index) +
+                                 " is KTX2 (KHR_texture_basisu), which cannot be decoded here; texture ignored");
+        return -1;
+    }
     if (source < 0 || size_t(source) >= model.images.size()) {
         scene.warnings.push_back(who + ": texture " + std::to_string(index) + " has no usable image; texture ignored");
         return -1;
@@ -874,7 +1244,9 @@ Scene load_scene_from_memory(const uint8_t* data, size_t size, const std::string
         fail("no glTF data");
     try {
         std::vector<std::string> warnings;
-        Model model = parse_gltf(data, size, base_dir, binary, warnings);
+        Patches patches;
+        Model model = parse_gltf(data, size, base_dir, binary, warnings, patches);
+        decode_extensions(model, patches);
         Scene scene = build_scene(model, std::move(warnings));
         for (std::string& warning : scene.warnings)
             warning = printable(warning);

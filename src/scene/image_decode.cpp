@@ -2,12 +2,14 @@
 // See image_decode.h and docs/robustness.md for why these decoders and not stb_image.
 #include "image_decode.h"
 
+#include <algorithm>
 #include <csetjmp>
 #include <cstdio>
 #include <cstring>
 
 #include <jpeglib.h>
 #include <png.h>
+#include <webp/decode.h>
 
 namespace {
 
@@ -147,6 +149,30 @@ std::string decode_jpeg(const uint8_t* data, size_t size, uint64_t max_pixels, D
     return {};
 }
 
+// ---- WebP ----------------------------------------------------------------------------------------
+
+// libwebp (EXT_texture_webp) reads the size from the header (WebPGetFeatures), so the size cap
+// applies before any pixel memory exists; WebPDecodeRGBAInto decodes into our buffer, checking
+// the output size it is given. Lossy and lossless, with or without alpha; animations are refused.
+std::string decode_webp(const uint8_t* data, size_t size, uint64_t max_pixels, DecodedImage& out) {
+    WebPBitstreamFeatures features;
+    if (VP8StatusCode status = WebPGetFeatures(data, size, &features); status != VP8_STATUS_OK)
+        return "libwebp: cannot read the header (status " + std::to_string(int(status)) + ")";
+    if (features.has_animation)
+        return "libwebp: animated WebP is not a texture";
+    if (features.width <= 0 || features.height <= 0 || uint64_t(features.width) * uint64_t(features.height) > max_pixels)
+        return too_large(uint64_t(std::max(features.width, 0)), uint64_t(std::max(features.height, 0)));
+    size_t stride = size_t(features.width) * 4;
+    out.rgba.assign(stride * size_t(features.height), 0);
+    if (!WebPDecodeRGBAInto(data, size, out.rgba.data(), out.rgba.size(), int(stride))) {
+        out.rgba.clear();
+        return "libwebp: corrupt or truncated image";
+    }
+    out.width = features.width;
+    out.height = features.height;
+    return {};
+}
+
 }  // namespace
 
 std::string decode_image_rgba8(const uint8_t* data, size_t size, uint64_t max_pixels, DecodedImage& out) {
@@ -156,5 +182,7 @@ std::string decode_image_rgba8(const uint8_t* data, size_t size, uint64_t max_pi
         return decode_png(data, size, max_pixels, out);
     if (size >= 3 && data[0] == 0xff && data[1] == 0xd8 && data[2] == 0xff)
         return decode_jpeg(data, size, max_pixels, out);
-    return "neither a PNG nor a JPEG image (glTF 2.0 allows image/png and image/jpeg)";
+    if (size >= 12 && memcmp(data, "RIFF", 4) == 0 && memcmp(data + 8, "WEBP", 4) == 0)
+        return decode_webp(data, size, max_pixels, out);
+    return "not a PNG, JPEG or WebP image (glTF 2.0 allows image/png and image/jpeg, EXT_texture_webp image/webp)";
 }

@@ -42,9 +42,9 @@ LightFrame render_light_frame(const LightFrameRequest& request) {
     for (const PointLight& l : animate_lights(request.lights, request.frame_index, renderer.bounds_min(), renderer.bounds_max()))
         f.lights.push_back({glm::vec4(l.position, l.radius), glm::vec4(l.color, 0.0f)});
     f.depth = renderer.read_depth();
-    f.layout = renderer.light_cull().layout();
+    f.layout = renderer.unit<LightCullPass>(PassId::light_cull).layout();
     if (f.uniforms.tiles.z != 0) {
-        f.words = renderer.light_cull().read_lists(ctx);
+        f.words = renderer.unit<LightCullPass>(PassId::light_cull).read_lists(ctx);
         f.tiles = decode_light_lists(f.words, f.layout);
     }
     f.counters = renderer.read_counters();

@@ -5,7 +5,8 @@
 
 #include <vector>
 
-#include "render/light_reference.h"
+#include "oracles/light_reference.h"
+#include "passes/light_cull_pass.h"
 #include "render/renderer.h"
 
 // One Vulkan context for the whole test process, with validation (and synchronization

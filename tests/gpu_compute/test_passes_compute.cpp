@@ -4,7 +4,7 @@
 // including 512 bits (16 lanes) where lavapipe cannot compile a graphics pipeline
 // (docs/testing.md). The inputs a draw would have made are uploaded instead:
 // - light culling reads a synthetic reversed-Z depth buffer (a slanted, rippled surface with
-//   background tiles); oracle: the CPU reference (src/render/light_reference.cpp) as sets per
+//   background tiles); oracle: the CPU reference (tests/oracles/light_reference.cpp) as sets per
 //   tile, up to borderline pairs, and subgroup against fallback;
 // - the mip reads a pseudo-random frame; oracle: the CPU 2x2 box filter, within half a step;
 // - the compute-stage debug views (lane-id, first-last-lane) over an uploaded frame; oracle: the
@@ -23,7 +23,7 @@
 #include "passes/debug_view_pass.h"
 #include "passes/light_cull_pass.h"
 #include "passes/mip_pass.h"
-#include "render/light_reference.h"
+#include "oracles/light_reference.h"
 #include "scene/camera.h"
 #include "scene/lights.h"
 

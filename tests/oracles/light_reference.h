@@ -1,3 +1,4 @@
+// A test oracle (tests/oracles/, built into the test binaries only).
 // CPU reference of light culling: the same conservative test as shaders/light_cull.comp (tile depth
 // bounds from the depth buffer, the tile frustum's view-space box, sphere vs box), written again
 // from the maths in double precision. The tests compare the GPU's lists against it as sets.

@@ -1,4 +1,4 @@
-#include "render/light_reference.h"
+#include "oracles/light_reference.h"
 
 #include <algorithm>
 #include <cmath>

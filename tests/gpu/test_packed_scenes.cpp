@@ -1,0 +1,103 @@
+// Packed copies of the generated scenes (tools/pack_scene.cpp: KHR_mesh_quantization,
+// EXT_meshopt_compression, KHR_draco_mesh_compression, EXT_texture_webp) render like their
+// originals: the demo is run on each, validated, and its frame compared with the original's.
+//
+// The tolerance is the encodings' error, seen in the image: positions move by at most half a grid
+// step (2^-14 of a mesh's extent, a few thousandths of a pixel here) and normals by about a degree,
+// so only pixels whose coverage or shading sits on a rounding edge may change. Stated per copy
+// below; lossless copies (WebP textures, meshopt with or without its fallback) must be identical.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+#include <gtest/gtest.h>
+
+#include "gpu/harness.h"
+
+namespace {
+
+struct Difference {
+    double mean = 0.0;     // mean over pixels of the largest channel difference, in 1/255 units
+    double changed = 0.0;  // fraction of pixels whose largest channel difference is over 16/255
+    int largest = 0;
+};
+
+Difference compare(const Png& a, const Png& b) {
+    Difference d;
+    size_t pixels = size_t(a.width) * a.height, changed = 0;
+    for (size_t i = 0; i < pixels; ++i) {
+        int worst = 0;
+        for (int c = 0; c < 3; ++c) worst = std::max(worst, std::abs(int(a.rgba[i * 4 + c]) - int(b.rgba[i * 4 + c])));
+        d.mean += worst;
+        d.largest = std::max(d.largest, worst);
+        changed += worst > 16;
+    }
+    d.mean /= double(pixels);
+    d.changed = double(changed) / double(pixels);
+    return d;
+}
+
+// Renders a test scene (build/test-scenes) validated; returns its frame and report.
+Png render(const std::string& dir, const std::string& scene, nlohmann::json& report) {
+    std::string stem = dir + "/" + scene;
+    DemoRun run = run_demo({"--headless", "--validate", "--scene", std::string(SGD_TEST_SCENES) + "/" + scene, "--size",
+                            "256x144", "--frames", "1", "--warmup", "0", "--lights", "64", "--screenshot", stem + ".png",
+                            "--report", stem + ".json"});
+    EXPECT_EQ(run.exit_code, 0) << run.output.substr(0, 4000);
+    EXPECT_EQ(validation_lines(run.output), 0) << run.output.substr(0, 4000);
+    report = read_json(stem + ".json");
+    return read_png(stem + ".png");
+}
+
+struct Copy {
+    const char* original;
+    const char* packed;
+    double max_changed;  // fraction of pixels allowed over 16/255
+    double max_mean;     // mean difference allowed, 1/255 units
+    bool same_vertices;  // Draco's edgebreaker may split vertices along seams
+};
+
+TEST(PackedScenesRender, EveryCopyDrawsTheOriginalsImageWithinItsEncodingsError) {
+    REQUIRE_DRAWING();
+    std::string dir = test_dir("packed-scenes");
+    const Copy copies[] = {
+        {"props.gltf", "props-quantized.gltf", 0.001, 0.5, true},
+        {"props.gltf", "props-meshopt.glb", 0.001, 0.5, true},
+        {"props.gltf", "props-meshopt-float.gltf", 0.001, 0.5, true},
+        {"props.gltf", "props-draco.gltf", 0.001, 0.5, false},
+        {"props.gltf", "props-webp.gltf", 0.0, 0.0, true},
+        {"knot.gltf", "knot-quantized.gltf", 0.001, 0.5, true},
+        {"knot.gltf", "knot-meshopt.gltf", 0.001, 0.5, true},
+        {"knot.gltf", "knot-draco.glb", 0.001, 0.5, false},
+    };
+    std::map<std::string, Png> originals;
+    std::map<std::string, nlohmann::json> original_reports;
+    for (const char* name : {"props.gltf", "knot.gltf"}) originals[name] = render(dir, name, original_reports[name]);
+    for (const Copy& copy : copies) {
+        SCOPED_TRACE(copy.packed);
+        nlohmann::json report;
+        Png image = render(dir, copy.packed, report);
+        const nlohmann::json& a = original_reports[copy.original]["scene"];
+        EXPECT_EQ(report["scene"]["triangles"], a["triangles"]);
+        if (copy.same_vertices) EXPECT_EQ(report["scene"]["vertices"], a["vertices"]);
+        EXPECT_EQ(report["scene"]["textures"], a["textures"]);
+        const Png& reference = originals[copy.original];
+        ASSERT_EQ(image.width, reference.width);
+        ASSERT_EQ(image.height, reference.height);
+        Difference d = compare(reference, image);
+        std::printf("%s: mean difference %.3f/255, %.3f%% of pixels over 16/255, largest %d/255\n", copy.packed, d.mean,
+                    100.0 * d.changed, d.largest);
+        EXPECT_LE(d.changed, copy.max_changed);
+        EXPECT_LE(d.mean, copy.max_mean);
+        // The triangles that survive culling are the same ones, up to those on a rounding edge.
+        double visible = report["counters"]["triangles_visible"].get<double>();
+        double expected = original_reports[copy.original]["counters"]["triangles_visible"].get<double>();
+        EXPECT_NEAR(visible, expected, 0.01 * expected);
+    }
+    // Lossless: the fallback buffer's data and the decoded streams are the same bytes.
+    nlohmann::json r1, r2;
+    EXPECT_EQ(render(dir, "props-meshopt-fallback.gltf", r1).rgba, render(dir, "props-meshopt.glb", r2).rgba);
+}
+
+}  // namespace
