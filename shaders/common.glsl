@@ -10,6 +10,10 @@ struct DrawData {
     uint first_index;     // first index of this draw's triangles in the source index buffer
     uint index_count;     // 3 x triangles
     uint out_first;       // first index of this draw's range in the culled index buffer
+    float metallic;       // glTF metallic and roughness factors: ray-traced reflections
+    float roughness;
+    float alpha_cutoff;   // alphaMode MASK: texels with alpha below it are holes; 0: opaque
+    uint mesh;            // the unique mesh (its BLAS)
 };
 
 struct PointLight {
@@ -27,6 +31,7 @@ struct FrameUniforms {
     uvec4 sizes;           // x width, y height, z light count, w frame index
     uvec4 tiles;           // x tiles across, y tiles down, z list capacity per tile, w draw count
     vec4 projection;       // x = P[0][0], y = P[1][1], z near, w far (reversed Z: depth 1 at near)
+    mat4 inverse_view_proj;  // clip -> world (the ray tracer's primary rays, from depth)
 };
 
 // Finite-radius point light falloff: smooth, and exactly 0 at and beyond the radius, so a light

@@ -38,8 +38,10 @@ vec3 shade() {
     vec3 albedo = srgb_decode(texel.rgb) * draw.base_color.rgb;
     vec3 normal = normalize(in_normal);
     if (!gl_FrontFacing) normal = -normal;
-    vec3 color = ambient_and_sun(albedo, normal);
+    vec4 traced = ray_traced_light(ivec2(gl_FragCoord.xy));
+    vec3 color = ambient_and_sun(albedo, normal, traced.x);
     color += shade_point_lights(uvec2(gl_FragCoord.xy), albedo, in_world_position, normal);
+    if ((forward_push.flags & kForwardRayTraced) != 0u) color += traced.yzw;
     return color;
 }
 

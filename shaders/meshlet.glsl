@@ -51,8 +51,8 @@ layout(set = 0, binding = 21, std430) buffer VisibleList {
 // GpuCounters (src/render/frame.h), as words.
 layout(set = 0, binding = 22, std430) buffer Counters { uint counters[]; };
 const uint kCounterTrianglesVisible = 0u;
-const uint kCounterMeshletsIn = 16u;
-const uint kCounterMeshletsVisible = 17u;
+const uint kCounterMeshletsIn = 34u;
+const uint kCounterMeshletsVisible = 35u;
 // Tests and --cull-dump: for visible entry e, slot s of its mesh output holds meshlet triangle
 // capture[e * 128 + s] (the primitive order the compaction produced).
 layout(set = 0, binding = 23, std430) writeonly buffer Capture { uint capture[]; };

@@ -35,9 +35,11 @@ layout(set = 0, binding = LOOP_COUNTERS_BINDING, std430) buffer LoopCounters {
     uint max_lane_trips;       // LIGHT_LOOP_SUBGROUP: sum over subgroups of their longest lane's trips
     uint tiles_spanned[4];     // LIGHT_LOOP_SUBGROUP: subgroups whose lanes lie in 1, 2, 3, 4+ tiles
 } loop_counters;
+// The ray_trace pass's image (shaders/raytrace.glsl has the encoding), after the counters.
+layout(set = 0, binding = LOOP_COUNTERS_BINDING + 1, r32ui) readonly uniform uimage2D ray_traced_image;
 // Push constant bits: count the loop's trips (the instrumented frame); split tiles (tests only, see
-// shade_point_lights).
-const uint kForwardInstrument = 1u, kForwardSplitTiles = 2u;
+// shade_point_lights); ray-traced shadows and reflections (the ray_trace pass ran this frame).
+const uint kForwardInstrument = 1u, kForwardSplitTiles = 2u, kForwardRayTraced = 4u;
 layout(push_constant) uniform ForwardPush { uint flags; } forward_push;
 
 #ifdef LIGHT_LOOP_SUBGROUP
@@ -178,10 +180,22 @@ vec3 shade_point_lights(uvec2 pixel, vec3 albedo, vec3 position, vec3 normal) {
     return color;
 }
 
-vec3 ambient_and_sun(vec3 albedo, vec3 normal) {
-    float n_dot_l = max(dot(normal, frame.sun_direction.xyz), 0.0);
+// sun_visibility: 1, or 0 where a ray-traced shadow ray found the sun blocked (ray_traced_light).
+vec3 ambient_and_sun(vec3 albedo, vec3 normal, float sun_visibility) {
+    float n_dot_l = max(dot(normal, frame.sun_direction.xyz), 0.0) * sun_visibility;
     float sky = 0.5 + 0.5 * normal.y;  // hemisphere ambient
     return albedo * (frame.ambient.rgb * sky + frame.sun_color.rgb * n_dot_l);
+}
+
+// The ray_trace pass's result at a pixel: x the sun's visibility (0 or 1), yzw the reflected
+// radiance, already weighted. Without the pass (--ray-trace off): (1, 0, 0, 0), and the sum in
+// shade() is exactly that of the untraced frame.
+vec4 ray_traced_light(ivec2 pixel) {
+    if ((forward_push.flags & kForwardRayTraced) == 0u) return vec4(1.0, vec3(0.0));
+    uint bits = imageLoad(ray_traced_image, pixel).r;
+    uint reflection = bits & ((1u << 30) - 1u);
+    vec3 reflected = srgb_decode(vec3(reflection & 1023u, (reflection >> 10) & 1023u, (reflection >> 20) & 1023u) / 1023.0);
+    return vec4((bits & (1u << 31)) != 0u ? 0.0 : 1.0, reflection != 0u ? reflected : vec3(0.0));
 }
 
 // Linear HDR to the stored 8-bit value: exposure-free Reinhard on luminance, then sRGB encoding.

@@ -5,6 +5,8 @@
 sgd_shader(scene.vert depth DEPTH_ONLY=1)
 sgd_shader(scene.vert forward)
 sgd_shader(forward.frag plain)
+# Depth pre-pass of scenes with alphaMode MASK materials (the holes the ray tracer's any-hit sees).
+sgd_shader(depth_alpha.frag main)
 # The quad mip and the scalarized light loop below (docs/quad-mip.md, docs/light-lists.md) are SPIR-V
 # 1.5 (--target-env=vulkan1.2): as SPIR-V 1.6, glslang decorates the HelperInvocation built-in
 # Volatile, which Mesa turns into NIR is_helper_invocation, an intrinsic llvmpipe 22.3 cannot
@@ -32,6 +34,11 @@ foreach(stage task mesh)
   sgd_shader(meshlet_cull.${stage} view_active VIEW_ACTIVE=1)
 endforeach()
 sgd_shader(meshlet_cull.mesh view_task VIEW_FROM_TASK=1)
+# Scenes with alphaMode MASK materials: the pre-pass's mesh shader also outputs uv and draw for
+# depth_alpha.frag.
+sgd_shader(meshlet_cull.mesh subgroup_alpha CULL_SUBGROUP=1 DEPTH_ALPHA=1)
+sgd_shader(meshlet_cull.mesh fallback_alpha DEPTH_ALPHA=1)
+sgd_shader(meshlet_cull.mesh off_alpha CULL_OFF=1 DEPTH_ALPHA=1)
 sgd_shader(meshlet_forward.task main)
 sgd_shader(meshlet_forward.mesh main)
 sgd_shader(view.frag primitive VIEW_PER_PRIMITIVE=1)
@@ -124,3 +131,20 @@ sgd_shader(robust_probe.comp main)
 
 # Window: RGBA -> BGRA reorder before the copy into the swapchain image.
 sgd_shader(present.comp swizzle)
+
+# Ray-traced sun shadows and reflections (docs/ray-tracing.md): the six ray-tracing stages, each with
+# its statistics counted per subgroup (subgroup) or per invocation (fallback), and the light AABBs.
+foreach(stage rgen rchit rahit rmiss rint rcall)
+  sgd_shader(raytrace.${stage} subgroup RT_SUBGROUP=1)
+  sgd_shader(raytrace.${stage} fallback)
+endforeach()
+sgd_shader(light_aabbs.comp main)
+# The debug views in the six stages: `view_plain` passes the records through (and counts nothing),
+# `view_<kind>` measures lanes in its own stage (VIEW_HERE); raytrace_view.comp colours the records.
+foreach(stage rgen rchit rahit rmiss rint rcall)
+  sgd_shader(raytrace.${stage} view_plain RT_VIEW=1)
+  sgd_shader(raytrace.${stage} view_lane_id RT_VIEW=1 VIEW_HERE=1 VIEW_LANE_ID=1)
+  sgd_shader(raytrace.${stage} view_first_last RT_VIEW=1 VIEW_HERE=1 VIEW_FIRST_LAST=1)
+  sgd_shader(raytrace.${stage} view_active RT_VIEW=1 VIEW_HERE=1 VIEW_ACTIVE=1)
+endforeach()
+sgd_shader(raytrace_view.comp main)

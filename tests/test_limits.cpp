@@ -1,6 +1,7 @@
 // Device limits checked before anything is allocated (app/limits.cpp): the planned allocations
 // against sizes worked out by hand, and the refusals against made-up device limits.
 #include "app/limits.h"
+#include "render/gpu_types.h"
 
 #include <gtest/gtest.h>
 
@@ -66,7 +67,7 @@ TEST(Limits, PlannedAllocationsMatchHandCountedSizes) {
     auto a = by_name(planned_allocations(scene, options_at(100, 50, 10)));
     EXPECT_EQ(a["vertices"], 100u * 32);
     EXPECT_EQ(a["source indices"], 390u * 4);
-    EXPECT_EQ(a["draws"], 4u * 160);
+    EXPECT_EQ(a["draws"], 4u * sizeof(GpuDraw));
     EXPECT_EQ(a["indirect (all)"], 4u * 20);
     EXPECT_EQ(a["indirect template"], 4u * 20);
     EXPECT_EQ(a["culled indices"], 4u * 390 * 4);  // every drawn triangle may survive

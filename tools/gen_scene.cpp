@@ -328,6 +328,26 @@ Texture make_checker_texture(int n) {
     return t;
 }
 
+// Trellis: 4 x 4 square openings framed by wooden laths, alpha 0 in the openings (alphaMode MASK:
+// the depth pre-pass and the ray tracer's any-hit shader cut the same holes). Hard edges, so
+// the texels near the 0.5 cutoff are a thin line around each opening.
+Texture make_lattice_texture(int n) {
+    Texture t("lattice", n);
+    const int cell = n / 4, bar = cell / 5;
+    for (int y = 0; y < n; ++y) {
+        for (int x = 0; x < n; ++x) {
+            const float grain = tile_fbm(float(x) / float(n), float(y) / float(n), 8, 3, 91);
+            t.set(x, y, glm::vec3(0.52f, 0.36f, 0.22f) * (0.85f + 0.3f * grain));
+            // Laths centred on the cell borders: the pattern is its own mirror image, so the slab's
+            // top and bottom faces (make_box mirrors v on the bottom) have the same openings.
+            auto on_lath = [&](int c) { return (c % cell) < bar / 2 || (c % cell) >= cell - bar / 2; };
+            const bool lath = on_lath(x) || on_lath(y);
+            if (!lath) t.rgba[(size_t(y) * size_t(n) + size_t(x)) * 4 + 3] = 0;
+        }
+    }
+    return t;
+}
+
 bool write_png(const fs::path& path, const Texture& t) {
     return stbi_write_png(path.string().c_str(), t.size, t.size, 4, t.rgba.data(), t.size * 4) != 0;
 }
@@ -706,9 +726,14 @@ public:
     }
 
     int add_material(const std::string& name, glm::vec3 color, int texture = -1, float metallic = 0.0f,
-                     float roughness = 0.75f) {
+                     float roughness = 0.75f, float alpha_cutoff = 0.0f) {
         tinygltf::Material mat;
         mat.name = name;
+        if (alpha_cutoff > 0.0f) {  // alphaMode MASK, seen from both sides
+            mat.alphaMode = "MASK";
+            mat.alphaCutoff = alpha_cutoff;
+            mat.doubleSided = true;
+        }
         mat.pbrMetallicRoughness.baseColorFactor = {color.r, color.g, color.b, 1.0};
         mat.pbrMetallicRoughness.baseColorTexture.index = texture;
         mat.pbrMetallicRoughness.metallicFactor = metallic;
@@ -866,7 +891,7 @@ private:
 // ------------------------------------------------------------------------------------------
 
 struct Materials {
-    int paving, brick, marble, facade, sandstone, stripes, checker;  // textured
+    int paving, brick, marble, facade, sandstone, stripes, checker, lattice;  // textured (lattice: alpha-masked)
     int bronze, rock, pebble, foliage, foliage_dark, bark, terracotta, verdigris, water, slate;  // plain colours
 };
 
@@ -882,6 +907,7 @@ Materials add_materials(GltfBuilder& gb, const std::vector<Texture>& textures) {
     m.sandstone = gb.add_material("sandstone", glm::vec3(1.0f), tex["sandstone"], 0.0f, 0.9f);
     m.stripes = gb.add_material("awning", glm::vec3(1.0f), tex["stripes"]);
     m.checker = gb.add_material("checker_floor", glm::vec3(1.0f), tex["checker"], 0.0f, 0.35f);
+    m.lattice = gb.add_material("trellis", glm::vec3(1.0f), tex["lattice"], 0.0f, 0.8f, 0.5f);
     m.bronze = gb.add_material("bronze", {0.80f, 0.55f, 0.25f}, -1, 1.0f, 0.35f);
     m.rock = gb.add_material("rock", {0.46f, 0.43f, 0.40f}, -1, 0.0f, 0.95f);
     m.pebble = gb.add_material("pebble", {0.62f, 0.58f, 0.50f}, -1, 0.0f, 0.9f);
@@ -1167,6 +1193,14 @@ void build_market(GltfBuilder& gb, const Materials& mat, int parent) {
         gb.add_node("counter", stall, Trs{}, counter);
         gb.add_node("awning", stall, Trs{{0.0f, 2.45f, 0.0f}, rot(-10.0f, {1, 0, 0})}, awning);
     }
+    // A pergola over the stalls: an alpha-masked trellis roof (a thin slab: both faces drawn) on
+    // four posts. Its holes are the ray-traced sun shadows' test of the any-hit alpha mask.
+    const int pergola = gb.add_node("pergola", group, at(19.5f, 0.0f, -6.25f));
+    const int tall_post = gb.add_mesh("pergola_post", make_cylinder(0.1f, 3.6f, 8, 1.0f, 1.0f), mat.bark);
+    for (int c = 0; c < 4; ++c)
+        gb.add_node("post", pergola, at((c & 1) ? 4.6f : -4.6f, 0.0f, (c & 2) ? 4.1f : -4.1f), tall_post);
+    gb.add_node("trellis", pergola, Trs{},
+                gb.add_mesh("trellis", make_box({-4.8f, 3.6f, -4.3f}, {4.8f, 3.64f, 4.3f}, 1.6f), mat.lattice));
 }
 
 // Rubble fields: patches of tiny closed rocks, pebbles and cubes baked into one mesh per patch
@@ -1361,6 +1395,29 @@ bool write_sparse(const fs::path& dir) {
     return write_model(model, dir / "sparse.gltf");
 }
 
+// trellis.gltf: the ray-tracing tests' scene (tests/gpu/test_ray_trace.cpp). A matte ground, an
+// opaque block, a horizontal alpha-masked trellis whose openings let the sun through (its shadow
+// on the ground is a grid of holes), and a smooth metal block that reflects. Few triangles, so
+// the tests' CPU ray-triangle reference is cheap.
+bool write_trellis(const fs::path& dir) {
+    Texture lattice = make_lattice_texture(256);
+    lattice.name = "trellis_lattice";
+    if (!write_png(dir / "textures" / "trellis_lattice.png", lattice)) return false;
+    GltfBuilder gb("trellis.bin");
+    const int tex = gb.add_texture("trellis_lattice", "textures/trellis_lattice.png");
+    const int ground = gb.add_material("ground", {0.7f, 0.7f, 0.65f}, -1, 0.0f, 0.9f);
+    const int block = gb.add_material("block", {0.8f, 0.3f, 0.2f}, -1, 0.0f, 0.8f);
+    const int trellis = gb.add_material("trellis", {1.0f, 1.0f, 1.0f}, tex, 0.0f, 0.8f, 0.5f);
+    const int metal = gb.add_material("metal", {0.9f, 0.8f, 0.6f}, -1, 1.0f, 0.1f);
+    const int root = gb.add_node("trellis_scene", -1);
+    gb.add_node("ground", root, Trs{}, gb.add_mesh("ground", make_plane(12.0f, 12.0f, 4, 4, 2.0f), ground));
+    gb.add_node("block", root, at(2.5f, 0.0f, -1.5f), gb.add_mesh("block", make_box({-0.6f, 0.0f, -0.6f}, {0.6f, 2.2f, 0.6f}, 1.0f), block));
+    gb.add_node("trellis", root, at(0.5f, 0.0f, 1.5f),
+                gb.add_mesh("trellis", make_box({-2.0f, 1.6f, -1.6f}, {2.0f, 1.64f, 1.6f}, 1.5f), trellis));
+    gb.add_node("metal", root, at(-3.0f, 0.0f, -2.0f), gb.add_mesh("metal", make_box({-1.0f, 0.0f, -0.4f}, {1.0f, 1.4f, 0.4f}, 1.0f), metal));
+    return write_model(gb.finish("trellis"), dir / "trellis.gltf");
+}
+
 int write_test_scenes(const fs::path& dir) {
     std::error_code ec;
     fs::create_directories(dir / "textures", ec);
@@ -1368,7 +1425,7 @@ int write_test_scenes(const fs::path& dir) {
         std::fprintf(stderr, "gen-scene: cannot create %s: %s\n", (dir / "textures").string().c_str(), ec.message().c_str());
         return 1;
     }
-    if (!write_box(dir) || !write_props(dir) || !write_knot(dir) || !write_sparse(dir)) return 1;
+    if (!write_box(dir) || !write_props(dir) || !write_knot(dir) || !write_sparse(dir) || !write_trellis(dir)) return 1;
     std::printf("gen-scene: test scenes written to %s\n", dir.string().c_str());
     return 0;
 }
@@ -1401,6 +1458,7 @@ int main(int argc, char** argv) {
     textures.push_back(make_sandstone_texture(256));
     textures.push_back(make_stripes_texture(256));
     textures.push_back(make_checker_texture(256));
+    textures.push_back(make_lattice_texture(256));
     uintmax_t texture_bytes = 0;
     for (const Texture& t : textures) {
         const fs::path path = tex_dir / (t.name + ".png");

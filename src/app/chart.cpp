@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "render/text_format.h"
+
 namespace {
 
 constexpr uint32_t kSubgroupColour = pack_rgba(64, 196, 200);   // teal
@@ -20,17 +22,6 @@ constexpr uint32_t kSegmentColours[] = {pack_rgba(90, 160, 240), pack_rgba(150, 
                                         pack_rgba(255, 160, 160), pack_rgba(160, 255, 160), pack_rgba(160, 160, 255)};
 
 uint32_t segment_colour(size_t timer) { return kSegmentColours[timer % std::size(kSegmentColours)]; }
-
-std::string fixed(double v, int decimals) {
-    char text[64];
-    snprintf(text, sizeof(text), "%.*f", decimals, v);
-    return text;
-}
-
-std::string ms_text(double ms) {
-    double a = std::fabs(ms);
-    return fixed(ms, a < 0.1 ? 4 : a < 10 ? 3 : a < 100 ? 2 : 1);
-}
 
 // The chart as primitives in pixels, so that the PNG and the SVG are the same drawing.
 struct Primitive {
@@ -91,7 +82,7 @@ void add_bar(std::vector<Primitive>& out, const Layout& l, double y, const Chart
     out.push_back({Primitive::rect, wx0, mid - 0.5 * l.s, std::max(1.0, wx1 - wx0), 1.0 * l.s, kText, ""});
     out.push_back({Primitive::rect, wx0, y + l.s, 1.0 * l.s, h - 2.0 * l.s, kText, ""});
     out.push_back({Primitive::rect, wx1, y + l.s, 1.0 * l.s, h - 2.0 * l.s, kText, ""});
-    std::string value = (winner ? "* " : "") + side + " " + ms_text(bar.median);
+    std::string value = (winner ? "* " : "") + side + " " + format_ms(bar.median);
     double tx = std::max(wx1, end) + 3.0 * l.s;
     if (tx + text_width(value, l.s) > l.bars_x1()) tx = std::max(x0 + 2.0 * l.s, end - text_width(value, l.s) - 3.0 * l.s);
     out.push_back({Primitive::text, tx, y, 0, 0, winner ? kWinnerColour : kText, value});
@@ -154,7 +145,7 @@ std::vector<Primitive> layout_chart(const CompareChart& c, double x, double y, d
                 at += w;
             }
             out.push_back({Primitive::text, x0 + span * st.frame_ms / frame_max + 4.0 * s, y + 1.0 * s, 0, 0, kText,
-                           "frame " + ms_text(st.frame_ms) + " ms"});
+                           "frame " + format_ms(st.frame_ms) + " ms"});
         } else {
             out.push_back({Primitive::text, x0, y + 2.0 * s, 0, 0, kDim, "skipped on this device"});
         }

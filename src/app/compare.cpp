@@ -9,6 +9,7 @@
 
 #include "app/chart.h"
 #include "app/image_io.h"
+#include "render/text_format.h"
 
 std::vector<CompareConfig> comparison_matrix() {
     std::vector<CompareConfig> m;
@@ -27,7 +28,7 @@ std::vector<CompareConfig> comparison_matrix() {
     }
     for (Request r : {Request::subgroup, Request::fallback}) {
         CompareConfig c{"all-" + std::string(request_name(r)), {}};
-        c.requests.fill(r);
+        for (const PassInfo& pass : kPasses) c.requests[size_t(pass.id)] = pass.in_all_rows ? r : Request::automatic;
         m.push_back(c);
     }
     return m;
@@ -52,18 +53,6 @@ std::string missing_timing(const CompareRun* run, const std::string& name, Timer
 }
 
 double median(const CompareRun* run, Timer timer) { return run->result.timings[size_t(timer)].median; }
-
-std::string fixed(double v, int decimals) {
-    char text[64];
-    snprintf(text, sizeof(text), "%.*f", decimals, v);
-    return text;
-}
-
-// Milliseconds with about four significant digits: 0.0123, 0.123, 1.234, 12.35, 123.5.
-std::string format_ms(double ms) {
-    double a = std::fabs(ms);
-    return fixed(ms, a < 0.1 ? 4 : a < 10 ? 3 : a < 100 ? 2 : 1);
-}
 
 std::string format_ratio(const PassRatio& r) { return r.ratio ? fixed(*r.ratio, 2) + "x" : "n/a"; }
 

@@ -132,12 +132,11 @@ const KeyHelp kOtherKeys[] = {
 const std::vector<KeyHelp>& key_help() {
     // Short enough to sit beside the stats panel at 1280x720; docs/controls.md says more.
     static const std::vector<KeyHelp> help = [] {
+        // The passes' keys in one line (digits in table order), so the panel fits small windows.
         std::vector<KeyHelp> keys;
-        for (const PassInfo& pass : kPasses) {
-            char key = char(pass.window_key);
-            keys.push_back({std::string(1, key) + " / Shift+" + key,
-                            std::string(pass.name) + " variant" + (keys.empty() ? ", next / previous" : "")});
-        }
+        std::string first(1, char(kPasses.front().window_key)), last(1, char(kPasses.back().window_key)), names;
+        for (const PassInfo& pass : kPasses) names += (names.empty() ? "" : ", ") + std::string(pass.name);
+        keys.push_back({first + "-" + last + " / Shift", "variant, next / previous: " + names});
         keys.push_back({"", "(auto > subgroup > fallback > off)"});
         keys.insert(keys.end(), std::begin(kOtherKeys), std::end(kOtherKeys));
         return keys;
@@ -243,7 +242,7 @@ OverlayBox draw_stats(Overlay& overlay, const HudState& hud, float s, float x, f
     GpuCounters none{};
     for (const PassInfo& pass : kPasses) {
         if (!pass.hud_line) continue;
-        PassCounters c{plan, hud.counters, none, hud.triangles_total, hud.lights, ms(pass.timer) >= 0};
+        PassCounters c{plan, hud.counters, none, hud.triangles_total, hud.lights, ms(pass.timer) >= 0, hud.subgroup_size};
         std::optional<HudLine> line = pass.hud_line(c);
         if (!line) continue;
         p.add(key_w, line->label, kWhite, variant_col - gap);

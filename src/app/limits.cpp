@@ -21,7 +21,7 @@ std::string size_text(const Options& o) { return std::to_string(o.width) + "x" +
 
 // What to change to make an allocation smaller, by what it scales with.
 std::string advice(const std::string& name, const Scene& scene) {
-    if (name == "light lists" || name == "color" || name == "depth" || name == "half-resolution mip" ||
+    if (name == "light lists" || name == "color" || name == "depth" || name == "half-resolution mip" || name == "ray traced" ||
         name == "mip edge list" || name == "mip fix-up stamps")
         return "use a smaller --size";
     if (name == "lights") return "use fewer --lights";
@@ -41,6 +41,7 @@ DeviceLimits device_limits(const Context& ctx) {
     const VkPhysicalDeviceLimits& l = props.properties.limits;
 
     DeviceLimits d;
+    d.ray_tracing = ctx.features.ray_tracing;
     d.max_image_dimension_2d = l.maxImageDimension2D;
     d.max_image_array_layers = l.maxImageArrayLayers;
     d.max_storage_buffer_range = l.maxStorageBufferRange;
@@ -61,7 +62,7 @@ DeviceLimits device_limits(const Context& ctx) {
     return d;
 }
 
-std::vector<PlannedAllocation> planned_allocations(const Scene& scene, const Options& options) {
+std::vector<PlannedAllocation> planned_allocations(const Scene& scene, const Options& options, bool ray_tracing) {
     using K = AllocationKind;
     const uint64_t draws = scene.instances.size();
     const uint64_t indirect = sizeof(VkDrawIndexedIndirectCommand);
@@ -79,11 +80,12 @@ std::vector<PlannedAllocation> planned_allocations(const Scene& scene, const Opt
         {"color", w * h * 4, K::image},
         {"depth", w * h * 4, K::image},
         {"half-resolution mip", std::max<uint64_t>(1, w / 2) * std::max<uint64_t>(1, h / 2) * 4, K::image},
+        {"ray traced", w * h * 4, K::image},
         {"counters", sizeof(GpuCounters), K::buffer},
         {"view params", 4096, K::buffer},  // the debug views' constant palette: under 4 KiB
     };
     // Each pass's own share (its table entry).
-    AllocationQuery query{scene, options.width, options.height, options.lights, options.cull_group_size};
+    AllocationQuery query{scene, options.width, options.height, options.lights, options.cull_group_size, ray_tracing};
     for (const PassInfo& pass : kPasses)
         if (pass.frame_allocations) pass.frame_allocations(query, a);
     for (uint32_t slot = 0; slot < kFramesInFlight; ++slot) {
@@ -115,7 +117,7 @@ void check_limits(const DeviceLimits& limits, const Options& options, const Scen
                          std::to_string(limits.max_image_array_layers - 1) + " on this device");
 
     uint64_t device_bytes = 0, host_bytes = 0;
-    for (const PlannedAllocation& p : planned_allocations(scene, options)) {
+    for (const PlannedAllocation& p : planned_allocations(scene, options, limits.ray_tracing)) {
         auto refuse = [&](const std::string& limit, uint64_t value) {
             const char* what = p.kind == AllocationKind::image ? " image" : " buffer";
             throw UsageError("the " + p.name + what + " would need " + mib(p.bytes) + " (" + std::to_string(p.bytes) +

@@ -22,6 +22,7 @@ struct DeviceLimits {
     uint64_t max_allocation_size = 0;    // VkPhysicalDeviceMaintenance3Properties; every buffer is its own allocation
     uint64_t device_local_heap = 0;      // largest device-local heap
     bool unified_memory = false;         // host-visible memory lives in that heap too (lavapipe, integrated GPUs)
+    bool ray_tracing = false;            // the ray_trace pass's buffers exist (ctx.features.ray_tracing)
 };
 
 DeviceLimits device_limits(const Context& ctx);
@@ -30,11 +31,19 @@ DeviceLimits device_limits(const Context& ctx);
 // --instances) at options.width x options.height with options.lights lights and
 // options.cull_group_size triangles per cull workgroup, plus the largest staging buffer the
 // uploads use at the same time.
-std::vector<PlannedAllocation> planned_allocations(const Scene& scene, const Options& options);
+// With ray_tracing, the ray_trace pass's buffers whose size the scene alone gives (light AABBs,
+// TLAS instances); kDriverSizedAllocations are not planned.
+std::vector<PlannedAllocation> planned_allocations(const Scene& scene, const Options& options, bool ray_tracing = false);
+
+// Allocations whose size only the driver knows once asked (vkGetAccelerationStructureBuildSizesKHR,
+// the shader group handle size): not in planned_allocations, so not checked in advance. A device
+// that cannot hold them fails the allocation with the out-of-memory message instead.
+inline const std::vector<std::string> kDriverSizedAllocations = {"acceleration structures",
+                                                                 "acceleration structure scratch", "shader binding table"};
 
 // Throws UsageError (exit 2) with one line naming the limit, the size asked and what to change.
 void check_limits(const DeviceLimits& limits, const Options& options, const Scene& scene);
 
-// Draws (mesh instances after --instances) the renderer accepts: each costs GpuDraw (160 B),
+// Draws (mesh instances after --instances) the renderer accepts: each costs GpuDraw (176 B),
 // two indirect commands and a cull chunk on the GPU, and about 300 B on the host.
 constexpr uint64_t kMaxDraws = 1ull << 22;

@@ -154,6 +154,8 @@ Options:
   --mask-ops LIST        comma list of basic,vote,arithmetic,ballot,shuffle,shuffle-relative,clustered,quad
   --screenshot PATH      PNG of the final frame
   --mip-dump PATH        PNG of the half-resolution mip of the final frame
+  --ray-dump PATH        PNG of the ray-traced flags of the final frame: red lit by the sun, green a
+                         shadow ray was traced, blue a reflection was added (docs/ray-tracing.md)
   --report PATH          JSON report
   --validate             enable the Khronos validation layer with synchronization validation
   --device INDEX         pick a physical device (see --list-devices)
@@ -214,6 +216,7 @@ Options parse_options(const std::vector<std::string>& args) {
         else if (a == "--mask-ops") o.mask_ops = parse_list(a, value(), parse_op);
         else if (a == "--screenshot") o.screenshot = value();
         else if (a == "--mip-dump") o.mip_dump = value();
+        else if (a == "--ray-dump") o.ray_dump = value();
         else if (a == "--report") o.report = value();
         else if (a == "--out") o.out_dir = value();
         else if (a == "--device") o.device = parse_uint(a, value(), 0, 1000);

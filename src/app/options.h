@@ -26,6 +26,7 @@ struct Options {
     uint32_t mask_ops = 0;     // bit(Op)
     std::string screenshot;
     std::string mip_dump;
+    std::string ray_dump;  // --ray-dump PATH: the ray_trace pass's shadow and reflection flags per pixel
     std::string report;
     std::string out_dir;  // --compare --out DIR
     bool validate = false;

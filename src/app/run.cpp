@@ -7,6 +7,7 @@
 #include "app/cull_dump.h"
 #include "app/image_io.h"
 #include "app/limits.h"
+#include "passes/ray_trace_pass.h"
 
 std::string default_scene_path() {
     // The source tree's copy when it is there; else assets/ beside the build folder, so a build
@@ -85,6 +86,9 @@ RunResult run_headless(const Context& ctx, const Scene& scene, const Options& op
     // With --mip off no pass writes the mip: refuse to dump or show one rather than output stale texels.
     if (plan[PassId::mip].variant == Variant::off && !options.mip_dump.empty())
         throw UsageError("--mip-dump needs a mip, but --mip off renders none; use --mip auto, subgroup or fallback");
+    if (plan[PassId::ray_trace].variant == Variant::off && !options.ray_dump.empty())
+        throw UsageError("--ray-dump needs the ray-trace pass, but it is off (" + plan[PassId::ray_trace].reason +
+                         "); use --ray-trace auto, subgroup or fallback on a device with ray tracing");
     if (plan[PassId::mip].variant == Variant::off && plan.view.mode == ViewMode::mip)
         throw UsageError("--view mip shows the mip, but --mip off renders none; use --mip auto, subgroup or fallback");
     if (!options.cull_dump.empty() && plan[PassId::cull].variant == Variant::off && plan.geometry == Geometry::indexed)
@@ -158,6 +162,20 @@ RunResult run_headless(const Context& ctx, const Scene& scene, const Options& op
                       renderer.read_drawn_indices()};
         write_cull_dump(options.cull_dump, dump);
     }
+    if (!options.ray_dump.empty()) {
+        std::vector<uint32_t> traced = renderer.read_ray_traced();
+        std::vector<uint8_t> rgba(traced.size() * 4);
+        for (size_t i = 0; i < traced.size(); ++i) {
+            uint32_t t = traced[i];
+            bool shadow_ray = t & kTracedShadowRay;
+            rgba[4 * i + 0] = shadow_ray && !(t & kTracedSunBlocked) ? 255 : 0;
+            rgba[4 * i + 1] = shadow_ray ? 255 : 0;
+            rgba[4 * i + 2] = (t & kTracedReflection) ? 255 : 0;
+            rgba[4 * i + 3] = 255;
+        }
+        write_png(options.ray_dump, options.width, options.height, rgba);
+        result.ray = options.ray_dump;
+    }
     if (options.bandwidth_probe) result.copy = measure_copy_bandwidth(ctx);
     if (!options.mip_dump.empty()) {
         VkExtent2D half{std::max(1u, options.width / 2), std::max(1u, options.height / 2)};
@@ -221,7 +239,7 @@ nlohmann::json report_json(const Context& ctx, const Options& options, const Pla
     for (const PassInfo& pass : kPasses)
         if (pass.report_counters)
             pass.report_counters(counters, {plan, r.counters, r.instrumented, r.triangles_in, options.lights,
-                                            r.ran[size_t(pass.timer)]});
+                                            r.ran[size_t(pass.timer)], ctx.subgroup.size});
     nlohmann::json timings = nlohmann::json::object();
     for (size_t p = 0; p < r.timings.size(); ++p)
         if (r.ran[p])
@@ -277,7 +295,7 @@ nlohmann::json report_json(const Context& ctx, const Options& options, const Pla
         {"bandwidth", bandwidth},
         {"renderer", renderer_json(renderer_config(options, plan, {options.width, options.height}))},
         {"validation", {{"enabled", options.validate}, {"messages", validation_message_count()}}},
-        {"outputs", {{"screenshot", path_or_null(r.screenshot)}, {"mip", path_or_null(r.mip)}}},
+        {"outputs", {{"screenshot", path_or_null(r.screenshot)}, {"mip", path_or_null(r.mip)}, {"ray", path_or_null(r.ray)}}},
     };
 }
 

@@ -20,6 +20,7 @@ struct RunResult {
     uint64_t triangles_in = 0;
     std::string screenshot;  // path written, or empty
     std::string mip;
+    std::string ray;  // --ray-dump
     CopyBandwidth copy;  // --bandwidth-probe, else zero
 };
 

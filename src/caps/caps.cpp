@@ -58,7 +58,7 @@ std::vector<std::string> op_names(uint32_t bits) {
     return names;
 }
 
-PassNeeds pass_needs(PassId id) { return {pass_info(id).stage, pass_info(id).ops}; }
+PassNeeds pass_needs(PassId id) { return {pass_info(id).stage, pass_info(id).ops, pass_info(id).stages}; }
 
 // lane-id reads gl_SubgroupInvocationID (basic); the other two ballot the active lanes.
 uint32_t view_needs(ViewMode mode) {
@@ -67,10 +67,16 @@ uint32_t view_needs(ViewMode mode) {
 }
 
 std::string missing_support(const SubgroupCaps& caps, PassNeeds needs) {
-    std::string stage(stage_name(needs.stage));
-    if (!caps.has(needs.stage)) {
-        bool masked = caps.masked_stages & bit(needs.stage);
-        return stage + " stage has no subgroup support" + (masked ? " (masked by --mask-stages)" : "");
+    // Every needed stage without subgroups, named in the table's order ("raygen, miss stages ...").
+    uint32_t stages = needs.stages ? needs.stages : bit(needs.stage);
+    uint32_t lacking = stages & ~caps.stages;
+    if (lacking) {
+        std::string names;
+        for (const std::string& name : stage_names(lacking)) names += (names.empty() ? "" : ", ") + name;
+        bool several = lacking & (lacking - 1);
+        bool masked = (lacking & caps.masked_stages) != 0;
+        return names + (several ? " stages have" : " stage has") + " no subgroup support" +
+               (masked ? " (masked by --mask-stages)" : "");
     }
     for (uint32_t i = 0; i < uint32_t(Op::count); ++i) {
         Op op = Op(i);
@@ -141,6 +147,13 @@ PassPlan plan_pass(const PassInfo& pass, Request requested, const std::string& m
     return plan;
 }
 
+PassPlan plan_unavailable_pass(const PassInfo& pass, Request requested, const std::string& unavailable) {
+    if (requested == Request::automatic || requested == Request::off)
+        return {requested, Variant::off, requested == Request::off ? "requested off" : unavailable};
+    throw UnsupportedRequest("--" + std::string(pass.name) + " " + std::string(request_name(requested)) + ": " + unavailable +
+                             " on this device; use auto or off");
+}
+
 ViewPlan plan_view(const SubgroupCaps& caps, const DeviceFeatures& features, ViewMode mode, Stage stage) {
     ViewPlan plan{mode, stage, Variant::off, ""};
     if (!is_subgroup_view(mode)) {
@@ -169,8 +182,11 @@ Plan make_plan(const SubgroupCaps& caps, const DeviceFeatures& features, const P
         if (std::string missing = meshlet_missing(features); !missing.empty())
             throw UnsupportedRequest("--geometry meshlet: " + missing + "; use --geometry indexed");
     for (const PassInfo& pass : kPasses) {
-        PassPlan& p = plan[pass.id] =
-            plan_pass(pass, request[pass.id], pass_missing(caps, features, pass.id, request.geometry));
+        if (std::string why = pass.unavailable ? pass.unavailable(features) : ""; !why.empty()) {
+            plan[pass.id] = plan_unavailable_pass(pass, request[pass.id], why);
+            continue;
+        }
+        PassPlan& p = plan[pass.id] = plan_pass(pass, request[pass.id], pass_missing(caps, features, pass.id, request.geometry));
         if (p.variant == Variant::subgroup && pass.subgroup_note) p.reason += pass.subgroup_note(features);
         if (pass.id == PassId::cull && request.geometry == Geometry::meshlet && p.variant != Variant::off)
             p.reason += "; meshlets culled in the task shader, triangles in the mesh shader";

@@ -104,10 +104,12 @@ struct UnsupportedRequest : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
-// What a subgroup path needs: operations in one stage (a pass's from its table entry).
+// What a subgroup path needs: operations in one stage, or in each of several (a pass's from its
+// table entry).
 struct PassNeeds {
     Stage stage;
-    uint32_t ops;  // bit(Op) set
+    uint32_t ops;         // bit(Op) set
+    uint32_t stages = 0;  // bit(Stage) set; 0: just `stage`
 };
 PassNeeds pass_needs(PassId id);
 // With --geometry meshlet the cull pass's subgroup path runs in the task shader (ballot compaction
@@ -132,6 +134,9 @@ std::string pass_missing(const SubgroupCaps& caps, const DeviceFeatures& feature
 // Resolves one pass request; throws UnsupportedRequest for `subgroup` when `missing` is not empty,
 // and for a variant the pass does not offer.
 PassPlan plan_pass(const PassInfo& pass, Request requested, const std::string& missing);
+// The same for a pass the device cannot run at all (`unavailable` says why): auto is off with the
+// reason, off is off, subgroup and fallback throw UnsupportedRequest naming what is missing.
+PassPlan plan_unavailable_pass(const PassInfo& pass, Request requested, const std::string& unavailable);
 
 ViewPlan plan_view(const SubgroupCaps& caps, const DeviceFeatures& features, ViewMode mode, Stage stage);
 

@@ -27,4 +27,5 @@ struct PlannedAllocation {
 struct AllocationQuery {
     const Scene& scene;  // already replicated by --instances
     uint32_t width, height, lights, cull_group_size;
+    bool ray_tracing = false;  // the device has ray tracing: the ray_trace pass allocates its buffers
 };

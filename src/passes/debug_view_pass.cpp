@@ -183,13 +183,21 @@ void DebugViewPass::record(FrameContext& f, bool legend) {
     bool supported = plan.variant == Variant::subgroup;
     ViewKind kind = supported ? view_kind(plan.mode) : ViewKind::plain;
     // Without the tessellation or geometry feature that stage cannot draw at all: the hatch goes
-    // through the vertex pass-through instead.
-    Stage stage = stage_available(f.ctx.features, plan.stage) ? plan.stage : Stage::vertex;
+    // through the vertex pass-through instead. So does the hatch of a ray-tracing stage (there is
+    // no rasterized pass-through in those); a supported ray-tracing view traces (unit_view).
+    bool ray_stage = (kRayTracingStages & bit(plan.stage)) != 0;
+    Stage stage = stage_available(f.ctx.features, plan.stage) && !ray_stage ? plan.stage : Stage::vertex;
 
     std::string label = std::string("debug view ") + std::string(view_mode_name(plan.mode)) + " (" +
                         std::string(stage_name(plan.stage)) + (supported ? ")" : ", unsupported)");
     begin_label(f.ctx, f.cmd, label.c_str());
     f.timer.begin(f.cmd, Timer::view);
+    if (ray_stage && supported && unit_view && unit_view(f, params_)) {
+        f.timer.end(f.cmd, Timer::view);
+        end_label(f.ctx, f.cmd);
+        if (legend && f.overlay) add_view_legend(*f.overlay, f.targets.extent, plan, f.ctx.subgroup.size);
+        return;
+    }
     if (stage == Stage::task || stage == Stage::mesh) {
         // The meshlet path's own task and mesh shaders draw these views (MeshletPass::record_view).
         if (!f.meshlets) throw std::runtime_error("the task and mesh views need the meshlet path");

@@ -24,11 +24,14 @@ struct MeshletPush {
     uint32_t flags;
 };
 
-// The depth pre-pass's task and mesh shaders by cull variant.
-std::pair<const char*, const char*> depth_shaders(Variant v) {
-    if (v == Variant::subgroup) return {"meshlet_cull.task.subgroup", "meshlet_cull.mesh.subgroup"};
-    if (v == Variant::fallback) return {"meshlet_cull.task.fallback", "meshlet_cull.mesh.fallback"};
-    return {"meshlet_cull.task.off", "meshlet_cull.mesh.off"};
+// The depth pre-pass's task and mesh shaders by cull variant; `alpha`: the mesh shader that also
+// feeds depth_alpha.frag (scenes with alphaMode MASK materials).
+std::pair<const char*, const char*> depth_shaders(Variant v, bool alpha) {
+    if (v == Variant::subgroup)
+        return {"meshlet_cull.task.subgroup", alpha ? "meshlet_cull.mesh.subgroup_alpha" : "meshlet_cull.mesh.subgroup"};
+    if (v == Variant::fallback)
+        return {"meshlet_cull.task.fallback", alpha ? "meshlet_cull.mesh.fallback_alpha" : "meshlet_cull.mesh.fallback"};
+    return {"meshlet_cull.task.off", alpha ? "meshlet_cull.mesh.off_alpha" : "meshlet_cull.mesh.off"};
 }
 
 }  // namespace
@@ -103,12 +106,11 @@ void MeshletPass::create(const Context& ctx, const Scene& scene, const GpuScene&
     capture_ = create_buffer(ctx, capture ? 4ull * kCaptureStride * std::max(1u, instances_) : 4,
                              storage | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                              MemoryKind::device_local, "meshlet capture");
-    (void)gpu;
 
     // The depth pre-pass: the scene's bindings, then the meshlet path's; no fragment shader.
     GraphicsDesc d;
     d.layout = with_meshlet_bindings(scene_layout());
-    d.layout.stages = kMeshStages;
+    d.layout.stages = kMeshStages | (gpu.alpha_masked ? VK_SHADER_STAGE_FRAGMENT_BIT : 0);
     d.layout.push_constant_bytes = sizeof(MeshletPush);
     d.depth_format = kDepthFormat;
     d.depth_compare = VK_COMPARE_OP_GREATER;  // reversed Z, as the indexed pre-pass
@@ -117,8 +119,10 @@ void MeshletPass::create(const Context& ctx, const Scene& scene, const GpuScene&
     bool subgroup = pass_missing(ctx.subgroup, ctx.features, PassId::cull, Geometry::meshlet).empty();
     for (Variant v : {Variant::subgroup, Variant::fallback, Variant::off}) {
         if (v == Variant::subgroup && !subgroup) continue;
-        auto [task, mesh] = depth_shaders(v);
+        auto [task, mesh] = depth_shaders(v, gpu.alpha_masked);
         d.shaders = {{VK_SHADER_STAGE_TASK_BIT_EXT, task}, {VK_SHADER_STAGE_MESH_BIT_EXT, mesh}};
+        // As the indexed pre-pass (ScenePass::create): masked materials' holes are discarded.
+        if (gpu.alpha_masked) d.shaders.push_back({VK_SHADER_STAGE_FRAGMENT_BIT, "depth_alpha.frag.main"});
         depth_[size_t(v)] = create_graphics_pipeline(ctx, d);
     }
 
@@ -173,7 +177,8 @@ void MeshletPass::record_depth(FrameContext& f, bool record) {
     CullParams params = make_cull_params(f.targets.extent.width, f.targets.extent.height,
                                          f.ctx.properties.limits.subPixelPrecisionBits);
     MeshletPush push{chunk_count_, params.snap_px, params.frustum_eps, !record ? 2u : capture_enabled_ ? 1u : 0u};
-    vkCmdPushConstants(f.cmd, p.layout, kMeshStages, 0, sizeof(push), &push);
+    vkCmdPushConstants(f.cmd, p.layout, kMeshStages | (f.scene.alpha_masked ? VK_SHADER_STAGE_FRAGMENT_BIT : 0), 0,
+                       sizeof(push), &push);
     if (chunk_count_) vkCmdDrawMeshTasks_(f.cmd, grid_.width, grid_.height, 1);
 }
 

@@ -9,11 +9,13 @@
 #include "passes/light_cull_pass.h"
 #include "passes/mip_pass.h"
 #include "passes/pass_unit.h"
+#include "passes/ray_trace_pass.h"
 
 const std::array<TimerInfo, kTimerCount> kTimers = {{
     {Timer::cull, "cull", "cull", "cull"},
     {Timer::depth, "depth", "depth", "depth"},
     {Timer::light_cull, "light_cull", "light cull", "light-cull"},
+    {Timer::ray_trace, "ray_trace", "ray trace", "rt"},
     {Timer::forward, "forward", "forward", "fwd"},
     {Timer::mip, "mip", "mip", "mip"},
     {Timer::mip_fixup, "mip_fixup", "mip fix-up", "mip-fix"},
@@ -100,10 +102,12 @@ const std::array<PassInfo, kPassCount> kPasses = {{
      .variants = kAllVariants,
      // cull.comp: subgroupExclusiveAdd (arithmetic), subgroupElect (basic), subgroupBroadcastFirst (ballot).
      .stage = Stage::compute,
+     .stages = 0,
      .ops = bit(Op::basic) | bit(Op::arithmetic) | bit(Op::ballot),
      .uses = "exclusive scan + one atomic per subgroup compacts the surviving triangles",
      .fallback = "shared-memory workgroup scan, one atomic per workgroup",
      .missing_feature = nullptr,
+     .unavailable = nullptr,
      .subgroup_note = nullptr,
      .timer = Timer::cull,
      .host_timer = std::nullopt,
@@ -125,10 +129,12 @@ const std::array<PassInfo, kPassCount> kPasses = {{
      // light_cull.comp: subgroupAny (vote), subgroupBallot/BitCount/ExclusiveBitCount/BroadcastFirst
      // (ballot), subgroupElect (basic).
      .stage = Stage::compute,
+     .stages = 0,
      .ops = bit(Op::basic) | bit(Op::vote) | bit(Op::ballot),
      .uses = "ballot-aggregated atomics append to 16x16-tile light lists",
      .fallback = "one atomic per list entry",
      .missing_feature = nullptr,
+     .unavailable = nullptr,
      .subgroup_note = nullptr,
      .timer = Timer::light_cull,
      .host_timer = std::nullopt,
@@ -151,11 +157,13 @@ const std::array<PassInfo, kPassCount> kPasses = {{
      // subgroupQuadSwapHorizontal/Vertical (quad) sum full quads, and the edge list's append uses
      // subgroupBallotBitCount/ExclusiveBitCount/BroadcastFirst (ballot) and subgroupElect (basic).
      .stage = Stage::fragment,
+     .stages = 0,
      .ops = bit(Op::basic) | bit(Op::ballot) | bit(Op::quad),
      .uses = "quad swaps in the forward fragment shader write the half-resolution mip while shading; "
              "quads with helpers go to an edge list (ballot-aggregated append) that a small compute pass fixes",
      .fallback = "compute 2x2 downsample of the finished frame",
      .missing_feature = mip_missing_feature,
+     .unavailable = nullptr,
      .subgroup_note = mip_subgroup_note,
      .timer = Timer::mip,
      // The quad mip is stored by the forward fragment shader (passes/scene_pass.cpp); its edge
@@ -180,10 +188,12 @@ const std::array<PassInfo, kPassCount> kPasses = {{
      // subgroupAll/subgroupBroadcastFirst (vote, ballot) find one-tile subgroups, subgroupElect and
      // subgroupBallot (basic, ballot) count trips in the instrumented frame.
      .stage = Stage::fragment,
+     .stages = 0,
      .ops = bit(Op::basic) | bit(Op::vote) | bit(Op::arithmetic) | bit(Op::ballot),
      .uses = "the lanes of a subgroup walk the union of their tiles' sorted light lists in subgroup-uniform order",
      .fallback = "each lane walks its own tile's list",
      .missing_feature = nullptr,
+     .unavailable = nullptr,
      .subgroup_note = light_loop_note,
      // Its work is forward shading's loop: timed in the forward pass, which hosts it.
      .timer = Timer::forward,
@@ -193,6 +203,36 @@ const std::array<PassInfo, kPassCount> kPasses = {{
      .point = FramePoint::after_depth,
      .create = [](const UnitSetup&) -> std::unique_ptr<PassUnit> { return std::make_unique<NoUnitWork>(); },
      .report_counters = light_loop_report_counters},
+    {.id = PassId::ray_trace,
+     .name = "ray-trace",
+     .key = "ray_trace",
+     .label = "ray trace",
+     .tag = "rt",
+     .window_key = '5',
+     .variants = kAllVariants,
+     // Both variants trace the same rays with the same six shaders; they differ in how every stage
+     // counts its statistics (shaders/raytrace_stats.glsl): subgroupBallot + BitCount + Elect, one
+     // atomic per subgroup (basic, ballot), and raygen's subgroupAny skip of the shadow ray (vote).
+     .stage = Stage::raygen,
+     .stages = kRayTracingStages,
+     .ops = bit(Op::basic) | bit(Op::vote) | bit(Op::ballot),
+     .uses = "sun shadows and reflections traced in all six ray-tracing stages; each stage counts its "
+             "ray statistics with one ballot-aggregated atomic per subgroup",
+     .fallback = "the same rays, one atomic per invocation and counter",
+     .missing_feature = nullptr,
+     .unavailable = ray_tracing_missing,
+     .subgroup_note = nullptr,
+     .timer = Timer::ray_trace,
+     .host_timer = std::nullopt,
+     .hosted_label = "",
+     .hosted_own_timer = std::nullopt,
+     .docs = "docs/ray-tracing.md",
+     .point = FramePoint::after_depth,
+     .create = [](const UnitSetup& s) { return make_unit<RayTracePass>(s.ctx, s.scene, s.lights); },
+     .report_counters = ray_trace_report_counters,
+     .hud_line = ray_trace_hud_line,
+     .frame_allocations = ray_trace_frame_allocations,
+     .in_all_rows = false},
 }};
 
 const std::array<StageInfo, size_t(Stage::count)> kStages = {{
@@ -205,12 +245,12 @@ const std::array<StageInfo, size_t(Stage::count)> kStages = {{
     // The meshlet path's own shaders (shaders/meshlet_cull.task, meshlet_cull.mesh) draw these views.
     {Stage::task, "task", VK_SHADER_STAGE_TASK_BIT_EXT, "meshlet_cull.task", mesh_shader_missing},
     {Stage::mesh, "mesh", VK_SHADER_STAGE_MESH_BIT_EXT, "meshlet_cull.mesh", mesh_shader_missing},
-    {Stage::raygen, "raygen", VK_SHADER_STAGE_RAYGEN_BIT_KHR, "view.rgen", ray_tracing_missing, false},
-    {Stage::any_hit, "any-hit", VK_SHADER_STAGE_ANY_HIT_BIT_KHR, "view.rahit", ray_tracing_missing, false},
-    {Stage::closest_hit, "closest-hit", VK_SHADER_STAGE_CLOSEST_HIT_BIT_KHR, "view.rchit", ray_tracing_missing, false},
-    {Stage::miss, "miss", VK_SHADER_STAGE_MISS_BIT_KHR, "view.rmiss", ray_tracing_missing, false},
-    {Stage::intersection, "intersection", VK_SHADER_STAGE_INTERSECTION_BIT_KHR, "view.rint", ray_tracing_missing, false},
-    {Stage::callable, "callable", VK_SHADER_STAGE_CALLABLE_BIT_KHR, "view.rcall", ray_tracing_missing, false},
+    {Stage::raygen, "raygen", VK_SHADER_STAGE_RAYGEN_BIT_KHR, "raytrace.rgen", ray_tracing_missing},
+    {Stage::any_hit, "any-hit", VK_SHADER_STAGE_ANY_HIT_BIT_KHR, "raytrace.rahit", ray_tracing_missing},
+    {Stage::closest_hit, "closest-hit", VK_SHADER_STAGE_CLOSEST_HIT_BIT_KHR, "raytrace.rchit", ray_tracing_missing},
+    {Stage::miss, "miss", VK_SHADER_STAGE_MISS_BIT_KHR, "raytrace.rmiss", ray_tracing_missing},
+    {Stage::intersection, "intersection", VK_SHADER_STAGE_INTERSECTION_BIT_KHR, "raytrace.rint", ray_tracing_missing},
+    {Stage::callable, "callable", VK_SHADER_STAGE_CALLABLE_BIT_KHR, "raytrace.rcall", ray_tracing_missing},
 }};
 
 const TimerInfo& timer_info(Timer t) { return kTimers[size_t(t)]; }

@@ -34,9 +34,11 @@ enum class Geometry { indexed, meshlet };
 constexpr uint32_t bit(Stage s) { return 1u << uint32_t(s); }
 constexpr uint32_t bit(Op o) { return 1u << uint32_t(o); }
 constexpr uint32_t bit(Variant v) { return 1u << uint32_t(v); }
+constexpr uint32_t kRayTracingStages = bit(Stage::raygen) | bit(Stage::any_hit) | bit(Stage::closest_hit) |
+                                       bit(Stage::miss) | bit(Stage::intersection) | bit(Stage::callable);
 
 // GPU timestamp slots, in frame order; `frame` spans the whole frame. Report keys come from kTimers.
-enum class Timer : uint32_t { cull, depth, light_cull, forward, mip, mip_fixup, view, frame, count };
+enum class Timer : uint32_t { cull, depth, light_cull, ray_trace, forward, mip, mip_fixup, view, frame, count };
 constexpr size_t kTimerCount = size_t(Timer::count);
 
 struct TimerInfo {
@@ -50,7 +52,7 @@ const TimerInfo& timer_info(Timer t);
 
 // The selectable passes. Units record at their FramePoint in this order (light_loop, after mip
 // here, has no unit work: it is a choice of forward shader, see its table entry).
-enum class PassId : uint32_t { cull, light_cull, mip, light_loop, count };
+enum class PassId : uint32_t { cull, light_cull, mip, light_loop, ray_trace, count };
 constexpr size_t kPassCount = size_t(PassId::count);
 
 // Where in the frame a pass unit records (the renderer walks these points in order).
@@ -77,6 +79,7 @@ struct PassCounters {
     uint64_t triangles_in;  // of the scene
     uint32_t lights;
     bool ran;               // its own timer recorded time this frame
+    uint32_t subgroup_size = 0;  // of the device (occupancy from counts of subgroups)
 };
 
 // A line of the HUD's counter block: a label and spans of text, each in a tone the HUD colours.
@@ -98,13 +101,20 @@ struct PassInfo {
     std::string_view tag;        // screenshot and file names: "light" in "cull-subgroup_light-fallback_..."
     int window_key;              // '2' (GLFW key codes of digits are their ASCII codes)
     uint32_t variants;           // bit(Variant) of subgroup / fallback / off that the pass offers
-    Stage stage;                 // where its subgroup path runs
+    Stage stage;                 // where its subgroup path runs (the first stage of `stages`)
+    // Every stage its subgroup path runs in, bit(Stage); 0: just `stage`. The ray-tracing pass
+    // uses subgroups in all six ray-tracing stages, and needs them in each.
+    uint32_t stages;
     uint32_t ops;                // bit(Op): what its subgroup path uses there
     std::string_view uses;       // the subgroup operations, in words (--help, docs)
     std::string_view fallback;   // what the fallback does, in words
     // A device feature (not a subgroup capability) the subgroup path also needs: why it is
     // missing, or empty. Null when there is none.
     std::string (*missing_feature)(const DeviceFeatures&);
+    // Why the device cannot run the pass at all (no variant but off), or empty: then `auto`
+    // resolves to off with this reason and an explicit subgroup or fallback request exits 2. Null:
+    // every device runs it.
+    std::string (*unavailable)(const DeviceFeatures&);
     // Appended to the reason when the subgroup path is chosen (how it will run). Null: nothing.
     std::string (*subgroup_note)(const DeviceFeatures&);
     Timer timer;                 // the slot its own GPU work is timed in (== *host_timer: it has none)
@@ -126,6 +136,12 @@ struct PassInfo {
     std::optional<HudLine> (*hud_line)(const PassCounters& c) = nullptr;
     // What it allocates on the device for a frame, for the start-up memory plan. Null: nothing.
     void (*frame_allocations)(const AllocationQuery& q, std::vector<PlannedAllocation>& out) = nullptr;
+    // Whether the comparison's all-subgroup and all-fallback rows set this pass too; a pass left
+    // out stays at auto in both (the same work in each), so the rows' frame ratio compares the
+    // others. The ray tracer is left out: its variants differ only in counting statistics, which
+    // its own rows and ratio measure, and on lavapipe its stages have no subgroups at all (an
+    // all-subgroup row with it would never run there).
+    bool in_all_rows = true;
 };
 extern const std::array<PassInfo, kPassCount> kPasses;
 const PassInfo& pass_info(PassId id);

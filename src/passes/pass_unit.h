@@ -10,6 +10,7 @@ struct UnitSetup {
     const GpuScene& scene;
     VkExtent2D extent;
     uint32_t cull_group_size;  // --cull-group-size
+    uint32_t lights;           // --lights (the ray tracer's light BLAS)
 };
 
 // The renderer asks every unit the same way, in table order, and names none of them:
@@ -27,6 +28,10 @@ public:
     virtual void record(FrameContext& f) = 0;
     virtual void provide(FrameUniforms&, const Plan&) const {}
     virtual void record_view(FrameContext&) {}
+    // A subgroup debug view (f.plan.view, supported) in a stage that only this unit's work runs
+    // (the ray tracer's six stages): draws it over the frame and returns true; false where the
+    // unit has no such stage. `view_params`: the views' colours (DebugViewPass).
+    virtual bool record_stage_view(FrameContext&, const Buffer& /*view_params*/) { return false; }
 };
 
 // Whether any plan of this run can pick the pass's subgroup path, so whether a unit builds its

@@ -18,9 +18,10 @@ const LayoutDesc kSceneLayout = {
 constexpr VkClearColorValue kClearColor = {{0.05f, 0.06f, 0.08f, 1.0f}};
 
 // The forward pipelines: the scene's bindings, 4 the light lists (scene_bindings.glsl), then with
-// the quad mip 5 the mip as a storage image and 6 the edge list (quad_mip.glsl), and last the
+// the quad mip 5 the mip as a storage image and 6 the edge list (quad_mip.glsl), then the
 // counters (the light loop's trips in the instrumented frame, shading.glsl): 5, or 7 with the quad
-// mip. Push constant: flags (shading.glsl). Every binding a layout has is pushed (GPU-assisted
+// mip, and last the ray-traced shadows and reflections (R32UI storage image, shading.glsl): 6, or
+// 8. Push constant: flags (shading.glsl). Every binding a layout has is pushed (GPU-assisted
 // validation reads them all).
 LayoutDesc forward_layout(bool quad_mip) {
     LayoutDesc layout = kSceneLayout;
@@ -30,6 +31,7 @@ LayoutDesc forward_layout(bool quad_mip) {
         layout.bindings.push_back(VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
     }
     layout.bindings.push_back(VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
+    layout.bindings.push_back(VK_DESCRIPTOR_TYPE_STORAGE_IMAGE);
     layout.push_constant_bytes = sizeof(uint32_t);
     return layout;
 }
@@ -71,13 +73,19 @@ Descriptors scene_descriptors(const FrameContext& f) {
     return d;
 }
 
-void ScenePass::create(const Context& ctx) {
+void ScenePass::create(const Context& ctx, bool alpha_masked) {
     GraphicsDesc d;
     d.shaders = {{VK_SHADER_STAGE_VERTEX_BIT, "scene.vert.depth"}};
     d.layout = kSceneLayout;
     d.depth_format = kDepthFormat;
     d.depth_compare = VK_COMPARE_OP_GREATER;  // reversed Z
     d.vertex_attributes = 1;                  // position only
+    if (alpha_masked) {
+        // alphaMode MASK materials: the pre-pass discards their holes (depth_alpha.frag). Forward's
+        // vertex shader (the same positions, bit for bit: scene.vert) gives it the uv and draw.
+        d.shaders = {{VK_SHADER_STAGE_VERTEX_BIT, "scene.vert.forward"}, {VK_SHADER_STAGE_FRAGMENT_BIT, "depth_alpha.frag.main"}};
+        d.vertex_attributes = 3;
+    }
     depth = create_graphics_pipeline(ctx, d);
 
     for (int mip = 0; mip < 2; ++mip)
@@ -175,6 +183,9 @@ void ScenePass::record_forward(FrameContext& f) {
     transition(f.cmd, f.targets.color, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
                VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
                VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT | VK_ACCESS_2_COLOR_ATTACHMENT_READ_BIT, true);
+    // The ray_trace pass's image (its contents unused unless it ran this frame).
+    transition(f.cmd, f.targets.ray_traced, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT,
+               VK_ACCESS_2_SHADER_STORAGE_READ_BIT, !f.ray_traced);
     bool quad_mip = f.plan[PassId::mip].variant == Variant::subgroup && forward[1][0].pipeline && f.mip_edges;
     bool light_loop = f.plan[PassId::light_loop].variant == Variant::subgroup && forward[quad_mip][1].pipeline;
     const Pipeline& pipeline = forward[quad_mip][light_loop];
@@ -207,8 +218,11 @@ void ScenePass::record_forward(FrameContext& f) {
     if (statistics) vkCmdBeginQuery(f.cmd, statistics, 0, 0);
     if (quad_mip) descriptors.storage_image(5, f.targets.mip.view).buffer(6, *f.mip_edges);
     descriptors.buffer(quad_mip ? 7 : 5, f.counters);  // the light loop's trips (instrumented frame)
-    // shading.glsl's ForwardPush flags: 1 count the light loop's trips, 2 split tiles (tests only).
-    uint32_t flags = (f.instrument ? 1u : 0u) | (f.light_loop_split_tiles ? 2u : 0u);
+    // The ray-traced image: read only with flag 4 (the pass ran this frame); else bound unread.
+    descriptors.storage_image(quad_mip ? 8 : 6, f.targets.ray_traced.view);
+    // shading.glsl's ForwardPush flags: 1 count the light loop's trips, 2 split tiles (tests only),
+    // 4 ray-traced shadows and reflections.
+    uint32_t flags = (f.instrument ? 1u : 0u) | (f.light_loop_split_tiles ? 2u : 0u) | (f.ray_traced ? 4u : 0u);
     if (f.plan.geometry == Geometry::meshlet && f.meshlets) {
         f.meshlets->record_forward(f, descriptors, flags, quad_mip, light_loop);
     } else {

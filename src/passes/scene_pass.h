@@ -19,7 +19,7 @@ struct ScenePass {
     ScenePass& operator=(const ScenePass&) = delete;
     ~ScenePass();
 
-    void create(const Context& ctx);
+    void create(const Context& ctx, bool alpha_masked);  // alpha_masked: the depth pre-pass tests alpha
     void record_depth(FrameContext& f);
     void record_forward(FrameContext& f);
 };

@@ -18,9 +18,21 @@ struct FrameTargets {
     Image color;  // final frame: shaded scene, then debug views drawn over it
     Image depth;  // reversed Z, from the pre-pass
     Image mip;    // (W/2) x (H/2) half-resolution mip of color
+    Image ray_traced;  // R32UI: the ray_trace pass's shadow and reflection per pixel (shaders/raytrace.glsl)
 };
 
 void create_frame_targets(const Context& ctx, VkExtent2D extent, FrameTargets& targets);
+
+// See passes/ray_trace_pass.h.
+struct RayStats {
+    uint32_t rays[3];          // primary, shadow, reflection rays traced
+    uint32_t invocations[6];   // raygen, any-hit, closest-hit, miss, intersection, callable
+    uint32_t subgroups[6];     // subgroup variant: one atomic per subgroup and stage; 0 in the fallback
+    uint32_t any_hit_rejections;  // alpha below the cutoff: the hit ignored
+    uint32_t sphere_hits;         // intersection invocations that reported a light's sphere
+    uint32_t shadow_skips;        // subgroup variant: subgroups whose pixels all faced away from the sun
+};
+static_assert(sizeof(RayStats) == 18 * 4);
 
 // Counters written by passes on the GPU, read back after the timed frames.
 struct GpuCounters {
@@ -41,17 +53,22 @@ struct GpuCounters {
     uint32_t loop_subgroup_trips;   // subgroup loop only: its trips, once per subgroup
     uint32_t loop_max_lane_trips;   // subgroup loop only: sum over subgroups of their longest lane's trips
     uint32_t loop_tiles_spanned[4]; // subgroup loop only: subgroups whose lanes lie in 1, 2, 3, 4+ tiles
-    // --geometry meshlet (shaders/meshlet.glsl): meshlets the task shaders tested and kept.
-    // (triangles_visible above is then the mesh shaders' count.)
+    // The ray_trace pass's statistics, every frame it runs (shaders/raytrace_stats.glsl).
+    RayStats rays;
+    // --geometry meshlet (shaders/meshlet.glsl, words 34 and 35): meshlets the task shaders tested
+    // and kept. (triangles_visible above is then the mesh shaders' count.)
     uint32_t meshlets_in;
     uint32_t meshlets_visible;
 };
-static_assert(sizeof(GpuCounters) == 18 * 4);
+static_assert(sizeof(GpuCounters) == 36 * 4);
+static_assert(offsetof(GpuCounters, meshlets_in) == 34 * 4);
+static_assert(offsetof(GpuCounters, rays) == 16 * 4);  // raytrace_stats.glsl skips 16 words
 // shading.glsl's LoopCounters skips the seven words before loop_lanes.
 static_assert(offsetof(GpuCounters, loop_lanes) == 7 * 4);
 
 class Overlay;
 class MeshletPass;
+
 
 struct FrameContext {
     const Context& ctx;
@@ -81,4 +98,6 @@ struct FrameContext {
     // The quad mip's edge list (MipPass::edges), which the forward shader appends to.
     const Buffer* mip_edges = nullptr;
     uint32_t mip_edge_capacity = 0;
+    // Set by the ray_trace pass when it wrote targets.ray_traced this frame; forward reads it then.
+    bool ray_traced = false;
 };

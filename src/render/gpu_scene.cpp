@@ -19,13 +19,15 @@ std::vector<GpuDraw> build_draws(const Scene& scene) {
         d.first_index = mesh.first_index;
         d.index_count = mesh.index_count;
         d.out_first = out_first;
+        d.metallic = material.metallic;
+        d.roughness = material.roughness;
+        d.alpha_cutoff = material.alpha_cutoff;
+        d.mesh = instance.mesh;
         out_first += mesh.index_count;
         draws.push_back(d);
     }
     return draws;
 }
-
-namespace {
 
 // Texture layer 0 is white (untextured materials); layer i+1 is scene texture i, resampled.
 std::vector<uint8_t> build_texture_layers(const Scene& scene) {
@@ -39,6 +41,8 @@ std::vector<uint8_t> build_texture_layers(const Scene& scene) {
     }
     return pixels;
 }
+
+namespace {
 
 void upload_textures(const Context& ctx, const Scene& scene, GpuScene& gpu) {
     std::vector<uint8_t> pixels = build_texture_layers(scene);
@@ -88,11 +92,23 @@ void upload_scene(const Context& ctx, const Scene& scene, GpuScene& gpu) {
         gpu.max_draw_triangles = std::max(gpu.max_draw_triangles, d.index_count / 3);
     }
 
+    for (const Mesh& mesh : scene.meshes) {
+        bool masked = scene.materials[mesh.material].alpha_cutoff > 0.0f;
+        gpu.meshes.push_back({mesh.first_index, mesh.index_count, masked});
+    }
+    for (const GpuDraw& d : gpu.cpu_draws) gpu.alpha_masked |= d.alpha_cutoff > 0.0f;
+    gpu.vertex_count = uint32_t(scene.vertices.size());
+
     const VkBufferUsageFlags storage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
+    // With ray tracing the BLAS builds read the positions and indices by device address.
+    const VkBufferUsageFlags build_input = ctx.features.ray_tracing
+                                               ? VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT |
+                                                     VK_BUFFER_USAGE_ACCELERATION_STRUCTURE_BUILD_INPUT_READ_ONLY_BIT_KHR
+                                               : 0;
     gpu.vertices = create_buffer_with_data(ctx, scene.vertices.data(), scene.vertices.size() * sizeof(Vertex),
-                                           VK_BUFFER_USAGE_VERTEX_BUFFER_BIT | storage, "vertices");
+                                           VK_BUFFER_USAGE_VERTEX_BUFFER_BIT | storage | build_input, "vertices");
     gpu.indices = create_buffer_with_data(ctx, scene.indices.data(), scene.indices.size() * sizeof(uint32_t),
-                                          VK_BUFFER_USAGE_INDEX_BUFFER_BIT | storage, "source indices");
+                                          VK_BUFFER_USAGE_INDEX_BUFFER_BIT | storage | build_input, "source indices");
     gpu.draws = create_buffer_with_data(ctx, gpu.cpu_draws.data(), gpu.cpu_draws.size() * sizeof(GpuDraw), storage, "draws");
     gpu.indirect_all = create_buffer_with_data(ctx, all.data(), all.size() * sizeof(all[0]),
                                                VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT | storage, "indirect (all)");

@@ -13,8 +13,15 @@ struct GpuDraw {
     uint32_t first_index;
     uint32_t index_count;
     uint32_t out_first;
+    // Ray tracing (docs/ray-tracing.md): the material's metallic and roughness factors, its alpha
+    // cutoff (0: opaque; else alphaMode MASK, also tested by the depth pre-pass), and the unique mesh
+    // whose BLAS the draw's TLAS instance uses.
+    float metallic;
+    float roughness;
+    float alpha_cutoff;
+    uint32_t mesh;
 };
-static_assert(sizeof(GpuDraw) == 160);
+static_assert(sizeof(GpuDraw) == 176);
 
 struct GpuLight {
     glm::vec4 position_radius;
@@ -32,4 +39,5 @@ struct FrameUniforms {
     glm::uvec4 sizes;       // width, height, light count, frame index
     glm::uvec4 tiles;       // tiles across, tiles down, list capacity per tile, draw count
     glm::vec4 projection;   // P[0][0], P[1][1], near, far
+    glm::mat4 inverse_view_proj;  // clip -> world: the ray tracer's primary rays from depth
 };

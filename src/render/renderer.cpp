@@ -17,6 +17,8 @@ void create_frame_targets(const Context& ctx, VkExtent2D extent, FrameTargets& t
                          VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
                              VK_IMAGE_USAGE_TRANSFER_DST_BIT,
                          "half-resolution mip");
+    t.ray_traced = create_image(ctx, extent, VK_FORMAT_R32_UINT, VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
+                                "ray traced");
 }
 
 Renderer::Renderer(const Context& ctx, const Scene& scene, const RendererConfig& config)
@@ -39,10 +41,15 @@ Renderer::Renderer(const Context& ctx, const Scene& scene, const RendererConfig&
                               VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT |
                                   VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
                               MemoryKind::device_local, "counters");
-    UnitSetup setup{ctx, scene_, config.extent, config.cull_group_size};
+    UnitSetup setup{ctx, scene_, config.extent, config.cull_group_size, config.lights};
     for (const PassInfo& pass : kPasses) units_[size_t(pass.id)] = pass.create(setup);
-    scene_pass_.create(ctx);
+    scene_pass_.create(ctx, scene_.alpha_masked);
     view_pass_.create(ctx);
+    view_pass_.unit_view = [this](FrameContext& f, const Buffer& params) {
+        for (const auto& unit : units_)
+            if (unit->record_stage_view(f, params)) return true;
+        return false;
+    };
     set_plan(config.plan);
     overlay_.create(ctx, kFramesInFlight);
 }
@@ -86,6 +93,7 @@ FrameUniforms Renderer::frame_uniforms(uint32_t frame_index, const Camera& camer
     uint32_t tiles_y = (targets_.extent.height + kTileSize - 1) / kTileSize;
     u.tiles = {tiles_x, tiles_y, 0u, scene_.draw_count};  // tiles.z: the light lists' capacity (provide())
     u.projection = {projection[0][0], projection[1][1], camera.near_plane, camera.far_plane};
+    u.inverse_view_proj = glm::inverse(u.view_proj);
     for (const auto& unit : units_) unit->provide(u, config_.plan);
     return u;
 }
@@ -118,7 +126,8 @@ void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_i
                                                                    : VK_PIPELINE_STAGE_2_NONE;
     memory_barrier(cmd, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
                    VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT |
-                       VK_PIPELINE_STAGE_2_COPY_BIT | mesh_stages,
+                       VK_PIPELINE_STAGE_2_COPY_BIT | mesh_stages |
+                       (ctx_.features.ray_tracing ? VK_PIPELINE_STAGE_2_RAY_TRACING_SHADER_BIT_KHR : 0),
                    VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT |
                        VK_ACCESS_2_TRANSFER_READ_BIT);
 
@@ -186,6 +195,13 @@ std::vector<uint8_t> Renderer::read_image(Image& image) {
 
 std::vector<uint8_t> Renderer::read_color() { return read_image(targets_.color); }
 std::vector<uint8_t> Renderer::read_mip() { return read_image(targets_.mip); }
+
+std::vector<uint32_t> Renderer::read_ray_traced() {
+    std::vector<uint8_t> bytes = read_image(targets_.ray_traced);  // R32_UINT: 4 bytes per pixel
+    std::vector<uint32_t> words(bytes.size() / 4);
+    memcpy(words.data(), bytes.data(), bytes.size());
+    return words;
+}
 
 std::vector<float> Renderer::read_depth() {
     std::vector<uint8_t> bytes = read_image(targets_.depth);  // D32_SFLOAT: 4 bytes per pixel too

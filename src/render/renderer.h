@@ -64,6 +64,9 @@ public:
     std::vector<uint8_t> read_color();
     std::vector<uint8_t> read_mip();
     std::vector<float> read_depth();  // reversed Z, row-major
+    // The ray_trace pass's image of the last frame (shaders/raytrace.glsl's encoding, row-major);
+    // needs a ray-trace variant other than off.
+    std::vector<uint32_t> read_ray_traced();
     GpuCounters read_counters();
     // Per draw, the indices the last frame drew (culled output; needs a cull variant other than off).
     std::vector<std::vector<uint32_t>> read_drawn_indices();

@@ -1,6 +1,7 @@
 // Numbers as the HUD, the report's notes and the units' HUD lines print them.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -19,4 +20,10 @@ inline std::string fixed(double v, int decimals) {
     char buffer[64];
     snprintf(buffer, sizeof(buffer), "%.*f", decimals, v);
     return buffer;
+}
+
+// Milliseconds with about four significant digits: 0.0123, 0.123, 1.234, 12.35, 123.5.
+inline std::string format_ms(double ms) {
+    double a = std::fabs(ms);
+    return fixed(ms, a < 0.1 ? 4 : a < 10 ? 3 : a < 100 ? 2 : 1);
 }

@@ -1112,6 +1112,16 @@ void load_materials(const Model& model, Scene& scene) {
                 scene.warnings.push_back(who + ": base colour texture is drawn with TEXCOORD_0, not TEXCOORD_" +
                                          std::to_string(pbr.baseColorTexture.texCoord));
         }
+        auto unit = [](double v) { return std::isfinite(v) ? std::clamp(float(v), 0.0f, 1.0f) : 1.0f; };
+        material.metallic = unit(pbr.metallicFactor);
+        material.roughness = unit(pbr.roughnessFactor);
+        const tinygltf::Material& gm = model.materials[m];
+        if (gm.alphaMode == "MASK") {
+            // A cutoff of 0 would keep every texel; the smallest positive float keeps "is a mask".
+            material.alpha_cutoff = std::isfinite(gm.alphaCutoff) ? std::clamp(float(gm.alphaCutoff), 1e-6f, 1.0f) : 0.5f;
+        } else if (gm.alphaMode != "OPAQUE" && gm.alphaMode != "BLEND") {
+            scene.warnings.push_back(who + ": unknown alphaMode '" + gm.alphaMode + "'; drawn opaque");
+        }
         scene.materials.push_back(material);
     }
 }

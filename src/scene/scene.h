@@ -26,6 +26,11 @@ struct Texture {
 struct Material {
     glm::vec4 base_color_factor{1.0f};
     int base_color_texture = -1;  // index into Scene::textures, -1 for none
+    float metallic = 1.0f;        // glTF metallicFactor / roughnessFactor (their defaults): drive the
+    float roughness = 1.0f;       // ray-traced reflections (docs/ray-tracing.md)
+    // glTF alphaMode MASK: texels whose alpha (texture times factor) is below the cutoff are holes,
+    // in the depth pre-pass and for every ray. 0: opaque (OPAQUE, and BLEND, drawn opaque).
+    float alpha_cutoff = 0.0f;
 };
 
 // One glTF primitive (triangles). Indices are absolute into Scene::vertices.

@@ -545,6 +545,7 @@ void create_context(Context& ctx, const ContextOptions& options) {
     ctx.physical = pick_physical_device(ctx, options.device_index);
     create_device(ctx, options);
     ctx.descriptor_arena.enabled = options.validate && gpu_assisted_validation_requested();
+    ctx.descriptor_arena.acceleration_structures = ctx.features.ray_tracing;
     apply_masks(ctx.subgroup, options.mask_stages, options.mask_ops);
 }
 

@@ -55,9 +55,11 @@ struct PushedDescriptor {
     VkDescriptorType type;
     VkDescriptorBufferInfo buffer;
     VkDescriptorImageInfo image;
+    VkAccelerationStructureKHR acceleration_structure;
 };
 struct DescriptorArena {
     bool enabled = false;
+    bool acceleration_structures = false;  // the device has ray tracing: pools hold TLAS descriptors too
     std::vector<VkDescriptorPool> pools;
     std::map<std::pair<VkCommandBuffer, VkPipelineLayout>, std::map<uint32_t, PushedDescriptor>> pushed;
     std::map<VkPipelineLayout, uint32_t> binding_counts;

@@ -25,7 +25,8 @@ uint32_t find_memory_type(const Context& ctx, uint32_t type_bits, VkMemoryProper
     return UINT32_MAX;
 }
 
-VkDeviceMemory allocate(const Context& ctx, VkMemoryRequirements req, MemoryKind kind, const char* name) {
+VkDeviceMemory allocate(const Context& ctx, VkMemoryRequirements req, MemoryKind kind, const char* name,
+                        bool device_address = false) {
     VkMemoryPropertyFlags want = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
     if (kind == MemoryKind::host_upload) want = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
     if (kind == MemoryKind::host_readback)
@@ -37,6 +38,11 @@ VkDeviceMemory allocate(const Context& ctx, VkMemoryRequirements req, MemoryKind
     VkMemoryAllocateInfo info{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
     info.allocationSize = req.size;
     info.memoryTypeIndex = type;
+    // Buffers whose device address is taken (ray tracing: build inputs, acceleration structures,
+    // scratch, the shader binding table) need memory allocated for it.
+    VkMemoryAllocateFlagsInfo flags{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO};
+    flags.flags = VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT;
+    if (device_address) info.pNext = &flags;
     VkDeviceMemory memory = VK_NULL_HANDLE;
     VkResult result = req.size > injected_faults().oom_above ? VK_ERROR_OUT_OF_DEVICE_MEMORY
                                                              : vkAllocateMemory(ctx.device, &info, nullptr, &memory);
@@ -69,6 +75,7 @@ Buffer& Buffer::operator=(Buffer&& o) noexcept {
         std::swap(memory, o.memory);
         std::swap(size, o.size);
         std::swap(mapped, o.mapped);
+        std::swap(address, o.address);
     }
     return *this;
 }
@@ -82,6 +89,7 @@ void Buffer::reset() {
     memory = VK_NULL_HANDLE;
     size = 0;
     mapped = nullptr;
+    address = 0;
 }
 
 Image& Image::operator=(Image&& o) noexcept {
@@ -129,10 +137,15 @@ Buffer create_buffer(const Context& ctx, VkDeviceSize size, VkBufferUsageFlags u
     VK_CHECK(created);
     VkMemoryRequirements req;
     vkGetBufferMemoryRequirements(ctx.device, b.buffer, &req);
-    b.memory = allocate(ctx, req, kind, name);
+    b.memory = allocate(ctx, req, kind, name, (usage & VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT) != 0);
     VK_CHECK(vkBindBufferMemory(ctx.device, b.buffer, b.memory, 0));
     if (kind != MemoryKind::device_local) VK_CHECK(vkMapMemory(ctx.device, b.memory, 0, VK_WHOLE_SIZE, 0, &b.mapped));
     set_name(ctx, VK_OBJECT_TYPE_BUFFER, uint64_t(b.buffer), name);
+    if (usage & VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT) {
+        VkBufferDeviceAddressInfo address{VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO};
+        address.buffer = b.buffer;
+        b.address = vkGetBufferDeviceAddress(ctx.device, &address);
+    }
     return b;
 }
 
@@ -314,7 +327,7 @@ void Pipeline::reset() {
     set_layout = VK_NULL_HANDLE;
 }
 
-static void create_layout(const Context& ctx, const LayoutDesc& desc, Pipeline& p) {
+void create_pipeline_layout(const Context& ctx, const LayoutDesc& desc, Pipeline& p) {
     std::vector<VkDescriptorSetLayoutBinding> bindings;
     for (uint32_t i = 0; i < desc.bindings.size(); ++i)
         if (desc.bindings[i] != kNoBinding) bindings.push_back({i, desc.bindings[i], 1, desc.stages, nullptr});
@@ -340,7 +353,7 @@ Pipeline create_compute_pipeline(const Context& ctx, const ComputeDesc& desc) {
     p.bind_point = VK_PIPELINE_BIND_POINT_COMPUTE;
     LayoutDesc layout = desc.layout;
     layout.stages = VK_SHADER_STAGE_COMPUTE_BIT;
-    create_layout(ctx, layout, p);
+    create_pipeline_layout(ctx, layout, p);
     VkShaderModule module = load_shader(ctx, desc.shader);
     VkPipelineShaderStageRequiredSubgroupSizeCreateInfo required{
         VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO};
@@ -369,7 +382,7 @@ Pipeline create_graphics_pipeline(const Context& ctx, const GraphicsDesc& desc) 
     Pipeline p;
     p.device = ctx.device;
     p.bind_point = VK_PIPELINE_BIND_POINT_GRAPHICS;
-    create_layout(ctx, desc.layout, p);
+    create_pipeline_layout(ctx, desc.layout, p);
 
     std::vector<VkShaderModule> modules;
     std::vector<VkPipelineShaderStageCreateInfo> stages;
@@ -493,16 +506,31 @@ Descriptors& Descriptors::sampled_image(uint32_t binding, VkImageView view, VkSa
     return *this;
 }
 
+Descriptors& Descriptors::acceleration_structure(uint32_t binding, VkAccelerationStructureKHR tlas) {
+    structures.push_back(tlas);
+    VkWriteDescriptorSetAccelerationStructureKHR as{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET_ACCELERATION_STRUCTURE_KHR};
+    as.accelerationStructureCount = 1;
+    as.pAccelerationStructures = &structures.back();
+    structure_writes.push_back(as);
+    VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, &structure_writes.back()};
+    w.dstBinding = binding;
+    w.descriptorCount = 1;
+    w.descriptorType = VK_DESCRIPTOR_TYPE_ACCELERATION_STRUCTURE_KHR;
+    writes.push_back(w);
+    return *this;
+}
+
 namespace {
 
-VkDescriptorPool create_arena_pool(VkDevice device) {
+VkDescriptorPool create_arena_pool(VkDevice device, bool acceleration_structures) {
     const uint32_t n = 4096;
     VkDescriptorPoolSize sizes[] = {{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, n},         {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, n},
                                     {VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, n},          {VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE, n},
-                                    {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, n}, {VK_DESCRIPTOR_TYPE_SAMPLER, n}};
+                                    {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, n}, {VK_DESCRIPTOR_TYPE_SAMPLER, n},
+                                    {VK_DESCRIPTOR_TYPE_ACCELERATION_STRUCTURE_KHR, n}};
     VkDescriptorPoolCreateInfo info{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
     info.maxSets = 1024;
-    info.poolSizeCount = uint32_t(std::size(sizes));
+    info.poolSizeCount = uint32_t(std::size(sizes)) - (acceleration_structures ? 0 : 1);
     info.pPoolSizes = sizes;
     VkDescriptorPool pool;
     VK_CHECK(vkCreateDescriptorPool(device, &info, nullptr, &pool));
@@ -521,7 +549,7 @@ VkDescriptorSet allocate_arena_set(VkDevice device, DescriptorArena& arena, VkDe
         if (result == VK_SUCCESS) return set;
         if (result != VK_ERROR_OUT_OF_POOL_MEMORY && result != VK_ERROR_FRAGMENTED_POOL) VK_CHECK(result);
     }
-    arena.pools.push_back(create_arena_pool(device));
+    arena.pools.push_back(create_arena_pool(device, arena.acceleration_structures));
     info.descriptorPool = arena.pools.back();
     VK_CHECK(vkAllocateDescriptorSets(device, &info, &set));
     return set;
@@ -541,10 +569,16 @@ void Descriptors::push(VkCommandBuffer cmd, const Pipeline& pipeline) {
         d.type = w.descriptorType;
         d.buffer = w.pBufferInfo ? *w.pBufferInfo : VkDescriptorBufferInfo{};
         d.image = w.pImageInfo ? *w.pImageInfo : VkDescriptorImageInfo{};
+        d.acceleration_structure = w.descriptorType == VK_DESCRIPTOR_TYPE_ACCELERATION_STRUCTURE_KHR
+                                       ? static_cast<const VkWriteDescriptorSetAccelerationStructureKHR*>(w.pNext)
+                                             ->pAccelerationStructures[0]
+                                       : VK_NULL_HANDLE;
     }
     if (pushed.size() < pipeline.arena->binding_counts[pipeline.layout]) return;  // the rest comes next
     VkDescriptorSet set = allocate_arena_set(pipeline.device, *pipeline.arena, pipeline.set_layout);
     std::vector<VkWriteDescriptorSet> all;
+    std::vector<VkWriteDescriptorSetAccelerationStructureKHR> structure_infos;
+    structure_infos.reserve(pushed.size());
     for (const auto& [binding, d] : pushed) {
         VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
         w.dstSet = set;
@@ -552,8 +586,17 @@ void Descriptors::push(VkCommandBuffer cmd, const Pipeline& pipeline) {
         w.descriptorCount = 1;
         w.descriptorType = d.type;
         bool is_buffer = d.type == VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER || d.type == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-        if (is_buffer) w.pBufferInfo = &d.buffer;
-        else w.pImageInfo = &d.image;
+        if (d.type == VK_DESCRIPTOR_TYPE_ACCELERATION_STRUCTURE_KHR) {
+            VkWriteDescriptorSetAccelerationStructureKHR as{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET_ACCELERATION_STRUCTURE_KHR};
+            as.accelerationStructureCount = 1;
+            as.pAccelerationStructures = &d.acceleration_structure;
+            structure_infos.push_back(as);
+            w.pNext = &structure_infos.back();
+        } else if (is_buffer) {
+            w.pBufferInfo = &d.buffer;
+        } else {
+            w.pImageInfo = &d.image;
+        }
         all.push_back(w);
     }
     vkUpdateDescriptorSets(pipeline.device, uint32_t(all.size()), all.data(), 0, nullptr);

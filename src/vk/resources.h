@@ -14,6 +14,7 @@ struct Buffer {
     VkDeviceMemory memory = VK_NULL_HANDLE;
     VkDeviceSize size = 0;
     void* mapped = nullptr;
+    VkDeviceAddress address = 0;  // where created with VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT
 
     Buffer() = default;
     Buffer(Buffer&& o) noexcept { *this = std::move(o); }
@@ -124,6 +125,9 @@ struct ComputeDesc {
     std::vector<uint32_t> specialization; // 32-bit specialization constants: constant_id i = specialization[i]
 };
 Pipeline create_compute_pipeline(const Context& ctx, const ComputeDesc& desc);
+// The push-descriptor set layout and pipeline layout of `desc` into p (pipelines made elsewhere:
+// the ray-tracing pipeline, passes/ray_trace_pass.cpp).
+void create_pipeline_layout(const Context& ctx, const LayoutDesc& desc, Pipeline& p);
 
 struct GraphicsDesc {
     std::vector<std::pair<VkShaderStageFlagBits, std::string>> shaders;
@@ -145,7 +149,10 @@ struct Descriptors {
     std::vector<VkWriteDescriptorSet> writes;
     std::vector<VkDescriptorBufferInfo> buffers;
     std::vector<VkDescriptorImageInfo> images;
-    Descriptors() { buffers.reserve(16); images.reserve(16); }
+    std::vector<VkAccelerationStructureKHR> structures;
+    std::vector<VkWriteDescriptorSetAccelerationStructureKHR> structure_writes;
+    Descriptors() { buffers.reserve(16); images.reserve(16); structures.reserve(4); structure_writes.reserve(4); }
+    Descriptors& acceleration_structure(uint32_t binding, VkAccelerationStructureKHR tlas);
     Descriptors& buffer(uint32_t binding, const Buffer& b, VkDescriptorType type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
     Descriptors& storage_image(uint32_t binding, VkImageView view);
     Descriptors& sampled_image(uint32_t binding, VkImageView view, VkSampler sampler);

@@ -266,7 +266,7 @@ TEST(Window, KeysSwitchEveryPassAndViewResizeAndF12SavesTheFrameWithHud) {
     uint32_t animation_frame = uint32_t(std::stoul(paused.substr(paused.rfind(' ') + 1)));
 
     std::string cull = auto_variant("cull"), light = auto_variant("light_cull"), mip = auto_variant("mip");
-    std::string loop = auto_variant("light_loop");
+    std::string loop = auto_variant("light_loop"), rt = auto_variant("ray_trace");
     std::vector<Step> steps = {
         {"1", "cull-subgroup_"},  {"1", "cull-fallback_"},  {"1", "cull-off_"},       {"shift+1", "cull-fallback_"},
         {"1", "cull-off_"},       {"1", "cull-" + cull + "_"},
@@ -275,6 +275,9 @@ TEST(Window, KeysSwitchEveryPassAndViewResizeAndF12SavesTheFrameWithHud) {
         // The light loop offers no off: auto > subgroup > fallback > auto.
         {"4", "loop-subgroup_"},  {"4", "loop-fallback_"},  {"shift+4", "loop-subgroup_"}, {"4", "loop-fallback_"},
         {"4", "loop-" + loop + "_"},
+        // Ray tracing backwards from auto is off, then forwards auto again (what auto is depends on
+        // the device: off without ray tracing, fallback on lavapipe).
+        {"shift+5", "rt-off_"},   {"5", "rt-" + rt + "_"},
         {"v", "view-lane-id-fragment"}, {"v", "view-first-last-lane-fragment"}, {"v", "view-active-lanes-fragment"},
         {"v", "view-mip ("},      {"v", "view-light-count ("}, {"v", "view-shaded ("},
         {"v", "view-lane-id-fragment"},
@@ -283,7 +286,8 @@ TEST(Window, KeysSwitchEveryPassAndViewResizeAndF12SavesTheFrameWithHud) {
         {"b", view_of("callable")}, {"b", view_of("vertex")}, {"b", view_of("tess-control")},
         {"b", view_of("tess-eval")}, {"b", view_of("geometry")}, {"b", view_of("fragment")},
         {"shift+v", "view-shaded ("},
-        {"1", "cull-subgroup_"},  {"0", "cull-" + cull + "_light-" + light + "_mip-" + mip + "_loop-" + loop + "_view-shaded ("},
+        {"1", "cull-subgroup_"},
+        {"0", "cull-" + cull + "_light-" + light + "_mip-" + mip + "_loop-" + loop + "_rt-" + rt + "_view-shaded ("},
     };
     size_t frames_logged = log.count("frame ");
     for (const Step& step : steps) {
@@ -340,7 +344,8 @@ TEST(Window, KeysSwitchEveryPassAndViewResizeAndF12SavesTheFrameWithHud) {
     ASSERT_TRUE(xdo.run("key F12"));
     std::string shot = log.wait_line("screenshot: ", 0);
     ASSERT_FALSE(shot.empty()) << read_text(log_path);
-    std::string name = "subgroup-demo_cull-" + cull + "_light-" + light + "_mip-" + mip + "_loop-" + loop + "_view-shaded_400x240.png";
+    std::string name = "subgroup-demo_cull-" + cull + "_light-" + light + "_mip-" + mip + "_loop-" + loop + "_rt-" + rt +
+                       "_view-shaded_400x240.png";
     EXPECT_EQ(shot.substr(12, name.size()), name) << shot;
     Png screenshot = read_png(dir + "/" + name);
     ASSERT_EQ(screenshot.width, 400) << "missing or unreadable " << name;

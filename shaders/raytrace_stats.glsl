@@ -1,0 +1,70 @@
+// The ray statistics of the ray_trace pass, counted in every stage, every frame it runs. Both
+// variants count the same events; they differ only in how (the `subgroup` variant is RT_SUBGROUP).
+//   fallback: one atomicAdd per invocation and counter.
+//   subgroup: one atomicAdd per subgroup: subgroupBallot of the event, subgroupBallotBitCount,
+//             and the subgroupElect() lane adds the count. The atomics per stage (`subgroups`) then
+//             measure how full the stage's subgroups are: invocations / (subgroups * size).
+//
+// Why the subgroup counts are exact in ray-tracing stages, where the rules differ from compute:
+//  * Repacking. After traceRayEXT, executeCallableEXT and reportIntersectionEXT an invocation may
+//    continue in a different subgroup, with other lanes, and the subgroup built-ins
+//    (gl_SubgroupInvocationID, gl_SubgroupEqMask, ...) are Volatile in SPIR-V: they may change
+//    across those calls. Every count here is one call of count_event(): its ballot, bit count,
+//    elect and atomic run back to back, with no trace, callable or report between them, so they see
+//    one and the same set of lanes, and the elected lane adds exactly the lanes of that ballot.
+//    Each invocation is in exactly one subgroup at that moment, so it is counted exactly once.
+//    Nothing keeps a subgroup value (a ballot, a lane id) across a call that may repack: each
+//    count is computed afresh where it is made (raygen counts its shadow and reflection rays after
+//    the primary trace, in whatever subgroup it is in by then).
+//  * Partial subgroups. The ballot holds only the active lanes, whatever the subgroup size (4 to
+//    128) and however few invocations the driver packed together (an any-hit for one ray).
+//  * Helper lanes do not exist in these stages; every active lane is a real invocation.
+#ifndef RAYTRACE_STATS_GLSL
+#define RAYTRACE_STATS_GLSL
+
+// Word offsets in GpuCounters (src/render/frame.h): after the 16 words of the other passes.
+const uint kStatRays = 0u;          // [3] primary, shadow, reflection rays traced
+const uint kStatInvocations = 3u;   // [6] by stage: raygen, any-hit, closest-hit, miss, intersection, callable
+const uint kStatSubgroups = 9u;     // [6] subgroup variant: atomics made per stage (one per subgroup)
+const uint kStatAnyHitRejections = 15u;  // any-hit invocations that ignored the hit (alpha below the cutoff)
+const uint kStatSphereHits = 16u;        // intersection invocations that reported a hit
+const uint kStatShadowSkips = 17u;       // subgroup variant: subgroups that skipped the shadow-ray block
+const uint kStageRaygen = 0u, kStageAnyHit = 1u, kStageClosestHit = 2u, kStageMiss = 3u, kStageIntersection = 4u,
+           kStageCallable = 5u;
+
+layout(set = 0, binding = 9, std430) buffer RayStats {
+    uint earlier_counters[16];  // GpuCounters of the other passes
+    uint words[18];
+} ray_stats;
+
+// Counts the lanes for which `event` holds. (The views' trace, RT_VIEW, counts nothing: the
+// statistics are the frame's.)
+void count_event(uint counter, bool event) {
+#if defined(RT_VIEW)
+#elif defined(RT_SUBGROUP)
+    uvec4 lanes = subgroupBallot(event);
+    if (subgroupElect()) {
+        uint n = subgroupBallotBitCount(lanes);
+        if (n > 0u) atomicAdd(ray_stats.words[counter], n);
+    }
+#else
+    if (event) atomicAdd(ray_stats.words[counter], 1u);
+#endif
+}
+
+// Counts this invocation of a stage (and, with subgroups, the subgroup's one atomic). Called first
+// thing in each stage's main(), before the stage can trace, call or report anything.
+void count_invocation(uint stage) {
+#if defined(RT_VIEW)
+#elif defined(RT_SUBGROUP)
+    uint n = subgroupBallotBitCount(subgroupBallot(true));
+    if (subgroupElect()) {
+        atomicAdd(ray_stats.words[kStatInvocations + stage], n);
+        atomicAdd(ray_stats.words[kStatSubgroups + stage], 1u);
+    }
+#else
+    atomicAdd(ray_stats.words[kStatInvocations + stage], 1u);
+#endif
+}
+
+#endif

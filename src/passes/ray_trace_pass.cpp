@@ -1,0 +1,535 @@
+#include "passes/ray_trace_pass.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+
+namespace {
+
+// VK_KHR_acceleration_structure and VK_KHR_ray_tracing_pipeline entry points (not exported by the
+// loader: fetched from the device once, when a RayTracePass is made on a device that has them).
+PFN_vkCreateAccelerationStructureKHR create_structure;
+PFN_vkDestroyAccelerationStructureKHR destroy_structure;
+PFN_vkGetAccelerationStructureBuildSizesKHR build_sizes;
+PFN_vkGetAccelerationStructureDeviceAddressKHR structure_address;
+PFN_vkCmdBuildAccelerationStructuresKHR cmd_build;
+PFN_vkCreateRayTracingPipelinesKHR create_pipelines;
+PFN_vkGetRayTracingShaderGroupHandlesKHR group_handles;
+PFN_vkCmdTraceRaysKHR cmd_trace_rays;
+
+template <typename F>
+void load(VkDevice device, F& f, const char* name) {
+    f = reinterpret_cast<F>(vkGetDeviceProcAddr(device, name));
+    if (!f) throw VulkanError(std::string("ray tracing entry point missing: ") + name);
+}
+
+constexpr VkShaderStageFlags kRayStages = VK_SHADER_STAGE_RAYGEN_BIT_KHR | VK_SHADER_STAGE_ANY_HIT_BIT_KHR |
+                                          VK_SHADER_STAGE_CLOSEST_HIT_BIT_KHR | VK_SHADER_STAGE_MISS_BIT_KHR |
+                                          VK_SHADER_STAGE_INTERSECTION_BIT_KHR | VK_SHADER_STAGE_CALLABLE_BIT_KHR;
+constexpr VkPipelineStageFlags2 kRayShader = VK_PIPELINE_STAGE_2_RAY_TRACING_SHADER_BIT_KHR;
+constexpr VkPipelineStageFlags2 kBuild = VK_PIPELINE_STAGE_2_ACCELERATION_STRUCTURE_BUILD_BIT_KHR;
+
+// shaders/raytrace.glsl's set 0: frame, draws, lights, textures, TLAS, vertices, indices, depth,
+// the traced image, the statistics (GpuCounters).
+const LayoutDesc kRayTraceLayout = {
+    {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+     VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, VK_DESCRIPTOR_TYPE_ACCELERATION_STRUCTURE_KHR,
+     VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE,
+     VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
+    kRayStages, 0};
+// light_aabbs.comp: lights, AABBs; push constant count and radius.
+const LayoutDesc kAabbLayout = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
+                                VK_SHADER_STAGE_COMPUTE_BIT, 8};
+
+VkDeviceSize align_up(VkDeviceSize v, VkDeviceSize a) { return a ? (v + a - 1) / a * a : v; }
+
+// The six shaders in the pipeline's stage order (the groups below index it).
+const std::pair<Stage, const char*> kShaders[] = {{Stage::raygen, "raytrace.rgen"},       {Stage::miss, "raytrace.rmiss"},
+                                                  {Stage::closest_hit, "raytrace.rchit"}, {Stage::any_hit, "raytrace.rahit"},
+                                                  {Stage::intersection, "raytrace.rint"}, {Stage::callable, "raytrace.rcall"}};
+
+// `variant(stage)`: the SPIR-V variant each stage runs ("fallback", "subgroup", "view_plain", ...).
+template <typename VariantOf>
+Pipeline create_ray_pipeline(const Context& ctx, const LayoutDesc& layout, VariantOf variant) {
+    Pipeline p;
+    p.device = ctx.device;
+    p.bind_point = VK_PIPELINE_BIND_POINT_RAY_TRACING_KHR;
+    create_pipeline_layout(ctx, layout, p);
+    std::vector<VkPipelineShaderStageCreateInfo> infos;
+    for (auto [stage, name] : kShaders) {
+        VkPipelineShaderStageCreateInfo s{VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
+        s.stage = VkShaderStageFlagBits(stage_info(stage).vk_stage);
+        s.module = load_shader(ctx, std::string(name) + "." + variant(stage));
+        s.pName = "main";
+        infos.push_back(s);
+    }
+    auto group = [](VkRayTracingShaderGroupTypeKHR type, uint32_t general, uint32_t closest, uint32_t any, uint32_t isect) {
+        VkRayTracingShaderGroupCreateInfoKHR g{VK_STRUCTURE_TYPE_RAY_TRACING_SHADER_GROUP_CREATE_INFO_KHR};
+        g.type = type;
+        g.generalShader = general;
+        g.closestHitShader = closest;
+        g.anyHitShader = any;
+        g.intersectionShader = isect;
+        return g;
+    };
+    const uint32_t none = VK_SHADER_UNUSED_KHR;
+    VkRayTracingShaderGroupCreateInfoKHR groups[kGroupCount] = {
+        group(VK_RAY_TRACING_SHADER_GROUP_TYPE_GENERAL_KHR, 0, none, none, none),                  // raygen
+        group(VK_RAY_TRACING_SHADER_GROUP_TYPE_GENERAL_KHR, 1, none, none, none),                  // miss
+        group(VK_RAY_TRACING_SHADER_GROUP_TYPE_TRIANGLES_HIT_GROUP_KHR, none, 2, 3, none),         // triangles
+        group(VK_RAY_TRACING_SHADER_GROUP_TYPE_PROCEDURAL_HIT_GROUP_KHR, none, 2, none, 4),        // light spheres
+        group(VK_RAY_TRACING_SHADER_GROUP_TYPE_GENERAL_KHR, 5, none, none, none)};                 // material
+    VkRayTracingPipelineCreateInfoKHR info{VK_STRUCTURE_TYPE_RAY_TRACING_PIPELINE_CREATE_INFO_KHR};
+    info.stageCount = uint32_t(infos.size());
+    info.pStages = infos.data();
+    info.groupCount = kGroupCount;
+    info.pGroups = groups;
+    info.maxPipelineRayRecursionDepth = 1;  // raygen traces; hit shaders only call the callable
+    info.layout = p.layout;
+    VkResult result = create_pipelines(ctx.device, VK_NULL_HANDLE, VK_NULL_HANDLE, 1, &info, nullptr, &p.pipeline);
+    for (auto& s : infos) vkDestroyShaderModule(ctx.device, s.module, nullptr);
+    VK_CHECK(result);
+    return p;
+}
+
+}  // namespace
+
+SbtLayout sbt_layout(uint32_t handle_size, uint32_t handle_alignment, uint32_t base_alignment, uint32_t miss_count,
+                     uint32_t hit_count, uint32_t callable_count) {
+    SbtLayout l;
+    VkDeviceSize stride = align_up(handle_size, handle_alignment);
+    l.raygen = {0, align_up(stride, base_alignment), align_up(stride, base_alignment)};
+    VkDeviceSize at = l.raygen.size;
+    auto region = [&](uint32_t count) {
+        SbtRegion r{at, stride, align_up(count * stride, base_alignment)};
+        at += r.size;
+        return r;
+    };
+    l.miss = region(miss_count);
+    l.hit = region(hit_count);
+    l.callable = region(callable_count);
+    l.bytes = at;
+    return l;
+}
+
+std::vector<TlasInstance> tlas_instances(const GpuScene& scene) {
+    std::vector<TlasInstance> out;
+    auto row_major = [](TlasInstance& t, const glm::mat4& m) {
+        for (int r = 0; r < 3; ++r)
+            for (int c = 0; c < 4; ++c) t.transform[r][c] = m[c][r];  // glm is column-major
+    };
+    for (uint32_t i = 0; i < scene.draw_count; ++i) {
+        TlasInstance t{};
+        row_major(t, scene.cpu_draws[i].model);
+        t.custom_index = i;
+        t.mask = kTlasMaskGeometry;
+        t.sbt_offset = kGroupTriangles - kGroupTriangles;
+        t.blas = scene.cpu_draws[i].mesh;
+        out.push_back(t);
+    }
+    TlasInstance lights{};
+    row_major(lights, glm::mat4(1.0f));
+    lights.custom_index = 0;
+    lights.mask = kTlasMaskLights;
+    lights.sbt_offset = kGroupLights - kGroupTriangles;
+    lights.blas = uint32_t(scene.meshes.size());
+    out.push_back(lights);
+    return out;
+}
+
+RayTracePass::~RayTracePass() {
+    if (!enabled_) return;
+    for (Structure& s : blas_)
+        if (s.handle) destroy_structure(device_, s.handle, nullptr);
+    if (tlas_.handle) destroy_structure(device_, tlas_.handle, nullptr);
+}
+
+void RayTracePass::light_build_info(VkAccelerationStructureBuildGeometryInfoKHR& info,
+                                    VkAccelerationStructureGeometryKHR& geometry) const {
+    geometry = {VK_STRUCTURE_TYPE_ACCELERATION_STRUCTURE_GEOMETRY_KHR};
+    geometry.geometryType = VK_GEOMETRY_TYPE_AABBS_KHR;
+    geometry.flags = VK_GEOMETRY_OPAQUE_BIT_KHR;
+    geometry.geometry.aabbs = {VK_STRUCTURE_TYPE_ACCELERATION_STRUCTURE_GEOMETRY_AABBS_DATA_KHR};
+    geometry.geometry.aabbs.data.deviceAddress = light_aabbs_.address;
+    geometry.geometry.aabbs.stride = sizeof(VkAabbPositionsKHR);
+    info = {VK_STRUCTURE_TYPE_ACCELERATION_STRUCTURE_BUILD_GEOMETRY_INFO_KHR};
+    info.type = VK_ACCELERATION_STRUCTURE_TYPE_BOTTOM_LEVEL_KHR;
+    info.flags = VK_BUILD_ACCELERATION_STRUCTURE_PREFER_FAST_BUILD_BIT_KHR;
+    info.mode = VK_BUILD_ACCELERATION_STRUCTURE_MODE_BUILD_KHR;
+    info.geometryCount = 1;
+    info.pGeometries = &geometry;
+}
+
+void RayTracePass::tlas_build_info(VkAccelerationStructureBuildGeometryInfoKHR& info,
+                                   VkAccelerationStructureGeometryKHR& geometry) const {
+    geometry = {VK_STRUCTURE_TYPE_ACCELERATION_STRUCTURE_GEOMETRY_KHR};
+    geometry.geometryType = VK_GEOMETRY_TYPE_INSTANCES_KHR;
+    geometry.geometry.instances = {VK_STRUCTURE_TYPE_ACCELERATION_STRUCTURE_GEOMETRY_INSTANCES_DATA_KHR};
+    geometry.geometry.instances.data.deviceAddress = instances_.address;
+    info = {VK_STRUCTURE_TYPE_ACCELERATION_STRUCTURE_BUILD_GEOMETRY_INFO_KHR};
+    info.type = VK_ACCELERATION_STRUCTURE_TYPE_TOP_LEVEL_KHR;
+    info.flags = VK_BUILD_ACCELERATION_STRUCTURE_PREFER_FAST_TRACE_BIT_KHR;
+    info.mode = VK_BUILD_ACCELERATION_STRUCTURE_MODE_BUILD_KHR;
+    info.geometryCount = 1;
+    info.pGeometries = &geometry;
+}
+
+void RayTracePass::create(const Context& ctx, const GpuScene& scene, uint32_t lights) {
+    enabled_ = ctx.features.ray_tracing;
+    if (!enabled_) return;  // the plan keeps the pass off (pass_table.cpp: ray_tracing_missing)
+    device_ = ctx.device;
+    lights_ = lights;
+    load(ctx.device, create_structure, "vkCreateAccelerationStructureKHR");
+    load(ctx.device, destroy_structure, "vkDestroyAccelerationStructureKHR");
+    load(ctx.device, build_sizes, "vkGetAccelerationStructureBuildSizesKHR");
+    load(ctx.device, structure_address, "vkGetAccelerationStructureDeviceAddressKHR");
+    load(ctx.device, cmd_build, "vkCmdBuildAccelerationStructuresKHR");
+    load(ctx.device, create_pipelines, "vkCreateRayTracingPipelinesKHR");
+    load(ctx.device, group_handles, "vkGetRayTracingShaderGroupHandlesKHR");
+    load(ctx.device, cmd_trace_rays, "vkCmdTraceRaysKHR");
+
+    pipeline_[0] = create_ray_pipeline(ctx, kRayTraceLayout, [](Stage) { return "fallback"; });
+    if (pass_missing(ctx.subgroup_unmasked, ctx.features, PassId::ray_trace).empty())
+        pipeline_[1] = create_ray_pipeline(ctx, kRayTraceLayout, [](Stage) { return "subgroup"; });
+    aabbs_ = create_compute_pipeline(ctx, {"light_aabbs.comp.main", kAabbLayout});
+    const auto& rt = ctx.ray_tracing_properties;
+    sbt_layout_ = sbt_layout(rt.shaderGroupHandleSize, rt.shaderGroupHandleAlignment, rt.shaderGroupBaseAlignment, 1, 2, 1);
+    for (int v = 0; v < 2; ++v)
+        if (pipeline_[v].pipeline) sbt_[v] = make_sbt(ctx, pipeline_[v]);
+    build_static(ctx, scene);
+}
+
+// The shader binding table of a pipeline: one record per group (miss, the two hit groups, the callable).
+Buffer RayTracePass::make_sbt(const Context& ctx, const Pipeline& pipeline) const {
+    const auto& rt = ctx.ray_tracing_properties;
+    {
+        std::vector<uint8_t> handles(size_t(kGroupCount) * rt.shaderGroupHandleSize);
+        VK_CHECK(group_handles(ctx.device, pipeline.pipeline, 0, kGroupCount, handles.size(), handles.data()));
+        std::vector<uint8_t> table(sbt_layout_.bytes, 0);
+        auto put = [&](const SbtRegion& region, uint32_t record, uint32_t group) {
+            memcpy(&table[region.offset + record * region.stride], &handles[size_t(group) * rt.shaderGroupHandleSize],
+                   rt.shaderGroupHandleSize);
+        };
+        put(sbt_layout_.raygen, 0, kGroupRaygen);
+        put(sbt_layout_.miss, 0, kGroupMiss);
+        put(sbt_layout_.hit, 0, kGroupTriangles);
+        put(sbt_layout_.hit, 1, kGroupLights);
+        put(sbt_layout_.callable, 0, kGroupMaterial);
+        // Regions start at shaderGroupBaseAlignment from the buffer's address: over-allocate by one
+        // alignment and place the table at the first aligned address inside.
+        Buffer sbt = create_buffer(ctx, table.size() + rt.shaderGroupBaseAlignment,
+                                   VK_BUFFER_USAGE_SHADER_BINDING_TABLE_BIT_KHR | VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT,
+                                   MemoryKind::host_upload, "shader binding table");
+        VkDeviceSize skip = align_up(sbt.address, rt.shaderGroupBaseAlignment) - sbt.address;
+        memcpy(static_cast<uint8_t*>(sbt.mapped) + skip, table.data(), table.size());
+        return sbt;
+    }
+}
+
+void RayTracePass::build_static(const Context& ctx, const GpuScene& scene) {
+    const VkBufferUsageFlags input = VK_BUFFER_USAGE_ACCELERATION_STRUCTURE_BUILD_INPUT_READ_ONLY_BIT_KHR |
+                                     VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT;
+    light_aabbs_ = create_buffer(ctx, std::max<VkDeviceSize>(1, lights_) * sizeof(VkAabbPositionsKHR),
+                                 input | VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, MemoryKind::device_local, "light aabbs");
+    std::vector<TlasInstance> cpu = tlas_instances(scene);
+    instance_count_ = uint32_t(cpu.size());
+
+    // Sizes: a BLAS per unique mesh (opaque unless its material is masked: only masked geometry
+    // runs the any-hit shader), the lights' BLAS, the TLAS.
+    const size_t meshes = scene.meshes.size();
+    std::vector<VkAccelerationStructureGeometryKHR> geometries(meshes + 2);
+    std::vector<VkAccelerationStructureBuildGeometryInfoKHR> infos(meshes + 2);
+    std::vector<VkAccelerationStructureBuildRangeInfoKHR> ranges(meshes + 2);
+    for (size_t m = 0; m < meshes; ++m) {
+        const GpuScene::MeshRange& mesh = scene.meshes[m];
+        VkAccelerationStructureGeometryKHR& g = geometries[m];
+        g = {VK_STRUCTURE_TYPE_ACCELERATION_STRUCTURE_GEOMETRY_KHR};
+        g.geometryType = VK_GEOMETRY_TYPE_TRIANGLES_KHR;
+        g.flags = mesh.alpha_masked ? 0 : VK_GEOMETRY_OPAQUE_BIT_KHR;
+        auto& t = g.geometry.triangles;
+        t = {VK_STRUCTURE_TYPE_ACCELERATION_STRUCTURE_GEOMETRY_TRIANGLES_DATA_KHR};
+        t.vertexFormat = VK_FORMAT_R32G32B32_SFLOAT;
+        t.vertexData.deviceAddress = scene.vertices.address;
+        t.vertexStride = sizeof(Vertex);
+        t.maxVertex = std::max(1u, scene.vertex_count) - 1;
+        t.indexType = VK_INDEX_TYPE_UINT32;
+        t.indexData.deviceAddress = scene.indices.address + VkDeviceSize(mesh.first_index) * sizeof(uint32_t);
+        infos[m] = {VK_STRUCTURE_TYPE_ACCELERATION_STRUCTURE_BUILD_GEOMETRY_INFO_KHR};
+        infos[m].type = VK_ACCELERATION_STRUCTURE_TYPE_BOTTOM_LEVEL_KHR;
+        infos[m].flags = VK_BUILD_ACCELERATION_STRUCTURE_PREFER_FAST_TRACE_BIT_KHR;
+        infos[m].mode = VK_BUILD_ACCELERATION_STRUCTURE_MODE_BUILD_KHR;
+        infos[m].geometryCount = 1;
+        infos[m].pGeometries = &geometries[m];
+        ranges[m] = {mesh.index_count / 3, 0, 0, 0};
+    }
+    light_build_info(infos[meshes], geometries[meshes]);
+    ranges[meshes] = {lights_, 0, 0, 0};
+    instances_ = create_buffer(ctx, cpu.size() * sizeof(VkAccelerationStructureInstanceKHR), input | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                               MemoryKind::device_local, "ray trace instances");
+    tlas_build_info(infos[meshes + 1], geometries[meshes + 1]);
+    ranges[meshes + 1] = {instance_count_, 0, 0, 0};
+
+    const VkDeviceSize scratch_alignment = ctx.acceleration_structure_properties.minAccelerationStructureScratchOffsetAlignment;
+    blas_.resize(meshes + 1);
+    VkDeviceSize storage = 0, static_scratch = 0;
+    for (size_t i = 0; i < meshes + 2; ++i) {
+        Structure& s = i < meshes + 1 ? blas_[i] : tlas_;
+        VkAccelerationStructureBuildSizesInfoKHR sizes{VK_STRUCTURE_TYPE_ACCELERATION_STRUCTURE_BUILD_SIZES_INFO_KHR};
+        build_sizes(ctx.device, VK_ACCELERATION_STRUCTURE_BUILD_TYPE_DEVICE_KHR, &infos[i], &ranges[i].primitiveCount, &sizes);
+        s.offset = storage;
+        s.size = sizes.accelerationStructureSize;
+        s.scratch = align_up(sizes.buildScratchSize, scratch_alignment);
+        storage = align_up(storage + s.size, 256);  // AS offsets: multiples of 256
+        if (i < meshes) static_scratch += s.scratch;
+    }
+    // Scratch: the meshes' BLASes are built together once (a region each); every frame the lights'
+    // BLAS and then the TLAS use two regions of their own.
+    light_scratch_offset_ = 0;
+    tlas_scratch_offset_ = blas_[meshes].scratch;
+    VkDeviceSize scratch_bytes = std::max(static_scratch, blas_[meshes].scratch + tlas_.scratch);
+    structures_ = create_buffer(ctx, storage, VK_BUFFER_USAGE_ACCELERATION_STRUCTURE_STORAGE_BIT_KHR | VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT,
+                                MemoryKind::device_local, "acceleration structures");
+    scratch_ = create_buffer(ctx, scratch_bytes + scratch_alignment,
+                             VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT,
+                             MemoryKind::device_local, "acceleration structure scratch");
+    VkDeviceAddress scratch_base = align_up(scratch_.address, scratch_alignment);
+    for (size_t i = 0; i < meshes + 2; ++i) {
+        Structure& s = i < meshes + 1 ? blas_[i] : tlas_;
+        VkAccelerationStructureCreateInfoKHR create{VK_STRUCTURE_TYPE_ACCELERATION_STRUCTURE_CREATE_INFO_KHR};
+        create.buffer = structures_.buffer;
+        create.offset = s.offset;
+        create.size = s.size;
+        create.type = i < meshes + 1 ? VK_ACCELERATION_STRUCTURE_TYPE_BOTTOM_LEVEL_KHR : VK_ACCELERATION_STRUCTURE_TYPE_TOP_LEVEL_KHR;
+        VK_CHECK(create_structure(ctx.device, &create, nullptr, &s.handle));
+        VkAccelerationStructureDeviceAddressInfoKHR address{VK_STRUCTURE_TYPE_ACCELERATION_STRUCTURE_DEVICE_ADDRESS_INFO_KHR};
+        address.accelerationStructure = s.handle;
+        s.address = structure_address(ctx.device, &address);
+    }
+
+    // The instances, now that the BLAS addresses are known.
+    std::vector<VkAccelerationStructureInstanceKHR> instances(cpu.size());
+    for (size_t i = 0; i < cpu.size(); ++i) {
+        VkAccelerationStructureInstanceKHR& out = instances[i];
+        memcpy(&out.transform, cpu[i].transform, sizeof(out.transform));
+        out.instanceCustomIndex = cpu[i].custom_index;
+        out.mask = cpu[i].mask;
+        out.instanceShaderBindingTableRecordOffset = cpu[i].sbt_offset;
+        out.flags = 0;
+        out.accelerationStructureReference = blas_[cpu[i].blas].address;
+    }
+    Buffer staging = create_buffer(ctx, instances.size() * sizeof(instances[0]), VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
+                                   MemoryKind::host_upload, "staging");
+    memcpy(staging.mapped, instances.data(), instances.size() * sizeof(instances[0]));
+
+    // Build the meshes' BLASes once.
+    VkCommandBuffer cmd = begin_one_shot(ctx);
+    VkBufferCopy region{0, 0, staging.size};
+    vkCmdCopyBuffer(cmd, staging.buffer, instances_.buffer, 1, &region);
+    VkDeviceSize at = 0;
+    std::vector<const VkAccelerationStructureBuildRangeInfoKHR*> range_pointers;
+    for (size_t m = 0; m < meshes; ++m) {
+        infos[m].dstAccelerationStructure = blas_[m].handle;
+        infos[m].scratchData.deviceAddress = scratch_base + at;
+        at += blas_[m].scratch;
+        range_pointers.push_back(&ranges[m]);
+    }
+    if (meshes) cmd_build(cmd, uint32_t(meshes), infos.data(), range_pointers.data());
+    // The frames' builds reuse the scratch and read the instances.
+    memory_barrier(cmd, kBuild | VK_PIPELINE_STAGE_2_COPY_BIT,
+                   VK_ACCESS_2_ACCELERATION_STRUCTURE_WRITE_BIT_KHR | VK_ACCESS_2_TRANSFER_WRITE_BIT, kBuild,
+                   VK_ACCESS_2_ACCELERATION_STRUCTURE_READ_BIT_KHR | VK_ACCESS_2_ACCELERATION_STRUCTURE_WRITE_BIT_KHR |
+                       VK_ACCESS_2_SHADER_READ_BIT);
+    end_one_shot(ctx, cmd);
+}
+
+void RayTracePass::record(FrameContext& f) {
+    Variant variant = f.plan[PassId::ray_trace].variant;
+    if (!enabled_ || variant == Variant::off) return;
+    int v = variant == Variant::subgroup && pipeline_[1].pipeline ? 1 : 0;
+    begin_label(f.ctx, f.cmd, "ray trace");
+    f.timer.begin(f.cmd, Timer::ray_trace);
+    build_frame(f);
+    trace(f, pipeline_[v], sbt_[v], nullptr);
+    f.ray_traced = true;
+    f.timer.end(f.cmd, Timer::ray_trace);
+    end_label(f.ctx, f.cmd);
+}
+
+void RayTracePass::build_frame(FrameContext& f) {
+    // This frame's light boxes. The previous frame's builds read them and its rays read the
+    // structures rebuilt below (a barrier covers everything submitted before it on the queue).
+    memory_barrier(f.cmd, kBuild | kRayShader,
+                   VK_ACCESS_2_ACCELERATION_STRUCTURE_READ_BIT_KHR | VK_ACCESS_2_ACCELERATION_STRUCTURE_WRITE_BIT_KHR |
+                       VK_ACCESS_2_SHADER_READ_BIT,
+                   VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | kBuild,
+                   VK_ACCESS_2_SHADER_WRITE_BIT | VK_ACCESS_2_ACCELERATION_STRUCTURE_WRITE_BIT_KHR);
+    if (lights_) {
+        vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, aabbs_.pipeline);
+        Descriptors d;
+        d.buffer(0, f.lights).buffer(1, light_aabbs_);
+        d.push(f.cmd, aabbs_);
+        struct {
+            uint32_t count;
+            float radius;
+        } push{lights_, kBulbRadius};
+        vkCmdPushConstants(f.cmd, aabbs_.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
+        vkCmdDispatch(f.cmd, (lights_ + 63) / 64, 1, 1);
+    }
+    memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_WRITE_BIT, kBuild,
+                   VK_ACCESS_2_SHADER_READ_BIT);
+
+    // Rebuild the lights' BLAS, then the TLAS over it and the meshes' BLASes.
+    VkDeviceAddress scratch_base =
+        align_up(scratch_.address, f.ctx.acceleration_structure_properties.minAccelerationStructureScratchOffsetAlignment);
+    VkAccelerationStructureGeometryKHR geometry;
+    VkAccelerationStructureBuildGeometryInfoKHR info;
+    light_build_info(info, geometry);
+    info.dstAccelerationStructure = blas_.back().handle;
+    info.scratchData.deviceAddress = scratch_base + light_scratch_offset_;
+    VkAccelerationStructureBuildRangeInfoKHR range{lights_, 0, 0, 0};
+    const VkAccelerationStructureBuildRangeInfoKHR* range_pointer = &range;
+    cmd_build(f.cmd, 1, &info, &range_pointer);
+    memory_barrier(f.cmd, kBuild, VK_ACCESS_2_ACCELERATION_STRUCTURE_WRITE_BIT_KHR, kBuild,
+                   VK_ACCESS_2_ACCELERATION_STRUCTURE_READ_BIT_KHR);
+    tlas_build_info(info, geometry);
+    info.dstAccelerationStructure = tlas_.handle;
+    info.scratchData.deviceAddress = scratch_base + tlas_scratch_offset_;
+    range = {instance_count_, 0, 0, 0};
+    cmd_build(f.cmd, 1, &info, &range_pointer);
+    memory_barrier(f.cmd, kBuild, VK_ACCESS_2_ACCELERATION_STRUCTURE_WRITE_BIT_KHR, kRayShader,
+                   VK_ACCESS_2_ACCELERATION_STRUCTURE_READ_BIT_KHR);
+}
+
+// One ray per pixel through `pipeline` into the traced image (view_params: the views' pipelines).
+void RayTracePass::trace(FrameContext& f, const Pipeline& pipeline, const Buffer& sbt, const Buffer* view_params) {
+    // Depth sampled in the layout light culling and the forward depth test also use; the traced
+    // image written whole (every pixel is stored; forward may have read it: wait for that).
+    transition(f.cmd, f.targets.depth, VK_IMAGE_LAYOUT_DEPTH_READ_ONLY_OPTIMAL, kRayShader, VK_ACCESS_2_SHADER_SAMPLED_READ_BIT);
+    transition(f.cmd, f.targets.ray_traced, VK_IMAGE_LAYOUT_GENERAL, kRayShader, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, true);
+
+    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_RAY_TRACING_KHR, pipeline.pipeline);
+    Descriptors d;
+    d.buffer(0, f.uniforms, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER)
+        .buffer(1, f.scene.draws)
+        .buffer(2, f.lights)
+        .sampled_image(3, f.scene.textures.view, f.scene.sampler)
+        .acceleration_structure(4, tlas_.handle)
+        .buffer(5, f.scene.vertices)
+        .buffer(6, f.scene.indices);
+    d.images.push_back({VK_NULL_HANDLE, f.targets.depth.view, VK_IMAGE_LAYOUT_DEPTH_READ_ONLY_OPTIMAL});
+    VkWriteDescriptorSet depth{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+    depth.dstBinding = 7;
+    depth.descriptorCount = 1;
+    depth.descriptorType = VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE;
+    depth.pImageInfo = &d.images.back();
+    d.writes.push_back(depth);
+    d.storage_image(8, f.targets.ray_traced.view).buffer(9, f.counters);
+    if (view_params) d.buffer(10, *view_params, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER);
+    d.push(f.cmd, pipeline);
+
+    VkDeviceAddress base = align_up(sbt.address, f.ctx.ray_tracing_properties.shaderGroupBaseAlignment);
+    auto region = [&](const SbtRegion& r) { return VkStridedDeviceAddressRegionKHR{base + r.offset, r.stride, r.size}; };
+    VkStridedDeviceAddressRegionKHR raygen = region(sbt_layout_.raygen), miss = region(sbt_layout_.miss),
+                                    hit = region(sbt_layout_.hit), callable = region(sbt_layout_.callable);
+    cmd_trace_rays(f.cmd, &raygen, &miss, &hit, &callable, f.targets.extent.width, f.targets.extent.height, 1);
+}
+
+bool RayTracePass::record_stage_view(FrameContext& f, const Buffer& params) {
+    const ViewPlan& plan = f.plan.view;
+    if (!enabled_ || !(kRayTracingStages & bit(plan.stage))) return false;
+    ViewPipeline& view = views_[{uint32_t(plan.stage), uint32_t(plan.mode)}];
+    if (!view.pipeline.pipeline) {
+        const char* kind = plan.mode == ViewMode::lane_id           ? "view_lane_id"
+                           : plan.mode == ViewMode::first_last_lane ? "view_first_last"
+                                                                    : "view_active";
+        LayoutDesc layout = kRayTraceLayout;
+        layout.bindings.push_back(VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER);  // 10: the views' colours (unused by the trace)
+        Stage under_view = plan.stage;
+        view.pipeline = create_ray_pipeline(f.ctx, layout, [&](Stage s) { return s == under_view ? kind : "view_plain"; });
+        view.sbt = make_sbt(f.ctx, view.pipeline);
+    }
+    if (!view_colour_.pipeline)
+        view_colour_ = create_compute_pipeline(
+            f.ctx, {"raytrace_view.comp.main",
+                    {{VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER}}});
+    // The structures of this frame (built already where the pass ran).
+    if (!f.ray_traced) build_frame(f);
+    trace(f, view.pipeline, view.sbt, &params);
+    transition(f.cmd, f.targets.ray_traced, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+               VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
+    transition(f.cmd, f.targets.color, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+               VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, view_colour_.pipeline);
+    Descriptors()
+        .storage_image(0, f.targets.color.view)
+        .storage_image(1, f.targets.ray_traced.view)
+        .buffer(2, params, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER)
+        .push(f.cmd, view_colour_);
+    vkCmdDispatch(f.cmd, (f.targets.extent.width + 7) / 8, (f.targets.extent.height + 7) / 8, 1);
+    return true;
+}
+
+// The statistics of the last frame (docs/ray-tracing.md): rays per kind, each stage's invocations
+// and atomics (one per subgroup with subgroups, one per invocation in the fallback), and with
+// subgroups the mean lanes per subgroup and the occupancy they imply.
+void ray_trace_report_counters(nlohmann::json& counters, const PassCounters& c) {
+    Variant v = c.plan[PassId::ray_trace].variant;
+    if (v == Variant::off || !c.ran) {
+        counters["ray_trace"] = nullptr;
+        return;
+    }
+    const RayStats& s = c.frame.rays;
+    bool subgroup = v == Variant::subgroup;
+    static const char* kStageKeys[6] = {"raygen", "any_hit", "closest_hit", "miss", "intersection", "callable"};
+    nlohmann::json stages = nlohmann::json::object();
+    for (int i = 0; i < 6; ++i) {
+        uint32_t atomics = subgroup ? s.subgroups[i] : s.invocations[i];
+        nlohmann::json st = {{"invocations", s.invocations[i]}, {"atomics", atomics}};
+        if (subgroup && atomics) {
+            double lanes = double(s.invocations[i]) / double(atomics);
+            st["lanes_per_subgroup"] = lanes;
+            st["occupancy"] = c.subgroup_size ? nlohmann::json(lanes / double(c.subgroup_size)) : nlohmann::json(nullptr);
+        }
+        stages[kStageKeys[i]] = st;
+    }
+    counters["ray_trace"] = {{"variant", variant_name(v)},
+                             {"rays", {{"primary", s.rays[0]}, {"shadow", s.rays[1]}, {"reflection", s.rays[2]}}},
+                             {"stages", stages},
+                             {"any_hit_rejections", s.any_hit_rejections},
+                             {"sphere_hits", s.sphere_hits},
+                             {"shadow_skipped_subgroups", subgroup ? nlohmann::json(s.shadow_skips) : nlohmann::json(nullptr)}};
+}
+
+// One HUD line, each stage in short (rg ah ch mi is ca): with subgroups, how full its subgroups
+// were in percent (invocations over the atomics, one per subgroup, over the subgroup size); the
+// fallback makes one atomic per invocation and so measures no lanes: its invocations instead.
+std::optional<HudLine> ray_trace_hud_line(const PassCounters& c) {
+    Variant v = c.plan[PassId::ray_trace].variant;
+    if (v == Variant::off || !c.ran) return std::nullopt;
+    auto compact = [](uint64_t n) {
+        char text[32];
+        if (n < 1000) snprintf(text, sizeof(text), "%llu", (unsigned long long)n);
+        else if (n < 1000000) snprintf(text, sizeof(text), "%lluk", (unsigned long long)(n / 1000));
+        else snprintf(text, sizeof(text), "%.1fM", double(n) / 1e6);
+        return std::string(text);
+    };
+    const RayStats& r = c.frame.rays;
+    bool subgroup = v == Variant::subgroup;
+    static const char* kShort[6] = {"rg", "ah", "ch", "mi", "is", "ca"};
+    std::string line;
+    for (int i = 0; i < 6; ++i) {
+        line += std::string(i ? " " : "") + kShort[i] + " ";
+        if (!subgroup) line += compact(r.invocations[i]);
+        else if (r.subgroups[i] == 0 || c.subgroup_size == 0) line += "-";
+        else line += std::to_string(int(std::lround(100.0 * double(r.invocations[i]) / (double(r.subgroups[i]) * c.subgroup_size))));
+    }
+    return HudLine{subgroup ? "RT lanes %" : "RT calls", {{line, subgroup ? HudTone::normal : HudTone::dim}}};
+}
+
+// What the scene alone sizes (kDriverSizedAllocations in app/limits.h: the rest).
+void ray_trace_frame_allocations(const AllocationQuery& q, std::vector<PlannedAllocation>& out) {
+    if (!q.ray_tracing) return;
+    out.push_back({"light aabbs", std::max<uint64_t>(1, q.lights) * sizeof(VkAabbPositionsKHR), AllocationKind::storage_buffer, false});
+    out.push_back({"ray trace instances", (q.scene.instances.size() + 1) * sizeof(VkAccelerationStructureInstanceKHR),
+                   AllocationKind::buffer});
+}

@@ -1,0 +1,105 @@
+// The ray_trace pass (docs/ray-tracing.md): sun shadows and reflections traced after the depth
+// pre-pass with all six ray-tracing stages, into FrameTargets::ray_traced, which forward shading
+// reads. Acceleration structures: a BLAS per unique mesh and a TLAS of the draws, built once; a
+// BLAS of the lights' AABBs and the TLAS rebuilt every frame as the lights move. Both variants
+// trace the same rays; they differ in how each stage counts the ray statistics
+// (shaders/raytrace_stats.glsl).
+#pragma once
+
+#include <map>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "passes/allocation.h"
+#include "passes/pass_unit.h"
+
+// The shader binding table's layout (pure arithmetic on the device's properties; unit-tested
+// against the device dumps): one raygen record, then the miss, hit and callable regions, each
+// starting at shaderGroupBaseAlignment, records at a stride of the handle size rounded up to
+// shaderGroupHandleAlignment. The raygen region's size equals its stride (a Vulkan rule).
+struct SbtRegion {
+    VkDeviceSize offset = 0, stride = 0, size = 0;
+};
+struct SbtLayout {
+    SbtRegion raygen, miss, hit, callable;
+    VkDeviceSize bytes = 0;
+};
+SbtLayout sbt_layout(uint32_t handle_size, uint32_t handle_alignment, uint32_t base_alignment, uint32_t miss_count,
+                     uint32_t hit_count, uint32_t callable_count);
+
+// The shader groups, in the order of the pipeline's groups and the SBT's records.
+enum RayGroup : uint32_t { kGroupRaygen, kGroupMiss, kGroupTriangles, kGroupLights, kGroupMaterial, kGroupCount };
+constexpr uint32_t kTlasMaskGeometry = 1, kTlasMaskLights = 2;  // raytrace.glsl kMask*
+constexpr float kBulbRadius = 0.3f;                               // raytrace.glsl kBulbRadius
+
+// The TLAS's instances without their BLAS addresses (CPU-testable): one per draw (custom index the
+// draw, its model transform, geometry mask, hit group 0) and last the lights (identity, hit group 1).
+struct TlasInstance {
+    float transform[3][4];  // row-major 3x4, VkTransformMatrixKHR
+    uint32_t custom_index;
+    uint32_t mask;
+    uint32_t sbt_offset;
+    uint32_t blas;  // index into the BLAS list: a mesh, or meshes.size() for the lights
+};
+std::vector<TlasInstance> tlas_instances(const GpuScene& scene);
+
+
+class RayTracePass : public PassUnit {
+public:
+    RayTracePass() = default;
+    RayTracePass(const RayTracePass&) = delete;
+    ~RayTracePass() override;
+
+    void create(const Context& ctx, const GpuScene& scene, uint32_t lights);
+    void record(FrameContext& f) override;
+    // The debug views lane-id, first-last-lane and active-lanes in a ray-tracing stage (f.plan.view,
+    // supported there): traces the frame's rays again with the view's shaders, the stage under view
+    // measuring its lanes, then colours each pixel by the invocation of that stage that served its
+    // ray (shaders/raytrace_view.comp; `params`: the views' colours, DebugViewPass).
+    bool record_stage_view(FrameContext& f, const Buffer& params) override;
+
+private:
+    struct Structure {
+        VkAccelerationStructureKHR handle = VK_NULL_HANDLE;
+        VkDeviceAddress address = 0;
+        VkDeviceSize offset = 0, size = 0, scratch = 0;
+    };
+    void build_static(const Context& ctx, const GpuScene& scene);
+    void build_frame(FrameContext& f);  // this frame's light boxes, light BLAS and TLAS
+    Buffer make_sbt(const Context& ctx, const Pipeline& pipeline) const;
+    void trace(FrameContext& f, const Pipeline& pipeline, const Buffer& sbt, const Buffer* view_params);
+    void light_build_info(VkAccelerationStructureBuildGeometryInfoKHR& info, VkAccelerationStructureGeometryKHR& geometry) const;
+    void tlas_build_info(VkAccelerationStructureBuildGeometryInfoKHR& info, VkAccelerationStructureGeometryKHR& geometry) const;
+
+    VkDevice device_ = VK_NULL_HANDLE;
+    bool enabled_ = false;  // the device has ray tracing
+    uint32_t lights_ = 0;
+    uint32_t instance_count_ = 0;
+    Pipeline pipeline_[2];  // [0] fallback, [1] subgroup (where the device's stages have subgroups)
+    Pipeline aabbs_;        // light_aabbs.comp
+    Buffer structures_;     // every BLAS and the TLAS, at 256-byte aligned offsets
+    Buffer scratch_;
+    Buffer instances_;      // VkAccelerationStructureInstanceKHR per TlasInstance
+    Buffer light_aabbs_;    // VkAabbPositionsKHR per light
+    Buffer sbt_[2];
+    struct ViewPipeline {
+        Pipeline pipeline;
+        Buffer sbt;
+    };
+    std::map<std::pair<uint32_t, uint32_t>, ViewPipeline> views_;  // (stage, view mode), made on first use
+    Pipeline view_colour_;                                           // raytrace_view.comp
+    SbtLayout sbt_layout_;
+    std::vector<Structure> blas_;  // per unique mesh, then the lights'
+    Structure tlas_;
+    VkDeviceSize light_scratch_offset_ = 0, tlas_scratch_offset_ = 0;
+};
+
+// The pass's report counters, HUD line and memory-plan share (its table entry).
+void ray_trace_report_counters(nlohmann::json& counters, const PassCounters& c);
+std::optional<HudLine> ray_trace_hud_line(const PassCounters& c);
+void ray_trace_frame_allocations(const AllocationQuery& q, std::vector<PlannedAllocation>& out);
+
+// The value ray_trace writes per pixel (shaders/raytrace.glsl): a shadow ray was traced; the sun is
+// blocked; the reflection's bits (0: none).
+constexpr uint32_t kTracedShadowRay = 1u << 30, kTracedSunBlocked = 1u << 31, kTracedReflection = (1u << 30) - 1;
