@@ -20,10 +20,14 @@ log="$out/log.txt"
 mkdir -p "$out"
 exec > >(tee -a "$log") 2>&1
 
+pack() {  # what has run so far goes back even if the call is cut short
+  (cd "$work" && tar czf "$out/reports.tar.gz" $(ls *.json views/*.json *.out 2>/dev/null))
+}
+
 run() {  # run NAME ARGS...: the demo with its exit code and last line in the log
   local name=$1; shift
   local start=$SECONDS
-  "$demo" "$@" > "$work/$name.out" 2>&1
+  timeout 150 "$demo" "$@" > "$work/$name.out" 2>&1
   local rc=$?
   echo "[$name] exit $rc, $((SECONDS - start)) s: $(tail -n 1 "$work/$name.out")"
   [ $rc -ne 0 ] && tail -n 20 "$work/$name.out"
@@ -47,12 +51,14 @@ run masked-ops-1080 "${common[@]}" --size 1920x1080 --frames 2 --warmup 1 --vali
 run masked-stage-1080 "${common[@]}" --size 1920x1080 --frames 2 --warmup 1 --validate --mask-stages intersection \
   --report "$work/masked-stage-1920x1080.json"
 
+pack
 for size in 1920x1080 3840x2160; do
   for v in off subgroup fallback; do
     run "time-$size-$v" "${common[@]}" --size $size --frames 120 --warmup 20 --ray-trace $v --report "$work/time-$size-$v.json"
   done
 done
 
+pack
 mkdir -p "$work/views"
 for view in lane-id first-last-lane active-lanes; do
   for stage in raygen any-hit closest-hit miss intersection callable; do
@@ -69,7 +75,7 @@ for pair in "lane-id raygen" "active-lanes closest-hit" "first-last-lane miss" "
 done
 
 # Back: the reports, the 1080p frames, dumps and views, and the log (at most 8 files).
-(cd "$work" && tar czf "$out/reports.tar.gz" *.json views/*.json *.out)
+pack
 (cd "$work" && tar cf "$out/images-1080.tar" frame-1920x1080-*.png dump-1920x1080-*.png view-1080-*.png)
 cp "$work/frame-3840x2160-subgroup.png" "$out/frame-3840x2160-subgroup.png" 2>/dev/null
 echo "done"
