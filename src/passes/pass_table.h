@@ -27,6 +27,9 @@ enum class Stage : uint32_t {
 enum class Op : uint32_t { basic, vote, arithmetic, ballot, shuffle, shuffle_relative, clustered, quad, count };
 enum class Request { automatic, subgroup, fallback, off };
 enum class Variant { subgroup, fallback, off, unsupported };
+// How the scene's geometry is drawn (--geometry): the compute cull pass + indexed indirect draws,
+// or task + mesh shaders over meshlets (docs/meshlets.md), whose culling --cull then selects.
+enum class Geometry { indexed, meshlet };
 
 constexpr uint32_t bit(Stage s) { return 1u << uint32_t(s); }
 constexpr uint32_t bit(Op o) { return 1u << uint32_t(o); }
