@@ -34,11 +34,12 @@ const PassRatio& ratio(const PassRatios& ratios, const std::string& key) {
 
 TEST(CompareMatrix, EachPassInEachVariantWithTheOthersAutoThenAllSubgroupAndAllFallback) {
     std::vector<CompareConfig> m = comparison_matrix();
-    // Every variant each pass of the table offers, once, then the two all-* rows.
+    // Every variant each pass of the table offers, once, the meshlet path's three, then the two
+    // all-* rows.
     size_t offered = 0;
     for (const PassInfo& pass : kPasses)
         for (Request r : {Request::subgroup, Request::forward, Request::fallback, Request::off}) offered += offers(pass, r);
-    ASSERT_EQ(m.size(), offered + 2);
+    ASSERT_EQ(m.size(), offered + 3 + 2);
     std::set<std::string> names;
     for (const CompareConfig& c : m) names.insert(c.name);
     EXPECT_EQ(names.size(), m.size()) << "names are file names: they must be unique";
@@ -52,8 +53,16 @@ TEST(CompareMatrix, EachPassInEachVariantWithTheOthersAutoThenAllSubgroupAndAllF
     // The light loop offers no off.
     EXPECT_TRUE(names.count("light-loop-subgroup") && names.count("light-loop-fallback"));
     EXPECT_FALSE(names.count("light-loop-off"));
-    size_t single = 0;
+    size_t single = 0, meshlet = 0;
     for (const CompareConfig& c : m) {
+        if (c.geometry == Geometry::meshlet) {
+            // --geometry meshlet with only --cull given: its culling in that variant.
+            ++meshlet;
+            EXPECT_EQ(c.name, "meshlet-" + std::string(request_name(c[PassId::cull])));
+            for (const PassInfo& pass : kPasses)
+                if (pass.id != PassId::cull) EXPECT_EQ(c[pass.id], Request::automatic) << c.name;
+            continue;
+        }
         size_t explicit_requests = 0;
         for (Request r : c.requests) explicit_requests += r != Request::automatic;
         if (explicit_requests == 1) {
@@ -77,7 +86,30 @@ TEST(CompareMatrix, EachPassInEachVariantWithTheOthersAutoThenAllSubgroupAndAllF
         }
     }
     EXPECT_EQ(single, offered);
+    EXPECT_EQ(meshlet, 3u);
+    EXPECT_TRUE(names.count("meshlet-subgroup") && names.count("meshlet-fallback") && names.count("meshlet-off"));
     EXPECT_TRUE(names.count("all-subgroup") && names.count("all-fallback"));
+}
+
+TEST(CompareRatios, MeshletCullAndGeometryRatios) {
+    std::vector<CompareRun> runs = {
+        timed("cull-subgroup", {{Timer::cull, 0.5}, {Timer::depth, 1}, {Timer::frame, 9}}),
+        timed("meshlet-subgroup", {{Timer::depth, 2}, {Timer::frame, 6}}),
+        timed("meshlet-fallback", {{Timer::depth, 3}, {Timer::frame, 7}}),
+    };
+    std::array<PassRatio, 2> r = compute_meshlet_ratios(runs);
+    EXPECT_EQ(r[0].key, "meshlet_cull");
+    ASSERT_TRUE(r[0].ratio.has_value()) << r[0].reason;
+    EXPECT_DOUBLE_EQ(*r[0].ratio, 1.5);  // depth: 3 / 2
+    EXPECT_EQ(r[1].key, "geometry");
+    ASSERT_TRUE(r[1].ratio.has_value()) << r[1].reason;
+    EXPECT_DOUBLE_EQ(*r[1].ratio, 1.5);  // frame: indexed 9 / meshlet 6
+    // Without mesh shaders the meshlet runs are skipped: no ratios, with the reason.
+    runs[1].skipped = runs[2].skipped = true;
+    runs[1].skip_reason = runs[2].skip_reason = "--geometry meshlet: device lacks VK_EXT_mesh_shader";
+    r = compute_meshlet_ratios(runs);
+    EXPECT_FALSE(r[0].ratio.has_value());
+    EXPECT_NE(r[1].reason.find("VK_EXT_mesh_shader"), std::string::npos) << r[1].reason;
 }
 
 TEST(CompareRatios, FallbackMedianOverSubgroupMedianOfThePass) {

@@ -852,6 +852,25 @@ TEST(Extensions, KhrMeshoptIsRefusedWithAWayOut) {
     expect_error([&] { load_text(gltf); }, "re-pack with gltfpack -c or -cc");
 }
 
+// EXT_texture_webp with a PNG `source` fallback: the WebP is used; when it does not decode, the
+// fallback is (one warning for the broken WebP, the PNG's texels).
+TEST(WebpHostile, ABrokenWebpFallsBackToTheTexturesSource) {
+    std::vector<uint8_t> webp = read_bytes(kScenes / "textures/props_checker.webp");
+    Scene original = load_scene((kScenes / "props.gltf").string());
+    json gltf = read_json(kScenes / "props-webp.gltf");
+    gltf["textures"][0] = {{"source", 1}, {"extensions", {{"EXT_texture_webp", {{"source", 0}}}}}};
+    for (bool broken : {false, true}) {
+        std::vector<uint8_t> bytes = webp;
+        if (broken) bytes.resize(bytes.size() / 3);
+        gltf["images"] = {{{"uri", "data:image/webp;base64," + base64(bytes)}}, {{"uri", "textures/props_checker.png"}}};
+        Scene scene = load_text(gltf);
+        ASSERT_EQ(scene.textures.size(), 1u) << broken;
+        EXPECT_EQ(scene.textures[0].rgba, original.textures[0].rgba) << broken;  // lossless either way
+        EXPECT_EQ(scene.warnings.size(), broken ? 1u : 0u);
+        if (broken) EXPECT_TRUE(has_warning(scene, "image 0"));
+    }
+}
+
 TEST(Extensions, KtxTexturesStayRefusedWithAClearMessage) {
     json gltf = read_json(kScenes / "props-webp.gltf");
     gltf["extensionsRequired"] = {"KHR_texture_basisu"};

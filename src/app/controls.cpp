@@ -61,6 +61,22 @@ PlanChange cycle_view_stage(const SubgroupCaps& caps, const DeviceFeatures& feat
     return change;
 }
 
+PlanChange toggle_geometry(const SubgroupCaps& caps, const DeviceFeatures& features, const PlanRequest& current) {
+    PlanChange change{current, {}, {}};
+    change.request.geometry = current.geometry == Geometry::meshlet ? Geometry::indexed : Geometry::meshlet;
+    try {
+        change.plan = make_plan(caps, features, change.request);
+    } catch (const UnsupportedRequest& e) {
+        std::string why = e.what();  // "--geometry meshlet: device lacks ...; use --geometry indexed"
+        if (why.rfind("--", 0) == 0) why.erase(0, 2);
+        if (size_t advice = why.find("; use "); advice != std::string::npos) why.erase(advice);
+        change.note = "skipped " + why;
+        change.request.geometry = current.geometry;
+        change.plan = make_plan(caps, features, change.request);
+    }
+    return change;
+}
+
 std::string plan_tag(const Plan& plan) {
     std::string view = "view-" + std::string(view_mode_name(plan.view.mode));
     if (is_subgroup_view(plan.view.mode)) {

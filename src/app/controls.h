@@ -28,6 +28,10 @@ PlanChange cycle_view_mode(const SubgroupCaps& caps, const DeviceFeatures& featu
 PlanChange cycle_view_stage(const SubgroupCaps& caps, const DeviceFeatures& features, const PlanRequest& current,
                             int step);
 
+// Toggles --geometry between indexed and meshlet (key M). Without mesh shaders the request stays
+// indexed, with a note saying why.
+PlanChange toggle_geometry(const SubgroupCaps& caps, const DeviceFeatures& features, const PlanRequest& current);
+
 // The configuration in words for file names and logs, each pass by its table tag:
 // "cull-subgroup_light-fallback_mip-subgroup_view-lane-id-fragment".
 std::string plan_tag(const Plan& plan);

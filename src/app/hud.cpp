@@ -113,8 +113,8 @@ void SmoothedTimes::add(const std::array<double, kTimerCount>& sample) {
 // The keys that are not a pass's (those come from the pass table).
 const KeyHelp kOtherKeys[] = {
     {"0", "all passes auto, view shaded"},
-    {"V / Shift+V", "debug view"},
-    {"B / Shift+B", "debug view's shader stage"},
+    {"V / B (Shift: back)", "debug view / its shader stage"},
+    {"M", "geometry: indexed / meshlet"},
     {"Space", "pause the light animation"},
     {"Left drag", "orbit"},
     {"Right drag", "pan"},

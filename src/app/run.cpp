@@ -62,6 +62,7 @@ RendererConfig renderer_config(const Options& options, const Plan& plan, VkExten
     config.plan = plan;
     config.view_legend = options.view_legend;
     config.cull_group_size = options.cull_group_size;
+    config.capture_meshlets = !options.cull_dump.empty();
     return config;
 }
 
@@ -95,7 +96,7 @@ RunResult run_headless(const Context& ctx, const Scene& scene, const Options& op
                          "); use --ray-trace auto, subgroup or fallback on a device with ray tracing");
     if (plan[PassId::mip].variant == Variant::off && plan.view.mode == ViewMode::mip)
         throw UsageError("--view mip shows the mip, but --mip off renders none; use --mip auto, subgroup, forward or fallback");
-    if (!options.cull_dump.empty() && plan[PassId::cull].variant == Variant::off)
+    if (!options.cull_dump.empty() && plan[PassId::cull].variant == Variant::off && plan.geometry == Geometry::indexed)
         throw UsageError("--cull-dump needs the cull pass; it has nothing to write with --cull off");
     Renderer renderer(ctx, scene, renderer_config(options, plan, {options.width, options.height}));
 
@@ -127,6 +128,10 @@ RunResult run_headless(const Context& ctx, const Scene& scene, const Options& op
 
     RunResult result;
     result.triangles_in = renderer.gpu_scene().triangle_count;
+    if (const MeshletPass* m = renderer.meshlets()) {
+        result.meshlets = m->meshlets().meshlets.size();
+        result.meshlet_build_ms = m->meshlets().build_ms;
+    }
     // One instrumented frame before the timed ones counts light-list atomics and the light loop's
     // trips; its timings are not used.
     submit_frame(0, true);
@@ -215,6 +220,10 @@ static nlohmann::json pass_json(const PassPlan& p) {
 nlohmann::json plan_json(const Plan& plan) {
     nlohmann::json j = nlohmann::json::object();
     for (const PassInfo& pass : kPasses) j[std::string(pass.key)] = pass_json(plan[pass.id]);
+    j["geometry"] = {{"mode", geometry_name(plan.geometry)},
+                     {"reason", plan.geometry == Geometry::meshlet
+                                    ? "task + mesh shaders over meshlets; --cull applies to their culling"
+                                    : "compute cull pass + indexed indirect draws"}};
     j["view"] = {{"mode", view_mode_name(plan.view.mode)},
                  {"stage", stage_name(plan.view.stage)},
                  {"variant", variant_name(plan.view.variant)},
@@ -293,7 +302,12 @@ nlohmann::json report_json(const Context& ctx, const Options& options, const Pla
           {"unique_meshes", scene.unique_meshes},
           {"draws", scene.instances.size()},
           {"lights", options.lights},
-          {"textures", scene.textures.size()}}},
+          {"textures", scene.textures.size()},
+          {"geometry", geometry_name(plan.geometry)},
+          // Meshlets of the unique meshes (built once, shared by --instances copies), and the
+          // host time meshoptimizer took; null on the indexed path, which builds none.
+          {"meshlets", r.meshlets ? nlohmann::json(r.meshlets) : nlohmann::json(nullptr)},
+          {"meshlet_build_ms", r.meshlets ? nlohmann::json(r.meshlet_build_ms) : nlohmann::json(nullptr)}}},
         {"frame", {{"width", options.width}, {"height", options.height}, {"frames", options.frames}, {"warmup", options.warmup}}},
         {"timings_ms", timings},
         {"counters", counters},

@@ -89,8 +89,32 @@ std::string missing_support(const SubgroupCaps& caps, PassNeeds needs) {
     return {};
 }
 
-std::string pass_missing(const SubgroupCaps& caps, const DeviceFeatures& features, PassId id) {
+std::array<PassNeeds, 2> meshlet_cull_needs() {
+    // meshlet_cull.task: subgroupBallot, subgroupBallotExclusiveBitCount, subgroupBallotBitCount
+    // (ballot), subgroupElect (basic). meshlet_cull.mesh: the same, plus subgroupOr (arithmetic).
+    return {{{Stage::task, bit(Op::basic) | bit(Op::ballot)},
+             {Stage::mesh, bit(Op::basic) | bit(Op::ballot) | bit(Op::arithmetic)}}};
+}
+
+std::string_view geometry_name(Geometry g) { return g == Geometry::meshlet ? "meshlet" : "indexed"; }
+
+std::optional<Geometry> parse_geometry(std::string_view name) {
+    if (name == "indexed") return Geometry::indexed;
+    if (name == "meshlet") return Geometry::meshlet;
+    return std::nullopt;
+}
+
+std::string meshlet_missing(const DeviceFeatures& features) {
+    return features.mesh_shader ? "" : "device lacks VK_EXT_mesh_shader (task and mesh shaders)";
+}
+
+std::string pass_missing(const SubgroupCaps& caps, const DeviceFeatures& features, PassId id, Geometry geometry) {
     const PassInfo& pass = pass_info(id);
+    if (id == PassId::cull && geometry == Geometry::meshlet) {
+        for (PassNeeds needs : meshlet_cull_needs())
+            if (std::string missing = missing_support(caps, needs); !missing.empty()) return missing;
+        return meshlet_missing(features);
+    }
     std::string missing = missing_support(caps, pass_needs(id));
     if (missing.empty() && pass.missing_feature) missing = pass.missing_feature(features);
     return missing;
@@ -167,14 +191,20 @@ ViewPlan plan_view(const SubgroupCaps& caps, const DeviceFeatures& features, Vie
 
 Plan make_plan(const SubgroupCaps& caps, const DeviceFeatures& features, const PlanRequest& request) {
     Plan plan;
+    plan.geometry = request.geometry;
+    if (request.geometry == Geometry::meshlet)
+        if (std::string missing = meshlet_missing(features); !missing.empty())
+            throw UnsupportedRequest("--geometry meshlet: " + missing + "; use --geometry indexed");
     for (const PassInfo& pass : kPasses) {
         if (std::string why = pass.unavailable ? pass.unavailable(features) : ""; !why.empty()) {
             plan[pass.id] = plan_unavailable_pass(pass, request[pass.id], why);
             continue;
         }
-        PassPlan& p = plan[pass.id] = plan_pass(pass, request[pass.id], pass_missing(caps, features, pass.id),
+        PassPlan& p = plan[pass.id] = plan_pass(pass, request[pass.id], pass_missing(caps, features, pass.id, request.geometry),
                                                 forward_missing(caps, features, pass.id));
         if (p.variant == Variant::subgroup && pass.subgroup_note) p.reason += pass.subgroup_note(features);
+        if (pass.id == PassId::cull && request.geometry == Geometry::meshlet && p.variant != Variant::off)
+            p.reason += "; meshlets culled in the task shader, triangles in the mesh shader";
     }
     // Exposure measures the mip: without one it stays at the fixed exposure.
     PassPlan& exposure = plan[PassId::exposure];

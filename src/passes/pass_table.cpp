@@ -271,8 +271,9 @@ const std::array<StageInfo, size_t(Stage::count)> kStages = {{
     {Stage::geometry, "geometry", VK_SHADER_STAGE_GEOMETRY_BIT, "view.geom", geometry_missing},
     {Stage::fragment, "fragment", VK_SHADER_STAGE_FRAGMENT_BIT, "view.frag", nullptr},
     {Stage::compute, "compute", VK_SHADER_STAGE_COMPUTE_BIT, "view.comp", nullptr},
-    {Stage::task, "task", VK_SHADER_STAGE_TASK_BIT_EXT, "view.task", mesh_shader_missing, false},
-    {Stage::mesh, "mesh", VK_SHADER_STAGE_MESH_BIT_EXT, "view.mesh", mesh_shader_missing, false},
+    // The meshlet path's own shaders (shaders/meshlet_cull.task, meshlet_cull.mesh) draw these views.
+    {Stage::task, "task", VK_SHADER_STAGE_TASK_BIT_EXT, "meshlet_cull.task", mesh_shader_missing},
+    {Stage::mesh, "mesh", VK_SHADER_STAGE_MESH_BIT_EXT, "meshlet_cull.mesh", mesh_shader_missing},
     {Stage::raygen, "raygen", VK_SHADER_STAGE_RAYGEN_BIT_KHR, "raytrace.rgen", ray_tracing_missing},
     {Stage::any_hit, "any-hit", VK_SHADER_STAGE_ANY_HIT_BIT_KHR, "raytrace.rahit", ray_tracing_missing},
     {Stage::closest_hit, "closest-hit", VK_SHADER_STAGE_CLOSEST_HIT_BIT_KHR, "raytrace.rchit", ray_tracing_missing},

@@ -29,6 +29,9 @@ enum class Op : uint32_t { basic, vote, arithmetic, ballot, shuffle, shuffle_rel
 // design, kept beside the resolve pass's (`subgroup`) as the lesson of what it costs.
 enum class Request { automatic, subgroup, fallback, off, forward };
 enum class Variant { subgroup, fallback, off, unsupported, forward };
+// How the scene's geometry is drawn (--geometry): the compute cull pass + indexed indirect draws,
+// or task + mesh shaders over meshlets (docs/meshlets.md), whose culling --cull then selects.
+enum class Geometry { indexed, meshlet };
 
 constexpr uint32_t bit(Stage s) { return 1u << uint32_t(s); }
 constexpr uint32_t bit(Op o) { return 1u << uint32_t(o); }

@@ -1,6 +1,8 @@
 #include "passes/scene_pass.h"
 #include "passes/pass_unit.h"
 
+#include "passes/meshlet_pass.h"
+
 #include <cstdio>
 #include <cstdlib>
 
@@ -42,6 +44,27 @@ const char* mip_experiment() { return std::getenv("SGD_MIP_EXPERIMENT"); }
 
 }  // namespace
 
+LayoutDesc scene_layout() { return kSceneLayout; }
+
+std::string forward_fragment_shader(const Context& ctx, bool mip, bool loop) {
+    bool quad_mip = forward_missing(ctx.subgroup, ctx.features, PassId::mip).empty();  // --mip forward
+    bool light_loop = subgroup_path_possible(ctx, PassId::light_loop);
+    if ((mip && !quad_mip) || (loop && !light_loop)) return "";
+    std::string shader = mip ? (loop ? "forward.frag.quad_mip_light_loop" : "forward.frag.quad_mip")
+                             : (loop ? "forward.frag.light_loop" : "forward.frag.plain");
+    return mip && ctx.features.quad_control_enabled ? shader + "_full_quads" : shader;
+}
+
+GraphicsDesc forward_pipeline_desc(bool quad_mip) {
+    GraphicsDesc fwd;
+    fwd.color_formats = {kHdrFormat};  // linear HDR; the resolve pass tonemaps it
+    fwd.depth_format = kDepthFormat;
+    fwd.depth_compare = VK_COMPARE_OP_EQUAL;  // shade exactly the pre-pass's surviving fragment
+    fwd.depth_write = false;
+    fwd.layout = forward_layout(quad_mip);
+    return fwd;
+}
+
 Descriptors scene_descriptors(const FrameContext& f) {
     Descriptors d;
     d.buffer(0, f.uniforms, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER)
@@ -66,28 +89,19 @@ void ScenePass::create(const Context& ctx, bool alpha_masked) {
     }
     depth = create_graphics_pipeline(ctx, d);
 
-    GraphicsDesc fwd;
-    fwd.color_formats = {kHdrFormat};
-    fwd.depth_format = kDepthFormat;
-    fwd.depth_compare = VK_COMPARE_OP_EQUAL;  // shade exactly the pre-pass's surviving fragment
-    fwd.depth_write = false;
-    bool quad_mip = forward_missing(ctx.subgroup, ctx.features, PassId::mip).empty();  // --mip forward
-    bool light_loop = subgroup_path_possible(ctx, PassId::light_loop);
     for (int mip = 0; mip < 2; ++mip)
         for (int loop = 0; loop < 2; ++loop) {
-            if ((mip && !quad_mip) || (loop && !light_loop)) continue;
-            std::string shader = mip ? (loop ? "forward.frag.quad_mip_light_loop" : "forward.frag.quad_mip")
-                                     : (loop ? "forward.frag.light_loop" : "forward.frag.plain");
-            bool full_quads = mip && ctx.features.quad_control_enabled;
+            std::string shader = forward_fragment_shader(ctx, mip, loop);
+            if (shader.empty()) continue;
             if (const char* experiment = mip_experiment(); experiment && mip) {
                 if (loop) continue;  // the experiments' shaders have the per-lane loop
                 std::string name = experiment;  // NAME.core: the variant without the quad-control execution modes
+                bool full_quads = ctx.features.quad_control_enabled;
                 if (name.ends_with(".core")) name.resize(name.size() - 5), full_quads = false;
-                shader = "forward.frag.mipx_" + name;
+                shader = "forward.frag.mipx_" + name + (full_quads ? "_full_quads" : "");
             }
-            fwd.shaders = {{VK_SHADER_STAGE_VERTEX_BIT, "scene.vert.forward"},
-                           {VK_SHADER_STAGE_FRAGMENT_BIT, full_quads ? shader + "_full_quads" : shader}};
-            fwd.layout = forward_layout(mip);
+            GraphicsDesc fwd = forward_pipeline_desc(mip);
+            fwd.shaders = {{VK_SHADER_STAGE_VERTEX_BIT, "scene.vert.forward"}, {VK_SHADER_STAGE_FRAGMENT_BIT, shader}};
             forward[mip][loop] = create_graphics_pipeline(ctx, fwd);
         }
     if (mip_experiment() && ctx.features.pipeline_statistics) {
@@ -146,9 +160,17 @@ void ScenePass::record_depth(FrameContext& f) {
     // Reversed Z: cleared to 0, the far plane.
     VkRenderingAttachmentInfo depth_target = depth_attachment(f.targets.depth, VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL,
                                                               VK_ATTACHMENT_LOAD_OP_CLEAR, VK_ATTACHMENT_STORE_OP_STORE);
+    // The meshlet path culls here, once per frame (its task and mesh shaders), and records the list
+    // forward draws.
+    MeshletPass* meshlets = f.plan.geometry == Geometry::meshlet ? f.meshlets : nullptr;
+    if (meshlets) meshlets->record_reset(f);
     begin_rendering(f.cmd, f.targets.extent, nullptr, &depth_target);
-    draw_scene(f, depth);
+    if (meshlets)
+        meshlets->record_depth(f);
+    else
+        draw_scene(f, depth);
     vkCmdEndRendering(f.cmd);
+    if (meshlets) meshlets->record_depth_done(f);
     f.timer.end(f.cmd, Timer::depth);
     end_label(f.ctx, f.cmd);
 }
@@ -202,9 +224,13 @@ void ScenePass::record_forward(FrameContext& f) {
     // shading.glsl's ForwardPush flags: 1 count the light loop's trips, 2 split tiles (tests only),
     // 4 ray-traced shadows and reflections.
     uint32_t flags = (f.instrument ? 1u : 0u) | (f.light_loop_split_tiles ? 2u : 0u) | (f.ray_traced ? 4u : 0u);
-    vkCmdPushConstants(f.cmd, pipeline.layout, VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0,
-                       sizeof(flags), &flags);
-    draw_scene(f, pipeline, descriptors);
+    if (f.plan.geometry == Geometry::meshlet && f.meshlets) {
+        f.meshlets->record_forward(f, descriptors, flags, quad_mip, light_loop);
+    } else {
+        vkCmdPushConstants(f.cmd, pipeline.layout, VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0,
+                           sizeof(flags), &flags);
+        draw_scene(f, pipeline, descriptors);
+    }
     if (statistics) vkCmdEndQuery(f.cmd, statistics, 0);
     vkCmdEndRendering(f.cmd);
     f.timer.end(f.cmd, Timer::forward);

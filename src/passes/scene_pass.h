@@ -32,3 +32,9 @@ void draw_scene(FrameContext& f, const Pipeline& pipeline, Descriptors& descript
 
 // Pushes bindings 0..3 of shaders/scene_bindings.glsl.
 Descriptors scene_descriptors(const FrameContext& f);
+// Bindings 0..3 (stages: vertex and fragment).
+LayoutDesc scene_layout();
+// forward.frag's SPIR-V for [quad mip][subgroup light loop], or "" where the device cannot run it.
+std::string forward_fragment_shader(const Context& ctx, bool quad_mip, bool light_loop);
+// Forward's pipeline state (targets, EQUAL depth, layout) without its shaders.
+GraphicsDesc forward_pipeline_desc(bool quad_mip);

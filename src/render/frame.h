@@ -59,13 +59,19 @@ struct GpuCounters {
     uint32_t loop_tiles_spanned[4]; // subgroup loop only: subgroups whose lanes lie in 1, 2, 3, 4+ tiles
     // The ray_trace pass's statistics, every frame it runs (shaders/raytrace_stats.glsl).
     RayStats rays;
+    // --geometry meshlet (shaders/meshlet.glsl, words 34 and 35): meshlets the task shaders tested
+    // and kept. (triangles_visible above is then the mesh shaders' count.)
+    uint32_t meshlets_in;
+    uint32_t meshlets_visible;
 };
-static_assert(sizeof(GpuCounters) == 34 * 4);
+static_assert(sizeof(GpuCounters) == 36 * 4);
+static_assert(offsetof(GpuCounters, meshlets_in) == 34 * 4);
 static_assert(offsetof(GpuCounters, rays) == 16 * 4);  // raytrace_stats.glsl skips 16 words
 // shading.glsl's LoopCounters skips the seven words before loop_lanes.
 static_assert(offsetof(GpuCounters, loop_lanes) == 7 * 4);
 
 class Overlay;
+class MeshletPass;
 
 
 struct FrameContext {
@@ -86,6 +92,8 @@ struct FrameContext {
     // tiles and the subgroup light loop's union walk runs on any rasterizer (shading.glsl).
     bool light_loop_split_tiles = false;
 
+    // The meshlet path's resources (render with plan.geometry == meshlet); null where not created.
+    MeshletPass* meshlets = nullptr;
     // Set by the cull pass (else the whole scene): what depth and forward draw.
     const Buffer* draw_indices = nullptr;
     const Buffer* draw_indirect = nullptr;

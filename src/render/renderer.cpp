@@ -25,7 +25,8 @@ void create_frame_targets(const Context& ctx, VkExtent2D extent, FrameTargets& t
                                 "ray traced");
 }
 
-Renderer::Renderer(const Context& ctx, const Scene& scene, const RendererConfig& config) : ctx_(ctx), config_(config) {
+Renderer::Renderer(const Context& ctx, const Scene& scene, const RendererConfig& config)
+    : ctx_(ctx), cpu_scene_(scene), config_(config) {
     upload_scene(ctx, scene, scene_);
     bounds_min_ = scene.bounds_min;
     bounds_max_ = scene.bounds_max;
@@ -54,11 +55,26 @@ Renderer::Renderer(const Context& ctx, const Scene& scene, const RendererConfig&
             if (unit->record_stage_view(f, params)) return true;
         return false;
     };
+    set_plan(config.plan);
     overlay_.create(ctx, kFramesInFlight);
 }
 
 Renderer::~Renderer() {
     if (!device_abandoned()) vkDeviceWaitIdle(ctx_.device);  // a hung GPU may never go idle
+}
+
+void Renderer::set_plan(const Plan& plan) {
+    config_.plan = plan;
+    // The task and mesh debug views are drawn by the meshlet path's shaders, whatever the geometry.
+    bool meshlet_view = plan.view.variant != Variant::off && (plan.view.stage == Stage::task || plan.view.stage == Stage::mesh) &&
+                        ctx_.features.mesh_shader;
+    if ((plan.geometry == Geometry::meshlet || meshlet_view) && !meshlets_) {
+        if (!ctx_.features.mesh_shader)
+            throw UnsupportedRequest("--geometry meshlet: " + meshlet_missing(ctx_.features) + "; use --geometry indexed");
+        auto meshlets = std::make_unique<MeshletPass>();
+        meshlets->create(ctx_, cpu_scene_, scene_, config_.capture_meshlets);
+        meshlets_ = std::move(meshlets);
+    }
 }
 
 void Renderer::resize(VkExtent2D extent) {
@@ -102,6 +118,7 @@ void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_i
                    frame_index, config_.lights, instrument, &overlay_};
     f.light_loop_split_tiles = config_.light_loop_split_tiles;
     f.exposure_state = &unit<ExposurePass>(PassId::exposure).state;
+    f.meshlets = meshlets_.get();
 
     slot.timer->reset(cmd);
     slot.timer->begin(cmd, Timer::frame);
@@ -109,9 +126,13 @@ void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_i
     memory_barrier(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, VK_ACCESS_2_MEMORY_READ_BIT | VK_ACCESS_2_MEMORY_WRITE_BIT,
                    VK_PIPELINE_STAGE_2_CLEAR_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT);
     vkCmdFillBuffer(cmd, counters_.buffer, 0, sizeof(GpuCounters), 0);
+    // (The meshlet path's task and mesh shaders count too; their stages exist only with the feature.)
+    VkPipelineStageFlags2 mesh_stages = ctx_.features.mesh_shader ? VK_PIPELINE_STAGE_2_TASK_SHADER_BIT_EXT |
+                                                                         VK_PIPELINE_STAGE_2_MESH_SHADER_BIT_EXT
+                                                                   : VK_PIPELINE_STAGE_2_NONE;
     memory_barrier(cmd, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
                    VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT |
-                       VK_PIPELINE_STAGE_2_COPY_BIT |
+                       VK_PIPELINE_STAGE_2_COPY_BIT | mesh_stages |
                        (ctx_.features.ray_tracing ? VK_PIPELINE_STAGE_2_RAY_TRACING_SHADER_BIT_KHR : 0),
                    VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT |
                        VK_ACCESS_2_TRANSFER_READ_BIT);
@@ -216,6 +237,7 @@ GpuCounters Renderer::read_counters() {
 }
 
 std::vector<std::vector<uint32_t>> Renderer::read_drawn_indices() {
+    if (config_.plan.geometry == Geometry::meshlet && meshlets_) return meshlets_->read_drawn_indices(ctx_, scene_.draw_count);
     if (config_.plan[PassId::cull].variant == Variant::off)
         throw std::runtime_error("the culled geometry exists only with a cull variant other than off");
     const CullPass& cull = unit<CullPass>(PassId::cull);

@@ -14,6 +14,7 @@
 #include "passes/exposure_pass.h"
 #include "passes/resolve_pass.h"
 #include "passes/mip_pass.h"
+#include "passes/meshlet_pass.h"
 #include "passes/debug_view_pass.h"
 #include "passes/pass_unit.h"
 #include "passes/scene_pass.h"
@@ -30,6 +31,9 @@ struct RendererConfig {
     bool view_legend = true;  // debug-view legends and labels in the frame
     uint32_t cull_group_size = kDefaultCullGroupSize;
     bool light_loop_split_tiles = false;  // tests only: see FrameContext
+    // --geometry meshlet: record the order of the mesh shaders' primitive outputs, so that
+    // read_drawn_indices() works there too (tests, --cull-dump). Costs a write per triangle.
+    bool capture_meshlets = false;
 };
 
 struct FrameSlot {
@@ -44,7 +48,9 @@ public:
     Renderer(const Context& ctx, const Scene& scene, const RendererConfig& config);
     ~Renderer();
 
-    void set_plan(const Plan& plan) { config_.plan = plan; }
+    // A plan with --geometry meshlet builds the meshlet path on first use (meshlets, buffers,
+    // pipelines: a pause of the window's first such frame).
+    void set_plan(const Plan& plan);
     const Plan& plan() const { return config_.plan; }
     void resize(VkExtent2D extent);
     VkExtent2D extent() const { return targets_.extent; }
@@ -78,6 +84,7 @@ public:
     // before the overlay is drawn: the window's HUD, laid out around what is already there.
     void set_overlay_hook(std::function<void(Overlay&)> hook) { overlay_hook_ = std::move(hook); }
     const GpuScene& gpu_scene() const { return scene_; }
+    const MeshletPass* meshlets() const { return meshlets_.get(); }
     // The unit of a pass, for what another part of the frame or a test reads of it.
     template <typename Unit>
     Unit& unit(PassId id) const { return static_cast<Unit&>(*units_[size_t(id)]); }
@@ -93,6 +100,7 @@ private:
     void record_units(FrameContext& f, FramePoint point);
 
     const Context& ctx_;
+    const Scene& cpu_scene_;  // outlives the renderer (its owner's); the meshlet path is built from it
     RendererConfig config_;
     GpuScene scene_;
     FrameTargets targets_;
@@ -102,6 +110,7 @@ private:
     glm::vec3 bounds_min_, bounds_max_;
 
     std::array<std::unique_ptr<PassUnit>, kPassCount> units_;  // from the pass table, by PassId
+    std::unique_ptr<MeshletPass> meshlets_;  // created when a plan first asks for --geometry meshlet
     ScenePass scene_pass_;
     ResolvePass resolve_pass_;
     DebugViewPass view_pass_;

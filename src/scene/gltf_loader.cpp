@@ -1060,28 +1060,8 @@ bool decode_image(const Model& model, int index, Texture& texture, std::vector<s
     return true;
 }
 
-// Scene texture index for glTF texture `index`, or -1; decodes each image once.
-int load_texture(const Model& model, int index, const std::string& who, std::map<int, int>& image_textures,
-                 Scene& scene) {
-    if (index < 0 || size_t(index) >= model.textures.size()) {
-        scene.warnings.push_back(who + ": texture " + std::to_string(index) + " out of range; texture ignored");
-        return -1;
-    }
-    const tinygltf::Texture& gltf_texture = model.textures[index];
-    int source = gltf_texture.source;
-    // EXT_texture_webp names its image in the extension; `source` is then an optional fallback.
-    if (const tinygltf::Value* webp = extension(gltf_texture.extensions, "EXT_texture_webp");
-        webp && webp->Has("source") && webp->Get("source").IsInt())
-        source = webp->Get("source").GetNumberAsInt();
-    else if (source == -1 && extension(gltf_texture.extensions, "KHR_texture_basisu")) {
-        scene.warnings.push_back(who + ": texture " + std::to_string(index) +
-                                 " is KTX2 (KHR_texture_basisu), which cannot be decoded here; texture ignored");
-        return -1;
-    }
-    if (source < 0 || size_t(source) >= model.images.size()) {
-        scene.warnings.push_back(who + ": texture " + std::to_string(index) + " has no usable image; texture ignored");
-        return -1;
-    }
+// Scene texture index for glTF image `source`, or -1; decodes each image once.
+int image_texture(const Model& model, int source, std::map<int, int>& image_textures, Scene& scene) {
     if (auto it = image_textures.find(source); it != image_textures.end())
         return it->second;
     Texture texture;
@@ -1092,6 +1072,35 @@ int load_texture(const Model& model, int index, const std::string& who, std::map
     }
     image_textures[source] = result;  // remember failures too, so each warns once
     return result;
+}
+
+// Scene texture index for glTF texture `index`, or -1.
+int load_texture(const Model& model, int index, const std::string& who, std::map<int, int>& image_textures,
+                 Scene& scene) {
+    if (index < 0 || size_t(index) >= model.textures.size()) {
+        scene.warnings.push_back(who + ": texture " + std::to_string(index) + " out of range; texture ignored");
+        return -1;
+    }
+    const tinygltf::Texture& gltf_texture = model.textures[index];
+    int source = gltf_texture.source;
+    auto usable = [&](int image) { return image >= 0 && size_t(image) < model.images.size(); };
+    // EXT_texture_webp names its image in the extension; `source`, if any, is the fallback for
+    // loaders without WebP, used here when the WebP image does not decode.
+    if (const tinygltf::Value* webp = extension(gltf_texture.extensions, "EXT_texture_webp");
+        webp && webp->Has("source") && webp->Get("source").IsInt() && usable(webp->Get("source").GetNumberAsInt())) {
+        int result = image_texture(model, webp->Get("source").GetNumberAsInt(), image_textures, scene);
+        if (result != -1 || !usable(source))
+            return result;
+    } else if (source == -1 && extension(gltf_texture.extensions, "KHR_texture_basisu")) {
+        scene.warnings.push_back(who + ": texture " + std::to_string(index) +
+                                 " is KTX2 (KHR_texture_basisu), which cannot be decoded here; texture ignored");
+        return -1;
+    }
+    if (!usable(source)) {
+        scene.warnings.push_back(who + ": texture " + std::to_string(index) + " has no usable image; texture ignored");
+        return -1;
+    }
+    return image_texture(model, source, image_textures, scene);
 }
 
 void load_materials(const Model& model, Scene& scene) {

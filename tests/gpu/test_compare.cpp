@@ -197,6 +197,9 @@ TEST(Compare, EveryConfigurationRunsValidatedAndTheSheetShowsEachScreenshot) {
     expect_ratio("cull", both("cull-fallback", "cull-subgroup", "cull", "cull"));
     expect_ratio("light_cull", both("light-cull-fallback", "light-cull-subgroup", "light_cull", "light_cull"));
     expect_ratio("frame", both("all-fallback", "all-subgroup", "frame", "frame"));
+    // The meshlet path: its culling (in the depth pass), and the indexed frame over the meshlet frame.
+    expect_ratio("meshlet_cull", both("meshlet-fallback", "meshlet-subgroup", "depth", "depth"));
+    expect_ratio("geometry", both("cull-subgroup", "meshlet-subgroup", "frame", "frame"));
     expect_ratio("ray_trace", no_rt.empty() ? both("ray-trace-fallback", "ray-trace-subgroup", "ray_trace", "ray_trace")
                                             : std::nullopt);
     {
