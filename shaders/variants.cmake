@@ -19,6 +19,7 @@ sgd_shader(cull.comp subgroup CULL_SUBGROUP=1)
 sgd_shader(cull.comp fallback)
 sgd_shader(cull_count.comp plain)
 
+# Half-resolution mip (docs/quad-mip.md), --mip forward: the forward shader writing it with quad swaps, the same
 # The meshlet path (--geometry meshlet, src/passes/meshlet_pass.cpp, docs/meshlets.md). The depth
 # pre-pass's task and mesh shaders cull (subgroup compaction, shared-memory fallback, off) and
 # record the visible list; forward draws the list. The debug views in the task and mesh stages:
@@ -53,6 +54,16 @@ sgd_shader(forward.frag light_loop LIGHT_LOOP_SUBGROUP=1 --target-env=vulkan1.2)
 sgd_shader(forward.frag quad_mip_light_loop QUAD_MIP=1 LIGHT_LOOP_SUBGROUP=1 --target-env=vulkan1.2)
 sgd_shader_full_quads(forward.frag.quad_mip_light_loop)
 sgd_shader(mip_downsample.comp main)
+# The resolve pass (src/passes/resolve_pass.cpp): HDR frame -> exposure -> tonemap -> 8-bit frame,
+# and with RESOLVE_MIP the quad mip written by quad swaps (--mip subgroup).
+sgd_shader(resolve.vert main)
+sgd_shader(resolve.frag plain)
+sgd_shader(resolve.frag mip RESOLVE_MIP=1)
+# Auto-exposure (docs/exposure.md): the mip's log-luminance summed by subgroupAdd or by a
+# shared-memory tree, then one invocation adapts the exposure.
+sgd_shader(exposure_reduce.comp subgroup EXPOSURE_SUBGROUP=1)
+sgd_shader(exposure_reduce.comp fallback)
+sgd_shader(exposure_adapt.comp main)
 sgd_shader(mip_fixup_args.comp main)
 sgd_shader(mip_fixup.comp main)
 sgd_shader(mip_view.comp main)

@@ -14,7 +14,7 @@
 std::vector<CompareConfig> comparison_matrix() {
     std::vector<CompareConfig> m;
     for (const PassInfo& pass : kPasses)
-        for (Request r : {Request::subgroup, Request::fallback, Request::off}) {
+        for (Request r : {Request::subgroup, Request::forward, Request::fallback, Request::off}) {
             if (!offers(pass, r)) continue;
             CompareConfig c{std::string(pass.name) + "-" + std::string(request_name(r)), {}};
             c.requests[size_t(pass.id)] = r;

@@ -6,7 +6,8 @@
 
 #include "caps/caps.h"
 
-// The request after `r` in the cycle auto -> subgroup -> fallback -> off -> auto; step -1 goes backwards.
+// The request after `r` in the cycle auto -> subgroup -> forward -> fallback -> off -> auto (forward: the
+// mip's only); step -1 goes backwards.
 Request next_request(Request r, int step);
 ViewMode next_view_mode(ViewMode m, int step);  // shaded, lane-id, ..., light-count, shaded
 Stage next_stage(Stage s, int step);            // vertex, ..., compute, vertex

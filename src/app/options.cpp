@@ -55,7 +55,7 @@ std::string alternatives(const std::vector<std::string>& names) { return join(na
 // The requests a pass accepts on the command line: auto and the variants it offers.
 std::vector<std::string> request_names(const PassInfo& pass) {
     std::vector<std::string> names;
-    for (Request r : {Request::automatic, Request::subgroup, Request::fallback, Request::off})
+    for (Request r : {Request::automatic, Request::subgroup, Request::forward, Request::fallback, Request::off})
         if (offers(pass, r)) names.emplace_back(request_name(r));
     return names;
 }

@@ -18,6 +18,7 @@ struct RunResult {
     uint64_t meshlets = 0;          // --geometry meshlet: meshlets built (unique meshes)
     double meshlet_build_ms = 0.0;  // and the host time it took  // the instrumented frame's counters: light_atomics, the light loop's trips
     uint64_t triangles_in = 0;
+    ExposureState exposure{};  // after the last frame (exposure_pass.h)
     std::string screenshot;  // path written, or empty
     std::string mip;
     std::string ray;  // --ray-dump

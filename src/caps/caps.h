@@ -133,7 +133,10 @@ std::string pass_missing(const SubgroupCaps& caps, const DeviceFeatures& feature
 
 // Resolves one pass request; throws UnsupportedRequest for `subgroup` when `missing` is not empty,
 // and for a variant the pass does not offer.
-PassPlan plan_pass(const PassInfo& pass, Request requested, const std::string& missing);
+PassPlan plan_pass(const PassInfo& pass, Request requested, const std::string& missing,
+                   const std::string& missing_forward = "");
+// Why the device cannot run the mip's `forward` variant (the pass's forward_ops), or empty.
+std::string forward_missing(const SubgroupCaps& caps, const DeviceFeatures& features, PassId id);
 // The same for a pass the device cannot run at all (`unavailable` says why): auto is off with the
 // reason, off is off, subgroup and fallback throw UnsupportedRequest naming what is missing.
 PassPlan plan_unavailable_pass(const PassInfo& pass, Request requested, const std::string& unavailable);

@@ -13,9 +13,10 @@ const LayoutDesc kSceneLayout = {
      VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER},
     VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0};
 
-// The forward pass's clear; the quad mip starts from the same colour, so texels that no quad
-// touches (four background pixels) already hold their box filter.
-constexpr VkClearColorValue kClearColor = {{0.05f, 0.06f, 0.08f, 1.0f}};
+// The forward pass's clear, linear HDR: 2^-8 x (1, 1.25, 1.75), values a half float holds exactly.
+// The shading-time quad mip starts from the same colour, so texels that no quad touches (four
+// background pixels) already hold their box filter ((a + a) + (a + a)) / 4 = a, exactly.
+constexpr VkClearColorValue kClearColor = {{0.00390625f, 0.0048828125f, 0.0068359375f, 1.0f}};
 
 // The forward pipelines: the scene's bindings, 4 the light lists (scene_bindings.glsl), then with
 // the quad mip 5 the mip as a storage image and 6 the edge list (quad_mip.glsl), then the
@@ -46,7 +47,7 @@ const char* mip_experiment() { return std::getenv("SGD_MIP_EXPERIMENT"); }
 LayoutDesc scene_layout() { return kSceneLayout; }
 
 std::string forward_fragment_shader(const Context& ctx, bool mip, bool loop) {
-    bool quad_mip = subgroup_path_possible(ctx, PassId::mip);
+    bool quad_mip = forward_missing(ctx.subgroup, ctx.features, PassId::mip).empty();  // --mip forward
     bool light_loop = subgroup_path_possible(ctx, PassId::light_loop);
     if ((mip && !quad_mip) || (loop && !light_loop)) return "";
     std::string shader = mip ? (loop ? "forward.frag.quad_mip_light_loop" : "forward.frag.quad_mip")
@@ -56,7 +57,7 @@ std::string forward_fragment_shader(const Context& ctx, bool mip, bool loop) {
 
 GraphicsDesc forward_pipeline_desc(bool quad_mip) {
     GraphicsDesc fwd;
-    fwd.color_formats = {kColorFormat};
+    fwd.color_formats = {kHdrFormat};  // linear HDR; the resolve pass tonemaps it
     fwd.depth_format = kDepthFormat;
     fwd.depth_compare = VK_COMPARE_OP_EQUAL;  // shade exactly the pre-pass's surviving fragment
     fwd.depth_write = false;
@@ -180,13 +181,13 @@ void ScenePass::record_forward(FrameContext& f) {
     transition(f.cmd, f.targets.depth, VK_IMAGE_LAYOUT_DEPTH_READ_ONLY_OPTIMAL,
                VK_PIPELINE_STAGE_2_EARLY_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT,
                VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_READ_BIT);
-    transition(f.cmd, f.targets.color, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+    transition(f.cmd, f.targets.hdr, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
                VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
                VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT | VK_ACCESS_2_COLOR_ATTACHMENT_READ_BIT, true);
     // The ray_trace pass's image (its contents unused unless it ran this frame).
     transition(f.cmd, f.targets.ray_traced, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT,
                VK_ACCESS_2_SHADER_STORAGE_READ_BIT, !f.ray_traced);
-    bool quad_mip = f.plan[PassId::mip].variant == Variant::subgroup && forward[1][0].pipeline && f.mip_edges;
+    bool quad_mip = f.plan[PassId::mip].variant == Variant::forward && forward[1][0].pipeline && f.mip_edges;
     bool light_loop = f.plan[PassId::light_loop].variant == Variant::subgroup && forward[quad_mip][1].pipeline;
     const Pipeline& pipeline = forward[quad_mip][light_loop];
     if (quad_mip) {
@@ -207,7 +208,7 @@ void ScenePass::record_forward(FrameContext& f) {
                    VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
     }
     if (statistics) vkCmdResetQueryPool(f.cmd, statistics, 0, 1);
-    VkRenderingAttachmentInfo color = color_attachment(f.targets.color, VK_ATTACHMENT_LOAD_OP_CLEAR, kClearColor);
+    VkRenderingAttachmentInfo color = color_attachment(f.targets.hdr, VK_ATTACHMENT_LOAD_OP_CLEAR, kClearColor);
     VkRenderingAttachmentInfo depth_target = depth_attachment(
         f.targets.depth, VK_IMAGE_LAYOUT_DEPTH_READ_ONLY_OPTIMAL, VK_ATTACHMENT_LOAD_OP_LOAD, VK_ATTACHMENT_STORE_OP_NONE);
     begin_rendering(f.cmd, f.targets.extent, &color, &depth_target);

@@ -6,7 +6,7 @@
 struct ScenePass {
     Pipeline depth;
     // forward.frag by [quad mip][subgroup light loop]. QUAD_MIP also writes the half-resolution
-    // mip (plan[PassId::mip] == subgroup); LIGHT_LOOP_SUBGROUP is the scalarized light loop
+    // mip (plan[PassId::mip] == forward, the shading-time quad mip); LIGHT_LOOP_SUBGROUP is the scalarized light loop
     // (plan[PassId::light_loop] == subgroup). Those are created where the real device can run them
     // (masks only change the plan).
     Pipeline forward[2][2];

@@ -1,6 +1,7 @@
 // Owns the GPU scene, the frame targets and the passes, and records one frame in order:
-// units at before_depth (cull) -> depth -> units at after_depth (light cull) -> forward (+ quad
-// mip) -> units at after_forward (mip fallback) -> view -> overlay. The selectable passes come
+// units at before_depth (cull) -> depth -> units at after_depth (light cull) -> forward (HDR; +
+// shading-time quad mip) -> units at after_forward (mip fallback, fix-up) -> resolve (tonemap; +
+// quad mip) -> units at after_resolve (exposure) -> view -> overlay. The selectable passes come
 // from the pass table (passes/pass_table.h); depth, forward and the views are the renderer's own.
 #pragma once
 
@@ -10,6 +11,8 @@
 #include <vector>
 
 #include "passes/cull_pass.h"
+#include "passes/exposure_pass.h"
+#include "passes/resolve_pass.h"
 #include "passes/mip_pass.h"
 #include "passes/meshlet_pass.h"
 #include "passes/debug_view_pass.h"
@@ -60,9 +63,12 @@ public:
     // After the slot's frame finished: the counters it wrote (no wait; the window's HUD reads these every frame).
     GpuCounters read_frame_counters(uint32_t slot) const;
 
-    // Readbacks: the device must be idle (headless runs wait per frame). RGBA8, tightly packed.
+    // Readbacks: the device must be idle (headless runs wait per frame). Tightly packed: the
+    // colour RGBA8; the HDR frame and the mip RGBA16F (8 bytes a texel, half_to_float in tonemap.h).
     std::vector<uint8_t> read_color();
     std::vector<uint8_t> read_mip();
+    std::vector<uint8_t> read_hdr();
+    ExposureState read_exposure() const;
     std::vector<float> read_depth();  // reversed Z, row-major
     // The ray_trace pass's image of the last frame (shaders/raytrace.glsl's encoding, row-major);
     // needs a ray-trace variant other than off.
@@ -106,6 +112,7 @@ private:
     std::array<std::unique_ptr<PassUnit>, kPassCount> units_;  // from the pass table, by PassId
     std::unique_ptr<MeshletPass> meshlets_;  // created when a plan first asks for --geometry meshlet
     ScenePass scene_pass_;
+    ResolvePass resolve_pass_;
     DebugViewPass view_pass_;
     Overlay overlay_;
     std::function<void(Overlay&)> overlay_hook_;
