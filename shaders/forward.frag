@@ -46,10 +46,9 @@ vec3 shade() {
 }
 
 void main() {
-    // Written as k / 255 exactly (box_filter.glsl): the 8-bit target then stores k on any device, and
-    // the quad mip sums that same k. (Measured on NVIDIA: with the unquantized colour, 1% of texels'
-    // channels came out one step off, the target's conversion not being round() of the shader's.)
-    out_color = vec4(unorm8(finish_colour(shade()))) / 255.0;
+    // A value the RGBA16F target holds exactly (box_filter.glsl): the target stores it unchanged on
+    // any device, whatever its float-to-half rounding, and the quad mip sums that same value.
+    out_color = half_exact(vec4(shade(), 1.0));
 #ifdef QUAD_MIP
     // At the end of main, after shade()'s branches and loop have rejoined (a rule with
     // MaximallyReconvergesKHR: the *_full_quads variant). Where a driver had not rejoined them, the

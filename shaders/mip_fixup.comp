@@ -1,12 +1,12 @@
 #version 460
 // The quad mip's edge fix-up, step 2 (docs/quad-mip.md): recomputes the texels that the forward
 // pass appended to the edge list (quads with helpers: silhouettes, blocks split between triangles)
-// as the box filter of the finished frame, the same integer rounding as the fallback downsample.
+// as the box filter of the finished HDR frame, summed (a + b) + (c + d) as every mip writer does.
 // Dispatched indirectly from mip_fixup_args.comp; if the list overflowed, every texel instead.
 layout(local_size_x = 64) in;
 
-layout(set = 0, binding = 0, rgba8) uniform readonly image2D color_image;
-layout(set = 0, binding = 1, rgba8) uniform writeonly image2D mip_image;
+layout(set = 0, binding = 0, rgba16f) uniform readonly image2D color_image;
+layout(set = 0, binding = 1, rgba16f) uniform writeonly image2D mip_image;
 layout(set = 0, binding = 2, std430) readonly buffer MipEdges {
     uint count;
     uint capacity;

@@ -9,7 +9,7 @@
 // the four pixels of mip texel (x, y): two quad swaps add them up and one lane stores the texel.
 // Every other texel that has geometry (a quad with helpers: along a silhouette, or split between
 // triangles) goes to the edge list, and a compute pass recomputes exactly those texels from the
-// finished frame (mip_fixup.comp). With box_filter.glsl's integer rounding everywhere, the mip is
+// finished frame (mip_fixup.comp). With box_filter.glsl's (a + b) + (c + d) everywhere, the mip is
 // bit-identical to the fallback's box filter on every texel.
 //
 // MIP_X_* defines build experiment-only variants (shaders/variants.cmake, "experiments"; selected
@@ -33,7 +33,7 @@
 layout(early_fragment_tests) in;
 #endif
 
-layout(set = 0, binding = 5, rgba8) uniform writeonly image2D mip_image;
+layout(set = 0, binding = 5, rgba16f) uniform writeonly image2D mip_image;
 // Texels to recompute from the finished frame, packed x | y << 16. `count` is reset to 0 and
 // `capacity` written before the forward pass (ScenePass::record_forward); the count may exceed the
 // capacity (then nothing past it is written, and the fix-up redoes the whole mip).
@@ -73,7 +73,7 @@ void write_quad_mip(vec4 colour) {
 
 #elif !defined(MIP_X_OLD)
 
-// colour: what this invocation writes to the 8-bit colour target (sRGB-encoded, 0..1).
+// colour: what this invocation writes to the HDR target (linear, half_exact).
 void write_quad_mip(vec4 colour) {
     uint lane = gl_SubgroupInvocationID;
     uint quad_index = lane & 3u;
@@ -90,20 +90,21 @@ void write_quad_mip(vec4 colour) {
 
     if (quad_real == 0xFu) {
         // One triangle's visible fragments fill the 2x2 block: the frame's four pixels are these
-        // four colours, and their box filter is the texel. All four lanes saw the same ballot, so
-        // all four are in this branch and every swap reads an active lane. The 8-bit channels are
-        // summed as integers (exact), two per uint: r | b << 16 and g | a << 16 (sums <= 1020).
-        uvec4 mine = unorm8(colour);
-        uvec2 sum = uvec2(mine.r | (mine.b << 16u), mine.g | (mine.a << 16u));
+        // four colours (half_exact: the RGBA16F target stores them unchanged), and their box filter
+        // is the texel. All four lanes saw the same ballot, so all four are in this branch and
+        // every swap reads an active lane. The order is box_filter.glsl's: the horizontal swap
+        // gives a + b in the top lanes and c + d in the bottom ones, the vertical swap brings
+        // c + d to the top-left lane, which stores (a + b) + (c + d).
 #ifndef MIP_X_NO_SWAPS
-        sum += subgroupQuadSwapHorizontal(sum);
-        sum += subgroupQuadSwapVertical(sum);
+        precise vec4 row = colour + subgroupQuadSwapHorizontal(colour);
+        vec4 other_row = subgroupQuadSwapVertical(row);
+#else
+        vec4 row = colour, other_row = colour;
 #endif
 #ifndef MIP_X_NO_STORE
-        if (quad_index == 0u && inside)
-            imageStore(mip_image, texel, box_filter(uvec4(sum.x & 0xFFFFu, sum.y & 0xFFFFu, sum.x >> 16u, sum.y >> 16u)));
+        if (quad_index == 0u && inside) imageStore(mip_image, texel, mip_texel_of_rows(row, other_row));
 #else
-        if (sum.x == 0xFFFFFFFFu) imageStore(mip_image, texel, vec4(0.0));  // never: keeps the swaps alive
+        if (row.x < -1.0) imageStore(mip_image, texel, other_row);  // never: keeps the swaps alive
 #endif
         return;
     }

@@ -198,11 +198,4 @@ vec4 ray_traced_light(ivec2 pixel) {
     return vec4((bits & (1u << 31)) != 0u ? 0.0 : 1.0, reflection != 0u ? reflected : vec3(0.0));
 }
 
-// Linear HDR to the stored 8-bit value: exposure-free Reinhard on luminance, then sRGB encoding.
-vec4 finish_colour(vec3 hdr) {
-    float lum = dot(hdr, vec3(0.2126, 0.7152, 0.0722));
-    vec3 mapped = hdr / (1.0 + lum);
-    return vec4(srgb_encode(clamp(mapped, 0.0, 1.0)), 1.0);
-}
-
 #endif

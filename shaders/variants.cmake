@@ -19,6 +19,31 @@ sgd_shader(cull.comp subgroup CULL_SUBGROUP=1)
 sgd_shader(cull.comp fallback)
 sgd_shader(cull_count.comp plain)
 
+# Half-resolution mip (docs/quad-mip.md), --mip forward: the forward shader writing it with quad swaps, the same
+# The meshlet path (--geometry meshlet, src/passes/meshlet_pass.cpp, docs/meshlets.md). The depth
+# pre-pass's task and mesh shaders cull (subgroup compaction, shared-memory fallback, off) and
+# record the visible list; forward draws the list. The debug views in the task and mesh stages:
+# task view_* + mesh view_task (the task lane's record per primitive), or task view_plain + mesh
+# view_* (the mesh lane's own record); view_plain is the hatch where the stage lacks subgroups.
+foreach(stage task mesh)
+  sgd_shader(meshlet_cull.${stage} subgroup CULL_SUBGROUP=1)
+  sgd_shader(meshlet_cull.${stage} fallback)
+  sgd_shader(meshlet_cull.${stage} off CULL_OFF=1)
+  sgd_shader(meshlet_cull.${stage} view_plain VIEW_PLAIN=1)
+  sgd_shader(meshlet_cull.${stage} view_lane_id VIEW_LANE_ID=1)
+  sgd_shader(meshlet_cull.${stage} view_first_last VIEW_FIRST_LAST=1)
+  sgd_shader(meshlet_cull.${stage} view_active VIEW_ACTIVE=1)
+endforeach()
+sgd_shader(meshlet_cull.mesh view_task VIEW_FROM_TASK=1)
+# Scenes with alphaMode MASK materials: the pre-pass's mesh shader also outputs uv and draw for
+# depth_alpha.frag.
+sgd_shader(meshlet_cull.mesh subgroup_alpha CULL_SUBGROUP=1 DEPTH_ALPHA=1)
+sgd_shader(meshlet_cull.mesh fallback_alpha DEPTH_ALPHA=1)
+sgd_shader(meshlet_cull.mesh off_alpha CULL_OFF=1 DEPTH_ALPHA=1)
+sgd_shader(meshlet_forward.task main)
+sgd_shader(meshlet_forward.mesh main)
+sgd_shader(view.frag primitive VIEW_PER_PRIMITIVE=1)
+
 # Half-resolution mip (docs/quad-mip.md): the forward shader writing it with quad swaps, the same
 # SPIR-V with VK_KHR_shader_quad_control's full quads + maximal reconvergence, the compute fallback,
 # and the `mip` debug view.
@@ -29,6 +54,16 @@ sgd_shader(forward.frag light_loop LIGHT_LOOP_SUBGROUP=1 --target-env=vulkan1.2)
 sgd_shader(forward.frag quad_mip_light_loop QUAD_MIP=1 LIGHT_LOOP_SUBGROUP=1 --target-env=vulkan1.2)
 sgd_shader_full_quads(forward.frag.quad_mip_light_loop)
 sgd_shader(mip_downsample.comp main)
+# The resolve pass (src/passes/resolve_pass.cpp): HDR frame -> exposure -> tonemap -> 8-bit frame,
+# and with RESOLVE_MIP the quad mip written by quad swaps (--mip subgroup).
+sgd_shader(resolve.vert main)
+sgd_shader(resolve.frag plain)
+sgd_shader(resolve.frag mip RESOLVE_MIP=1)
+# Auto-exposure (docs/exposure.md): the mip's log-luminance summed by subgroupAdd or by a
+# shared-memory tree, then one invocation adapts the exposure.
+sgd_shader(exposure_reduce.comp subgroup EXPOSURE_SUBGROUP=1)
+sgd_shader(exposure_reduce.comp fallback)
+sgd_shader(exposure_adapt.comp main)
 sgd_shader(mip_fixup_args.comp main)
 sgd_shader(mip_fixup.comp main)
 sgd_shader(mip_view.comp main)

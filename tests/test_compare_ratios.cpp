@@ -34,22 +34,35 @@ const PassRatio& ratio(const PassRatios& ratios, const std::string& key) {
 
 TEST(CompareMatrix, EachPassInEachVariantWithTheOthersAutoThenAllSubgroupAndAllFallback) {
     std::vector<CompareConfig> m = comparison_matrix();
-    // Every variant each pass of the table offers, once, then the two all-* rows.
+    // Every variant each pass of the table offers, once, the meshlet path's three, then the two
+    // all-* rows.
     size_t offered = 0;
     for (const PassInfo& pass : kPasses)
-        for (Request r : {Request::subgroup, Request::fallback, Request::off}) offered += offers(pass, r);
-    ASSERT_EQ(m.size(), offered + 2);
+        for (Request r : {Request::subgroup, Request::forward, Request::fallback, Request::off}) offered += offers(pass, r);
+    ASSERT_EQ(m.size(), offered + 3 + 2);
     std::set<std::string> names;
     for (const CompareConfig& c : m) names.insert(c.name);
     EXPECT_EQ(names.size(), m.size()) << "names are file names: they must be unique";
     // The contract's passes, each in subgroup, fallback and off.
     for (const char* pass : {"cull", "light-cull", "mip"})
         for (const char* v : {"-subgroup", "-fallback", "-off"}) EXPECT_TRUE(names.count(std::string(pass) + v)) << pass << v;
+    // The mip's shading-time variant, and the exposure pass.
+    EXPECT_TRUE(names.count("mip-forward"));
+    EXPECT_FALSE(names.count("cull-forward"));
+    for (const char* v : {"-subgroup", "-fallback", "-off"}) EXPECT_TRUE(names.count(std::string("exposure") + v)) << v;
     // The light loop offers no off.
     EXPECT_TRUE(names.count("light-loop-subgroup") && names.count("light-loop-fallback"));
     EXPECT_FALSE(names.count("light-loop-off"));
-    size_t single = 0;
+    size_t single = 0, meshlet = 0;
     for (const CompareConfig& c : m) {
+        if (c.geometry == Geometry::meshlet) {
+            // --geometry meshlet with only --cull given: its culling in that variant.
+            ++meshlet;
+            EXPECT_EQ(c.name, "meshlet-" + std::string(request_name(c[PassId::cull])));
+            for (const PassInfo& pass : kPasses)
+                if (pass.id != PassId::cull) EXPECT_EQ(c[pass.id], Request::automatic) << c.name;
+            continue;
+        }
         size_t explicit_requests = 0;
         for (Request r : c.requests) explicit_requests += r != Request::automatic;
         if (explicit_requests == 1) {
@@ -73,7 +86,30 @@ TEST(CompareMatrix, EachPassInEachVariantWithTheOthersAutoThenAllSubgroupAndAllF
         }
     }
     EXPECT_EQ(single, offered);
+    EXPECT_EQ(meshlet, 3u);
+    EXPECT_TRUE(names.count("meshlet-subgroup") && names.count("meshlet-fallback") && names.count("meshlet-off"));
     EXPECT_TRUE(names.count("all-subgroup") && names.count("all-fallback"));
+}
+
+TEST(CompareRatios, MeshletCullAndGeometryRatios) {
+    std::vector<CompareRun> runs = {
+        timed("cull-subgroup", {{Timer::cull, 0.5}, {Timer::depth, 1}, {Timer::frame, 9}}),
+        timed("meshlet-subgroup", {{Timer::depth, 2}, {Timer::frame, 6}}),
+        timed("meshlet-fallback", {{Timer::depth, 3}, {Timer::frame, 7}}),
+    };
+    std::array<PassRatio, 2> r = compute_meshlet_ratios(runs);
+    EXPECT_EQ(r[0].key, "meshlet_cull");
+    ASSERT_TRUE(r[0].ratio.has_value()) << r[0].reason;
+    EXPECT_DOUBLE_EQ(*r[0].ratio, 1.5);  // depth: 3 / 2
+    EXPECT_EQ(r[1].key, "geometry");
+    ASSERT_TRUE(r[1].ratio.has_value()) << r[1].reason;
+    EXPECT_DOUBLE_EQ(*r[1].ratio, 1.5);  // frame: indexed 9 / meshlet 6
+    // Without mesh shaders the meshlet runs are skipped: no ratios, with the reason.
+    runs[1].skipped = runs[2].skipped = true;
+    runs[1].skip_reason = runs[2].skip_reason = "--geometry meshlet: device lacks VK_EXT_mesh_shader";
+    r = compute_meshlet_ratios(runs);
+    EXPECT_FALSE(r[0].ratio.has_value());
+    EXPECT_NE(r[1].reason.find("VK_EXT_mesh_shader"), std::string::npos) << r[1].reason;
 }
 
 TEST(CompareRatios, FallbackMedianOverSubgroupMedianOfThePass) {
@@ -82,10 +118,10 @@ TEST(CompareRatios, FallbackMedianOverSubgroupMedianOfThePass) {
         timed("cull-fallback", {{Timer::cull, 1.5}, {Timer::frame, 10}}),
         timed("light-cull-subgroup", {{Timer::light_cull, 0.25}}),
         timed("light-cull-fallback", {{Timer::light_cull, 0.75}}),
-        // quad mip inside forward plus its edge fix-up: no mip pass
-        timed("mip-subgroup", {{Timer::forward, 3.1}, {Timer::mip_fixup, 0.02}}),
-        timed("mip-fallback", {{Timer::forward, 3.0}, {Timer::mip, 0.4}}),
-        timed("mip-off", {{Timer::forward, 3.0}}),
+        // quad mip inside the resolve pass: no mip pass
+        timed("mip-subgroup", {{Timer::resolve, 0.62}}),
+        timed("mip-fallback", {{Timer::resolve, 0.5}, {Timer::mip, 0.4}}),
+        timed("mip-off", {{Timer::resolve, 0.5}}),
         timed("light-loop-subgroup", {{Timer::forward, 2.0}, {Timer::light_cull, 0.3}}),
         timed("light-loop-fallback", {{Timer::forward, 2.5}, {Timer::light_cull, 0.25}}),
         timed("all-subgroup", {{Timer::frame, 8}}),
@@ -100,12 +136,12 @@ TEST(CompareRatios, FallbackMedianOverSubgroupMedianOfThePass) {
     EXPECT_DOUBLE_EQ(*ratio(ratios, "cull").ratio, 3.0);
     EXPECT_DOUBLE_EQ(ratio(ratios, "cull").fallback_ms, 1.5);
     EXPECT_DOUBLE_EQ(*ratio(ratios, "light_cull").ratio, 3.0);
-    // The quad mip costs what it adds to forward over mip-off (0.1 ms) plus its edge fix-up
-    // (0.02 ms); the fallback costs its pass.
+    // The quad mip costs what it adds to the resolve pass over mip-off (0.12 ms); the fallback
+    // costs its pass.
     ASSERT_TRUE(ratio(ratios, "mip").ratio);
     EXPECT_NEAR(*ratio(ratios, "mip").ratio, 0.4 / 0.12, 1e-9);
-    EXPECT_NEAR(ratio(ratios, "mip").subgroup_ms, 0.12, 1e-12);
-    EXPECT_NE(ratio(ratios, "mip").measured_as.find("plus the mip_fixup pass median in mip-subgroup"), std::string::npos)
+    EXPECT_NEAR(ratio(ratios, "mip").subgroup_ms, 0.12, 1e-9);
+    EXPECT_NE(ratio(ratios, "mip").measured_as.find("resolve pass median in mip-subgroup"), std::string::npos)
         << ratio(ratios, "mip").measured_as;
     EXPECT_DOUBLE_EQ(*ratio(ratios, "frame").ratio, 1.5);
     for (const char* key : {"cull", "light_cull", "mip", "frame"})
@@ -127,9 +163,9 @@ TEST(CompareRatios, MissingMeasurementsGiveNullWithTheReason) {
         timed("cull-fallback", {{Timer::cull, 1.0}}),
         timed("light-cull-subgroup", {{Timer::forward, 1.0}}),  // the pass did not run (not built)
         timed("light-cull-fallback", {{Timer::light_cull, 0.75}}),
-        timed("mip-subgroup", {{Timer::forward, 2.9}, {Timer::mip_fixup, 0.05}}),  // faster than mip-off: noise
+        timed("mip-subgroup", {{Timer::resolve, 0.45}}),  // faster than mip-off: noise
         timed("mip-fallback", {{Timer::mip, 0.4}}),
-        timed("mip-off", {{Timer::forward, 3.0}}),
+        timed("mip-off", {{Timer::resolve, 0.5}}),
         skipped("light-loop-subgroup", "--light-loop subgroup: fragment stage lacks arithmetic"),
         timed("light-loop-fallback", {{Timer::forward, 2.0}}),
         // all-subgroup and all-fallback are absent
@@ -144,23 +180,23 @@ TEST(CompareRatios, MissingMeasurementsGiveNullWithTheReason) {
     EXPECT_NE(ratio(ratios, "mip").reason.find("not above the run-to-run noise"), std::string::npos)
         << ratio(ratios, "mip").reason;
     EXPECT_TRUE(ratio(ratios, "mip").measured);
-    EXPECT_NEAR(ratio(ratios, "mip").subgroup_ms, -0.05, 1e-12);
+    EXPECT_NEAR(ratio(ratios, "mip").subgroup_ms, -0.05, 1e-9);
     EXPECT_FALSE(ratio(ratios, "cull").measured);
     EXPECT_NE(ratio(ratios, "light_loop").reason.find("light-loop-subgroup was skipped"), std::string::npos)
         << ratio(ratios, "light_loop").reason;
     EXPECT_NE(ratio(ratios, "frame").reason.find("not in this comparison"), std::string::npos) << ratio(ratios, "frame").reason;
 }
 
-// The quad mip's cost includes its edge fix-up: a subgroup run without that timing gives no ratio.
-TEST(CompareRatios, QuadMipWithoutItsFixupTimingHasNoRatio) {
+// The quad mip's cost is measured in the resolve pass: a subgroup run without that timing gives no ratio.
+TEST(CompareRatios, QuadMipWithoutItsResolveTimingHasNoRatio) {
     std::vector<CompareRun> runs = {
         timed("mip-subgroup", {{Timer::forward, 3.1}}),
-        timed("mip-fallback", {{Timer::forward, 3.0}, {Timer::mip, 0.4}}),
-        timed("mip-off", {{Timer::forward, 3.0}}),
+        timed("mip-fallback", {{Timer::resolve, 0.5}, {Timer::mip, 0.4}}),
+        timed("mip-off", {{Timer::resolve, 0.5}}),
     };
     PassRatio r = ratio(compute_ratios(runs), "mip");
     EXPECT_FALSE(r.ratio);
-    EXPECT_NE(r.reason.find("the mip_fixup pass recorded no GPU time in mip-subgroup"), std::string::npos) << r.reason;
+    EXPECT_NE(r.reason.find("the resolve pass recorded no GPU time in mip-subgroup"), std::string::npos) << r.reason;
 }
 
 }  // namespace

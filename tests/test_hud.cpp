@@ -73,9 +73,10 @@ TEST(Hud, ForwardRowNamesEverythingItHostsAndLongTextIsCutWithAnEllipsis) {
     Overlay overlay;
     std::vector<HudText> texts;
     draw_hud(overlay, hud, &texts);
-    bool hosted = false;
-    for (const HudText& t : texts) hosted |= t.text == "+ quad mip + light loop";
-    EXPECT_TRUE(hosted) << "forward's row should read '+ quad mip + light loop'";
+    bool forward = false, resolve = false;
+    for (const HudText& t : texts) forward |= t.text == "+ light loop", resolve |= t.text == "+ quad mip";
+    EXPECT_TRUE(forward) << "forward's row should read '+ light loop'";
+    EXPECT_TRUE(resolve) << "resolve's row should read '+ quad mip'";
 
     EXPECT_EQ(fit_text("short", 1000, 1), "short");
     std::string cut = fit_text("a rather long line of text", Overlay::text_width("a rather", 1), 1);

@@ -76,9 +76,11 @@ TEST(Limits, PlannedAllocationsMatchHandCountedSizes) {
     EXPECT_EQ(a["base colour textures"], 3u * 512 * 512 * 4);  // white layer + 2
     // 100x50 is 7x4 tiles of 16 pixels: a count and 512 entries each, then 64 guard words.
     EXPECT_EQ(a["light lists"], (28u * 513 + 64) * 4);
+    EXPECT_EQ(a["hdr"], 100u * 50 * 8);  // RGBA16F: forward's target
     EXPECT_EQ(a["color"], 100u * 50 * 4);
     EXPECT_EQ(a["depth"], 100u * 50 * 4);
-    EXPECT_EQ(a["half-resolution mip"], 50u * 25 * 4);
+    EXPECT_EQ(a["half-resolution mip"], 50u * 25 * 8);  // RGBA16F
+    EXPECT_EQ(a["exposure state"], 48u);
     EXPECT_EQ(a["lights"], 2u * 10 * 32);  // one copy per frame in flight
     EXPECT_EQ(a["staging"], 3u * 512 * 512 * 4);  // the texture upload is the largest
 }

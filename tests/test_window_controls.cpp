@@ -30,8 +30,9 @@ DeviceFeatures all_features() {
 TEST(WindowControls, RequestsCycleInBothDirections) {
     std::vector<Request> forward;
     Request r = Request::automatic;
-    for (int i = 0; i < 4; ++i) forward.push_back(r = next_request(r, 1));
-    EXPECT_EQ(forward, (std::vector<Request>{Request::subgroup, Request::fallback, Request::off, Request::automatic}));
+    for (int i = 0; i < 5; ++i) forward.push_back(r = next_request(r, 1));
+    EXPECT_EQ(forward, (std::vector<Request>{Request::subgroup, Request::forward, Request::fallback, Request::off,
+                                             Request::automatic}));
     EXPECT_EQ(next_request(Request::automatic, -1), Request::off);
     EXPECT_EQ(next_request(Request::subgroup, -1), Request::automatic);
     EXPECT_EQ(next_view_mode(ViewMode::light_count, 1), ViewMode::shaded);

@@ -14,12 +14,18 @@
 std::vector<CompareConfig> comparison_matrix() {
     std::vector<CompareConfig> m;
     for (const PassInfo& pass : kPasses)
-        for (Request r : {Request::subgroup, Request::fallback, Request::off}) {
+        for (Request r : {Request::subgroup, Request::forward, Request::fallback, Request::off}) {
             if (!offers(pass, r)) continue;
             CompareConfig c{std::string(pass.name) + "-" + std::string(request_name(r)), {}};
             c.requests[size_t(pass.id)] = r;
             m.push_back(c);
         }
+    for (Request r : {Request::subgroup, Request::fallback, Request::off}) {
+        CompareConfig c{"meshlet-" + std::string(request_name(r)), {}};
+        c.requests[size_t(PassId::cull)] = r;
+        c.geometry = Geometry::meshlet;
+        m.push_back(c);
+    }
     for (Request r : {Request::subgroup, Request::fallback}) {
         CompareConfig c{"all-" + std::string(request_name(r)), {}};
         for (const PassInfo& pass : kPasses) c.requests[size_t(pass.id)] = pass.in_all_rows ? r : Request::automatic;
@@ -139,12 +145,19 @@ PassRatio frame_ratio(const std::vector<CompareRun>& runs) {
 nlohmann::json config_json(const CompareConfig& c) {
     nlohmann::json j = nlohmann::json::object();
     for (const PassInfo& pass : kPasses) j[std::string(pass.key)] = request_name(c[pass.id]);
+    j["geometry"] = geometry_name(c.geometry);
     return j;
 }
 
 void write_text(const std::string& path, const std::string& text) {
     std::ofstream file(path);
     if (!file || !(file << text)) throw std::runtime_error("cannot write " + path + " (is the folder writable?)");
+}
+
+std::vector<PassRatio> all_ratios(const CompareResult& c) {
+    std::vector<PassRatio> all(c.ratios.begin(), c.ratios.end());
+    all.insert(all.end(), c.meshlet_ratios.begin(), c.meshlet_ratios.end());
+    return all;
 }
 
 nlohmann::json ratio_detail_json(const PassRatio& r) {
@@ -166,7 +179,7 @@ nlohmann::json comparison_json(const Context& ctx, const Options& o, const Scene
             runs.push_back(r.report);
     }
     nlohmann::json ratios = nlohmann::json::object(), details = nlohmann::json::object();
-    for (const PassRatio& r : c.ratios) {
+    for (const PassRatio& r : all_ratios(c)) {
         ratios[r.key] = r.ratio ? nlohmann::json(*r.ratio) : nlohmann::json(nullptr);
         details[r.key] = ratio_detail_json(r);
     }
@@ -232,7 +245,7 @@ std::string markdown_report(const Context& ctx, const Options& o, const Scene& s
     line("");
     line("| pass | fallback ms | subgroup ms | speed-up | measured as |");
     line("| --- | ---: | ---: | ---: | --- |");
-    for (const PassRatio& r : c.ratios) {
+    for (const PassRatio& r : all_ratios(c)) {
         if (r.ratio)
             line("| " + r.key + " | " + format_ms(r.fallback_ms) + " | " + format_ms(r.subgroup_ms) + " | " + format_ratio(r) +
                  " | " + r.measured_as + " |");
@@ -318,7 +331,7 @@ RgbaImage comparison_sheet(const Context& ctx, const Options& o, const Scene& sc
                         std::to_string(o.height) + "   " + std::to_string(scene.triangle_count()) + " triangles   " +
                         std::to_string(o.lights) + " lights   median of " + std::to_string(o.frames - o.warmup) + " frames, ms";
     std::string speedups = "speed-up, fallback / subgroup:";
-    for (const PassRatio& r : c.ratios) speedups += "   " + r.name + " " + format_ratio(r);
+    for (const PassRatio& r : all_ratios(c)) speedups += "   " + r.name + " " + format_ratio(r);
     std::vector<TextLine> header = {{"subgroup-demo --compare   " + device, white}, {setup, grey}, {speedups, gold}};
 
     std::vector<SheetCell> cells;
@@ -378,6 +391,32 @@ SheetLayout compare_sheet_layout(uint32_t frame_width, uint32_t frame_height, si
                              kCompareLabelLines, chart_height(probe.text_scale));
 }
 
+std::array<PassRatio, 2> compute_meshlet_ratios(const std::vector<CompareRun>& runs) {
+    PassRatio cull = pass_ratio(runs, "meshlet_cull", "meshlet cull", "meshlet", Timer::depth);
+    cull.measured_as = "depth pass median (where the task and mesh shaders cull) in meshlet-fallback over the same in "
+                       "meshlet-subgroup";
+    // The indexed frame plays the "fallback" side: the ratio is indexed over meshlet.
+    PassRatio geometry;
+    geometry.key = "geometry";
+    geometry.name = "indexed/meshlet";
+    geometry.fallback_run = "cull-subgroup";
+    geometry.subgroup_run = "meshlet-subgroup";
+    geometry.measured_as = "frame median in cull-subgroup (indexed: compute cull + indirect draws) over the same in "
+                           "meshlet-subgroup";
+    const CompareRun* indexed = find_run(runs, geometry.fallback_run);
+    const CompareRun* meshlet = find_run(runs, geometry.subgroup_run);
+    geometry.reason = missing_timing(meshlet, geometry.subgroup_run, Timer::frame);
+    if (geometry.reason.empty()) geometry.reason = missing_timing(indexed, geometry.fallback_run, Timer::frame);
+    if (geometry.reason.empty()) {
+        geometry.fallback_ms = median(indexed, Timer::frame);
+        geometry.subgroup_ms = median(meshlet, Timer::frame);
+        const TimingStats &f = indexed->result.timings[size_t(Timer::frame)], &g = meshlet->result.timings[size_t(Timer::frame)];
+        geometry.fallback_min = f.min, geometry.fallback_max = f.max, geometry.subgroup_min = g.min, geometry.subgroup_max = g.max;
+        finish_ratio(geometry);
+    }
+    return {cull, geometry};
+}
+
 PassRatios compute_ratios(const std::vector<CompareRun>& runs) {
     PassRatios ratios;
     for (const PassInfo& pass : kPasses) ratios[size_t(pass.id)] = ratio_of(runs, pass);
@@ -403,6 +442,7 @@ CompareResult run_comparison(const Context& ctx, const Scene& scene, const Optio
         // view (the window may be showing one) would add its own pass and change the screenshots.
         PlanRequest request;
         request.passes = config.requests;
+        request.geometry = config.geometry;
         try {
             run.plan = make_plan(ctx.subgroup, ctx.features, request);
         } catch (const UnsupportedRequest& e) {
@@ -430,6 +470,7 @@ CompareResult run_comparison(const Context& ctx, const Scene& scene, const Optio
         Options o = options;
         o.plan = PlanRequest{};
         o.plan.passes = run.config.requests;
+        o.plan.geometry = run.config.geometry;
         o.screenshot = (fs::path(c.dir) / (run.config.name + ".png")).string();
         o.mip_dump.clear();
         o.report.clear();
@@ -450,6 +491,7 @@ CompareResult run_comparison(const Context& ctx, const Scene& scene, const Optio
     }
 
     c.ratios = compute_ratios(c.runs);
+    c.meshlet_ratios = compute_meshlet_ratios(c.runs);
     // Thumbnails and differences from the screenshots as written, so the sheet shows exactly what
     // the files hold.
     std::vector<RgbaImage> shots(c.runs.size());
@@ -507,7 +549,7 @@ int run_compare(const Options& options) {
     });
     for (const CompareRun& r : c.runs)
         if (r.skipped) fprintf(stderr, "skipped %s: %s\n", r.config.name.c_str(), r.skip_reason.c_str());
-    for (const PassRatio& r : c.ratios) {
+    for (const PassRatio& r : all_ratios(c)) {
         if (r.ratio)
             printf("%-10s speed-up %.2fx (fallback %s ms / subgroup %s ms)\n", r.key.c_str(), *r.ratio,
                    format_ms(r.fallback_ms).c_str(), format_ms(r.subgroup_ms).c_str());

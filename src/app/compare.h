@@ -26,12 +26,15 @@ std::vector<DifferencePair> difference_pairs();
 struct CompareConfig {
     std::string name;  // "cull-subgroup", "mip-off", "all-fallback", ...: also the screenshot's file name
     std::array<Request, kPassCount> requests{};  // by PassId; value-initialised to auto
+    Geometry geometry = Geometry::indexed;        // the meshlet-* rows: --geometry meshlet, with --cull as requested
 
     Request operator[](PassId id) const { return requests[size_t(id)]; }
 };
 
 // Each pass of the table in each variant it offers (subgroup, fallback, off) with the others at
-// auto; all subgroup; all fallback (in this order).
+// auto; the meshlet geometry path with its culling in each variant (meshlet-subgroup, -fallback,
+// -off; skipped with the reason where the device has no mesh shaders); all subgroup; all fallback
+// (in this order).
 std::vector<CompareConfig> comparison_matrix();
 
 struct CompareRun {
@@ -69,6 +72,11 @@ struct PassRatio {
 //  - frame: frame median of all-fallback over all-subgroup.
 using PassRatios = std::array<PassRatio, kPassCount + 1>;
 PassRatios compute_ratios(const std::vector<CompareRun>& runs);
+// The meshlet path's two ratios: "meshlet_cull", its culling's fallback over subgroup (the depth
+// pass's medians in meshlet-fallback and meshlet-subgroup: the task and mesh shaders cull there);
+// and "geometry", the indexed frame over the meshlet frame (frame medians in cull-subgroup and
+// meshlet-subgroup: above 1 the meshlet path is faster).
+std::array<PassRatio, 2> compute_meshlet_ratios(const std::vector<CompareRun>& runs);
 
 struct CompareProgress {
     size_t index = 0, count = 0;  // index is 1-based
@@ -91,6 +99,7 @@ struct CompareResult {
     std::vector<CompareRun> runs;  // every configuration of the matrix, skipped ones included
     std::vector<CompareDifference> differences;  // one per difference_pairs(), in that order
     PassRatios ratios;
+    std::array<PassRatio, 2> meshlet_ratios;
     nlohmann::json report;         // what DIR/report.json holds
     std::string dir, report_json, report_md, sheet, chart;  // chart: DIR/chart.svg
     uint32_t validation_messages = 0;

@@ -1,5 +1,7 @@
 #include "app/controls.h"
 
+#include <iterator>
+
 namespace {
 
 template <typename E>
@@ -10,8 +12,13 @@ E step_enum(E value, int step, uint32_t count) {
 
 }  // namespace
 
-// The cycle order is the order of the enum: automatic, subgroup, fallback, off.
-Request next_request(Request r, int step) { return step_enum(r, step, 4); }
+// The cycle order: automatic, subgroup, forward (the mip's alone: other passes skip it), fallback, off.
+Request next_request(Request r, int step) {
+    constexpr Request kCycle[] = {Request::automatic, Request::subgroup, Request::forward, Request::fallback, Request::off};
+    int n = int(std::size(kCycle)), at = 0;
+    while (kCycle[at] != r) ++at;
+    return kCycle[((at + step) % n + n) % n];
+}
 ViewMode next_view_mode(ViewMode m, int step) { return step_enum(m, step, uint32_t(ViewMode::light_count) + 1); }
 Stage next_stage(Stage s, int step) { return step_enum(s, step, uint32_t(Stage::count)); }
 
@@ -19,8 +26,8 @@ PlanChange cycle_pass(const SubgroupCaps& caps, const DeviceFeatures& features, 
                       int step) {
     PlanChange change{current, {}, {}};
     Request& request = change.request[pass];
-    // At most four tries: `auto` always resolves, so the loop ends within the cycle.
-    for (int tries = 0; tries < 4; ++tries) {
+    // At most five tries: `auto` always resolves, so the loop ends within the cycle.
+    for (int tries = 0; tries < 5; ++tries) {
         request = next_request(request, step);
         if (!offers(pass_info(pass), request)) continue;
         try {
@@ -32,7 +39,7 @@ PlanChange cycle_pass(const SubgroupCaps& caps, const DeviceFeatures& features, 
             if (why.rfind("--", 0) == 0) why.erase(0, 2);
             size_t advice = why.find("; use ");
             if (advice != std::string::npos) why.erase(advice);
-            change.note = "skipped " + why;
+            if (change.note.empty()) change.note = "skipped " + why;  // the first variant skipped (mip: subgroup, then forward)
         }
     }
     change.plan = make_plan(caps, features, change.request);  // unreachable in practice; rethrows if it is
@@ -51,6 +58,22 @@ PlanChange cycle_view_stage(const SubgroupCaps& caps, const DeviceFeatures& feat
     PlanChange change{current, {}, {}};
     change.request.view_stage = next_stage(current.view_stage, step);
     change.plan = make_plan(caps, features, change.request);
+    return change;
+}
+
+PlanChange toggle_geometry(const SubgroupCaps& caps, const DeviceFeatures& features, const PlanRequest& current) {
+    PlanChange change{current, {}, {}};
+    change.request.geometry = current.geometry == Geometry::meshlet ? Geometry::indexed : Geometry::meshlet;
+    try {
+        change.plan = make_plan(caps, features, change.request);
+    } catch (const UnsupportedRequest& e) {
+        std::string why = e.what();  // "--geometry meshlet: device lacks ...; use --geometry indexed"
+        if (why.rfind("--", 0) == 0) why.erase(0, 2);
+        if (size_t advice = why.find("; use "); advice != std::string::npos) why.erase(advice);
+        change.note = "skipped " + why;
+        change.request.geometry = current.geometry;
+        change.plan = make_plan(caps, features, change.request);
+    }
     return change;
 }
 

@@ -6,7 +6,8 @@
 
 #include "caps/caps.h"
 
-// The request after `r` in the cycle auto -> subgroup -> fallback -> off -> auto; step -1 goes backwards.
+// The request after `r` in the cycle auto -> subgroup -> forward -> fallback -> off -> auto (forward: the
+// mip's only); step -1 goes backwards.
 Request next_request(Request r, int step);
 ViewMode next_view_mode(ViewMode m, int step);  // shaded, lane-id, ..., light-count, shaded
 Stage next_stage(Stage s, int step);            // vertex, ..., compute, vertex
@@ -26,6 +27,10 @@ PlanChange cycle_pass(const SubgroupCaps& caps, const DeviceFeatures& features, 
 PlanChange cycle_view_mode(const SubgroupCaps& caps, const DeviceFeatures& features, const PlanRequest& current, int step);
 PlanChange cycle_view_stage(const SubgroupCaps& caps, const DeviceFeatures& features, const PlanRequest& current,
                             int step);
+
+// Toggles --geometry between indexed and meshlet (key M). Without mesh shaders the request stays
+// indexed, with a note saying why.
+PlanChange toggle_geometry(const SubgroupCaps& caps, const DeviceFeatures& features, const PlanRequest& current);
 
 // The configuration in words for file names and logs, each pass by its table tag:
 // "cull-subgroup_light-fallback_mip-subgroup_view-lane-id-fragment".

@@ -113,8 +113,8 @@ void SmoothedTimes::add(const std::array<double, kTimerCount>& sample) {
 // The keys that are not a pass's (those come from the pass table).
 const KeyHelp kOtherKeys[] = {
     {"0", "all passes auto, view shaded"},
-    {"V / Shift+V", "debug view"},
-    {"B / Shift+B", "debug view's shader stage"},
+    {"V / B (Shift: back)", "debug view / its shader stage"},
+    {"M", "geometry: indexed / meshlet"},
     {"Space", "pause the light animation"},
     {"Left drag", "orbit"},
     {"Right drag", "pan"},
@@ -346,12 +346,16 @@ void draw_hud(Overlay& overlay, const HudState& hud, std::vector<HudText>* texts
     bool stats_shown = !help.overlaps(stats);
     if (stats_shown) draw_stats(overlay, hud, s, stats.x0, stats.y0, max_panel, texts);
 
-    // Notes: newest at the bottom of the frame, older ones above, cut to the frame's width.
+    // Notes: newest at the bottom of the frame, older ones above, cut to the frame's width; on a
+    // small frame, the older ones that would run into the help panel are left out.
     float y = height - 4 * s;
     float notes_top = y;
     for (auto it = hud.notes.rbegin(); it != hud.notes.rend(); ++it) {
         std::string note = fit_text(*it, width - 12 * s, s);
-        y -= Overlay::text_height(note, s) + 6 * s;
+        float top = y - Overlay::text_height(note, s) - 6 * s;
+        OverlayBox box{4 * s, top, 4 * s + Overlay::text_width(note, s) + 4 * s, y};
+        if (hud.help && box.overlaps(help)) break;
+        y = top;
         overlay.label(4 * s, y, note, kYellow, s);
         if (texts) texts->push_back({ink_box(4 * s + 2 * s, y + 3 * s, note, s), note});  // label(): pad 2, +1 down
         notes_top = y;

@@ -21,7 +21,7 @@ std::string size_text(const Options& o) { return std::to_string(o.width) + "x" +
 
 // What to change to make an allocation smaller, by what it scales with.
 std::string advice(const std::string& name, const Scene& scene) {
-    if (name == "light lists" || name == "color" || name == "depth" || name == "half-resolution mip" || name == "ray traced" ||
+    if (name == "light lists" || name == "color" || name == "hdr" || name == "depth" || name == "half-resolution mip" || name == "ray traced" ||
         name == "mip edge list" || name == "mip fix-up stamps")
         return "use a smaller --size";
     if (name == "lights") return "use fewer --lights";
@@ -77,11 +77,13 @@ std::vector<PlannedAllocation> planned_allocations(const Scene& scene, const Opt
         {"indirect template", draws * indirect, K::storage_buffer},
         {"base colour textures", (scene.textures.size() + 1) * uint64_t(kTextureSize) * kTextureSize * 4, K::image},
         // frame targets (render/renderer.cpp)
+        {"hdr", w * h * 8, K::image},  // RGBA16F
         {"color", w * h * 4, K::image},
         {"depth", w * h * 4, K::image},
-        {"half-resolution mip", std::max<uint64_t>(1, w / 2) * std::max<uint64_t>(1, h / 2) * 4, K::image},
+        {"half-resolution mip", std::max<uint64_t>(1, w / 2) * std::max<uint64_t>(1, h / 2) * 8, K::image},  // RGBA16F
         {"ray traced", w * h * 4, K::image},
         {"counters", sizeof(GpuCounters), K::buffer},
+        {"exposure state", 48, K::storage_buffer},
         {"view params", 4096, K::buffer},  // the debug views' constant palette: under 4 KiB
     };
     // Each pass's own share (its table entry).

@@ -55,7 +55,7 @@ std::string alternatives(const std::vector<std::string>& names) { return join(na
 // The requests a pass accepts on the command line: auto and the variants it offers.
 std::vector<std::string> request_names(const PassInfo& pass) {
     std::vector<std::string> names;
-    for (Request r : {Request::automatic, Request::subgroup, Request::fallback, Request::off})
+    for (Request r : {Request::automatic, Request::subgroup, Request::forward, Request::fallback, Request::off})
         if (offers(pass, r)) names.emplace_back(request_name(r));
     return names;
 }
@@ -148,6 +148,7 @@ Options:
   --warmup N             frames excluded from timing (default 10)
 @PASSES@  --view M               shaded | lane-id | first-last-lane | active-lanes | mip | light-count
   --view-stage S         @STAGES@
+  --geometry G           indexed (compute cull + indirect draws) | meshlet (task + mesh shaders)
   --no-legend            hide the debug views' legends and labels (for image comparisons)
   --mask-stages LIST     comma list of stages to treat as lacking subgroup support
   --mask-ops LIST        comma list of basic,vote,arithmetic,ballot,shuffle,shuffle-relative,clustered,quad
@@ -207,6 +208,10 @@ Options parse_options(const std::vector<std::string>& args) {
             auto s = parse_stage(value());
             if (!s) throw UsageError("--view-stage expects " + one_of(stage_list()) + ", got '" + args[i] + "'");
             o.plan.view_stage = *s;
+        } else if (a == "--geometry") {
+            auto g = parse_geometry(value());
+            if (!g) throw UsageError("--geometry expects indexed or meshlet, got '" + args[i] + "'");
+            o.plan.geometry = *g;
         } else if (a == "--mask-stages") o.mask_stages = parse_list(a, value(), parse_stage);
         else if (a == "--mask-ops") o.mask_ops = parse_list(a, value(), parse_op);
         else if (a == "--screenshot") o.screenshot = value();

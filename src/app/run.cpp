@@ -1,5 +1,10 @@
 #include "app/run.h"
 
+#include <cmath>
+
+#include "render/exposure_reference.h"
+#include "render/tonemap.h"
+
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -57,6 +62,7 @@ RendererConfig renderer_config(const Options& options, const Plan& plan, VkExten
     config.plan = plan;
     config.view_legend = options.view_legend;
     config.cull_group_size = options.cull_group_size;
+    config.capture_meshlets = !options.cull_dump.empty();
     return config;
 }
 
@@ -84,13 +90,13 @@ void check_device_limits(const Context& ctx, const Options& options, const Scene
 RunResult run_headless(const Context& ctx, const Scene& scene, const Options& options, const Plan& plan, bool quiet) {
     // With --mip off no pass writes the mip: refuse to dump or show one rather than output stale texels.
     if (plan[PassId::mip].variant == Variant::off && !options.mip_dump.empty())
-        throw UsageError("--mip-dump needs a mip, but --mip off renders none; use --mip auto, subgroup or fallback");
+        throw UsageError("--mip-dump needs a mip, but --mip off renders none; use --mip auto, subgroup, forward or fallback");
     if (plan[PassId::ray_trace].variant == Variant::off && !options.ray_dump.empty())
         throw UsageError("--ray-dump needs the ray-trace pass, but it is off (" + plan[PassId::ray_trace].reason +
                          "); use --ray-trace auto, subgroup or fallback on a device with ray tracing");
     if (plan[PassId::mip].variant == Variant::off && plan.view.mode == ViewMode::mip)
-        throw UsageError("--view mip shows the mip, but --mip off renders none; use --mip auto, subgroup or fallback");
-    if (!options.cull_dump.empty() && plan[PassId::cull].variant == Variant::off)
+        throw UsageError("--view mip shows the mip, but --mip off renders none; use --mip auto, subgroup, forward or fallback");
+    if (!options.cull_dump.empty() && plan[PassId::cull].variant == Variant::off && plan.geometry == Geometry::indexed)
         throw UsageError("--cull-dump needs the cull pass; it has nothing to write with --cull off");
     Renderer renderer(ctx, scene, renderer_config(options, plan, {options.width, options.height}));
 
@@ -122,6 +128,10 @@ RunResult run_headless(const Context& ctx, const Scene& scene, const Options& op
 
     RunResult result;
     result.triangles_in = renderer.gpu_scene().triangle_count;
+    if (const MeshletPass* m = renderer.meshlets()) {
+        result.meshlets = m->meshlets().meshlets.size();
+        result.meshlet_build_ms = m->meshlets().build_ms;
+    }
     // One instrumented frame before the timed ones counts light-list atomics and the light loop's
     // trips; its timings are not used.
     submit_frame(0, true);
@@ -147,6 +157,9 @@ RunResult run_headless(const Context& ctx, const Scene& scene, const Options& op
     result.counters = renderer.read_counters();
     result.counters.light_atomics = instrumented.light_atomics;
     result.instrumented = instrumented;
+    result.exposure = renderer.read_exposure();
+    bool measured = plan[PassId::exposure].variant == Variant::subgroup || plan[PassId::exposure].variant == Variant::fallback;
+    if (!measured) result.exposure.applied = exposure::kFixed;
     if (!options.screenshot.empty()) {
         write_png(options.screenshot, options.width, options.height, renderer.read_color());
         result.screenshot = options.screenshot;
@@ -174,7 +187,9 @@ RunResult run_headless(const Context& ctx, const Scene& scene, const Options& op
     if (options.bandwidth_probe) result.copy = measure_copy_bandwidth(ctx);
     if (!options.mip_dump.empty()) {
         VkExtent2D half{std::max(1u, options.width / 2), std::max(1u, options.height / 2)};
-        write_png(options.mip_dump, half.width, half.height, renderer.read_mip());
+        // The HDR mip as the frame shows it: tonemapped with the exposure the last frame applied.
+        write_png(options.mip_dump, half.width, half.height,
+                  tonemap_rgba8(halves_to_floats(renderer.read_mip()), result.exposure.applied));
         result.mip = options.mip_dump;
     }
     return result;
@@ -205,6 +220,10 @@ static nlohmann::json pass_json(const PassPlan& p) {
 nlohmann::json plan_json(const Plan& plan) {
     nlohmann::json j = nlohmann::json::object();
     for (const PassInfo& pass : kPasses) j[std::string(pass.key)] = pass_json(plan[pass.id]);
+    j["geometry"] = {{"mode", geometry_name(plan.geometry)},
+                     {"reason", plan.geometry == Geometry::meshlet
+                                    ? "task + mesh shaders over meshlets; --cull applies to their culling"
+                                    : "compute cull pass + indexed indirect draws"}};
     j["view"] = {{"mode", view_mode_name(plan.view.mode)},
                  {"stage", stage_name(plan.view.stage)},
                  {"variant", variant_name(plan.view.variant)},
@@ -231,6 +250,15 @@ nlohmann::json report_json(const Context& ctx, const Options& options, const Pla
         if (pass.report_counters)
             pass.report_counters(counters, {plan, r.counters, r.instrumented, r.triangles_in, options.lights,
                                             r.ran[size_t(pass.timer)], ctx.subgroup.size});
+    // The exposure the last frame was resolved with (1.0, fixed, without the exposure pass), and
+    // the mip's average luminance the exposure pass measured in that frame (null without it): exp2
+    // of the mean fixed-point log2 luminance (docs/exposure.md). Read from the exposure unit's
+    // state, not from the frame's counters.
+    bool measured = r.exposure.texels != 0;
+    counters["exposure"] = r.exposure.applied;
+    counters["luminance_average"] = measured ? nlohmann::json(std::exp2(double(r.exposure.log2_average))) : nlohmann::json(nullptr);
+    counters["log2_luminance_average"] = measured ? nlohmann::json(r.exposure.log2_average) : nlohmann::json(nullptr);
+    counters["exposure_next"] = measured ? nlohmann::json(r.exposure.exposure) : nlohmann::json(nullptr);
     nlohmann::json timings = nlohmann::json::object();
     for (size_t p = 0; p < r.timings.size(); ++p)
         if (r.ran[p])
@@ -274,7 +302,12 @@ nlohmann::json report_json(const Context& ctx, const Options& options, const Pla
           {"unique_meshes", scene.unique_meshes},
           {"draws", scene.instances.size()},
           {"lights", options.lights},
-          {"textures", scene.textures.size()}}},
+          {"textures", scene.textures.size()},
+          {"geometry", geometry_name(plan.geometry)},
+          // Meshlets of the unique meshes (built once, shared by --instances copies), and the
+          // host time meshoptimizer took; null on the indexed path, which builds none.
+          {"meshlets", r.meshlets ? nlohmann::json(r.meshlets) : nlohmann::json(nullptr)},
+          {"meshlet_build_ms", r.meshlets ? nlohmann::json(r.meshlet_build_ms) : nlohmann::json(nullptr)}}},
         {"frame", {{"width", options.width}, {"height", options.height}, {"frames", options.frames}, {"warmup", options.warmup}}},
         {"timings_ms", timings},
         {"counters", counters},

@@ -14,8 +14,11 @@ struct RunResult {
     std::array<TimingStats, kTimerCount> timings{};
     std::array<bool, kTimerCount> ran{};
     GpuCounters counters{};
-    GpuCounters instrumented{};  // the instrumented frame's counters: light_atomics, the light loop's trips
+    GpuCounters instrumented{};
+    uint64_t meshlets = 0;          // --geometry meshlet: meshlets built (unique meshes)
+    double meshlet_build_ms = 0.0;  // and the host time it took  // the instrumented frame's counters: light_atomics, the light loop's trips
     uint64_t triangles_in = 0;
+    ExposureState exposure{};  // after the last frame (exposure_pass.h)
     std::string screenshot;  // path written, or empty
     std::string mip;
     std::string ray;  // --ray-dump

@@ -4,8 +4,8 @@ namespace {
 
 constexpr std::array<std::string_view, size_t(Op::count)> kOpNames = {
     "basic", "vote", "arithmetic", "ballot", "shuffle", "shuffle-relative", "clustered", "quad"};
-constexpr std::array<std::string_view, 4> kRequestNames = {"auto", "subgroup", "fallback", "off"};
-constexpr std::array<std::string_view, 4> kVariantNames = {"subgroup", "fallback", "off", "unsupported"};
+constexpr std::array<std::string_view, 5> kRequestNames = {"auto", "subgroup", "fallback", "off", "forward"};
+constexpr std::array<std::string_view, 5> kVariantNames = {"subgroup", "fallback", "off", "unsupported", "forward"};
 constexpr std::array<std::string_view, 6> kViewNames = {
     "shaded", "lane-id", "first-last-lane", "active-lanes", "mip", "light-count"};
 
@@ -89,14 +89,46 @@ std::string missing_support(const SubgroupCaps& caps, PassNeeds needs) {
     return {};
 }
 
-std::string pass_missing(const SubgroupCaps& caps, const DeviceFeatures& features, PassId id) {
+std::array<PassNeeds, 2> meshlet_cull_needs() {
+    // meshlet_cull.task: subgroupBallot, subgroupBallotExclusiveBitCount, subgroupBallotBitCount
+    // (ballot), subgroupElect (basic). meshlet_cull.mesh: the same, plus subgroupOr (arithmetic).
+    return {{{Stage::task, bit(Op::basic) | bit(Op::ballot)},
+             {Stage::mesh, bit(Op::basic) | bit(Op::ballot) | bit(Op::arithmetic)}}};
+}
+
+std::string_view geometry_name(Geometry g) { return g == Geometry::meshlet ? "meshlet" : "indexed"; }
+
+std::optional<Geometry> parse_geometry(std::string_view name) {
+    if (name == "indexed") return Geometry::indexed;
+    if (name == "meshlet") return Geometry::meshlet;
+    return std::nullopt;
+}
+
+std::string meshlet_missing(const DeviceFeatures& features) {
+    return features.mesh_shader ? "" : "device lacks VK_EXT_mesh_shader (task and mesh shaders)";
+}
+
+std::string pass_missing(const SubgroupCaps& caps, const DeviceFeatures& features, PassId id, Geometry geometry) {
     const PassInfo& pass = pass_info(id);
+    if (id == PassId::cull && geometry == Geometry::meshlet) {
+        for (PassNeeds needs : meshlet_cull_needs())
+            if (std::string missing = missing_support(caps, needs); !missing.empty()) return missing;
+        return meshlet_missing(features);
+    }
     std::string missing = missing_support(caps, pass_needs(id));
     if (missing.empty() && pass.missing_feature) missing = pass.missing_feature(features);
     return missing;
 }
 
-PassPlan plan_pass(const PassInfo& pass, Request requested, const std::string& missing) {
+std::string forward_missing(const SubgroupCaps& caps, const DeviceFeatures& features, PassId id) {
+    const PassInfo& pass = pass_info(id);
+    std::string missing = missing_support(caps, {pass.stage, pass.forward_ops});
+    if (missing.empty() && pass.missing_feature) missing = pass.missing_feature(features);
+    return missing;
+}
+
+PassPlan plan_pass(const PassInfo& pass, Request requested, const std::string& missing,
+                   const std::string& missing_forward) {
     PassPlan plan{requested, Variant::off, ""};
     std::string option = "--" + std::string(pass.name);
     if (!offers(pass, requested))
@@ -114,6 +146,12 @@ PassPlan plan_pass(const PassInfo& pass, Request requested, const std::string& m
             if (!missing.empty()) throw UnsupportedRequest(option + " subgroup: " + missing + " on this device; use auto or fallback");
             plan.variant = Variant::subgroup;
             plan.reason = "requested subgroup; supported";
+            break;
+        case Request::forward:
+            if (!missing_forward.empty())
+                throw UnsupportedRequest(option + " forward: " + missing_forward + " on this device; use auto or fallback");
+            plan.variant = Variant::forward;
+            plan.reason = "requested forward (the quad mip written while shading); supported";
             break;
         case Request::automatic:
             plan.variant = missing.empty() ? Variant::subgroup : Variant::fallback;
@@ -153,13 +191,31 @@ ViewPlan plan_view(const SubgroupCaps& caps, const DeviceFeatures& features, Vie
 
 Plan make_plan(const SubgroupCaps& caps, const DeviceFeatures& features, const PlanRequest& request) {
     Plan plan;
+    plan.geometry = request.geometry;
+    if (request.geometry == Geometry::meshlet)
+        if (std::string missing = meshlet_missing(features); !missing.empty())
+            throw UnsupportedRequest("--geometry meshlet: " + missing + "; use --geometry indexed");
     for (const PassInfo& pass : kPasses) {
         if (std::string why = pass.unavailable ? pass.unavailable(features) : ""; !why.empty()) {
             plan[pass.id] = plan_unavailable_pass(pass, request[pass.id], why);
             continue;
         }
-        PassPlan& p = plan[pass.id] = plan_pass(pass, request[pass.id], pass_missing(caps, features, pass.id));
+        PassPlan& p = plan[pass.id] = plan_pass(pass, request[pass.id], pass_missing(caps, features, pass.id, request.geometry),
+                                                forward_missing(caps, features, pass.id));
         if (p.variant == Variant::subgroup && pass.subgroup_note) p.reason += pass.subgroup_note(features);
+        if (pass.id == PassId::cull && request.geometry == Geometry::meshlet && p.variant != Variant::off)
+            p.reason += "; meshlets culled in the task shader, triangles in the mesh shader";
+    }
+    // Exposure measures the mip: without one it stays at the fixed exposure.
+    PassPlan& exposure = plan[PassId::exposure];
+    if (plan[PassId::mip].variant == Variant::off && exposure.variant != Variant::off) {
+        if (exposure.requested != Request::automatic)
+            throw UnsupportedRequest("--exposure " + std::string(request_name(exposure.requested)) +
+                                     ": exposure measures the mip, but --mip off renders none; use --mip auto, subgroup, forward or fallback");
+        exposure.variant = Variant::off;
+        exposure.reason = "no mip to measure (--mip off): exposure fixed at 1.0";
+    } else if (exposure.variant == Variant::off) {
+        exposure.reason += ": exposure fixed at 1.0";
     }
     plan.view = plan_view(caps, features, request.view, request.view_stage);
     return plan;

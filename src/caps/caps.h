@@ -83,6 +83,7 @@ struct ViewPlan {
 struct Plan {
     std::array<PassPlan, kPassCount> passes;
     ViewPlan view;
+    Geometry geometry = Geometry::indexed;  // with meshlet, passes[cull] is the task/mesh culling
 
     PassPlan& operator[](PassId id) { return passes[size_t(id)]; }
     const PassPlan& operator[](PassId id) const { return passes[size_t(id)]; }
@@ -92,6 +93,7 @@ struct PlanRequest {
     std::array<Request, kPassCount> passes{};  // value-initialised: every pass Request::automatic
     ViewMode view = ViewMode::shaded;
     Stage view_stage = Stage::fragment;
+    Geometry geometry = Geometry::indexed;
 
     Request& operator[](PassId id) { return passes[size_t(id)]; }
     Request operator[](PassId id) const { return passes[size_t(id)]; }
@@ -110,6 +112,14 @@ struct PassNeeds {
     uint32_t stages = 0;  // bit(Stage) set; 0: just `stage`
 };
 PassNeeds pass_needs(PassId id);
+// With --geometry meshlet the cull pass's subgroup path runs in the task shader (ballot compaction
+// of meshlets into the payload) and in the mesh shader (ballot scan of the surviving triangles,
+// subgroupOr of the visibility mask): its needs in both stages, task first.
+std::array<PassNeeds, 2> meshlet_cull_needs();
+std::string_view geometry_name(Geometry g);
+std::optional<Geometry> parse_geometry(std::string_view name);
+// Why the device cannot draw --geometry meshlet at all, or empty.
+std::string meshlet_missing(const DeviceFeatures& features);
 uint32_t view_needs(ViewMode mode);  // ops a subgroup debug view needs in its stage
 
 // Why a subgroup path cannot run, or empty if it can.
@@ -118,11 +128,15 @@ std::string missing_support(const SubgroupCaps& caps, PassNeeds needs);
 Plan make_plan(const SubgroupCaps& caps, const DeviceFeatures& features, const PlanRequest& request);
 
 // Why the device cannot run a pass's subgroup path (subgroup support, then device features), or empty.
-std::string pass_missing(const SubgroupCaps& caps, const DeviceFeatures& features, PassId id);
+std::string pass_missing(const SubgroupCaps& caps, const DeviceFeatures& features, PassId id,
+                         Geometry geometry = Geometry::indexed);
 
 // Resolves one pass request; throws UnsupportedRequest for `subgroup` when `missing` is not empty,
 // and for a variant the pass does not offer.
-PassPlan plan_pass(const PassInfo& pass, Request requested, const std::string& missing);
+PassPlan plan_pass(const PassInfo& pass, Request requested, const std::string& missing,
+                   const std::string& missing_forward = "");
+// Why the device cannot run the mip's `forward` variant (the pass's forward_ops), or empty.
+std::string forward_missing(const SubgroupCaps& caps, const DeviceFeatures& features, PassId id);
 // The same for a pass the device cannot run at all (`unavailable` says why): auto is off with the
 // reason, off is off, subgroup and fallback throw UnsupportedRequest naming what is missing.
 PassPlan plan_unavailable_pass(const PassInfo& pass, Request requested, const std::string& unavailable);

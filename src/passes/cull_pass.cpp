@@ -117,7 +117,8 @@ void CullPass::create(const Context& ctx, const GpuScene& scene, uint32_t size) 
 
 void CullPass::record(FrameContext& f) {
     const Variant variant = f.plan[PassId::cull].variant;
-    if (variant == Variant::off || chunk_count == 0) return;
+    // With --geometry meshlet the cull variant is the task and mesh shaders' (MeshletPass).
+    if (variant == Variant::off || chunk_count == 0 || f.plan.geometry == Geometry::meshlet) return;
     const bool use_subgroup = variant == Variant::subgroup;
     if (use_subgroup && !subgroup.pipeline)
         throw std::runtime_error("cull: the subgroup variant was planned but the device cannot run it");
@@ -185,15 +186,27 @@ void cull_report_counters(nlohmann::json& counters, const PassCounters& c) {
     // With --cull off nothing is culled (and the counter is not written): every triangle is drawn.
     counters["triangles_visible"] =
         c.plan[PassId::cull].variant == Variant::off ? c.triangles_in : uint64_t(c.frame.triangles_visible);
+    // The meshlet path's (docs/meshlets.md; null on the indexed path): meshlets the task shaders
+    // tested and kept. triangles_visible is then the mesh shaders' count.
+    bool meshlet = c.plan.geometry == Geometry::meshlet;
+    counters["meshlets_in"] = meshlet ? nlohmann::json(c.frame.meshlets_in) : nlohmann::json(nullptr);
+    counters["meshlets_visible"] = meshlet ? nlohmann::json(c.frame.meshlets_visible) : nlohmann::json(nullptr);
 }
 
 std::optional<HudLine> cull_hud_line(const PassCounters& c) {
-    // Without a cull pass in the frame everything is drawn (and the counter is not written).
-    bool culled = c.plan[PassId::cull].variant != Variant::off && c.ran;
+    // Without a cull pass in the frame everything is drawn (and the counter is not written). On the
+    // meshlet path the task and mesh shaders cull inside the depth pass, and the line adds the
+    // meshlets they kept.
+    bool meshlet = c.plan.geometry == Geometry::meshlet;
+    bool culled = c.plan[PassId::cull].variant != Variant::off && (c.ran || meshlet);
     uint64_t visible = culled ? c.frame.triangles_visible : c.triangles_in;
     double percent = c.triangles_in ? 100.0 * double(visible) / double(c.triangles_in) : 0.0;
-    return HudLine{"triangles", {{thousands(visible) + " of " + thousands(c.triangles_in) +
-                                  (culled ? " visible (" : " drawn (") + fixed(percent, 1) + "%)"}}};
+    HudLine line{"triangles", {{thousands(visible) + " of " + thousands(c.triangles_in) +
+                                (culled ? " visible (" : " drawn (") + fixed(percent, 1) + "%)"}}};
+    if (meshlet)
+        line.spans.push_back({", meshlets " + thousands(c.frame.meshlets_visible) + " of " + thousands(c.frame.meshlets_in),
+                              HudTone::dim});
+    return line;
 }
 
 void cull_frame_allocations(const AllocationQuery& q, std::vector<PlannedAllocation>& out) {

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 #include "passes/scene_pass.h"
+#include "passes/meshlet_pass.h"
 
 namespace {
 
@@ -196,12 +198,32 @@ void DebugViewPass::record(FrameContext& f, bool legend) {
         if (legend && f.overlay) add_view_legend(*f.overlay, f.targets.extent, plan, f.ctx.subgroup.size);
         return;
     }
-    const Pipeline& p = pipeline(f.ctx, stage, kind);
-    if (redraws_depth(stage)) record_depth(f, depth_pipeline(f.ctx, stage));
-    if (stage == Stage::compute)
-        record_compute(f, p);
-    else
-        record_graphics(f, p);
+    if (stage == Stage::task || stage == Stage::mesh) {
+        // The meshlet path's own task and mesh shaders draw these views (MeshletPass::record_view).
+        if (!f.meshlets) throw std::runtime_error("the task and mesh views need the meshlet path");
+        // Over an indexed frame, their depth first (as the tessellation and geometry views do): a
+        // driver may rasterize mesh-pipeline positions to other depths in the last bit.
+        if (f.plan.geometry == Geometry::indexed) {
+            transition(f.cmd, f.targets.depth, VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL,
+                       VK_PIPELINE_STAGE_2_EARLY_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT,
+                       VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_READ_BIT | VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT, true);
+            VkRenderingAttachmentInfo depth = depth_attachment(f.targets.depth, VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL,
+                                                               VK_ATTACHMENT_LOAD_OP_CLEAR, VK_ATTACHMENT_STORE_OP_STORE);
+            begin_rendering(f.cmd, f.targets.extent, nullptr, &depth);
+            f.meshlets->record_depth(f, false);
+            vkCmdEndRendering(f.cmd);
+        }
+        begin_view_rendering(f);
+        f.meshlets->record_view(f, stage, kind_suffix(kind), params_);
+        vkCmdEndRendering(f.cmd);
+    } else {
+        const Pipeline& p = pipeline(f.ctx, stage, kind);
+        if (redraws_depth(stage)) record_depth(f, depth_pipeline(f.ctx, stage));
+        if (stage == Stage::compute)
+            record_compute(f, p);
+        else
+            record_graphics(f, p);
+    }
     f.timer.end(f.cmd, Timer::view);
     end_label(f.ctx, f.cmd);
 
@@ -223,6 +245,15 @@ void DebugViewPass::record_depth(FrameContext& f, const Pipeline& p) {
 }
 
 void DebugViewPass::record_graphics(FrameContext& f, const Pipeline& p) {
+    begin_view_rendering(f);
+    // Push descriptors update incrementally: binding 4 here, draw_scene pushes the scene's 0..3.
+    Descriptors().buffer(kGraphicsParamsBinding, params_, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER).push(f.cmd, p);
+    draw_scene(f, p);
+    vkCmdEndRendering(f.cmd);
+}
+
+// Over the shaded frame, depth EQUAL against the pre-pass's (read only).
+void DebugViewPass::begin_view_rendering(FrameContext& f) {
     transition(f.cmd, f.targets.depth, VK_IMAGE_LAYOUT_DEPTH_READ_ONLY_OPTIMAL,
                VK_PIPELINE_STAGE_2_EARLY_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT,
                VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_READ_BIT);
@@ -233,10 +264,6 @@ void DebugViewPass::record_graphics(FrameContext& f, const Pipeline& p) {
     VkRenderingAttachmentInfo depth = depth_attachment(f.targets.depth, VK_IMAGE_LAYOUT_DEPTH_READ_ONLY_OPTIMAL,
                                                        VK_ATTACHMENT_LOAD_OP_LOAD, VK_ATTACHMENT_STORE_OP_NONE);
     begin_rendering(f.cmd, f.targets.extent, &color, &depth);
-    // Push descriptors update incrementally: binding 4 here, draw_scene pushes the scene's 0..3.
-    Descriptors().buffer(kGraphicsParamsBinding, params_, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER).push(f.cmd, p);
-    draw_scene(f, p);
-    vkCmdEndRendering(f.cmd);
 }
 
 void DebugViewPass::record_compute(FrameContext& f, const Pipeline& p) {

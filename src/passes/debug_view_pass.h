@@ -47,6 +47,7 @@ private:
     const Pipeline& depth_pipeline(const Context& ctx, Stage stage);
     void record_depth(FrameContext& f, const Pipeline& pipeline);
     void record_graphics(FrameContext& f, const Pipeline& pipeline);
+    void begin_view_rendering(FrameContext& f);
     void record_compute(FrameContext& f, const Pipeline& pipeline);
 
     Buffer params_;  // ViewParams of shaders/view_common.glsl, constant

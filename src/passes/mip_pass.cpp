@@ -21,6 +21,11 @@ constexpr VkDescriptorType kStorageBuffer = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
 
 constexpr VkDeviceSize kEdgeHeaderBytes = 16;  // count, capacity, 2 reserved (quad_mip.glsl)
 
+struct ViewPush {
+    int32_t split_x;
+    uint32_t measured;  // mip_view.comp: apply the exposure pass's exposure
+};
+
 struct FixupPush {
     uint32_t stamp, mip_width, texel_count;
 };
@@ -36,7 +41,8 @@ void MipPass::create(const Context& ctx, VkExtent2D extent) {
     fixup_layout.push_constant_bytes = sizeof(FixupPush);
     fixup = create_compute_pipeline(ctx, {"mip_fixup.comp.main", fixup_layout});
     LayoutDesc view_layout = kTwoImages;
-    view_layout.push_constant_bytes = sizeof(int32_t);
+    view_layout.bindings.push_back(kStorageBuffer);  // the exposure state
+    view_layout.push_constant_bytes = sizeof(ViewPush);
     view = create_compute_pipeline(ctx, {"mip_view.comp.main", view_layout});
     fixup_dispatch = create_buffer(ctx, sizeof(VkDispatchIndirectCommand),
                                    VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT,
@@ -62,7 +68,7 @@ void MipPass::resize(const Context& ctx, VkExtent2D extent) {
 }
 
 void MipPass::record_fixup(FrameContext& f) {
-    begin_label(f.ctx, f.cmd, "mip subgroup: edge fix-up");
+    begin_label(f.ctx, f.cmd, "mip forward: edge fix-up");
     f.timer.begin(f.cmd, Timer::mip_fixup);
     if (!stamps_cleared) {  // once per buffer: stamps are compared, never reset (mip_fixup.comp)
         vkCmdFillBuffer(f.cmd, stamps.buffer, 0, VK_WHOLE_SIZE, 0);
@@ -70,9 +76,9 @@ void MipPass::record_fixup(FrameContext& f) {
         stamp = 0;
     }
     if (++stamp == 0) ++stamp;  // 0 is "never fixed"; wraps after 2^32 frames
-    // The finished frame and the edge list the forward shader appended to; the mip keeps the
+    // The finished HDR frame and the edge list the forward shader appended to; the mip keeps the
     // texels the quads stored (no discard).
-    transition(f.cmd, f.targets.color, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+    transition(f.cmd, f.targets.hdr, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
                VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
     transition(f.cmd, f.targets.mip, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
                VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
@@ -94,7 +100,7 @@ void MipPass::record_fixup(FrameContext& f) {
 
     vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, fixup.pipeline);
     Descriptors d;
-    d.storage_image(0, f.targets.color.view)
+    d.storage_image(0, f.targets.hdr.view)
         .storage_image(1, f.targets.mip.view)
         .buffer(2, edges)
         .buffer(3, stamps)
@@ -110,13 +116,13 @@ void MipPass::record_fixup(FrameContext& f) {
 void MipPass::record_downsample(FrameContext& f) {
     begin_label(f.ctx, f.cmd, "mip fallback: 2x2 downsample");
     f.timer.begin(f.cmd, Timer::mip);
-    transition(f.cmd, f.targets.color, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+    transition(f.cmd, f.targets.hdr, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
                VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
     transition(f.cmd, f.targets.mip, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
                VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, true);  // every texel is rewritten
     vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, downsample.pipeline);
     Descriptors descriptors;
-    descriptors.storage_image(0, f.targets.color.view).storage_image(1, f.targets.mip.view);
+    descriptors.storage_image(0, f.targets.hdr.view).storage_image(1, f.targets.mip.view);
     descriptors.push(f.cmd, downsample);
     vkCmdDispatch(f.cmd, groups(f.targets.mip.extent.width), groups(f.targets.mip.extent.height), 1);
     f.timer.end(f.cmd, Timer::mip);
@@ -157,15 +163,20 @@ void MipPass::record_view(FrameContext& f) {
                VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
     vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, view.pipeline);
     Descriptors descriptors;
-    descriptors.storage_image(0, f.targets.color.view).storage_image(1, f.targets.mip.view);
+    memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+                   VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT);  // the exposure state
+    descriptors.storage_image(0, f.targets.color.view).storage_image(1, f.targets.mip.view).buffer(2, *f.exposure_state);
     descriptors.push(f.cmd, view);
     int32_t split_x = int32_t(f.targets.extent.width / 2);
-    vkCmdPushConstants(f.cmd, view.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(split_x), &split_x);
+    Variant exposure = f.plan[PassId::exposure].variant;
+    ViewPush push{split_x, exposure == Variant::subgroup || exposure == Variant::fallback ? 1u : 0u};
+    vkCmdPushConstants(f.cmd, view.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
     vkCmdDispatch(f.cmd, groups(f.targets.extent.width - uint32_t(split_x)), groups(f.targets.extent.height), 1);
     f.timer.end(f.cmd, Timer::view);
     float scale = label_scale(f.targets.extent);
     overlay.label(kLabelMargin, kLabelMargin, "frame", rgba8(255, 255, 255), scale);
-    std::string mip = std::string("mip x2 ") + (f.plan[PassId::mip].variant == Variant::subgroup ? "quad" : "fallback");
+    Variant variant = f.plan[PassId::mip].variant;
+    std::string mip = std::string("mip x2 ") + (variant == Variant::subgroup ? "resolve" : variant == Variant::forward ? "forward" : "fallback");
     overlay.label(float(split_x) + 2.0f + kLabelMargin, kLabelMargin, mip, rgba8(255, 204, 26), scale);
     end_label(f.ctx, f.cmd);
 }

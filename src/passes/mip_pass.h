@@ -1,7 +1,8 @@
-// The half-resolution mip's compute passes: the fallback 2x2 downsample of the finished frame
-// (plan[PassId::mip] == fallback), the quad mip's edge list and its fix-up (plan == subgroup: the
-// forward shader writes the mip, see ScenePass, and appends the texels it cannot finish), and the
-// `mip` debug view that shows it next to the frame. docs/quad-mip.md.
+// The half-resolution HDR mip's compute passes: the fallback 2x2 downsample of the HDR frame
+// (plan[PassId::mip] == fallback), the shading-time quad mip's edge list and its fix-up (plan ==
+// forward: the forward shader writes the mip, see ScenePass, and appends the texels it cannot
+// finish), and the `mip` debug view that shows it next to the frame. With plan == subgroup the
+// resolve pass writes the mip (ResolvePass) and nothing here runs. docs/quad-mip.md.
 #pragma once
 
 #include "passes/allocation.h"
@@ -32,19 +33,19 @@ struct MipPass : PassUnit {
 
     void create(const Context& ctx, VkExtent2D extent);
     void resize(const Context& ctx, VkExtent2D extent) override;
-    // After forward: the fallback's downsample, or the quad mip's edge fix-up.
+    // After forward: the fallback's downsample, or the shading-time quad mip's edge fix-up.
     void record(FrameContext& f) override {
         if (f.plan[PassId::mip].variant == Variant::fallback) record_downsample(f);
-        if (f.plan[PassId::mip].variant == Variant::subgroup) record_fixup(f);
+        if (f.plan[PassId::mip].variant == Variant::forward) record_fixup(f);
     }
-    // After forward: f.targets.mip = box filter of f.targets.color. Timed as Timer::mip.
+    // After forward: f.targets.mip = box filter of f.targets.hdr. Timed as Timer::mip.
     void record_downsample(FrameContext& f);
     // After forward with the quad mip: the texels on the edge list (or, if it overflowed, all of
-    // them) = box filter of f.targets.color, dispatched indirectly from the list's count. Timed as
+    // them) = box filter of f.targets.hdr, dispatched indirectly from the list's count. Timed as
     // Timer::mip_fixup.
     void record_fixup(FrameContext& f);
     // The `mip` view, once the mip exists: the right half of the colour target shows the mip
-    // upscaled 2x (nearest), the left half stays the frame; labels name the halves (drawn by the
+    // upscaled 2x (nearest) and tonemapped with the frame's exposure, the left half stays the frame; labels name the halves (drawn by the
     // overlay at the end of the frame, in the top label_rows() rows). Timed as Timer::view.
     // Nothing with --mip off (there is no mip), or for another view.
     void record_view(FrameContext& f) override;

@@ -6,6 +6,7 @@
 
 #include "caps/caps.h"
 #include "passes/cull_pass.h"
+#include "passes/exposure_pass.h"
 #include "passes/light_cull_pass.h"
 #include "passes/mip_pass.h"
 #include "passes/pass_unit.h"
@@ -19,6 +20,8 @@ const std::array<TimerInfo, kTimerCount> kTimers = {{
     {Timer::forward, "forward", "forward", "fwd"},
     {Timer::mip, "mip", "mip", "mip"},
     {Timer::mip_fixup, "mip_fixup", "mip fix-up", "mip-fix"},
+    {Timer::resolve, "resolve", "resolve", "resolve"},
+    {Timer::exposure, "exposure", "exposure", "expo"},
     {Timer::view, "view", "view", "view"},
     {Timer::frame, "frame", "frame", "frame"},
 }};
@@ -69,9 +72,8 @@ std::string mip_missing_feature(const DeviceFeatures& f) {
     return f.fragment_stores ? "" : "device lacks fragmentStoresAndAtomics (the fragment shader cannot store the mip)";
 }
 
-std::string mip_subgroup_note(const DeviceFeatures& f) {
-    return f.quad_control_enabled ? "; full quads and maximal reconvergence (VK_KHR_shader_quad_control)"
-                                  : "; core quad-operation rules (no VK_KHR_shader_quad_control)";
+std::string mip_subgroup_note(const DeviceFeatures&) {
+    return "; written by the resolve pass: every quad is four real pixels (no helpers, no edge list)";
 }
 
 std::string tessellation_missing(const DeviceFeatures& f) {
@@ -152,25 +154,29 @@ const std::array<PassInfo, kPassCount> kPasses = {{
      .label = "mip",
      .tag = "mip",
      .window_key = '3',
-     .variants = kAllVariants,
+     .variants = kAllVariants | bit(Variant::forward),
+     // resolve.frag RESOLVE_MIP: subgroupQuadSwapHorizontal/Vertical (quad) sum each quad's four
+     // pixels; lanes of a quad are its 2x2 block (basic: the quad's layout in the subgroup).
      // forward.frag (quad_mip.glsl): subgroupBallot (ballot) finds each quad's real lanes,
      // subgroupQuadSwapHorizontal/Vertical (quad) sum full quads, and the edge list's append uses
      // subgroupBallotBitCount/ExclusiveBitCount/BroadcastFirst (ballot) and subgroupElect (basic).
      .stage = Stage::fragment,
      .stages = 0,
-     .ops = bit(Op::basic) | bit(Op::ballot) | bit(Op::quad),
-     .uses = "quad swaps in the forward fragment shader write the half-resolution mip while shading; "
-             "quads with helpers go to an edge list (ballot-aggregated append) that a small compute pass fixes",
-     .fallback = "compute 2x2 downsample of the finished frame",
+     .ops = bit(Op::basic) | bit(Op::quad),
+     .forward_ops = bit(Op::basic) | bit(Op::ballot) | bit(Op::quad),
+     .uses = "quad swaps in the full-screen resolve pass write the half-resolution HDR mip, one store per quad "
+             "(--mip forward: while shading, with an edge list and a compute fix-up)",
+     .fallback = "compute 2x2 downsample of the HDR frame",
      .missing_feature = mip_missing_feature,
      .unavailable = nullptr,
      .subgroup_note = mip_subgroup_note,
      .timer = Timer::mip,
-     // The quad mip is stored by the forward fragment shader (passes/scene_pass.cpp); its edge
-     // fix-up (MipPass::record_fixup) is timed on its own.
-     .host_timer = Timer::forward,
+     // The quad mip is stored by the resolve pass's fragment shader (passes/resolve_pass.cpp): its
+     // cost is the resolve pass with the mip minus without. (--mip forward is hosted by forward and
+     // times its edge fix-up as Timer::mip_fixup.)
+     .host_timer = Timer::resolve,
      .hosted_label = "quad mip",
-     .hosted_own_timer = Timer::mip_fixup,
+     .hosted_own_timer = std::nullopt,
      .docs = "docs/quad-mip.md",
      .point = FramePoint::after_forward,
      .create = [](const UnitSetup& s) { return make_unit<MipPass>(s.ctx, s.extent); },
@@ -233,6 +239,29 @@ const std::array<PassInfo, kPassCount> kPasses = {{
      .hud_line = ray_trace_hud_line,
      .frame_allocations = ray_trace_frame_allocations,
      .in_all_rows = false},
+    {.id = PassId::exposure,
+     .name = "exposure",
+     .key = "exposure",
+     .label = "exposure",
+     .tag = "expo",
+     .window_key = '6',
+     .variants = kAllVariants,
+     // exposure_reduce.comp EXPOSURE_SUBGROUP: subgroupAdd (arithmetic), subgroupElect (basic).
+     .stage = Stage::compute,
+     .stages = 0,
+     .ops = bit(Op::basic) | bit(Op::arithmetic),
+     .uses = "subgroupAdd of the mip's fixed-point log luminance, one atomic per subgroup",
+     .fallback = "shared-memory tree reduction, one atomic per workgroup",
+     .missing_feature = nullptr,
+     .unavailable = nullptr,
+     .subgroup_note = nullptr,
+     .timer = Timer::exposure,
+     .host_timer = std::nullopt,
+     .hosted_label = "",
+     .hosted_own_timer = std::nullopt,
+     .docs = "docs/exposure.md",
+     .point = FramePoint::after_resolve,
+     .create = [](const UnitSetup& s) { return make_unit<ExposurePass>(s.ctx); }},
 }};
 
 const std::array<StageInfo, size_t(Stage::count)> kStages = {{
@@ -242,8 +271,9 @@ const std::array<StageInfo, size_t(Stage::count)> kStages = {{
     {Stage::geometry, "geometry", VK_SHADER_STAGE_GEOMETRY_BIT, "view.geom", geometry_missing},
     {Stage::fragment, "fragment", VK_SHADER_STAGE_FRAGMENT_BIT, "view.frag", nullptr},
     {Stage::compute, "compute", VK_SHADER_STAGE_COMPUTE_BIT, "view.comp", nullptr},
-    {Stage::task, "task", VK_SHADER_STAGE_TASK_BIT_EXT, "view.task", mesh_shader_missing, false},
-    {Stage::mesh, "mesh", VK_SHADER_STAGE_MESH_BIT_EXT, "view.mesh", mesh_shader_missing, false},
+    // The meshlet path's own shaders (shaders/meshlet_cull.task, meshlet_cull.mesh) draw these views.
+    {Stage::task, "task", VK_SHADER_STAGE_TASK_BIT_EXT, "meshlet_cull.task", mesh_shader_missing},
+    {Stage::mesh, "mesh", VK_SHADER_STAGE_MESH_BIT_EXT, "meshlet_cull.mesh", mesh_shader_missing},
     {Stage::raygen, "raygen", VK_SHADER_STAGE_RAYGEN_BIT_KHR, "raytrace.rgen", ray_tracing_missing},
     {Stage::any_hit, "any-hit", VK_SHADER_STAGE_ANY_HIT_BIT_KHR, "raytrace.rahit", ray_tracing_missing},
     {Stage::closest_hit, "closest-hit", VK_SHADER_STAGE_CLOSEST_HIT_BIT_KHR, "raytrace.rchit", ray_tracing_missing},
@@ -267,6 +297,7 @@ bool offers(const PassInfo& pass, Request request) {
         case Request::subgroup: return pass.variants & bit(Variant::subgroup);
         case Request::fallback: return pass.variants & bit(Variant::fallback);
         case Request::off: return pass.variants & bit(Variant::off);
+        case Request::forward: return pass.variants & bit(Variant::forward);
         default: return true;
     }
 }

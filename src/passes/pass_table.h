@@ -25,8 +25,13 @@ enum class Stage : uint32_t {
     count
 };
 enum class Op : uint32_t { basic, vote, arithmetic, ballot, shuffle, shuffle_relative, clustered, quad, count };
-enum class Request { automatic, subgroup, fallback, off };
-enum class Variant { subgroup, fallback, off, unsupported };
+// `forward` is the mip's alone: its quad mip written while shading (docs/quad-mip.md), the seed's
+// design, kept beside the resolve pass's (`subgroup`) as the lesson of what it costs.
+enum class Request { automatic, subgroup, fallback, off, forward };
+enum class Variant { subgroup, fallback, off, unsupported, forward };
+// How the scene's geometry is drawn (--geometry): the compute cull pass + indexed indirect draws,
+// or task + mesh shaders over meshlets (docs/meshlets.md), whose culling --cull then selects.
+enum class Geometry { indexed, meshlet };
 
 constexpr uint32_t bit(Stage s) { return 1u << uint32_t(s); }
 constexpr uint32_t bit(Op o) { return 1u << uint32_t(o); }
@@ -35,7 +40,7 @@ constexpr uint32_t kRayTracingStages = bit(Stage::raygen) | bit(Stage::any_hit) 
                                        bit(Stage::miss) | bit(Stage::intersection) | bit(Stage::callable);
 
 // GPU timestamp slots, in frame order; `frame` spans the whole frame. Report keys come from kTimers.
-enum class Timer : uint32_t { cull, depth, light_cull, ray_trace, forward, mip, mip_fixup, view, frame, count };
+enum class Timer : uint32_t { cull, depth, light_cull, ray_trace, forward, mip, mip_fixup, resolve, exposure, view, frame, count };
 constexpr size_t kTimerCount = size_t(Timer::count);
 
 struct TimerInfo {
@@ -49,14 +54,15 @@ const TimerInfo& timer_info(Timer t);
 
 // The selectable passes. Units record at their FramePoint in this order (light_loop, after mip
 // here, has no unit work: it is a choice of forward shader, see its table entry).
-enum class PassId : uint32_t { cull, light_cull, mip, light_loop, ray_trace, count };
+enum class PassId : uint32_t { cull, light_cull, mip, light_loop, ray_trace, exposure, count };
 constexpr size_t kPassCount = size_t(PassId::count);
 
 // Where in the frame a pass unit records (the renderer walks these points in order).
 enum class FramePoint {
     before_depth,   // after the frame's counters are cleared: geometry work (cull)
     after_depth,    // depth is final: screen-space work that forward reads (light lists)
-    after_forward,  // the shaded frame exists: post-processing of the colour (mip downsample)
+    after_forward,  // the shaded HDR frame exists: post-processing of it (mip downsample)
+    after_resolve,  // the resolve pass wrote the 8-bit frame (and the mip): exposure reduces the mip
 };
 
 struct DeviceFeatures;
@@ -103,6 +109,9 @@ struct PassInfo {
     // uses subgroups in all six ray-tracing stages, and needs them in each.
     uint32_t stages;
     uint32_t ops;                // bit(Op): what its subgroup path uses there
+    // The mip's `forward` variant (bit(Variant::forward) in variants): what the quad mip in the
+    // forward fragment shader uses (same stage). 0 for every other pass.
+    uint32_t forward_ops = 0;
     std::string_view uses;       // the subgroup operations, in words (--help, docs)
     std::string_view fallback;   // what the fallback does, in words
     // A device feature (not a subgroup capability) the subgroup path also needs: why it is

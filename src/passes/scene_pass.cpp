@@ -1,6 +1,8 @@
 #include "passes/scene_pass.h"
 #include "passes/pass_unit.h"
 
+#include "passes/meshlet_pass.h"
+
 #include <cstdio>
 #include <cstdlib>
 
@@ -11,9 +13,10 @@ const LayoutDesc kSceneLayout = {
      VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER},
     VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0};
 
-// The forward pass's clear; the quad mip starts from the same colour, so texels that no quad
-// touches (four background pixels) already hold their box filter.
-constexpr VkClearColorValue kClearColor = {{0.05f, 0.06f, 0.08f, 1.0f}};
+// The forward pass's clear, linear HDR: 2^-8 x (1, 1.25, 1.75), values a half float holds exactly.
+// The shading-time quad mip starts from the same colour, so texels that no quad touches (four
+// background pixels) already hold their box filter ((a + a) + (a + a)) / 4 = a, exactly.
+constexpr VkClearColorValue kClearColor = {{0.00390625f, 0.0048828125f, 0.0068359375f, 1.0f}};
 
 // The forward pipelines: the scene's bindings, 4 the light lists (scene_bindings.glsl), then with
 // the quad mip 5 the mip as a storage image and 6 the edge list (quad_mip.glsl), then the
@@ -41,6 +44,27 @@ const char* mip_experiment() { return std::getenv("SGD_MIP_EXPERIMENT"); }
 
 }  // namespace
 
+LayoutDesc scene_layout() { return kSceneLayout; }
+
+std::string forward_fragment_shader(const Context& ctx, bool mip, bool loop) {
+    bool quad_mip = forward_missing(ctx.subgroup, ctx.features, PassId::mip).empty();  // --mip forward
+    bool light_loop = subgroup_path_possible(ctx, PassId::light_loop);
+    if ((mip && !quad_mip) || (loop && !light_loop)) return "";
+    std::string shader = mip ? (loop ? "forward.frag.quad_mip_light_loop" : "forward.frag.quad_mip")
+                             : (loop ? "forward.frag.light_loop" : "forward.frag.plain");
+    return mip && ctx.features.quad_control_enabled ? shader + "_full_quads" : shader;
+}
+
+GraphicsDesc forward_pipeline_desc(bool quad_mip) {
+    GraphicsDesc fwd;
+    fwd.color_formats = {kHdrFormat};  // linear HDR; the resolve pass tonemaps it
+    fwd.depth_format = kDepthFormat;
+    fwd.depth_compare = VK_COMPARE_OP_EQUAL;  // shade exactly the pre-pass's surviving fragment
+    fwd.depth_write = false;
+    fwd.layout = forward_layout(quad_mip);
+    return fwd;
+}
+
 Descriptors scene_descriptors(const FrameContext& f) {
     Descriptors d;
     d.buffer(0, f.uniforms, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER)
@@ -65,28 +89,19 @@ void ScenePass::create(const Context& ctx, bool alpha_masked) {
     }
     depth = create_graphics_pipeline(ctx, d);
 
-    GraphicsDesc fwd;
-    fwd.color_formats = {kColorFormat};
-    fwd.depth_format = kDepthFormat;
-    fwd.depth_compare = VK_COMPARE_OP_EQUAL;  // shade exactly the pre-pass's surviving fragment
-    fwd.depth_write = false;
-    bool quad_mip = subgroup_path_possible(ctx, PassId::mip);
-    bool light_loop = subgroup_path_possible(ctx, PassId::light_loop);
     for (int mip = 0; mip < 2; ++mip)
         for (int loop = 0; loop < 2; ++loop) {
-            if ((mip && !quad_mip) || (loop && !light_loop)) continue;
-            std::string shader = mip ? (loop ? "forward.frag.quad_mip_light_loop" : "forward.frag.quad_mip")
-                                     : (loop ? "forward.frag.light_loop" : "forward.frag.plain");
-            bool full_quads = mip && ctx.features.quad_control_enabled;
+            std::string shader = forward_fragment_shader(ctx, mip, loop);
+            if (shader.empty()) continue;
             if (const char* experiment = mip_experiment(); experiment && mip) {
                 if (loop) continue;  // the experiments' shaders have the per-lane loop
                 std::string name = experiment;  // NAME.core: the variant without the quad-control execution modes
+                bool full_quads = ctx.features.quad_control_enabled;
                 if (name.ends_with(".core")) name.resize(name.size() - 5), full_quads = false;
-                shader = "forward.frag.mipx_" + name;
+                shader = "forward.frag.mipx_" + name + (full_quads ? "_full_quads" : "");
             }
-            fwd.shaders = {{VK_SHADER_STAGE_VERTEX_BIT, "scene.vert.forward"},
-                           {VK_SHADER_STAGE_FRAGMENT_BIT, full_quads ? shader + "_full_quads" : shader}};
-            fwd.layout = forward_layout(mip);
+            GraphicsDesc fwd = forward_pipeline_desc(mip);
+            fwd.shaders = {{VK_SHADER_STAGE_VERTEX_BIT, "scene.vert.forward"}, {VK_SHADER_STAGE_FRAGMENT_BIT, shader}};
             forward[mip][loop] = create_graphics_pipeline(ctx, fwd);
         }
     if (mip_experiment() && ctx.features.pipeline_statistics) {
@@ -145,9 +160,17 @@ void ScenePass::record_depth(FrameContext& f) {
     // Reversed Z: cleared to 0, the far plane.
     VkRenderingAttachmentInfo depth_target = depth_attachment(f.targets.depth, VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL,
                                                               VK_ATTACHMENT_LOAD_OP_CLEAR, VK_ATTACHMENT_STORE_OP_STORE);
+    // The meshlet path culls here, once per frame (its task and mesh shaders), and records the list
+    // forward draws.
+    MeshletPass* meshlets = f.plan.geometry == Geometry::meshlet ? f.meshlets : nullptr;
+    if (meshlets) meshlets->record_reset(f);
     begin_rendering(f.cmd, f.targets.extent, nullptr, &depth_target);
-    draw_scene(f, depth);
+    if (meshlets)
+        meshlets->record_depth(f);
+    else
+        draw_scene(f, depth);
     vkCmdEndRendering(f.cmd);
+    if (meshlets) meshlets->record_depth_done(f);
     f.timer.end(f.cmd, Timer::depth);
     end_label(f.ctx, f.cmd);
 }
@@ -158,13 +181,13 @@ void ScenePass::record_forward(FrameContext& f) {
     transition(f.cmd, f.targets.depth, VK_IMAGE_LAYOUT_DEPTH_READ_ONLY_OPTIMAL,
                VK_PIPELINE_STAGE_2_EARLY_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT,
                VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_READ_BIT);
-    transition(f.cmd, f.targets.color, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+    transition(f.cmd, f.targets.hdr, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
                VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
                VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT | VK_ACCESS_2_COLOR_ATTACHMENT_READ_BIT, true);
     // The ray_trace pass's image (its contents unused unless it ran this frame).
     transition(f.cmd, f.targets.ray_traced, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT,
                VK_ACCESS_2_SHADER_STORAGE_READ_BIT, !f.ray_traced);
-    bool quad_mip = f.plan[PassId::mip].variant == Variant::subgroup && forward[1][0].pipeline && f.mip_edges;
+    bool quad_mip = f.plan[PassId::mip].variant == Variant::forward && forward[1][0].pipeline && f.mip_edges;
     bool light_loop = f.plan[PassId::light_loop].variant == Variant::subgroup && forward[quad_mip][1].pipeline;
     const Pipeline& pipeline = forward[quad_mip][light_loop];
     if (quad_mip) {
@@ -185,7 +208,7 @@ void ScenePass::record_forward(FrameContext& f) {
                    VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
     }
     if (statistics) vkCmdResetQueryPool(f.cmd, statistics, 0, 1);
-    VkRenderingAttachmentInfo color = color_attachment(f.targets.color, VK_ATTACHMENT_LOAD_OP_CLEAR, kClearColor);
+    VkRenderingAttachmentInfo color = color_attachment(f.targets.hdr, VK_ATTACHMENT_LOAD_OP_CLEAR, kClearColor);
     VkRenderingAttachmentInfo depth_target = depth_attachment(
         f.targets.depth, VK_IMAGE_LAYOUT_DEPTH_READ_ONLY_OPTIMAL, VK_ATTACHMENT_LOAD_OP_LOAD, VK_ATTACHMENT_STORE_OP_NONE);
     begin_rendering(f.cmd, f.targets.extent, &color, &depth_target);
@@ -201,9 +224,13 @@ void ScenePass::record_forward(FrameContext& f) {
     // shading.glsl's ForwardPush flags: 1 count the light loop's trips, 2 split tiles (tests only),
     // 4 ray-traced shadows and reflections.
     uint32_t flags = (f.instrument ? 1u : 0u) | (f.light_loop_split_tiles ? 2u : 0u) | (f.ray_traced ? 4u : 0u);
-    vkCmdPushConstants(f.cmd, pipeline.layout, VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0,
-                       sizeof(flags), &flags);
-    draw_scene(f, pipeline, descriptors);
+    if (f.plan.geometry == Geometry::meshlet && f.meshlets) {
+        f.meshlets->record_forward(f, descriptors, flags, quad_mip, light_loop);
+    } else {
+        vkCmdPushConstants(f.cmd, pipeline.layout, VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0,
+                           sizeof(flags), &flags);
+        draw_scene(f, pipeline, descriptors);
+    }
     if (statistics) vkCmdEndQuery(f.cmd, statistics, 0);
     vkCmdEndRendering(f.cmd);
     f.timer.end(f.cmd, Timer::forward);

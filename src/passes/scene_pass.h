@@ -6,7 +6,7 @@
 struct ScenePass {
     Pipeline depth;
     // forward.frag by [quad mip][subgroup light loop]. QUAD_MIP also writes the half-resolution
-    // mip (plan[PassId::mip] == subgroup); LIGHT_LOOP_SUBGROUP is the scalarized light loop
+    // mip (plan[PassId::mip] == forward, the shading-time quad mip); LIGHT_LOOP_SUBGROUP is the scalarized light loop
     // (plan[PassId::light_loop] == subgroup). Those are created where the real device can run them
     // (masks only change the plan).
     Pipeline forward[2][2];
@@ -32,3 +32,9 @@ void draw_scene(FrameContext& f, const Pipeline& pipeline, Descriptors& descript
 
 // Pushes bindings 0..3 of shaders/scene_bindings.glsl.
 Descriptors scene_descriptors(const FrameContext& f);
+// Bindings 0..3 (stages: vertex and fragment).
+LayoutDesc scene_layout();
+// forward.frag's SPIR-V for [quad mip][subgroup light loop], or "" where the device cannot run it.
+std::string forward_fragment_shader(const Context& ctx, bool quad_mip, bool light_loop);
+// Forward's pipeline state (targets, EQUAL depth, layout) without its shaders.
+GraphicsDesc forward_pipeline_desc(bool quad_mip);

@@ -9,15 +9,19 @@
 #include "vk/timer.h"
 
 constexpr VkFormat kColorFormat = VK_FORMAT_R8G8B8A8_UNORM;  // holds sRGB-encoded values (shaders encode)
+// Forward shades into a linear HDR target; the resolve pass tonemaps it into the 8-bit frame. The
+// mip is half-resolution HDR too (docs/quad-mip.md).
+constexpr VkFormat kHdrFormat = VK_FORMAT_R16G16B16A16_SFLOAT;
 constexpr VkFormat kDepthFormat = VK_FORMAT_D32_SFLOAT;
 constexpr uint32_t kTileSize = 16;  // light-list tiles, pixels
 
 // Render targets at the frame's size; recreated on resize.
 struct FrameTargets {
     VkExtent2D extent{};
-    Image color;  // final frame: shaded scene, then debug views drawn over it
+    Image hdr;    // forward's linear HDR frame (kHdrFormat)
+    Image color;  // final frame: the resolve pass's tonemapped hdr, then debug views drawn over it
     Image depth;  // reversed Z, from the pre-pass
-    Image mip;    // (W/2) x (H/2) half-resolution mip of color
+    Image mip;    // (W/2) x (H/2) half-resolution mip of hdr (kHdrFormat)
     Image ray_traced;  // R32UI: the ray_trace pass's shadow and reflection per pixel (shaders/raytrace.glsl)
 };
 
@@ -55,13 +59,19 @@ struct GpuCounters {
     uint32_t loop_tiles_spanned[4]; // subgroup loop only: subgroups whose lanes lie in 1, 2, 3, 4+ tiles
     // The ray_trace pass's statistics, every frame it runs (shaders/raytrace_stats.glsl).
     RayStats rays;
+    // --geometry meshlet (shaders/meshlet.glsl, words 34 and 35): meshlets the task shaders tested
+    // and kept. (triangles_visible above is then the mesh shaders' count.)
+    uint32_t meshlets_in;
+    uint32_t meshlets_visible;
 };
-static_assert(sizeof(GpuCounters) == 34 * 4);
+static_assert(sizeof(GpuCounters) == 36 * 4);
+static_assert(offsetof(GpuCounters, meshlets_in) == 34 * 4);
 static_assert(offsetof(GpuCounters, rays) == 16 * 4);  // raytrace_stats.glsl skips 16 words
 // shading.glsl's LoopCounters skips the seven words before loop_lanes.
 static_assert(offsetof(GpuCounters, loop_lanes) == 7 * 4);
 
 class Overlay;
+class MeshletPass;
 
 
 struct FrameContext {
@@ -82,14 +92,19 @@ struct FrameContext {
     // tiles and the subgroup light loop's union walk runs on any rasterizer (shading.glsl).
     bool light_loop_split_tiles = false;
 
+    // The meshlet path's resources (render with plan.geometry == meshlet); null where not created.
+    MeshletPass* meshlets = nullptr;
     // Set by the cull pass (else the whole scene): what depth and forward draw.
     const Buffer* draw_indices = nullptr;
     const Buffer* draw_indirect = nullptr;
     // Set by the pass that builds the tile light lists, when it runs; forward shades all lights otherwise.
     const Buffer* light_lists = nullptr;
-    // The quad mip's edge list (MipPass::edges), which the forward shader appends to.
+    // The quad mip's edge list (MipPass::edges), which the forward shader appends to (--mip forward).
     const Buffer* mip_edges = nullptr;
     uint32_t mip_edge_capacity = 0;
+    // The exposure pass's ExposureState: the resolve pass and the mip view apply its exposure when
+    // the plan measures one (plan[PassId::exposure] not off), else the fixed exposure.
+    const Buffer* exposure_state = nullptr;
     // Set by the ray_trace pass when it wrote targets.ray_traced this frame; forward reads it then.
     bool ray_traced = false;
 };

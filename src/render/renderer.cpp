@@ -4,6 +4,10 @@
 
 void create_frame_targets(const Context& ctx, VkExtent2D extent, FrameTargets& t) {
     t.extent = extent;
+    t.hdr = create_image(ctx, extent, kHdrFormat,
+                         VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
+                             VK_IMAGE_USAGE_TRANSFER_DST_BIT,
+                         "hdr");
     t.color = create_image(ctx, extent, kColorFormat,
                            VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_SAMPLED_BIT |
                                VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT,
@@ -13,7 +17,7 @@ void create_frame_targets(const Context& ctx, VkExtent2D extent, FrameTargets& t
                                VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
                            "depth");
     VkExtent2D half{std::max(1u, extent.width / 2), std::max(1u, extent.height / 2)};
-    t.mip = create_image(ctx, half, kColorFormat,
+    t.mip = create_image(ctx, half, kHdrFormat,
                          VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
                              VK_IMAGE_USAGE_TRANSFER_DST_BIT,
                          "half-resolution mip");
@@ -21,7 +25,8 @@ void create_frame_targets(const Context& ctx, VkExtent2D extent, FrameTargets& t
                                 "ray traced");
 }
 
-Renderer::Renderer(const Context& ctx, const Scene& scene, const RendererConfig& config) : ctx_(ctx), config_(config) {
+Renderer::Renderer(const Context& ctx, const Scene& scene, const RendererConfig& config)
+    : ctx_(ctx), cpu_scene_(scene), config_(config) {
     upload_scene(ctx, scene, scene_);
     bounds_min_ = scene.bounds_min;
     bounds_max_ = scene.bounds_max;
@@ -43,17 +48,33 @@ Renderer::Renderer(const Context& ctx, const Scene& scene, const RendererConfig&
     UnitSetup setup{ctx, scene_, config.extent, config.cull_group_size, config.lights};
     for (const PassInfo& pass : kPasses) units_[size_t(pass.id)] = pass.create(setup);
     scene_pass_.create(ctx, scene_.alpha_masked);
+    resolve_pass_.create(ctx);
     view_pass_.create(ctx);
     view_pass_.unit_view = [this](FrameContext& f, const Buffer& params) {
         for (const auto& unit : units_)
             if (unit->record_stage_view(f, params)) return true;
         return false;
     };
+    set_plan(config.plan);
     overlay_.create(ctx, kFramesInFlight);
 }
 
 Renderer::~Renderer() {
     if (!device_abandoned()) vkDeviceWaitIdle(ctx_.device);  // a hung GPU may never go idle
+}
+
+void Renderer::set_plan(const Plan& plan) {
+    config_.plan = plan;
+    // The task and mesh debug views are drawn by the meshlet path's shaders, whatever the geometry.
+    bool meshlet_view = plan.view.variant != Variant::off && (plan.view.stage == Stage::task || plan.view.stage == Stage::mesh) &&
+                        ctx_.features.mesh_shader;
+    if ((plan.geometry == Geometry::meshlet || meshlet_view) && !meshlets_) {
+        if (!ctx_.features.mesh_shader)
+            throw UnsupportedRequest("--geometry meshlet: " + meshlet_missing(ctx_.features) + "; use --geometry indexed");
+        auto meshlets = std::make_unique<MeshletPass>();
+        meshlets->create(ctx_, cpu_scene_, scene_, config_.capture_meshlets);
+        meshlets_ = std::move(meshlets);
+    }
 }
 
 void Renderer::resize(VkExtent2D extent) {
@@ -96,6 +117,8 @@ void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_i
     FrameContext f{ctx_, cmd, *slot.timer, scene_, targets_, config_.plan, slot.uniforms, slot.lights, counters_,
                    frame_index, config_.lights, instrument, &overlay_};
     f.light_loop_split_tiles = config_.light_loop_split_tiles;
+    f.exposure_state = &unit<ExposurePass>(PassId::exposure).state;
+    f.meshlets = meshlets_.get();
 
     slot.timer->reset(cmd);
     slot.timer->begin(cmd, Timer::frame);
@@ -103,9 +126,13 @@ void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_i
     memory_barrier(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, VK_ACCESS_2_MEMORY_READ_BIT | VK_ACCESS_2_MEMORY_WRITE_BIT,
                    VK_PIPELINE_STAGE_2_CLEAR_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT);
     vkCmdFillBuffer(cmd, counters_.buffer, 0, sizeof(GpuCounters), 0);
+    // (The meshlet path's task and mesh shaders count too; their stages exist only with the feature.)
+    VkPipelineStageFlags2 mesh_stages = ctx_.features.mesh_shader ? VK_PIPELINE_STAGE_2_TASK_SHADER_BIT_EXT |
+                                                                         VK_PIPELINE_STAGE_2_MESH_SHADER_BIT_EXT
+                                                                   : VK_PIPELINE_STAGE_2_NONE;
     memory_barrier(cmd, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
                    VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT |
-                       VK_PIPELINE_STAGE_2_COPY_BIT |
+                       VK_PIPELINE_STAGE_2_COPY_BIT | mesh_stages |
                        (ctx_.features.ray_tracing ? VK_PIPELINE_STAGE_2_RAY_TRACING_SHADER_BIT_KHR : 0),
                    VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT |
                        VK_ACCESS_2_TRANSFER_READ_BIT);
@@ -113,11 +140,14 @@ void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_i
     record_units(f, FramePoint::before_depth);
     scene_pass_.record_depth(f);
     record_units(f, FramePoint::after_depth);
-    // With the mip on subgroup, forward also writes the mip, and appends to the mip pass's edge list.
+    // With --mip forward, forward also writes the mip, and appends to the mip pass's edge list.
     f.mip_edges = &unit<MipPass>(PassId::mip).edges;
     f.mip_edge_capacity = unit<MipPass>(PassId::mip).edge_capacity;
     scene_pass_.record_forward(f);
     record_units(f, FramePoint::after_forward);
+    // HDR -> 8-bit frame (and with --mip subgroup the mip); then exposure measures the mip.
+    resolve_pass_.record(f);
+    record_units(f, FramePoint::after_resolve);
     // Views that show what a pass made (the mip, the light lists) are its unit's.
     for (const auto& unit : units_) unit->record_view(f);
     view_pass_.record(f, config_.view_legend);
@@ -149,7 +179,8 @@ GpuCounters Renderer::read_frame_counters(uint32_t slot) const {
 }
 
 std::vector<uint8_t> Renderer::read_image(Image& image) {
-    VkDeviceSize bytes = VkDeviceSize(image.extent.width) * image.extent.height * 4;
+    VkDeviceSize texel_bytes = image.format == kHdrFormat ? 8 : 4;
+    VkDeviceSize bytes = VkDeviceSize(image.extent.width) * image.extent.height * texel_bytes;
     Buffer readback = create_buffer(ctx_, bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryKind::host_readback, "readback");
     VkCommandBuffer cmd = begin_one_shot(ctx_);
     VkImageLayout restore = image.layout;
@@ -174,6 +205,8 @@ std::vector<uint8_t> Renderer::read_image(Image& image) {
 
 std::vector<uint8_t> Renderer::read_color() { return read_image(targets_.color); }
 std::vector<uint8_t> Renderer::read_mip() { return read_image(targets_.mip); }
+std::vector<uint8_t> Renderer::read_hdr() { return read_image(targets_.hdr); }
+ExposureState Renderer::read_exposure() const { return unit<ExposurePass>(PassId::exposure).read_state(ctx_); }
 
 std::vector<uint32_t> Renderer::read_ray_traced() {
     std::vector<uint8_t> bytes = read_image(targets_.ray_traced);  // R32_UINT: 4 bytes per pixel
@@ -204,6 +237,7 @@ GpuCounters Renderer::read_counters() {
 }
 
 std::vector<std::vector<uint32_t>> Renderer::read_drawn_indices() {
+    if (config_.plan.geometry == Geometry::meshlet && meshlets_) return meshlets_->read_drawn_indices(ctx_, scene_.draw_count);
     if (config_.plan[PassId::cull].variant == Variant::off)
         throw std::runtime_error("the culled geometry exists only with a cull variant other than off");
     const CullPass& cull = unit<CullPass>(PassId::cull);

@@ -1,6 +1,7 @@
 // Owns the GPU scene, the frame targets and the passes, and records one frame in order:
-// units at before_depth (cull) -> depth -> units at after_depth (light cull) -> forward (+ quad
-// mip) -> units at after_forward (mip fallback) -> view -> overlay. The selectable passes come
+// units at before_depth (cull) -> depth -> units at after_depth (light cull) -> forward (HDR; +
+// shading-time quad mip) -> units at after_forward (mip fallback, fix-up) -> resolve (tonemap; +
+// quad mip) -> units at after_resolve (exposure) -> view -> overlay. The selectable passes come
 // from the pass table (passes/pass_table.h); depth, forward and the views are the renderer's own.
 #pragma once
 
@@ -10,7 +11,10 @@
 #include <vector>
 
 #include "passes/cull_pass.h"
+#include "passes/exposure_pass.h"
+#include "passes/resolve_pass.h"
 #include "passes/mip_pass.h"
+#include "passes/meshlet_pass.h"
 #include "passes/debug_view_pass.h"
 #include "passes/pass_unit.h"
 #include "passes/scene_pass.h"
@@ -27,6 +31,9 @@ struct RendererConfig {
     bool view_legend = true;  // debug-view legends and labels in the frame
     uint32_t cull_group_size = kDefaultCullGroupSize;
     bool light_loop_split_tiles = false;  // tests only: see FrameContext
+    // --geometry meshlet: record the order of the mesh shaders' primitive outputs, so that
+    // read_drawn_indices() works there too (tests, --cull-dump). Costs a write per triangle.
+    bool capture_meshlets = false;
 };
 
 struct FrameSlot {
@@ -41,7 +48,9 @@ public:
     Renderer(const Context& ctx, const Scene& scene, const RendererConfig& config);
     ~Renderer();
 
-    void set_plan(const Plan& plan) { config_.plan = plan; }
+    // A plan with --geometry meshlet builds the meshlet path on first use (meshlets, buffers,
+    // pipelines: a pause of the window's first such frame).
+    void set_plan(const Plan& plan);
     const Plan& plan() const { return config_.plan; }
     void resize(VkExtent2D extent);
     VkExtent2D extent() const { return targets_.extent; }
@@ -54,9 +63,12 @@ public:
     // After the slot's frame finished: the counters it wrote (no wait; the window's HUD reads these every frame).
     GpuCounters read_frame_counters(uint32_t slot) const;
 
-    // Readbacks: the device must be idle (headless runs wait per frame). RGBA8, tightly packed.
+    // Readbacks: the device must be idle (headless runs wait per frame). Tightly packed: the
+    // colour RGBA8; the HDR frame and the mip RGBA16F (8 bytes a texel, half_to_float in tonemap.h).
     std::vector<uint8_t> read_color();
     std::vector<uint8_t> read_mip();
+    std::vector<uint8_t> read_hdr();
+    ExposureState read_exposure() const;
     std::vector<float> read_depth();  // reversed Z, row-major
     // The ray_trace pass's image of the last frame (shaders/raytrace.glsl's encoding, row-major);
     // needs a ray-trace variant other than off.
@@ -72,6 +84,7 @@ public:
     // before the overlay is drawn: the window's HUD, laid out around what is already there.
     void set_overlay_hook(std::function<void(Overlay&)> hook) { overlay_hook_ = std::move(hook); }
     const GpuScene& gpu_scene() const { return scene_; }
+    const MeshletPass* meshlets() const { return meshlets_.get(); }
     // The unit of a pass, for what another part of the frame or a test reads of it.
     template <typename Unit>
     Unit& unit(PassId id) const { return static_cast<Unit&>(*units_[size_t(id)]); }
@@ -87,6 +100,7 @@ private:
     void record_units(FrameContext& f, FramePoint point);
 
     const Context& ctx_;
+    const Scene& cpu_scene_;  // outlives the renderer (its owner's); the meshlet path is built from it
     RendererConfig config_;
     GpuScene scene_;
     FrameTargets targets_;
@@ -96,7 +110,9 @@ private:
     glm::vec3 bounds_min_, bounds_max_;
 
     std::array<std::unique_ptr<PassUnit>, kPassCount> units_;  // from the pass table, by PassId
+    std::unique_ptr<MeshletPass> meshlets_;  // created when a plan first asks for --geometry meshlet
     ScenePass scene_pass_;
+    ResolvePass resolve_pass_;
     DebugViewPass view_pass_;
     Overlay overlay_;
     std::function<void(Overlay&)> overlay_hook_;

@@ -167,8 +167,10 @@ Image create_image(const Context& ctx, VkExtent2D extent, VkFormat format, VkIma
     Image img;
     img.device = ctx.device;
     img.format = format;
-    if (g_allocation_log)  // every format the renderer uses is 4 bytes a texel
-        g_allocation_log->push_back({name, VkDeviceSize(extent.width) * extent.height * 4 * layers, true});
+    if (g_allocation_log) {  // every format the renderer uses is 4 bytes a texel, but the HDR ones (8)
+        VkDeviceSize texel = format == VK_FORMAT_R16G16B16A16_SFLOAT ? 8 : 4;
+        g_allocation_log->push_back({name, VkDeviceSize(extent.width) * extent.height * texel * layers, true});
+    }
     img.extent = extent;
     img.layers = layers;
     VkImageCreateInfo info{VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO};
@@ -330,7 +332,7 @@ void Pipeline::reset() {
 void create_pipeline_layout(const Context& ctx, const LayoutDesc& desc, Pipeline& p) {
     std::vector<VkDescriptorSetLayoutBinding> bindings;
     for (uint32_t i = 0; i < desc.bindings.size(); ++i)
-        bindings.push_back({i, desc.bindings[i], 1, desc.stages, nullptr});
+        if (desc.bindings[i] != kNoBinding) bindings.push_back({i, desc.bindings[i], 1, desc.stages, nullptr});
     VkDescriptorSetLayoutCreateInfo set{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
     set.flags = ctx.descriptor_arena.enabled ? 0 : VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR;
     p.arena = ctx.descriptor_arena.enabled ? &ctx.descriptor_arena : nullptr;
@@ -454,8 +456,11 @@ Pipeline create_graphics_pipeline(const Context& ctx, const GraphicsDesc& desc) 
     VkGraphicsPipelineCreateInfo info{VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO, &rendering};
     info.stageCount = uint32_t(stages.size());
     info.pStages = stages.data();
-    info.pVertexInputState = &vertex_input;
-    info.pInputAssemblyState = &assembly;
+    // A mesh pipeline has no vertex input or input assembly (the mesh shader makes the primitives).
+    bool mesh = false;
+    for (auto& [stage, name] : desc.shaders) mesh = mesh || stage == VK_SHADER_STAGE_MESH_BIT_EXT;
+    info.pVertexInputState = mesh ? nullptr : &vertex_input;
+    info.pInputAssemblyState = mesh ? nullptr : &assembly;
     info.pTessellationState = desc.patch_control_points ? &tessellation : nullptr;
     info.pViewportState = &viewport;
     info.pRasterizationState = &raster;

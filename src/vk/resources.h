@@ -106,6 +106,10 @@ struct Pipeline {
     void reset();
 };
 
+// A binding number a layout leaves unused (LayoutDesc::bindings), so that a pipeline's own bindings
+// can sit at fixed numbers after another layout's (the meshlet path's, shaders/meshlet.glsl).
+constexpr VkDescriptorType kNoBinding = VK_DESCRIPTOR_TYPE_MAX_ENUM;
+
 // The descriptor types of set 0, binding i = bindings[i]; pushed with vkCmdPushDescriptorSetKHR.
 struct LayoutDesc {
     std::vector<VkDescriptorType> bindings;

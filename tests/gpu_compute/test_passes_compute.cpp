@@ -6,7 +6,7 @@
 // - light culling reads a synthetic reversed-Z depth buffer (a slanted, rippled surface with
 //   background tiles); oracle: the CPU reference (tests/oracles/light_reference.cpp) as sets per
 //   tile, up to borderline pairs, and subgroup against fallback;
-// - the mip reads a pseudo-random frame; oracle: the CPU 2x2 box filter, within half a step;
+// - (the mip fallback and the exposure reduction: test_exposure_compute.cpp);
 // - the compute-stage debug views (lane-id, first-last-lane) over an uploaded frame; oracle: the
 //   subgroup size the device reports, and how subgroups tile a 16x16 workgroup.
 // Validation with synchronization validation must stay silent.
@@ -225,48 +225,6 @@ TEST(LightCullCompute, ListsEqualTheCpuReferenceAndSubgroupEqualsFallback) {
                 << "tile " << t;
         printf("[ light-cull ] %u lights, subgroup size %u: %llu (tile, light) pairs, %llu borderline\n", light_count,
                v.ctx.subgroup.size, (unsigned long long)ref.pairs, (unsigned long long)ref.borderline_pairs);
-    }
-    EXPECT_EQ(validation_message_count(), v.messages_before) << "validation messages (printed above)";
-}
-
-// The mip fallback of a pseudo-random opaque frame, at an even and an odd size: each texel is the
-// box filter of its 2x2 pixels, rounded to the nearest 8-bit step (within half a step), alpha 1.
-TEST(MipCompute, FallbackIsTheBoxFilterOfTheFrame) {
-    ValidatedContext v;
-    if (int sg = expected_subgroup_size()) ASSERT_EQ(v.ctx.subgroup.size, uint32_t(sg));
-    PlanRequest request;
-    request[PassId::mip] = Request::fallback;
-    Plan plan = make_plan(v.ctx.subgroup, v.ctx.features, request);
-    ASSERT_EQ(plan[PassId::mip].variant, Variant::fallback);
-    for (VkExtent2D extent : {VkExtent2D{256, 144}, VkExtent2D{201, 111}}) {
-        SCOPED_TRACE(std::to_string(extent.width) + "x" + std::to_string(extent.height));
-        MipPass pass;
-        pass.create(v.ctx, extent);
-        ComputeFrame frame(v.ctx, extent, 1, 0);
-        std::vector<uint8_t> color(size_t(extent.width) * extent.height * 4);
-        uint32_t state = 12345;
-        for (size_t i = 0; i < color.size(); ++i)
-            color[i] = i % 4 == 3 ? 255 : uint8_t((state = state * 1664525u + 1013904223u) >> 24);  // opaque, as frames are
-        upload_image(v.ctx, frame.targets.color, color.data(), VK_IMAGE_ASPECT_COLOR_BIT);
-        frame.run(plan, [&](FrameContext& f) { pass.record_downsample(f); });
-        std::vector<uint8_t> mip = read_image(v.ctx, frame.targets.mip);
-        uint32_t mw = extent.width / 2, mh = extent.height / 2;
-        ASSERT_EQ(mip.size(), size_t(mw) * mh * 4);
-        int bad = 0;
-        for (uint32_t y = 0; y < mh; ++y)
-            for (uint32_t x = 0; x < mw; ++x) {
-                const uint8_t* texel = &mip[(size_t(y) * mw + x) * 4];
-                for (int c = 0; c < 3; ++c) {
-                    double box = 0;
-                    for (uint32_t k = 0; k < 4; ++k)
-                        box += color[(size_t(2 * y + k / 2) * extent.width + 2 * x + k % 2) * 4 + c];
-                    if (std::abs(box / 4.0 - texel[c]) > 0.5 && ++bad <= 5)
-                        ADD_FAILURE() << "texel " << x << "," << y << " channel " << c << ": " << int(texel[c]) << ", box filter "
-                                      << box / 4.0;
-                }
-                if (texel[3] != 255 && ++bad <= 5) ADD_FAILURE() << "texel " << x << "," << y << " alpha " << int(texel[3]);
-            }
-        EXPECT_EQ(bad, 0);
     }
     EXPECT_EQ(validation_message_count(), v.messages_before) << "validation messages (printed above)";
 }

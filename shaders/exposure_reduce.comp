@@ -1,0 +1,56 @@
+#version 460
+// Auto-exposure, step 1 (docs/exposure.md): the sum over the half-resolution HDR mip of each
+// texel's fixed-point log2 luminance (exposure.glsl), into a 64-bit integer in the state buffer.
+// One invocation per texel, 16x16 per workgroup.
+//
+// EXPOSURE_SUBGROUP: subgroupAdd, then one atomic per subgroup (elected lane). Fallback: a
+// shared-memory tree over the workgroup, then one atomic per workgroup. Both sum integers, so the
+// totals are equal bit for bit.
+#ifdef EXPOSURE_SUBGROUP
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_arithmetic : require
+#endif
+
+#include "exposure.glsl"
+
+layout(local_size_x = 16, local_size_y = 16) in;
+
+layout(set = 0, binding = 0, rgba16f) uniform readonly image2D mip_image;
+layout(set = 0, binding = 1, std430) buffer State { EXPOSURE_STATE_BLOCK } state;
+
+// Adds one workgroup's or subgroup's partial sum (< 2^32: at most 256 texels of <= 8192) to the
+// 64-bit total: the low word's atomicAdd returns the value before, so this addition wrapped exactly
+// when old + partial < old, and then the high word takes the carry. Each wrap is counted once, by
+// the invocation whose addition caused it, whatever the order: the total is exact.
+void add_to_total(uint partial) {
+    uint old = atomicAdd(state.sum_lo, partial);
+    if (old + partial < old) atomicAdd(state.sum_hi, 1u);
+}
+
+#ifndef EXPOSURE_SUBGROUP
+shared uint partial_sums[256];
+#endif
+
+void main() {
+    ivec2 texel = ivec2(gl_GlobalInvocationID.xy);
+    // Invocations past the mip's edge (the grid is rounded up to 16x16) stay active and add 0: they
+    // must take part in the subgroup operation and the barriers, never return early.
+    bool inside = all(lessThan(texel, imageSize(mip_image)));
+    uint value = inside ? fixed_log_luminance(imageLoad(mip_image, texel).rgb) : 0u;
+#ifdef EXPOSURE_SUBGROUP
+    // Every invocation of the subgroup is active here (no branch above returns), so subgroupAdd sums
+    // the whole subgroup, at any subgroup size; a partial subgroup (a workgroup of 256 is not always
+    // a multiple of the size) only has fewer active lanes, and sums those. subgroupElect picks one
+    // active lane: exactly one atomic per subgroup, none dropped, none twice.
+    uint sum = subgroupAdd(value);
+    if (subgroupElect()) add_to_total(sum);
+#else
+    uint i = gl_LocalInvocationIndex;
+    partial_sums[i] = value;
+    for (uint stride = 128u; stride > 0u; stride >>= 1u) {
+        barrier();  // also makes the previous level's shared writes visible (workgroup scope)
+        if (i < stride) partial_sums[i] += partial_sums[i + stride];
+    }
+    if (i == 0u) add_to_total(partial_sums[0]);
+#endif
+}

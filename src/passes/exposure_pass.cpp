@@ -1,0 +1,81 @@
+#include "passes/exposure_pass.h"
+
+#include <cstring>
+
+#include "render/exposure_reference.h"
+
+namespace {
+
+constexpr uint32_t kGroupSize = 16;  // exposure_reduce.comp's local size, both axes
+
+struct AdaptPush {
+    uint32_t texels, frame_index;
+};
+
+}  // namespace
+
+void ExposurePass::create(const Context& ctx) {
+    LayoutDesc reduce_layout = {{VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
+                                VK_SHADER_STAGE_COMPUTE_BIT, 0};
+    if (subgroup_path_possible(ctx, PassId::exposure))
+        reduce[0] = create_compute_pipeline(ctx, {"exposure_reduce.comp.subgroup", reduce_layout});
+    reduce[1] = create_compute_pipeline(ctx, {"exposure_reduce.comp.fallback", reduce_layout});
+    adapt = create_compute_pipeline(
+        ctx, {"exposure_adapt.comp.main", {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER}, VK_SHADER_STAGE_COMPUTE_BIT, sizeof(AdaptPush)}});
+    // Before the first measurement the resolve pass applies the fixed exposure.
+    ExposureState initial{};
+    initial.exposure = exposure::kFixed;
+    initial.applied = exposure::kFixed;
+    state = create_buffer_with_data(ctx, &initial, sizeof(initial),
+                                    VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT, "exposure state");
+}
+
+void ExposurePass::record(FrameContext& f) {
+    Variant variant = f.plan[PassId::exposure].variant;
+    if (variant != Variant::subgroup && variant != Variant::fallback) return;
+    const Pipeline& pipeline = reduce[variant == Variant::subgroup ? 0 : 1];
+    begin_label(f.ctx, f.cmd, variant == Variant::subgroup ? "exposure subgroup" : "exposure fallback");
+    f.timer.begin(f.cmd, Timer::exposure);
+    // This frame's resolve read the state, the previous frame's adapt wrote it.
+    memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT | VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                   VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+                   VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT);
+    vkCmdFillBuffer(f.cmd, state.buffer, 0, 8, 0);  // sum_lo, sum_hi
+    memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                   VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+    transition(f.cmd, f.targets.mip, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+               VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
+
+    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.pipeline);
+    Descriptors d;
+    d.storage_image(0, f.targets.mip.view).buffer(1, state);
+    d.push(f.cmd, pipeline);
+    VkExtent2D mip = f.targets.mip.extent;
+    vkCmdDispatch(f.cmd, (mip.width + kGroupSize - 1) / kGroupSize, (mip.height + kGroupSize - 1) / kGroupSize, 1);
+    memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+                   VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+
+    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, adapt.pipeline);
+    Descriptors a;
+    a.buffer(0, state);
+    a.push(f.cmd, adapt);
+    AdaptPush push{mip.width * mip.height, f.frame_index};
+    vkCmdPushConstants(f.cmd, adapt.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
+    vkCmdDispatch(f.cmd, 1, 1, 1);
+    f.timer.end(f.cmd, Timer::exposure);
+    end_label(f.ctx, f.cmd);
+}
+
+ExposureState ExposurePass::read_state(const Context& ctx) const {
+    ExposureState s{};
+    Buffer readback = create_buffer(ctx, sizeof(ExposureState), VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryKind::host_readback,
+                                    "exposure readback");
+    VkCommandBuffer cmd = begin_one_shot(ctx);
+    memory_barrier(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, VK_ACCESS_2_MEMORY_WRITE_BIT, VK_PIPELINE_STAGE_2_COPY_BIT,
+                   VK_ACCESS_2_TRANSFER_READ_BIT);
+    VkBufferCopy region{0, 0, sizeof(ExposureState)};
+    vkCmdCopyBuffer(cmd, state.buffer, readback.buffer, 1, &region);
+    end_one_shot(ctx, cmd);
+    memcpy(&s, readback.mapped, sizeof(s));
+    return s;
+}

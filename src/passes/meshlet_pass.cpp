@@ -1,0 +1,278 @@
+#include "passes/meshlet_pass.h"
+
+#include <cstring>
+#include <stdexcept>
+
+#include "passes/scene_pass.h"
+#include "render/cull_reference.h"
+
+namespace {
+
+constexpr uint32_t kFirstMeshletBinding = 16;
+constexpr uint32_t kMeshletBindings = 8;  // 16 meshlets .. 23 capture
+constexpr uint32_t kCaptureStride = 128;  // capture words per visible entry (>= kMeshletMaxTriangles)
+constexpr VkDeviceSize kListHeader = 16;  // VkDrawMeshTasksIndirectCommandEXT + count
+constexpr VkDeviceSize kListEntry = 32;   // VisibleMeshlet
+constexpr VkShaderStageFlags kMeshStages = VK_SHADER_STAGE_TASK_BIT_EXT | VK_SHADER_STAGE_MESH_BIT_EXT;
+constexpr VkPipelineStageFlags2 kMeshPipelineStages =
+    VK_PIPELINE_STAGE_2_TASK_SHADER_BIT_EXT | VK_PIPELINE_STAGE_2_MESH_SHADER_BIT_EXT;
+
+struct MeshletPush {
+    uint32_t chunk_count;
+    float snap_px;
+    float frustum_eps;
+    uint32_t flags;
+};
+
+// The depth pre-pass's task and mesh shaders by cull variant; `alpha`: the mesh shader that also
+// feeds depth_alpha.frag (scenes with alphaMode MASK materials).
+std::pair<const char*, const char*> depth_shaders(Variant v, bool alpha) {
+    if (v == Variant::subgroup)
+        return {"meshlet_cull.task.subgroup", alpha ? "meshlet_cull.mesh.subgroup_alpha" : "meshlet_cull.mesh.subgroup"};
+    if (v == Variant::fallback)
+        return {"meshlet_cull.task.fallback", alpha ? "meshlet_cull.mesh.fallback_alpha" : "meshlet_cull.mesh.fallback"};
+    return {"meshlet_cull.task.off", alpha ? "meshlet_cull.mesh.off_alpha" : "meshlet_cull.mesh.off"};
+}
+
+}  // namespace
+
+LayoutDesc with_meshlet_bindings(LayoutDesc layout) {
+    if (layout.bindings.size() > kFirstMeshletBinding)
+        throw std::logic_error("a layout reaches the meshlet path's bindings (shaders/meshlet.glsl)");
+    layout.bindings.resize(kFirstMeshletBinding, kNoBinding);
+    for (uint32_t i = 0; i < kMeshletBindings; ++i) layout.bindings.push_back(VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
+    layout.stages |= kMeshStages;
+    return layout;
+}
+
+std::vector<TaskChunk> build_task_chunks(const Scene& scene, const Meshlets& meshlets) {
+    std::vector<TaskChunk> chunks;
+    for (uint32_t d = 0; d < scene.instances.size(); ++d) {
+        const MeshInstance& instance = scene.instances[d];
+        const MeshletRange& range = meshlets.meshes[instance.mesh];
+        uint32_t cone = is_similarity(instance.transform) ? 1u : 0u;
+        for (uint32_t first = 0; first < range.count; first += 32)
+            chunks.push_back({d, range.first + first, std::min(32u, range.count - first), cone});
+    }
+    return chunks;
+}
+
+void MeshletPass::create(const Context& ctx, const Scene& scene, const GpuScene& gpu, bool capture) {
+    ctx_ = &ctx;
+    const VkPhysicalDeviceMeshShaderPropertiesEXT& mp = ctx.mesh_properties;
+    // The shaders declare 64 vertices, 124 primitives, 32 invocations; the device must allow them.
+    if (mp.maxMeshOutputVertices < kMeshletMaxVertices || mp.maxMeshOutputPrimitives < kMeshletMaxTriangles ||
+        mp.maxMeshWorkGroupInvocations < 32 || mp.maxTaskWorkGroupInvocations < 32)
+        throw UnsupportedRequest("--geometry meshlet: the device's mesh shaders output at most " +
+                                 std::to_string(mp.maxMeshOutputVertices) + " vertices and " +
+                                 std::to_string(mp.maxMeshOutputPrimitives) + " primitives; the meshlet path needs " +
+                                 std::to_string(kMeshletMaxVertices) + " and " + std::to_string(kMeshletMaxTriangles));
+    meshlets_ = build_meshlets(scene, kMeshletMaxVertices, kMeshletMaxTriangles);
+    chunks_cpu_ = build_task_chunks(scene, meshlets_);
+    chunk_count_ = uint32_t(chunks_cpu_.size());
+    for (const TaskChunk& c : chunks_cpu_) instances_ += c.count;
+    // A 2D grid of task workgroups where one dimension cannot hold them all.
+    grid_.width = std::max(1u, std::min(chunk_count_, mp.maxTaskWorkGroupCount[0]));
+    grid_.height = (chunk_count_ + grid_.width - 1) / grid_.width;
+    if (grid_.height > mp.maxTaskWorkGroupCount[1] || uint64_t(grid_.width) * grid_.height > mp.maxTaskWorkGroupTotalCount)
+        throw UnsupportedRequest("--geometry meshlet: the scene needs " + std::to_string(chunk_count_) +
+                                 " task workgroups, more than the device launches in one draw; use a smaller --instances");
+
+    // Per meshlet vertex, in meshlet order: positions (what the pre-pass reads, 12 bytes) and the
+    // rest of the vertex (forward), so each meshlet's vertices are one contiguous read.
+    std::vector<float> positions, attributes;
+    positions.reserve(meshlets_.vertices.size() * 3);
+    attributes.reserve(meshlets_.vertices.size() * 5);
+    for (uint32_t index : meshlets_.vertices) {
+        const Vertex& v = scene.vertices[index];
+        positions.insert(positions.end(), {v.position.x, v.position.y, v.position.z});
+        attributes.insert(attributes.end(), {v.normal.x, v.normal.y, v.normal.z, v.uv.x, v.uv.y});
+    }
+    const VkBufferUsageFlags storage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
+    auto upload = [&](const auto& data, const char* name) {
+        size_t bytes = data.size() * sizeof(data[0]);
+        return create_buffer_with_data(ctx, data.data(), std::max<size_t>(bytes, 4), storage, name);
+    };
+    meshlet_buffer_ = upload(meshlets_.meshlets, "meshlets");
+    positions_ = upload(positions, "meshlet positions");
+    attributes_ = upload(attributes, "meshlet attributes");
+    triangles_ = upload(meshlets_.triangles, "meshlet triangles");
+    chunks_ = upload(chunks_cpu_, "meshlet task chunks");
+    visible_ = create_buffer(ctx, kListHeader + kListEntry * std::max(1u, instances_),
+                             storage | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT |
+                                 VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
+                             MemoryKind::device_local, "meshlet visible list");
+    capture_enabled_ = capture;
+    capture_ = create_buffer(ctx, capture ? 4ull * kCaptureStride * std::max(1u, instances_) : 4,
+                             storage | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                             MemoryKind::device_local, "meshlet capture");
+
+    // The depth pre-pass: the scene's bindings, then the meshlet path's; no fragment shader.
+    GraphicsDesc d;
+    d.layout = with_meshlet_bindings(scene_layout());
+    d.layout.stages = kMeshStages | (gpu.alpha_masked ? VK_SHADER_STAGE_FRAGMENT_BIT : 0);
+    d.layout.push_constant_bytes = sizeof(MeshletPush);
+    d.depth_format = kDepthFormat;
+    d.depth_compare = VK_COMPARE_OP_GREATER;  // reversed Z, as the indexed pre-pass
+    d.vertex_attributes = 0;
+    // As the other units: the subgroup pipelines where a plan of this run can pick them (masks count).
+    bool subgroup = pass_missing(ctx.subgroup, ctx.features, PassId::cull, Geometry::meshlet).empty();
+    for (Variant v : {Variant::subgroup, Variant::fallback, Variant::off}) {
+        if (v == Variant::subgroup && !subgroup) continue;
+        auto [task, mesh] = depth_shaders(v, gpu.alpha_masked);
+        d.shaders = {{VK_SHADER_STAGE_TASK_BIT_EXT, task}, {VK_SHADER_STAGE_MESH_BIT_EXT, mesh}};
+        // As the indexed pre-pass (ScenePass::create): masked materials' holes are discarded.
+        if (gpu.alpha_masked) d.shaders.push_back({VK_SHADER_STAGE_FRAGMENT_BIT, "depth_alpha.frag.main"});
+        depth_[size_t(v)] = create_graphics_pipeline(ctx, d);
+    }
+
+    // Forward: forward.frag exactly as the indexed path runs it, fed by the list.
+    for (int mip = 0; mip < 2; ++mip)
+        for (int loop = 0; loop < 2; ++loop) {
+            std::string fragment = forward_fragment_shader(ctx, mip, loop);
+            if (fragment.empty()) continue;
+            GraphicsDesc fwd = forward_pipeline_desc(mip);
+            fwd.layout = with_meshlet_bindings(fwd.layout);
+            fwd.layout.stages = kMeshStages | VK_SHADER_STAGE_FRAGMENT_BIT;
+            fwd.vertex_attributes = 0;
+            fwd.shaders = {{VK_SHADER_STAGE_TASK_BIT_EXT, "meshlet_forward.task.main"},
+                           {VK_SHADER_STAGE_MESH_BIT_EXT, "meshlet_forward.mesh.main"},
+                           {VK_SHADER_STAGE_FRAGMENT_BIT, fragment}};
+            forward_[mip][loop] = create_graphics_pipeline(ctx, fwd);
+        }
+}
+
+void MeshletPass::push_bindings(FrameContext& f, Descriptors& d) const {
+    d.buffer(16, meshlet_buffer_)
+        .buffer(17, positions_)
+        .buffer(18, attributes_)
+        .buffer(19, triangles_)
+        .buffer(20, chunks_)
+        .buffer(21, visible_)
+        .buffer(22, f.counters)
+        .buffer(23, capture_);
+}
+
+void MeshletPass::record_reset(FrameContext& f) {
+    // The previous frame's forward read the list (indirect command and storage) and, for the
+    // readback, a copy may have: wait for them before rewriting the header.
+    memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT | kMeshPipelineStages | VK_PIPELINE_STAGE_2_COPY_BIT,
+                   VK_ACCESS_2_NONE, VK_PIPELINE_STAGE_2_CLEAR_BIT, VK_ACCESS_2_NONE);
+    const uint32_t header[4] = {0, 1, 1, 0};  // no forward task workgroups yet, 1, 1; no entries
+    vkCmdUpdateBuffer(f.cmd, visible_.buffer, 0, sizeof(header), header);
+    // Slots no primitive was written to read as "no triangle" (read_drawn_indices refuses them).
+    if (capture_enabled_) vkCmdFillBuffer(f.cmd, capture_.buffer, 0, VK_WHOLE_SIZE, ~0u);
+    memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_CLEAR_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT, kMeshPipelineStages,
+                   VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+}
+
+void MeshletPass::record_depth(FrameContext& f, bool record) {
+    Variant variant = f.plan[PassId::cull].variant;
+    const Pipeline& p = depth_[size_t(variant == Variant::subgroup || variant == Variant::fallback ? variant : Variant::off)];
+    if (!p.pipeline) throw std::runtime_error("meshlet: the subgroup variant was planned but the device cannot run it");
+    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, p.pipeline);
+    Descriptors d = scene_descriptors(f);
+    push_bindings(f, d);
+    d.push(f.cmd, p);
+    CullParams params = make_cull_params(f.targets.extent.width, f.targets.extent.height,
+                                         f.ctx.properties.limits.subPixelPrecisionBits);
+    MeshletPush push{chunk_count_, params.snap_px, params.frustum_eps, !record ? 2u : capture_enabled_ ? 1u : 0u};
+    vkCmdPushConstants(f.cmd, p.layout, kMeshStages | (f.scene.alpha_masked ? VK_SHADER_STAGE_FRAGMENT_BIT : 0), 0,
+                       sizeof(push), &push);
+    if (chunk_count_) vkCmdDrawMeshTasks_(f.cmd, grid_.width, grid_.height, 1);
+}
+
+void MeshletPass::record_depth_done(FrameContext& f) {
+    memory_barrier(f.cmd, kMeshPipelineStages, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+                   VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT | kMeshPipelineStages | VK_PIPELINE_STAGE_2_COPY_BIT,
+                   VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_READ_BIT |
+                       VK_ACCESS_2_TRANSFER_READ_BIT);
+}
+
+void MeshletPass::record_forward(FrameContext& f, Descriptors& descriptors, uint32_t push_flags, bool quad_mip,
+                                 bool light_loop) {
+    const Pipeline& p = forward_[quad_mip][light_loop];
+    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, p.pipeline);
+    push_bindings(f, descriptors);
+    descriptors.push(f.cmd, p);
+    vkCmdPushConstants(f.cmd, p.layout, kMeshStages | VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof(push_flags), &push_flags);
+    vkCmdDrawMeshTasksIndirect_(f.cmd, visible_.buffer, 0, 1, sizeof(VkDrawMeshTasksIndirectCommandEXT));
+}
+
+void MeshletPass::record_view(FrameContext& f, Stage stage, const std::string& kind, const Buffer& view_params) {
+    // The stage under view runs the view's variant; the other stage carries the record through.
+    std::string task = stage == Stage::task ? "view_" + kind : "view_plain";
+    std::string mesh = stage == Stage::task ? "view_task" : "view_" + kind;
+    std::string key = task + "/" + mesh;
+    Pipeline* p = nullptr;
+    for (auto& [name, pipeline] : views_)
+        if (name == key) p = &pipeline;
+    if (!p) {
+        GraphicsDesc d;
+        LayoutDesc base = scene_layout();
+        base.bindings.push_back(VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER);  // 4: ViewParams (view_common.glsl)
+        d.layout = with_meshlet_bindings(base);
+        d.layout.stages = kMeshStages | VK_SHADER_STAGE_FRAGMENT_BIT;
+        d.layout.push_constant_bytes = sizeof(MeshletPush);
+        d.shaders = {{VK_SHADER_STAGE_TASK_BIT_EXT, std::string("meshlet_cull.task") + "." + task},
+                     {VK_SHADER_STAGE_MESH_BIT_EXT, std::string("meshlet_cull.mesh") + "." + mesh},
+                     {VK_SHADER_STAGE_FRAGMENT_BIT, "view.frag.primitive"}};
+        d.color_formats = {kColorFormat};
+        d.depth_format = kDepthFormat;
+        d.depth_compare = VK_COMPARE_OP_EQUAL;
+        d.depth_write = false;
+        d.vertex_attributes = 0;
+        d.blend = true;
+        views_.emplace_back(key, create_graphics_pipeline(f.ctx, d));
+        p = &views_.back().second;
+    }
+    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, p->pipeline);
+    Descriptors d = scene_descriptors(f);
+    d.buffer(4, view_params, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER);
+    push_bindings(f, d);
+    d.push(f.cmd, *p);
+    CullParams params = make_cull_params(f.targets.extent.width, f.targets.extent.height,
+                                         f.ctx.properties.limits.subPixelPrecisionBits);
+    MeshletPush push{chunk_count_, params.snap_px, params.frustum_eps, 0u};
+    vkCmdPushConstants(f.cmd, p->layout, kMeshStages | VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof(push), &push);
+    if (chunk_count_) vkCmdDrawMeshTasks_(f.cmd, grid_.width, grid_.height, 1);
+}
+
+std::vector<std::vector<uint32_t>> MeshletPass::read_drawn_indices(const Context& ctx, uint32_t draw_count) const {
+    if (!capture_enabled_) throw std::runtime_error("the meshlet path records what it drew only with capture on");
+    Buffer list = create_buffer(ctx, visible_.size, VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryKind::host_readback,
+                                "meshlet list readback");
+    Buffer order = create_buffer(ctx, capture_.size, VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryKind::host_readback,
+                                 "meshlet capture readback");
+    VkCommandBuffer cmd = begin_one_shot(ctx);
+    memory_barrier(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, VK_ACCESS_2_MEMORY_WRITE_BIT, VK_PIPELINE_STAGE_2_COPY_BIT,
+                   VK_ACCESS_2_TRANSFER_READ_BIT);
+    VkBufferCopy list_region{0, 0, visible_.size}, order_region{0, 0, capture_.size};
+    vkCmdCopyBuffer(cmd, visible_.buffer, list.buffer, 1, &list_region);
+    vkCmdCopyBuffer(cmd, capture_.buffer, order.buffer, 1, &order_region);
+    end_one_shot(ctx, cmd);
+
+    const auto* words = static_cast<const uint32_t*>(list.mapped);
+    const auto* slots = static_cast<const uint32_t*>(order.mapped);
+    uint32_t count = words[3];
+    if (count > instances_) throw std::runtime_error("the meshlet visible list holds more entries than meshlets exist");
+    std::vector<std::vector<uint32_t>> drawn(draw_count);
+    for (uint32_t e = 0; e < count; ++e) {
+        const uint32_t* entry = words + 4 + e * 8;
+        uint32_t draw = entry[0], id = entry[1];
+        if (draw >= draw_count || id >= meshlets_.meshlets.size())
+            throw std::runtime_error("visible list entry " + std::to_string(e) + " names no meshlet of the scene");
+        const Meshlet& m = meshlets_.meshlets[id];
+        uint32_t survivors = 0;
+        for (int k = 0; k < 4; ++k) survivors += uint32_t(__builtin_popcount(entry[4 + k]));
+        // The mesh shader's outputs in slot order: slot s drew meshlet triangle slots[e * 128 + s].
+        for (uint32_t s = 0; s < survivors; ++s) {
+            uint32_t t = slots[size_t(e) * kCaptureStride + s];
+            if (t >= m.triangle_count)
+                throw std::runtime_error("meshlet capture: slot " + std::to_string(s) + " of entry " + std::to_string(e) +
+                                         " holds no triangle of its meshlet");
+            for (int k = 0; k < 3; ++k) drawn[draw].push_back(meshlets_.vertex_of(m, t, k));
+        }
+    }
+    return drawn;
+}

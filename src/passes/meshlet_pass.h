@@ -1,0 +1,67 @@
+// The meshlet geometry path (--geometry meshlet, docs/meshlets.md): meshlets built at load
+// (scene/meshlets.h), task + mesh pipelines that draw the depth pre-pass while culling meshlets
+// (task shader) and triangles (mesh shader) with the plan's cull variant, and record what survived
+// in a visible list, which forward draws with one vkCmdDrawMeshTasksIndirectEXT without testing
+// again. The renderer's depth and forward passes call it when the plan's geometry is meshlet; the
+// compute cull pass then records nothing.
+#pragma once
+
+#include <vector>
+
+#include "render/frame.h"
+#include "scene/meshlets.h"
+
+// The task workgroups: one per 32 meshlets of one draw.
+struct TaskChunk {
+    uint32_t draw;
+    uint32_t first_meshlet;
+    uint32_t count;
+    uint32_t cone;  // the draw's model is a similarity: the normal-cone test applies
+};
+std::vector<TaskChunk> build_task_chunks(const Scene& scene, const Meshlets& meshlets);
+
+class MeshletPass {
+public:
+    // Throws UnsupportedRequest where the device's mesh-shader limits are below what the shaders
+    // declare. `capture`: the pre-pass also writes the order of its primitive outputs, for
+    // read_drawn_indices() (tests, --cull-dump).
+    void create(const Context& ctx, const Scene& scene, const GpuScene& gpu, bool capture);
+
+    // Outside any rendering, before the depth pass: empties the visible list.
+    void record_reset(FrameContext& f);
+    // Inside the depth pass's rendering: task + mesh shaders with the plan's cull variant.
+    // record false: depth only (a debug view's redraw), no list, no counters, no capture.
+    void record_depth(FrameContext& f, bool record = true);
+    // After the depth pass: its list and counters become forward's indirect command and inputs.
+    void record_depth_done(FrameContext& f);
+    // Inside forward's rendering, with forward's descriptors (bindings up to 15): draws the list.
+    void record_forward(FrameContext& f, Descriptors& descriptors, uint32_t push_flags, bool quad_mip, bool light_loop);
+    // The debug views in the task or mesh stage (kind: plain / lane_id / first_last / active),
+    // inside a rendering over the colour with depth EQUAL.
+    void record_view(FrameContext& f, Stage stage, const std::string& kind, const Buffer& view_params);
+
+    // Per draw, the scene vertex indices of the triangles the last frame drew, in the order of
+    // the mesh outputs (needs capture). Waits for the device.
+    std::vector<std::vector<uint32_t>> read_drawn_indices(const Context& ctx, uint32_t draw_count) const;
+
+    const Meshlets& meshlets() const { return meshlets_; }
+    uint32_t meshlet_instances() const { return instances_; }
+
+private:
+    void push_bindings(FrameContext& f, Descriptors& d) const;
+
+    const Context* ctx_ = nullptr;
+    Meshlets meshlets_;
+    std::vector<TaskChunk> chunks_cpu_;
+    Buffer meshlet_buffer_, positions_, attributes_, triangles_, chunks_, visible_, capture_;
+    uint32_t instances_ = 0;  // meshlets over all draws: the most the visible list holds
+    uint32_t chunk_count_ = 0;
+    VkExtent2D grid_{};
+    bool capture_enabled_ = false;
+    Pipeline depth_[3];        // by Variant: subgroup (where the device can), fallback, off
+    Pipeline forward_[2][2];   // forward.frag's [quad mip][light loop] variants, as ScenePass::forward
+    std::vector<std::pair<std::string, Pipeline>> views_;  // created on first use
+};
+
+// Bindings 16.. of the meshlet shaders (shaders/meshlet.glsl), appended to a layout of up to 16.
+LayoutDesc with_meshlet_bindings(LayoutDesc layout);

@@ -1,0 +1,52 @@
+#include "passes/resolve_pass.h"
+
+#include "passes/pass_unit.h"
+
+void ResolvePass::create(const Context& ctx) {
+    GraphicsDesc d;
+    d.color_formats = {kColorFormat};
+    d.vertex_attributes = 0;  // the full-screen triangle comes from gl_VertexIndex
+    d.cull_mode = VK_CULL_MODE_NONE;
+    d.depth_write = false;
+    // 0 the HDR frame, 1 the exposure state, (mip) 2 the mip; push: measured.
+    d.layout = {{VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER}, VK_SHADER_STAGE_FRAGMENT_BIT,
+                sizeof(uint32_t)};
+    d.shaders = {{VK_SHADER_STAGE_VERTEX_BIT, "resolve.vert.main"}, {VK_SHADER_STAGE_FRAGMENT_BIT, "resolve.frag.plain"}};
+    plain = create_graphics_pipeline(ctx, d);
+    if (subgroup_path_possible(ctx, PassId::mip)) {
+        d.layout.bindings.push_back(VK_DESCRIPTOR_TYPE_STORAGE_IMAGE);
+        d.shaders[1].second = "resolve.frag.mip";
+        mip = create_graphics_pipeline(ctx, d);
+    }
+}
+
+void ResolvePass::record(FrameContext& f) {
+    bool write_mip = f.plan[PassId::mip].variant == Variant::subgroup && mip.pipeline;
+    Variant exposure = f.plan[PassId::exposure].variant;
+    uint32_t measured = (exposure == Variant::subgroup || exposure == Variant::fallback) ? 1u : 0u;
+    begin_label(f.ctx, f.cmd, write_mip ? "resolve + quad mip" : "resolve");
+    f.timer.begin(f.cmd, Timer::resolve);
+    transition(f.cmd, f.targets.hdr, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT,
+               VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
+    if (write_mip)  // every texel is written: one store per quad, all quads inside the frame are full
+        transition(f.cmd, f.targets.mip, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT,
+                   VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, true);
+    // The previous frame's exposure pass wrote the exposure this frame applies.
+    memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+                   VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
+    transition(f.cmd, f.targets.color, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
+               VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT, true);
+    VkRenderingAttachmentInfo color = color_attachment(f.targets.color, VK_ATTACHMENT_LOAD_OP_DONT_CARE);
+    begin_rendering(f.cmd, f.targets.extent, &color, nullptr);
+    const Pipeline& pipeline = write_mip ? mip : plain;
+    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline.pipeline);
+    Descriptors d;
+    d.storage_image(0, f.targets.hdr.view).buffer(1, *f.exposure_state);
+    if (write_mip) d.storage_image(2, f.targets.mip.view);
+    d.push(f.cmd, pipeline);
+    vkCmdPushConstants(f.cmd, pipeline.layout, VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof(measured), &measured);
+    vkCmdDraw(f.cmd, 3, 1, 0, 0);
+    vkCmdEndRendering(f.cmd);
+    f.timer.end(f.cmd, Timer::resolve);
+    end_label(f.ctx, f.cmd);
+}

@@ -1,0 +1,15 @@
+// The resolve pass (docs/quad-mip.md): a full-screen fragment pass from forward's HDR frame to the
+// 8-bit sRGB frame (exposure, PBR Neutral tonemap), which with --mip subgroup also writes the
+// half-resolution HDR mip with quad swaps: every quad is four real pixels. The renderer's own pass
+// (always runs); timed as Timer::resolve, so the mip's cost is resolve with it minus without.
+#pragma once
+
+#include "render/frame.h"
+
+struct ResolvePass {
+    Pipeline plain;  // resolve.frag.plain
+    Pipeline mip;    // resolve.frag.mip, where the device can run the mip's subgroup path
+
+    void create(const Context& ctx);
+    void record(FrameContext& f);
+};

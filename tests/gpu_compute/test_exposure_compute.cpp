@@ -1,0 +1,230 @@
+// The HDR mip's compute fallback and the exposure reduction alone, in-process, at every lavapipe
+// width (4, 8 and 16 lanes: these only dispatch compute, docs/testing.md). Inputs are uploaded:
+// - the mip fallback reads a pseudo-random RGBA16F frame spanning the half-float range; oracle: the
+//   CPU (a + b) + (c + d) in fp32, rounded to the nearest half (box_filter.glsl), bit for bit;
+// - the exposure reduction reads a synthetic mip whose every texel's fixed-point log2 luminance is
+//   known exactly (grey powers of two: log2 is an integer), so the sum is known; both variants
+//   must give exactly that sum at sizes where workgroups and subgroups are partial. A dropped or
+//   doubled subgroup (or workgroup) changes the sum by at least 256 per texel in it.
+// Validation with synchronization validation must stay silent.
+#include <gtest/gtest.h>
+
+#include "gpu_compute/compute_harness.h"
+
+#include <bit>
+#include <cmath>
+#include <cstring>
+
+#include "passes/exposure_pass.h"
+#include "passes/mip_pass.h"
+#include "render/exposure_reference.h"
+#include "render/renderer.h"
+#include "render/tonemap.h"
+
+namespace {
+
+// float -> half bits, round to nearest even (independent of the shader's bit trick).
+uint16_t float_to_half(float f) {
+    uint32_t x = std::bit_cast<uint32_t>(f);
+    uint32_t sign = (x >> 16) & 0x8000u;
+    float a = std::fabs(f);
+    if (a >= 65520.0f) return uint16_t(sign | 0x7C00u);  // overflows to infinity (not produced here)
+    if (a < 6.103515625e-05f) return uint16_t(sign | uint32_t(std::nearbyint(a * 16777216.0f)));  // subnormal steps 2^-24
+    int e;
+    float m = std::frexp(a, &e);                                // a = m * 2^e, m in [0.5, 1)
+    uint32_t mantissa = uint32_t(std::nearbyint(m * 2048.0f));  // 11 significant bits, ties to even
+    if (mantissa == 2048u) mantissa = 1024u, ++e;
+    return uint16_t(sign | uint32_t(e + 14) << 10 | (mantissa - 1024u));
+}
+
+float nearest_half(float f) { return half_to_float(float_to_half(f)); }
+
+struct HdrImage {
+    uint32_t width, height;
+    std::vector<float> rgba;  // 4 floats a texel, each a half value
+    float at(uint32_t x, uint32_t y, int c) const { return rgba[(size_t(y) * width + x) * 4 + c]; }
+};
+
+void upload(const Context& ctx, Image& image, const std::vector<float>& rgba) {
+    std::vector<uint16_t> halves(rgba.size());
+    for (size_t i = 0; i < rgba.size(); ++i) halves[i] = float_to_half(rgba[i]);
+    VkDeviceSize bytes = halves.size() * 2;
+    Buffer staging = create_buffer(ctx, bytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, MemoryKind::host_upload, "staging");
+    memcpy(staging.mapped, halves.data(), bytes);
+    VkCommandBuffer cmd = begin_one_shot(ctx);
+    transition(cmd, image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT, true);
+    VkBufferImageCopy region{};
+    region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+    region.imageExtent = {image.extent.width, image.extent.height, 1};
+    vkCmdCopyBufferToImage(cmd, staging.buffer, image.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &region);
+    end_one_shot(ctx, cmd);
+}
+
+std::vector<float> download(const Context& ctx, Image& image) {
+    VkDeviceSize bytes = VkDeviceSize(image.extent.width) * image.extent.height * 8;
+    Buffer readback = create_buffer(ctx, bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryKind::host_readback, "readback");
+    VkCommandBuffer cmd = begin_one_shot(ctx);
+    transition(cmd, image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_READ_BIT);
+    VkBufferImageCopy region{};
+    region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+    region.imageExtent = {image.extent.width, image.extent.height, 1};
+    vkCmdCopyImageToBuffer(cmd, image.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, readback.buffer, 1, &region);
+    end_one_shot(ctx, cmd);
+    std::vector<uint8_t> raw(bytes);
+    memcpy(raw.data(), readback.mapped, bytes);
+    return halves_to_floats(raw);
+}
+
+// What a compute pass needs of a frame: targets, an empty scene-free context, counters.
+struct Frame {
+    const Context& ctx;
+    GpuScene scene;
+    FrameTargets targets;
+    Buffer uniforms, lights, counters;
+    Frame(const Context& c, VkExtent2D extent) : ctx(c) {
+        create_frame_targets(ctx, extent, targets);
+        uniforms = create_buffer(ctx, sizeof(FrameUniforms), VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT, MemoryKind::host_upload, "uniforms");
+        lights = create_buffer(ctx, 64, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, MemoryKind::host_upload, "lights");
+        counters = create_buffer(ctx, sizeof(GpuCounters), VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                                 MemoryKind::device_local, "counters");
+    }
+    template <typename Body>
+    void run(const Plan& plan, uint32_t frame_index, Body body) {
+        GpuTimer timer(ctx);
+        VkCommandBuffer cmd = begin_one_shot(ctx);
+        timer.reset(cmd);
+        FrameContext f{ctx, cmd, timer, scene, targets, plan, uniforms, lights, counters, frame_index, 0};
+        body(f);
+        end_one_shot(ctx, cmd);
+    }
+};
+
+uint32_t next(uint32_t& state) { return state = state * 1664525u + 1013904223u; }
+
+// The fallback downsample of a pseudo-random HDR frame (each channel a half value between 2^-24
+// and 2^15, exponents spread over the whole range, so the fp32 sums round: the order matters) is
+// the CPU's (a + b) + (c + d) rounded to the nearest half, bit for bit, at an even and an odd size.
+TEST(MipCompute, FallbackIsTheExactBoxFilterOfTheHdrFrame) {
+    ValidatedContext v;
+    if (int sg = expected_subgroup_size()) ASSERT_EQ(v.ctx.subgroup.size, uint32_t(sg));
+    PlanRequest request;
+    request[PassId::mip] = Request::fallback;
+    Plan plan = make_plan(v.ctx.subgroup, v.ctx.features, request);
+    ASSERT_EQ(plan[PassId::mip].variant, Variant::fallback);
+    for (VkExtent2D extent : {VkExtent2D{256, 144}, VkExtent2D{201, 111}}) {
+        SCOPED_TRACE(std::to_string(extent.width) + "x" + std::to_string(extent.height));
+        MipPass pass;
+        pass.create(v.ctx, extent);
+        Frame frame(v.ctx, extent);
+        HdrImage hdr{extent.width, extent.height, std::vector<float>(size_t(extent.width) * extent.height * 4)};
+        uint32_t state = 12345;
+        for (float& value : hdr.rgba) {
+            float mantissa = 1.0f + float(next(state) >> 22) / 1024.0f;  // 10 bits: a half's significand
+            int exponent = int(next(state) >> 27) - 16;                   // 2^-16 .. 2^15
+            value = nearest_half(std::ldexp(mantissa, exponent));
+        }
+        upload(v.ctx, frame.targets.hdr, hdr.rgba);
+        frame.run(plan, 0, [&](FrameContext& f) { pass.record_downsample(f); });
+        std::vector<float> mip = download(v.ctx, frame.targets.mip);
+        uint32_t mw = extent.width / 2, mh = extent.height / 2;
+        ASSERT_EQ(mip.size(), size_t(mw) * mh * 4);
+        int bad = 0, order_matters = 0;
+        for (uint32_t y = 0; y < mh; ++y)
+            for (uint32_t x = 0; x < mw; ++x)
+                for (int c = 0; c < 4; ++c) {
+                    float a = hdr.at(2 * x, 2 * y, c), b = hdr.at(2 * x + 1, 2 * y, c);
+                    float cc = hdr.at(2 * x, 2 * y + 1, c), d = hdr.at(2 * x + 1, 2 * y + 1, c);
+                    volatile float top = a + b, bottom = cc + d;  // fp32, no contraction, this order
+                    float want = nearest_half((top + bottom) * 0.25f);
+                    volatile float left_first = ((a + cc) + b) + d;
+                    order_matters += nearest_half(left_first * 0.25f) != want;
+                    float got = mip[(size_t(y) * mw + x) * 4 + c];
+                    if (std::bit_cast<uint32_t>(got) != std::bit_cast<uint32_t>(want) && ++bad <= 5)
+                        ADD_FAILURE() << "texel " << x << "," << y << " channel " << c << ": " << got << ", want " << want;
+                }
+        EXPECT_EQ(bad, 0);
+        printf("[ mip ] %ux%u: texel channels where another summation order would round differently: %d\n", extent.width,
+               extent.height, order_matters);
+        EXPECT_GT(order_matters, 0) << "the frame does not exercise the summation order";
+    }
+    EXPECT_EQ(validation_message_count(), v.messages_before) << "validation messages (printed above)";
+}
+
+// The exposure reduction over a mip of grey texels 2^e, e pseudo-random in [-15, 15]: each texel's
+// fixed-point log2 luminance is exactly (e + 16) * 256 (at least 256), so the total is known on
+// the CPU without any log2. Both variants must give exactly that total and texel count, at sizes
+// with partial workgroups (16x16) and partial subgroups, from 1x1 up; one subgroup dropped or
+// counted twice moves the total by at least 256. Then the adaptation matches the CPU's.
+TEST(ExposureCompute, ReductionCountsEveryTexelOnceAndBothVariantsAgree) {
+    ValidatedContext v;
+    if (int sg = expected_subgroup_size()) ASSERT_EQ(v.ctx.subgroup.size, uint32_t(sg));
+    const PassInfo& info = pass_info(PassId::exposure);
+    ASSERT_EQ(pass_missing(v.ctx.subgroup, v.ctx.features, PassId::exposure), "") << "lavapipe has subgroupAdd in compute";
+    ExposurePass pass;
+    pass.create(v.ctx);
+    for (VkExtent2D mip : {VkExtent2D{160, 90}, VkExtent2D{37, 23}, VkExtent2D{1, 1}, VkExtent2D{300, 7}, VkExtent2D{3, 129}}) {
+        SCOPED_TRACE(std::to_string(mip.width) + "x" + std::to_string(mip.height));
+        Frame frame(v.ctx, {mip.width * 2, mip.height * 2});
+        ASSERT_EQ(frame.targets.mip.extent.width, mip.width);
+        std::vector<float> rgba(size_t(mip.width) * mip.height * 4);
+        uint64_t known = 0;
+        uint32_t state = mip.width * 7919u + mip.height;
+        for (size_t i = 0; i < rgba.size(); i += 4) {
+            int e = int(next(state) >> 27) - 15;  // -15 .. 16
+            e = std::min(e, 15);
+            float g = std::ldexp(1.0f, e);
+            rgba[i] = rgba[i + 1] = rgba[i + 2] = g;
+            rgba[i + 3] = 1.0f;
+            known += uint64_t(e + 16) * 256u;
+        }
+        upload(v.ctx, frame.targets.mip, rgba);
+        EXPECT_EQ(exposure::sum(rgba), known) << "CPU oracle";
+        ExposureState results[2];
+        for (int i = 0; i < 2; ++i) {
+            PlanRequest request;
+            request[PassId::exposure] = i == 0 ? Request::subgroup : Request::fallback;
+            Plan plan = make_plan(v.ctx.subgroup, v.ctx.features, request);
+            frame.run(plan, 0, [&](FrameContext& f) { pass.record(f); });
+            results[i] = pass.read_state(v.ctx);
+            EXPECT_EQ(results[i].sum(), known) << info.name << (i == 0 ? " subgroup" : " fallback") << ": the total";
+            EXPECT_EQ(results[i].texels, mip.width * mip.height);
+        }
+        // Frame 0 jumps to the target: the same float arithmetic on the same integers.
+        exposure::Adapted want = exposure::adapt(known, mip.width * mip.height, 0, 0.0f);
+        for (const ExposureState& r : results) {
+            EXPECT_NEAR(r.log2_average, want.log2_average, 1e-4);
+            EXPECT_NEAR(r.exposure_log2, want.exposure_log2, 1e-4);
+        }
+        EXPECT_EQ(std::bit_cast<uint32_t>(results[0].exposure), std::bit_cast<uint32_t>(results[1].exposure))
+            << "the variants' exposures differ";
+    }
+    EXPECT_EQ(validation_message_count(), v.messages_before) << "validation messages (printed above)";
+}
+
+// The adaptation over frames: frame n moves the exposure by max(1/16, 1/(n+1)) of the way to its
+// target (in log2), from the previous frame's, as the CPU oracle computes; a frame with a brighter
+// mip lowers the exposure.
+TEST(ExposureCompute, AdaptationFollowsTheFrameIndex) {
+    ValidatedContext v;
+    ExposurePass pass;
+    pass.create(v.ctx);
+    Frame frame(v.ctx, {64, 64});
+    PlanRequest request;
+    request[PassId::exposure] = Request::fallback;
+    Plan plan = make_plan(v.ctx.subgroup, v.ctx.features, request);
+    float previous = 0.0f;
+    for (uint32_t index = 0; index < 6; ++index) {
+        float grey = std::ldexp(1.0f, index < 3 ? -6 : -2);  // brighter from frame 3 on
+        upload(v.ctx, frame.targets.mip, std::vector<float>(32 * 32 * 4, grey));
+        frame.run(plan, index, [&](FrameContext& f) { pass.record(f); });
+        ExposureState s = pass.read_state(v.ctx);
+        exposure::Adapted want = exposure::adapt(s.sum(), 32 * 32, index, previous);
+        EXPECT_EQ(s.sum(), uint64_t((index < 3 ? 10 : 14) * 256) * 32 * 32);
+        EXPECT_NEAR(s.exposure_log2, want.exposure_log2, 1e-4) << "frame " << index;
+        if (index == 3) EXPECT_LT(s.exposure_log2, previous) << "a brighter frame lowers the exposure";
+        previous = s.exposure_log2;
+    }
+    EXPECT_EQ(validation_message_count(), v.messages_before) << "validation messages (printed above)";
+}
+
+}  // namespace

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Issue 26 on a GPU, in one device call: the resolve pass's quad mip against the compute downsample,
+# the exposure reduction subgroup against fallback, the all-subgroup frame against all-fallback, at
+# 1920x1080 and 3840x2160 with --instances 5 --lights 4096; then repeated 4K runs whose subgroup and
+# forward mip dumps must equal the fallback's, byte for byte.
+# Usage: tools/gpu_resolve.sh BUILD_DIR [OUT]   (OUT defaults to $OUT; docs/benchmarks.md, issue 26)
+set -uo pipefail
+demo=${1:-build}/subgroup-demo
+out=${2:-${OUT:-out-resolve}}
+scene=assets/default_scene.gltf
+mkdir -p "$out/runs"
+log="$out/log.txt"
+start=$(date +%s)
+say() { echo "$*" | tee -a "$log"; }
+
+say "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)"
+common=(--headless --scene $scene --instances 5 --lights 4096 --frames 120 --warmup 20)
+for size in 1920x1080 3840x2160; do
+  for cfg in "mip-subgroup:--mip subgroup" "mip-off:--mip off" "mip-fallback:--mip fallback" "mip-forward:--mip forward" \
+             "exposure-subgroup:--exposure subgroup" "exposure-fallback:--exposure fallback" \
+             "all-subgroup:--cull subgroup --light-cull subgroup --mip subgroup --light-loop subgroup --exposure subgroup" \
+             "all-fallback:--cull fallback --light-cull fallback --mip fallback --light-loop fallback --exposure fallback"; do
+    name=${cfg%%:*}; args=${cfg#*:}
+    # shellcheck disable=SC2086
+    $demo "${common[@]}" --size $size $args --report "$out/runs/$size-$name.json" > /dev/null 2>> "$log" \
+      || say "FAILED: $size $name"
+  done
+  say "$size done at $(( $(date +%s) - start )) s"
+done
+
+# Repeated 4K runs: the three mips must be identical every time (dumps compared byte for byte).
+repeats=20
+identical_sub=0; identical_fwd=0; done_runs=0
+for i in $(seq 1 $repeats); do
+  [ $(( $(date +%s) - start )) -gt 330 ] && { say "repeats stopped after $done_runs runs (time)"; break; }
+  for v in subgroup forward fallback; do
+    $demo --headless --scene $scene --instances 5 --lights 4096 --size 3840x2160 --frames 2 --warmup 1 --mip $v \
+      --mip-dump "$out/rep-$v.png" > /dev/null 2>> "$log" || say "FAILED: repeat $i $v"
+  done
+  cmp -s "$out/rep-subgroup.png" "$out/rep-fallback.png" && identical_sub=$((identical_sub + 1))
+  cmp -s "$out/rep-forward.png" "$out/rep-fallback.png" && identical_fwd=$((identical_fwd + 1))
+  done_runs=$i
+done
+say "4K repeats: subgroup mip identical to fallback in $identical_sub of $done_runs, forward in $identical_fwd of $done_runs"
+
+python3 - "$out" <<'PY' | tee -a "$log"
+import json, os, sys
+out = sys.argv[1]
+def load(size, name):
+    path = f"{out}/runs/{size}-{name}.json"
+    return json.load(open(path)) if os.path.exists(path) else None
+def ms(r, key):
+    t = r and r["timings_ms"].get(key)
+    return t["median"] if t else None
+summary = {}
+for size in ["1920x1080", "3840x2160"]:
+    r = {n: load(size, n) for n in ["mip-subgroup", "mip-off", "mip-fallback", "mip-forward", "exposure-subgroup",
+                                    "exposure-fallback", "all-subgroup", "all-fallback"]}
+    s = {}
+    try:
+        s["resolve_with_mip"] = ms(r["mip-subgroup"], "resolve"); s["resolve_without_mip"] = ms(r["mip-off"], "resolve")
+        s["mip_added_by_resolve"] = s["resolve_with_mip"] - s["resolve_without_mip"]
+        s["mip_fallback"] = ms(r["mip-fallback"], "mip")
+        s["mip_added_over_fallback"] = s["mip_added_by_resolve"] / s["mip_fallback"]
+        s["forward_with_forward_mip"] = ms(r["mip-forward"], "forward"); s["forward_mip_off"] = ms(r["mip-off"], "forward")
+        s["mip_fixup_forward"] = ms(r["mip-forward"], "mip_fixup")
+        s["exposure_subgroup"] = ms(r["exposure-subgroup"], "exposure"); s["exposure_fallback"] = ms(r["exposure-fallback"], "exposure")
+        s["exposure_subgroup_over_fallback"] = s["exposure_subgroup"] / s["exposure_fallback"]
+        s["frame_all_subgroup"] = ms(r["all-subgroup"], "frame"); s["frame_all_fallback"] = ms(r["all-fallback"], "frame")
+        s["all_fallback_over_all_subgroup"] = s["frame_all_fallback"] / s["frame_all_subgroup"]
+        s["exposure_values"] = {n: (r[n] or {}).get("counters", {}).get("exposure") for n in r}
+        s["device"] = r["mip-subgroup"]["device"]["name"]
+    except Exception as e:
+        s["error"] = repr(e)
+    summary[size] = s
+print(json.dumps(summary, indent=1))
+json.dump(summary, open(f"{out}/summary.json", "w"), indent=1)
+PY
+tar -czf "$out/runs.tar.gz" -C "$out" runs && rm -rf "$out/runs"
+rm -f "$out/rep-forward.png" "$out/rep-fallback.png"
+say "total $(( $(date +%s) - start )) s"
