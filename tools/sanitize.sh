@@ -20,7 +20,7 @@ export LSAN_OPTIONS=suppressions=$PWD/tools/lsan.supp:print_suppressions=0
 # the driver's process-lifetime allocations then look leaked and their stacks name no module, so
 # no suppression can match them. Preloading the driver (after the ASan runtime, which must come
 # first) keeps it mapped: those allocations stay reachable and our own leaks are still reported.
-lavapipe=$(sed -n 's/.*"library_path": *"\([^"]*\)".*/\1/p' /usr/share/vulkan/icd.d/lvp_icd.*.json | head -n 1)
+lavapipe=$(sed -n 's/.*"library_path": *"\([^"]*\)".*/\1/p' /usr/share/vulkan/icd.d/lvp_icd*.json | head -n 1)
 asan_runtime=$(ldd build-asan/subgroup-demo | awk '/libasan/ {print $3}')
 demo() { LD_PRELOAD="$asan_runtime $lavapipe" build-asan/subgroup-demo "$@"; }
 
