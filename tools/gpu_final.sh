@@ -64,5 +64,5 @@ for view in lane-id first-last-lane active-lanes; do
   "$build/png-sheet" "$out/views-$view.png" --columns 5 "${shots[@]}" > /dev/null
 done
 
-tar -C "$work" -czf "$out/results.tgz" info.txt ./*.json ./*.out ./*.svg 2>/dev/null
+(cd "$work" && tar -czf "$out/results.tgz" info.txt ./*.json ./*.out ./*.svg)
 ls -la "$out"
