@@ -66,16 +66,4 @@ void ExposurePass::record(FrameContext& f) {
     end_label(f.ctx, f.cmd);
 }
 
-ExposureState ExposurePass::read_state(const Context& ctx) const {
-    ExposureState s{};
-    Buffer readback = create_buffer(ctx, sizeof(ExposureState), VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryKind::host_readback,
-                                    "exposure readback");
-    VkCommandBuffer cmd = begin_one_shot(ctx);
-    memory_barrier(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, VK_ACCESS_2_MEMORY_WRITE_BIT, VK_PIPELINE_STAGE_2_COPY_BIT,
-                   VK_ACCESS_2_TRANSFER_READ_BIT);
-    VkBufferCopy region{0, 0, sizeof(ExposureState)};
-    vkCmdCopyBuffer(cmd, state.buffer, readback.buffer, 1, &region);
-    end_one_shot(ctx, cmd);
-    memcpy(&s, readback.mapped, sizeof(s));
-    return s;
-}
+ExposureState ExposurePass::read_state(const Context& ctx) const { return read_buffer_as<ExposureState>(ctx, state); }

@@ -216,16 +216,8 @@ void LightCullPass::record_view(FrameContext& f) {
 }
 
 std::vector<uint32_t> LightCullPass::read_lists(const Context& ctx) const {
-    VkDeviceSize bytes = lists_.size;
-    Buffer readback = create_buffer(ctx, bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryKind::host_readback,
-                                    "light lists readback");
-    VkCommandBuffer cmd = begin_one_shot(ctx);
-    memory_barrier(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, VK_ACCESS_2_MEMORY_WRITE_BIT, VK_PIPELINE_STAGE_2_COPY_BIT,
-                   VK_ACCESS_2_TRANSFER_READ_BIT);
-    VkBufferCopy region{0, 0, bytes};
-    vkCmdCopyBuffer(cmd, lists_.buffer, readback.buffer, 1, &region);
-    end_one_shot(ctx, cmd);
+    std::vector<uint8_t> bytes = read_buffer(ctx, lists_);
     std::vector<uint32_t> words(layout_.words() + kLightListGuardWords);
-    memcpy(words.data(), readback.mapped, words.size() * sizeof(uint32_t));
+    memcpy(words.data(), bytes.data(), std::min(bytes.size(), words.size() * sizeof(uint32_t)));
     return words;
 }

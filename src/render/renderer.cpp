@@ -222,19 +222,7 @@ std::vector<float> Renderer::read_depth() {
     return depth;
 }
 
-GpuCounters Renderer::read_counters() {
-    Buffer readback = create_buffer(ctx_, sizeof(GpuCounters), VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryKind::host_readback,
-                                    "counters readback");
-    VkCommandBuffer cmd = begin_one_shot(ctx_);
-    memory_barrier(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, VK_ACCESS_2_MEMORY_WRITE_BIT, VK_PIPELINE_STAGE_2_COPY_BIT,
-                   VK_ACCESS_2_TRANSFER_READ_BIT);
-    VkBufferCopy region{0, 0, sizeof(GpuCounters)};
-    vkCmdCopyBuffer(cmd, counters_.buffer, readback.buffer, 1, &region);
-    end_one_shot(ctx_, cmd);
-    GpuCounters c;
-    memcpy(&c, readback.mapped, sizeof(c));
-    return c;
-}
+GpuCounters Renderer::read_counters() { return read_buffer_as<GpuCounters>(ctx_, counters_); }
 
 std::vector<std::vector<uint32_t>> Renderer::read_drawn_indices() {
     if (config_.plan.geometry == Geometry::meshlet && meshlets_) return meshlets_->read_drawn_indices(ctx_, scene_.draw_count);

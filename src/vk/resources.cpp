@@ -604,3 +604,16 @@ void Descriptors::push(VkCommandBuffer cmd, const Pipeline& pipeline) {
     vkUpdateDescriptorSets(pipeline.device, uint32_t(all.size()), all.data(), 0, nullptr);
     vkCmdBindDescriptorSets(cmd, pipeline.bind_point, pipeline.layout, 0, 1, &set, 0, nullptr);
 }
+
+std::vector<uint8_t> read_buffer(const Context& ctx, const Buffer& buffer) {
+    Buffer readback = create_buffer(ctx, buffer.size, VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryKind::host_readback, "readback");
+    VkCommandBuffer cmd = begin_one_shot(ctx);
+    memory_barrier(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, VK_ACCESS_2_MEMORY_WRITE_BIT, VK_PIPELINE_STAGE_2_COPY_BIT,
+                   VK_ACCESS_2_TRANSFER_READ_BIT);
+    VkBufferCopy region{0, 0, buffer.size};
+    vkCmdCopyBuffer(cmd, buffer.buffer, readback.buffer, 1, &region);
+    end_one_shot(ctx, cmd);
+    std::vector<uint8_t> bytes(buffer.size);
+    memcpy(bytes.data(), readback.mapped, bytes.size());
+    return bytes;
+}

@@ -1,6 +1,9 @@
 // Buffers, images, shaders and pipelines: small RAII owners and the helpers that create them.
 #pragma once
 
+#include <algorithm>
+#include <cstring>
+
 #include <string>
 #include <utility>
 #include <vector>
@@ -59,6 +62,16 @@ Buffer create_buffer(const Context& ctx, VkDeviceSize size, VkBufferUsageFlags u
 // Creates a device-local buffer holding `data` (staged through a host buffer).
 Buffer create_buffer_with_data(const Context& ctx, const void* data, VkDeviceSize size, VkBufferUsageFlags usage,
                                const char* name);
+// The whole of `buffer` as the GPU left it, after everything submitted before (waits for the
+// device; tests, reports and readbacks, never the frame loop). The buffer needs TRANSFER_SRC usage.
+std::vector<uint8_t> read_buffer(const Context& ctx, const Buffer& buffer);
+template <typename T>
+T read_buffer_as(const Context& ctx, const Buffer& buffer) {
+    std::vector<uint8_t> bytes = read_buffer(ctx, buffer);
+    T value{};
+    memcpy(&value, bytes.data(), std::min(sizeof(T), bytes.size()));
+    return value;
+}
 // array_view: the view is VK_IMAGE_VIEW_TYPE_2D_ARRAY even with one layer (for sampler2DArray).
 Image create_image(const Context& ctx, VkExtent2D extent, VkFormat format, VkImageUsageFlags usage, const char* name,
                    uint32_t layers = 1, bool array_view = false);
