@@ -98,6 +98,17 @@ uint32_t lerp_colour(uint32_t a, uint32_t b, float t) {
     return out;
 }
 
+// Replaces the pre-pass depth (nothing after the view reads it) with a view's own: a depth-only
+// pass cleared to 0, the far plane of reversed Z. The caller draws, then ends rendering.
+void begin_depth_redraw(FrameContext& f) {
+    transition(f.cmd, f.targets.depth, VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL,
+               VK_PIPELINE_STAGE_2_EARLY_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT,
+               VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_READ_BIT | VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT, true);
+    VkRenderingAttachmentInfo depth = depth_attachment(f.targets.depth, VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL,
+                                                       VK_ATTACHMENT_LOAD_OP_CLEAR, VK_ATTACHMENT_STORE_OP_STORE);
+    begin_rendering(f.cmd, f.targets.extent, nullptr, &depth);
+}
+
 }  // namespace
 
 // Hues step by the golden ratio (137.5 degrees), so neighbouring lanes, and any few lanes in a
@@ -204,12 +215,7 @@ void DebugViewPass::record(FrameContext& f, bool legend) {
         // Over an indexed frame, their depth first (as the tessellation and geometry views do): a
         // driver may rasterize mesh-pipeline positions to other depths in the last bit.
         if (f.plan.geometry == Geometry::indexed) {
-            transition(f.cmd, f.targets.depth, VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL,
-                       VK_PIPELINE_STAGE_2_EARLY_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT,
-                       VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_READ_BIT | VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT, true);
-            VkRenderingAttachmentInfo depth = depth_attachment(f.targets.depth, VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL,
-                                                               VK_ATTACHMENT_LOAD_OP_CLEAR, VK_ATTACHMENT_STORE_OP_STORE);
-            begin_rendering(f.cmd, f.targets.extent, nullptr, &depth);
+            begin_depth_redraw(f);
             f.meshlets->record_depth(f, false);
             vkCmdEndRendering(f.cmd);
         }
@@ -232,13 +238,7 @@ void DebugViewPass::record(FrameContext& f, bool legend) {
 
 // Replaces the pre-pass depth (nothing after the view reads it) with the view's own.
 void DebugViewPass::record_depth(FrameContext& f, const Pipeline& p) {
-    transition(f.cmd, f.targets.depth, VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL,
-               VK_PIPELINE_STAGE_2_EARLY_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT,
-               VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_READ_BIT | VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT, true);
-    // Reversed Z: cleared to 0, the far plane.
-    VkRenderingAttachmentInfo depth = depth_attachment(f.targets.depth, VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL,
-                                                       VK_ATTACHMENT_LOAD_OP_CLEAR, VK_ATTACHMENT_STORE_OP_STORE);
-    begin_rendering(f.cmd, f.targets.extent, nullptr, &depth);
+    begin_depth_redraw(f);
     Descriptors().buffer(kGraphicsParamsBinding, params_, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER).push(f.cmd, p);
     draw_scene(f, p);
     vkCmdEndRendering(f.cmd);
