@@ -508,4 +508,26 @@ TEST(Window, ConfiguresTheRendererLikeTheHeadlessRun) {
     EXPECT_EQ(nlohmann::json::parse(line.substr(10)), expected) << line;
 }
 
+// --soak-frames drives the window through its hooks (app/soak.cpp): 48 frames are 12 actions (the
+// first three passes' keys, four presses each, every one a new configuration), too few to compare
+// memory, so the run ends with the summary line, the reason and exit 2. tools/soak.sh runs the
+// long version (docs/controls.md).
+TEST(Window, SoakPressesTheKeysThenRefusesTooFewFramesForAMemoryVerdict) {
+    REQUIRE_DRAWING();
+    std::string why;
+    if (skip_without_x(why)) GTEST_SKIP() << why;
+    std::string dir = test_dir("window-soak");
+    XServer x;
+    ASSERT_TRUE(x.start(dir)) << "Xvfb did not start: " << read_text(dir + "/xvfb.log");
+    std::string log_path = dir + "/demo.log";
+    Child demo = spawn({SGD_DEMO, "--size", "160x90", "--soak-frames", "48"}, dir, x.display, log_path);
+    ASSERT_EQ(demo.wait(300s), 2) << read_text(log_path);
+    std::string log = read_text(log_path);
+    EXPECT_EQ(lines_starting(log, "soak: 48 frames").size(), 2u) << log;  // the start and the summary
+    EXPECT_EQ(lines_starting(log, "soak: 48 frames, 12 actions,").size(), 1u) << log;
+    EXPECT_EQ(lines_starting(log, "window: closed after 48 frames").size(), 1u) << log;
+    EXPECT_EQ(lines_starting(log, "frame ").size(), 12u) << log;  // one per configuration pressed
+    EXPECT_NE(log.find("error: --soak-frames 48 is too few to compare memory"), std::string::npos) << log;
+}
+
 }  // namespace
