@@ -11,7 +11,6 @@
 #include "passes/mip_pass.h"
 #include "passes/pass_unit.h"
 #include "passes/ray_trace_pass.h"
-#include "passes/tint_pass.h"
 
 const std::array<TimerInfo, kTimerCount> kTimers = {{
     {Timer::cull, "cull", "cull", "cull"},
@@ -23,7 +22,6 @@ const std::array<TimerInfo, kTimerCount> kTimers = {{
     {Timer::mip_fixup, "mip_fixup", "mip fix-up", "mip-fix"},
     {Timer::resolve, "resolve", "resolve", "resolve"},
     {Timer::exposure, "exposure", "exposure", "expo"},
-    {Timer::tint, "tint", "tint", "tint"},
     {Timer::view, "view", "view", "view"},
     {Timer::frame, "frame", "frame", "frame"},
 }};
@@ -265,29 +263,6 @@ const std::array<PassInfo, kPassCount> kPasses = {{
      .docs = "docs/exposure.md",
      .point = FramePoint::after_resolve,
      .create = [](const UnitSetup& s) { return make_unit<ExposurePass>(s.ctx); }},
-    {.id = PassId::tint,
-     .name = "tint",
-     .key = "tint",
-     .label = "tint",
-     .tag = "tint",
-     .window_key = '7',
-     .variants = kAllVariants,
-     // tint.comp TINT_SUBGROUP: subgroupAdd (arithmetic), subgroupElect (basic).
-     .stage = Stage::compute,
-     .stages = 0,
-     .ops = bit(Op::basic) | bit(Op::arithmetic),
-     .uses = "subgroupAdd sums each 8x8 block's luminance",
-     .fallback = "shared-memory tree over the block",
-     .missing_feature = nullptr,
-     .unavailable = nullptr,
-     .subgroup_note = nullptr,
-     .timer = Timer::tint,
-     .host_timer = std::nullopt,
-     .hosted_label = "",
-     .hosted_own_timer = std::nullopt,
-     .docs = "docs/tint.md",
-     .point = FramePoint::after_resolve,
-     .create = [](const UnitSetup& s) { return make_unit<TintPass>(s.ctx); }},
 }};
 
 const std::array<StageInfo, size_t(Stage::count)> kStages = {{
