@@ -15,7 +15,7 @@ constexpr uint32_t kText = pack_rgba(235, 235, 235);
 constexpr uint32_t kDim = pack_rgba(160, 160, 170);
 constexpr uint32_t kAxis = pack_rgba(110, 110, 120);
 constexpr uint32_t kChartBackground = pack_rgba(28, 28, 34);
-// Stacked segments, by timer slot (kTimers order: cull, depth, light cull, forward, mip, mip fix-up, view).
+// Stacked segments, by timer slot (kTimers order).
 constexpr uint32_t kSegmentColours[] = {pack_rgba(90, 160, 240), pack_rgba(150, 150, 160), pack_rgba(240, 200, 70),
                                         pack_rgba(110, 200, 110), pack_rgba(220, 110, 200), pack_rgba(240, 120, 100),
                                         pack_rgba(180, 140, 255), pack_rgba(120, 220, 220), pack_rgba(200, 200, 120),

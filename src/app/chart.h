@@ -34,7 +34,7 @@ struct ChartSegment {
     std::string label;  // the timer's brief name ("fwd")
     size_t timer = 0;   // index into kTimers (colour)
     double ms = 0;
-    // Work of another pass inside this one (the quad mip in forward), drawn hatched: its ms and label.
+    // Work of another pass inside this one (the quad mip in resolve), drawn hatched: its ms and label.
     double hosted_ms = 0;
     std::string hosted_label;
 };

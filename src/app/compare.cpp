@@ -87,10 +87,10 @@ PassRatio pass_ratio(const std::vector<CompareRun>& runs, std::string_view key, 
     return r;
 }
 
-// A pass whose subgroup path runs inside another pass (the quad mip, stored by the forward
+// A pass whose subgroup path runs inside another pass (the quad mip, stored by the resolve pass's
 // fragment shader) has no time of its own there: its cost is what it adds to the host pass over
-// the same frame with the pass off, plus the work of its own it still needs (hosted_own_timer: the
-// quad mip's edge fix-up), from the same run.
+// the same frame with the pass off, plus the work of its own it still needs (hosted_own_timer;
+// no entry has one now), from the same run.
 PassRatio hosted_ratio(const std::vector<CompareRun>& runs, const PassInfo& pass) {
     std::string name(pass.name), own(timer_info(pass.timer).key), host(timer_info(*pass.host_timer).key);
     PassRatio r;
@@ -203,7 +203,7 @@ nlohmann::json comparison_json(const Context& ctx, const Options& o, const Scene
 }
 
 // The pass whose work ran inside another pass's timer in this run instead of its own (the quad
-// mip, inside forward), or null.
+// mip, inside resolve), or null.
 const PassInfo* hosted_elsewhere(const CompareRun& r, Timer t) {
     for (const PassInfo& pass : kPasses)
         if (pass.timer == t && pass.host_timer && !r.result.ran[size_t(t)] && r.plan[pass.id].variant == Variant::subgroup)
@@ -307,8 +307,14 @@ std::string markdown_report(const Context& ctx, const Options& o, const Scene& s
         line(row);
     }
     line("");
-    line("A `-` means the pass did not run in that configuration; `in forward`: the quad mip is stored by the forward "
-         "fragment shader, so its cost is part of the forward time. The sheet is compare.png; the numbers are in report.json.");
+    std::string note = "A `-` means the pass did not run in that configuration";
+    for (const PassInfo& pass : kPasses)
+        if (pass.host_timer && has_own_timer(pass)) {
+            std::string host(timer_info(*pass.host_timer).key);
+            note += "; `in " + host + "`: the " + std::string(pass.hosted_label) + " (--" + std::string(pass.name) +
+                    " subgroup) runs inside the " + host + " pass, so its cost is part of the " + host + " time";
+        }
+    line(note + ". The sheet is compare.png; the numbers are in report.json.");
     return md;
 }
 

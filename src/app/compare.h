@@ -31,15 +31,16 @@ struct CompareConfig {
     Request operator[](PassId id) const { return requests[size_t(id)]; }
 };
 
-// Each pass of the table in each variant it offers (subgroup, fallback, off) with the others at
-// auto; the meshlet geometry path with its culling in each variant (meshlet-subgroup, -fallback,
-// -off; skipped with the reason where the device has no mesh shaders); all subgroup; all fallback
-// (in this order).
+// In this order: each pass of the table in each variant it offers (subgroup, forward: the mip's
+// alone, fallback, off) with the others at auto; the meshlet geometry path with its culling in each
+// variant (meshlet-subgroup, -fallback, -off; skipped with the reason where the device has no mesh
+// shaders); all-subgroup and all-fallback, which set every pass whose entry has `in_all_rows` (the
+// ray tracer stays at auto in both). A configuration the device cannot run is skipped (CompareRun).
 std::vector<CompareConfig> comparison_matrix();
 
 struct CompareRun {
     CompareConfig config;
-    bool skipped = false;     // the device (after masking) cannot run a `subgroup` request
+    bool skipped = false;     // the device (after masking) cannot run a request (make_plan refused it)
     std::string skip_reason;  // make_plan's message
     Plan plan;
     RunResult result;
@@ -66,9 +67,11 @@ struct PassRatio {
 
 // One per pass of the table, then frame. Pure: tested on synthetic runs.
 //  - a pass: its timer's median in <pass>-fallback over the same in <pass>-subgroup.
-//  - a pass whose subgroup path runs inside another pass (the quad mip, in forward): where
+//  - a pass whose subgroup path runs inside another pass (the quad mip, in the resolve pass): where
 //    <pass>-subgroup has no time of its own, its cost is host(<pass>-subgroup) - host(<pass>-off);
 //    the fallback's cost is its own timer in <pass>-fallback.
+//  - a pass that is only a way of doing its host's work (the light loop, in forward): the host's
+//    median in <pass>-fallback over the same in <pass>-subgroup.
 //  - frame: frame median of all-fallback over all-subgroup.
 using PassRatios = std::array<PassRatio, kPassCount + 1>;
 PassRatios compute_ratios(const std::vector<CompareRun>& runs);
@@ -106,8 +109,8 @@ struct CompareResult {
 };
 
 // Runs the matrix at options.width x options.height with options.frames/warmup/lights, writing
-// everything into options.out_dir (created if missing). Pass requests and the debug view in the
-// options are ignored: each configuration sets its own, and all render the shaded frame. The scene must be the one the options
+// everything into options.out_dir (created if missing). Pass requests, --geometry and the debug view
+// in the options are ignored: each configuration sets its own, and all render the shaded frame. The scene must be the one the options
 // name (already replicated by --instances). Call with the device idle (the window: after
 // vkDeviceWaitIdle, at its own size); blocks until done. Runtime failures throw like run_headless.
 CompareResult run_comparison(const Context& ctx, const Scene& scene, const Options& options,

@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <optional>
 
 #define GLFW_INCLUDE_VULKAN
 #include <GLFW/glfw3.h>
@@ -27,6 +28,7 @@
 #include "app/image_io.h"
 #include "app/present.h"
 #include "app/run.h"
+#include "app/soak.h"
 #include "app/swapchain.h"
 
 extern char** environ;
@@ -58,16 +60,6 @@ void on_key(GLFWwindow* window, int key, int, int action, int mods) {
 }
 void on_scroll(GLFWwindow* window, double, double y) { input_of(window).wheel += y; }
 void on_framebuffer_size(GLFWwindow* window, int, int) { input_of(window).resized = true; }
-
-// Bytes malloc has handed out and not taken back (glibc's main arena): flat when nothing leaks.
-size_t heap_in_use() { return mallinfo2().uordblks; }
-
-size_t resident_bytes() {
-    std::ifstream statm("/proc/self/statm");
-    size_t size = 0, resident = 0;
-    statm >> size >> resident;
-    return resident * size_t(sysconf(_SC_PAGESIZE));
-}
 
 std::string join(const std::vector<std::string>& items) {
     std::string s;
@@ -168,7 +160,11 @@ public:
     int run() {
         log_line("window: " + ctx_.info.name + ", subgroup size " + std::to_string(ctx_.subgroup.size) +
                  "; press H for the keys");
-        if (options_.soak_frames) log_line("soak: " + std::to_string(options_.soak_frames) + " frames");
+        if (options_.soak_frames)
+            soak_.emplace(options_.soak_frames, options_.width, options_.height,
+                          Soak::Hooks{[this](int key) { press(key, 0); },
+                                      [this](int width, int height) { glfwSetWindowSize(window_, width, height); },
+                                      &camera_});
         glfwGetCursorPos(window_, &cursor_x_, &cursor_y_);
         double last_time = glfwGetTime();
         while (!glfwWindowShouldClose(window_)) {
@@ -178,14 +174,14 @@ public:
             last_time = now;
             handle_input(std::min(seconds, 0.1));  // a slow frame must not fling the camera
             poll_compare();
-            if (options_.soak_frames && !soak_step()) break;
+            if (soak_ && !soak_->step(frame_count_)) break;
             if (!wait_while_minimised()) break;
             if ((input_.resized || !swapchain_.swapchain) && !recreate_swapchain()) continue;
             draw_frame(seconds);
         }
         vkDeviceWaitIdle(ctx_.device);
         log_line("window: closed after " + std::to_string(frame_count_) + " frames");
-        if (options_.soak_frames) return soak_result();
+        if (soak_) return soak_->result(frame_count_);
         return 0;
     }
 
@@ -416,7 +412,7 @@ private:
         VkExtent2D e = renderer_->extent();
         std::string name = screenshot_name(renderer_->plan(), e.width, e.height);
         write_png(name, e.width, e.height, renderer_->read_color());
-        if (options_.soak_frames) {  // the soak exercises the path, it does not keep the files
+        if (soak_) {  // the soak exercises the path, it does not keep the files
             std::filesystem::remove(name);
             return;
         }
@@ -496,88 +492,6 @@ private:
         compare_pid_ = -1;
     }
 
-    // ---- soak ---------------------------------------------------------------------------------------
-    // Presses every key in turn (through the same press() as the keyboard), orbits, zooms, flies and
-    // resizes the window, and watches resident memory: after a warm-up it must not grow beyond 1%.
-    bool soak_step() {
-        static const std::vector<int> kSequence = {
-            GLFW_KEY_1, GLFW_KEY_1, GLFW_KEY_1, GLFW_KEY_1,  // cull: subgroup, fallback, off, auto
-            GLFW_KEY_2, GLFW_KEY_2, GLFW_KEY_2, GLFW_KEY_2,  // light cull
-            GLFW_KEY_3, GLFW_KEY_3, GLFW_KEY_3, GLFW_KEY_3,  // mip
-            GLFW_KEY_V, GLFW_KEY_V, GLFW_KEY_V, GLFW_KEY_V, GLFW_KEY_V, GLFW_KEY_V,  // every view, back to shaded
-            GLFW_KEY_V, GLFW_KEY_B, GLFW_KEY_B, GLFW_KEY_B, GLFW_KEY_B, GLFW_KEY_B, GLFW_KEY_B,  // lane-id at every stage
-            GLFW_KEY_V, GLFW_KEY_B, GLFW_KEY_V, GLFW_KEY_B, GLFW_KEY_V, GLFW_KEY_V, GLFW_KEY_V,  // more views, to shaded
-            GLFW_KEY_SPACE, GLFW_KEY_H, GLFW_KEY_F12, GLFW_KEY_SPACE, GLFW_KEY_H, GLFW_KEY_R,
-            -1,  // resize
-            GLFW_KEY_0, -2,  // resize back
-        };
-        constexpr uint32_t kFramesPerAction = 4;
-        // Memory is compared at cycle boundaries only, where the window is back in the same state
-        // (passes auto, view shaded, full size, help hidden, animating): what a configuration holds
-        // while it is on screen then cancels out, and only what accumulates remains. Free pages
-        // glibc keeps are given back first (malloc_trim), so the figure is memory in use.
-        uint32_t cycle = uint32_t(kSequence.size()) * kFramesPerAction;
-        uint32_t warmup = cycle * std::max(2u, (options_.soak_frames / 10 + cycle - 1) / cycle);
-        uint32_t last_boundary = options_.soak_frames / cycle * cycle;
-        soak_min_frames_ = warmup + cycle;
-        if (frame_count_ >= options_.soak_frames) return false;
-        soak_rss_peak_ = std::max(soak_rss_peak_, resident_bytes());
-        bool boundary = frame_count_ % cycle == 0 && frame_count_ != soak_last_action_frame_;
-        if (boundary && frame_count_ >= warmup && last_boundary > warmup) {
-            malloc_trim(0);
-            size_t rss = resident_bytes();
-            if (frame_count_ == warmup) soak_rss_warm_ = rss, soak_heap_warm_ = heap_in_use();
-            if (frame_count_ == last_boundary) soak_rss_end_ = rss, soak_heap_end_ = heap_in_use();
-            if (frame_count_ == warmup || frame_count_ == last_boundary || frame_count_ / cycle % 3 == 0) {
-                char line[160];
-                snprintf(line, sizeof(line), "soak: frame %u (cycle %u), resident memory %.2f MiB, heap in use %.3f MiB%s",
-                         frame_count_, frame_count_ / cycle, double(rss) / (1 << 20), double(heap_in_use()) / (1 << 20),
-                         frame_count_ == warmup ? " (warm-up ends)" : "");
-                log_line(line);
-            }
-        }
-
-        camera_.orbit(3.0f, 0.0f);
-        camera_.zoom(frame_count_ % 80 < 40 ? 0.05f : -0.05f);
-        camera_.fly(glm::vec3(0.0f, 0.0f, frame_count_ % 60 < 30 ? 0.2f : -0.2f), 0.05f);
-        if (frame_count_ % kFramesPerAction != 0 || frame_count_ == soak_last_action_frame_) return true;
-        soak_last_action_frame_ = frame_count_;
-        int action = kSequence[(frame_count_ / kFramesPerAction) % kSequence.size()];
-        if (action == -1) glfwSetWindowSize(window_, int(options_.width) * 3 / 4, int(options_.height) * 3 / 4 + 8);
-        else if (action == -2) glfwSetWindowSize(window_, int(options_.width), int(options_.height));
-        else press(action, 0);
-        soak_actions_++;
-        return true;
-    }
-
-    int soak_result() {
-        auto mib = [](size_t bytes) { return double(bytes) / (1 << 20); };
-        auto percent = [](size_t from, size_t to) { return from ? 100.0 * (double(to) - double(from)) / double(from) : 0.0; };
-        double growth = percent(soak_rss_warm_, soak_rss_end_);
-        char line[360];
-        snprintf(line, sizeof(line),
-                 "soak: %u frames, %u actions, resident memory %.2f MiB after warm-up, %.2f MiB at the last cycle "
-                 "(%+.2f%%), peak %.1f MiB; heap in use %+.3f%%; %u validation message(s)",
-                 frame_count_, soak_actions_, mib(soak_rss_warm_), mib(soak_rss_end_), growth, mib(soak_rss_peak_),
-                 percent(soak_heap_warm_, soak_heap_end_), validation_message_count());
-        log_line(line);
-        if (frame_count_ < options_.soak_frames) {
-            fprintf(stderr, "error: the soak stopped after %u of %u frames (window closed)\n", frame_count_,
-                    options_.soak_frames);
-            return 1;
-        }
-        if (soak_rss_end_ == 0) {
-            fprintf(stderr, "error: --soak-frames %u is too few to compare memory: the warm-up and one more cycle of "
-                            "actions need %u\n", options_.soak_frames, soak_min_frames_);
-            return 2;
-        }
-        if (growth > 1.0) {
-            fprintf(stderr, "error: resident memory grew by %.2f%% after the warm-up (more than 1%%)\n", growth);
-            return 1;
-        }
-        return 0;
-    }
-
     const Options& options_;
     GLFWwindow* window_;
     const Context& ctx_;
@@ -606,10 +520,7 @@ private:
     std::string compare_status_;
     double compare_status_time_ = 0;
 
-    uint32_t soak_actions_ = 0;
-    uint32_t soak_min_frames_ = 0;
-    uint32_t soak_last_action_frame_ = UINT32_MAX;
-    size_t soak_rss_warm_ = 0, soak_rss_end_ = 0, soak_rss_peak_ = 0, soak_heap_warm_ = 0, soak_heap_end_ = 0;
+    std::optional<Soak> soak_;  // --soak-frames
 };
 
 }  // namespace

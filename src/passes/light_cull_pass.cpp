@@ -121,7 +121,8 @@ void LightCullPass::resize(const Context& ctx, VkExtent2D extent) {
 void LightCullPass::record(FrameContext& f) {
     Variant variant = f.plan[PassId::light_cull].variant;
     if (variant != Variant::subgroup && variant != Variant::fallback) return;
-    begin_label(f.ctx, f.cmd, variant == Variant::subgroup ? "light cull (subgroup)" : "light cull (fallback)");
+    const std::string label(pass_info(PassId::light_cull).label);  // "light cull", the HUD's word
+    begin_label(f.ctx, f.cmd, (label + " (" + std::string(variant_name(variant)) + ")").c_str());
     f.timer.begin(f.cmd, Timer::light_cull);
 
     // Before the counts are cleared and the lists rebuilt: the previous frame's readers of the lists
@@ -144,7 +145,7 @@ void LightCullPass::record(FrameContext& f) {
                VK_ACCESS_2_SHADER_SAMPLED_READ_BIT);
 
     if (variant == Variant::subgroup && !subgroup_.pipeline)
-        throw std::runtime_error("light cull: the subgroup variant was planned but the device cannot run it");
+        throw std::runtime_error(label + ": the subgroup variant was planned but the device cannot run it");
     const Pipeline& pipeline = variant == Variant::subgroup ? subgroup_ : fallback_;
     vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.pipeline);
     Descriptors d;

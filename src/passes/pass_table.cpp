@@ -64,8 +64,9 @@ void light_loop_report_counters(nlohmann::json& counters, const PassCounters& c)
 
 std::string light_loop_note(const DeviceFeatures&) {
     // Shown in --info / the report: what the choice means beyond the shader.
-    return "; light cull sorts each tile's list (the subgroup loop walks sorted lists); "
-           "with --light-cull off both variants run one uniform loop over every light";
+    const PassInfo& lists = pass_info(PassId::light_cull);
+    return "; " + std::string(lists.label) + " sorts each tile's list (the subgroup loop walks sorted lists); with --" +
+           std::string(lists.name) + " off both variants run one uniform loop over every light";
 }
 
 std::string mip_missing_feature(const DeviceFeatures& f) {

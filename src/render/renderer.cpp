@@ -1,4 +1,5 @@
 #include "render/renderer.h"
+#include "passes/mip_pass.h"
 
 #include <cstring>
 

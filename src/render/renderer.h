@@ -13,7 +13,6 @@
 #include "passes/cull_pass.h"
 #include "passes/exposure_pass.h"
 #include "passes/resolve_pass.h"
-#include "passes/mip_pass.h"
 #include "passes/meshlet_pass.h"
 #include "passes/debug_view_pass.h"
 #include "passes/pass_unit.h"

@@ -1,13 +1,12 @@
 #include "vk/context.h"
+#include "vk/fault_injection.h"
 #include "vk/shader_cache.h"
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <thread>
 
 PFN_vkCmdPushDescriptorSetKHR vkCmdPushDescriptorSet_ = nullptr;
 PFN_vkCmdDrawMeshTasksEXT vkCmdDrawMeshTasks_ = nullptr;
@@ -479,32 +478,7 @@ void vk_check(VkResult result, const char* call) {
 namespace {
 
 std::atomic<bool> g_device_abandoned{false};
-std::atomic<int64_t> g_frames_waited{0};
-
-InjectedFaults read_injected_faults() {
-    InjectedFaults f;
-    if (const char* timeout = getenv("SGD_FRAME_TIMEOUT_S"); timeout && *timeout)
-        f.frame_timeout_s = uint32_t(std::max(1l, strtol(timeout, nullptr, 10)));
-    const char* spec = getenv("SGD_FAULT");
-    if (!spec || !*spec) return f;
-    std::string s = spec;
-    size_t at = s.find('@');
-    std::string kind = s.substr(0, at);
-    long long value = at == std::string::npos ? -1 : strtoll(s.c_str() + at + 1, nullptr, 10);
-    if (kind == "oom" && value >= 0) f.oom_above = uint64_t(value);
-    else if (kind == "device-lost" && value >= 0) f.device_lost_frame = value;
-    else if (kind == "hang" && value >= 0) f.hang_frame = value;
-    else throw VulkanError("SGD_FAULT='" + s + "' is not oom@BYTES, device-lost@N or hang@N");
-    fprintf(stderr, "note: injecting the fault SGD_FAULT=%s (test only)\n", spec);
-    return f;
-}
-
 }  // namespace
-
-const InjectedFaults& injected_faults() {
-    static const InjectedFaults faults = read_injected_faults();
-    return faults;
-}
 
 void forget_pushed_descriptors(const Context& ctx, VkCommandBuffer cmd) {
     auto& pushed = ctx.descriptor_arena.pushed;
@@ -516,23 +490,17 @@ void mark_device_abandoned() { g_device_abandoned = true; }
 bool device_abandoned() { return g_device_abandoned.load(); }
 
 void wait_for_frame(const Context& ctx, VkFence fence) {
-    const InjectedFaults& faults = injected_faults();
-    int64_t frame = g_frames_waited++;
-    uint32_t waited_s = 0;
+    FrameFault fault;  // test only: SGD_FAULT=device-lost@N, hang@N
+    uint32_t timeout_s = frame_timeout_s(), waited_s = 0;
     for (;;) {
-        VkResult wait = vkWaitForFences(ctx.device, 1, &fence, VK_TRUE, 1'000'000'000ull);
-        if (frame == faults.device_lost_frame) wait = VK_ERROR_DEVICE_LOST;
-        if (frame == faults.hang_frame) {
-            if (wait == VK_SUCCESS) std::this_thread::sleep_for(std::chrono::seconds(1));
-            wait = VK_TIMEOUT;
-        }
+        VkResult wait = fault.apply(vkWaitForFences(ctx.device, 1, &fence, VK_TRUE, 1'000'000'000ull));
         if (wait != VK_TIMEOUT) {
             vk_check(wait, "vkWaitForFences (frame)");
             return;
         }
-        if (++waited_s >= faults.frame_timeout_s) {
+        if (++waited_s >= timeout_s) {
             mark_device_abandoned();
-            throw VulkanError("a frame did not finish on the GPU within " + std::to_string(faults.frame_timeout_s) +
+            throw VulkanError("a frame did not finish on the GPU within " + std::to_string(timeout_s) +
                               " s; giving up (the GPU is hung or far too slow for this --size/--instances)");
         }
     }

@@ -99,23 +99,9 @@ uint32_t validation_message_count();
 void create_context(Context& ctx, const ContextOptions& options);
 std::vector<std::string> list_devices();  // "INDEX: NAME (type, api)"
 
-// Test-only fault injection (docs/robustness.md), read once from the environment, so the tests
-// can reach the failure paths a healthy lavapipe never takes:
-//   SGD_FAULT=oom@BYTES       device-memory allocations larger than BYTES fail (VK_ERROR_OUT_OF_DEVICE_MEMORY)
-//   SGD_FAULT=device-lost@N   waiting for the N-th submitted frame (from 0) reports VK_ERROR_DEVICE_LOST
-//   SGD_FAULT=hang@N          the N-th submitted frame never completes, as on a hung GPU
-//   SGD_FRAME_TIMEOUT_S=S     seconds a frame may take before the run gives up (default 600)
-struct InjectedFaults {
-    uint64_t oom_above = UINT64_MAX;
-    int64_t device_lost_frame = -1;
-    int64_t hang_frame = -1;
-    uint32_t frame_timeout_s = 600;
-};
-const InjectedFaults& injected_faults();
-
 // Waits for a submitted frame's fence in one-second steps: a lost device throws VulkanError at
-// once, a frame that takes longer than the timeout throws too (and marks the device abandoned),
-// so a run ends with a message instead of blocking forever.
+// once, a frame that takes longer than the timeout (600 s; tests shorten it, vk/fault_injection.h)
+// throws too (and marks the device abandoned), so a run ends with a message instead of blocking forever.
 void wait_for_frame(const Context& ctx, VkFence fence);
 
 // After a timeout the GPU may still be running the frame: teardown must not wait for it.

@@ -1,4 +1,5 @@
 #include "vk/resources.h"
+#include "vk/fault_injection.h"
 
 #include <unistd.h>
 
@@ -44,8 +45,8 @@ VkDeviceMemory allocate(const Context& ctx, VkMemoryRequirements req, MemoryKind
     flags.flags = VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT;
     if (device_address) info.pNext = &flags;
     VkDeviceMemory memory = VK_NULL_HANDLE;
-    VkResult result = req.size > injected_faults().oom_above ? VK_ERROR_OUT_OF_DEVICE_MEMORY
-                                                             : vkAllocateMemory(ctx.device, &info, nullptr, &memory);
+    VkResult result = inject_out_of_memory(req.size) ? VK_ERROR_OUT_OF_DEVICE_MEMORY
+                                                    : vkAllocateMemory(ctx.device, &info, nullptr, &memory);
     if (result == VK_ERROR_OUT_OF_DEVICE_MEMORY || result == VK_ERROR_OUT_OF_HOST_MEMORY)
         throw VulkanError(out_of_memory_message(result, req.size, name));
     VK_CHECK(result);
