@@ -3,9 +3,11 @@
 // texel's fixed-point log2 luminance (exposure.glsl), into a 64-bit integer in the state buffer.
 // One invocation per texel, 16x16 per workgroup.
 //
-// EXPOSURE_SUBGROUP: subgroupAdd, then one atomic per subgroup (elected lane). Fallback: a
-// shared-memory tree over the workgroup, then one atomic per workgroup. Both sum integers, so the
-// totals are equal bit for bit.
+// EXPOSURE_SUBGROUP: two levels of subgroupAdd (the subgroups' sums meet in shared memory, the
+// first subgroup adds them), then one atomic per workgroup. Fallback: a shared-memory tree over the
+// workgroup, then one atomic per workgroup. Both sum integers, so the totals are equal bit for bit.
+// (One atomic per subgroup was measured first: on the H100 its 8x more atomics on one address made
+// it 1.7x-2.6x slower than the tree; docs/exposure.md.)
 #ifdef EXPOSURE_SUBGROUP
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
@@ -27,7 +29,9 @@ void add_to_total(uint partial) {
     if (old + partial < old) atomicAdd(state.sum_hi, 1u);
 }
 
-#ifndef EXPOSURE_SUBGROUP
+#ifdef EXPOSURE_SUBGROUP
+shared uint subgroup_sums[256];  // one per subgroup (256: enough at any subgroup size)
+#else
 shared uint partial_sums[256];
 #endif
 
@@ -43,7 +47,17 @@ void main() {
     // a multiple of the size) only has fewer active lanes, and sums those. subgroupElect picks one
     // active lane: exactly one atomic per subgroup, none dropped, none twice.
     uint sum = subgroupAdd(value);
-    if (subgroupElect()) add_to_total(sum);
+    if (subgroupElect()) subgroup_sums[gl_SubgroupID] = sum;
+    barrier();  // every subgroup's sum is in shared memory (workgroup scope), visible to subgroup 0
+    // Second level, in subgroup 0 only (a uniform branch for its lanes): lane i adds the sums of
+    // subgroups i, i + size, ... (more than one only where there are more subgroups than lanes, as
+    // with 4 lanes: 64 subgroups), then one subgroupAdd and one atomic for the whole workgroup.
+    if (gl_SubgroupID == 0u) {
+        uint workgroup_sum = 0u;
+        for (uint s = gl_SubgroupInvocationID; s < gl_NumSubgroups; s += gl_SubgroupSize) workgroup_sum += subgroup_sums[s];
+        workgroup_sum = subgroupAdd(workgroup_sum);
+        if (subgroupElect()) add_to_total(workgroup_sum);
+    }
 #else
     uint i = gl_LocalInvocationIndex;
     partial_sums[i] = value;

@@ -972,7 +972,11 @@ void build_perimeter(GltfBuilder& gb, const Materials& mat, const SharedMeshes& 
     for (int side = 0; side < 2; ++side) {  // 0: south (+Z) side, 1: east (+X) side
         const std::string tag = side == 0 ? "south" : "east";
         const float yaw = side == 0 ? 0.0f : 90.0f;
-        const int gate = gb.add_node("gate_" + tag, group, at(side == 0 ? glm::vec3(0, 0, 29.7f) : glm::vec3(29.7f, 0, 0), yaw));
+        // The east side stands 1 cm higher: the two sides' copings overlap at their corner, and at
+        // one height their tops would be coplanar, fragments of equal depth whose order (which the
+        // culling pass's compaction does not keep) would decide the pixel (docs/culling.md, Limits).
+        const glm::vec3 at_side = side == 0 ? glm::vec3(0, 0, 29.7f) : glm::vec3(29.7f, 0.01f, 0);
+        const int gate = gb.add_node("gate_" + tag, group, at(at_side, yaw));
         for (int k = 0; k < 2; ++k) {
             const float sign = k == 0 ? -1.0f : 1.0f;
             gb.add_node("wall_" + tag + std::to_string(k), gate, at(sign * 17.4f, 0.0f, 0.0f), low_mesh);

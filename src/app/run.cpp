@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "render/exposure_reference.h"
+#include "render/mip_reference.h"
 #include "render/tonemap.h"
 
 #include <cstdio>
@@ -187,10 +188,13 @@ RunResult run_headless(const Context& ctx, const Scene& scene, const Options& op
     if (options.bandwidth_probe) result.copy = measure_copy_bandwidth(ctx);
     if (!options.mip_dump.empty()) {
         VkExtent2D half{std::max(1u, options.width / 2), std::max(1u, options.height / 2)};
+        std::vector<float> mip = halves_to_floats(renderer.read_mip());
         // The HDR mip as the frame shows it: tonemapped with the exposure the last frame applied.
-        write_png(options.mip_dump, half.width, half.height,
-                  tonemap_rgba8(halves_to_floats(renderer.read_mip()), result.exposure.applied));
+        write_png(options.mip_dump, half.width, half.height, tonemap_rgba8(mip, result.exposure.applied));
         result.mip = options.mip_dump;
+        // And held to its definition on this same frame: a mip compared with another run's can
+        // differ only because the frame did (docs/quad-mip.md, "Deterministic frames").
+        result.mip_check = check_mip(halves_to_floats(renderer.read_hdr()), options.width, options.height, mip);
     }
     return result;
 }
@@ -314,7 +318,14 @@ nlohmann::json report_json(const Context& ctx, const Options& options, const Pla
         {"bandwidth", bandwidth},
         {"renderer", renderer_json(renderer_config(options, plan, {options.width, options.height}))},
         {"validation", {{"enabled", options.validate}, {"messages", validation_message_count()}}},
-        {"outputs", {{"screenshot", path_or_null(r.screenshot)}, {"mip", path_or_null(r.mip)}, {"ray", path_or_null(r.ray)}}},
+        {"outputs", {{"screenshot", path_or_null(r.screenshot)}, {"mip", path_or_null(r.mip)}, {"ray", path_or_null(r.ray)},
+                     // --mip-dump: the dumped mip against the CPU box filter of the same frame.
+                     {"mip_check", r.mip.empty() ? nlohmann::json(nullptr)
+                                                 : nlohmann::json{{"texels", r.mip_check.texels},
+                                                                  {"mismatched", r.mip_check.mismatched},
+                                                                  {"first_mismatch", r.mip_check.mismatched
+                                                                       ? nlohmann::json{r.mip_check.first_x, r.mip_check.first_y}
+                                                                       : nlohmann::json(nullptr)}}}}},
     };
 }
 

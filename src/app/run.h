@@ -8,6 +8,7 @@
 
 #include "app/bandwidth_probe.h"
 #include "app/options.h"
+#include "render/mip_reference.h"
 #include "render/renderer.h"
 
 struct RunResult {
@@ -21,6 +22,7 @@ struct RunResult {
     ExposureState exposure{};  // after the last frame (exposure_pass.h)
     std::string screenshot;  // path written, or empty
     std::string mip;
+    MipCheck mip_check;  // --mip-dump: the mip against the CPU box filter of the same frame
     std::string ray;  // --ray-dump
     CopyBandwidth copy;  // --bandwidth-probe, else zero
 };

@@ -1,5 +1,5 @@
 // Auto-exposure (docs/exposure.md): the average log2 luminance of the half-resolution HDR mip,
-// reduced to one integer sum (subgroup: subgroupAdd + one atomic per subgroup; fallback: a
+// reduced to one integer sum (subgroup: two levels of subgroupAdd + one atomic per workgroup; fallback: a
 // shared-memory tree + one atomic per workgroup), then one invocation adapts the exposure, which
 // the resolve pass applies in the next frame.
 #pragma once

@@ -2,15 +2,24 @@
 
 #include "passes/pass_unit.h"
 
+namespace {
+
+struct ResolvePush {  // resolve.frag's push constants
+    uint32_t measured;  // 1: apply the exposure pass's exposure, 0: the fixed one
+    uint32_t mip_width, mip_height;
+};
+
+}  // namespace
+
 void ResolvePass::create(const Context& ctx) {
     GraphicsDesc d;
     d.color_formats = {kColorFormat};
     d.vertex_attributes = 0;  // the full-screen triangle comes from gl_VertexIndex
     d.cull_mode = VK_CULL_MODE_NONE;
     d.depth_write = false;
-    // 0 the HDR frame, 1 the exposure state, (mip) 2 the mip; push: measured.
+    // 0 the HDR frame, 1 the exposure state, (mip) 2 the mip; push: ResolvePush.
     d.layout = {{VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER}, VK_SHADER_STAGE_FRAGMENT_BIT,
-                sizeof(uint32_t)};
+                sizeof(ResolvePush)};
     d.shaders = {{VK_SHADER_STAGE_VERTEX_BIT, "resolve.vert.main"}, {VK_SHADER_STAGE_FRAGMENT_BIT, "resolve.frag.plain"}};
     plain = create_graphics_pipeline(ctx, d);
     if (subgroup_path_possible(ctx, PassId::mip)) {
@@ -23,7 +32,8 @@ void ResolvePass::create(const Context& ctx) {
 void ResolvePass::record(FrameContext& f) {
     bool write_mip = f.plan[PassId::mip].variant == Variant::subgroup && mip.pipeline;
     Variant exposure = f.plan[PassId::exposure].variant;
-    uint32_t measured = (exposure == Variant::subgroup || exposure == Variant::fallback) ? 1u : 0u;
+    ResolvePush push{(exposure == Variant::subgroup || exposure == Variant::fallback) ? 1u : 0u,
+                     f.targets.mip.extent.width, f.targets.mip.extent.height};
     begin_label(f.ctx, f.cmd, write_mip ? "resolve + quad mip" : "resolve");
     f.timer.begin(f.cmd, Timer::resolve);
     transition(f.cmd, f.targets.hdr, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT,
@@ -44,7 +54,7 @@ void ResolvePass::record(FrameContext& f) {
     d.storage_image(0, f.targets.hdr.view).buffer(1, *f.exposure_state);
     if (write_mip) d.storage_image(2, f.targets.mip.view);
     d.push(f.cmd, pipeline);
-    vkCmdPushConstants(f.cmd, pipeline.layout, VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof(measured), &measured);
+    vkCmdPushConstants(f.cmd, pipeline.layout, VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof(push), &push);
     vkCmdDraw(f.cmd, 3, 1, 0, 0);
     vkCmdEndRendering(f.cmd);
     f.timer.end(f.cmd, Timer::resolve);

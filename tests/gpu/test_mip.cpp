@@ -19,6 +19,7 @@
 
 #include "gpu/harness.h"
 #include "passes/mip_pass.h"
+#include "render/mip_reference.h"
 #include "render/renderer.h"
 #include "render/tonemap.h"
 #include "scene/scene.h"
@@ -104,32 +105,17 @@ std::array<const float*, 4> quad_pixels(const ImageF& hdr, uint32_t x, uint32_t 
     return {hdr.at(2 * x, 2 * y), hdr.at(2 * x + 1, 2 * y), hdr.at(2 * x, 2 * y + 1), hdr.at(2 * x + 1, 2 * y + 1)};
 }
 
-// The nearest half float to v, ties to even (the CPU's own conversion, not the shader's bit trick).
-float nearest_half(float v) {
-    if (v < 6.103515625e-05f) return std::nearbyint(v * 16777216.0f) / 16777216.0f;
-    int e;
-    float m = std::frexp(v, &e);
-    return std::ldexp(std::nearbyint(m * 2048.0f), e - 11);
-}
-
-// The CPU box filter, the mip's definition (shaders/box_filter.glsl): (a + b) + (c + d) in fp32,
-// times 1/4, rounded to the nearest half.
-float box_filter(const std::array<const float*, 4>& p, int c) {
-    volatile float top = p[0][c] + p[1][c], bottom = p[2][c] + p[3][c];  // volatile: this order, no contraction
-    return nearest_half((top + bottom) * 0.25f);
-}
-
-// The first texel (RGBA, all four channels) where `mip` is not, bit for bit, the CPU box filter of `hdr`, or "".
+// The first texel (RGBA, all four channels) where `mip` is not, bit for bit, the CPU box filter of `hdr`
+// (render/mip_reference.h), or "".
 std::string first_box_filter_mismatch(const ImageF& hdr, const ImageF& mip) {
-    for (uint32_t y = 0; y < mip.height; ++y)
-        for (uint32_t x = 0; x < mip.width; ++x) {
-            auto pixels = quad_pixels(hdr, x, y);
-            for (int c = 0; c < 4; ++c)
-                if (std::bit_cast<uint32_t>(mip.at(x, y)[c]) != std::bit_cast<uint32_t>(box_filter(pixels, c)))
-                    return "texel " + std::to_string(x) + "," + std::to_string(y) + " channel " + std::to_string(c) + ": " +
-                           std::to_string(mip.at(x, y)[c]) + ", box filter " + std::to_string(box_filter(pixels, c));
-        }
-    return "";
+    MipCheck check = check_mip(hdr.rgba, hdr.width, hdr.height, mip.rgba);
+    if (check.texels != uint64_t(mip.width) * mip.height) return "the mip is not floor(W/2) x floor(H/2)";
+    if (check.mismatched == 0) return "";
+    uint32_t x = check.first_x, y = check.first_y;
+    std::string s = std::to_string(check.mismatched) + " texels differ; texel " + std::to_string(x) + "," + std::to_string(y) + ":";
+    for (int c = 0; c < 4; ++c)
+        s += " " + std::to_string(mip.at(x, y)[c]) + " (box filter " + std::to_string(box_filter_texel(hdr.rgba, hdr.width, x, y, c)) + ")";
+    return s;
 }
 
 // A scene of the test's own with many small triangles: "confetti", 12000 flat triangles of random
@@ -370,7 +356,11 @@ TEST(MipCommandLine, QuadMipDumpsEqualTheFallbackDumpByteForByte) {
             EXPECT_EQ(validation_lines(run.output), 0) << run.output;
             std::ifstream file(dir + "/" + v + ".png", std::ios::binary);
             bytes[i].assign(std::istreambuf_iterator<char>(file), {});
-            nlohmann::json c = read_json(dir + "/" + v + ".json")["counters"];
+            nlohmann::json report = read_json(dir + "/" + v + ".json");
+            // The dump was held to the CPU box filter of its own frame (render/mip_reference.h).
+            EXPECT_EQ(report["outputs"]["mip_check"]["texels"], k.texels) << v;
+            EXPECT_EQ(report["outputs"]["mip_check"]["mismatched"], 0u) << v;
+            nlohmann::json c = report["counters"];
             uint64_t entries = c["mip_edge_appends"], repeats = c["mip_edge_duplicates"];
             if (v != "forward") {
                 EXPECT_EQ(entries, 0u);
