@@ -45,7 +45,7 @@ void main() {
     // Every invocation of the subgroup is active here (no branch above returns), so subgroupAdd sums
     // the whole subgroup, at any subgroup size; a partial subgroup (a workgroup of 256 is not always
     // a multiple of the size) only has fewer active lanes, and sums those. subgroupElect picks one
-    // active lane: exactly one atomic per subgroup, none dropped, none twice.
+    // active lane: exactly one shared-memory slot per subgroup, none dropped, none written twice.
     uint sum = subgroupAdd(value);
     if (subgroupElect()) subgroup_sums[gl_SubgroupID] = sum;
     barrier();  // every subgroup's sum is in shared memory (workgroup scope), visible to subgroup 0

@@ -26,7 +26,7 @@ layout(set = 0, binding = 2, rgba16f) uniform writeonly image2D mip_image;
 #endif
 
 // measured: 1 when the plan runs the exposure pass (apply its exposure), 0 for the fixed one.
-// mip_size: the mip's extent, floor(W/2) x floor(H/2). A push constant, not imageSize(): on the
+// mip_width, mip_height: the mip's extent, floor(W/2) x floor(H/2). Push constants, not imageSize(): on the
 // H100 that per-invocation image query alone cost 0.09 ms of a 0.19 ms pass at 1080p.
 layout(push_constant) uniform Push {
     uint measured;
