@@ -973,8 +973,8 @@ void build_perimeter(GltfBuilder& gb, const Materials& mat, const SharedMeshes& 
         const std::string tag = side == 0 ? "south" : "east";
         const float yaw = side == 0 ? 0.0f : 90.0f;
         // The east side stands 1 cm higher: the two sides' copings overlap at their corner, and at
-        // one height their tops would be coplanar, fragments of equal depth whose order (which the
-        // culling pass's compaction does not keep) would decide the pixel (docs/culling.md, Limits).
+        // one height their tops would be coplanar: z-fighting, pixels where two fragments of equal
+        // depth pass forward's EQUAL test and draw order alone picks the colour.
         const glm::vec3 at_side = side == 0 ? glm::vec3(0, 0, 29.7f) : glm::vec3(29.7f, 0.01f, 0);
         const int gate = gb.add_node("gate_" + tag, group, at(at_side, yaw));
         for (int k = 0; k < 2; ++k) {
