@@ -45,35 +45,14 @@ struct HdrImage {
     float at(uint32_t x, uint32_t y, int c) const { return rgba[(size_t(y) * width + x) * 4 + c]; }
 };
 
+// RGBA16F images as floats.
 void upload(const Context& ctx, Image& image, const std::vector<float>& rgba) {
     std::vector<uint16_t> halves(rgba.size());
     for (size_t i = 0; i < rgba.size(); ++i) halves[i] = float_to_half(rgba[i]);
-    VkDeviceSize bytes = halves.size() * 2;
-    Buffer staging = create_buffer(ctx, bytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, MemoryKind::host_upload, "staging");
-    memcpy(staging.mapped, halves.data(), bytes);
-    VkCommandBuffer cmd = begin_one_shot(ctx);
-    transition(cmd, image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT, true);
-    VkBufferImageCopy region{};
-    region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
-    region.imageExtent = {image.extent.width, image.extent.height, 1};
-    vkCmdCopyBufferToImage(cmd, staging.buffer, image.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &region);
-    end_one_shot(ctx, cmd);
+    upload_image(ctx, image, halves.data(), 8);
 }
 
-std::vector<float> download(const Context& ctx, Image& image) {
-    VkDeviceSize bytes = VkDeviceSize(image.extent.width) * image.extent.height * 8;
-    Buffer readback = create_buffer(ctx, bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryKind::host_readback, "readback");
-    VkCommandBuffer cmd = begin_one_shot(ctx);
-    transition(cmd, image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_READ_BIT);
-    VkBufferImageCopy region{};
-    region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
-    region.imageExtent = {image.extent.width, image.extent.height, 1};
-    vkCmdCopyImageToBuffer(cmd, image.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, readback.buffer, 1, &region);
-    end_one_shot(ctx, cmd);
-    std::vector<uint8_t> raw(bytes);
-    memcpy(raw.data(), readback.mapped, bytes);
-    return halves_to_floats(raw);
-}
+std::vector<float> download(const Context& ctx, Image& image) { return halves_to_floats(read_image(ctx, image, 8)); }
 
 // What a compute pass needs of a frame: targets, an empty scene-free context, counters.
 struct Frame {

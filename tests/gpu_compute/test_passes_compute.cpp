@@ -29,38 +29,6 @@
 
 namespace {
 
-
-
-// Uploads tightly packed texels (4 bytes each) into the whole image, leaving it in TRANSFER_DST.
-void upload_image(const Context& ctx, Image& image, const void* texels, VkImageAspectFlags aspect) {
-    VkDeviceSize bytes = VkDeviceSize(image.extent.width) * image.extent.height * 4;
-    Buffer staging = create_buffer(ctx, bytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, MemoryKind::host_upload, "staging");
-    memcpy(staging.mapped, texels, bytes);
-    VkCommandBuffer cmd = begin_one_shot(ctx);
-    transition(cmd, image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
-               true);
-    VkBufferImageCopy region{};
-    region.imageSubresource = {aspect, 0, 0, 1};
-    region.imageExtent = {image.extent.width, image.extent.height, 1};
-    vkCmdCopyBufferToImage(cmd, staging.buffer, image.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &region);
-    end_one_shot(ctx, cmd);
-}
-
-std::vector<uint8_t> read_image(const Context& ctx, Image& image) {
-    VkDeviceSize bytes = VkDeviceSize(image.extent.width) * image.extent.height * 4;
-    Buffer readback = create_buffer(ctx, bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryKind::host_readback, "readback");
-    VkCommandBuffer cmd = begin_one_shot(ctx);
-    transition(cmd, image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_READ_BIT);
-    VkBufferImageCopy region{};
-    region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
-    region.imageExtent = {image.extent.width, image.extent.height, 1};
-    vkCmdCopyImageToBuffer(cmd, image.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, readback.buffer, 1, &region);
-    end_one_shot(ctx, cmd);
-    std::vector<uint8_t> pixels(bytes);
-    memcpy(pixels.data(), readback.mapped, bytes);
-    return pixels;
-}
-
 GpuCounters read_counters(const Context& ctx, const Buffer& counters) {
     Buffer readback = create_buffer(ctx, sizeof(GpuCounters), VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryKind::host_readback,
                                     "counters readback");
@@ -164,7 +132,7 @@ LightListsRun cull_lights(ComputeFrame& frame, const std::vector<float>& depth, 
     Plan plan = make_plan(frame.ctx.subgroup, frame.ctx.features, request);
     EXPECT_EQ(plan[PassId::light_cull].variant, variant == Request::subgroup ? Variant::subgroup : Variant::fallback)
         << plan[PassId::light_cull].reason;
-    upload_image(frame.ctx, frame.targets.depth, depth.data(), VK_IMAGE_ASPECT_DEPTH_BIT);
+    upload_image(frame.ctx, frame.targets.depth, depth.data(), 4, VK_IMAGE_ASPECT_DEPTH_BIT);
     LightCullPass pass;
     pass.create(frame.ctx, frame.targets.extent);
     frame.run(plan, [&](FrameContext& f) {
@@ -250,9 +218,9 @@ TEST(DebugViewCompute, LaneIdAndFirstLastTileWorkgroupsWithWholeSubgroups) {
         ASSERT_EQ(plan.view.variant, Variant::subgroup) << plan.view.reason;
         ComputeFrame frame(v.ctx, extent, 1, 0);
         std::vector<uint8_t> grey(size_t(extent.width) * extent.height * 4, 128);
-        upload_image(v.ctx, frame.targets.color, grey.data(), VK_IMAGE_ASPECT_COLOR_BIT);
+        upload_image(v.ctx, frame.targets.color, grey.data(), 4);
         frame.run(plan, [&](FrameContext& f) { pass.record(f, false); });
-        images[mode] = read_image(v.ctx, frame.targets.color);
+        images[mode] = read_image(v.ctx, frame.targets.color, 4);
     }
     std::map<uint32_t, int> palette;
     for (uint32_t lane = 0; lane < kLanePaletteSize; ++lane) palette[lane_colour(lane)] = int(lane);
