@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "scene_test_helpers.h"
+
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -182,23 +184,6 @@ std::vector<uint8_t> bytes_of(std::initializer_list<T> values) {
     return out;
 }
 
-std::string base64(const std::vector<uint8_t>& bytes) {
-    static const char* table = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    std::string out;
-    for (size_t i = 0; i < bytes.size(); i += 3) {
-        uint32_t n = uint32_t(bytes[i]) << 16;
-        if (i + 1 < bytes.size())
-            n |= uint32_t(bytes[i + 1]) << 8;
-        if (i + 2 < bytes.size())
-            n |= bytes[i + 2];
-        out += table[(n >> 18) & 63];
-        out += table[(n >> 12) & 63];
-        out += i + 1 < bytes.size() ? table[(n >> 6) & 63] : '=';
-        out += i + 2 < bytes.size() ? table[n & 63] : '=';
-    }
-    return out;
-}
-
 struct Geometry {
     std::vector<float> positions{0, 0, 0, 1, 0, 0, 0, 1, 0};  // a right triangle in the XY plane
     std::vector<uint8_t> indices = bytes_of<uint16_t>({0, 1, 2});
@@ -266,18 +251,6 @@ Scene load_text(const std::string& text, const std::string& base_dir = "") {
 Scene load_json(const json& gltf, const std::string& base_dir = "") { return load_text(gltf.dump(), base_dir); }
 
 Scene load_glb(const std::vector<uint8_t>& glb) { return load_scene_from_memory(glb.data(), glb.size(), "", true); }
-
-// `load` must throw a one-line SceneError whose message contains `fragment`.
-void expect_error(const std::function<void()>& load, const std::string& fragment) {
-    try {
-        load();
-        ADD_FAILURE() << "no SceneError; expected one mentioning '" << fragment << "'";
-    } catch (const SceneError& e) {
-        std::string message = e.what();
-        EXPECT_NE(message.find(fragment), std::string::npos) << "message: " << message;
-        EXPECT_EQ(message.find('\n'), std::string::npos) << "message: " << message;
-    }
-}
 
 void expect_json_error(const json& gltf, const std::string& fragment) {
     expect_error([&] { load_json(gltf); }, fragment);

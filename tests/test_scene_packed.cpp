@@ -11,6 +11,8 @@
 #include "scene/scene.h"
 
 #include <gtest/gtest.h>
+
+#include "scene_test_helpers.h"
 #include <glm/gtc/matrix_transform.hpp>
 #include <meshoptimizer.h>
 
@@ -81,17 +83,6 @@ Scene load_glb(const Glb& glb) {
 Scene load_text(const json& gltf, const fs::path& base = kScenes) {
     std::string text = gltf.dump();
     return load_scene_from_memory(reinterpret_cast<const uint8_t*>(text.data()), text.size(), base.string(), false);
-}
-
-void expect_error(const std::function<void()>& load, const std::string& fragment) {
-    try {
-        load();
-        ADD_FAILURE() << "no SceneError; expected one mentioning '" << fragment << "'";
-    } catch (const SceneError& e) {
-        std::string message = e.what();
-        EXPECT_NE(message.find(fragment), std::string::npos) << "message: " << message;
-        EXPECT_EQ(message.find('\n'), std::string::npos) << "message: " << message;
-    }
 }
 
 bool has_warning(const Scene& scene, const std::string& fragment) {
@@ -418,21 +409,6 @@ TEST(PackedScenes, WebpCopyDecodesToTheSameTexels) {
 // ---- KHR_mesh_quantization: every component type, by the glTF formulas -----------------------------
 
 namespace {
-
-std::string base64(const std::vector<uint8_t>& bytes) {
-    static const char* table = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    std::string out;
-    for (size_t i = 0; i < bytes.size(); i += 3) {
-        uint32_t n = uint32_t(bytes[i]) << 16;
-        if (i + 1 < bytes.size()) n |= uint32_t(bytes[i + 1]) << 8;
-        if (i + 2 < bytes.size()) n |= bytes[i + 2];
-        out += table[(n >> 18) & 63];
-        out += table[(n >> 12) & 63];
-        out += i + 1 < bytes.size() ? table[(n >> 6) & 63] : '=';
-        out += i + 2 < bytes.size() ? table[n & 63] : '=';
-    }
-    return out;
-}
 
 // A triangle whose `attribute` is stored as three elements of `type` (padded to 4 bytes each) from
 // the raw integers given, normalized or not; the other attributes are float.

@@ -12,6 +12,8 @@
 #include <sstream>
 
 #include <gtest/gtest.h>
+
+#include "scene_test_helpers.h"
 #include <nlohmann/json.hpp>
 
 #include "app/limits.h"
@@ -62,21 +64,6 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 }
 
 // ---- Scenes written here --------------------------------------------------------------------------
-
-std::string base64(const std::vector<uint8_t>& bytes) {
-    static const char* table = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    std::string out;
-    for (size_t i = 0; i < bytes.size(); i += 3) {
-        uint32_t n = uint32_t(bytes[i]) << 16;
-        if (i + 1 < bytes.size()) n |= uint32_t(bytes[i + 1]) << 8;
-        if (i + 2 < bytes.size()) n |= bytes[i + 2];
-        out += table[(n >> 18) & 63];
-        out += table[(n >> 12) & 63];
-        out += i + 1 < bytes.size() ? table[(n >> 6) & 63] : '=';
-        out += i + 2 < bytes.size() ? table[n & 63] : '=';
-    }
-    return out;
-}
 
 template <typename T>
 void append(std::vector<uint8_t>& out, std::initializer_list<T> values) {

@@ -1,0 +1,39 @@
+// What the scene tests share: base64 for the data: URIs of the glTF files they write, and the check
+// that a load fails with one clear line.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "scene/scene.h"
+
+inline std::string base64(const std::vector<uint8_t>& bytes) {
+    static const char* table = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    std::string out;
+    for (size_t i = 0; i < bytes.size(); i += 3) {
+        uint32_t n = uint32_t(bytes[i]) << 16;
+        if (i + 1 < bytes.size()) n |= uint32_t(bytes[i + 1]) << 8;
+        if (i + 2 < bytes.size()) n |= bytes[i + 2];
+        out += table[(n >> 18) & 63];
+        out += table[(n >> 12) & 63];
+        out += i + 1 < bytes.size() ? table[(n >> 6) & 63] : '=';
+        out += i + 2 < bytes.size() ? table[n & 63] : '=';
+    }
+    return out;
+}
+
+// `load` must throw a one-line SceneError whose message contains `fragment`.
+inline void expect_error(const std::function<void()>& load, const std::string& fragment) {
+    try {
+        load();
+        ADD_FAILURE() << "no SceneError; expected one mentioning '" << fragment << "'";
+    } catch (const SceneError& e) {
+        std::string message = e.what();
+        EXPECT_NE(message.find(fragment), std::string::npos) << "message: " << message;
+        EXPECT_EQ(message.find('\n'), std::string::npos) << "message: " << message;
+    }
+}
