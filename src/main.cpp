@@ -51,9 +51,13 @@ int run(const Options& options) {
            (unsigned long long)(plan[PassId::cull].variant == Variant::off ? result.triangles_in : result.counters.triangles_visible),
            (unsigned long long)result.triangles_in, result.timings[size_t(Timer::frame)].median,
            options.frames - options.warmup);
-    if (!result.mip.empty())
-        printf("mip: %llu of %llu texels differ from the CPU box filter of the same frame\n",
+    if (!result.mip.empty()) {
+        printf("mip: %llu of %llu texels differ from the CPU box filter of the same frame",
                (unsigned long long)result.mip_check.mismatched, (unsigned long long)result.mip_check.texels);
+        if (result.mip_check.fallback_mismatched >= 0)
+            printf(", %lld from the compute fallback's mip of it", (long long)result.mip_check.fallback_mismatched);
+        printf("\n");
+    }
     return kOk;
 }
 

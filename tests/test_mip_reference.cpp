@@ -1,6 +1,6 @@
 // The CPU mip reference (render/mip_reference.h) that --mip-dump and the mip tests hold every GPU
-// mip to: its rounding against known half-float values, and that a single
-// wrong bit in one texel is found where it is.
+// mip to: its rounding against known half-float values, that a single
+// wrong bit in one texel is found where it is, and the byte comparison with the fallback's mip.
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -37,4 +37,16 @@ TEST(MipReference, FindsTheOneWrongTexelOfAnOddSizedFrame) {
     EXPECT_EQ(bad.mismatched, 1u);
     EXPECT_EQ(bad.first_x, 1u);
     EXPECT_EQ(bad.first_y, 1u);
+}
+
+TEST(MipReference, CountsTheTexelsInWhichTwoMipsDiffer) {
+    std::vector<uint8_t> a(5 * 8), b(5 * 8);  // five RGBA16F texels
+    for (size_t i = 0; i < a.size(); ++i) a[i] = b[i] = uint8_t(i * 7);
+    EXPECT_EQ(differing_texels(a, b, 8), 0u);
+    b[8 * 1 + 7] ^= 0x80;  // texel 1: the sign bit of its alpha
+    b[8 * 4 + 0] ^= 0x01;  // texel 4: the lowest bit of its red
+    b[8 * 4 + 3] ^= 0x01;  // the same texel again: still one texel
+    EXPECT_EQ(differing_texels(a, b, 8), 2u);
+    b.resize(6 * 8);
+    EXPECT_EQ(differing_texels(a, b, 8), 6u);
 }

@@ -188,13 +188,19 @@ RunResult run_headless(const Context& ctx, const Scene& scene, const Options& op
     if (options.bandwidth_probe) result.copy = measure_copy_bandwidth(ctx);
     if (!options.mip_dump.empty()) {
         VkExtent2D half{std::max(1u, options.width / 2), std::max(1u, options.height / 2)};
-        std::vector<float> mip = halves_to_floats(renderer.read_mip());
+        std::vector<uint8_t> mip_bytes = renderer.read_mip();
+        std::vector<float> mip = halves_to_floats(mip_bytes);
         // The HDR mip as the frame shows it: tonemapped with the exposure the last frame applied.
         write_png(options.mip_dump, half.width, half.height, tonemap_rgba8(mip, result.exposure.applied));
         result.mip = options.mip_dump;
         // And held to its definition on this same frame: a mip compared with another run's can
         // differ only because the frame did (docs/quad-mip.md, "Deterministic frames").
         result.mip_check = check_mip(halves_to_floats(renderer.read_hdr()), options.width, options.height, mip);
+        // And the other writers' mip to the compute fallback's of the same frame, byte for byte: the
+        // three writers must agree exactly (box_filter.glsl), which another run cannot show where
+        // its frame differs.
+        if (plan[PassId::mip].variant != Variant::fallback)
+            result.mip_check.fallback_mismatched = int64_t(differing_texels(mip_bytes, renderer.read_fallback_mip(), 8));
     }
     return result;
 }
@@ -319,10 +325,14 @@ nlohmann::json report_json(const Context& ctx, const Options& options, const Pla
         {"renderer", renderer_json(renderer_config(options, plan, {options.width, options.height}))},
         {"validation", {{"enabled", options.validate}, {"messages", validation_message_count()}}},
         {"outputs", {{"screenshot", path_or_null(r.screenshot)}, {"mip", path_or_null(r.mip)}, {"ray", path_or_null(r.ray)},
-                     // --mip-dump: the dumped mip against the CPU box filter of the same frame.
+                     // --mip-dump: the dumped mip against the CPU box filter of the same frame, and
+                     // (subgroup, forward) against the compute fallback's mip of that frame.
                      {"mip_check", r.mip.empty() ? nlohmann::json(nullptr)
                                                  : nlohmann::json{{"texels", r.mip_check.texels},
                                                                   {"mismatched", r.mip_check.mismatched},
+                                                                  {"fallback_mismatched", r.mip_check.fallback_mismatched < 0
+                                                                       ? nlohmann::json(nullptr)
+                                                                       : nlohmann::json(r.mip_check.fallback_mismatched)},
                                                                   {"first_mismatch", r.mip_check.mismatched
                                                                        ? nlohmann::json{r.mip_check.first_x, r.mip_check.first_y}
                                                                        : nlohmann::json(nullptr)}}}}},

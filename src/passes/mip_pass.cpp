@@ -116,17 +116,20 @@ void MipPass::record_fixup(FrameContext& f) {
 void MipPass::record_downsample(FrameContext& f) {
     begin_label(f.ctx, f.cmd, "mip fallback: 2x2 downsample");
     f.timer.begin(f.cmd, Timer::mip);
-    transition(f.cmd, f.targets.hdr, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-               VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
-    transition(f.cmd, f.targets.mip, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-               VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, true);  // every texel is rewritten
-    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, downsample.pipeline);
-    Descriptors descriptors;
-    descriptors.storage_image(0, f.targets.hdr.view).storage_image(1, f.targets.mip.view);
-    descriptors.push(f.cmd, downsample);
-    vkCmdDispatch(f.cmd, groups(f.targets.mip.extent.width), groups(f.targets.mip.extent.height), 1);
+    dispatch_downsample(f.cmd, f.targets.hdr, f.targets.mip);
     f.timer.end(f.cmd, Timer::mip);
     end_label(f.ctx, f.cmd);
+}
+
+void MipPass::dispatch_downsample(VkCommandBuffer cmd, Image& hdr, Image& mip) const {
+    transition(cmd, hdr, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
+    transition(cmd, mip, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+               true);  // every texel is rewritten
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, downsample.pipeline);
+    Descriptors descriptors;
+    descriptors.storage_image(0, hdr.view).storage_image(1, mip.view);
+    descriptors.push(cmd, downsample);
+    vkCmdDispatch(cmd, groups(mip.extent.width), groups(mip.extent.height), 1);
 }
 
 void mip_report_counters(nlohmann::json& counters, const PassCounters& c) {

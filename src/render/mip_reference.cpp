@@ -1,7 +1,9 @@
 #include "render/mip_reference.h"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstring>
 
 float nearest_half(float v) {
     if (v < 6.103515625e-05f) return std::nearbyint(v * 16777216.0f) / 16777216.0f;  // subnormal halves: steps of 2^-24
@@ -30,4 +32,12 @@ MipCheck check_mip(const std::vector<float>& frame, uint32_t width, uint32_t hei
             if (!equal && check.mismatched++ == 0) check.first_x = x, check.first_y = y;
         }
     return check;
+}
+
+uint64_t differing_texels(const std::vector<uint8_t>& a, const std::vector<uint8_t>& b, size_t texel_bytes) {
+    if (a.size() != b.size()) return std::max(a.size(), b.size()) / texel_bytes;
+    uint64_t differing = 0;
+    for (size_t i = 0; i + texel_bytes <= a.size(); i += texel_bytes)
+        differing += memcmp(a.data() + i, b.data() + i, texel_bytes) != 0;
+    return differing;
 }

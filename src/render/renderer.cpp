@@ -207,6 +207,17 @@ std::vector<uint8_t> Renderer::read_image(Image& image) {
 std::vector<uint8_t> Renderer::read_color() { return read_image(targets_.color); }
 std::vector<uint8_t> Renderer::read_mip() { return read_image(targets_.mip); }
 std::vector<uint8_t> Renderer::read_hdr() { return read_image(targets_.hdr); }
+
+std::vector<uint8_t> Renderer::read_fallback_mip() {
+    Image mip = create_image(ctx_, targets_.mip.extent, kHdrFormat, VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
+                             "fallback mip (check)");
+    VkCommandBuffer cmd = begin_one_shot(ctx_);
+    unit<MipPass>(PassId::mip).dispatch_downsample(cmd, targets_.hdr, mip);
+    end_one_shot(ctx_, cmd);
+    targets_.hdr.last_stage = VK_PIPELINE_STAGE_2_NONE;  // the one-shot's queue wait covers the read
+    targets_.hdr.last_access = VK_ACCESS_2_NONE;
+    return read_image(mip);
+}
 ExposureState Renderer::read_exposure() const { return unit<ExposurePass>(PassId::exposure).read_state(ctx_); }
 
 std::vector<uint32_t> Renderer::read_ray_traced() {

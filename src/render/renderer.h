@@ -67,6 +67,9 @@ public:
     std::vector<uint8_t> read_color();
     std::vector<uint8_t> read_mip();
     std::vector<uint8_t> read_hdr();
+    // The compute fallback's mip of the last frame's HDR target, written into an image of its own
+    // (the frame's mip is left as it is): what --mip-dump holds the planned writer's mip to.
+    std::vector<uint8_t> read_fallback_mip();
     ExposureState read_exposure() const;
     std::vector<float> read_depth();  // reversed Z, row-major
     // The ray_trace pass's image of the last frame (shaders/raytrace.glsl's encoding, row-major);

@@ -334,7 +334,9 @@ TEST(MipCommandLine, DumpsAndFramesAreIdenticalAcrossVariantsAndOffRefusesADump)
 
 // Through the executable, validated: --mip-dump of both quad mips is the fallback's, byte for byte
 // (the PNG files themselves), on the bundled scene and the generated small-triangle scene, at even
-// and odd sizes; the report counts the forward variant's edge list, and no list for the others.
+// and odd sizes; each quad mip also equals the fallback's mip of its own frame in the same run
+// (outputs.mip_check.fallback_mismatched); the report counts the forward variant's edge list, and no
+// list for the others.
 TEST(MipCommandLine, QuadMipDumpsEqualTheFallbackDumpByteForByte) {
     REQUIRE_DRAWING();
     std::string dir = test_dir("dump_equal");
@@ -360,6 +362,12 @@ TEST(MipCommandLine, QuadMipDumpsEqualTheFallbackDumpByteForByte) {
             // The dump was held to the CPU box filter of its own frame (render/mip_reference.h).
             EXPECT_EQ(report["outputs"]["mip_check"]["texels"], k.texels) << v;
             EXPECT_EQ(report["outputs"]["mip_check"]["mismatched"], 0u) << v;
+            // And the quad mips to the compute fallback's mip of the same frame, in the same run
+            // (null for the fallback itself: nothing else to compare).
+            if (v == "fallback")
+                EXPECT_TRUE(report["outputs"]["mip_check"]["fallback_mismatched"].is_null());
+            else
+                EXPECT_EQ(report["outputs"]["mip_check"]["fallback_mismatched"], 0u) << v;
             nlohmann::json c = report["counters"];
             uint64_t entries = c["mip_edge_appends"], repeats = c["mip_edge_duplicates"];
             if (v != "forward") {
