@@ -125,14 +125,11 @@ struct PassInfo {
     std::string (*subgroup_note)(const DeviceFeatures&);
     Timer timer;                 // the slot its own GPU work is timed in (== *host_timer: it has none)
     // When its subgroup path runs inside another pass's work instead (the quad mip is stored by
-    // the forward fragment shader): that pass's timer, and what the HUD and tables call it there.
-    // A pass that is only a way of doing the host's work (the light loop: both variants are the
-    // forward shader's loop) has timer == *host_timer and no work or timer slot of its own.
+    // the resolve pass's fragment shader): that pass's timer, and what the HUD and tables call it
+    // there. A pass that is only a way of doing the host's work (the light loop: both variants are
+    // the forward shader's loop) has timer == *host_timer and no work or timer slot of its own.
     std::optional<Timer> host_timer;
     std::string_view hosted_label;
-    // Work of its own that the hosted subgroup path still needs after the host pass (the quad mip's
-    // edge fix-up): timed here, and counted in the subgroup path's cost with what it adds to the host.
-    std::optional<Timer> hosted_own_timer;
     std::string_view docs;       // its page
     FramePoint point;
     std::unique_ptr<PassUnit> (*create)(const UnitSetup&);
