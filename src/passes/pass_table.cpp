@@ -299,3 +299,27 @@ bool offers(const PassInfo& pass, Request request) {
 }
 
 bool has_own_timer(const PassInfo& pass) { return !pass.host_timer || pass.timer != *pass.host_timer; }
+
+namespace {
+
+std::string label_of(std::string_view what, std::string_view choice, std::string_view detail) {
+    std::string s(what);
+    if (!choice.empty()) s += ": " + std::string(choice);
+    if (!detail.empty()) s += " (" + std::string(detail) + ")";
+    return s;
+}
+
+}  // namespace
+
+std::string debug_label(PassId id, Variant v, std::string_view detail) {
+    return label_of(pass_info(id).label, variant_name(v), detail);
+}
+
+std::string debug_label(Timer t, std::string_view detail) { return label_of(timer_info(t).label, {}, detail); }
+
+std::string debug_label(const ViewPlan& view) {
+    std::string detail;
+    if (is_subgroup_view(view.mode))
+        detail = std::string(stage_name(view.stage)) + (view.variant == Variant::subgroup ? "" : ", unsupported");
+    return label_of(timer_info(Timer::view).label, view_mode_name(view.mode), detail);
+}

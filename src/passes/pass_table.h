@@ -153,6 +153,14 @@ bool offers(const PassInfo& pass, Request request);               // automatic: 
 // False for a pass whose work is all inside its host's timer (timer == *host_timer, the light loop).
 bool has_own_timer(const PassInfo& pass);
 
+// The VK_EXT_debug_utils label of a piece of the frame's work (what RenderDoc shows), one scheme
+// from the tables' HUD labels: "<label>: <variant or view mode>", then what else it does in
+// parentheses where it says more.
+struct ViewPlan;
+std::string debug_label(PassId id, Variant v, std::string_view detail = {});  // "mip: fallback (2x2 downsample)"
+std::string debug_label(Timer t, std::string_view detail = {});               // "resolve (quad mip)", "depth"
+std::string debug_label(const ViewPlan& view);                                // "view: lane-id (vertex, unsupported)"
+
 // The debug-view stages: name, the device feature the stage itself needs, and the shader that
 // draws the views there (shaders/<shader>.<variant>, variant plain / lane_id / first_last / active).
 struct StageInfo {
