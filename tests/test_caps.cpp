@@ -1,6 +1,8 @@
 // The capability plan under masks: pure functions, checked against what each pass needs.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "caps/caps.h"
 #include "passes/pass_table.h"
 
@@ -210,6 +212,28 @@ TEST(Names, RoundTrip) {
     for (uint32_t i = 0; i < uint32_t(Stage::count); ++i) EXPECT_EQ(parse_stage(stage_name(Stage(i))), Stage(i));
     for (uint32_t i = 0; i < uint32_t(Op::count); ++i) EXPECT_EQ(parse_op(op_name(Op(i))), Op(i));
     EXPECT_FALSE(parse_op("quads").has_value());
+}
+
+// The debug labels RenderDoc shows: the HUD's words from the tables, "<label>: <variant>" and the
+// detail in parentheses; each pass's variants are told apart.
+TEST(Names, DebugLabelsFollowOneSchemeFromTheTables) {
+    EXPECT_EQ(debug_label(PassId::light_cull, Variant::subgroup), "light cull: subgroup");
+    EXPECT_EQ(debug_label(PassId::mip, Variant::fallback, "2x2 downsample"), "mip: fallback (2x2 downsample)");
+    EXPECT_EQ(debug_label(Timer::resolve, "quad mip"), "resolve (quad mip)");
+    EXPECT_EQ(debug_label(Timer::depth), "depth");
+    EXPECT_EQ(debug_label(plan_view(lavapipe(), all_features(), ViewMode::lane_id, Stage::fragment)), "view: lane-id (fragment)");
+    EXPECT_EQ(debug_label(plan_view(lavapipe(), all_features(), ViewMode::active_lanes, Stage::vertex)),
+              "view: active-lanes (vertex, unsupported)");
+    EXPECT_EQ(debug_label(plan_view(lavapipe(), all_features(), ViewMode::mip, Stage::fragment)), "view: mip");
+    std::vector<std::string> labels;
+    for (const PassInfo& pass : kPasses)
+        for (Variant v : {Variant::subgroup, Variant::fallback, Variant::forward})
+            if (pass.variants & bit(v)) {
+                labels.push_back(debug_label(pass.id, v));
+                EXPECT_EQ(labels.back().rfind(std::string(pass.label) + ": ", 0), 0u) << labels.back();
+            }
+    std::sort(labels.begin(), labels.end());
+    EXPECT_EQ(std::adjacent_find(labels.begin(), labels.end()), labels.end());
 }
 
 }  // namespace

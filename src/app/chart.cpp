@@ -234,10 +234,7 @@ CompareChart build_chart(const std::vector<CompareRun>& runs, const PassRatios& 
             for (const PassInfo& pass : kPasses)
                 if (pass.host_timer == t.timer && has_own_timer(pass) && run->plan[pass.id].variant == Variant::subgroup &&
                     ratios[size_t(pass.id)].measured) {
-                    seg.hosted_ms = std::max(0.0, ratios[size_t(pass.id)].subgroup_ms -
-                                                      (pass.hosted_own_timer && run->result.ran[size_t(*pass.hosted_own_timer)]
-                                                           ? run->result.timings[size_t(*pass.hosted_own_timer)].median
-                                                           : 0.0));
+                    seg.hosted_ms = std::max(0.0, ratios[size_t(pass.id)].subgroup_ms);
                     seg.hosted_label = std::string(pass.hosted_label);
                 }
             st.segments.push_back(seg);

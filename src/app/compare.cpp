@@ -89,8 +89,7 @@ PassRatio pass_ratio(const std::vector<CompareRun>& runs, std::string_view key, 
 
 // A pass whose subgroup path runs inside another pass (the quad mip, stored by the resolve pass's
 // fragment shader) has no time of its own there: its cost is what it adds to the host pass over
-// the same frame with the pass off, plus the work of its own it still needs (hosted_own_timer;
-// no entry has one now), from the same run.
+// the same frame with the pass off, from the same run.
 PassRatio hosted_ratio(const std::vector<CompareRun>& runs, const PassInfo& pass) {
     std::string name(pass.name), own(timer_info(pass.timer).key), host(timer_info(*pass.host_timer).key);
     PassRatio r;
@@ -101,19 +100,15 @@ PassRatio hosted_ratio(const std::vector<CompareRun>& runs, const PassInfo& pass
     std::string off_run = name + "-off";
     r.measured_as = own + " pass median in " + r.fallback_run + " over the " + host + " pass median in " + r.subgroup_run +
                     " minus that in " + off_run;
-    if (pass.hosted_own_timer)
-        r.measured_as += ", plus the " + std::string(timer_info(*pass.hosted_own_timer).key) + " pass median in " + r.subgroup_run;
     const CompareRun* sg = find_run(runs, r.subgroup_run);
     const CompareRun* fb = find_run(runs, r.fallback_run);
     const CompareRun* off = find_run(runs, off_run);
     r.reason = missing_timing(sg, r.subgroup_run, *pass.host_timer);
     if (r.reason.empty()) r.reason = missing_timing(off, off_run, *pass.host_timer);
     if (r.reason.empty()) r.reason = missing_timing(fb, r.fallback_run, pass.timer);
-    if (r.reason.empty() && pass.hosted_own_timer) r.reason = missing_timing(sg, r.subgroup_run, *pass.hosted_own_timer);
     if (!r.reason.empty()) return r;
     r.fallback_ms = median(fb, pass.timer);
     r.subgroup_ms = median(sg, *pass.host_timer) - median(off, *pass.host_timer);
-    if (pass.hosted_own_timer) r.subgroup_ms += median(sg, *pass.hosted_own_timer);
     const TimingStats &f = fb->result.timings[size_t(pass.timer)], &in_host = sg->result.timings[size_t(*pass.host_timer)];
     r.fallback_min = f.min, r.fallback_max = f.max;
     r.subgroup_min = r.subgroup_ms - (in_host.median - in_host.min);

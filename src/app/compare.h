@@ -92,10 +92,10 @@ using CompareProgressFn = std::function<void(const CompareProgress&)>;
 
 // Two images the comparison expects to be identical (subgroup against fallback), compared on the CPU.
 struct CompareDifference {
-    DifferencePair pair;
-    bool compared = false;  // both runs ran
-    size_t differing = 0;   // pixels with any channel different
-    RgbaImage amplified;    // the difference, black where identical
+    DifferencePair pair = {};
+    bool compared = false;     // both runs ran
+    size_t differing = 0;      // pixels with any channel different
+    RgbaImage amplified = {};  // the difference, black where identical
 };
 
 struct CompareResult {

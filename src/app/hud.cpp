@@ -148,11 +148,11 @@ float hud_scale(uint32_t height) { return height >= 1400 ? 3.0f : height >= 600 
 
 namespace {
 
-// The pass that owns a timer slot, if a selectable one does (its own, or its hosted path's own
-// work; not a pass that only runs inside the slot, like the light loop in forward).
+// The pass that owns a timer slot, if a selectable one does (not a pass that only runs inside
+// the slot, like the light loop in forward).
 const PassInfo* timer_owner(Timer t) {
     for (const PassInfo& pass : kPasses)
-        if ((pass.timer == t && has_own_timer(pass)) || pass.hosted_own_timer == t) return &pass;
+        if (pass.timer == t && has_own_timer(pass)) return &pass;
     return nullptr;
 }
 

@@ -125,7 +125,7 @@ void CullPass::record(FrameContext& f) {
     const Pipeline& pipeline = use_subgroup ? subgroup : fallback;
     VkCommandBuffer cmd = f.cmd;
 
-    begin_label(f.ctx, cmd, use_subgroup ? "cull (subgroup scan)" : "cull (workgroup scan fallback)");
+    begin_label(f.ctx, cmd, debug_label(PassId::cull, variant));
     f.timer.begin(cmd, Timer::cull);
 
     // Earlier frames' draws and count step read these buffers; wait for them before rewriting

@@ -199,9 +199,7 @@ void DebugViewPass::record(FrameContext& f, bool legend) {
     bool ray_stage = (kRayTracingStages & bit(plan.stage)) != 0;
     Stage stage = stage_available(f.ctx.features, plan.stage) && !ray_stage ? plan.stage : Stage::vertex;
 
-    std::string label = std::string("debug view ") + std::string(view_mode_name(plan.mode)) + " (" +
-                        std::string(stage_name(plan.stage)) + (supported ? ")" : ", unsupported)");
-    begin_label(f.ctx, f.cmd, label.c_str());
+    begin_label(f.ctx, f.cmd, debug_label(plan));
     f.timer.begin(f.cmd, Timer::view);
     if (ray_stage && supported && unit_view && unit_view(f, params_)) {
         f.timer.end(f.cmd, Timer::view);

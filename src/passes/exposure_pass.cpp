@@ -34,7 +34,7 @@ void ExposurePass::record(FrameContext& f) {
     Variant variant = f.plan[PassId::exposure].variant;
     if (variant != Variant::subgroup && variant != Variant::fallback) return;
     const Pipeline& pipeline = reduce[variant == Variant::subgroup ? 0 : 1];
-    begin_label(f.ctx, f.cmd, variant == Variant::subgroup ? "exposure subgroup" : "exposure fallback");
+    begin_label(f.ctx, f.cmd, debug_label(PassId::exposure, variant));
     f.timer.begin(f.cmd, Timer::exposure);
     // This frame's resolve read the state, the previous frame's adapt wrote it.
     memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT | VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,

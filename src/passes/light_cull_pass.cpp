@@ -121,8 +121,7 @@ void LightCullPass::resize(const Context& ctx, VkExtent2D extent) {
 void LightCullPass::record(FrameContext& f) {
     Variant variant = f.plan[PassId::light_cull].variant;
     if (variant != Variant::subgroup && variant != Variant::fallback) return;
-    const std::string label(pass_info(PassId::light_cull).label);  // "light cull", the HUD's word
-    begin_label(f.ctx, f.cmd, (label + " (" + std::string(variant_name(variant)) + ")").c_str());
+    begin_label(f.ctx, f.cmd, debug_label(PassId::light_cull, variant));
     f.timer.begin(f.cmd, Timer::light_cull);
 
     // Before the counts are cleared and the lists rebuilt: the previous frame's readers of the lists
@@ -145,7 +144,7 @@ void LightCullPass::record(FrameContext& f) {
                VK_ACCESS_2_SHADER_SAMPLED_READ_BIT);
 
     if (variant == Variant::subgroup && !subgroup_.pipeline)
-        throw std::runtime_error(label + ": the subgroup variant was planned but the device cannot run it");
+        throw std::runtime_error(std::string(pass_info(PassId::light_cull).label) + ": the subgroup variant was planned but the device cannot run it");
     const Pipeline& pipeline = variant == Variant::subgroup ? subgroup_ : fallback_;
     vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.pipeline);
     Descriptors d;
@@ -201,7 +200,7 @@ void LightCullPass::record_view(FrameContext& f) {
         if (f.overlay) f.overlay->label(8, 8, "light-count view: --light-cull off builds no tile lists");
         return;
     }
-    begin_label(f.ctx, f.cmd, "light-count view");
+    begin_label(f.ctx, f.cmd, debug_label(f.plan.view));
     f.timer.begin(f.cmd, Timer::view);
     transition(f.cmd, f.targets.color, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
                VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);

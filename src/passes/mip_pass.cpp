@@ -68,7 +68,7 @@ void MipPass::resize(const Context& ctx, VkExtent2D extent) {
 }
 
 void MipPass::record_fixup(FrameContext& f) {
-    begin_label(f.ctx, f.cmd, "mip forward: edge fix-up");
+    begin_label(f.ctx, f.cmd, debug_label(PassId::mip, Variant::forward, "edge fix-up"));
     f.timer.begin(f.cmd, Timer::mip_fixup);
     if (!stamps_cleared) {  // once per buffer: stamps are compared, never reset (mip_fixup.comp)
         vkCmdFillBuffer(f.cmd, stamps.buffer, 0, VK_WHOLE_SIZE, 0);
@@ -114,7 +114,7 @@ void MipPass::record_fixup(FrameContext& f) {
 }
 
 void MipPass::record_downsample(FrameContext& f) {
-    begin_label(f.ctx, f.cmd, "mip fallback: 2x2 downsample");
+    begin_label(f.ctx, f.cmd, debug_label(PassId::mip, Variant::fallback, "2x2 downsample"));
     f.timer.begin(f.cmd, Timer::mip);
     dispatch_downsample(f.cmd, f.targets.hdr, f.targets.mip);
     f.timer.end(f.cmd, Timer::mip);
@@ -158,7 +158,7 @@ uint32_t MipPass::label_rows(VkExtent2D extent) {
 void MipPass::record_view(FrameContext& f) {
     if (f.plan.view.mode != ViewMode::mip || f.plan[PassId::mip].variant == Variant::off || !f.overlay) return;
     Overlay& overlay = *f.overlay;
-    begin_label(f.ctx, f.cmd, "view: mip");
+    begin_label(f.ctx, f.cmd, debug_label(f.plan.view));
     f.timer.begin(f.cmd, Timer::view);
     transition(f.cmd, f.targets.mip, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
                VK_ACCESS_2_SHADER_STORAGE_READ_BIT);

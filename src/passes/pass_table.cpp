@@ -115,7 +115,6 @@ const std::array<PassInfo, kPassCount> kPasses = {{
      .timer = Timer::cull,
      .host_timer = std::nullopt,
      .hosted_label = "",
-     .hosted_own_timer = std::nullopt,
      .docs = "docs/culling.md",
      .point = FramePoint::before_depth,
      .create = [](const UnitSetup& s) { return make_unit<CullPass>(s.ctx, s.scene, s.cull_group_size); },
@@ -142,7 +141,6 @@ const std::array<PassInfo, kPassCount> kPasses = {{
      .timer = Timer::light_cull,
      .host_timer = std::nullopt,
      .hosted_label = "",
-     .hosted_own_timer = std::nullopt,
      .docs = "docs/light-lists.md",
      .point = FramePoint::after_depth,
      .create = [](const UnitSetup& s) { return make_unit<LightCullPass>(s.ctx, s.extent); },
@@ -177,7 +175,6 @@ const std::array<PassInfo, kPassCount> kPasses = {{
      // times its edge fix-up as Timer::mip_fixup.)
      .host_timer = Timer::resolve,
      .hosted_label = "quad mip",
-     .hosted_own_timer = std::nullopt,
      .docs = "docs/quad-mip.md",
      .point = FramePoint::after_forward,
      .create = [](const UnitSetup& s) { return make_unit<MipPass>(s.ctx, s.extent); },
@@ -232,7 +229,6 @@ const std::array<PassInfo, kPassCount> kPasses = {{
      .timer = Timer::ray_trace,
      .host_timer = std::nullopt,
      .hosted_label = "",
-     .hosted_own_timer = std::nullopt,
      .docs = "docs/ray-tracing.md",
      .point = FramePoint::after_depth,
      .create = [](const UnitSetup& s) { return make_unit<RayTracePass>(s.ctx, s.scene, s.lights); },
@@ -259,7 +255,6 @@ const std::array<PassInfo, kPassCount> kPasses = {{
      .timer = Timer::exposure,
      .host_timer = std::nullopt,
      .hosted_label = "",
-     .hosted_own_timer = std::nullopt,
      .docs = "docs/exposure.md",
      .point = FramePoint::after_resolve,
      .create = [](const UnitSetup& s) { return make_unit<ExposurePass>(s.ctx); }},
@@ -304,3 +299,27 @@ bool offers(const PassInfo& pass, Request request) {
 }
 
 bool has_own_timer(const PassInfo& pass) { return !pass.host_timer || pass.timer != *pass.host_timer; }
+
+namespace {
+
+std::string label_of(std::string_view what, std::string_view choice, std::string_view detail) {
+    std::string s(what);
+    if (!choice.empty()) s += ": " + std::string(choice);
+    if (!detail.empty()) s += " (" + std::string(detail) + ")";
+    return s;
+}
+
+}  // namespace
+
+std::string debug_label(PassId id, Variant v, std::string_view detail) {
+    return label_of(pass_info(id).label, variant_name(v), detail);
+}
+
+std::string debug_label(Timer t, std::string_view detail) { return label_of(timer_info(t).label, {}, detail); }
+
+std::string debug_label(const ViewPlan& view) {
+    std::string detail;
+    if (is_subgroup_view(view.mode))
+        detail = std::string(stage_name(view.stage)) + (view.variant == Variant::subgroup ? "" : ", unsupported");
+    return label_of(timer_info(Timer::view).label, view_mode_name(view.mode), detail);
+}

@@ -125,14 +125,11 @@ struct PassInfo {
     std::string (*subgroup_note)(const DeviceFeatures&);
     Timer timer;                 // the slot its own GPU work is timed in (== *host_timer: it has none)
     // When its subgroup path runs inside another pass's work instead (the quad mip is stored by
-    // the forward fragment shader): that pass's timer, and what the HUD and tables call it there.
-    // A pass that is only a way of doing the host's work (the light loop: both variants are the
-    // forward shader's loop) has timer == *host_timer and no work or timer slot of its own.
+    // the resolve pass's fragment shader): that pass's timer, and what the HUD and tables call it
+    // there. A pass that is only a way of doing the host's work (the light loop: both variants are
+    // the forward shader's loop) has timer == *host_timer and no work or timer slot of its own.
     std::optional<Timer> host_timer;
     std::string_view hosted_label;
-    // Work of its own that the hosted subgroup path still needs after the host pass (the quad mip's
-    // edge fix-up): timed here, and counted in the subgroup path's cost with what it adds to the host.
-    std::optional<Timer> hosted_own_timer;
     std::string_view docs;       // its page
     FramePoint point;
     std::unique_ptr<PassUnit> (*create)(const UnitSetup&);
@@ -155,6 +152,14 @@ std::optional<PassId> find_pass_by_name(std::string_view name);  // "light-cull"
 bool offers(const PassInfo& pass, Request request);               // automatic: always
 // False for a pass whose work is all inside its host's timer (timer == *host_timer, the light loop).
 bool has_own_timer(const PassInfo& pass);
+
+// The VK_EXT_debug_utils label of a piece of the frame's work (what RenderDoc shows), one scheme
+// from the tables' HUD labels: "<label>: <variant or view mode>", then what else it does in
+// parentheses where it says more.
+struct ViewPlan;
+std::string debug_label(PassId id, Variant v, std::string_view detail = {});  // "mip: fallback (2x2 downsample)"
+std::string debug_label(Timer t, std::string_view detail = {});               // "resolve (quad mip)", "depth"
+std::string debug_label(const ViewPlan& view);                                // "view: lane-id (vertex, unsupported)"
 
 // The debug-view stages: name, the device feature the stage itself needs, and the shader that
 // draws the views there (shaders/<shader>.<variant>, variant plain / lane_id / first_last / active).

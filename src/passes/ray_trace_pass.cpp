@@ -346,7 +346,7 @@ void RayTracePass::record(FrameContext& f) {
     Variant variant = f.plan[PassId::ray_trace].variant;
     if (!enabled_ || variant == Variant::off) return;
     int v = variant == Variant::subgroup && pipeline_[1].pipeline ? 1 : 0;
-    begin_label(f.ctx, f.cmd, "ray trace");
+    begin_label(f.ctx, f.cmd, debug_label(PassId::ray_trace, v ? Variant::subgroup : Variant::fallback));
     f.timer.begin(f.cmd, Timer::ray_trace);
     build_frame(f);
     trace(f, pipeline_[v], sbt_[v], nullptr);

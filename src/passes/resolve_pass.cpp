@@ -34,7 +34,7 @@ void ResolvePass::record(FrameContext& f) {
     Variant exposure = f.plan[PassId::exposure].variant;
     ResolvePush push{(exposure == Variant::subgroup || exposure == Variant::fallback) ? 1u : 0u,
                      f.targets.mip.extent.width, f.targets.mip.extent.height};
-    begin_label(f.ctx, f.cmd, write_mip ? "resolve + quad mip" : "resolve");
+    begin_label(f.ctx, f.cmd, debug_label(Timer::resolve, write_mip ? pass_info(PassId::mip).hosted_label : ""));
     f.timer.begin(f.cmd, Timer::resolve);
     transition(f.cmd, f.targets.hdr, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT,
                VK_ACCESS_2_SHADER_STORAGE_READ_BIT);

@@ -152,7 +152,7 @@ void draw_scene(FrameContext& f, const Pipeline& pipeline, Descriptors& descript
 }
 
 void ScenePass::record_depth(FrameContext& f) {
-    begin_label(f.ctx, f.cmd, "depth pre-pass");
+    begin_label(f.ctx, f.cmd, debug_label(Timer::depth));
     f.timer.begin(f.cmd, Timer::depth);
     transition(f.cmd, f.targets.depth, VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL,
                VK_PIPELINE_STAGE_2_EARLY_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT,
@@ -176,7 +176,7 @@ void ScenePass::record_depth(FrameContext& f) {
 }
 
 void ScenePass::record_forward(FrameContext& f) {
-    begin_label(f.ctx, f.cmd, "forward");
+    begin_label(f.ctx, f.cmd, debug_label(Timer::forward));
     f.timer.begin(f.cmd, Timer::forward);
     transition(f.cmd, f.targets.depth, VK_IMAGE_LAYOUT_DEPTH_READ_ONLY_OPTIMAL,
                VK_PIPELINE_STAGE_2_EARLY_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT,

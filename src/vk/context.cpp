@@ -573,10 +573,10 @@ void end_one_shot(const Context& ctx, VkCommandBuffer cmd) {
     vkFreeCommandBuffers(ctx.device, ctx.command_pool, 1, &cmd);
 }
 
-void begin_label(const Context& ctx, VkCommandBuffer cmd, const char* name) {
+void begin_label(const Context& ctx, VkCommandBuffer cmd, const std::string& name) {
     if (!ctx.debug_utils || !g_begin_label) return;
     VkDebugUtilsLabelEXT label{VK_STRUCTURE_TYPE_DEBUG_UTILS_LABEL_EXT};
-    label.pLabelName = name;
+    label.pLabelName = name.c_str();
     g_begin_label(cmd, &label);
 }
 

@@ -117,7 +117,7 @@ VkCommandBuffer begin_one_shot(const Context& ctx);
 void end_one_shot(const Context& ctx, VkCommandBuffer cmd);
 
 // VK_EXT_debug_utils labels, so RenderDoc captures read pass by pass; no-ops without the extension.
-void begin_label(const Context& ctx, VkCommandBuffer cmd, const char* name);
+void begin_label(const Context& ctx, VkCommandBuffer cmd, const std::string& name);  // debug_label(...)
 void end_label(const Context& ctx, VkCommandBuffer cmd);
 void set_name(const Context& ctx, VkObjectType type, uint64_t handle, const char* name);
 

@@ -130,12 +130,14 @@ struct LayoutDesc {
     uint32_t push_constant_bytes = 0;
 };
 
+// Every member has a default initializer, so a brace list may stop after any of them (as most
+// callers do after the layout) without -Wmissing-field-initializers.
 struct ComputeDesc {
-    std::string shader;  // e.g. "cull.comp.subgroup"
-    LayoutDesc layout;
-    uint32_t required_subgroup_size = 0;  // 0: driver's choice
-    bool full_subgroups = false;          // VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT
-    std::vector<uint32_t> specialization; // 32-bit specialization constants: constant_id i = specialization[i]
+    std::string shader = {};  // e.g. "cull.comp.subgroup"
+    LayoutDesc layout = {};
+    uint32_t required_subgroup_size = 0;       // 0: driver's choice
+    bool full_subgroups = false;               // VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT
+    std::vector<uint32_t> specialization = {}; // 32-bit specialization constants: constant_id i = specialization[i]
 };
 Pipeline create_compute_pipeline(const Context& ctx, const ComputeDesc& desc);
 // The push-descriptor set layout and pipeline layout of `desc` into p (pipelines made elsewhere:
