@@ -6,10 +6,14 @@
 # equal the compute fallback's mip of the same frame in the same run (mip_check.fallback_mismatched),
 # and the dumps are also compared across processes with the fallback run's (which also needs the
 # frame itself to be the same from run to run).
-# Usage: tools/gpu_resolve.sh BUILD_DIR [OUT]   (OUT defaults to $OUT; docs/benchmarks.md, issue 26)
+# Usage: tools/gpu_resolve.sh BUILD_DIR [OUT [repeats ARGS...]]   (OUT defaults to $OUT; docs/benchmarks.md,
+# issue 26). With `repeats`, only the repeated 4K runs, each with ARGS added (e.g. `--cull off`, to
+# hold the frame itself the same from run to run).
 set -uo pipefail
 demo=${1:-build}/subgroup-demo
 out=${2:-${OUT:-out-resolve}}
+only_repeats=0; repeat_args=()
+if [ "${3:-}" = repeats ]; then only_repeats=1; repeat_args=("${@:4}"); fi
 scene=assets/default_scene.gltf
 mkdir -p "$out/runs"
 log="$out/log.txt"
@@ -18,7 +22,8 @@ say() { echo "$*" | tee -a "$log"; }
 
 say "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)"
 common=(--headless --scene $scene --instances 5 --lights 4096 --frames 120 --warmup 20)
-for size in 1920x1080 3840x2160; do
+sizes="1920x1080 3840x2160"; [ $only_repeats = 1 ] && sizes=""
+for size in $sizes; do
   for cfg in "mip-subgroup:--mip subgroup" "mip-off:--mip off" "mip-fallback:--mip fallback" "mip-forward:--mip forward" \
              "exposure-subgroup:--exposure subgroup" "exposure-fallback:--exposure fallback" \
              "all-subgroup:--cull subgroup --light-cull subgroup --mip subgroup --light-loop subgroup --exposure subgroup --ray-trace subgroup" \
@@ -39,7 +44,7 @@ for i in $(seq 1 $repeats); do
   [ $(( $(date +%s) - start )) -gt 480 ] && { say "repeats stopped after $done_runs runs (time)"; break; }
   for v in subgroup forward fallback; do
     $demo --headless --scene $scene --instances 5 --lights 4096 --size 3840x2160 --frames 2 --warmup 1 --mip $v \
-      --mip-dump "$out/rep-$v.png" --screenshot "$out/rep-$v-frame.png" --report "$out/rep-$v.json" > /dev/null 2>> "$log" \
+      "${repeat_args[@]}" --mip-dump "$out/rep-$v.png" --screenshot "$out/rep-$v-frame.png" --report "$out/rep-$v.json" > /dev/null 2>> "$log" \
       || say "FAILED: repeat $i $v"
   done
   exact=$(python3 -c "import json,sys; print(all(json.load(open(f'$out/rep-{v}.json'))['outputs']['mip_check']['mismatched'] == 0 for v in ('subgroup', 'forward', 'fallback')))")
