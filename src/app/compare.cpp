@@ -194,7 +194,10 @@ nlohmann::json comparison_json(const Context& ctx, const Options& o, const Scene
             {"skipped", skipped},
             {"ratios", ratios},
             {"ratio_details", details},
-            {"differences", differences}};
+            {"differences", differences},
+            {"run_to_run", {{"run", kRunToRunRun},
+                            {"differing_pixels", c.run_to_run.compared ? nlohmann::json(c.run_to_run.differing)
+                                                                       : nlohmann::json(nullptr)}}}};
 }
 
 // The pass whose work ran inside another pass's timer in this run instead of its own (the quad
@@ -235,6 +238,9 @@ std::string markdown_report(const Context& ctx, const Options& o, const Scene& s
     line("- " + std::to_string(o.width) + "x" + std::to_string(o.height) + ", " + std::to_string(o.frames) + " frames of which " +
          std::to_string(o.warmup) + " warm-up frames are not timed; GPU timestamps, milliseconds");
     line("- validation: " + std::string(o.validate ? std::to_string(c.validation_messages) + " message(s)" : "off"));
+    line("- run to run: " + std::string(kRunToRunRun) + " rendered twice, " +
+         (c.run_to_run.compared ? std::to_string(c.run_to_run.differing) + " pixels differ" : std::string("not compared (skipped)")) +
+         " (the noise floor of the difference panel)");
     line("");
     line("## Speed-up of each subgroup path over its fallback");
     line("");
@@ -352,6 +358,20 @@ RgbaImage comparison_sheet(const Context& ctx, const Options& o, const Scene& sc
         }
         cells.push_back(std::move(cell));
     }
+    {
+        const CompareDifference& d = c.run_to_run;
+        SheetCell cell;
+        if (!d.compared) {
+            cell.lines = {{"run to run", grey}, {"not compared:", grey}, {std::string(kRunToRunRun) + " was skipped", grey}};
+        } else {
+            cell.image = &d.amplified;
+            cell.lines = {{"run to run", white},
+                          {std::string(kRunToRunRun) + " twice", grey},
+                          {std::to_string(d.differing) + " pixels differ", d.differing ? gold : pack_rgba(120, 220, 120)},
+                          {d.differing ? "noise floor of the pairs" : "identical", grey}};
+        }
+        cells.push_back(std::move(cell));
+    }
     for (size_t i = 0; i < c.runs.size(); ++i) {
         const CompareRun& r = c.runs[i];
         SheetCell cell;
@@ -386,9 +406,11 @@ RgbaImage comparison_sheet(const Context& ctx, const Options& o, const Scene& sc
 
 }  // namespace
 
+size_t difference_cells() { return difference_pairs().size() + 1; }
+
 SheetLayout compare_sheet_layout(uint32_t frame_width, uint32_t frame_height, size_t configurations) {
     SheetLayout probe = make_sheet_layout(frame_width, frame_height, 1, kCompareHeaderLines, kCompareLabelLines);
-    return make_sheet_layout(frame_width, frame_height, difference_pairs().size() + configurations, kCompareHeaderLines,
+    return make_sheet_layout(frame_width, frame_height, difference_cells() + configurations, kCompareHeaderLines,
                              kCompareLabelLines, chart_height(probe.text_scale));
 }
 
@@ -454,25 +476,29 @@ CompareResult run_comparison(const Context& ctx, const Scene& scene, const Optio
     }
     size_t to_run = 0;
     for (const CompareRun& r : c.runs) to_run += !r.skipped;
+    // The run-to-run noise floor renders all-fallback once more, after the matrix.
+    auto repeated = std::find_if(c.runs.begin(), c.runs.end(),
+                                 [](const CompareRun& r) { return r.config.name == kRunToRunRun && !r.skipped; });
+    const bool repeat = repeated != c.runs.end();
+    const size_t steps = c.runs.size() + repeat;
+    to_run += repeat;
 
     auto start = clock::now();
     double run_seconds = 0;
     size_t done = 0;
-    for (size_t i = 0; i < c.runs.size(); ++i) {
-        CompareRun& run = c.runs[i];
-        if (progress) {
-            CompareProgress p{i + 1, c.runs.size(), run.config.name, run.skipped};
-            p.elapsed_s = std::chrono::duration<double>(clock::now() - start).count();
-            if (done > 0) p.eta_s = run_seconds / double(done) * double(to_run - done);
-            progress(p);
-        }
-        if (run.skipped) continue;
-
+    auto report_progress = [&](size_t index, const std::string& name, bool skipped) {
+        if (!progress) return;
+        CompareProgress p{index, steps, name, skipped};
+        p.elapsed_s = std::chrono::duration<double>(clock::now() - start).count();
+        if (done > 0) p.eta_s = run_seconds / double(done) * double(to_run - done);
+        progress(p);
+    };
+    auto render = [&](CompareRun& run, const std::string& screenshot) {
         Options o = options;
         o.plan = PlanRequest{};
         o.plan.passes = run.config.requests;
         o.plan.geometry = run.config.geometry;
-        o.screenshot = (fs::path(c.dir) / (run.config.name + ".png")).string();
+        o.screenshot = screenshot;
         o.mip_dump.clear();
         o.report.clear();
 
@@ -489,6 +515,18 @@ CompareResult run_comparison(const Context& ctx, const Scene& scene, const Optio
         run.report["name"] = run.config.name;
         run.report["config"] = config_json(run.config);
         c.validation_messages += run.validation_messages;
+    };
+    for (size_t i = 0; i < c.runs.size(); ++i) {
+        CompareRun& run = c.runs[i];
+        report_progress(i + 1, run.config.name, run.skipped);
+        if (!run.skipped) render(run, (fs::path(c.dir) / (run.config.name + ".png")).string());
+    }
+    CompareRun again;
+    if (repeat) {
+        again.config = repeated->config;
+        again.plan = repeated->plan;
+        report_progress(steps, again.config.name + " (again, run to run)", false);
+        render(again, (fs::path(c.dir) / (again.config.name + "-again.png")).string());
     }
 
     c.ratios = compute_ratios(c.runs);
@@ -516,6 +554,15 @@ CompareResult run_comparison(const Context& ctx, const Scene& scene, const Optio
             d.amplified = std::move(diff.amplified);
         }
         c.differences.push_back(std::move(d));
+    }
+    c.run_to_run.pair = {kRunToRunRun, kRunToRunRun};
+    if (repeat) {
+        RgbaImage second = load_image(again.result.screenshot);
+        if (second.width == 0) throw std::runtime_error("cannot read back the screenshot " + again.result.screenshot);
+        ImageDifference diff = image_difference(second, *shot(kRunToRunRun));
+        c.run_to_run.compared = true;
+        c.run_to_run.differing = diff.differing;
+        c.run_to_run.amplified = std::move(diff.amplified);
     }
     c.report = comparison_json(ctx, options, scene, c);
     c.report_json = (fs::path(c.dir) / "report.json").string();

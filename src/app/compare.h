@@ -98,9 +98,16 @@ struct CompareDifference {
     RgbaImage amplified = {};  // the difference, black where identical
 };
 
+// The run-to-run noise floor: all-fallback rendered a second time, after the matrix, against its
+// first screenshot. Where a device's frames are not the same from run to run (equal-depth fragments
+// inside a draw, whose order the culling's compaction does not keep: docs/culling.md), the pairs of
+// the difference panel differ by about as much, whatever the paths; where they are, this is 0.
+constexpr const char* kRunToRunRun = "all-fallback";
+
 struct CompareResult {
     std::vector<CompareRun> runs;  // every configuration of the matrix, skipped ones included
     std::vector<CompareDifference> differences;  // one per difference_pairs(), in that order
+    CompareDifference run_to_run;  // pair {kRunToRunRun, kRunToRunRun}; not compared when it was skipped
     PassRatios ratios;
     std::array<PassRatio, 2> meshlet_ratios;
     nlohmann::json report;         // what DIR/report.json holds
@@ -119,7 +126,9 @@ CompareResult run_comparison(const Context& ctx, const Scene& scene, const Optio
 // The layout of compare.png for a comparison of `configurations` at frame_width x frame_height: the
 // header, the chart (app/chart.h) in the band below it, then the grid: first one cell per
 // difference pair (difference_pairs(): the amplified difference of two images that should be
-// identical, with the count of differing pixels), then one per configuration, in matrix order.
+// identical, with the count of differing pixels) and the run-to-run cell, then one per
+// configuration, in matrix order (the first at grid index difference_cells()).
+size_t difference_cells();
 constexpr int kCompareHeaderLines = 3;
 // Name, frame time, then the pass timers two to a line (every timer but frame and view).
 constexpr int kCompareLabelLines = 2 + int(kTimerCount - 2 + 1) / 2;

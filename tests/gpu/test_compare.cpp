@@ -141,8 +141,12 @@ TEST(Compare, EveryConfigurationRunsValidatedAndTheSheetShowsEachScreenshot) {
     ASSERT_EQ(run.exit_code, 0) << run.output;
     EXPECT_EQ(validation_lines(run.output), 0) << run.output;
     std::vector<CompareConfig> matrix = comparison_matrix();
-    std::string last = std::to_string(matrix.size());
-    EXPECT_NE(run.output.find("[" + last + "/" + last + "] all-fallback"), std::string::npos) << "progress: " << run.output;
+    // Progress counts the matrix and the run-to-run repeat of all-fallback, which comes last.
+    std::string steps = std::to_string(matrix.size() + 1);
+    EXPECT_NE(run.output.find("[" + std::to_string(matrix.size()) + "/" + steps + "] all-fallback "), std::string::npos)
+        << "progress: " << run.output;
+    EXPECT_NE(run.output.find("[" + steps + "/" + steps + "] all-fallback (again, run to run)"), std::string::npos)
+        << "progress: " << run.output;
 
     // report.json: every configuration of the matrix ran (lavapipe supports every subgroup path
     // unmasked), each with its own validation count, request and screenshot.
@@ -259,7 +263,7 @@ TEST(Compare, EveryConfigurationRunsValidatedAndTheSheetShowsEachScreenshot) {
     ASSERT_EQ(sheet.height, layout.height);
     EXPECT_GT(non_background_pixels(sheet, layout.header()), 500);
     // The grid opens with the difference panel (one cell per pair), then the configurations.
-    const size_t first = difference_pairs().size();
+    const size_t first = difference_cells();
     for (size_t i = 0; i < matrix.size(); ++i) {
         if (no_rt.count(matrix[i].name)) continue;  // an empty cell saying why (checked in the masked test)
         PixelRect t = layout.thumb(first + i);
@@ -289,6 +293,18 @@ TEST(Compare, EveryConfigurationRunsValidatedAndTheSheetShowsEachScreenshot) {
         if (cpu.pixels == 0) EXPECT_EQ(black_pixels(sheet, t), t.w * t.h) << pairs[i].subgroup_run;
         else EXPECT_LT(black_pixels(sheet, t), t.w * t.h) << pairs[i].subgroup_run;
     }
+
+    // The run-to-run cell after the pairs: all-fallback rendered twice, compared on the CPU here too.
+    // lavapipe draws a draw's triangles in order, so its frames are the same from run to run: 0,
+    // unless something of one configuration's run leaked into the next (exposure, buffers, state).
+    Png again = read_png(dir + "/all-fallback-again.png");
+    Difference noise = rgb_difference(again, shots["all-fallback"]);
+    EXPECT_EQ(noise.pixels, 0);
+    EXPECT_EQ(report["run_to_run"]["run"], "all-fallback");
+    EXPECT_EQ(report["run_to_run"]["differing_pixels"].get<size_t>(), size_t(noise.pixels));
+    PixelRect noise_cell = layout.thumb(pairs.size());
+    EXPECT_EQ(black_pixels(sheet, noise_cell), noise_cell.w * noise_cell.h);
+    EXPECT_GT(non_background_pixels(sheet, layout.label(pairs.size())), 200);
 
     // chart.svg: one bar pair per pass that was measured, with report.json's numbers.
     std::string svg = read_text_file(dir + "/chart.svg");
@@ -358,7 +374,7 @@ TEST(Compare, UnsupportedSubgroupPathIsSkippedWithItsReason) {
     SheetLayout layout = compare_sheet_layout(96, 54, matrix.size());
     ASSERT_EQ(sheet.width, layout.width);
     ASSERT_EQ(sheet.height, layout.height);
-    const size_t first = difference_pairs().size();  // the difference panel's cells come first
+    const size_t first = difference_cells();  // the difference panel's cells come first
     for (size_t i = 0; i < matrix.size(); ++i) {
         bool is_skipped = skipped.count(matrix[i].name) > 0;
         EXPECT_EQ(non_background_pixels(sheet, layout.thumb(first + i)) == 0, is_skipped) << matrix[i].name;
