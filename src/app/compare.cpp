@@ -342,36 +342,28 @@ RgbaImage comparison_sheet(const Context& ctx, const Options& o, const Scene& sc
     std::vector<TextLine> header = {{"subgroup-demo --compare   " + device, white}, {setup, grey}, {speedups, gold}};
 
     std::vector<SheetCell> cells;
-    // The difference panel: pairs of images that should be identical, amplified (black where they are).
-    for (const CompareDifference& d : c.differences) {
+    // The difference panel: pairs of images that should be identical, amplified (black where they
+    // are), then all-fallback against itself (the run-to-run noise floor).
+    auto difference_cell = [&](const CompareDifference& d, const std::string& title, const std::string& what,
+                               const std::string& differing_note) {
         SheetCell cell;
-        std::string title = d.pair.subgroup_run.substr(0, d.pair.subgroup_run.rfind('-')) + " difference";
         if (!d.compared) {
             cell.lines = {{title, grey}, {"not compared:", grey}, {"a run was skipped", grey}};
         } else {
             cell.image = &d.amplified;
-            double percent = d.amplified.width ? 100.0 * double(d.differing) / (double(d.amplified.width) * d.amplified.height) : 0.0;
             cell.lines = {{title, white},
-                          {"subgroup vs fallback", grey},
+                          {what, grey},
                           {std::to_string(d.differing) + " pixels differ", d.differing ? gold : pack_rgba(120, 220, 120)},
-                          {d.differing ? "(" + fixed(percent, 3) + "% of the frame)" : "identical", grey}};
+                          {d.differing ? differing_note : "identical", grey}};
         }
         cells.push_back(std::move(cell));
+    };
+    for (const CompareDifference& d : c.differences) {
+        double percent = d.amplified.width ? 100.0 * double(d.differing) / (double(d.amplified.width) * d.amplified.height) : 0.0;
+        difference_cell(d, d.pair.subgroup_run.substr(0, d.pair.subgroup_run.rfind('-')) + " difference", "subgroup vs fallback",
+                        "(" + fixed(percent, 3) + "% of the frame)");
     }
-    {
-        const CompareDifference& d = c.run_to_run;
-        SheetCell cell;
-        if (!d.compared) {
-            cell.lines = {{"run to run", grey}, {"not compared:", grey}, {std::string(kRunToRunRun) + " was skipped", grey}};
-        } else {
-            cell.image = &d.amplified;
-            cell.lines = {{"run to run", white},
-                          {std::string(kRunToRunRun) + " twice", grey},
-                          {std::to_string(d.differing) + " pixels differ", d.differing ? gold : pack_rgba(120, 220, 120)},
-                          {d.differing ? "noise floor of the pairs" : "identical", grey}};
-        }
-        cells.push_back(std::move(cell));
-    }
+    difference_cell(c.run_to_run, "run to run", std::string(kRunToRunRun) + " twice", "noise floor of the pairs");
     for (size_t i = 0; i < c.runs.size(); ++i) {
         const CompareRun& r = c.runs[i];
         SheetCell cell;
