@@ -54,8 +54,8 @@ int run(const Options& options) {
     if (!result.mip.empty()) {
         printf("mip: %llu of %llu texels differ from the CPU box filter of the same frame",
                (unsigned long long)result.mip_check.mismatched, (unsigned long long)result.mip_check.texels);
-        if (result.mip_check.fallback_mismatched >= 0)
-            printf(", %lld from the compute fallback's mip of it", (long long)result.mip_check.fallback_mismatched);
+        if (result.mip_check.fallback_mismatched)
+            printf(", %llu from the compute fallback's mip of it", (unsigned long long)*result.mip_check.fallback_mismatched);
         printf("\n");
     }
     return kOk;

@@ -200,7 +200,7 @@ RunResult run_headless(const Context& ctx, const Scene& scene, const Options& op
         // three writers must agree exactly (box_filter.glsl), which another run cannot show where
         // its frame differs.
         if (plan[PassId::mip].variant != Variant::fallback)
-            result.mip_check.fallback_mismatched = int64_t(differing_texels(mip_bytes, renderer.read_fallback_mip(), 8));
+            result.mip_check.fallback_mismatched = differing_texels(mip_bytes, renderer.read_fallback_mip(), 8);
     }
     return result;
 }
@@ -330,9 +330,9 @@ nlohmann::json report_json(const Context& ctx, const Options& options, const Pla
                      {"mip_check", r.mip.empty() ? nlohmann::json(nullptr)
                                                  : nlohmann::json{{"texels", r.mip_check.texels},
                                                                   {"mismatched", r.mip_check.mismatched},
-                                                                  {"fallback_mismatched", r.mip_check.fallback_mismatched < 0
-                                                                       ? nlohmann::json(nullptr)
-                                                                       : nlohmann::json(r.mip_check.fallback_mismatched)},
+                                                                  {"fallback_mismatched", r.mip_check.fallback_mismatched
+                                                                       ? nlohmann::json(*r.mip_check.fallback_mismatched)
+                                                                       : nlohmann::json(nullptr)},
                                                                   {"first_mismatch", r.mip_check.mismatched
                                                                        ? nlohmann::json{r.mip_check.first_x, r.mip_check.first_y}
                                                                        : nlohmann::json(nullptr)}}}}},

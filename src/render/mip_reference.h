@@ -6,6 +6,7 @@
 // frame, and the tests use it as their oracle.
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 // The nearest half-float value to v >= 0, ties to even (the CPU's own rounding, not the shader's).
@@ -19,8 +20,8 @@ struct MipCheck {
     uint64_t mismatched = 0;  // texels with a channel that is not the box filter, bit for bit
     uint32_t first_x = 0, first_y = 0;  // the first such texel (row by row), when mismatched > 0
     // Texels where the mip differs from the compute fallback's mip of the same frame, byte for byte;
-    // -1 where nothing was compared (the mip is the fallback's own).
-    int64_t fallback_mismatched = -1;
+    // none where nothing was compared (the mip is the fallback's own).
+    std::optional<uint64_t> fallback_mismatched;
 };
 
 // Compares `mip` (floor(width/2) x floor(height/2) RGBA floats) with the box filter of `frame`.

@@ -131,7 +131,7 @@ struct LayoutDesc {
 };
 
 // Every member has a default initializer, so a brace list may stop after any of them (as most
-// callers do after the layout) without -Wmissing-field-initializers.
+// callers do after the layout).
 struct ComputeDesc {
     std::string shader = {};  // e.g. "cull.comp.subgroup"
     LayoutDesc layout = {};
