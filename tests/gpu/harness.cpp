@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 #include <gtest/gtest.h>
 #include <stb/stb_image.h>
@@ -82,6 +83,11 @@ nlohmann::json read_json(const std::string& path) {
     std::ifstream file(path);
     if (!file) return nullptr;
     return nlohmann::json::parse(file, nullptr, false);
+}
+
+std::string file_bytes(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
 int expected_subgroup_size() { return atoi(expected_subgroup_text().c_str()); }

@@ -36,6 +36,8 @@ struct Png {
 };
 Png read_png(const std::string& path);
 nlohmann::json read_json(const std::string& path);
+// A file's bytes (empty where it cannot be read): for comparing dumps byte for byte.
+std::string file_bytes(const std::string& path);
 
 // The subgroup size lavapipe runs at in this ctest instance (from SGD_EXPECT_SUBGROUP), or 0.
 int expected_subgroup_size();
