@@ -216,10 +216,13 @@ void CullPass::record(FrameContext& f) {
     vkCmdPushConstants(cmd, compact.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(compact_push), compact_push);
     vkCmdDispatch(cmd, grid.width, grid.height, 1);
 
-    // The scene passes read both buffers as indirect commands and indices.
+    // The scene passes read both buffers as indirect commands and indices; the counter that the
+    // scan wrote is read by later compute passes and by the debug views' fragment shaders.
     memory_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
-                   VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT | VK_PIPELINE_STAGE_2_INDEX_INPUT_BIT,
-                   VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT | VK_ACCESS_2_INDEX_READ_BIT);
+                   VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT | VK_PIPELINE_STAGE_2_INDEX_INPUT_BIT |
+                       VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT,
+                   VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT | VK_ACCESS_2_INDEX_READ_BIT |
+                       VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
 
     f.timer.end(cmd, Timer::cull);
     end_label(f.ctx, cmd);
