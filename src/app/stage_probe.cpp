@@ -54,8 +54,9 @@ struct Probe {
     }
     ~Probe() { vkDestroyQueryPool(ctx.device, pool, nullptr); }
 
-    // One submission: the fragment pass, then the dispatch, each between two timestamps. Returns
-    // {fragment ms, compute ms}.
+    // One submission: the dispatch, then the fragment pass, each between two timestamps. Returns
+    // {fragment ms, compute ms}. Compute goes first for lavapipe: there, timestamps written after a
+    // draw are taken by its rasterizer, and a dispatch between two of them reads as ~0 ms.
     std::pair<double, double> run(uint32_t iterations) {
         VkCommandBuffer cmd = begin_one_shot(ctx);
         vkCmdResetQueryPool(cmd, pool, 0, 4);
@@ -66,6 +67,12 @@ struct Probe {
                    VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT, true);
         transition(cmd, compute_target, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
                    VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, true);
+        vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, pool, 2);
+        vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, compute.pipeline);
+        Descriptors().storage_image(0, compute_target.view).push(cmd, compute);
+        vkCmdPushConstants(cmd, compute.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(iterations), &iterations);
+        vkCmdDispatch(cmd, extent.width / 8, extent.height / 8, 1);
+        vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, pool, 3);
         vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, pool, 0);
         VkRenderingAttachmentInfo color = color_attachment(fragment_target, VK_ATTACHMENT_LOAD_OP_DONT_CARE);
         begin_rendering(cmd, extent, &color, nullptr);
@@ -74,12 +81,6 @@ struct Probe {
         vkCmdDraw(cmd, 3, 1, 0, 0);
         vkCmdEndRendering(cmd);
         vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, pool, 1);
-        vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, pool, 2);
-        vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, compute.pipeline);
-        Descriptors().storage_image(0, compute_target.view).push(cmd, compute);
-        vkCmdPushConstants(cmd, compute.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(iterations), &iterations);
-        vkCmdDispatch(cmd, extent.width / 8, extent.height / 8, 1);
-        vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, pool, 3);
         end_one_shot(ctx, cmd);
         uint64_t ticks[4];
         VK_CHECK(vkGetQueryPoolResults(ctx.device, pool, 0, 4, sizeof(ticks), ticks, sizeof(uint64_t),
