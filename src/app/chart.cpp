@@ -43,7 +43,7 @@ double nice_ceiling(double value) {
 // Row pitches in units of the text scale.
 constexpr int kLine = 12;       // a text line
 constexpr int kBar = 9;         // one bar
-constexpr int kPairGap = 12;    // between two pairs: room for the interval's end labels
+constexpr int kPairGap = 16;    // between two pairs: room for the interval's end labels and a third line
 
 struct Layout {
     double x0, y0, width;
@@ -96,7 +96,7 @@ void add_bar(std::vector<Primitive>& out, const Layout& l, double y, const Chart
 
 uint32_t verdict_colour(const ChartPair& p) {
     if (!p.ratio) return kDim;
-    return p.verdict == Verdict::faster ? kSubgroupColour : p.verdict == Verdict::slower ? kFallbackColour : kText;
+    return p.verdict == Verdict::faster ? kSubgroupColour : p.verdict == Verdict::slower ? kFallbackColour : kDim;
 }
 
 std::string ratio_label(double r) { return std::isfinite(r) ? fixed(r, r < 10 ? 2 : 1) + "x" : "inf"; }
@@ -130,15 +130,13 @@ std::vector<Primitive> layout_chart(const CompareChart& c, double x, double y, d
     Layout l{x, y, width, s, 0, 0, 0};
     for (const ChartPair& p : c.pairs) l.label_width = std::max(l.label_width, double(text_width(p.name, s)));
     l.label_width = std::max(l.label_width, double(text_width("all-fallback", s))) + 8.0 * s;
-    l.ratio_width = text_width("0.02x, 57.0x slower", s) + 8.0 * s;
+    l.ratio_width = text_width("graphics/compute 1000.0x", s) + 8.0 * s;
     l.forest_width = std::round(0.22 * (width - l.label_width - l.ratio_width));
 
     out.push_back({Primitive::text, x, y, 0, 0, kText,
-                   "GPU ms of each ratio's two sides on the pair's own scale (subgroup teal, fallback orange; median, min-max "
-                   "whiskers; * the faster where the interval says so);"});
+                   "Bars: each ratio's two sides in GPU ms on the row's own scale (median, min-max whiskers, * the faster)"});
     out.push_back({Primitive::text, x, y + kLine * s, 0, 0, kText,
-                   "then the speed-up, fallback / subgroup, on its own log scale: the 95% interval as a bar, white line at 1x. "
-                   "The word is faster or slower only where the interval excludes 1x."});
+                   "Right: fallback / subgroup on a log scale, 95% interval as a bar, white line at 1x; word from the interval"});
     y += kLine * s * 2.5;
 
     for (const ChartPair& p : c.pairs) {
@@ -152,7 +150,9 @@ std::vector<Primitive> layout_chart(const CompareChart& c, double x, double y, d
             add_bar(out, l, y + kBar * s, p.fallback, axis_max, kFallbackColour, fallback_wins, p.fallback_side);
             if (p.ratio) add_forest(out, l, y, p);
         } else {
-            out.push_back({Primitive::text, l.bars_x0(), y + 2.0 * s, 0, 0, kDim, "not measured: " + p.note});
+            // One line of the reason, cut to the bars' width (report.md has all of it).
+            std::vector<std::string> lines = wrap_text("not measured: " + p.note, int(l.forest_x1() - l.bars_x0()), s);
+            out.push_back({Primitive::text, l.bars_x0(), y + 2.0 * s, 0, 0, kDim, lines.size() > 1 ? lines[0] + " ..." : lines[0]});
         }
         double tx = l.x0 + width - l.ratio_width + 4.0 * s;
         out.push_back({Primitive::text, tx, y, 0, 0, verdict_colour(p), p.ratio ? speedup_text(*p.ratio, p.verdict) : "n/a"});
@@ -160,7 +160,7 @@ std::vector<Primitive> layout_chart(const CompareChart& c, double x, double y, d
             out.push_back({Primitive::text, tx, y + kLine * s, 0, 0, kDim,
                            p.ci95 ? "95% " + ratio_label(p.ci95->lo) + " to " + ratio_label(p.ci95->hi) : "one round: no interval"});
         if (p.graphics_to_compute)
-            out.push_back({Primitive::text, tx, y + 2 * kLine * s, 0, 0, kWinnerColour,
+            out.push_back({Primitive::text, tx, y + (p.ratio ? 2 : 1) * kLine * s, 0, 0, kWinnerColour,
                            "graphics/compute " + ratio_label(*p.graphics_to_compute)});
         y += (2 * kBar + kPairGap) * s;
     }

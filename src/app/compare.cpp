@@ -429,10 +429,15 @@ RgbaImage comparison_sheet(const Context& ctx, const Options& o, const Scene& sc
     std::string speedups = "speed-up, fallback / subgroup (word from the 95% interval):";
     for (const PassRatio& r : all_ratios(c))
         speedups += "   " + r.name + " " + format_ratio(r) + (r.ratio ? " " + std::string(verdict_name(r.verdict)) : "");
-    std::vector<TextLine> header = {{"subgroup-demo --compare   " + device, white},
-                                    {setup, grey},
-                                    {speedups, gold},
-                                    {stage_probe_summary(c.probe) + ": beside mip and indexed/meshlet", grey}};
+    std::vector<TextLine> header = {{"subgroup-demo --compare   " + device, white}, {setup, grey}};
+    // The speed-ups on (at most) two lines, then the probe.
+    std::vector<std::string> wrapped = wrap_text(speedups, layout.width - 2 * layout.margin, layout.text_scale);
+    for (size_t i = 0; i < 2; ++i) header.push_back({i < wrapped.size() ? wrapped[i] : "", gold});
+    auto graphics = c.probe.ratio();
+    header.push_back({graphics ? "probe: the same loop takes " + fixed(*graphics, *graphics < 10 ? 2 : 1) +
+                                     "x as long in a fragment shader as in compute; see mip and indexed/meshlet"
+                               : stage_probe_summary(c.probe),
+                      grey});
 
     std::vector<SheetCell> cells;
     // The difference panel: pairs of images that should be identical, amplified (black where they

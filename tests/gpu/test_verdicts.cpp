@@ -122,4 +122,29 @@ TEST(StageProbe, TheSameLoopInBothStagesGivesTheSameTexelsAndAPositiveRatio) {
     EXPECT_EQ(validation_message_count(), messages);
 }
 
+// `--info --probe` from the command line, validated: the figure printed and under the report's
+// `probe`, positive and finite, both stages' texels equal. Without --probe, --info runs no probe.
+TEST(StageProbe, InfoProbePrintsAndReportsTheFigure) {
+    REQUIRE_DRAWING();
+    std::string dir = test_dir("info-probe");
+    DemoRun run = run_demo({"--info", "--probe", "--validate", "--report", dir + "/info.json"});
+    ASSERT_EQ(run.exit_code, 0) << run.output;
+    EXPECT_EQ(validation_lines(run.output), 0) << run.output;
+    EXPECT_NE(run.output.find("graphics-to-compute probe: fragment "), std::string::npos) << run.output;
+    EXPECT_NE(run.output.find("2 graphics-capable TPCs"), std::string::npos) << run.output;
+    nlohmann::json r = read_json(dir + "/info.json");
+    ASSERT_TRUE(r["probe"].is_object()) << r.dump();
+    double ratio = r["probe"]["fragment_over_compute"].get<double>();
+    EXPECT_TRUE(std::isfinite(ratio) && ratio > 0) << ratio;
+    EXPECT_NEAR(ratio, r["probe"]["fragment_ms"].get<double>() / r["probe"]["compute_ms"].get<double>(), 1e-9 * ratio);
+    EXPECT_EQ(r["probe"]["differing_texels"], 0);
+    EXPECT_EQ(r["probe"]["invocations"], uint64_t(kStageProbeSize) * kStageProbeSize);
+    EXPECT_TRUE(r["plan"].contains("cull"));
+
+    DemoRun plain = run_demo({"--info", "--report", dir + "/plain.json"});
+    ASSERT_EQ(plain.exit_code, 0) << plain.output;
+    EXPECT_EQ(plain.output.find("graphics-to-compute probe"), std::string::npos);
+    EXPECT_FALSE(read_json(dir + "/plain.json").contains("probe"));
+}
+
 }  // namespace
