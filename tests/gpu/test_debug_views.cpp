@@ -291,6 +291,7 @@ void check_view_in_stage(const Combination& c) {
     bool exact_coverage = c.stage == "vertex" || c.stage == "fragment" || compute;
     bool quads_in_fragment = false;
     for (const auto& op : v.report["subgroup"]["operations"]) quads_in_fragment |= op == "quad";
+    if (k) quads_in_fragment = k->has_op("quad");  // the record's answer where there is one
     int drawn = 0, undecoded = 0;
     std::set<int> lanes;
     for (int y = 0; y < kHeight; ++y)

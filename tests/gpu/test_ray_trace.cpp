@@ -423,6 +423,7 @@ TEST(RayTrace, AutoAndMaskedFallbackTraceLikeTheFallback) {
     ASSERT_FALSE(reference.is_null());
     json stats = reference["counters"]["ray_trace"];
     Png image = read_png(dir + "/fallback.png");
+    EXPECT_NOT_BLANK(image.rgba);
     std::vector<std::pair<std::string, std::vector<std::string>>> runs = {
         {"fallback-masked", {"--ray-trace", "fallback", "--mask-ops", "vote,ballot,arithmetic"}},
         {"auto", {"--ray-trace", "auto"}}};
@@ -441,6 +442,7 @@ TEST(RayTrace, AutoAndMaskedFallbackTraceLikeTheFallback) {
         SCOPED_TRACE(name);
         json r = rt_report(dir, name, args);
         json s = r["counters"]["ray_trace"];
+        if (name == "auto") EXPECT_EQ(r["plan"]["ray_trace"]["variant"], lacking.empty() ? "subgroup" : "fallback");
         EXPECT_EQ(s["rays"], stats["rays"]);
         for (const char* stage : {"raygen", "any_hit", "closest_hit", "miss", "intersection", "callable"})
             EXPECT_EQ(s["stages"][stage]["invocations"], stats["stages"][stage]["invocations"]) << stage;
