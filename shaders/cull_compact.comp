@@ -2,14 +2,16 @@
 // The cull pass, step 3 of 3 (src/passes/cull_pass.cpp): moves each chunk's survivors from its
 // stretch of the staging buffer (cull.comp) to the draw's range of the culled index buffer, at
 // the offset the scan gave it (cull_scan.comp), and the draw's last chunk writes the draw's
-// indexCount. Chunks of one draw are consecutive in the chunk table, in triangle order, so the
-// draw's survivors end up in input order. One workgroup per chunk, the same grid as cull.comp.
+// indexCount. Chunks of one draw are consecutive in the chunk table, level by level and in
+// triangle order within a level; only the chosen level's chunks have survivors (cull.comp), so
+// the draw's survivors end up in input order. One workgroup per chunk, the same grid as cull.comp.
 layout(local_size_x_id = 0) in;  // --cull-group-size: the chunk's triangles
 
 #include "common.glsl"
 
 layout(set = 0, binding = 0, std430) readonly buffer Draws { DrawData draws[]; };
-layout(set = 0, binding = 1, std430) readonly buffer Chunks { uvec2 chunks[]; };  // (draw, first triangle)
+// (draw, level, first triangle of the level, the draw's first chunk)
+layout(set = 0, binding = 1, std430) readonly buffer Chunks { uvec4 chunks[]; };
 layout(set = 0, binding = 2, std430) readonly buffer Staging { uint staged_indices[]; };
 layout(set = 0, binding = 3, std430) readonly buffer ChunkStarts { uint chunk_starts[]; };  // within the block
 layout(set = 0, binding = 4, std430) readonly buffer BlockStarts { uint block_starts[]; };
@@ -31,18 +33,18 @@ void main() {
     uint chunk = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
     if (chunk >= push.chunk_count) return;
 
-    uvec2 entry = chunks[chunk];
+    uvec4 entry = chunks[chunk];
     DrawData draw = draws[entry.x];
     uint group = gl_WorkGroupSize.x;
-    // The draw's chunks start at triangle 0 and step by the group size (build_cull_chunks).
-    uint draw_start = survivors_before(chunk - entry.y / group);
+    uint draw_start = survivors_before(entry.w);
     uint start = survivors_before(chunk);
     uint survivors = survivors_before(chunk + 1u) - start;
 
     // A plain copy, 3 * survivors indices spread over the workgroup. The bounds hold by
-    // construction (start - draw_start <= entry.y); they are checked so that no input can make a
-    // write leave the draw's range or a read leave the staging buffer.
-    uint src = draw.out_first + 3u * entry.y;
+    // construction (start - draw_start <= entry.z, and every level is at most level 0, the size
+    // of the draw's range); they are checked so that no input can make a write leave the draw's
+    // range or a read leave the staging buffer.
+    uint src = draw.out_first + 3u * entry.z;
     uint dst = draw.out_first + 3u * (start - draw_start);
     uint indices = 3u * survivors;
     bool in_bounds = all(bvec3(dst + indices <= draw.out_first + draw.index_count,
@@ -51,7 +53,8 @@ void main() {
     if (in_bounds)
         for (uint k = gl_LocalInvocationID.x; k < indices; k += group) culled_indices[dst + k] = staged_indices[src + k];
 
-    bool last_chunk_of_draw = entry.y + group >= draw.index_count / 3u;
+    uint next = min(chunk + 1u, push.chunk_count - 1u);
+    bool last_chunk_of_draw = chunk + 1u == push.chunk_count || chunks[next].x != entry.x;
     if (all(bvec2(last_chunk_of_draw, gl_LocalInvocationID.x == 0u)))
         indirect[entry.x * 5u] = in_bounds ? 3u * (start + survivors - draw_start) : 0u;
 }

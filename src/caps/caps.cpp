@@ -192,6 +192,7 @@ ViewPlan plan_view(const SubgroupCaps& caps, const DeviceFeatures& features, Vie
 Plan make_plan(const SubgroupCaps& caps, const DeviceFeatures& features, const PlanRequest& request) {
     Plan plan;
     plan.geometry = request.geometry;
+    plan.lod = request.lod;
     if (request.geometry == Geometry::meshlet)
         if (std::string missing = meshlet_missing(features); !missing.empty())
             throw UnsupportedRequest("--geometry meshlet: " + missing + "; use --geometry indexed");

@@ -84,6 +84,7 @@ struct Plan {
     std::array<PassPlan, kPassCount> passes;
     ViewPlan view;
     Geometry geometry = Geometry::indexed;  // with meshlet, passes[cull] is the task/mesh culling
+    bool lod = true;  // --lod auto: each draw's level of detail is chosen per frame (docs/lod.md)
 
     PassPlan& operator[](PassId id) { return passes[size_t(id)]; }
     const PassPlan& operator[](PassId id) const { return passes[size_t(id)]; }
@@ -94,6 +95,7 @@ struct PlanRequest {
     ViewMode view = ViewMode::shaded;
     Stage view_stage = Stage::fragment;
     Geometry geometry = Geometry::indexed;
+    bool lod = true;  // --lod auto | off
 
     Request& operator[](PassId id) { return passes[size_t(id)]; }
     Request operator[](PassId id) const { return passes[size_t(id)]; }
