@@ -25,10 +25,10 @@ struct LodRun {
 };
 
 LodRun run_lod(const std::string& dir, const std::string& lod, const std::string& size, uint32_t instances,
-               bool dump = false) {
-    std::string tag = lod + "-" + size + "-" + std::to_string(instances);
+               bool dump = false, const std::string& geometry = "indexed") {
+    std::string tag = lod + "-" + size + "-" + std::to_string(instances) + "-" + geometry;
     std::vector<std::string> args = {"--headless", "--validate", "--size", size, "--frames", "1", "--warmup", "0",
-                                     "--instances", std::to_string(instances), "--lod", lod,
+                                     "--instances", std::to_string(instances), "--lod", lod, "--geometry", geometry,
                                      "--report", dir + "/" + tag + ".json", "--screenshot", dir + "/" + tag + ".png"};
     if (dump) args.insert(args.end(), {"--cull-dump", dir + "/" + tag + ".txt"});
     DemoRun run = run_demo(args);
@@ -88,6 +88,26 @@ TEST(LodGpu, EachDrawCullsTheLevelTheCpuRulePicks) {
     EXPECT_EQ(r.report["scene"]["lod"], "auto");
     // The coarser levels' indices take at most the base meshes' memory.
     EXPECT_LE(r.report["scene"]["lod_index_bytes"].get<uint64_t>(), r.report["scene"]["base_mesh_bytes"].get<uint64_t>());
+}
+
+// The task shaders run the same level rule (lod.glsl) over the meshlets of every level: each draw
+// keeps the same triangles on both paths (as sets: the meshlet path's order is its meshlets').
+TEST(LodGpu, BothGeometryPathsDrawTheSameLevelOfEveryDraw) {
+    REQUIRE_DRAWING();
+    DemoRun info = run_demo({"--info", "--geometry", "meshlet"});
+    if (info.exit_code == 2 && info.output.find("VK_EXT_mesh_shader") != std::string::npos)
+        GTEST_SKIP() << "device lacks VK_EXT_mesh_shader: no meshlet path to test here";
+    ASSERT_EQ(info.exit_code, 0) << info.output.substr(0, 2000);
+    std::string dir = test_dir("lod-paths");
+    LodRun indexed = run_lod(dir, "auto", "320x180", 2, true, "indexed");
+    LodRun meshlet = run_lod(dir, "auto", "320x180", 2, true, "meshlet");
+    ASSERT_EQ(indexed.dump.draws.size(), meshlet.dump.draws.size());
+    ASSERT_GT(triangle_total(indexed.dump.draws), 0u);
+    uint32_t differ = 0;
+    for (size_t d = 0; d < indexed.dump.draws.size(); ++d)
+        if (triangles_of(indexed.dump.draws[d]) != triangles_of(meshlet.dump.draws[d])) ++differ;
+    EXPECT_EQ(differ, 0u) << "draws whose kept triangles differ between the geometry paths";
+    EXPECT_EQ(indexed.report["counters"]["triangles_visible"], meshlet.report["counters"]["triangles_visible"]);
 }
 
 TEST(LodGpu, FewerTrianglesOnAGridAndAtLeast35DbAgainstFullDetail) {
