@@ -7,6 +7,9 @@
 // max_error_px 0 (--lod off): level 0. Every input is the same for a whole workgroup (one draw),
 // so the loop is uniform.
 uint choose_lod_level(DrawData draw, vec3 camera_position, float pixels_per_unit, float max_error_px) {
+    // --lod off: level 0 even where a coarser level has no error at all (flat regions simplify
+    // with an error of exactly 0, which the test below would accept at any distance).
+    if (max_error_px <= 0.0) return 0u;
     vec3 centre = (draw.model * vec4(draw.bounding_sphere.xyz, 1.0)).xyz;
     float scale = max(length(draw.model[0].xyz), max(length(draw.model[1].xyz), length(draw.model[2].xyz)));
     float distance = max(length(centre - camera_position) - draw.bounding_sphere.w * scale, 0.0);

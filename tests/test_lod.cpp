@@ -100,6 +100,11 @@ TEST(LodChoice, FarDrawsTakeCoarserLevelsAndOffOrInsideKeepsLevelZero) {
     EXPECT_EQ(choose_lod_level(draw, {0.0f, 0.0f, 1.0f + 20.1f}, ppu, 1.0f), 2u);
     EXPECT_EQ(choose_lod_level(draw, {0.0f, 0.0f, 1.0f + 1000.0f}, ppu, 1.0f), 3u);
     EXPECT_EQ(choose_lod_level(draw, {0.0f, 0.0f, 1.0f + 1000.0f}, ppu, 0.0f), 0u) << "--lod off";
+    // A level without error (a flat region) is free with LOD, and still not taken with --lod off.
+    const float exact[2] = {0.0f, 0.0f};
+    LodDraw flat{glm::mat4(1.0f), {0.0f, 0.0f, 0.0f, 1.0f}, exact, 2};
+    EXPECT_EQ(choose_lod_level(flat, {0.0f, 0.0f, 0.5f}, ppu, 1.0f), 1u);
+    EXPECT_EQ(choose_lod_level(flat, {0.0f, 0.0f, 0.5f}, ppu, 0.0f), 0u) << "--lod off";
     // A model scaled 2x doubles both the sphere and the error.
     draw.model = glm::mat4(2.0f);
     draw.model[3][3] = 1.0f;

@@ -75,6 +75,7 @@ void build_lod_chain(Scene& scene) {
 
 uint32_t choose_lod_level(const LodDraw& draw, glm::vec3 camera_position, float pixels_per_unit, float max_error_px) {
     // Mirrors shaders/lod.glsl line for line.
+    if (max_error_px <= 0.0f) return 0;  // --lod off, even past a level of error 0
     glm::vec3 centre = glm::vec3(draw.model * glm::vec4(glm::vec3(draw.bounding_sphere), 1.0f));
     float scale = std::max(glm::length(glm::vec3(draw.model[0])),
                            std::max(glm::length(glm::vec3(draw.model[1])), glm::length(glm::vec3(draw.model[2]))));
