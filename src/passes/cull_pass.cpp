@@ -267,6 +267,8 @@ std::optional<HudLine> cull_hud_line(const PassCounters& c) {
     if (meshlet)
         line.spans.push_back({", meshlets " + thousands(c.frame.meshlets_visible) + " of " + thousands(c.frame.meshlets_in),
                               HudTone::dim});
+    // Levels of detail (docs/lod.md; L toggles): with auto, far draws keep fewer triangles.
+    line.spans.push_back({c.plan.lod ? ", LOD auto" : ", LOD off", HudTone::dim});
     return line;
 }
 
