@@ -40,6 +40,17 @@ layout(set = 0, binding = VIEW_PARAMS_BINDING, std140) uniform ViewParams {
     vec4 dim;           // x: opacity of the black drawn over unmarked first-last-lane pixels
 } view;
 
+// The active-lanes view also counts its subgroups and their lanes, into words 36 and 37 of the
+// frame's GpuCounters (src/render/frame.h): lanes / subgroups is the mean number of active lanes
+// per subgroup in the stage under view, the occupancy `--atlas` and the report print.
+#if defined(VIEW_ACTIVE) && defined(VIEW_COUNTERS_BINDING)
+layout(set = 0, binding = VIEW_COUNTERS_BINDING, std430) buffer ViewCounters {
+    uint earlier_counters[36];  // GpuCounters of the passes
+    uint subgroups;
+    uint lanes;
+} view_counters;
+#endif
+
 vec3 packed_rgb(uint rgba) { return unpackUnorm4x8(rgba).rgb; }
 
 vec3 lane_colour(uint lane) { return packed_rgb(view.palette[(lane >> 2) & 31u][lane & 3u]); }
@@ -78,6 +89,21 @@ uvec4 lane_record() {
     uint useful = subgroupBallotBitCount(subgroupBallot(!gl_HelperInvocation));
 #else
     uint useful = launched;
+#endif
+#if defined(VIEW_COUNTERS_BINDING)
+    // One lane per subgroup adds the subgroup and its launched lanes (the same ballot as the
+    // colour, helpers included). A helper invocation's atomics have no effect, so in fragment the
+    // lowest lane that is not a helper adds; a subgroup of helpers only (it shades no pixel) goes
+    // uncounted. Elsewhere every active lane is a real invocation and subgroupElect() picks one.
+#if defined(VIEW_STAGE_FRAGMENT)
+    bool adds = gl_SubgroupInvocationID == subgroupBallotFindLSB(subgroupBallot(!gl_HelperInvocation));
+#else
+    bool adds = subgroupElect();
+#endif
+    if (adds) {
+        atomicAdd(view_counters.subgroups, 1u);
+        atomicAdd(view_counters.lanes, launched);
+    }
 #endif
     return uvec4(launched, gl_SubgroupSize, kRecordActive, useful);
 #else

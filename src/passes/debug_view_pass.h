@@ -6,6 +6,7 @@
 
 #include <array>
 #include <functional>
+#include <optional>
 
 #include "render/frame.h"
 #include "render/overlay.h"
@@ -58,5 +59,12 @@ private:
     std::array<Pipeline, size_t(Stage::count)> depth_pipelines_;
 };
 
+// The mean active lanes per subgroup that the frame measured in `stage`: the active-lanes view's
+// own count where it ran there (view_subgroups, view_lanes), or in a ray-tracing stage the
+// ray_trace pass's subgroup statistics (one atomic per subgroup). nullopt where nothing counted.
+std::optional<double> measured_lanes_per_subgroup(const GpuCounters& counters, const Plan& plan, Stage stage);
+
 // The legend of a view (mode, stage, subgroup size, colours) or the unsupported stage's label.
+// Double-size text in frames at least this wide, single below, whatever the text.
+constexpr uint32_t kLegendDoubleSizeWidth = 640;
 void add_view_legend(Overlay& overlay, VkExtent2D extent, const ViewPlan& plan, uint32_t subgroup_size);

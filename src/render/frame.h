@@ -63,8 +63,13 @@ struct GpuCounters {
     // and kept. (triangles_visible above is then the mesh shaders' count.)
     uint32_t meshlets_in;
     uint32_t meshlets_visible;
+    // The active-lanes debug view (shaders/view_common.glsl, words 36 and 37): subgroups of the
+    // stage under view and their active lanes; view_lanes / view_subgroups is its occupancy.
+    uint32_t view_subgroups;
+    uint32_t view_lanes;
 };
-static_assert(sizeof(GpuCounters) == 36 * 4);
+static_assert(sizeof(GpuCounters) == 38 * 4);
+static_assert(offsetof(GpuCounters, view_subgroups) == 36 * 4);
 static_assert(offsetof(GpuCounters, meshlets_in) == 34 * 4);
 static_assert(offsetof(GpuCounters, rays) == 16 * 4);  // raytrace_stats.glsl skips 16 words
 // shading.glsl's LoopCounters skips the seven words before loop_lanes.

@@ -127,13 +127,11 @@ void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_i
     memory_barrier(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, VK_ACCESS_2_MEMORY_READ_BIT | VK_ACCESS_2_MEMORY_WRITE_BIT,
                    VK_PIPELINE_STAGE_2_CLEAR_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT);
     vkCmdFillBuffer(cmd, counters_.buffer, 0, sizeof(GpuCounters), 0);
-    // (The meshlet path's task and mesh shaders count too; their stages exist only with the feature.)
-    VkPipelineStageFlags2 mesh_stages = ctx_.features.mesh_shader ? VK_PIPELINE_STAGE_2_TASK_SHADER_BIT_EXT |
-                                                                         VK_PIPELINE_STAGE_2_MESH_SHADER_BIT_EXT
-                                                                   : VK_PIPELINE_STAGE_2_NONE;
+    // (The meshlet path's task and mesh shaders count too, and the active-lanes view in whichever
+    // stage it shows: all pre-rasterization stages the device has.)
     memory_barrier(cmd, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
                    VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT |
-                       VK_PIPELINE_STAGE_2_COPY_BIT | mesh_stages |
+                       VK_PIPELINE_STAGE_2_COPY_BIT | VK_PIPELINE_STAGE_2_PRE_RASTERIZATION_SHADERS_BIT |
                        (ctx_.features.ray_tracing ? VK_PIPELINE_STAGE_2_RAY_TRACING_SHADER_BIT_KHR : 0),
                    VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT |
                        VK_ACCESS_2_TRANSFER_READ_BIT);
