@@ -78,7 +78,9 @@ TEST(DocsMatchProgram, ReadmeOptionTableIsHelpsOptions) {
     all.insert(in_help.begin(), in_help.end());
     EXPECT_EQ(missing_from(all, in_table), "") << "in README's option table, not in --help";
     for (const std::string& mode : in_help)
-        EXPECT_NE(readme.find("subgroup-demo " + mode), std::string::npos) << mode << ": no README command shows it";
+        EXPECT_TRUE(readme.find("subgroup-demo " + mode) != std::string::npos ||
+                    std::regex_search(readme, std::regex("subgroup-demo .*# .*" + mode + "\\b")))
+            << mode << ": no README command shows it";
 }
 
 // A pass option's row lists exactly the requests the pass offers (`--mip`: auto, subgroup, forward, ...).

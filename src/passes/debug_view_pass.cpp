@@ -323,11 +323,11 @@ static std::vector<std::string> wrap_legend(const std::string& text, float width
 void add_view_legend(Overlay& o, VkExtent2D extent, const ViewPlan& plan, uint32_t subgroup_size) {
     const float pad = 4.0f;
     std::string mode(view_mode_name(plan.mode)), stage(stage_name(plan.stage));
-    // The text size follows from the frame's width alone, so every stage's and view's legend has
+    // The text size follows from the frame's size alone, so every stage's and view's legend has
     // the same size at one frame size (side by side on a sheet they match); text that does not fit
     // the width wraps. (Choosing the size by whether this legend's own text fits made short titles,
     // vertex or task, double-size and long ones, tess-control or a ray-tracing reason, small.)
-    const float scale = extent.width >= kLegendDoubleSizeWidth ? 2.0f : 1.0f;
+    const float scale = extent.height >= kLegendDoubleSizeHeight ? 2.0f : 1.0f;
     const float row = Overlay::text_height("0", scale) + 4 * scale + 2;
     const float text_room = float(extent.width) - 4 * pad;
     float y = pad;

@@ -65,6 +65,7 @@ private:
 std::optional<double> measured_lanes_per_subgroup(const GpuCounters& counters, const Plan& plan, Stage stage);
 
 // The legend of a view (mode, stage, subgroup size, colours) or the unsupported stage's label.
-// Double-size text in frames at least this wide, single below, whatever the text.
-constexpr uint32_t kLegendDoubleSizeWidth = 640;
+// Double-size text in frames at least this tall, single below, whatever the text (the HUD's
+// own step, app/hud.h hud_scale, so legend and HUD text match).
+constexpr uint32_t kLegendDoubleSizeHeight = 600;
 void add_view_legend(Overlay& overlay, VkExtent2D extent, const ViewPlan& plan, uint32_t subgroup_size);
