@@ -164,6 +164,8 @@ Options:
   --cull-group-size N    triangles per cull workgroup, 1..1024 (default 64)
   --cull-dump PATH       text file of the triangles the last frame drew after culling
   --bandwidth-probe      also time a 256 MiB buffer copy; the report compares the cull pass with it
+  --probe                with --info: time the same loop in a fragment and a compute shader (the
+                         graphics-to-compute ratio that --compare shows beside graphics-vs-compute ratios)
   --no-vsync             window: mailbox or immediate present where offered
   --soak-frames N        window: render N frames pressing every key in turn, check resident memory, exit
 
@@ -226,6 +228,7 @@ Options parse_options(const std::vector<std::string>& args) {
         else if (a == "--cull-group-size") o.cull_group_size = parse_uint(a, value(), 1, 1024);
         else if (a == "--cull-dump") o.cull_dump = value();
         else if (a == "--bandwidth-probe") o.bandwidth_probe = true;
+        else if (a == "--probe") o.probe = true;
         else if (a == "--unique-meshes") o.unique_meshes = true;
         else if (std::string guess = closest_option(a); !guess.empty())
             throw UsageError("unknown option '" + a + "': did you mean " + guess + "? (see --help)");
@@ -244,6 +247,8 @@ Options parse_options(const std::vector<std::string>& args) {
     if (o.mode != Mode::compare && !o.out_dir.empty()) throw UsageError("--out is only used with --compare");
     if (o.mode == Mode::atlas && !o.size_given) o.width = 480, o.height = 270;
     if (o.soak_frames && (headless || info || compare || atlas || list)) throw UsageError("--soak-frames is only used by the window");
+    if (o.probe && o.mode != Mode::info && o.mode != Mode::help && o.mode != Mode::version)
+        throw UsageError("--probe is only used with --info (--compare always runs the probe)");
     if (o.warmup >= o.frames && (o.mode == Mode::headless || o.mode == Mode::compare))
         throw UsageError("--warmup (" + std::to_string(o.warmup) + ") must be less than --frames (" +
                          std::to_string(o.frames) + ")");
