@@ -237,21 +237,25 @@ void DebugViewPass::record(FrameContext& f, bool legend) {
     if (legend && f.overlay) add_view_legend(*f.overlay, f.targets.extent, plan, f.ctx.subgroup.size);
 }
 
+// Push descriptors update incrementally: bindings 4 and 5 here, draw_scene pushes the scene's 0..3.
+void DebugViewPass::push_view_bindings(FrameContext& f, const Pipeline& p) {
+    Descriptors()
+        .buffer(kGraphicsParamsBinding, params_, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER)
+        .buffer(kGraphicsCountersBinding, f.counters)
+        .push(f.cmd, p);
+}
+
 // Replaces the pre-pass depth (nothing after the view reads it) with the view's own.
 void DebugViewPass::record_depth(FrameContext& f, const Pipeline& p) {
     begin_depth_redraw(f);
-    Descriptors().buffer(kGraphicsParamsBinding, params_, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER).push(f.cmd, p);
+    push_view_bindings(f, p);
     draw_scene(f, p);
     vkCmdEndRendering(f.cmd);
 }
 
 void DebugViewPass::record_graphics(FrameContext& f, const Pipeline& p) {
     begin_view_rendering(f);
-    // Push descriptors update incrementally: bindings 4 and 5 here, draw_scene pushes the scene's 0..3.
-    Descriptors()
-        .buffer(kGraphicsParamsBinding, params_, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER)
-        .buffer(kGraphicsCountersBinding, f.counters)
-        .push(f.cmd, p);
+    push_view_bindings(f, p);
     draw_scene(f, p);
     vkCmdEndRendering(f.cmd);
 }

@@ -46,6 +46,7 @@ public:
 private:
     const Pipeline& pipeline(const Context& ctx, Stage stage, ViewKind kind);
     const Pipeline& depth_pipeline(const Context& ctx, Stage stage);
+    void push_view_bindings(FrameContext& f, const Pipeline& pipeline);
     void record_depth(FrameContext& f, const Pipeline& pipeline);
     void record_graphics(FrameContext& f, const Pipeline& pipeline);
     void begin_view_rendering(FrameContext& f);
