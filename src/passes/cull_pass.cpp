@@ -83,6 +83,7 @@ void CullPass::create(const Context& ctx, const GpuScene& scene, uint32_t size) 
     ComputeDesc desc;
     desc.layout = kCullLayout;
     desc.specialization = {group_size};  // local_size_x_id = 0
+    desc.forced_subgroup_size = true;    // --subgroup-size
     if (subgroup_path_possible(ctx, PassId::cull)) {
         desc.shader = "cull.comp.subgroup";
         subgroup = create_compute_pipeline(ctx, desc);

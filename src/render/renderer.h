@@ -8,6 +8,7 @@
 #include <array>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "passes/cull_pass.h"
@@ -40,6 +41,8 @@ struct FrameSlot {
     Buffer lights;
     std::unique_ptr<GpuTimer> timer;
     Buffer counters_readback;  // GpuCounters of this slot's last frame, copied at the end of record()
+    // The debug view (mode and stage) this slot's last frame drew, if any frame was recorded in it.
+    std::optional<std::pair<ViewMode, Stage>> view;
 };
 
 class Renderer {
@@ -108,6 +111,9 @@ private:
     FrameTargets targets_;
     std::array<FrameSlot, kFramesInFlight> slots_;
     Buffer counters_;
+    // The subgroup sizes the debug view's stage ran at in the last completed frame that drew this
+    // view (GpuCounters::view_sizes); 0 until one has. Its legend names them.
+    uint32_t view_sizes_ = 0;
     Camera default_camera_;
     glm::vec3 bounds_min_, bounds_max_;
 
