@@ -73,7 +73,7 @@ uvec4 unpack_record(uint p) { return uvec4(p & 255u, (p >> 8) & 255u, (p >> 16) 
 // stays 0.0.
 const uint kRecordAttributeBit = 1u << 30;
 float record_to_attribute(uint record) { return record == 0u ? 0.0 : uintBitsToFloat(record | kRecordAttributeBit); }
-uint record_from_attribute(float attribute) { return floatBitsToUint(attribute) & ~kRecordAttributeBit; }
+uint record_from_attribute(float value) { return floatBitsToUint(value) & ~kRecordAttributeBit; }
 
 // The value written per pixel into traced_image (an R32UI image; forward.frag decodes it):
 // bits 0..29 the reflection's radiance times its weight, sRGB-encoded 10 bits per channel (0: none);

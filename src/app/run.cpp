@@ -1,5 +1,6 @@
 #include "app/run.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "render/exposure_reference.h"
@@ -13,6 +14,8 @@
 #include "app/cull_dump.h"
 #include "app/image_io.h"
 #include "app/limits.h"
+#include "passes/exposure_pass.h"
+#include "passes/light_cull_pass.h"
 #include "passes/ray_trace_pass.h"
 
 std::string default_scene_path() {
@@ -87,6 +90,17 @@ void check_device_limits(const Context& ctx, const Options& options, const Scene
         throw UsageError("--cull-group-size " + std::to_string(options.cull_group_size) +
                          " exceeds the device's largest workgroup (" +
                          std::to_string(std::min(limits.maxComputeWorkGroupSize[0], limits.maxComputeWorkGroupInvocations)) + ")");
+    // A required subgroup size caps a workgroup at that many lanes times maxComputeWorkgroupSubgroups
+    // (only asked where the device offers a range: required_subgroup_size).
+    const SubgroupCaps& caps = ctx.subgroup_unmasked;
+    if (required_subgroup_size(caps, ctx.subgroup_size, Stage::compute)) {
+        uint32_t largest = std::max({options.cull_group_size, kLightCullWorkgroup, kExposureReduceWorkgroup});
+        if (uint64_t(ctx.subgroup_size) * caps.max_workgroup_subgroups < largest)
+            throw UsageError("--subgroup-size " + std::to_string(ctx.subgroup_size) + ": a workgroup of " +
+                             std::to_string(largest) + " invocations needs more than this device's " +
+                             std::to_string(caps.max_workgroup_subgroups) +
+                             " subgroups (maxComputeWorkgroupSubgroups) at that size; use a larger size");
+    }
 }
 
 RunResult run_headless(const Context& ctx, const Scene& scene, const Options& options, const Plan& plan, bool quiet) {

@@ -50,7 +50,7 @@ std::string subgroup_size_refusal(const SubgroupCaps& caps, uint32_t size, uint3
 }
 
 uint32_t required_subgroup_size(const SubgroupCaps& caps, uint32_t size, Stage stage) {
-    return caps.size_control && (caps.required_size_stages & bit(stage)) ? size : 0;
+    return caps.min_size < caps.max_size && caps.size_control && (caps.required_size_stages & bit(stage)) ? size : 0;
 }
 
 void apply_masks(SubgroupCaps& caps, uint32_t masked_stages, uint32_t masked_ops) {

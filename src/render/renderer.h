@@ -64,6 +64,9 @@ public:
     std::array<double, kTimerCount> read_timings(uint32_t slot) { return slots_[slot].timer->read(); }
     // After the slot's frame finished: the counters it wrote (no wait; the window's HUD reads these every frame).
     GpuCounters read_frame_counters(uint32_t slot) const;
+    // The subgroup sizes the next frame's view legend names (GpuCounters::view_sizes of the last
+    // completed frame that drew the view; 0 before one has: then the device's range).
+    uint32_t view_sizes() const { return view_sizes_; }
 
     // Readbacks: the device must be idle (headless runs wait per frame). Tightly packed: the
     // colour RGBA8; the HDR frame and the mip RGBA16F (8 bytes a texel, half_to_float in tonemap.h).

@@ -254,6 +254,7 @@ void read_capabilities(Context& ctx, const std::vector<VkExtensionProperties>& e
     caps.size_control = f13.subgroupSizeControl;
     caps.full_subgroups = f13.computeFullSubgroups;
     caps.required_size_stages = stage_bits_from_vk(size_control.requiredSubgroupSizeStages);
+    caps.max_workgroup_subgroups = size_control.maxComputeWorkgroupSubgroups;
     ctx.subgroup_unmasked = caps;
 
     DeviceFeatures& feat = ctx.features;
