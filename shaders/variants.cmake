@@ -159,3 +159,8 @@ foreach(stage rgen rchit rahit rmiss rint rcall)
   sgd_shader(raytrace.${stage} view_active RT_VIEW=1 VIEW_HERE=1 VIEW_ACTIVE=1)
 endforeach()
 sgd_shader(raytrace_view.comp main)
+
+# The stage probe (src/app/stage_probe.cpp, docs/benchmarks.md): the same arithmetic loop
+# (probe_loop.glsl) as a full-screen fragment pass (with resolve.vert) and as a compute dispatch.
+sgd_shader(probe.frag main)
+sgd_shader(probe.comp main)

@@ -38,9 +38,15 @@ int run(const Options& options) {
                 plan.view.reason.c_str());
     if (options.mode == Mode::info) {
         print_info(ctx, plan);
-        if (!options.report.empty())
-            write_json(options.report, {{"schema", 1}, {"device", device_json(ctx)}, {"subgroup", subgroup_json(ctx)},
-                                        {"plan", plan_json(plan)}, {"views", views_json(ctx)}});
+        nlohmann::json report = {{"schema", 1}, {"device", device_json(ctx)}, {"subgroup", subgroup_json(ctx)},
+                                 {"plan", plan_json(plan)}, {"views", views_json(ctx)}};
+        if (options.probe) {
+            StageProbe probe = measure_stage_throughput(ctx);
+            printf("\n%s\n", stage_probe_summary(probe).c_str());
+            if (auto ratio = probe.ratio()) printf("  fragment %.1fx compute: %s\n", *ratio, kStageProbeMeaning);
+            report["probe"] = stage_probe_json(probe);
+        }
+        if (!options.report.empty()) write_json(options.report, report);
         return kOk;
     }
     Scene scene = load_requested_scene(options);

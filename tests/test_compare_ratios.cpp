@@ -2,6 +2,7 @@
 // ratio reads, how the in-forward quad mip is costed, and why a ratio is missing.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 
 #include "app/compare.h"
@@ -14,6 +15,20 @@ CompareRun timed(const std::string& name, std::initializer_list<std::pair<Timer,
     for (auto [pass, ms] : medians) {
         run.result.ran[size_t(pass)] = true;
         run.result.timings[size_t(pass)] = {ms, ms * 0.9, ms * 1.1};
+    }
+    return run;
+}
+
+// A run whose timers took `frames[t][r]` in round r (one frame a round); the medians follow.
+CompareRun in_rounds(const std::string& name, std::initializer_list<std::pair<Timer, std::vector<double>>> frames) {
+    CompareRun run;
+    run.config.name = name;
+    for (const auto& [pass, per_round] : frames) {
+        run.result.ran[size_t(pass)] = true;
+        for (double ms : per_round) run.result.rounds[size_t(pass)].push_back({ms});
+        std::vector<double> sorted = per_round;
+        std::sort(sorted.begin(), sorted.end());
+        run.result.timings[size_t(pass)] = {median_of(per_round), sorted.front(), sorted.back()};
     }
     return run;
 }
@@ -197,6 +212,60 @@ TEST(CompareRatios, QuadMipWithoutItsResolveTimingHasNoRatio) {
     PassRatio r = ratio(compute_ratios(runs), "mip");
     EXPECT_FALSE(r.ratio);
     EXPECT_NE(r.reason.find("the resolve pass recorded no GPU time in mip-subgroup"), std::string::npos) << r.reason;
+}
+
+// The interval is a bootstrap over the rounds of both sides together, and the word follows from it:
+// a cull twice as fast in every round (with drift shared by the round) is faster; a light cull
+// whose sides swap places from round to round is level; the quad mip's interval is of its hosted
+// cost (resolve in mip-subgroup less resolve in mip-off, round by round).
+TEST(CompareRatios, IntervalsComeFromTheRoundsAndTheWordFromTheInterval) {
+    std::vector<double> drift = {1.0, 1.3, 0.9, 1.2, 1.1, 1.0, 1.4, 0.95};
+    std::vector<double> fallback, subgroup, a, b, host, off;
+    for (size_t r = 0; r < drift.size(); ++r) {
+        fallback.push_back(2.0 * drift[r]);
+        subgroup.push_back(drift[r] * (r % 2 ? 1.02 : 0.98));
+        a.push_back(r % 2 ? 1.0 : 1.1);
+        b.push_back(r % 2 ? 1.1 : 1.0);
+        off.push_back(0.5);
+        host.push_back(0.6 + 0.001 * double(r));  // the quad mip adds 0.1 ms, against a 0.4 ms fallback
+    }
+    std::vector<CompareRun> runs = {
+        in_rounds("cull-subgroup", {{Timer::cull, subgroup}}),
+        in_rounds("cull-fallback", {{Timer::cull, fallback}}),
+        in_rounds("light-cull-subgroup", {{Timer::light_cull, a}}),
+        in_rounds("light-cull-fallback", {{Timer::light_cull, b}}),
+        in_rounds("mip-subgroup", {{Timer::resolve, host}}),
+        in_rounds("mip-fallback", {{Timer::mip, std::vector<double>(drift.size(), 0.4)}}),
+        in_rounds("mip-off", {{Timer::resolve, off}}),
+    };
+    PassRatios ratios = compute_ratios(runs);
+    const PassRatio& cull = ratio(ratios, "cull");
+    ASSERT_TRUE(cull.ratio && cull.ci95);
+    EXPECT_NEAR(*cull.ratio, 2.0 * median_of(drift) / median_of(subgroup), 1e-12);
+    EXPECT_GT(cull.ci95->lo, 1.5);
+    EXPECT_LE(cull.ci95->lo, *cull.ratio);
+    EXPECT_GE(cull.ci95->hi, *cull.ratio);
+    EXPECT_EQ(cull.verdict, Verdict::faster);
+    const PassRatio& light = ratio(ratios, "light_cull");
+    ASSERT_TRUE(light.ratio && light.ci95);
+    EXPECT_LT(light.ci95->lo, 1.0);
+    EXPECT_GT(light.ci95->hi, 1.0);
+    EXPECT_EQ(light.verdict, Verdict::level);
+    const PassRatio& mip = ratio(ratios, "mip");
+    ASSERT_TRUE(mip.ratio && mip.ci95) << mip.reason;
+    EXPECT_NEAR(*mip.ratio, 0.4 / (median_of(host) - 0.5), 1e-9);
+    EXPECT_GT(mip.ci95->lo, 3.5);  // the hosted cost is 0.100 to 0.107 ms in every round
+    EXPECT_LT(mip.ci95->hi, 4.01);
+    EXPECT_EQ(mip.verdict, Verdict::faster);
+    EXPECT_TRUE(mip.graphics_vs_compute);
+    EXPECT_FALSE(cull.graphics_vs_compute);
+    // One round: a ratio, no interval, and level (the noise is unknown).
+    std::vector<CompareRun> one = {in_rounds("cull-subgroup", {{Timer::cull, {1.0}}}),
+                                   in_rounds("cull-fallback", {{Timer::cull, {3.0}}})};
+    const PassRatio& single = ratio(compute_ratios(one), "cull");
+    ASSERT_TRUE(single.ratio);
+    EXPECT_FALSE(single.ci95);
+    EXPECT_EQ(single.verdict, Verdict::level);
 }
 
 }  // namespace

@@ -92,3 +92,20 @@ TEST(Options, EveryDocumentedOptionIsKnownAndParses) {
         EXPECT_NE(std::find(known.begin(), known.end(), name), known.end()) << name;
     for (const std::string& name : known) EXPECT_EQ(closest_option(name), name);
 }
+
+TEST(Options, ProbeGoesWithInfoOnly) {
+    EXPECT_TRUE(parse_options({"--info", "--probe"}).probe);
+    EXPECT_FALSE(parse_options({"--info"}).probe);
+    std::vector<std::string> known = known_options();
+    EXPECT_NE(std::find(known.begin(), known.end(), "--probe"), known.end());
+    for (const char* mode : {"--headless", "--compare"}) {
+        std::vector<std::string> args = {mode, "--probe"};
+        if (std::string(mode) == "--compare") args.insert(args.end(), {"--out", "x"});
+        try {
+            parse_options(args);
+            ADD_FAILURE() << mode << " --probe was accepted";
+        } catch (const UsageError& e) {
+            EXPECT_NE(std::string(e.what()).find("--probe is only used with --info"), std::string::npos) << e.what();
+        }
+    }
+}

@@ -726,7 +726,7 @@ TEST(MeshoptHostile, RandomDamageToTheStreamsNeverCrashes) {
             ++refused;
         }
     }
-    EXPECT_EQ(refused + loaded, 200);
+    printf("damaged meshopt streams: %d refused, %d loaded\n", refused, loaded);
     EXPECT_GT(refused, 0);  // index streams whose damage names a vertex past the end, at least
 }
 
@@ -767,18 +767,20 @@ TEST(DracoHostile, BadBytesCountsAndIdsExit3) {
 TEST(DracoHostile, RandomDamageNeverCrashes) {
     Glb clean = draco_glb();
     std::mt19937 rng(5);
-    int outcomes = 0;
+    int refused = 0, loaded = 0;
     for (int round = 0; round < 200; ++round) {
         Glb glb = clean;
         for (int flips = 0; flips < 1 + round % 6; ++flips) glb.bin[rng() % glb.bin.size()] ^= uint8_t(1u << (rng() % 8));
         try {
             Scene scene = load_glb(glb);
             for (uint32_t index : scene.indices) ASSERT_LT(index, scene.vertices.size());
+            ++loaded;
         } catch (const SceneError&) {
+            ++refused;
         }
-        ++outcomes;
     }
-    EXPECT_EQ(outcomes, 200);
+    printf("damaged Draco meshes: %d refused, %d loaded\n", refused, loaded);
+    EXPECT_GT(refused, 0) << "no damage was detected: the decoder's checks are not reached";
 }
 
 TEST(WebpHostile, BadImagesWarnOnceAndLoadUntextured) {

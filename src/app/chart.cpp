@@ -43,15 +43,25 @@ double nice_ceiling(double value) {
 // Row pitches in units of the text scale.
 constexpr int kLine = 12;       // a text line
 constexpr int kBar = 9;         // one bar
-constexpr int kPairGap = 6;     // between two passes
+constexpr int kPairGap = 16;    // between two pairs: room for the interval's end labels and a third line
 
 struct Layout {
     double x0, y0, width;
     int s;
-    double label_width, ratio_width;
+    double label_width, forest_width, ratio_width;
     double bars_x0() const { return x0 + label_width; }
-    double bars_x1() const { return x0 + width - ratio_width; }
+    double bars_x1() const { return x0 + width - ratio_width - forest_width; }
+    double forest_x0() const { return bars_x1() + 8.0 * s; }
+    double forest_x1() const { return x0 + width - ratio_width - 4.0 * s; }
 };
+
+// Decimals enough to tell the ticks of this step apart: 2.5 -> 1, 0.25 -> 2, 0.02 -> 2.
+int decimals_for(double step) {
+    int decimals = 0;
+    while (decimals < 6 && std::fabs(step * std::pow(10.0, decimals) - std::round(step * std::pow(10.0, decimals))) > 1e-6)
+        ++decimals;
+    return decimals;
+}
 
 void add_axis(std::vector<Primitive>& out, const Layout& l, double y, double axis_max) {
     double x0 = l.bars_x0(), x1 = l.bars_x1();
@@ -59,11 +69,7 @@ void add_axis(std::vector<Primitive>& out, const Layout& l, double y, double axi
     for (int i = 0; i <= 4; ++i) {
         double x = x0 + (x1 - x0) * i / 4.0;
         out.push_back({Primitive::rect, x, y, 1.0 * l.s, 3.0 * l.s, kAxis, ""});
-        double step = axis_max / 4.0;
-        int decimals = 0;  // enough for the step: 2.5 -> 1, 0.25 -> 2, 0.02 -> 2
-        while (decimals < 6 && std::fabs(step * std::pow(10.0, decimals) - std::round(step * std::pow(10.0, decimals))) > 1e-6)
-            ++decimals;
-        std::string tick = fixed(step * i, decimals) + (i == 4 ? " ms" : "");
+        std::string tick = fixed(axis_max / 4.0 * i, decimals_for(axis_max / 4.0)) + (i == 4 ? " ms" : "");
         double tx = i == 4 ? x - text_width(tick, l.s) : x;
         out.push_back({Primitive::text, tx, y + 4.0 * l.s, 0, 0, kDim, tick});
     }
@@ -88,43 +94,81 @@ void add_bar(std::vector<Primitive>& out, const Layout& l, double y, const Chart
     out.push_back({Primitive::text, tx, y, 0, 0, winner ? kWinnerColour : kText, value});
 }
 
+uint32_t verdict_colour(const ChartPair& p) {
+    if (!p.ratio) return kDim;
+    return p.verdict == Verdict::faster ? kSubgroupColour : p.verdict == Verdict::slower ? kFallbackColour : kDim;
+}
+
+std::string ratio_label(double r) { return std::isfinite(r) ? fixed(r, r < 10 ? 2 : 1) + "x" : "inf"; }
+
+// The speed-up on the pair's own log scale: from the smallest to the largest of 1, the ratio and
+// its interval, widened by a fifth on each side (and to at least -+2% around them), so the interval
+// and where 1x falls are always readable. A line at 1x, the interval as a bar, the ratio as a
+// square, the scale's ends labelled underneath.
+void add_forest(std::vector<Primitive>& out, const Layout& l, double y, const ChartPair& p) {
+    double x0 = l.forest_x0(), x1 = l.forest_x1(), mid = y + kBar * l.s;
+    double lo = std::min(1.0, *p.ratio), hi = std::max(1.0, *p.ratio);
+    if (p.ci95) lo = std::min(lo, p.ci95->lo), hi = std::max(hi, std::isfinite(p.ci95->hi) ? p.ci95->hi : *p.ratio * 4);
+    double a = std::log(lo), b = std::log(hi), pad = std::max(0.2 * (b - a), std::log(1.02));
+    a -= pad, b += pad;
+    auto at = [&](double r) { return x0 + (x1 - x0) * (std::log(r) - a) / (b - a); };
+    out.push_back({Primitive::rect, x0, mid, x1 - x0, 1.0 * l.s, kAxis, ""});
+    out.push_back({Primitive::rect, at(1.0), y + 2.0 * l.s, 1.0 * l.s, (2 * kBar - 4) * l.s, kText, ""});
+    uint32_t colour = verdict_colour(p);
+    if (p.ci95) {
+        double cx0 = at(p.ci95->lo), cx1 = std::isfinite(p.ci95->hi) ? at(p.ci95->hi) : x1;
+        out.push_back({Primitive::rect, cx0, mid - 1.5 * l.s, std::max(1.0 * l.s, cx1 - cx0), 4.0 * l.s, colour, ""});
+    }
+    out.push_back({Primitive::rect, at(*p.ratio) - 2.5 * l.s, mid - 2.0 * l.s, 5.0 * l.s, 5.0 * l.s, kWinnerColour, ""});
+    std::string left = ratio_label(std::exp(a)), right = ratio_label(std::exp(b));
+    out.push_back({Primitive::text, x0, y + (2 * kBar + 1) * l.s, 0, 0, kDim, left});
+    out.push_back({Primitive::text, x1 - text_width(right, l.s), y + (2 * kBar + 1) * l.s, 0, 0, kDim, right});
+}
+
 std::vector<Primitive> layout_chart(const CompareChart& c, double x, double y, double width, int s) {
     std::vector<Primitive> out;
-    Layout l{x, y, width, s, 0, 0};
+    Layout l{x, y, width, s, 0, 0, 0};
     for (const ChartPair& p : c.pairs) l.label_width = std::max(l.label_width, double(text_width(p.name, s)));
     l.label_width = std::max(l.label_width, double(text_width("all-fallback", s))) + 8.0 * s;
-    l.ratio_width = text_width("0.02x, 57.0x slower", s) + 8.0 * s;
+    l.ratio_width = text_width("graphics/compute 1000.0x", s) + 8.0 * s;
+    l.forest_width = std::round(0.22 * (width - l.label_width - l.ratio_width));
 
     out.push_back({Primitive::text, x, y, 0, 0, kText,
-                   "GPU ms per pass: subgroup path (teal) against its fallback (orange), median with min-max whiskers; "
-                   "* marks the faster"});
-    y += kLine * s * 1.5;
+                   "Bars: each ratio's two sides in GPU ms on the row's own scale (median, min-max whiskers, * the faster)"});
+    out.push_back({Primitive::text, x, y + kLine * s, 0, 0, kText,
+                   "Right: fallback / subgroup on a log scale, 95% interval as a bar, white line at 1x; word from the interval"});
+    y += kLine * s * 2.5;
 
-    double axis_max = 0;
-    for (const ChartPair& p : c.pairs)
-        if (p.measured) axis_max = std::max({axis_max, p.subgroup.max, p.fallback.max, p.subgroup.median, p.fallback.median});
-    axis_max = nice_ceiling(axis_max);
     for (const ChartPair& p : c.pairs) {
         out.push_back({Primitive::text, x, y + 2.0 * s, 0, 0, kText, p.name});
         if (p.measured) {
-            // A winner only where there is a ratio (a subgroup cost within the noise has none).
-            bool subgroup_wins = p.ratio && *p.ratio >= 1.0, fallback_wins = p.ratio && *p.ratio < 1.0;
-            add_bar(out, l, y, p.subgroup, axis_max, kSubgroupColour, subgroup_wins, "subgroup");
-            add_bar(out, l, y + kBar * s, p.fallback, axis_max, kFallbackColour, fallback_wins, "fallback");
+            double axis_max = nice_ceiling(std::max({p.subgroup.max, p.fallback.max, p.subgroup.median, p.fallback.median}));
+            out.push_back({Primitive::text, x, y + (2 + kLine) * s, 0, 0, kDim, "0-" + fixed(axis_max, decimals_for(axis_max / 4)) + " ms"});
+            // A winner only where the interval excludes 1x.
+            bool subgroup_wins = p.ratio && p.verdict == Verdict::faster, fallback_wins = p.ratio && p.verdict == Verdict::slower;
+            add_bar(out, l, y, p.subgroup, axis_max, kSubgroupColour, subgroup_wins, p.subgroup_side);
+            add_bar(out, l, y + kBar * s, p.fallback, axis_max, kFallbackColour, fallback_wins, p.fallback_side);
+            if (p.ratio) add_forest(out, l, y, p);
         } else {
-            out.push_back({Primitive::text, l.bars_x0(), y + 2.0 * s, 0, 0, kDim, "not measured: " + p.note});
+            // One line of the reason, cut to the bars' width (report.md has all of it).
+            std::vector<std::string> lines = wrap_text("not measured: " + p.note, int(l.forest_x1() - l.bars_x0()), s);
+            out.push_back({Primitive::text, l.bars_x0(), y + 2.0 * s, 0, 0, kDim, lines.size() > 1 ? lines[0] + " ..." : lines[0]});
         }
-        std::string verdict = p.ratio ? speedup_text(*p.ratio) : "n/a";
-        out.push_back({Primitive::text, l.bars_x1() + 6.0 * s, y + 4.0 * s, 0, 0,
-                       p.ratio && *p.ratio >= 1.0 ? kSubgroupColour : p.ratio ? kFallbackColour : kDim, verdict});
+        double tx = l.x0 + width - l.ratio_width + 4.0 * s;
+        out.push_back({Primitive::text, tx, y, 0, 0, verdict_colour(p), p.ratio ? speedup_text(*p.ratio, p.verdict) : "n/a"});
+        if (p.ratio)
+            out.push_back({Primitive::text, tx, y + kLine * s, 0, 0, kDim,
+                           p.ci95 ? "95% " + ratio_label(p.ci95->lo) + " to " + ratio_label(p.ci95->hi) : "one round: no interval"});
+        if (p.graphics_to_compute)
+            out.push_back({Primitive::text, tx, y + (p.ratio ? 2 : 1) * kLine * s, 0, 0, kWinnerColour,
+                           "graphics/compute " + ratio_label(*p.graphics_to_compute)});
         y += (2 * kBar + kPairGap) * s;
     }
-    add_axis(out, l, y, axis_max);
-    y += kLine * s * 2;
+    y += kLine * s;
 
     // The whole frame, stacked by pass.
     std::string frame_title = "whole GPU frame, stacked by pass";
-    if (c.frame_ratio) frame_title += ": all-subgroup is " + speedup_text(*c.frame_ratio) + " than all-fallback";
+    if (c.frame_ratio) frame_title += ": all-fallback / all-subgroup " + speedup_text(*c.frame_ratio, c.frame_verdict);
     out.push_back({Primitive::text, x, y, 0, 0, kText, frame_title});
     y += kLine * s * 1.5;
     double frame_max = 0;
@@ -175,9 +219,9 @@ std::vector<Primitive> layout_chart(const CompareChart& c, double x, double y, d
 
 // Rows the chart takes (fixed by the pass table), in text-scale units.
 int chart_units() {
-    int pairs = int(kPassCount);
-    return int(kLine * 1.5) + pairs * (2 * kBar + kPairGap) + kLine * 2 + int(kLine * 1.5) + 2 * (kBar + 2) +
-           int(kLine * 1.6) + kLine + 8;
+    int pairs = int(kChartPairs);
+    return int(kLine * 2.5) + pairs * (2 * kBar + kPairGap) + kLine + int(kLine * 1.5) + 2 * (kBar + 2) + int(kLine * 1.6) +
+           kLine + 8;
 }
 
 std::string xml_escape(const std::string& s) {
@@ -199,26 +243,39 @@ std::string svg_colour(uint32_t rgba) {
 
 }  // namespace
 
-std::string speedup_text(double ratio) {
-    if (ratio >= 0.995 && ratio < 1.005) return fixed(ratio, 2) + "x, level";
-    if (ratio >= 1.0) return fixed(ratio, 2) + "x faster";
-    return fixed(ratio, 2) + "x, " + fixed(1.0 / ratio, 1) + "x slower";
+std::string speedup_text(double ratio, Verdict verdict) {
+    switch (verdict) {
+        case Verdict::faster: return fixed(ratio, 2) + "x faster";
+        case Verdict::slower: return fixed(ratio, 2) + "x, " + fixed(1.0 / ratio, ratio < 0.1 ? 0 : 1) + "x slower";
+        case Verdict::level: break;
+    }
+    return fixed(ratio, 2) + "x level";
 }
 
-CompareChart build_chart(const std::vector<CompareRun>& runs, const PassRatios& ratios) {
+CompareChart build_chart(const CompareResult& result) {
     CompareChart c;
-    for (const PassInfo& pass : kPasses) {
-        const PassRatio& r = ratios[size_t(pass.id)];
+    std::optional<double> graphics = result.probe.ratio();
+    for (const PassRatio& r : all_ratios(result)) {
         ChartPair p;
         p.name = r.name;
+        p.key = r.key;
+        p.subgroup_side = r.subgroup_side;
+        p.fallback_side = r.fallback_side;
         p.measured = r.measured;
         p.subgroup = {r.subgroup_ms, std::min(r.subgroup_min, r.subgroup_ms), std::max(r.subgroup_max, r.subgroup_ms)};
         p.fallback = {r.fallback_ms, std::min(r.fallback_min, r.fallback_ms), std::max(r.fallback_max, r.fallback_ms)};
         p.ratio = r.ratio;
+        p.ci95 = r.ci95;
+        p.verdict = r.verdict;
+        if (r.graphics_vs_compute) p.graphics_to_compute = graphics;
         p.note = r.reason;
         c.pairs.push_back(p);
     }
-    c.frame_ratio = ratios[kPassCount].ratio;
+    const PassRatio& frame = result.ratios[kPassCount];
+    c.frame_ratio = frame.ratio;
+    c.frame_verdict = frame.verdict;
+    const std::vector<CompareRun>& runs = result.runs;
+    const PassRatios& ratios = result.ratios;
     const char* names[2] = {"all-subgroup", "all-fallback"};
     for (int i = 0; i < 2; ++i) {
         ChartStack& st = c.stacks[i];
@@ -299,12 +356,17 @@ std::string chart_svg(const CompareChart& chart, const std::string& title) {
                 break;
         }
     }
-    // The numbers behind the bars, machine-readable: one element per pass.
+    // The numbers behind the bars, machine-readable: one element per ratio.
     for (const ChartPair& p : chart.pairs) {
-        svg += "<desc class=\"pair\" data-pass=\"" + xml_escape(p.name) + "\" data-measured=\"" + (p.measured ? "1" : "0") + "\"";
+        svg += "<desc class=\"pair\" data-pass=\"" + xml_escape(p.name) + "\" data-key=\"" + xml_escape(p.key) +
+               "\" data-measured=\"" + (p.measured ? "1" : "0") + "\"";
         if (p.measured)
             svg += " data-subgroup-ms=\"" + fixed(p.subgroup.median, 6) + "\" data-fallback-ms=\"" + fixed(p.fallback.median, 6) + "\"";
-        if (p.ratio) svg += " data-ratio=\"" + fixed(*p.ratio, 6) + "\"";
+        if (p.ratio) svg += " data-ratio=\"" + fixed(*p.ratio, 6) + "\" data-verdict=\"" + std::string(verdict_name(p.verdict)) + "\"";
+        if (p.ci95)
+            svg += " data-ci-lo=\"" + fixed(p.ci95->lo, 6) + "\" data-ci-hi=\"" +
+                   (std::isfinite(p.ci95->hi) ? fixed(p.ci95->hi, 6) : std::string("inf")) + "\"";
+        if (p.graphics_to_compute) svg += " data-graphics-to-compute=\"" + fixed(*p.graphics_to_compute, 6) + "\"";
         svg += "/>\n";
     }
     svg += "</svg>\n";

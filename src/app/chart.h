@@ -1,7 +1,8 @@
-// The comparison's chart: what a reader of compare.png should see in five seconds. For every pass
-// of the table its subgroup path and its fallback as two horizontal bars on one millisecond axis
-// (median, with min-max whiskers over the measured frames) and the speed-up; then the whole frame
-// of all-subgroup against all-fallback, stacked by pass. Drawn into the sheet (draw_chart) and
+// The comparison's chart: what a reader of compare.png should see in five seconds. For every ratio
+// of report.json its two sides as horizontal bars (median, with min-max whiskers over the measured
+// frames) on that pair's own millisecond scale, so a 0.02 ms pass reads as well as a 4 ms one; then
+// the speed-up on the pair's own log scale with its 95% interval against a line at 1x, and its word;
+// then the whole frame of all-subgroup against all-fallback, stacked by pass. Drawn into the sheet (draw_chart) and
 // written as DIR/chart.svg (chart_svg) by the same layout code, so the two always agree.
 //
 // SVG is written by hand: Debian has no C++ plotting library that fits a CMake build without
@@ -20,12 +21,17 @@ struct ChartBar {
     double median = 0, min = 0, max = 0;  // ms
 };
 
-// One pass: its subgroup path against its fallback, as measured for the ratio (PassRatio).
+// One ratio: its subgroup path against its fallback (PassRatio), as measured for the ratio.
 struct ChartPair {
-    std::string name;  // the pass's name: "cull", "light-loop", ...
+    std::string name;  // the ratio's name: "cull", "light-loop", "frame", "indexed/meshlet"
+    std::string key;   // its report.json key
+    std::string subgroup_side = "subgroup", fallback_side = "fallback";
     bool measured = false;
     ChartBar subgroup, fallback;
     std::optional<double> ratio;  // fallback / subgroup
+    std::optional<Interval> ci95;
+    Verdict verdict = Verdict::level;
+    std::optional<double> graphics_to_compute;  // the stage probe's figure, beside graphics-vs-compute ratios
     std::string note;             // why there are no bars or no ratio
 };
 
@@ -47,15 +53,18 @@ struct ChartStack {
 };
 
 struct CompareChart {
-    std::vector<ChartPair> pairs;  // one per pass of the table, in table order
+    std::vector<ChartPair> pairs;  // one per ratio, in report.json's order (all_ratios)
     ChartStack stacks[2];          // all-subgroup, all-fallback
     std::optional<double> frame_ratio;
+    Verdict frame_verdict = Verdict::level;
 };
 
-CompareChart build_chart(const std::vector<CompareRun>& runs, const PassRatios& ratios);
+// The pairs' count: the pass table's ratios, frame, meshlet_cull and geometry.
+constexpr size_t kChartPairs = kPassCount + 3;
+CompareChart build_chart(const CompareResult& c);
 
-// "1.16x faster", "0.02x, 57x slower", "1.00x, level".
-std::string speedup_text(double ratio);
+// The speed-up with the word its interval earns: "1.16x faster", "0.02x, 57x slower", "1.01x level".
+std::string speedup_text(double ratio, Verdict verdict);
 
 // The chart's height in the sheet at a width (independent of the numbers: the layout of
 // compare.png follows from the table and the frame size alone).

@@ -42,7 +42,57 @@ const CompareRun* find_run(const std::vector<CompareRun>& runs, const std::strin
     return nullptr;
 }
 
-// Why `run` cannot provide `pass`'s median, or empty if it can.
+std::string format_ratio(const PassRatio& r) { return r.ratio ? fixed(*r.ratio, 2) + "x" : "n/a"; }
+
+std::string format_bound(double v) { return std::isfinite(v) ? fixed(v, 3) : std::string("inf"); }
+// "[0.981, 1.012]"; "none" without one.
+std::string format_interval(const PassRatio& r) {
+    return r.ci95 ? "[" + format_bound(r.ci95->lo) + ", " + format_bound(r.ci95->hi) + "]" : "none";
+}
+
+// One side of a ratio: a timer's frames in one run, less (for a pass hosted in another's timer,
+// the quad mip) the same timer's frames in a second run, both pooled over the same rounds.
+struct Cost {
+    const CompareRun* run = nullptr;
+    Timer timer{};
+    const CompareRun* minus = nullptr;
+    double median(std::span<const uint32_t> picks) const {
+        double ms = pooled_median(run->result.rounds[size_t(timer)], picks);
+        return minus ? ms - pooled_median(minus->result.rounds[size_t(timer)], picks) : ms;
+    }
+    uint32_t rounds() const {
+        size_t n = run->result.rounds[size_t(timer)].size();
+        return uint32_t(minus ? std::min(n, minus->result.rounds[size_t(timer)].size()) : n);
+    }
+};
+
+// Fills in both costs, the whiskers, the ratio, its interval and its word. Both sides are taken
+// from the same round picks in every resample: a round's drift falls on both and cancels.
+void finish_ratio(PassRatio& r, const Cost& fallback, const Cost& subgroup) {
+    r.measured = true;
+    const TimingStats& f = fallback.run->result.timings[size_t(fallback.timer)];
+    const TimingStats& g = subgroup.run->result.timings[size_t(subgroup.timer)];
+    r.fallback_ms = f.median;
+    r.fallback_min = f.min, r.fallback_max = f.max;
+    // A hosted cost: the host's time less its median with the pass off, whiskers on the same basis.
+    double shift = subgroup.minus ? subgroup.minus->result.timings[size_t(subgroup.timer)].median : 0.0;
+    r.subgroup_ms = g.median - shift;
+    r.subgroup_min = g.min - shift, r.subgroup_max = g.max - shift;
+    if (r.subgroup_ms <= 0) {
+        r.reason = "the subgroup path's cost measured " + format_ms(r.subgroup_ms) + " ms (" + r.measured_as +
+                   "): not above the run-to-run noise, so no ratio";
+        return;
+    }
+    r.ratio = r.fallback_ms / r.subgroup_ms;
+    // A resample whose subgroup cost vanishes (a hosted cost within the noise) has an unbounded ratio.
+    r.ci95 = bootstrap_ci95(std::min(fallback.rounds(), subgroup.rounds()), [&](std::span<const uint32_t> picks) {
+        double s = subgroup.median(picks);
+        return s > 0 ? fallback.median(picks) / s : INFINITY;
+    });
+    r.verdict = verdict_of(r.ci95);
+}
+
+// Why `run` cannot provide `timer`'s frames, or empty if it can.
 std::string missing_timing(const CompareRun* run, const std::string& name, Timer timer) {
     if (!run) return name + " is not in this comparison";
     if (run->skipped) return name + " was skipped: " + run->skip_reason;
@@ -50,41 +100,6 @@ std::string missing_timing(const CompareRun* run, const std::string& name, Timer
         return "the " + std::string(timer_info(timer).key) + " pass recorded no GPU time in " + name +
                " (it did not run in that configuration)";
     return "";
-}
-
-double median(const CompareRun* run, Timer timer) { return run->result.timings[size_t(timer)].median; }
-
-std::string format_ratio(const PassRatio& r) { return r.ratio ? fixed(*r.ratio, 2) + "x" : "n/a"; }
-
-void finish_ratio(PassRatio& r) {
-    r.measured = true;
-    if (r.subgroup_ms <= 0) {
-        r.reason = "the subgroup path's cost measured " + format_ms(r.subgroup_ms) + " ms (" + r.measured_as +
-                   "): not above the run-to-run noise, so no ratio";
-        return;
-    }
-    r.ratio = r.fallback_ms / r.subgroup_ms;
-}
-
-PassRatio pass_ratio(const std::vector<CompareRun>& runs, std::string_view key, std::string_view name,
-                     const std::string& prefix, Timer timer) {
-    PassRatio r;
-    r.key = key;
-    r.name = name;
-    r.fallback_run = prefix + "-fallback";
-    r.subgroup_run = prefix + "-subgroup";
-    r.measured_as = std::string(timer_info(timer).key) + " pass median in " + r.fallback_run + " over the same in " + r.subgroup_run;
-    const CompareRun* fb = find_run(runs, r.fallback_run);
-    const CompareRun* sg = find_run(runs, r.subgroup_run);
-    r.reason = missing_timing(sg, r.subgroup_run, timer);
-    if (r.reason.empty()) r.reason = missing_timing(fb, r.fallback_run, timer);
-    if (!r.reason.empty()) return r;
-    r.fallback_ms = median(fb, timer);
-    r.subgroup_ms = median(sg, timer);
-    const TimingStats &f = fb->result.timings[size_t(timer)], &g = sg->result.timings[size_t(timer)];
-    r.fallback_min = f.min, r.fallback_max = f.max, r.subgroup_min = g.min, r.subgroup_max = g.max;
-    finish_ratio(r);
-    return r;
 }
 
 // A pass whose subgroup path runs inside another pass (the quad mip, stored by the resolve pass's
@@ -100,39 +115,36 @@ PassRatio hosted_ratio(const std::vector<CompareRun>& runs, const PassInfo& pass
     std::string off_run = name + "-off";
     r.measured_as = own + " pass median in " + r.fallback_run + " over the " + host + " pass median in " + r.subgroup_run +
                     " minus that in " + off_run;
+    // The quad mip's host is the resolve pass's fragment shader; its fallback, a compute dispatch.
+    r.graphics_vs_compute = true;
     const CompareRun* sg = find_run(runs, r.subgroup_run);
     const CompareRun* fb = find_run(runs, r.fallback_run);
     const CompareRun* off = find_run(runs, off_run);
     r.reason = missing_timing(sg, r.subgroup_run, *pass.host_timer);
     if (r.reason.empty()) r.reason = missing_timing(off, off_run, *pass.host_timer);
     if (r.reason.empty()) r.reason = missing_timing(fb, r.fallback_run, pass.timer);
-    if (!r.reason.empty()) return r;
-    r.fallback_ms = median(fb, pass.timer);
-    r.subgroup_ms = median(sg, *pass.host_timer) - median(off, *pass.host_timer);
-    const TimingStats &f = fb->result.timings[size_t(pass.timer)], &in_host = sg->result.timings[size_t(*pass.host_timer)];
-    r.fallback_min = f.min, r.fallback_max = f.max;
-    r.subgroup_min = r.subgroup_ms - (in_host.median - in_host.min);
-    r.subgroup_max = r.subgroup_ms + (in_host.max - in_host.median);
-    finish_ratio(r);
+    if (r.reason.empty()) finish_ratio(r, {fb, pass.timer}, {sg, *pass.host_timer, off});
     return r;
 }
 
 PassRatio ratio_of(const std::vector<CompareRun>& runs, const PassInfo& pass) {
-    const CompareRun* sg = find_run(runs, std::string(pass.name) + "-subgroup");
+    std::string prefix(pass.name);
+    const CompareRun* sg = find_run(runs, prefix + "-subgroup");
     bool own_time = has_own_timer(pass) && sg && !sg->skipped && sg->result.ran[size_t(pass.timer)];
-    if (!pass.host_timer || own_time) return pass_ratio(runs, pass.key, pass.name, std::string(pass.name), pass.timer);
+    if (!pass.host_timer || own_time)
+        return timer_ratio(runs, pass.key, pass.name, prefix + "-fallback", prefix + "-subgroup", pass.timer);
     // Hosted, with an off variant (the quad mip): its subgroup cost is what it adds to the host.
     if (offers(pass, Request::off)) return hosted_ratio(runs, pass);
     // Hosted without one (the light loop: forward always runs some loop): both variants are the
     // host's work, so the ratio is the host's time in the fallback run over that in the subgroup run.
-    PassRatio r = pass_ratio(runs, pass.key, pass.name, std::string(pass.name), *pass.host_timer);
+    PassRatio r = timer_ratio(runs, pass.key, pass.name, prefix + "-fallback", prefix + "-subgroup", *pass.host_timer);
     r.measured_as = std::string(timer_info(*pass.host_timer).key) + " pass median (it runs the " + std::string(pass.name) +
                     ") in " + r.fallback_run + " over the same in " + r.subgroup_run;
     return r;
 }
 
 PassRatio frame_ratio(const std::vector<CompareRun>& runs) {
-    PassRatio r = pass_ratio(runs, "frame", "frame", "all", Timer::frame);
+    PassRatio r = timer_ratio(runs, "frame", "frame", "all-fallback", "all-subgroup", Timer::frame);
     r.measured_as = "frame median in all-fallback over the same in all-subgroup";
     return r;
 }
@@ -149,20 +161,55 @@ void write_text(const std::string& path, const std::string& text) {
     if (!file || !(file << text)) throw std::runtime_error("cannot write " + path + " (is the folder writable?)");
 }
 
-std::vector<PassRatio> all_ratios(const CompareResult& c) {
-    std::vector<PassRatio> all(c.ratios.begin(), c.ratios.end());
-    all.insert(all.end(), c.meshlet_ratios.begin(), c.meshlet_ratios.end());
-    return all;
-}
+// An interval end as JSON: null for an unbounded one (JSON has no infinity).
+nlohmann::json bound_json(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
 
-nlohmann::json ratio_detail_json(const PassRatio& r) {
+nlohmann::json ratio_detail_json(const PassRatio& r, const StageProbe& probe) {
     nlohmann::json j = {{"fallback_run", r.fallback_run}, {"subgroup_run", r.subgroup_run}, {"measured_as", r.measured_as}};
     if (r.measured) {
         j["fallback_ms"] = r.fallback_ms;
         j["subgroup_ms"] = r.subgroup_ms;
     }
+    j["ratio_ci95"] = r.ci95 ? nlohmann::json::array({bound_json(r.ci95->lo), bound_json(r.ci95->hi)}) : nlohmann::json(nullptr);
+    j["verdict"] = r.ratio ? nlohmann::json(verdict_name(r.verdict)) : nlohmann::json(nullptr);
+    if (r.graphics_vs_compute) {
+        auto g = probe.ratio();
+        j["graphics_to_compute"] = g ? nlohmann::json(*g) : nlohmann::json(nullptr);
+    }
     if (!r.reason.empty()) j["reason"] = r.reason;
     return j;
+}
+
+nlohmann::json outliers_json(const Outliers& o) {
+    return {{"samples", o.samples}, {"low_severe", o.low_severe}, {"low_mild", o.low_mild}, {"high_mild", o.high_mild},
+            {"high_severe", o.high_severe}};
+}
+
+// How one configuration's frames were taken, and its outliers per timer (Criterion's classes).
+nlohmann::json measurement_json(const RunResult& r, const CompareMethod& method) {
+    nlohmann::json outliers = nlohmann::json::object();
+    for (size_t t = 0; t < kTimerCount; ++t) {
+        if (!r.ran[t]) continue;
+        std::vector<double> all;
+        for (const std::vector<double>& round : r.rounds[t]) all.insert(all.end(), round.begin(), round.end());
+        outliers[std::string(kTimers[t].key)] = outliers_json(tukey_outliers(all));
+    }
+    return {{"warmup_frames", method.warmup_frames}, {"rounds", method.rounds()}, {"round_frames", method.round_frames},
+            {"outliers", outliers}};
+}
+
+nlohmann::json method_json(const CompareMethod& m) {
+    return {{"warmup_frames", m.warmup_frames},
+            {"rounds", m.rounds()},
+            {"round_frames", m.round_frames},
+            {"order", "round r renders every configuration, starting at the r-th (mod their count)"},
+            {"interval", {{"confidence", 0.95},
+                          {"method", "percentile bootstrap over rounds, both sides of a ratio resampled together"},
+                          {"statistic", "ratio of the medians of the resampled rounds' frames"},
+                          {"resamples", kBootstrapResamples},
+                          {"seed", kBootstrapSeed}}},
+            {"verdict", "faster or slower only when the interval excludes 1.0, else level"},
+            {"outliers", "Tukey's fences over each configuration's measured frames: mild beyond 1.5 IQR, severe beyond 3"}};
 }
 
 nlohmann::json comparison_json(const Context& ctx, const Options& o, const Scene& scene, const CompareResult& c) {
@@ -176,7 +223,7 @@ nlohmann::json comparison_json(const Context& ctx, const Options& o, const Scene
     nlohmann::json ratios = nlohmann::json::object(), details = nlohmann::json::object();
     for (const PassRatio& r : all_ratios(c)) {
         ratios[r.key] = r.ratio ? nlohmann::json(*r.ratio) : nlohmann::json(nullptr);
-        details[r.key] = ratio_detail_json(r);
+        details[r.key] = ratio_detail_json(r, c.probe);
     }
     nlohmann::json differences = nlohmann::json::array();
     for (const CompareDifference& d : c.differences)
@@ -190,6 +237,8 @@ nlohmann::json comparison_json(const Context& ctx, const Options& o, const Scene
              {{"path", scene.path}, {"triangles", scene.triangle_count()}, {"instances", o.instances}, {"lights", o.lights}}},
             {"frame", {{"width", o.width}, {"height", o.height}, {"frames", o.frames}, {"warmup", o.warmup}}},
             {"validation", {{"enabled", o.validate}, {"messages", c.validation_messages}}},
+            {"method", method_json(c.method)},
+            {"probe", stage_probe_json(c.probe)},
             {"runs", runs},
             {"skipped", skipped},
             {"ratios", ratios},
@@ -244,16 +293,55 @@ std::string markdown_report(const Context& ctx, const Options& o, const Scene& s
     line("");
     line("## Speed-up of each subgroup path over its fallback");
     line("");
-    line("| pass | fallback ms | subgroup ms | speed-up | measured as |");
-    line("| --- | ---: | ---: | ---: | --- |");
+    line("Above 1 the subgroup path is faster. The word is `faster` or `slower` only where the 95% interval excludes 1.0, "
+         "else `level` (method below).");
+    line("");
+    line("| ratio | fallback ms | subgroup ms | speed-up | 95% interval | verdict | measured as |");
+    line("| --- | ---: | ---: | ---: | --- | --- | --- |");
+    std::optional<double> graphics = c.probe.ratio();
     for (const PassRatio& r : all_ratios(c)) {
-        if (r.ratio)
-            line("| " + r.key + " | " + format_ms(r.fallback_ms) + " | " + format_ms(r.subgroup_ms) + " | " + format_ratio(r) +
-                 " | " + r.measured_as + " |");
-        else if (r.measured)
-            line("| " + r.key + " | " + format_ms(r.fallback_ms) + " | " + format_ms(r.subgroup_ms) + " | n/a | " + r.reason + " |");
-        else
-            line("| " + r.key + " | | | n/a | " + r.reason + " |");
+        std::string how = r.ratio ? r.measured_as : r.reason;
+        if (r.graphics_vs_compute)
+            how += "; graphics stage against compute: the probe's fragment/compute is " +
+                   (graphics ? fixed(*graphics, 1) + "x" : std::string("not measured")) + " on this device";
+        std::string costs = r.measured ? format_ms(r.fallback_ms) + " | " + format_ms(r.subgroup_ms) : " | ";
+        line("| " + r.key + " | " + costs + " | " + format_ratio(r) + " | " + format_interval(r) + " | " +
+             (r.ratio ? std::string(verdict_name(r.verdict)) : "n/a") + " | " + how + " |");
+    }
+    line("");
+    line("## Graphics-to-compute probe");
+    line("");
+    line(stage_probe_summary(c.probe) + ".");
+    if (graphics) {
+        line("");
+        line("Fragment " + fixed(*graphics, 1) + "x compute: " + kStageProbeMeaning + ". It stands beside `mip` (the quad mip in "
+             "the resolve pass's fragment shader against the compute downsample) and `geometry` (the meshlet path's task/mesh "
+             "culling against the compute cull). The two stages' results differ in " + std::to_string(c.probe.differing_texels) +
+             " texels (the same loop on the same inputs: 0).");
+    }
+    line("");
+    line("## Method");
+    line("");
+    std::string sizes;
+    for (uint32_t f : c.method.round_frames) sizes += (sizes.empty() ? "" : ", ") + std::to_string(f);
+    line("- Every configuration renders one instrumented frame and " + std::to_string(c.method.warmup_frames) +
+         " warm-up frames (not timed), then the configurations are rendered in " + std::to_string(c.method.rounds()) +
+         " rounds of " + sizes + " frames each; round r starts at the r-th configuration, so clock and thermal drift fall "
+         "on all alike.");
+    line("- Each ratio's 95% interval is a percentile bootstrap over the rounds: " + std::to_string(kBootstrapResamples) +
+         " resamples of the rounds with replacement (the same rounds for both sides), the ratio of the medians of their "
+         "frames in each, fixed seed. With fewer than two rounds there is no interval and the word is `level`.");
+    line("- Outliers: Tukey's fences over each configuration's measured frames (mild beyond 1.5 IQR, severe beyond 3), "
+         "counted as Criterion does; they stay in the medians.");
+    line("");
+    line("| configuration | measured frames | frame outliers: low severe / low mild / high mild / high severe |");
+    line("| --- | ---: | --- |");
+    for (const CompareRun& r : c.runs) {
+        if (r.skipped) continue;
+        const nlohmann::json& o = r.report["measurement"]["outliers"]["frame"];
+        line("| " + r.config.name + " | " + std::to_string(o["samples"].get<uint32_t>()) + " | " +
+             std::to_string(o["low_severe"].get<uint32_t>()) + " / " + std::to_string(o["low_mild"].get<uint32_t>()) + " / " +
+             std::to_string(o["high_mild"].get<uint32_t>()) + " / " + std::to_string(o["high_severe"].get<uint32_t>()) + " |");
     }
     line("");
     line("## Configurations");
@@ -336,10 +424,20 @@ RgbaImage comparison_sheet(const Context& ctx, const Options& o, const Scene& sc
                          "), " + ctx.info.driver;
     std::string setup = "subgroup size " + std::to_string(ctx.subgroup.size) + "   " + std::to_string(o.width) + "x" +
                         std::to_string(o.height) + "   " + std::to_string(scene.triangle_count()) + " triangles   " +
-                        std::to_string(o.lights) + " lights   median of " + std::to_string(o.frames - o.warmup) + " frames, ms";
-    std::string speedups = "speed-up, fallback / subgroup:";
-    for (const PassRatio& r : all_ratios(c)) speedups += "   " + r.name + " " + format_ratio(r);
-    std::vector<TextLine> header = {{"subgroup-demo --compare   " + device, white}, {setup, grey}, {speedups, gold}};
+                        std::to_string(o.lights) + " lights   median of " + std::to_string(o.frames - o.warmup) + " frames in " +
+                        std::to_string(c.method.rounds()) + " rounds (" + std::to_string(o.warmup) + " warm-up), ms";
+    std::string speedups = "speed-up, fallback / subgroup (word from the 95% interval):";
+    for (const PassRatio& r : all_ratios(c))
+        speedups += "   " + r.name + " " + format_ratio(r) + (r.ratio ? " " + std::string(verdict_name(r.verdict)) : "");
+    std::vector<TextLine> header = {{"subgroup-demo --compare   " + device, white}, {setup, grey}};
+    // The speed-ups on (at most) two lines, then the probe.
+    std::vector<std::string> wrapped = wrap_text(speedups, layout.width - 2 * layout.margin, layout.text_scale);
+    for (size_t i = 0; i < 2; ++i) header.push_back({i < wrapped.size() ? wrapped[i] : "", gold});
+    auto graphics = c.probe.ratio();
+    header.push_back({graphics ? "probe: the same loop takes " + fixed(*graphics, *graphics < 10 ? 2 : 1) +
+                                     "x as long in a fragment shader as in compute; see mip and indexed/meshlet"
+                               : stage_probe_summary(c.probe),
+                      grey});
 
     std::vector<SheetCell> cells;
     // The difference panel: pairs of images that should be identical, amplified (black where they
@@ -392,7 +490,7 @@ RgbaImage comparison_sheet(const Context& ctx, const Options& o, const Scene& sc
         cells.push_back(std::move(cell));
     }
     RgbaImage sheet = compose_sheet(layout, header, cells);
-    draw_chart(sheet, layout.band(), build_chart(c.runs, c.ratios), layout.text_scale);
+    draw_chart(sheet, layout.band(), build_chart(c), layout.text_scale);
     return sheet;
 }
 
@@ -406,29 +504,40 @@ SheetLayout compare_sheet_layout(uint32_t frame_width, uint32_t frame_height, si
                              kCompareLabelLines, chart_height(probe.text_scale));
 }
 
+PassRatio timer_ratio(const std::vector<CompareRun>& runs, std::string_view key, std::string_view name,
+                      const std::string& fallback_run, const std::string& subgroup_run, Timer timer) {
+    PassRatio r;
+    r.key = key;
+    r.name = name;
+    r.fallback_run = fallback_run;
+    r.subgroup_run = subgroup_run;
+    r.measured_as = std::string(timer_info(timer).key) + " pass median in " + fallback_run + " over the same in " + subgroup_run;
+    const CompareRun* fb = find_run(runs, fallback_run);
+    const CompareRun* sg = find_run(runs, subgroup_run);
+    r.reason = missing_timing(sg, subgroup_run, timer);
+    if (r.reason.empty()) r.reason = missing_timing(fb, fallback_run, timer);
+    if (r.reason.empty()) finish_ratio(r, {fb, timer}, {sg, timer});
+    return r;
+}
+
+std::vector<PassRatio> all_ratios(const CompareResult& c) {
+    std::vector<PassRatio> all(c.ratios.begin(), c.ratios.end());
+    all.insert(all.end(), c.meshlet_ratios.begin(), c.meshlet_ratios.end());
+    return all;
+}
+
 std::array<PassRatio, 2> compute_meshlet_ratios(const std::vector<CompareRun>& runs) {
-    PassRatio cull = pass_ratio(runs, "meshlet_cull", "meshlet cull", "meshlet", Timer::depth);
+    PassRatio cull = timer_ratio(runs, "meshlet_cull", "meshlet cull", "meshlet-fallback", "meshlet-subgroup", Timer::depth);
     cull.measured_as = "depth pass median (where the task and mesh shaders cull) in meshlet-fallback over the same in "
                        "meshlet-subgroup";
-    // The indexed frame plays the "fallback" side: the ratio is indexed over meshlet.
-    PassRatio geometry;
-    geometry.key = "geometry";
-    geometry.name = "indexed/meshlet";
-    geometry.fallback_run = "cull-subgroup";
-    geometry.subgroup_run = "meshlet-subgroup";
+    // The indexed frame plays the "fallback" side: the ratio is indexed over meshlet. It sets the
+    // meshlet path's culling in task and mesh shaders against the compute cull.
+    PassRatio geometry = timer_ratio(runs, "geometry", "indexed/meshlet", "cull-subgroup", "meshlet-subgroup", Timer::frame);
     geometry.measured_as = "frame median in cull-subgroup (indexed: compute cull + indirect draws) over the same in "
                            "meshlet-subgroup";
-    const CompareRun* indexed = find_run(runs, geometry.fallback_run);
-    const CompareRun* meshlet = find_run(runs, geometry.subgroup_run);
-    geometry.reason = missing_timing(meshlet, geometry.subgroup_run, Timer::frame);
-    if (geometry.reason.empty()) geometry.reason = missing_timing(indexed, geometry.fallback_run, Timer::frame);
-    if (geometry.reason.empty()) {
-        geometry.fallback_ms = median(indexed, Timer::frame);
-        geometry.subgroup_ms = median(meshlet, Timer::frame);
-        const TimingStats &f = indexed->result.timings[size_t(Timer::frame)], &g = meshlet->result.timings[size_t(Timer::frame)];
-        geometry.fallback_min = f.min, geometry.fallback_max = f.max, geometry.subgroup_min = g.min, geometry.subgroup_max = g.max;
-        finish_ratio(geometry);
-    }
+    geometry.subgroup_side = "meshlet";
+    geometry.fallback_side = "indexed";
+    geometry.graphics_vs_compute = true;
     return {cull, geometry};
 }
 
@@ -437,6 +546,83 @@ PassRatios compute_ratios(const std::vector<CompareRun>& runs) {
     for (const PassInfo& pass : kPasses) ratios[size_t(pass.id)] = ratio_of(runs, pass);
     ratios[kPassCount] = frame_ratio(runs);
     return ratios;
+}
+
+namespace {
+
+// The options one configuration renders with: its own requests and screenshot, nothing else written.
+Options run_options(const Options& options, const CompareRun& run, const std::string& screenshot) {
+    Options o = options;
+    o.plan = PlanRequest{};
+    o.plan.passes = run.config.requests;
+    o.plan.geometry = run.config.geometry;
+    o.test_extra_work = run.config.test_extra_work;
+    o.screenshot = screenshot;
+    o.mip_dump.clear();
+    o.report.clear();
+    return o;
+}
+
+// The contract's report of one configuration, with its own validation count, name and request.
+void fill_report(const Context& ctx, const Scene& scene, const Options& o, const CompareMethod& method, CompareRun& run) {
+    run.report = report_json(ctx, o, run.plan, scene, run.result);
+    run.report["measurement"] = measurement_json(run.result, method);
+    run.report["validation"]["messages"] = run.validation_messages;  // this configuration's, not the process's
+    run.report["name"] = run.config.name;
+    run.report["config"] = config_json(run.config);
+}
+
+std::string screenshot_path(const std::string& dir, const std::string& name) {
+    return (std::filesystem::path(dir) / (name + ".png")).string();
+}
+
+}  // namespace
+
+CompareMethod render_in_rounds(const Context& ctx, const Scene& scene, const Options& options, std::vector<CompareRun>& runs,
+                               const std::string& dir, const std::function<void(const std::string&, bool)>& step) {
+    using clock = std::chrono::steady_clock;
+    CompareMethod method;
+    method.warmup_frames = options.warmup;
+    method.round_frames = round_sizes(options.frames - options.warmup);
+    struct Active {
+        CompareRun* run;
+        Options options;
+        std::unique_ptr<HeadlessRun> headless;
+    };
+    std::vector<Active> active;
+    // Everything a configuration does is charged to it: its seconds and its validation messages.
+    auto charge = [](CompareRun& run, const auto& work) {
+        uint32_t messages_before = validation_message_count();
+        auto start = clock::now();
+        work();
+        run.seconds += std::chrono::duration<double>(clock::now() - start).count();
+        run.validation_messages += validation_message_count() - messages_before;
+    };
+    // Set-up in matrix order: renderer, instrumented frame, warm-up frames (untimed).
+    for (CompareRun& run : runs) {
+        if (step) step(run.config.name, run.skipped);
+        if (run.skipped) continue;
+        Active& a = active.emplace_back(Active{&run, run_options(options, run, screenshot_path(dir, run.config.name)), nullptr});
+        charge(run, [&] {
+            a.headless = std::make_unique<HeadlessRun>(ctx, scene, a.options, run.plan);
+            a.headless->render(options.warmup, 0);
+        });
+    }
+    // The rounds: round r starts at the r-th configuration, so none is always first or last.
+    for (uint32_t r = 0; r < method.rounds(); ++r) {
+        if (step) step("round " + std::to_string(r + 1) + "/" + std::to_string(method.rounds()), false);
+        for (size_t k = 0; k < active.size(); ++k) {
+            Active& a = active[(r + k) % active.size()];
+            charge(*a.run, [&] { a.headless->render(method.round_frames[r], r); });
+        }
+    }
+    // Read back, one at a time, each renderer freed as soon as its results are out.
+    for (Active& a : active) {
+        charge(*a.run, [&] { a.run->result = a.headless->finish(); });
+        a.headless.reset();
+        fill_report(ctx, scene, a.options, method, *a.run);
+    }
+    return method;
 }
 
 CompareResult run_comparison(const Context& ctx, const Scene& scene, const Options& options, const CompareProgressFn& progress) {
@@ -468,57 +654,50 @@ CompareResult run_comparison(const Context& ctx, const Scene& scene, const Optio
     }
     size_t to_run = 0;
     for (const CompareRun& r : c.runs) to_run += !r.skipped;
-    // The run-to-run noise floor renders all-fallback once more, after the matrix.
+    // The run-to-run noise floor renders all-fallback once more, after the rounds.
     auto repeated = std::find_if(c.runs.begin(), c.runs.end(),
                                  [](const CompareRun& r) { return r.config.name == kRunToRunRun && !r.skipped; });
     const bool repeat = repeated != c.runs.end();
-    const size_t steps = c.runs.size() + repeat;
-    to_run += repeat;
 
+    // Progress in steps: each configuration's set-up, each round, the probe, the repeat. The
+    // estimate weighs each step by the frames it renders (a set-up by its warm-up frames and one
+    // for building the renderer).
+    std::vector<uint32_t> round_frames = round_sizes(options.frames - options.warmup);
+    std::vector<double> weights;
+    for (const CompareRun& r : c.runs) weights.push_back(r.skipped ? 0.0 : 2.0 + options.warmup);
+    for (uint32_t frames : round_frames) weights.push_back(double(frames) * double(to_run));
+    weights.push_back(2.0);  // the probe
+    if (repeat) weights.push_back(2.0 + options.frames);
+    double total = 0, done = 0;
+    for (double w : weights) total += w;
     auto start = clock::now();
-    double run_seconds = 0;
-    size_t done = 0;
-    auto report_progress = [&](size_t index, const std::string& name, bool skipped) {
+    size_t index = 0;
+    auto report_progress = [&](const std::string& name, bool skipped) {
+        if (index > 0) done += weights[index - 1];
+        ++index;
         if (!progress) return;
-        CompareProgress p{index, steps, name, skipped};
+        CompareProgress p{index, weights.size(), name, skipped};
         p.elapsed_s = std::chrono::duration<double>(clock::now() - start).count();
-        if (done > 0) p.eta_s = run_seconds / double(done) * double(to_run - done);
+        if (done > 0) p.eta_s = p.elapsed_s / done * (total - done);
         progress(p);
     };
-    auto render = [&](CompareRun& run, const std::string& screenshot) {
-        Options o = options;
-        o.plan = PlanRequest{};
-        o.plan.passes = run.config.requests;
-        o.plan.geometry = run.config.geometry;
-        o.screenshot = screenshot;
-        o.mip_dump.clear();
-        o.report.clear();
+    c.method = render_in_rounds(ctx, scene, options, c.runs, c.dir, report_progress);
+    for (const CompareRun& run : c.runs) c.validation_messages += run.validation_messages;
 
-        uint32_t messages_before = validation_message_count();
-        auto run_start = clock::now();
-        run.result = run_headless(ctx, scene, o, run.plan, true);
-        run.seconds = std::chrono::duration<double>(clock::now() - run_start).count();
-        run.validation_messages = validation_message_count() - messages_before;
-        run_seconds += run.seconds;
-        ++done;
+    report_progress("graphics-to-compute probe", false);
+    uint32_t probe_messages = validation_message_count();
+    c.probe = measure_stage_throughput(ctx);
+    c.validation_messages += validation_message_count() - probe_messages;
 
-        run.report = report_json(ctx, o, run.plan, scene, run.result);
-        run.report["validation"]["messages"] = run.validation_messages;  // this configuration's, not the process's
-        run.report["name"] = run.config.name;
-        run.report["config"] = config_json(run.config);
-        c.validation_messages += run.validation_messages;
-    };
-    for (size_t i = 0; i < c.runs.size(); ++i) {
-        CompareRun& run = c.runs[i];
-        report_progress(i + 1, run.config.name, run.skipped);
-        if (!run.skipped) render(run, (fs::path(c.dir) / (run.config.name + ".png")).string());
-    }
     CompareRun again;
     if (repeat) {
         again.config = repeated->config;
         again.plan = repeated->plan;
-        report_progress(steps, again.config.name + " (again, run to run)", false);
-        render(again, (fs::path(c.dir) / (again.config.name + "-again.png")).string());
+        report_progress(again.config.name + " (again, run to run)", false);
+        Options o = run_options(options, again, screenshot_path(c.dir, again.config.name + "-again"));
+        uint32_t messages_before = validation_message_count();
+        again.result = run_headless(ctx, scene, o, again.plan, true);
+        c.validation_messages += validation_message_count() - messages_before;
     }
 
     c.ratios = compute_ratios(c.runs);
@@ -563,7 +742,7 @@ CompareResult run_comparison(const Context& ctx, const Scene& scene, const Optio
     c.chart = (fs::path(c.dir) / "chart.svg").string();
     write_text(c.report_json, c.report.dump(2) + "\n");
     write_text(c.report_md, markdown_report(ctx, options, scene, c));
-    write_text(c.chart, chart_svg(build_chart(c.runs, c.ratios),
+    write_text(c.chart, chart_svg(build_chart(c),
                                   "subgroup-demo --compare: " + ctx.info.name + ", " + std::to_string(options.width) + "x" +
                                       std::to_string(options.height) + ", " + std::to_string(scene.triangle_count()) +
                                       " triangles, " + std::to_string(options.lights) + " lights"));
@@ -591,11 +770,13 @@ int run_compare(const Options& options) {
         if (r.skipped) fprintf(stderr, "skipped %s: %s\n", r.config.name.c_str(), r.skip_reason.c_str());
     for (const PassRatio& r : all_ratios(c)) {
         if (r.ratio)
-            printf("%-10s speed-up %.2fx (fallback %s ms / subgroup %s ms)\n", r.key.c_str(), *r.ratio,
-                   format_ms(r.fallback_ms).c_str(), format_ms(r.subgroup_ms).c_str());
+            printf("%-12s speed-up %.2fx, 95%% interval %s: %s (fallback %s ms / subgroup %s ms)\n", r.key.c_str(), *r.ratio,
+                   format_interval(r).c_str(), std::string(verdict_name(r.verdict)).c_str(), format_ms(r.fallback_ms).c_str(),
+                   format_ms(r.subgroup_ms).c_str());
         else
-            printf("%-10s no ratio: %s\n", r.key.c_str(), r.reason.c_str());
+            printf("%-12s no ratio: %s\n", r.key.c_str(), r.reason.c_str());
     }
+    printf("%s\n", stage_probe_summary(c.probe).c_str());
     printf("wrote the sheet %s, the chart %s, %s, %s and %zu screenshots\n", c.sheet.c_str(), c.chart.c_str(),
            c.report_md.c_str(), c.report_json.c_str(),
            c.runs.size() - std::count_if(c.runs.begin(), c.runs.end(), [](const CompareRun& r) { return r.skipped; }));

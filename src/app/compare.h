@@ -14,6 +14,8 @@
 #include "app/options.h"
 #include "app/run.h"
 #include "app/sheet.h"
+#include "app/statistics.h"
+#include "app/stage_probe.h"
 
 // The image pairs that the comparison expects to be identical, subgroup against fallback: each pass
 // that offers both, then all-subgroup against all-fallback. Their difference panel opens the grid.
@@ -27,6 +29,7 @@ struct CompareConfig {
     std::string name;  // "cull-subgroup", "mip-off", "all-fallback", ...: also the screenshot's file name
     std::array<Request, kPassCount> requests{};  // by PassId; value-initialised to auto
     Geometry geometry = Geometry::indexed;        // the meshlet-* rows: --geometry meshlet, with --cull as requested
+    uint32_t test_extra_work = 0;                 // tests only: RendererConfig::test_extra_work
 
     Request operator[](PassId id) const { return requests[size_t(id)]; }
 };
@@ -60,6 +63,17 @@ struct PassRatio {
     // The spread over the measured frames of each side, on the same basis as the medians (for a
     // hosted pass: its host's min and max minus the off run's median), for the chart's whiskers.
     double fallback_min = 0, fallback_max = 0, subgroup_min = 0, subgroup_max = 0;
+    // The ratio's 95% interval, a bootstrap over the comparison's rounds (app/statistics.h); empty
+    // without a ratio or with fewer than two rounds. The word follows from it alone.
+    std::optional<Interval> ci95;
+    Verdict verdict = Verdict::level;
+    // The two sides in the chart's words: "subgroup" and "fallback", or for `geometry` "meshlet"
+    // and "indexed".
+    std::string subgroup_side = "subgroup", fallback_side = "fallback";
+    // One side runs in a graphics stage and the other in compute (the quad mip in the resolve
+    // pass's fragment shader against the compute downsample; the task/mesh culling of the meshlet
+    // path against the compute cull): the stage probe's figure belongs beside it.
+    bool graphics_vs_compute = false;
     std::string fallback_run, subgroup_run;
     std::string measured_as;  // how the two costs were taken
     std::string reason;       // why there is no ratio
@@ -104,16 +118,42 @@ struct CompareDifference {
 // the difference panel differ by about as much, whatever the paths; where they are, this is 0.
 constexpr const char* kRunToRunRun = "all-fallback";
 
+// How the timed frames were taken: per configuration, `warmup_frames` untimed frames first (after
+// one instrumented frame), then `round_frames.size()` rounds in each of which every configuration
+// renders round_frames[r] frames, round r starting at the r-th configuration that runs (mod their
+// count) so that drift falls on every configuration alike.
+struct CompareMethod {
+    uint32_t warmup_frames = 0;
+    std::vector<uint32_t> round_frames;  // round_sizes(frames - warmup)
+    uint32_t rounds() const { return uint32_t(round_frames.size()); }
+};
+
 struct CompareResult {
+    CompareMethod method;
     std::vector<CompareRun> runs;  // every configuration of the matrix, skipped ones included
     std::vector<CompareDifference> differences;  // one per difference_pairs(), in that order
     CompareDifference run_to_run;  // pair {kRunToRunRun, kRunToRunRun}; not compared when it was skipped
     PassRatios ratios;
     std::array<PassRatio, 2> meshlet_ratios;
+    StageProbe probe;              // the device's graphics-to-compute throughput (app/stage_probe.h)
     nlohmann::json report;         // what DIR/report.json holds
     std::string dir, report_json, report_md, sheet, chart;  // chart: DIR/chart.svg
     uint32_t validation_messages = 0;
 };
+
+// Every ratio: the pass table's, frame, then meshlet_cull and geometry (report.json's order).
+std::vector<PassRatio> all_ratios(const CompareResult& c);
+
+// Renders every run that is not skipped in rounds (CompareMethod): builds each one's renderer and
+// renders its instrumented and warm-up frames in matrix order, then the rounds, then reads each
+// back (its screenshot into dir/<name>.png) into run.result and run.report. `step` is called before
+// each configuration's set-up (skipped ones too) and each round with what is about to happen.
+CompareMethod render_in_rounds(const Context& ctx, const Scene& scene, const Options& options, std::vector<CompareRun>& runs,
+                               const std::string& dir, const std::function<void(const std::string&, bool skipped)>& step = {});
+
+// A ratio of one timer's median in two runs, fallback_run over subgroup_run, with its interval.
+PassRatio timer_ratio(const std::vector<CompareRun>& runs, std::string_view key, std::string_view name,
+                      const std::string& fallback_run, const std::string& subgroup_run, Timer timer);
 
 // Runs the matrix at options.width x options.height with options.frames/warmup/lights, writing
 // everything into options.out_dir (created if missing). Pass requests, --geometry and the debug view
@@ -129,7 +169,7 @@ CompareResult run_comparison(const Context& ctx, const Scene& scene, const Optio
 // identical, with the count of differing pixels) and the run-to-run cell, then one per
 // configuration, in matrix order (the first at grid index difference_cells()).
 size_t difference_cells();
-constexpr int kCompareHeaderLines = 3;
+constexpr int kCompareHeaderLines = 5;
 // Name, frame time, then the pass timers two to a line (every timer but frame and view).
 constexpr int kCompareLabelLines = 2 + int(kTimerCount - 2 + 1) / 2;
 SheetLayout compare_sheet_layout(uint32_t frame_width, uint32_t frame_height, size_t configurations);

@@ -165,6 +165,8 @@ Options:
                          stages at N lanes (a power of two the device offers, see --info)
   --cull-dump PATH       text file of the triangles the last frame drew after culling
   --bandwidth-probe      also time a 256 MiB buffer copy; the report compares the cull pass with it
+  --probe                with --info: time the same loop in a fragment and a compute shader (the
+                         graphics-to-compute ratio that --compare shows beside graphics-vs-compute ratios)
   --no-vsync             window: mailbox or immediate present where offered
   --soak-frames N        window: render N frames pressing every key in turn, check resident memory, exit
 
@@ -232,6 +234,7 @@ Options parse_options(const std::vector<std::string>& args) {
         }
         else if (a == "--cull-dump") o.cull_dump = value();
         else if (a == "--bandwidth-probe") o.bandwidth_probe = true;
+        else if (a == "--probe") o.probe = true;
         else if (a == "--unique-meshes") o.unique_meshes = true;
         else if (std::string guess = closest_option(a); !guess.empty())
             throw UsageError("unknown option '" + a + "': did you mean " + guess + "? (see --help)");
@@ -248,6 +251,8 @@ Options parse_options(const std::vector<std::string>& args) {
     if (o.mode == Mode::compare && o.out_dir.empty()) throw UsageError("--compare needs --out DIR");
     if (o.mode != Mode::compare && !o.out_dir.empty()) throw UsageError("--out is only used with --compare");
     if (o.soak_frames && (headless || info || compare || list)) throw UsageError("--soak-frames is only used by the window");
+    if (o.probe && o.mode != Mode::info && o.mode != Mode::help && o.mode != Mode::version)
+        throw UsageError("--probe is only used with --info (--compare always runs the probe)");
     if (o.warmup >= o.frames && (o.mode == Mode::headless || o.mode == Mode::compare))
         throw UsageError("--warmup (" + std::to_string(o.warmup) + ") must be less than --frames (" +
                          std::to_string(o.frames) + ")");

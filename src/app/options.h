@@ -37,6 +37,8 @@ struct Options {
     std::string cull_dump;          // --cull-dump PATH: the triangles the last frame drew
     bool bandwidth_probe = false;   // --bandwidth-probe: time a large buffer copy for the report
     bool unique_meshes = false;     // --unique-meshes: with --instances, each copy has its own geometry
+    bool probe = false;             // --probe: with --info, also run the graphics-to-compute stage probe
+    uint32_t test_extra_work = 0;   // tests only, no option: RendererConfig::test_extra_work
     uint32_t soak_frames = 0;  // window: > 0 runs that many frames cycling every control, checks memory, exits
     std::optional<uint32_t> device;
 };

@@ -68,6 +68,7 @@ RendererConfig renderer_config(const Options& options, const Plan& plan, VkExten
     config.view_legend = options.view_legend;
     config.cull_group_size = options.cull_group_size;
     config.capture_meshlets = !options.cull_dump.empty();
+    config.test_extra_work = options.test_extra_work;
     return config;
 }
 
@@ -103,7 +104,10 @@ void check_device_limits(const Context& ctx, const Options& options, const Scene
     }
 }
 
-RunResult run_headless(const Context& ctx, const Scene& scene, const Options& options, const Plan& plan, bool quiet) {
+namespace {
+
+// Requests that a run cannot honour, refused before anything is allocated.
+void check_run_request(const Options& options, const Plan& plan) {
     // With --mip off no pass writes the mip: refuse to dump or show one rather than output stale texels.
     if (plan[PassId::mip].variant == Variant::off && !options.mip_dump.empty())
         throw UsageError("--mip-dump needs a mip, but --mip off renders none; use --mip auto, subgroup, forward or fallback");
@@ -114,65 +118,91 @@ RunResult run_headless(const Context& ctx, const Scene& scene, const Options& op
         throw UsageError("--view mip shows the mip, but --mip off renders none; use --mip auto, subgroup, forward or fallback");
     if (!options.cull_dump.empty() && plan[PassId::cull].variant == Variant::off && plan.geometry == Geometry::indexed)
         throw UsageError("--cull-dump needs the cull pass; it has nothing to write with --cull off");
-    Renderer renderer(ctx, scene, renderer_config(options, plan, {options.width, options.height}));
+}
 
+}  // namespace
+
+HeadlessRun::HeadlessRun(const Context& ctx, const Scene& scene, const Options& options, const Plan& plan)
+    : ctx_(ctx), scene_(scene), options_(options), plan_(plan) {
+    check_run_request(options, plan);
+    renderer_ = std::make_unique<Renderer>(ctx, scene, renderer_config(options, plan, {options.width, options.height}));
     VkCommandBufferAllocateInfo alloc{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
     alloc.commandPool = ctx.command_pool;
     alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
     alloc.commandBufferCount = 1;
-    VkCommandBuffer cmd;
-    VK_CHECK(vkAllocateCommandBuffers(ctx.device, &alloc, &cmd));
+    VK_CHECK(vkAllocateCommandBuffers(ctx.device, &alloc, &cmd_));
     VkFenceCreateInfo fence_info{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-    VkFence fence;
-    VK_CHECK(vkCreateFence(ctx.device, &fence_info, nullptr, &fence));
+    VK_CHECK(vkCreateFence(ctx.device, &fence_info, nullptr, &fence_));
 
-    std::array<std::vector<double>, kTimerCount> samples;
-    auto submit_frame = [&](uint32_t frame_index, bool instrument) {
-        VK_CHECK(vkResetCommandBuffer(cmd, 0));
-        VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-        begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-        VK_CHECK(vkBeginCommandBuffer(cmd, &begin));
-        renderer.record(cmd, 0, frame_index, renderer.default_view(), instrument);
-        VK_CHECK(vkEndCommandBuffer(cmd));
-        VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
-        submit.commandBufferCount = 1;
-        submit.pCommandBuffers = &cmd;
-        VK_CHECK(vkQueueSubmit(ctx.queue, 1, &submit, fence));
-        wait_for_frame(ctx, fence);  // bounded: a lost or hung device ends the run with a message
-        VK_CHECK(vkResetFences(ctx.device, 1, &fence));
-    };
-
-    RunResult result;
-    result.triangles_in = renderer.gpu_scene().triangle_count;
-    if (const MeshletPass* m = renderer.meshlets()) {
-        result.meshlets = m->meshlets().meshlets.size();
-        result.meshlet_build_ms = m->meshlets().build_ms;
+    result_.triangles_in = renderer_->gpu_scene().triangle_count;
+    if (const MeshletPass* m = renderer_->meshlets()) {
+        result_.meshlets = m->meshlets().meshlets.size();
+        result_.meshlet_build_ms = m->meshlets().build_ms;
     }
     // One instrumented frame before the timed ones counts light-list atomics and the light loop's
     // trips; its timings are not used.
     submit_frame(0, true);
-    GpuCounters instrumented = renderer.read_counters();
+    result_.instrumented = renderer_->read_counters();
+}
 
-    for (uint32_t frame = 0; frame < options.frames; ++frame) {
-        submit_frame(frame, false);
-        std::array<double, kTimerCount> ms = renderer.read_timings(0);
-        if (frame >= options.warmup)
-            for (size_t p = 0; p < ms.size(); ++p)
-                if (ms[p] >= 0) samples[p].push_back(ms[p]);
-        if (!quiet && (frame + 1) % 10 == 0 && options.frames >= 20)
-            fprintf(stderr, "\rframe %u/%u", frame + 1, options.frames);
+HeadlessRun::~HeadlessRun() {
+    if (fence_) vkDestroyFence(ctx_.device, fence_, nullptr);
+    if (cmd_) vkFreeCommandBuffers(ctx_.device, ctx_.command_pool, 1, &cmd_);
+}
+
+void HeadlessRun::submit_frame(uint32_t frame_index, bool instrument) {
+    VK_CHECK(vkResetCommandBuffer(cmd_, 0));
+    VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+    VK_CHECK(vkBeginCommandBuffer(cmd_, &begin));
+    renderer_->record(cmd_, 0, frame_index, renderer_->default_view(), instrument);
+    VK_CHECK(vkEndCommandBuffer(cmd_));
+    VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+    submit.commandBufferCount = 1;
+    submit.pCommandBuffers = &cmd_;
+    VK_CHECK(vkQueueSubmit(ctx_.queue, 1, &submit, fence_));
+    wait_for_frame(ctx_, fence_);  // bounded: a lost or hung device ends the run with a message
+    VK_CHECK(vkResetFences(ctx_.device, 1, &fence_));
+}
+
+void HeadlessRun::render(uint32_t count, uint32_t round) {
+    for (uint32_t i = 0; i < count; ++i, ++frame_) {
+        submit_frame(frame_, false);
+        std::array<double, kTimerCount> ms = renderer_->read_timings(0);
+        if (frame_ < options_.warmup) continue;
+        for (size_t p = 0; p < ms.size(); ++p) {
+            if (ms[p] < 0) continue;
+            RoundSamples& rounds = result_.rounds[p];
+            if (rounds.size() <= round) rounds.resize(round + 1);
+            rounds[round].push_back(ms[p]);
+        }
     }
-    if (!quiet && options.frames >= 20) fprintf(stderr, "\n");
-    vkDestroyFence(ctx.device, fence, nullptr);
-    vkFreeCommandBuffers(ctx.device, ctx.command_pool, 1, &cmd);
+}
 
-    for (size_t p = 0; p < samples.size(); ++p) {
-        result.ran[p] = !samples[p].empty();
-        result.timings[p] = summarize(samples[p]);
+RunResult run_headless(const Context& ctx, const Scene& scene, const Options& options, const Plan& plan, bool quiet) {
+    HeadlessRun run(ctx, scene, options, plan);
+    bool progress = !quiet && options.frames >= 20;
+    for (uint32_t frame = 0; frame < options.frames; frame += 10) {
+        run.render(std::min(10u, options.frames - frame), 0);
+        if (progress) fprintf(stderr, "\rframe %u/%u", run.frames_rendered(), options.frames);
+    }
+    if (progress) fprintf(stderr, "\n");
+    return run.finish();
+}
+
+RunResult HeadlessRun::finish() {
+    const Options& options = options_;
+    const Plan& plan = plan_;
+    Renderer& renderer = *renderer_;
+    RunResult result = std::move(result_);
+    for (size_t p = 0; p < result.rounds.size(); ++p) {
+        std::vector<double> all;
+        for (const std::vector<double>& round : result.rounds[p]) all.insert(all.end(), round.begin(), round.end());
+        result.ran[p] = !all.empty();
+        result.timings[p] = summarize(all);
     }
     result.counters = renderer.read_counters();
-    result.counters.light_atomics = instrumented.light_atomics;
-    result.instrumented = instrumented;
+    result.counters.light_atomics = result.instrumented.light_atomics;
     result.exposure = renderer.read_exposure();
     bool measured = plan[PassId::exposure].variant == Variant::subgroup || plan[PassId::exposure].variant == Variant::fallback;
     if (!measured) result.exposure.applied = exposure::kFixed;
@@ -181,7 +211,7 @@ RunResult run_headless(const Context& ctx, const Scene& scene, const Options& op
         result.screenshot = options.screenshot;
     }
     if (!options.cull_dump.empty()) {
-        uint32_t last_frame = options.frames - 1;
+        uint32_t last_frame = frame_ - 1;  // the frame the renderer holds
         CullDump dump{options.width, options.height, renderer.frame_uniforms(last_frame, renderer.default_view()).view_proj,
                       renderer.read_drawn_indices()};
         write_cull_dump(options.cull_dump, dump);
@@ -200,7 +230,7 @@ RunResult run_headless(const Context& ctx, const Scene& scene, const Options& op
         write_png(options.ray_dump, options.width, options.height, rgba);
         result.ray = options.ray_dump;
     }
-    if (options.bandwidth_probe) result.copy = measure_copy_bandwidth(ctx);
+    if (options.bandwidth_probe) result.copy = measure_copy_bandwidth(ctx_);
     if (!options.mip_dump.empty()) {
         VkExtent2D half{std::max(1u, options.width / 2), std::max(1u, options.height / 2)};
         std::vector<uint8_t> mip_bytes = renderer.read_mip();

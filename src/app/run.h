@@ -7,13 +7,16 @@
 #include <nlohmann/json.hpp>
 
 #include "app/bandwidth_probe.h"
+#include "app/statistics.h"
 #include "app/options.h"
 #include "render/mip_reference.h"
 #include "render/renderer.h"
 
 struct RunResult {
-    std::array<TimingStats, kTimerCount> timings{};
+    std::array<TimingStats, kTimerCount> timings{};  // over every measured frame
     std::array<bool, kTimerCount> ran{};
+    // Each timer's measured frames by round (--compare renders in rounds; a plain run is one round).
+    std::array<RoundSamples, kTimerCount> rounds{};
     GpuCounters counters{};
     GpuCounters instrumented{};
     uint64_t meshlets = 0;          // --geometry meshlet: meshlets built (unique meshes)
@@ -45,6 +48,38 @@ void check_device_limits(const Context& ctx, const Options& options, const Scene
 
 RunResult run_headless(const Context& ctx, const Scene& scene, const Options& options, const Plan& plan,
                        bool quiet = false);
+
+// run_headless in pieces, for --compare's rounds: the renderer of one plan, whose frames are
+// rendered in bursts between other configurations' before its results are read back. Frame
+// indices continue from burst to burst, so the frames (and the last one, the screenshot) are those
+// of one uninterrupted run.
+class HeadlessRun {
+public:
+    // Builds the renderer and renders the instrumented frame (outside the timed ones).
+    HeadlessRun(const Context& ctx, const Scene& scene, const Options& options, const Plan& plan);
+    ~HeadlessRun();
+    HeadlessRun(const HeadlessRun&) = delete;
+    HeadlessRun& operator=(const HeadlessRun&) = delete;
+
+    // The next `count` frames; those past --warmup are timed into round `round`.
+    void render(uint32_t count, uint32_t round);
+    uint32_t frames_rendered() const { return frame_; }
+    // After the last frame: the timings, counters and readbacks (screenshot, dumps) of run_headless.
+    RunResult finish();
+
+private:
+    void submit_frame(uint32_t frame_index, bool instrument);
+
+    const Context& ctx_;
+    const Scene& scene_;
+    Options options_;
+    Plan plan_;
+    std::unique_ptr<Renderer> renderer_;
+    VkCommandBuffer cmd_ = VK_NULL_HANDLE;
+    VkFence fence_ = VK_NULL_HANDLE;
+    uint32_t frame_ = 0;
+    RunResult result_;
+};
 
 nlohmann::json device_json(const Context& ctx);
 nlohmann::json subgroup_json(const Context& ctx);

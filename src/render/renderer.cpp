@@ -58,6 +58,12 @@ Renderer::Renderer(const Context& ctx, const Scene& scene, const RendererConfig&
     };
     set_plan(config.plan);
     overlay_.create(ctx, kFramesInFlight);
+    if (config.test_extra_work) {
+        test_work_ = create_compute_pipeline(ctx, {"probe.comp.main", {{VK_DESCRIPTOR_TYPE_STORAGE_IMAGE}, VK_SHADER_STAGE_COMPUTE_BIT,
+                                                                       sizeof(uint32_t)}});
+        test_work_target_ = create_image(ctx, {kTestWorkSize, kTestWorkSize}, VK_FORMAT_R32_SFLOAT, VK_IMAGE_USAGE_STORAGE_BIT,
+                                         "test extra work");
+    }
 }
 
 Renderer::~Renderer() {
@@ -148,6 +154,16 @@ void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_i
                    VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT |
                        VK_ACCESS_2_TRANSFER_READ_BIT);
 
+    if (config_.test_extra_work) {
+        // Tests only: known extra work in the frame timer (RendererConfig::test_extra_work). Each
+        // frame's dispatch overwrites the last one's image: ordered after it, contents discarded.
+        transition(cmd, test_work_target_, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                   VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, true);
+        vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, test_work_.pipeline);
+        Descriptors().storage_image(0, test_work_target_.view).push(cmd, test_work_);
+        vkCmdPushConstants(cmd, test_work_.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(uint32_t), &config_.test_extra_work);
+        vkCmdDispatch(cmd, kTestWorkSize / 8, kTestWorkSize / 8, 1);
+    }
     record_units(f, FramePoint::before_depth);
     scene_pass_.record_depth(f);
     record_units(f, FramePoint::after_depth);

@@ -23,6 +23,7 @@
 #include "scene/lights.h"
 
 constexpr uint32_t kFramesInFlight = 2;
+constexpr uint32_t kTestWorkSize = 256;
 
 struct RendererConfig {
     VkExtent2D extent{1280, 720};
@@ -31,6 +32,11 @@ struct RendererConfig {
     bool view_legend = true;  // debug-view legends and labels in the frame
     uint32_t cull_group_size = kDefaultCullGroupSize;
     bool light_loop_split_tiles = false;  // tests only: see FrameContext
+    // Tests only (the verdicts' "slowed on purpose" configuration, tests/gpu/test_verdicts.cpp): > 0
+    // adds a known amount of GPU work to every frame, inside the frame timer before the passes: the
+    // stage probe's loop (shaders/probe_loop.glsl) this many times per invocation over a
+    // kTestWorkSize^2 compute dispatch. The frame it draws is unchanged.
+    uint32_t test_extra_work = 0;
     // --geometry meshlet: record the order of the mesh shaders' primitive outputs, so that
     // read_drawn_indices() works there too (tests, --cull-dump). Costs a write per triangle.
     bool capture_meshlets = false;
@@ -122,6 +128,8 @@ private:
 
     std::array<std::unique_ptr<PassUnit>, kPassCount> units_;  // from the pass table, by PassId
     std::unique_ptr<MeshletPass> meshlets_;  // created when a plan first asks for --geometry meshlet
+    Pipeline test_work_;                     // RendererConfig::test_extra_work, and its target
+    Image test_work_target_;
     ScenePass scene_pass_;
     ResolvePass resolve_pass_;
     DebugViewPass view_pass_;

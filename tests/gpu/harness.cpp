@@ -78,13 +78,38 @@ Png read_png(const std::string& path) {
     return png;
 }
 
+int lit_pixels(const std::vector<uint8_t>& rgba) {
+    if (rgba.size() < 4) return 0;
+    const uint8_t* clear = rgba.data();
+    int lit = 0;
+    for (size_t i = 0; i + 3 < rgba.size(); i += 4)
+        lit += rgba[i] != clear[0] || rgba[i + 1] != clear[1] || rgba[i + 2] != clear[2];
+    return lit;
+}
+
+int differing_pixels(const Png& a, const Png& b) {
+    if (a.width != b.width || a.height != b.height || a.rgba.size() != b.rgba.size()) return -1;
+    int n = 0;
+    for (size_t i = 0; i < a.rgba.size(); i += 4)
+        n += a.rgba[i] != b.rgba[i] || a.rgba[i + 1] != b.rgba[i + 1] || a.rgba[i + 2] != b.rgba[i + 2];
+    return n;
+}
+
 nlohmann::json read_json(const std::string& path) {
     std::ifstream file(path);
     if (!file) return nullptr;
     return nlohmann::json::parse(file, nullptr, false);
 }
 
-int expected_subgroup_size() { return atoi(expected_subgroup_text().c_str()); }
+// Neither variable set (the binary run by hand): a failure naming them, so the size checks fail
+// instead of silently disappearing.
+int expected_subgroup_size() {
+    std::string text = expected_subgroup_text();
+    if (text.empty())
+        ADD_FAILURE() << "set SGD_EXPECT_SUBGROUP (or LP_NATIVE_VECTOR_WIDTH) to the subgroup size this run expects; "
+                         "ctest does (tests/CMakeLists.txt)";
+    return atoi(text.c_str());
+}
 
 int validation_lines(const std::string& output) {
     int count = 0;

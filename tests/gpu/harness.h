@@ -35,9 +35,21 @@ struct Png {
     const uint8_t* at(int x, int y) const { return &rgba[(size_t(y) * width + x) * 4]; }
 };
 Png read_png(const std::string& path);
+
+// The blank-frame guard of every image comparison (two blank frames are equal too): the pixels
+// whose colour differs from the top-left pixel's, which is the clear colour in every test's
+// framing (a corner that is geometry only lowers the count). Each test asks for a minimum.
+int lit_pixels(const std::vector<uint8_t>& rgba);  // RGBA8, tightly packed
+inline int lit_pixels(const Png& png) { return lit_pixels(png.rgba); }
+// The suite's minimum: a tenth of the frame lit.
+#define EXPECT_NOT_BLANK(rgba) \
+    EXPECT_GE(lit_pixels(rgba), int((rgba).size() / 4 / 10)) << "a blank frame (" #rgba "): an image comparison would pass on it"
+// Pixels whose RGB differs between two images of the same size (-1 for different sizes).
+int differing_pixels(const Png& a, const Png& b);
 nlohmann::json read_json(const std::string& path);
 
-// The subgroup size lavapipe runs at in this ctest instance (from SGD_EXPECT_SUBGROUP), or 0.
+// The subgroup size lavapipe runs at in this ctest instance (SGD_EXPECT_SUBGROUP, else
+// LP_NATIVE_VECTOR_WIDTH / 32); neither set: a test failure and 0.
 int expected_subgroup_size();
 
 // Lines of the output that the validation layer printed.

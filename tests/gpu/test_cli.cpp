@@ -28,6 +28,7 @@ TEST(Cli, BadUsageExits2) {
     expect_exit({"--headless", "--size", "100"}, 2, "WxH");
     expect_exit({"--headless", "--cull", "maybe"}, 2, "--cull");
     expect_exit({"--headless", "--mask-ops", "quad,teleport"}, 2, "teleport");
+    expect_exit({"--headless", "--probe"}, 2, "--probe is only used with --info");
 }
 
 TEST(Cli, UnsupportedSubgroupRequestExits2NamingWhatIsMissing) {

@@ -14,6 +14,7 @@
 
 #include "app/compare.h"
 #include "gpu/harness.h"
+#include "known_drivers.h"
 
 namespace {
 
@@ -117,7 +118,8 @@ const nlohmann::json* find_run(const nlohmann::json& report, const std::string& 
 }
 
 // Rows this device cannot run for want of ray tracing, or of subgroups in its six stages (the
-// Mesa 25 lavapipe: ray-trace-subgroup), each skipped with that reason: their names.
+// Mesa 25 lavapipe: ray-trace-subgroup), each skipped with that reason: their names. Where the
+// running driver has a record (tests/known_drivers.h), exactly the rows it implies.
 std::set<std::string> ray_tracing_skips(const nlohmann::json& report) {
     std::set<std::string> names;
     for (const nlohmann::json& s : report["skipped"]) {
@@ -128,6 +130,15 @@ std::set<std::string> ray_tracing_skips(const nlohmann::json& report) {
             names.insert(s["name"].get<std::string>());
     }
     for (const std::string& n : names) EXPECT_TRUE(n == "ray-trace-subgroup" || n == "ray-trace-fallback") << n;
+    // Held to the record where the running driver has one: the Mesa 25 lavapipe traces but has no
+    // subgroups in the six stages, so only ray-trace-subgroup may be skipped there.
+    if (const KnownDriver* k = known_driver()) {
+        std::set<std::string> expected;
+        if (!k->ray_tracing) expected = {"ray-trace-subgroup", "ray-trace-fallback"};
+        else if (!record_rt_stages_without_subgroups(*k).empty()) expected = {"ray-trace-subgroup"};
+        EXPECT_EQ(names, expected) << "ray-tracing rows skipped, against the record of " << k->name << ": "
+                                   << report["skipped"].dump();
+    }
     return names;
 }
 
@@ -141,8 +152,11 @@ TEST(Compare, EveryConfigurationRunsValidatedAndTheSheetShowsEachScreenshot) {
     ASSERT_EQ(run.exit_code, 0) << run.output;
     EXPECT_EQ(validation_lines(run.output), 0) << run.output;
     std::vector<CompareConfig> matrix = comparison_matrix();
-    // Progress counts the matrix and the run-to-run repeat of all-fallback, which comes last.
-    std::string steps = std::to_string(matrix.size() + 1);
+    // Progress counts each configuration's set-up, the two rounds (two measured frames, one each),
+    // the stage probe and the run-to-run repeat of all-fallback, which comes last.
+    std::string steps = std::to_string(matrix.size() + 2 + 2);
+    EXPECT_NE(run.output.find("/" + steps + "] round 2/2 "), std::string::npos) << "progress: " << run.output;
+    EXPECT_NE(run.output.find("/" + steps + "] graphics-to-compute probe "), std::string::npos) << "progress: " << run.output;
     EXPECT_NE(run.output.find("[" + std::to_string(matrix.size()) + "/" + steps + "] all-fallback "), std::string::npos)
         << "progress: " << run.output;
     EXPECT_NE(run.output.find("[" + steps + "/" + steps + "] all-fallback (again, run to run)"), std::string::npos)
@@ -176,7 +190,51 @@ TEST(Compare, EveryConfigurationRunsValidatedAndTheSheetShowsEachScreenshot) {
         }
         for (const char* pass : {"depth", "forward", "frame"}) EXPECT_TRUE((*r)["timings_ms"].contains(pass)) << config.name << " " << pass;
         EXPECT_EQ((*r)["outputs"]["screenshot"], dir + "/" + config.name + ".png");
+        // How its frames were taken: one warm-up, two rounds of one frame, and its outliers per
+        // timer over those two frames (too few for quartiles: none).
+        const nlohmann::json& m = (*r)["measurement"];
+        EXPECT_EQ(m["warmup_frames"], 1) << config.name;
+        EXPECT_EQ(m["rounds"], 2) << config.name;
+        EXPECT_EQ(m["outliers"]["frame"]["samples"], 2) << config.name;
+        EXPECT_EQ(m["outliers"]["frame"]["high_severe"], 0) << config.name;
     }
+    EXPECT_EQ(report["method"]["rounds"], 2);
+    EXPECT_EQ(report["method"]["round_frames"], nlohmann::json::array({1, 1}));
+    EXPECT_EQ(report["method"]["warmup_frames"], 1);
+    EXPECT_EQ(report["method"]["interval"]["resamples"], kBootstrapResamples);
+
+    // Every ratio has its interval and its word, and the word follows from the interval alone.
+    for (const auto& [key, ratio] : report["ratios"].items()) {
+        const nlohmann::json& d = report["ratio_details"][key];
+        ASSERT_TRUE(d.contains("ratio_ci95") && d.contains("verdict")) << key;
+        if (!ratio.is_number()) {
+            EXPECT_TRUE(d["verdict"].is_null()) << key;
+            continue;
+        }
+        ASSERT_TRUE(d["ratio_ci95"].is_array()) << key << ": two rounds give an interval";
+        double lo = d["ratio_ci95"][0].get<double>(), r = ratio.get<double>();
+        double hi = d["ratio_ci95"][1].is_null() ? INFINITY : d["ratio_ci95"][1].get<double>();
+        // Two rounds: the resamples are round 0 twice, round 1 twice or both, and the ratio of the
+        // pooled medians of both lies between those of each alone.
+        EXPECT_LE(lo, r * (1 + 1e-12)) << key;
+        EXPECT_GE(hi, r * (1 - 1e-12)) << key;
+        std::string expected = lo > 1 ? "faster" : hi < 1 ? "slower" : "level";
+        EXPECT_EQ(d["verdict"], expected) << key;
+    }
+    // The stage probe, and its figure beside the two ratios that set a graphics stage against compute.
+    const nlohmann::json& probe = report["probe"];
+    ASSERT_TRUE(probe.is_object());
+    EXPECT_GT(probe["fragment_over_compute"].get<double>(), 0.0);
+    EXPECT_TRUE(std::isfinite(probe["fragment_over_compute"].get<double>()));
+    EXPECT_EQ(probe["differing_texels"], 0);
+    EXPECT_EQ(probe["invocations"], uint64_t(kStageProbeSize) * kStageProbeSize);
+    for (const char* key : {"mip", "geometry"})
+        EXPECT_EQ(report["ratio_details"][key]["graphics_to_compute"], probe["fragment_over_compute"]) << key;
+    for (const char* key : {"cull", "light_cull", "frame", "meshlet_cull"})
+        EXPECT_FALSE(report["ratio_details"][key].contains("graphics_to_compute")) << key;
+    std::string md = read_text_file(dir + "/report.md");
+    for (const char* text : {"95% interval", "| verdict |", "## Graphics-to-compute probe", "## Method", "2 graphics-capable TPCs"})
+        EXPECT_NE(md.find(text), std::string::npos) << text;
 
     // Ratios: the three keys, each a number that the runs' own medians reproduce, or null with a reason.
     ASSERT_TRUE(report["ratios"].is_object());
@@ -306,9 +364,18 @@ TEST(Compare, EveryConfigurationRunsValidatedAndTheSheetShowsEachScreenshot) {
     EXPECT_EQ(black_pixels(sheet, noise_cell), noise_cell.w * noise_cell.h);
     EXPECT_GT(non_background_pixels(sheet, layout.label(pairs.size())), 200);
 
-    // chart.svg: one bar pair per pass that was measured, with report.json's numbers.
+    // chart.svg: one pair per ratio of report.json, with its numbers.
     std::string svg = read_text_file(dir + "/chart.svg");
     ASSERT_NE(svg.find("<svg"), std::string::npos);
+    for (const auto& [key, ratio] : report["ratios"].items()) {
+        size_t at = svg.find("data-key=\"" + key + "\"");
+        ASSERT_NE(at, std::string::npos) << key;
+        std::string element = svg.substr(at, svg.find("/>", at) - at);
+        if (ratio.is_number())
+            EXPECT_NE(element.find("data-verdict=\"" + report["ratio_details"][key]["verdict"].get<std::string>() + "\""),
+                      std::string::npos)
+                << element;
+    }
     for (const PassInfo& pass : kPasses) {
         std::string key(pass.key), name(pass.name);
         std::string tag = "data-pass=\"" + name + "\"";

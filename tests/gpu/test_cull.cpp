@@ -70,6 +70,7 @@ TEST(CullGpu, RealScenesMatchTheCpuReferenceAndDrawTheSameImageAsNoCulling) {
 
         DemoResult off = run_cull(dir, sc, "off");
         ASSERT_FALSE(off.image.rgba.empty());
+        EXPECT_NOT_BLANK(off.image.rgba);
         EXPECT_EQ(off.report["counters"]["triangles_visible"], scene.triangle_count());
 
         for (const char* variant : {"subgroup", "fallback"}) {
@@ -111,6 +112,7 @@ TEST(CullGpu, SubgroupAndFallbackAgreeAtOddWorkgroupSizes) {
     ASSERT_GT(build_cull_chunks(draws, 1).size(), 65535u);
     DemoResult off_run = run_cull(dir, sc, "off");
     const Png& off = off_run.image;
+    EXPECT_NOT_BLANK(off.rgba);
     for (const char* size : {"61", "5", "1"}) {
         SCOPED_TRACE(std::string("group size ") + size);
         DemoResult sub = run_cull(dir, sc, "subgroup", size);

@@ -92,6 +92,7 @@ TEST_P(LightLoopImage, SubgroupMatchesFallbackAndCountsTrips) {
     ASSERT_EQ(subgroup.plan[PassId::light_loop].variant, Variant::subgroup) << subgroup.plan[PassId::light_loop].reason;
     ASSERT_EQ(fallback.plan[PassId::light_loop].variant, Variant::fallback);
     ASSERT_EQ(subgroup.tiles.size(), fallback.tiles.size());
+    EXPECT_NOT_BLANK(fallback.color);
     expect_within_tolerance(compare(subgroup.color, fallback.color), "subgroup vs fallback loop");
 
     // Lists: the same sets; sorted ascending (strictly: no duplicates) for the subgroup loop.
@@ -140,6 +141,7 @@ TEST(LightLoop, UnionWalkAcrossTilesMatchesFallback) {
         SCOPED_TRACE(lights);
         LightFrame fallback = render(lights, Request::automatic, Request::fallback, true);
         LightFrame subgroup = render(lights, Request::automatic, Request::subgroup, true);
+        EXPECT_NOT_BLANK(fallback.color);
         expect_within_tolerance(compare(subgroup.color, fallback.color), "split tiles: subgroup vs fallback loop");
         const GpuCounters& c = subgroup.counters;
         print_loop_counters("split tiles, subgroup", c);
@@ -162,6 +164,7 @@ TEST(LightLoop, WithoutListsBothVariantsLoopOverEveryLight) {
     LightFrame fallback = render(lights, Request::off, Request::fallback);
     LightFrame subgroup = render(lights, Request::off, Request::subgroup);
     ASSERT_EQ(subgroup.uniforms.tiles.z, 0u);
+    EXPECT_NOT_BLANK(fallback.color);
     ImageDiff d = compare(subgroup.color, fallback.color);
     EXPECT_EQ(d.differing, 0u) << "the same loop in the same order";
     const GpuCounters& c = subgroup.counters;

@@ -5,7 +5,9 @@
 //   exactly the CPU cull reference's set, each once: a compaction that dropped or duplicated a
 //   triangle, in the task shader (meshlets) or the mesh shader (primitives), fails here; and
 //   triangles_visible equals the compute cull's count on the same frame;
-// - meshlets_visible <= meshlets_in = the meshlets of all draws; off keeps them all;
+// - meshlets_in = the meshlets of all draws; off keeps them all; subgroup and fallback keep exactly
+//   the meshlets the CPU copy of the task shader's test (cull_meshlet, src/scene/meshlets.h) keeps,
+//   and that copy culls some by their normal cones (a cone test that never culls fails);
 // - --mask-stages task,mesh: auto takes the fallback with the reason, subgroup exits 2;
 // - validation (with synchronization validation) stays silent.
 // On a device without VK_EXT_mesh_shader the drawing tests skip (listed in allowed-skips.txt) and
@@ -19,10 +21,13 @@
 #include "app/cull_dump.h"
 #include "gpu/cull_scenes.h"
 #include "gpu/harness.h"
+#include "known_drivers.h"
 #include "passes/debug_view_pass.h"
 #include "passes/meshlet_pass.h"
 #include "render/cull_reference.h"
 #include "render/gpu_scene.h"
+#include "scene/camera.h"
+#include "scene/meshlets.h"
 
 namespace {
 
@@ -36,9 +41,19 @@ std::string no_mesh_shaders_reason() {
     }();
     return reason;
 }
-#define REQUIRE_MESH_SHADERS()                                                     \
-    if (const std::string why_not_ = no_mesh_shaders_reason(); !why_not_.empty()) \
-    GTEST_SKIP() << why_not_
+// Whether the device has mesh shaders: the record's answer where the running driver has one
+// (tests/known_drivers.h), else the demo's own.
+bool device_has_mesh_shaders() {
+    const KnownDriver* k = known_driver();
+    return k ? k->mesh_shader : no_mesh_shaders_reason().empty();
+}
+// Skips only where the device has no mesh shaders; a refusal on a driver whose record has them fails.
+#define REQUIRE_MESH_SHADERS()                                                                              \
+    if (const std::string why_not_ = no_mesh_shaders_reason(); !why_not_.empty()) {                        \
+        if (device_has_mesh_shaders())                                                                      \
+            FAIL() << why_not_ << ", but the record of " << known_driver()->name << " has VK_EXT_mesh_shader"; \
+        GTEST_SKIP() << why_not_;                                                                           \
+    }
 
 struct MeshletRun {
     nlohmann::json report;
@@ -79,6 +94,34 @@ std::pair<int, int> image_difference(const Png& a, const Png& b) {
     return {pixels, large};
 }
 
+// The task shader's test on the CPU (src/scene/meshlets.h, mirrored in shaders/meshlet.glsl), for
+// every meshlet of every draw, through the frame's own matrix and the default camera.
+struct MeshletCounts {
+    uint64_t in = 0, visible = 0, frustum_culled = 0, cone_culled = 0;
+};
+
+MeshletCounts cpu_meshlet_counts(const Scene& scene, const std::vector<GpuDraw>& draws, const Meshlets& m,
+                                 const glm::mat4& view_proj) {
+    const uint32_t width = 256, height = 144;
+    Camera camera = default_camera(scene.bounds_min, scene.bounds_max);
+    glm::mat4 projection = camera.projection(float(width) / float(height));
+    float snap_px = make_cull_params(width, height, 8).snap_px;
+    MeshletCounts n;
+    for (size_t d = 0; d < draws.size(); ++d) {
+        const MeshletRange& r = m.meshes[scene.instances[d].mesh];
+        bool cone = is_similarity(scene.instances[d].transform);
+        for (uint32_t k = r.first; k < r.first + r.count; ++k) {
+            MeshletCullResult result = cull_meshlet(m.meshlets[k], draws[d].model, cone, view_proj, camera.position,
+                                                    {projection[0][0], projection[1][1]}, glm::vec2(width, height), snap_px);
+            ++n.in;
+            n.visible += result.visible();
+            n.frustum_culled += result.frustum;
+            n.cone_culled += !result.frustum && result.backface;
+        }
+    }
+    return n;
+}
+
 TEST(MeshletGpu, DrawsTheIndexedImageAndExactlyTheTrianglesTheCullPassKeeps) {
     REQUIRE_DRAWING();
     REQUIRE_MESH_SHADERS();
@@ -96,8 +139,12 @@ TEST(MeshletGpu, DrawsTheIndexedImageAndExactlyTheTrianglesTheCullPassKeeps) {
         MeshletRun off = render(dir, path, instances, "indexed", "off", false);
         MeshletRun culled = render(dir, path, instances, "indexed", "subgroup", true);
         ASSERT_FALSE(off.image.rgba.empty());
+        EXPECT_NOT_BLANK(off.image.rgba);
         ASSERT_FALSE(culled.dump.draws.empty());
         CullReference ref = cull_reference(scene, draws, culled.dump.view_proj, make_cull_params(256, 144, 8));
+        MeshletCounts expected = cpu_meshlet_counts(scene, draws, meshlets, culled.dump.view_proj);
+        EXPECT_EQ(expected.in, meshlet_instances);
+        EXPECT_GT(expected.cone_culled, 0u) << "the frame tests no normal cone";
 
         for (const char* variant : {"subgroup", "fallback", "off"}) {
             SCOPED_TRACE(variant);
@@ -123,7 +170,9 @@ TEST(MeshletGpu, DrawsTheIndexedImageAndExactlyTheTrianglesTheCullPassKeeps) {
             } else {
                 // The compute cull's count on the same frame, and the CPU reference's set.
                 EXPECT_EQ(c["triangles_visible"], culled.report["counters"]["triangles_visible"]);
-                EXPECT_LT(c["meshlets_visible"].get<uint64_t>(), c["meshlets_in"].get<uint64_t>());
+                EXPECT_EQ(c["meshlets_visible"], expected.visible)
+                    << "the CPU copy keeps " << expected.visible << " (frustum culls " << expected.frustum_culled
+                    << ", normal cones " << expected.cone_culled << ")";
                 expect_same_survivors(scene, draws, ref, r.dump.draws, variant);
                 for (size_t d = 0; d < draws.size(); ++d)
                     EXPECT_TRUE(triangles_of(r.dump.draws[d]) == triangles_of(culled.dump.draws[d])) << "draw " << d;
@@ -173,18 +222,25 @@ TEST(MeshletGpu, MaskedFallbackDrawsTheSameTriangles) {
     REQUIRE_DRAWING();
     REQUIRE_MESH_SHADERS();
     std::string dir = test_dir("meshlet_masked_draw");
-    MeshletRun sub = render(dir, SGD_DEFAULT_SCENE, 1, "meshlet", "subgroup", false);
-    MeshletRun masked = render(dir, SGD_DEFAULT_SCENE, 1, "meshlet", "auto", false, {"--mask-stages", "task,mesh"});
+    MeshletRun sub = render(dir, SGD_DEFAULT_SCENE, 1, "meshlet", "subgroup", true);
+    MeshletRun masked = render(dir, SGD_DEFAULT_SCENE, 1, "meshlet", "auto", true, {"--mask-stages", "task,mesh"});
     ASSERT_FALSE(masked.image.rgba.empty());
     EXPECT_EQ(masked.report["plan"]["cull"]["variant"], "fallback");
     EXPECT_EQ(masked.report["counters"]["triangles_visible"], sub.report["counters"]["triangles_visible"]);
     EXPECT_EQ(masked.report["counters"]["meshlets_visible"], sub.report["counters"]["meshlets_visible"]);
+    // The same triangles, draw by draw (--cull-dump; as sets: the order may differ between the variants).
+    ASSERT_EQ(masked.dump.draws.size(), sub.dump.draws.size());
+    ASSERT_FALSE(sub.dump.draws.empty());
+    for (size_t d = 0; d < sub.dump.draws.size(); ++d)
+        EXPECT_TRUE(triangles_of(masked.dump.draws[d]) == triangles_of(sub.dump.draws[d])) << "draw " << d;
+    EXPECT_GT(triangle_total(sub.dump.draws), 0u);
+    EXPECT_NOT_BLANK(sub.image.rgba);
     EXPECT_TRUE(masked.image.rgba == sub.image.rgba);
 }
 
 // Where the device has no mesh shaders, the request is refused with the contract's exit 2.
 TEST(MeshletGpu, RefusedWithoutMeshShaders) {
-    if (no_mesh_shaders_reason().empty()) {
+    if (device_has_mesh_shaders()) {
         // This device has them: the refusal is the plan's (unit-tested in MeshletPlan.*); here the
         // same command must run.
         DemoRun r = run_demo({"--info", "--geometry", "meshlet"});

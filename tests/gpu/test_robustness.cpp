@@ -19,6 +19,7 @@
 #include "app/limits.h"
 #include "app/run.h"
 #include "gpu/harness.h"
+#include "known_drivers.h"
 #include "render/renderer.h"
 #include "vk/resources.h"
 
@@ -281,6 +282,7 @@ TEST(RobustInput, MissingAndCorruptTexturesWarnAndRenderUntextured) {
         EXPECT_EQ(read_json(report)["scene"]["textures"], 0);
         Png a = read_png(reference), b = read_png(shot);
         ASSERT_EQ(a.width, 64);
+        EXPECT_NOT_BLANK(a.rgba);
         EXPECT_TRUE(a.rgba == b.rgba) << "the untextured fallback differs from the plain material";
     }
 }
@@ -405,7 +407,11 @@ TEST(RobustLimits, LightsPastTheListCapacityAreCountedNotWritten) {
         std::string report = dir + "/" + variants[i] + ".json";
         DemoRun run = run_demo({"--headless", "--size", "64x64", "--frames", "1", "--warmup", "0", "--lights", "65536",
                                 "--light-cull", variants[i], "--report", report});
-        if (run.exit_code == 2) GTEST_SKIP() << last_line(run.output);  // no subgroup light culling here
+        // A device without subgroup light culling refuses the subgroup run (exit 2); not one whose
+        // record has what it needs in compute (basic, vote, ballot: lavapipe): there it is a failure.
+        const KnownDriver* k = known_driver();
+        bool record_has_it = k && k->has_stage("compute") && k->has_op("basic") && k->has_op("vote") && k->has_op("ballot");
+        if (run.exit_code == 2 && !record_has_it) GTEST_SKIP() << last_line(run.output);
         ASSERT_EQ(run.exit_code, 0) << run.output;
         json counters = read_json(report)["counters"];
         uint64_t entries = counters["light_list_entries"], overflow = counters["light_list_overflow"];
@@ -582,8 +588,10 @@ TEST(GpuAssistedValidation, EveryPassVariantAndViewIsClean) {
         SCOPED_TRACE(label);
         DemoRun run = run_demo(args);
         if (run.exit_code == 2 && last_line(run.output).find("subgroup") != std::string::npos) {
-            // A subgroup variant this device lacks is refused up front (the contract); keep the view.
-            ++unsupported;
+            // A subgroup variant this device lacks is refused up front (the contract), as is a
+            // variant the view cannot go with (--view mip with --mip off); keep the view. Only the
+            // first is the device's ("... on this device").
+            unsupported += last_line(run.output).find("on this device") != std::string::npos;
             args.resize(args.size() - extra.size());
             args.insert(args.end(), views[i % views.size()].begin(), views[i % views.size()].end());
             run = run_demo(args);
@@ -593,5 +601,8 @@ TEST(GpuAssistedValidation, EveryPassVariantAndViewIsClean) {
     }
     RecordProperty("runs", int(runs));
     RecordProperty("unsupported_variants", unsupported);
+    // Held to the record where the running driver has one: lavapipe runs every subgroup variant of
+    // the cull, light-cull and mip passes (compute and fragment subgroups, quad operations).
+    if (const KnownDriver* k = known_driver()) EXPECT_EQ(unsupported, 0) << "refused on " << k->name;
     EXPECT_LT(unsupported, int(variants.size()));
 }

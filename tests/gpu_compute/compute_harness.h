@@ -7,12 +7,20 @@
 #include <cstring>
 #include <vector>
 
+#include <gtest/gtest.h>
+
 #include "vk/context.h"
 #include "vk/resources.h"
 
+// SGD_EXPECT_SUBGROUP, else LP_NATIVE_VECTOR_WIDTH / 32 (ctest sets both; gtest_discover_tests may
+// pass only the first). Neither set (the binary run by hand): a failure naming them, and 0, which
+// no device's size equals, so the size checks fail instead of silently disappearing.
 inline int expected_subgroup_size() {
-    const char* sg = getenv("SGD_EXPECT_SUBGROUP");
-    return sg ? atoi(sg) : 0;
+    if (const char* sg = getenv("SGD_EXPECT_SUBGROUP")) return atoi(sg);
+    if (const char* width = getenv("LP_NATIVE_VECTOR_WIDTH")) return atoi(width) / 32;
+    ADD_FAILURE() << "set SGD_EXPECT_SUBGROUP (or LP_NATIVE_VECTOR_WIDTH) to the subgroup size this run expects; "
+                     "ctest does (tests/CMakeLists.txt)";
+    return 0;
 }
 
 struct ValidatedContext {

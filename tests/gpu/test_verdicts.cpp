@@ -1,0 +1,150 @@
+// Verdicts from the measured noise, on the Vulkan device (docs/benchmarks.md): configurations
+// rendered in rounds (render_in_rounds, as --compare does). Two identical configurations come out
+// level; one slowed on purpose by a known amount of extra GPU work (RendererConfig::
+// test_extra_work, tests only) comes out slower, with an interval that excludes 1. And the stage
+// probe: the same loop in a fragment pass and a compute dispatch gives the same texels and a
+// positive, finite ratio.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "app/compare.h"
+#include "gpu/harness.h"
+#include "gpu/light_frame.h"
+
+namespace {
+
+CompareRun configuration(const Context& ctx, const std::string& name, uint32_t extra_work = 0) {
+    CompareRun run;
+    run.config.name = name;
+    run.config.test_extra_work = extra_work;
+    run.plan = make_plan(ctx.subgroup, ctx.features, PlanRequest{});
+    return run;
+}
+
+// Every configuration at auto; "slowed" adds the probe loop 2048 times over a 256x256 dispatch to
+// each of its frames: on lavapipe about 0.5 G fma, tens of milliseconds, many times the frame of
+// a 64x36 knot (on a GPU a fraction of a millisecond, still several times that small frame).
+std::vector<CompareRun> render_twins_and_slowed(const Context& ctx, const Scene& scene, const std::string& dir,
+                                                CompareMethod& method) {
+    std::vector<CompareRun> runs = {configuration(ctx, "twin-a"), configuration(ctx, "twin-b"),
+                                    configuration(ctx, "slowed", 2048)};
+    Options o;
+    o.width = 64, o.height = 36;
+    o.lights = 16;
+    o.warmup = 2;
+    o.frames = 2 + 30;  // 10 rounds of 3 frames
+    method = render_in_rounds(ctx, scene, o, runs, dir);
+    return runs;
+}
+
+TEST(Verdicts, IdenticalConfigurationsAreLevelAndASlowedOneIsSlower) {
+    REQUIRE_DRAWING();
+    const Context& ctx = test_context();
+    Scene scene = load_scene(SGD_TEST_SCENES "/knot.gltf");
+    uint32_t messages = validation_message_count();
+    // A 95% interval of two identical configurations misses 1 in about one comparison in twenty
+    // by chance alone, so a second, independent attempt is allowed; what fails twice is an order
+    // or drift effect the rounds did not cancel (or an interval that is too narrow).
+    int attempts = 0;
+    PassRatio twins, slowed;
+    for (; attempts < 2; ++attempts) {
+        CompareMethod method;
+        std::vector<CompareRun> runs = render_twins_and_slowed(ctx, scene, test_dir("verdicts"), method);
+        ASSERT_EQ(method.rounds(), 10u);
+        EXPECT_EQ(method.round_frames, std::vector<uint32_t>(10, 3));
+        for (const CompareRun& r : runs) {
+            ASSERT_EQ(r.result.rounds[size_t(Timer::frame)].size(), 10u) << r.config.name;
+            for (const std::vector<double>& round : r.result.rounds[size_t(Timer::frame)]) EXPECT_EQ(round.size(), 3u);
+        }
+        twins = timer_ratio(runs, "twins", "twins", "twin-b", "twin-a", Timer::frame);
+        // The slowed configuration plays the subgroup side: a ratio below 1.
+        slowed = timer_ratio(runs, "slowed", "slowed", "twin-a", "slowed", Timer::frame);
+        ASSERT_TRUE(twins.ratio && twins.ci95) << twins.reason;
+        ASSERT_TRUE(slowed.ratio && slowed.ci95) << slowed.reason;
+        // The extra work draws nothing: the frames are the same.
+        EXPECT_EQ(read_png(runs[0].result.screenshot).rgba, read_png(runs[2].result.screenshot).rgba);
+        EXPECT_EQ(read_png(runs[0].result.screenshot).rgba, read_png(runs[1].result.screenshot).rgba);
+        if (twins.verdict == Verdict::level) break;
+    }
+    EXPECT_EQ(twins.verdict, Verdict::level) << "twins: " << *twins.ratio << " in [" << twins.ci95->lo << ", " << twins.ci95->hi
+                                             << "] twice";
+    EXPECT_LE(twins.ci95->lo, 1.0);
+    EXPECT_GE(twins.ci95->hi, 1.0);
+    EXPECT_LE(twins.ci95->lo, *twins.ratio);
+    EXPECT_GE(twins.ci95->hi, *twins.ratio);
+
+    EXPECT_EQ(slowed.verdict, Verdict::slower) << *slowed.ratio << " in [" << slowed.ci95->lo << ", " << slowed.ci95->hi << "]";
+    EXPECT_LT(slowed.ci95->hi, 1.0);
+    EXPECT_LT(*slowed.ratio, 0.5) << "the extra work was meant to at least double the frame";
+    EXPECT_LE(slowed.ci95->lo, *slowed.ratio);
+    EXPECT_GE(slowed.ci95->hi, *slowed.ratio);
+    EXPECT_EQ(validation_message_count(), messages);
+}
+
+TEST(StageProbe, TheSameLoopInBothStagesGivesTheSameTexelsAndAPositiveRatio) {
+    REQUIRE_DRAWING();
+    const Context& ctx = test_context();
+    uint32_t messages = validation_message_count();
+    StageProbe p = measure_stage_throughput(ctx, 2);
+    ASSERT_TRUE(p.ran);
+    EXPECT_EQ(p.invocations(), uint64_t(kStageProbeSize) * kStageProbeSize);
+    EXPECT_GE(p.iterations, 16u);
+    EXPECT_EQ(p.repeats, 2u);
+    // Both stages ran the loop the same number of times on the same pixel coordinates: the same
+    // floats, texel for texel (an unrun stage, or a loop cut short, leaves other values).
+    EXPECT_EQ(p.differing_texels, 0u);
+    // And the loop ran as written: the last texel recomputed on the CPU, step for step
+    // (probe_loop.glsl). GLSL's fma() under `precise` promises the same rounding every time, not a
+    // single rounding: a driver may round the product first (lavapipe does), so either chain is
+    // the loop run `iterations` times; anything else is a different loop or count.
+    auto last_texel = [&](bool fused) {
+        float x = float(kStageProbeSize - 1), y = x;
+        volatile float products[4] = {x * 1.0e-3f, y * 1.3e-3f, x * 0.7e-3f, y * 0.9e-3f};  // precise: no contraction
+        float a[4] = {products[0] + 0.1f, products[1] + 0.2f, products[2] + 0.3f, products[3] + 0.4f};
+        const float m[4] = {0.9999f, 0.9998f, 0.9997f, 0.9996f}, d[4] = {1.0e-4f, 2.0e-4f, 3.0e-4f, 4.0e-4f};
+        for (uint32_t i = 0; i < p.iterations; ++i)
+            for (int c = 0; c < 4; ++c) {
+                volatile float product = a[c] * m[c];
+                a[c] = fused ? std::fma(a[c], m[c], d[c]) : product + d[c];
+            }
+        return a[0] + a[1] + a[2] + a[3];
+    };
+    float fused = last_texel(true), rounded = last_texel(false);
+    EXPECT_TRUE(p.last_texel == fused || p.last_texel == rounded)
+        << p.last_texel << " after " << p.iterations << " iterations; the CPU gives " << fused << " fused, " << rounded
+        << " with the product rounded";
+    ASSERT_TRUE(p.ratio());
+    EXPECT_TRUE(std::isfinite(*p.ratio()));
+    EXPECT_GT(*p.ratio(), 0.0);
+    EXPECT_GT(p.fragment_ms, 0.0);
+    EXPECT_GT(p.compute_ms, 0.0);
+    EXPECT_EQ(validation_message_count(), messages);
+}
+
+// `--info --probe` from the command line, validated: the figure printed and under the report's
+// `probe`, positive and finite, both stages' texels equal. Without --probe, --info runs no probe.
+TEST(StageProbe, InfoProbePrintsAndReportsTheFigure) {
+    REQUIRE_DRAWING();
+    std::string dir = test_dir("info-probe");
+    DemoRun run = run_demo({"--info", "--probe", "--validate", "--report", dir + "/info.json"});
+    ASSERT_EQ(run.exit_code, 0) << run.output;
+    EXPECT_EQ(validation_lines(run.output), 0) << run.output;
+    EXPECT_NE(run.output.find("graphics-to-compute probe: fragment "), std::string::npos) << run.output;
+    EXPECT_NE(run.output.find("2 graphics-capable TPCs"), std::string::npos) << run.output;
+    nlohmann::json r = read_json(dir + "/info.json");
+    ASSERT_TRUE(r["probe"].is_object()) << r.dump();
+    double ratio = r["probe"]["fragment_over_compute"].get<double>();
+    EXPECT_TRUE(std::isfinite(ratio) && ratio > 0) << ratio;
+    EXPECT_NEAR(ratio, r["probe"]["fragment_ms"].get<double>() / r["probe"]["compute_ms"].get<double>(), 1e-9 * ratio);
+    EXPECT_EQ(r["probe"]["differing_texels"], 0);
+    EXPECT_EQ(r["probe"]["invocations"], uint64_t(kStageProbeSize) * kStageProbeSize);
+    EXPECT_TRUE(r["plan"].contains("cull"));
+
+    DemoRun plain = run_demo({"--info", "--report", dir + "/plain.json"});
+    ASSERT_EQ(plain.exit_code, 0) << plain.output;
+    EXPECT_EQ(plain.output.find("graphics-to-compute probe"), std::string::npos);
+    EXPECT_FALSE(read_json(dir + "/plain.json").contains("probe"));
+}
+
+}  // namespace
