@@ -24,30 +24,26 @@ struct Meshlet {
     uint triangle_count;
 };
 
-// What the depth pre-pass's mesh shaders record for forward: a meshlet of a draw that has
-// surviving triangles, and which (bit t of mask: meshlet triangle t survived).
+// What the depth pre-pass records for forward: a kept meshlet of a draw, and which of its
+// triangles survived (bit t of mask: meshlet triangle t). Written by its mesh workgroup, except
+// chunk_kept, which the task workgroup of chunk c writes into entry 32 c only.
 struct VisibleMeshlet {
     uint draw;
     uint meshlet;
-    uint pad0, pad1;
+    uint chunk_kept;  // entry 32 c: the meshlets chunk c kept (its entries 32 c .. 32 c + chunk_kept - 1)
+    uint pad;
     uvec4 mask;
 };
-
 layout(set = 0, binding = 16, std430) readonly buffer Meshlets { Meshlet meshlets[]; };
 layout(set = 0, binding = 17, std430) readonly buffer Positions { float positions[]; };    // 3 per meshlet vertex
 layout(set = 0, binding = 18, std430) readonly buffer Attributes { float attributes[]; };  // normal, uv: 5 per meshlet vertex
 layout(set = 0, binding = 19, std430) readonly buffer Triangles { uint triangles[]; };     // i0 | i1 << 8 | i2 << 16
 // One per task workgroup: draw, first meshlet, meshlets (<= 32), whether the normal cone applies.
 layout(set = 0, binding = 20, std430) readonly buffer TaskChunks { uvec4 task_chunks[]; };
-// The frame's visible list. Its first four words are forward's VkDrawMeshTasksIndirectCommandEXT
-// (task workgroups of 32 entries, 1, 1) and the entry count.
-layout(set = 0, binding = 21, std430) buffer VisibleList {
-    uint groups_x;
-    uint groups_y;
-    uint groups_z;
-    uint count;
-    VisibleMeshlet entries[];
-} visible;
+// The frame's visible list: 32 entries per task chunk, in the chunk table's order, so it is the
+// same on every run and in every variant (no atomic hands out entries). Forward launches one task
+// workgroup per chunk, which draws that chunk's chunk_kept entries.
+layout(set = 0, binding = 21, std430) buffer VisibleList { VisibleMeshlet entries[]; } visible;
 // GpuCounters (src/render/frame.h), as words.
 layout(set = 0, binding = 22, std430) buffer Counters { uint counters[]; };
 const uint kCounterTrianglesVisible = 0u;

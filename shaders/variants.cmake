@@ -13,11 +13,14 @@ sgd_shader(depth_alpha.frag main)
 # compile. SPIR-V 1.5 reads gl_HelperInvocation as a plain input, which every driver supports and
 # which is all these shaders need (they never demote invocations to helpers).
 
-# Triangle culling (src/passes/cull_pass.cpp): subgroup scan and shared-memory fallback, and
-# the step that totals the survivors for the report.
+# Triangle culling (src/passes/cull_pass.cpp), order-preserving in three steps: test and compact
+# each chunk, scan the chunks' counts, move the survivors into place. The first two with a
+# subgroup scan and a shared-memory fallback (workgroup_scan.glsl).
 sgd_shader(cull.comp subgroup CULL_SUBGROUP=1)
 sgd_shader(cull.comp fallback)
-sgd_shader(cull_count.comp plain)
+sgd_shader(cull_scan.comp subgroup SCAN_SUBGROUP=1)
+sgd_shader(cull_scan.comp fallback)
+sgd_shader(cull_compact.comp plain)
 
 # Half-resolution mip (docs/quad-mip.md), --mip forward: the forward shader writing it with quad swaps, the same
 # The meshlet path (--geometry meshlet, src/passes/meshlet_pass.cpp, docs/meshlets.md). The depth

@@ -178,13 +178,15 @@ TEST(CullTraffic, CountsIndicesDistinctVerticesAndSurvivors) {
     std::vector<GpuDraw> draws(2);
     for (GpuDraw& d : draws) d.index_count = 6;
     CullTraffic t = cull_traffic(scene, draws, 3, 64);
-    // Per draw: 24 B of indices, 4 positions of 12 B, 76 B of draw record, 24 B of indirect
-    // command (template read, indexCount read by the count step); plus one 8 B chunk each.
-    EXPECT_EQ(t.bytes_read, 2u * (24 + 48 + 76 + 24) + 2 * 8);
-    EXPECT_EQ(t.bytes_written, 3u * 12 + 2 * 20);
+    // Per draw: 24 B of indices, 4 positions of 12 B, 76 B of draw record read, its 4 B indexCount
+    // written. Per chunk (one each): its 8 B entry read twice (test, compact), its 4 B count written
+    // by the test, read and written by the scan, read by the compact step. Per survivor (3): 12 B
+    // staged, read back, written into place.
+    EXPECT_EQ(t.bytes_read, 2u * (24 + 48 + 76) + 2 * (16 + 8) + 3 * 12);
+    EXPECT_EQ(t.bytes_written, 2u * 4 + 2 * 8 + 3 * 24);
     EXPECT_EQ(t.total(), t.bytes_read + t.bytes_written);
     // Both draws share the quad: its indices and positions count once.
-    EXPECT_EQ(t.unique_bytes_read, (24 + 48) + 2u * (76 + 24) + 2 * 8);
+    EXPECT_EQ(t.unique_bytes_read, (24 + 48) + 2u * 76 + 2 * (16 + 8) + 3 * 12);
     EXPECT_EQ(t.unique_total(), t.unique_bytes_read + t.bytes_written);
 }
 

@@ -303,7 +303,7 @@ std::string markdown_report(const Context& ctx, const Options& o, const Scene& s
         std::string how = r.ratio ? r.measured_as : r.reason;
         if (r.graphics_vs_compute)
             how += "; graphics stage against compute: the probe's fragment/compute is " +
-                   (graphics ? fixed(*graphics, 1) + "x" : std::string("not measured")) + " on this device";
+                   (graphics ? fixed(*graphics, *graphics < 10 ? 2 : 1) + "x" : std::string("not measured")) + " on this device";
         std::string costs = r.measured ? format_ms(r.fallback_ms) + " | " + format_ms(r.subgroup_ms) : " | ";
         line("| " + r.key + " | " + costs + " | " + format_ratio(r) + " | " + format_interval(r) + " | " +
              (r.ratio ? std::string(verdict_name(r.verdict)) : "n/a") + " | " + how + " |");
@@ -314,7 +314,7 @@ std::string markdown_report(const Context& ctx, const Options& o, const Scene& s
     line(stage_probe_summary(c.probe) + ".");
     if (graphics) {
         line("");
-        line("Fragment " + fixed(*graphics, 1) + "x compute: " + kStageProbeMeaning + ". It stands beside `mip` (the quad mip in "
+        line("Fragment " + fixed(*graphics, *graphics < 10 ? 2 : 1) + "x compute: " + kStageProbeMeaning + ". It stands beside `mip` (the quad mip in "
              "the resolve pass's fragment shader against the compute downsample) and `geometry` (the meshlet path's task/mesh "
              "culling against the compute cull). The two stages' results differ in " + std::to_string(c.probe.differing_texels) +
              " texels (the same loop on the same inputs: 0).");
@@ -322,12 +322,14 @@ std::string markdown_report(const Context& ctx, const Options& o, const Scene& s
     line("");
     line("## Method");
     line("");
-    std::string sizes;
-    for (uint32_t f : c.method.round_frames) sizes += (sizes.empty() ? "" : ", ") + std::to_string(f);
+    // "5" or "5 or 6": round sizes differ by at most one (round_sizes()).
+    std::string sizes = c.method.rounds() ? std::to_string(c.method.round_frames.front()) : "0";
+    if (c.method.rounds() && c.method.round_frames.back() != c.method.round_frames.front())
+        sizes = std::to_string(c.method.round_frames.back()) + " or " + sizes;
     line("- Every configuration renders one instrumented frame and " + std::to_string(c.method.warmup_frames) +
          " warm-up frames (not timed), then the configurations are rendered in " + std::to_string(c.method.rounds()) +
-         " rounds of " + sizes + " frames each; round r starts at the r-th configuration, so clock and thermal drift fall "
-         "on all alike.");
+         " rounds of " + sizes + (sizes == "1" ? " frame" : " frames") +
+         " each; round r starts at the r-th configuration, so clock and thermal drift fall on all alike.");
     line("- Each ratio's 95% interval is a percentile bootstrap over the rounds: " + std::to_string(kBootstrapResamples) +
          " resamples of the rounds with replacement (the same rounds for both sides), the ratio of the medians of their "
          "frames in each, fixed seed. With fewer than two rounds there is no interval and the word is `level`.");

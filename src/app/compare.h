@@ -49,7 +49,7 @@ struct CompareRun {
     RunResult result;
     nlohmann::json report;    // the contract's report plus "name" and "config"; null when skipped
     uint32_t validation_messages = 0;  // reported while this configuration ran
-    double seconds = 0;       // wall time, for the progress estimate
+    double seconds = 0;       // wall time spent on it: set-up, warm-up, its share of the rounds, read-back
 };
 
 // The speed-up of one pass's subgroup path over its fallback, fallback ms / subgroup ms, from the

@@ -95,6 +95,8 @@ void check_device_limits(const Context& ctx, const Options& options, const Scene
     // (only asked where the device offers a range: required_subgroup_size).
     const SubgroupCaps& caps = ctx.subgroup_unmasked;
     if (required_subgroup_size(caps, ctx.subgroup_size, Stage::compute)) {
+        // The cull test's --cull-group-size, light culling's 64, the exposure reduction's and the
+        // cull scan's 256.
         uint32_t largest = std::max({options.cull_group_size, kLightCullWorkgroup, kExposureReduceWorkgroup});
         if (uint64_t(ctx.subgroup_size) * caps.max_workgroup_subgroups < largest)
             throw UsageError("--subgroup-size " + std::to_string(ctx.subgroup_size) + ": a workgroup of " +

@@ -12,15 +12,17 @@
 
 namespace {
 
-// Bindings of shaders/cull.comp and shaders/cull_count.comp.
+// Bindings of the three steps: shaders/cull.comp, cull_scan.comp and cull_compact.comp.
 const LayoutDesc kCullLayout = {{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
                                  VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
                                  VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
                                  VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
                                 VK_SHADER_STAGE_COMPUTE_BIT, 12};
-const LayoutDesc kCountLayout = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
-                                 VK_SHADER_STAGE_COMPUTE_BIT, 4};
-constexpr uint32_t kCountGroupSize = 64;  // local_size_x of cull_count.comp
+const LayoutDesc kScanLayout = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
+                                VK_SHADER_STAGE_COMPUTE_BIT, 8};
+const LayoutDesc kCompactLayout = {std::vector<VkDescriptorType>(7, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER),
+                                   VK_SHADER_STAGE_COMPUTE_BIT, 8};
+constexpr uint32_t kCullScanBlock = 256;  // local_size_x of cull_scan.comp
 
 struct CullPush {
     uint32_t chunk_count;
@@ -29,7 +31,14 @@ struct CullPush {
 };
 static_assert(sizeof(CullPush) == 12);
 
+struct ScanPush {
+    uint32_t count;
+    uint32_t tiles_per_group;
+};
+
 constexpr uint32_t kIndirectStride = sizeof(VkDrawIndexedIndirectCommand);
+
+uint32_t scan_blocks(uint32_t chunk_count) { return chunk_count / kCullScanBlock + 1; }  // chunk_count + 1 elements
 
 }  // namespace
 
@@ -58,16 +67,22 @@ CullTraffic cull_traffic(const Scene& scene, const std::vector<GpuDraw>& draws, 
         }
         uint64_t mesh_bytes = uint64_t(d.index_count) * 4   // source indices
                               + it->second * 12;            // vec3 positions of its distinct vertices
-        uint64_t draw_bytes = 64 + 12                       // model matrix, first_index, index_count, out_first
-                              + kIndirectStride + 4;        // template copy, and the count step's indexCount
+        uint64_t draw_bytes = 64 + 12;                      // model matrix, first_index, index_count, out_first
         t.bytes_read += mesh_bytes + draw_bytes;
         t.unique_bytes_read += (first_use ? mesh_bytes : 0) + draw_bytes;
-        t.bytes_written += kIndirectStride;                 // template copy
+        t.bytes_written += 4;                               // indexCount
         chunks += (d.index_count / 3 + group_size - 1) / group_size;
     }
-    t.bytes_read += chunks * sizeof(glm::uvec2);
-    t.unique_bytes_read += chunks * sizeof(glm::uvec2);
-    t.bytes_written += triangles_visible * 12;  // surviving indices
+    // Per chunk: its table entry, read by the test and the compact step; its count, written by the
+    // test, read and written by the scan, read by the compact step.
+    uint64_t chunk_bytes = chunks * (2 * sizeof(glm::uvec2) + 2 * 4);
+    t.bytes_read += chunk_bytes;
+    t.unique_bytes_read += chunk_bytes;
+    t.bytes_written += chunks * 2 * 4;
+    // Surviving indices: staged, read back, written into place.
+    t.bytes_read += triangles_visible * 12;
+    t.unique_bytes_read += triangles_visible * 12;
+    t.bytes_written += triangles_visible * 24;
     return t;
 }
 
@@ -76,24 +91,22 @@ void CullPass::create(const Context& ctx, const GpuScene& scene, uint32_t size) 
     draw_count = scene.draw_count;
 
     // Neither variant relies on full subgroups or on a particular subgroup size, so the pipelines
-    // ask for neither (no REQUIRE_FULL_SUBGROUPS, no required size): the subgroup scan works over
-    // whatever invocations are active (partial subgroups included), and the fallback uses no
+    // ask for neither (no REQUIRE_FULL_SUBGROUPS, no required size): the subgroup scan ranks the
+    // invocations that are really there (shaders/workgroup_scan.glsl), and the fallback uses no
     // subgroup operations at all. Requiring full subgroups would only forbid workgroup sizes
     // that are not a multiple of the subgroup size, which are legal and tested.
-    ComputeDesc desc;
-    desc.layout = kCullLayout;
-    desc.specialization = {group_size};  // local_size_x_id = 0
-    desc.forced_subgroup_size = true;    // --subgroup-size
-    if (subgroup_path_possible(ctx, PassId::cull)) {
-        desc.shader = "cull.comp.subgroup";
-        subgroup = create_compute_pipeline(ctx, desc);
-    }
-    desc.shader = "cull.comp.fallback";
-    fallback = create_compute_pipeline(ctx, desc);
-    ComputeDesc count_desc;
-    count_desc.shader = "cull_count.comp.plain";
-    count_desc.layout = kCountLayout;
-    count = create_compute_pipeline(ctx, count_desc);
+    auto steps = [&](const char* test, const char* scan) {
+        Steps s;
+        // Both steps that use subgroups run at --subgroup-size where one was given.
+        s.test = create_compute_pipeline(
+            ctx, {.shader = test, .layout = kCullLayout, .specialization = {group_size}, .forced_subgroup_size = true});
+        s.scan = create_compute_pipeline(ctx, {.shader = scan, .layout = kScanLayout, .forced_subgroup_size = true});
+        return s;
+    };
+    if (subgroup_path_possible(ctx, PassId::cull)) subgroup = steps("cull.comp.subgroup", "cull_scan.comp.subgroup");
+    fallback = steps("cull.comp.fallback", "cull_scan.comp.fallback");
+    compact = create_compute_pipeline(
+        ctx, {.shader = "cull_compact.comp.plain", .layout = kCompactLayout, .specialization = {group_size}});
 
     std::vector<glm::uvec2> table = build_cull_chunks(scene.cpu_draws, group_size);
     chunk_count = uint32_t(table.size());
@@ -102,11 +115,18 @@ void CullPass::create(const Context& ctx, const GpuScene& scene, uint32_t size) 
     const uint32_t* max_groups = ctx.properties.limits.maxComputeWorkGroupCount;
     grid.width = std::max(1u, std::min(chunk_count, max_groups[0]));
     grid.height = (chunk_count + grid.width - 1) / grid.width;
-    if (grid.height > max_groups[1])
+    if (grid.height > max_groups[1] || scan_blocks(chunk_count) > max_groups[0])
         throw std::runtime_error("the scene needs " + std::to_string(chunk_count) +
                                  " cull workgroups, more than the device can dispatch; use a smaller --instances");
 
-    culled_indices = create_buffer(ctx, std::max<VkDeviceSize>(1, scene.culled_index_capacity) * sizeof(uint32_t),
+    VkDeviceSize index_bytes = std::max<VkDeviceSize>(1, scene.culled_index_capacity) * sizeof(uint32_t);
+    staged_indices = create_buffer(ctx, index_bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, MemoryKind::device_local,
+                                   "cull staged indices");
+    chunk_starts = create_buffer(ctx, VkDeviceSize(chunk_count + 1) * sizeof(uint32_t), VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+                                 MemoryKind::device_local, "cull chunk starts");
+    block_starts = create_buffer(ctx, VkDeviceSize(scan_blocks(chunk_count) + 1) * sizeof(uint32_t),
+                                 VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, MemoryKind::device_local, "cull block starts");
+    culled_indices = create_buffer(ctx, index_bytes,
                                    VK_BUFFER_USAGE_INDEX_BUFFER_BIT | VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
                                        VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
                                    MemoryKind::device_local, "culled indices");
@@ -114,6 +134,12 @@ void CullPass::create(const Context& ctx, const GpuScene& scene, uint32_t size) 
                              VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT | VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
                                  VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
                              MemoryKind::device_local, "culled indirect");
+    // Once: indexCount 0, firstIndex = out_first, firstInstance = draw. From then on the compact
+    // step rewrites the indexCount of every draw that has triangles, each frame; the rest stay 0.
+    VkCommandBuffer cmd = begin_one_shot(ctx);
+    VkBufferCopy region{0, 0, VkDeviceSize(draw_count) * kIndirectStride};
+    if (draw_count) vkCmdCopyBuffer(cmd, scene.indirect_template.buffer, indirect.buffer, 1, &region);
+    end_one_shot(ctx, cmd);
 }
 
 void CullPass::record(FrameContext& f) {
@@ -121,60 +147,84 @@ void CullPass::record(FrameContext& f) {
     // With --geometry meshlet the cull variant is the task and mesh shaders' (MeshletPass).
     if (variant == Variant::off || chunk_count == 0 || f.plan.geometry == Geometry::meshlet) return;
     const bool use_subgroup = variant == Variant::subgroup;
-    if (use_subgroup && !subgroup.pipeline)
+    if (use_subgroup && !subgroup.test.pipeline)
         throw std::runtime_error("cull: the subgroup variant was planned but the device cannot run it");
-    const Pipeline& pipeline = use_subgroup ? subgroup : fallback;
+    const Steps& own = use_subgroup ? subgroup : fallback;
     VkCommandBuffer cmd = f.cmd;
+    // Each step reads what the one before wrote.
+    auto compute_to_compute = [cmd] {
+        memory_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+                       VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                       VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+    };
 
     begin_label(f.ctx, cmd, debug_label(PassId::cull, variant));
     f.timer.begin(cmd, Timer::cull);
 
-    // Earlier frames' draws and count step read these buffers; wait for them before rewriting
+    // Earlier frames' draws read the culled indices and the indirect commands, and earlier
+    // frames' steps read the staging and scan buffers; wait for them before rewriting
     // (write-after-read needs only the execution dependency).
     memory_barrier(cmd,
                    VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT | VK_PIPELINE_STAGE_2_INDEX_INPUT_BIT |
                        VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-                   VK_ACCESS_2_NONE, VK_PIPELINE_STAGE_2_COPY_BIT | VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-                   VK_ACCESS_2_NONE);
-    // Every command starts from indexCount 0, firstIndex = out_first, firstInstance = draw.
-    VkBufferCopy region{0, 0, VkDeviceSize(draw_count) * kIndirectStride};
-    vkCmdCopyBuffer(cmd, f.scene.indirect_template.buffer, indirect.buffer, 1, &region);
-    memory_barrier(cmd, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-                   VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+                   VK_ACCESS_2_NONE, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_NONE);
 
-    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.pipeline);
+    // 1. Test every triangle; compact each chunk's survivors into its own stretch of staging.
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, own.test.pipeline);
     Descriptors d;
     d.buffer(0, f.uniforms, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER)
         .buffer(1, f.scene.draws)
         .buffer(2, f.scene.vertices)
         .buffer(3, f.scene.indices)
         .buffer(4, chunks)
-        .buffer(5, culled_indices)
-        .buffer(6, indirect);
-    d.push(cmd, pipeline);
+        .buffer(5, staged_indices)
+        .buffer(6, chunk_starts);
+    d.push(cmd, own.test);
     CullParams params = make_cull_params(f.targets.extent.width, f.targets.extent.height,
                                          f.ctx.properties.limits.subPixelPrecisionBits);
     CullPush push{chunk_count, params.snap_px, params.frustum_eps};
-    vkCmdPushConstants(cmd, pipeline.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
+    vkCmdPushConstants(cmd, own.test.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
+    vkCmdDispatch(cmd, grid.width, grid.height, 1);
+    compute_to_compute();
+
+    // 2. Scan the chunks' counts in blocks of 256, then the blocks' totals in one workgroup, whose
+    // grand total is GpuCounters::triangles_visible (its first member).
+    const uint32_t blocks = scan_blocks(chunk_count);
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, own.scan.pipeline);
+    auto scan = [&](const Buffer& values, const Buffer& sums, ScanPush scan_push, uint32_t groups) {
+        Descriptors s;
+        s.buffer(0, values).buffer(1, sums);
+        s.push(cmd, own.scan);
+        vkCmdPushConstants(cmd, own.scan.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(scan_push), &scan_push);
+        vkCmdDispatch(cmd, groups, 1, 1);
+    };
+    scan(chunk_starts, block_starts, {chunk_count, 1}, blocks);
+    compute_to_compute();
+    scan(block_starts, f.counters, {blocks, (blocks + kCullScanBlock) / kCullScanBlock}, 1);
+    compute_to_compute();
+
+    // 3. Move each chunk's survivors to its draw's range and write the draws' indexCount.
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, compact.pipeline);
+    Descriptors c;
+    c.buffer(0, f.scene.draws)
+        .buffer(1, chunks)
+        .buffer(2, staged_indices)
+        .buffer(3, chunk_starts)
+        .buffer(4, block_starts)
+        .buffer(5, culled_indices)
+        .buffer(6, indirect);
+    c.push(cmd, compact);
+    uint32_t compact_push[2] = {chunk_count, kCullScanBlock};
+    vkCmdPushConstants(cmd, compact.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(compact_push), compact_push);
     vkCmdDispatch(cmd, grid.width, grid.height, 1);
 
-    // The count step reads the indirect commands as storage; the scene passes read both
-    // buffers as indirect commands and indices.
+    // The scene passes read both buffers as indirect commands and indices; the counter that the
+    // scan wrote is read by later compute passes and by the debug views' fragment shaders.
     memory_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
-                   VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT |
-                       VK_PIPELINE_STAGE_2_INDEX_INPUT_BIT,
-                   VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT |
-                       VK_ACCESS_2_INDEX_READ_BIT);
-
-    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, count.pipeline);
-    Descriptors c;
-    c.buffer(0, indirect).buffer(1, f.counters);
-    c.push(cmd, count);
-    uint32_t draws = draw_count;
-    vkCmdPushConstants(cmd, count.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(draws), &draws);
-    uint32_t count_groups = std::min((draw_count + kCountGroupSize - 1) / kCountGroupSize,
-                                     f.ctx.properties.limits.maxComputeWorkGroupCount[0]);
-    vkCmdDispatch(cmd, std::max(1u, count_groups), 1, 1);
+                   VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT | VK_PIPELINE_STAGE_2_INDEX_INPUT_BIT |
+                       VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT,
+                   VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT | VK_ACCESS_2_INDEX_READ_BIT |
+                       VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
 
     f.timer.end(cmd, Timer::cull);
     end_label(f.ctx, cmd);
@@ -219,10 +269,15 @@ void cull_frame_allocations(const AllocationQuery& q, std::vector<PlannedAllocat
         drawn_indices += indices;
         chunks += (indices / 3 + group_size - 1) / group_size;
     }
-    // The compacted index buffer holds every drawn triangle in the worst case.
-    out.push_back({"culled indices", std::max<uint64_t>(1, drawn_indices) * sizeof(uint32_t), AllocationKind::storage_buffer, false});
+    // The compacted index buffer, and the staging buffer laid out like it, hold every drawn
+    // triangle in the worst case.
+    const uint64_t index_bytes = std::max<uint64_t>(1, drawn_indices) * sizeof(uint32_t);
+    out.push_back({"culled indices", index_bytes, AllocationKind::storage_buffer, false});
+    out.push_back({"cull staged indices", index_bytes, AllocationKind::storage_buffer, false});
     out.push_back({"culled indirect", std::max<uint64_t>(1, draws) * indirect, AllocationKind::storage_buffer, false});
     out.push_back({"cull chunks", chunks * 8, AllocationKind::storage_buffer});
+    out.push_back({"cull chunk starts", (chunks + 1) * 4, AllocationKind::storage_buffer, false});
+    out.push_back({"cull block starts", (chunks / kCullScanBlock + 2) * 4, AllocationKind::storage_buffer, false});
 }
 
 std::vector<std::vector<uint32_t>> read_drawn_indices(const Context& ctx, const Buffer& indices, const Buffer& indirect,

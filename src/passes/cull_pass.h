@@ -1,6 +1,6 @@
-// Triangle culling on the GPU (shaders/cull.comp, docs/culling.md): every triangle of every
-// draw is tested each frame, survivors are compacted into a culled index buffer and the
-// indirect commands' indexCount is written on the GPU. The depth and forward passes then draw
+// Triangle culling on the GPU (shaders/cull*.comp, docs/culling.md): every triangle of every
+// draw is tested each frame, survivors are compacted, in input order, into a culled index buffer
+// and the indirect commands' indexCount is written on the GPU. The depth and forward passes then draw
 // from them; the CPU never reads a count back in the frame loop.
 #pragma once
 
@@ -35,12 +35,20 @@ CullTraffic cull_traffic(const Scene& scene, const std::vector<GpuDraw>& draws, 
                          uint32_t group_size);
 
 struct CullPass : PassUnit {
-    Pipeline subgroup;  // cull.comp.subgroup; left empty where the device lacks what it needs
-    Pipeline fallback;  // cull.comp.fallback
-    Pipeline count;     // cull_count.comp.plain: totals the survivors into GpuCounters
+    // The variant's own steps: cull.comp (test and compact each chunk) and cull_scan.comp.
+    struct Steps {
+        Pipeline test;
+        Pipeline scan;
+    };
+    Steps subgroup;    // left empty where the device lacks what they need
+    Steps fallback;
+    Pipeline compact;  // cull_compact.comp.plain, shared: moves each chunk's survivors into place
     Buffer chunks;          // uvec2 per workgroup, from build_cull_chunks()
-    Buffer culled_indices;  // each draw's survivors at [out_first, out_first + indexCount)
-    Buffer indirect;        // VkDrawIndexedIndirectCommand per draw, written each frame
+    Buffer staged_indices;  // laid out like culled_indices: each chunk's survivors at its own triangles
+    Buffer chunk_starts;    // per chunk (and one more): survivors, then, scanned, those before it in its block
+    Buffer block_starts;    // per block of 256 chunks: its total, then, scanned, those before it
+    Buffer culled_indices;  // each draw's survivors, in input order, at [out_first, out_first + indexCount)
+    Buffer indirect;        // VkDrawIndexedIndirectCommand per draw; indexCount written each frame
     uint32_t group_size = kDefaultCullGroupSize;
     uint32_t chunk_count = 0;
     uint32_t draw_count = 0;

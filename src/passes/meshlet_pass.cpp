@@ -11,8 +11,8 @@ namespace {
 constexpr uint32_t kFirstMeshletBinding = 16;
 constexpr uint32_t kMeshletBindings = 8;  // 16 meshlets .. 23 capture
 constexpr uint32_t kCaptureStride = 128;  // capture words per visible entry (>= kMeshletMaxTriangles)
-constexpr VkDeviceSize kListHeader = 16;  // VkDrawMeshTasksIndirectCommandEXT + count
 constexpr VkDeviceSize kListEntry = 32;   // VisibleMeshlet
+constexpr uint32_t kMeshletsPerTask = 32; // meshlets per task chunk, visible-list entries per chunk
 constexpr VkShaderStageFlags kMeshStages = VK_SHADER_STAGE_TASK_BIT_EXT | VK_SHADER_STAGE_MESH_BIT_EXT;
 constexpr VkPipelineStageFlags2 kMeshPipelineStages =
     VK_PIPELINE_STAGE_2_TASK_SHADER_BIT_EXT | VK_PIPELINE_STAGE_2_MESH_SHADER_BIT_EXT;
@@ -51,8 +51,8 @@ std::vector<TaskChunk> build_task_chunks(const Scene& scene, const Meshlets& mes
         const MeshInstance& instance = scene.instances[d];
         const MeshletRange& range = meshlets.meshes[instance.mesh];
         uint32_t cone = is_similarity(instance.transform) ? 1u : 0u;
-        for (uint32_t first = 0; first < range.count; first += 32)
-            chunks.push_back({d, range.first + first, std::min(32u, range.count - first), cone});
+        for (uint32_t first = 0; first < range.count; first += kMeshletsPerTask)
+            chunks.push_back({d, range.first + first, std::min(kMeshletsPerTask, range.count - first), cone});
     }
     return chunks;
 }
@@ -98,12 +98,17 @@ void MeshletPass::create(const Context& ctx, const Scene& scene, const GpuScene&
     attributes_ = upload(attributes, "meshlet attributes");
     triangles_ = upload(meshlets_.triangles, "meshlet triangles");
     chunks_ = upload(chunks_cpu_, "meshlet task chunks");
-    visible_ = create_buffer(ctx, kListHeader + kListEntry * std::max(1u, instances_),
-                             storage | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT |
-                                 VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
+    // The visible list: a fixed stretch of 32 entries per chunk (shaders/meshlet.glsl). Zeroed
+    // once, so that every chunk reads as "kept nothing" until a pre-pass has written it.
+    const VkDeviceSize list_entries = VkDeviceSize(std::max(1u, chunk_count_)) * kMeshletsPerTask;
+    visible_ = create_buffer(ctx, kListEntry * list_entries, storage | VK_BUFFER_USAGE_TRANSFER_DST_BIT |
+                                                                 VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
                              MemoryKind::device_local, "meshlet visible list");
+    VkCommandBuffer cmd = begin_one_shot(ctx);
+    vkCmdFillBuffer(cmd, visible_.buffer, 0, VK_WHOLE_SIZE, 0);
+    end_one_shot(ctx, cmd);
     capture_enabled_ = capture;
-    capture_ = create_buffer(ctx, capture ? 4ull * kCaptureStride * std::max(1u, instances_) : 4,
+    capture_ = create_buffer(ctx, capture ? 4 * kCaptureStride * list_entries : 4,
                              storage | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                              MemoryKind::device_local, "meshlet capture");
 
@@ -154,16 +159,16 @@ void MeshletPass::push_bindings(FrameContext& f, Descriptors& d) const {
 }
 
 void MeshletPass::record_reset(FrameContext& f) {
-    // The previous frame's forward read the list (indirect command and storage) and, for the
-    // readback, a copy may have: wait for them before rewriting the header.
-    memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT | kMeshPipelineStages | VK_PIPELINE_STAGE_2_COPY_BIT,
-                   VK_ACCESS_2_NONE, VK_PIPELINE_STAGE_2_CLEAR_BIT, VK_ACCESS_2_NONE);
-    const uint32_t header[4] = {0, 1, 1, 0};  // no forward task workgroups yet, 1, 1; no entries
-    vkCmdUpdateBuffer(f.cmd, visible_.buffer, 0, sizeof(header), header);
-    // Slots no primitive was written to read as "no triangle" (read_drawn_indices refuses them).
-    if (capture_enabled_) vkCmdFillBuffer(f.cmd, capture_.buffer, 0, VK_WHOLE_SIZE, ~0u);
+    // The previous frame's forward read the visible list and, for the readback, a copy may have
+    // read it and the capture: wait for them before this frame's pre-pass rewrites them. The list
+    // needs no clearing (every task workgroup rewrites its chunk's count); the capture does: slots
+    // no primitive was written to read as "no triangle" (read_drawn_indices refuses them).
+    memory_barrier(f.cmd, kMeshPipelineStages | VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_NONE,
+                   kMeshPipelineStages | VK_PIPELINE_STAGE_2_CLEAR_BIT, VK_ACCESS_2_NONE);
+    if (!capture_enabled_) return;
+    vkCmdFillBuffer(f.cmd, capture_.buffer, 0, VK_WHOLE_SIZE, ~0u);
     memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_CLEAR_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT, kMeshPipelineStages,
-                   VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+                   VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
 }
 
 void MeshletPass::record_depth(FrameContext& f, bool record) {
@@ -184,9 +189,8 @@ void MeshletPass::record_depth(FrameContext& f, bool record) {
 
 void MeshletPass::record_depth_done(FrameContext& f) {
     memory_barrier(f.cmd, kMeshPipelineStages, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
-                   VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT | kMeshPipelineStages | VK_PIPELINE_STAGE_2_COPY_BIT,
-                   VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_READ_BIT |
-                       VK_ACCESS_2_TRANSFER_READ_BIT);
+                   kMeshPipelineStages | VK_PIPELINE_STAGE_2_COPY_BIT,
+                   VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_TRANSFER_READ_BIT);
 }
 
 void MeshletPass::record_forward(FrameContext& f, Descriptors& descriptors, uint32_t push_flags, bool quad_mip,
@@ -196,7 +200,8 @@ void MeshletPass::record_forward(FrameContext& f, Descriptors& descriptors, uint
     push_bindings(f, descriptors);
     descriptors.push(f.cmd, p);
     vkCmdPushConstants(f.cmd, p.layout, kMeshStages | VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof(push_flags), &push_flags);
-    vkCmdDrawMeshTasksIndirect_(f.cmd, visible_.buffer, 0, 1, sizeof(VkDrawMeshTasksIndirectCommandEXT));
+    // One task workgroup per chunk, the pre-pass's grid: each draws what its chunk kept.
+    if (chunk_count_) vkCmdDrawMeshTasks_(f.cmd, grid_.width, grid_.height, 1);
 }
 
 void MeshletPass::record_view(FrameContext& f, Stage stage, const std::string& kind, const Buffer& view_params) {
@@ -255,24 +260,28 @@ std::vector<std::vector<uint32_t>> MeshletPass::read_drawn_indices(const Context
 
     const auto* words = static_cast<const uint32_t*>(list.mapped);
     const auto* slots = static_cast<const uint32_t*>(order.mapped);
-    uint32_t count = words[3];
-    if (count > instances_) throw std::runtime_error("the meshlet visible list holds more entries than meshlets exist");
     std::vector<std::vector<uint32_t>> drawn(draw_count);
-    for (uint32_t e = 0; e < count; ++e) {
-        const uint32_t* entry = words + 4 + e * 8;
-        uint32_t draw = entry[0], id = entry[1];
-        if (draw >= draw_count || id >= meshlets_.meshlets.size())
-            throw std::runtime_error("visible list entry " + std::to_string(e) + " names no meshlet of the scene");
-        const Meshlet& m = meshlets_.meshlets[id];
-        uint32_t survivors = 0;
-        for (int k = 0; k < 4; ++k) survivors += uint32_t(__builtin_popcount(entry[4 + k]));
-        // The mesh shader's outputs in slot order: slot s drew meshlet triangle slots[e * 128 + s].
-        for (uint32_t s = 0; s < survivors; ++s) {
-            uint32_t t = slots[size_t(e) * kCaptureStride + s];
-            if (t >= m.triangle_count)
-                throw std::runtime_error("meshlet capture: slot " + std::to_string(s) + " of entry " + std::to_string(e) +
-                                         " holds no triangle of its meshlet");
-            for (int k = 0; k < 3; ++k) drawn[draw].push_back(meshlets_.vertex_of(m, t, k));
+    // Chunk by chunk, in the order forward draws them: entries 32 c .. 32 c + chunk_kept - 1.
+    for (uint32_t c = 0; c < chunk_count_; ++c) {
+        uint32_t kept = words[size_t(c) * kMeshletsPerTask * 8 + 2];
+        if (kept > chunks_cpu_[c].count)
+            throw std::runtime_error("meshlet chunk " + std::to_string(c) + " kept more meshlets than it holds");
+        for (uint32_t e = c * kMeshletsPerTask; e < c * kMeshletsPerTask + kept; ++e) {
+            const uint32_t* entry = words + size_t(e) * 8;
+            uint32_t draw = entry[0], id = entry[1];
+            if (draw >= draw_count || id >= meshlets_.meshlets.size())
+                throw std::runtime_error("visible list entry " + std::to_string(e) + " names no meshlet of the scene");
+            const Meshlet& m = meshlets_.meshlets[id];
+            uint32_t survivors = 0;
+            for (int k = 0; k < 4; ++k) survivors += uint32_t(__builtin_popcount(entry[4 + k]));
+            // The mesh shader's outputs in slot order: slot s drew meshlet triangle slots[e * 128 + s].
+            for (uint32_t s = 0; s < survivors; ++s) {
+                uint32_t t = slots[size_t(e) * kCaptureStride + s];
+                if (t >= m.triangle_count)
+                    throw std::runtime_error("meshlet capture: slot " + std::to_string(s) + " of entry " +
+                                             std::to_string(e) + " holds no triangle of its meshlet");
+                for (int k = 0; k < 3; ++k) drawn[draw].push_back(meshlets_.vertex_of(m, t, k));
+            }
         }
     }
     return drawn;

@@ -1,8 +1,8 @@
 // The meshlet geometry path (--geometry meshlet, docs/meshlets.md): meshlets built at load
 // (scene/meshlets.h), task + mesh pipelines that draw the depth pre-pass while culling meshlets
 // (task shader) and triangles (mesh shader) with the plan's cull variant, and record what survived
-// in a visible list, which forward draws with one vkCmdDrawMeshTasksIndirectEXT without testing
-// again. The renderer's depth and forward passes call it when the plan's geometry is meshlet; the
+// in a visible list (a fixed stretch per task chunk, so its order is the input's), which forward
+// draws with one task workgroup per chunk without testing again. The renderer's depth and forward passes call it when the plan's geometry is meshlet; the
 // compute cull pass then records nothing.
 #pragma once
 
@@ -27,12 +27,13 @@ public:
     // read_drawn_indices() (tests, --cull-dump).
     void create(const Context& ctx, const Scene& scene, const GpuScene& gpu, bool capture);
 
-    // Outside any rendering, before the depth pass: empties the visible list.
+    // Outside any rendering, before the depth pass: orders the rewrite of the visible list after
+    // the previous frame's reads, and empties the capture.
     void record_reset(FrameContext& f);
     // Inside the depth pass's rendering: task + mesh shaders with the plan's cull variant.
     // record false: depth only (a debug view's redraw), no list, no counters, no capture.
     void record_depth(FrameContext& f, bool record = true);
-    // After the depth pass: its list and counters become forward's indirect command and inputs.
+    // After the depth pass: its list and counters become forward's inputs.
     void record_depth_done(FrameContext& f);
     // Inside forward's rendering, with forward's descriptors (bindings up to 15): draws the list.
     void record_forward(FrameContext& f, Descriptors& descriptors, uint32_t push_flags, bool quad_mip, bool light_loop);
@@ -54,7 +55,7 @@ private:
     Meshlets meshlets_;
     std::vector<TaskChunk> chunks_cpu_;
     Buffer meshlet_buffer_, positions_, attributes_, triangles_, chunks_, visible_, capture_;
-    uint32_t instances_ = 0;  // meshlets over all draws: the most the visible list holds
+    uint32_t instances_ = 0;  // meshlets over all draws
     uint32_t chunk_count_ = 0;
     VkExtent2D grid_{};
     bool capture_enabled_ = false;

@@ -103,12 +103,13 @@ const std::array<PassInfo, kPassCount> kPasses = {{
      .tag = "cull",
      .window_key = '1',
      .variants = kAllVariants,
-     // cull.comp: subgroupExclusiveAdd (arithmetic), subgroupElect (basic), subgroupBroadcastFirst (ballot).
+     // cull.comp, cull_scan.comp (workgroup_scan.glsl): subgroupExclusiveAdd and subgroupAdd
+     // (arithmetic), subgroupElect and gl_SubgroupID (basic), subgroupBallot and its bit counts (ballot).
      .stage = Stage::compute,
      .stages = 0,
      .ops = bit(Op::basic) | bit(Op::arithmetic) | bit(Op::ballot),
-     .uses = "exclusive scan + one atomic per subgroup compacts the surviving triangles",
-     .fallback = "shared-memory workgroup scan, one atomic per workgroup",
+     .uses = "subgroup exclusive scans compact the surviving triangles in input order (reduce, scan, write)",
+     .fallback = "shared-memory workgroup scans, the same order",
      .missing_feature = nullptr,
      .unavailable = nullptr,
      .subgroup_note = nullptr,

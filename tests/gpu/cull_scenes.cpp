@@ -17,12 +17,33 @@ std::vector<Triangle> triangles_of(const std::vector<uint32_t>& indices) {
     return t;
 }
 
-// The reference's survivors of draw d as sorted index triples (what the GPU writes, in any order).
-static std::vector<Triangle> reference_triangles(const Scene& scene, const GpuDraw& draw, const std::vector<uint32_t>& survivors) {
+std::vector<uint32_t> reference_indices(const Scene& scene, const GpuDraw& draw, const std::vector<uint32_t>& survivors) {
     std::vector<uint32_t> indices;
     for (uint32_t t : survivors)
         for (int k = 0; k < 3; ++k) indices.push_back(scene.indices[draw.first_index + 3 * t + k]);
-    return triangles_of(indices);
+    return indices;
+}
+
+// The reference's survivors of a draw as sorted index triples.
+static std::vector<Triangle> reference_triangles(const Scene& scene, const GpuDraw& draw, const std::vector<uint32_t>& survivors) {
+    return triangles_of(reference_indices(scene, draw, survivors));
+}
+
+std::optional<std::string> input_order_violation(const Scene& scene, const GpuDraw& draw,
+                                                 const std::vector<uint32_t>& drawn) {
+    const uint32_t* input = scene.indices.data() + draw.first_index;
+    size_t next = 0;  // the first input triangle the next survivor may be
+    for (size_t s = 0; s + 2 < drawn.size(); s += 3) {
+        while (next < draw.index_count / 3 &&
+               !std::equal(drawn.begin() + long(s), drawn.begin() + long(s) + 3, input + 3 * next))
+            ++next;
+        if (next == draw.index_count / 3)
+            return "survivor " + std::to_string(s / 3) + " (" + std::to_string(drawn[s]) + " " +
+                   std::to_string(drawn[s + 1]) + " " + std::to_string(drawn[s + 2]) +
+                   ") is not among the draw's triangles after the previous survivor's";
+        ++next;
+    }
+    return std::nullopt;
 }
 
 // Compares per draw: the GPU's set must equal the reference's, except for triangles the
@@ -30,13 +51,18 @@ static std::vector<Triangle> reference_triangles(const Scene& scene, const GpuDr
 // way. Returns how many borderline triangles the GPU decided differently; on a real
 // difference, names the first few triangles.
 uint64_t expect_same_survivors(const Scene& scene, const std::vector<GpuDraw>& draws, const CullReference& ref,
-                               const std::vector<std::vector<uint32_t>>& drawn, const std::string& what) {
+                               const std::vector<std::vector<uint32_t>>& drawn, const std::string& what,
+                               bool in_input_order) {
     EXPECT_EQ(drawn.size(), draws.size()) << what;
     if (drawn.size() != draws.size()) return 0;
     int reported = 0;
     uint64_t flipped = 0, borderline = 0;
     for (size_t d = 0; d < draws.size(); ++d) {
         borderline += ref.borderline[d].size();
+        std::optional<std::string> violation;
+        if (in_input_order) violation = input_order_violation(scene, draws[d], drawn[d]);
+        if (violation)
+            ADD_FAILURE() << what << ": draw " << d << " is not in input order: " << *violation;
         std::vector<Triangle> gpu = triangles_of(drawn[d]);
         std::vector<Triangle> cpu = reference_triangles(scene, draws[d], ref.survivors[d]);
         if (gpu == cpu) continue;

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,13 +19,26 @@ using Triangle = std::array<uint32_t, 3>;
 // Index triples, sorted: what a draw drew, in any order.
 std::vector<Triangle> triangles_of(const std::vector<uint32_t>& indices);
 uint64_t triangle_total(const std::vector<std::vector<uint32_t>>& drawn);
+// The indices of a draw's triangles `survivors` (triangle numbers within the draw), in that order.
+std::vector<uint32_t> reference_indices(const Scene& scene, const GpuDraw& draw, const std::vector<uint32_t>& survivors);
+
+// Where `drawn` (one draw's output, 3 indices per triangle) is not its draw's triangles in input
+// order with some left out: names the first survivor that is out of order or not in the draw;
+// nothing where it is a subsequence of the input. (Greedy matching decides this exactly, also
+// where the input repeats a triangle.)
+std::optional<std::string> input_order_violation(const Scene& scene, const GpuDraw& draw,
+                                                 const std::vector<uint32_t>& drawn);
 
 // Per draw, the GPU's set must equal the reference's, except for triangles the reference marks
-// borderline (on a decision boundary to within rounding), which may go either way. Adds a
-// gtest failure per real difference, naming the first few triangles. Returns how many
-// borderline triangles the GPU decided differently.
+// borderline (on a decision boundary to within rounding), which may go either way, and the
+// survivors must be in input order (input_order_violation). Together: slot by slot the
+// reference's list, borderline triangles aside. Adds a gtest failure per real difference, naming
+// the first few triangles. Returns how many borderline triangles the GPU decided differently.
+// The meshlet path draws a draw's triangles meshlet by meshlet, not in input order: it passes
+// `in_input_order` false.
 uint64_t expect_same_survivors(const Scene& scene, const std::vector<GpuDraw>& draws, const CullReference& ref,
-                               const std::vector<std::vector<uint32_t>>& drawn, const std::string& what);
+                               const std::vector<std::vector<uint32_t>>& drawn, const std::string& what,
+                               bool in_input_order = true);
 
 // ---- The designed scene: one triangle per case, seen by its own camera at kWidth x kHeight ----
 

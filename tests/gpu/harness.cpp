@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 #include <gtest/gtest.h>
 #include <stb/stb_image.h>
@@ -99,6 +100,11 @@ nlohmann::json read_json(const std::string& path) {
     std::ifstream file(path);
     if (!file) return nullptr;
     return nlohmann::json::parse(file, nullptr, false);
+}
+
+std::string file_bytes(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
 // Neither variable set (the binary run by hand): a failure naming them, so the size checks fail

@@ -47,6 +47,8 @@ inline int lit_pixels(const Png& png) { return lit_pixels(png.rgba); }
 // Pixels whose RGB differs between two images of the same size (-1 for different sizes).
 int differing_pixels(const Png& a, const Png& b);
 nlohmann::json read_json(const std::string& path);
+// A file's bytes (empty where it cannot be read): for comparing dumps byte for byte.
+std::string file_bytes(const std::string& path);
 
 // The subgroup size lavapipe runs at in this ctest instance (SGD_EXPECT_SUBGROUP, else
 // LP_NATIVE_VECTOR_WIDTH / 32); neither set: a test failure and 0.

@@ -119,14 +119,36 @@ TEST(CullCompute, DesignedSceneMatchesTheReferenceExactlyAtAnyGroupSize) {
             CullOutput out = cull.run(variant, group_size, designed_view_proj(), {kDesignedWidth, kDesignedHeight});
             EXPECT_EQ(expect_same_survivors(scene, draws, ref, out.drawn, what), 0u);
             EXPECT_EQ(out.triangles_visible, ref.visible());
+            // Nothing here is borderline, so the output is the reference's list slot by slot.
+            ASSERT_EQ(out.drawn.size(), draws.size());
+            for (size_t d = 0; d < draws.size(); ++d)
+                EXPECT_EQ(out.drawn[d], reference_indices(scene, draws[d], ref.survivors[d])) << "draw " << d;
         }
     EXPECT_EQ(validation_message_count(), v.messages_before) << "validation messages (printed above)";
 }
 
-// The bundled scene at its default view: subgroup and fallback write the same set at group
+// The order check itself: on a real output with a draw of several survivors, swapping two of them
+// must be caught (and the output as written must pass).
+TEST(CullCompute, InputOrderCheckCatchesTwoSwappedSurvivors) {
+    DesignedMesh mesh = designed_mesh();
+    Scene scene = load_scene(write_designed_gltf(fresh_dir("designed-swap"), mesh));
+    std::vector<GpuDraw> draws = build_draws(scene);
+    ValidatedContext v;
+    CullOnly cull(v.ctx, scene);
+    CullOutput out = cull.run(Request::subgroup, 61, designed_view_proj(), {kDesignedWidth, kDesignedHeight});
+    ASSERT_FALSE(out.drawn.empty());
+    std::vector<uint32_t> drawn = out.drawn[0];
+    ASSERT_GE(drawn.size(), 6u) << "the designed scene keeps several triangles of its first draw";
+    EXPECT_EQ(input_order_violation(scene, draws[0], drawn), std::nullopt);
+    std::swap_ranges(drawn.begin(), drawn.begin() + 3, drawn.end() - 3);
+    EXPECT_NE(input_order_violation(scene, draws[0], drawn), std::nullopt) << "two swapped survivors went unnoticed";
+    EXPECT_EQ(validation_message_count(), v.messages_before) << "validation messages (printed above)";
+}
+
+// The bundled scene at its default view: subgroup and fallback write the same list at group
 // sizes with and without partial subgroups, and at size 1 with 299,928 workgroups (a 2D grid on
 // lavapipe, whose grid dimensions stop at 65535).
-TEST(CullCompute, BundledSceneSubgroupAndFallbackAgreeAndMatchTheReference) {
+TEST(CullCompute, BundledSceneSubgroupAndFallbackWriteTheSameListAndMatchTheReference) {
     Scene scene = load_scene(SGD_DEFAULT_SCENE);
     std::vector<GpuDraw> draws = build_draws(scene);
     const VkExtent2D extent{256, 144};
@@ -143,9 +165,12 @@ TEST(CullCompute, BundledSceneSubgroupAndFallbackAgreeAndMatchTheReference) {
         CullOutput fall = cull.run(Request::fallback, group_size, view_proj, extent);
         ASSERT_EQ(sub.drawn.size(), draws.size());
         ASSERT_EQ(fall.drawn.size(), draws.size());
-        for (size_t d = 0; d < draws.size(); ++d)
-            ASSERT_EQ(triangles_of(sub.drawn[d]), triangles_of(fall.drawn[d])) << "draw " << d;
+        // The same output slot by slot, not only the same set: both keep input order.
+        for (size_t d = 0; d < draws.size(); ++d) ASSERT_EQ(sub.drawn[d], fall.drawn[d]) << "draw " << d;
         expect_same_survivors(scene, draws, ref, sub.drawn, "subgroup");
+        // And the same on a second run: no atomic race decides where a survivor goes.
+        CullOutput again = cull.run(Request::subgroup, group_size, view_proj, extent);
+        EXPECT_TRUE(again.drawn == sub.drawn) << "a second subgroup run wrote another order";
         EXPECT_EQ(sub.triangles_visible, triangle_total(sub.drawn));
         EXPECT_EQ(fall.triangles_visible, sub.triangles_visible);
     }
