@@ -7,7 +7,6 @@
 // The view covers the whole frame; first-last-lane dims the frame under its marks.
 // Without a VIEW_* define: the hatch.
 #define VIEW_PARAMS_BINDING 1
-#define VIEW_COUNTERS_BINDING 2
 #include "view_common.glsl"
 
 layout(local_size_x = 16, local_size_y = 16) in;  // kViewWorkgroup in src/passes/debug_view_pass.h

@@ -9,7 +9,6 @@
 // helper invocations into subgroups, exactly as in the forward pass (same depth test EQUAL, so
 // only visible fragments run). Without one it colours the record the earlier stage measured.
 #define VIEW_PARAMS_BINDING 4
-#define VIEW_COUNTERS_BINDING 5
 #define VIEW_STAGE_FRAGMENT 1
 #include "view_common.glsl"
 

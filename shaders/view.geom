@@ -3,7 +3,6 @@
 // With a VIEW_* define the invocation measures its lane and the whole triangle shows it; without
 // one the vertex shader's records pass through.
 #define VIEW_PARAMS_BINDING 4
-#define VIEW_COUNTERS_BINDING 5
 #include "view_common.glsl"
 
 layout(triangles) in;

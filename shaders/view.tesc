@@ -4,7 +4,6 @@
 // computes one output control point; with a VIEW_* define it also measures its own lane and that
 // record replaces the one from the vertex shader; without one it passes the incoming record on.
 #define VIEW_PARAMS_BINDING 4
-#define VIEW_COUNTERS_BINDING 5
 #include "view_common.glsl"
 
 layout(vertices = 3) out;

@@ -5,7 +5,6 @@
 // and the depth test EQUAL against the pre-pass holds. With a VIEW_* define the invocation
 // measures its own lane; without one it passes the corner's record on (the tess-control view).
 #define VIEW_PARAMS_BINDING 4
-#define VIEW_COUNTERS_BINDING 5
 #include "view_common.glsl"
 
 // With corners mapped u -> control point 0, v -> 1, w -> 2, `cw` (in Vulkan's upper-left domain

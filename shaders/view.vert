@@ -7,7 +7,6 @@
 // gl_Position is computed exactly like scene.vert (same `precise` expressions), so the view's
 // draws pass the depth test EQUAL against the pre-pass on exactly the pixels the scene covers.
 #define VIEW_PARAMS_BINDING 4
-#define VIEW_COUNTERS_BINDING 5
 #include "scene_bindings.glsl"
 #include "view_common.glsl"
 

@@ -17,12 +17,23 @@ constexpr size_t kRows = std::size(kAtlasRows);
 constexpr uint32_t kText = pack_rgba(230, 230, 230);
 constexpr uint32_t kDimText = pack_rgba(150, 150, 160);
 
-// "8.0 of 32 lanes (25%)" from a measured mean, or why there is none.
-std::string occupancy_text(std::optional<double> lanes, uint32_t subgroup_size) {
-    if (!lanes) return "";
-    char text[64];
-    snprintf(text, sizeof(text), "%.1f of %u lanes (%.0f%%)", *lanes, subgroup_size, 100.0 * *lanes / subgroup_size);
-    return text;
+// "8.0 of 32 lanes (25%)" where one subgroup size ran, "40.1 lanes, sizes 32-64 (63%)" where
+// several did (the occupancy from the lanes the subgroups had, when counted); empty if not measured.
+std::string occupancy_text(const std::optional<SubgroupTally>& t) {
+    if (!t) return "";
+    double lanes = double(t->lanes) / double(t->subgroups);
+    std::vector<uint32_t> sizes = subgroup_sizes(t->sizes);
+    char text[96];
+    if (sizes.size() == 1)
+        snprintf(text, sizeof(text), "%.1f of %u lanes", lanes, sizes[0]);
+    else
+        snprintf(text, sizeof(text), "%.1f lanes, %s", lanes, sizes_text(t->sizes).c_str());
+    std::string out = text;
+    if (std::optional<double> full = occupancy(*t)) {
+        snprintf(text, sizeof(text), " (%.0f%%)", 100.0 * *full);
+        out += text;
+    }
+    return out;
 }
 
 }  // namespace
@@ -113,7 +124,7 @@ int run_atlas(const Options& options) {
     fs::create_directories(work);
 
     std::vector<AtlasCell> cells(kRows * kColumns);
-    std::vector<std::optional<double>> lanes(kColumns);
+    std::vector<std::optional<SubgroupTally>> measured(kColumns);
     std::vector<std::string> unmeasured(kColumns);
     for (size_t column = 0; column < kColumns; ++column) {
         Stage stage = Stage(column);
@@ -143,8 +154,7 @@ int run_atlas(const Options& options) {
             cell.frame = load_image(result.screenshot);
             fs::remove(result.screenshot);
             if (cell.frame.width == 0) throw std::runtime_error("cannot read back the screenshot " + result.screenshot);
-            if (std::optional<double> measured = measured_lanes_per_subgroup(result.counters, plan, stage))
-                lanes[column] = measured;
+            if (std::optional<SubgroupTally> t = measured_subgroups(result.counters, plan, stage)) measured[column] = t;
             else if (plan.view.variant != Variant::subgroup)
                 unmeasured[column] = plan.view.reason;
         }
@@ -153,15 +163,15 @@ int run_atlas(const Options& options) {
 
     for (size_t column = 0; column < kColumns; ++column) {
         std::string stage(stage_name(Stage(column)));
-        std::string measured = occupancy_text(lanes[column], ctx.subgroup.size);
+        std::string text = occupancy_text(measured[column]);
         printf("%-13s %s\n", stage.c_str(),
-               !measured.empty() ? ("mean " + measured).c_str()
+               !text.empty() ? ("mean " + text).c_str()
                                  : ("not measured: " + (unmeasured[column].empty() ? std::string("no subgroup counted")
                                                                                    : unmeasured[column])).c_str());
         for (size_t row = 0; row < kRows; ++row) {
             std::vector<TextLine>& label = cells[row * kColumns + column].label;
             label.push_back({stage, kText});
-            label.push_back(measured.empty() ? TextLine{"not measured", kHatchColour} : TextLine{measured, kDimText});
+            label.push_back(text.empty() ? TextLine{"not measured", kHatchColour} : TextLine{text, kDimText});
         }
     }
 
@@ -169,8 +179,8 @@ int run_atlas(const Options& options) {
     char size[64];
     snprintf(size, sizeof(size), "%ux%u per cell", options.width, options.height);
     std::vector<TextLine> header = {
-        {"subgroup-demo --atlas: " + ctx.info.name + " (" + ctx.info.driver + "), subgroup size " +
-             std::to_string(ctx.subgroup.size) + ", " + size, kText},
+        {"subgroup-demo --atlas: " + ctx.info.name + " (" + ctx.info.driver + "), " +
+             sizes_text(sizes_in_range(ctx.subgroup.min_size, ctx.subgroup.max_size)) + ", " + size, kText},
         {"under each frame: its stage and the mean active lanes per subgroup measured there (active-lanes' count; "
          "ray tracing: the ray_trace pass's); hatched: no subgroups there, the reason in the frame", kDimText}};
     RgbaImage atlas = compose_atlas(layout, header, cells);

@@ -1,11 +1,13 @@
 #include "passes/debug_view_pass.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <stdexcept>
 
 #include "passes/scene_pass.h"
 #include "passes/meshlet_pass.h"
+#include "passes/subgroup_tally.h"
 
 namespace {
 
@@ -20,9 +22,10 @@ static_assert(sizeof(ViewParams) == 128 * 4 + 48);
 
 constexpr uint32_t kGraphicsParamsBinding = 4;  // after the scene's bindings 0..3
 constexpr uint32_t kComputeParamsBinding = 1;   // after the colour image
-// The frame's counters, where the active-lanes view counts its subgroups (VIEW_COUNTERS_BINDING).
-constexpr uint32_t kGraphicsCountersBinding = 5;
-constexpr uint32_t kComputeCountersBinding = 2;
+// The frame's counters, where the stage under view ORs in the subgroup sizes it ran at
+// (GpuCounters::view_sizes): the binding after the colours' in every view (view_common.glsl).
+constexpr uint32_t kGraphicsCountersBinding = kGraphicsParamsBinding + 1;
+constexpr uint32_t kComputeCountersBinding = kComputeParamsBinding + 1;
 
 const char* kind_suffix(ViewKind kind) {
     switch (kind) {
@@ -110,6 +113,12 @@ void begin_depth_redraw(FrameContext& f) {
     VkRenderingAttachmentInfo depth = depth_attachment(f.targets.depth, VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL,
                                                        VK_ATTACHMENT_LOAD_OP_CLEAR, VK_ATTACHMENT_STORE_OP_STORE);
     begin_rendering(f.cmd, f.targets.extent, nullptr, &depth);
+}
+
+// The sizes the legend names: those the view's stage ran at in the last frame that drew it, or
+// before one has (the first frame), every size the device may run the stage at.
+uint32_t legend_sizes(const FrameContext& f) {
+    return f.view_sizes ? f.view_sizes : sizes_in_range(f.ctx.subgroup.min_size, f.ctx.subgroup.max_size);
 }
 
 }  // namespace
@@ -207,7 +216,7 @@ void DebugViewPass::record(FrameContext& f, bool legend) {
     if (ray_stage && supported && unit_view && unit_view(f, params_)) {
         f.timer.end(f.cmd, Timer::view);
         end_label(f.ctx, f.cmd);
-        if (legend && f.overlay) add_view_legend(*f.overlay, f.targets.extent, plan, f.ctx.subgroup.size);
+        if (legend && f.overlay) add_view_legend(*f.overlay, f.targets.extent, plan, legend_sizes(f));
         return;
     }
     if (stage == Stage::task || stage == Stage::mesh) {
@@ -234,7 +243,7 @@ void DebugViewPass::record(FrameContext& f, bool legend) {
     f.timer.end(f.cmd, Timer::view);
     end_label(f.ctx, f.cmd);
 
-    if (legend && f.overlay) add_view_legend(*f.overlay, f.targets.extent, plan, f.ctx.subgroup.size);
+    if (legend && f.overlay) add_view_legend(*f.overlay, f.targets.extent, plan, legend_sizes(f));
 }
 
 // Push descriptors update incrementally: bindings 4 and 5 here, draw_scene pushes the scene's 0..3.
@@ -289,18 +298,21 @@ void DebugViewPass::record_compute(FrameContext& f, const Pipeline& p) {
     vkCmdDispatch(f.cmd, groups_x, groups_y, 1);
 }
 
-std::optional<double> measured_lanes_per_subgroup(const GpuCounters& c, const Plan& plan, Stage stage) {
+std::optional<SubgroupTally> measured_subgroups(const GpuCounters& c, const Plan& plan, Stage stage) {
     if (bit(stage) & kRayTracingStages) {
         // RayStats keep the six stages in the Stage enum's order, raygen first.
         uint32_t i = uint32_t(stage) - uint32_t(Stage::raygen);
         if (plan[PassId::ray_trace].variant != Variant::subgroup || c.rays.subgroups[i] == 0) return std::nullopt;
-        return double(c.rays.invocations[i]) / double(c.rays.subgroups[i]);
+        return SubgroupTally{c.rays.subgroups[i], c.rays.invocations[i], c.ray_lane_slots[i], c.ray_sizes[i]};
     }
     const ViewPlan& view = plan.view;
     if (view.mode != ViewMode::active_lanes || view.variant != Variant::subgroup || view.stage != stage ||
         c.view_subgroups == 0)
         return std::nullopt;
-    return double(c.view_lanes) / double(c.view_subgroups);
+    // The view counts no lane slots; where a single size ran they are subgroups x that size.
+    bool one_size = std::has_single_bit(c.view_sizes);
+    return SubgroupTally{c.view_subgroups, c.view_lanes, one_size ? uint64_t(c.view_subgroups) * c.view_sizes : 0,
+                         c.view_sizes};
 }
 
 // Splits `text` at spaces into lines at most `width` pixels wide at `scale` (a longer word keeps a
@@ -324,7 +336,17 @@ static std::vector<std::string> wrap_legend(const std::string& text, float width
     return lines;
 }
 
-void add_view_legend(Overlay& o, VkExtent2D extent, const ViewPlan& plan, uint32_t subgroup_size) {
+std::string view_legend_title(const ViewPlan& plan, uint32_t sizes) {
+    std::string title = std::string(view_mode_name(plan.mode)) + " | " + std::string(stage_name(plan.stage)) + " | " +
+                        sizes_text(sizes);
+    if (plan.stage == Stage::compute)
+        title += " | " + std::to_string(kViewWorkgroup) + "x" + std::to_string(kViewWorkgroup) + " groups";
+    return title;
+}
+
+uint32_t legend_lanes(uint32_t sizes) { return sizes ? std::min(std::bit_floor(sizes), kLanePaletteSize) : 0; }
+
+void add_view_legend(Overlay& o, VkExtent2D extent, const ViewPlan& plan, uint32_t sizes) {
     const float pad = 4.0f;
     std::string mode(view_mode_name(plan.mode)), stage(stage_name(plan.stage));
     // The text size follows from the frame's size alone, so every stage's and view's legend has
@@ -348,10 +370,7 @@ void add_view_legend(Overlay& o, VkExtent2D extent, const ViewPlan& plan, uint32
         return;
     }
 
-    std::string title = mode + " | " + stage + " | subgroup size " + std::to_string(subgroup_size);
-    if (plan.stage == Stage::compute)
-        title += " | " + std::to_string(kViewWorkgroup) + "x" + std::to_string(kViewWorkgroup) + " groups";
-    lines(title, rgba8(255, 255, 255));
+    lines(view_legend_title(plan, sizes), rgba8(255, 255, 255));
 
     const float swatch = 6.0f * scale;
     auto key = [&](float x, uint32_t colour, const std::string& text) {
@@ -361,8 +380,8 @@ void add_view_legend(Overlay& o, VkExtent2D extent, const ViewPlan& plan, uint32
     };
 
     if (plan.mode == ViewMode::lane_id) {
-        // One swatch per lane, with the first and last lane numbered.
-        uint32_t lanes = std::min(subgroup_size, kLanePaletteSize);
+        // One swatch per lane of the largest subgroup that ran, the first and last lane numbered.
+        uint32_t lanes = std::max(legend_lanes(sizes), 1u);
         float w = std::clamp(std::floor((float(extent.width) - 2 * pad) / float(lanes)), 2.0f, 8.0f * scale);
         o.rect(pad - 1, y - 1, w * float(lanes) + 2, swatch + 2, rgba8(0, 0, 0, 200));
         for (uint32_t lane = 0; lane < lanes; ++lane) o.rect(pad + w * float(lane), y, w, swatch, lane_colour(lane));

@@ -8,6 +8,7 @@
 #include <functional>
 #include <optional>
 
+#include "passes/subgroup_tally.h"
 #include "render/frame.h"
 #include "render/overlay.h"
 
@@ -60,13 +61,18 @@ private:
     std::array<Pipeline, size_t(Stage::count)> depth_pipelines_;
 };
 
-// The mean active lanes per subgroup that the frame measured in `stage`: the active-lanes view's
-// own count where it ran there (view_subgroups, view_lanes), or in a ray-tracing stage the
-// ray_trace pass's subgroup statistics (one atomic per subgroup). nullopt where nothing counted.
-std::optional<double> measured_lanes_per_subgroup(const GpuCounters& counters, const Plan& plan, Stage stage);
+// What the frame counted about the subgroups of `stage`: the active-lanes view's own count where it
+// ran there (view_subgroups, view_lanes, view_sizes; lane_slots only where one size ran), or in a
+// ray-tracing stage the ray_trace pass's subgroup statistics. nullopt where nothing counted.
+std::optional<SubgroupTally> measured_subgroups(const GpuCounters& counters, const Plan& plan, Stage stage);
 
-// The legend of a view (mode, stage, subgroup size, colours) or the unsupported stage's label.
-// Double-size text in frames at least this tall, single below, whatever the text (the HUD's
-// own step, app/hud.h hud_scale, so legend and HUD text match).
+// Double-size legend text in frames at least this tall, single below, whatever the text (the
+// HUD's own step, app/hud.h hud_scale, so legend and HUD text match).
 constexpr uint32_t kLegendDoubleSizeHeight = 600;
-void add_view_legend(Overlay& overlay, VkExtent2D extent, const ViewPlan& plan, uint32_t subgroup_size);
+// The legend of a view (mode, stage, the subgroup sizes that ran, colours) or the unsupported
+// stage's label. `sizes`: the sizes the stage ran at, a mask of powers of two (SubgroupTally::sizes).
+void add_view_legend(Overlay& overlay, VkExtent2D extent, const ViewPlan& plan, uint32_t sizes);
+// Its first line: "lane-id | closest-hit | subgroup sizes 32-64".
+std::string view_legend_title(const ViewPlan& plan, uint32_t sizes);
+// The lane-id legend's swatches: one per lane of the largest subgroup that ran.
+uint32_t legend_lanes(uint32_t sizes);
