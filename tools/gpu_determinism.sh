@@ -20,13 +20,15 @@ say "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 
 if [ "$mode" = repeats ] || [ "$mode" = all ]; then
   for geometry in indexed meshlet; do
     hashes="$out/$geometry-hashes.txt"
-    : > "$hashes"
+    : > "$hashes"; : > "$out/$geometry-counters.jsonl"
     for i in $(seq 1 20); do
       [ $(( $(date +%s) - start )) -gt 500 ] && { say "$geometry: stopped after $((i - 1)) runs (time)"; break; }
       $demo --headless --scene $scene --instances 5 --lights 4096 --size 3840x2160 --frames 4 --warmup 1 \
         --geometry $geometry --screenshot "$out/frame.png" --mip-dump "$out/mip.png" --cull-dump "$out/cull.txt" \
         --report "$out/report.json" > /dev/null 2>> "$log" || { say "FAILED: $geometry run $i"; continue; }
-      counters=$(python3 -c "import json; print(json.dumps(json.load(open('$out/report.json'))['counters'], sort_keys=True))" | md5sum | cut -c1-32)
+      # Every run's counters are kept (one JSON line each), so the keys that vary can be named.
+      python3 -c "import json; print(json.dumps(json.load(open('$out/report.json'))['counters'], sort_keys=True))" >> "$out/$geometry-counters.jsonl"
+      counters=$(tail -1 "$out/$geometry-counters.jsonl" | md5sum | cut -c1-32)
       echo "$(md5sum < "$out/frame.png" | cut -c1-32) $(md5sum < "$out/mip.png" | cut -c1-32) $(md5sum < "$out/cull.txt" | cut -c1-32) $counters" >> "$hashes"
     done
     runs=$(wc -l < "$hashes")

@@ -137,7 +137,7 @@ const std::vector<KeyHelp>& key_help() {
         std::string first(1, char(kPasses.front().window_key)), last(1, char(kPasses.back().window_key)), names;
         for (const PassInfo& pass : kPasses) names += (names.empty() ? "" : ", ") + std::string(pass.name);
         keys.push_back({first + "-" + last + " / Shift", "variant, next / previous: " + names});
-        keys.push_back({"", "(auto > subgroup > fallback > off)"});
+        keys.push_back({"", "(auto > subgroup > forward > fallback > off)"});
         keys.insert(keys.end(), std::begin(kOtherKeys), std::end(kOtherKeys));
         return keys;
     }();
@@ -242,7 +242,7 @@ OverlayBox draw_stats(Overlay& overlay, const HudState& hud, float s, float x, f
     GpuCounters none{};
     for (const PassInfo& pass : kPasses) {
         if (!pass.hud_line) continue;
-        PassCounters c{plan, hud.counters, none, hud.triangles_total, hud.lights, ms(pass.timer) >= 0, hud.subgroup_size};
+        PassCounters c{plan, hud.counters, none, hud.triangles_total, hud.lights, ms(pass.timer) >= 0};
         std::optional<HudLine> line = pass.hud_line(c);
         if (!line) continue;
         p.add(key_w, line->label, kWhite, variant_col - gap);

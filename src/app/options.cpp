@@ -1,6 +1,7 @@
 #include "app/options.h"
 
 #include <algorithm>
+#include <bit>
 #include <charconv>
 #include <sstream>
 
@@ -135,6 +136,8 @@ Modes:
   --headless             render --frames frames offscreen
   --info                 print the device, its subgroup capabilities and the plan
   --compare --out DIR    run every configuration and write a comparison sheet and report
+  --atlas PATH           one PNG of every subgroup view (rows) in every stage (columns), each
+                         cell a --size frame (default 480x270) with the occupancy measured there
   --list-devices         list Vulkan physical devices
   --help, --version
 
@@ -162,6 +165,8 @@ Options:
   --validate             enable the Khronos validation layer with synchronization validation
   --device INDEX         pick a physical device (see --list-devices)
   --cull-group-size N    triangles per cull workgroup, 1..1024 (default 64)
+  --subgroup-size N      run the cull, light-cull and exposure passes and the task and mesh
+                         stages at N lanes (a power of two the device offers, see --info)
   --cull-dump PATH       text file of the triangles the last frame drew after culling
   --bandwidth-probe      also time a 256 MiB buffer copy; the report compares the cull pass with it
   --probe                with --info: time the same loop in a fragment and a compute shader (the
@@ -179,7 +184,7 @@ Exit codes: 0 ok, 1 runtime failure, 2 bad usage or unsupported request, 3 bad s
 
 Options parse_options(const std::vector<std::string>& args) {
     Options o;
-    bool headless = false, info = false, compare = false, list = false, help = false, version = false;
+    bool headless = false, info = false, compare = false, atlas = false, list = false, help = false, version = false;
     for (size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
         auto value = [&]() -> const std::string& {
@@ -189,6 +194,7 @@ Options parse_options(const std::vector<std::string>& args) {
         if (a == "--headless") headless = true;
         else if (a == "--info") info = true;
         else if (a == "--compare") compare = true;
+        else if (a == "--atlas") atlas = true, o.atlas = value();
         else if (a == "--list-devices") list = true;
         else if (a == "--help" || a == "-h") help = true;
         else if (a == "--version") version = true;
@@ -199,7 +205,7 @@ Options parse_options(const std::vector<std::string>& args) {
         else if (a == "--scene") o.scene = value();
         else if (a == "--instances") o.instances = parse_uint(a, value(), 1, kMaxInstancesPerSide);
         else if (a == "--lights") o.lights = parse_uint(a, value(), 0, kMaxLights);
-        else if (a == "--size") parse_size(value(), o.width, o.height);
+        else if (a == "--size") parse_size(value(), o.width, o.height), o.size_given = true;
         else if (a == "--frames") o.frames = parse_uint(a, value(), 1, 1000000);
         else if (a == "--warmup") o.warmup = parse_uint(a, value(), 0, 1000000);
         else if (auto pass = a.rfind("--", 0) == 0 ? find_pass_by_name(a.substr(2)) : std::nullopt)
@@ -229,6 +235,12 @@ Options parse_options(const std::vector<std::string>& args) {
         else if (a == "--out") o.out_dir = value();
         else if (a == "--device") o.device = parse_uint(a, value(), 0, 1000);
         else if (a == "--cull-group-size") o.cull_group_size = parse_uint(a, value(), 1, 1024);
+        else if (a == "--subgroup-size") {
+            // Vulkan's subgroup sizes are powers of two, 1 to 128; the device's range is checked later.
+            o.subgroup_size = parse_uint(a, value(), 1, 128);
+            if (!std::has_single_bit(o.subgroup_size))
+                throw UsageError("--subgroup-size expects a power of two from 1 to 128, got '" + args[i] + "'");
+        }
         else if (a == "--cull-dump") o.cull_dump = value();
         else if (a == "--bandwidth-probe") o.bandwidth_probe = true;
         else if (a == "--probe") o.probe = true;
@@ -237,17 +249,19 @@ Options parse_options(const std::vector<std::string>& args) {
             throw UsageError("unknown option '" + a + "': did you mean " + guess + "? (see --help)");
         else throw UsageError("unknown option '" + a + "' (see --help)");
     }
-    int modes = headless + info + compare + list;
+    int modes = headless + info + compare + atlas + list;
     if (help) o.mode = Mode::help;
     else if (version) o.mode = Mode::version;
-    else if (modes > 1) throw UsageError("choose one of --headless, --info, --compare, --list-devices");
+    else if (modes > 1) throw UsageError("choose one of --headless, --info, --compare, --atlas, --list-devices");
     else if (headless) o.mode = Mode::headless;
     else if (info) o.mode = Mode::info;
     else if (compare) o.mode = Mode::compare;
+    else if (atlas) o.mode = Mode::atlas;
     else if (list) o.mode = Mode::list_devices;
     if (o.mode == Mode::compare && o.out_dir.empty()) throw UsageError("--compare needs --out DIR");
     if (o.mode != Mode::compare && !o.out_dir.empty()) throw UsageError("--out is only used with --compare");
-    if (o.soak_frames && (headless || info || compare || list)) throw UsageError("--soak-frames is only used by the window");
+    if (o.mode == Mode::atlas && !o.size_given) o.width = 480, o.height = 270;
+    if (o.soak_frames && (headless || info || compare || atlas || list)) throw UsageError("--soak-frames is only used by the window");
     if (o.probe && o.mode != Mode::info && o.mode != Mode::help && o.mode != Mode::version)
         throw UsageError("--probe is only used with --info (--compare always runs the probe)");
     if (o.warmup >= o.frames && (o.mode == Mode::headless || o.mode == Mode::compare))

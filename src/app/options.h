@@ -10,7 +10,7 @@
 
 #include "caps/caps.h"
 
-enum class Mode { window, headless, info, compare, list_devices, help, version };
+enum class Mode { window, headless, info, compare, atlas, list_devices, help, version };
 
 struct Options {
     Mode mode = Mode::window;
@@ -29,10 +29,13 @@ struct Options {
     std::string ray_dump;  // --ray-dump PATH: the ray_trace pass's shadow and reflection flags per pixel
     std::string report;
     std::string out_dir;  // --compare --out DIR
+    std::string atlas;    // --atlas PATH: every subgroup view in every stage on one PNG
+    bool size_given = false;  // --size was on the command line (--atlas has its own default)
     bool validate = false;
     bool no_vsync = false;
     bool view_legend = true;  // debug views draw their legend / "unsupported" label (--no-legend: off)
     uint32_t cull_group_size = 64;  // --cull-group-size: triangles per cull workgroup
+    uint32_t subgroup_size = 0;     // --subgroup-size: what the compute passes, task and mesh run at (0: the driver's)
     std::string cull_dump;          // --cull-dump PATH: the triangles the last frame drew
     bool bandwidth_probe = false;   // --bandwidth-probe: time a large buffer copy for the report
     bool unique_meshes = false;     // --unique-meshes: with --instances, each copy has its own geometry

@@ -36,6 +36,23 @@ bool is_subgroup_view(ViewMode m) {
     return m == ViewMode::lane_id || m == ViewMode::first_last_lane || m == ViewMode::active_lanes;
 }
 
+std::string subgroup_size_refusal(const SubgroupCaps& caps, uint32_t size, uint32_t stages) {
+    std::string offered = caps.min_size == caps.max_size
+                              ? "subgroup size " + std::to_string(caps.min_size) + " only"
+                              : "subgroup sizes " + std::to_string(caps.min_size) + "-" + std::to_string(caps.max_size);
+    if (size < caps.min_size || size > caps.max_size) return "this device offers " + offered;
+    if (caps.min_size == caps.max_size) return "";
+    for (uint32_t s = 0; s < uint32_t(Stage::count); ++s)
+        if ((stages & bit(Stage(s))) && !(caps.required_size_stages & bit(Stage(s))))
+            return "this device offers " + offered + ", but cannot require a size of the " + std::string(stage_name(Stage(s))) +
+                   " stage (it is not in requiredSubgroupSizeStages)";
+    return "";
+}
+
+uint32_t required_subgroup_size(const SubgroupCaps& caps, uint32_t size, Stage stage) {
+    return caps.min_size < caps.max_size && caps.size_control && (caps.required_size_stages & bit(stage)) ? size : 0;
+}
+
 void apply_masks(SubgroupCaps& caps, uint32_t masked_stages, uint32_t masked_ops) {
     caps.masked_stages = masked_stages;
     caps.masked_ops = masked_ops;
@@ -168,6 +185,19 @@ PassPlan plan_unavailable_pass(const PassInfo& pass, Request requested, const st
                              " on this device; use auto or off");
 }
 
+// active-lanes counts its subgroups with an atomic in the stage under view (view_common.glsl):
+// vertex, tessellation and geometry stages store only with vertexPipelineStoresAndAtomics, and
+// fragment only with fragmentStoresAndAtomics. (Compute, task, mesh and ray tracing always may.)
+static std::string active_lanes_store_missing(const DeviceFeatures& features, Stage stage) {
+    bool pre_raster = stage == Stage::vertex || stage == Stage::tess_control || stage == Stage::tess_eval ||
+                      stage == Stage::geometry;
+    if (pre_raster && !features.vertex_stores)
+        return "device lacks vertexPipelineStoresAndAtomics (active-lanes counts its subgroups with an atomic)";
+    if (stage == Stage::fragment && !features.fragment_stores)
+        return "device lacks fragmentStoresAndAtomics (active-lanes counts its subgroups with an atomic)";
+    return "";
+}
+
 ViewPlan plan_view(const SubgroupCaps& caps, const DeviceFeatures& features, ViewMode mode, Stage stage) {
     ViewPlan plan{mode, stage, Variant::off, ""};
     if (!is_subgroup_view(mode)) {
@@ -181,6 +211,7 @@ ViewPlan plan_view(const SubgroupCaps& caps, const DeviceFeatures& features, Vie
         return plan;
     }
     std::string missing = missing_support(caps, {stage, view_needs(mode)});
+    if (missing.empty() && mode == ViewMode::active_lanes) missing = active_lanes_store_missing(features, stage);
     if (missing.empty() && !info.view_built)
         missing = std::string(stage_name(stage)) + " stage has subgroups on this device, but this build has no " +
                   std::string(view_mode_name(mode)) + " view in it";

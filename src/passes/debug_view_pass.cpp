@@ -1,11 +1,13 @@
 #include "passes/debug_view_pass.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <stdexcept>
 
 #include "passes/scene_pass.h"
 #include "passes/meshlet_pass.h"
+#include "passes/subgroup_tally.h"
 
 namespace {
 
@@ -20,6 +22,10 @@ static_assert(sizeof(ViewParams) == 128 * 4 + 48);
 
 constexpr uint32_t kGraphicsParamsBinding = 4;  // after the scene's bindings 0..3
 constexpr uint32_t kComputeParamsBinding = 1;   // after the colour image
+// The frame's counters, where the stage under view ORs in the subgroup sizes it ran at
+// (GpuCounters::view_sizes): the binding after the colours' in every view (view_common.glsl).
+constexpr uint32_t kGraphicsCountersBinding = kGraphicsParamsBinding + 1;
+constexpr uint32_t kComputeCountersBinding = kComputeParamsBinding + 1;
 
 const char* kind_suffix(ViewKind kind) {
     switch (kind) {
@@ -55,10 +61,10 @@ VkShaderStageFlags layout_stages(const DeviceFeatures& features) {
     return stages;
 }
 
-// The scene's bindings 0..3 (shaders/scene_bindings.glsl), then ViewParams.
+// The scene's bindings 0..3 (shaders/scene_bindings.glsl), then ViewParams and the counters.
 LayoutDesc graphics_layout(const DeviceFeatures& features) {
     return {{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-             VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER},
+             VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
             layout_stages(features)};
 }
 
@@ -109,6 +115,12 @@ void begin_depth_redraw(FrameContext& f) {
     begin_rendering(f.cmd, f.targets.extent, nullptr, &depth);
 }
 
+// The sizes the legend names: those the view's stage ran at in the last frame that drew it, or
+// before one has (the first frame), every size the device may run the stage at.
+uint32_t legend_sizes(const FrameContext& f) {
+    return f.view_sizes ? f.view_sizes : sizes_in_range(f.ctx.subgroup.min_size, f.ctx.subgroup.max_size);
+}
+
 }  // namespace
 
 // Hues step by the golden ratio (137.5 degrees), so neighbouring lanes, and any few lanes in a
@@ -156,7 +168,7 @@ const Pipeline& DebugViewPass::pipeline(const Context& ctx, Stage stage, ViewKin
     if (stage == Stage::compute) {
         ComputeDesc d;
         d.shader = view_shader(Stage::compute, stage, k).second;
-        d.layout = {{VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER}};
+        d.layout = {{VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER}};
         p = create_compute_pipeline(ctx, d);
         return p;
     }
@@ -204,7 +216,7 @@ void DebugViewPass::record(FrameContext& f, bool legend) {
     if (ray_stage && supported && unit_view && unit_view(f, params_)) {
         f.timer.end(f.cmd, Timer::view);
         end_label(f.ctx, f.cmd);
-        if (legend && f.overlay) add_view_legend(*f.overlay, f.targets.extent, plan, f.ctx.subgroup.size);
+        if (legend && f.overlay) add_view_legend(*f.overlay, f.targets.extent, plan, legend_sizes(f));
         return;
     }
     if (stage == Stage::task || stage == Stage::mesh) {
@@ -231,21 +243,28 @@ void DebugViewPass::record(FrameContext& f, bool legend) {
     f.timer.end(f.cmd, Timer::view);
     end_label(f.ctx, f.cmd);
 
-    if (legend && f.overlay) add_view_legend(*f.overlay, f.targets.extent, plan, f.ctx.subgroup.size);
+    if (legend && f.overlay) add_view_legend(*f.overlay, f.targets.extent, plan, legend_sizes(f));
+}
+
+// Push descriptors update incrementally: bindings 4 and 5 here, draw_scene pushes the scene's 0..3.
+void DebugViewPass::push_view_bindings(FrameContext& f, const Pipeline& p) {
+    Descriptors()
+        .buffer(kGraphicsParamsBinding, params_, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER)
+        .buffer(kGraphicsCountersBinding, f.counters)
+        .push(f.cmd, p);
 }
 
 // Replaces the pre-pass depth (nothing after the view reads it) with the view's own.
 void DebugViewPass::record_depth(FrameContext& f, const Pipeline& p) {
     begin_depth_redraw(f);
-    Descriptors().buffer(kGraphicsParamsBinding, params_, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER).push(f.cmd, p);
+    push_view_bindings(f, p);
     draw_scene(f, p);
     vkCmdEndRendering(f.cmd);
 }
 
 void DebugViewPass::record_graphics(FrameContext& f, const Pipeline& p) {
     begin_view_rendering(f);
-    // Push descriptors update incrementally: binding 4 here, draw_scene pushes the scene's 0..3.
-    Descriptors().buffer(kGraphicsParamsBinding, params_, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER).push(f.cmd, p);
+    push_view_bindings(f, p);
     draw_scene(f, p);
     vkCmdEndRendering(f.cmd);
 }
@@ -272,57 +291,86 @@ void DebugViewPass::record_compute(FrameContext& f, const Pipeline& p) {
     Descriptors()
         .storage_image(0, f.targets.color.view)
         .buffer(kComputeParamsBinding, params_, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER)
+        .buffer(kComputeCountersBinding, f.counters)
         .push(f.cmd, p);
     uint32_t groups_x = (f.targets.extent.width + kViewWorkgroup - 1) / kViewWorkgroup;
     uint32_t groups_y = (f.targets.extent.height + kViewWorkgroup - 1) / kViewWorkgroup;
     vkCmdDispatch(f.cmd, groups_x, groups_y, 1);
 }
 
-void add_view_legend(Overlay& o, VkExtent2D extent, const ViewPlan& plan, uint32_t subgroup_size) {
+std::optional<SubgroupTally> measured_subgroups(const GpuCounters& c, const Plan& plan, Stage stage) {
+    if (bit(stage) & kRayTracingStages) {
+        // RayStats keep the six stages in the Stage enum's order, raygen first.
+        uint32_t i = uint32_t(stage) - uint32_t(Stage::raygen);
+        if (plan[PassId::ray_trace].variant != Variant::subgroup || c.rays.subgroups[i] == 0) return std::nullopt;
+        return SubgroupTally{c.rays.subgroups[i], c.rays.invocations[i], c.ray_lane_slots[i], c.ray_sizes[i]};
+    }
+    const ViewPlan& view = plan.view;
+    if (view.mode != ViewMode::active_lanes || view.variant != Variant::subgroup || view.stage != stage ||
+        c.view_subgroups == 0)
+        return std::nullopt;
+    // The view counts no lane slots; where a single size ran they are subgroups x that size.
+    bool one_size = std::has_single_bit(c.view_sizes);
+    return SubgroupTally{c.view_subgroups, c.view_lanes, one_size ? uint64_t(c.view_subgroups) * c.view_sizes : 0,
+                         c.view_sizes};
+}
+
+// Splits `text` at spaces into lines at most `width` pixels wide at `scale` (a longer word keeps a
+// line of its own).
+static std::vector<std::string> wrap_legend(const std::string& text, float width, float scale) {
+    std::vector<std::string> lines;
+    std::string line;
+    for (size_t start = 0; start < text.size();) {
+        size_t end = std::min(text.find(' ', start), text.size());
+        std::string word = text.substr(start, end - start);
+        std::string longer = line.empty() ? word : line + " " + word;
+        if (!line.empty() && Overlay::text_width(longer, scale) > width) {
+            lines.push_back(line);
+            line = word;
+        } else {
+            line = longer;
+        }
+        start = end + 1;
+    }
+    if (!line.empty()) lines.push_back(line);
+    return lines;
+}
+
+std::string view_legend_title(const ViewPlan& plan, uint32_t sizes) {
+    std::string title = std::string(view_mode_name(plan.mode)) + " | " + std::string(stage_name(plan.stage)) + " | " +
+                        sizes_text(sizes);
+    if (plan.stage == Stage::compute)
+        title += " | " + std::to_string(kViewWorkgroup) + "x" + std::to_string(kViewWorkgroup) + " groups";
+    return title;
+}
+
+uint32_t legend_lanes(uint32_t sizes) { return sizes ? std::min(std::bit_floor(sizes), kLanePaletteSize) : 0; }
+
+void add_view_legend(Overlay& o, VkExtent2D extent, const ViewPlan& plan, uint32_t sizes) {
     const float pad = 4.0f;
     std::string mode(view_mode_name(plan.mode)), stage(stage_name(plan.stage));
-    // Double-size text where the widest line fits, else the small font.
-    auto fitting_scale = [&](const std::string& widest) {
-        return Overlay::text_width(widest, 2.0f) + 4 * pad <= float(extent.width) ? 2.0f : 1.0f;
+    // The text size follows from the frame's size alone, so every stage's and view's legend has
+    // the same size at one frame size (side by side on a sheet they match); text that does not fit
+    // the width wraps. (Choosing the size by whether this legend's own text fits made short titles,
+    // vertex or task, double-size and long ones, tess-control or a ray-tracing reason, small.)
+    const float scale = extent.height >= kLegendDoubleSizeHeight ? 2.0f : 1.0f;
+    const float row = Overlay::text_height("0", scale) + 4 * scale + 2;
+    const float text_room = float(extent.width) - 4 * pad;
+    float y = pad;
+    auto lines = [&](const std::string& text, uint32_t colour) {
+        for (const std::string& line : wrap_legend(text, text_room, scale)) {
+            o.label(pad, y, line, colour, scale);
+            y += row;
+        }
     };
 
     if (plan.variant != Variant::subgroup) {
-        std::string headline = "no subgroup support in " + stage + " for " + mode;
-        float scale = fitting_scale(headline.size() > plan.reason.size() ? headline : plan.reason);
-        float row = Overlay::text_height("0", scale) + 4 * scale + 2;
-        o.label(pad, pad, headline, kHatchColour, scale);
-        // The reason in as many lines as the frame's width needs.
-        float y = pad + row;
-        std::string line;
-        auto flush = [&] {
-            o.label(pad, y, line, rgba8(255, 255, 255), scale);
-            y += row;
-            line.clear();
-        };
-        for (size_t start = 0; start < plan.reason.size();) {
-            size_t end = std::min(plan.reason.find(' ', start), plan.reason.size());
-            std::string word = plan.reason.substr(start, end - start);
-            std::string longer = line.empty() ? word : line + " " + word;
-            if (!line.empty() && Overlay::text_width(longer, scale) + 4 * pad > float(extent.width)) {
-                flush();
-                line = word;
-            } else {
-                line = longer;
-            }
-            start = end + 1;
-        }
-        if (!line.empty()) flush();
+        lines("no subgroup support in " + stage + " for " + mode, kHatchColour);
+        lines(plan.reason, rgba8(255, 255, 255));
         return;
     }
 
-    std::string title = mode + " | " + stage + " | subgroup size " + std::to_string(subgroup_size);
-    if (plan.stage == Stage::compute)
-        title += " | " + std::to_string(kViewWorkgroup) + "x" + std::to_string(kViewWorkgroup) + " groups";
-    const float scale = fitting_scale(title);
-    const float row = Overlay::text_height("0", scale) + 4 * scale + 2;
-    float y = pad;
-    o.label(pad, y, title, rgba8(255, 255, 255), scale);
-    y += row;
+    lines(view_legend_title(plan, sizes), rgba8(255, 255, 255));
 
     const float swatch = 6.0f * scale;
     auto key = [&](float x, uint32_t colour, const std::string& text) {
@@ -332,8 +380,8 @@ void add_view_legend(Overlay& o, VkExtent2D extent, const ViewPlan& plan, uint32
     };
 
     if (plan.mode == ViewMode::lane_id) {
-        // One swatch per lane, with the first and last lane numbered.
-        uint32_t lanes = std::min(subgroup_size, kLanePaletteSize);
+        // One swatch per lane of the largest subgroup that ran, the first and last lane numbered.
+        uint32_t lanes = std::max(legend_lanes(sizes), 1u);
         float w = std::clamp(std::floor((float(extent.width) - 2 * pad) / float(lanes)), 2.0f, 8.0f * scale);
         o.rect(pad - 1, y - 1, w * float(lanes) + 2, swatch + 2, rgba8(0, 0, 0, 200));
         for (uint32_t lane = 0; lane < lanes; ++lane) o.rect(pad + w * float(lane), y, w, swatch, lane_colour(lane));
@@ -355,8 +403,9 @@ void add_view_legend(Overlay& o, VkExtent2D extent, const ViewPlan& plan, uint32
         o.label(pad, y + swatch + 1, "0", rgba8(255, 255, 255), scale);
         o.label(pad + w * steps - Overlay::text_width("1", scale) - 4 * scale, y + swatch + 1, "1",
                 rgba8(255, 255, 255), scale);
-        if (plan.stage == Stage::fragment)
-            o.label(pad + w * steps + 6 * scale, y - 2 * scale, "striped: with / without helper lanes",
-                    rgba8(255, 255, 255), scale);
+        if (plan.stage == Stage::fragment) {
+            y += swatch + 1 + row;  // under the ramp and its numbers
+            lines("striped: with / without helper lanes", rgba8(255, 255, 255));
+        }
     }
 }
