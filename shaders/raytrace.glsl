@@ -63,6 +63,18 @@ struct MaterialCall {  // callableDataEXT of the material evaluation
 uint pack_record(uvec4 r) { return 0x80000000u | (r.x & 255u) | ((r.y & 255u) << 8) | ((r.z & 3u) << 16) | ((r.w & 255u) << 18); }
 uvec4 unpack_record(uint p) { return uvec4(p & 255u, (p >> 8) & 255u, (p >> 16) & 3u, (p >> 18) & 255u); }
 
+// A packed record carried from intersection to closest-hit in a float hit attribute (the hit
+// group's closest-hit reads the triangles' vec2 barycentrics, so the attribute stays a float).
+// The record's bits as they are make a denormal float whenever bits 23..30 (the exponent) are
+// zero, that is whenever the record's w is below 32 (most records), and Vulkan lets a driver
+// flush denormals to zero: the closest-hit would read "no record". pack_record never sets bit 30,
+// so it is set here and stripped on the way out: the exponent is then 128..135, a normal finite
+// float, never a denormal, infinity or NaN, which every driver carries bit for bit. No record (0)
+// stays 0.0.
+const uint kRecordAttributeBit = 1u << 30;
+float record_to_attribute(uint record) { return record == 0u ? 0.0 : uintBitsToFloat(record | kRecordAttributeBit); }
+uint record_from_attribute(float value) { return floatBitsToUint(value) & ~kRecordAttributeBit; }
+
 // The value written per pixel into traced_image (an R32UI image; forward.frag decodes it):
 // bits 0..29 the reflection's radiance times its weight, sRGB-encoded 10 bits per channel (0: none);
 // bit 30 a shadow ray was traced; bit 31 it was blocked (the sun is occluded).

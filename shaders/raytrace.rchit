@@ -19,7 +19,8 @@ void main() {
     payload.t = gl_HitTEXT;
 #if defined(RT_VIEW) && !defined(VIEW_HERE)
     // The intersection view's record comes with a light's hit, in its attributes.
-    if (gl_HitKindEXT == kHitKindLight && floatBitsToUint(barycentrics.x) != 0u) payload.record = floatBitsToUint(barycentrics.x);
+    if (gl_HitKindEXT == kHitKindLight && record_from_attribute(barycentrics.x) != 0u)
+        payload.record = record_from_attribute(barycentrics.x);
 #endif
     if (payload.kind == kRayShadow) return;
     if (gl_HitKindEXT == kHitKindLight) {  // a light's sphere (only reflection rays see them)

@@ -2,8 +2,11 @@
 // variants count the same events; they differ only in how (the `subgroup` variant is RT_SUBGROUP).
 //   fallback: one atomicAdd per invocation and counter.
 //   subgroup: one atomicAdd per subgroup: subgroupBallot of the event, subgroupBallotBitCount,
-//             and the subgroupElect() lane adds the count. The atomics per stage (`subgroups`) then
-//             measure how full the stage's subgroups are: invocations / (subgroups * size).
+//             and the subgroupElect() lane adds the count. The elected lane of each stage's
+//             subgroups also adds its gl_SubgroupSize (`lane_slots`) and ORs it into `sizes`: a
+//             ray-tracing stage may run at any size from the device's minimum to its maximum, and
+//             at more than one within a dispatch, so a stage's occupancy is invocations over
+//             lane_slots, not over subgroups times the device's subgroupSize.
 //
 // Why the subgroup counts are exact in ray-tracing stages, where the rules differ from compute:
 //  * Repacking. After traceRayEXT, executeCallableEXT and reportIntersectionEXT an invocation may
@@ -35,6 +38,9 @@ const uint kStageRaygen = 0u, kStageAnyHit = 1u, kStageClosestHit = 2u, kStageMi
 layout(set = 0, binding = 9, std430) buffer RayStats {
     uint earlier_counters[16];  // GpuCounters of the other passes
     uint words[18];
+    uint meshlet_counters[2];   // GpuCounters::meshlets_in, meshlets_visible
+    uint lane_slots[6];         // subgroup variant, by stage: gl_SubgroupSize summed over its subgroups
+    uint sizes[6];              // subgroup variant, by stage: gl_SubgroupSize OR-ed (powers of two)
 } ray_stats;
 
 // Counts the lanes for which `event` holds. (The views' trace, RT_VIEW, counts nothing: the
@@ -61,6 +67,8 @@ void count_invocation(uint stage) {
     if (subgroupElect()) {
         atomicAdd(ray_stats.words[kStatInvocations + stage], n);
         atomicAdd(ray_stats.words[kStatSubgroups + stage], 1u);
+        atomicAdd(ray_stats.lane_slots[stage], gl_SubgroupSize);
+        atomicOr(ray_stats.sizes[stage], gl_SubgroupSize);
     }
 #else
     atomicAdd(ray_stats.words[kStatInvocations + stage], 1u);

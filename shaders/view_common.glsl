@@ -40,6 +40,26 @@ layout(set = 0, binding = VIEW_PARAMS_BINDING, std140) uniform ViewParams {
     vec4 dim;           // x: opacity of the black drawn over unmarked first-last-lane pixels
 } view;
 
+// The legend names the subgroup sizes the stage under view ran at (add_view_legend), not the
+// device-wide subgroupSize: a stage may run at any size from the device's minimum to its maximum,
+// and at more than one in a draw. Each subgroup ORs its gl_SubgroupSize into GpuCounters::view_sizes
+// (src/render/frame.h), the frame's counters, bound one after the view's colours.
+#if defined(VIEW_LANE_ID) || defined(VIEW_FIRST_LAST) || defined(VIEW_ACTIVE)
+const uint kViewSizesWord = 48u;
+layout(set = 0, binding = VIEW_PARAMS_BINDING + 1, std430) buffer ViewCounters { uint view_counters[]; };
+
+void count_view_size() {
+#if defined(VIEW_STAGE_FRAGMENT)
+    // A helper invocation's atomics have no effect: it must not be the lane that counts.
+    if (gl_HelperInvocation) return;
+#endif
+    // One atomic per subgroup. Sizes are powers of two, so the OR keeps one bit per size that ran,
+    // and it is idempotent: where divergence (the helpers' return) splits a subgroup and each part
+    // elects a lane, the parts OR the same size, and the word is right either way.
+    if (subgroupElect()) atomicOr(view_counters[kViewSizesWord], gl_SubgroupSize);
+}
+#endif
+
 vec3 packed_rgb(uint rgba) { return unpackUnorm4x8(rgba).rgb; }
 
 vec3 lane_colour(uint lane) { return packed_rgb(view.palette[(lane >> 2) & 31u][lane & 3u]); }
@@ -61,6 +81,7 @@ vec3 active_ramp(float fraction) {
 // lanes that took the branch).
 uvec4 lane_record() {
 #if defined(VIEW_LANE_ID)
+    count_view_size();
     return uvec4(gl_SubgroupInvocationID, gl_SubgroupSize, kRecordLaneId, 0u);
 #elif defined(VIEW_FIRST_LAST)
     // Ballots are uvec4 (128 lanes), so FindLSB/FindMSB are right at any subgroup size.
@@ -68,6 +89,7 @@ uvec4 lane_record() {
     uint lane = gl_SubgroupInvocationID;
     uint mark = (lane == subgroupBallotFindLSB(lanes) ? kMarkFirst : 0u) |
                 (lane == subgroupBallotFindMSB(lanes) ? kMarkLast : 0u);
+    count_view_size();  // after the ballot, which must see every launched lane
     return uvec4(mark, gl_SubgroupSize, kRecordFirstLast, 0u);
 #elif defined(VIEW_ACTIVE)
     uint launched = subgroupBallotBitCount(subgroupBallot(true));
@@ -79,6 +101,7 @@ uvec4 lane_record() {
 #else
     uint useful = launched;
 #endif
+    count_view_size();
     return uvec4(launched, gl_SubgroupSize, kRecordActive, useful);
 #else
     return uvec4(0u, 0u, kRecordNone, 0u);

@@ -8,6 +8,7 @@
 
 #include "app/hud.h"
 #include "passes/debug_view_pass.h"
+#include "passes/subgroup_tally.h"
 
 namespace {
 
@@ -47,7 +48,8 @@ TEST(Hud, NoTwoTextsOverlapAndNoneLeavesTheFrameAtCommonSizes) {
             for (bool legend : {false, true}) {
                 HudState hud = worst_case_hud(extent, help, reason);
                 Overlay overlay;
-                if (legend) add_view_legend(overlay, extent, hud.plan.view, hud.subgroup_size);  // what the view drew first
+                // What the view drew first; its widest title names a range of sizes.
+                if (legend) add_view_legend(overlay, extent, hud.plan.view, sizes_in_range(4, hud.subgroup_size));
                 OverlayBox taken = overlay.bounds();
                 std::vector<HudText> texts;
                 draw_hud(overlay, hud, &texts);

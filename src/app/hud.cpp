@@ -245,7 +245,7 @@ OverlayBox draw_stats(Overlay& overlay, const HudState& hud, float s, float x, f
     GpuCounters none{};
     for (const PassInfo& pass : kPasses) {
         if (!pass.hud_line) continue;
-        PassCounters c{plan, hud.counters, none, hud.triangles_total, hud.lights, ms(pass.timer) >= 0, hud.subgroup_size};
+        PassCounters c{plan, hud.counters, none, hud.triangles_total, hud.lights, ms(pass.timer) >= 0};
         std::optional<HudLine> line = pass.hud_line(c);
         if (!line) continue;
         p.add(key_w, line->label, kWhite, variant_col - gap);

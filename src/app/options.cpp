@@ -1,6 +1,7 @@
 #include "app/options.h"
 
 #include <algorithm>
+#include <bit>
 #include <charconv>
 #include <sstream>
 
@@ -163,6 +164,8 @@ Options:
   --validate             enable the Khronos validation layer with synchronization validation
   --device INDEX         pick a physical device (see --list-devices)
   --cull-group-size N    triangles per cull workgroup, 1..1024 (default 64)
+  --subgroup-size N      run the cull, light-cull and exposure passes and the task and mesh
+                         stages at N lanes (a power of two the device offers, see --info)
   --cull-dump PATH       text file of the triangles the last frame drew after culling
   --bandwidth-probe      also time a 256 MiB buffer copy; the report compares the cull pass with it
   --probe                with --info: time the same loop in a fragment and a compute shader (the
@@ -228,6 +231,12 @@ Options parse_options(const std::vector<std::string>& args) {
         else if (a == "--out") o.out_dir = value();
         else if (a == "--device") o.device = parse_uint(a, value(), 0, 1000);
         else if (a == "--cull-group-size") o.cull_group_size = parse_uint(a, value(), 1, 1024);
+        else if (a == "--subgroup-size") {
+            // Vulkan's subgroup sizes are powers of two, 1 to 128; the device's range is checked later.
+            o.subgroup_size = parse_uint(a, value(), 1, 128);
+            if (!std::has_single_bit(o.subgroup_size))
+                throw UsageError("--subgroup-size expects a power of two from 1 to 128, got '" + args[i] + "'");
+        }
         else if (a == "--cull-dump") o.cull_dump = value();
         else if (a == "--bandwidth-probe") o.bandwidth_probe = true;
         else if (a == "--probe") o.probe = true;

@@ -1,5 +1,6 @@
 #include "app/run.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "render/exposure_reference.h"
@@ -13,6 +14,8 @@
 #include "app/cull_dump.h"
 #include "app/image_io.h"
 #include "app/limits.h"
+#include "passes/exposure_pass.h"
+#include "passes/light_cull_pass.h"
 #include "passes/ray_trace_pass.h"
 
 std::string default_scene_path() {
@@ -53,6 +56,7 @@ ContextOptions context_options(const Options& o) {
     c.device_index = o.device ? int(*o.device) : -1;
     c.mask_stages = o.mask_stages;
     c.mask_ops = o.mask_ops;
+    c.subgroup_size = o.subgroup_size;
     return c;
 }
 
@@ -87,6 +91,19 @@ void check_device_limits(const Context& ctx, const Options& options, const Scene
         throw UsageError("--cull-group-size " + std::to_string(options.cull_group_size) +
                          " exceeds the device's largest workgroup (" +
                          std::to_string(std::min(limits.maxComputeWorkGroupSize[0], limits.maxComputeWorkGroupInvocations)) + ")");
+    // A required subgroup size caps a workgroup at that many lanes times maxComputeWorkgroupSubgroups
+    // (only asked where the device offers a range: required_subgroup_size).
+    const SubgroupCaps& caps = ctx.subgroup_unmasked;
+    if (required_subgroup_size(caps, ctx.subgroup_size, Stage::compute)) {
+        // The cull test's --cull-group-size, light culling's 64, the exposure reduction's and the
+        // cull scan's 256.
+        uint32_t largest = std::max({options.cull_group_size, kLightCullWorkgroup, kExposureReduceWorkgroup});
+        if (uint64_t(ctx.subgroup_size) * caps.max_workgroup_subgroups < largest)
+            throw UsageError("--subgroup-size " + std::to_string(ctx.subgroup_size) + ": a workgroup of " +
+                             std::to_string(largest) + " invocations needs more than this device's " +
+                             std::to_string(caps.max_workgroup_subgroups) +
+                             " subgroups (maxComputeWorkgroupSubgroups) at that size; use a larger size");
+    }
 }
 
 namespace {
@@ -250,7 +267,9 @@ nlohmann::json subgroup_json(const Context& ctx) {
             {"operations", op_names(s.ops)},
             {"quad_in_all_stages", s.quad_in_all_stages},
             {"masked_stages", stage_names(s.masked_stages)},
-            {"masked_operations", op_names(s.masked_ops)}};
+            {"masked_operations", op_names(s.masked_ops)},
+            // --subgroup-size: the size the compute passes, task and mesh were run at (null: the driver's choice)
+            {"forced_size", ctx.subgroup_size ? nlohmann::json(ctx.subgroup_size) : nlohmann::json(nullptr)}};
 }
 
 static nlohmann::json pass_json(const PassPlan& p) {
@@ -292,7 +311,7 @@ nlohmann::json report_json(const Context& ctx, const Options& options, const Pla
     for (const PassInfo& pass : kPasses)
         if (pass.report_counters)
             pass.report_counters(counters, {plan, r.counters, r.instrumented, r.triangles_in, options.lights,
-                                            r.ran[size_t(pass.timer)], ctx.subgroup.size});
+                                            r.ran[size_t(pass.timer)]});
     // The exposure the last frame was resolved with (1.0, fixed, without the exposure pass), and
     // the mip's average luminance the exposure pass measured in that frame (null without it): exp2
     // of the mean fixed-point log2 luminance (docs/exposure.md). Read from the exposure unit's
@@ -377,8 +396,14 @@ void print_info(const Context& ctx, const Plan& plan) {
     const SubgroupCaps& raw = ctx.subgroup_unmasked;
     printf("Device      %s (%s)\n", ctx.info.name.c_str(), ctx.info.type.c_str());
     printf("Driver      %s, Vulkan %s\n", ctx.info.driver.c_str(), ctx.info.api_version.c_str());
-    printf("Subgroup    size %u (min %u, max %u), size control %s, full subgroups %s\n\n", s.size, s.min_size,
+    printf("Subgroup    size %u (min %u, max %u), size control %s, full subgroups %s\n", s.size, s.min_size,
            s.max_size, s.size_control ? "yes" : "no", s.full_subgroups ? "yes" : "no");
+    std::string required;  // the stages a pipeline may require a size of (--subgroup-size)
+    for (const StageInfo& st : kStages)
+        if (raw.required_size_stages & bit(st.stage)) required += (required.empty() ? "" : ", ") + std::string(st.name);
+    printf("            sizes required in %s", required.empty() ? "no stage" : required.c_str());
+    if (ctx.subgroup_size) printf("; --subgroup-size %u", ctx.subgroup_size);
+    printf("\n\n");
 
     auto mark = [](bool device, bool masked) { return !device ? "no" : masked ? "masked" : "yes"; };
     printf("%-14s %s\n", "stage", "subgroups");

@@ -38,6 +38,23 @@ bool is_subgroup_view(ViewMode m) {
     return m == ViewMode::lane_id || m == ViewMode::first_last_lane || m == ViewMode::active_lanes;
 }
 
+std::string subgroup_size_refusal(const SubgroupCaps& caps, uint32_t size, uint32_t stages) {
+    std::string offered = caps.min_size == caps.max_size
+                              ? "subgroup size " + std::to_string(caps.min_size) + " only"
+                              : "subgroup sizes " + std::to_string(caps.min_size) + "-" + std::to_string(caps.max_size);
+    if (size < caps.min_size || size > caps.max_size) return "this device offers " + offered;
+    if (caps.min_size == caps.max_size) return "";
+    for (uint32_t s = 0; s < uint32_t(Stage::count); ++s)
+        if ((stages & bit(Stage(s))) && !(caps.required_size_stages & bit(Stage(s))))
+            return "this device offers " + offered + ", but cannot require a size of the " + std::string(stage_name(Stage(s))) +
+                   " stage (it is not in requiredSubgroupSizeStages)";
+    return "";
+}
+
+uint32_t required_subgroup_size(const SubgroupCaps& caps, uint32_t size, Stage stage) {
+    return caps.min_size < caps.max_size && caps.size_control && (caps.required_size_stages & bit(stage)) ? size : 0;
+}
+
 void apply_masks(SubgroupCaps& caps, uint32_t masked_stages, uint32_t masked_ops) {
     caps.masked_stages = masked_stages;
     caps.masked_ops = masked_ops;

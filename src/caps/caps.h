@@ -28,6 +28,7 @@ struct SubgroupCaps {
     bool size_control = false;      // VK_EXT_subgroup_size_control / 1.3 subgroupSizeControl
     bool full_subgroups = false;    // computeFullSubgroups
     uint32_t required_size_stages = 0;
+    uint32_t max_workgroup_subgroups = 0;  // maxComputeWorkgroupSubgroups (subgroup size control)
     uint32_t masked_stages = 0;     // what --mask-stages removed (bits, whether or not the device had them)
     uint32_t masked_ops = 0;
 
@@ -56,6 +57,18 @@ struct DeviceFeatures {
 
 // Removes masked stages/ops as a device lacking them would. Quad ops masked also clear quad_in_all_stages.
 void apply_masks(SubgroupCaps& caps, uint32_t masked_stages, uint32_t masked_ops);
+
+// --subgroup-size N (a power of two): why the device cannot run each of `stages` (bit(Stage)) at
+// N lanes, or empty. It can where N is its one size (it runs nothing else), or where N lies in its
+// range [min_size, max_size] and each stage is in requiredSubgroupSizeStages. The reason names the
+// sizes the device offers.
+std::string subgroup_size_refusal(const SubgroupCaps& caps, uint32_t size, uint32_t stages);
+// The requiredSubgroupSize a pipeline's `stage` gets for --subgroup-size `size` (0: none asked):
+// `size` where the device offers a range and can require a size of the stage; else 0, the
+// driver's choice, which subgroup_size_refusal has made sure is `size` (the device's one size:
+// every stage runs at it unasked, and a workgroup may hold more than maxComputeWorkgroupSubgroups
+// of them, which a required size would forbid).
+uint32_t required_subgroup_size(const SubgroupCaps& caps, uint32_t size, Stage stage);
 
 enum class ViewMode { shaded, lane_id, first_last_lane, active_lanes, mip, light_count };
 

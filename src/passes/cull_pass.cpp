@@ -97,8 +97,10 @@ void CullPass::create(const Context& ctx, const GpuScene& scene, uint32_t size) 
     // that are not a multiple of the subgroup size, which are legal and tested.
     auto steps = [&](const char* test, const char* scan) {
         Steps s;
-        s.test = create_compute_pipeline(ctx, {.shader = test, .layout = kCullLayout, .specialization = {group_size}});
-        s.scan = create_compute_pipeline(ctx, {.shader = scan, .layout = kScanLayout});
+        // Both steps that use subgroups run at --subgroup-size where one was given.
+        s.test = create_compute_pipeline(
+            ctx, {.shader = test, .layout = kCullLayout, .specialization = {group_size}, .forced_subgroup_size = true});
+        s.scan = create_compute_pipeline(ctx, {.shader = scan, .layout = kScanLayout, .forced_subgroup_size = true});
         return s;
     };
     if (subgroup_path_possible(ctx, PassId::cull)) subgroup = steps("cull.comp.subgroup", "cull_scan.comp.subgroup");

@@ -1,11 +1,13 @@
 #include "passes/debug_view_pass.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <stdexcept>
 
 #include "passes/scene_pass.h"
 #include "passes/meshlet_pass.h"
+#include "passes/subgroup_tally.h"
 
 namespace {
 
@@ -20,6 +22,10 @@ static_assert(sizeof(ViewParams) == 128 * 4 + 48);
 
 constexpr uint32_t kGraphicsParamsBinding = 4;  // after the scene's bindings 0..3
 constexpr uint32_t kComputeParamsBinding = 1;   // after the colour image
+// The frame's counters, where the stage under view ORs in the subgroup sizes it ran at
+// (GpuCounters::view_sizes): the binding after the colours' in every view (view_common.glsl).
+constexpr uint32_t kGraphicsCountersBinding = kGraphicsParamsBinding + 1;
+constexpr uint32_t kComputeCountersBinding = kComputeParamsBinding + 1;
 
 const char* kind_suffix(ViewKind kind) {
     switch (kind) {
@@ -55,10 +61,10 @@ VkShaderStageFlags layout_stages(const DeviceFeatures& features) {
     return stages;
 }
 
-// The scene's bindings 0..3 (shaders/scene_bindings.glsl), then ViewParams.
+// The scene's bindings 0..3 (shaders/scene_bindings.glsl), then ViewParams and the counters.
 LayoutDesc graphics_layout(const DeviceFeatures& features) {
     return {{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-             VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER},
+             VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
             layout_stages(features)};
 }
 
@@ -109,6 +115,12 @@ void begin_depth_redraw(FrameContext& f) {
     begin_rendering(f.cmd, f.targets.extent, nullptr, &depth);
 }
 
+// The sizes the legend names: those the view's stage ran at in the last frame that drew it, or
+// before one has (the first frame), every size the device may run the stage at.
+uint32_t legend_sizes(const FrameContext& f) {
+    return f.view_sizes ? f.view_sizes : sizes_in_range(f.ctx.subgroup.min_size, f.ctx.subgroup.max_size);
+}
+
 }  // namespace
 
 // Hues step by the golden ratio (137.5 degrees), so neighbouring lanes, and any few lanes in a
@@ -156,7 +168,7 @@ const Pipeline& DebugViewPass::pipeline(const Context& ctx, Stage stage, ViewKin
     if (stage == Stage::compute) {
         ComputeDesc d;
         d.shader = view_shader(Stage::compute, stage, k).second;
-        d.layout = {{VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER}};
+        d.layout = {{VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER}};
         p = create_compute_pipeline(ctx, d);
         return p;
     }
@@ -204,7 +216,7 @@ void DebugViewPass::record(FrameContext& f, bool legend) {
     if (ray_stage && supported && unit_view && unit_view(f, params_)) {
         f.timer.end(f.cmd, Timer::view);
         end_label(f.ctx, f.cmd);
-        if (legend && f.overlay) add_view_legend(*f.overlay, f.targets.extent, plan, f.ctx.subgroup.size);
+        if (legend && f.overlay) add_view_legend(*f.overlay, f.targets.extent, plan, legend_sizes(f));
         return;
     }
     if (stage == Stage::task || stage == Stage::mesh) {
@@ -231,7 +243,7 @@ void DebugViewPass::record(FrameContext& f, bool legend) {
     f.timer.end(f.cmd, Timer::view);
     end_label(f.ctx, f.cmd);
 
-    if (legend && f.overlay) add_view_legend(*f.overlay, f.targets.extent, plan, f.ctx.subgroup.size);
+    if (legend && f.overlay) add_view_legend(*f.overlay, f.targets.extent, plan, legend_sizes(f));
 }
 
 // Replaces the pre-pass depth (nothing after the view reads it) with the view's own.
@@ -244,8 +256,11 @@ void DebugViewPass::record_depth(FrameContext& f, const Pipeline& p) {
 
 void DebugViewPass::record_graphics(FrameContext& f, const Pipeline& p) {
     begin_view_rendering(f);
-    // Push descriptors update incrementally: binding 4 here, draw_scene pushes the scene's 0..3.
-    Descriptors().buffer(kGraphicsParamsBinding, params_, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER).push(f.cmd, p);
+    // Push descriptors update incrementally: bindings 4 and 5 here, draw_scene pushes the scene's 0..3.
+    Descriptors()
+        .buffer(kGraphicsParamsBinding, params_, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER)
+        .buffer(kGraphicsCountersBinding, f.counters)
+        .push(f.cmd, p);
     draw_scene(f, p);
     vkCmdEndRendering(f.cmd);
 }
@@ -272,13 +287,24 @@ void DebugViewPass::record_compute(FrameContext& f, const Pipeline& p) {
     Descriptors()
         .storage_image(0, f.targets.color.view)
         .buffer(kComputeParamsBinding, params_, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER)
+        .buffer(kComputeCountersBinding, f.counters)
         .push(f.cmd, p);
     uint32_t groups_x = (f.targets.extent.width + kViewWorkgroup - 1) / kViewWorkgroup;
     uint32_t groups_y = (f.targets.extent.height + kViewWorkgroup - 1) / kViewWorkgroup;
     vkCmdDispatch(f.cmd, groups_x, groups_y, 1);
 }
 
-void add_view_legend(Overlay& o, VkExtent2D extent, const ViewPlan& plan, uint32_t subgroup_size) {
+std::string view_legend_title(const ViewPlan& plan, uint32_t sizes) {
+    std::string title = std::string(view_mode_name(plan.mode)) + " | " + std::string(stage_name(plan.stage)) + " | " +
+                        sizes_text(sizes);
+    if (plan.stage == Stage::compute)
+        title += " | " + std::to_string(kViewWorkgroup) + "x" + std::to_string(kViewWorkgroup) + " groups";
+    return title;
+}
+
+uint32_t legend_lanes(uint32_t sizes) { return sizes ? std::min(std::bit_floor(sizes), kLanePaletteSize) : 0; }
+
+void add_view_legend(Overlay& o, VkExtent2D extent, const ViewPlan& plan, uint32_t sizes) {
     const float pad = 4.0f;
     std::string mode(view_mode_name(plan.mode)), stage(stage_name(plan.stage));
     // Double-size text where the widest line fits, else the small font.
@@ -315,9 +341,7 @@ void add_view_legend(Overlay& o, VkExtent2D extent, const ViewPlan& plan, uint32
         return;
     }
 
-    std::string title = mode + " | " + stage + " | subgroup size " + std::to_string(subgroup_size);
-    if (plan.stage == Stage::compute)
-        title += " | " + std::to_string(kViewWorkgroup) + "x" + std::to_string(kViewWorkgroup) + " groups";
+    std::string title = view_legend_title(plan, sizes);
     const float scale = fitting_scale(title);
     const float row = Overlay::text_height("0", scale) + 4 * scale + 2;
     float y = pad;
@@ -332,8 +356,8 @@ void add_view_legend(Overlay& o, VkExtent2D extent, const ViewPlan& plan, uint32
     };
 
     if (plan.mode == ViewMode::lane_id) {
-        // One swatch per lane, with the first and last lane numbered.
-        uint32_t lanes = std::min(subgroup_size, kLanePaletteSize);
+        // One swatch per lane of the largest subgroup that ran, the first and last lane numbered.
+        uint32_t lanes = std::max(legend_lanes(sizes), 1u);
         float w = std::clamp(std::floor((float(extent.width) - 2 * pad) / float(lanes)), 2.0f, 8.0f * scale);
         o.rect(pad - 1, y - 1, w * float(lanes) + 2, swatch + 2, rgba8(0, 0, 0, 200));
         for (uint32_t lane = 0; lane < lanes; ++lane) o.rect(pad + w * float(lane), y, w, swatch, lane_colour(lane));

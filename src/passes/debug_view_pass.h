@@ -58,5 +58,10 @@ private:
     std::array<Pipeline, size_t(Stage::count)> depth_pipelines_;
 };
 
-// The legend of a view (mode, stage, subgroup size, colours) or the unsupported stage's label.
-void add_view_legend(Overlay& overlay, VkExtent2D extent, const ViewPlan& plan, uint32_t subgroup_size);
+// The legend of a view (mode, stage, the subgroup sizes that ran, colours) or the unsupported
+// stage's label. `sizes`: the sizes the stage ran at, a mask of powers of two (SubgroupTally::sizes).
+void add_view_legend(Overlay& overlay, VkExtent2D extent, const ViewPlan& plan, uint32_t sizes);
+// Its first line: "lane-id | closest-hit | subgroup sizes 32-64".
+std::string view_legend_title(const ViewPlan& plan, uint32_t sizes);
+// The lane-id legend's swatches: one per lane of the largest subgroup that ran.
+uint32_t legend_lanes(uint32_t sizes);

@@ -103,8 +103,8 @@ std::vector<TileList> decode_light_lists(const std::vector<uint32_t>& words, con
 void LightCullPass::create(const Context& ctx, VkExtent2D extent) {
     // The subgroup pipeline only where a plan can pick it (its SPIR-V needs ballot and vote).
     if (subgroup_path_possible(ctx, PassId::light_cull))
-        subgroup_ = create_compute_pipeline(ctx, {"light_cull.comp.subgroup", kCullLayout});
-    fallback_ = create_compute_pipeline(ctx, {"light_cull.comp.fallback", kCullLayout});
+        subgroup_ = create_compute_pipeline(ctx, {.shader = "light_cull.comp.subgroup", .layout = kCullLayout, .forced_subgroup_size = true});
+    fallback_ = create_compute_pipeline(ctx, {.shader = "light_cull.comp.fallback", .layout = kCullLayout, .forced_subgroup_size = true});
     view_ = create_compute_pipeline(ctx, {"light_count.comp.main", kViewLayout});
     resize(ctx, extent);
 }

@@ -216,6 +216,7 @@ void MeshletPass::record_view(FrameContext& f, Stage stage, const std::string& k
         GraphicsDesc d;
         LayoutDesc base = scene_layout();
         base.bindings.push_back(VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER);  // 4: ViewParams (view_common.glsl)
+        base.bindings.push_back(VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);  // 5: the counters, for the sizes that ran
         d.layout = with_meshlet_bindings(base);
         d.layout.stages = kMeshStages | VK_SHADER_STAGE_FRAGMENT_BIT;
         d.layout.push_constant_bytes = sizeof(MeshletPush);
@@ -233,7 +234,7 @@ void MeshletPass::record_view(FrameContext& f, Stage stage, const std::string& k
     }
     vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, p->pipeline);
     Descriptors d = scene_descriptors(f);
-    d.buffer(4, view_params, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER);
+    d.buffer(4, view_params, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER).buffer(5, f.counters);
     push_bindings(f, d);
     d.push(f.cmd, *p);
     CullParams params = make_cull_params(f.targets.extent.width, f.targets.extent.height,

@@ -82,7 +82,6 @@ struct PassCounters {
     uint64_t triangles_in;  // of the scene
     uint32_t lights;
     bool ran;               // its own timer recorded time this frame
-    uint32_t subgroup_size = 0;  // of the device (occupancy from counts of subgroups)
 };
 
 // A line of the HUD's counter block: a label and spans of text, each in a tone the HUD colours.

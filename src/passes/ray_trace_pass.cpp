@@ -1,4 +1,5 @@
 #include "passes/ray_trace_pass.h"
+#include "passes/subgroup_tally.h"
 
 #include <cmath>
 #include <cstdio>
@@ -424,7 +425,7 @@ void RayTracePass::trace(FrameContext& f, const Pipeline& pipeline, const Buffer
     depth.pImageInfo = &d.images.back();
     d.writes.push_back(depth);
     d.storage_image(8, f.targets.ray_traced.view).buffer(9, f.counters);
-    if (view_params) d.buffer(10, *view_params, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER);
+    if (view_params) d.buffer(10, *view_params, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER).buffer(11, f.counters);
     d.push(f.cmd, pipeline);
 
     VkDeviceAddress base = align_up(sbt.address, f.ctx.ray_tracing_properties.shaderGroupBaseAlignment);
@@ -444,6 +445,7 @@ bool RayTracePass::record_stage_view(FrameContext& f, const Buffer& params) {
                                                                     : "view_active";
         LayoutDesc layout = kRayTraceLayout;
         layout.bindings.push_back(VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER);  // 10: the views' colours (unused by the trace)
+        layout.bindings.push_back(VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);  // 11: the counters, for the sizes that ran
         Stage under_view = plan.stage;
         view.pipeline = create_ray_pipeline(f.ctx, layout, [&](Stage s) { return s == under_view ? kind : "view_plain"; });
         view.sbt = make_sbt(f.ctx, view.pipeline);
@@ -469,9 +471,16 @@ bool RayTracePass::record_stage_view(FrameContext& f, const Buffer& params) {
     return true;
 }
 
+// What the subgroup variant's stage `stage` counted about its subgroups (raytrace_stats.glsl).
+static SubgroupTally ray_stage_tally(const GpuCounters& c, int stage) {
+    return {c.rays.subgroups[stage], c.rays.invocations[stage], c.ray_lane_slots[stage], c.ray_sizes[stage]};
+}
+
 // The statistics of the last frame (docs/ray-tracing.md): rays per kind, each stage's invocations
 // and atomics (one per subgroup with subgroups, one per invocation in the fallback), and with
-// subgroups the mean lanes per subgroup and the occupancy they imply.
+// subgroups the mean lanes per subgroup, the sizes the stage ran at, and the occupancy: lanes over
+// the sizes of the subgroups that ran (not over the device's subgroupSize, which a ray-tracing
+// stage need not run at).
 void ray_trace_report_counters(nlohmann::json& counters, const PassCounters& c) {
     Variant v = c.plan[PassId::ray_trace].variant;
     if (v == Variant::off || !c.ran) {
@@ -486,9 +495,11 @@ void ray_trace_report_counters(nlohmann::json& counters, const PassCounters& c) 
         uint32_t atomics = subgroup ? s.subgroups[i] : s.invocations[i];
         nlohmann::json st = {{"invocations", s.invocations[i]}, {"atomics", atomics}};
         if (subgroup && atomics) {
-            double lanes = double(s.invocations[i]) / double(atomics);
-            st["lanes_per_subgroup"] = lanes;
-            st["occupancy"] = c.subgroup_size ? nlohmann::json(lanes / double(c.subgroup_size)) : nlohmann::json(nullptr);
+            SubgroupTally tally = ray_stage_tally(c.frame, i);
+            st["lanes_per_subgroup"] = double(s.invocations[i]) / double(atomics);
+            st["subgroup_sizes"] = subgroup_sizes(tally.sizes);
+            std::optional<double> full = occupancy(tally);
+            st["occupancy"] = full ? nlohmann::json(*full) : nlohmann::json(nullptr);
         }
         stages[kStageKeys[i]] = st;
     }
@@ -501,7 +512,7 @@ void ray_trace_report_counters(nlohmann::json& counters, const PassCounters& c) 
 }
 
 // One HUD line, each stage in short (rg ah ch mi is ca): with subgroups, how full its subgroups
-// were in percent (invocations over the atomics, one per subgroup, over the subgroup size); the
+// were in percent (invocations over the sizes of the subgroups that ran); the
 // fallback makes one atomic per invocation and so measures no lanes: its invocations instead.
 std::optional<HudLine> ray_trace_hud_line(const PassCounters& c) {
     Variant v = c.plan[PassId::ray_trace].variant;
@@ -520,8 +531,8 @@ std::optional<HudLine> ray_trace_hud_line(const PassCounters& c) {
     for (int i = 0; i < 6; ++i) {
         line += std::string(i ? " " : "") + kShort[i] + " ";
         if (!subgroup) line += compact(r.invocations[i]);
-        else if (r.subgroups[i] == 0 || c.subgroup_size == 0) line += "-";
-        else line += std::to_string(int(std::lround(100.0 * double(r.invocations[i]) / (double(r.subgroups[i]) * c.subgroup_size))));
+        else if (std::optional<double> full = occupancy(ray_stage_tally(c.frame, i))) line += std::to_string(int(std::lround(100.0 * *full)));
+        else line += "-";
     }
     return HudLine{subgroup ? "RT lanes %" : "RT calls", {{line, subgroup ? HudTone::normal : HudTone::dim}}};
 }

@@ -63,8 +63,17 @@ struct GpuCounters {
     // and kept. (triangles_visible above is then the mesh shaders' count.)
     uint32_t meshlets_in;
     uint32_t meshlets_visible;
+    // The ray_trace pass's subgroup variant, by stage as RayStats::invocations: each subgroup's
+    // gl_SubgroupSize summed, and OR-ed (raytrace_stats.glsl; SubgroupTally, passes/subgroup_tally.h).
+    uint32_t ray_lane_slots[6];
+    uint32_t ray_sizes[6];
+    // The debug view's stage (shaders/view_common.glsl): each subgroup's gl_SubgroupSize OR-ed, the
+    // sizes its legend names.
+    uint32_t view_sizes;
 };
-static_assert(sizeof(GpuCounters) == 36 * 4);
+static_assert(sizeof(GpuCounters) == 49 * 4);
+static_assert(offsetof(GpuCounters, view_sizes) == 48 * 4);  // view_common.glsl's kViewSizesWord
+static_assert(offsetof(GpuCounters, ray_lane_slots) == 36 * 4);  // raytrace_stats.glsl's lane_slots
 static_assert(offsetof(GpuCounters, meshlets_in) == 34 * 4);
 static_assert(offsetof(GpuCounters, rays) == 16 * 4);  // raytrace_stats.glsl skips 16 words
 // shading.glsl's LoopCounters skips the seven words before loop_lanes.
@@ -107,4 +116,7 @@ struct FrameContext {
     const Buffer* exposure_state = nullptr;
     // Set by the ray_trace pass when it wrote targets.ray_traced this frame; forward reads it then.
     bool ray_traced = false;
+    // The subgroup sizes the debug view's stage ran at in the last completed frame that drew this
+    // view (a mask of GpuCounters::view_sizes); 0 before one has. The legend names them.
+    uint32_t view_sizes = 0;
 };

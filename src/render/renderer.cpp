@@ -71,6 +71,7 @@ Renderer::~Renderer() {
 }
 
 void Renderer::set_plan(const Plan& plan) {
+    if (plan.view.mode != config_.plan.view.mode || plan.view.stage != config_.plan.view.stage) view_sizes_ = 0;
     config_.plan = plan;
     // The task and mesh debug views are drawn by the meshlet path's shaders, whatever the geometry.
     bool meshlet_view = plan.view.variant != Variant::off && (plan.view.stage == Stage::task || plan.view.stage == Stage::mesh) &&
@@ -113,6 +114,12 @@ FrameUniforms Renderer::frame_uniforms(uint32_t frame_index, const Camera& camer
 void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_index, const Camera& camera,
                       bool instrument) {
     FrameSlot& slot = slots_[slot_index];
+    // The caller waited for this slot's last frame (its buffers are rewritten below): where it drew
+    // the same view, its counters hold the sizes that view's stage ran at.
+    std::pair<ViewMode, Stage> view{config_.plan.view.mode, config_.plan.view.stage};
+    if (slot.view == view)
+        if (uint32_t sizes = read_frame_counters(slot_index).view_sizes) view_sizes_ = sizes;
+    slot.view = view;
     forget_pushed_descriptors(ctx_, cmd);  // a new recording (GPU-assisted validation only)
     FrameUniforms uniforms = frame_uniforms(frame_index, camera);
     memcpy(slot.uniforms.mapped, &uniforms, sizeof(uniforms));
@@ -126,6 +133,7 @@ void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_i
     f.light_loop_split_tiles = config_.light_loop_split_tiles;
     f.exposure_state = &unit<ExposurePass>(PassId::exposure).state;
     f.meshlets = meshlets_.get();
+    f.view_sizes = view_sizes_;
 
     slot.timer->reset(cmd);
     slot.timer->begin(cmd, Timer::frame);
@@ -134,11 +142,13 @@ void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_i
                    VK_PIPELINE_STAGE_2_CLEAR_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT);
     vkCmdFillBuffer(cmd, counters_.buffer, 0, sizeof(GpuCounters), 0);
     // (The meshlet path's task and mesh shaders count too; their stages exist only with the feature.)
+    // (So do the debug views in the vertex, tessellation and geometry stages: the sizes that ran.)
     VkPipelineStageFlags2 mesh_stages = ctx_.features.mesh_shader ? VK_PIPELINE_STAGE_2_TASK_SHADER_BIT_EXT |
                                                                          VK_PIPELINE_STAGE_2_MESH_SHADER_BIT_EXT
                                                                    : VK_PIPELINE_STAGE_2_NONE;
     memory_barrier(cmd, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
                    VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT |
+                       VK_PIPELINE_STAGE_2_PRE_RASTERIZATION_SHADERS_BIT |
                        VK_PIPELINE_STAGE_2_COPY_BIT | mesh_stages |
                        (ctx_.features.ray_tracing ? VK_PIPELINE_STAGE_2_RAY_TRACING_SHADER_BIT_KHR : 0),
                    VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT |

@@ -8,6 +8,7 @@
 #include <array>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "passes/cull_pass.h"
@@ -46,6 +47,8 @@ struct FrameSlot {
     Buffer lights;
     std::unique_ptr<GpuTimer> timer;
     Buffer counters_readback;  // GpuCounters of this slot's last frame, copied at the end of record()
+    // The debug view (mode and stage) this slot's last frame drew, if any frame was recorded in it.
+    std::optional<std::pair<ViewMode, Stage>> view;
 };
 
 class Renderer {
@@ -67,6 +70,9 @@ public:
     std::array<double, kTimerCount> read_timings(uint32_t slot) { return slots_[slot].timer->read(); }
     // After the slot's frame finished: the counters it wrote (no wait; the window's HUD reads these every frame).
     GpuCounters read_frame_counters(uint32_t slot) const;
+    // The subgroup sizes the next frame's view legend names (GpuCounters::view_sizes of the last
+    // completed frame that drew the view; 0 before one has: then the device's range).
+    uint32_t view_sizes() const { return view_sizes_; }
 
     // Readbacks: the device must be idle (headless runs wait per frame). Tightly packed: the
     // colour RGBA8; the HDR frame and the mip RGBA16F (8 bytes a texel, half_to_float in tonemap.h).
@@ -114,6 +120,9 @@ private:
     FrameTargets targets_;
     std::array<FrameSlot, kFramesInFlight> slots_;
     Buffer counters_;
+    // The subgroup sizes the debug view's stage ran at in the last completed frame that drew this
+    // view (GpuCounters::view_sizes); 0 until one has. Its legend names them.
+    uint32_t view_sizes_ = 0;
     Camera default_camera_;
     glm::vec3 bounds_min_, bounds_max_;
 

@@ -254,6 +254,7 @@ void read_capabilities(Context& ctx, const std::vector<VkExtensionProperties>& e
     caps.size_control = f13.subgroupSizeControl;
     caps.full_subgroups = f13.computeFullSubgroups;
     caps.required_size_stages = stage_bits_from_vk(size_control.requiredSubgroupSizeStages);
+    caps.max_workgroup_subgroups = size_control.maxComputeWorkgroupSubgroups;
     ctx.subgroup_unmasked = caps;
 
     DeviceFeatures& feat = ctx.features;
@@ -509,6 +510,13 @@ void create_context(Context& ctx, const ContextOptions& options) {
     create_instance(ctx, options);
     ctx.physical = pick_physical_device(ctx, options.device_index);
     create_device(ctx, options);
+    if (options.subgroup_size) {
+        // The stages it applies to: compute, and task and mesh where the device has them.
+        uint32_t stages = bit(Stage::compute) | (ctx.features.mesh_shader ? bit(Stage::task) | bit(Stage::mesh) : 0);
+        if (std::string why = subgroup_size_refusal(ctx.subgroup_unmasked, options.subgroup_size, stages); !why.empty())
+            throw UnsupportedRequest("--subgroup-size " + std::to_string(options.subgroup_size) + ": " + why);
+        ctx.subgroup_size = options.subgroup_size;
+    }
     ctx.descriptor_arena.enabled = options.validate && gpu_assisted_validation_requested();
     ctx.descriptor_arena.acceleration_structures = ctx.features.ray_tracing;
     apply_masks(ctx.subgroup, options.mask_stages, options.mask_ops);

@@ -32,6 +32,7 @@ struct ContextOptions {
     bool swapchain = false;
     uint32_t mask_stages = 0;
     uint32_t mask_ops = 0;
+    uint32_t subgroup_size = 0;  // --subgroup-size (0: none): refused (UnsupportedRequest) where the device cannot
 };
 
 struct DeviceInfo {
@@ -81,6 +82,9 @@ struct Context {
     SubgroupCaps subgroup;
     SubgroupCaps subgroup_unmasked;
     DeviceFeatures features;
+    // --subgroup-size: the size the compute passes that take it (ComputeDesc::forced_subgroup_size)
+    // and the task and mesh stages run at; 0: the driver's choice.
+    uint32_t subgroup_size = 0;
     // Filled where features.mesh_shader / features.ray_tracing (zeroed otherwise).
     VkPhysicalDeviceMeshShaderPropertiesEXT mesh_properties{};
     VkPhysicalDeviceRayTracingPipelinePropertiesKHR ray_tracing_properties{};

@@ -361,9 +361,11 @@ Pipeline create_compute_pipeline(const Context& ctx, const ComputeDesc& desc) {
     VkPipelineShaderStageRequiredSubgroupSizeCreateInfo required{
         VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO};
     required.requiredSubgroupSize = desc.required_subgroup_size;
+    if (!required.requiredSubgroupSize && desc.forced_subgroup_size)
+        required.requiredSubgroupSize = required_subgroup_size(ctx.subgroup_unmasked, ctx.subgroup_size, Stage::compute);
     VkComputePipelineCreateInfo info{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
     info.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
-    info.stage.pNext = desc.required_subgroup_size ? &required : nullptr;
+    info.stage.pNext = required.requiredSubgroupSize ? &required : nullptr;
     info.stage.flags = desc.full_subgroups ? VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT : 0;
     info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
     info.stage.module = module;
@@ -389,9 +391,18 @@ Pipeline create_graphics_pipeline(const Context& ctx, const GraphicsDesc& desc) 
 
     std::vector<VkShaderModule> modules;
     std::vector<VkPipelineShaderStageCreateInfo> stages;
+    // One per shader, never reallocated: the stages point at them.
+    std::vector<VkPipelineShaderStageRequiredSubgroupSizeCreateInfo> required(
+        desc.shaders.size(), {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO});
     for (auto& [stage, name] : desc.shaders) {
         modules.push_back(load_shader(ctx, name));
         VkPipelineShaderStageCreateInfo s{VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
+        if (stage == VK_SHADER_STAGE_TASK_BIT_EXT || stage == VK_SHADER_STAGE_MESH_BIT_EXT) {
+            VkPipelineShaderStageRequiredSubgroupSizeCreateInfo& r = required[stages.size()];
+            r.requiredSubgroupSize = required_subgroup_size(ctx.subgroup_unmasked, ctx.subgroup_size,
+                                                            stage == VK_SHADER_STAGE_TASK_BIT_EXT ? Stage::task : Stage::mesh);
+            s.pNext = r.requiredSubgroupSize ? &r : nullptr;
+        }
         s.stage = stage;
         s.module = modules.back();
         s.pName = "main";

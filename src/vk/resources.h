@@ -138,6 +138,9 @@ struct ComputeDesc {
     uint32_t required_subgroup_size = 0;       // 0: driver's choice
     bool full_subgroups = false;               // VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT
     std::vector<uint32_t> specialization = {}; // 32-bit specialization constants: constant_id i = specialization[i]
+    // Runs at --subgroup-size (Context::subgroup_size) where one was given: the compute passes a
+    // size sweep compares (cull, light cull, exposure). Ignored where required_subgroup_size is set.
+    bool forced_subgroup_size = false;
 };
 Pipeline create_compute_pipeline(const Context& ctx, const ComputeDesc& desc);
 // The push-descriptor set layout and pipeline layout of `desc` into p (pipelines made elsewhere:
@@ -157,6 +160,7 @@ struct GraphicsDesc {
     uint32_t patch_control_points = 0;  // > 0: tessellation
     bool blend = false;                 // premultiplied alpha "over"
 };
+// Task and mesh stages run at --subgroup-size (Context::subgroup_size) where one was given.
 Pipeline create_graphics_pipeline(const Context& ctx, const GraphicsDesc& desc);
 
 // Descriptor writes for push descriptors, built inline at record time.

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "gpu/harness.h"
+#include "gpu/light_frame.h"  // test_context()
 
 namespace {
 
@@ -33,6 +34,60 @@ TEST(Cli, BadUsageExits2) {
 TEST(Cli, UnsupportedSubgroupRequestExits2NamingWhatIsMissing) {
     expect_exit({"--headless", "--cull", "subgroup", "--mask-stages", "compute"}, 2, "compute stage");
     expect_exit({"--headless", "--mip", "subgroup", "--mask-ops", "quad"}, 2, "quad");
+}
+
+// --subgroup-size N: the device's range from its own report (--info), checked against the size
+// this ctest instance runs lavapipe at. Lavapipe offers one size; a size outside the range is
+// refused before anything runs, with the range in the message, and so is anything that is not a
+// subgroup size at all.
+struct OfferedSizes {
+    uint32_t min = 0, max = 0;
+    std::string text;  // as the refusal names them
+};
+
+OfferedSizes offered_sizes() {
+    std::string dir = test_dir("subgroup-size-info");
+    DemoRun info = run_demo({"--info", "--report", dir + "/info.json"});
+    EXPECT_EQ(info.exit_code, 0) << info.output;
+    nlohmann::json sg = read_json(dir + "/info.json")["subgroup"];
+    OfferedSizes o{sg["min_size"].get<uint32_t>(), sg["max_size"].get<uint32_t>(), ""};
+    if (int expected = expected_subgroup_size()) {
+        EXPECT_EQ(o.min, uint32_t(expected));
+        EXPECT_EQ(o.max, uint32_t(expected));
+    }
+    o.text = o.min == o.max ? "subgroup size " + std::to_string(o.min) + " only"
+                            : "subgroup sizes " + std::to_string(o.min) + "-" + std::to_string(o.max);
+    return o;
+}
+
+TEST(Cli, SubgroupSizeOutsideTheOfferedRangeOrMalformedExits2) {
+    OfferedSizes offered = offered_sizes();
+    ASSERT_GT(offered.min, 0u);
+    if (offered.min > 1) expect_exit({"--headless", "--subgroup-size", std::to_string(offered.min / 2)}, 2, offered.text);
+    if (offered.max < 128) expect_exit({"--headless", "--subgroup-size", std::to_string(offered.max * 2)}, 2, offered.text);
+    expect_exit({"--info", "--subgroup-size", std::to_string(offered.max * 2)}, 2, offered.text);
+    for (const char* bad : {"0", "3", "eight", "256", "-8"}) expect_exit({"--headless", "--subgroup-size", bad}, 2, "--subgroup-size");
+}
+
+// The offered size runs, through every pass that takes it (and the task and mesh stages where the
+// device has them), validation clean, and the report says what was forced.
+TEST(Cli, SubgroupSizeEqualToTheOfferedOneRunsAndValidates) {
+    REQUIRE_DRAWING();
+    OfferedSizes offered = offered_sizes();
+    ASSERT_EQ(offered.min, offered.max) << "lavapipe offers one size; elsewhere run this with each size of the range";
+    std::vector<std::string> geometries = {"indexed"};
+    if (test_context().features.mesh_shader) geometries.push_back("meshlet");
+    for (const std::string& geometry : geometries) {
+        std::string dir = test_dir("subgroup-size-" + geometry);
+        DemoRun run = run_demo({"--headless", "--size", "160x90", "--frames", "2", "--warmup", "1", "--validate",
+                                "--geometry", geometry, "--cull", "subgroup", "--light-cull", "subgroup", "--exposure",
+                                "subgroup", "--subgroup-size", std::to_string(offered.min), "--report", dir + "/r.json"});
+        ASSERT_EQ(run.exit_code, 0) << geometry << ": " << run.output;
+        EXPECT_EQ(validation_lines(run.output), 0) << run.output;
+        nlohmann::json report = read_json(dir + "/r.json");
+        EXPECT_EQ(report["subgroup"]["forced_size"], offered.min) << geometry;
+        EXPECT_EQ(report["validation"]["messages"], 0) << geometry;
+    }
 }
 
 TEST(Cli, MissingOrMalformedSceneExits3) {

@@ -179,9 +179,12 @@ TEST(LightCull, ShadedImageMatchesBruteForce) {
 }
 
 // In the instrumented frame every atomic on a list counter is counted. Fallback: exactly one per
-// touching (tile, light) pair. Subgroup: one per subgroup and round with a hit; the ballots cut
-// them by at least half the subgroup size on the default scene (default light count).
-TEST(LightCull, BallotCutsListAtomicsByHalfTheSubgroupSize) {
+// touching (tile, light) pair. Subgroup: one per subgroup and round with a hit. The fallback /
+// subgroup ratio is the mean number of lights one subgroup atomic appends, and two things cap it
+// (docs/light-lists.md): the subgroup's lanes, and the lights of a tile, since every tile with a
+// light costs at least one atomic whatever the subgroup size. The ballots must reach half of the
+// smaller cap on the default scene (default light count).
+TEST(LightCull, BallotCutsListAtomicsByHalfOfWhatTheTilesAllow) {
     REQUIRE_DRAWING();
     LightFrameRequest request;
     request.extent = kSize;
@@ -203,11 +206,23 @@ TEST(LightCull, BallotCutsListAtomicsByHalfTheSubgroupSize) {
     EXPECT_GE(subgroup.counters.light_atomics, nonempty_tiles) << "at least one atomic per tile with lights";
     ASSERT_GT(subgroup.counters.light_atomics, 0u);
     double ratio = double(fallback.counters.light_atomics) / double(subgroup.counters.light_atomics);
-    uint32_t size = test_context().subgroup.size;
+    double size = test_context().subgroup.size;
     RecordProperty("atomics_ratio", std::to_string(ratio));
-    printf("list atomics: fallback %u, subgroup %u, ratio %.2f at subgroup size %u\n", fallback.counters.light_atomics,
+    printf("list atomics: fallback %u, subgroup %u, ratio %.2f at subgroup size %.0f\n", fallback.counters.light_atomics,
            subgroup.counters.light_atomics, ratio, size);
-    EXPECT_GE(ratio, size / 2.0);
+    // The lights per lit tile from the CPU reference (not from the GPU's counts): 12 here
+    // (docs/light-lists.md), so the bound is 2, 4 and 6 at lavapipe's 4, 8 and 16 lanes (measured
+    // 5.6, 7.8, 9.8), and 6 from there up: from 32 lanes a subgroup's 8 * size lights per round
+    // hold all 256 lights, each lit tile costs exactly one atomic, and the ratio is the 12 itself.
+    // Half the subgroup size alone would ask 32 at 64 lanes and 64 at 128, beyond any tile here.
+    uint64_t lit_tiles = 0;
+    for (const ReferenceTile& t : ref.tiles) lit_tiles += !t.lights.empty();
+    ASSERT_GT(lit_tiles, 0u);
+    double lights_per_lit_tile = double(ref.pairs) / double(lit_tiles);
+    double bound = std::min(size, lights_per_lit_tile) / 2.0;
+    RecordProperty("atomics_bound", std::to_string(bound));
+    printf("lights per lit tile (CPU reference) %.2f: the ratio must reach %.2f\n", lights_per_lit_tile, bound);
+    EXPECT_GE(ratio, bound);
     // Both frames built the same lists, as multisets of (tile, light).
     ASSERT_EQ(subgroup.tiles.size(), fallback.tiles.size());
     for (size_t t = 0; t < subgroup.tiles.size(); ++t) {
