@@ -5,6 +5,7 @@
 
 #include "app/run.h"
 #include "app/window.h"
+#include "app/atlas.h"
 #include "app/compare.h"
 #include "app/tuning.h"
 
@@ -30,6 +31,7 @@ int run(const Options& options) {
     }
     if (options.mode == Mode::compare) return run_compare(options);
     if (options.mode == Mode::tune) return run_tune(options);
+    if (options.mode == Mode::atlas) return run_atlas(options);
 
     Context ctx;
     create_context(ctx, context_options(options));
