@@ -46,6 +46,10 @@ layout(set = 0, binding = VIEW_PARAMS_BINDING, std140) uniform ViewParams {
 // (src/render/frame.h), the frame's counters, bound one after the view's colours.
 #if defined(VIEW_LANE_ID) || defined(VIEW_FIRST_LAST) || defined(VIEW_ACTIVE)
 const uint kViewSizesWord = 48u;
+// active-lanes: the subgroups of the stage under view and their launched lanes (GpuCounters::
+// view_subgroups, view_lanes); lanes / subgroups is the stage's mean occupancy (--atlas, report).
+const uint kViewSubgroupsWord = 49u;
+const uint kViewLanesWord = 50u;
 layout(set = 0, binding = VIEW_PARAMS_BINDING + 1, std430) buffer ViewCounters { uint view_counters[]; };
 
 void count_view_size() {
@@ -102,6 +106,19 @@ uvec4 lane_record() {
     uint useful = launched;
 #endif
     count_view_size();
+    // One lane per subgroup adds the subgroup and its launched lanes (the same ballot as the
+    // colour, helpers included). A helper invocation's atomics have no effect, so in fragment the
+    // lowest lane that is not a helper adds; a subgroup of helpers only (it shades no pixel) goes
+    // uncounted. Elsewhere every active lane is a real invocation and subgroupElect() picks one.
+#if defined(VIEW_STAGE_FRAGMENT)
+    bool adds = gl_SubgroupInvocationID == subgroupBallotFindLSB(subgroupBallot(!gl_HelperInvocation));
+#else
+    bool adds = subgroupElect();
+#endif
+    if (adds) {
+        atomicAdd(view_counters[kViewSubgroupsWord], 1u);
+        atomicAdd(view_counters[kViewLanesWord], launched);
+    }
     return uvec4(launched, gl_SubgroupSize, kRecordActive, useful);
 #else
     return uvec4(0u, 0u, kRecordNone, 0u);

@@ -5,6 +5,7 @@
 
 #include "app/run.h"
 #include "app/window.h"
+#include "app/atlas.h"
 #include "app/compare.h"
 
 namespace {
@@ -28,6 +29,7 @@ int run(const Options& options) {
         default: break;
     }
     if (options.mode == Mode::compare) return run_compare(options);
+    if (options.mode == Mode::atlas) return run_atlas(options);
 
     Context ctx;
     create_context(ctx, context_options(options));

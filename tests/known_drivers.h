@@ -217,6 +217,13 @@ inline bool record_supports_view(const KnownDriver& k, const std::string& mode, 
     if (stage == "task" || stage == "mesh") runs = k.mesh_shader;
     for (const std::string& rt : kRecordRayTracingStages)
         if (stage == rt) runs = k.ray_tracing;
+    // active-lanes counts its subgroups with an atomic: vertex-pipeline and fragment stages store
+    // only with the store features.
+    if (mode == "active-lanes") {
+        if (stage == "vertex" || stage == "tess-control" || stage == "tess-eval" || stage == "geometry")
+            runs = runs && k.vertex_stores;
+        if (stage == "fragment") runs = runs && k.fragment_stores;
+    }
     return runs && ops && k.has_stage(stage);
 }
 

@@ -174,6 +174,24 @@ TEST(Plan, ViewStageMissingDeviceFeatureSaysSo) {
     EXPECT_NE(v.reason.find("geometryShader"), std::string::npos);
 }
 
+// active-lanes counts its subgroups with atomics, which vertex-pipeline and fragment stages may
+// only make with the store features; lane-id (no store) runs without them.
+TEST(Plan, ActiveLanesNeedsStoresInTheStageUnderView) {
+    DeviceFeatures f = all_features();
+    f.vertex_stores = f.fragment_stores = false;
+    for (Stage s : {Stage::vertex, Stage::tess_control, Stage::tess_eval, Stage::geometry}) {
+        ViewPlan v = plan_view(nvidia(), f, ViewMode::active_lanes, s);
+        EXPECT_EQ(v.variant, Variant::unsupported);
+        EXPECT_NE(v.reason.find("vertexPipelineStoresAndAtomics"), std::string::npos) << v.reason;
+        EXPECT_EQ(plan_view(nvidia(), f, ViewMode::lane_id, s).variant, Variant::subgroup);
+    }
+    ViewPlan fragment = plan_view(nvidia(), f, ViewMode::active_lanes, Stage::fragment);
+    EXPECT_EQ(fragment.variant, Variant::unsupported);
+    EXPECT_NE(fragment.reason.find("fragmentStoresAndAtomics"), std::string::npos) << fragment.reason;
+    for (Stage s : {Stage::compute, Stage::task, Stage::mesh})
+        EXPECT_EQ(plan_view(nvidia(), f, ViewMode::active_lanes, s).variant, Variant::subgroup) << stage_name(s);
+}
+
 TEST(Plan, MeshAndRayTracingStagesWithoutTheirExtensionsSaySo) {
     SubgroupCaps c = nvidia();  // subgroups in all fourteen stages
     DeviceFeatures f = all_features();

@@ -3,7 +3,8 @@
 #   1. --info (device, the fourteen stages, the plan);
 #   2. validation of everything together: all passes subgroup and all fallback, each geometry path,
 #      at 1920x1080 on the 7.5M-triangle grid with 4,096 lights, with the Khronos layer;
-#   3. every debug view in every one of the fourteen stages at 640x360, laid out on one sheet per view;
+#   3. every debug view in every one of the fourteen stages at 640x360, validated: --atlas (one PNG, with
+#      each stage's measured occupancy);
 #   (first) --compare at 1920x1080 and 3840x2160 (--instances 5 --lights 4096): the sheets and charts that
 #      README and docs/benchmarks.md show, and their report.json.
 # Usage (repository root): tools/gpu_final.sh BUILD_DIR OUT_DIR
@@ -50,19 +51,9 @@ for geometry in indexed meshlet; do
   done
 done
 
-echo "== every view in every stage, 640x360"
-stages=$("$demo" --help | sed -n 's/^  --view-stage S *//p' | tr -d ' ' | tr '|' ' ')
-for view in lane-id first-last-lane active-lanes; do
-  shots=()
-  for stage in $stages; do
-    geometry=indexed
-    case $stage in task|mesh) geometry=meshlet ;; esac
-    run "view-$view-$stage" --headless --scene "$scene" --size 640x360 --frames 2 --warmup 1 --validate \
-      --geometry $geometry --view $view --view-stage $stage --screenshot "$work/view-$view-$stage.png"
-    [ -f "$work/view-$view-$stage.png" ] && shots+=("$work/view-$view-$stage.png")
-  done
-  "$build/png-sheet" "$out/views-$view.png" --columns 5 "${shots[@]}" > /dev/null
-done
+echo "== every view in every stage, 640x360: the atlas"
+run atlas --atlas "$out/atlas.png" --scene "$scene" --size 640x360 --validate
+cat "$work/atlas.out"
 
 (cd "$work" && tar -czf "$out/results.tgz" info.txt ./*.json ./*.out ./*.svg)
 ls -la "$out"

@@ -23,6 +23,7 @@ backports=""
 if grep -q 'VERSION_CODENAME=bookworm' /etc/os-release 2>/dev/null; then
     backports=bookworm-backports
 fi
+
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -39,7 +40,15 @@ if [ -n "$backports" ] && ! dpkg-query -W -f='${Version}' mesa-vulkan-drivers 2>
     sudo=""
     [ "$(id -u)" -eq 0 ] || sudo="sudo"
     list=/etc/apt/sources.list.d/$backports.list
-    [ -f "$list" ] || echo "deb http://deb.debian.org/debian $backports main" | $sudo tee "$list" >/dev/null
+    if [ ! -f "$list" ]; then
+        mirror=$(tools/bookworm_mirror.sh)
+        if [ -z "$mirror" ]; then
+            echo "error: no 'bookworm' entry in /etc/apt/sources.list{,.d} to take the backports mirror from;" \
+                 "add 'deb MIRROR $backports main' to $list" >&2
+            exit 1
+        fi
+        echo "deb $mirror $backports main" | $sudo tee "$list" >/dev/null
+    fi
     $sudo apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
         -t "$backports" mesa-vulkan-drivers >/dev/null

@@ -137,7 +137,7 @@ const std::vector<KeyHelp>& key_help() {
         std::string first(1, char(kPasses.front().window_key)), last(1, char(kPasses.back().window_key)), names;
         for (const PassInfo& pass : kPasses) names += (names.empty() ? "" : ", ") + std::string(pass.name);
         keys.push_back({first + "-" + last + " / Shift", "variant, next / previous: " + names});
-        keys.push_back({"", "(auto > subgroup > fallback > off)"});
+        keys.push_back({"", "(auto > subgroup > forward > fallback > off)"});
         keys.insert(keys.end(), std::begin(kOtherKeys), std::end(kOtherKeys));
         return keys;
     }();

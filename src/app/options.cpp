@@ -136,6 +136,8 @@ Modes:
   --headless             render --frames frames offscreen
   --info                 print the device, its subgroup capabilities and the plan
   --compare --out DIR    run every configuration and write a comparison sheet and report
+  --atlas PATH           one PNG of every subgroup view (rows) in every stage (columns), each
+                         cell a --size frame (default 480x270) with the occupancy measured there
   --list-devices         list Vulkan physical devices
   --help, --version
 
@@ -180,7 +182,7 @@ Exit codes: 0 ok, 1 runtime failure, 2 bad usage or unsupported request, 3 bad s
 
 Options parse_options(const std::vector<std::string>& args) {
     Options o;
-    bool headless = false, info = false, compare = false, list = false, help = false, version = false;
+    bool headless = false, info = false, compare = false, atlas = false, list = false, help = false, version = false;
     for (size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
         auto value = [&]() -> const std::string& {
@@ -190,6 +192,7 @@ Options parse_options(const std::vector<std::string>& args) {
         if (a == "--headless") headless = true;
         else if (a == "--info") info = true;
         else if (a == "--compare") compare = true;
+        else if (a == "--atlas") atlas = true, o.atlas = value();
         else if (a == "--list-devices") list = true;
         else if (a == "--help" || a == "-h") help = true;
         else if (a == "--version") version = true;
@@ -200,7 +203,7 @@ Options parse_options(const std::vector<std::string>& args) {
         else if (a == "--scene") o.scene = value();
         else if (a == "--instances") o.instances = parse_uint(a, value(), 1, kMaxInstancesPerSide);
         else if (a == "--lights") o.lights = parse_uint(a, value(), 0, kMaxLights);
-        else if (a == "--size") parse_size(value(), o.width, o.height);
+        else if (a == "--size") parse_size(value(), o.width, o.height), o.size_given = true;
         else if (a == "--frames") o.frames = parse_uint(a, value(), 1, 1000000);
         else if (a == "--warmup") o.warmup = parse_uint(a, value(), 0, 1000000);
         else if (auto pass = a.rfind("--", 0) == 0 ? find_pass_by_name(a.substr(2)) : std::nullopt)
@@ -240,17 +243,19 @@ Options parse_options(const std::vector<std::string>& args) {
             throw UsageError("unknown option '" + a + "': did you mean " + guess + "? (see --help)");
         else throw UsageError("unknown option '" + a + "' (see --help)");
     }
-    int modes = headless + info + compare + list;
+    int modes = headless + info + compare + atlas + list;
     if (help) o.mode = Mode::help;
     else if (version) o.mode = Mode::version;
-    else if (modes > 1) throw UsageError("choose one of --headless, --info, --compare, --list-devices");
+    else if (modes > 1) throw UsageError("choose one of --headless, --info, --compare, --atlas, --list-devices");
     else if (headless) o.mode = Mode::headless;
     else if (info) o.mode = Mode::info;
     else if (compare) o.mode = Mode::compare;
+    else if (atlas) o.mode = Mode::atlas;
     else if (list) o.mode = Mode::list_devices;
     if (o.mode == Mode::compare && o.out_dir.empty()) throw UsageError("--compare needs --out DIR");
     if (o.mode != Mode::compare && !o.out_dir.empty()) throw UsageError("--out is only used with --compare");
-    if (o.soak_frames && (headless || info || compare || list)) throw UsageError("--soak-frames is only used by the window");
+    if (o.mode == Mode::atlas && !o.size_given) o.width = 480, o.height = 270;
+    if (o.soak_frames && (headless || info || compare || atlas || list)) throw UsageError("--soak-frames is only used by the window");
     if (o.probe && o.mode != Mode::info && o.mode != Mode::help && o.mode != Mode::version)
         throw UsageError("--probe is only used with --info (--compare always runs the probe)");
     if (o.warmup >= o.frames && (o.mode == Mode::headless || o.mode == Mode::compare))

@@ -14,6 +14,7 @@
 #include "app/cull_dump.h"
 #include "app/image_io.h"
 #include "app/limits.h"
+#include "passes/debug_view_pass.h"
 #include "passes/exposure_pass.h"
 #include "passes/light_cull_pass.h"
 #include "passes/ray_trace_pass.h"
@@ -318,6 +319,19 @@ nlohmann::json report_json(const Context& ctx, const Options& options, const Pla
     counters["luminance_average"] = measured ? nlohmann::json(std::exp2(double(r.exposure.log2_average))) : nlohmann::json(nullptr);
     counters["log2_luminance_average"] = measured ? nlohmann::json(r.exposure.log2_average) : nlohmann::json(nullptr);
     counters["exposure_next"] = measured ? nlohmann::json(r.exposure.exposure) : nlohmann::json(nullptr);
+    // The active-lanes view's occupancy in the stage under view (docs/debug-views.md); null for
+    // other views, an unsupported stage, and the ray-tracing stages (their ray_trace stages say it).
+    counters["view"] = nullptr;
+    if (!(bit(plan.view.stage) & kRayTracingStages))
+        if (std::optional<SubgroupTally> t = measured_subgroups(r.counters, plan, plan.view.stage)) {
+            std::optional<double> full = occupancy(*t);
+            counters["view"] = {{"stage", stage_name(plan.view.stage)},
+                                {"subgroups", t->subgroups},
+                                {"lanes", t->lanes},
+                                {"lanes_per_subgroup", double(t->lanes) / double(t->subgroups)},
+                                {"sizes", subgroup_sizes(t->sizes)},
+                                {"occupancy", full ? nlohmann::json(*full) : nlohmann::json(nullptr)}};
+        }
     nlohmann::json timings = nlohmann::json::object();
     for (size_t p = 0; p < r.timings.size(); ++p)
         if (r.ran[p])

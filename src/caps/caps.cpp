@@ -185,6 +185,19 @@ PassPlan plan_unavailable_pass(const PassInfo& pass, Request requested, const st
                              " on this device; use auto or off");
 }
 
+// active-lanes counts its subgroups with an atomic in the stage under view (view_common.glsl):
+// vertex, tessellation and geometry stages store only with vertexPipelineStoresAndAtomics, and
+// fragment only with fragmentStoresAndAtomics. (Compute, task, mesh and ray tracing always may.)
+static std::string active_lanes_store_missing(const DeviceFeatures& features, Stage stage) {
+    bool pre_raster = stage == Stage::vertex || stage == Stage::tess_control || stage == Stage::tess_eval ||
+                      stage == Stage::geometry;
+    if (pre_raster && !features.vertex_stores)
+        return "device lacks vertexPipelineStoresAndAtomics (active-lanes counts its subgroups with an atomic)";
+    if (stage == Stage::fragment && !features.fragment_stores)
+        return "device lacks fragmentStoresAndAtomics (active-lanes counts its subgroups with an atomic)";
+    return "";
+}
+
 ViewPlan plan_view(const SubgroupCaps& caps, const DeviceFeatures& features, ViewMode mode, Stage stage) {
     ViewPlan plan{mode, stage, Variant::off, ""};
     if (!is_subgroup_view(mode)) {
@@ -198,6 +211,7 @@ ViewPlan plan_view(const SubgroupCaps& caps, const DeviceFeatures& features, Vie
         return plan;
     }
     std::string missing = missing_support(caps, {stage, view_needs(mode)});
+    if (missing.empty() && mode == ViewMode::active_lanes) missing = active_lanes_store_missing(features, stage);
     if (missing.empty() && !info.view_built)
         missing = std::string(stage_name(stage)) + " stage has subgroups on this device, but this build has no " +
                   std::string(view_mode_name(mode)) + " view in it";

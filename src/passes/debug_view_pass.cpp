@@ -246,21 +246,25 @@ void DebugViewPass::record(FrameContext& f, bool legend) {
     if (legend && f.overlay) add_view_legend(*f.overlay, f.targets.extent, plan, legend_sizes(f));
 }
 
+// Push descriptors update incrementally: bindings 4 and 5 here, draw_scene pushes the scene's 0..3.
+void DebugViewPass::push_view_bindings(FrameContext& f, const Pipeline& p) {
+    Descriptors()
+        .buffer(kGraphicsParamsBinding, params_, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER)
+        .buffer(kGraphicsCountersBinding, f.counters)
+        .push(f.cmd, p);
+}
+
 // Replaces the pre-pass depth (nothing after the view reads it) with the view's own.
 void DebugViewPass::record_depth(FrameContext& f, const Pipeline& p) {
     begin_depth_redraw(f);
-    Descriptors().buffer(kGraphicsParamsBinding, params_, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER).push(f.cmd, p);
+    push_view_bindings(f, p);
     draw_scene(f, p);
     vkCmdEndRendering(f.cmd);
 }
 
 void DebugViewPass::record_graphics(FrameContext& f, const Pipeline& p) {
     begin_view_rendering(f);
-    // Push descriptors update incrementally: bindings 4 and 5 here, draw_scene pushes the scene's 0..3.
-    Descriptors()
-        .buffer(kGraphicsParamsBinding, params_, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER)
-        .buffer(kGraphicsCountersBinding, f.counters)
-        .push(f.cmd, p);
+    push_view_bindings(f, p);
     draw_scene(f, p);
     vkCmdEndRendering(f.cmd);
 }
@@ -294,6 +298,44 @@ void DebugViewPass::record_compute(FrameContext& f, const Pipeline& p) {
     vkCmdDispatch(f.cmd, groups_x, groups_y, 1);
 }
 
+std::optional<SubgroupTally> measured_subgroups(const GpuCounters& c, const Plan& plan, Stage stage) {
+    if (bit(stage) & kRayTracingStages) {
+        // RayStats keep the six stages in the Stage enum's order, raygen first.
+        uint32_t i = uint32_t(stage) - uint32_t(Stage::raygen);
+        if (plan[PassId::ray_trace].variant != Variant::subgroup || c.rays.subgroups[i] == 0) return std::nullopt;
+        return SubgroupTally{c.rays.subgroups[i], c.rays.invocations[i], c.ray_lane_slots[i], c.ray_sizes[i]};
+    }
+    const ViewPlan& view = plan.view;
+    if (view.mode != ViewMode::active_lanes || view.variant != Variant::subgroup || view.stage != stage ||
+        c.view_subgroups == 0)
+        return std::nullopt;
+    // The view counts no lane slots; where a single size ran they are subgroups x that size.
+    bool one_size = std::has_single_bit(c.view_sizes);
+    return SubgroupTally{c.view_subgroups, c.view_lanes, one_size ? uint64_t(c.view_subgroups) * c.view_sizes : 0,
+                         c.view_sizes};
+}
+
+// Splits `text` at spaces into lines at most `width` pixels wide at `scale` (a longer word keeps a
+// line of its own).
+static std::vector<std::string> wrap_legend(const std::string& text, float width, float scale) {
+    std::vector<std::string> lines;
+    std::string line;
+    for (size_t start = 0; start < text.size();) {
+        size_t end = std::min(text.find(' ', start), text.size());
+        std::string word = text.substr(start, end - start);
+        std::string longer = line.empty() ? word : line + " " + word;
+        if (!line.empty() && Overlay::text_width(longer, scale) > width) {
+            lines.push_back(line);
+            line = word;
+        } else {
+            line = longer;
+        }
+        start = end + 1;
+    }
+    if (!line.empty()) lines.push_back(line);
+    return lines;
+}
+
 std::string view_legend_title(const ViewPlan& plan, uint32_t sizes) {
     std::string title = std::string(view_mode_name(plan.mode)) + " | " + std::string(stage_name(plan.stage)) + " | " +
                         sizes_text(sizes);
@@ -307,46 +349,28 @@ uint32_t legend_lanes(uint32_t sizes) { return sizes ? std::min(std::bit_floor(s
 void add_view_legend(Overlay& o, VkExtent2D extent, const ViewPlan& plan, uint32_t sizes) {
     const float pad = 4.0f;
     std::string mode(view_mode_name(plan.mode)), stage(stage_name(plan.stage));
-    // Double-size text where the widest line fits, else the small font.
-    auto fitting_scale = [&](const std::string& widest) {
-        return Overlay::text_width(widest, 2.0f) + 4 * pad <= float(extent.width) ? 2.0f : 1.0f;
+    // The text size follows from the frame's size alone, so every stage's and view's legend has
+    // the same size at one frame size (side by side on a sheet they match); text that does not fit
+    // the width wraps. (Choosing the size by whether this legend's own text fits made short titles,
+    // vertex or task, double-size and long ones, tess-control or a ray-tracing reason, small.)
+    const float scale = extent.height >= kLegendDoubleSizeHeight ? 2.0f : 1.0f;
+    const float row = Overlay::text_height("0", scale) + 4 * scale + 2;
+    const float text_room = float(extent.width) - 4 * pad;
+    float y = pad;
+    auto lines = [&](const std::string& text, uint32_t colour) {
+        for (const std::string& line : wrap_legend(text, text_room, scale)) {
+            o.label(pad, y, line, colour, scale);
+            y += row;
+        }
     };
 
     if (plan.variant != Variant::subgroup) {
-        std::string headline = "no subgroup support in " + stage + " for " + mode;
-        float scale = fitting_scale(headline.size() > plan.reason.size() ? headline : plan.reason);
-        float row = Overlay::text_height("0", scale) + 4 * scale + 2;
-        o.label(pad, pad, headline, kHatchColour, scale);
-        // The reason in as many lines as the frame's width needs.
-        float y = pad + row;
-        std::string line;
-        auto flush = [&] {
-            o.label(pad, y, line, rgba8(255, 255, 255), scale);
-            y += row;
-            line.clear();
-        };
-        for (size_t start = 0; start < plan.reason.size();) {
-            size_t end = std::min(plan.reason.find(' ', start), plan.reason.size());
-            std::string word = plan.reason.substr(start, end - start);
-            std::string longer = line.empty() ? word : line + " " + word;
-            if (!line.empty() && Overlay::text_width(longer, scale) + 4 * pad > float(extent.width)) {
-                flush();
-                line = word;
-            } else {
-                line = longer;
-            }
-            start = end + 1;
-        }
-        if (!line.empty()) flush();
+        lines("no subgroup support in " + stage + " for " + mode, kHatchColour);
+        lines(plan.reason, rgba8(255, 255, 255));
         return;
     }
 
-    std::string title = view_legend_title(plan, sizes);
-    const float scale = fitting_scale(title);
-    const float row = Overlay::text_height("0", scale) + 4 * scale + 2;
-    float y = pad;
-    o.label(pad, y, title, rgba8(255, 255, 255), scale);
-    y += row;
+    lines(view_legend_title(plan, sizes), rgba8(255, 255, 255));
 
     const float swatch = 6.0f * scale;
     auto key = [&](float x, uint32_t colour, const std::string& text) {
@@ -379,8 +403,9 @@ void add_view_legend(Overlay& o, VkExtent2D extent, const ViewPlan& plan, uint32
         o.label(pad, y + swatch + 1, "0", rgba8(255, 255, 255), scale);
         o.label(pad + w * steps - Overlay::text_width("1", scale) - 4 * scale, y + swatch + 1, "1",
                 rgba8(255, 255, 255), scale);
-        if (plan.stage == Stage::fragment)
-            o.label(pad + w * steps + 6 * scale, y - 2 * scale, "striped: with / without helper lanes",
-                    rgba8(255, 255, 255), scale);
+        if (plan.stage == Stage::fragment) {
+            y += swatch + 1 + row;  // under the ramp and its numbers
+            lines("striped: with / without helper lanes", rgba8(255, 255, 255));
+        }
     }
 }

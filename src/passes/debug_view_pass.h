@@ -6,7 +6,9 @@
 
 #include <array>
 #include <functional>
+#include <optional>
 
+#include "passes/subgroup_tally.h"
 #include "render/frame.h"
 #include "render/overlay.h"
 
@@ -45,6 +47,7 @@ public:
 private:
     const Pipeline& pipeline(const Context& ctx, Stage stage, ViewKind kind);
     const Pipeline& depth_pipeline(const Context& ctx, Stage stage);
+    void push_view_bindings(FrameContext& f, const Pipeline& pipeline);
     void record_depth(FrameContext& f, const Pipeline& pipeline);
     void record_graphics(FrameContext& f, const Pipeline& pipeline);
     void begin_view_rendering(FrameContext& f);
@@ -58,6 +61,14 @@ private:
     std::array<Pipeline, size_t(Stage::count)> depth_pipelines_;
 };
 
+// What the frame counted about the subgroups of `stage`: the active-lanes view's own count where it
+// ran there (view_subgroups, view_lanes, view_sizes; lane_slots only where one size ran), or in a
+// ray-tracing stage the ray_trace pass's subgroup statistics. nullopt where nothing counted.
+std::optional<SubgroupTally> measured_subgroups(const GpuCounters& counters, const Plan& plan, Stage stage);
+
+// Double-size legend text in frames at least this tall, single below, whatever the text (the
+// HUD's own step, app/hud.h hud_scale, so legend and HUD text match).
+constexpr uint32_t kLegendDoubleSizeHeight = 600;
 // The legend of a view (mode, stage, the subgroup sizes that ran, colours) or the unsupported
 // stage's label. `sizes`: the sizes the stage ran at, a mask of powers of two (SubgroupTally::sizes).
 void add_view_legend(Overlay& overlay, VkExtent2D extent, const ViewPlan& plan, uint32_t sizes);

@@ -216,7 +216,7 @@ void MeshletPass::record_view(FrameContext& f, Stage stage, const std::string& k
         GraphicsDesc d;
         LayoutDesc base = scene_layout();
         base.bindings.push_back(VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER);  // 4: ViewParams (view_common.glsl)
-        base.bindings.push_back(VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);  // 5: the counters, for the sizes that ran
+        base.bindings.push_back(VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);  // 5: the counters: the sizes that ran, active-lanes' count
         d.layout = with_meshlet_bindings(base);
         d.layout.stages = kMeshStages | VK_SHADER_STAGE_FRAGMENT_BIT;
         d.layout.push_constant_bytes = sizeof(MeshletPush);

@@ -70,8 +70,13 @@ struct GpuCounters {
     // The debug view's stage (shaders/view_common.glsl): each subgroup's gl_SubgroupSize OR-ed, the
     // sizes its legend names.
     uint32_t view_sizes;
+    // The active-lanes view (view_common.glsl, words 49 and 50): subgroups of the stage under view
+    // and their active lanes; view_lanes / view_subgroups is its mean occupancy.
+    uint32_t view_subgroups;
+    uint32_t view_lanes;
 };
-static_assert(sizeof(GpuCounters) == 49 * 4);
+static_assert(sizeof(GpuCounters) == 51 * 4);
+static_assert(offsetof(GpuCounters, view_subgroups) == 49 * 4);  // view_common.glsl's kViewSubgroupsWord
 static_assert(offsetof(GpuCounters, view_sizes) == 48 * 4);  // view_common.glsl's kViewSizesWord
 static_assert(offsetof(GpuCounters, ray_lane_slots) == 36 * 4);  // raytrace_stats.glsl's lane_slots
 static_assert(offsetof(GpuCounters, meshlets_in) == 34 * 4);

@@ -10,12 +10,14 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <regex>
 #include <set>
 
 #include <glm/glm.hpp>
 #include <glm/gtc/constants.hpp>
 #include <stb/stb_image_write.h>
 
+#include "app/atlas.h"
 #include "gpu/harness.h"
 #include "known_drivers.h"
 #include "passes/debug_view_pass.h"
@@ -478,8 +480,10 @@ TEST(DebugViews, MaskedBallotLeavesOnlyLaneId) {
 }
 
 // The legend (or, where the stage is unsupported, the "no subgroup support" label) is drawn in the
-// top-left corner and nowhere else, unless --no-legend.
+// top-left corner and nowhere else, unless --no-legend. At 256 pixels wide the compute title
+// wraps to two lines (it used to run off the frame), so the corner is the top 64 rows.
 TEST(DebugViews, LegendAndUnsupportedLabelAreDrawn) {
+    const int kLegendRows = 64;
     REQUIRE_DRAWING();
     for (const char* stage : {"vertex", "fragment", "compute"}) {
         SCOPED_TRACE(stage);
@@ -493,10 +497,79 @@ TEST(DebugViews, LegendAndUnsupportedLabelAreDrawn) {
         int top_left = 0, elsewhere = 0;
         for (int y = 0; y < kHeight; ++y)
             for (int x = 0; x < kWidth; ++x)
-                if (pixel(plain.image, x, y) != pixel(labelled.image, x, y)) (y < 48 ? top_left : elsewhere)++;
+                if (pixel(plain.image, x, y) != pixel(labelled.image, x, y)) (y < kLegendRows ? top_left : elsewhere)++;
         EXPECT_GT(top_left, 200) << "no label in the top-left corner";
         EXPECT_EQ(elsewhere, 0);
     }
+}
+
+// The active-lanes view counts its subgroups and lanes (report counters.view). In the compute
+// stage the count is known without the GPU: 16x16 workgroups tile the frame exactly, every
+// subgroup of a 256-invocation workgroup is full, so there are W*H/size subgroups of size lanes.
+TEST(DebugViews, ActiveLanesCountsEveryComputeSubgroupFull) {
+    REQUIRE_DRAWING();
+    ViewRun v = render_view("active-lanes", "compute", {});
+    ASSERT_EQ(v.run.exit_code, 0) << v.run.output;
+    const nlohmann::json& counted = v.report["counters"]["view"];
+    ASSERT_TRUE(counted.is_object()) << v.report["counters"].dump();
+    uint64_t size = v.report["subgroup"]["size"].get<uint64_t>();
+    EXPECT_EQ(counted["stage"], "compute");
+    EXPECT_EQ(counted["subgroups"].get<uint64_t>(), uint64_t(kWidth) * kHeight / size);
+    EXPECT_EQ(counted["lanes"].get<uint64_t>(), uint64_t(kWidth) * kHeight);
+    EXPECT_DOUBLE_EQ(counted["lanes_per_subgroup"].get<double>(), double(size));
+    // Other views count nothing.
+    ViewRun lane_id = render_view("lane-id", "compute", {});
+    ASSERT_EQ(lane_id.run.exit_code, 0) << lane_id.run.output;
+    EXPECT_TRUE(lane_id.report["counters"]["view"].is_null());
+}
+
+// --atlas against the record of the driver (tests/known_drivers.h; on a driver without one,
+// --info's "views"): a cell carries the hatch colour exactly where the record says the view is
+// unsupported in its stage, and a stage's occupancy is printed exactly where its active-lanes view
+// can run; the image is the layout make_atlas_layout() gives for the cell size; validation is clean.
+TEST(DebugViews, AtlasMarksExactlyTheStagesTheDeviceCannotShow) {
+    REQUIRE_DRAWING();
+    std::string dir = test_dir("atlas");
+    DemoRun info = run_demo({"--info", "--report", dir + "/info.json"});
+    ASSERT_EQ(info.exit_code, 0) << info.output;
+    nlohmann::json views = read_json(dir + "/info.json")["views"];
+    const KnownDriver* record = known_driver();
+    const int w = 128, h = 72;
+    DemoRun atlas = run_demo({"--atlas", dir + "/atlas.png", "--scene", test_scene(), "--size",
+                              std::to_string(w) + "x" + std::to_string(h), "--lights", "16", "--validate"});
+    ASSERT_EQ(atlas.exit_code, 0) << atlas.output;
+    EXPECT_EQ(validation_lines(atlas.output), 0) << atlas.output;
+    Png png = read_png(dir + "/atlas.png");
+    AtlasLayout layout = make_atlas_layout(w, h);
+    ASSERT_EQ(png.width, layout.width);
+    ASSERT_EQ(png.height, layout.height);
+    int unsupported = 0;
+    for (size_t column = 0; column < size_t(Stage::count); ++column) {
+        std::string stage(stage_name(Stage(column)));
+        for (size_t row = 0; row < std::size(kAtlasRows); ++row) {
+            std::string mode(view_mode_name(kAtlasRows[row]));
+            bool supported = record ? record_supports_view(*record, mode, stage) : views[stage][mode]["variant"] == "subgroup";
+            PixelRect frame = layout.frame(row, column);
+            int hatch = 0;
+            for (int y = frame.y; y < frame.y + frame.h; ++y)
+                for (int x = frame.x; x < frame.x + frame.w; ++x) hatch += pixel(png, x, y) == kHatchColour;
+            if (supported) EXPECT_EQ(hatch, 0) << mode << " in " << stage;
+            else EXPECT_GT(hatch, 100) << mode << " in " << stage << ": no marking";
+            unsupported += !supported;
+        }
+        bool measured = record ? record_supports_view(*record, "active-lanes", stage)
+                               : views[stage]["active-lanes"]["variant"] == "subgroup";
+        bool ray_stage = (bit(Stage(column)) & kRayTracingStages) != 0;
+        std::regex line("(^|\\n)" + stage + " +mean ([0-9.]+) of ([0-9]+) lanes");
+        std::smatch m;
+        bool printed = std::regex_search(atlas.output, m, line);
+        // (A ray-tracing stage's occupancy comes from the ray_trace pass, which runs with subgroups
+        // exactly where the views do.)
+        EXPECT_EQ(printed, measured) << stage << (ray_stage ? " (ray tracing)" : "") << "\n" << atlas.output;
+        if (printed && stage == "compute") EXPECT_EQ(std::stod(m[2]), std::stod(m[3])) << "compute subgroups are full";
+    }
+    // lavapipe: no subgroups in the vertex-pipeline and ray-tracing stages (nor task and mesh in Mesa 22.3).
+    if (record) EXPECT_GE(unsupported, 3 * 10);
 }
 
 }  // namespace
