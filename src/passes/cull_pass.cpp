@@ -23,7 +23,7 @@ const LayoutDesc kScanLayout = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTO
 const LayoutDesc kCompactLayout = {std::vector<VkDescriptorType>(7, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER),
                                    VK_SHADER_STAGE_COMPUTE_BIT, 8};
 constexpr uint32_t kCullScanBlock = 256;    // local_size_x of cull_scan.comp
-constexpr uint32_t kCompactGroupSize = 64;  // local_size_x of cull_compact.comp
+constexpr uint32_t kCompactChunks = 64;     // local_size_x of cull_compact.comp: chunks per workgroup
 
 struct CullPush {
     uint32_t chunk_count;
@@ -116,8 +116,8 @@ void CullPass::create(const Context& ctx, const GpuScene& scene, uint32_t size) 
     const uint32_t* max_groups = ctx.properties.limits.maxComputeWorkGroupCount;
     grid.width = std::max(1u, std::min(chunk_count, max_groups[0]));
     grid.height = (chunk_count + grid.width - 1) / grid.width;
-    // The compact step: one invocation per chunk, kCompactGroupSize to a workgroup.
-    const uint32_t compact_groups = (chunk_count + kCompactGroupSize - 1) / kCompactGroupSize;
+    // The compact step: kCompactChunks chunks per workgroup.
+    const uint32_t compact_groups = (chunk_count + kCompactChunks - 1) / kCompactChunks;
     compact_grid.width = std::max(1u, std::min(compact_groups, max_groups[0]));
     compact_grid.height = (compact_groups + compact_grid.width - 1) / compact_grid.width;
     if (grid.height > max_groups[1] || scan_blocks(chunk_count) > max_groups[0])
