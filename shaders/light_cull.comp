@@ -35,9 +35,7 @@ layout(set = 0, binding = 4, std430) buffer Counters {
     uint light_list_overflow;  // entries dropped because a tile's list was full: sum of max(count - capacity, 0)
     uint light_atomics;        // atomics on list counters, counted when `instrument` is set
 } counters;
-// sort_lists: the forward pass runs the subgroup light loop (--light-loop subgroup), which walks
-// each tile's list in ascending order; see sort_tile_list.
-layout(push_constant) uniform Push { uint instrument; uint sort_lists; };
+layout(push_constant) uniform Push { uint instrument; };
 
 shared uint s_depth_min_bits;  // farthest geometry depth of the tile (reversed Z: smallest value)
 shared uint s_depth_max_bits;  // nearest
@@ -163,13 +161,17 @@ void append_fallback(uint hits, uint round_first, uint width, uint tile, uint ti
 }
 #endif
 
-// 4. For the subgroup light loop: the tile's list in ascending light order, the same set. A rank
-// sort: the entries are distinct (every light is tested once per tile, light_in_round is a
-// bijection), so the number of entries smaller than an entry is its place, and those places are a
-// permutation of 0..stored-1. Reads go to shared memory first, so no invocation overwrites an entry
-// another still has to read. Called by the whole workgroup (uniform: sort_lists is a push
-// constant, `stored` comes from shared memory after a barrier). Typical lists hold 5 to 25 lights:
-// one pass of at most 25 compares per invocation.
+// 4. The tile's list in ascending light order, the same set. The appends above land in atomic
+// order, which changes from run to run; the forward pass adds the lights up in list order, so
+// without the sort a frame could differ in the last bit from one run to the next. Sorted, both
+// light loops walk the same order (the subgroup loop needs it: it merges the lists of a
+// subgroup's tiles). A rank sort: the entries are distinct (every light is tested once per tile,
+// light_in_round is a bijection), so the number of entries smaller than an entry is its place,
+// and those places are a permutation of 0..stored-1. Reads go to shared memory first, so no
+// invocation overwrites an entry another still has to read. Called by the whole workgroup
+// (uniform: `stored` comes from shared memory after a barrier). Typical lists hold 5 to 25
+// lights: one pass of at most 25 compares per invocation. (A tile whose list overflows keeps
+// whichever lights won the race: the overflow counter says so, and the frame is then not exact.)
 void sort_tile_list(uint tile, uint tile_count, uint capacity) {
     uint lane = gl_LocalInvocationIndex;
     barrier();  // s_count written by lane 0 above
@@ -253,5 +255,5 @@ void main() {
         if (stored > 0) atomicAdd(counters.light_list_entries, stored);
         if (count > stored) atomicAdd(counters.light_list_overflow, count - stored);
     }
-    if (sort_lists != 0) sort_tile_list(tile, tile_count, capacity);
+    sort_tile_list(tile, tile_count, capacity);
 }

@@ -49,8 +49,8 @@ const uint kNoLight = 0xffffffffu;  // past the last entry; light indices are < 
 // together: every trip shades one light, the same on every lane, chosen with subgroupMin, so the
 // loop's exit, the light's index and the address its data is loaded from are subgroup-uniform
 // (one load per subgroup, no divergent loop); a lane whose tile lacks that light skips its
-// arithmetic. The light cull sorts each list ascending when this loop is planned
-// (light_cull.comp, `sort_lists`), so the walk is a merge: the trips are the size of the union.
+// arithmetic. The light cull sorts every list ascending (light_cull.comp), so the walk is a
+// merge: the trips are the size of the union.
 //
 // Why it is correct (each lane adds exactly its own tile's lights, each once), at any subgroup
 // size and with any set of active lanes:

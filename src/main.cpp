@@ -7,6 +7,7 @@
 #include "app/window.h"
 #include "app/atlas.h"
 #include "app/compare.h"
+#include "app/tuning.h"
 
 namespace {
 
@@ -29,17 +30,21 @@ int run(const Options& options) {
         default: break;
     }
     if (options.mode == Mode::compare) return run_compare(options);
+    if (options.mode == Mode::tune) return run_tune(options);
     if (options.mode == Mode::atlas) return run_atlas(options);
 
     Context ctx;
     create_context(ctx, context_options(options));
-    Plan plan = make_plan(ctx.subgroup, ctx.features, options.plan);
+    Options tuned = options;
+    LoadedTuning tuning = apply_tuning(ctx, tuned);
+    Plan plan = make_plan(ctx.subgroup, ctx.features, tuned.plan);
     if (plan.view.variant == Variant::unsupported)
         fprintf(stderr, "note: --view %s in the %s stage is unsupported here (%s); the scene is drawn hatched instead\n",
                 std::string(view_mode_name(plan.view.mode)).c_str(), std::string(stage_name(plan.view.stage)).c_str(),
                 plan.view.reason.c_str());
     if (options.mode == Mode::info) {
         print_info(ctx, plan);
+        printf("\ntuning      %s\n", tuning_summary(tuning, options.no_tuning).c_str());
         nlohmann::json report = {{"schema", 1}, {"device", device_json(ctx)}, {"subgroup", subgroup_json(ctx)},
                                  {"plan", plan_json(plan)}, {"views", views_json(ctx)}};
         if (options.probe) {

@@ -44,7 +44,7 @@ fi
 if [ "$mode" = compare ] || [ "$mode" = all ]; then
   for size in 1920x1080 3840x2160; do
     $demo --compare --out "$out/compare-$size" --scene $scene --instances 5 --lights 4096 --size $size \
-      --frames 60 --warmup 10 > "$out/compare-$size.txt" 2>> "$log" || say "FAILED: compare $size"
+      --frames 40 --warmup 8 > "$out/compare-$size.txt" 2>> "$log" || say "FAILED: compare $size"
     say "$size compare done at $(( $(date +%s) - start )) s"
     python3 - "$out/compare-$size/report.json" <<'PY' | tee -a "$log"
 import json, sys

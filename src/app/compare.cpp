@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "app/chart.h"
+#include "app/tuning.h"
 #include "app/image_io.h"
 #include "render/text_format.h"
 
@@ -575,7 +576,9 @@ void fill_report(const Context& ctx, const Scene& scene, const Options& o, const
     run.report["config"] = config_json(run.config);
 }
 
+// No folder (--tune without --out): no screenshots.
 std::string screenshot_path(const std::string& dir, const std::string& name) {
+    if (dir.empty()) return "";
     return (std::filesystem::path(dir) / (name + ".png")).string();
 }
 
@@ -781,6 +784,9 @@ int run_compare(const Options& options) {
             printf("%-12s no ratio: %s\n", r.key.c_str(), r.reason.c_str());
     }
     printf("%s\n", stage_probe_summary(c.probe).c_str());
+    // The verdicts are what tuned auto reads (app/tuning.h): kept for this device and driver.
+    printf("tuning: wrote %s (auto takes the faster path where a verdict is faster or slower)\n",
+           save_tuning(ctx.info, "compare", options.width, options.height, c.ratios).c_str());
     printf("wrote the sheet %s, the chart %s, %s, %s and %zu screenshots\n", c.sheet.c_str(), c.chart.c_str(),
            c.report_md.c_str(), c.report_json.c_str(),
            c.runs.size() - std::count_if(c.runs.begin(), c.runs.end(), [](const CompareRun& r) { return r.skipped; }));

@@ -116,6 +116,7 @@ const KeyHelp kOtherKeys[] = {
     {"V / B (Shift: back)", "debug view / its shader stage"},
     {"M", "geometry: indexed / meshlet"},
     {"L", "level of detail: auto / off"},
+    {"T", "tuned auto on / off (the measured winners)"},
     {"Space", "pause the light animation"},
     {"Left drag", "orbit"},
     {"Right drag", "pan"},
@@ -189,7 +190,9 @@ OverlayBox draw_stats(Overlay& overlay, const HudState& hud, float s, float x, f
                             is_subgroup_view(plan.view.mode) ? variant_color(plan.view.variant) : kWhite, ms(t.timer), t.timer});
         } else if (const PassInfo* owner = timer_owner(t.timer)) {
             Variant v = plan[owner->id].variant;
-            rows.push_back({label, std::string(variant_name(v)), variant_color(v), ms(t.timer), t.timer});
+            // "fallback*": auto took the measured winner (the tuning line below says whose).
+            std::string mark = plan[owner->id].source == PlanSource::measured ? "*" : "";
+            rows.push_back({label, std::string(variant_name(v)) + mark, variant_color(v), ms(t.timer), t.timer});
         } else {
             rows.push_back({label, hosted_note(plan, t.timer), kGreen, ms(t.timer), t.timer});
         }
@@ -253,6 +256,10 @@ OverlayBox draw_stats(Overlay& overlay, const HudState& hud, float s, float x, f
             p.add(column, span.text, colour);
             column += Overlay::text_width(span.text, s) / s;
         }
+        p.next_line();
+    }
+    if (!hud.tuning.empty()) {
+        p.add(0, hud.tuning + (hud.tuning.rfind("tuned auto on", 0) == 0 ? ", * measured" : ""), kGrey);
         p.next_line();
     }
     p.next_line(0.4f);

@@ -44,6 +44,7 @@ struct HudState {
     bool paused = false;
     bool help = false;
     bool graph = true;  // the frame-time graph (key G)
+    std::string tuning;              // "tuned auto on (T): tune of 2026-11-25", "tuning: none (T)"
     std::vector<std::string> notes;  // newest last, shown at the bottom
 };
 

@@ -136,6 +136,8 @@ Modes:
   --headless             render --frames frames offscreen
   --info                 print the device, its subgroup capabilities and the plan
   --compare --out DIR    run every configuration and write a comparison sheet and report
+  --tune                 measure each pass's subgroup against its fallback at --size and keep
+                         the verdicts for tuned auto (--out DIR: also DIR/tune.json)
   --atlas PATH           one PNG of every subgroup view (rows) in every stage (columns), each
                          cell a --size frame (default 480x270) with the occupancy measured there
   --list-devices         list Vulkan physical devices
@@ -155,6 +157,7 @@ Options:
   --lod M                auto (each instance draws the coarsest level of detail within 1 pixel
                          of the full mesh, docs/lod.md) | off (full detail) (default auto)
   --no-legend            hide the debug views' legends and labels (for image comparisons)
+  --no-tuning            auto ignores the measured verdicts of --tune / --compare (capabilities only)
   --mask-stages LIST     comma list of stages to treat as lacking subgroup support
   --mask-ops LIST        comma list of basic,vote,arithmetic,ballot,shuffle,shuffle-relative,clustered,quad
   --screenshot PATH      PNG of the final frame
@@ -184,7 +187,7 @@ Exit codes: 0 ok, 1 runtime failure, 2 bad usage or unsupported request, 3 bad s
 
 Options parse_options(const std::vector<std::string>& args) {
     Options o;
-    bool headless = false, info = false, compare = false, atlas = false, list = false, help = false, version = false;
+    bool headless = false, info = false, compare = false, tune = false, atlas = false, list = false, help = false, version = false;
     for (size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
         auto value = [&]() -> const std::string& {
@@ -194,6 +197,8 @@ Options parse_options(const std::vector<std::string>& args) {
         if (a == "--headless") headless = true;
         else if (a == "--info") info = true;
         else if (a == "--compare") compare = true;
+        else if (a == "--tune") tune = true;
+        else if (a == "--no-tuning") o.no_tuning = true;
         else if (a == "--atlas") atlas = true, o.atlas = value();
         else if (a == "--list-devices") list = true;
         else if (a == "--help" || a == "-h") help = true;
@@ -249,22 +254,24 @@ Options parse_options(const std::vector<std::string>& args) {
             throw UsageError("unknown option '" + a + "': did you mean " + guess + "? (see --help)");
         else throw UsageError("unknown option '" + a + "' (see --help)");
     }
-    int modes = headless + info + compare + atlas + list;
+    int modes = headless + info + compare + tune + atlas + list;
     if (help) o.mode = Mode::help;
     else if (version) o.mode = Mode::version;
-    else if (modes > 1) throw UsageError("choose one of --headless, --info, --compare, --atlas, --list-devices");
+    else if (modes > 1) throw UsageError("choose one of --headless, --info, --compare, --tune, --atlas, --list-devices");
     else if (headless) o.mode = Mode::headless;
     else if (info) o.mode = Mode::info;
     else if (compare) o.mode = Mode::compare;
+    else if (tune) o.mode = Mode::tune;
     else if (atlas) o.mode = Mode::atlas;
     else if (list) o.mode = Mode::list_devices;
     if (o.mode == Mode::compare && o.out_dir.empty()) throw UsageError("--compare needs --out DIR");
-    if (o.mode != Mode::compare && !o.out_dir.empty()) throw UsageError("--out is only used with --compare");
+    if (o.mode != Mode::compare && o.mode != Mode::tune && !o.out_dir.empty())
+        throw UsageError("--out is only used with --compare and --tune");
     if (o.mode == Mode::atlas && !o.size_given) o.width = 480, o.height = 270;
-    if (o.soak_frames && (headless || info || compare || atlas || list)) throw UsageError("--soak-frames is only used by the window");
+    if (o.soak_frames && (headless || info || compare || tune || atlas || list)) throw UsageError("--soak-frames is only used by the window");
     if (o.probe && o.mode != Mode::info && o.mode != Mode::help && o.mode != Mode::version)
         throw UsageError("--probe is only used with --info (--compare always runs the probe)");
-    if (o.warmup >= o.frames && (o.mode == Mode::headless || o.mode == Mode::compare))
+    if (o.warmup >= o.frames && (o.mode == Mode::headless || o.mode == Mode::compare || o.mode == Mode::tune))
         throw UsageError("--warmup (" + std::to_string(o.warmup) + ") must be less than --frames (" +
                          std::to_string(o.frames) + ")");
     return o;

@@ -294,7 +294,10 @@ nlohmann::json subgroup_json(const Context& ctx) {
 }
 
 static nlohmann::json pass_json(const PassPlan& p) {
-    return {{"requested", request_name(p.requested)}, {"variant", variant_name(p.variant)}, {"reason", p.reason}};
+    return {{"requested", request_name(p.requested)},
+            {"variant", variant_name(p.variant)},
+            {"reason", p.reason},
+            {"source", plan_source_name(p.source)}};
 }
 
 nlohmann::json plan_json(const Plan& plan) {
@@ -459,10 +462,10 @@ void print_info(const Context& ctx, const Plan& plan) {
            ctx.features.quad_control ? "yes" : "no", ctx.features.maximal_reconvergence ? "yes" : "no",
            ctx.features.mesh_shader ? "yes" : "no", ctx.features.ray_tracing ? "yes" : "no");
 
-    printf("\n%-12s %-10s %-12s %s\n", "pass", "requested", "variant", "reason");
+    printf("\n%-12s %-10s %-12s %-13s %s\n", "pass", "requested", "variant", "source", "reason");
     auto row = [](const char* name, const PassPlan& p) {
-        printf("%-12s %-10s %-12s %s\n", name, std::string(request_name(p.requested)).c_str(),
-               std::string(variant_name(p.variant)).c_str(), p.reason.c_str());
+        printf("%-12s %-10s %-12s %-13s %s\n", name, std::string(request_name(p.requested)).c_str(),
+               std::string(variant_name(p.variant)).c_str(), std::string(plan_source_name(p.source)).c_str(), p.reason.c_str());
     };
     for (const PassInfo& pass : kPasses) row(std::string(pass.key).c_str(), plan[pass.id]);
 

@@ -24,6 +24,7 @@
 
 #include "app/camera_control.h"
 #include "app/controls.h"
+#include "app/tuning.h"
 #include "app/hud.h"
 #include "app/image_io.h"
 #include "app/present.h"
@@ -114,8 +115,8 @@ struct WindowFrame {
 class WindowApp {
 public:
     WindowApp(const Options& options, GLFWwindow* window, const Context& ctx, VkSurfaceKHR surface, const Scene& scene,
-              const Plan& plan)
-        : options_(options), window_(window), ctx_(ctx), surface_(surface), request_(options.plan) {
+              const Plan& plan, const LoadedTuning& tuning)
+        : options_(options), window_(window), ctx_(ctx), surface_(surface), request_(options.plan), tuning_(tuning) {
         int width = 0, height = 0;
         glfwGetFramebufferSize(window, &width, &height);
         RendererConfig config =
@@ -143,6 +144,7 @@ public:
         hud_.subgroup_size = ctx.subgroup.size;
         hud_.triangles_total = renderer_->gpu_scene().triangle_count;
         hud_.lights = options.lights;
+        hud_.tuning = tuning_line();
     }
 
     ~WindowApp() {
@@ -226,12 +228,14 @@ private:
                 all_auto.view_stage = request_.view_stage;
                 all_auto.geometry = request_.geometry;  // the geometry path is not a pass: M toggles it
                 all_auto.lod = request_.lod;            // nor the level of detail: L toggles it
+                all_auto.measured = request_.measured;  // T toggles tuning
                 apply({all_auto, make_plan(caps, features, all_auto), {}});
                 break;
             }
             case GLFW_KEY_V: apply(cycle_view_mode(caps, features, request_, step)); break;
             case GLFW_KEY_M: apply(toggle_geometry(caps, features, request_)); break;
             case GLFW_KEY_L: apply(toggle_lod(caps, features, request_)); break;
+            case GLFW_KEY_T: toggle_tuning(); break;
             case GLFW_KEY_B: apply(cycle_view_stage(caps, features, request_, step)); break;
             case GLFW_KEY_SPACE:
                 paused_ = !paused_;
@@ -262,6 +266,26 @@ private:
         // Passes may create or drop resources when the plan changes: nothing of the old plan may be in flight.
         vkDeviceWaitIdle(ctx_.device);
         renderer_->set_plan(change.plan);
+    }
+
+    // Key T: tuned auto on (the measured winners of the tuning file) or off (capabilities only).
+    void toggle_tuning() {
+        if (tuning_.count() == 0) {
+            note("tuning: nothing to toggle, " + tuning_summary(tuning_, options_.no_tuning));
+            return;
+        }
+        PlanRequest request = request_;
+        bool on = request.measured == MeasuredPreferences{};
+        request.measured = on ? tuning_.measured : MeasuredPreferences{};
+        apply({request, make_plan(ctx_.subgroup, ctx_.features, request), {}});
+        hud_.tuning = tuning_line();
+        note(std::string("tuned auto ") + (on ? "on: " + tuning_.made_by + " of " + tuning_.date : "off: auto follows the capabilities"));
+    }
+
+    std::string tuning_line() const {
+        if (tuning_.count() == 0) return "tuning: none (T)";
+        bool on = request_.measured != MeasuredPreferences{};
+        return std::string("tuned auto ") + (on ? "on" : "off") + " (T): " + tuning_.made_by + " of " + tuning_.date;
     }
 
     void note(const std::string& text) {
@@ -506,6 +530,7 @@ private:
     Input input_;
 
     PlanRequest request_;
+    LoadedTuning tuning_;  // what the tuning file held; request_.measured is it or empty (key T)
     OrbitCamera camera_;
     double cursor_x_ = 0, cursor_y_ = 0;
     uint32_t frame_count_ = 0;
@@ -570,11 +595,13 @@ int run_window(const Options& options) {
     if (!can_present)
         throw NoDeviceError(ctx.info.name + " cannot present to this window; pick another device with --device (see --list-devices) or use --headless");
 
-    Plan plan = make_plan(ctx.subgroup, ctx.features, options.plan);
+    Options tuned = options;
+    LoadedTuning tuning = apply_tuning(ctx, tuned);
+    Plan plan = make_plan(ctx.subgroup, ctx.features, tuned.plan);
     Scene scene = load_requested_scene(options);
     check_device_limits(ctx, options, scene);
 
-    WindowApp app(options, window.window, ctx, surface.surface, scene, plan);
+    WindowApp app(tuned, window.window, ctx, surface.surface, scene, plan, tuning);
     glfwSetWindowUserPointer(window.window, &app.input());
     glfwSetKeyCallback(window.window, on_key);
     glfwSetScrollCallback(window.window, on_scroll);

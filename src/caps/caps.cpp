@@ -1,5 +1,7 @@
 #include "caps/caps.h"
 
+#include <cstdio>
+
 namespace {
 
 constexpr std::array<std::string_view, size_t(Op::count)> kOpNames = {
@@ -144,9 +146,21 @@ std::string forward_missing(const SubgroupCaps& caps, const DeviceFeatures& feat
     return missing;
 }
 
+std::string_view plan_source_name(PlanSource s) {
+    constexpr std::array<std::string_view, 3> names = {"requested", "capabilities", "measured"};
+    return names[size_t(s)];
+}
+
+std::string measured_reason(const MeasuredPreference& m) {
+    // Two decimals, as the comparison prints ratios: 0.14x, 1.03x.
+    char ratio[32];
+    snprintf(ratio, sizeof ratio, "%.2fx", m.ratio);
+    return "measured " + std::string(ratio) + " on this device (" + m.made_by + " of " + m.date + ")";
+}
+
 PassPlan plan_pass(const PassInfo& pass, Request requested, const std::string& missing,
-                   const std::string& missing_forward) {
-    PassPlan plan{requested, Variant::off, ""};
+                   const std::string& missing_forward, const std::optional<MeasuredPreference>& measured) {
+    PassPlan plan{requested, Variant::off, "", PlanSource::requested};
     std::string option = "--" + std::string(pass.name);
     if (!offers(pass, requested))
         throw UnsupportedRequest(option + " " + std::string(request_name(requested)) + ": the " + std::string(pass.name) +
@@ -171,8 +185,17 @@ PassPlan plan_pass(const PassInfo& pass, Request requested, const std::string& m
             plan.reason = "requested forward (the quad mip written while shading); supported";
             break;
         case Request::automatic:
+            plan.source = PlanSource::capabilities;
             plan.variant = missing.empty() ? Variant::subgroup : Variant::fallback;
             plan.reason = missing.empty() ? "device supports everything the subgroup path needs" : missing;
+            // Capabilities first: a measurement can only choose between paths the device can run.
+            // The fallback runs everywhere; the subgroup path only where nothing is missing.
+            if (measured && offers(pass, measured->winner == Variant::fallback ? Request::fallback : Request::subgroup) &&
+                (measured->winner == Variant::fallback || missing.empty())) {
+                plan.source = PlanSource::measured;
+                plan.variant = measured->winner;
+                plan.reason = measured_reason(*measured);
+            }
             break;
     }
     return plan;
@@ -180,7 +203,8 @@ PassPlan plan_pass(const PassInfo& pass, Request requested, const std::string& m
 
 PassPlan plan_unavailable_pass(const PassInfo& pass, Request requested, const std::string& unavailable) {
     if (requested == Request::automatic || requested == Request::off)
-        return {requested, Variant::off, requested == Request::off ? "requested off" : unavailable};
+        return {requested, Variant::off, requested == Request::off ? "requested off" : unavailable,
+                requested == Request::off ? PlanSource::requested : PlanSource::capabilities};
     throw UnsupportedRequest("--" + std::string(pass.name) + " " + std::string(request_name(requested)) + ": " + unavailable +
                              " on this device; use auto or off");
 }
@@ -220,6 +244,17 @@ ViewPlan plan_view(const SubgroupCaps& caps, const DeviceFeatures& features, Vie
     return plan;
 }
 
+namespace {
+
+// The comparison measures the cull pass as the compute cull of the indexed path; the meshlet
+// path's task/mesh culling is another pair, so the cull measurement does not choose for it.
+std::optional<MeasuredPreference> measured_for(const PlanRequest& request, PassId id) {
+    if (id == PassId::cull && request.geometry == Geometry::meshlet) return std::nullopt;
+    return request.measured[size_t(id)];
+}
+
+}  // namespace
+
 Plan make_plan(const SubgroupCaps& caps, const DeviceFeatures& features, const PlanRequest& request) {
     Plan plan;
     plan.geometry = request.geometry;
@@ -233,7 +268,7 @@ Plan make_plan(const SubgroupCaps& caps, const DeviceFeatures& features, const P
             continue;
         }
         PassPlan& p = plan[pass.id] = plan_pass(pass, request[pass.id], pass_missing(caps, features, pass.id, request.geometry),
-                                                forward_missing(caps, features, pass.id));
+                                                forward_missing(caps, features, pass.id), measured_for(request, pass.id));
         if (p.variant == Variant::subgroup && pass.subgroup_note) p.reason += pass.subgroup_note(features);
         if (pass.id == PassId::cull && request.geometry == Geometry::meshlet && p.variant != Variant::off)
             p.reason += "; meshlets culled in the task shader, triangles in the mesh shader";

@@ -79,11 +79,29 @@ std::optional<Request> parse_request(std::string_view name);
 std::optional<ViewMode> parse_view_mode(std::string_view name);
 bool is_subgroup_view(ViewMode m);  // lane-id, first-last-lane, active-lanes
 
+// Where a pass's variant came from: the user's request, the device's capabilities (today's rule
+// for auto), or what --tune / --compare measured on this device (tuned auto).
+enum class PlanSource { requested, capabilities, measured };
+std::string_view plan_source_name(PlanSource s);  // "requested", "capabilities", "measured"
+
 struct PassPlan {
     Request requested = Request::automatic;
     Variant variant = Variant::off;
     std::string reason;
+    PlanSource source = PlanSource::capabilities;
 };
+
+// What a comparison measured for one pass on this device, where its verdict was significant (the
+// 95% interval of fallback ms / subgroup ms excludes 1.0): the faster path. Read from the tuning
+// file (app/tuning.h); the planner takes it as an input, after capabilities.
+struct MeasuredPreference {
+    Variant winner = Variant::subgroup;  // subgroup (ratio above 1) or fallback (below 1)
+    double ratio = 1;                    // fallback ms / subgroup ms
+    std::string made_by;                 // "compare" or "tune"
+    std::string date;                    // "2026-11-25"
+    bool operator==(const MeasuredPreference&) const = default;
+};
+using MeasuredPreferences = std::array<std::optional<MeasuredPreference>, kPassCount>;  // by PassId
 
 struct ViewPlan {
     ViewMode mode = ViewMode::shaded;
@@ -109,6 +127,9 @@ struct PlanRequest {
     Stage view_stage = Stage::fragment;
     Geometry geometry = Geometry::indexed;
     bool lod = true;  // --lod auto | off
+    // What this device measured (empty: --no-tuning, no tuning file, or the window's T key off).
+    // Only `auto` consults it, and only where the measured winner can run.
+    MeasuredPreferences measured{};
 
     Request& operator[](PassId id) { return passes[size_t(id)]; }
     Request operator[](PassId id) const { return passes[size_t(id)]; }
@@ -147,9 +168,12 @@ std::string pass_missing(const SubgroupCaps& caps, const DeviceFeatures& feature
                          Geometry geometry = Geometry::indexed);
 
 // Resolves one pass request; throws UnsupportedRequest for `subgroup` when `missing` is not empty,
-// and for a variant the pass does not offer.
+// and for a variant the pass does not offer. `auto`: capabilities first (a path the device, after
+// masking, cannot run is never chosen), then the measured winner where there is one, else subgroup.
 PassPlan plan_pass(const PassInfo& pass, Request requested, const std::string& missing,
-                   const std::string& missing_forward = "");
+                   const std::string& missing_forward = "", const std::optional<MeasuredPreference>& measured = {});
+// "measured 0.14x on this device (compare of 2026-11-25)"
+std::string measured_reason(const MeasuredPreference& m);
 // Why the device cannot run the mip's `forward` variant (the pass's forward_ops), or empty.
 std::string forward_missing(const SubgroupCaps& caps, const DeviceFeatures& features, PassId id);
 // The same for a pass the device cannot run at all (`unavailable` says why): auto is off with the

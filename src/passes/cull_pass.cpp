@@ -23,7 +23,8 @@ const LayoutDesc kScanLayout = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTO
                                 VK_SHADER_STAGE_COMPUTE_BIT, 8};
 const LayoutDesc kCompactLayout = {std::vector<VkDescriptorType>(7, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER),
                                    VK_SHADER_STAGE_COMPUTE_BIT, 8};
-constexpr uint32_t kCullScanBlock = 256;  // local_size_x of cull_scan.comp
+constexpr uint32_t kCullScanBlock = 256;    // local_size_x of cull_scan.comp
+constexpr uint32_t kCompactChunks = 64;     // local_size_x of cull_compact.comp: chunks per workgroup
 
 struct CullPush {
     uint32_t chunk_count;
@@ -118,7 +119,7 @@ void CullPass::create(const Context& ctx, const GpuScene& scene, uint32_t size) 
     if (subgroup_path_possible(ctx, PassId::cull)) subgroup = steps("cull.comp.subgroup", "cull_scan.comp.subgroup");
     fallback = steps("cull.comp.fallback", "cull_scan.comp.fallback");
     compact = create_compute_pipeline(
-        ctx, {.shader = "cull_compact.comp.plain", .layout = kCompactLayout, .specialization = {group_size}});
+        ctx, {.shader = "cull_compact.comp.plain", .layout = kCompactLayout});
 
     std::vector<glm::uvec4> table = build_cull_chunks(scene.cpu_draws, group_size);
     chunk_count = uint32_t(table.size());
@@ -127,6 +128,10 @@ void CullPass::create(const Context& ctx, const GpuScene& scene, uint32_t size) 
     const uint32_t* max_groups = ctx.properties.limits.maxComputeWorkGroupCount;
     grid.width = std::max(1u, std::min(chunk_count, max_groups[0]));
     grid.height = (chunk_count + grid.width - 1) / grid.width;
+    // The compact step: kCompactChunks chunks per workgroup.
+    const uint32_t compact_groups = (chunk_count + kCompactChunks - 1) / kCompactChunks;
+    compact_grid.width = std::max(1u, std::min(compact_groups, max_groups[0]));
+    compact_grid.height = (compact_groups + compact_grid.width - 1) / compact_grid.width;
     if (grid.height > max_groups[1] || scan_blocks(chunk_count) > max_groups[0])
         throw std::runtime_error("the scene needs " + std::to_string(chunk_count) +
                                  " cull workgroups, more than the device can dispatch; use a smaller --instances");
@@ -228,7 +233,7 @@ void CullPass::record(FrameContext& f) {
     c.push(cmd, compact);
     uint32_t compact_push[2] = {chunk_count, kCullScanBlock};
     vkCmdPushConstants(cmd, compact.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(compact_push), compact_push);
-    vkCmdDispatch(cmd, grid.width, grid.height, 1);
+    vkCmdDispatch(cmd, compact_grid.width, compact_grid.height, 1);
 
     // The scene passes read both buffers as indirect commands and indices; the counter that the
     // scan wrote is read by later compute passes and by the debug views' fragment shaders.

@@ -54,7 +54,8 @@ struct CullPass : PassUnit {
     uint32_t group_size = kDefaultCullGroupSize;
     uint32_t chunk_count = 0;
     uint32_t draw_count = 0;
-    VkExtent2D grid{};  // workgroups: chunk_count spread over x (capped at the device limit) and y
+    VkExtent2D grid{};          // workgroups: chunk_count spread over x (capped at the device limit) and y
+    VkExtent2D compact_grid{};  // the compact step's: 64 chunks per workgroup
 
     void create(const Context& ctx, const GpuScene& scene, uint32_t group_size);
     // Variant off: records nothing, and the scene passes draw every triangle.

@@ -12,11 +12,11 @@
 
 namespace {
 
-// light_cull.comp: frame, lights, depth, lists, counters; push constants: instrument, sort_lists.
+// light_cull.comp: frame, lights, depth, lists, counters; push constant: instrument.
 const LayoutDesc kCullLayout = {{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
                                  VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
                                  VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
-                                VK_SHADER_STAGE_COMPUTE_BIT, 2 * sizeof(uint32_t)};
+                                VK_SHADER_STAGE_COMPUTE_BIT, sizeof(uint32_t)};
 // light_count.comp: frame, lists, colour (storage image).
 const LayoutDesc kViewLayout = {
     {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE},
@@ -153,8 +153,8 @@ void LightCullPass::record(FrameContext& f) {
     d.buffer(3, lists_).buffer(4, f.counters);
     d.push(f.cmd, pipeline);
     // Sorted lists for the subgroup light loop (forward.frag); the same sets either way.
-    uint32_t push[2] = {f.instrument ? 1u : 0u, f.plan[PassId::light_loop].variant == Variant::subgroup ? 1u : 0u};
-    vkCmdPushConstants(f.cmd, pipeline.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), push);
+    uint32_t instrument = f.instrument ? 1u : 0u;
+    vkCmdPushConstants(f.cmd, pipeline.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(instrument), &instrument);
     vkCmdDispatch(f.cmd, layout_.tiles_x, layout_.tiles_y, 1);
 
     memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,

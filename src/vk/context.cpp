@@ -241,6 +241,7 @@ void read_capabilities(Context& ctx, const std::vector<VkExtensionProperties>& e
     ctx.info.api_version = version_string(ctx.properties.apiVersion);
     ctx.info.type = type_name(ctx.properties.deviceType);
     ctx.info.vendor_id = ctx.properties.vendorID;
+    ctx.info.device_id = ctx.properties.deviceID;
     ctx.info.timestamp_period_ns = ctx.properties.limits.timestampPeriod;
 
     SubgroupCaps& caps = ctx.subgroup;

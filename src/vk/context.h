@@ -41,6 +41,7 @@ struct DeviceInfo {
     std::string api_version;
     std::string type;  // "discrete", "integrated", "virtual", "cpu", "other"
     uint32_t vendor_id = 0;
+    uint32_t device_id = 0;
     float timestamp_period_ns = 1.0f;
 };
 

@@ -130,3 +130,17 @@ int validation_lines(const std::string& output) {
             ++count;
     return count;
 }
+
+namespace {
+
+// Tuned auto reads the user's cache folder (app/tuning.h): a tuning file there would change what
+// `auto` means in every test that runs the demo. Tests see an empty cache of their own; the tuning
+// tests point XDG_CACHE_HOME at their own folders.
+const bool g_isolated_cache = [] {
+    std::filesystem::path empty = std::filesystem::temp_directory_path() / "subgroup-demo-tests" /
+                                  ("empty-cache." + std::to_string(getpid()));
+    setenv("XDG_CACHE_HOME", empty.c_str(), 1);
+    return true;
+}();
+
+}  // namespace

@@ -1,0 +1,141 @@
+// Tuned auto from the user's side (docs/benchmarks.md, "Tuned auto"): --tune into a temporary
+// cache, then --info marks measured choices and --no-tuning none; hand-made files that name a path
+// the device lacks or that is masked do not change the plan; corrupt, other-device, other-driver
+// and old-format files are ignored with one line.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "app/tuning.h"
+#include "gpu/harness.h"
+#include "gpu/light_frame.h"
+
+namespace {
+
+// XDG_CACHE_HOME for this test (and the demo it runs): a fresh folder.
+std::string fresh_cache(const std::string& name) {
+    std::string dir = test_dir(name);
+    setenv("XDG_CACHE_HOME", dir.c_str(), 1);
+    return dir;
+}
+
+struct InfoPlan {
+    DemoRun run;
+    nlohmann::json plan;
+    std::vector<std::string> measured;  // pass keys whose source is "measured"
+};
+
+InfoPlan info(std::vector<std::string> args) {
+    std::string report = test_dir("info") + "/info.json";
+    args.insert(args.begin(), {"--info", "--report", report});
+    InfoPlan i{run_demo(args)};
+    EXPECT_EQ(i.run.exit_code, 0) << i.run.output;
+    if (i.run.exit_code != 0) return i;
+    i.plan = read_json(report)["plan"];
+    for (const PassInfo& pass : kPasses)
+        if (i.plan[std::string(pass.key)]["source"] == "measured") i.measured.push_back(std::string(pass.key));
+    return i;
+}
+
+int count_of(const std::string& text, const std::string& needle) {
+    int n = 0;
+    for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
+    return n;
+}
+
+TEST(Tune, InfoShowsMeasuredChoicesAfterATuneAndNoneWithNoTuning) {
+    REQUIRE_DRAWING();
+    fresh_cache("cache");
+    EXPECT_TRUE(info({}).measured.empty()) << "an empty cache: nothing measured";
+    // Small and few frames: 10 rounds of one frame. On lavapipe the exposure reduction's subgroup
+    // path is several times faster than its fallback (one subgroupAdd per lane against a shared-
+    // memory tree) and the cull's about twice: intervals far from 1.0 even on a busy CPU.
+    DemoRun tune = run_demo({"--tune", "--size", "96x54", "--frames", "12", "--warmup", "2", "--lights", "16"});
+    ASSERT_EQ(tune.exit_code, 0) << tune.output;
+    EXPECT_NE(tune.output.find("tuning: wrote "), std::string::npos) << tune.output;
+    EXPECT_NE(tune.output.find("check: "), std::string::npos) << tune.output;
+    EXPECT_TRUE(std::filesystem::exists(tuning_path(test_context().info))) << tuning_path(test_context().info);
+
+    InfoPlan tuned = info({});
+    ASSERT_FALSE(tuned.measured.empty()) << tuned.run.output;
+    for (const std::string& key : tuned.measured)
+        EXPECT_NE(tuned.plan[key]["reason"].get<std::string>().find("measured "), std::string::npos) << tuned.plan[key];
+    // The --info table: "source" column, then the reason.
+    EXPECT_NE(tuned.run.output.find("measured      measured "), std::string::npos) << tuned.run.output;
+    InfoPlan untuned = info({"--no-tuning"});
+    EXPECT_TRUE(untuned.measured.empty()) << untuned.run.output;
+    EXPECT_EQ(untuned.run.output.find("measured "), std::string::npos) << untuned.run.output;
+}
+
+// A tuning file for this device, as --tune writes it, with the given verdicts.
+void write_tuning(const std::vector<std::pair<PassId, Verdict>>& verdicts, nlohmann::json edit = nullptr) {
+    PassRatios ratios;
+    for (auto [pass, verdict] : verdicts) {
+        PassRatio& r = ratios[size_t(pass)];
+        r.ratio = verdict == Verdict::faster ? 4.0 : 0.25;
+        r.ci95 = verdict == Verdict::faster ? Interval{3.5, 4.5} : Interval{0.2, 0.3};
+        r.verdict = verdict;
+    }
+    nlohmann::json j = tuning_json(test_context().info, "tune", "2026-11-25", 96, 54, ratios);
+    if (!edit.is_null()) j.merge_patch(edit);
+    std::filesystem::create_directories(tuning_folder());
+    std::ofstream(tuning_path(test_context().info)) << j.dump(2);
+}
+
+TEST(Tune, AHandMadeFileCannotChooseAPathTheDeviceLacksOrThatIsMasked) {
+    fresh_cache("cache");
+    // The ray tracer's subgroup path and, under the mask, the cull's: "faster" names both, but
+    // neither can run, so the plan is the untuned one. The mip's fallback is always runnable.
+    write_tuning({{PassId::ray_trace, Verdict::faster}, {PassId::cull, Verdict::faster}, {PassId::mip, Verdict::slower}});
+    for (std::vector<std::string> masks : {std::vector<std::string>{"--mask-stages", "compute"},
+                                           std::vector<std::string>{"--mask-stages", "compute", "--mask-ops", "quad"}}) {
+        InfoPlan tuned = info(masks);
+        masks.push_back("--no-tuning");
+        InfoPlan untuned = info(masks);
+        for (const char* key : {"cull", "ray_trace"}) {
+            EXPECT_EQ(tuned.plan[key]["variant"], untuned.plan[key]["variant"]) << key << tuned.run.output;
+            EXPECT_NE(tuned.plan[key]["source"], "measured") << key;
+        }
+        EXPECT_EQ(tuned.plan["cull"]["variant"], "fallback");
+        // The measured fallback of the mip is taken, masked or not.
+        EXPECT_EQ(tuned.plan["mip"]["variant"], "fallback");
+        EXPECT_EQ(tuned.plan["mip"]["source"], "measured");
+    }
+}
+
+TEST(Tune, FilesThatDoNotFitAreIgnoredWithOneLine) {
+    fresh_cache("cache");
+    const std::vector<std::pair<PassId, Verdict>> mip_slower = {{PassId::mip, Verdict::slower}};
+    struct Case {
+        std::string what;
+        nlohmann::json edit;
+        std::string why;
+    };
+    std::vector<Case> cases = {
+        {"another device", {{"device", {{"name", "NVIDIA H100 80GB HBM3"}, {"vendor_id", 0x10de}, {"device_id", 0x2330}}}},
+         "measured on another device (NVIDIA H100 80GB HBM3)"},
+        {"another driver", {{"device", {{"driver", "Mesa 19.0"}}}}, "measured with another driver (Mesa 19.0)"},
+        {"an older format", {{"format", kTuningFormat - 1}}, "written in tuning format"},
+        {"corrupt", nullptr, "not a valid tuning file (corrupt JSON)"},
+    };
+    for (const Case& c : cases) {
+        if (c.what == "corrupt") std::ofstream(tuning_path(test_context().info)) << "{\"format\": 1, \"passes\": {\"mip\": ";
+        else write_tuning(mip_slower, c.edit);
+        InfoPlan i = info({});
+        EXPECT_EQ(i.run.exit_code, 0) << c.what;
+        EXPECT_TRUE(i.measured.empty()) << c.what;
+        EXPECT_EQ(i.plan["mip"]["variant"], "subgroup") << c.what;
+        EXPECT_EQ(count_of(i.run.output, "note: tuning file "), 1) << c.what << ": " << i.run.output;
+        EXPECT_NE(i.run.output.find("ignored: " + c.why), std::string::npos) << c.what << ": " << i.run.output;
+    }
+    // The same file, fitting: the mip's fallback is taken.
+    write_tuning(mip_slower);
+    InfoPlan fits = info({});
+    EXPECT_EQ(fits.plan["mip"]["variant"], "fallback") << fits.run.output;
+    EXPECT_EQ(fits.measured, std::vector<std::string>{"mip"});
+    EXPECT_EQ(fits.run.output.find("ignored"), std::string::npos) << fits.run.output;
+}
+
+}  // namespace

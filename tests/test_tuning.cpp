@@ -1,0 +1,173 @@
+// Tuned auto: the planning rule (capabilities first, then the measured winner, else subgroup) and
+// the tuning file (written, read back, and ignored with a reason when it does not fit).
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include "app/tuning.h"
+#include "caps/caps.h"
+
+namespace {
+
+SubgroupCaps everything() {
+    SubgroupCaps c;
+    c.size = c.min_size = c.max_size = 32;
+    c.stages = (1u << uint32_t(Stage::count)) - 1;
+    c.ops = (1u << uint32_t(Op::count)) - 1;
+    c.quad_in_all_stages = true;
+    return c;
+}
+
+DeviceFeatures all_features() {
+    DeviceFeatures f;
+    f.tessellation = f.geometry = f.fragment_stores = f.vertex_stores = f.multi_draw_indirect = true;
+    f.mesh_shader = f.ray_tracing = true;
+    return f;
+}
+
+MeasuredPreference measured(Variant winner, double ratio) { return {winner, ratio, "compare", "2026-11-25"}; }
+
+TEST(TunedPlan, AutoTakesTheMeasuredWinnerAndSaysWhere) {
+    PlanRequest request;
+    request.measured[size_t(PassId::mip)] = measured(Variant::fallback, 0.14);
+    request.measured[size_t(PassId::cull)] = measured(Variant::subgroup, 2.5);
+    Plan p = make_plan(everything(), all_features(), request);
+    EXPECT_EQ(p[PassId::mip].variant, Variant::fallback);
+    EXPECT_EQ(p[PassId::mip].source, PlanSource::measured);
+    EXPECT_EQ(p[PassId::mip].reason, "measured 0.14x on this device (compare of 2026-11-25)");
+    EXPECT_EQ(p[PassId::cull].variant, Variant::subgroup);
+    EXPECT_EQ(p[PassId::cull].source, PlanSource::measured);
+    // Without a measurement: today's rule, from the capabilities.
+    EXPECT_EQ(p[PassId::light_cull].variant, Variant::subgroup);
+    EXPECT_EQ(p[PassId::light_cull].source, PlanSource::capabilities);
+    // The same request without measurements is the untuned plan.
+    Plan untuned = make_plan(everything(), all_features(), {});
+    EXPECT_EQ(untuned[PassId::mip].variant, Variant::subgroup);
+    EXPECT_EQ(untuned[PassId::mip].source, PlanSource::capabilities);
+}
+
+TEST(TunedPlan, CapabilitiesComeFirst) {
+    PlanRequest request;
+    request.measured[size_t(PassId::cull)] = measured(Variant::subgroup, 3.0);
+    request.measured[size_t(PassId::mip)] = measured(Variant::subgroup, 3.0);
+    // A device (or a mask) without subgroups in compute cannot run the subgroup cull: the
+    // measurement from elsewhere does not choose it.
+    SubgroupCaps masked = everything();
+    apply_masks(masked, bit(Stage::compute), bit(Op::quad));
+    Plan p = make_plan(masked, all_features(), request);
+    EXPECT_EQ(p[PassId::cull].variant, Variant::fallback);
+    EXPECT_EQ(p[PassId::cull].source, PlanSource::capabilities);
+    EXPECT_NE(p[PassId::cull].reason.find("masked by --mask-stages"), std::string::npos) << p[PassId::cull].reason;
+    EXPECT_EQ(p[PassId::mip].variant, Variant::fallback);
+    EXPECT_NE(p[PassId::mip].reason.find("masked by --mask-ops"), std::string::npos) << p[PassId::mip].reason;
+    // A pass the device cannot run at all stays off, whatever was measured.
+    request.measured[size_t(PassId::ray_trace)] = measured(Variant::fallback, 0.5);
+    DeviceFeatures no_rt = all_features();
+    no_rt.ray_tracing = false;
+    EXPECT_EQ(make_plan(everything(), no_rt, request)[PassId::ray_trace].variant, Variant::off);
+}
+
+TEST(TunedPlan, ExplicitRequestsAndTheMeshletCullIgnoreMeasurements) {
+    PlanRequest request;
+    request.measured[size_t(PassId::cull)] = measured(Variant::fallback, 0.5);
+    request[PassId::cull] = Request::subgroup;
+    Plan p = make_plan(everything(), all_features(), request);
+    EXPECT_EQ(p[PassId::cull].variant, Variant::subgroup);
+    EXPECT_EQ(p[PassId::cull].source, PlanSource::requested);
+    // The cull was measured as the indexed path's compute cull, not the task/mesh culling.
+    request[PassId::cull] = Request::automatic;
+    request.geometry = Geometry::meshlet;
+    p = make_plan(everything(), all_features(), request);
+    EXPECT_EQ(p[PassId::cull].variant, Variant::subgroup);
+    EXPECT_EQ(p[PassId::cull].source, PlanSource::capabilities);
+}
+
+DeviceInfo device() {
+    DeviceInfo d;
+    d.name = "NVIDIA H100 80GB HBM3";
+    d.driver = "NVIDIA 570.86.15";
+    d.vendor_id = 0x10de;
+    d.device_id = 0x2330;
+    return d;
+}
+
+// Ratios as a comparison gives them: cull faster, mip slower, light loop level, the rest unmeasured.
+PassRatios ratios() {
+    PassRatios r;
+    r[size_t(PassId::cull)].ratio = 2.0, r[size_t(PassId::cull)].ci95 = Interval{1.8, 2.2};
+    r[size_t(PassId::cull)].verdict = Verdict::faster;
+    r[size_t(PassId::mip)].ratio = 0.14, r[size_t(PassId::mip)].ci95 = Interval{0.12, 0.16};
+    r[size_t(PassId::mip)].verdict = Verdict::slower;
+    r[size_t(PassId::light_loop)].ratio = 0.97, r[size_t(PassId::light_loop)].ci95 = Interval{0.9, 1.05};
+    r[size_t(PassId::light_loop)].verdict = Verdict::level;
+    r[size_t(PassId::ray_trace)].reason = "ray-trace-subgroup was skipped";
+    return r;
+}
+
+std::string file_text(const DeviceInfo& d) { return tuning_json(d, "tune", "2026-11-25", 1920, 1080, ratios()).dump(); }
+
+TEST(TuningFile, SignificantVerdictsBecomePreferences) {
+    LoadedTuning t = parse_tuning(file_text(device()), device());
+    EXPECT_TRUE(t.ignored.empty()) << t.ignored;
+    ASSERT_EQ(t.count(), 2u);
+    ASSERT_TRUE(t.measured[size_t(PassId::cull)]);
+    EXPECT_EQ(t.measured[size_t(PassId::cull)]->winner, Variant::subgroup);
+    ASSERT_TRUE(t.measured[size_t(PassId::mip)]);
+    EXPECT_EQ(t.measured[size_t(PassId::mip)]->winner, Variant::fallback);
+    EXPECT_DOUBLE_EQ(t.measured[size_t(PassId::mip)]->ratio, 0.14);
+    EXPECT_EQ(t.measured[size_t(PassId::mip)]->date, "2026-11-25");
+    EXPECT_EQ(t.measured[size_t(PassId::mip)]->made_by, "tune");
+    EXPECT_FALSE(t.measured[size_t(PassId::light_loop)]) << "level: the interval holds 1.0";
+    EXPECT_FALSE(t.measured[size_t(PassId::ray_trace)]) << "no ratio";
+}
+
+TEST(TuningFile, AFileThatDoesNotFitIsIgnoredWithWhy) {
+    auto ignored = [](const std::string& text) {
+        LoadedTuning t = parse_tuning(text, device());
+        EXPECT_EQ(t.count(), 0u);
+        return t.ignored;
+    };
+    DeviceInfo other = device();
+    other.name = "AMD Radeon RX 7900 XTX", other.vendor_id = 0x1002, other.device_id = 0x744c;
+    EXPECT_NE(ignored(file_text(other)).find("another device (AMD Radeon RX 7900 XTX)"), std::string::npos);
+    DeviceInfo same_name_other_id = device();
+    same_name_other_id.device_id = 0x2331;
+    EXPECT_NE(ignored(file_text(same_name_other_id)).find("another device"), std::string::npos);
+    DeviceInfo new_driver = device();
+    new_driver.driver = "NVIDIA 580.1";
+    EXPECT_NE(ignored(file_text(new_driver)).find("another driver (NVIDIA 580.1)"), std::string::npos);
+    nlohmann::json old = nlohmann::json::parse(file_text(device()));
+    old["format"] = kTuningFormat - 1;
+    EXPECT_NE(ignored(old.dump()).find("tuning format 0"), std::string::npos);
+    EXPECT_NE(ignored("{ \"format\": 1, \"device\": ").find("corrupt"), std::string::npos);
+    EXPECT_NE(ignored("[1, 2]").find("corrupt"), std::string::npos);
+    EXPECT_NE(ignored("{}").find("no format version"), std::string::npos);
+    nlohmann::json wrong_types = nlohmann::json::parse(file_text(device()));
+    wrong_types["device"]["vendor_id"] = "nvidia";
+    EXPECT_NE(ignored(wrong_types.dump()).find("not a valid tuning file"), std::string::npos);
+    // A pass entry of the wrong shape is skipped, not an error: the others still count.
+    nlohmann::json odd_pass = nlohmann::json::parse(file_text(device()));
+    odd_pass["passes"]["cull"] = "fast";
+    odd_pass["passes"]["mip"]["ratio"] = -1;
+    LoadedTuning t = parse_tuning(odd_pass.dump(), device());
+    EXPECT_TRUE(t.ignored.empty());
+    EXPECT_EQ(t.count(), 0u);
+}
+
+TEST(TuningFile, LivesInTheCacheFolderPerDeviceAndDriver) {
+    std::string saved_xdg = getenv("XDG_CACHE_HOME") ? getenv("XDG_CACHE_HOME") : "";
+    std::string saved_home = getenv("HOME") ? getenv("HOME") : "";
+    setenv("XDG_CACHE_HOME", "/tmp/xdg", 1);
+    EXPECT_EQ(tuning_folder(), "/tmp/xdg/subgroup-demo");
+    EXPECT_EQ(tuning_path(device()), "/tmp/xdg/subgroup-demo/tuning-10de-2330-NVIDIA-570.86.15.json");
+    DeviceInfo new_driver = device();
+    new_driver.driver = "NVIDIA 580.1";
+    EXPECT_NE(tuning_path(new_driver), tuning_path(device()));
+    unsetenv("XDG_CACHE_HOME");
+    setenv("HOME", "/home/someone", 1);
+    EXPECT_EQ(tuning_folder(), "/home/someone/.cache/subgroup-demo");
+    if (!saved_xdg.empty()) setenv("XDG_CACHE_HOME", saved_xdg.c_str(), 1);
+    setenv("HOME", saved_home.c_str(), 1);
+}
+
+}  // namespace
