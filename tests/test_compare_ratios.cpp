@@ -262,7 +262,8 @@ TEST(CompareRatios, IntervalsComeFromTheRoundsAndTheWordFromTheInterval) {
     // One round: a ratio, no interval, and level (the noise is unknown).
     std::vector<CompareRun> one = {in_rounds("cull-subgroup", {{Timer::cull, {1.0}}}),
                                    in_rounds("cull-fallback", {{Timer::cull, {3.0}}})};
-    const PassRatio& single = ratio(compute_ratios(one), "cull");
+    PassRatios single_ratios = compute_ratios(one);  // kept alive: ratio() returns a reference into it
+    const PassRatio& single = ratio(single_ratios, "cull");
     ASSERT_TRUE(single.ratio);
     EXPECT_FALSE(single.ci95);
     EXPECT_EQ(single.verdict, Verdict::level);
