@@ -14,6 +14,13 @@ struct DrawData {
     float roughness;
     float alpha_cutoff;   // alphaMode MASK: texels with alpha below it are holes; 0: opaque
     uint mesh;            // the unique mesh (its BLAS)
+    // Levels of detail (lod.glsl, docs/lod.md): level 0 is first_index, index_count.
+    vec4 bounding_sphere;      // object space: centre, radius
+    float lod_error[8];        // per level, object space
+    uint lod_first_index[8];
+    uint lod_index_count[8];
+    uint lod_count;            // >= 1
+    uint lod_pad0, lod_pad1, lod_pad2;
 };
 
 struct PointLight {

@@ -20,6 +20,7 @@
 
 #include "common.glsl"
 #include "cull_tests.glsl"
+#include "lod.glsl"
 
 // The workgroup size is a specialization constant (--cull-group-size; 64 by default): the
 // scan is correct for any size, including sizes that leave a partial subgroup.
@@ -31,9 +32,11 @@ layout(set = 0, binding = 0) uniform Frame { FrameUniforms frame; };
 layout(set = 0, binding = 1, std430) readonly buffer Draws { DrawData draws[]; };
 layout(set = 0, binding = 2, std430) readonly buffer Vertices { float vertex_data[]; };  // 8 floats per Vertex
 layout(set = 0, binding = 3, std430) readonly buffer SourceIndices { uint source_indices[]; };
-layout(set = 0, binding = 4, std430) readonly buffer Chunks { uvec2 chunks[]; };  // (draw, first triangle)
-// Laid out like the culled index buffer: chunk (draw, first) owns indices from
-// draws[draw].out_first + 3 first on, and fills the first 3 * survivors of them.
+// (draw, level, first triangle of the level, the draw's first chunk): build_cull_chunks().
+layout(set = 0, binding = 4, std430) readonly buffer Chunks { uvec4 chunks[]; };
+// Laid out like the culled index buffer: chunk (draw, level, first) owns indices from
+// draws[draw].out_first + 3 first on, and fills the first 3 * survivors of them. Chunks of
+// different levels of a draw share that stretch, but only the chosen level's write.
 layout(set = 0, binding = 5, std430) writeonly buffer Staging { uint staged_indices[]; };
 layout(set = 0, binding = 6, std430) writeonly buffer ChunkSurvivors { uint chunk_survivors[]; };
 
@@ -41,6 +44,7 @@ layout(push_constant) uniform Push {
     uint chunk_count;
     float snap_px;
     float frustum_eps;
+    float lod_max_error_px;  // --lod auto: 1 pixel; --lod off: 0 (level 0 always)
 } push;
 
 vec3 vertex_position(uint index) {
@@ -57,16 +61,25 @@ void main() {
 
     // Invocation of rank r tests the chunk's triangle r (workgroup_scan.glsl: the scan below
     // counts in rank order, so slots follow triangle order).
-    uint rank = scan_rank();
-    uvec2 entry = chunks[chunk];
+    uvec4 entry = chunks[chunk];
     uint draw_id = entry.x;
-    uint triangle_count = draws[draw_id].index_count / 3u;  // >= 1: the host skips empty draws
-    uint triangle = entry.y + rank;
+    uint level = entry.y;
+    // Chunks of the levels the draw does not use this frame keep nothing. The choice depends on
+    // the draw alone, so the whole workgroup leaves together (as above).
+    float pixels_per_unit = abs(frame.projection.y) * 0.5 * float(frame.sizes.y);  // P[1][1] < 0: y flipped
+    if (level != choose_lod_level(draws[draw_id], frame.camera_position.xyz, pixels_per_unit, push.lod_max_error_px)) {
+        if (gl_LocalInvocationIndex == 0u) chunk_survivors[chunk] = 0u;
+        return;
+    }
+
+    uint rank = scan_rank();
+    uint triangle_count = draws[draw_id].lod_index_count[level] / 3u;  // >= 1: the host skips empty levels
+    uint triangle = entry.z + rank;
     // Invocations past the draw's last triangle (the draw's last chunk) stay active and take
     // part in the scan with a count of 0; they read the last triangle again (cached) so the
     // code before the scan has no divergent branch at all.
     bool in_range = triangle < triangle_count;
-    uint first = draws[draw_id].first_index + 3u * min(triangle, triangle_count - 1u);
+    uint first = draws[draw_id].lod_first_index[level] + 3u * min(triangle, triangle_count - 1u);
     uvec3 index = uvec3(source_indices[first], source_indices[first + 1u], source_indices[first + 2u]);
     vec3 p0 = vertex_position(index.x);
     vec3 p1 = vertex_position(index.y);
@@ -95,7 +108,7 @@ void main() {
 
     // slot < survivors <= the chunk's triangles, so the write stays inside the chunk's stretch;
     // the buffer bound is checked anyway: a write never leaves the buffer, whatever the inputs.
-    uint dst = draws[draw_id].out_first + 3u * (entry.y + slot);
+    uint dst = draws[draw_id].out_first + 3u * (entry.z + slot);
     if (visible && dst + 3u <= uint(staged_indices.length())) {
         staged_indices[dst] = index.x;
         staged_indices[dst + 1u] = index.y;

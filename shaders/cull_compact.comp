@@ -2,8 +2,9 @@
 // The cull pass, step 3 of 3 (src/passes/cull_pass.cpp): moves each chunk's survivors from its
 // stretch of the staging buffer (cull.comp) to the draw's range of the culled index buffer, at
 // the offset the scan gave it (cull_scan.comp), and the draw's last chunk writes the draw's
-// indexCount. Chunks of one draw are consecutive in the chunk table, in triangle order, so the
-// draw's survivors end up in input order.
+// indexCount. Chunks of one draw are consecutive in the chunk table, level by level and in
+// triangle order within a level; only the chosen level's chunks have survivors (cull.comp), so
+// the draw's survivors end up in input order.
 //
 // A chunk keeps a handful of triangles (8.5% of 64 on the bundled scene at 1080p), so neither a
 // workgroup per chunk nor an invocation copying its chunk alone keeps the GPU busy: both wait on
@@ -12,12 +13,12 @@
 // the workgroup copies the 64 chunks' survivors together, one triangle per invocation per round,
 // each finding its chunk by a binary search in shared memory.
 layout(local_size_x = 64) in;  // kCompactChunks in src/passes/cull_pass.cpp
-layout(constant_id = 0) const uint kChunkTriangles = 64u;  // --cull-group-size
 
 #include "common.glsl"
 
 layout(set = 0, binding = 0, std430) readonly buffer Draws { DrawData draws[]; };
-layout(set = 0, binding = 1, std430) readonly buffer Chunks { uvec2 chunks[]; };  // (draw, first triangle)
+// (draw, level, first triangle of the level, the draw's first chunk)
+layout(set = 0, binding = 1, std430) readonly buffer Chunks { uvec4 chunks[]; };
 layout(set = 0, binding = 2, std430) readonly buffer Staging { uint staged_indices[]; };
 layout(set = 0, binding = 3, std430) readonly buffer ChunkStarts { uint chunk_starts[]; };  // within the block
 layout(set = 0, binding = 4, std430) readonly buffer BlockStarts { uint block_starts[]; };
@@ -49,17 +50,18 @@ void main() {
     // 1. One chunk per invocation: where its survivors are and where they go.
     if (lane < chunks_here) {
         uint chunk = group_first + lane;
-        uvec2 entry = chunks[chunk];
+        uvec4 entry = chunks[chunk];  // (draw, level, first triangle of the level, the draw's first chunk)
         uint out_first = draws[entry.x].out_first;
         uint index_count = draws[entry.x].index_count;
-        // The draw's chunks start at triangle 0 and step by the chunk size (build_cull_chunks).
-        uint draw_start = survivors_before(chunk - entry.y / kChunkTriangles);
+        uint draw_start = survivors_before(entry.w);
         uint start = survivors_before(chunk);
         s_first[lane] = start;
-        s_src[lane] = out_first + 3u * entry.y;
+        s_src[lane] = out_first + 3u * entry.z;
         s_dst[lane] = out_first + 3u * (start - draw_start);
-        if (entry.y + kChunkTriangles >= index_count / 3u) {  // the draw's last chunk
-            // At most the draw's triangles by construction; clamped so no input makes it more.
+        // The draw's chunks are consecutive, all its levels included (build_cull_chunks).
+        if (chunk + 1u == push.chunk_count || chunks[chunk + 1u].x != entry.x) {  // the draw's last chunk
+            // At most the draw's triangles by construction (only one level has survivors, and
+            // no level is larger than level 0); clamped so no input makes it more.
             uint end = survivors_before(chunk + 1u);
             indirect[entry.x * 5u] = 3u * min(end - draw_start, index_count / 3u);
         }

@@ -18,6 +18,7 @@ layout(push_constant) uniform MeshletPush {
     float snap_px;      // the cull pass's tolerances (cull_tests.glsl)
     float frustum_eps;
     uint flags;         // 1: write the capture buffer (tests, --cull-dump)
+    float lod_max_error_px;  // --lod auto: 1 pixel; --lod off: 0 (level 0 always), lod.glsl
 } push;
 
 #endif

@@ -155,13 +155,18 @@ TEST(CullChunks, EachChunkIsOneDrawAndTheyCoverEveryTriangleOnce) {
     const uint32_t triangles[] = {0, 1, 64, 65, 130};
     for (int i = 0; i < 5; ++i) draws[i].index_count = triangles[i] * 3;
     for (uint32_t size : {1u, 7u, 64u, 128u}) {
-        std::vector<glm::uvec2> chunks = build_cull_chunks(draws, size);
+        std::vector<glm::uvec4> chunks = build_cull_chunks(draws, size);
         std::vector<std::vector<int>> seen(5);
         for (int i = 0; i < 5; ++i) seen[i].assign(triangles[i], 0);
-        for (glm::uvec2 c : chunks) {
+        for (size_t k = 0; k < chunks.size(); ++k) {
+            glm::uvec4 c = chunks[k];
             ASSERT_LT(c.x, 5u);
-            ASSERT_LT(c.y, triangles[c.x]) << "a chunk starts past its draw's end";
-            for (uint32_t t = c.y; t < std::min(c.y + size, triangles[c.x]); ++t) seen[c.x][t]++;
+            EXPECT_EQ(c.y, 0u) << "draws without levels of detail have level 0 alone";
+            ASSERT_LT(c.z, triangles[c.x]) << "a chunk starts past its draw's end";
+            ASSERT_LE(c.w, k);
+            EXPECT_EQ(chunks[c.w].x, c.x) << "the draw's first chunk is its own";
+            if (c.w > 0) EXPECT_NE(chunks[c.w - 1].x, c.x) << "the draw's first chunk is its first";
+            for (uint32_t t = c.z; t < std::min(c.z + size, triangles[c.x]); ++t) seen[c.x][t]++;
         }
         for (int i = 0; i < 5; ++i)
             for (int t = 0; t < int(triangles[i]); ++t) EXPECT_EQ(seen[i][t], 1) << "size " << size << " draw " << i;
@@ -179,14 +184,14 @@ TEST(CullTraffic, CountsIndicesDistinctVerticesAndSurvivors) {
     for (GpuDraw& d : draws) d.index_count = 6;
     CullTraffic t = cull_traffic(scene, draws, 3, 64);
     // Per draw: 24 B of indices, 4 positions of 12 B, 76 B of draw record read, its 4 B indexCount
-    // written. Per chunk (one each): its 8 B entry read twice (test, compact), its 4 B count written
+    // written. Per chunk (one each): its 16 B entry read twice (test, compact), its 4 B count written
     // by the test, read and written by the scan, read by the compact step. Per survivor (3): 12 B
     // staged, read back, written into place.
-    EXPECT_EQ(t.bytes_read, 2u * (24 + 48 + 76) + 2 * (16 + 8) + 3 * 12);
+    EXPECT_EQ(t.bytes_read, 2u * (24 + 48 + 76) + 2 * (32 + 8) + 3 * 12);
     EXPECT_EQ(t.bytes_written, 2u * 4 + 2 * 8 + 3 * 24);
     EXPECT_EQ(t.total(), t.bytes_read + t.bytes_written);
     // Both draws share the quad: its indices and positions count once.
-    EXPECT_EQ(t.unique_bytes_read, (24 + 48) + 2u * 76 + 2 * (16 + 8) + 3 * 12);
+    EXPECT_EQ(t.unique_bytes_read, (24 + 48) + 2u * 76 + 2 * (32 + 8) + 3 * 12);
     EXPECT_EQ(t.unique_total(), t.unique_bytes_read + t.bytes_written);
 }
 

@@ -103,6 +103,18 @@ TEST(WindowControls, ViewStagesWithoutSupportAreShownNotSkipped) {
     EXPECT_TRUE(spells(plan_tag(c.plan), {"cull-subgroup_light-subgroup_mip-subgroup_", "view-lane-id-vertex-unsupported"}));
 }
 
+TEST(WindowControls, LodKeyTogglesAutoAndOffAndKeepsTheRest) {
+    PlanRequest request;
+    request[PassId::cull] = Request::fallback;
+    ASSERT_TRUE(request.lod) << "--lod auto is the default";
+    PlanChange off = toggle_lod(lavapipe_caps(), all_features(), request);
+    EXPECT_FALSE(off.request.lod);
+    EXPECT_FALSE(off.plan.lod);
+    EXPECT_EQ(off.plan[PassId::cull].variant, Variant::fallback);
+    PlanChange back = toggle_lod(lavapipe_caps(), all_features(), off.request);
+    EXPECT_TRUE(back.plan.lod);
+}
+
 TEST(WindowControls, ScreenshotNameSpellsTheConfiguration) {
     PlanRequest request;
     request[PassId::light_cull] = Request::fallback;

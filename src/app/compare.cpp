@@ -559,6 +559,7 @@ Options run_options(const Options& options, const CompareRun& run, const std::st
     o.plan = PlanRequest{};
     o.plan.passes = run.config.requests;
     o.plan.geometry = run.config.geometry;
+    o.plan.lod = options.plan.lod;  // every row with the same --lod (auto: geometry is measured with LOD on)
     o.test_extra_work = run.config.test_extra_work;
     o.screenshot = screenshot;
     o.mip_dump.clear();
@@ -649,6 +650,7 @@ CompareResult run_comparison(const Context& ctx, const Scene& scene, const Optio
         PlanRequest request;
         request.passes = config.requests;
         request.geometry = config.geometry;
+        request.lod = options.plan.lod;
         try {
             run.plan = make_plan(ctx.subgroup, ctx.features, request);
         } catch (const UnsupportedRequest& e) {

@@ -77,6 +77,13 @@ PlanChange toggle_geometry(const SubgroupCaps& caps, const DeviceFeatures& featu
     return change;
 }
 
+PlanChange toggle_lod(const SubgroupCaps& caps, const DeviceFeatures& features, const PlanRequest& current) {
+    PlanChange change{current, {}, {}};
+    change.request.lod = !current.lod;
+    change.plan = make_plan(caps, features, change.request);
+    return change;
+}
+
 std::string plan_tag(const Plan& plan) {
     std::string view = "view-" + std::string(view_mode_name(plan.view.mode));
     if (is_subgroup_view(plan.view.mode)) {

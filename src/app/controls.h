@@ -31,6 +31,8 @@ PlanChange cycle_view_stage(const SubgroupCaps& caps, const DeviceFeatures& feat
 // Toggles --geometry between indexed and meshlet (key M). Without mesh shaders the request stays
 // indexed, with a note saying why.
 PlanChange toggle_geometry(const SubgroupCaps& caps, const DeviceFeatures& features, const PlanRequest& current);
+// L: --lod auto <> off (docs/lod.md).
+PlanChange toggle_lod(const SubgroupCaps& caps, const DeviceFeatures& features, const PlanRequest& current);
 
 // The configuration in words for file names and logs, each pass by its table tag:
 // "cull-subgroup_light-fallback_mip-subgroup_view-lane-id-fragment".

@@ -154,6 +154,8 @@ Options:
 @PASSES@  --view M               shaded | lane-id | first-last-lane | active-lanes | mip | light-count
   --view-stage S         @STAGES@
   --geometry G           indexed (compute cull + indirect draws) | meshlet (task + mesh shaders)
+  --lod M                auto (each instance draws the coarsest level of detail within 1 pixel
+                         of the full mesh, docs/lod.md) | off (full detail) (default auto)
   --no-legend            hide the debug views' legends and labels (for image comparisons)
   --no-tuning            auto ignores the measured verdicts of --tune / --compare (capabilities only)
   --mask-stages LIST     comma list of stages to treat as lacking subgroup support
@@ -225,6 +227,10 @@ Options parse_options(const std::vector<std::string>& args) {
             auto g = parse_geometry(value());
             if (!g) throw UsageError("--geometry expects indexed or meshlet, got '" + args[i] + "'");
             o.plan.geometry = *g;
+        } else if (a == "--lod") {
+            std::string mode = value();
+            if (mode != "auto" && mode != "off") throw UsageError("--lod expects auto or off, got '" + mode + "'");
+            o.plan.lod = mode == "auto";
         } else if (a == "--mask-stages") o.mask_stages = parse_list(a, value(), parse_stage);
         else if (a == "--mask-ops") o.mask_ops = parse_list(a, value(), parse_op);
         else if (a == "--screenshot") o.screenshot = value();

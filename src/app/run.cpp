@@ -1,6 +1,7 @@
 #include "app/run.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 
 #include "render/exposure_reference.h"
@@ -17,7 +18,21 @@
 #include "passes/debug_view_pass.h"
 #include "passes/exposure_pass.h"
 #include "passes/light_cull_pass.h"
+#include "scene/lod.h"
 #include "passes/ray_trace_pass.h"
+
+uint64_t lod_index_bytes(const Scene& scene) {
+    uint64_t bytes = 0;
+    for (const Mesh& mesh : scene.meshes)
+        for (uint32_t l = 1; l < mesh.lod_count; ++l) bytes += uint64_t(mesh.lods[l].index_count) * sizeof(uint32_t);
+    return bytes;
+}
+
+uint64_t base_mesh_bytes(const Scene& scene) {
+    uint64_t indices = 0;
+    for (const Mesh& mesh : scene.meshes) indices += mesh.index_count;
+    return indices * sizeof(uint32_t) + uint64_t(scene.vertices.size()) * sizeof(Vertex);
+}
 
 std::string default_scene_path() {
     // The source tree's copy when it is there; else assets/ beside the build folder, so a build
@@ -46,6 +61,11 @@ Scene load_requested_scene(const Options& options) {
                              " MiB of indices, each one storage buffer, past the 4 GiB no device binds; "
                              "use a smaller --instances or drop --unique-meshes");
     }
+    // Always built, whatever --lod says: the window toggles it (L). Before the copies, which
+    // share (or, with --unique-meshes, copy) each mesh's levels.
+    auto lod_start = std::chrono::steady_clock::now();
+    build_lod_chain(scene);
+    scene.lod_build_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - lod_start).count();
     if (options.instances > 1) replicate_grid(scene, options.instances, options.unique_meshes);
     if (scene.triangle_count() == 0) throw SceneError("scene " + scene.path + " has no triangles to draw");
     return scene;
@@ -383,7 +403,13 @@ nlohmann::json report_json(const Context& ctx, const Options& options, const Pla
           // Meshlets of the unique meshes (built once, shared by --instances copies), and the
           // host time meshoptimizer took; null on the indexed path, which builds none.
           {"meshlets", r.meshlets ? nlohmann::json(r.meshlets) : nlohmann::json(nullptr)},
-          {"meshlet_build_ms", r.meshlets ? nlohmann::json(r.meshlet_build_ms) : nlohmann::json(nullptr)}}},
+          {"meshlet_build_ms", r.meshlets ? nlohmann::json(r.meshlet_build_ms) : nlohmann::json(nullptr)},
+          // Levels of detail (docs/lod.md): --lod, the host time the chain took, and the memory
+          // of the coarser levels' indices against the base meshes' indices and vertices.
+          {"lod", plan.lod ? "auto" : "off"},
+          {"lod_build_ms", scene.lod_build_ms},
+          {"lod_index_bytes", lod_index_bytes(scene)},
+          {"base_mesh_bytes", base_mesh_bytes(scene)}}},
         {"frame", {{"width", options.width}, {"height", options.height}, {"frames", options.frames}, {"warmup", options.warmup}}},
         {"timings_ms", timings},
         {"counters", counters},

@@ -40,8 +40,13 @@ RendererConfig renderer_config(const Options& options, const Plan& plan, VkExten
 // What the renderer was configured with, as the report's "renderer" and the window's first log line.
 nlohmann::json renderer_json(const RendererConfig& config);
 
-// Loads the scene named by the options (or the bundled one) and applies --instances.
+// Loads the scene named by the options (or the bundled one), builds its levels of detail
+// (scene/lod.h) and applies --instances.
 Scene load_requested_scene(const Options& options);
+// Bytes of the coarser levels' indices (levels 1 and up), and of the base meshes (level 0's
+// indices and the vertices): docs/lod.md's memory bound.
+uint64_t lod_index_bytes(const Scene& scene);
+uint64_t base_mesh_bytes(const Scene& scene);
 
 // Checks --size and the scene's buffer sizes against the device before anything is allocated.
 void check_device_limits(const Context& ctx, const Options& options, const Scene& scene);

@@ -170,11 +170,12 @@ std::vector<CompareConfig> tune_rows() {
     return rows;
 }
 
-CompareRun planned(const Context& ctx, const CompareConfig& config, const MeasuredPreferences& measured = {}) {
+CompareRun planned(const Context& ctx, const CompareConfig& config, bool lod, const MeasuredPreferences& measured = {}) {
     CompareRun run;
     run.config = config;
     PlanRequest request;
     request.passes = config.requests;
+    request.lod = lod;  // every row with the same --lod, as --compare's
     request.measured = measured;
     try {
         run.plan = make_plan(ctx.subgroup, ctx.features, request);
@@ -209,7 +210,7 @@ int run_tune(const Options& options) {
 
     // 1. The pass rows, planned by capabilities alone (like --compare's), in rounds.
     std::vector<CompareRun> runs;
-    for (const CompareConfig& c : tune_rows()) runs.push_back(planned(ctx, c));
+    for (const CompareConfig& c : tune_rows()) runs.push_back(planned(ctx, c, options.plan.lod));
     render_in_rounds(ctx, scene, options, runs, options.out_dir, progress_line);
     PassRatios ratios = compute_ratios(runs);
     std::string path = save_tuning(ctx.info, "tune", options.width, options.height, ratios);
@@ -219,8 +220,8 @@ int run_tune(const Options& options) {
     // 2. The check: tuned auto against the faster of all-subgroup and all-fallback, in rounds.
     std::vector<CompareRun> check;
     for (const CompareConfig& c : comparison_matrix())
-        if (c.name == "all-subgroup" || c.name == "all-fallback") check.push_back(planned(ctx, c));
-    check.push_back(planned(ctx, CompareConfig{"tuned-auto", {}}, tuning.measured));
+        if (c.name == "all-subgroup" || c.name == "all-fallback") check.push_back(planned(ctx, c, options.plan.lod));
+    check.push_back(planned(ctx, CompareConfig{"tuned-auto", {}}, options.plan.lod, tuning.measured));
     render_in_rounds(ctx, scene, options, check, options.out_dir, progress_line);
     const CompareRun *sg = run_named(check, "all-subgroup"), *fb = run_named(check, "all-fallback");
     std::string best = !fb || (sg && sg->result.timings[size_t(Timer::frame)].median <= fb->result.timings[size_t(Timer::frame)].median)

@@ -258,6 +258,7 @@ std::optional<MeasuredPreference> measured_for(const PlanRequest& request, PassI
 Plan make_plan(const SubgroupCaps& caps, const DeviceFeatures& features, const PlanRequest& request) {
     Plan plan;
     plan.geometry = request.geometry;
+    plan.lod = request.lod;
     if (request.geometry == Geometry::meshlet)
         if (std::string missing = meshlet_missing(features); !missing.empty())
             throw UnsupportedRequest("--geometry meshlet: " + missing + "; use --geometry indexed");

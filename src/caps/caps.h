@@ -115,6 +115,7 @@ struct Plan {
     std::array<PassPlan, kPassCount> passes;
     ViewPlan view;
     Geometry geometry = Geometry::indexed;  // with meshlet, passes[cull] is the task/mesh culling
+    bool lod = true;  // --lod auto: each draw's level of detail is chosen per frame (docs/lod.md)
 
     PassPlan& operator[](PassId id) { return passes[size_t(id)]; }
     const PassPlan& operator[](PassId id) const { return passes[size_t(id)]; }
@@ -125,6 +126,7 @@ struct PlanRequest {
     ViewMode view = ViewMode::shaded;
     Stage view_stage = Stage::fragment;
     Geometry geometry = Geometry::indexed;
+    bool lod = true;  // --lod auto | off
     // What this device measured (empty: --no-tuning, no tuning file, or the window's T key off).
     // Only `auto` consults it, and only where the measured winner can run.
     MeasuredPreferences measured{};

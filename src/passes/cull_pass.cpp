@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "render/text_format.h"
+#include "scene/lod.h"
 
 namespace {
 
@@ -17,7 +18,7 @@ const LayoutDesc kCullLayout = {{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, VK_DESCRIPTO
                                  VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
                                  VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
                                  VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
-                                VK_SHADER_STAGE_COMPUTE_BIT, 12};
+                                VK_SHADER_STAGE_COMPUTE_BIT, 16};
 const LayoutDesc kScanLayout = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
                                 VK_SHADER_STAGE_COMPUTE_BIT, 8};
 const LayoutDesc kCompactLayout = {std::vector<VkDescriptorType>(7, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER),
@@ -29,8 +30,9 @@ struct CullPush {
     uint32_t chunk_count;
     float snap_px;
     float frustum_eps;
+    float lod_max_error_px;  // 0: --lod off
 };
-static_assert(sizeof(CullPush) == 12);
+static_assert(sizeof(CullPush) == 16);
 
 struct ScanPush {
     uint32_t count;
@@ -43,10 +45,16 @@ uint32_t scan_blocks(uint32_t chunk_count) { return chunk_count / kCullScanBlock
 
 }  // namespace
 
-std::vector<glm::uvec2> build_cull_chunks(const std::vector<GpuDraw>& draws, uint32_t group_size) {
-    std::vector<glm::uvec2> chunks;
-    for (uint32_t d = 0; d < draws.size(); ++d)
-        for (uint32_t first = 0; first < draws[d].index_count / 3; first += group_size) chunks.push_back({d, first});
+std::vector<glm::uvec4> build_cull_chunks(const std::vector<GpuDraw>& draws, uint32_t group_size) {
+    std::vector<glm::uvec4> chunks;
+    for (uint32_t d = 0; d < draws.size(); ++d) {
+        const uint32_t draw_first_chunk = uint32_t(chunks.size());
+        for (uint32_t level = 0; level < std::max(1u, draws[d].lod_count); ++level) {
+            uint32_t triangles = level == 0 ? draws[d].index_count / 3 : draws[d].lod_index_count[level] / 3;
+            for (uint32_t first = 0; first < triangles; first += group_size)
+                chunks.push_back({d, level, first, draw_first_chunk});
+        }
+    }
     return chunks;
 }
 
@@ -72,11 +80,15 @@ CullTraffic cull_traffic(const Scene& scene, const std::vector<GpuDraw>& draws, 
         t.bytes_read += mesh_bytes + draw_bytes;
         t.unique_bytes_read += (first_use ? mesh_bytes : 0) + draw_bytes;
         t.bytes_written += 4;                               // indexCount
-        chunks += (d.index_count / 3 + group_size - 1) / group_size;
+        for (uint32_t level = 0; level < std::max(1u, d.lod_count); ++level) {
+            uint32_t triangles = level == 0 ? d.index_count / 3 : d.lod_index_count[level] / 3;
+            chunks += (triangles + group_size - 1) / group_size;
+        }
     }
-    // Per chunk: its table entry, read by the test and the compact step; its count, written by the
-    // test, read and written by the scan, read by the compact step.
-    uint64_t chunk_bytes = chunks * (2 * sizeof(glm::uvec2) + 2 * 4);
+    // Per chunk (of every level): its table entry, read by the test and the compact step; its
+    // count, written by the test, read and written by the scan, read by the compact step. The
+    // mesh data above is level 0's: with --lod auto the test step reads less (the chosen level's).
+    uint64_t chunk_bytes = chunks * (2 * sizeof(glm::uvec4) + 2 * 4);
     t.bytes_read += chunk_bytes;
     t.unique_bytes_read += chunk_bytes;
     t.bytes_written += chunks * 2 * 4;
@@ -107,11 +119,11 @@ void CullPass::create(const Context& ctx, const GpuScene& scene, uint32_t size) 
     if (subgroup_path_possible(ctx, PassId::cull)) subgroup = steps("cull.comp.subgroup", "cull_scan.comp.subgroup");
     fallback = steps("cull.comp.fallback", "cull_scan.comp.fallback");
     compact = create_compute_pipeline(
-        ctx, {.shader = "cull_compact.comp.plain", .layout = kCompactLayout, .specialization = {group_size}});
+        ctx, {.shader = "cull_compact.comp.plain", .layout = kCompactLayout});
 
-    std::vector<glm::uvec2> table = build_cull_chunks(scene.cpu_draws, group_size);
+    std::vector<glm::uvec4> table = build_cull_chunks(scene.cpu_draws, group_size);
     chunk_count = uint32_t(table.size());
-    chunks = create_buffer_with_data(ctx, table.data(), table.size() * sizeof(glm::uvec2),
+    chunks = create_buffer_with_data(ctx, table.data(), table.size() * sizeof(glm::uvec4),
                                      VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, "cull chunks");
     const uint32_t* max_groups = ctx.properties.limits.maxComputeWorkGroupCount;
     grid.width = std::max(1u, std::min(chunk_count, max_groups[0]));
@@ -187,7 +199,7 @@ void CullPass::record(FrameContext& f) {
     d.push(cmd, own.test);
     CullParams params = make_cull_params(f.targets.extent.width, f.targets.extent.height,
                                          f.ctx.properties.limits.subPixelPrecisionBits);
-    CullPush push{chunk_count, params.snap_px, params.frustum_eps};
+    CullPush push{chunk_count, params.snap_px, params.frustum_eps, f.plan.lod ? kLodMaxErrorPixels : 0.0f};
     vkCmdPushConstants(cmd, own.test.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
     vkCmdDispatch(cmd, grid.width, grid.height, 1);
     compute_to_compute();
@@ -262,6 +274,8 @@ std::optional<HudLine> cull_hud_line(const PassCounters& c) {
     if (meshlet)
         line.spans.push_back({", meshlets " + thousands(c.frame.meshlets_visible) + " of " + thousands(c.frame.meshlets_in),
                               HudTone::dim});
+    // Levels of detail (docs/lod.md; L toggles): with auto, far draws keep fewer triangles.
+    line.spans.push_back({c.plan.lod ? ", LOD auto" : ", LOD off", HudTone::dim});
     return line;
 }
 
@@ -270,9 +284,11 @@ void cull_frame_allocations(const AllocationQuery& q, std::vector<PlannedAllocat
     const uint64_t draws = q.scene.instances.size();
     uint64_t drawn_indices = 0, chunks = 0;
     for (const MeshInstance& instance : q.scene.instances) {
-        uint64_t indices = q.scene.meshes[instance.mesh].index_count;
-        drawn_indices += indices;
-        chunks += (indices / 3 + group_size - 1) / group_size;
+        const Mesh& mesh = q.scene.meshes[instance.mesh];
+        drawn_indices += mesh.index_count;  // level 0, the largest
+        chunks += (mesh.index_count / 3 + group_size - 1) / group_size;
+        for (uint32_t level = 1; level < mesh.lod_count; ++level)
+            chunks += (mesh.lods[level].index_count / 3 + group_size - 1) / group_size;
     }
     // The compacted index buffer, and the staging buffer laid out like it, hold every drawn
     // triangle in the worst case.
@@ -280,7 +296,7 @@ void cull_frame_allocations(const AllocationQuery& q, std::vector<PlannedAllocat
     out.push_back({"culled indices", index_bytes, AllocationKind::storage_buffer, false});
     out.push_back({"cull staged indices", index_bytes, AllocationKind::storage_buffer, false});
     out.push_back({"culled indirect", std::max<uint64_t>(1, draws) * indirect, AllocationKind::storage_buffer, false});
-    out.push_back({"cull chunks", chunks * 8, AllocationKind::storage_buffer});
+    out.push_back({"cull chunks", chunks * 16, AllocationKind::storage_buffer});
     out.push_back({"cull chunk starts", (chunks + 1) * 4, AllocationKind::storage_buffer, false});
     out.push_back({"cull block starts", (chunks / kCullScanBlock + 2) * 4, AllocationKind::storage_buffer, false});
 }

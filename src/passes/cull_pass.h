@@ -14,9 +14,11 @@
 
 constexpr uint32_t kDefaultCullGroupSize = 64;  // --cull-group-size: triangles per workgroup
 
-// One entry per workgroup: (draw, first triangle). A chunk never spans two draws, so every
-// subgroup's survivors go to one draw's range; empty draws get no chunk.
-std::vector<glm::uvec2> build_cull_chunks(const std::vector<GpuDraw>& draws, uint32_t group_size);
+// One entry per workgroup: (draw, level, first triangle of the level, the draw's first chunk).
+// A chunk never spans two draws or two levels, so every subgroup's survivors go to one draw's
+// range; each level of each draw gets its own chunks (the test step keeps nothing in the levels
+// not chosen this frame, docs/lod.md); empty levels get no chunk.
+std::vector<glm::uvec4> build_cull_chunks(const std::vector<GpuDraw>& draws, uint32_t group_size);
 
 // Bytes the cull pass must move in one frame (computed on the host from the counts): what it
 // reads (source indices, the positions of each draw's distinct vertices, draw records, chunk
@@ -43,7 +45,7 @@ struct CullPass : PassUnit {
     Steps subgroup;    // left empty where the device lacks what they need
     Steps fallback;
     Pipeline compact;  // cull_compact.comp.plain, shared: moves each chunk's survivors into place
-    Buffer chunks;          // uvec2 per workgroup, from build_cull_chunks()
+    Buffer chunks;          // uvec4 per workgroup, from build_cull_chunks()
     Buffer staged_indices;  // laid out like culled_indices: each chunk's survivors at its own triangles
     Buffer chunk_starts;    // per chunk (and one more): survivors, then, scanned, those before it in its block
     Buffer block_starts;    // per block of 256 chunks: its total, then, scanned, those before it

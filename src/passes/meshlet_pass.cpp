@@ -1,5 +1,7 @@
 #include "passes/meshlet_pass.h"
 
+#include "scene/lod.h"
+
 #include <cstring>
 #include <stdexcept>
 
@@ -22,6 +24,7 @@ struct MeshletPush {
     float snap_px;
     float frustum_eps;
     uint32_t flags;
+    float lod_max_error_px;  // 0: --lod off
 };
 
 // The depth pre-pass's task and mesh shaders by cull variant; `alpha`: the mesh shader that also
@@ -49,10 +52,14 @@ std::vector<TaskChunk> build_task_chunks(const Scene& scene, const Meshlets& mes
     std::vector<TaskChunk> chunks;
     for (uint32_t d = 0; d < scene.instances.size(); ++d) {
         const MeshInstance& instance = scene.instances[d];
-        const MeshletRange& range = meshlets.meshes[instance.mesh];
-        uint32_t cone = is_similarity(instance.transform) ? 1u : 0u;
-        for (uint32_t first = 0; first < range.count; first += kMeshletsPerTask)
-            chunks.push_back({d, range.first + first, std::min(kMeshletsPerTask, range.count - first), cone});
+        uint32_t cone = is_similarity(instance.transform) ? kTaskChunkCone : 0u;
+        uint32_t level_count = std::max(1u, scene.meshes[instance.mesh].lod_count);
+        for (uint32_t level = 0; level < level_count; ++level) {
+            const MeshletRange& range = meshlets.levels[size_t(instance.mesh) * kMaxLodLevels + level];
+            uint32_t flags = cone | level << kTaskChunkLevelShift;
+            for (uint32_t first = 0; first < range.count; first += kMeshletsPerTask)
+                chunks.push_back({d, range.first + first, std::min(kMeshletsPerTask, range.count - first), flags});
+        }
     }
     return chunks;
 }
@@ -70,7 +77,8 @@ void MeshletPass::create(const Context& ctx, const Scene& scene, const GpuScene&
     meshlets_ = build_meshlets(scene, kMeshletMaxVertices, kMeshletMaxTriangles);
     chunks_cpu_ = build_task_chunks(scene, meshlets_);
     chunk_count_ = uint32_t(chunks_cpu_.size());
-    for (const TaskChunk& c : chunks_cpu_) instances_ += c.count;
+    for (const TaskChunk& c : chunks_cpu_)
+        if (c.flags >> kTaskChunkLevelShift == 0) instances_ += c.count;
     // A 2D grid of task workgroups where one dimension cannot hold them all.
     grid_.width = std::max(1u, std::min(chunk_count_, mp.maxTaskWorkGroupCount[0]));
     grid_.height = (chunk_count_ + grid_.width - 1) / grid_.width;
@@ -181,7 +189,8 @@ void MeshletPass::record_depth(FrameContext& f, bool record) {
     d.push(f.cmd, p);
     CullParams params = make_cull_params(f.targets.extent.width, f.targets.extent.height,
                                          f.ctx.properties.limits.subPixelPrecisionBits);
-    MeshletPush push{chunk_count_, params.snap_px, params.frustum_eps, !record ? 2u : capture_enabled_ ? 1u : 0u};
+    MeshletPush push{chunk_count_, params.snap_px, params.frustum_eps, !record ? 2u : capture_enabled_ ? 1u : 0u,
+                     f.plan.lod ? kLodMaxErrorPixels : 0.0f};
     vkCmdPushConstants(f.cmd, p.layout, kMeshStages | (f.scene.alpha_masked ? VK_SHADER_STAGE_FRAGMENT_BIT : 0), 0,
                        sizeof(push), &push);
     if (chunk_count_) vkCmdDrawMeshTasks_(f.cmd, grid_.width, grid_.height, 1);
@@ -239,7 +248,7 @@ void MeshletPass::record_view(FrameContext& f, Stage stage, const std::string& k
     d.push(f.cmd, *p);
     CullParams params = make_cull_params(f.targets.extent.width, f.targets.extent.height,
                                          f.ctx.properties.limits.subPixelPrecisionBits);
-    MeshletPush push{chunk_count_, params.snap_px, params.frustum_eps, 0u};
+    MeshletPush push{chunk_count_, params.snap_px, params.frustum_eps, 0u, f.plan.lod ? kLodMaxErrorPixels : 0.0f};
     vkCmdPushConstants(f.cmd, p->layout, kMeshStages | VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof(push), &push);
     if (chunk_count_) vkCmdDrawMeshTasks_(f.cmd, grid_.width, grid_.height, 1);
 }

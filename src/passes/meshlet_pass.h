@@ -11,13 +11,17 @@
 #include "render/frame.h"
 #include "scene/meshlets.h"
 
-// The task workgroups: one per 32 meshlets of one draw.
+// The task workgroups: one per 32 meshlets of one level of detail of one draw (every level of
+// every draw has its chunks; the task shader keeps nothing in the levels not chosen, docs/lod.md).
 struct TaskChunk {
     uint32_t draw;
     uint32_t first_meshlet;
     uint32_t count;
-    uint32_t cone;  // the draw's model is a similarity: the normal-cone test applies
+    // Bit 0 (kTaskChunkCone): the draw's model is a similarity, the normal-cone test applies.
+    // Bits 8 and up: the level of detail the chunk's meshlets belong to.
+    uint32_t flags;
 };
+constexpr uint32_t kTaskChunkCone = 1, kTaskChunkLevelShift = 8;
 std::vector<TaskChunk> build_task_chunks(const Scene& scene, const Meshlets& meshlets);
 
 class MeshletPass {
@@ -55,7 +59,7 @@ private:
     Meshlets meshlets_;
     std::vector<TaskChunk> chunks_cpu_;
     Buffer meshlet_buffer_, positions_, attributes_, triangles_, chunks_, visible_, capture_;
-    uint32_t instances_ = 0;  // meshlets over all draws
+    uint32_t instances_ = 0;  // meshlets over all draws at full detail (level 0)
     uint32_t chunk_count_ = 0;
     VkExtent2D grid_{};
     bool capture_enabled_ = false;

@@ -1,5 +1,6 @@
 #include "render/gpu_scene.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include <stb/stb_image_resize.h>
@@ -23,6 +24,17 @@ std::vector<GpuDraw> build_draws(const Scene& scene) {
         d.roughness = material.roughness;
         d.alpha_cutoff = material.alpha_cutoff;
         d.mesh = instance.mesh;
+        // Levels (scene/lod.h); a mesh without a chain is its own only level.
+        d.bounding_sphere = mesh.bounding_sphere;
+        d.lod_count = std::max(1u, mesh.lod_count);
+        d.lod_first_index[0] = mesh.first_index;
+        d.lod_index_count[0] = mesh.index_count;
+        for (uint32_t l = 1; l < mesh.lod_count; ++l) {
+            d.lod_first_index[l] = mesh.lods[l].first_index;
+            d.lod_index_count[l] = mesh.lods[l].index_count;
+            d.lod_error[l] = mesh.lods[l].error;
+        }
+        // The draw's range of the culled index buffer holds its largest level, level 0.
         out_first += mesh.index_count;
         draws.push_back(d);
     }

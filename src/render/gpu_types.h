@@ -5,6 +5,8 @@
 
 #include <glm/glm.hpp>
 
+#include "scene/scene.h"  // kMaxLodLevels
+
 struct GpuDraw {
     glm::mat4 model;
     glm::mat4 normal_matrix;
@@ -20,8 +22,16 @@ struct GpuDraw {
     float roughness;
     float alpha_cutoff;
     uint32_t mesh;
+    // Levels of detail (docs/lod.md, shaders/lod.glsl): the mesh's bounding sphere (object space)
+    // and per level its index range and object-space error. Level 0 is first_index, index_count.
+    glm::vec4 bounding_sphere;
+    float lod_error[kMaxLodLevels];
+    uint32_t lod_first_index[kMaxLodLevels];
+    uint32_t lod_index_count[kMaxLodLevels];
+    uint32_t lod_count;          // >= 1
+    uint32_t pad[3];
 };
-static_assert(sizeof(GpuDraw) == 176);
+static_assert(sizeof(GpuDraw) == 304 && kMaxLodLevels == 8);
 
 struct GpuLight {
     glm::vec4 position_radius;

@@ -12,25 +12,26 @@ Meshlets build_meshlets(const Scene& scene, uint32_t max_vertices, uint32_t max_
     out.max_vertices = max_vertices;
     out.max_triangles = max_triangles;
     out.meshes.resize(scene.meshes.size());
+    out.levels.resize(scene.meshes.size() * kMaxLodLevels);
     std::vector<uint32_t> local_indices;
     std::vector<meshopt_Meshlet> built;
     std::vector<uint32_t> built_vertices;
     std::vector<uint8_t> built_triangles;
-    for (size_t mi = 0; mi < scene.meshes.size(); ++mi) {
-        const Mesh& mesh = scene.meshes[mi];
-        out.meshes[mi].first = uint32_t(out.meshlets.size());
-        if (mesh.index_count < 3) continue;
+    // The meshlets of one index range (a mesh's level), appended.
+    auto build_range = [&](uint32_t first_index, uint32_t index_count) {
+        MeshletRange range{uint32_t(out.meshlets.size()), 0};
+        if (index_count < 3) return range;
         // meshoptimizer sizes its tables by the vertex count it is given: hand it the mesh's own
         // vertex range, not the whole scene's (scenes of many meshes would cost O(meshes x vertices)).
-        auto first = scene.indices.begin() + mesh.first_index;
-        auto last = first + mesh.index_count;
+        auto first = scene.indices.begin() + first_index;
+        auto last = first + index_count;
         uint32_t lo = *std::min_element(first, last), hi = *std::max_element(first, last);
         local_indices.assign(first, last);
         for (uint32_t& i : local_indices) i -= lo;
         size_t vertex_count = size_t(hi - lo) + 1;
         const float* positions = &scene.vertices[lo].position.x;
 
-        size_t bound = meshopt_buildMeshletsBound(mesh.index_count, max_vertices, max_triangles);
+        size_t bound = meshopt_buildMeshletsBound(index_count, max_vertices, max_triangles);
         built.resize(bound);
         built_vertices.resize(bound * max_vertices);
         built_triangles.resize(bound * max_triangles * 3);
@@ -71,7 +72,14 @@ Meshlets build_meshlets(const Scene& scene, uint32_t max_vertices, uint32_t max_
             m.sizes = glm::vec4(min_area * 0.999f, max_perimeter * 1.001f, 0.0f, 0.0f);
             out.meshlets.push_back(m);
         }
-        out.meshes[mi].count = uint32_t(out.meshlets.size()) - out.meshes[mi].first;
+        range.count = uint32_t(out.meshlets.size()) - range.first;
+        return range;
+    };
+    for (size_t mi = 0; mi < scene.meshes.size(); ++mi) {
+        const Mesh& mesh = scene.meshes[mi];
+        out.meshes[mi] = out.levels[mi * kMaxLodLevels] = build_range(mesh.first_index, mesh.index_count);
+        for (uint32_t l = 1; l < mesh.lod_count; ++l)
+            out.levels[mi * kMaxLodLevels + l] = build_range(mesh.lods[l].first_index, mesh.lods[l].index_count);
     }
     out.build_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     return out;

@@ -34,7 +34,10 @@ struct Meshlets {
     std::vector<Meshlet> meshlets;
     std::vector<uint32_t> vertices;   // per meshlet vertex: its index into Scene::vertices
     std::vector<uint32_t> triangles;  // per meshlet triangle: local indices i0 | i1 << 8 | i2 << 16
-    std::vector<MeshletRange> meshes; // per Scene::meshes entry
+    std::vector<MeshletRange> meshes; // per Scene::meshes entry (its level 0, the mesh itself)
+    // Per mesh and level of detail (docs/lod.md): levels[mesh * kMaxLodLevels + level]; level 0
+    // is meshes[mesh], levels past the mesh's lod_count are empty.
+    std::vector<MeshletRange> levels;
     uint32_t max_vertices = 0, max_triangles = 0;
     double build_ms = 0.0;            // host time of build_meshlets()
 
@@ -48,8 +51,8 @@ struct Meshlets {
 constexpr uint32_t kMeshletMaxVertices = 64;
 constexpr uint32_t kMeshletMaxTriangles = 124;
 
-// meshopt_buildMeshlets + meshopt_computeMeshletBounds over every mesh of the scene (once per
-// mesh, whatever its instance count). The sphere's radius is re-measured to enclose every vertex.
+// meshopt_buildMeshlets + meshopt_computeMeshletBounds over every mesh of the scene and each of
+// its levels of detail (once per mesh, whatever its instance count). The sphere's radius is re-measured to enclose every vertex.
 Meshlets build_meshlets(const Scene& scene, uint32_t max_vertices = kMeshletMaxVertices,
                         uint32_t max_triangles = kMeshletMaxTriangles);
 

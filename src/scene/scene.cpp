@@ -104,6 +104,7 @@ void replicate_grid(Scene& scene, uint32_t n, bool unique_meshes) {
             for (uint32_t m = 0; m < mesh_count; ++m) {
                 Mesh mesh = scene.meshes[m];
                 mesh.first_index += uint32_t(c) * index_count;
+                for (uint32_t l = 0; l < mesh.lod_count; ++l) mesh.lods[l].first_index += uint32_t(c) * index_count;
                 scene.meshes.push_back(mesh);
             }
         }

@@ -33,11 +33,26 @@ struct Material {
     float alpha_cutoff = 0.0f;
 };
 
+// Levels of detail per mesh (docs/lod.md): level 0 is the mesh itself, each further level about
+// half the triangles of the one before, down to about 1/64 (7 levels), so 8 is enough.
+constexpr uint32_t kMaxLodLevels = 8;
+
+// One level of a mesh: its own triangles over the mesh's vertices (levels share the vertex buffer).
+struct LodLevel {
+    uint32_t first_index = 0;  // into Scene::indices
+    uint32_t index_count = 0;
+    float error = 0.0f;        // object space: how far the level's surface may lie from level 0's
+};
+
 // One glTF primitive (triangles). Indices are absolute into Scene::vertices.
 struct Mesh {
     uint32_t first_index = 0;  // into Scene::indices
     uint32_t index_count = 0;  // multiple of 3
     uint32_t material = 0;     // into Scene::materials (the loader always provides at least one)
+    // build_lod_chain() (scene/lod.h) fills these; until then the mesh is its only level.
+    uint32_t lod_count = 0;                       // 0: not built (level 0 alone)
+    LodLevel lods[kMaxLodLevels] = {};            // lods[0] is {first_index, index_count, 0}
+    glm::vec4 bounding_sphere{0.0f};              // object space: centre, radius over its vertices
 };
 
 // A mesh placed in the world; one per (node, primitive) pair after flattening the node tree.
@@ -59,6 +74,7 @@ struct Scene {
     glm::vec3 bounds_max{0.0f};
     uint32_t grid = 1;           // --instances N: the scene was replicated N x N
     bool unique_meshes = false;  // --unique-meshes: each copy has its own vertices and indices
+    double lod_build_ms = 0.0;   // host time of build_lod_chain() (scene/lod.h)
 
     uint64_t triangle_count() const;  // drawn triangles: sum over instances of mesh triangles
 };

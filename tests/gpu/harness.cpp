@@ -3,6 +3,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -32,6 +33,11 @@ std::string lavapipe_cannot_draw_reason() {
 DemoRun run_demo(const std::vector<std::string>& args) {
     std::string command = "'" SGD_DEMO "'";
     for (const std::string& a : args) command += " '" + a + "'";
+    // Tests draw full detail unless they ask for --lod: their oracles (the CPU cull reference,
+    // the other geometry path's image, a known count) are of the full meshes (docs/lod.md).
+    bool renders = std::find(args.begin(), args.end(), "--headless") != args.end() ||
+                   std::find(args.begin(), args.end(), "--compare") != args.end();
+    if (renders && std::find(args.begin(), args.end(), "--lod") == args.end()) command += " --lod off";
     command += " 2>&1";
     DemoRun run;
     FILE* pipe = popen(command.c_str(), "r");

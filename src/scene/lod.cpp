@@ -1,0 +1,91 @@
+#include "scene/lod.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <meshoptimizer.h>
+
+namespace {
+
+// Stop when a level keeps more than this fraction of the one before: the simplifier is stuck
+// (locked borders, or the error bound it would have to cross), and another level would only
+// cost memory.
+constexpr float kMinShrink = 0.9f;
+constexpr uint32_t kMinTriangleFraction = 64;  // stop at about 1/64 of level 0
+
+// The sphere around the mesh's vertices (the centre of their box, the farthest vertex from it).
+glm::vec4 sphere_of(const std::vector<glm::vec3>& positions) {
+    if (positions.empty()) return glm::vec4(0.0f);
+    glm::vec3 lo = positions[0], hi = positions[0];
+    for (glm::vec3 p : positions) lo = glm::min(lo, p), hi = glm::max(hi, p);
+    glm::vec3 centre = 0.5f * (lo + hi);
+    float radius = 0.0f;
+    for (glm::vec3 p : positions) radius = std::max(radius, glm::length(p - centre));
+    return glm::vec4(centre, radius);
+}
+
+}  // namespace
+
+void build_lod_chain(Scene& scene) {
+    std::vector<uint32_t> extra;  // the coarser levels, appended to scene.indices at the end
+    const uint32_t base = uint32_t(scene.indices.size());
+    for (Mesh& mesh : scene.meshes) {
+        mesh.lod_count = 1;
+        mesh.lods[0] = {mesh.first_index, mesh.index_count, 0.0f};
+        if (mesh.index_count == 0) continue;
+        // The simplifier works on the mesh's own vertices (local indices): its tables are sized
+        // by the vertex count, and the scene's vertex array holds every mesh's.
+        std::vector<uint32_t> global(scene.indices.begin() + mesh.first_index,
+                                     scene.indices.begin() + mesh.first_index + mesh.index_count);
+        std::vector<uint32_t> vertices = global;
+        std::sort(vertices.begin(), vertices.end());
+        vertices.erase(std::unique(vertices.begin(), vertices.end()), vertices.end());
+        std::vector<glm::vec3> positions(vertices.size());
+        for (size_t v = 0; v < vertices.size(); ++v) positions[v] = scene.vertices[vertices[v]].position;
+        std::vector<uint32_t> local(global.size());
+        for (size_t i = 0; i < global.size(); ++i)
+            local[i] = uint32_t(std::lower_bound(vertices.begin(), vertices.end(), global[i]) - vertices.begin());
+        mesh.bounding_sphere = sphere_of(positions);
+
+        const float* xyz = &positions[0].x;
+        const float scale = meshopt_simplifyScale(xyz, positions.size(), sizeof(glm::vec3));
+        std::vector<uint32_t> previous = local, simplified(local.size());
+        float error_so_far = 0.0f;
+        while (mesh.lod_count < kMaxLodLevels && previous.size() / 3 > mesh.index_count / 3 / kMinTriangleFraction) {
+            size_t target = std::max<size_t>(3, previous.size() / 2 / 3 * 3);
+            float relative_error = 0.0f;
+            // Each level simplifies the one before (cheaper than from level 0, and the chain is
+            // nested). target_error 1: no error bound, the triangle target decides.
+            size_t count = meshopt_simplify(simplified.data(), previous.data(), previous.size(), xyz, positions.size(),
+                                            sizeof(glm::vec3), target, 1.0f, meshopt_SimplifyLockBorder, &relative_error);
+            if (count == 0 || float(count) > kMinShrink * float(previous.size())) break;
+            // meshopt reports the error against its input, the level before: the errors add up
+            // (a bound on the distance from level 0), and stay non-decreasing down the chain.
+            error_so_far += relative_error * scale;
+            LodLevel& level = mesh.lods[mesh.lod_count++];
+            level.first_index = base + uint32_t(extra.size());
+            level.index_count = uint32_t(count);
+            level.error = error_so_far;
+            for (size_t i = 0; i < count; ++i) extra.push_back(vertices[simplified[i]]);
+            previous.assign(simplified.begin(), simplified.begin() + count);
+        }
+    }
+    scene.indices.insert(scene.indices.end(), extra.begin(), extra.end());
+}
+
+uint32_t choose_lod_level(const LodDraw& draw, glm::vec3 camera_position, float pixels_per_unit, float max_error_px) {
+    // Mirrors shaders/lod.glsl line for line.
+    if (max_error_px <= 0.0f) return 0;  // --lod off, even past a level of error 0
+    glm::vec3 centre = glm::vec3(draw.model * glm::vec4(glm::vec3(draw.bounding_sphere), 1.0f));
+    float scale = std::max(glm::length(glm::vec3(draw.model[0])),
+                           std::max(glm::length(glm::vec3(draw.model[1])), glm::length(glm::vec3(draw.model[2]))));
+    float distance = std::max(glm::length(centre - camera_position) - draw.bounding_sphere.w * scale, 0.0f);
+    uint32_t level = 0;
+    for (uint32_t l = 1; l < draw.level_count; ++l) {
+        // error * scale / distance * pixels_per_unit <= max_error_px, without the division: a
+        // camera inside the sphere (distance 0) keeps level 0.
+        if (draw.errors[l] * scale * pixels_per_unit > max_error_px * distance) break;
+        level = l;
+    }
+    return level;
+}

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Issue 33 on a GPU: the geometry scaling table with and without levels of detail (docs/lod.md).
+# Median frame time at 1920x1080, --lights 1024 --ray-trace off, for --instances 2 5 8 12, both
+# geometry paths, --lod auto beside --lod off; the triangles and meshlets kept come from the
+# report's counters. One table row per run in OUT/table.md, each run's report kept.
+# Usage: tools/gpu_lod_scaling.sh BUILD_DIR [OUT]   (OUT defaults to $OUT)
+set -uo pipefail
+demo=${1:-build}/subgroup-demo
+out=${2:-${OUT:-out-lod-scaling}}
+scene=assets/default_scene.gltf
+mkdir -p "$out"
+table="$out/table.md"
+echo "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)" | tee "$out/log.txt"
+echo "| --instances | geometry | --lod | triangles in | triangles kept | meshlets kept | frame median ms | lod build ms |" > "$table"
+echo "| ---: | --- | --- | ---: | ---: | ---: | ---: | ---: |" >> "$table"
+for n in 2 5 8 12; do
+  for geometry in indexed meshlet; do
+    for lod in off auto; do
+      report="$out/report-$n-$geometry-$lod.json"
+      $demo --headless --scene $scene --instances $n --lights 1024 --ray-trace off --size 1920x1080 \
+        --frames 60 --warmup 10 --geometry $geometry --lod $lod --report "$report" > /dev/null 2>> "$out/log.txt" \
+        || { echo "FAILED: $n $geometry $lod" | tee -a "$out/log.txt"; continue; }
+      python3 - "$report" "$n" "$geometry" "$lod" >> "$table" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1])); c = r["counters"]; s = r["scene"]
+print(f"| {sys.argv[2]} | {sys.argv[3]} | {sys.argv[4]} | {c['triangles_in']:,} | {c['triangles_visible']:,} | "
+      f"{c.get('meshlets_visible') if c.get('meshlets_visible') is not None else '-'} | "
+      f"{r['timings_ms']['frame']['median']:.2f} | {s.get('lod_build_ms', 0):.1f} |")
+PY
+    done
+  done
+done
+cat "$table"
