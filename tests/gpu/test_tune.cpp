@@ -39,6 +39,12 @@ InfoPlan info(std::vector<std::string> args) {
     return i;
 }
 
+// The tune's table of verdicts: its output from the first pass row on.
+std::string verdict_lines(const std::string& output) {
+    size_t table = output.find("\ncull ");
+    return table == std::string::npos ? output : output.substr(table + 1);
+}
+
 int count_of(const std::string& text, const std::string& needle) {
     int n = 0;
     for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
@@ -49,17 +55,23 @@ TEST(Tune, InfoShowsMeasuredChoicesAfterATuneAndNoneWithNoTuning) {
     REQUIRE_DRAWING();
     fresh_cache("cache");
     EXPECT_TRUE(info({}).measured.empty()) << "an empty cache: nothing measured";
-    // Small and few frames: 10 rounds of one frame. On lavapipe the exposure reduction's subgroup
-    // path is several times faster than its fallback (one subgroupAdd per lane against a shared-
-    // memory tree) and the cull's about twice: intervals far from 1.0 even on a busy CPU.
-    DemoRun tune = run_demo({"--tune", "--size", "96x54", "--frames", "12", "--warmup", "2", "--lights", "16"});
-    ASSERT_EQ(tune.exit_code, 0) << tune.output;
-    EXPECT_NE(tune.output.find("tuning: wrote "), std::string::npos) << tune.output;
-    EXPECT_NE(tune.output.find("check: "), std::string::npos) << tune.output;
-    EXPECT_TRUE(std::filesystem::exists(tuning_path(test_context().info))) << tuning_path(test_context().info);
-
-    InfoPlan tuned = info({});
-    ASSERT_FALSE(tuned.measured.empty()) << tuned.run.output;
+    // Small and few frames: 10 rounds of one frame. On an idle lavapipe the mip's subgroup path
+    // measures about 4x its fallback, the cull's 1.5x and the exposure reduction's 1.45x, with
+    // intervals far from 1.0. A test running beside this one on the other core can still widen
+    // every interval across 1.0 (CI saw that once), so a tune that finds nothing significant is
+    // repeated, up to three tunes; a tuner that never marks a pass still fails.
+    InfoPlan tuned;
+    std::string tunes;
+    for (int attempt = 1; attempt <= 3 && tuned.measured.empty(); ++attempt) {
+        DemoRun tune = run_demo({"--tune", "--size", "96x54", "--frames", "12", "--warmup", "2", "--lights", "16"});
+        ASSERT_EQ(tune.exit_code, 0) << tune.output;
+        EXPECT_NE(tune.output.find("tuning: wrote "), std::string::npos) << tune.output;
+        EXPECT_NE(tune.output.find("check: "), std::string::npos) << tune.output;
+        EXPECT_TRUE(std::filesystem::exists(tuning_path(test_context().info))) << tuning_path(test_context().info);
+        tunes += "tune " + std::to_string(attempt) + ":\n" + verdict_lines(tune.output) + "\n";
+        tuned = info({});
+    }
+    ASSERT_FALSE(tuned.measured.empty()) << tunes << tuned.run.output;
     for (const std::string& key : tuned.measured)
         EXPECT_NE(tuned.plan[key]["reason"].get<std::string>().find("measured "), std::string::npos) << tuned.plan[key];
     // The --info table: "source" column, then the reason.
