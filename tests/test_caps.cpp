@@ -30,7 +30,7 @@ SubgroupCaps nvidia() {
 DeviceFeatures all_features() {
     DeviceFeatures f;
     f.tessellation = f.geometry = f.fragment_stores = f.vertex_stores = f.multi_draw_indirect = true;
-    f.mesh_shader = f.ray_tracing = true;
+    f.mesh_shader = f.ray_tracing = f.compute_full_subgroups = true;
     return f;
 }
 
@@ -255,3 +255,19 @@ TEST(Names, DebugLabelsFollowOneSchemeFromTheTables) {
 }
 
 }  // namespace
+
+// The depth pyramid's single pass takes its 2x2 minimums with quad swaps in compute: a device
+// without quad operations there (here: --mask-ops quad) builds it with the fallback, and says why.
+TEST(Plan, MaskingQuadSendsThePyramidToItsFallbackWithReason) {
+    SubgroupCaps caps = lavapipe();
+    EXPECT_EQ(make_plan(caps, all_features(), {})[PassId::occlusion].variant, Variant::subgroup);
+    apply_masks(caps, 0, bit(Op::quad));
+    Plan p = make_plan(caps, all_features(), {});
+    EXPECT_EQ(p[PassId::occlusion].variant, Variant::fallback);
+    EXPECT_NE(p[PassId::occlusion].reason.find("quad"), std::string::npos) << p[PassId::occlusion].reason;
+    DeviceFeatures no_full = all_features();
+    no_full.compute_full_subgroups = false;
+    Plan q = make_plan(lavapipe(), no_full, {});
+    EXPECT_EQ(q[PassId::occlusion].variant, Variant::fallback);
+    EXPECT_NE(q[PassId::occlusion].reason.find("computeFullSubgroups"), std::string::npos) << q[PassId::occlusion].reason;
+}
