@@ -39,6 +39,9 @@ layout(set = 0, binding = 4, std430) readonly buffer Chunks { uvec4 chunks[]; };
 // different levels of a draw share that stretch, but only the chosen level's write.
 layout(set = 0, binding = 5, std430) writeonly buffer Staging { uint staged_indices[]; };
 layout(set = 0, binding = 6, std430) writeonly buffer ChunkSurvivors { uint chunk_survivors[]; };
+// VkDrawIndexedIndirectCommand[]: the draw's first chunk zeroes its indexCount; step 3 writes it
+// where the draw keeps a triangle.
+layout(set = 0, binding = 7, std430) writeonly buffer Indirect { uint indirect[]; };
 
 layout(push_constant) uniform Push {
     uint chunk_count;
@@ -64,6 +67,7 @@ void main() {
     uvec4 entry = chunks[chunk];
     uint draw_id = entry.x;
     uint level = entry.y;
+    if (chunk == entry.w && gl_LocalInvocationIndex == 0u) indirect[draw_id * 5u] = 0u;
     // Chunks of the levels the draw does not use this frame keep nothing. The choice depends on
     // the draw alone, so the whole workgroup leaves together (as above).
     float pixels_per_unit = abs(frame.projection.y) * 0.5 * float(frame.sizes.y);  // P[1][1] < 0: y flipped

@@ -17,14 +17,17 @@ namespace {
 const LayoutDesc kCullLayout = {{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
                                  VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
                                  VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                                 VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
+                                 VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
                                 VK_SHADER_STAGE_COMPUTE_BIT, 16};
 const LayoutDesc kScanLayout = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
                                 VK_SHADER_STAGE_COMPUTE_BIT, 8};
-const LayoutDesc kCompactLayout = {std::vector<VkDescriptorType>(7, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER),
+const LayoutDesc kCompactLayout = {std::vector<VkDescriptorType>(8, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER),
                                    VK_SHADER_STAGE_COMPUTE_BIT, 8};
-constexpr uint32_t kCullScanBlock = 256;    // local_size_x of cull_scan.comp
-constexpr uint32_t kCompactChunks = 64;     // local_size_x of cull_compact.comp: chunks per workgroup
+constexpr uint32_t kCullScanBlock = 256;     // local_size_x of cull_scan.comp
+constexpr uint32_t kCompactGroupSize = 256;  // local_size_x of cull_compact.comp: one survivor per invocation
+// The compact step's grid walks the survivors in strides: 1024 workgroups of 256 fill a large GPU
+// (an H100 holds 132 x 2048 invocations) without launching a workgroup per possible survivor.
+constexpr uint32_t kCompactMaxGroups = 1024;
 
 struct CullPush {
     uint32_t chunk_count;
@@ -125,13 +128,16 @@ void CullPass::create(const Context& ctx, const GpuScene& scene, uint32_t size) 
     chunk_count = uint32_t(table.size());
     chunks = create_buffer_with_data(ctx, table.data(), table.size() * sizeof(glm::uvec4),
                                      VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, "cull chunks");
+    std::vector<uint32_t> chunk_ends(std::max(1u, draw_count), 0);
+    for (const glm::uvec4& chunk : table) chunk_ends[chunk.x] = uint32_t(&chunk - table.data()) + 1;
+    draw_chunk_ends = create_buffer_with_data(ctx, chunk_ends.data(), chunk_ends.size() * sizeof(uint32_t),
+                                              VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, "cull draw chunk ends");
     const uint32_t* max_groups = ctx.properties.limits.maxComputeWorkGroupCount;
     grid.width = std::max(1u, std::min(chunk_count, max_groups[0]));
     grid.height = (chunk_count + grid.width - 1) / grid.width;
-    // The compact step: kCompactChunks chunks per workgroup.
-    const uint32_t compact_groups = (chunk_count + kCompactChunks - 1) / kCompactChunks;
-    compact_grid.width = std::max(1u, std::min(compact_groups, max_groups[0]));
-    compact_grid.height = (compact_groups + compact_grid.width - 1) / compact_grid.width;
+    const uint64_t max_survivors = scene.culled_index_capacity / 3;
+    compact_groups = uint32_t(std::clamp<uint64_t>((max_survivors + kCompactGroupSize - 1) / kCompactGroupSize, 1,
+                                                   std::min(kCompactMaxGroups, max_groups[0])));
     if (grid.height > max_groups[1] || scan_blocks(chunk_count) > max_groups[0])
         throw std::runtime_error("the scene needs " + std::to_string(chunk_count) +
                                  " cull workgroups, more than the device can dispatch; use a smaller --instances");
@@ -151,8 +157,8 @@ void CullPass::create(const Context& ctx, const GpuScene& scene, uint32_t size) 
                              VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT | VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
                                  VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
                              MemoryKind::device_local, "culled indirect");
-    // Once: indexCount 0, firstIndex = out_first, firstInstance = draw. From then on the compact
-    // step rewrites the indexCount of every draw that has triangles, each frame; the rest stay 0.
+    // Once: indexCount 0, firstIndex = out_first, firstInstance = draw. From then on each frame's
+    // test step zeroes every indexCount and the compact step writes those of draws that keep any.
     VkCommandBuffer cmd = begin_one_shot(ctx);
     VkBufferCopy region{0, 0, VkDeviceSize(draw_count) * kIndirectStride};
     if (draw_count) vkCmdCopyBuffer(cmd, scene.indirect_template.buffer, indirect.buffer, 1, &region);
@@ -195,7 +201,8 @@ void CullPass::record(FrameContext& f) {
         .buffer(3, f.scene.indices)
         .buffer(4, chunks)
         .buffer(5, staged_indices)
-        .buffer(6, chunk_starts);
+        .buffer(6, chunk_starts)
+        .buffer(7, indirect);
     d.push(cmd, own.test);
     CullParams params = make_cull_params(f.targets.extent.width, f.targets.extent.height,
                                          f.ctx.properties.limits.subPixelPrecisionBits);
@@ -225,15 +232,16 @@ void CullPass::record(FrameContext& f) {
     Descriptors c;
     c.buffer(0, f.scene.draws)
         .buffer(1, chunks)
-        .buffer(2, staged_indices)
-        .buffer(3, chunk_starts)
-        .buffer(4, block_starts)
-        .buffer(5, culled_indices)
-        .buffer(6, indirect);
+        .buffer(2, draw_chunk_ends)
+        .buffer(3, staged_indices)
+        .buffer(4, chunk_starts)
+        .buffer(5, block_starts)
+        .buffer(6, culled_indices)
+        .buffer(7, indirect);
     c.push(cmd, compact);
     uint32_t compact_push[2] = {chunk_count, kCullScanBlock};
     vkCmdPushConstants(cmd, compact.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(compact_push), compact_push);
-    vkCmdDispatch(cmd, compact_grid.width, compact_grid.height, 1);
+    vkCmdDispatch(cmd, compact_groups, 1, 1);
 
     // The scene passes read both buffers as indirect commands and indices; the counter that the
     // scan wrote is read by later compute passes and by the debug views' fragment shaders.
@@ -297,6 +305,7 @@ void cull_frame_allocations(const AllocationQuery& q, std::vector<PlannedAllocat
     out.push_back({"cull staged indices", index_bytes, AllocationKind::storage_buffer, false});
     out.push_back({"culled indirect", std::max<uint64_t>(1, draws) * indirect, AllocationKind::storage_buffer, false});
     out.push_back({"cull chunks", chunks * 16, AllocationKind::storage_buffer});
+    out.push_back({"cull draw chunk ends", std::max<uint64_t>(1, draws) * 4, AllocationKind::storage_buffer});
     out.push_back({"cull chunk starts", (chunks + 1) * 4, AllocationKind::storage_buffer, false});
     out.push_back({"cull block starts", (chunks / kCullScanBlock + 2) * 4, AllocationKind::storage_buffer, false});
 }

@@ -46,6 +46,7 @@ struct CullPass : PassUnit {
     Steps fallback;
     Pipeline compact;  // cull_compact.comp.plain, shared: moves each chunk's survivors into place
     Buffer chunks;          // uvec4 per workgroup, from build_cull_chunks()
+    Buffer draw_chunk_ends; // per draw, one past its last chunk
     Buffer staged_indices;  // laid out like culled_indices: each chunk's survivors at its own triangles
     Buffer chunk_starts;    // per chunk (and one more): survivors, then, scanned, those before it in its block
     Buffer block_starts;    // per block of 256 chunks: its total, then, scanned, those before it
@@ -55,7 +56,7 @@ struct CullPass : PassUnit {
     uint32_t chunk_count = 0;
     uint32_t draw_count = 0;
     VkExtent2D grid{};          // workgroups: chunk_count spread over x (capped at the device limit) and y
-    VkExtent2D compact_grid{};  // the compact step's: 64 chunks per workgroup
+    uint32_t compact_groups = 1;  // the compact step's workgroups (a fixed grid that strides over the survivors)
 
     void create(const Context& ctx, const GpuScene& scene, uint32_t group_size);
     // Variant off: records nothing, and the scene passes draw every triangle.
