@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "caps/caps.h"
+#include "plan/plan.h"
 #include "passes/pass_table.h"
 
 namespace {

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "app/hud.h"
+#include "window/hud.h"
 #include "passes/debug_view_pass.h"
 #include "passes/subgroup_tally.h"
 

@@ -4,8 +4,8 @@
 
 #include <cstdlib>
 
-#include "app/tuning.h"
-#include "caps/caps.h"
+#include "compare/tuning.h"
+#include "plan/plan.h"
 
 namespace {
 

@@ -4,10 +4,10 @@
 
 #include <glm/gtc/matrix_transform.hpp>
 
-#include "app/camera_control.h"
-#include "app/controls.h"
-#include "app/hud.h"
-#include "app/swapchain.h"
+#include "window/camera_control.h"
+#include "window/controls.h"
+#include "window/hud.h"
+#include "window/swapchain.h"
 
 namespace {
 
