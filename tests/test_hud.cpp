@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "app/hud.h"
 #include "passes/cull_pass.h"
+#include "window/hud.h"
 #include "passes/debug_view_pass.h"
 #include "passes/subgroup_tally.h"
 

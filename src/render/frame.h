@@ -4,7 +4,7 @@
 
 #include <cstddef>
 
-#include "caps/caps.h"
+#include "plan/plan.h"
 #include "render/gpu_scene.h"
 #include "vk/timer.h"
 
