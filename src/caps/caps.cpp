@@ -8,13 +8,6 @@ constexpr std::array<std::string_view, size_t(Stage::count)> kStageNames = {
 constexpr std::array<std::string_view, size_t(Op::count)> kOpNames = {
     "basic", "vote", "arithmetic", "ballot", "shuffle", "shuffle-relative", "clustered", "quad"};
 
-template <typename E, size_t N>
-std::optional<E> parse_name(const std::array<std::string_view, N>& names, std::string_view name) {
-    for (size_t i = 0; i < N; ++i)
-        if (names[i] == name) return E(i);
-    return std::nullopt;
-}
-
 }  // namespace
 
 std::string_view stage_name(Stage s) { return kStageNames[size_t(s)]; }

@@ -27,6 +27,13 @@ constexpr uint32_t kRayTracingStages = bit(Stage::raygen) | bit(Stage::any_hit) 
 // Names as the command line and the report spell them ("tess-control", "shuffle-relative").
 std::string_view stage_name(Stage stage);
 std::string_view op_name(Op op);
+// The enumerator whose name is `name`, from a table of names in enumerator order.
+template <typename E, size_t N>
+std::optional<E> parse_name(const std::array<std::string_view, N>& names, std::string_view name) {
+    for (size_t i = 0; i < N; ++i)
+        if (names[i] == name) return E(i);
+    return std::nullopt;
+}
 std::optional<Stage> parse_stage(std::string_view name);
 std::optional<Op> parse_op(std::string_view name);
 

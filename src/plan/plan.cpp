@@ -9,13 +9,6 @@ constexpr std::array<std::string_view, 5> kVariantNames = {"subgroup", "fallback
 constexpr std::array<std::string_view, 6> kViewNames = {
     "shaded", "lane-id", "first-last-lane", "active-lanes", "mip", "light-count"};
 
-template <typename E, size_t N>
-std::optional<E> parse_name(const std::array<std::string_view, N>& names, std::string_view name) {
-    for (size_t i = 0; i < N; ++i)
-        if (names[i] == name) return E(i);
-    return std::nullopt;
-}
-
 }  // namespace
 
 std::string_view request_name(Request r) { return kRequestNames[size_t(r)]; }
