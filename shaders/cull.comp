@@ -42,6 +42,8 @@ layout(set = 0, binding = 6, std430) writeonly buffer ChunkSurvivors { uint chun
 // VkDrawIndexedIndirectCommand[]: the draw's first chunk zeroes its indexCount; step 3 writes it
 // where the draw keeps a triangle.
 layout(set = 0, binding = 7, std430) writeonly buffer Indirect { uint indirect[]; };
+// GpuCounters (src/render/frame.h), as words: the per-level counters (lod.glsl).
+layout(set = 0, binding = 8, std430) buffer Counters { uint counters[]; };
 
 layout(push_constant) uniform Push {
     uint chunk_count;
@@ -118,5 +120,11 @@ void main() {
         staged_indices[dst + 1u] = index.y;
         staged_indices[dst + 2u] = index.z;
     }
-    if (rank == 0u) chunk_survivors[chunk] = survivors;
+    if (rank == 0u) {
+        chunk_survivors[chunk] = survivors;
+        // The per-level counters: one atomic per workgroup of the chosen level, none per triangle.
+        // The level's first chunk counts the draw (whether or not any of its triangles survive).
+        if (entry.z == 0u) atomicAdd(counters[kLodDrawsWord + level], 1u);
+        if (survivors > 0u) atomicAdd(counters[kLodTrianglesWord + level], survivors);
+    }
 }

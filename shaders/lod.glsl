@@ -6,6 +6,14 @@
 // draw's bounding sphere, is at most max_error_px pixels. pixels_per_unit: P[1][1] * height / 2.
 // max_error_px 0 (--lod off): level 0. Every input is the same for a whole workgroup (one draw),
 // so the loop is uniform.
+//
+// The per-level counters, words of GpuCounters (src/render/frame.h): per level l, word
+// kLodDrawsWord + l counts the draws that chose l, kLodTrianglesWord + l the triangles kept of it,
+// kLodMeshletsWord + l the meshlets kept of it (meshlet path). kMaxLodLevels = 8.
+const uint kLodDrawsWord = 51u;
+const uint kLodTrianglesWord = 59u;
+const uint kLodMeshletsWord = 67u;
+
 uint choose_lod_level(DrawData draw, vec3 camera_position, float pixels_per_unit, float max_error_px) {
     // --lod off: level 0 even where a coarser level has no error at all (flat regions simplify
     // with an error of exactly 0, which the test below would accept at any distance).

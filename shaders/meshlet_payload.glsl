@@ -5,6 +5,7 @@
 struct TaskPayload {
     uint draw;                          // every meshlet of a task workgroup belongs to one draw
     uint first_entry;                   // the visible-list entries reserved for them: first_entry + i
+    uint level;                         // their level of detail (the per-level counters, lod.glsl)
     uint meshlets[kMeshletsPerTask];    // the kept meshlets, compacted: mesh workgroup i draws meshlets[i]
 #ifdef VIEW_PAYLOAD
     uvec4 records[kMeshletsPerTask];    // task-stage views: the lane record of the invocation that kept it

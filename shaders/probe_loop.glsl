@@ -1,4 +1,4 @@
-// The stage probe's arithmetic (src/app/stage_probe.cpp, docs/benchmarks.md): one loop that
+// The stage probe's arithmetic (src/compare/stage_probe.cpp, docs/benchmarks.md): one loop that
 // probe.frag runs per pixel of a full-screen pass and probe.comp per invocation of a dispatch of
 // the same size, so that the two times compare the stages' throughput and nothing else.
 //

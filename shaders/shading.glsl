@@ -71,8 +71,8 @@ const uint kNoLight = 0xffffffffu;  // past the last entry; light indices are < 
 //    they split, each group of lanes that executes subgroupMin together runs the same argument
 //    among themselves. Maximal reconvergence (the *_full_quads variant) only keeps the groups whole.
 //  * Each lane sums its lights in its list's order, exactly as the per-lane loop does over the
-//    same list: the two variants differ only because the fallback's lists are unsorted, i.e. by
-//    float summation order.
+//    same list; the light cull sorts every list (both of its variants), so the two loops add the
+//    same terms in the same order and shade identical pixels.
 vec3 shade_tile_lights_subgroup(uint tile, uint count, uint tile_count, uint capacity, vec3 albedo, vec3 position,
                                 vec3 normal, out uint trips) {
     vec3 color = vec3(0.0);

@@ -163,7 +163,7 @@ foreach(stage rgen rchit rahit rmiss rint rcall)
 endforeach()
 sgd_shader(raytrace_view.comp main)
 
-# The stage probe (src/app/stage_probe.cpp, docs/benchmarks.md): the same arithmetic loop
+# The stage probe (src/compare/stage_probe.cpp, docs/benchmarks.md): the same arithmetic loop
 # (probe_loop.glsl) as a full-screen fragment pass (with resolve.vert) and as a compute dispatch.
 sgd_shader(probe.frag main)
 sgd_shader(probe.comp main)

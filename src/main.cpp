@@ -4,10 +4,10 @@
 #include <fstream>
 
 #include "app/run.h"
-#include "app/window.h"
+#include "window/window.h"
 #include "app/atlas.h"
-#include "app/compare.h"
-#include "app/tuning.h"
+#include "compare/compare.h"
+#include "compare/tuning.h"
 
 namespace {
 

@@ -3,39 +3,14 @@
 
 #include <algorithm>
 
-#include "caps/caps.h"
+#include "caps_fixtures.h"
+#include "plan/plan.h"
 #include "passes/pass_table.h"
 
 namespace {
 
-// lavapipe as its vulkaninfo shows it: fragment + compute, everything but clustered.
-SubgroupCaps lavapipe() {
-    SubgroupCaps c;
-    c.size = c.min_size = c.max_size = 8;
-    c.stages = bit(Stage::fragment) | bit(Stage::compute);
-    c.ops = bit(Op::basic) | bit(Op::vote) | bit(Op::arithmetic) | bit(Op::ballot) | bit(Op::shuffle) |
-            bit(Op::shuffle_relative) | bit(Op::quad);
-    return c;
-}
-
-SubgroupCaps nvidia() {
-    SubgroupCaps c;
-    c.size = c.min_size = c.max_size = 32;
-    c.stages = (1u << uint32_t(Stage::count)) - 1;
-    c.ops = (1u << uint32_t(Op::count)) - 1;
-    c.quad_in_all_stages = true;
-    return c;
-}
-
-DeviceFeatures all_features() {
-    DeviceFeatures f;
-    f.tessellation = f.geometry = f.fragment_stores = f.vertex_stores = f.multi_draw_indirect = true;
-    f.mesh_shader = f.ray_tracing = f.compute_full_subgroups = true;
-    return f;
-}
-
 TEST(Plan, AutoPicksSubgroupWhereSupported) {
-    Plan p = make_plan(lavapipe(), all_features(), {});
+    Plan p = make_plan(lavapipe_like_caps(), every_feature(), {});
     EXPECT_EQ(p[PassId::cull].variant, Variant::subgroup);
     EXPECT_EQ(p[PassId::light_cull].variant, Variant::subgroup);
     EXPECT_EQ(p[PassId::mip].variant, Variant::subgroup);
@@ -43,9 +18,9 @@ TEST(Plan, AutoPicksSubgroupWhereSupported) {
 }
 
 TEST(Plan, MaskingComputeSendsComputePassesToFallbackWithReason) {
-    SubgroupCaps c = lavapipe();
+    SubgroupCaps c = lavapipe_like_caps();
     apply_masks(c, bit(Stage::compute), 0);
-    Plan p = make_plan(c, all_features(), {});
+    Plan p = make_plan(c, every_feature(), {});
     EXPECT_EQ(p[PassId::cull].variant, Variant::fallback);
     EXPECT_EQ(p[PassId::light_cull].variant, Variant::fallback);
     EXPECT_EQ(p[PassId::mip].variant, Variant::subgroup);
@@ -54,10 +29,10 @@ TEST(Plan, MaskingComputeSendsComputePassesToFallbackWithReason) {
 }
 
 TEST(Plan, MaskingQuadSendsMipToFallback) {
-    SubgroupCaps c = nvidia();
+    SubgroupCaps c = every_subgroup_caps();
     apply_masks(c, 0, bit(Op::quad));
     EXPECT_FALSE(c.quad_in_all_stages);
-    Plan p = make_plan(c, all_features(), {});
+    Plan p = make_plan(c, every_feature(), {});
     EXPECT_EQ(p[PassId::mip].variant, Variant::fallback);
     EXPECT_NE(p[PassId::mip].reason.find("quad"), std::string::npos);
     EXPECT_EQ(p[PassId::cull].variant, Variant::subgroup);
@@ -65,22 +40,22 @@ TEST(Plan, MaskingQuadSendsMipToFallback) {
 
 TEST(Plan, EachOperationACullPassNeedsIsRequired) {
     for (Op op : {Op::basic, Op::arithmetic, Op::ballot}) {
-        SubgroupCaps c = nvidia();
+        SubgroupCaps c = every_subgroup_caps();
         apply_masks(c, 0, bit(op));
-        EXPECT_EQ(make_plan(c, all_features(), {})[PassId::cull].variant, Variant::fallback) << op_name(op);
+        EXPECT_EQ(make_plan(c, every_feature(), {})[PassId::cull].variant, Variant::fallback) << op_name(op);
     }
-    SubgroupCaps c = nvidia();
+    SubgroupCaps c = every_subgroup_caps();
     apply_masks(c, 0, bit(Op::clustered) | bit(Op::shuffle));  // not used by cull
-    EXPECT_EQ(make_plan(c, all_features(), {})[PassId::cull].variant, Variant::subgroup);
+    EXPECT_EQ(make_plan(c, every_feature(), {})[PassId::cull].variant, Variant::subgroup);
 }
 
 TEST(Plan, ExplicitSubgroupWhereUnsupportedIsAnError) {
-    SubgroupCaps c = lavapipe();
+    SubgroupCaps c = lavapipe_like_caps();
     apply_masks(c, 0, bit(Op::ballot));
     PlanRequest r;
     r[PassId::light_cull] = Request::subgroup;
     try {
-        make_plan(c, all_features(), r);
+        make_plan(c, every_feature(), r);
         FAIL() << "expected UnsupportedRequest";
     } catch (const UnsupportedRequest& e) {
         EXPECT_NE(std::string(e.what()).find("ballot"), std::string::npos) << e.what();
@@ -91,7 +66,7 @@ TEST(Plan, ExplicitFallbackAndOffAreHonoured) {
     PlanRequest r;
     r[PassId::cull] = Request::fallback;
     r[PassId::mip] = Request::off;
-    Plan p = make_plan(nvidia(), all_features(), r);
+    Plan p = make_plan(every_subgroup_caps(), every_feature(), r);
     EXPECT_EQ(p[PassId::cull].variant, Variant::fallback);
     EXPECT_EQ(p[PassId::mip].variant, Variant::off);
     EXPECT_EQ(p[PassId::light_cull].variant, Variant::subgroup);
@@ -120,38 +95,38 @@ TEST(LightLoopEntry, NoOffHostedInForwardFragmentOps) {
 }
 
 TEST(LightLoopEntry, AutoIsSubgroupWithFragmentOpsElseFallbackWithReason) {
-    EXPECT_EQ(make_plan(lavapipe(), all_features(), {})[PassId::light_loop].variant, Variant::subgroup);
-    EXPECT_EQ(make_plan(nvidia(), all_features(), {})[PassId::light_loop].variant, Variant::subgroup);
+    EXPECT_EQ(make_plan(lavapipe_like_caps(), every_feature(), {})[PassId::light_loop].variant, Variant::subgroup);
+    EXPECT_EQ(make_plan(every_subgroup_caps(), every_feature(), {})[PassId::light_loop].variant, Variant::subgroup);
     // Each operation it uses is needed; one it does not use is not.
     for (Op op : {Op::basic, Op::vote, Op::arithmetic, Op::ballot}) {
-        SubgroupCaps c = lavapipe();
+        SubgroupCaps c = lavapipe_like_caps();
         apply_masks(c, 0, bit(op));
-        PassPlan p = make_plan(c, all_features(), {})[PassId::light_loop];
+        PassPlan p = make_plan(c, every_feature(), {})[PassId::light_loop];
         EXPECT_EQ(p.variant, Variant::fallback) << op_name(op);
         EXPECT_NE(p.reason.find(op_name(op)), std::string::npos) << p.reason;
     }
-    SubgroupCaps c = lavapipe();
+    SubgroupCaps c = lavapipe_like_caps();
     apply_masks(c, 0, bit(Op::quad) | bit(Op::shuffle));
-    EXPECT_EQ(make_plan(c, all_features(), {})[PassId::light_loop].variant, Variant::subgroup);
+    EXPECT_EQ(make_plan(c, every_feature(), {})[PassId::light_loop].variant, Variant::subgroup);
     // The fragment stage masked: fallback, saying so; subgroup requested there is refused.
-    c = lavapipe();
+    c = lavapipe_like_caps();
     apply_masks(c, bit(Stage::fragment), 0);
-    PassPlan p = make_plan(c, all_features(), {})[PassId::light_loop];
+    PassPlan p = make_plan(c, every_feature(), {})[PassId::light_loop];
     EXPECT_EQ(p.variant, Variant::fallback);
     EXPECT_NE(p.reason.find("fragment stage has no subgroup support"), std::string::npos) << p.reason;
     PlanRequest r;
     r[PassId::light_loop] = Request::subgroup;
-    EXPECT_THROW(make_plan(c, all_features(), r), UnsupportedRequest);
+    EXPECT_THROW(make_plan(c, every_feature(), r), UnsupportedRequest);
     r[PassId::light_loop] = Request::off;
-    EXPECT_THROW(make_plan(lavapipe(), all_features(), r), UnsupportedRequest);
+    EXPECT_THROW(make_plan(lavapipe_like_caps(), every_feature(), r), UnsupportedRequest);
     r[PassId::light_loop] = Request::fallback;
-    EXPECT_EQ(make_plan(lavapipe(), all_features(), r)[PassId::light_loop].variant, Variant::fallback);
+    EXPECT_EQ(make_plan(lavapipe_like_caps(), every_feature(), r)[PassId::light_loop].variant, Variant::fallback);
 }
 
 TEST(Plan, MipNeedsFragmentStores) {
-    DeviceFeatures f = all_features();
+    DeviceFeatures f = every_feature();
     f.fragment_stores = false;
-    Plan p = make_plan(nvidia(), f, {});
+    Plan p = make_plan(every_subgroup_caps(), f, {});
     EXPECT_EQ(p[PassId::mip].variant, Variant::fallback);
     EXPECT_NE(p[PassId::mip].reason.find("fragmentStoresAndAtomics"), std::string::npos);
 }
@@ -159,7 +134,7 @@ TEST(Plan, MipNeedsFragmentStores) {
 TEST(Plan, ViewsOnLavapipeAreUnsupportedOutsideFragmentAndCompute) {
     for (uint32_t s = 0; s < uint32_t(Stage::count); ++s)
         for (ViewMode m : {ViewMode::lane_id, ViewMode::first_last_lane, ViewMode::active_lanes}) {
-            ViewPlan v = plan_view(lavapipe(), all_features(), m, Stage(s));
+            ViewPlan v = plan_view(lavapipe_like_caps(), every_feature(), m, Stage(s));
             bool supported = Stage(s) == Stage::fragment || Stage(s) == Stage::compute;
             EXPECT_EQ(v.variant, supported ? Variant::subgroup : Variant::unsupported) << stage_name(Stage(s));
             if (!supported) EXPECT_NE(v.reason.find("no subgroup support"), std::string::npos) << v.reason;
@@ -167,9 +142,9 @@ TEST(Plan, ViewsOnLavapipeAreUnsupportedOutsideFragmentAndCompute) {
 }
 
 TEST(Plan, ViewStageMissingDeviceFeatureSaysSo) {
-    DeviceFeatures f = all_features();
+    DeviceFeatures f = every_feature();
     f.geometry = false;
-    ViewPlan v = plan_view(nvidia(), f, ViewMode::lane_id, Stage::geometry);
+    ViewPlan v = plan_view(every_subgroup_caps(), f, ViewMode::lane_id, Stage::geometry);
     EXPECT_EQ(v.variant, Variant::unsupported);
     EXPECT_NE(v.reason.find("geometryShader"), std::string::npos);
 }
@@ -177,24 +152,24 @@ TEST(Plan, ViewStageMissingDeviceFeatureSaysSo) {
 // active-lanes counts its subgroups with atomics, which vertex-pipeline and fragment stages may
 // only make with the store features; lane-id (no store) runs without them.
 TEST(Plan, ActiveLanesNeedsStoresInTheStageUnderView) {
-    DeviceFeatures f = all_features();
+    DeviceFeatures f = every_feature();
     f.vertex_stores = f.fragment_stores = false;
     for (Stage s : {Stage::vertex, Stage::tess_control, Stage::tess_eval, Stage::geometry}) {
-        ViewPlan v = plan_view(nvidia(), f, ViewMode::active_lanes, s);
+        ViewPlan v = plan_view(every_subgroup_caps(), f, ViewMode::active_lanes, s);
         EXPECT_EQ(v.variant, Variant::unsupported);
         EXPECT_NE(v.reason.find("vertexPipelineStoresAndAtomics"), std::string::npos) << v.reason;
-        EXPECT_EQ(plan_view(nvidia(), f, ViewMode::lane_id, s).variant, Variant::subgroup);
+        EXPECT_EQ(plan_view(every_subgroup_caps(), f, ViewMode::lane_id, s).variant, Variant::subgroup);
     }
-    ViewPlan fragment = plan_view(nvidia(), f, ViewMode::active_lanes, Stage::fragment);
+    ViewPlan fragment = plan_view(every_subgroup_caps(), f, ViewMode::active_lanes, Stage::fragment);
     EXPECT_EQ(fragment.variant, Variant::unsupported);
     EXPECT_NE(fragment.reason.find("fragmentStoresAndAtomics"), std::string::npos) << fragment.reason;
     for (Stage s : {Stage::compute, Stage::task, Stage::mesh})
-        EXPECT_EQ(plan_view(nvidia(), f, ViewMode::active_lanes, s).variant, Variant::subgroup) << stage_name(s);
+        EXPECT_EQ(plan_view(every_subgroup_caps(), f, ViewMode::active_lanes, s).variant, Variant::subgroup) << stage_name(s);
 }
 
 TEST(Plan, MeshAndRayTracingStagesWithoutTheirExtensionsSaySo) {
-    SubgroupCaps c = nvidia();  // subgroups in all fourteen stages
-    DeviceFeatures f = all_features();
+    SubgroupCaps c = every_subgroup_caps();  // subgroups in all fourteen stages
+    DeviceFeatures f = every_feature();
     f.mesh_shader = f.ray_tracing = false;
     for (Stage s : {Stage::task, Stage::mesh}) {
         ViewPlan v = plan_view(c, f, ViewMode::lane_id, s);
@@ -209,7 +184,7 @@ TEST(Plan, MeshAndRayTracingStagesWithoutTheirExtensionsSaySo) {
     // With the features, the view runs wherever this build draws views in the stage; where it does
     // not, the reason says so instead of blaming the device.
     for (Stage s : {Stage::task, Stage::mesh, Stage::raygen, Stage::callable}) {
-        ViewPlan v = plan_view(c, all_features(), ViewMode::lane_id, s);
+        ViewPlan v = plan_view(c, every_feature(), ViewMode::lane_id, s);
         if (stage_info(s).view_built) {
             EXPECT_EQ(v.variant, Variant::subgroup) << v.reason;
         } else {
@@ -220,10 +195,10 @@ TEST(Plan, MeshAndRayTracingStagesWithoutTheirExtensionsSaySo) {
 }
 
 TEST(Plan, BallotMaskedBreaksBallotViewsButNotLaneId) {
-    SubgroupCaps c = nvidia();
+    SubgroupCaps c = every_subgroup_caps();
     apply_masks(c, 0, bit(Op::ballot));
-    EXPECT_EQ(plan_view(c, all_features(), ViewMode::lane_id, Stage::vertex).variant, Variant::subgroup);
-    EXPECT_EQ(plan_view(c, all_features(), ViewMode::active_lanes, Stage::vertex).variant, Variant::unsupported);
+    EXPECT_EQ(plan_view(c, every_feature(), ViewMode::lane_id, Stage::vertex).variant, Variant::subgroup);
+    EXPECT_EQ(plan_view(c, every_feature(), ViewMode::active_lanes, Stage::vertex).variant, Variant::unsupported);
 }
 
 TEST(Names, RoundTrip) {
@@ -239,10 +214,10 @@ TEST(Names, DebugLabelsFollowOneSchemeFromTheTables) {
     EXPECT_EQ(debug_label(PassId::mip, Variant::fallback, "2x2 downsample"), "mip: fallback (2x2 downsample)");
     EXPECT_EQ(debug_label(Timer::resolve, "quad mip"), "resolve (quad mip)");
     EXPECT_EQ(debug_label(Timer::depth), "depth");
-    EXPECT_EQ(debug_label(plan_view(lavapipe(), all_features(), ViewMode::lane_id, Stage::fragment)), "view: lane-id (fragment)");
-    EXPECT_EQ(debug_label(plan_view(lavapipe(), all_features(), ViewMode::active_lanes, Stage::vertex)),
+    EXPECT_EQ(debug_label(plan_view(lavapipe_like_caps(), every_feature(), ViewMode::lane_id, Stage::fragment)), "view: lane-id (fragment)");
+    EXPECT_EQ(debug_label(plan_view(lavapipe_like_caps(), every_feature(), ViewMode::active_lanes, Stage::vertex)),
               "view: active-lanes (vertex, unsupported)");
-    EXPECT_EQ(debug_label(plan_view(lavapipe(), all_features(), ViewMode::mip, Stage::fragment)), "view: mip");
+    EXPECT_EQ(debug_label(plan_view(lavapipe_like_caps(), every_feature(), ViewMode::mip, Stage::fragment)), "view: mip");
     std::vector<std::string> labels;
     for (const PassInfo& pass : kPasses)
         for (Variant v : {Variant::subgroup, Variant::fallback, Variant::forward})
@@ -259,15 +234,15 @@ TEST(Names, DebugLabelsFollowOneSchemeFromTheTables) {
 // The depth pyramid's single pass takes its 2x2 minimums with quad swaps in compute: a device
 // without quad operations there (here: --mask-ops quad) builds it with the fallback, and says why.
 TEST(Plan, MaskingQuadSendsThePyramidToItsFallbackWithReason) {
-    SubgroupCaps caps = lavapipe();
-    EXPECT_EQ(make_plan(caps, all_features(), {})[PassId::occlusion].variant, Variant::subgroup);
+    SubgroupCaps caps = lavapipe_like_caps();
+    EXPECT_EQ(make_plan(caps, every_feature(), {})[PassId::occlusion].variant, Variant::subgroup);
     apply_masks(caps, 0, bit(Op::quad));
-    Plan p = make_plan(caps, all_features(), {});
+    Plan p = make_plan(caps, every_feature(), {});
     EXPECT_EQ(p[PassId::occlusion].variant, Variant::fallback);
     EXPECT_NE(p[PassId::occlusion].reason.find("quad"), std::string::npos) << p[PassId::occlusion].reason;
-    DeviceFeatures no_full = all_features();
+    DeviceFeatures no_full = every_feature();
     no_full.compute_full_subgroups = false;
-    Plan q = make_plan(lavapipe(), no_full, {});
+    Plan q = make_plan(lavapipe_like_caps(), no_full, {});
     EXPECT_EQ(q[PassId::occlusion].variant, Variant::fallback);
     EXPECT_NE(q[PassId::occlusion].reason.find("computeFullSubgroups"), std::string::npos) << q[PassId::occlusion].reason;
 }

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <set>
 
-#include "app/compare.h"
+#include "compare/compare.h"
 
 namespace {
 

@@ -10,7 +10,7 @@
 #include <set>
 #include <sstream>
 
-#include "app/hud.h"
+#include "window/hud.h"
 #include "app/options.h"
 #include "passes/pass_table.h"
 

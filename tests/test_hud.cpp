@@ -6,7 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "app/hud.h"
+#include "passes/cull_pass.h"
+#include "window/hud.h"
 #include "passes/debug_view_pass.h"
 #include "passes/subgroup_tally.h"
 
@@ -30,6 +31,8 @@ HudState worst_case_hud(VkExtent2D extent, bool help, const std::string& stage_r
     hud.counters.light_list_entries = 4000000000u;
     hud.counters.light_list_overflow = 4000000000u;
     hud.triangles_total = 40000000000ull;
+    for (uint32_t l = 0; l < kMaxLodLevels; ++l)  // every level drawn, with the largest counts
+        hud.counters.lod_draws[l] = hud.counters.lod_triangles[l] = hud.counters.lod_meshlets[l] = 4000000000u;
     hud.lights = 65536;
     hud.animation_frame = 4000000000u;
     hud.paused = true;
@@ -99,3 +102,24 @@ TEST(Hud, FrameHistoryKeepsTheLastFramesInOrder) {
 }
 
 }  // namespace
+
+// The per-level counters in the triangles line: levels 0 up to the coarsest any draw chose, where a
+// pass chose the levels (the meshlet path always; the indexed path where its cull pass ran).
+TEST(Hud, TrianglesLineListsDrawsAndTrianglesPerLevel) {
+    Plan plan;
+    plan.passes[size_t(PassId::cull)].variant = Variant::subgroup;
+    GpuCounters frame{}, none{};
+    frame.lod_draws[0] = 3, frame.lod_draws[2] = 1200;
+    frame.lod_triangles[0] = 4500, frame.lod_triangles[2] = 20;
+    frame.lod_meshlets[0] = 70, frame.lod_meshlets[2] = 1;
+    EXPECT_EQ(lod_levels_text({plan, frame, none, 10000, 0, true}), ": draws 3 0 1,200, tris 4,500 0 20 per level");
+    EXPECT_EQ(lod_levels_text({plan, frame, none, 10000, 0, false}), "") << "indexed, the cull pass did not run";
+    plan.passes[size_t(PassId::cull)].variant = Variant::off;
+    EXPECT_EQ(lod_levels_text({plan, frame, none, 10000, 0, true}), "") << "indexed with --cull off: level 0, nothing chosen";
+    plan.geometry = Geometry::meshlet;
+    EXPECT_EQ(lod_levels_text({plan, frame, none, 10000, 0, false}),
+              ": draws 3 0 1,200, tris 4,500 0 20, meshlets 70 0 1 per level");
+    std::optional<HudLine> line = cull_hud_line({plan, frame, none, 10000, 0, false});
+    ASSERT_TRUE(line);
+    EXPECT_EQ(line->spans.back().text, ": draws 3 0 1,200, tris 4,500 0 20, meshlets 70 0 1 per level");
+}

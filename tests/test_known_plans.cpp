@@ -6,7 +6,7 @@
 // GPU, a planner calling vertex, tessellation, geometry or ray-tracing subgroups unsupported.
 #include <gtest/gtest.h>
 
-#include "caps/caps.h"
+#include "plan/plan.h"
 #include "known_drivers.h"
 #include "passes/pass_table.h"
 
@@ -86,7 +86,7 @@ TEST(KnownPlans, ViewsRunExactlyWhereTheRecordSays) {
         DeviceFeatures features = features_of(*k);
         for (const StageInfo& st : kStages)
             for (ViewMode mode : {ViewMode::lane_id, ViewMode::first_last_lane, ViewMode::active_lanes}) {
-                std::string stage(st.name), name(view_mode_name(mode));
+                std::string stage(stage_name(st.stage)), name(view_mode_name(mode));
                 ViewPlan plan = plan_view(caps, features, mode, st.stage);
                 bool expected = record_supports_view(*k, name, stage);
                 EXPECT_EQ(variant_name(plan.variant), variant_name(expected ? Variant::subgroup : Variant::unsupported))

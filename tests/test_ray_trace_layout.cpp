@@ -6,7 +6,7 @@
 
 #include <glm/gtc/matrix_transform.hpp>
 
-#include "caps/caps.h"
+#include "plan/plan.h"
 #include "passes/ray_trace_pass.h"
 
 namespace {

@@ -5,7 +5,7 @@
 #include <cstring>
 #include <utility>
 
-#include "app/sheet.h"
+#include "compare/sheet.h"
 
 namespace {
 

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "app/sheet.h"
+#include "compare/sheet.h"
 #include "render/text_quads.h"
 
 namespace {

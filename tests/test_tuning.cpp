@@ -4,26 +4,11 @@
 
 #include <cstdlib>
 
-#include "app/tuning.h"
-#include "caps/caps.h"
+#include "compare/tuning.h"
+#include "caps_fixtures.h"
+#include "plan/plan.h"
 
 namespace {
-
-SubgroupCaps everything() {
-    SubgroupCaps c;
-    c.size = c.min_size = c.max_size = 32;
-    c.stages = (1u << uint32_t(Stage::count)) - 1;
-    c.ops = (1u << uint32_t(Op::count)) - 1;
-    c.quad_in_all_stages = true;
-    return c;
-}
-
-DeviceFeatures all_features() {
-    DeviceFeatures f;
-    f.tessellation = f.geometry = f.fragment_stores = f.vertex_stores = f.multi_draw_indirect = true;
-    f.mesh_shader = f.ray_tracing = true;
-    return f;
-}
 
 MeasuredPreference measured(Variant winner, double ratio) { return {winner, ratio, "compare", "2026-11-25"}; }
 
@@ -31,7 +16,7 @@ TEST(TunedPlan, AutoTakesTheMeasuredWinnerAndSaysWhere) {
     PlanRequest request;
     request.measured[size_t(PassId::mip)] = measured(Variant::fallback, 0.14);
     request.measured[size_t(PassId::cull)] = measured(Variant::subgroup, 2.5);
-    Plan p = make_plan(everything(), all_features(), request);
+    Plan p = make_plan(every_subgroup_caps(), every_feature(), request);
     EXPECT_EQ(p[PassId::mip].variant, Variant::fallback);
     EXPECT_EQ(p[PassId::mip].source, PlanSource::measured);
     EXPECT_EQ(p[PassId::mip].reason, "measured 0.14x on this device (compare of 2026-11-25)");
@@ -41,7 +26,7 @@ TEST(TunedPlan, AutoTakesTheMeasuredWinnerAndSaysWhere) {
     EXPECT_EQ(p[PassId::light_cull].variant, Variant::subgroup);
     EXPECT_EQ(p[PassId::light_cull].source, PlanSource::capabilities);
     // The same request without measurements is the untuned plan.
-    Plan untuned = make_plan(everything(), all_features(), {});
+    Plan untuned = make_plan(every_subgroup_caps(), every_feature(), {});
     EXPECT_EQ(untuned[PassId::mip].variant, Variant::subgroup);
     EXPECT_EQ(untuned[PassId::mip].source, PlanSource::capabilities);
 }
@@ -52,9 +37,9 @@ TEST(TunedPlan, CapabilitiesComeFirst) {
     request.measured[size_t(PassId::mip)] = measured(Variant::subgroup, 3.0);
     // A device (or a mask) without subgroups in compute cannot run the subgroup cull: the
     // measurement from elsewhere does not choose it.
-    SubgroupCaps masked = everything();
+    SubgroupCaps masked = every_subgroup_caps();
     apply_masks(masked, bit(Stage::compute), bit(Op::quad));
-    Plan p = make_plan(masked, all_features(), request);
+    Plan p = make_plan(masked, every_feature(), request);
     EXPECT_EQ(p[PassId::cull].variant, Variant::fallback);
     EXPECT_EQ(p[PassId::cull].source, PlanSource::capabilities);
     EXPECT_NE(p[PassId::cull].reason.find("masked by --mask-stages"), std::string::npos) << p[PassId::cull].reason;
@@ -62,22 +47,22 @@ TEST(TunedPlan, CapabilitiesComeFirst) {
     EXPECT_NE(p[PassId::mip].reason.find("masked by --mask-ops"), std::string::npos) << p[PassId::mip].reason;
     // A pass the device cannot run at all stays off, whatever was measured.
     request.measured[size_t(PassId::ray_trace)] = measured(Variant::fallback, 0.5);
-    DeviceFeatures no_rt = all_features();
+    DeviceFeatures no_rt = every_feature();
     no_rt.ray_tracing = false;
-    EXPECT_EQ(make_plan(everything(), no_rt, request)[PassId::ray_trace].variant, Variant::off);
+    EXPECT_EQ(make_plan(every_subgroup_caps(), no_rt, request)[PassId::ray_trace].variant, Variant::off);
 }
 
 TEST(TunedPlan, ExplicitRequestsAndTheMeshletCullIgnoreMeasurements) {
     PlanRequest request;
     request.measured[size_t(PassId::cull)] = measured(Variant::fallback, 0.5);
     request[PassId::cull] = Request::subgroup;
-    Plan p = make_plan(everything(), all_features(), request);
+    Plan p = make_plan(every_subgroup_caps(), every_feature(), request);
     EXPECT_EQ(p[PassId::cull].variant, Variant::subgroup);
     EXPECT_EQ(p[PassId::cull].source, PlanSource::requested);
     // The cull was measured as the indexed path's compute cull, not the task/mesh culling.
     request[PassId::cull] = Request::automatic;
     request.geometry = Geometry::meshlet;
-    p = make_plan(everything(), all_features(), request);
+    p = make_plan(every_subgroup_caps(), every_feature(), request);
     EXPECT_EQ(p[PassId::cull].variant, Variant::subgroup);
     EXPECT_EQ(p[PassId::cull].source, PlanSource::capabilities);
 }

@@ -4,22 +4,13 @@
 
 #include <glm/gtc/matrix_transform.hpp>
 
-#include "app/camera_control.h"
-#include "app/controls.h"
-#include "app/hud.h"
-#include "app/swapchain.h"
+#include "window/camera_control.h"
+#include "caps_fixtures.h"
+#include "window/controls.h"
+#include "window/hud.h"
+#include "window/swapchain.h"
 
 namespace {
-
-// lavapipe's capabilities: subgroups in fragment and compute, every operation but clustered.
-SubgroupCaps lavapipe_caps() {
-    SubgroupCaps c;
-    c.size = c.min_size = c.max_size = 8;
-    c.stages = bit(Stage::fragment) | bit(Stage::compute);
-    c.ops = bit(Op::basic) | bit(Op::vote) | bit(Op::arithmetic) | bit(Op::ballot) | bit(Op::shuffle) |
-            bit(Op::shuffle_relative) | bit(Op::quad);
-    return c;
-}
 
 DeviceFeatures all_features() {
     DeviceFeatures f;
@@ -43,7 +34,7 @@ TEST(WindowControls, RequestsCycleInBothDirections) {
 }
 
 TEST(WindowControls, CyclingVisitsEveryVariantTheDeviceRuns) {
-    SubgroupCaps caps = lavapipe_caps();
+    SubgroupCaps caps = lavapipe_like_caps();
     PlanRequest request;
     std::vector<Variant> seen;
     for (int i = 0; i < 4; ++i) {
@@ -58,7 +49,7 @@ TEST(WindowControls, CyclingVisitsEveryVariantTheDeviceRuns) {
 }
 
 TEST(WindowControls, UnsupportedSubgroupRequestIsSkippedWithANote) {
-    SubgroupCaps caps = lavapipe_caps();
+    SubgroupCaps caps = lavapipe_like_caps();
     apply_masks(caps, 0, bit(Op::quad));
     PlanRequest subgroup_mip;
     subgroup_mip[PassId::mip] = Request::subgroup;
@@ -96,7 +87,7 @@ TEST(WindowControls, ViewStagesWithoutSupportAreShownNotSkipped) {
     PlanRequest request;
     request.view = ViewMode::lane_id;
     request.view_stage = Stage::callable;
-    PlanChange c = cycle_view_stage(lavapipe_caps(), all_features(), request, 1);
+    PlanChange c = cycle_view_stage(lavapipe_like_caps(), all_features(), request, 1);
     EXPECT_EQ(c.request.view_stage, Stage::vertex);
     EXPECT_EQ(c.plan.view.variant, Variant::unsupported);
     EXPECT_EQ(c.note, "");
@@ -107,11 +98,11 @@ TEST(WindowControls, LodKeyTogglesAutoAndOffAndKeepsTheRest) {
     PlanRequest request;
     request[PassId::cull] = Request::fallback;
     ASSERT_TRUE(request.lod) << "--lod auto is the default";
-    PlanChange off = toggle_lod(lavapipe_caps(), all_features(), request);
+    PlanChange off = toggle_lod(lavapipe_like_caps(), all_features(), request);
     EXPECT_FALSE(off.request.lod);
     EXPECT_FALSE(off.plan.lod);
     EXPECT_EQ(off.plan[PassId::cull].variant, Variant::fallback);
-    PlanChange back = toggle_lod(lavapipe_caps(), all_features(), off.request);
+    PlanChange back = toggle_lod(lavapipe_like_caps(), all_features(), off.request);
     EXPECT_TRUE(back.plan.lod);
 }
 
@@ -119,14 +110,14 @@ TEST(WindowControls, ScreenshotNameSpellsTheConfiguration) {
     PlanRequest request;
     request[PassId::light_cull] = Request::fallback;
     request.view = ViewMode::lane_id;
-    Plan plan = make_plan(lavapipe_caps(), all_features(), request);
+    Plan plan = make_plan(lavapipe_like_caps(), all_features(), request);
     std::string name = screenshot_name(plan, 1280, 720);
     EXPECT_TRUE(spells(name, {"subgroup-demo_cull-subgroup_light-fallback_mip-subgroup_", "view-lane-id-fragment_1280x720.png"}));
     EXPECT_NE(name.find("_loop-subgroup_"), std::string::npos) << name;  // the light loop's tag
     EXPECT_EQ(name.find_first_of(" /=:"), std::string::npos) << "a file name: " << name;
     request.view = ViewMode::mip;
     request[PassId::cull] = Request::off;
-    plan = make_plan(lavapipe_caps(), all_features(), request);
+    plan = make_plan(lavapipe_like_caps(), all_features(), request);
     EXPECT_TRUE(spells(screenshot_name(plan, 320, 180), {"subgroup-demo_cull-off_light-fallback_mip-subgroup_", "view-mip_320x180.png"}));
     EXPECT_TRUE(spells(request_tag(request), {"cull=off light-cull=fallback mip=auto ", "view=mip stage=fragment"}));
     EXPECT_NE(request_tag(request).find(" light-loop=auto "), std::string::npos) << request_tag(request);

@@ -4,7 +4,8 @@
 # graphics-to-compute probe say? docs/benchmarks.md records the results.
 # Usage: tools/gpu_determinism.sh BUILD_DIR [OUT [repeats|compare|all]]   (OUT defaults to $OUT)
 #   repeats: 20 runs of the default command at 3840x2160 (--instances 5 --lights 4096, culling and
-#            ray tracing on), indexed and --geometry meshlet, each hashed; then --info --probe.
+#            ray tracing on), indexed, --geometry meshlet and --cull fallback (the comparison's
+#            differing pairs all hold a fallback cull), each hashed; then --info --probe.
 #   compare: --compare at 1920x1080 and 3840x2160 (--instances 5 --lights 4096).
 set -uo pipefail
 demo=${1:-build}/subgroup-demo
@@ -18,13 +19,15 @@ say() { echo "$*" | tee -a "$log"; }
 say "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)"
 
 if [ "$mode" = repeats ] || [ "$mode" = all ]; then
-  for geometry in indexed meshlet; do
+  for geometry in indexed meshlet cull-fallback; do
+    path_args="--geometry $geometry"
+    [ "$geometry" = cull-fallback ] && path_args="--cull fallback"
     hashes="$out/$geometry-hashes.txt"
     : > "$hashes"; : > "$out/$geometry-counters.jsonl"
     for i in $(seq 1 20); do
       [ $(( $(date +%s) - start )) -gt 500 ] && { say "$geometry: stopped after $((i - 1)) runs (time)"; break; }
       $demo --headless --scene $scene --instances 5 --lights 4096 --size 3840x2160 --frames 4 --warmup 1 \
-        --geometry $geometry --screenshot "$out/frame.png" --mip-dump "$out/mip.png" --cull-dump "$out/cull.txt" \
+        $path_args --screenshot "$out/frame.png" --mip-dump "$out/mip.png" --cull-dump "$out/cull.txt" \
         --report "$out/report.json" > /dev/null 2>> "$log" || { say "FAILED: $geometry run $i"; continue; }
       # Every run's counters are kept (one JSON line each), so the keys that vary can be named.
       python3 -c "import json; print(json.dumps(json.load(open('$out/report.json'))['counters'], sort_keys=True))" >> "$out/$geometry-counters.jsonl"

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "app/options.h"
-#include "app/sheet.h"
+#include "compare/sheet.h"
 
 constexpr ViewMode kAtlasRows[3] = {ViewMode::lane_id, ViewMode::first_last_lane, ViewMode::active_lanes};
 

@@ -70,7 +70,7 @@ Request request_of(const PassInfo& pass, const std::string& value) {
 
 std::vector<std::string> stage_list() {
     std::vector<std::string> names;
-    for (const StageInfo& s : kStages) names.emplace_back(s.name);
+    for (const StageInfo& s : kStages) names.emplace_back(stage_name(s.stage));
     return names;
 }
 

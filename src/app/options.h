@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "caps/caps.h"
+#include "plan/plan.h"
 
 enum class Mode { window, headless, info, compare, tune, atlas, list_devices, help, version };
 
@@ -29,7 +29,7 @@ struct Options {
     std::string ray_dump;  // --ray-dump PATH: the ray_trace pass's shadow and reflection flags per pixel
     std::string report;
     std::string out_dir;  // --compare --out DIR
-    bool no_tuning = false;  // --no-tuning: auto ignores the tuning file (app/tuning.h)
+    bool no_tuning = false;  // --no-tuning: auto ignores the tuning file (compare/tuning.h)
     std::string atlas;    // --atlas PATH: every subgroup view in every stage on one PNG
     bool size_given = false;  // --size was on the command line (--atlas has its own default)
     bool validate = false;

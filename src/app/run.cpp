@@ -319,7 +319,7 @@ nlohmann::json views_json(const Context& ctx) {
     for (const StageInfo& st : kStages)
         for (ViewMode mode : {ViewMode::lane_id, ViewMode::first_last_lane, ViewMode::active_lanes}) {
             ViewPlan v = plan_view(ctx.subgroup, ctx.features, mode, st.stage);
-            j[std::string(st.name)][std::string(view_mode_name(mode))] = {{"variant", variant_name(v.variant)},
+            j[std::string(stage_name(st.stage))][std::string(view_mode_name(mode))] = {{"variant", variant_name(v.variant)},
                                                                           {"reason", v.reason}};
         }
     return j;
@@ -440,7 +440,7 @@ void print_info(const Context& ctx, const Plan& plan) {
            s.max_size, s.size_control ? "yes" : "no", s.full_subgroups ? "yes" : "no");
     std::string required;  // the stages a pipeline may require a size of (--subgroup-size)
     for (const StageInfo& st : kStages)
-        if (raw.required_size_stages & bit(st.stage)) required += (required.empty() ? "" : ", ") + std::string(st.name);
+        if (raw.required_size_stages & bit(st.stage)) required += (required.empty() ? "" : ", ") + std::string(stage_name(st.stage));
     printf("            sizes required in %s", required.empty() ? "no stage" : required.c_str());
     if (ctx.subgroup_size) printf("; --subgroup-size %u", ctx.subgroup_size);
     printf("\n\n");
@@ -448,7 +448,7 @@ void print_info(const Context& ctx, const Plan& plan) {
     auto mark = [](bool device, bool masked) { return !device ? "no" : masked ? "masked" : "yes"; };
     printf("%-14s %s\n", "stage", "subgroups");
     for (const StageInfo& st : kStages)
-        printf("%-14s %s\n", std::string(st.name).c_str(), mark(raw.has(st.stage), s.masked_stages & bit(st.stage)));
+        printf("%-14s %s\n", std::string(stage_name(st.stage)).c_str(), mark(raw.has(st.stage), s.masked_stages & bit(st.stage)));
     printf("\n%-17s %s\n", "operation", "supported");
     for (uint32_t i = 0; i < uint32_t(Op::count); ++i) {
         Op op = Op(i);
@@ -474,7 +474,7 @@ void print_info(const Context& ctx, const Plan& plan) {
         for (const StageInfo& st : kStages) {
             ViewPlan v = plan_view(s, ctx.features, mode, st.stage);
             bool chosen = mode == plan.view.mode && st.stage == plan.view.stage;
-            printf("%-16s %-13s %s: %s%s\n", std::string(view_mode_name(mode)).c_str(), std::string(st.name).c_str(),
+            printf("%-16s %-13s %s: %s%s\n", std::string(view_mode_name(mode)).c_str(), std::string(stage_name(st.stage)).c_str(),
                    std::string(variant_name(v.variant)).c_str(), v.reason.c_str(), chosen ? "   <- selected" : "");
         }
 }

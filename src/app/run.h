@@ -6,8 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "app/bandwidth_probe.h"
-#include "app/statistics.h"
+#include "compare/bandwidth_probe.h"
+#include "compare/statistics.h"
 #include "app/options.h"
 #include "render/mip_reference.h"
 #include "render/renderer.h"

@@ -12,7 +12,7 @@
 
 #include <GLFW/glfw3.h>
 
-#include "app/camera_control.h"
+#include "window/camera_control.h"
 #include "vk/context.h"
 
 namespace {

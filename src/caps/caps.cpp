@@ -1,42 +1,19 @@
 #include "caps/caps.h"
 
-#include <cstdio>
-
 namespace {
 
+constexpr std::array<std::string_view, size_t(Stage::count)> kStageNames = {
+    "vertex", "tess-control", "tess-eval", "geometry", "fragment", "compute", "task", "mesh",
+    "raygen", "any-hit", "closest-hit", "miss", "intersection", "callable"};
 constexpr std::array<std::string_view, size_t(Op::count)> kOpNames = {
     "basic", "vote", "arithmetic", "ballot", "shuffle", "shuffle-relative", "clustered", "quad"};
-constexpr std::array<std::string_view, 5> kRequestNames = {"auto", "subgroup", "fallback", "off", "forward"};
-constexpr std::array<std::string_view, 5> kVariantNames = {"subgroup", "fallback", "off", "unsupported", "forward"};
-constexpr std::array<std::string_view, 6> kViewNames = {
-    "shaded", "lane-id", "first-last-lane", "active-lanes", "mip", "light-count"};
-
-template <typename E, size_t N>
-std::optional<E> parse_name(const std::array<std::string_view, N>& names, std::string_view name) {
-    for (size_t i = 0; i < N; ++i)
-        if (names[i] == name) return E(i);
-    return std::nullopt;
-}
 
 }  // namespace
 
-std::string_view stage_name(Stage s) { return stage_info(s).name; }
+std::string_view stage_name(Stage s) { return kStageNames[size_t(s)]; }
 std::string_view op_name(Op o) { return kOpNames[size_t(o)]; }
-std::string_view request_name(Request r) { return kRequestNames[size_t(r)]; }
-std::string_view variant_name(Variant v) { return kVariantNames[size_t(v)]; }
-std::string_view view_mode_name(ViewMode m) { return kViewNames[size_t(m)]; }
-std::optional<Stage> parse_stage(std::string_view n) {
-    for (const StageInfo& s : kStages)
-        if (s.name == n) return s.stage;
-    return std::nullopt;
-}
+std::optional<Stage> parse_stage(std::string_view n) { return parse_name<Stage>(kStageNames, n); }
 std::optional<Op> parse_op(std::string_view n) { return parse_name<Op>(kOpNames, n); }
-std::optional<Request> parse_request(std::string_view n) { return parse_name<Request>(kRequestNames, n); }
-std::optional<ViewMode> parse_view_mode(std::string_view n) { return parse_name<ViewMode>(kViewNames, n); }
-
-bool is_subgroup_view(ViewMode m) {
-    return m == ViewMode::lane_id || m == ViewMode::first_last_lane || m == ViewMode::active_lanes;
-}
 
 std::string subgroup_size_refusal(const SubgroupCaps& caps, uint32_t size, uint32_t stages) {
     std::string offered = caps.min_size == caps.max_size
@@ -66,7 +43,7 @@ void apply_masks(SubgroupCaps& caps, uint32_t masked_stages, uint32_t masked_ops
 std::vector<std::string> stage_names(uint32_t bits) {
     std::vector<std::string> names;
     for (uint32_t i = 0; i < uint32_t(Stage::count); ++i)
-        if (bits & (1u << i)) names.emplace_back(kStages[i].name);
+        if (bits & (1u << i)) names.emplace_back(kStageNames[i]);
     return names;
 }
 
@@ -75,14 +52,6 @@ std::vector<std::string> op_names(uint32_t bits) {
     for (uint32_t i = 0; i < uint32_t(Op::count); ++i)
         if (bits & (1u << i)) names.emplace_back(kOpNames[i]);
     return names;
-}
-
-PassNeeds pass_needs(PassId id) { return {pass_info(id).stage, pass_info(id).ops, pass_info(id).stages}; }
-
-// lane-id reads gl_SubgroupInvocationID (basic); the other two ballot the active lanes.
-uint32_t view_needs(ViewMode mode) {
-    if (mode == ViewMode::lane_id) return bit(Op::basic);
-    return bit(Op::basic) | bit(Op::ballot);
 }
 
 std::string missing_support(const SubgroupCaps& caps, PassNeeds needs) {
@@ -106,184 +75,4 @@ std::string missing_support(const SubgroupCaps& caps, PassNeeds needs) {
         }
     }
     return {};
-}
-
-std::array<PassNeeds, 2> meshlet_cull_needs() {
-    // meshlet_cull.task: subgroupBallot, subgroupBallotExclusiveBitCount, subgroupBallotBitCount
-    // (ballot), subgroupElect (basic). meshlet_cull.mesh: the same, plus subgroupOr (arithmetic).
-    return {{{Stage::task, bit(Op::basic) | bit(Op::ballot)},
-             {Stage::mesh, bit(Op::basic) | bit(Op::ballot) | bit(Op::arithmetic)}}};
-}
-
-std::string_view geometry_name(Geometry g) { return g == Geometry::meshlet ? "meshlet" : "indexed"; }
-
-std::optional<Geometry> parse_geometry(std::string_view name) {
-    if (name == "indexed") return Geometry::indexed;
-    if (name == "meshlet") return Geometry::meshlet;
-    return std::nullopt;
-}
-
-std::string meshlet_missing(const DeviceFeatures& features) {
-    return features.mesh_shader ? "" : "device lacks VK_EXT_mesh_shader (task and mesh shaders)";
-}
-
-std::string pass_missing(const SubgroupCaps& caps, const DeviceFeatures& features, PassId id, Geometry geometry) {
-    const PassInfo& pass = pass_info(id);
-    if (id == PassId::cull && geometry == Geometry::meshlet) {
-        for (PassNeeds needs : meshlet_cull_needs())
-            if (std::string missing = missing_support(caps, needs); !missing.empty()) return missing;
-        return meshlet_missing(features);
-    }
-    std::string missing = missing_support(caps, pass_needs(id));
-    if (missing.empty() && pass.missing_feature) missing = pass.missing_feature(features);
-    return missing;
-}
-
-std::string forward_missing(const SubgroupCaps& caps, const DeviceFeatures& features, PassId id) {
-    const PassInfo& pass = pass_info(id);
-    std::string missing = missing_support(caps, {pass.stage, pass.forward_ops});
-    if (missing.empty() && pass.missing_feature) missing = pass.missing_feature(features);
-    return missing;
-}
-
-std::string_view plan_source_name(PlanSource s) {
-    constexpr std::array<std::string_view, 3> names = {"requested", "capabilities", "measured"};
-    return names[size_t(s)];
-}
-
-std::string measured_reason(const MeasuredPreference& m) {
-    // Two decimals, as the comparison prints ratios: 0.14x, 1.03x.
-    char ratio[32];
-    snprintf(ratio, sizeof ratio, "%.2fx", m.ratio);
-    return "measured " + std::string(ratio) + " on this device (" + m.made_by + " of " + m.date + ")";
-}
-
-PassPlan plan_pass(const PassInfo& pass, Request requested, const std::string& missing,
-                   const std::string& missing_forward, const std::optional<MeasuredPreference>& measured) {
-    PassPlan plan{requested, Variant::off, "", PlanSource::requested};
-    std::string option = "--" + std::string(pass.name);
-    if (!offers(pass, requested))
-        throw UnsupportedRequest(option + " " + std::string(request_name(requested)) + ": the " + std::string(pass.name) +
-                                 " pass has no such variant");
-    switch (requested) {
-        case Request::off:
-            plan.reason = "requested off";
-            break;
-        case Request::fallback:
-            plan.variant = Variant::fallback;
-            plan.reason = "requested fallback";
-            break;
-        case Request::subgroup:
-            if (!missing.empty()) throw UnsupportedRequest(option + " subgroup: " + missing + " on this device; use auto or fallback");
-            plan.variant = Variant::subgroup;
-            plan.reason = "requested subgroup; supported";
-            break;
-        case Request::forward:
-            if (!missing_forward.empty())
-                throw UnsupportedRequest(option + " forward: " + missing_forward + " on this device; use auto or fallback");
-            plan.variant = Variant::forward;
-            plan.reason = "requested forward (the quad mip written while shading); supported";
-            break;
-        case Request::automatic:
-            plan.source = PlanSource::capabilities;
-            plan.variant = missing.empty() ? Variant::subgroup : Variant::fallback;
-            plan.reason = missing.empty() ? "device supports everything the subgroup path needs" : missing;
-            // Capabilities first: a measurement can only choose between paths the device can run.
-            // The fallback runs everywhere; the subgroup path only where nothing is missing.
-            if (measured && offers(pass, measured->winner == Variant::fallback ? Request::fallback : Request::subgroup) &&
-                (measured->winner == Variant::fallback || missing.empty())) {
-                plan.source = PlanSource::measured;
-                plan.variant = measured->winner;
-                plan.reason = measured_reason(*measured);
-            }
-            break;
-    }
-    return plan;
-}
-
-PassPlan plan_unavailable_pass(const PassInfo& pass, Request requested, const std::string& unavailable) {
-    if (requested == Request::automatic || requested == Request::off)
-        return {requested, Variant::off, requested == Request::off ? "requested off" : unavailable,
-                requested == Request::off ? PlanSource::requested : PlanSource::capabilities};
-    throw UnsupportedRequest("--" + std::string(pass.name) + " " + std::string(request_name(requested)) + ": " + unavailable +
-                             " on this device; use auto or off");
-}
-
-// active-lanes counts its subgroups with an atomic in the stage under view (view_common.glsl):
-// vertex, tessellation and geometry stages store only with vertexPipelineStoresAndAtomics, and
-// fragment only with fragmentStoresAndAtomics. (Compute, task, mesh and ray tracing always may.)
-static std::string active_lanes_store_missing(const DeviceFeatures& features, Stage stage) {
-    bool pre_raster = stage == Stage::vertex || stage == Stage::tess_control || stage == Stage::tess_eval ||
-                      stage == Stage::geometry;
-    if (pre_raster && !features.vertex_stores)
-        return "device lacks vertexPipelineStoresAndAtomics (active-lanes counts its subgroups with an atomic)";
-    if (stage == Stage::fragment && !features.fragment_stores)
-        return "device lacks fragmentStoresAndAtomics (active-lanes counts its subgroups with an atomic)";
-    return "";
-}
-
-ViewPlan plan_view(const SubgroupCaps& caps, const DeviceFeatures& features, ViewMode mode, Stage stage) {
-    ViewPlan plan{mode, stage, Variant::off, ""};
-    if (!is_subgroup_view(mode)) {
-        plan.reason = "not a subgroup view";
-        return plan;
-    }
-    const StageInfo& info = stage_info(stage);
-    if (std::string missing = info.missing_feature ? info.missing_feature(features) : ""; !missing.empty()) {
-        plan.variant = Variant::unsupported;
-        plan.reason = missing;
-        return plan;
-    }
-    std::string missing = missing_support(caps, {stage, view_needs(mode)});
-    if (missing.empty() && mode == ViewMode::active_lanes) missing = active_lanes_store_missing(features, stage);
-    if (missing.empty() && !info.view_built)
-        missing = std::string(stage_name(stage)) + " stage has subgroups on this device, but this build has no " +
-                  std::string(view_mode_name(mode)) + " view in it";
-    plan.variant = missing.empty() ? Variant::subgroup : Variant::unsupported;
-    plan.reason = missing.empty() ? std::string(stage_name(stage)) + " stage supports the view's operations" : missing;
-    return plan;
-}
-
-namespace {
-
-// The comparison measures the cull pass as the compute cull of the indexed path; the meshlet
-// path's task/mesh culling is another pair, so the cull measurement does not choose for it.
-std::optional<MeasuredPreference> measured_for(const PlanRequest& request, PassId id) {
-    if (id == PassId::cull && request.geometry == Geometry::meshlet) return std::nullopt;
-    return request.measured[size_t(id)];
-}
-
-}  // namespace
-
-Plan make_plan(const SubgroupCaps& caps, const DeviceFeatures& features, const PlanRequest& request) {
-    Plan plan;
-    plan.geometry = request.geometry;
-    plan.lod = request.lod;
-    if (request.geometry == Geometry::meshlet)
-        if (std::string missing = meshlet_missing(features); !missing.empty())
-            throw UnsupportedRequest("--geometry meshlet: " + missing + "; use --geometry indexed");
-    for (const PassInfo& pass : kPasses) {
-        if (std::string why = pass.unavailable ? pass.unavailable(features) : ""; !why.empty()) {
-            plan[pass.id] = plan_unavailable_pass(pass, request[pass.id], why);
-            continue;
-        }
-        PassPlan& p = plan[pass.id] = plan_pass(pass, request[pass.id], pass_missing(caps, features, pass.id, request.geometry),
-                                                forward_missing(caps, features, pass.id), measured_for(request, pass.id));
-        if (p.variant == Variant::subgroup && pass.subgroup_note) p.reason += pass.subgroup_note(features);
-        if (pass.id == PassId::cull && request.geometry == Geometry::meshlet && p.variant != Variant::off)
-            p.reason += "; meshlets culled in the task shader, triangles in the mesh shader";
-    }
-    // Exposure measures the mip: without one it stays at the fixed exposure.
-    PassPlan& exposure = plan[PassId::exposure];
-    if (plan[PassId::mip].variant == Variant::off && exposure.variant != Variant::off) {
-        if (exposure.requested != Request::automatic)
-            throw UnsupportedRequest("--exposure " + std::string(request_name(exposure.requested)) +
-                                     ": exposure measures the mip, but --mip off renders none; use --mip auto, subgroup, forward or fallback");
-        exposure.variant = Variant::off;
-        exposure.reason = "no mip to measure (--mip off): exposure fixed at 1.0";
-    } else if (exposure.variant == Variant::off) {
-        exposure.reason += ": exposure fixed at 1.0";
-    }
-    plan.view = plan_view(caps, features, request.view, request.view_stage);
-    return plan;
 }

@@ -13,11 +13,13 @@
 
 namespace {
 
-// Bindings of the three steps: shaders/cull.comp, cull_scan.comp and cull_compact.comp.
+// Bindings of the three steps: shaders/cull.comp (the last: the frame's counters, for the
+// per-level counts), cull_scan.comp and cull_compact.comp.
 const LayoutDesc kCullLayout = {{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
                                  VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
                                  VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                                 VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
+                                 VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                 VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
                                 VK_SHADER_STAGE_COMPUTE_BIT, 16};
 const LayoutDesc kScanLayout = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
                                 VK_SHADER_STAGE_COMPUTE_BIT, 8};
@@ -202,7 +204,8 @@ void CullPass::record(FrameContext& f) {
         .buffer(4, chunks)
         .buffer(5, staged_indices)
         .buffer(6, chunk_starts)
-        .buffer(7, indirect);
+        .buffer(7, indirect)
+        .buffer(8, f.counters);
     d.push(cmd, own.test);
     CullParams params = make_cull_params(f.targets.extent.width, f.targets.extent.height,
                                          f.ctx.properties.limits.subPixelPrecisionBits);
@@ -267,6 +270,35 @@ void cull_report_counters(nlohmann::json& counters, const PassCounters& c) {
     bool meshlet = c.plan.geometry == Geometry::meshlet;
     counters["meshlets_in"] = meshlet ? nlohmann::json(c.frame.meshlets_in) : nlohmann::json(nullptr);
     counters["meshlets_visible"] = meshlet ? nlohmann::json(c.frame.meshlets_visible) : nlohmann::json(nullptr);
+    // Per level of detail (docs/lod.md), as the GPU counted them where it chose the levels; null
+    // where nothing chose one (the indexed path with --cull off draws level 0 of every draw).
+    counters["lod"] = nullptr;
+    if (!lod_counted(c)) return;
+    auto per_level = [](const uint32_t (&words)[kMaxLodLevels]) { return std::vector<uint32_t>(words, words + kMaxLodLevels); };
+    counters["lod"] = {{"draws_per_level", per_level(c.frame.lod_draws)},
+                       {"triangles_per_level", per_level(c.frame.lod_triangles)},
+                       {"meshlets_per_level", meshlet ? nlohmann::json(per_level(c.frame.lod_meshlets)) : nlohmann::json(nullptr)}};
+}
+
+bool lod_counted(const PassCounters& c) {
+    // The meshlet path's task shaders choose the level in every variant, --cull off included; the
+    // indexed path's cull pass only where it ran.
+    return c.plan.geometry == Geometry::meshlet || (c.plan[PassId::cull].variant != Variant::off && c.ran);
+}
+
+std::string lod_levels_text(const PassCounters& c) {
+    if (!lod_counted(c)) return "";
+    uint32_t levels = 0;  // up to the coarsest level any draw chose
+    for (uint32_t l = 0; l < kMaxLodLevels; ++l)
+        if (c.frame.lod_draws[l]) levels = l + 1;
+    auto numbers = [&](const uint32_t (&words)[kMaxLodLevels]) {
+        std::string text;
+        for (uint32_t l = 0; l < levels; ++l) text += " " + thousands(words[l]);
+        return text;
+    };
+    std::string text = ": draws" + numbers(c.frame.lod_draws) + ", tris" + numbers(c.frame.lod_triangles);
+    if (c.plan.geometry == Geometry::meshlet) text += ", meshlets" + numbers(c.frame.lod_meshlets);
+    return text + " per level";
 }
 
 std::optional<HudLine> cull_hud_line(const PassCounters& c) {
@@ -282,8 +314,10 @@ std::optional<HudLine> cull_hud_line(const PassCounters& c) {
     if (meshlet)
         line.spans.push_back({", meshlets " + thousands(c.frame.meshlets_visible) + " of " + thousands(c.frame.meshlets_in),
                               HudTone::dim});
-    // Levels of detail (docs/lod.md; L toggles): with auto, far draws keep fewer triangles.
+    // Levels of detail (docs/lod.md; L toggles): with auto, far draws keep fewer triangles. Then,
+    // where a pass chose the levels, the draws and triangles (and meshlets) per level, level 0 first.
     line.spans.push_back({c.plan.lod ? ", LOD auto" : ", LOD off", HudTone::dim});
+    if (std::string levels = lod_levels_text(c); !levels.empty()) line.spans.push_back({levels, HudTone::dim});
     return line;
 }
 

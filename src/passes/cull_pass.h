@@ -67,6 +67,11 @@ struct CullPass : PassUnit {
 // allocations (culled indices, culled indirect commands, chunk table).
 void cull_report_counters(nlohmann::json& counters, const PassCounters& c);
 std::optional<HudLine> cull_hud_line(const PassCounters& c);
+// The per-level counters (GpuCounters::lod_*, docs/lod.md): whether this frame counted them (a pass
+// chose the levels), and the HUD's text of them (after "LOD auto" in the triangles line):
+// ": draws 40 12, tris 5,120 300 per level", levels 0 up to the coarsest drawn; "" if not counted.
+bool lod_counted(const PassCounters& c);
+std::string lod_levels_text(const PassCounters& c);
 void cull_frame_allocations(const AllocationQuery& q, std::vector<PlannedAllocation>& out);
 
 // What the last frame drew through `indices` and `indirect` (one command per draw): per draw,

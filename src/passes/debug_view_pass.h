@@ -67,7 +67,7 @@ private:
 std::optional<SubgroupTally> measured_subgroups(const GpuCounters& counters, const Plan& plan, Stage stage);
 
 // Double-size legend text in frames at least this tall, single below, whatever the text (the
-// HUD's own step, app/hud.h hud_scale, so legend and HUD text match).
+// HUD's own step, window/hud.h hud_scale, so legend and HUD text match).
 constexpr uint32_t kLegendDoubleSizeHeight = 600;
 // The legend of a view (mode, stage, the subgroup sizes that ran, colours) or the unsupported
 // stage's label. `sizes`: the sizes the stage ran at, a mask of powers of two (SubgroupTally::sizes).

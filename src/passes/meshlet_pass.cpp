@@ -58,7 +58,8 @@ std::vector<TaskChunk> build_task_chunks(const Scene& scene, const Meshlets& mes
             const MeshletRange& range = meshlets.levels[size_t(instance.mesh) * kMaxLodLevels + level];
             uint32_t flags = cone | level << kTaskChunkLevelShift;
             for (uint32_t first = 0; first < range.count; first += kMeshletsPerTask)
-                chunks.push_back({d, range.first + first, std::min(kMeshletsPerTask, range.count - first), flags});
+                chunks.push_back({d, range.first + first, std::min(kMeshletsPerTask, range.count - first),
+                                  flags | (first == 0 ? kTaskChunkFirstOfLevel : 0u)});
         }
     }
     return chunks;

@@ -18,10 +18,11 @@ struct TaskChunk {
     uint32_t first_meshlet;
     uint32_t count;
     // Bit 0 (kTaskChunkCone): the draw's model is a similarity, the normal-cone test applies.
-    // Bits 8 and up: the level of detail the chunk's meshlets belong to.
+    // Bit 1 (kTaskChunkFirstOfLevel): the first chunk of its level of the draw (the one that counts
+    // the draw in the per-level counters). Bits 8 and up: the level the chunk's meshlets belong to.
     uint32_t flags;
 };
-constexpr uint32_t kTaskChunkCone = 1, kTaskChunkLevelShift = 8;
+constexpr uint32_t kTaskChunkCone = 1, kTaskChunkFirstOfLevel = 2, kTaskChunkLevelShift = 8;
 std::vector<TaskChunk> build_task_chunks(const Scene& scene, const Meshlets& meshlets);
 
 class MeshletPass {

@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "caps/caps.h"
+#include "plan/plan.h"
 #include "passes/cull_pass.h"
 #include "passes/exposure_pass.h"
 #include "passes/light_cull_pass.h"
@@ -292,21 +292,21 @@ const std::array<PassInfo, kPassCount> kPasses = {{
 }};
 
 const std::array<StageInfo, size_t(Stage::count)> kStages = {{
-    {Stage::vertex, "vertex", VK_SHADER_STAGE_VERTEX_BIT, "view.vert", nullptr},
-    {Stage::tess_control, "tess-control", VK_SHADER_STAGE_TESSELLATION_CONTROL_BIT, "view.tesc", tessellation_missing},
-    {Stage::tess_eval, "tess-eval", VK_SHADER_STAGE_TESSELLATION_EVALUATION_BIT, "view.tese", tessellation_missing},
-    {Stage::geometry, "geometry", VK_SHADER_STAGE_GEOMETRY_BIT, "view.geom", geometry_missing},
-    {Stage::fragment, "fragment", VK_SHADER_STAGE_FRAGMENT_BIT, "view.frag", nullptr},
-    {Stage::compute, "compute", VK_SHADER_STAGE_COMPUTE_BIT, "view.comp", nullptr},
+    {Stage::vertex, VK_SHADER_STAGE_VERTEX_BIT, "view.vert", nullptr},
+    {Stage::tess_control, VK_SHADER_STAGE_TESSELLATION_CONTROL_BIT, "view.tesc", tessellation_missing},
+    {Stage::tess_eval, VK_SHADER_STAGE_TESSELLATION_EVALUATION_BIT, "view.tese", tessellation_missing},
+    {Stage::geometry, VK_SHADER_STAGE_GEOMETRY_BIT, "view.geom", geometry_missing},
+    {Stage::fragment, VK_SHADER_STAGE_FRAGMENT_BIT, "view.frag", nullptr},
+    {Stage::compute, VK_SHADER_STAGE_COMPUTE_BIT, "view.comp", nullptr},
     // The meshlet path's own shaders (shaders/meshlet_cull.task, meshlet_cull.mesh) draw these views.
-    {Stage::task, "task", VK_SHADER_STAGE_TASK_BIT_EXT, "meshlet_cull.task", mesh_shader_missing},
-    {Stage::mesh, "mesh", VK_SHADER_STAGE_MESH_BIT_EXT, "meshlet_cull.mesh", mesh_shader_missing},
-    {Stage::raygen, "raygen", VK_SHADER_STAGE_RAYGEN_BIT_KHR, "raytrace.rgen", ray_tracing_missing},
-    {Stage::any_hit, "any-hit", VK_SHADER_STAGE_ANY_HIT_BIT_KHR, "raytrace.rahit", ray_tracing_missing},
-    {Stage::closest_hit, "closest-hit", VK_SHADER_STAGE_CLOSEST_HIT_BIT_KHR, "raytrace.rchit", ray_tracing_missing},
-    {Stage::miss, "miss", VK_SHADER_STAGE_MISS_BIT_KHR, "raytrace.rmiss", ray_tracing_missing},
-    {Stage::intersection, "intersection", VK_SHADER_STAGE_INTERSECTION_BIT_KHR, "raytrace.rint", ray_tracing_missing},
-    {Stage::callable, "callable", VK_SHADER_STAGE_CALLABLE_BIT_KHR, "raytrace.rcall", ray_tracing_missing},
+    {Stage::task, VK_SHADER_STAGE_TASK_BIT_EXT, "meshlet_cull.task", mesh_shader_missing},
+    {Stage::mesh, VK_SHADER_STAGE_MESH_BIT_EXT, "meshlet_cull.mesh", mesh_shader_missing},
+    {Stage::raygen, VK_SHADER_STAGE_RAYGEN_BIT_KHR, "raytrace.rgen", ray_tracing_missing},
+    {Stage::any_hit, VK_SHADER_STAGE_ANY_HIT_BIT_KHR, "raytrace.rahit", ray_tracing_missing},
+    {Stage::closest_hit, VK_SHADER_STAGE_CLOSEST_HIT_BIT_KHR, "raytrace.rchit", ray_tracing_missing},
+    {Stage::miss, VK_SHADER_STAGE_MISS_BIT_KHR, "raytrace.rmiss", ray_tracing_missing},
+    {Stage::intersection, VK_SHADER_STAGE_INTERSECTION_BIT_KHR, "raytrace.rint", ray_tracing_missing},
+    {Stage::callable, VK_SHADER_STAGE_CALLABLE_BIT_KHR, "raytrace.rcall", ray_tracing_missing},
 }};
 
 const TimerInfo& timer_info(Timer t) { return kTimers[size_t(t)]; }

@@ -17,14 +17,8 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-// Every shader stage Vulkan has, in the contract's order: the debug views' stages, --mask-stages.
-enum class Stage : uint32_t {
-    vertex, tess_control, tess_eval, geometry, fragment, compute,
-    task, mesh,                                                     // VK_EXT_mesh_shader
-    raygen, any_hit, closest_hit, miss, intersection, callable,    // VK_KHR_ray_tracing_pipeline
-    count
-};
-enum class Op : uint32_t { basic, vote, arithmetic, ballot, shuffle, shuffle_relative, clustered, quad, count };
+#include "caps/caps.h"  // Stage, Op, DeviceFeatures
+
 // `forward` is the mip's alone: its quad mip written while shading (docs/quad-mip.md), the seed's
 // design, kept beside the resolve pass's (`subgroup`) as the lesson of what it costs.
 enum class Request { automatic, subgroup, fallback, off, forward };
@@ -33,11 +27,7 @@ enum class Variant { subgroup, fallback, off, unsupported, forward };
 // or task + mesh shaders over meshlets (docs/meshlets.md), whose culling --cull then selects.
 enum class Geometry { indexed, meshlet };
 
-constexpr uint32_t bit(Stage s) { return 1u << uint32_t(s); }
-constexpr uint32_t bit(Op o) { return 1u << uint32_t(o); }
 constexpr uint32_t bit(Variant v) { return 1u << uint32_t(v); }
-constexpr uint32_t kRayTracingStages = bit(Stage::raygen) | bit(Stage::any_hit) | bit(Stage::closest_hit) |
-                                       bit(Stage::miss) | bit(Stage::intersection) | bit(Stage::callable);
 
 // GPU timestamp slots, in frame order; `frame` spans the whole frame. Report keys come from kTimers.
 enum class Timer : uint32_t { cull, depth, pyramid, light_cull, ray_trace, forward, mip, mip_fixup, resolve, exposure, view, frame, count };
@@ -65,7 +55,6 @@ enum class FramePoint {
     after_resolve,  // the resolve pass wrote the 8-bit frame (and the mip): exposure reduces the mip
 };
 
-struct DeviceFeatures;
 struct UnitSetup;
 class PassUnit;
 struct Plan;
@@ -160,11 +149,10 @@ std::string debug_label(PassId id, Variant v, std::string_view detail = {});  //
 std::string debug_label(Timer t, std::string_view detail = {});               // "resolve (quad mip)", "depth"
 std::string debug_label(const ViewPlan& view);                                // "view: lane-id (vertex, unsupported)"
 
-// The debug-view stages: name, the device feature the stage itself needs, and the shader that
+// The debug-view stages (named by stage_name()): the device feature the stage itself needs, and the shader that
 // draws the views there (shaders/<shader>.<variant>, variant plain / lane_id / first_last / active).
 struct StageInfo {
     Stage stage;
-    std::string_view name;    // --view-stage, --mask-stages, report: "tess-control"
     uint32_t vk_stage;        // VkShaderStageFlagBits
     std::string_view shader;  // "view.tesc"
     // Why the device cannot run the stage at all (a missing feature), or empty. Null: always runs.

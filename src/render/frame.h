@@ -4,7 +4,7 @@
 
 #include <cstddef>
 
-#include "caps/caps.h"
+#include "plan/plan.h"
 #include "render/gpu_scene.h"
 #include "vk/timer.h"
 
@@ -74,8 +74,16 @@ struct GpuCounters {
     // and their active lanes; view_lanes / view_subgroups is its mean occupancy.
     uint32_t view_subgroups;
     uint32_t view_lanes;
+    // Levels of detail (docs/lod.md; shaders/lod.glsl, words 51, 59 and 67), counted where the
+    // level is chosen, one atomic per workgroup or subgroup: per level, the draws that chose it (all
+    // of them, culled or not), the triangles kept of it (they add up to triangles_visible) and, on
+    // the meshlet path, the meshlets the task shaders kept of it.
+    uint32_t lod_draws[kMaxLodLevels];
+    uint32_t lod_triangles[kMaxLodLevels];
+    uint32_t lod_meshlets[kMaxLodLevels];
 };
-static_assert(sizeof(GpuCounters) == 51 * 4);
+static_assert(sizeof(GpuCounters) == 75 * 4);
+static_assert(offsetof(GpuCounters, lod_draws) == 51 * 4);  // lod.glsl's kLodDrawsWord
 static_assert(offsetof(GpuCounters, view_subgroups) == 49 * 4);  // view_common.glsl's kViewSubgroupsWord
 static_assert(offsetof(GpuCounters, view_sizes) == 48 * 4);  // view_common.glsl's kViewSizesWord
 static_assert(offsetof(GpuCounters, ray_lane_slots) == 36 * 4);  // raytrace_stats.glsl's lane_slots

@@ -1,5 +1,5 @@
 // Text as axis-aligned rectangles, from stb_easy_font: the one text path of the HUD (Overlay), the
-// comparison sheet (app/sheet.cpp) and tools/png_sheet.cpp. Plain CPU code, no Vulkan.
+// comparison sheet (compare/sheet.cpp) and tools/png_sheet.cpp. Plain CPU code, no Vulkan.
 #pragma once
 
 #include <string>

@@ -1,6 +1,7 @@
 #include "vk/context.h"
 #include "vk/fault_injection.h"
 #include "vk/shader_cache.h"
+#include "plan/plan.h"  // the stage table (kStages), UnsupportedRequest
 
 #include <algorithm>
 #include <atomic>

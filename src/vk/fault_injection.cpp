@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <thread>
 
@@ -47,6 +48,14 @@ std::atomic<int64_t> g_frames_waited{0};
 }  // namespace
 
 bool inject_out_of_memory(VkDeviceSize size) { return size > injected_faults().oom_above; }
+
+bool poison_allocations() {
+    const char* poison = getenv("SGD_POISON_ALLOCATIONS");
+    if (!poison || !*poison || strcmp(poison, "0") == 0) return false;
+    static std::atomic<bool> noted{false};
+    if (!noted.exchange(true)) fprintf(stderr, "note: poisoning every new buffer and image (SGD_POISON_ALLOCATIONS, test only)\n");
+    return true;
+}
 
 uint32_t frame_timeout_s() { return injected_faults().frame_timeout_s; }
 

@@ -4,6 +4,10 @@
 //   SGD_FAULT=device-lost@N   waiting for the N-th submitted frame (from 0) reports VK_ERROR_DEVICE_LOST
 //   SGD_FAULT=hang@N          the N-th submitted frame never completes, as on a hung GPU
 //   SGD_FRAME_TIMEOUT_S=S     seconds a frame may take before the run gives up (default 600)
+//   SGD_POISON_ALLOCATIONS=1  every new buffer and image starts out filled with garbage (NaN floats,
+//                             huge integers, odd colours and depths) instead of whatever the memory
+//                             held: a frame that changes under it reads something before writing it
+//                             (read at every allocation, so an in-process test can switch it)
 // It ships in the binary because the tests drive the real executable (docs/architecture.md says
 // why); without the variables every hook below is a comparison that never fires. The context and
 // the allocator call these hooks and nothing else of it.
@@ -15,6 +19,9 @@
 
 // Whether allocating `size` bytes of device memory must fail as out of memory (oom@BYTES).
 bool inject_out_of_memory(VkDeviceSize size);
+
+// Whether new buffers and images are filled with garbage first (SGD_POISON_ALLOCATIONS set, not 0).
+bool poison_allocations();
 
 // The seconds a frame may take (SGD_FRAME_TIMEOUT_S, default 600).
 uint32_t frame_timeout_s();

@@ -55,6 +55,49 @@ VkDeviceMemory allocate(const Context& ctx, VkMemoryRequirements req, MemoryKind
 
 std::vector<AllocationRecord>* g_allocation_log = nullptr;
 
+// SGD_POISON_ALLOCATIONS (vk/fault_injection.h): the word every new buffer starts out as. As a float
+// it is a NaN, as an index or count it is out of range, so a read of memory nobody wrote shows.
+constexpr uint32_t kPoisonWord = 0x7fc0dead;
+
+void poison_buffer(const Context& ctx, Buffer& b, VkDeviceSize allocation_size) {
+    if (b.mapped) {
+        for (VkDeviceSize i = 0; i + 4 <= allocation_size; i += 4) memcpy(static_cast<char*>(b.mapped) + i, &kPoisonWord, 4);
+        return;
+    }
+    VkCommandBuffer cmd = begin_one_shot(ctx);
+    vkCmdFillBuffer(cmd, b.buffer, 0, VK_WHOLE_SIZE, kPoisonWord);
+    end_one_shot(ctx, cmd);
+}
+
+// Images are cleared to values no pass writes: NaN in float formats, huge integers, an odd colour in
+// 8-bit ones, a depth in the middle of the range (reversed Z clears to 0). The image is left in
+// TRANSFER_DST_OPTIMAL, and its tracked state says so, so that a transition that keeps the contents
+// keeps the poison too.
+void poison_image(const Context& ctx, Image& img) {
+    bool depth = img.format == VK_FORMAT_D32_SFLOAT;
+    VkImageAspectFlags aspect = depth ? VK_IMAGE_ASPECT_DEPTH_BIT : VK_IMAGE_ASPECT_COLOR_BIT;
+    VkImageSubresourceRange range{aspect, 0, 1, 0, img.layers};
+    VkCommandBuffer cmd = begin_one_shot(ctx);
+    image_barrier(cmd, img.image, aspect, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                  VK_PIPELINE_STAGE_2_NONE, VK_ACCESS_2_NONE, VK_PIPELINE_STAGE_2_CLEAR_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT);
+    if (depth) {
+        VkClearDepthStencilValue value{0.37f, 0};
+        vkCmdClearDepthStencilImage(cmd, img.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &value, 1, &range);
+    } else {
+        VkClearColorValue value{};
+        if (img.format == VK_FORMAT_R8G8B8A8_UNORM || img.format == VK_FORMAT_B8G8R8A8_UNORM ||
+            img.format == VK_FORMAT_R8G8B8A8_SRGB || img.format == VK_FORMAT_B8G8R8A8_SRGB)
+            value.float32[0] = 0.93f, value.float32[1] = 0.11f, value.float32[2] = 0.71f, value.float32[3] = 0.37f;
+        else  // float formats read the bits as a NaN, integer formats as a huge value
+            for (uint32_t& word : value.uint32) word = kPoisonWord;
+        vkCmdClearColorImage(cmd, img.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &value, 1, &range);
+    }
+    end_one_shot(ctx, cmd);
+    img.layout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
+    img.last_stage = VK_PIPELINE_STAGE_2_CLEAR_BIT;
+    img.last_access = VK_ACCESS_2_TRANSFER_WRITE_BIT;
+}
+
 }  // namespace
 
 void set_allocation_log(std::vector<AllocationRecord>* log) { g_allocation_log = log; }
@@ -131,7 +174,8 @@ Buffer create_buffer(const Context& ctx, VkDeviceSize size, VkBufferUsageFlags u
     if (g_allocation_log) g_allocation_log->push_back({name, size, false});
     VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
     info.size = size ? size : 4;
-    info.usage = usage;
+    bool poison = poison_allocations();
+    info.usage = usage | (poison ? VK_BUFFER_USAGE_TRANSFER_DST_BIT : 0);
     VkResult created = vkCreateBuffer(ctx.device, &info, nullptr, &b.buffer);
     if (created == VK_ERROR_OUT_OF_DEVICE_MEMORY || created == VK_ERROR_OUT_OF_HOST_MEMORY)
         throw VulkanError(out_of_memory_message(created, info.size, name));
@@ -142,6 +186,7 @@ Buffer create_buffer(const Context& ctx, VkDeviceSize size, VkBufferUsageFlags u
     VK_CHECK(vkBindBufferMemory(ctx.device, b.buffer, b.memory, 0));
     if (kind != MemoryKind::device_local) VK_CHECK(vkMapMemory(ctx.device, b.memory, 0, VK_WHOLE_SIZE, 0, &b.mapped));
     set_name(ctx, VK_OBJECT_TYPE_BUFFER, uint64_t(b.buffer), name);
+    if (poison) poison_buffer(ctx, b, req.size);
     if (usage & VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT) {
         VkBufferDeviceAddressInfo address{VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO};
         address.buffer = b.buffer;
@@ -182,7 +227,8 @@ Image create_image(const Context& ctx, VkExtent2D extent, VkFormat format, VkIma
     info.arrayLayers = layers;
     info.samples = VK_SAMPLE_COUNT_1_BIT;
     info.tiling = VK_IMAGE_TILING_OPTIMAL;
-    info.usage = usage;
+    bool poison = poison_allocations();
+    info.usage = usage | (poison ? VK_IMAGE_USAGE_TRANSFER_DST_BIT : 0);
     info.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
     VkResult created = vkCreateImage(ctx.device, &info, nullptr, &img.image);
     if (created == VK_ERROR_OUT_OF_DEVICE_MEMORY || created == VK_ERROR_OUT_OF_HOST_MEMORY)
@@ -202,6 +248,7 @@ Image create_image(const Context& ctx, VkExtent2D extent, VkFormat format, VkIma
                              layers};
     VK_CHECK(vkCreateImageView(ctx.device, &view, nullptr, &img.view));
     set_name(ctx, VK_OBJECT_TYPE_IMAGE, uint64_t(img.image), name);
+    if (poison) poison_image(ctx, img);
     return img;
 }
 

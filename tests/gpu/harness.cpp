@@ -133,7 +133,7 @@ int validation_lines(const std::string& output) {
 
 namespace {
 
-// Tuned auto reads the user's cache folder (app/tuning.h): a tuning file there would change what
+// Tuned auto reads the user's cache folder (compare/tuning.h): a tuning file there would change what
 // `auto` means in every test that runs the demo. Tests see an empty cache of their own; the tuning
 // tests point XDG_CACHE_HOME at their own folders.
 const bool g_isolated_cache = [] {

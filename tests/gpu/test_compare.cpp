@@ -12,7 +12,7 @@
 #include <optional>
 #include <set>
 
-#include "app/compare.h"
+#include "compare/compare.h"
 #include "gpu/harness.h"
 #include "known_drivers.h"
 

@@ -55,6 +55,38 @@ double psnr(const Png& a, const Png& b) {
     return 10.0 * std::log10(255.0 * 255.0 / (squared / double(samples)));
 }
 
+// The levels the CPU mirror of the rule picks for every draw of `instances` copies of the bundled
+// scene, seen by the default camera at width x height.
+std::vector<uint32_t> cpu_levels(const std::vector<GpuDraw>& draws, const Scene& scene, uint32_t width, uint32_t height) {
+    Camera camera = default_camera(scene.bounds_min, scene.bounds_max);
+    glm::mat4 projection = camera.projection(float(width) / float(height));
+    const float pixels_per_unit = std::abs(projection[1][1]) * 0.5f * float(height);
+    std::vector<uint32_t> levels;
+    for (const GpuDraw& d : draws) {
+        LodDraw lod{d.model, d.bounding_sphere, d.lod_error, d.lod_count};
+        levels.push_back(choose_lod_level(lod, camera.position, pixels_per_unit, kLodMaxErrorPixels));
+    }
+    return levels;
+}
+
+// The report's per-level counters against the CPU rule's levels (draws per level) and the
+// triangles each draw kept (per level, from the cull dump); they add up to triangles_visible.
+void expect_per_level_counters(const nlohmann::json& report, const std::vector<uint32_t>& levels,
+                               const std::vector<std::vector<uint32_t>>& drawn, const std::string& what) {
+    const nlohmann::json& lod = report["counters"]["lod"];
+    ASSERT_TRUE(lod.is_object()) << what << ": counters.lod is " << lod.dump();
+    std::vector<uint64_t> draws(kMaxLodLevels), triangles(kMaxLodLevels);
+    for (size_t d = 0; d < levels.size(); ++d) {
+        draws[levels[d]] += 1;
+        triangles[levels[d]] += drawn[d].size() / 3;
+    }
+    EXPECT_EQ(lod["draws_per_level"].get<std::vector<uint64_t>>(), draws) << what << ": draws per level, GPU against the CPU rule";
+    EXPECT_EQ(lod["triangles_per_level"].get<std::vector<uint64_t>>(), triangles) << what << ": triangles per level";
+    uint64_t sum = 0;
+    for (uint64_t t : lod["triangles_per_level"].get<std::vector<uint64_t>>()) sum += t;
+    EXPECT_EQ(sum, report["counters"]["triangles_visible"].get<uint64_t>()) << what << ": the levels add up to triangles_visible";
+}
+
 }  // namespace
 
 TEST(LodGpu, EachDrawCullsTheLevelTheCpuRulePicks) {
@@ -85,6 +117,8 @@ TEST(LodGpu, EachDrawCullsTheLevelTheCpuRulePicks) {
     CullReference ref = cull_reference(scene, chosen, r.dump.view_proj, make_cull_params(width, height, 8));
     expect_same_survivors(scene, chosen, ref, r.dump.draws, "lod auto");
     EXPECT_EQ(r.report["counters"]["triangles_visible"], triangle_total(r.dump.draws));
+    expect_per_level_counters(r.report, cpu_levels(draws, scene, width, height), r.dump.draws, "indexed");
+    EXPECT_TRUE(r.report["counters"]["lod"]["meshlets_per_level"].is_null()) << "no meshlets on the indexed path";
     EXPECT_EQ(r.report["scene"]["lod"], "auto");
     // The coarser levels' indices take at most the base meshes' memory.
     EXPECT_LE(r.report["scene"]["lod_index_bytes"].get<uint64_t>(), r.report["scene"]["base_mesh_bytes"].get<uint64_t>());
@@ -108,6 +142,29 @@ TEST(LodGpu, BothGeometryPathsDrawTheSameLevelOfEveryDraw) {
         if (triangles_of(indexed.dump.draws[d]) != triangles_of(meshlet.dump.draws[d])) ++differ;
     EXPECT_EQ(differ, 0u) << "draws whose kept triangles differ between the geometry paths";
     EXPECT_EQ(indexed.report["counters"]["triangles_visible"], meshlet.report["counters"]["triangles_visible"]);
+
+    // The per-level counters, counted by each path where it chose the levels (the task and mesh
+    // shaders here), against the CPU rule and the triangles each draw kept.
+    Scene scene = load_scene(SGD_DEFAULT_SCENE);
+    build_lod_chain(scene);
+    replicate_grid(scene, 2);
+    std::vector<uint32_t> levels = cpu_levels(build_draws(scene), scene, 320, 180);
+    expect_per_level_counters(indexed.report, levels, indexed.dump.draws, "indexed");
+    expect_per_level_counters(meshlet.report, levels, meshlet.dump.draws, "meshlet");
+    uint64_t meshlets = 0;
+    for (uint64_t m : meshlet.report["counters"]["lod"]["meshlets_per_level"].get<std::vector<uint64_t>>()) meshlets += m;
+    EXPECT_EQ(meshlets, meshlet.report["counters"]["meshlets_visible"].get<uint64_t>()) << "meshlets per level add up";
+}
+
+// With --cull off the indexed path draws level 0 of everything and nothing chose a level: the
+// report says null rather than counts nobody made.
+TEST(LodGpu, NoPerLevelCountersWhereNothingChoseALevel) {
+    REQUIRE_DRAWING();
+    std::string dir = test_dir("lod-cull-off");
+    DemoRun run = run_demo({"--headless", "--size", "160x90", "--frames", "1", "--warmup", "0", "--cull", "off",
+                            "--lod", "auto", "--report", dir + "/off.json"});
+    ASSERT_EQ(run.exit_code, 0) << run.output.substr(0, 4000);
+    EXPECT_TRUE(read_json(dir + "/off.json")["counters"]["lod"].is_null());
 }
 
 TEST(LodGpu, FewerTrianglesOnAGridAndAtLeast35DbAgainstFullDetail) {

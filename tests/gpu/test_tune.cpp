@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "app/tuning.h"
+#include "compare/tuning.h"
 #include "gpu/harness.h"
 #include "gpu/light_frame.h"
 

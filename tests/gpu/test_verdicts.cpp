@@ -8,7 +8,7 @@
 
 #include <cmath>
 
-#include "app/compare.h"
+#include "compare/compare.h"
 #include "gpu/harness.h"
 #include "gpu/light_frame.h"
 

@@ -280,7 +280,7 @@ TEST(Window, KeysSwitchEveryPassAndViewResizeAndF12SavesTheFrameWithHud) {
     // Ray tracing's auto is the one the record implies, where the driver has one (lavapipe 25: fallback).
     if (k) EXPECT_EQ(rt, !k->ray_tracing ? "off" : record_rt_stages_without_subgroups(*k).empty() ? "subgroup" : "fallback");
     // Every pass of the table at its auto variant, exposure as given: the configuration part of a
-    // "frame N:" line and of a screenshot name (app/controls.cpp plan_tag), so a new pass in the
+    // "frame N:" line and of a screenshot name (window/controls.cpp plan_tag), so a new pass in the
     // table does not change this test.
     auto all_auto = [&](const std::string& exposure) {
         std::string tag;

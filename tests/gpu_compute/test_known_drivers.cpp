@@ -7,6 +7,7 @@
 
 #include "gpu_compute/compute_harness.h"
 #include "known_drivers.h"
+#include "plan/plan.h"
 
 namespace {
 
@@ -48,7 +49,7 @@ TEST(KnownDriver, DetectionMatchesTheRecord) {
     // record says (the views of the meshlet and ray-tracing stages included).
     for (const StageInfo& st : kStages)
         for (ViewMode mode : {ViewMode::lane_id, ViewMode::first_last_lane, ViewMode::active_lanes}) {
-            std::string stage(st.name), name(view_mode_name(mode));
+            std::string stage(stage_name(st.stage)), name(view_mode_name(mode));
             ViewPlan plan = plan_view(ctx.subgroup, ctx.features, mode, st.stage);
             EXPECT_EQ(plan.variant == Variant::subgroup, record_supports_view(*k, name, stage))
                 << name << " in " << stage << ": " << plan.reason;

@@ -1,4 +1,4 @@
-#include "app/present.h"
+#include "window/present.h"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "app/sheet.h"
+#include "compare/sheet.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,5 +1,5 @@
 // Tuned auto: the verdicts of `--compare` and `--tune`, kept per device and driver in the user's
-// cache folder, read back as the planner's measured preferences (caps/caps.h, MeasuredPreference).
+// cache folder, read back as the planner's measured preferences (plan/plan.h, MeasuredPreference).
 // A file that does not fit this device, driver or format is ignored with one line, never an error.
 #pragma once
 
@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "app/compare.h"
+#include "compare/compare.h"
 #include "vk/context.h"
 
 constexpr int kTuningFormat = 1;  // raise when the file's meaning changes: older files are then ignored

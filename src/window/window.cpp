@@ -1,6 +1,6 @@
 // The interactive window: GLFW for the window and input, a swapchain the offscreen frame is copied
 // into, kFramesInFlight frames in flight, keys that change the plan, and the HUD.
-#include "app/window.h"
+#include "window/window.h"
 
 #include <fcntl.h>
 #include <malloc.h>
@@ -22,15 +22,15 @@
 #define GLFW_INCLUDE_VULKAN
 #include <GLFW/glfw3.h>
 
-#include "app/camera_control.h"
-#include "app/controls.h"
-#include "app/tuning.h"
-#include "app/hud.h"
+#include "window/camera_control.h"
+#include "window/controls.h"
+#include "compare/tuning.h"
+#include "window/hud.h"
 #include "app/image_io.h"
-#include "app/present.h"
+#include "window/present.h"
 #include "app/run.h"
 #include "app/soak.h"
-#include "app/swapchain.h"
+#include "window/swapchain.h"
 
 extern char** environ;
 

@@ -1,4 +1,4 @@
-#include "app/tuning.h"
+#include "compare/tuning.h"
 
 #include <cctype>
 #include <chrono>

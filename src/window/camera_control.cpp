@@ -1,4 +1,4 @@
-#include "app/camera_control.h"
+#include "window/camera_control.h"
 
 #include <algorithm>
 #include <cmath>

@@ -13,9 +13,9 @@
 
 #include "app/options.h"
 #include "app/run.h"
-#include "app/sheet.h"
-#include "app/statistics.h"
-#include "app/stage_probe.h"
+#include "compare/sheet.h"
+#include "compare/statistics.h"
+#include "compare/stage_probe.h"
 
 // The image pairs that the comparison expects to be identical, subgroup against fallback: each pass
 // that offers both, then all-subgroup against all-fallback. Their difference panel opens the grid.
@@ -63,7 +63,7 @@ struct PassRatio {
     // The spread over the measured frames of each side, on the same basis as the medians (for a
     // hosted pass: its host's min and max minus the off run's median), for the chart's whiskers.
     double fallback_min = 0, fallback_max = 0, subgroup_min = 0, subgroup_max = 0;
-    // The ratio's 95% interval, a bootstrap over the comparison's rounds (app/statistics.h); empty
+    // The ratio's 95% interval, a bootstrap over the comparison's rounds (compare/statistics.h); empty
     // without a ratio or with fewer than two rounds. The word follows from it alone.
     std::optional<Interval> ci95;
     Verdict verdict = Verdict::level;
@@ -135,7 +135,7 @@ struct CompareResult {
     CompareDifference run_to_run;  // pair {kRunToRunRun, kRunToRunRun}; not compared when it was skipped
     PassRatios ratios;
     std::array<PassRatio, 2> meshlet_ratios;
-    StageProbe probe;              // the device's graphics-to-compute throughput (app/stage_probe.h)
+    StageProbe probe;              // the device's graphics-to-compute throughput (compare/stage_probe.h)
     nlohmann::json report;         // what DIR/report.json holds
     std::string dir, report_json, report_md, sheet, chart;  // chart: DIR/chart.svg
     uint32_t validation_messages = 0;
@@ -164,7 +164,7 @@ CompareResult run_comparison(const Context& ctx, const Scene& scene, const Optio
                              const CompareProgressFn& progress = {});
 
 // The layout of compare.png for a comparison of `configurations` at frame_width x frame_height: the
-// header, the chart (app/chart.h) in the band below it, then the grid: first one cell per
+// header, the chart (compare/chart.h) in the band below it, then the grid: first one cell per
 // difference pair (difference_pairs(): the amplified difference of two images that should be
 // identical, with the count of differing pixels) and the run-to-run cell, then one per
 // configuration, in matrix order (the first at grid index difference_cells()).

@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "app/compare.h"
-#include "app/sheet.h"
+#include "compare/compare.h"
+#include "compare/sheet.h"
 
 struct ChartBar {
     double median = 0, min = 0, max = 0;  // ms

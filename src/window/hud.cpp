@@ -1,4 +1,4 @@
-#include "app/hud.h"
+#include "window/hud.h"
 
 #include <algorithm>
 #include <cstdio>

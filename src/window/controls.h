@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string>
 
-#include "caps/caps.h"
+#include "plan/plan.h"
 
 // The request after `r` in the cycle auto -> subgroup -> forward -> fallback -> off -> auto (forward: the
 // mip's only); step -1 goes backwards.

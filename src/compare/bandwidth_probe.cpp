@@ -1,4 +1,4 @@
-#include "app/bandwidth_probe.h"
+#include "compare/bandwidth_probe.h"
 
 #include <algorithm>
 #include <vector>

@@ -1,4 +1,4 @@
-#include "app/chart.h"
+#include "compare/chart.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "app/compare.h"
+#include "compare/compare.h"
 
 #include <algorithm>
 #include <chrono>
@@ -7,8 +7,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "app/chart.h"
-#include "app/tuning.h"
+#include "compare/chart.h"
+#include "compare/tuning.h"
 #include "app/image_io.h"
 #include "render/text_format.h"
 
@@ -784,7 +784,7 @@ int run_compare(const Options& options) {
             printf("%-12s no ratio: %s\n", r.key.c_str(), r.reason.c_str());
     }
     printf("%s\n", stage_probe_summary(c.probe).c_str());
-    // The verdicts are what tuned auto reads (app/tuning.h): kept for this device and driver.
+    // The verdicts are what tuned auto reads (compare/tuning.h): kept for this device and driver.
     printf("tuning: wrote %s (auto takes the faster path where a verdict is faster or slower)\n",
            save_tuning(ctx.info, "compare", options.width, options.height, c.ratios).c_str());
     printf("wrote the sheet %s, the chart %s, %s, %s and %zu screenshots\n", c.sheet.c_str(), c.chart.c_str(),

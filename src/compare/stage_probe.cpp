@@ -1,4 +1,4 @@
-#include "app/stage_probe.h"
+#include "compare/stage_probe.h"
 
 #include <algorithm>
 #include <cmath>

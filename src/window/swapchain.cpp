@@ -1,4 +1,4 @@
-#include "app/swapchain.h"
+#include "window/swapchain.h"
 
 #include <algorithm>
 

@@ -1,0 +1,119 @@
+// The plan: what each selectable pass and the debug view resolve to, from the user's requests,
+// the device's capabilities (caps/caps.h), the pass table (passes/pass_table.h) and what this
+// device measured (compare/tuning.h). The top of the planning stack.
+// Plain data and pure functions: tested without a GPU.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "caps/caps.h"
+#include "passes/pass_table.h"
+
+enum class ViewMode { shaded, lane_id, first_last_lane, active_lanes, mip, light_count };
+
+std::string_view request_name(Request r);
+std::string_view variant_name(Variant v);
+std::string_view view_mode_name(ViewMode m);
+std::optional<Request> parse_request(std::string_view name);
+std::optional<ViewMode> parse_view_mode(std::string_view name);
+bool is_subgroup_view(ViewMode m);  // lane-id, first-last-lane, active-lanes
+
+// Where a pass's variant came from: the user's request, the device's capabilities (today's rule
+// for auto), or what --tune / --compare measured on this device (tuned auto).
+enum class PlanSource { requested, capabilities, measured };
+std::string_view plan_source_name(PlanSource s);  // "requested", "capabilities", "measured"
+
+struct PassPlan {
+    Request requested = Request::automatic;
+    Variant variant = Variant::off;
+    std::string reason;
+    PlanSource source = PlanSource::capabilities;
+};
+
+// What a comparison measured for one pass on this device, where its verdict was significant (the
+// 95% interval of fallback ms / subgroup ms excludes 1.0): the faster path. Read from the tuning
+// file (compare/tuning.h); the planner takes it as an input, after capabilities.
+struct MeasuredPreference {
+    Variant winner = Variant::subgroup;  // subgroup (ratio above 1) or fallback (below 1)
+    double ratio = 1;                    // fallback ms / subgroup ms
+    std::string made_by;                 // "compare" or "tune"
+    std::string date;                    // "2026-11-25"
+    bool operator==(const MeasuredPreference&) const = default;
+};
+using MeasuredPreferences = std::array<std::optional<MeasuredPreference>, kPassCount>;  // by PassId
+
+struct ViewPlan {
+    ViewMode mode = ViewMode::shaded;
+    Stage stage = Stage::fragment;
+    Variant variant = Variant::off;  // subgroup, unsupported, or off for non-subgroup views
+    std::string reason;
+};
+
+// What each selectable pass (indexed by PassId, see passes/pass_table.h) and the debug view resolve to.
+struct Plan {
+    std::array<PassPlan, kPassCount> passes;
+    ViewPlan view;
+    Geometry geometry = Geometry::indexed;  // with meshlet, passes[cull] is the task/mesh culling
+    bool lod = true;  // --lod auto: each draw's level of detail is chosen per frame (docs/lod.md)
+
+    PassPlan& operator[](PassId id) { return passes[size_t(id)]; }
+    const PassPlan& operator[](PassId id) const { return passes[size_t(id)]; }
+};
+
+struct PlanRequest {
+    std::array<Request, kPassCount> passes{};  // value-initialised: every pass Request::automatic
+    ViewMode view = ViewMode::shaded;
+    Stage view_stage = Stage::fragment;
+    Geometry geometry = Geometry::indexed;
+    bool lod = true;  // --lod auto | off
+    // What this device measured (empty: --no-tuning, no tuning file, or the window's T key off).
+    // Only `auto` consults it, and only where the measured winner can run.
+    MeasuredPreferences measured{};
+
+    Request& operator[](PassId id) { return passes[size_t(id)]; }
+    Request operator[](PassId id) const { return passes[size_t(id)]; }
+};
+
+// Thrown when the user asks for `subgroup` where the device (after masking) cannot run it: exit 2.
+struct UnsupportedRequest : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+PassNeeds pass_needs(PassId id);
+// With --geometry meshlet the cull pass's subgroup path runs in the task shader (ballot compaction
+// of meshlets into the payload) and in the mesh shader (ballot scan of the surviving triangles,
+// subgroupOr of the visibility mask): its needs in both stages, task first.
+std::array<PassNeeds, 2> meshlet_cull_needs();
+std::string_view geometry_name(Geometry g);
+std::optional<Geometry> parse_geometry(std::string_view name);
+// Why the device cannot draw --geometry meshlet at all, or empty.
+std::string meshlet_missing(const DeviceFeatures& features);
+uint32_t view_needs(ViewMode mode);  // ops a subgroup debug view needs in its stage
+
+
+Plan make_plan(const SubgroupCaps& caps, const DeviceFeatures& features, const PlanRequest& request);
+
+// Why the device cannot run a pass's subgroup path (subgroup support, then device features), or empty.
+std::string pass_missing(const SubgroupCaps& caps, const DeviceFeatures& features, PassId id,
+                         Geometry geometry = Geometry::indexed);
+
+// Resolves one pass request; throws UnsupportedRequest for `subgroup` when `missing` is not empty,
+// and for a variant the pass does not offer. `auto`: capabilities first (a path the device, after
+// masking, cannot run is never chosen), then the measured winner where there is one, else subgroup.
+PassPlan plan_pass(const PassInfo& pass, Request requested, const std::string& missing,
+                   const std::string& missing_forward = "", const std::optional<MeasuredPreference>& measured = {});
+// "measured 0.14x on this device (compare of 2026-11-25)"
+std::string measured_reason(const MeasuredPreference& m);
+// Why the device cannot run the mip's `forward` variant (the pass's forward_ops), or empty.
+std::string forward_missing(const SubgroupCaps& caps, const DeviceFeatures& features, PassId id);
+// The same for a pass the device cannot run at all (`unavailable` says why): auto is off with the
+// reason, off is off, subgroup and fallback throw UnsupportedRequest naming what is missing.
+PassPlan plan_unavailable_pass(const PassInfo& pass, Request requested, const std::string& unavailable);
+
+ViewPlan plan_view(const SubgroupCaps& caps, const DeviceFeatures& features, ViewMode mode, Stage stage);
