@@ -30,7 +30,7 @@ enum class Geometry { indexed, meshlet };
 constexpr uint32_t bit(Variant v) { return 1u << uint32_t(v); }
 
 // GPU timestamp slots, in frame order; `frame` spans the whole frame. Report keys come from kTimers.
-enum class Timer : uint32_t { cull, depth, pyramid, light_cull, ray_trace, forward, mip, mip_fixup, resolve, exposure, view, frame, count };
+enum class Timer : uint32_t { cull, depth, pyramid, late_depth, light_cull, ray_trace, forward, mip, mip_fixup, resolve, exposure, view, frame, count };
 constexpr size_t kTimerCount = size_t(Timer::count);
 
 struct TimerInfo {
@@ -50,6 +50,8 @@ constexpr size_t kPassCount = size_t(PassId::count);
 // Where in the frame a pass unit records (the renderer walks these points in order).
 enum class FramePoint {
     before_depth,   // after the frame's counters are cleared: geometry work (cull)
+    after_prepass,  // the depth pre-pass drew (occlusion phase 1's survivors): the depth pyramid;
+                    // then the renderer runs occlusion phase 2 and its depth draw
     after_depth,    // depth is final: screen-space work that forward reads (light lists)
     after_forward,  // the shaded HDR frame exists: post-processing of it (mip downsample)
     after_resolve,  // the resolve pass wrote the 8-bit frame (and the mip): exposure reduces the mip

@@ -1,5 +1,6 @@
 #include "render/renderer.h"
 #include "passes/mip_pass.h"
+#include "passes/occlusion_pass.h"
 
 #include <cstring>
 
@@ -164,8 +165,20 @@ void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_i
         vkCmdPushConstants(cmd, test_work_.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(uint32_t), &config_.test_extra_work);
         vkCmdDispatch(cmd, kTestWorkSize / 8, kTestWorkSize / 8, 1);
     }
+    f.pyramid = &unit<OcclusionPass>(PassId::occlusion).pyramid;
     record_units(f, FramePoint::before_depth);
     scene_pass_.record_depth(f);
+    record_units(f, FramePoint::after_prepass);
+    if (occlusion_culls(config_.plan)) {
+        // Occlusion phase 2 (docs/occlusion.md): every triangle against the pyramid just built;
+        // its list completes the depth and is what forward draws.
+        begin_label(ctx_, cmd, debug_label(Timer::late_depth, "occlusion phase 2"));
+        slot.timer->begin(cmd, Timer::late_depth);
+        unit<CullPass>(PassId::cull).record_phase(f, 2);
+        scene_pass_.record_depth(f, true);
+        slot.timer->end(cmd, Timer::late_depth);
+        end_label(ctx_, cmd);
+    }
     record_units(f, FramePoint::after_depth);
     // With --mip forward, forward also writes the mip, and appends to the mip pass's edge list.
     f.mip_edges = &unit<MipPass>(PassId::mip).edges;
