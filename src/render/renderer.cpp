@@ -32,7 +32,7 @@ Renderer::Renderer(const Context& ctx, const Scene& scene, const RendererConfig&
     upload_scene(ctx, scene, scene_);
     bounds_min_ = scene.bounds_min;
     bounds_max_ = scene.bounds_max;
-    default_camera_ = default_camera(bounds_min_, bounds_max_);
+    default_camera_ = camera_for(config.camera, bounds_min_, bounds_max_, scene.grid);
     create_frame_targets(ctx, config.extent, targets_);
     for (FrameSlot& slot : slots_) {
         slot.uniforms = create_buffer(ctx, sizeof(FrameUniforms), VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT,
@@ -84,6 +84,11 @@ void Renderer::set_plan(const Plan& plan) {
         meshlets->create(ctx_, cpu_scene_, scene_, config_.capture_meshlets);
         meshlets_ = std::move(meshlets);
     }
+}
+
+void Renderer::set_camera_view(CameraView v) {
+    config_.camera = v;
+    default_camera_ = camera_for(v, bounds_min_, bounds_max_, cpu_scene_.grid);
 }
 
 void Renderer::resize(VkExtent2D extent) {
