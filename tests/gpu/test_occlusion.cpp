@@ -40,7 +40,7 @@ TEST(Occlusion, FramesAreByteIdenticalToOcclusionOffAndTheStreetRejects) {
             SCOPED_TRACE(variant);
             OcclusionRun on = run_occlusion(dir, camera, variant);
             EXPECT_EQ(on.report["plan"]["occlusion"]["variant"], variant);
-            EXPECT_EQ(on.report["config"]["camera"], camera);
+            EXPECT_EQ(on.report["scene"]["camera"], camera);
             EXPECT_EQ(differing_pixels(on.image, off.image), 0) << "the frame changed with occlusion culling";
             EXPECT_TRUE(on.image.rgba == off.image.rgba);
             const nlohmann::json& c = on.report["counters"]["occlusion"];
