@@ -170,3 +170,9 @@ sgd_shader(raytrace_view.comp main)
 # (probe_loop.glsl) as a full-screen fragment pass (with resolve.vert) and as a compute dispatch.
 sgd_shader(probe.frag main)
 sgd_shader(probe.comp main)
+
+# The depth pyramid for occlusion culling (src/passes/occlusion_pass.cpp, docs/occlusion.md): one
+# dispatch whose 2x2 steps are quad swaps and whose last workgroup finishes the tail, or one
+# dispatch per level.
+sgd_shader(pyramid.comp subgroup PYRAMID_SUBGROUP=1)
+sgd_shader(pyramid.comp fallback)

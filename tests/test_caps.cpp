@@ -230,3 +230,19 @@ TEST(Names, DebugLabelsFollowOneSchemeFromTheTables) {
 }
 
 }  // namespace
+
+// The depth pyramid's single pass takes its 2x2 minimums with quad swaps in compute: a device
+// without quad operations there (here: --mask-ops quad) builds it with the fallback, and says why.
+TEST(Plan, MaskingQuadSendsThePyramidToItsFallbackWithReason) {
+    SubgroupCaps caps = lavapipe_like_caps();
+    EXPECT_EQ(make_plan(caps, every_feature(), {})[PassId::occlusion].variant, Variant::subgroup);
+    apply_masks(caps, 0, bit(Op::quad));
+    Plan p = make_plan(caps, every_feature(), {});
+    EXPECT_EQ(p[PassId::occlusion].variant, Variant::fallback);
+    EXPECT_NE(p[PassId::occlusion].reason.find("quad"), std::string::npos) << p[PassId::occlusion].reason;
+    DeviceFeatures no_full = every_feature();
+    no_full.compute_full_subgroups = false;
+    Plan q = make_plan(lavapipe_like_caps(), no_full, {});
+    EXPECT_EQ(q[PassId::occlusion].variant, Variant::fallback);
+    EXPECT_NE(q[PassId::occlusion].reason.find("computeFullSubgroups"), std::string::npos) << q[PassId::occlusion].reason;
+}

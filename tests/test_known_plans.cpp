@@ -52,6 +52,7 @@ DeviceFeatures features_of(const KnownDriver& k) {
     f.fragment_stores = k.fragment_stores;
     f.vertex_stores = k.vertex_stores;
     f.multi_draw_indirect = k.multi_draw_indirect;
+    f.compute_full_subgroups = k.full_subgroups;
     f.quad_control = k.quad_control;
     f.maximal_reconvergence = k.maximal_reconvergence;
     f.quad_control_enabled = k.quad_control && k.maximal_reconvergence;

@@ -63,6 +63,9 @@ struct DeviceFeatures {
     bool fragment_stores = false;        // fragmentStoresAndAtomics: the quad mip stores from the fragment shader
     bool vertex_stores = false;          // vertexPipelineStoresAndAtomics
     bool multi_draw_indirect = false;
+    // computeFullSubgroups: the single-pass depth pyramid numbers its invocations by subgroup, so
+    // that a quad of lanes is a 2x2 texel block (shaders/pyramid.comp).
+    bool compute_full_subgroups = false;
     bool quad_control = false;           // VK_KHR_shader_quad_control
     bool maximal_reconvergence = false;  // VK_KHR_shader_maximal_reconvergence
     // Both of the above enabled on the device: the quad mip runs its RequireFullQuadsKHR +

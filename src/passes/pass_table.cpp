@@ -9,12 +9,14 @@
 #include "passes/exposure_pass.h"
 #include "passes/light_cull_pass.h"
 #include "passes/mip_pass.h"
+#include "passes/occlusion_pass.h"
 #include "passes/pass_unit.h"
 #include "passes/ray_trace_pass.h"
 
 const std::array<TimerInfo, kTimerCount> kTimers = {{
     {Timer::cull, "cull", "cull", "cull"},
     {Timer::depth, "depth", "depth", "depth"},
+    {Timer::pyramid, "pyramid", "pyramid", "pyr"},
     {Timer::light_cull, "light_cull", "light cull", "light-cull"},
     {Timer::ray_trace, "ray_trace", "ray trace", "rt"},
     {Timer::forward, "forward", "forward", "fwd"},
@@ -75,6 +77,10 @@ std::string mip_missing_feature(const DeviceFeatures& f) {
 
 std::string mip_subgroup_note(const DeviceFeatures&) {
     return "; written by the resolve pass: every quad is four real pixels (no helpers, no edge list)";
+}
+
+std::string pyramid_missing_feature(const DeviceFeatures& f) {
+    return f.compute_full_subgroups ? "" : "device lacks computeFullSubgroups (the pyramid's quads are 2x2 blocks of a numbering by subgroup)";
 }
 
 std::string tessellation_missing(const DeviceFeatures& f) {
@@ -259,6 +265,30 @@ const std::array<PassInfo, kPassCount> kPasses = {{
      .docs = "docs/exposure.md",
      .point = FramePoint::after_resolve,
      .create = [](const UnitSetup& s) { return make_unit<ExposurePass>(s.ctx); }},
+    {.id = PassId::occlusion,
+     .name = "occlusion",
+     .key = "occlusion",
+     .label = "occlusion",
+     .tag = "occl",
+     .window_key = '7',
+     .variants = kAllVariants,
+     // pyramid.comp PYRAMID_SUBGROUP: subgroupQuadSwapHorizontal/Vertical (quad) take each 2x2
+     // block's min; gl_SubgroupID / gl_SubgroupInvocationID (basic) put a quad on a 2x2 block.
+     .stage = Stage::compute,
+     .stages = 0,
+     .ops = bit(Op::basic) | bit(Op::quad),
+     .uses = "the depth pyramid in one dispatch: quad swaps take each 2x2 min, the last workgroup reduces the tail",
+     .fallback = "the depth pyramid one level per dispatch",
+     .missing_feature = pyramid_missing_feature,
+     .unavailable = nullptr,
+     .subgroup_note = nullptr,
+     .timer = Timer::pyramid,
+     .host_timer = std::nullopt,
+     .hosted_label = "",
+     .docs = "docs/occlusion.md",
+     .point = FramePoint::after_depth,
+     .create = [](const UnitSetup& s) { return make_unit<OcclusionPass>(s.ctx, s.extent); },
+     .frame_allocations = occlusion_frame_allocations},
 }};
 
 const std::array<StageInfo, size_t(Stage::count)> kStages = {{

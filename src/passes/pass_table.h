@@ -30,7 +30,7 @@ enum class Geometry { indexed, meshlet };
 constexpr uint32_t bit(Variant v) { return 1u << uint32_t(v); }
 
 // GPU timestamp slots, in frame order; `frame` spans the whole frame. Report keys come from kTimers.
-enum class Timer : uint32_t { cull, depth, light_cull, ray_trace, forward, mip, mip_fixup, resolve, exposure, view, frame, count };
+enum class Timer : uint32_t { cull, depth, pyramid, light_cull, ray_trace, forward, mip, mip_fixup, resolve, exposure, view, frame, count };
 constexpr size_t kTimerCount = size_t(Timer::count);
 
 struct TimerInfo {
@@ -44,7 +44,7 @@ const TimerInfo& timer_info(Timer t);
 
 // The selectable passes. Units record at their FramePoint in this order (light_loop, after mip
 // here, has no unit work: it is a choice of forward shader, see its table entry).
-enum class PassId : uint32_t { cull, light_cull, mip, light_loop, ray_trace, exposure, count };
+enum class PassId : uint32_t { cull, light_cull, mip, light_loop, ray_trace, exposure, occlusion, count };
 constexpr size_t kPassCount = size_t(PassId::count);
 
 // Where in the frame a pass unit records (the renderer walks these points in order).

@@ -265,6 +265,7 @@ void read_capabilities(Context& ctx, const std::vector<VkExtensionProperties>& e
     feat.fragment_stores = f2.features.fragmentStoresAndAtomics;
     feat.vertex_stores = f2.features.vertexPipelineStoresAndAtomics;
     feat.multi_draw_indirect = f2.features.multiDrawIndirect;
+    feat.compute_full_subgroups = f13.computeFullSubgroups;
     feat.quad_control = has_extension(extensions, "VK_KHR_shader_quad_control");
     feat.maximal_reconvergence = has_extension(extensions, "VK_KHR_shader_maximal_reconvergence");
 }

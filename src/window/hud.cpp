@@ -362,7 +362,7 @@ void draw_hud(Overlay& overlay, const HudState& hud, std::vector<HudText>* texts
     if (stats_shown) draw_stats(overlay, hud, s, stats.x0, stats.y0, max_panel, texts);
 
     // Notes: newest at the bottom of the frame, older ones above, cut to the frame's width; on a
-    // small frame, the older ones that would run into the help or the stats panel are left out.
+    // small frame, the older ones that would run into the help or stats panel are left out.
     float y = height - 4 * s;
     float notes_top = y;
     for (auto it = hud.notes.rbegin(); it != hud.notes.rend(); ++it) {

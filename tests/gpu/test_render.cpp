@@ -90,7 +90,7 @@ TEST(Render, ScreenshotShowsLitGeometryWhereTheCameraLooks) {
 }
 
 // The bundled scene with every pass on its subgroup path (cull, light culling, light loop, exposure,
-// mip; ray tracing stays at auto, the fallback on lavapipe, whose six ray-tracing stages have no
+// occlusion's depth pyramid, mip; ray tracing stays at auto, the fallback on lavapipe, whose six ray-tracing stages have no
 // subgroups: RayTrace.* cover it), validated (synchronization validation included), against the
 // same frame with every pass on its fallback. Oracles: the plan says what
 // was asked; both runs cull the same triangles and build light lists with the same number of
@@ -107,7 +107,7 @@ TEST(Render, EverySubgroupPathDrawsTheBundledSceneLikeEveryFallback) {
     for (int i = 0; i < 3; ++i) {
         std::string v = variants[i], passes = i == 2 ? "subgroup" : v, mip = i == 2 ? "fallback" : v;
         DemoRun run = run_demo({"--headless", "--validate", "--size", kSize, "--frames", "2", "--warmup", "1", "--cull", passes,
-                                "--light-cull", passes, "--light-loop", passes, "--exposure", passes, "--mip", mip,
+                                "--light-cull", passes, "--light-loop", passes, "--exposure", passes, "--occlusion", passes, "--mip", mip,
                                 "--report", dir + "/" + v + ".json", "--screenshot", dir + "/" + v + ".png", "--mip-dump",
                                 dir + "/" + v + "_mip.png"});
         ASSERT_EQ(run.exit_code, 0) << run.output;  // 5 would mean validation messages
@@ -116,7 +116,7 @@ TEST(Render, EverySubgroupPathDrawsTheBundledSceneLikeEveryFallback) {
         ASSERT_TRUE(reports[i].is_object());
         EXPECT_EQ(reports[i]["validation"]["enabled"], true);
         EXPECT_EQ(reports[i]["validation"]["messages"], 0);
-        for (const char* pass : {"cull", "light_cull", "light_loop", "exposure"})
+        for (const char* pass : {"cull", "light_cull", "light_loop", "exposure", "occlusion"})
             EXPECT_EQ(reports[i]["plan"][pass]["variant"], passes) << pass;
         EXPECT_EQ(reports[i]["plan"]["mip"]["variant"], mip);
         if (int sg = expected_subgroup_size()) EXPECT_EQ(reports[i]["subgroup"]["size"], sg);

@@ -547,7 +547,7 @@ std::string gpu_av_unusable_reason() {
 
 }  // namespace
 
-// Every run pairs one pass variant (cycling through --cull/--light-cull/--mip x subgroup/fallback/
+// Every run pairs one pass variant (cycling through --cull/--light-cull/--mip/--occlusion x subgroup/fallback/
 // off) with one view: each view of --help, in every --view-stage for the views --info lists per
 // stage. 4096 lights in a 64x64 frame overflow the per-tile lists (512), so the capacity bound runs.
 TEST(GpuAssistedValidation, EveryPassVariantAndViewIsClean) {
@@ -557,7 +557,7 @@ TEST(GpuAssistedValidation, EveryPassVariantAndViewIsClean) {
     ASSERT_EQ(help.exit_code, 0);
     ASSERT_EQ(info.exit_code, 0);
     std::vector<std::vector<std::string>> variants;
-    for (const std::string& pass : {"--cull", "--light-cull", "--mip"}) {
+    for (const std::string& pass : {"--cull", "--light-cull", "--mip", "--occlusion"}) {
         std::vector<std::string> values = choices(help.output, pass);
         ASSERT_FALSE(values.empty()) << pass << " not in --help";
         for (const std::string& v : values)

@@ -1,0 +1,127 @@
+#include "passes/occlusion_pass.h"
+
+#include <cstring>
+#include <stdexcept>
+
+namespace {
+
+constexpr uint32_t kTile = 64;        // depth pixels per single-pass workgroup, each axis
+constexpr uint32_t kFallbackGroup = 8;  // the fallback's local size, each axis
+
+// pyramid.comp: depth (sampled), pyramid, finished count; push: depth size, level.
+const LayoutDesc kLayout = {{VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                             VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
+                            VK_SHADER_STAGE_COMPUTE_BIT, 3 * sizeof(uint32_t)};
+
+struct Push {
+    uint32_t width, height, level;
+};
+
+uint32_t ceil_div(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
+
+// A sampled image without sampler (texelFetch), as the light cull reads depth.
+void push_sampled_depth(Descriptors& d, uint32_t binding, VkImageView view) {
+    d.images.push_back({VK_NULL_HANDLE, view, VK_IMAGE_LAYOUT_DEPTH_READ_ONLY_OPTIMAL});
+    VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+    w.dstBinding = binding;
+    w.descriptorCount = 1;
+    w.descriptorType = VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE;
+    w.pImageInfo = &d.images.back();
+    d.writes.push_back(w);
+}
+
+}  // namespace
+
+std::vector<PyramidLevel> pyramid_levels(VkExtent2D depth) {
+    std::vector<PyramidLevel> levels;
+    uint32_t offset = 0;
+    for (uint32_t span = 2;; span *= 2) {
+        PyramidLevel l{ceil_div(depth.width, span), ceil_div(depth.height, span), offset};
+        levels.push_back(l);
+        offset += l.width * l.height;
+        if (l.width == 1 && l.height == 1) return levels;
+    }
+}
+
+uint32_t pyramid_texels(VkExtent2D depth) {
+    PyramidLevel last = pyramid_levels(depth).back();
+    return last.offset + 1;
+}
+
+void OcclusionPass::create(const Context& ctx, VkExtent2D extent) {
+    // The single pass needs full subgroups (its quads are Morton 2x2 blocks of a numbering by subgroup).
+    if (subgroup_path_possible(ctx, PassId::occlusion))
+        subgroup = create_compute_pipeline(
+            ctx, {.shader = "pyramid.comp.subgroup", .layout = kLayout, .full_subgroups = true, .forced_subgroup_size = true});
+    fallback = create_compute_pipeline(ctx, {.shader = "pyramid.comp.fallback", .layout = kLayout});
+    uint32_t zero = 0;
+    finished = create_buffer_with_data(ctx, &zero, sizeof(zero), VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, "pyramid finished count");
+    resize(ctx, extent);
+}
+
+void OcclusionPass::resize(const Context& ctx, VkExtent2D extent) {
+    depth_extent = extent;
+    pyramid = create_buffer(ctx, VkDeviceSize(pyramid_texels(extent)) * sizeof(float),
+                            VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT, MemoryKind::device_local,
+                            "depth pyramid");
+}
+
+void OcclusionPass::record(FrameContext& f) {
+    Variant variant = f.plan[PassId::occlusion].variant;
+    if (variant != Variant::subgroup && variant != Variant::fallback) return;
+    begin_label(f.ctx, f.cmd, debug_label(PassId::occlusion, variant, "depth pyramid"));
+    f.timer.begin(f.cmd, Timer::pyramid);
+    build(f.cmd, f.targets.depth, variant);
+    f.timer.end(f.cmd, Timer::pyramid);
+    end_label(f.ctx, f.cmd);
+}
+
+void OcclusionPass::build(VkCommandBuffer cmd, Image& depth, Variant variant) {
+    if (variant == Variant::subgroup && !subgroup.pipeline)
+        throw std::runtime_error(std::string(pass_info(PassId::occlusion).label) +
+                                 ": the subgroup variant was planned but the device cannot run it");
+    // DEPTH_READ_ONLY_OPTIMAL: sampled here, then the light cull and forward's depth test read it unchanged.
+    transition(cmd, depth, VK_IMAGE_LAYOUT_DEPTH_READ_ONLY_OPTIMAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+               VK_ACCESS_2_SHADER_SAMPLED_READ_BIT);
+    // The previous frame's readers and writers of the pyramid (and of the finished count) are done.
+    memory_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_COPY_BIT,
+                   VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT | VK_ACCESS_2_TRANSFER_READ_BIT,
+                   VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+    const Pipeline& pipeline = variant == Variant::subgroup ? subgroup : fallback;
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.pipeline);
+    Descriptors d;
+    push_sampled_depth(d, 0, depth.view);
+    d.buffer(1, pyramid).buffer(2, finished);
+    d.push(cmd, pipeline);
+    Push push{depth.extent.width, depth.extent.height, 0};
+    if (variant == Variant::subgroup) {
+        vkCmdPushConstants(cmd, pipeline.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
+        vkCmdDispatch(cmd, ceil_div(depth.extent.width, kTile), ceil_div(depth.extent.height, kTile), 1);
+    } else {
+        std::vector<PyramidLevel> levels = pyramid_levels(depth.extent);
+        for (push.level = 0; push.level < levels.size(); ++push.level) {
+            if (push.level > 0)  // the level below is written
+                memory_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+                               VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
+            vkCmdPushConstants(cmd, pipeline.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
+            const PyramidLevel& l = levels[push.level];
+            vkCmdDispatch(cmd, ceil_div(l.width, kFallbackGroup), ceil_div(l.height, kFallbackGroup), 1);
+        }
+    }
+    // Its readers: this frame's occlusion tests and views (compute, task) and readbacks.
+    memory_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+                   VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_COPY_BIT,
+                   VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_TRANSFER_READ_BIT);
+}
+
+std::vector<float> OcclusionPass::read(const Context& ctx) const {
+    std::vector<uint8_t> bytes = read_buffer(ctx, pyramid);
+    std::vector<float> texels(bytes.size() / sizeof(float));
+    memcpy(texels.data(), bytes.data(), texels.size() * sizeof(float));
+    return texels;
+}
+
+void occlusion_frame_allocations(const AllocationQuery& q, std::vector<PlannedAllocation>& out) {
+    out.push_back({"depth pyramid", 4ull * pyramid_texels({q.width, q.height}), AllocationKind::storage_buffer});
+    out.push_back({"pyramid finished count", 4, AllocationKind::storage_buffer});
+}
