@@ -157,6 +157,15 @@ TEST(LodGpu, BothGeometryPathsDrawTheSameLevelOfEveryDraw) {
     uint64_t meshlets = 0;
     for (uint64_t m : meshlet.report["counters"]["lod"]["meshlets_per_level"].get<std::vector<uint64_t>>()) meshlets += m;
     EXPECT_EQ(meshlets, meshlet.report["counters"]["meshlets_visible"].get<uint64_t>()) << "meshlets per level add up";
+
+    // Memory on the GPU (the bound): the levels' indices and meshlets together take at most
+    // what the base meshes' indices, vertices and meshlets take.
+    const nlohmann::json& s = meshlet.report["scene"];
+    uint64_t lod_bytes = s["lod_index_bytes"].get<uint64_t>() + s["lod_meshlet_bytes"].get<uint64_t>();
+    uint64_t base_bytes = s["base_mesh_bytes"].get<uint64_t>() + s["base_meshlet_bytes"].get<uint64_t>();
+    EXPECT_LE(lod_bytes, base_bytes);
+    EXPECT_NEAR(s["lod_memory_fraction"].get<double>(), double(lod_bytes) / double(base_bytes), 1e-9);
+    EXPECT_TRUE(indexed.report["scene"]["lod_meshlet_bytes"].is_null()) << "the indexed path builds no meshlets";
 }
 
 // With --cull off the indexed path draws level 0 of everything and nothing chose a level: the
