@@ -7,6 +7,9 @@ sgd_shader(scene.vert forward)
 sgd_shader(forward.frag plain)
 # Depth pre-pass of scenes with alphaMode MASK materials (the holes the ray tracer's any-hit sees).
 sgd_shader(depth_alpha.frag main)
+# The lod view (--view lod, docs/lod.md): every draw in its level's colour.
+sgd_shader(lod_view.vert main)
+sgd_shader(lod_view.frag main)
 # The quad mip and the scalarized light loop below (docs/quad-mip.md, docs/light-lists.md) are SPIR-V
 # 1.5 (--target-env=vulkan1.2): as SPIR-V 1.6, glslang decorates the HelperInvocation built-in
 # Volatile, which Mesa turns into NIR is_helper_invocation, an intrinsic llvmpipe 22.3 cannot

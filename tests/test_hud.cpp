@@ -119,7 +119,9 @@ TEST(Hud, TrianglesLineListsDrawsAndTrianglesPerLevel) {
     plan.geometry = Geometry::meshlet;
     EXPECT_EQ(lod_levels_text({plan, frame, none, 10000, 0, false}),
               ": draws 3 0 1,200, tris 4,500 0 20, meshlets 70 0 1 per level");
-    std::optional<HudLine> line = cull_hud_line({plan, frame, none, 10000, 0, false});
+    std::optional<HudLine> line = lod_hud_line({plan, frame, none, 10000, 0, false});
     ASSERT_TRUE(line);
-    EXPECT_EQ(line->spans.back().text, ": draws 3 0 1,200, tris 4,500 0 20, meshlets 70 0 1 per level");
+    EXPECT_EQ(line->label, "LOD");
+    EXPECT_EQ(line->spans.back().text, "draws 3 0 1,200, tris 4,500 0 20, meshlets 70 0 1 per level");
+    EXPECT_TRUE(line->spans.back().within_panel) << "the list never widens the HUD";
 }

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "scene/lod.h"
+#include "scene/meshlets.h"
 
 namespace {
 
@@ -65,6 +66,19 @@ TEST(LodChain, LevelsShrinkErrorsGrowAndTheMemoryStaysUnderTheBaseMesh) {
     // The levels share the vertices: their memory is their indices, less than the base mesh's.
     EXPECT_LE(lod_indices * 4, uint64_t(mesh.index_count) * 4 + scene.vertices.size() * sizeof(Vertex));
     EXPECT_EQ(scene.indices.size(), level0.size() + lod_indices);
+    // What the GPU holds of the levels: their indices (the scene's index buffer) and, on the
+    // meshlet path, their meshlets; together at most the base mesh's indices, vertices and
+    // meshlets (the bound: as much memory again, at most).
+    Meshlets meshlets = build_meshlets(scene);
+    uint64_t base_meshlets = meshlet_gpu_bytes(meshlets, 0, 0), lod_meshlets = meshlet_gpu_bytes(meshlets, 1, kMaxLodLevels - 1);
+    EXPECT_GT(lod_meshlets, 0u);
+    EXPECT_LT(lod_meshlets, base_meshlets) << "the levels' meshlets against level 0's";
+    EXPECT_LE(lod_indices * 4 + lod_meshlets,
+              uint64_t(mesh.index_count) * 4 + scene.vertices.size() * sizeof(Vertex) + base_meshlets);
+    // The byte count is the uploads': 64 B per meshlet, 32 per meshlet vertex, 4 per triangle.
+    uint64_t all = 0;
+    for (const Meshlet& m : meshlets.meshlets) all += 64 + m.vertex_count * 32 + m.triangle_count * 4;
+    EXPECT_EQ(base_meshlets + lod_meshlets, all);
     EXPECT_NEAR(mesh.bounding_sphere.w, 1.0f, 1e-3f);
 }
 

@@ -11,8 +11,8 @@ scene=assets/default_scene.gltf
 mkdir -p "$out"
 table="$out/table.md"
 echo "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)" | tee "$out/log.txt"
-echo "| --instances | geometry | --lod | triangles in | triangles kept | meshlets kept | frame median ms | lod build ms |" > "$table"
-echo "| ---: | --- | --- | ---: | ---: | ---: | ---: | ---: |" >> "$table"
+echo "| --instances | geometry | --lod | triangles in | triangles kept | meshlets kept | frame median ms | lod build ms | draws per level | triangles per level |" > "$table"
+echo "| ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | --- | --- |" >> "$table"
 for n in 2 5 8 12; do
   for geometry in indexed meshlet; do
     for lod in off auto; do
@@ -23,9 +23,15 @@ for n in 2 5 8 12; do
       python3 - "$report" "$n" "$geometry" "$lod" >> "$table" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1])); c = r["counters"]; s = r["scene"]
+def per_level(key):  # counters.lod (docs/lod.md), levels 0 up to the coarsest drawn; '-' where none chose a level
+    lod = c.get("lod")
+    if not lod: return "-"
+    values = lod[key]; last = max([i for i, d in enumerate(lod["draws_per_level"]) if d] or [0])
+    return " / ".join(f"{v:,}" for v in values[:last + 1])
 print(f"| {sys.argv[2]} | {sys.argv[3]} | {sys.argv[4]} | {c['triangles_in']:,} | {c['triangles_visible']:,} | "
       f"{c.get('meshlets_visible') if c.get('meshlets_visible') is not None else '-'} | "
-      f"{r['timings_ms']['frame']['median']:.2f} | {s.get('lod_build_ms', 0):.1f} |")
+      f"{r['timings_ms']['frame']['median']:.2f} | {s.get('lod_build_ms', 0):.1f} | {per_level('draws_per_level')} | "
+      f"{per_level('triangles_per_level')} |")
 PY
     done
   done

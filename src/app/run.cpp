@@ -162,6 +162,8 @@ HeadlessRun::HeadlessRun(const Context& ctx, const Scene& scene, const Options& 
     if (const MeshletPass* m = renderer_->meshlets()) {
         result_.meshlets = m->meshlets().meshlets.size();
         result_.meshlet_build_ms = m->meshlets().build_ms;
+        result_.base_meshlet_bytes = meshlet_gpu_bytes(m->meshlets(), 0, 0);
+        result_.lod_meshlet_bytes = meshlet_gpu_bytes(m->meshlets(), 1, kMaxLodLevels - 1);
     }
     // One instrumented frame before the timed ones counts light-list atomics and the light loop's
     // trips; its timings are not used.
@@ -407,11 +409,17 @@ nlohmann::json report_json(const Context& ctx, const Options& options, const Pla
           {"meshlets", r.meshlets ? nlohmann::json(r.meshlets) : nlohmann::json(nullptr)},
           {"meshlet_build_ms", r.meshlets ? nlohmann::json(r.meshlet_build_ms) : nlohmann::json(nullptr)},
           // Levels of detail (docs/lod.md): --lod, the host time the chain took, and the memory
-          // of the coarser levels' indices against the base meshes' indices and vertices.
+          // of the coarser levels' indices against the base meshes' indices and vertices; on the
+          // meshlet path also the meshlets of both (GPU bytes; null on the indexed path), and the
+          // figure the issue bounds by 1: all LOD data over all base mesh data.
           {"lod", plan.lod ? "auto" : "off"},
           {"lod_build_ms", scene.lod_build_ms},
           {"lod_index_bytes", lod_index_bytes(scene)},
-          {"base_mesh_bytes", base_mesh_bytes(scene)}}},
+          {"base_mesh_bytes", base_mesh_bytes(scene)},
+          {"lod_meshlet_bytes", r.meshlets ? nlohmann::json(r.lod_meshlet_bytes) : nlohmann::json(nullptr)},
+          {"base_meshlet_bytes", r.meshlets ? nlohmann::json(r.base_meshlet_bytes) : nlohmann::json(nullptr)},
+          {"lod_memory_fraction", double(lod_index_bytes(scene) + r.lod_meshlet_bytes) /
+                                      double(std::max<uint64_t>(1, base_mesh_bytes(scene) + r.base_meshlet_bytes))}}},
         {"frame", {{"width", options.width}, {"height", options.height}, {"frames", options.frames}, {"warmup", options.warmup}}},
         {"timings_ms", timings},
         {"counters", counters},

@@ -20,6 +20,7 @@ struct RunResult {
     GpuCounters counters{};
     GpuCounters instrumented{};
     uint64_t meshlets = 0;          // --geometry meshlet: meshlets built (unique meshes)
+    uint64_t base_meshlet_bytes = 0, lod_meshlet_bytes = 0;  // their GPU bytes: level 0, the coarser levels
     double meshlet_build_ms = 0.0;  // and the host time it took  // the instrumented frame's counters: light_atomics, the light loop's trips
     uint64_t triangles_in = 0;
     ExposureState exposure{};  // after the last frame (exposure_pass.h)

@@ -310,6 +310,13 @@ std::string lod_levels_text(const PassCounters& c) {
     return text + " per level";
 }
 
+std::optional<HudLine> lod_hud_line(const PassCounters& c) {
+    std::string levels = lod_levels_text(c);
+    if (levels.empty()) return std::nullopt;
+    // As far as the panel is wide (the lines above set it): the list never widens the HUD.
+    return HudLine{"LOD", {{levels.substr(2), HudTone::normal, true}}};
+}
+
 std::optional<HudLine> cull_hud_line(const PassCounters& c) {
     // Without a cull pass in the frame everything is drawn (and the counter is not written). On the
     // meshlet path the task and mesh shaders cull inside the depth pass, and the line adds the
@@ -323,10 +330,8 @@ std::optional<HudLine> cull_hud_line(const PassCounters& c) {
     if (meshlet)
         line.spans.push_back({", meshlets " + thousands(c.frame.meshlets_visible) + " of " + thousands(c.frame.meshlets_in),
                               HudTone::dim});
-    // Levels of detail (docs/lod.md; L toggles): with auto, far draws keep fewer triangles. Then,
-    // where a pass chose the levels, the draws and triangles (and meshlets) per level, level 0 first.
+    // Levels of detail (docs/lod.md; L toggles): with auto, far draws keep fewer triangles.
     line.spans.push_back({c.plan.lod ? ", LOD auto" : ", LOD off", HudTone::dim});
-    if (std::string levels = lod_levels_text(c); !levels.empty()) line.spans.push_back({levels, HudTone::dim});
     return line;
 }
 

@@ -74,10 +74,12 @@ struct CullPass : PassUnit {
 void cull_report_counters(nlohmann::json& counters, const PassCounters& c);
 std::optional<HudLine> cull_hud_line(const PassCounters& c);
 // The per-level counters (GpuCounters::lod_*, docs/lod.md): whether this frame counted them (a pass
-// chose the levels), and the HUD's text of them (after "LOD auto" in the triangles line):
+// chose the levels), and the text of them:
 // ": draws 40 12, tris 5,120 300 per level", levels 0 up to the coarsest drawn; "" if not counted.
 bool lod_counted(const PassCounters& c);
 std::string lod_levels_text(const PassCounters& c);
+// The HUD's line of them ("LOD  draws 40 12, tris ..."), under the triangles line; none where not counted.
+std::optional<HudLine> lod_hud_line(const PassCounters& c);
 void cull_frame_allocations(const AllocationQuery& q, std::vector<PlannedAllocation>& out);
 
 // What the last frame drew through `indices` and `indirect` (one command per draw): per draw,

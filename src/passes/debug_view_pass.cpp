@@ -8,6 +8,7 @@
 #include "passes/scene_pass.h"
 #include "passes/meshlet_pass.h"
 #include "passes/subgroup_tally.h"
+#include "scene/lod.h"
 
 namespace {
 
@@ -202,6 +203,7 @@ const Pipeline& DebugViewPass::depth_pipeline(const Context& ctx, Stage stage) {
 
 void DebugViewPass::record(FrameContext& f, bool legend) {
     const ViewPlan& plan = f.plan.view;
+    if (plan.mode == ViewMode::lod) return record_lod(f, legend);
     if (!is_subgroup_view(plan.mode)) return;
     bool supported = plan.variant == Variant::subgroup;
     ViewKind kind = supported ? view_kind(plan.mode) : ViewKind::plain;
@@ -296,6 +298,83 @@ void DebugViewPass::record_compute(FrameContext& f, const Pipeline& p) {
     uint32_t groups_x = (f.targets.extent.width + kViewWorkgroup - 1) / kViewWorkgroup;
     uint32_t groups_y = (f.targets.extent.height + kViewWorkgroup - 1) / kViewWorkgroup;
     vkCmdDispatch(f.cmd, groups_x, groups_y, 1);
+}
+
+// The lod view's push constants (shaders/lod_view.vert).
+struct LodViewPush {
+    uint32_t colours[kMaxLodLevels];
+    float lod_max_error_px;
+};
+
+void DebugViewPass::record_lod(FrameContext& f, bool legend) {
+    if (!lod_pipeline_.pipeline) {
+        GraphicsDesc d;
+        d.shaders = {{VK_SHADER_STAGE_VERTEX_BIT, "lod_view.vert.main"}, {VK_SHADER_STAGE_FRAGMENT_BIT, "lod_view.frag.main"}};
+        d.layout = scene_layout();
+        d.layout.push_constant_bytes = sizeof(LodViewPush);
+        d.color_formats = {kColorFormat};
+        d.depth_format = kDepthFormat;
+        d.depth_compare = VK_COMPARE_OP_GREATER;  // reversed Z, as the pre-pass, into the view's own depth
+        d.vertex_attributes = 2;                  // position and uv (the alpha test)
+        lod_pipeline_ = create_graphics_pipeline(f.ctx, d);
+        // Every level of every draw: draw d's level l is firstInstance d * kMaxLodLevels + l, which
+        // the vertex shader splits back (it draws only the level the rule picks).
+        std::vector<VkDrawIndexedIndirectCommand> commands;
+        for (uint32_t d = 0; d < f.scene.cpu_draws.size(); ++d) {
+            const GpuDraw& draw = f.scene.cpu_draws[d];
+            for (uint32_t l = 0; l < std::max(1u, draw.lod_count); ++l)
+                commands.push_back({draw.lod_index_count[l], 1, draw.lod_first_index[l], 0, d * kMaxLodLevels + l});
+        }
+        lod_commands_ = uint32_t(commands.size());
+        lod_indirect_ = create_buffer_with_data(f.ctx, commands.data(), std::max<size_t>(4, commands.size() * sizeof(commands[0])),
+                                                VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT, "lod view indirect");
+    }
+    begin_label(f.ctx, f.cmd, "view lod");
+    f.timer.begin(f.cmd, Timer::view);
+    // Its own depth, cleared (nothing after the view reads the pre-pass's), over the shaded frame:
+    // the chosen levels' nearest surfaces, whichever geometry path drew the frame.
+    transition(f.cmd, f.targets.depth, VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL,
+               VK_PIPELINE_STAGE_2_EARLY_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT,
+               VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_READ_BIT | VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT, true);
+    transition(f.cmd, f.targets.color, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
+               VK_ACCESS_2_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT);
+    VkRenderingAttachmentInfo color = color_attachment(f.targets.color, VK_ATTACHMENT_LOAD_OP_LOAD);
+    VkRenderingAttachmentInfo depth = depth_attachment(f.targets.depth, VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL,
+                                                       VK_ATTACHMENT_LOAD_OP_CLEAR, VK_ATTACHMENT_STORE_OP_STORE);
+    begin_rendering(f.cmd, f.targets.extent, &color, &depth);
+    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, lod_pipeline_.pipeline);
+    scene_descriptors(f).push(f.cmd, lod_pipeline_);
+    LodViewPush push{};
+    std::copy(kLodColours.begin(), kLodColours.end(), push.colours);
+    push.lod_max_error_px = f.plan.lod ? kLodMaxErrorPixels : 0.0f;
+    vkCmdPushConstants(f.cmd, lod_pipeline_.layout, VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0,
+                       sizeof(push), &push);
+    VkDeviceSize offset = 0;
+    vkCmdBindVertexBuffers(f.cmd, 0, 1, &f.scene.vertices.buffer, &offset);
+    vkCmdBindIndexBuffer(f.cmd, f.scene.indices.buffer, 0, VK_INDEX_TYPE_UINT32);
+    const uint32_t stride = sizeof(VkDrawIndexedIndirectCommand);
+    const uint32_t per_call = f.ctx.features.multi_draw_indirect ? std::max(1u, f.ctx.properties.limits.maxDrawIndirectCount) : 1u;
+    for (uint32_t first = 0; first < lod_commands_; first += per_call)
+        vkCmdDrawIndexedIndirect(f.cmd, lod_indirect_.buffer, VkDeviceSize(first) * stride,
+                                 std::min(per_call, lod_commands_ - first), stride);
+    vkCmdEndRendering(f.cmd);
+    f.timer.end(f.cmd, Timer::view);
+    end_label(f.ctx, f.cmd);
+    if (legend && f.overlay) add_lod_legend(*f.overlay, f.targets.extent, f.plan.lod);
+}
+
+void add_lod_legend(Overlay& o, VkExtent2D extent, bool lod_auto) {
+    // The subgroup views' layout (add_view_legend): the same text size at one frame size.
+    const float pad = 4.0f, scale = extent.height >= kLegendDoubleSizeHeight ? 2.0f : 1.0f;
+    const float row = Overlay::text_height("0", scale) + 4 * scale + 2, swatch = 6.0f * scale;
+    o.label(pad, pad, std::string("lod | level per draw | --lod ") + (lod_auto ? "auto" : "off"), rgba8(255, 255, 255), scale);
+    float x = pad, y = pad + row;
+    for (uint32_t l = 0; l < kMaxLodLevels; ++l) {
+        std::string text = std::to_string(l);
+        o.rect(x, y, swatch, swatch, kLodColours[l]);
+        o.label(x + swatch + 1, y - 2 * scale, text, rgba8(255, 255, 255), scale);
+        x += swatch + Overlay::text_width(text, scale) + 8 * scale;
+    }
 }
 
 std::optional<SubgroupTally> measured_subgroups(const GpuCounters& c, const Plan& plan, Stage stage) {

@@ -28,6 +28,12 @@ constexpr uint32_t kHatchColour = rgba8(255, 190, 0);        // "no subgroup sup
 constexpr std::array<uint32_t, 3> kActiveRamp = {rgba8(200, 30, 30), rgba8(240, 200, 40), rgba8(40, 200, 90)};
 uint32_t active_ramp_colour(float fraction);  // the shader's ramp, for legends (may differ by 1 in a byte)
 
+// The lod view (--view lod, docs/lod.md): one colour per level of detail, 0 to kMaxLodLevels - 1,
+// from full detail (green) through warm colours to the coarsest (blue, purple).
+constexpr std::array<uint32_t, kMaxLodLevels> kLodColours = {rgba8(40, 200, 90),  rgba8(230, 230, 60), rgba8(250, 150, 40),
+                                                             rgba8(230, 50, 50),  rgba8(230, 60, 200), rgba8(150, 80, 240),
+                                                             rgba8(60, 110, 250), rgba8(60, 220, 240)};
+
 // Whether pixel (x, y) lies on a stripe of the hatch (shaders/view_common.glsl, hatch_stripe).
 constexpr bool hatch_stripe(int x, int y) { return ((x + y) / 6) % 2 == 0; }
 
@@ -52,6 +58,7 @@ private:
     void record_graphics(FrameContext& f, const Pipeline& pipeline);
     void begin_view_rendering(FrameContext& f);
     void record_compute(FrameContext& f, const Pipeline& pipeline);
+    void record_lod(FrameContext& f, bool legend);
 
     Buffer params_;  // ViewParams of shaders/view_common.glsl, constant
     // Created on first use: a variant with subgroup operations is loaded only when the plan has
@@ -59,6 +66,10 @@ private:
     std::array<std::array<Pipeline, size_t(ViewKind::count)>, size_t(Stage::count)> pipelines_;
     // Tessellation and geometry views redraw depth through their own pass-through stages first.
     std::array<Pipeline, size_t(Stage::count)> depth_pipelines_;
+    // The lod view, created on first use: its pipeline, and one indirect command per draw and level.
+    Pipeline lod_pipeline_;
+    Buffer lod_indirect_;
+    uint32_t lod_commands_ = 0;
 };
 
 // What the frame counted about the subgroups of `stage`: the active-lanes view's own count where it
@@ -72,6 +83,8 @@ constexpr uint32_t kLegendDoubleSizeHeight = 600;
 // The legend of a view (mode, stage, the subgroup sizes that ran, colours) or the unsupported
 // stage's label. `sizes`: the sizes the stage ran at, a mask of powers of two (SubgroupTally::sizes).
 void add_view_legend(Overlay& overlay, VkExtent2D extent, const ViewPlan& plan, uint32_t sizes);
+// The lod view's legend: its title and a swatch per level, numbered, at the same text size.
+void add_lod_legend(Overlay& overlay, VkExtent2D extent, bool lod_auto);
 // Its first line: "lane-id | closest-hit | subgroup sizes 32-64".
 std::string view_legend_title(const ViewPlan& plan, uint32_t sizes);
 // The lane-id legend's swatches: one per lane of the largest subgroup that ran.

@@ -80,6 +80,9 @@ enum class HudTone { normal, dim, alert };
 struct HudSpan {
     std::string text;
     HudTone tone = HudTone::normal;
+    // Cut (with an ellipsis) to the panel's width so far, never widening it: for long detail that
+    // may show as far as it fits (the per-level counts).
+    bool within_panel = false;
 };
 struct HudLine {
     std::string label;  // "triangles"

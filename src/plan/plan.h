@@ -15,7 +15,7 @@
 #include "caps/caps.h"
 #include "passes/pass_table.h"
 
-enum class ViewMode { shaded, lane_id, first_last_lane, active_lanes, mip, light_count };
+enum class ViewMode { shaded, lane_id, first_last_lane, active_lanes, mip, light_count, lod };
 
 std::string_view request_name(Request r);
 std::string_view variant_name(Variant v);

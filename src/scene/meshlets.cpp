@@ -153,3 +153,16 @@ MeshletCullResult cull_meshlet(const Meshlet& meshlet, const glm::mat4& model, b
     }
     return r;
 }
+
+uint64_t meshlet_gpu_bytes(const Meshlets& m, uint32_t first_level, uint32_t last_level) {
+    uint64_t bytes = 0;
+    for (size_t i = 0; i < m.levels.size(); ++i) {
+        uint32_t level = uint32_t(i % kMaxLodLevels);
+        if (level < first_level || level > last_level) continue;
+        for (uint32_t k = 0; k < m.levels[i].count; ++k) {
+            const Meshlet& meshlet = m.meshlets[m.levels[i].first + k];
+            bytes += sizeof(Meshlet) + uint64_t(meshlet.vertex_count) * (12 + 20) + uint64_t(meshlet.triangle_count) * 4;
+        }
+    }
+    return bytes;
+}

@@ -56,6 +56,12 @@ constexpr uint32_t kMeshletMaxTriangles = 124;
 Meshlets build_meshlets(const Scene& scene, uint32_t max_vertices = kMeshletMaxVertices,
                         uint32_t max_triangles = kMeshletMaxTriangles);
 
+// What the meshlet path uploads for the meshlets of levels [first_level, last_level] of every
+// mesh (MeshletPass::create): the Meshlet records (64 B), per meshlet vertex its position and
+// attributes (12 + 20 B), per triangle its packed local indices (4 B). Levels of detail take
+// (1, kMaxLodLevels - 1); the base meshes (0, 0).
+uint64_t meshlet_gpu_bytes(const Meshlets& meshlets, uint32_t first_level, uint32_t last_level);
+
 // The task shader's test, in world space, for a meshlet of a draw with this model matrix seen
 // through view_proj from camera_position. Conservative: false only when every triangle of the
 // meshlet would be rejected by the triangle tests (outside one clip plane, or back-facing by more

@@ -462,6 +462,8 @@ Pipeline create_graphics_pipeline(const Context& ctx, const GraphicsDesc& desc) 
         {1, 0, VK_FORMAT_R32G32B32_SFLOAT, 12},
         {2, 0, VK_FORMAT_R32G32_SFLOAT, 24},
     };
+    // 2: position and uv (locations 0 and 2), no normal.
+    if (desc.vertex_attributes == 2) attributes[1] = attributes[2];
     VkPipelineVertexInputStateCreateInfo vertex_input{VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO};
     if (desc.vertex_attributes) {
         vertex_input.vertexBindingDescriptionCount = 1;

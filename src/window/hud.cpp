@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "passes/cull_pass.h"
 #include "render/text_format.h"
 #include "render/text_quads.h"
 
@@ -245,20 +246,26 @@ OverlayBox draw_stats(Overlay& overlay, const HudState& hud, float s, float x, f
 
     // Each pass's counter line (its table entry's hud_line): triangles kept, light-list entries.
     GpuCounters none{};
-    for (const PassInfo& pass : kPasses) {
-        if (!pass.hud_line) continue;
-        PassCounters c{plan, hud.counters, none, hud.triangles_total, hud.lights, ms(pass.timer) >= 0};
-        std::optional<HudLine> line = pass.hud_line(c);
-        if (!line) continue;
+    auto counter_line = [&](const std::optional<HudLine>& line) {
+        if (!line) return;
         p.add(key_w, line->label, kWhite, variant_col - gap);
         float column = variant_col;
         for (const HudSpan& span : line->spans) {
             uint32_t colour = span.tone == HudTone::alert ? kRed : span.tone == HudTone::dim ? kGrey : kWhite;
-            p.add(column, span.text, colour);
+            // Within the panel: up to the right edge of the lines before, never past it.
+            float limit = span.within_panel ? std::max(0.0f, (p.right - p.x0 - p.pad) / s) : -1.0f;
+            p.add(column, span.text, colour, limit);
             column += Overlay::text_width(span.text, s) / s;
         }
         p.next_line();
-    }
+    };
+    for (const PassInfo& pass : kPasses)
+        if (pass.hud_line)
+            counter_line(pass.hud_line({plan, hud.counters, none, hud.triangles_total, hud.lights, ms(pass.timer) >= 0}));
+    // Draws and triangles per level of detail, where a pass chose the levels (docs/lod.md); not in
+    // frames under 300 rows, where the panel has no row to spare.
+    if (hud.extent.height >= 300)
+        counter_line(lod_hud_line({plan, hud.counters, none, hud.triangles_total, hud.lights, ms(Timer::cull) >= 0}));
     if (!hud.tuning.empty()) {
         p.add(0, hud.tuning + (hud.tuning.rfind("tuned auto on", 0) == 0 ? ", * measured" : ""), kGrey);
         p.next_line();

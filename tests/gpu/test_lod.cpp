@@ -6,11 +6,14 @@
 //   PSNR against full detail on the bundled scene at 1280x720.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "app/cull_dump.h"
 #include "gpu/cull_scenes.h"
 #include "gpu/harness.h"
+#include "passes/debug_view_pass.h"
 #include "render/cull_reference.h"
 #include "render/gpu_scene.h"
 #include "scene/camera.h"
@@ -156,6 +159,15 @@ TEST(LodGpu, BothGeometryPathsDrawTheSameLevelOfEveryDraw) {
     uint64_t meshlets = 0;
     for (uint64_t m : meshlet.report["counters"]["lod"]["meshlets_per_level"].get<std::vector<uint64_t>>()) meshlets += m;
     EXPECT_EQ(meshlets, meshlet.report["counters"]["meshlets_visible"].get<uint64_t>()) << "meshlets per level add up";
+
+    // Memory on the GPU (the bound): the levels' indices and meshlets together take at most
+    // what the base meshes' indices, vertices and meshlets take.
+    const nlohmann::json& s = meshlet.report["scene"];
+    uint64_t lod_bytes = s["lod_index_bytes"].get<uint64_t>() + s["lod_meshlet_bytes"].get<uint64_t>();
+    uint64_t base_bytes = s["base_mesh_bytes"].get<uint64_t>() + s["base_meshlet_bytes"].get<uint64_t>();
+    EXPECT_LE(lod_bytes, base_bytes);
+    EXPECT_NEAR(s["lod_memory_fraction"].get<double>(), double(lod_bytes) / double(base_bytes), 1e-9);
+    EXPECT_TRUE(indexed.report["scene"]["lod_meshlet_bytes"].is_null()) << "the indexed path builds no meshlets";
 }
 
 // With --cull off the indexed path draws level 0 of everything and nothing chose a level: the
@@ -190,4 +202,105 @@ TEST(LodGpu, FewerTrianglesOnAGridAndAtLeast35DbAgainstFullDetail) {
     EXPECT_GE(db, 35.0) << "PSNR of --lod auto against --lod off";
     RecordProperty("psnr_db", std::to_string(db));
     std::printf("lod psnr at 1280x720: %.2f dB\n", db);
+}
+
+// --view lod: every draw in the colour of its level. Both geometry paths give the same image, every
+// pixel is the shaded frame's or a level colour, and where a draw's bounding sphere centre lands,
+// the level the pixel shows is the CPU rule's level of a draw that covers that pixel (the draws'
+// screen circles are generous, so overlaps allow several; a view that showed one wrong level
+// everywhere, or level 0, fails). With --lod off it shows level 0 only.
+TEST(LodGpu, LodViewColoursEveryDrawByTheLevelTheCpuRulePicks) {
+    REQUIRE_DRAWING();
+    std::string dir = test_dir("lod-view");
+    const int width = 320, height = 180, instances = 2;
+    auto render = [&](const std::string& tag, std::vector<std::string> extra) {
+        std::vector<std::string> args = {"--headless", "--validate", "--size", "320x180", "--frames", "1", "--warmup", "0",
+                                         "--instances", std::to_string(instances), "--no-legend", "--screenshot",
+                                         dir + "/" + tag + ".png"};
+        args.insert(args.end(), extra.begin(), extra.end());
+        DemoRun run = run_demo(args);
+        EXPECT_EQ(run.exit_code, 0) << tag << ": " << run.output.substr(0, 4000);
+        EXPECT_EQ(validation_lines(run.output), 0) << tag << ": " << run.output.substr(0, 4000);
+        return read_png(dir + "/" + tag + ".png");
+    };
+    Png shaded = render("shaded", {"--lod", "auto"});
+    Png view = render("lod-indexed", {"--lod", "auto", "--view", "lod"});
+    ASSERT_EQ(view.width, width);
+    ASSERT_EQ(shaded.rgba.size(), view.rgba.size());
+    DemoRun info = run_demo({"--info", "--geometry", "meshlet"});
+    if (info.exit_code == 0) {
+        Png meshlet = render("lod-meshlet", {"--lod", "auto", "--view", "lod", "--geometry", "meshlet"});
+        EXPECT_TRUE(meshlet.rgba == view.rgba) << "the lod view differs between the geometry paths";
+    }
+
+    auto level_at = [&](const Png& png, int x, int y) -> int {
+        const uint8_t* p = png.at(x, y);
+        for (uint32_t l = 0; l < kMaxLodLevels; ++l)
+            if (rgba8(p[0], p[1], p[2]) == kLodColours[l]) return int(l);
+        return -1;
+    };
+    std::vector<int> pixels_per_level(kMaxLodLevels);
+    int other = 0;
+    for (int y = 0; y < height; ++y)
+        for (int x = 0; x < width; ++x) {
+            int l = level_at(view, x, y);
+            if (l >= 0) ++pixels_per_level[l];
+            else other += std::memcmp(view.at(x, y), shaded.at(x, y), 3) != 0;
+        }
+    EXPECT_EQ(other, 0) << "pixels neither the shaded frame's nor a level colour";
+    int levels_seen = 0;
+    for (int n : pixels_per_level) levels_seen += n > 0;
+    EXPECT_GE(levels_seen, 3) << "--instances 2 at 320x180 shows several levels";
+
+    Scene scene = load_scene(SGD_DEFAULT_SCENE);
+    build_lod_chain(scene);
+    replicate_grid(scene, instances);
+    std::vector<GpuDraw> draws = build_draws(scene);
+    std::vector<uint32_t> levels = cpu_levels(draws, scene, width, height);
+    Camera camera = default_camera(scene.bounds_min, scene.bounds_max);
+    glm::mat4 projection = camera.projection(float(width) / float(height));
+    glm::mat4 view_proj = projection * camera.view();
+    const float pixels_per_unit = std::abs(projection[1][1]) * 0.5f * float(height);
+    struct Circle { glm::vec2 centre; float radius; bool in_front; };
+    std::vector<Circle> circles;
+    for (const GpuDraw& d : draws) {
+        glm::vec3 centre = glm::vec3(d.model * glm::vec4(glm::vec3(d.bounding_sphere), 1.0f));
+        float scale = std::max({glm::length(glm::vec3(d.model[0])), glm::length(glm::vec3(d.model[1])), glm::length(glm::vec3(d.model[2]))});
+        float radius = d.bounding_sphere.w * scale, distance = glm::length(centre - camera.position);
+        glm::vec4 clip = view_proj * glm::vec4(centre, 1.0f);
+        glm::vec2 pixel = (glm::vec2(clip) / clip.w * 0.5f + 0.5f) * glm::vec2(width, height);
+        // Generous: the on-axis bound r / (d - r), doubled for the perspective stretch off axis;
+        // a camera inside the sphere covers everything.
+        float px = distance > radius ? 2.0f * radius * pixels_per_unit / (distance - radius) + 2.0f : 1e9f;
+        circles.push_back({pixel, px, clip.w > 0.0f});
+    }
+    int checked = 0, wrong = 0;
+    for (size_t d = 0; d < draws.size(); ++d) {
+        const Circle& c = circles[d];
+        int x = int(c.centre.x), y = int(c.centre.y);
+        if (!c.in_front || x < 0 || y < 0 || x >= width || y >= height) continue;
+        int shown = level_at(view, x, y);
+        if (shown < 0) continue;  // the background (the sphere's centre need not be on the mesh)
+        ++checked;
+        bool explained = false;
+        for (size_t e = 0; e < draws.size() && !explained; ++e)
+            explained = circles[e].in_front && int(levels[e]) == shown &&
+                        glm::length(circles[e].centre - glm::vec2(x + 0.5f, y + 0.5f)) <= circles[e].radius;
+        if (!explained) ++wrong, ADD_FAILURE() << "pixel " << x << "," << y << " (draw " << d << "'s centre) shows level "
+                                              << shown << ", which no draw covering it has by the CPU rule";
+    }
+    EXPECT_GE(checked, 50) << "draw centres that land on a coloured pixel";
+    EXPECT_EQ(wrong, 0);
+
+    // --lod off: level 0 everywhere.
+    Png off = render("lod-off", {"--lod", "off", "--view", "lod"});
+    int off_other_levels = 0, off_level0 = 0;
+    for (int y = 0; y < height; ++y)
+        for (int x = 0; x < width; ++x) {
+            int l = level_at(off, x, y);
+            off_level0 += l == 0;
+            off_other_levels += l > 0;
+        }
+    EXPECT_EQ(off_other_levels, 0);
+    EXPECT_GT(off_level0, width * height / 10);
 }

@@ -303,7 +303,7 @@ TEST(Window, KeysSwitchEveryPassAndViewResizeAndF12SavesTheFrameWithHud) {
         // the device: off without ray tracing, fallback on lavapipe).
         {"shift+5", "rt-off_"},   {"5", "rt-" + rt + "_"},
         {"v", "view-lane-id-fragment"}, {"v", "view-first-last-lane-fragment"}, {"v", "view-active-lanes-fragment"},
-        {"v", "view-mip ("},      {"v", "view-light-count ("}, {"v", "view-shaded ("},
+        {"v", "view-mip ("},      {"v", "view-light-count ("}, {"v", "view-lod ("}, {"v", "view-shaded ("},
         {"v", "view-lane-id-fragment"},
         {"b", view_of("compute")}, {"b", view_of("task")}, {"b", view_of("mesh")}, {"b", view_of("raygen")},
         {"b", view_of("any-hit")}, {"b", view_of("closest-hit")}, {"b", view_of("miss")}, {"b", view_of("intersection")},

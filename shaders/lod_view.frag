@@ -1,0 +1,24 @@
+#version 460
+// The lod debug view's colour (lod_view.vert): the level's colour from the push constants, the
+// exact bytes of kLodColours. Alpha-masked materials keep their holes, as in the depth pre-pass
+// (depth_alpha.frag: same texture level, same comparison), so the view covers the frame's pixels.
+#include "scene_bindings.glsl"
+
+layout(location = 0) flat in uint in_level;
+layout(location = 1) flat in uint in_draw;
+layout(location = 2) in vec2 in_uv;
+layout(location = 0) out vec4 out_color;
+
+layout(push_constant) uniform LodViewPush {
+    uint colours[8];
+    float lod_max_error_px;
+} push;
+
+void main() {
+    DrawData draw = draws[in_draw];
+    if (draw.alpha_cutoff > 0.0) {
+        float alpha = textureLod(base_color_textures, vec3(in_uv, float(draw.texture_layer)), 0.0).a * draw.base_color.a;
+        if (alpha < draw.alpha_cutoff) discard;
+    }
+    out_color = vec4(unpackUnorm4x8(push.colours[in_level & 7u]).rgb, 1.0);
+}
