@@ -331,6 +331,7 @@ std::optional<HudLine> cull_hud_line(const PassCounters& c) {
         line.spans.push_back({", meshlets " + thousands(c.frame.meshlets_visible) + " of " + thousands(c.frame.meshlets_in),
                               HudTone::dim});
     // Levels of detail (docs/lod.md; L toggles): with auto, far draws keep fewer triangles.
+    if (std::string occluded = occlusion_hud_text(c); !occluded.empty()) line.spans.push_back({occluded});
     line.spans.push_back({c.plan.lod ? ", LOD auto" : ", LOD off", HudTone::dim});
     return line;
 }

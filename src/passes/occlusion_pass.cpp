@@ -158,11 +158,10 @@ void occlusion_report_counters(nlohmann::json& counters, const PassCounters& c) 
                              {"triangles_readmitted_phase2", value(c.frame.occlusion_readmitted)}};
 }
 
-std::optional<HudLine> occlusion_hud_line(const PassCounters& c) {
-    if (!occlusion_culls(c.plan) || !c.ran) return std::nullopt;
-    return HudLine{"occluded", {{"phase 1 " + std::to_string(c.frame.occlusion_rejected[0]) + ", phase 2 " +
-                                 std::to_string(c.frame.occlusion_rejected[1]) + ", re-admitted " +
-                                 std::to_string(c.frame.occlusion_readmitted)}}};
+std::string occlusion_hud_text(const PassCounters& c) {
+    if (!occlusion_culls(c.plan)) return "";
+    return ", occluded " + std::to_string(c.frame.occlusion_rejected[0]) + " / " + std::to_string(c.frame.occlusion_rejected[1]) +
+           " (+" + std::to_string(c.frame.occlusion_readmitted) + ")";
 }
 
 void occlusion_frame_allocations(const AllocationQuery& q, std::vector<PlannedAllocation>& out) {

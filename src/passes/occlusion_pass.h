@@ -32,7 +32,8 @@ uint32_t pyramid_texels(VkExtent2D depth);  // all levels
 
 void occlusion_frame_allocations(const AllocationQuery& q, std::vector<PlannedAllocation>& out);
 void occlusion_report_counters(nlohmann::json& counters, const PassCounters& c);
-std::optional<HudLine> occlusion_hud_line(const PassCounters& c);
+// The HUD's cull line ends with this (one line less than a line of its own): ", occluded A / B" or "".
+std::string occlusion_hud_text(const PassCounters& c);
 
 // Whether the plan culls by occlusion: a pyramid is built, the geometry is indexed and culled.
 bool occlusion_culls(const Plan& plan);

@@ -16,8 +16,8 @@
 const std::array<TimerInfo, kTimerCount> kTimers = {{
     {Timer::cull, "cull", "cull", "cull"},
     {Timer::depth, "depth", "depth", "depth"},
-    {Timer::pyramid, "pyramid", "pyramid", "pyr"},
-    {Timer::late_depth, "late_depth", "late depth", "late"},
+    {Timer::pyramid, "pyramid", "occlusion", "pyr"},
+    {Timer::late_depth, "late_depth", "late depth", "late", Timer::pyramid},
     {Timer::light_cull, "light_cull", "light cull", "light-cull"},
     {Timer::ray_trace, "ray_trace", "ray trace", "rt"},
     {Timer::forward, "forward", "forward", "fwd"},
@@ -291,7 +291,6 @@ const std::array<PassInfo, kPassCount> kPasses = {{
      .point = FramePoint::after_prepass,
      .create = [](const UnitSetup& s) { return make_unit<OcclusionPass>(s.ctx, s.extent); },
      .report_counters = occlusion_report_counters,
-     .hud_line = occlusion_hud_line,
      .frame_allocations = occlusion_frame_allocations},
 }};
 

@@ -38,6 +38,9 @@ struct TimerInfo {
     std::string_view key;    // timings_ms key, report.md column: "light_cull"
     std::string_view label;  // HUD row: "light cull"
     std::string_view brief;  // the comparison sheet's narrow labels: "light-cull", "fwd"
+    // The HUD row this slot's time is added to (Timer::count: its own row): occlusion's phase 2
+    // (late depth) shows in the pyramid's row, so the occlusion pass costs one row.
+    Timer shown_in = Timer::count;
 };
 extern const std::array<TimerInfo, kTimerCount> kTimers;
 const TimerInfo& timer_info(Timer t);
