@@ -362,14 +362,16 @@ void draw_hud(Overlay& overlay, const HudState& hud, std::vector<HudText>* texts
     if (stats_shown) draw_stats(overlay, hud, s, stats.x0, stats.y0, max_panel, texts);
 
     // Notes: newest at the bottom of the frame, older ones above, cut to the frame's width; on a
-    // small frame, the older ones that would run into the help or stats panel are left out.
+    // small frame, the older ones that would run into the help or stats panel are left out. The
+    // newest is always drawn, over a panel if it must: it answers the key just pressed.
     float y = height - 4 * s;
     float notes_top = y;
     for (auto it = hud.notes.rbegin(); it != hud.notes.rend(); ++it) {
         std::string note = fit_text(*it, width - 12 * s, s);
         float top = y - Overlay::text_height(note, s) - 6 * s;
         OverlayBox box{4 * s, top, 4 * s + Overlay::text_width(note, s) + 4 * s, y};
-        if ((hud.help && box.overlaps(help)) || (stats_shown && box.overlaps(stats))) break;
+        bool newest = it == hud.notes.rbegin();
+        if (!newest && ((hud.help && box.overlaps(help)) || (stats_shown && box.overlaps(stats)))) break;
         y = top;
         overlay.label(4 * s, y, note, kYellow, s);
         if (texts) texts->push_back({ink_box(4 * s + 2 * s, y + 3 * s, note, s), note});  // label(): pad 2, +1 down
