@@ -125,7 +125,6 @@ const KeyHelp kOtherKeys[] = {
     {"W A S D", "fly (Shift: faster)"},
     {"Q / E", "down / up"},
     {"R", "reset the camera"},
-    {"K", "camera: overview / street"},
     {"F12", "screenshot with the HUD"},
     {"C", "comparison, in the background"},
     {"G", "frame-time graph on / off"},
@@ -180,18 +179,12 @@ struct PassRow {
 OverlayBox draw_stats(Overlay& overlay, const HudState& hud, float s, float x, float y, float width,
                       std::vector<HudText>* texts) {
     const Plan& plan = hud.plan;
-    // A slot's time, with the slots shown in its row (TimerInfo::shown_in) added where they ran.
-    auto ms = [&](Timer t) {
-        double total = hud.gpu.ms[size_t(t)];
-        for (const TimerInfo& other : kTimers)
-            if (other.shown_in == t && hud.gpu.ms[size_t(other.timer)] > 0) total += hud.gpu.ms[size_t(other.timer)];
-        return total;
-    };
+    auto ms = [&](Timer t) { return hud.gpu.ms[size_t(t)]; };
 
     // One row per timer slot but the whole frame: a selectable pass's shows its variant.
     std::vector<PassRow> rows;
     for (const TimerInfo& t : kTimers) {
-        if (t.timer == Timer::frame || t.shown_in != Timer::count) continue;
+        if (t.timer == Timer::frame) continue;
         std::string label(t.label);
         if (t.timer == Timer::view) {
             rows.push_back({label, std::string(view_mode_name(plan.view.mode)),
@@ -369,16 +362,16 @@ void draw_hud(Overlay& overlay, const HudState& hud, std::vector<HudText>* texts
     if (stats_shown) draw_stats(overlay, hud, s, stats.x0, stats.y0, max_panel, texts);
 
     // Notes: newest at the bottom of the frame, older ones above, cut to the frame's width; on a
-    // small frame, the older ones that would run into the help panel, or into the stats panel
-    // (the newest is always shown), are left out.
+    // small frame, the older ones that would run into the help or stats panel are left out. The
+    // newest is always drawn, over a panel if it must: it answers the key just pressed.
     float y = height - 4 * s;
     float notes_top = y;
     for (auto it = hud.notes.rbegin(); it != hud.notes.rend(); ++it) {
         std::string note = fit_text(*it, width - 12 * s, s);
         float top = y - Overlay::text_height(note, s) - 6 * s;
         OverlayBox box{4 * s, top, 4 * s + Overlay::text_width(note, s) + 4 * s, y};
-        if (hud.help && box.overlaps(help)) break;
-        if (it != hud.notes.rbegin() && stats_shown && box.overlaps(stats)) break;
+        bool newest = it == hud.notes.rbegin();
+        if (!newest && ((hud.help && box.overlaps(help)) || (stats_shown && box.overlaps(stats)))) break;
         y = top;
         overlay.label(4 * s, y, note, kYellow, s);
         if (texts) texts->push_back({ink_box(4 * s + 2 * s, y + 3 * s, note, s), note});  // label(): pad 2, +1 down

@@ -334,18 +334,18 @@ TEST(Window, KeysSwitchEveryPassAndViewResizeAndF12SavesTheFrameWithHud) {
     ASSERT_TRUE(xdo.run("key g"));
     ASSERT_FALSE(log.wait_line("graph hidden", 0).empty());
 
-    ASSERT_TRUE(xdo.run("windowsize " + window + " 400 240"));
-    ASSERT_FALSE(log.wait_line("swapchain: 400x240", 0).empty()) << read_text(log_path);
+    ASSERT_TRUE(xdo.run("windowsize " + window + " 400 300"));
+    ASSERT_FALSE(log.wait_line("swapchain: 400x300", 0).empty()) << read_text(log_path);
 #ifdef SGD_HAVE_X11
     // The mouse: a left drag orbits and the wheel zooms, so the window must show another picture
     // (compared left of the HUD, x < 100, with what it showed once the paused frame was steady).
     auto scene_part_differs = [](const Png& a, const Png& b) {
-        if (a.width != 400 || b.width != 400 || a.height != 240 || b.height != 240) return true;
+        if (a.width != 400 || b.width != 400 || a.height != 300 || b.height != 300) return true;
         int changed = 0;
-        for (int y = 0; y < 240; ++y)
+        for (int y = 0; y < 300; ++y)
             for (int x = 0; x < 100; ++x)
                 changed += std::abs(a.at(x, y)[0] - b.at(x, y)[0]) + std::abs(a.at(x, y)[1] - b.at(x, y)[1]) > 8;
-        return changed > 100 * 240 / 50;
+        return changed > 100 * 300 / 50;
     };
     Png before = capture_window(x.display, window);
     for (int i = 0; i < 60; ++i) {  // steady: two captures a second apart agree
@@ -371,15 +371,15 @@ TEST(Window, KeysSwitchEveryPassAndViewResizeAndF12SavesTheFrameWithHud) {
     ASSERT_TRUE(xdo.run("key F12"));
     std::string shot = log.wait_line("screenshot: ", 0);
     ASSERT_FALSE(shot.empty()) << read_text(log_path);
-    std::string name = "subgroup-demo_" + all_auto("off") + "_400x240.png";
+    std::string name = "subgroup-demo_" + all_auto("off") + "_400x300.png";
     EXPECT_EQ(shot.substr(12, name.size()), name) << shot;
     Png screenshot = read_png(dir + "/" + name);
     ASSERT_EQ(screenshot.width, 400) << "missing or unreadable " << name;
-    ASSERT_EQ(screenshot.height, 240);
+    ASSERT_EQ(screenshot.height, 300);
 
     // The same configuration and animation frame, rendered headless (never with a HUD).
     // The window draws with its default --lod auto; the reference asks for the same (run_demo adds off).
-    DemoRun headless = run_demo({"--headless", "--lod", "auto", "--size", "400x240", "--frames",
+    DemoRun headless = run_demo({"--headless", "--lod", "auto", "--size", "400x300", "--frames",
                                  std::to_string(animation_frame + 1), "--warmup", "0", "--exposure", "off",
                                  "--screenshot", dir + "/headless.png"});
     ASSERT_EQ(headless.exit_code, 0) << headless.output;
@@ -395,8 +395,8 @@ TEST(Window, KeysSwitchEveryPassAndViewResizeAndF12SavesTheFrameWithHud) {
     auto differs = [](const uint8_t* a, const uint8_t* b) {
         return std::abs(a[0] - b[0]) > 2 || std::abs(a[1] - b[1]) > 2 || std::abs(a[2] - b[2]) > 2;
     };
-    int x0 = 400, y0 = 240, x1 = -1, y1 = -1;
-    for (int y = 0; y < 240; ++y)
+    int x0 = 400, y0 = 300, x1 = -1, y1 = -1;
+    for (int y = 0; y < 300; ++y)
         for (int x = 0; x < 400; ++x) {
             const uint8_t *a = screenshot.at(x, y), *b = reference.at(x, y);
             if (differs(a, b))
@@ -408,8 +408,8 @@ TEST(Window, KeysSwitchEveryPassAndViewResizeAndF12SavesTheFrameWithHud) {
     EXPECT_GE(x1 - x0, 150) << "HUD region too narrow";
     EXPECT_GE(y1 - y0, 100) << "HUD region too short";
     EXPECT_GT(x0, 40) << "the frames differ beyond the HUD panel (different configuration or camera?)";
-    // (The HUD reaches row 220 since the resolve and exposure rows: the bottom rows must still match.)
-    EXPECT_LT(y1, 232) << "the frames differ beyond the HUD panel (different configuration or camera?)";
+    // (The HUD reaches row 240 since the pyramid row: the window is 300 rows so that the bottom rows still match.)
+    EXPECT_LT(y1, 292) << "the frames differ beyond the HUD panel (different configuration or camera?)";
     auto hud_white = [&](const Png& png) {
         int count = 0;
         for (int y = y0; y <= y1; ++y)
@@ -430,9 +430,9 @@ TEST(Window, KeysSwitchEveryPassAndViewResizeAndF12SavesTheFrameWithHud) {
     for (auto end = std::chrono::steady_clock::now() + 90s; std::chrono::steady_clock::now() < end && !mismatch.empty();) {
         std::this_thread::sleep_for(500ms);
         shown = capture_window(x.display, window);
-        if (shown.width != 400 || shown.height != 240) continue;
+        if (shown.width != 400 || shown.height != 300) continue;
         mismatch.clear();
-        for (int y = 0; y < 240 && mismatch.empty(); ++y)
+        for (int y = 0; y < 300 && mismatch.empty(); ++y)
             for (int x = 0; x < 400 && mismatch.empty(); ++x) {
                 if (x >= x0 - 1 && x <= x1 + 1 && y >= y0 - 1 && y <= y1 + 1) continue;
                 const uint8_t *a = shown.at(x, y), *b = reference.at(x, y);
