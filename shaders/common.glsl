@@ -39,6 +39,8 @@ struct FrameUniforms {
     uvec4 tiles;           // x tiles across, y tiles down, z list capacity per tile, w draw count
     vec4 projection;       // x = P[0][0], y = P[1][1], z near, w far (reversed Z: depth 1 at near)
     mat4 inverse_view_proj;  // clip -> world (the ray tracer's primary rays, from depth)
+    mat4 previous_view_proj; // occlusion: the previous pyramid's view-projection
+    uvec4 occlusion;         // x: a previous pyramid exists, y: its base, z: this frame's base (texels)
 };
 
 // Finite-radius point light falloff: smooth, and exactly 0 at and beyond the radius, so a light

@@ -44,12 +44,21 @@ layout(set = 0, binding = 6, std430) writeonly buffer ChunkSurvivors { uint chun
 layout(set = 0, binding = 7, std430) writeonly buffer Indirect { uint indirect[]; };
 // GpuCounters (src/render/frame.h), as words: the per-level counters (lod.glsl).
 layout(set = 0, binding = 8, std430) buffer Counters { uint counters[]; };
+// The depth pyramids (occlusion_pass.h: two, frame.occlusion.y and .z say where); bound only
+// with an occlusion phase (push.occlusion_phase > 0).
+layout(set = 0, binding = 9, std430) readonly buffer Pyramid { float pyramid_texels[]; };
+#define PYRAMID_BUFFER pyramid_texels
+#include "occlusion.glsl"
 
 layout(push_constant) uniform Push {
     uint chunk_count;
     float snap_px;
     float frustum_eps;
     float lod_max_error_px;  // --lod auto: 1 pixel; --lod off: 0 (level 0 always)
+    // Occlusion culling (docs/occlusion.md): 0 none; 1 phase 1, against the previous frame's
+    // pyramid with its view-projection (nothing rejected without one); 2 phase 2, against this
+    // frame's pyramid of the phase-1 depth.
+    uint occlusion_phase;
 } push;
 
 vec3 vertex_position(uint index) {
@@ -103,7 +112,23 @@ void main() {
     precise vec4 c2 = frame.view_proj * world2;
     CullParams params = CullParams(vec2(frame.sizes.xy), push.snap_px, push.frustum_eps);
     uint result = classify_triangle(index, p0, p1, p2, c0, c1, c2, params);
-    bool visible = all(bvec2(in_range, result == CULL_VISIBLE));
+    bool passes_others = all(bvec2(in_range, result == CULL_VISIBLE));
+
+    // Occlusion. Both branches are uniform (push constants and frame uniforms), and the test is
+    // straight-line code, so the scan below still runs with the whole workgroup.
+    vec2 viewport = vec2(frame.sizes.xy);
+    bool early_occluded = false;  // phase 1's verdict (phase 2 repeats it for the re-admitted count)
+    bool late_occluded = false;
+    if (push.occlusion_phase > 0u && frame.occlusion.x != 0u) {
+        precise vec4 q0 = frame.previous_view_proj * world0;
+        precise vec4 q1 = frame.previous_view_proj * world1;
+        precise vec4 q2 = frame.previous_view_proj * world2;
+        early_occluded = occluded_by_pyramid(q0, q1, q2, viewport, push.snap_px, push.frustum_eps, frame.occlusion.y);
+    }
+    if (push.occlusion_phase == 2u)
+        late_occluded = occluded_by_pyramid(c0, c1, c2, viewport, push.snap_px, push.frustum_eps, frame.occlusion.z);
+    bool occluded = push.occlusion_phase == 1u ? early_occluded : late_occluded;
+    bool visible = all(bvec2(passes_others, !occluded));
 
     // Control flow is uniform here: the only branch above is the workgroup-uniform return, and
     // everything since is straight-line code (no early return, no && or || that could
@@ -120,11 +145,26 @@ void main() {
         staged_indices[dst + 1u] = index.y;
         staged_indices[dst + 2u] = index.z;
     }
+    // The occlusion counters: rejected (low 16 bits) and, in phase 2, re-admitted (high 16 bits),
+    // summed by a second scan (workgroups are at most 1024 invocations: no carry between halves).
+    uint occlusion_counts = 0u;
+    if (push.occlusion_phase > 0u) {
+        uint rejected = all(bvec2(passes_others, occluded)) ? 1u : 0u;
+        uint readmitted = all(bvec4(passes_others, early_occluded, !late_occluded, push.occlusion_phase == 2u)) ? 1u : 0u;
+        workgroup_exclusive_scan(rejected | (readmitted << 16u), occlusion_counts);
+    }
     if (rank == 0u) {
+        if (push.occlusion_phase > 0u) {
+            if ((occlusion_counts & 0xFFFFu) != 0u) atomicAdd(counters[kOcclusionRejectedWord + push.occlusion_phase - 1u], occlusion_counts & 0xFFFFu);
+            if ((occlusion_counts >> 16u) != 0u) atomicAdd(counters[kOcclusionReadmittedWord], occlusion_counts >> 16u);
+        }
         chunk_survivors[chunk] = survivors;
         // The per-level counters: one atomic per workgroup of the chosen level, none per triangle.
         // The level's first chunk counts the draw (whether or not any of its triangles survive).
-        if (entry.z == 0u) atomicAdd(counters[kLodDrawsWord + level], 1u);
-        if (survivors > 0u) atomicAdd(counters[kLodTrianglesWord + level], survivors);
+        // Phase 1 leaves them to phase 2, whose list is the frame's.
+        if (push.occlusion_phase != 1u) {
+            if (entry.z == 0u) atomicAdd(counters[kLodDrawsWord + level], 1u);
+            if (survivors > 0u) atomicAdd(counters[kLodTrianglesWord + level], survivors);
+        }
     }
 }

@@ -26,6 +26,7 @@ layout(set = 0, binding = 2, std430) coherent buffer Finished { uint workgroups;
 layout(push_constant) uniform Push {
     uvec2 depth_size;
     uint level;  // fallback: the level this dispatch writes
+    uint base;   // where this pyramid starts in the buffer (texels): two alternate, occlusion_pass.h
 } push;
 
 // Nothing is farther than this: the identity of min, what a pixel outside the buffer counts as. A
@@ -49,13 +50,13 @@ void store(uint level, ivec2 t, float d) {
     uvec2 depth_size = push.depth_size;
     uvec2 size = pyramid_level_size(depth_size, level);
     if (level < pyramid_level_count(depth_size) && all(lessThan(uvec2(t), size)))
-        pyramid.texels[pyramid_level_offset(depth_size, level) + uint(t.y) * size.x + uint(t.x)] = d;
+        pyramid.texels[push.base + pyramid_level_offset(depth_size, level) + uint(t.y) * size.x + uint(t.x)] = d;
 }
 
 // Texel t of `level` (> 0) from the stored level below: the min of its 2x2, those inside.
 float texel_from_below(uint level, ivec2 t) {
     uvec2 below = pyramid_level_size(push.depth_size, level - 1u);
-    uint offset = pyramid_level_offset(push.depth_size, level - 1u);
+    uint offset = push.base + pyramid_level_offset(push.depth_size, level - 1u);
     float d = kNothing;
     for (int j = 0; j < 2; ++j)
         for (int i = 0; i < 2; ++i) {

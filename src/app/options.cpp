@@ -154,6 +154,8 @@ Options:
 @PASSES@  --view M               shaded | lane-id | first-last-lane | active-lanes | mip | light-count | lod
   --view-stage S         @STAGES@
   --geometry G           indexed (compute cull + indirect draws) | meshlet (task + mesh shaders)
+  --camera C             overview (fitted, from above) | street (eye height down a street of the
+                         --instances grid, docs/occlusion.md) (default overview)
   --lod M                auto (each instance draws the coarsest level of detail within 1 pixel
                          of the full mesh, docs/lod.md) | off (full detail) (default auto)
   --no-legend            hide the debug views' legends and labels (for image comparisons)
@@ -227,6 +229,10 @@ Options parse_options(const std::vector<std::string>& args) {
             auto g = parse_geometry(value());
             if (!g) throw UsageError("--geometry expects indexed or meshlet, got '" + args[i] + "'");
             o.plan.geometry = *g;
+        } else if (a == "--camera") {
+            auto c = parse_camera_view(value());
+            if (!c) throw UsageError("--camera expects overview or street, got '" + args[i] + "'");
+            o.camera = *c;
         } else if (a == "--lod") {
             std::string mode = value();
             if (mode != "auto" && mode != "off") throw UsageError("--lod expects auto or off, got '" + mode + "'");

@@ -1,6 +1,8 @@
 // The command line of the contract (../shared/spec/contract.md): parsed into plain data.
 #pragma once
 
+#include "scene/camera.h"
+
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
@@ -40,6 +42,7 @@ struct Options {
     std::string cull_dump;          // --cull-dump PATH: the triangles the last frame drew
     bool bandwidth_probe = false;   // --bandwidth-probe: time a large buffer copy for the report
     bool unique_meshes = false;     // --unique-meshes: with --instances, each copy has its own geometry
+    CameraView camera = CameraView::overview;  // --camera
     bool probe = false;             // --probe: with --info, also run the graphics-to-compute stage probe
     uint32_t test_extra_work = 0;   // tests only, no option: RendererConfig::test_extra_work
     uint32_t soak_frames = 0;  // window: > 0 runs that many frames cycling every control, checks memory, exits

@@ -90,6 +90,7 @@ RendererConfig renderer_config(const Options& options, const Plan& plan, VkExten
     config.cull_group_size = options.cull_group_size;
     config.capture_meshlets = !options.cull_dump.empty();
     config.test_extra_work = options.test_extra_work;
+    config.camera = options.camera;
     return config;
 }
 
@@ -402,6 +403,7 @@ nlohmann::json report_json(const Context& ctx, const Options& options, const Pla
           {"lights", options.lights},
           {"textures", scene.textures.size()},
           {"geometry", geometry_name(plan.geometry)},
+          {"camera", camera_view_name(options.camera)},
           // Meshlets of the unique meshes (built once, shared by --instances copies), and the
           // host time meshoptimizer took; null on the indexed path, which builds none.
           {"meshlets", r.meshlets ? nlohmann::json(r.meshlets) : nlohmann::json(nullptr)},

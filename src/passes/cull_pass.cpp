@@ -1,4 +1,5 @@
 #include "passes/cull_pass.h"
+#include "passes/occlusion_pass.h"
 
 #include <algorithm>
 #include <cstring>
@@ -19,8 +20,8 @@ const LayoutDesc kCullLayout = {{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, VK_DESCRIPTO
                                  VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
                                  VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
                                  VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                                 VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
-                                VK_SHADER_STAGE_COMPUTE_BIT, 16};
+                                 VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
+                                VK_SHADER_STAGE_COMPUTE_BIT, 20};
 const LayoutDesc kScanLayout = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
                                 VK_SHADER_STAGE_COMPUTE_BIT, 8};
 const LayoutDesc kCompactLayout = {std::vector<VkDescriptorType>(8, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER),
@@ -36,8 +37,9 @@ struct CullPush {
     float snap_px;
     float frustum_eps;
     float lod_max_error_px;  // 0: --lod off
+    uint32_t occlusion_phase;  // 0 none, 1, 2 (cull.comp)
 };
-static_assert(sizeof(CullPush) == 16);
+static_assert(sizeof(CullPush) == 20);
 
 struct ScanPush {
     uint32_t count;
@@ -159,6 +161,8 @@ void CullPass::create(const Context& ctx, const GpuScene& scene, uint32_t size) 
                              VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT | VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
                                  VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
                              MemoryKind::device_local, "culled indirect");
+    // What binding 9 (the pyramids) holds where the frame has none: never read (no occlusion phase).
+    no_pyramid = create_buffer(ctx, 16, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, MemoryKind::device_local, "no pyramid");
     // Once: indexCount 0, firstIndex = out_first, firstInstance = draw. From then on each frame's
     // test step zeroes every indexCount and the compact step writes those of draws that keep any.
     VkCommandBuffer cmd = begin_one_shot(ctx);
@@ -167,7 +171,9 @@ void CullPass::create(const Context& ctx, const GpuScene& scene, uint32_t size) 
     end_one_shot(ctx, cmd);
 }
 
-void CullPass::record(FrameContext& f) {
+void CullPass::record(FrameContext& f) { record_phase(f, occlusion_culls(f.plan) && f.pyramid ? 1u : 0u); }
+
+void CullPass::record_phase(FrameContext& f, uint32_t occlusion_phase) {
     const Variant variant = f.plan[PassId::cull].variant;
     // With --geometry meshlet the cull variant is the task and mesh shaders' (MeshletPass).
     if (variant == Variant::off || chunk_count == 0 || f.plan.geometry == Geometry::meshlet) return;
@@ -183,8 +189,10 @@ void CullPass::record(FrameContext& f) {
                        VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
     };
 
-    begin_label(f.ctx, cmd, debug_label(PassId::cull, variant));
-    f.timer.begin(cmd, Timer::cull);
+    // Phase 2 is timed with its depth draw (Timer::late_depth, by the renderer).
+    const bool timed = occlusion_phase != 2;
+    begin_label(f.ctx, cmd, debug_label(PassId::cull, variant, occlusion_phase ? (occlusion_phase == 1 ? "occlusion phase 1" : "occlusion phase 2") : ""));
+    if (timed) f.timer.begin(cmd, Timer::cull);
 
     // Earlier frames' draws read the culled indices and the indirect commands, and earlier
     // frames' steps read the staging and scan buffers; wait for them before rewriting
@@ -205,11 +213,12 @@ void CullPass::record(FrameContext& f) {
         .buffer(5, staged_indices)
         .buffer(6, chunk_starts)
         .buffer(7, indirect)
-        .buffer(8, f.counters);
+        .buffer(8, f.counters)
+        .buffer(9, f.pyramid ? *f.pyramid : no_pyramid);
     d.push(cmd, own.test);
     CullParams params = make_cull_params(f.targets.extent.width, f.targets.extent.height,
                                          f.ctx.properties.limits.subPixelPrecisionBits);
-    CullPush push{chunk_count, params.snap_px, params.frustum_eps, f.plan.lod ? kLodMaxErrorPixels : 0.0f};
+    CullPush push{chunk_count, params.snap_px, params.frustum_eps, f.plan.lod ? kLodMaxErrorPixels : 0.0f, occlusion_phase};
     vkCmdPushConstants(cmd, own.test.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
     vkCmdDispatch(cmd, grid.width, grid.height, 1);
     compute_to_compute();
@@ -254,7 +263,7 @@ void CullPass::record(FrameContext& f) {
                    VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT | VK_ACCESS_2_INDEX_READ_BIT |
                        VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
 
-    f.timer.end(cmd, Timer::cull);
+    if (timed) f.timer.end(cmd, Timer::cull);
     end_label(f.ctx, cmd);
 
     f.draw_indices = &culled_indices;
@@ -322,6 +331,7 @@ std::optional<HudLine> cull_hud_line(const PassCounters& c) {
         line.spans.push_back({", meshlets " + thousands(c.frame.meshlets_visible) + " of " + thousands(c.frame.meshlets_in),
                               HudTone::dim});
     // Levels of detail (docs/lod.md; L toggles): with auto, far draws keep fewer triangles.
+    if (std::string occluded = occlusion_hud_text(c); !occluded.empty()) line.spans.push_back({occluded});
     line.spans.push_back({c.plan.lod ? ", LOD auto" : ", LOD off", HudTone::dim});
     return line;
 }

@@ -60,7 +60,13 @@ struct CullPass : PassUnit {
 
     void create(const Context& ctx, const GpuScene& scene, uint32_t group_size);
     // Variant off: records nothing, and the scene passes draw every triangle.
+    // Before depth: phase 1 where the plan culls by occlusion (occlusion_culls), else no occlusion.
     void record(FrameContext& f) override;
+    // occlusion_phase 0: none; 1: also against the previous frame's pyramid; 2: against this
+    // frame's (after the pyramid; the renderer times it with the late depth draw). f.pyramid must
+    // be set for 1 and 2.
+    void record_phase(FrameContext& f, uint32_t occlusion_phase);
+    Buffer no_pyramid;  // bound in place of the pyramids where the frame has none
 };
 
 // Its table entry's report counters (triangles_visible), HUD line ("triangles") and device

@@ -3,6 +3,8 @@
 #include <cstring>
 #include <stdexcept>
 
+#include <nlohmann/json.hpp>
+
 namespace {
 
 constexpr uint32_t kTile = 64;        // depth pixels per single-pass workgroup, each axis
@@ -11,10 +13,10 @@ constexpr uint32_t kFallbackGroup = 8;  // the fallback's local size, each axis
 // pyramid.comp: depth (sampled), pyramid, finished count; push: depth size, level.
 const LayoutDesc kLayout = {{VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
                              VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
-                            VK_SHADER_STAGE_COMPUTE_BIT, 3 * sizeof(uint32_t)};
+                            VK_SHADER_STAGE_COMPUTE_BIT, 4 * sizeof(uint32_t)};
 
 struct Push {
-    uint32_t width, height, level;
+    uint32_t width, height, level, base;
 };
 
 uint32_t ceil_div(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
@@ -61,7 +63,8 @@ void OcclusionPass::create(const Context& ctx, VkExtent2D extent) {
 
 void OcclusionPass::resize(const Context& ctx, VkExtent2D extent) {
     depth_extent = extent;
-    pyramid = create_buffer(ctx, VkDeviceSize(pyramid_texels(extent)) * sizeof(float),
+    previous_valid = false;
+    pyramid = create_buffer(ctx, 2 * VkDeviceSize(pyramid_texels(extent)) * sizeof(float),
                             VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT, MemoryKind::device_local,
                             "depth pyramid");
 }
@@ -69,14 +72,37 @@ void OcclusionPass::resize(const Context& ctx, VkExtent2D extent) {
 void OcclusionPass::record(FrameContext& f) {
     Variant variant = f.plan[PassId::occlusion].variant;
     if (variant != Variant::subgroup && variant != Variant::fallback) return;
+    if (variant != Variant::subgroup && variant != Variant::fallback) {
+        previous_valid = false;
+        return;
+    }
     begin_label(f.ctx, f.cmd, debug_label(PassId::occlusion, variant, "depth pyramid"));
     f.timer.begin(f.cmd, Timer::pyramid);
-    build(f.cmd, f.targets.depth, variant);
+    build(f.cmd, f.targets.depth, variant, current);
     f.timer.end(f.cmd, Timer::pyramid);
     end_label(f.ctx, f.cmd);
+    // What the next frame's phase 1 reads: this pyramid, seen with this frame's view-projection.
+    // (The renderer wrote this frame's uniforms to the mapped buffer before recording.)
+    previous_view_proj = static_cast<const FrameUniforms*>(f.uniforms.mapped)->view_proj;
+    previous_valid = true;
+    current ^= 1u;
 }
 
-void OcclusionPass::build(VkCommandBuffer cmd, Image& depth, Variant variant) {
+void OcclusionPass::provide(FrameUniforms& u, const Plan& plan) const {
+    Variant variant = plan[PassId::occlusion].variant;
+    if (variant != Variant::subgroup && variant != Variant::fallback) return;
+    uint32_t texels = pyramid_texels(depth_extent);
+    u.previous_view_proj = previous_view_proj;
+    u.occlusion = {previous_valid ? 1u : 0u, (current ^ 1u) * texels, current * texels, 0u};
+}
+
+bool occlusion_culls(const Plan& plan) {
+    Variant v = plan[PassId::occlusion].variant;
+    return (v == Variant::subgroup || v == Variant::fallback) && plan.geometry == Geometry::indexed &&
+           plan[PassId::cull].variant != Variant::off;
+}
+
+void OcclusionPass::build(VkCommandBuffer cmd, Image& depth, Variant variant, uint32_t which) {
     if (variant == Variant::subgroup && !subgroup.pipeline)
         throw std::runtime_error(std::string(pass_info(PassId::occlusion).label) +
                                  ": the subgroup variant was planned but the device cannot run it");
@@ -93,7 +119,7 @@ void OcclusionPass::build(VkCommandBuffer cmd, Image& depth, Variant variant) {
     push_sampled_depth(d, 0, depth.view);
     d.buffer(1, pyramid).buffer(2, finished);
     d.push(cmd, pipeline);
-    Push push{depth.extent.width, depth.extent.height, 0};
+    Push push{depth.extent.width, depth.extent.height, 0, which * pyramid_texels(depth.extent)};
     if (variant == Variant::subgroup) {
         vkCmdPushConstants(cmd, pipeline.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
         vkCmdDispatch(cmd, ceil_div(depth.extent.width, kTile), ceil_div(depth.extent.height, kTile), 1);
@@ -114,14 +140,31 @@ void OcclusionPass::build(VkCommandBuffer cmd, Image& depth, Variant variant) {
                    VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_TRANSFER_READ_BIT);
 }
 
-std::vector<float> OcclusionPass::read(const Context& ctx) const {
+std::vector<float> OcclusionPass::read(const Context& ctx, uint32_t which) const {
     std::vector<uint8_t> bytes = read_buffer(ctx, pyramid);
-    std::vector<float> texels(bytes.size() / sizeof(float));
-    memcpy(texels.data(), bytes.data(), texels.size() * sizeof(float));
-    return texels;
+    size_t texels = pyramid_texels(depth_extent);
+    std::vector<float> levels(texels);
+    memcpy(levels.data(), bytes.data() + which * texels * sizeof(float), texels * sizeof(float));
+    return levels;
+}
+
+void occlusion_report_counters(nlohmann::json& counters, const PassCounters& c) {
+    // Triangles that passed every other test: rejected by the previous frame's pyramid (phase 1),
+    // by this frame's (phase 2: not drawn at all), and phase-1 rejections drawn after all.
+    bool culls = occlusion_culls(c.plan);
+    auto value = [&](uint32_t v) { return culls ? nlohmann::json(v) : nlohmann::json(nullptr); };
+    counters["occlusion"] = {{"triangles_rejected_phase1", value(c.frame.occlusion_rejected[0])},
+                             {"triangles_rejected_phase2", value(c.frame.occlusion_rejected[1])},
+                             {"triangles_readmitted_phase2", value(c.frame.occlusion_readmitted)}};
+}
+
+std::string occlusion_hud_text(const PassCounters& c) {
+    if (!occlusion_culls(c.plan)) return "";
+    return ", occluded " + std::to_string(c.frame.occlusion_rejected[0]) + " / " + std::to_string(c.frame.occlusion_rejected[1]) +
+           " (+" + std::to_string(c.frame.occlusion_readmitted) + ")";
 }
 
 void occlusion_frame_allocations(const AllocationQuery& q, std::vector<PlannedAllocation>& out) {
-    out.push_back({"depth pyramid", 4ull * pyramid_texels({q.width, q.height}), AllocationKind::storage_buffer});
+    out.push_back({"depth pyramid", 8ull * pyramid_texels({q.width, q.height}), AllocationKind::storage_buffer});
     out.push_back({"pyramid finished count", 4, AllocationKind::storage_buffer});
 }

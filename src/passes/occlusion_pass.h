@@ -2,9 +2,21 @@
 // reversed-Z depth buffer down to 1x1, each texel the farthest depth under it. --occlusion
 // subgroup builds it in one dispatch with quad operations (shaders/pyramid.comp, after FidelityFX
 // SPD), fallback one dispatch per level; both give the same bits.
+//
+// Two-phase occlusion culling (indexed geometry, with a cull variant other than off): phase 1,
+// the cull pass before the depth pre-pass, also rejects triangles the previous frame's pyramid
+// hides (seen with the previous view-projection); the pre-pass draws the rest; this unit builds
+// the pyramid of that depth; phase 2 (the renderer: the cull pass again, then a depth draw that
+// keeps the pre-pass's depth) tests every triangle against the new pyramid, and its list is what
+// the depth is completed with and forward draws. Two pyramids alternate, so that phase 2 can
+// still read the previous one (the re-admitted count).
 #pragma once
 
+#include <optional>
 #include <vector>
+
+#include <glm/glm.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "passes/allocation.h"
 #include "passes/pass_unit.h"
@@ -19,21 +31,32 @@ std::vector<PyramidLevel> pyramid_levels(VkExtent2D depth);
 uint32_t pyramid_texels(VkExtent2D depth);  // all levels
 
 void occlusion_frame_allocations(const AllocationQuery& q, std::vector<PlannedAllocation>& out);
+void occlusion_report_counters(nlohmann::json& counters, const PassCounters& c);
+// The HUD's cull line ends with this (one line less than a line of its own): ", occluded A / B" or "".
+std::string occlusion_hud_text(const PassCounters& c);
+
+// Whether the plan culls by occlusion: a pyramid is built, the geometry is indexed and culled.
+bool occlusion_culls(const Plan& plan);
 
 struct OcclusionPass : PassUnit {
     Pipeline subgroup;  // pyramid.comp.subgroup, where a plan can pick it
     Pipeline fallback;  // pyramid.comp.fallback
-    Buffer pyramid;     // float per texel, every level (pyramid_levels)
+    Buffer pyramid;     // two pyramids of pyramid_texels() floats each, every level (pyramid_levels)
     Buffer finished;    // the single-pass build's count of finished workgroups (0 between frames)
     VkExtent2D depth_extent{};
+    uint32_t current = 0;           // the pyramid this frame builds (0 or 1)
+    bool previous_valid = false;    // the other one holds the last frame's (same size, occlusion on)
+    glm::mat4 previous_view_proj{1.0f};
 
     void create(const Context& ctx, VkExtent2D extent);
     void resize(const Context& ctx, VkExtent2D extent) override;
     // After the depth pre-pass: the pyramid of f.targets.depth. Nothing for off. Timed as Timer::pyramid.
     void record(FrameContext& f) override;
-    // The pyramid of `depth` (DEPTH_READ_ONLY_OPTIMAL from now on) with `variant`, into `pyramid`:
-    // the frame's, and tests' of an uploaded depth image.
-    void build(VkCommandBuffer cmd, Image& depth, Variant variant);
-    // After the device is idle: every level, as pyramid_levels() lays them out.
-    std::vector<float> read(const Context& ctx) const;
+    // FrameUniforms::previous_view_proj and occlusion (0 where the plan has no pyramid).
+    void provide(FrameUniforms& u, const Plan& plan) const override;
+    // The pyramid of `depth` (DEPTH_READ_ONLY_OPTIMAL from now on) with `variant`, into pyramid
+    // `which` of the buffer: the frame's, and tests' of an uploaded depth image.
+    void build(VkCommandBuffer cmd, Image& depth, Variant variant, uint32_t which = 0);
+    // After the device is idle: pyramid `which`, every level, as pyramid_levels() lays them out.
+    std::vector<float> read(const Context& ctx, uint32_t which = 0) const;
 };

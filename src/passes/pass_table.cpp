@@ -16,7 +16,8 @@
 const std::array<TimerInfo, kTimerCount> kTimers = {{
     {Timer::cull, "cull", "cull", "cull"},
     {Timer::depth, "depth", "depth", "depth"},
-    {Timer::pyramid, "pyramid", "pyramid", "pyr"},
+    {Timer::pyramid, "pyramid", "occlusion", "pyr"},
+    {Timer::late_depth, "late_depth", "late depth", "late", Timer::pyramid},
     {Timer::light_cull, "light_cull", "light cull", "light-cull"},
     {Timer::ray_trace, "ray_trace", "ray trace", "rt"},
     {Timer::forward, "forward", "forward", "fwd"},
@@ -277,8 +278,9 @@ const std::array<PassInfo, kPassCount> kPasses = {{
      .stage = Stage::compute,
      .stages = 0,
      .ops = bit(Op::basic) | bit(Op::quad),
-     .uses = "the depth pyramid in one dispatch: quad swaps take each 2x2 min, the last workgroup reduces the tail",
-     .fallback = "the depth pyramid one level per dispatch",
+     .uses = "two-phase occlusion culling against a depth pyramid built in one dispatch: quad swaps take each "
+             "2x2 min, the last workgroup reduces the tail",
+     .fallback = "the same culling, the pyramid built one level per dispatch",
      .missing_feature = pyramid_missing_feature,
      .unavailable = nullptr,
      .subgroup_note = nullptr,
@@ -286,8 +288,9 @@ const std::array<PassInfo, kPassCount> kPasses = {{
      .host_timer = std::nullopt,
      .hosted_label = "",
      .docs = "docs/occlusion.md",
-     .point = FramePoint::after_depth,
+     .point = FramePoint::after_prepass,
      .create = [](const UnitSetup& s) { return make_unit<OcclusionPass>(s.ctx, s.extent); },
+     .report_counters = occlusion_report_counters,
      .frame_allocations = occlusion_frame_allocations},
 }};
 

@@ -30,7 +30,7 @@ enum class Geometry { indexed, meshlet };
 constexpr uint32_t bit(Variant v) { return 1u << uint32_t(v); }
 
 // GPU timestamp slots, in frame order; `frame` spans the whole frame. Report keys come from kTimers.
-enum class Timer : uint32_t { cull, depth, pyramid, light_cull, ray_trace, forward, mip, mip_fixup, resolve, exposure, view, frame, count };
+enum class Timer : uint32_t { cull, depth, pyramid, late_depth, light_cull, ray_trace, forward, mip, mip_fixup, resolve, exposure, view, frame, count };
 constexpr size_t kTimerCount = size_t(Timer::count);
 
 struct TimerInfo {
@@ -38,6 +38,9 @@ struct TimerInfo {
     std::string_view key;    // timings_ms key, report.md column: "light_cull"
     std::string_view label;  // HUD row: "light cull"
     std::string_view brief;  // the comparison sheet's narrow labels: "light-cull", "fwd"
+    // The HUD row this slot's time is added to (Timer::count: its own row): occlusion's phase 2
+    // (late depth) shows in the pyramid's row, so the occlusion pass costs one row.
+    Timer shown_in = Timer::count;
 };
 extern const std::array<TimerInfo, kTimerCount> kTimers;
 const TimerInfo& timer_info(Timer t);
@@ -50,6 +53,8 @@ constexpr size_t kPassCount = size_t(PassId::count);
 // Where in the frame a pass unit records (the renderer walks these points in order).
 enum class FramePoint {
     before_depth,   // after the frame's counters are cleared: geometry work (cull)
+    after_prepass,  // the depth pre-pass drew (occlusion phase 1's survivors): the depth pyramid;
+                    // then the renderer runs occlusion phase 2 and its depth draw
     after_depth,    // depth is final: screen-space work that forward reads (light lists)
     after_forward,  // the shaded HDR frame exists: post-processing of it (mip downsample)
     after_resolve,  // the resolve pass wrote the 8-bit frame (and the mip): exposure reduces the mip

@@ -151,15 +151,18 @@ void draw_scene(FrameContext& f, const Pipeline& pipeline, Descriptors& descript
     }
 }
 
-void ScenePass::record_depth(FrameContext& f) {
-    begin_label(f.ctx, f.cmd, debug_label(Timer::depth));
-    f.timer.begin(f.cmd, Timer::depth);
+void ScenePass::record_depth(FrameContext& f, bool late) {
+    // The late draw (occlusion phase 2) is timed by the renderer with the phase-2 cull.
+    if (!late) begin_label(f.ctx, f.cmd, debug_label(Timer::depth));
+    if (!late) f.timer.begin(f.cmd, Timer::depth);
+    // The late draw keeps what the pre-pass drew (and the pyramid pass read).
     transition(f.cmd, f.targets.depth, VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL,
                VK_PIPELINE_STAGE_2_EARLY_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT,
-               VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_READ_BIT | VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT, true);
+               VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_READ_BIT | VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT, !late);
     // Reversed Z: cleared to 0, the far plane.
     VkRenderingAttachmentInfo depth_target = depth_attachment(f.targets.depth, VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL,
-                                                              VK_ATTACHMENT_LOAD_OP_CLEAR, VK_ATTACHMENT_STORE_OP_STORE);
+                                                              late ? VK_ATTACHMENT_LOAD_OP_LOAD : VK_ATTACHMENT_LOAD_OP_CLEAR,
+                                                              VK_ATTACHMENT_STORE_OP_STORE);
     // The meshlet path culls here, once per frame (its task and mesh shaders), and records the list
     // forward draws.
     MeshletPass* meshlets = f.plan.geometry == Geometry::meshlet ? f.meshlets : nullptr;
@@ -171,8 +174,8 @@ void ScenePass::record_depth(FrameContext& f) {
         draw_scene(f, depth);
     vkCmdEndRendering(f.cmd);
     if (meshlets) meshlets->record_depth_done(f);
-    f.timer.end(f.cmd, Timer::depth);
-    end_label(f.ctx, f.cmd);
+    if (!late) f.timer.end(f.cmd, Timer::depth);
+    if (!late) end_label(f.ctx, f.cmd);
 }
 
 void ScenePass::record_forward(FrameContext& f) {

@@ -20,7 +20,8 @@ struct ScenePass {
     ~ScenePass();
 
     void create(const Context& ctx, bool alpha_masked);  // alpha_masked: the depth pre-pass tests alpha
-    void record_depth(FrameContext& f);
+    // late: occlusion phase 2's draw, on top of the pre-pass's depth (indexed geometry only).
+    void record_depth(FrameContext& f, bool late = false);
     void record_forward(FrameContext& f);
 };
 

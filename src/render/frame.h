@@ -81,8 +81,14 @@ struct GpuCounters {
     uint32_t lod_draws[kMaxLodLevels];
     uint32_t lod_triangles[kMaxLodLevels];
     uint32_t lod_meshlets[kMaxLodLevels];
+    // Occlusion culling (shaders/occlusion.glsl, words 75-77): triangles that passed every other
+    // test but the pyramid rejected, in phase 1 (previous frame's) and phase 2 (this frame's), and
+    // phase-1 rejections that phase 2 drew after all.
+    uint32_t occlusion_rejected[2];
+    uint32_t occlusion_readmitted;
 };
-static_assert(sizeof(GpuCounters) == 75 * 4);
+static_assert(sizeof(GpuCounters) == 78 * 4);
+static_assert(offsetof(GpuCounters, occlusion_rejected) == 75 * 4);  // occlusion.glsl's kOcclusionRejectedWord
 static_assert(offsetof(GpuCounters, lod_draws) == 51 * 4);  // lod.glsl's kLodDrawsWord
 static_assert(offsetof(GpuCounters, view_subgroups) == 49 * 4);  // view_common.glsl's kViewSubgroupsWord
 static_assert(offsetof(GpuCounters, view_sizes) == 48 * 4);  // view_common.glsl's kViewSizesWord
@@ -119,6 +125,9 @@ struct FrameContext {
     // Set by the cull pass (else the whole scene): what depth and forward draw.
     const Buffer* draw_indices = nullptr;
     const Buffer* draw_indirect = nullptr;
+    // The depth pyramids (OcclusionPass::pyramid), which the cull's occlusion phases read; set by
+    // the renderer. Null where there is no occlusion unit (tests).
+    const Buffer* pyramid = nullptr;
     // Set by the pass that builds the tile light lists, when it runs; forward shades all lights otherwise.
     const Buffer* light_lists = nullptr;
     // The quad mip's edge list (MipPass::edges), which the forward shader appends to (--mip forward).

@@ -50,4 +50,9 @@ struct FrameUniforms {
     glm::uvec4 tiles;       // tiles across, tiles down, list capacity per tile, draw count
     glm::vec4 projection;   // P[0][0], P[1][1], near, far
     glm::mat4 inverse_view_proj;  // clip -> world: the ray tracer's primary rays from depth
+    // Occlusion culling (passes/occlusion_pass.h): the view-projection the previous pyramid was
+    // built with, and x: that pyramid exists, y: where it starts in the pyramid buffer, z: where
+    // this frame's starts (texels). All 0 without occlusion.
+    glm::mat4 previous_view_proj;
+    glm::uvec4 occlusion;
 };

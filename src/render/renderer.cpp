@@ -1,5 +1,6 @@
 #include "render/renderer.h"
 #include "passes/mip_pass.h"
+#include "passes/occlusion_pass.h"
 
 #include <cstring>
 
@@ -31,7 +32,7 @@ Renderer::Renderer(const Context& ctx, const Scene& scene, const RendererConfig&
     upload_scene(ctx, scene, scene_);
     bounds_min_ = scene.bounds_min;
     bounds_max_ = scene.bounds_max;
-    default_camera_ = default_camera(bounds_min_, bounds_max_);
+    default_camera_ = camera_for(config.camera, bounds_min_, bounds_max_, scene.grid);
     create_frame_targets(ctx, config.extent, targets_);
     for (FrameSlot& slot : slots_) {
         slot.uniforms = create_buffer(ctx, sizeof(FrameUniforms), VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT,
@@ -83,6 +84,11 @@ void Renderer::set_plan(const Plan& plan) {
         meshlets->create(ctx_, cpu_scene_, scene_, config_.capture_meshlets);
         meshlets_ = std::move(meshlets);
     }
+}
+
+void Renderer::set_camera_view(CameraView v) {
+    config_.camera = v;
+    default_camera_ = camera_for(v, bounds_min_, bounds_max_, cpu_scene_.grid);
 }
 
 void Renderer::resize(VkExtent2D extent) {
@@ -164,8 +170,20 @@ void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_i
         vkCmdPushConstants(cmd, test_work_.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(uint32_t), &config_.test_extra_work);
         vkCmdDispatch(cmd, kTestWorkSize / 8, kTestWorkSize / 8, 1);
     }
+    f.pyramid = &unit<OcclusionPass>(PassId::occlusion).pyramid;
     record_units(f, FramePoint::before_depth);
     scene_pass_.record_depth(f);
+    record_units(f, FramePoint::after_prepass);
+    if (occlusion_culls(config_.plan)) {
+        // Occlusion phase 2 (docs/occlusion.md): every triangle against the pyramid just built;
+        // its list completes the depth and is what forward draws.
+        begin_label(ctx_, cmd, debug_label(Timer::late_depth, "occlusion phase 2"));
+        slot.timer->begin(cmd, Timer::late_depth);
+        unit<CullPass>(PassId::cull).record_phase(f, 2);
+        scene_pass_.record_depth(f, true);
+        slot.timer->end(cmd, Timer::late_depth);
+        end_label(ctx_, cmd);
+    }
     record_units(f, FramePoint::after_depth);
     // With --mip forward, forward also writes the mip, and appends to the mip pass's edge list.
     f.mip_edges = &unit<MipPass>(PassId::mip).edges;

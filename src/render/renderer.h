@@ -40,6 +40,7 @@ struct RendererConfig {
     // --geometry meshlet: record the order of the mesh shaders' primitive outputs, so that
     // read_drawn_indices() works there too (tests, --cull-dump). Costs a write per triangle.
     bool capture_meshlets = false;
+    CameraView camera = CameraView::overview;  // --camera: what default_view() is
 };
 
 struct FrameSlot {
@@ -103,6 +104,9 @@ public:
     template <typename Unit>
     Unit& unit(PassId id) const { return static_cast<Unit&>(*units_[size_t(id)]); }
     const Camera& default_view() const { return default_camera_; }
+    // The window's camera key: default_view() becomes that view's.
+    void set_camera_view(CameraView v);
+    CameraView camera_view() const { return config_.camera; }
     glm::vec3 bounds_min() const { return bounds_min_; }
     glm::vec3 bounds_max() const { return bounds_max_; }
 

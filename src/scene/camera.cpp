@@ -27,3 +27,35 @@ Camera default_camera(glm::vec3 bounds_min, glm::vec3 bounds_max) {
     c.far_plane = distance + 1.5f * radius;
     return c;
 }
+
+std::optional<CameraView> parse_camera_view(std::string_view name) {
+    if (name == "overview") return CameraView::overview;
+    if (name == "street") return CameraView::street;
+    return std::nullopt;
+}
+
+std::string_view camera_view_name(CameraView v) { return v == CameraView::street ? "street" : "overview"; }
+
+Camera street_camera(glm::vec3 bounds_min, glm::vec3 bounds_max, uint32_t grid) {
+    // The grid grows the copy's extent e by (n - 1) spacings of 1.2 max(e.x, e.z) on x and z, so
+    // the larger grown side gives the copy's larger side back.
+    float n = float(std::max(grid, 1u));
+    glm::vec3 size = bounds_max - bounds_min;
+    float copy = std::max(std::max(size.x, size.z) / (1.0f + 1.2f * (n - 1.0f)), 1e-3f);
+    float spacing = 1.2f * copy;
+    glm::vec3 center = 0.5f * (bounds_min + bounds_max);
+    // Rows of copies are centred at center.z + (k - (n - 1) / 2) spacing; the street between the
+    // two middle rows (k = n/2 - 1 and n/2) runs along x. One copy: its middle.
+    float street_z = grid > 1 ? center.z + (std::floor(n / 2.0f) - 0.5f - 0.5f * (n - 1.0f)) * spacing : center.z;
+    float eye = bounds_min.y + 0.04f * copy;
+    Camera c;
+    c.position = glm::vec3(bounds_min.x - 0.02f * copy, eye, street_z);
+    c.target = glm::vec3(bounds_max.x, eye, street_z);
+    c.near_plane = 0.002f * copy;
+    c.far_plane = glm::length(size) * 1.1f + copy;
+    return c;
+}
+
+Camera camera_for(CameraView v, glm::vec3 bounds_min, glm::vec3 bounds_max, uint32_t grid) {
+    return v == CameraView::street ? street_camera(bounds_min, bounds_max, grid) : default_camera(bounds_min, bounds_max);
+}

@@ -125,6 +125,7 @@ const KeyHelp kOtherKeys[] = {
     {"W A S D", "fly (Shift: faster)"},
     {"Q / E", "down / up"},
     {"R", "reset the camera"},
+    {"K", "camera: overview / street"},
     {"F12", "screenshot with the HUD"},
     {"C", "comparison, in the background"},
     {"G", "frame-time graph on / off"},

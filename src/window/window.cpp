@@ -246,6 +246,15 @@ private:
                 camera_.reset(renderer_->default_view(), renderer_->bounds_min(), renderer_->bounds_max());
                 log_line("camera reset to the default view");
                 break;
+            case GLFW_KEY_K: {
+                // A camera cut: the previous pyramid no longer matches the view, so occlusion's
+                // phase 1 rejects little; phase 2 still keeps the frame exact (docs/occlusion.md).
+                CameraView next = renderer_->camera_view() == CameraView::street ? CameraView::overview : CameraView::street;
+                renderer_->set_camera_view(next);
+                camera_.reset(renderer_->default_view(), renderer_->bounds_min(), renderer_->bounds_max());
+                log_line("camera: " + std::string(camera_view_name(next)));
+                break;
+            }
             case GLFW_KEY_F12: screenshot_requested_ = true; break;
             case GLFW_KEY_C: start_compare(); break;
             case GLFW_KEY_H:

@@ -47,6 +47,8 @@ DemoResult run_cull(const std::string& dir, const SceneCase& scene, const std::s
                                      "--warmup",   "1",                   "--scene",  scene.path,
                                      "--instances", std::to_string(scene.instances), "--cull", variant,
                                      "--cull-group-size", group_size,
+                                     // The CPU reference culls without occlusion (tests/gpu/test_occlusion.cpp has it).
+                                     "--occlusion", "off",
                                      "--report",   dir + "/" + tag + ".json", "--screenshot", dir + "/" + tag + ".png"};
     if (variant != "off") args.insert(args.end(), {"--cull-dump", dir + "/" + tag + ".txt"});
     DemoResult r;
@@ -167,6 +169,7 @@ struct Frame {
 Frame render(const Context& ctx, const Scene& scene, Request cull, uint32_t group_size) {
     PlanRequest request;
     request[PassId::cull] = cull;
+    request[PassId::occlusion] = Request::off;  // the reference culls without occlusion
     RendererConfig config;
     config.extent = {kDesignedWidth, kDesignedHeight};
     config.lights = 16;

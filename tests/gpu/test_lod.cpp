@@ -32,6 +32,8 @@ LodRun run_lod(const std::string& dir, const std::string& lod, const std::string
     std::string tag = lod + "-" + size + "-" + std::to_string(instances) + "-" + geometry;
     std::vector<std::string> args = {"--headless", "--validate", "--size", size, "--frames", "1", "--warmup", "0",
                                      "--instances", std::to_string(instances), "--lod", lod, "--geometry", geometry,
+                                     // Levels and kept triangles against the CPU rule: without occlusion.
+                                     "--occlusion", "off",
                                      "--report", dir + "/" + tag + ".json", "--screenshot", dir + "/" + tag + ".png"};
     if (dump) args.insert(args.end(), {"--cull-dump", dir + "/" + tag + ".txt"});
     DemoRun run = run_demo(args);

@@ -68,7 +68,9 @@ MeshletRun render(const std::string& dir, const std::string& scene, uint32_t ins
     std::vector<std::string> args = {"--headless", "--validate", "--size", "256x144", "--frames", "2", "--warmup", "1",
                                      "--scene", scene, "--instances", std::to_string(instances), "--geometry", geometry,
                                      "--cull", cull, "--report", dir + "/" + tag + ".json", "--screenshot",
-                                     dir + "/" + tag + ".png"};
+                                     dir + "/" + tag + ".png",
+                                     // Triangle for triangle against the indexed cull: both without occlusion.
+                                     "--occlusion", "off"};
     if (dump) args.insert(args.end(), {"--cull-dump", dir + "/" + tag + ".txt"});
     args.insert(args.end(), extra.begin(), extra.end());
     DemoRun r = run_demo(args);
