@@ -194,6 +194,14 @@ Plan make_plan(const SubgroupCaps& caps, const DeviceFeatures& features, const P
         if (pass.id == PassId::cull && request.geometry == Geometry::meshlet && p.variant != Variant::off)
             p.reason += "; meshlets culled in the task shader, triangles in the mesh shader";
     }
+    // Occlusion culls in the compute cull only (docs/occlusion.md): say where it builds the pyramid for nothing.
+    PassPlan& occlusion = plan[PassId::occlusion];
+    if (occlusion.variant == Variant::subgroup || occlusion.variant == Variant::fallback) {
+        if (request.geometry == Geometry::meshlet)
+            occlusion.reason += "; the pyramid is built, but the meshlet path does not cull by it yet";
+        else if (plan[PassId::cull].variant == Variant::off)
+            occlusion.reason += "; the pyramid is built, but --cull off culls nothing by it";
+    }
     // Exposure measures the mip: without one it stays at the fixed exposure.
     PassPlan& exposure = plan[PassId::exposure];
     if (plan[PassId::mip].variant == Variant::off && exposure.variant != Variant::off) {
