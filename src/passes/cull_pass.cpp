@@ -355,6 +355,7 @@ void cull_frame_allocations(const AllocationQuery& q, std::vector<PlannedAllocat
     out.push_back({"culled indirect", std::max<uint64_t>(1, draws) * indirect, AllocationKind::storage_buffer, false});
     out.push_back({"cull chunks", chunks * 16, AllocationKind::storage_buffer});
     out.push_back({"cull draw chunk ends", std::max<uint64_t>(1, draws) * 4, AllocationKind::storage_buffer});
+    out.push_back({"no pyramid", 16, AllocationKind::storage_buffer, false});  // bound where no pyramid is built
     out.push_back({"cull chunk starts", (chunks + 1) * 4, AllocationKind::storage_buffer, false});
     out.push_back({"cull block starts", (chunks / kCullScanBlock + 2) * 4, AllocationKind::storage_buffer, false});
 }

@@ -338,7 +338,9 @@ uint32_t hud_timer_colour(Timer t) {
 void draw_hud(Overlay& overlay, const HudState& hud, std::vector<HudText>* texts) {
     float s = hud_scale(hud.extent.height);
     float width = float(hud.extent.width), height = float(hud.extent.height);
-    float max_panel = std::max(40.0f * s, width - 8 * s);
+    // At most 400 px (scaled) wide: long counter lines (LOD per level, occlusion) are cut to it,
+    // so the panel keeps to the top right and the frame stays in view.
+    float max_panel = std::max(40.0f * s, std::min(width - 8 * s, 400.0f * s));
     // Debug views, the mip view and the light-count view have already put their legends into the
     // overlay (top left): the panels keep clear of them. Each panel is measured by drawing it
     // into a scratch overlay, so one layout code path serves both.
@@ -363,16 +365,14 @@ void draw_hud(Overlay& overlay, const HudState& hud, std::vector<HudText>* texts
     if (stats_shown) draw_stats(overlay, hud, s, stats.x0, stats.y0, max_panel, texts);
 
     // Notes: newest at the bottom of the frame, older ones above, cut to the frame's width; on a
-    // small frame, the older ones that would run into the help or stats panel are left out. The
-    // newest is always drawn, over a panel if it must: it answers the key just pressed.
+    // small frame, the older ones that would run into the help or stats panel are left out.
     float y = height - 4 * s;
     float notes_top = y;
     for (auto it = hud.notes.rbegin(); it != hud.notes.rend(); ++it) {
         std::string note = fit_text(*it, width - 12 * s, s);
         float top = y - Overlay::text_height(note, s) - 6 * s;
         OverlayBox box{4 * s, top, 4 * s + Overlay::text_width(note, s) + 4 * s, y};
-        bool newest = it == hud.notes.rbegin();
-        if (!newest && ((hud.help && box.overlaps(help)) || (stats_shown && box.overlaps(stats)))) break;
+        if ((hud.help && box.overlaps(help)) || (stats_shown && box.overlaps(stats))) break;
         y = top;
         overlay.label(4 * s, y, note, kYellow, s);
         if (texts) texts->push_back({ink_box(4 * s + 2 * s, y + 3 * s, note, s), note});  // label(): pad 2, +1 down

@@ -334,18 +334,18 @@ TEST(Window, KeysSwitchEveryPassAndViewResizeAndF12SavesTheFrameWithHud) {
     ASSERT_TRUE(xdo.run("key g"));
     ASSERT_FALSE(log.wait_line("graph hidden", 0).empty());
 
-    ASSERT_TRUE(xdo.run("windowsize " + window + " 400 300"));
-    ASSERT_FALSE(log.wait_line("swapchain: 400x300", 0).empty()) << read_text(log_path);
+    ASSERT_TRUE(xdo.run("windowsize " + window + " 560 360"));
+    ASSERT_FALSE(log.wait_line("swapchain: 560x360", 0).empty()) << read_text(log_path);
 #ifdef SGD_HAVE_X11
     // The mouse: a left drag orbits and the wheel zooms, so the window must show another picture
     // (compared left of the HUD, x < 100, with what it showed once the paused frame was steady).
     auto scene_part_differs = [](const Png& a, const Png& b) {
-        if (a.width != 400 || b.width != 400 || a.height != 300 || b.height != 300) return true;
+        if (a.width != 560 || b.width != 560 || a.height != 360 || b.height != 360) return true;
         int changed = 0;
-        for (int y = 0; y < 300; ++y)
+        for (int y = 0; y < 360; ++y)
             for (int x = 0; x < 100; ++x)
                 changed += std::abs(a.at(x, y)[0] - b.at(x, y)[0]) + std::abs(a.at(x, y)[1] - b.at(x, y)[1]) > 8;
-        return changed > 100 * 300 / 50;
+        return changed > 100 * 360 / 50;
     };
     Png before = capture_window(x.display, window);
     for (int i = 0; i < 60; ++i) {  // steady: two captures a second apart agree
@@ -371,20 +371,20 @@ TEST(Window, KeysSwitchEveryPassAndViewResizeAndF12SavesTheFrameWithHud) {
     ASSERT_TRUE(xdo.run("key F12"));
     std::string shot = log.wait_line("screenshot: ", 0);
     ASSERT_FALSE(shot.empty()) << read_text(log_path);
-    std::string name = "subgroup-demo_" + all_auto("off") + "_400x300.png";
+    std::string name = "subgroup-demo_" + all_auto("off") + "_560x360.png";
     EXPECT_EQ(shot.substr(12, name.size()), name) << shot;
     Png screenshot = read_png(dir + "/" + name);
-    ASSERT_EQ(screenshot.width, 400) << "missing or unreadable " << name;
-    ASSERT_EQ(screenshot.height, 300);
+    ASSERT_EQ(screenshot.width, 560) << "missing or unreadable " << name;
+    ASSERT_EQ(screenshot.height, 360);
 
     // The same configuration and animation frame, rendered headless (never with a HUD).
     // The window draws with its default --lod auto; the reference asks for the same (run_demo adds off).
-    DemoRun headless = run_demo({"--headless", "--lod", "auto", "--size", "400x300", "--frames",
+    DemoRun headless = run_demo({"--headless", "--lod", "auto", "--size", "560x360", "--frames",
                                  std::to_string(animation_frame + 1), "--warmup", "0", "--exposure", "off",
                                  "--screenshot", dir + "/headless.png"});
     ASSERT_EQ(headless.exit_code, 0) << headless.output;
     Png reference = read_png(dir + "/headless.png");
-    ASSERT_EQ(reference.width, 400);
+    ASSERT_EQ(reference.width, 560);
 
     // Where the two differ is the HUD: a region anchored at the top-right corner that holds text in
     // the HUD's exact white. Everything else is the same render (the window's camera is the headless
@@ -395,21 +395,21 @@ TEST(Window, KeysSwitchEveryPassAndViewResizeAndF12SavesTheFrameWithHud) {
     auto differs = [](const uint8_t* a, const uint8_t* b) {
         return std::abs(a[0] - b[0]) > 2 || std::abs(a[1] - b[1]) > 2 || std::abs(a[2] - b[2]) > 2;
     };
-    int x0 = 400, y0 = 300, x1 = -1, y1 = -1;
-    for (int y = 0; y < 300; ++y)
-        for (int x = 0; x < 400; ++x) {
+    int x0 = 560, y0 = 360, x1 = -1, y1 = -1;
+    for (int y = 0; y < 360; ++y)
+        for (int x = 0; x < 560; ++x) {
             const uint8_t *a = screenshot.at(x, y), *b = reference.at(x, y);
             if (differs(a, b))
                 x0 = std::min(x0, x), y0 = std::min(y0, y), x1 = std::max(x1, x), y1 = std::max(y1, y);
         }
     ASSERT_GE(x1, 0) << "the F12 screenshot equals the headless frame: no HUD";
-    EXPECT_GE(x1, 400 - 9);
+    EXPECT_GE(x1, 560 - 9);
     EXPECT_LE(y0, 8);
     EXPECT_GE(x1 - x0, 150) << "HUD region too narrow";
     EXPECT_GE(y1 - y0, 100) << "HUD region too short";
     EXPECT_GT(x0, 40) << "the frames differ beyond the HUD panel (different configuration or camera?)";
-    // (The HUD reaches row 240 since the pyramid row: the window is 300 rows so that the bottom rows still match.)
-    EXPECT_LT(y1, 292) << "the frames differ beyond the HUD panel (different configuration or camera?)";
+    // (At 400x300 the HUD reached row 260 and column 10 once the occlusion and LOD lines came: the window is 560x360 so that rows below it and columns left of it still match.)
+    EXPECT_LT(y1, 352) << "the frames differ beyond the HUD panel (different configuration or camera?)";
     auto hud_white = [&](const Png& png) {
         int count = 0;
         for (int y = y0; y <= y1; ++y)
@@ -430,10 +430,10 @@ TEST(Window, KeysSwitchEveryPassAndViewResizeAndF12SavesTheFrameWithHud) {
     for (auto end = std::chrono::steady_clock::now() + 90s; std::chrono::steady_clock::now() < end && !mismatch.empty();) {
         std::this_thread::sleep_for(500ms);
         shown = capture_window(x.display, window);
-        if (shown.width != 400 || shown.height != 300) continue;
+        if (shown.width != 560 || shown.height != 360) continue;
         mismatch.clear();
-        for (int y = 0; y < 300 && mismatch.empty(); ++y)
-            for (int x = 0; x < 400 && mismatch.empty(); ++x) {
+        for (int y = 0; y < 360 && mismatch.empty(); ++y)
+            for (int x = 0; x < 560 && mismatch.empty(); ++x) {
                 if (x >= x0 - 1 && x <= x1 + 1 && y >= y0 - 1 && y <= y1 + 1) continue;
                 const uint8_t *a = shown.at(x, y), *b = reference.at(x, y);
                 if (differs(a, b))
@@ -445,7 +445,7 @@ TEST(Window, KeysSwitchEveryPassAndViewResizeAndF12SavesTheFrameWithHud) {
     }
     if (shown.width > 0) write_png(dir + "/window.png", shown.width, shown.height, shown.rgba);
     EXPECT_EQ(mismatch, "") << "the window does not show the rendered frame (see " << dir << "/window.png)";
-    if (shown.width == 400) EXPECT_GT(hud_white(shown), hud_white(reference) + 300) << "the window shows no HUD";
+    if (shown.width == 560) EXPECT_GT(hud_white(shown), hud_white(reference) + 300) << "the window shows no HUD";
 #endif
 
     ASSERT_TRUE(xdo.run("key Escape"));
@@ -464,7 +464,8 @@ TEST(Window, UnsupportedVariantIsSkippedWithANoteOnScreen) {
     ASSERT_TRUE(x.start(dir)) << "Xvfb did not start: " << read_text(dir + "/xvfb.log");
     std::string log_path = dir + "/demo.log";
     // Without quad operations the quad mip cannot run: the mip key must skip `subgroup`.
-    Child demo = spawn({SGD_DEMO, "--validate", "--size", "320x180", "--mask-ops", "quad"}, dir, x.display, log_path);
+    // 480x320: room below the HUD's panel for the note (a note never covers the panel).
+    Child demo = spawn({SGD_DEMO, "--validate", "--size", "480x320", "--mask-ops", "quad"}, dir, x.display, log_path);
     DemoLog log{log_path, &demo};
     ASSERT_NE(log.wait_line("frame 0:", 0), "") << read_text(log_path);
     Xdotool xdo{x.display};
@@ -486,7 +487,7 @@ TEST(Window, UnsupportedVariantIsSkippedWithANoteOnScreen) {
 
     // The note is on screen: the HUD's note yellow, in the bottom rows where notes stack.
     Png png = read_png(dir + "/" + shot.substr(12, shot.find(' ', 12) - 12));
-    ASSERT_EQ(png.width, 320) << shot;
+    ASSERT_EQ(png.width, 480) << shot;
     int yellow = 0;
     for (int y = png.height * 2 / 3; y < png.height; ++y)
         for (int x = 0; x < png.width; ++x) {
