@@ -22,18 +22,6 @@ const LayoutDesc kViewLayout = {
     {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE},
     VK_SHADER_STAGE_COMPUTE_BIT, 0};
 
-// A sampled image without sampler (texelFetch through GL_EXT_samplerless_texture_functions), in
-// the layout the depth image has while both light culling and the forward depth test read it.
-void push_sampled_depth(Descriptors& d, uint32_t binding, VkImageView view) {
-    d.images.push_back({VK_NULL_HANDLE, view, VK_IMAGE_LAYOUT_DEPTH_READ_ONLY_OPTIMAL});
-    VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-    w.dstBinding = binding;
-    w.descriptorCount = 1;
-    w.descriptorType = VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE;
-    w.pImageInfo = &d.images.back();
-    d.writes.push_back(w);
-}
-
 Buffer create_list_buffer(const Context& ctx, const LightListLayout& layout) {
     return create_buffer(ctx, (layout.words() + kLightListGuardWords) * sizeof(uint32_t),
                          VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT |
@@ -149,7 +137,7 @@ void LightCullPass::record(FrameContext& f) {
     vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.pipeline);
     Descriptors d;
     d.buffer(0, f.uniforms, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER).buffer(1, f.lights);
-    push_sampled_depth(d, 2, f.targets.depth.view);
+    d.sampled_depth(2, f.targets.depth.view);
     d.buffer(3, lists_).buffer(4, f.counters);
     d.push(f.cmd, pipeline);
     // Sorted lists for the subgroup light loop (forward.frag); the same sets either way.

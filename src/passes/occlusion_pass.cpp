@@ -21,17 +21,6 @@ struct Push {
 
 uint32_t ceil_div(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
 
-// A sampled image without sampler (texelFetch), as the light cull reads depth.
-void push_sampled_depth(Descriptors& d, uint32_t binding, VkImageView view) {
-    d.images.push_back({VK_NULL_HANDLE, view, VK_IMAGE_LAYOUT_DEPTH_READ_ONLY_OPTIMAL});
-    VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-    w.dstBinding = binding;
-    w.descriptorCount = 1;
-    w.descriptorType = VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE;
-    w.pImageInfo = &d.images.back();
-    d.writes.push_back(w);
-}
-
 }  // namespace
 
 std::vector<PyramidLevel> pyramid_levels(VkExtent2D depth) {
@@ -116,7 +105,7 @@ void OcclusionPass::build(VkCommandBuffer cmd, Image& depth, Variant variant, ui
     const Pipeline& pipeline = variant == Variant::subgroup ? subgroup : fallback;
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.pipeline);
     Descriptors d;
-    push_sampled_depth(d, 0, depth.view);
+    d.sampled_depth(0, depth.view);
     d.buffer(1, pyramid).buffer(2, finished);
     d.push(cmd, pipeline);
     Push push{depth.extent.width, depth.extent.height, 0, which * pyramid_texels(depth.extent)};

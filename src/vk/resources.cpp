@@ -569,6 +569,17 @@ Descriptors& Descriptors::sampled_image(uint32_t binding, VkImageView view, VkSa
     return *this;
 }
 
+Descriptors& Descriptors::sampled_depth(uint32_t binding, VkImageView view) {
+    images.push_back({VK_NULL_HANDLE, view, VK_IMAGE_LAYOUT_DEPTH_READ_ONLY_OPTIMAL});
+    VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+    w.dstBinding = binding;
+    w.descriptorCount = 1;
+    w.descriptorType = VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE;
+    w.pImageInfo = &images.back();
+    writes.push_back(w);
+    return *this;
+}
+
 Descriptors& Descriptors::acceleration_structure(uint32_t binding, VkAccelerationStructureKHR tlas) {
     structures.push_back(tlas);
     VkWriteDescriptorSetAccelerationStructureKHR as{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET_ACCELERATION_STRUCTURE_KHR};

@@ -175,5 +175,9 @@ struct Descriptors {
     Descriptors& buffer(uint32_t binding, const Buffer& b, VkDescriptorType type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
     Descriptors& storage_image(uint32_t binding, VkImageView view);
     Descriptors& sampled_image(uint32_t binding, VkImageView view, VkSampler sampler);
+    // A depth image read with texelFetch (GL_EXT_samplerless_texture_functions, no sampler), in
+    // DEPTH_READ_ONLY_OPTIMAL: the layout depth keeps while compute reads it and the forward
+    // pass's depth test still uses it.
+    Descriptors& sampled_depth(uint32_t binding, VkImageView view);
     void push(VkCommandBuffer cmd, const Pipeline& pipeline);
 };
