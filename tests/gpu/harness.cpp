@@ -13,17 +13,43 @@
 #include <gtest/gtest.h>
 #include <stb/stb_image.h>
 
-// Probed once per process (ctest runs each test in a process of its own) and only at
-// LP_NATIVE_VECTOR_WIDTH=512, the one width where Mesa 22.3 with LLVM 15 is known to crash when it
-// compiles any graphics pipeline (docs/testing.md). At any other width drawing is never excused.
+namespace {
+
+// The probe render's exit code, run once per suite and demo build: the first test process at 512
+// bits runs it and leaves the code in the suite's shader-cache folder (tests/shared_shader_cache.cpp),
+// keyed by the demo's modification time, so a rebuilt demo is probed again. Each probe costs
+// seconds (LLVM compiles until it crashes), and a hundred drawing tests ask.
+int draw_probe_exit_code() {
+    namespace fs = std::filesystem;
+    std::error_code error;
+    auto built = fs::last_write_time(SGD_DEMO, error).time_since_epoch().count();
+    fs::path record = fs::path(SGD_TEST_SHADER_CACHE) / "draw-probe.lp512.txt";
+    long long recorded_build = 0;
+    int recorded_code = -1;
+    if (std::ifstream in(record); in >> recorded_build >> recorded_code && !error && recorded_build == built)
+        return recorded_code;
+    DemoRun probe = run_demo({"--headless", "--size", "32x32", "--frames", "1", "--warmup", "0", "--lights", "1"});
+    if (!error) {
+        fs::create_directories(record.parent_path(), error);
+        fs::path partial = record.string() + "." + std::to_string(getpid());
+        std::ofstream(partial) << built << " " << probe.exit_code << "\n";
+        fs::rename(partial, record, error);  // atomic: a parallel test reads the old record or this one
+    }
+    return probe.exit_code;
+}
+
+}  // namespace
+
+// Probed only at LP_NATIVE_VECTOR_WIDTH=512, the one width where Mesa with LLVM 15 is known to crash
+// when it compiles any graphics pipeline (docs/testing.md). At any other width drawing is never excused.
 std::string lavapipe_cannot_draw_reason() {
     static const std::string reason = [] {
         const char* width = getenv("LP_NATIVE_VECTOR_WIDTH");
         if (!width || std::string(width) != "512") return std::string();
-        DemoRun probe = run_demo({"--headless", "--size", "32x32", "--frames", "1", "--warmup", "0", "--lights", "1"});
-        if (probe.exit_code < 128) return std::string();  // drew, or failed in a way the test itself must report
+        int exit_code = draw_probe_exit_code();
+        if (exit_code < 128) return std::string();  // drew, or failed in a way the test itself must report
         return "lavapipe at LP_NATIVE_VECTOR_WIDTH=512 cannot draw here: a one-frame render died with exit " +
-               std::to_string(probe.exit_code) +
+               std::to_string(exit_code) +
                " (Mesa 22.3 / LLVM 15 crash compiling any graphics pipeline 16 lanes wide; see docs/testing.md). "
                "Not run: this test draws.";
     }();
