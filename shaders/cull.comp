@@ -1,29 +1,46 @@
 #version 460
-// The cull pass, step 1 of 3 (src/passes/cull_pass.cpp): tests every triangle of every draw
-// (cull_tests.glsl) and compacts each workgroup's survivors, in input order, to the start of the
-// workgroup's own stretch of the staging buffer; it also stores how many survived. One invocation
-// per triangle; one workgroup per chunk of gl_WorkGroupSize.x triangles of ONE draw (the host's
-// chunk table). Steps 2 (cull_scan.comp: a scan of the chunks' counts) and 3 (cull_compact.comp:
-// each chunk's survivors moved to the draw's range at the scanned offset) follow. Nothing is
-// decided by an atomic race, so the survivors land in input order, the same on every run and in
-// both variants.
+// The cull pass (src/passes/cull_pass.cpp, docs/culling.md) in one dispatch: every triangle of
+// every draw is tested (cull_tests.glsl), and the survivors are written in input order straight
+// into their draw's range of the culled index buffer, whose indirect command gets its indexCount.
+// One workgroup per chunk of gl_WorkGroupSize.x triangles of one level of one draw (the host's
+// chunk table). Where a chunk's survivors go depends on how many the chunks before it in its level
+// kept: a chained scan with decoupled look-back (Merrill and Garland 2016) finds that out, and the
+// decoupled fallback (Smith, Levien and Owens 2025) makes it safe without a forward-progress
+// guarantee between workgroups, which Vulkan does not give:
 //
-// Two variants (shaders/variants.cmake), one scan (workgroup_scan.glsl):
-//   CULL_SUBGROUP  subgroupExclusiveAdd within each subgroup, the subgroups' sums across them.
-//   (fallback)     a Hillis-Steele scan over the workgroup in shared memory.
+//   1. Take a ticket. Partitions (chunks) go out in the order workgroups start, so every
+//      predecessor of a partition has started before it; gl_WorkGroupID promises no such thing.
+//   2. Test the chunk's triangles, count the survivors and give each its slot (workgroup_scan.glsl).
+//   3. Publish the count (an AGGREGATE), look back over the predecessors' words until an
+//      INCLUSIVE prefix or the level's first chunk, publish this chunk's INCLUSIVE prefix. A
+//      predecessor that is still not ready after a bounded spin is counted here, from the input, by
+//      testing its triangles again: no workgroup ever waits for another one to be scheduled.
+//   4. Write the survivors at out_first + 3 (prefix + slot); the level's last chunk writes the
+//      draw's indexCount and adds the level's survivors to triangles_visible.
+//
+// Variants (shaders/variants.cmake), one structure; they differ where subgroup operations replace
+// shared memory:
+//   CULL_SUBGROUP  the workgroup scan is subgroupExclusiveAdd plus the subgroups' subgroupAdd sums;
+//                  the look-back reads a window of predecessors, one per lane of subgroup 0, and
+//                  sums it with one subgroupAdd per step.
+//   (fallback)     the Hillis-Steele scan in shared memory; one lane looks back, one predecessor
+//                  at a time.
+// Every survivor's slot is decided by counts alone, never by which atomic came first, so the output
+// is the same in both variants, on every run and whichever partitions fell back.
 #ifdef CULL_SUBGROUP
 #define SCAN_SUBGROUP 1
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
 #extension GL_KHR_shader_subgroup_ballot : require
 #endif
+#extension GL_KHR_memory_scope_semantics : require  // atomicLoad, atomicStore
 
 #include "common.glsl"
 #include "cull_tests.glsl"
 #include "lod.glsl"
 
-// The workgroup size is a specialization constant (--cull-group-size; 64 by default): the
-// scan is correct for any size, including sizes that leave a partial subgroup.
+// The workgroup size is a specialization constant (--cull-group-size; 64 by default): the scan
+// and the look-back are correct for any size, including sizes that leave a partial subgroup.
 layout(local_size_x_id = 0) in;
 
 #include "workgroup_scan.glsl"
@@ -32,17 +49,28 @@ layout(set = 0, binding = 0) uniform Frame { FrameUniforms frame; };
 layout(set = 0, binding = 1, std430) readonly buffer Draws { DrawData draws[]; };
 layout(set = 0, binding = 2, std430) readonly buffer Vertices { float vertex_data[]; };  // 8 floats per Vertex
 layout(set = 0, binding = 3, std430) readonly buffer SourceIndices { uint source_indices[]; };
-// (draw, level, first triangle of the level, the draw's first chunk): build_cull_chunks().
+// (draw, level, first triangle of the level, the level's first chunk): build_cull_chunks().
 layout(set = 0, binding = 4, std430) readonly buffer Chunks { uvec4 chunks[]; };
-// Laid out like the culled index buffer: chunk (draw, level, first) owns indices from
-// draws[draw].out_first + 3 first on, and fills the first 3 * survivors of them. Chunks of
-// different levels of a draw share that stretch, but only the chosen level's write.
-layout(set = 0, binding = 5, std430) writeonly buffer Staging { uint staged_indices[]; };
-layout(set = 0, binding = 6, std430) writeonly buffer ChunkSurvivors { uint chunk_survivors[]; };
-// VkDrawIndexedIndirectCommand[]: the draw's first chunk zeroes its indexCount; step 3 writes it
-// where the draw keeps a triangle.
+// The look-back's state (CullPass::lookback), only ever accessed with atomics. A ticket counter
+// that cycles through 0 .. 2 chunk_count - 1 (two dispatches), then one word per chunk:
+//   bit 31      the parity of the dispatch that wrote it (ticket / chunk_count); a word of the
+//               other parity is left from the dispatch before: NOT READY;
+//   bit 30      1: INCLUSIVE (survivors of the level's chunks up to and including this one),
+//               0: AGGREGATE (this chunk's survivors alone);
+//   bits 0-29   the count: at most the level's triangles, and a storage buffer of indices holds
+//               fewer than 2^30 triangles.
+// Flag and count in one word, so one atomic load reads both as one chunk wrote them. Every chunk
+// writes its own word in every dispatch, so when a dispatch ends every word has its parity, and
+// the next dispatch, of the other parity, starts from words that all read NOT READY: no pass
+// resets the state. The host fills every word with parity 1 once; the first dispatch has parity 0.
+layout(set = 0, binding = 5, std430) coherent buffer Lookback {
+    uint ticket;
+    uint partition_state[];
+} lookback;
+layout(set = 0, binding = 6, std430) writeonly buffer CulledIndices { uint culled_indices[]; };
+// VkDrawIndexedIndirectCommand[]: indexCount, instanceCount, firstIndex, vertexOffset, firstInstance.
 layout(set = 0, binding = 7, std430) writeonly buffer Indirect { uint indirect[]; };
-// GpuCounters (src/render/frame.h), as words: the per-level counters (lod.glsl).
+// GpuCounters (src/render/frame.h), as words.
 layout(set = 0, binding = 8, std430) buffer Counters { uint counters[]; };
 // The depth pyramids (occlusion_pass.h: two, frame.occlusion.y and .z say where); bound only
 // with an occlusion phase (push.occlusion_phase > 0).
@@ -59,46 +87,63 @@ layout(push_constant) uniform Push {
     // pyramid with its view-projection (nothing rejected without one); 2 phase 2, against this
     // frame's pyramid of the phase-1 depth.
     uint occlusion_phase;
+    // Reads of a predecessor's word that may find it not ready before this workgroup counts the
+    // predecessor itself: spin_limit + 1.
+    uint spin_limit;
+    // Test only (SGD_CULL_LOOKBACK=late@K, src/vk/fault_injection.h): K > 1 hands out the
+    // partitions of each run of K tickets last first (partition_of()); 1 in every real run.
+    uint late_group;
 } push;
+
+const uint kTrianglesVisibleWord = 0u;   // GpuCounters::triangles_visible
+const uint kLookbackFallbacksWord = 78u; // GpuCounters::cull_lookback_fallbacks
+const uint kParityBit = 0x80000000u;
+const uint kInclusiveBit = 0x40000000u;
+const uint kCountMask = 0x3FFFFFFFu;
+
+uint load_state(uint chunk) {
+    return atomicLoad(lookback.partition_state[chunk], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
+}
+void store_state(uint chunk, uint word) {
+    atomicStore(lookback.partition_state[chunk], word, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
+}
+
+// The partition of the order-th ticket. In every real run the same number. Under the test knob,
+// each run of late_group tickets gets its partitions last first, so a partition starts before
+// its predecessors in the run: the schedule of a device without forward progress, on any device.
+// (A bijection: the last run, shorter where late_group does not divide chunk_count, is reversed
+// within its own length.)
+uint partition_of(uint order) {
+    uint run = max(push.late_group, 1u);
+    uint run_first = order - order % run;
+    uint run_last = min(run_first + run, push.chunk_count) - 1u;
+    return run_last - (order - run_first);
+}
 
 vec3 vertex_position(uint index) {
     uint base = index * 8u;  // sizeof(Vertex) / 4: position is its first three floats
     return vec3(vertex_data[base], vertex_data[base + 1u], vertex_data[base + 2u]);
 }
 
-void main() {
-    // A 2D grid only because devices may limit a dimension to 65535 workgroups.
-    uint chunk = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
-    // The same for every invocation of the workgroup: whole workgroups leave here, so the
-    // barriers and subgroup operations below never run with part of a workgroup gone.
-    if (chunk >= push.chunk_count) return;
+struct Verdict {
+    uvec3 index;              // the triangle's vertex indices
+    bool visible;             // drawn: in range and passes every test, occlusion included
+    bool occlusion_rejected;  // passes every other test, but the pyramid rejects it
+    bool readmitted;          // phase 2: rejected by phase 1's pyramid, not by this frame's
+};
 
-    // Invocation of rank r tests the chunk's triangle r (workgroup_scan.glsl: the scan below
-    // counts in rank order, so slots follow triangle order).
-    uvec4 entry = chunks[chunk];
-    uint draw_id = entry.x;
-    uint level = entry.y;
-    if (chunk == entry.w && gl_LocalInvocationIndex == 0u) indirect[draw_id * 5u] = 0u;
-    // Chunks of the levels the draw does not use this frame keep nothing. The choice depends on
-    // the draw alone, so the whole workgroup leaves together (as above).
-    float pixels_per_unit = abs(frame.projection.y) * 0.5 * float(frame.sizes.y);  // P[1][1] < 0: y flipped
-    if (level != choose_lod_level(draws[draw_id], frame.camera_position.xyz, pixels_per_unit, push.lod_max_error_px)) {
-        if (gl_LocalInvocationIndex == 0u) chunk_survivors[chunk] = 0u;
-        return;
-    }
-
-    uint rank = scan_rank();
+// Triangle `triangle` of the draw's level. One past the level's last triangle (the level's last
+// chunk) is not visible; it reads the last triangle again (cached), so the code has no divergent
+// branch at all and the caller's scan runs with the whole workgroup.
+Verdict test_triangle(uint draw_id, uint level, uint triangle) {
     uint triangle_count = draws[draw_id].lod_index_count[level] / 3u;  // >= 1: the host skips empty levels
-    uint triangle = entry.z + rank;
-    // Invocations past the draw's last triangle (the draw's last chunk) stay active and take
-    // part in the scan with a count of 0; they read the last triangle again (cached) so the
-    // code before the scan has no divergent branch at all.
     bool in_range = triangle < triangle_count;
     uint first = draws[draw_id].lod_first_index[level] + 3u * min(triangle, triangle_count - 1u);
-    uvec3 index = uvec3(source_indices[first], source_indices[first + 1u], source_indices[first + 2u]);
-    vec3 p0 = vertex_position(index.x);
-    vec3 p1 = vertex_position(index.y);
-    vec3 p2 = vertex_position(index.z);
+    Verdict v;
+    v.index = uvec3(source_indices[first], source_indices[first + 1u], source_indices[first + 2u]);
+    vec3 p0 = vertex_position(v.index.x);
+    vec3 p1 = vertex_position(v.index.y);
+    vec3 p2 = vertex_position(v.index.z);
 
     // The depth pass's vertex shader (scene.vert) computes exactly this, `precise` included, so
     // the tests see the positions the rasterizer sees; their margins absorb any difference in
@@ -111,11 +156,11 @@ void main() {
     precise vec4 c1 = frame.view_proj * world1;
     precise vec4 c2 = frame.view_proj * world2;
     CullParams params = CullParams(vec2(frame.sizes.xy), push.snap_px, push.frustum_eps);
-    uint result = classify_triangle(index, p0, p1, p2, c0, c1, c2, params);
+    uint result = classify_triangle(v.index, p0, p1, p2, c0, c1, c2, params);
     bool passes_others = all(bvec2(in_range, result == CULL_VISIBLE));
 
     // Occlusion. Both branches are uniform (push constants and frame uniforms), and the test is
-    // straight-line code, so the scan below still runs with the whole workgroup.
+    // straight-line code.
     vec2 viewport = vec2(frame.sizes.xy);
     bool early_occluded = false;  // phase 1's verdict (phase 2 repeats it for the re-admitted count)
     bool late_occluded = false;
@@ -128,42 +173,219 @@ void main() {
     if (push.occlusion_phase == 2u)
         late_occluded = occluded_by_pyramid(c0, c1, c2, viewport, push.snap_px, push.frustum_eps, frame.occlusion.z);
     bool occluded = push.occlusion_phase == 1u ? early_occluded : late_occluded;
-    bool visible = all(bvec2(passes_others, !occluded));
+    v.visible = all(bvec2(passes_others, !occluded));
+    v.occlusion_rejected = all(bvec2(passes_others, occluded));
+    v.readmitted = all(bvec4(passes_others, early_occluded, !late_occluded, push.occlusion_phase == 2u));
+    return v;
+}
 
-    // Control flow is uniform here: the only branch above is the workgroup-uniform return, and
-    // everything since is straight-line code (no early return, no && or || that could
-    // short-circuit into a branch, loads clamped instead of skipped). So the active invocations
-    // are all of the workgroup's, which is what the scan's barriers and subgroup operations need.
-    uint survivors;
-    uint slot = workgroup_exclusive_scan(visible ? 1u : 0u, survivors);
+// The fallback: how many triangles of `chunk` survive, counted by this workgroup from the input
+// with the very test its own workgroup runs, so the count is the one that workgroup publishes.
+// Uniform control flow required (the scan's barriers).
+uint count_survivors(uint chunk, uint rank) {
+    uvec4 entry = chunks[chunk];
+    Verdict v = test_triangle(entry.x, entry.y, entry.z + rank);
+    uint total;
+    workgroup_exclusive_scan(v.visible ? 1u : 0u, total);
+    return total;
+}
 
-    // slot < survivors <= the chunk's triangles, so the write stays inside the chunk's stretch;
-    // the buffer bound is checked anyway: a write never leaves the buffer, whatever the inputs.
-    uint dst = draws[draw_id].out_first + 3u * (entry.z + slot);
-    if (visible && dst + 3u <= uint(staged_indices.length())) {
-        staged_indices[dst] = index.x;
-        staged_indices[dst + 1u] = index.y;
-        staged_indices[dst + 2u] = index.z;
+// The look-back's progress, in shared memory so that the whole workgroup takes the same path.
+shared uint lookback_next;    // the predecessor to read next
+shared uint lookback_prefix;  // survivors of the predecessors after it, summed
+shared bool lookback_done;    // lookback_prefix is the exclusive prefix
+
+// One walk back from lookback_next: sums ready words until an INCLUSIVE one or the level's first
+// chunk (done), or gives up on a predecessor still not ready after the spin (lookback_next says
+// which). Only the look-back lanes run it; the rest of the workgroup waits at the next barrier.
+#ifdef CULL_SUBGROUP
+// Subgroup 0 reads a window of predecessors at once, lane k of the window reading lookback_next - k;
+// one subgroupAdd per step sums what the window found. k is the lane's rank among the active lanes
+// (a ballot), not gl_SubgroupInvocationID, so the window is every active lane whatever the
+// subgroup size and however full subgroup 0 is (a workgroup of 5 on 8 lanes, or of 1). Control flow
+// is uniform in the subgroup throughout: every lane runs the loop, loads unconditionally (a lane
+// past the level's first chunk reads that chunk's word again and counts nothing), and the loop's
+// exits depend only on subgroup-wide results.
+void walk(uint level_first, uint parity) {
+    if (gl_SubgroupID != 0u) return;
+    uvec4 lanes = subgroupBallot(true);
+    uint window = subgroupBallotBitCount(lanes);
+    uint k = subgroupBallotExclusiveBitCount(lanes);
+    uint next = lookback_next, prefix = lookback_prefix;
+    bool done = false;
+    for (uint spins = 0u;;) {
+        bool in_level = k <= next - level_first;
+        uint chunk = in_level ? next - k : level_first;
+        uint word = load_state(chunk);
+        bool ready = (word & kParityBit) == parity;
+        bool ends = all(bvec3(in_level, ready, any(bvec2((word & kInclusiveBit) != 0u, chunk == level_first))));
+        // The nearest predecessor not ready (gap) and the nearest that ends the walk (end); window: none.
+        uint gap = subgroupMin(all(bvec2(in_level, !ready)) ? k : window);
+        uint end = subgroupMin(ends ? k : window);
+        if (end < gap) {
+            prefix += subgroupAdd(k <= end ? word & kCountMask : 0u);
+            done = true;
+            break;
+        }
+        // Every word before the gap is a ready AGGREGATE (with no gap and no end the window lies
+        // inside the level: the level's first chunk would have ended it).
+        prefix += subgroupAdd(k < gap ? word & kCountMask : 0u);
+        next -= min(gap, window);
+        if (gap > 0u) spins = 0u;  // progress: a fresh spin for the next gap
+        else if (spins++ == push.spin_limit) break;
     }
+    if (subgroupElect()) {
+        lookback_next = next;
+        lookback_prefix = prefix;
+        lookback_done = done;
+    }
+}
+#else
+// One lane, one predecessor at a time.
+void walk(uint level_first, uint parity) {
+    if (gl_LocalInvocationIndex != 0u) return;
+    uint next = lookback_next, prefix = lookback_prefix;
+    bool done = false;
+    for (uint spins = 0u;;) {
+        uint word = load_state(next);
+        if ((word & kParityBit) == parity) {
+            prefix += word & kCountMask;
+            if (any(bvec2((word & kInclusiveBit) != 0u, next == level_first))) {
+                done = true;
+                break;
+            }
+            --next;
+            spins = 0u;
+        } else if (spins++ == push.spin_limit) {
+            break;
+        }
+    }
+    lookback_next = next;
+    lookback_prefix = prefix;
+    lookback_done = done;
+}
+#endif
+
+// Survivors of the level's chunks before `part` (which is not the level's first). Uniform control
+// flow required: every invocation runs the same loop, whose exits are read from shared memory
+// after a barrier, so the barriers inside are reached by the whole workgroup.
+uint exclusive_prefix(uint part, uint level_first, uint parity, uint rank) {
+    if (gl_LocalInvocationIndex == 0u) {
+        lookback_next = part - 1u;
+        lookback_prefix = 0u;
+    }
+    for (;;) {
+        barrier();  // the last update is visible, and every invocation has read the one before
+        walk(level_first, parity);
+        barrier();
+        if (lookback_done) break;
+        // Decoupled fallback: lookback_next did not publish within the spin (not scheduled yet,
+        // or stalled). Count its survivors here instead of waiting for it.
+        uint stuck = lookback_next;
+        uint count = count_survivors(stuck, rank);
+        barrier();  // every invocation has read lookback_next before it changes
+        if (gl_LocalInvocationIndex == 0u) {
+            atomicAdd(counters[kLookbackFallbacksWord], 1u);
+            // Publish it on the stuck chunk's behalf, so later walks need not count it again; only
+            // over a word of the last dispatch (the chunk's own word, same count or INCLUSIVE, wins).
+            uint seen = load_state(stuck);
+            if ((seen & kParityBit) != parity) atomicCompSwap(lookback.partition_state[stuck], seen, parity | count);
+            lookback_prefix += count;
+            lookback_done = stuck == level_first;
+            lookback_next = stuck - 1u;
+        }
+        barrier();
+        if (lookback_done) break;
+    }
+    return lookback_prefix;
+}
+
+shared uint shared_ticket;
+
+void main() {
+    // A 2D grid only because devices may limit a dimension to 65535 workgroups. The workgroups
+    // past the chunk table leave before taking a ticket, so every dispatch hands out exactly
+    // chunk_count tickets; whole workgroups leave here (and below), so the barriers and subgroup
+    // operations never run with part of a workgroup gone.
+    if (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x >= push.chunk_count) return;
+
+    if (gl_LocalInvocationIndex == 0u) {
+        uint ticket = atomicAdd(lookback.ticket, 1u);
+        // The last ticket of an odd dispatch: every other workgroup of this dispatch holds a
+        // smaller one, and the next dispatch waits for this one (a barrier), so the counter can
+        // go back to 0 without a pass of its own.
+        if (ticket == 2u * push.chunk_count - 1u) atomicExchange(lookback.ticket, 0u);
+        shared_ticket = ticket;
+    }
+    barrier();
+    uint ticket = shared_ticket;
+    uint parity = ticket >= push.chunk_count ? kParityBit : 0u;
+    uint part = partition_of(ticket % push.chunk_count);
+
+    uvec4 entry = chunks[part];
+    uint draw_id = entry.x;
+    uint level = entry.y;
+    uint level_first = entry.w;
+    // Chunks of the levels the draw does not use this frame keep nothing. The choice depends on
+    // the draw alone, so the whole workgroup leaves together; no chunk of this level looks back
+    // at this word, but it is written, with this dispatch's parity, like every other.
+    float pixels_per_unit = abs(frame.projection.y) * 0.5 * float(frame.sizes.y);  // P[1][1] < 0: y flipped
+    if (level != choose_lod_level(draws[draw_id], frame.camera_position.xyz, pixels_per_unit, push.lod_max_error_px)) {
+        if (gl_LocalInvocationIndex == 0u) store_state(part, parity | kInclusiveBit);
+        return;
+    }
+
+    // Invocation of rank r tests the chunk's triangle r (workgroup_scan.glsl: the scan counts in
+    // rank order, so slots follow triangle order).
+    uint rank = scan_rank();
+    Verdict v = test_triangle(draw_id, level, entry.z + rank);
+
+    // Control flow is uniform here: the only branches above are workgroup-uniform returns, and
+    // test_triangle is straight-line code (no early return, no && or || that could short-circuit
+    // into a branch, loads clamped instead of skipped). So the active invocations are all of the
+    // workgroup's, which is what the scan's barriers and subgroup operations need.
+    uint survivors;
+    uint slot = workgroup_exclusive_scan(v.visible ? 1u : 0u, survivors);
+
+    // Publish, look back, publish again. The level's first chunk knows its prefix (0) at once.
+    bool level_start = part == level_first;
+    if (gl_LocalInvocationIndex == 0u) store_state(part, parity | (level_start ? kInclusiveBit : 0u) | survivors);
+    uint prefix = 0u;
+    if (!level_start) {  // uniform: the same part in every invocation
+        prefix = exclusive_prefix(part, level_first, parity, rank);
+        if (gl_LocalInvocationIndex == 0u) store_state(part, parity | kInclusiveBit | (prefix + survivors));
+    }
+
+    // prefix + slot < the level's triangles <= level 0's, so the write stays inside the draw's
+    // range; the buffer bound is checked anyway: a write never leaves the buffer, whatever the inputs.
+    uint dst = draws[draw_id].out_first + 3u * (prefix + slot);
+    if (v.visible && dst + 3u <= uint(culled_indices.length())) {
+        culled_indices[dst] = v.index.x;
+        culled_indices[dst + 1u] = v.index.y;
+        culled_indices[dst + 2u] = v.index.z;
+    }
+
     // The occlusion counters: rejected (low 16 bits) and, in phase 2, re-admitted (high 16 bits),
     // summed by a second scan (workgroups are at most 1024 invocations: no carry between halves).
     uint occlusion_counts = 0u;
-    if (push.occlusion_phase > 0u) {
-        uint rejected = all(bvec2(passes_others, occluded)) ? 1u : 0u;
-        uint readmitted = all(bvec4(passes_others, early_occluded, !late_occluded, push.occlusion_phase == 2u)) ? 1u : 0u;
-        workgroup_exclusive_scan(rejected | (readmitted << 16u), occlusion_counts);
-    }
-    if (rank == 0u) {
+    if (push.occlusion_phase > 0u)
+        workgroup_exclusive_scan((v.occlusion_rejected ? 1u : 0u) | (v.readmitted ? 1u << 16u : 0u), occlusion_counts);
+    if (gl_LocalInvocationIndex == 0u) {
         if (push.occlusion_phase > 0u) {
             if ((occlusion_counts & 0xFFFFu) != 0u) atomicAdd(counters[kOcclusionRejectedWord + push.occlusion_phase - 1u], occlusion_counts & 0xFFFFu);
             if ((occlusion_counts >> 16u) != 0u) atomicAdd(counters[kOcclusionReadmittedWord], occlusion_counts >> 16u);
         }
-        chunk_survivors[chunk] = survivors;
-        // The per-level counters: one atomic per workgroup of the chosen level, none per triangle.
-        // The level's first chunk counts the draw (whether or not any of its triangles survive).
-        // Phase 1 leaves them to phase 2, whose list is the frame's.
+        // The level's last chunk: the draw's indexCount, every dispatch (the level's chunks write
+        // nothing past it; at most the draw's triangles, clamped so no input makes it more).
+        uint kept = prefix + survivors;
+        bool level_end = entry.z + gl_WorkGroupSize.x >= draws[draw_id].lod_index_count[level] / 3u;
+        if (level_end) indirect[draw_id * 5u] = 3u * min(kept, draws[draw_id].index_count / 3u);
+        // The frame's counters: phase 1 leaves them to phase 2, whose list is the frame's. One
+        // atomic per draw for the total; per level, one per workgroup (lod.glsl): the level's first
+        // chunk counts the draw, whether or not any of its triangles survive.
         if (push.occlusion_phase != 1u) {
-            if (entry.z == 0u) atomicAdd(counters[kLodDrawsWord + level], 1u);
+            if (all(bvec2(level_end, kept > 0u))) atomicAdd(counters[kTrianglesVisibleWord], kept);
+            if (level_start) atomicAdd(counters[kLodDrawsWord + level], 1u);
             if (survivors > 0u) atomicAdd(counters[kLodTrianglesWord + level], survivors);
         }
     }

@@ -16,14 +16,11 @@ sgd_shader(lod_view.frag main)
 # compile. SPIR-V 1.5 reads gl_HelperInvocation as a plain input, which every driver supports and
 # which is all these shaders need (they never demote invocations to helpers).
 
-# Triangle culling (src/passes/cull_pass.cpp), order-preserving in three steps: test and compact
-# each chunk, scan the chunks' counts, move the survivors into place. The first two with a
-# subgroup scan and a shared-memory fallback (workgroup_scan.glsl).
+# Triangle culling (src/passes/cull_pass.cpp), order-preserving in one dispatch: test, count, a
+# chained scan with decoupled look-back and fallback, write in place. A subgroup scan and window,
+# or a shared-memory scan and one look-back lane (workgroup_scan.glsl, cull.comp).
 sgd_shader(cull.comp subgroup CULL_SUBGROUP=1)
 sgd_shader(cull.comp fallback)
-sgd_shader(cull_scan.comp subgroup SCAN_SUBGROUP=1)
-sgd_shader(cull_scan.comp fallback)
-sgd_shader(cull_compact.comp plain)
 
 # Half-resolution mip (docs/quad-mip.md), --mip forward: the forward shader writing it with quad swaps, the same
 # The meshlet path (--geometry meshlet, src/passes/meshlet_pass.cpp, docs/meshlets.md). The depth

@@ -1,7 +1,7 @@
 // An exclusive scan over one workgroup that keeps a fixed order: the order in which each
-// invocation's *rank* counts. Shared by the cull pass (cull.comp, cull_scan.comp) and the meshlet
-// path's task shader; both variants give every element the same slot, so the compacted output is in
-// input order, identical between variants and between runs (no atomic race decides an order).
+// invocation's *rank* counts. Used by the cull pass (cull.comp): both variants give every element
+// the same slot, so the compacted output is in input order, identical between variants and between
+// runs (no atomic race decides an order).
 //
 // Usage: `uint i = scan_rank();` first (in uniform control flow, before any divergence), let
 // invocation i handle element i of the workgroup's range, then

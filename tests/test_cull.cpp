@@ -164,8 +164,9 @@ TEST(CullChunks, EachChunkIsOneDrawAndTheyCoverEveryTriangleOnce) {
             EXPECT_EQ(c.y, 0u) << "draws without levels of detail have level 0 alone";
             ASSERT_LT(c.z, triangles[c.x]) << "a chunk starts past its draw's end";
             ASSERT_LE(c.w, k);
-            EXPECT_EQ(chunks[c.w].x, c.x) << "the draw's first chunk is its own";
-            if (c.w > 0) EXPECT_NE(chunks[c.w - 1].x, c.x) << "the draw's first chunk is its first";
+            EXPECT_EQ(chunks[c.w].x, c.x) << "the level's first chunk is its own draw's";
+            EXPECT_EQ(chunks[c.w].z, 0u) << "the level's first chunk starts at its first triangle";
+            EXPECT_EQ(k - c.w, c.z / size) << "a level's chunks are consecutive, in triangle order";
             for (uint32_t t = c.z; t < std::min(c.z + size, triangles[c.x]); ++t) seen[c.x][t]++;
         }
         for (int i = 0; i < 5; ++i)
@@ -173,6 +174,30 @@ TEST(CullChunks, EachChunkIsOneDrawAndTheyCoverEveryTriangleOnce) {
         size_t expected = 0;
         for (uint32_t t : triangles) expected += (t + size - 1) / size;
         EXPECT_EQ(chunks.size(), expected);
+    }
+}
+
+// Each level of a draw is one run of consecutive chunks (one segment of the look-back, cull.comp),
+// in triangle order, every chunk naming the run's first.
+TEST(CullChunks, EachLevelIsOneRunThatNamesItsFirstChunk) {
+    std::vector<GpuDraw> draws(2);
+    draws[0].index_count = 130 * 3;
+    draws[0].lod_count = 3;
+    draws[0].lod_index_count[0] = 130 * 3;
+    draws[0].lod_index_count[1] = 40 * 3;
+    draws[0].lod_index_count[2] = 7 * 3;
+    draws[1].index_count = 16 * 3;
+    const uint32_t size = 16;
+    std::vector<glm::uvec4> chunks = build_cull_chunks(draws, size);
+    // (draw, level) -> triangles: 130 -> 9 chunks, 40 -> 3, 7 -> 1, then draw 1's 16 -> 1.
+    ASSERT_EQ(chunks.size(), 14u);
+    const uint32_t first_chunk[] = {0, 9, 12, 13};  // per (draw, level), in order
+    const glm::uvec2 keys[] = {{0, 0}, {0, 1}, {0, 2}, {1, 0}};
+    for (size_t k = 0; k < chunks.size(); ++k) {
+        size_t run = k >= 13 ? 3 : k >= 12 ? 2 : k >= 9 ? 1 : 0;
+        EXPECT_EQ(glm::uvec2(chunks[k].x, chunks[k].y), keys[run]) << "chunk " << k;
+        EXPECT_EQ(chunks[k].w, first_chunk[run]) << "chunk " << k << " names another first chunk";
+        EXPECT_EQ(chunks[k].z, (k - first_chunk[run]) * size) << "chunk " << k;
     }
 }
 
@@ -184,14 +209,13 @@ TEST(CullTraffic, CountsIndicesDistinctVerticesAndSurvivors) {
     for (GpuDraw& d : draws) d.index_count = 6;
     CullTraffic t = cull_traffic(scene, draws, 3, 64);
     // Per draw: 24 B of indices, 4 positions of 12 B, 76 B of draw record read, its 4 B indexCount
-    // written. Per chunk (one each): its 16 B entry read twice (test, compact), its 4 B count written
-    // by the test, read and written by the scan, read by the compact step. Per survivor (3): 12 B
-    // staged, read back, written into place.
-    EXPECT_EQ(t.bytes_read, 2u * (24 + 48 + 76) + 2 * (32 + 8) + 3 * 12);
-    EXPECT_EQ(t.bytes_written, 2u * 4 + 2 * 8 + 3 * 24);
+    // written. Per chunk (one each): its 16 B entry read, its 4 B ticket read and written, its 4 B
+    // look-back word written twice and read by a successor. Per survivor (3): 12 B written in place.
+    EXPECT_EQ(t.bytes_read, 2u * (24 + 48 + 76) + 2 * (16 + 4 + 4));
+    EXPECT_EQ(t.bytes_written, 2u * 4 + 2 * (4 + 8) + 3 * 12);
     EXPECT_EQ(t.total(), t.bytes_read + t.bytes_written);
     // Both draws share the quad: its indices and positions count once.
-    EXPECT_EQ(t.unique_bytes_read, (24 + 48) + 2u * 76 + 2 * (32 + 8) + 3 * 12);
+    EXPECT_EQ(t.unique_bytes_read, (24 + 48) + 2u * 76 + 2 * (16 + 4 + 4));
     EXPECT_EQ(t.unique_total(), t.unique_bytes_read + t.bytes_written);
 }
 

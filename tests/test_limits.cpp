@@ -73,6 +73,7 @@ TEST(Limits, PlannedAllocationsMatchHandCountedSizes) {
     EXPECT_EQ(a["culled indices"], 4u * 390 * 4);  // every drawn triangle may survive
     EXPECT_EQ(a["culled indirect"], 4u * 20);
     EXPECT_EQ(a["cull chunks"], 4u * 3 * 16);  // uvec4 entries; the scene has no coarser levels
+    EXPECT_EQ(a["cull look-back state"], (4u * 3 + 1) * 4);  // a word per chunk and the ticket
     EXPECT_EQ(a["base colour textures"], 3u * 512 * 512 * 4);  // white layer + 2
     // 100x50 is 7x4 tiles of 16 pixels: a count and 512 entries each, then 64 guard words.
     EXPECT_EQ(a["light lists"], (28u * 513 + 64) * 4);

@@ -14,52 +14,41 @@
 
 namespace {
 
-// Bindings of the three steps: shaders/cull.comp (the last: the frame's counters, for the
-// per-level counts), cull_scan.comp and cull_compact.comp.
+// Bindings of shaders/cull.comp: frame uniforms, draws, vertices, source indices, chunk table,
+// look-back state, culled indices, indirect commands, the frame's counters, the depth pyramids.
 const LayoutDesc kCullLayout = {{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
                                  VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
                                  VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
                                  VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
                                  VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
-                                VK_SHADER_STAGE_COMPUTE_BIT, 20};
-const LayoutDesc kScanLayout = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
-                                VK_SHADER_STAGE_COMPUTE_BIT, 8};
-const LayoutDesc kCompactLayout = {std::vector<VkDescriptorType>(8, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER),
-                                   VK_SHADER_STAGE_COMPUTE_BIT, 8};
-constexpr uint32_t kCullScanBlock = 256;     // local_size_x of cull_scan.comp
-constexpr uint32_t kCompactGroupSize = 256;  // local_size_x of cull_compact.comp: one survivor per invocation
-// The compact step's grid walks the survivors in strides: 1024 workgroups of 256 fill a large GPU
-// (an H100 holds 132 x 2048 invocations) without launching a workgroup per possible survivor.
-constexpr uint32_t kCompactMaxGroups = 1024;
+                                VK_SHADER_STAGE_COMPUTE_BIT, 28};
 
 struct CullPush {
     uint32_t chunk_count;
     float snap_px;
     float frustum_eps;
-    float lod_max_error_px;  // 0: --lod off
-    uint32_t occlusion_phase;  // 0 none, 1, 2 (cull.comp)
+    float lod_max_error_px;    // 0: --lod off
+    uint32_t occlusion_phase;  // 0 none, 1, 2
+    uint32_t spin_limit;       // LookbackSchedule
+    uint32_t late_group;
 };
-static_assert(sizeof(CullPush) == 20);
-
-struct ScanPush {
-    uint32_t count;
-    uint32_t tiles_per_group;
-};
+static_assert(sizeof(CullPush) == 28);
 
 constexpr uint32_t kIndirectStride = sizeof(VkDrawIndexedIndirectCommand);
-
-uint32_t scan_blocks(uint32_t chunk_count) { return chunk_count / kCullScanBlock + 1; }  // chunk_count + 1 elements
+// cull.comp's state word: bit 31 the parity of the dispatch that wrote it. Filled in once with
+// parity 1, every word reads NOT READY to the first dispatch (parity 0).
+constexpr uint32_t kLookbackStaleWord = 0x80000000u;
 
 }  // namespace
 
 std::vector<glm::uvec4> build_cull_chunks(const std::vector<GpuDraw>& draws, uint32_t group_size) {
     std::vector<glm::uvec4> chunks;
     for (uint32_t d = 0; d < draws.size(); ++d) {
-        const uint32_t draw_first_chunk = uint32_t(chunks.size());
         for (uint32_t level = 0; level < std::max(1u, draws[d].lod_count); ++level) {
+            const uint32_t level_first_chunk = uint32_t(chunks.size());
             uint32_t triangles = level == 0 ? draws[d].index_count / 3 : draws[d].lod_index_count[level] / 3;
             for (uint32_t first = 0; first < triangles; first += group_size)
-                chunks.push_back({d, level, first, draw_first_chunk});
+                chunks.push_back({d, level, first, level_first_chunk});
         }
     }
     return chunks;
@@ -92,67 +81,55 @@ CullTraffic cull_traffic(const Scene& scene, const std::vector<GpuDraw>& draws, 
             chunks += (triangles + group_size - 1) / group_size;
         }
     }
-    // Per chunk (of every level): its table entry, read by the test and the compact step; its
-    // count, written by the test, read and written by the scan, read by the compact step. The
-    // mesh data above is level 0's: with --lod auto the test step reads less (the chosen level's).
-    uint64_t chunk_bytes = chunks * (2 * sizeof(glm::uvec4) + 2 * 4);
-    t.bytes_read += chunk_bytes;
-    t.unique_bytes_read += chunk_bytes;
-    t.bytes_written += chunks * 2 * 4;
-    // Surviving indices: staged, read back, written into place.
-    t.bytes_read += triangles_visible * 12;
-    t.unique_bytes_read += triangles_visible * 12;
-    t.bytes_written += triangles_visible * 24;
+    // Per chunk (of every level): its table entry and its ticket (4 B, read and written); its state
+    // word, written twice (the aggregate, then the inclusive prefix) and read by its successor's
+    // look-back. The mesh data above is level 0's: with --lod auto the pass reads less (the chosen
+    // level's). Chunks that a successor had to count itself (the look-back's fallback, rare) read
+    // their triangles twice; that is not counted.
+    uint64_t chunk_bytes_read = chunks * (sizeof(glm::uvec4) + 4 + 4);
+    t.bytes_read += chunk_bytes_read;
+    t.unique_bytes_read += chunk_bytes_read;
+    t.bytes_written += chunks * (4 + 2 * 4);
+    // Surviving indices, written once, in place.
+    t.bytes_written += triangles_visible * 12;
     return t;
 }
 
 void CullPass::create(const Context& ctx, const GpuScene& scene, uint32_t size) {
     group_size = size;
     draw_count = scene.draw_count;
+    schedule = lookback_schedule();
 
     // Neither variant relies on full subgroups or on a particular subgroup size, so the pipelines
     // ask for neither (no REQUIRE_FULL_SUBGROUPS, no required size): the subgroup scan ranks the
-    // invocations that are really there (shaders/workgroup_scan.glsl), and the fallback uses no
-    // subgroup operations at all. Requiring full subgroups would only forbid workgroup sizes
-    // that are not a multiple of the subgroup size, which are legal and tested.
-    auto steps = [&](const char* test, const char* scan) {
-        Steps s;
-        // Both steps that use subgroups run at --subgroup-size where one was given.
-        s.test = create_compute_pipeline(
-            ctx, {.shader = test, .layout = kCullLayout, .specialization = {group_size}, .forced_subgroup_size = true});
-        s.scan = create_compute_pipeline(ctx, {.shader = scan, .layout = kScanLayout, .forced_subgroup_size = true});
-        return s;
+    // invocations that are really there (shaders/workgroup_scan.glsl), the look-back's window is
+    // the active lanes of subgroup 0, and the fallback uses no subgroup operations at all.
+    // Requiring full subgroups would only forbid workgroup sizes that are not a multiple of the
+    // subgroup size, which are legal and tested. The subgroup variant runs at --subgroup-size
+    // where one was given.
+    auto pipeline = [&](const char* shader) {
+        return create_compute_pipeline(
+            ctx, {.shader = shader, .layout = kCullLayout, .specialization = {group_size}, .forced_subgroup_size = true});
     };
-    if (subgroup_path_possible(ctx, PassId::cull)) subgroup = steps("cull.comp.subgroup", "cull_scan.comp.subgroup");
-    fallback = steps("cull.comp.fallback", "cull_scan.comp.fallback");
-    compact = create_compute_pipeline(
-        ctx, {.shader = "cull_compact.comp.plain", .layout = kCompactLayout});
+    if (subgroup_path_possible(ctx, PassId::cull)) subgroup = pipeline("cull.comp.subgroup");
+    fallback = pipeline("cull.comp.fallback");
 
     std::vector<glm::uvec4> table = build_cull_chunks(scene.cpu_draws, group_size);
     chunk_count = uint32_t(table.size());
     chunks = create_buffer_with_data(ctx, table.data(), table.size() * sizeof(glm::uvec4),
                                      VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, "cull chunks");
-    std::vector<uint32_t> chunk_ends(std::max(1u, draw_count), 0);
-    for (const glm::uvec4& chunk : table) chunk_ends[chunk.x] = uint32_t(&chunk - table.data()) + 1;
-    draw_chunk_ends = create_buffer_with_data(ctx, chunk_ends.data(), chunk_ends.size() * sizeof(uint32_t),
-                                              VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, "cull draw chunk ends");
     const uint32_t* max_groups = ctx.properties.limits.maxComputeWorkGroupCount;
     grid.width = std::max(1u, std::min(chunk_count, max_groups[0]));
     grid.height = (chunk_count + grid.width - 1) / grid.width;
-    const uint64_t max_survivors = scene.culled_index_capacity / 3;
-    compact_groups = uint32_t(std::clamp<uint64_t>((max_survivors + kCompactGroupSize - 1) / kCompactGroupSize, 1,
-                                                   std::min(kCompactMaxGroups, max_groups[0])));
-    if (grid.height > max_groups[1] || scan_blocks(chunk_count) > max_groups[0])
+    // The ticket counter runs up to 2 chunk_count (cull.comp).
+    if (grid.height > max_groups[1] || chunk_count >= (1u << 31))
         throw std::runtime_error("the scene needs " + std::to_string(chunk_count) +
                                  " cull workgroups, more than the device can dispatch; use a smaller --instances");
 
     VkDeviceSize index_bytes = std::max<VkDeviceSize>(1, scene.culled_index_capacity) * sizeof(uint32_t);
-    staged_indices = create_buffer(ctx, index_bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, MemoryKind::device_local,
-                                   "cull staged indices");
-    chunk_starts = create_buffer(ctx, VkDeviceSize(chunk_count + 1) * sizeof(uint32_t), VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
-                                 MemoryKind::device_local, "cull chunk starts");
-    block_starts = create_buffer(ctx, VkDeviceSize(scan_blocks(chunk_count) + 1) * sizeof(uint32_t),
-                                 VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, MemoryKind::device_local, "cull block starts");
+    const VkDeviceSize lookback_bytes = VkDeviceSize(chunk_count + 1) * sizeof(uint32_t);
+    lookback = create_buffer(ctx, lookback_bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                             MemoryKind::device_local, "cull look-back state");
     culled_indices = create_buffer(ctx, index_bytes,
                                    VK_BUFFER_USAGE_INDEX_BUFFER_BIT | VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
                                        VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
@@ -163,11 +140,14 @@ void CullPass::create(const Context& ctx, const GpuScene& scene, uint32_t size) 
                              MemoryKind::device_local, "culled indirect");
     // What binding 9 (the pyramids) holds where the frame has none: never read (no occlusion phase).
     no_pyramid = create_buffer(ctx, 16, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, MemoryKind::device_local, "no pyramid");
-    // Once: indexCount 0, firstIndex = out_first, firstInstance = draw. From then on each frame's
-    // test step zeroes every indexCount and the compact step writes those of draws that keep any.
+    // Once: indexCount 0, firstIndex = out_first, firstInstance = draw. From then on each dispatch
+    // writes the indexCount of every draw that has a triangle (the chosen level's last chunk).
+    // The look-back state: ticket 0, every chunk's word left from a dispatch of parity 1.
     VkCommandBuffer cmd = begin_one_shot(ctx);
     VkBufferCopy region{0, 0, VkDeviceSize(draw_count) * kIndirectStride};
     if (draw_count) vkCmdCopyBuffer(cmd, scene.indirect_template.buffer, indirect.buffer, 1, &region);
+    vkCmdFillBuffer(cmd, lookback.buffer, 0, sizeof(uint32_t), 0);
+    vkCmdFillBuffer(cmd, lookback.buffer, sizeof(uint32_t), lookback_bytes - sizeof(uint32_t), kLookbackStaleWord);
     end_one_shot(ctx, cmd);
 }
 
@@ -178,85 +158,45 @@ void CullPass::record_phase(FrameContext& f, uint32_t occlusion_phase) {
     // With --geometry meshlet the cull variant is the task and mesh shaders' (MeshletPass).
     if (variant == Variant::off || chunk_count == 0 || f.plan.geometry == Geometry::meshlet) return;
     const bool use_subgroup = variant == Variant::subgroup;
-    if (use_subgroup && !subgroup.test.pipeline)
+    if (use_subgroup && !subgroup.pipeline)
         throw std::runtime_error("cull: the subgroup variant was planned but the device cannot run it");
-    const Steps& own = use_subgroup ? subgroup : fallback;
+    const Pipeline& pipeline = use_subgroup ? subgroup : fallback;
     VkCommandBuffer cmd = f.cmd;
-    // Each step reads what the one before wrote.
-    auto compute_to_compute = [cmd] {
-        memory_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
-                       VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-                       VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
-    };
 
     // Phase 2 is timed with its depth draw (Timer::late_depth, by the renderer).
     const bool timed = occlusion_phase != 2;
     begin_label(f.ctx, cmd, debug_label(PassId::cull, variant, occlusion_phase ? (occlusion_phase == 1 ? "occlusion phase 1" : "occlusion phase 2") : ""));
     if (timed) f.timer.begin(cmd, Timer::cull);
 
-    // Earlier frames' draws read the culled indices and the indirect commands, and earlier
-    // frames' steps read the staging and scan buffers; wait for them before rewriting
-    // (write-after-read needs only the execution dependency).
-    memory_barrier(cmd,
-                   VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT | VK_PIPELINE_STAGE_2_INDEX_INPUT_BIT |
-                       VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+    // Earlier draws read the culled indices and the indirect commands: wait for them before
+    // rewriting (write-after-read needs only the execution dependency). The look-back state and
+    // the counters that the last dispatch wrote are made visible by the barrier at its end.
+    memory_barrier(cmd, VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT | VK_PIPELINE_STAGE_2_INDEX_INPUT_BIT,
                    VK_ACCESS_2_NONE, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_NONE);
 
-    // 1. Test every triangle; compact each chunk's survivors into its own stretch of staging.
-    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, own.test.pipeline);
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.pipeline);
     Descriptors d;
     d.buffer(0, f.uniforms, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER)
         .buffer(1, f.scene.draws)
         .buffer(2, f.scene.vertices)
         .buffer(3, f.scene.indices)
         .buffer(4, chunks)
-        .buffer(5, staged_indices)
-        .buffer(6, chunk_starts)
+        .buffer(5, lookback)
+        .buffer(6, culled_indices)
         .buffer(7, indirect)
         .buffer(8, f.counters)
         .buffer(9, f.pyramid ? *f.pyramid : no_pyramid);
-    d.push(cmd, own.test);
+    d.push(cmd, pipeline);
     CullParams params = make_cull_params(f.targets.extent.width, f.targets.extent.height,
                                          f.ctx.properties.limits.subPixelPrecisionBits);
-    CullPush push{chunk_count, params.snap_px, params.frustum_eps, f.plan.lod ? kLodMaxErrorPixels : 0.0f, occlusion_phase};
-    vkCmdPushConstants(cmd, own.test.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
+    CullPush push{chunk_count,     params.snap_px,       params.frustum_eps, f.plan.lod ? kLodMaxErrorPixels : 0.0f,
+                  occlusion_phase, schedule.spin_limit, schedule.late_group};
+    vkCmdPushConstants(cmd, pipeline.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
     vkCmdDispatch(cmd, grid.width, grid.height, 1);
-    compute_to_compute();
 
-    // 2. Scan the chunks' counts in blocks of 256, then the blocks' totals in one workgroup, whose
-    // grand total is GpuCounters::triangles_visible (its first member).
-    const uint32_t blocks = scan_blocks(chunk_count);
-    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, own.scan.pipeline);
-    auto scan = [&](const Buffer& values, const Buffer& sums, ScanPush scan_push, uint32_t groups) {
-        Descriptors s;
-        s.buffer(0, values).buffer(1, sums);
-        s.push(cmd, own.scan);
-        vkCmdPushConstants(cmd, own.scan.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(scan_push), &scan_push);
-        vkCmdDispatch(cmd, groups, 1, 1);
-    };
-    scan(chunk_starts, block_starts, {chunk_count, 1}, blocks);
-    compute_to_compute();
-    scan(block_starts, f.counters, {blocks, (blocks + kCullScanBlock) / kCullScanBlock}, 1);
-    compute_to_compute();
-
-    // 3. Move each chunk's survivors to its draw's range and write the draws' indexCount.
-    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, compact.pipeline);
-    Descriptors c;
-    c.buffer(0, f.scene.draws)
-        .buffer(1, chunks)
-        .buffer(2, draw_chunk_ends)
-        .buffer(3, staged_indices)
-        .buffer(4, chunk_starts)
-        .buffer(5, block_starts)
-        .buffer(6, culled_indices)
-        .buffer(7, indirect);
-    c.push(cmd, compact);
-    uint32_t compact_push[2] = {chunk_count, kCullScanBlock};
-    vkCmdPushConstants(cmd, compact.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(compact_push), compact_push);
-    vkCmdDispatch(cmd, compact_groups, 1, 1);
-
-    // The scene passes read both buffers as indirect commands and indices; the counter that the
-    // scan wrote is read by later compute passes and by the debug views' fragment shaders.
+    // The scene passes read the indirect commands and indices; the counters are read by later
+    // compute passes and by the debug views' fragment shaders; the next cull dispatch reads and
+    // writes the look-back state and the counters.
     memory_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
                    VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT | VK_PIPELINE_STAGE_2_INDEX_INPUT_BIT |
                        VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT,
@@ -277,6 +217,10 @@ void cull_report_counters(nlohmann::json& counters, const PassCounters& c) {
     // The meshlet path's (docs/meshlets.md; null on the indexed path): meshlets the task shaders
     // tested and kept. triangles_visible is then the mesh shaders' count.
     bool meshlet = c.plan.geometry == Geometry::meshlet;
+    // How often the compute cull's look-back counted a predecessor itself (docs/culling.md); null
+    // where no compute cull ran.
+    bool compute_cull = c.plan[PassId::cull].variant != Variant::off && c.ran && !meshlet;
+    counters["cull_lookback_fallbacks"] = compute_cull ? nlohmann::json(c.frame.cull_lookback_fallbacks) : nlohmann::json(nullptr);
     counters["meshlets_in"] = meshlet ? nlohmann::json(c.frame.meshlets_in) : nlohmann::json(nullptr);
     counters["meshlets_visible"] = meshlet ? nlohmann::json(c.frame.meshlets_visible) : nlohmann::json(nullptr);
     // Per level of detail (docs/lod.md), as the GPU counted them where it chose the levels; null
@@ -347,17 +291,13 @@ void cull_frame_allocations(const AllocationQuery& q, std::vector<PlannedAllocat
         for (uint32_t level = 1; level < mesh.lod_count; ++level)
             chunks += (mesh.lods[level].index_count / 3 + group_size - 1) / group_size;
     }
-    // The compacted index buffer, and the staging buffer laid out like it, hold every drawn
-    // triangle in the worst case.
+    // The compacted index buffer holds every drawn triangle in the worst case.
     const uint64_t index_bytes = std::max<uint64_t>(1, drawn_indices) * sizeof(uint32_t);
     out.push_back({"culled indices", index_bytes, AllocationKind::storage_buffer, false});
-    out.push_back({"cull staged indices", index_bytes, AllocationKind::storage_buffer, false});
     out.push_back({"culled indirect", std::max<uint64_t>(1, draws) * indirect, AllocationKind::storage_buffer, false});
     out.push_back({"cull chunks", chunks * 16, AllocationKind::storage_buffer});
-    out.push_back({"cull draw chunk ends", std::max<uint64_t>(1, draws) * 4, AllocationKind::storage_buffer});
+    out.push_back({"cull look-back state", (chunks + 1) * 4, AllocationKind::storage_buffer, false});
     out.push_back({"no pyramid", 16, AllocationKind::storage_buffer, false});  // bound where no pyramid is built
-    out.push_back({"cull chunk starts", (chunks + 1) * 4, AllocationKind::storage_buffer, false});
-    out.push_back({"cull block starts", (chunks / kCullScanBlock + 2) * 4, AllocationKind::storage_buffer, false});
 }
 
 std::vector<std::vector<uint32_t>> read_drawn_indices(const Context& ctx, const Buffer& indices, const Buffer& indirect,

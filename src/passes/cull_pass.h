@@ -11,13 +11,15 @@
 #include "render/cull_reference.h"
 #include "passes/allocation.h"
 #include "passes/pass_unit.h"
+#include "vk/fault_injection.h"
 
 constexpr uint32_t kDefaultCullGroupSize = 64;  // --cull-group-size: triangles per workgroup
 
-// One entry per workgroup: (draw, level, first triangle of the level, the draw's first chunk).
-// A chunk never spans two draws or two levels, so every subgroup's survivors go to one draw's
-// range; each level of each draw gets its own chunks (the test step keeps nothing in the levels
-// not chosen this frame, docs/lod.md); empty levels get no chunk.
+// One entry per workgroup: (draw, level, first triangle of the level, the level's first chunk).
+// A chunk never spans two draws or two levels, so every workgroup's survivors go to one draw's
+// range; each level of each draw gets its own chunks, consecutive and in triangle order (the
+// chunks of a level are one segment of the look-back, shaders/cull.comp; the chunks of the levels
+// not chosen this frame keep nothing, docs/lod.md); empty levels get no chunk.
 std::vector<glm::uvec4> build_cull_chunks(const std::vector<GpuDraw>& draws, uint32_t group_size);
 
 // Bytes the cull pass must move in one frame (computed on the host from the counts): what it
@@ -37,26 +39,18 @@ CullTraffic cull_traffic(const Scene& scene, const std::vector<GpuDraw>& draws, 
                          uint32_t group_size);
 
 struct CullPass : PassUnit {
-    // The variant's own steps: cull.comp (test and compact each chunk) and cull_scan.comp.
-    struct Steps {
-        Pipeline test;
-        Pipeline scan;
-    };
-    Steps subgroup;    // left empty where the device lacks what they need
-    Steps fallback;
-    Pipeline compact;  // cull_compact.comp.plain, shared: moves each chunk's survivors into place
+    // shaders/cull.comp, one dispatch per frame (per occlusion phase): test, count, look back, write.
+    Pipeline subgroup;      // left empty where the device lacks what it needs
+    Pipeline fallback;
     Buffer chunks;          // uvec4 per workgroup, from build_cull_chunks()
-    Buffer draw_chunk_ends; // per draw, one past its last chunk
-    Buffer staged_indices;  // laid out like culled_indices: each chunk's survivors at its own triangles
-    Buffer chunk_starts;    // per chunk (and one more): survivors, then, scanned, those before it in its block
-    Buffer block_starts;    // per block of 256 chunks: its total, then, scanned, those before it
+    Buffer lookback;        // the look-back's ticket counter, then one state word per chunk (cull.comp)
     Buffer culled_indices;  // each draw's survivors, in input order, at [out_first, out_first + indexCount)
     Buffer indirect;        // VkDrawIndexedIndirectCommand per draw; indexCount written each frame
     uint32_t group_size = kDefaultCullGroupSize;
     uint32_t chunk_count = 0;
     uint32_t draw_count = 0;
-    VkExtent2D grid{};          // workgroups: chunk_count spread over x (capped at the device limit) and y
-    uint32_t compact_groups = 1;  // the compact step's workgroups (a fixed grid that strides over the survivors)
+    VkExtent2D grid{};      // workgroups: chunk_count spread over x (capped at the device limit) and y
+    LookbackSchedule schedule;  // the look-back's spin (and the test knob SGD_CULL_LOOKBACK), read at create()
 
     void create(const Context& ctx, const GpuScene& scene, uint32_t group_size);
     // Variant off: records nothing, and the scene passes draw every triangle.

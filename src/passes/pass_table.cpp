@@ -110,13 +110,13 @@ const std::array<PassInfo, kPassCount> kPasses = {{
      .tag = "cull",
      .window_key = '1',
      .variants = kAllVariants,
-     // cull.comp, cull_scan.comp (workgroup_scan.glsl): subgroupExclusiveAdd and subgroupAdd
-     // (arithmetic), subgroupElect and gl_SubgroupID (basic), subgroupBallot and its bit counts (ballot).
+     // cull.comp (workgroup_scan.glsl): subgroupExclusiveAdd, subgroupAdd and subgroupMin (arithmetic),
+     // subgroupElect and gl_SubgroupID (basic), subgroupBallot and its bit counts (ballot).
      .stage = Stage::compute,
      .stages = 0,
      .ops = bit(Op::basic) | bit(Op::arithmetic) | bit(Op::ballot),
-     .uses = "subgroup exclusive scans compact the surviving triangles in input order (reduce, scan, write)",
-     .fallback = "shared-memory workgroup scans, the same order",
+     .uses = "a subgroup scan and a subgroup look-back window compact the surviving triangles in input order, in one dispatch",
+     .fallback = "a shared-memory scan and a one-lane look-back, the same order",
      .missing_feature = nullptr,
      .unavailable = nullptr,
      .subgroup_note = nullptr,

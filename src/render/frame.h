@@ -86,8 +86,12 @@ struct GpuCounters {
     // phase-1 rejections that phase 2 drew after all.
     uint32_t occlusion_rejected[2];
     uint32_t occlusion_readmitted;
+    // The cull pass's look-back (shaders/cull.comp, word 78): predecessors a workgroup counted
+    // itself because they were not ready within the spin (the decoupled fallback).
+    uint32_t cull_lookback_fallbacks;
 };
-static_assert(sizeof(GpuCounters) == 78 * 4);
+static_assert(sizeof(GpuCounters) == 79 * 4);
+static_assert(offsetof(GpuCounters, cull_lookback_fallbacks) == 78 * 4);  // cull.comp's kLookbackFallbacksWord
 static_assert(offsetof(GpuCounters, occlusion_rejected) == 75 * 4);  // occlusion.glsl's kOcclusionRejectedWord
 static_assert(offsetof(GpuCounters, lod_draws) == 51 * 4);  // lod.glsl's kLodDrawsWord
 static_assert(offsetof(GpuCounters, view_subgroups) == 49 * 4);  // view_common.glsl's kViewSubgroupsWord

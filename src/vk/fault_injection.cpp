@@ -57,6 +57,30 @@ bool poison_allocations() {
     return true;
 }
 
+LookbackSchedule lookback_schedule() {
+    LookbackSchedule s;
+    const char* spec = getenv("SGD_CULL_LOOKBACK");
+    if (!spec || !*spec) return s;
+    std::string rest = spec;
+    while (!rest.empty()) {
+        size_t comma = rest.find(',');
+        std::string item = rest.substr(0, comma);
+        rest = comma == std::string::npos ? "" : rest.substr(comma + 1);
+        char* end = nullptr;
+        size_t at = item.find('@');
+        unsigned long value = at == std::string::npos ? 0 : strtoul(item.c_str() + at + 1, &end, 10);
+        bool number = at != std::string::npos && end && *end == '\0' && end != item.c_str() + at + 1 && value <= 1u << 20;
+        std::string kind = item.substr(0, at);
+        if (number && kind == "late" && value >= 1) s.late_group = uint32_t(value);
+        else if (number && kind == "spin") s.spin_limit = uint32_t(value);
+        else throw VulkanError(std::string("SGD_CULL_LOOKBACK='") + spec + "' is not late@K, spin@N or both, comma-separated");
+    }
+    static std::atomic<bool> noted{false};
+    if (!noted.exchange(true))
+        fprintf(stderr, "note: the cull look-back runs late@%u spin@%u (SGD_CULL_LOOKBACK, test only)\n", s.late_group, s.spin_limit);
+    return s;
+}
+
 uint32_t frame_timeout_s() { return injected_faults().frame_timeout_s; }
 
 FrameFault::FrameFault() : frame_(g_frames_waited++) {}

@@ -8,6 +8,12 @@
 //                             huge integers, odd colours and depths) instead of whatever the memory
 //                             held: a frame that changes under it reads something before writing it
 //                             (read at every allocation, so an in-process test can switch it)
+//   SGD_CULL_LOOKBACK=late@K[,spin@N]  the cull pass's look-back (docs/culling.md): in each run of K
+//                             tickets the partitions go out last first, so they start before their
+//                             predecessors, which publish late; spin@N: a predecessor not ready is
+//                             read N + 1 times before the workgroup counts it itself (spin@0: never
+//                             spin). Read when the cull pass is created, so an in-process test can
+//                             switch it
 // It ships in the binary because the tests drive the real executable (docs/architecture.md says
 // why); without the variables every hook below is a comparison that never fires. The context and
 // the allocator call these hooks and nothing else of it.
@@ -22,6 +28,15 @@ bool inject_out_of_memory(VkDeviceSize size);
 
 // Whether new buffers and images are filled with garbage first (SGD_POISON_ALLOCATIONS set, not 0).
 bool poison_allocations();
+
+// The cull look-back's schedule (SGD_CULL_LOOKBACK): late_group 1 and spin_limit kLookbackSpinLimit
+// unless the variable says otherwise.
+constexpr uint32_t kLookbackSpinLimit = 16;
+struct LookbackSchedule {
+    uint32_t late_group = 1;
+    uint32_t spin_limit = kLookbackSpinLimit;
+};
+LookbackSchedule lookback_schedule();
 
 // The seconds a frame may take (SGD_FRAME_TIMEOUT_S, default 600).
 uint32_t frame_timeout_s();

@@ -16,6 +16,7 @@
 #include "gpu/harness.h"
 #include "render/cull_reference.h"
 #include "render/renderer.h"
+#include "scoped_env.h"
 
 namespace {
 
@@ -103,8 +104,11 @@ TEST(CullGpu, RealScenesMatchTheCpuReferenceAndDrawTheSameImageAsNoCulling) {
 
 // Subgroup and fallback write byte-identical dumps (the same triangles in the same, input order)
 // at workgroup sizes that leave a partial subgroup in every workgroup (61, 5 at lavapipe's 4/8/16
-// lanes) and at size 1 with more workgroups than one grid dimension holds (65535 on lavapipe),
-// which exercises the 2D dispatch; and a second run of the same command writes the same bytes.
+// lanes), at size 1 with more workgroups than one grid dimension holds (65535 on lavapipe), which
+// exercises the 2D dispatch, and at 1024 (the largest); a second run of the same command writes the
+// same bytes. At 61 also under the look-back's late schedule (SGD_CULL_LOOKBACK=late@8: partitions
+// start before their predecessors, so workgroups must count predecessors themselves), on one and two
+// lavapipe threads: the same dump, and the report counts the fallbacks.
 TEST(CullGpu, SubgroupAndFallbackWriteIdenticalDumpsAtOddWorkgroupSizes) {
     REQUIRE_DRAWING();
     SceneCase sc = {kKnot, 5};  // 25 draws, 100000 triangles
@@ -116,7 +120,7 @@ TEST(CullGpu, SubgroupAndFallbackWriteIdenticalDumpsAtOddWorkgroupSizes) {
     DemoResult off_run = run_cull(dir, sc, "off");
     const Png& off = off_run.image;
     EXPECT_NOT_BLANK(off.rgba);
-    for (const char* size : {"61", "5", "1"}) {
+    for (const char* size : {"61", "5", "1", "1024"}) {
         SCOPED_TRACE(std::string("group size ") + size);
         DemoResult sub = run_cull(dir, sc, "subgroup", size);
         DemoResult fall = run_cull(dir, sc, "fallback", size);
@@ -129,6 +133,19 @@ TEST(CullGpu, SubgroupAndFallbackWriteIdenticalDumpsAtOddWorkgroupSizes) {
         if (std::string(size) == "61") {
             run_cull(dir, sc, "subgroup", size, "-again");
             EXPECT_TRUE(sub_bytes == file_bytes(dir + "/subgroup-61-again.txt")) << "a second run wrote another dump";
+            ScopedEnv late("SGD_CULL_LOOKBACK", "late@8");
+            for (const char* threads : {"1", "2"}) {
+                ScopedEnv lp_threads("LP_NUM_THREADS", threads);
+                for (const char* variant : {"subgroup", "fallback"}) {
+                    std::string tag = std::string("-late-") + threads;
+                    SCOPED_TRACE(std::string(variant) + tag);
+                    DemoResult r = run_cull(dir, sc, variant, size, tag);
+                    EXPECT_TRUE(sub_bytes == file_bytes(dir + "/" + variant + "-61" + tag + ".txt"))
+                        << "the late schedule wrote another dump";
+                    EXPECT_GT(r.report["counters"]["cull_lookback_fallbacks"].get<uint64_t>(), 0u) << "the fallback never ran";
+                    EXPECT_TRUE(r.image.rgba == off.rgba);
+                }
+            }
         }
         EXPECT_EQ(sub.report["counters"]["triangles_visible"], fall.report["counters"]["triangles_visible"]);
         EXPECT_EQ(sub.report["counters"]["triangles_visible"], triangle_total(sub.dump.draws));

@@ -21,6 +21,7 @@
 #include "gpu/harness.h"
 #include "known_drivers.h"
 #include "render/renderer.h"
+#include "scoped_env.h"
 #include "vk/resources.h"
 
 using nlohmann::json;
@@ -54,12 +55,6 @@ void expect_failure(const DemoRun& run, int code, const std::string& needle) {
 }
 
 // Sets an environment variable for the demo runs of one scope.
-struct ScopedEnv {
-    std::string name;
-    ScopedEnv(std::string n, const std::string& value) : name(std::move(n)) { setenv(name.c_str(), value.c_str(), 1); }
-    ~ScopedEnv() { unsetenv(name.c_str()); }
-};
-
 double seconds_since(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }

@@ -8,14 +8,19 @@
 
 #include "gpu_compute/compute_harness.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <iterator>
+#include <memory>
 #include <unistd.h>
 
 #include "gpu/cull_scenes.h"
 #include "passes/cull_pass.h"
 #include "render/cull_reference.h"
+#include "scene/lod.h"
+#include "scoped_env.h"
 
 namespace {
 
@@ -32,9 +37,13 @@ std::string fresh_dir(const std::string& name) {
 struct CullOutput {
     std::vector<std::vector<uint32_t>> drawn;
     uint32_t triangles_visible = 0;
+    uint32_t lookback_fallbacks = 0;  // predecessors a workgroup counted itself (GpuCounters)
 };
 
-// One frame of the cull pass only: what Renderer::record() does before the depth pass.
+// One frame of the cull pass only: what Renderer::record() does before the depth pass. The pass
+// (and so its look-back state) is kept from one run to the next while the group size and the
+// look-back schedule (SGD_CULL_LOOKBACK) stay the same, as the renderer keeps it from frame to
+// frame: every run after the first starts from the state the one before left.
 class CullOnly {
 public:
     CullOnly(const Context& ctx, const Scene& scene) : ctx_(ctx) {
@@ -49,19 +58,35 @@ public:
     }
 
     const GpuScene& gpu() const { return gpu_; }
+    // The next run creates the pass afresh: its look-back state as create() leaves it.
+    void forget() { pass_.reset(); }
 
-    CullOutput run(Request variant, uint32_t group_size, const glm::mat4& view_proj, VkExtent2D extent) {
+    // lod_camera: --lod auto seen from that camera (its position and projection choose the levels),
+    // else --lod off.
+    CullOutput run(Request variant, uint32_t group_size, const glm::mat4& view_proj, VkExtent2D extent,
+                   const Camera* lod_camera = nullptr) {
         PlanRequest request;
         request[PassId::cull] = variant;
+        request.lod = lod_camera != nullptr;
         Plan plan = make_plan(ctx_.subgroup, ctx_.features, request);
-        CullPass pass;
-        pass.create(ctx_, gpu_, group_size);
+        LookbackSchedule schedule = lookback_schedule();
+        if (!pass_ || pass_->group_size != group_size || pass_->schedule.late_group != schedule.late_group ||
+            pass_->schedule.spin_limit != schedule.spin_limit) {
+            pass_ = std::make_unique<CullPass>();
+            pass_->create(ctx_, gpu_, group_size);
+        }
+        CullPass& pass = *pass_;
         FrameTargets targets;
         targets.extent = extent;  // the pass reads only the size
         FrameUniforms u{};
         u.view_proj = view_proj;
         u.sizes = {extent.width, extent.height, 0, 0};
         u.tiles = {1, 1, 0, gpu_.draw_count};
+        if (lod_camera) {
+            glm::mat4 projection = lod_camera->projection(float(extent.width) / float(extent.height));
+            u.camera_position = glm::vec4(lod_camera->position, 1.0f);
+            u.projection = {projection[0][0], projection[1][1], lod_camera->near_plane, lod_camera->far_plane};
+        }
         memcpy(uniforms_.mapped, &u, sizeof(u));
         GpuTimer timer(ctx_);
 
@@ -90,16 +115,21 @@ public:
         GpuCounters counters;
         memcpy(&counters, readback.mapped, sizeof(counters));
         out.triangles_visible = counters.triangles_visible;
+        out.lookback_fallbacks = counters.cull_lookback_fallbacks;
         return out;
     }
 
 private:
     const Context& ctx_;
     GpuScene gpu_;
+    std::unique_ptr<CullPass> pass_;
     Buffer uniforms_, lights_, counters_;
 };
 
 
+// --cull-group-size 64, 61, 5, 1 and 1024: partial subgroups in every workgroup at 4, 8 and 16
+// lanes, one triangle per workgroup, and one workgroup per draw. At each size three dispatches
+// share the look-back state (subgroup, fallback, subgroup), as frames do.
 TEST(CullCompute, DesignedSceneMatchesTheReferenceExactlyAtAnyGroupSize) {
     DesignedMesh mesh = designed_mesh();
     Scene scene = load_scene(write_designed_gltf(fresh_dir("designed"), mesh));
@@ -112,8 +142,8 @@ TEST(CullCompute, DesignedSceneMatchesTheReferenceExactlyAtAnyGroupSize) {
     ASSERT_EQ(v.ctx.subgroup.size, uint32_t(expected_subgroup_size()));
     ASSERT_EQ(v.ctx.properties.limits.subPixelPrecisionBits, 8u) << "the reference above assumed 8 bits";
     CullOnly cull(v.ctx, scene);
-    for (Request variant : {Request::subgroup, Request::fallback})
-        for (uint32_t group_size : {64u, 61u, 5u, 1u}) {
+    for (uint32_t group_size : {64u, 61u, 5u, 1u, 1024u})
+        for (Request variant : {Request::subgroup, Request::fallback, Request::subgroup}) {
             std::string what = std::string(request_name(variant)) + " at group size " + std::to_string(group_size);
             SCOPED_TRACE(what);
             CullOutput out = cull.run(variant, group_size, designed_view_proj(), {kDesignedWidth, kDesignedHeight});
@@ -175,6 +205,98 @@ TEST(CullCompute, BundledSceneSubgroupAndFallbackWriteTheSameListAndMatchTheRefe
         EXPECT_EQ(fall.triangles_visible, sub.triangles_visible);
     }
     EXPECT_EQ(validation_message_count(), v.messages_before) << "validation messages (printed above)";
+}
+
+// The look-back state is never reset by a pass of its own: each dispatch's words carry its parity,
+// and the ticket counter goes back to 0 every second dispatch (cull.comp). Two views take turns on
+// one pass, four dispatches, with levels of detail on: the views keep different triangles, and
+// some draws choose another level in each (a level unused in one dispatch still writes its words,
+// so none is left from two dispatches before). Each dispatch must write what a fresh pass writes
+// for its view; a word of an earlier dispatch read as this one's would move survivors. The four
+// dispatches run under the late schedule, where successors look at words before they are written.
+TEST(CullCompute, LookbackStateCarriesFromDispatchToDispatchWithoutAReset) {
+    Scene scene = load_scene(SGD_DEFAULT_SCENE);
+    build_lod_chain(scene);
+    std::vector<GpuDraw> draws = build_draws(scene);
+    Camera camera = default_camera(scene.bounds_min, scene.bounds_max);
+    const VkExtent2D extents[2] = {{256, 144}, {96, 54}};
+    glm::mat4 view_proj[2];
+    for (int i = 0; i < 2; ++i)
+        view_proj[i] = camera.projection(float(extents[i].width) / float(extents[i].height)) * camera.view();
+
+    ValidatedContext v;
+    ASSERT_EQ(v.ctx.subgroup.size, uint32_t(expected_subgroup_size()));
+    CullOnly cull(v.ctx, scene);
+    CullOutput fresh[2];
+    for (int i = 0; i < 2; ++i) {
+        cull.forget();
+        fresh[i] = cull.run(Request::subgroup, 64, view_proj[i], extents[i], &camera);
+    }
+    ASSERT_NE(fresh[0].triangles_visible, fresh[1].triangles_visible) << "the two views must keep different triangles";
+    // Some draw keeps a different level in each view (its kept triangles are not in the other's level).
+    size_t level_changes = 0;
+    for (size_t d = 0; d < draws.size(); ++d) {
+        const std::vector<uint32_t>& a = fresh[0].drawn[d];
+        const std::vector<uint32_t>& b = fresh[1].drawn[d];
+        if (a.empty() || b.empty()) continue;
+        std::vector<Triangle> ta = triangles_of(a), tb = triangles_of(b);
+        std::vector<Triangle> common;
+        std::set_intersection(ta.begin(), ta.end(), tb.begin(), tb.end(), std::back_inserter(common));
+        level_changes += common.empty();
+    }
+    EXPECT_GT(level_changes, 0u) << "no draw changed its level between the views";
+    // Under the late schedule (below) successors read their predecessors' words before those are
+    // written: what they find there is the last dispatch's word, which must read NOT READY.
+    ScopedEnv late("SGD_CULL_LOOKBACK", "late@4");
+    cull.forget();
+    for (int dispatch = 0; dispatch < 4; ++dispatch) {
+        int i = dispatch % 2;
+        SCOPED_TRACE("dispatch " + std::to_string(dispatch));
+        CullOutput out = cull.run(Request::subgroup, 64, view_proj[i], extents[i], &camera);
+        EXPECT_EQ(out.triangles_visible, fresh[i].triangles_visible);
+        ASSERT_EQ(out.drawn.size(), draws.size());
+        for (size_t d = 0; d < draws.size(); ++d) ASSERT_EQ(out.drawn[d], fresh[i].drawn[d]) << "draw " << d;
+    }
+    EXPECT_EQ(validation_message_count(), v.messages_before) << "validation messages (printed above)";
+}
+
+// Forward progress. Lavapipe runs the workgroups of a dispatch on LP_NUM_THREADS threads, each to
+// its end: on one thread a workgroup that spins on a predecessor not yet started would spin
+// forever. SGD_CULL_LOOKBACK=late@K hands out the partitions of each run of K tickets last first,
+// so on one thread every run's first workgroup finds its predecessors not started, and on two most
+// do: only the fallback (counting a predecessor from the input) lets them finish. The output must
+// be the natural schedule's slot by slot, in both variants, with the default spin and with none;
+// and the fallback must have run (GpuCounters::cull_lookback_fallbacks). On one thread, with the
+// natural schedule, every predecessor has finished before its successor starts: nothing falls back.
+TEST(CullCompute, LateScheduleFallsBackAndWritesTheSameListOnOneAndTwoThreads) {
+    Scene scene = load_scene(SGD_DEFAULT_SCENE);
+    std::vector<GpuDraw> draws = build_draws(scene);
+    const VkExtent2D extent{256, 144};
+    Camera camera = default_camera(scene.bounds_min, scene.bounds_max);
+    glm::mat4 view_proj = camera.projection(float(extent.width) / float(extent.height)) * camera.view();
+    CullReference ref = cull_reference(scene, draws, view_proj, make_cull_params(extent.width, extent.height, 8));
+
+    for (const char* threads : {"1", "2"}) {
+        SCOPED_TRACE(std::string("LP_NUM_THREADS=") + threads);
+        ScopedEnv lp_threads("LP_NUM_THREADS", threads);  // read when the instance is created
+        ValidatedContext v;
+        ASSERT_EQ(v.ctx.subgroup.size, uint32_t(expected_subgroup_size()));
+        CullOnly cull(v.ctx, scene);
+        CullOutput natural = cull.run(Request::subgroup, 61, view_proj, extent);
+        expect_same_survivors(scene, draws, ref, natural.drawn, "natural schedule");
+        if (std::string(threads) == "1") EXPECT_EQ(natural.lookback_fallbacks, 0u);
+        for (const char* schedule : {"late@8", "late@8,spin@0"})
+            for (Request variant : {Request::subgroup, Request::fallback}) {
+                SCOPED_TRACE(std::string(schedule) + " " + std::string(request_name(variant)));
+                ScopedEnv knob("SGD_CULL_LOOKBACK", schedule);
+                CullOutput late = cull.run(variant, 61, view_proj, extent);
+                EXPECT_GT(late.lookback_fallbacks, 0u) << "the fallback never ran";
+                EXPECT_EQ(late.triangles_visible, natural.triangles_visible);
+                ASSERT_EQ(late.drawn.size(), draws.size());
+                for (size_t d = 0; d < draws.size(); ++d) ASSERT_EQ(late.drawn[d], natural.drawn[d]) << "draw " << d;
+            }
+        EXPECT_EQ(validation_message_count(), v.messages_before) << "validation messages (printed above)";
+    }
 }
 
 }  // namespace
