@@ -185,6 +185,10 @@ TEST_P(PoisonedFrame, FrameMipCullDumpAndCountersAreUnchanged) {
     EXPECT_FALSE(dump.empty());
     EXPECT_TRUE(dump == file_bytes(dir + "/poisoned-cull.txt")) << "the drawn triangles changed under poisoned allocations";
     nlohmann::json counters_a = read_json(dir + "/plain.json")["counters"], counters_b = read_json(dir + "/poisoned.json")["counters"];
+    // The one counter that depends on how lavapipe's threads interleaved, not on what memory held:
+    // how often the cull's look-back counted a predecessor itself (docs/culling.md).
+    counters_a.erase("cull_lookback_fallbacks");
+    counters_b.erase("cull_lookback_fallbacks");
     EXPECT_GT(counters_a["triangles_visible"].get<uint64_t>(), 0u);
     EXPECT_EQ(counters_a, counters_b) << "counters changed under poisoned allocations";
 }
