@@ -75,9 +75,11 @@ Renderer::Renderer(const Context& ctx, const Scene& scene, const RendererConfig&
         test_work_target_ = create_image(ctx, {kTestWorkSize, kTestWorkSize}, VK_FORMAT_R32_SFLOAT, VK_IMAGE_USAGE_STORAGE_BIT,
                                          "test extra work");
     }
+    ++alive_;  // last: a constructor that throws leaves no renderer (and runs no destructor)
 }
 
 Renderer::~Renderer() {
+    --alive_;
     if (!device_abandoned()) vkDeviceWaitIdle(ctx_.device);  // a hung GPU may never go idle
 }
 
