@@ -1,9 +1,11 @@
-// Levels of detail on the indexed path (docs/lod.md), through the executable:
+// Levels of detail (docs/lod.md), through the executable:
 // - with --lod auto, every draw's survivors are the CPU cull reference's of the level the CPU
 //   mirror of the level rule picks (scene/lod.h) for that draw: the GPU picked the same level and
-//   culled only its triangles, in input order;
-// - LOD draws fewer triangles than --lod off on --instances 5, and the frame keeps at least 35 dB
-//   PSNR against full detail on the bundled scene at 1280x720.
+//   culled only its triangles, in input order; both geometry paths keep the same triangles;
+// - the levels the GPU picks (--cull off, both paths) against a brute-force oracle of how far
+//   their error moves a point on screen (lod_oracle.h), not against the CPU copy of the rule;
+// - LOD draws fewer triangles than --lod off and the frame keeps at least 35 dB PSNR against
+//   full detail, on both paths, where several levels show.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -30,7 +32,7 @@ struct LodRun {
 };
 
 LodRun run_lod(const std::string& dir, const std::string& lod, const std::string& size, uint32_t instances,
-               bool dump = false, const std::string& geometry = "indexed") {
+               bool dump = false, const std::string& geometry = "indexed", const std::vector<std::string>& extra = {}) {
     std::string tag = lod + "-" + size + "-" + std::to_string(instances) + "-" + geometry;
     std::vector<std::string> args = {"--headless", "--validate", "--size", size, "--frames", "1", "--warmup", "0",
                                      "--instances", std::to_string(instances), "--lod", lod, "--geometry", geometry,
@@ -38,6 +40,7 @@ LodRun run_lod(const std::string& dir, const std::string& lod, const std::string
                                      "--occlusion", "off",
                                      "--report", dir + "/" + tag + ".json", "--screenshot", dir + "/" + tag + ".png"};
     if (dump) args.insert(args.end(), {"--cull-dump", dir + "/" + tag + ".txt"});
+    args.insert(args.end(), extra.begin(), extra.end());
     DemoRun run = run_demo(args);
     EXPECT_EQ(run.exit_code, 0) << run.output.substr(0, 4000);
     EXPECT_EQ(validation_lines(run.output), 0) << run.output.substr(0, 4000);
@@ -183,11 +186,11 @@ int level_drawn(const Scene& scene, const GpuDraw& draw, const std::vector<uint3
 // The rule's promise on the GPU, against the brute-force oracle (lod_oracle.h), not the CPU copy of
 // the rule: with --cull off each draw draws its whole chosen level (--cull-dump), on both geometry
 // paths, which choose the same level for every draw; for every draw, that level's error moves no
-// point of the draw's bounding sphere on screen by more than a pixel. The draws cover the frame,
-// its bottom corners included (the old rule, the straight-line distance to the sphere, moved
-// points there by more than a pixel). The bounding spheres hold every vertex of their mesh, so they bound the
-// draws' geometry.
-TEST(LodGpu, NoLevelMovesAPointOnScreenByMoreThanAPixelAndBothPathsChooseTheSameWithCullOff) {
+// point of the draw's bounding sphere on screen by more than the budget (kLodMaxErrorPixels). The
+// draws cover the frame, its bottom corners included (the old rule, the straight-line distance to
+// the sphere, moved points there by more than the budget). The bounding spheres hold every vertex
+// of their mesh, so they bound the draws' geometry.
+TEST(LodGpu, NoLevelMovesAPointOnScreenByMoreThanItsBudgetAndBothPathsChooseTheSameWithCullOff) {
     REQUIRE_DRAWING();
     std::string dir = test_dir("lod-oracle");
     const uint32_t width = 320, height = 180, instances = 3;
@@ -245,42 +248,48 @@ TEST(LodGpu, NoLevelMovesAPointOnScreenByMoreThanAPixelAndBothPathsChooseTheSame
         double px = largest_error_pixels(centre, draw.bounding_sphere.w * scale, draw.lod_error[chosen[d]] * scale,
                                          glm::dmat4(view_proj), glm::dvec2(width, height));
         worst = std::max(worst, px);
-        if (px > 1.0 + 1e-3 && over++ < 5)
+        if (px > kLodMaxErrorPixels * (1.0 + 1e-3) && over++ < 5)
             ADD_FAILURE() << "draw " << d << ", level " << chosen[d] << ": a point moves by " << px << " pixels";
         glm::dvec4 clip = glm::dmat4(view_proj) * glm::dvec4(centre, 1.0);
         glm::dvec2 ndc = glm::dvec2(clip) / clip.w;
         if (clip.w > 0.0 && std::abs(ndc.x) > 0.5 && std::abs(ndc.x) <= 1.0 && ndc.y > 0.5 && ndc.y <= 1.0)  // y down
             ++corners[ndc.x > 0.0];
     }
-    EXPECT_EQ(over, 0u) << "draws whose level moves a point by more than a pixel (the worst: " << worst << ")";
+    EXPECT_EQ(over, 0u) << "draws whose level moves a point by more than " << kLodMaxErrorPixels << " pixels (the worst: "
+                        << worst << ")";
     EXPECT_GT(coarser, draws.size() / 4) << "draws of a coarser level";
     EXPECT_GT(corners[0], 0u) << "no coarser draw in the bottom left corner";
     EXPECT_GT(corners[1], 0u) << "no coarser draw in the bottom right corner";
-    EXPECT_GT(worst, 0.5) << "the rule keeps every level far finer than a pixel";
+    EXPECT_GT(worst, 0.5 * kLodMaxErrorPixels) << "the rule keeps every level far finer than it may";
     std::printf("lod oracle: %u of %zu draws coarser, the worst moves a point by %.3f pixels\n", coarser, draws.size(), worst);
 }
 
-TEST(LodGpu, FewerTrianglesOnAGridAndAtLeast35DbAgainstFullDetail) {
+// The frame with LOD against full detail: at least 35 dB PSNR on both geometry paths, with fewer
+// triangles. At 480x270 with --instances 2 (the flags otherwise) LOD engages: draws take at
+// least five levels. (The 1280x720 with --instances 5, checked by hand: 36.4 dB on both
+// paths, docs/lod.md.)
+TEST(LodGpu, AtLeast35DbAgainstFullDetailOnBothPathsWhereSeveralLevelsShow) {
     REQUIRE_DRAWING();
     std::string dir = test_dir("lod-psnr");
-    {
-        LodRun off = run_lod(dir, "off", "320x180", 5), lod = run_lod(dir, "auto", "320x180", 5);
-        uint64_t full = off.report["counters"]["triangles_visible"], fewer = lod.report["counters"]["triangles_visible"];
-        // The cull already drops most sub-pixel triangles, so what survives shrinks less than what
-        // is tested (measured: 38k of 50k survivors at 320x180).
-        EXPECT_LT(fewer, full) << "--instances 5: " << fewer << " triangles with LOD, " << full << " without";
+    std::vector<std::string> geometries = {"indexed"};
+    if (run_demo({"--info", "--geometry", "meshlet"}).exit_code == 0) geometries.push_back("meshlet");
+    for (const std::string& geometry : geometries) {
+        SCOPED_TRACE(geometry);
+        LodRun off = run_lod(dir, "off", "480x270", 2, false, geometry, {"--ray-trace", "off"});
+        LodRun lod = run_lod(dir, "auto", "480x270", 2, false, geometry, {"--ray-trace", "off"});
+        ASSERT_FALSE(off.image.rgba.empty());
+        ASSERT_EQ(off.image.rgba.size(), lod.image.rgba.size());
+        EXPECT_NOT_BLANK(off.image.rgba);
+        EXPECT_LT(lod.report["counters"]["triangles_visible"].get<uint64_t>(),
+                  off.report["counters"]["triangles_visible"].get<uint64_t>());
+        int levels = 0;
+        for (uint64_t draws : lod.report["counters"]["lod"]["draws_per_level"].get<std::vector<uint64_t>>()) levels += draws > 0;
+        EXPECT_GE(levels, 5) << "levels with draws: LOD must engage, or the PSNR below says nothing";
+        double db = psnr(off.image, lod.image);
+        EXPECT_GE(db, 35.0) << "PSNR of --lod auto against --lod off";
+        RecordProperty("psnr_db_" + geometry, std::to_string(db));
+        std::printf("lod psnr at 480x270, --instances 2, %s: %.2f dB\n", geometry.c_str(), db);
     }
-    LodRun off = run_lod(dir, "off", "1280x720", 1), lod = run_lod(dir, "auto", "1280x720", 1);
-    ASSERT_FALSE(off.image.rgba.empty());
-    ASSERT_EQ(off.image.rgba.size(), lod.image.rgba.size());
-    EXPECT_NOT_BLANK(off.image.rgba);
-    EXPECT_LT(lod.report["counters"]["triangles_visible"].get<uint64_t>(),
-              off.report["counters"]["triangles_visible"].get<uint64_t>())
-        << "the bundled scene at 1280x720 must show LOD, or the PSNR below says nothing";
-    double db = psnr(off.image, lod.image);
-    EXPECT_GE(db, 35.0) << "PSNR of --lod auto against --lod off";
-    RecordProperty("psnr_db", std::to_string(db));
-    std::printf("lod psnr at 1280x720: %.2f dB\n", db);
 }
 
 // --view lod: every draw in the colour of its level. Both geometry paths give the same image, every
