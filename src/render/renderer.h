@@ -56,6 +56,11 @@ class Renderer {
 public:
     Renderer(const Context& ctx, const Scene& scene, const RendererConfig& config);
     ~Renderer();
+    Renderer(const Renderer&) = delete;
+    Renderer& operator=(const Renderer&) = delete;
+    // How many renderers this process holds now (--compare's images are each made alone: a test
+    // holds it to that).
+    static uint32_t alive() { return alive_; }
 
     // A plan with --geometry meshlet builds the meshlet path on first use (meshlets, buffers,
     // pipelines: a pause of the window's first such frame).
@@ -118,6 +123,7 @@ private:
     std::vector<uint8_t> read_image(Image& image);
     void record_units(FrameContext& f, FramePoint point);
 
+    static inline uint32_t alive_ = 0;
     const Context& ctx_;
     const Scene& cpu_scene_;  // outlives the renderer (its owner's); the meshlet path is built from it
     RendererConfig config_;
