@@ -21,6 +21,8 @@ sgd_shader(lod_view.frag main)
 # or a shared-memory scan and one look-back lane (workgroup_scan.glsl, cull.comp).
 sgd_shader(cull.comp subgroup CULL_SUBGROUP=1)
 sgd_shader(cull.comp fallback)
+# --cull off on the indexed path: no culling, each draw's level of detail (docs/lod.md).
+sgd_shader(lod_select.comp plain)
 
 # Half-resolution mip (docs/quad-mip.md), --mip forward: the forward shader writing it with quad swaps, the same
 # The meshlet path (--geometry meshlet, src/passes/meshlet_pass.cpp, docs/meshlets.md). The depth

@@ -141,8 +141,6 @@ void check_run_request(const Options& options, const Plan& plan) {
                          "); use --ray-trace auto, subgroup or fallback on a device with ray tracing");
     if (plan[PassId::mip].variant == Variant::off && plan.view.mode == ViewMode::mip)
         throw UsageError("--view mip shows the mip, but --mip off renders none; use --mip auto, subgroup, forward or fallback");
-    if (!options.cull_dump.empty() && plan[PassId::cull].variant == Variant::off && plan.geometry == Geometry::indexed)
-        throw UsageError("--cull-dump needs the cull pass; it has nothing to write with --cull off");
 }
 
 }  // namespace

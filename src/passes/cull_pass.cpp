@@ -22,6 +22,10 @@ const LayoutDesc kCullLayout = {{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, VK_DESCRIPTO
                                  VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
                                  VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
                                 VK_SHADER_STAGE_COMPUTE_BIT, 28};
+const LayoutDesc kSelectLayout = {{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                   VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
+                                  VK_SHADER_STAGE_COMPUTE_BIT, 8};
+constexpr uint32_t kSelectGroupSize = 64;  // local_size_x of lod_select.comp: one draw per invocation
 
 struct CullPush {
     uint32_t chunk_count;
@@ -113,6 +117,7 @@ void CullPass::create(const Context& ctx, const GpuScene& scene, uint32_t size) 
     };
     if (subgroup_path_possible(ctx, PassId::cull)) subgroup = pipeline("cull.comp.subgroup");
     fallback = pipeline("cull.comp.fallback");
+    select = create_compute_pipeline(ctx, {.shader = "lod_select.comp.plain", .layout = kSelectLayout});
 
     std::vector<glm::uvec4> table = build_cull_chunks(scene.cpu_draws, group_size);
     chunk_count = uint32_t(table.size());
@@ -138,6 +143,10 @@ void CullPass::create(const Context& ctx, const GpuScene& scene, uint32_t size) 
                              VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT | VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
                                  VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
                              MemoryKind::device_local, "culled indirect");
+    level_indirect = create_buffer(ctx, VkDeviceSize(std::max(1u, draw_count)) * kIndirectStride,
+                                   VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT | VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
+                                       VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
+                                   MemoryKind::device_local, "level indirect");
     // What binding 9 (the pyramids) holds where the frame has none: never read (no occlusion phase).
     no_pyramid = create_buffer(ctx, 16, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, MemoryKind::device_local, "no pyramid");
     // Once: indexCount 0, firstIndex = out_first, firstInstance = draw. From then on each dispatch
@@ -153,10 +162,42 @@ void CullPass::create(const Context& ctx, const GpuScene& scene, uint32_t size) 
 
 void CullPass::record(FrameContext& f) { record_phase(f, occlusion_culls(f.plan) && f.pyramid ? 1u : 0u); }
 
+void CullPass::record_select(FrameContext& f) {
+    VkCommandBuffer cmd = f.cmd;
+    begin_label(f.ctx, cmd, "cull off: level of detail per draw");
+    // Earlier frames' draws read the commands: wait for them before rewriting (write-after-read).
+    memory_barrier(cmd, VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT, VK_ACCESS_2_NONE, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                   VK_ACCESS_2_NONE);
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, select.pipeline);
+    Descriptors d;
+    d.buffer(0, f.uniforms, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER).buffer(1, f.scene.draws).buffer(2, level_indirect).buffer(3, f.counters);
+    d.push(cmd, select);
+    struct {
+        uint32_t draw_count;
+        float lod_max_error_px;
+    } push{draw_count, f.plan.lod ? kLodMaxErrorPixels : 0.0f};
+    vkCmdPushConstants(cmd, select.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
+    vkCmdDispatch(cmd, (draw_count + kSelectGroupSize - 1) / kSelectGroupSize, 1, 1);
+    // The scene passes read the commands; the per-level counters are read as the cull pass's are.
+    memory_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+                   VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT | VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT |
+                       VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT,
+                   VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_READ_BIT |
+                       VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+    end_label(f.ctx, cmd);
+    f.draw_indices = &f.scene.indices;
+    f.draw_indirect = &level_indirect;
+}
+
 void CullPass::record_phase(FrameContext& f, uint32_t occlusion_phase) {
     const Variant variant = f.plan[PassId::cull].variant;
     // With --geometry meshlet the cull variant is the task and mesh shaders' (MeshletPass).
-    if (variant == Variant::off || chunk_count == 0 || f.plan.geometry == Geometry::meshlet) return;
+    if (f.plan.geometry == Geometry::meshlet || draw_count == 0) return;
+    if (variant == Variant::off) {
+        if (occlusion_phase != 2) record_select(f);
+        return;
+    }
+    if (chunk_count == 0) return;
     const bool use_subgroup = variant == Variant::subgroup;
     if (use_subgroup && !subgroup.pipeline)
         throw std::runtime_error("cull: the subgroup variant was planned but the device cannot run it");
@@ -224,7 +265,7 @@ void cull_report_counters(nlohmann::json& counters, const PassCounters& c) {
     counters["meshlets_in"] = meshlet ? nlohmann::json(c.frame.meshlets_in) : nlohmann::json(nullptr);
     counters["meshlets_visible"] = meshlet ? nlohmann::json(c.frame.meshlets_visible) : nlohmann::json(nullptr);
     // Per level of detail (docs/lod.md), as the GPU counted them where it chose the levels; null
-    // where nothing chose one (the indexed path with --cull off draws level 0 of every draw).
+    // where nothing chose one (a frame of the indexed path without a draw).
     counters["lod"] = nullptr;
     if (!lod_counted(c)) return;
     auto per_level = [](const uint32_t (&words)[kMaxLodLevels]) { return std::vector<uint32_t>(words, words + kMaxLodLevels); };
@@ -235,8 +276,8 @@ void cull_report_counters(nlohmann::json& counters, const PassCounters& c) {
 
 bool lod_counted(const PassCounters& c) {
     // The meshlet path's task shaders choose the level in every variant, --cull off included; the
-    // indexed path's cull pass only where it ran.
-    return c.plan.geometry == Geometry::meshlet || (c.plan[PassId::cull].variant != Variant::off && c.ran);
+    // indexed path's cull pass where it ran, and its level choice alone with --cull off.
+    return c.plan.geometry == Geometry::meshlet || c.plan[PassId::cull].variant == Variant::off || c.ran;
 }
 
 std::string lod_levels_text(const PassCounters& c) {
@@ -295,6 +336,7 @@ void cull_frame_allocations(const AllocationQuery& q, std::vector<PlannedAllocat
     const uint64_t index_bytes = std::max<uint64_t>(1, drawn_indices) * sizeof(uint32_t);
     out.push_back({"culled indices", index_bytes, AllocationKind::storage_buffer, false});
     out.push_back({"culled indirect", std::max<uint64_t>(1, draws) * indirect, AllocationKind::storage_buffer, false});
+    out.push_back({"level indirect", std::max<uint64_t>(1, draws) * indirect, AllocationKind::storage_buffer, false});
     out.push_back({"cull chunks", chunks * 16, AllocationKind::storage_buffer});
     out.push_back({"cull look-back state", (chunks + 1) * 4, AllocationKind::storage_buffer, false});
     out.push_back({"no pyramid", 16, AllocationKind::storage_buffer, false});  // bound where no pyramid is built

@@ -46,6 +46,10 @@ struct CullPass : PassUnit {
     Buffer lookback;        // the look-back's ticket counter, then one state word per chunk (cull.comp)
     Buffer culled_indices;  // each draw's survivors, in input order, at [out_first, out_first + indexCount)
     Buffer indirect;        // VkDrawIndexedIndirectCommand per draw; indexCount written each frame
+    // Variant off: no test, but each draw's level of detail (shaders/lod_select.comp writes each
+    // draw's command, the whole chosen level of the source indices, into level_indirect).
+    Pipeline select;
+    Buffer level_indirect;
     uint32_t group_size = kDefaultCullGroupSize;
     uint32_t chunk_count = 0;
     uint32_t draw_count = 0;
@@ -53,13 +57,15 @@ struct CullPass : PassUnit {
     LookbackSchedule schedule;  // the look-back's spin (and the test knob SGD_CULL_LOOKBACK), read at create()
 
     void create(const Context& ctx, const GpuScene& scene, uint32_t group_size);
-    // Variant off: records nothing, and the scene passes draw every triangle.
+    // Variant off: only the level choice; the scene passes draw every triangle of each draw's level.
     // Before depth: phase 1 where the plan culls by occlusion (occlusion_culls), else no occlusion.
     void record(FrameContext& f) override;
     // occlusion_phase 0: none; 1: also against the previous frame's pyramid; 2: against this
     // frame's (after the pyramid; the renderer times it with the late depth draw). f.pyramid must
     // be set for 1 and 2.
     void record_phase(FrameContext& f, uint32_t occlusion_phase);
+    // Variant off: each draw's command is its chosen level, whole (lod_select.comp).
+    void record_select(FrameContext& f);
     Buffer no_pyramid;  // bound in place of the pyramids where the frame has none
 };
 
@@ -68,7 +74,7 @@ struct CullPass : PassUnit {
 void cull_report_counters(nlohmann::json& counters, const PassCounters& c);
 std::optional<HudLine> cull_hud_line(const PassCounters& c);
 // The per-level counters (GpuCounters::lod_*, docs/lod.md): whether this frame counted them (a pass
-// chose the levels), and the text of them:
+// chose the levels: every frame that drew, on either path and with any --cull), and the text of them:
 // ": draws 40 12, tris 5,120 300 per level", levels 0 up to the coarsest drawn; "" if not counted.
 bool lod_counted(const PassCounters& c);
 std::string lod_levels_text(const PassCounters& c);

@@ -285,8 +285,9 @@ GpuCounters Renderer::read_counters() { return read_buffer_as<GpuCounters>(ctx_,
 
 std::vector<std::vector<uint32_t>> Renderer::read_drawn_indices() {
     if (config_.plan.geometry == Geometry::meshlet && meshlets_) return meshlets_->read_drawn_indices(ctx_, scene_.draw_count);
-    if (config_.plan[PassId::cull].variant == Variant::off)
-        throw std::runtime_error("the culled geometry exists only with a cull variant other than off");
     const CullPass& cull = unit<CullPass>(PassId::cull);
+    // --cull off: each draw's whole chosen level, from the source indices (CullPass::record_select).
+    if (config_.plan[PassId::cull].variant == Variant::off)
+        return ::read_drawn_indices(ctx_, scene_.indices, cull.level_indirect, scene_.draw_count);
     return ::read_drawn_indices(ctx_, cull.culled_indices, cull.indirect, scene_.draw_count);
 }

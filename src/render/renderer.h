@@ -94,7 +94,8 @@ public:
     // needs a ray-trace variant other than off.
     std::vector<uint32_t> read_ray_traced();
     GpuCounters read_counters();
-    // Per draw, the indices the last frame drew (culled output; needs a cull variant other than off).
+    // Per draw, the indices the last frame drew (the culled output; with --cull off each draw's
+    // whole level of detail).
     std::vector<std::vector<uint32_t>> read_drawn_indices();
 
     Image& color() { return targets_.color; }
