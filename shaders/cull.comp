@@ -49,7 +49,8 @@ layout(set = 0, binding = 0) uniform Frame { FrameUniforms frame; };
 layout(set = 0, binding = 1, std430) readonly buffer Draws { DrawData draws[]; };
 layout(set = 0, binding = 2, std430) readonly buffer Vertices { float vertex_data[]; };  // 8 floats per Vertex
 layout(set = 0, binding = 3, std430) readonly buffer SourceIndices { uint source_indices[]; };
-// (draw, level, first triangle of the level, the level's first chunk): build_cull_chunks().
+// (draw, level, first triangle of the level, the draw's first chunk): build_cull_chunks(). A level's
+// chunks are consecutive, gl_WorkGroupSize.x triangles each, so its first is chunk - first / size.
 layout(set = 0, binding = 4, std430) readonly buffer Chunks { uvec4 chunks[]; };
 // The look-back's state (CullPass::lookback), only ever accessed with atomics. A ticket counter
 // that cycles through 0 .. 2 chunk_count - 1 (two dispatches), then one word per chunk:
@@ -325,7 +326,7 @@ void main() {
     uvec4 entry = chunks[part];
     uint draw_id = entry.x;
     uint level = entry.y;
-    uint level_first = entry.w;
+    uint level_first = part - entry.z / gl_WorkGroupSize.x;
     // Chunks of the levels the draw does not use this frame keep nothing. The choice depends on
     // the draw alone, so the whole workgroup leaves together; no chunk of this level looks back
     // at this word, but it is written, with this dispatch's parity, like every other.

@@ -48,11 +48,11 @@ constexpr uint32_t kLookbackStaleWord = 0x80000000u;
 std::vector<glm::uvec4> build_cull_chunks(const std::vector<GpuDraw>& draws, uint32_t group_size) {
     std::vector<glm::uvec4> chunks;
     for (uint32_t d = 0; d < draws.size(); ++d) {
+        const uint32_t draw_first_chunk = uint32_t(chunks.size());
         for (uint32_t level = 0; level < std::max(1u, draws[d].lod_count); ++level) {
-            const uint32_t level_first_chunk = uint32_t(chunks.size());
             uint32_t triangles = level == 0 ? draws[d].index_count / 3 : draws[d].lod_index_count[level] / 3;
             for (uint32_t first = 0; first < triangles; first += group_size)
-                chunks.push_back({d, level, first, level_first_chunk});
+                chunks.push_back({d, level, first, draw_first_chunk});
         }
     }
     return chunks;

@@ -15,11 +15,12 @@
 
 constexpr uint32_t kDefaultCullGroupSize = 64;  // --cull-group-size: triangles per workgroup
 
-// One entry per workgroup: (draw, level, first triangle of the level, the level's first chunk).
+// One entry per workgroup: (draw, level, first triangle of the level, the draw's first chunk).
 // A chunk never spans two draws or two levels, so every workgroup's survivors go to one draw's
-// range; each level of each draw gets its own chunks, consecutive and in triangle order (the
-// chunks of a level are one segment of the look-back, shaders/cull.comp; the chunks of the levels
-// not chosen this frame keep nothing, docs/lod.md); empty levels get no chunk.
+// range; each level of each draw gets its own chunks, consecutive and in triangle order, so the
+// level's first chunk is `chunk - first triangle / group_size` (the chunks of a level are one
+// segment of the look-back, shaders/cull.comp; the chunks of the levels not chosen this frame keep
+// nothing, docs/lod.md); empty levels get no chunk.
 std::vector<glm::uvec4> build_cull_chunks(const std::vector<GpuDraw>& draws, uint32_t group_size);
 
 // Bytes the cull pass must move in one frame (computed on the host from the counts): what it
