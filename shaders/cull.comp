@@ -44,11 +44,24 @@ layout(set = 0, binding = 6, std430) writeonly buffer ChunkSurvivors { uint chun
 layout(set = 0, binding = 7, std430) writeonly buffer Indirect { uint indirect[]; };
 // GpuCounters (src/render/frame.h), as words: the per-level counters (lod.glsl).
 layout(set = 0, binding = 8, std430) buffer Counters { uint counters[]; };
-// The depth pyramids (occlusion_pass.h: two, frame.occlusion.y and .z say where); bound only
-// with an occlusion phase (push.occlusion_phase > 0).
+// The depth pyramids (occlusion_pass.h: two, frame.occlusion.y and .z say where); read only in
+// occlusion phase 1 (push.occlusion_phase 1).
 layout(set = 0, binding = 9, std430) readonly buffer Pyramid { float pyramid_texels[]; };
 #define PYRAMID_BUFFER pyramid_texels
 #include "occlusion.glsl"
+// Occlusion phase 1 only (docs/occlusion.md), what phase 2 (cull_late.comp, cull_merge.comp) needs:
+// - the triangles rejected as occluded, in input order, as the chunk's ranks at the start of its
+//   own stretch (laid out like the staging buffer, one word per triangle), and their count;
+// - the chunk's survivor count again (the merge's scan adds phase 2's to it) and its survivors as
+//   a bit mask over the chunk's ranks (kDrawnWords words per chunk);
+// - the late draw's indexCount, zeroed by the draw's first chunk (phase 2 counts into it).
+layout(set = 0, binding = 10, std430) writeonly buffer Rejected { uint rejected_ranks[]; };
+layout(set = 0, binding = 11, std430) writeonly buffer ChunkRejected { uint chunk_rejected[]; };
+layout(set = 0, binding = 12, std430) writeonly buffer ChunkDrawn { uint chunk_drawn[]; };
+layout(set = 0, binding = 13, std430) writeonly buffer DrawnMasks { uint drawn_masks[]; };
+layout(set = 0, binding = 14, std430) writeonly buffer LateIndirect { uint late_indirect[]; };
+const uint kDrawnWords = (gl_WorkGroupSize.x + 31u) / 32u;
+shared uint drawn_words[kDrawnWords];
 
 layout(push_constant) uniform Push {
     uint chunk_count;
@@ -56,8 +69,7 @@ layout(push_constant) uniform Push {
     float frustum_eps;
     float lod_max_error_px;  // --lod auto: 1 pixel; --lod off: 0 (level 0 always)
     // Occlusion culling (docs/occlusion.md): 0 none; 1 phase 1, against the previous frame's
-    // pyramid with its view-projection (nothing rejected without one); 2 phase 2, against this
-    // frame's pyramid of the phase-1 depth.
+    // pyramid with its view-projection (nothing rejected without one). Phase 2 is cull_late.comp.
     uint occlusion_phase;
 } push;
 
@@ -78,12 +90,22 @@ void main() {
     uvec4 entry = chunks[chunk];
     uint draw_id = entry.x;
     uint level = entry.y;
-    if (chunk == entry.w && gl_LocalInvocationIndex == 0u) indirect[draw_id * 5u] = 0u;
+    bool phase1 = push.occlusion_phase == 1u;
+    if (all(bvec2(chunk == entry.w, gl_LocalInvocationIndex == 0u))) {
+        indirect[draw_id * 5u] = 0u;
+        if (phase1) late_indirect[draw_id * 5u] = 0u;
+    }
     // Chunks of the levels the draw does not use this frame keep nothing. The choice depends on
     // the draw alone, so the whole workgroup leaves together (as above).
     float pixels_per_unit = abs(frame.projection.y) * 0.5 * float(frame.sizes.y);  // P[1][1] < 0: y flipped
     if (level != choose_lod_level(draws[draw_id], frame.camera_position.xyz, pixels_per_unit, push.lod_max_error_px)) {
-        if (gl_LocalInvocationIndex == 0u) chunk_survivors[chunk] = 0u;
+        if (gl_LocalInvocationIndex == 0u) {
+            chunk_survivors[chunk] = 0u;
+            if (phase1) {
+                chunk_rejected[chunk] = 0u;
+                chunk_drawn[chunk] = 0u;
+            }
+        }
         return;
     }
 
@@ -114,20 +136,16 @@ void main() {
     uint result = classify_triangle(index, p0, p1, p2, c0, c1, c2, params);
     bool passes_others = all(bvec2(in_range, result == CULL_VISIBLE));
 
-    // Occlusion. Both branches are uniform (push constants and frame uniforms), and the test is
-    // straight-line code, so the scan below still runs with the whole workgroup.
-    vec2 viewport = vec2(frame.sizes.xy);
-    bool early_occluded = false;  // phase 1's verdict (phase 2 repeats it for the re-admitted count)
-    bool late_occluded = false;
-    if (push.occlusion_phase > 0u && frame.occlusion.x != 0u) {
+    // Occlusion phase 1: the previous frame's pyramid, seen with the previous view-projection. The
+    // branch is uniform (push constant and frame uniforms) and the test straight-line code, so the
+    // scans below still run with the whole workgroup.
+    bool occluded = false;
+    if (all(bvec2(phase1, frame.occlusion.x != 0u))) {
         precise vec4 q0 = frame.previous_view_proj * world0;
         precise vec4 q1 = frame.previous_view_proj * world1;
         precise vec4 q2 = frame.previous_view_proj * world2;
-        early_occluded = occluded_by_pyramid(q0, q1, q2, viewport, push.snap_px, push.frustum_eps, frame.occlusion.y);
+        occluded = triangle_occluded(q0, q1, q2, vec2(frame.sizes.xy), push.snap_px, push.frustum_eps, frame.occlusion.y);
     }
-    if (push.occlusion_phase == 2u)
-        late_occluded = occluded_by_pyramid(c0, c1, c2, viewport, push.snap_px, push.frustum_eps, frame.occlusion.z);
-    bool occluded = push.occlusion_phase == 1u ? early_occluded : late_occluded;
     bool visible = all(bvec2(passes_others, !occluded));
 
     // Control flow is uniform here: the only branch above is the workgroup-uniform return, and
@@ -145,26 +163,32 @@ void main() {
         staged_indices[dst + 1u] = index.y;
         staged_indices[dst + 2u] = index.z;
     }
-    // The occlusion counters: rejected (low 16 bits) and, in phase 2, re-admitted (high 16 bits),
-    // summed by a second scan (workgroups are at most 1024 invocations: no carry between halves).
-    uint occlusion_counts = 0u;
-    if (push.occlusion_phase > 0u) {
-        uint rejected = all(bvec2(passes_others, occluded)) ? 1u : 0u;
-        uint readmitted = all(bvec4(passes_others, early_occluded, !late_occluded, push.occlusion_phase == 2u)) ? 1u : 0u;
-        workgroup_exclusive_scan(rejected | (readmitted << 16u), occlusion_counts);
+    if (phase1) {
+        // Phase 2's list: the ranks of the triangles only the pyramid rejected, compacted in rank
+        // (input) order by the same scan, to the start of the chunk's stretch (a word per triangle).
+        bool rejected = all(bvec2(passes_others, occluded));
+        uint rejected_count;
+        uint rejected_slot = workgroup_exclusive_scan(rejected ? 1u : 0u, rejected_count);
+        uint at = draws[draw_id].out_first / 3u + entry.z + rejected_slot;
+        if (rejected && at < uint(rejected_ranks.length())) rejected_ranks[at] = rank;
+        // The survivors as bits of their ranks: what the merge puts phase 2's additions between.
+        if (rank < kDrawnWords) drawn_words[rank] = 0u;
+        barrier();
+        if (visible) atomicOr(drawn_words[rank / 32u], 1u << (rank % 32u));
+        barrier();
+        if (rank < kDrawnWords) drawn_masks[chunk * kDrawnWords + rank] = drawn_words[rank];
+        if (rank == 0u) {
+            chunk_rejected[chunk] = rejected_count;
+            chunk_drawn[chunk] = survivors;
+            if (rejected_count != 0u) atomicAdd(counters[kOcclusionTrianglesWord + kOcclusionRejected1], rejected_count);
+        }
     }
     if (rank == 0u) {
-        if (push.occlusion_phase > 0u) {
-            if ((occlusion_counts & 0xFFFFu) != 0u) atomicAdd(counters[kOcclusionRejectedWord + push.occlusion_phase - 1u], occlusion_counts & 0xFFFFu);
-            if ((occlusion_counts >> 16u) != 0u) atomicAdd(counters[kOcclusionReadmittedWord], occlusion_counts >> 16u);
-        }
         chunk_survivors[chunk] = survivors;
         // The per-level counters: one atomic per workgroup of the chosen level, none per triangle.
         // The level's first chunk counts the draw (whether or not any of its triangles survive).
-        // Phase 1 leaves them to phase 2, whose list is the frame's.
-        if (push.occlusion_phase != 1u) {
-            if (entry.z == 0u) atomicAdd(counters[kLodDrawsWord + level], 1u);
-            if (survivors > 0u) atomicAdd(counters[kLodTrianglesWord + level], survivors);
-        }
+        // Phase 2 adds its additions (cull_late.comp).
+        if (entry.z == 0u) atomicAdd(counters[kLodDrawsWord + level], 1u);
+        if (survivors > 0u) atomicAdd(counters[kLodTrianglesWord + level], survivors);
     }
 }

@@ -13,6 +13,7 @@
 const uint kLodDrawsWord = 51u;
 const uint kLodTrianglesWord = 59u;
 const uint kLodMeshletsWord = 67u;
+const uint kMaxLodLevels = 8u;
 
 uint choose_lod_level(DrawData draw, vec3 camera_position, float pixels_per_unit, float max_error_px) {
     // --lod off: level 0 even where a coarser level has no error at all (flat regions simplify

@@ -14,14 +14,20 @@
 
 namespace {
 
-// Bindings of the three steps: shaders/cull.comp (the last: the frame's counters, for the
-// per-level counts), cull_scan.comp and cull_compact.comp.
-const LayoutDesc kCullLayout = {{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                                 VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                                 VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                                 VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                                 VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
-                                VK_SHADER_STAGE_COMPUTE_BIT, 20};
+// A uniform buffer (the frame) then `storage` storage buffers.
+std::vector<VkDescriptorType> frame_and_storage(uint32_t storage) {
+    std::vector<VkDescriptorType> types(1 + storage, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
+    types[0] = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
+    return types;
+}
+
+// Bindings of the three steps: shaders/cull.comp (the frame, 9 buffers up to the pyramid, 5 for
+// occlusion phase 1), cull_scan.comp and cull_compact.comp; and of occlusion phase 2:
+// cull_late.comp and cull_merge.comp.
+const LayoutDesc kCullLayout = {frame_and_storage(14), VK_SHADER_STAGE_COMPUTE_BIT, 20};
+const LayoutDesc kLateLayout = {frame_and_storage(13), VK_SHADER_STAGE_COMPUTE_BIT, 24};
+const LayoutDesc kMergeLayout = {std::vector<VkDescriptorType>(10, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER),
+                                 VK_SHADER_STAGE_COMPUTE_BIT, 12};
 const LayoutDesc kScanLayout = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
                                 VK_SHADER_STAGE_COMPUTE_BIT, 8};
 const LayoutDesc kCompactLayout = {std::vector<VkDescriptorType>(8, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER),
@@ -44,6 +50,21 @@ static_assert(sizeof(CullPush) == 20);
 struct ScanPush {
     uint32_t count;
     uint32_t tiles_per_group;
+};
+
+struct LatePush {  // cull_late.comp
+    uint32_t chunk_count;
+    uint32_t scan_block;
+    float snap_px;
+    float frustum_eps;
+    uint32_t late_base;
+    uint32_t group_size;
+};
+
+struct MergePush {  // cull_merge.comp
+    uint32_t chunk_count;
+    uint32_t scan_block;
+    uint32_t late_base;
 };
 
 constexpr uint32_t kIndirectStride = sizeof(VkDrawIndexedIndirectCommand);
@@ -127,6 +148,8 @@ void CullPass::create(const Context& ctx, const GpuScene& scene, uint32_t size) 
     fallback = steps("cull.comp.fallback", "cull_scan.comp.fallback");
     compact = create_compute_pipeline(
         ctx, {.shader = "cull_compact.comp.plain", .layout = kCompactLayout});
+    late = create_compute_pipeline(ctx, {.shader = "cull_late.comp.plain", .layout = kLateLayout});
+    merge = create_compute_pipeline(ctx, {.shader = "cull_merge.comp.plain", .layout = kMergeLayout, .specialization = {group_size}});
 
     std::vector<glm::uvec4> table = build_cull_chunks(scene.cpu_draws, group_size);
     chunk_count = uint32_t(table.size());
@@ -153,16 +176,41 @@ void CullPass::create(const Context& ctx, const GpuScene& scene, uint32_t size) 
                                  MemoryKind::device_local, "cull chunk starts");
     block_starts = create_buffer(ctx, VkDeviceSize(scan_blocks(chunk_count) + 1) * sizeof(uint32_t),
                                  VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, MemoryKind::device_local, "cull block starts");
-    culled_indices = create_buffer(ctx, index_bytes,
+    // Two halves: phase 1's lists (each draw at out_first), and occlusion phase 2's late lists,
+    // then the merged lists written over them (each draw at late_base + out_first).
+    late_base = std::max<uint64_t>(1, scene.culled_index_capacity);
+    culled_indices = create_buffer(ctx, 2 * index_bytes,
                                    VK_BUFFER_USAGE_INDEX_BUFFER_BIT | VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
                                        VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
                                    MemoryKind::device_local, "culled indices");
-    indirect = create_buffer(ctx, VkDeviceSize(std::max(1u, draw_count)) * kIndirectStride,
-                             VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT | VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
-                                 VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
-                             MemoryKind::device_local, "culled indirect");
+    const VkDeviceSize indirect_bytes = VkDeviceSize(std::max(1u, draw_count)) * kIndirectStride;
+    const VkBufferUsageFlags indirect_usage = VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT | VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
+                                              VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT;
+    indirect = create_buffer(ctx, indirect_bytes, indirect_usage, MemoryKind::device_local, "culled indirect");
+    forward_indirect = create_buffer(ctx, indirect_bytes, indirect_usage, MemoryKind::device_local, "forward indirect");
     // What binding 9 (the pyramids) holds where the frame has none: never read (no occlusion phase).
     no_pyramid = create_buffer(ctx, 16, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, MemoryKind::device_local, "no pyramid");
+
+    // Occlusion's lists and their scans (written by the GPU only).
+    auto gpu_buffer = [&](VkDeviceSize bytes, const char* name) {
+        return create_buffer(ctx, std::max<VkDeviceSize>(bytes, 4), VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+                             MemoryKind::device_local, name);
+    };
+    rejected_ranks = gpu_buffer(index_bytes / 3, "occlusion rejected ranks");
+    rejected_starts = gpu_buffer(VkDeviceSize(chunk_count + 1) * 4, "occlusion rejected starts");
+    rejected_block_starts = gpu_buffer(VkDeviceSize(scan_blocks(chunk_count) + 1) * 4, "occlusion rejected block starts");
+    drawn_starts = gpu_buffer(VkDeviceSize(chunk_count + 1) * 4, "occlusion drawn starts");
+    drawn_block_starts = gpu_buffer(VkDeviceSize(scan_blocks(chunk_count) + 1) * 4, "occlusion drawn block starts");
+    drawn_masks = gpu_buffer(VkDeviceSize(chunk_count) * ((group_size + 31) / 32) * 4, "occlusion drawn masks");
+    scan_totals = gpu_buffer(4, "occlusion scan totals");
+    // The late draw's commands, once: indexCount 0 (cull.comp zeroes it each frame, cull_late.comp
+    // counts into it), firstIndex in the second half.
+    std::vector<VkDrawIndexedIndirectCommand> late_commands;
+    for (uint32_t d = 0; d < draw_count; ++d)
+        late_commands.push_back({0, 1, uint32_t(late_base + scene.cpu_draws[d].out_first), 0, d});
+    late_commands.resize(std::max(1u, draw_count));
+    late_indirect = create_buffer_with_data(ctx, late_commands.data(), indirect_bytes, indirect_usage, "late indirect");
+
     // Once: indexCount 0, firstIndex = out_first, firstInstance = draw. From then on each frame's
     // test step zeroes every indexCount and the compact step writes those of draws that keep any.
     VkCommandBuffer cmd = begin_one_shot(ctx);
@@ -171,7 +219,17 @@ void CullPass::create(const Context& ctx, const GpuScene& scene, uint32_t size) 
     end_one_shot(ctx, cmd);
 }
 
-void CullPass::record(FrameContext& f) { record_phase(f, occlusion_culls(f.plan) && f.pyramid ? 1u : 0u); }
+void CullPass::record(FrameContext& f) {
+    if (f.cull_frozen) {
+        // Culling frozen (the window's F): the depth and forward passes draw what forward drew last.
+        if (last_forward && f.plan[PassId::cull].variant != Variant::off && f.plan.geometry == Geometry::indexed) {
+            f.draw_indices = &culled_indices;
+            f.draw_indirect = last_forward;
+        }
+        return;
+    }
+    record_phase(f, occlusion_culls(f.plan) && f.pyramid ? 1u : 0u);
+}
 
 void CullPass::record_phase(FrameContext& f, uint32_t occlusion_phase) {
     const Variant variant = f.plan[PassId::cull].variant;
@@ -189,10 +247,8 @@ void CullPass::record_phase(FrameContext& f, uint32_t occlusion_phase) {
                        VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
     };
 
-    // Phase 2 is timed with its depth draw (Timer::late_depth, by the renderer).
-    const bool timed = occlusion_phase != 2;
-    begin_label(f.ctx, cmd, debug_label(PassId::cull, variant, occlusion_phase ? (occlusion_phase == 1 ? "occlusion phase 1" : "occlusion phase 2") : ""));
-    if (timed) f.timer.begin(cmd, Timer::cull);
+    begin_label(f.ctx, cmd, debug_label(PassId::cull, variant, occlusion_phase ? "occlusion phase 1" : ""));
+    f.timer.begin(cmd, Timer::cull);
 
     // Earlier frames' draws read the culled indices and the indirect commands, and earlier
     // frames' steps read the staging and scan buffers; wait for them before rewriting
@@ -214,7 +270,12 @@ void CullPass::record_phase(FrameContext& f, uint32_t occlusion_phase) {
         .buffer(6, chunk_starts)
         .buffer(7, indirect)
         .buffer(8, f.counters)
-        .buffer(9, f.pyramid ? *f.pyramid : no_pyramid);
+        .buffer(9, f.pyramid ? *f.pyramid : no_pyramid)
+        .buffer(10, rejected_ranks)
+        .buffer(11, rejected_starts)
+        .buffer(12, drawn_starts)
+        .buffer(13, drawn_masks)
+        .buffer(14, late_indirect);
     d.push(cmd, own.test);
     CullParams params = make_cull_params(f.targets.extent.width, f.targets.extent.height,
                                          f.ctx.properties.limits.subPixelPrecisionBits);
@@ -234,9 +295,12 @@ void CullPass::record_phase(FrameContext& f, uint32_t occlusion_phase) {
         vkCmdPushConstants(cmd, own.scan.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(scan_push), &scan_push);
         vkCmdDispatch(cmd, groups, 1, 1);
     };
+    const ScanPush blocks_push{blocks, (blocks + kCullScanBlock) / kCullScanBlock};
     scan(chunk_starts, block_starts, {chunk_count, 1}, blocks);
+    if (occlusion_phase == 1) scan(rejected_starts, rejected_block_starts, {chunk_count, 1}, blocks);  // phase 2's list
     compute_to_compute();
-    scan(block_starts, f.counters, {blocks, (blocks + kCullScanBlock) / kCullScanBlock}, 1);
+    scan(block_starts, f.counters, blocks_push, 1);
+    if (occlusion_phase == 1) scan(rejected_block_starts, scan_totals, blocks_push, 1);
     compute_to_compute();
 
     // 3. Move each chunk's survivors to its draw's range and write the draws' indexCount.
@@ -263,11 +327,109 @@ void CullPass::record_phase(FrameContext& f, uint32_t occlusion_phase) {
                    VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT | VK_ACCESS_2_INDEX_READ_BIT |
                        VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
 
-    if (timed) f.timer.end(cmd, Timer::cull);
+    f.timer.end(cmd, Timer::cull);
     end_label(f.ctx, cmd);
 
     f.draw_indices = &culled_indices;
     f.draw_indirect = &indirect;
+    last_forward = &indirect;  // until the merge gives forward its own list
+}
+
+void CullPass::record_late(FrameContext& f) {
+    if (chunk_count == 0) return;
+    VkCommandBuffer cmd = f.cmd;
+    // Phase 1's steps wrote the list, its scan, the masks and counts (cull.comp zeroed the late
+    // counts; record_phase's last barrier). The pre-pass just read the first half of the culled
+    // indices, which this step binds whole to write the second half.
+    memory_barrier(cmd, VK_PIPELINE_STAGE_2_INDEX_INPUT_BIT | VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT, VK_ACCESS_2_NONE,
+                   VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_NONE);
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, late.pipeline);
+    Descriptors d;
+    d.buffer(0, f.uniforms, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER)
+        .buffer(1, f.scene.draws)
+        .buffer(2, f.scene.vertices)
+        .buffer(3, f.scene.indices)
+        .buffer(4, chunks)
+        .buffer(5, rejected_ranks)
+        .buffer(6, rejected_starts)
+        .buffer(7, rejected_block_starts)
+        .buffer(8, *f.pyramid)
+        .buffer(9, f.counters)
+        .buffer(10, culled_indices)
+        .buffer(11, late_indirect)
+        .buffer(12, drawn_starts)
+        .buffer(13, drawn_masks);
+    d.push(cmd, late);
+    CullParams params = make_cull_params(f.targets.extent.width, f.targets.extent.height,
+                                         f.ctx.properties.limits.subPixelPrecisionBits);
+    LatePush push{chunk_count, kCullScanBlock, params.snap_px, params.frustum_eps, uint32_t(late_base), group_size};
+    vkCmdPushConstants(cmd, late.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
+    vkCmdDispatch(cmd, compact_groups, 1, 1);  // a grid that strides over the list, as the compact step's
+    // The late depth draw reads the late lists; the merge reads the counts and masks.
+    memory_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+                   VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT | VK_PIPELINE_STAGE_2_INDEX_INPUT_BIT |
+                       VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                   VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT | VK_ACCESS_2_INDEX_READ_BIT |
+                       VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+    f.draw_indices = &culled_indices;
+    f.draw_indirect = &late_indirect;
+}
+
+void CullPass::record_merge(FrameContext& f) {
+    if (chunk_count == 0) return;
+    const Steps& own = f.plan[PassId::cull].variant == Variant::subgroup ? subgroup : fallback;
+    VkCommandBuffer cmd = f.cmd;
+    // 1. Scan phase 1's counts plus the additions (cull_late.comp wrote them; see record_late's barrier).
+    const uint32_t blocks = scan_blocks(chunk_count);
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, own.scan.pipeline);
+    auto scan = [&](const Buffer& values, const Buffer& sums, ScanPush scan_push, uint32_t groups) {
+        Descriptors s;
+        s.buffer(0, values).buffer(1, sums);
+        s.push(cmd, own.scan);
+        vkCmdPushConstants(cmd, own.scan.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(scan_push), &scan_push);
+        vkCmdDispatch(cmd, groups, 1, 1);
+    };
+    scan(drawn_starts, drawn_block_starts, {chunk_count, 1}, blocks);
+    memory_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+                   VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+    scan(drawn_block_starts, scan_totals, {blocks, (blocks + kCullScanBlock) / kCullScanBlock}, 1);
+    // 2. Forward starts from phase 1's commands (its compact step wrote them; the previous frame's
+    // forward read these).
+    memory_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT,
+                   VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, VK_PIPELINE_STAGE_2_COPY_BIT,
+                   VK_ACCESS_2_TRANSFER_READ_BIT | VK_ACCESS_2_TRANSFER_WRITE_BIT);
+    VkBufferCopy region{0, 0, VkDeviceSize(draw_count) * kIndirectStride};
+    if (draw_count) vkCmdCopyBuffer(cmd, indirect.buffer, forward_indirect.buffer, 1, &region);
+    // 3. The merged lists of the draws with additions, over the late lists the late depth draw read.
+    memory_barrier(cmd,
+                   VK_PIPELINE_STAGE_2_COPY_BIT | VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT |
+                       VK_PIPELINE_STAGE_2_INDEX_INPUT_BIT | VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT,
+                   VK_ACCESS_2_TRANSFER_WRITE_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                   VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, merge.pipeline);
+    Descriptors m;
+    m.buffer(0, f.scene.draws)
+        .buffer(1, f.scene.indices)
+        .buffer(2, chunks)
+        .buffer(3, draw_chunk_ends)
+        .buffer(4, drawn_starts)
+        .buffer(5, drawn_block_starts)
+        .buffer(6, drawn_masks)
+        .buffer(7, late_indirect)
+        .buffer(8, culled_indices)
+        .buffer(9, forward_indirect);
+    m.push(cmd, merge);
+    MergePush push{chunk_count, kCullScanBlock, uint32_t(late_base)};
+    vkCmdPushConstants(cmd, merge.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
+    vkCmdDispatch(cmd, grid.width, grid.height, 1);
+    memory_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+                   VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT | VK_PIPELINE_STAGE_2_INDEX_INPUT_BIT |
+                       VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT,
+                   VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT | VK_ACCESS_2_INDEX_READ_BIT |
+                       VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
+    f.draw_indices = &culled_indices;
+    f.draw_indirect = &forward_indirect;
+    last_forward = &forward_indirect;
 }
 
 void cull_report_counters(nlohmann::json& counters, const PassCounters& c) {
@@ -348,11 +510,22 @@ void cull_frame_allocations(const AllocationQuery& q, std::vector<PlannedAllocat
             chunks += (mesh.lods[level].index_count / 3 + group_size - 1) / group_size;
     }
     // The compacted index buffer, and the staging buffer laid out like it, hold every drawn
-    // triangle in the worst case.
+    // triangle in the worst case; the compacted one twice (occlusion's late and merged lists).
     const uint64_t index_bytes = std::max<uint64_t>(1, drawn_indices) * sizeof(uint32_t);
-    out.push_back({"culled indices", index_bytes, AllocationKind::storage_buffer, false});
+    out.push_back({"culled indices", 2 * index_bytes, AllocationKind::storage_buffer, false});
     out.push_back({"cull staged indices", index_bytes, AllocationKind::storage_buffer, false});
     out.push_back({"culled indirect", std::max<uint64_t>(1, draws) * indirect, AllocationKind::storage_buffer, false});
+    out.push_back({"forward indirect", std::max<uint64_t>(1, draws) * indirect, AllocationKind::storage_buffer, false});
+    out.push_back({"late indirect", std::max<uint64_t>(1, draws) * indirect, AllocationKind::storage_buffer});
+    // Occlusion phase 1's rejected list (a word per triangle), its chunks' counts and the merge's.
+    out.push_back({"occlusion rejected ranks", std::max<uint64_t>(4, index_bytes / 3), AllocationKind::storage_buffer, false});
+    for (const char* name : {"occlusion rejected starts", "occlusion drawn starts"})
+        out.push_back({name, (chunks + 1) * 4, AllocationKind::storage_buffer, false});
+    for (const char* name : {"occlusion rejected block starts", "occlusion drawn block starts"})
+        out.push_back({name, (chunks / kCullScanBlock + 2) * 4, AllocationKind::storage_buffer, false});
+    out.push_back({"occlusion drawn masks", std::max<uint64_t>(4, chunks * ((group_size + 31) / 32) * 4),
+                   AllocationKind::storage_buffer, false});
+    out.push_back({"occlusion scan totals", 4, AllocationKind::storage_buffer, false});
     out.push_back({"cull chunks", chunks * 16, AllocationKind::storage_buffer});
     out.push_back({"cull draw chunk ends", std::max<uint64_t>(1, draws) * 4, AllocationKind::storage_buffer});
     out.push_back({"no pyramid", 16, AllocationKind::storage_buffer, false});  // bound where no pyramid is built

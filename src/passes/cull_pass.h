@@ -58,15 +58,38 @@ struct CullPass : PassUnit {
     VkExtent2D grid{};          // workgroups: chunk_count spread over x (capped at the device limit) and y
     uint32_t compact_groups = 1;  // the compact step's workgroups (a fixed grid that strides over the survivors)
 
+    // Occlusion culling (docs/occlusion.md). Phase 1 (cull.comp with occlusion_phase 1) also
+    // keeps, per chunk, the ranks of the triangles only the pyramid rejected (a list in input
+    // order once their counts are scanned), its survivors' count and rank mask, and zeroes the
+    // late draw's counts. Phase 2 (record_late: cull_late.comp) re-tests that list alone and appends
+    // the re-admitted to the late lists; the merge (record_merge: cull_merge.comp) gives forward
+    // the draws with additions in input order.
+    Pipeline late;                 // cull_late.comp.plain
+    Pipeline merge;                // cull_merge.comp.plain
+    Buffer rejected_ranks;         // laid out like staged_indices, one word per triangle
+    Buffer rejected_starts;        // per chunk (and one more): rejected by occlusion, then scanned
+    Buffer rejected_block_starts;
+    Buffer drawn_starts;           // per chunk (and one more): survivors plus additions, then scanned
+    Buffer drawn_block_starts;
+    Buffer drawn_masks;            // per chunk, a bit per rank (32 ranks a word): survivors and additions
+    Buffer scan_totals;            // the second-level scans' grand totals (the counts are read from the scans)
+    Buffer late_indirect;          // per draw: the late depth draw, culled_indices' second half
+    Buffer forward_indirect;       // per draw: forward's draw with occlusion (phase 1's list, or the merged one)
+    uint64_t late_base = 0;        // indices: where culled_indices' second half starts
+    const Buffer* last_forward = nullptr;  // what forward drew last: a frozen frame draws it again
+    Buffer no_pyramid;  // bound in place of the pyramids where the frame has none
+
     void create(const Context& ctx, const GpuScene& scene, uint32_t group_size);
     // Variant off: records nothing, and the scene passes draw every triangle.
     // Before depth: phase 1 where the plan culls by occlusion (occlusion_culls), else no occlusion.
+    // With culling frozen (f.cull_frozen): nothing, and the frame draws the last frame's lists.
     void record(FrameContext& f) override;
-    // occlusion_phase 0: none; 1: also against the previous frame's pyramid; 2: against this
-    // frame's (after the pyramid; the renderer times it with the late depth draw). f.pyramid must
-    // be set for 1 and 2.
+    // occlusion_phase 0: none; 1: also against the previous frame's pyramid (f.pyramid set).
     void record_phase(FrameContext& f, uint32_t occlusion_phase);
-    Buffer no_pyramid;  // bound in place of the pyramids where the frame has none
+    // After the pyramid: occlusion phase 2, then f.draw_* is the late depth draw's list.
+    void record_late(FrameContext& f);
+    // After the late depth draw: f.draw_* is forward's list.
+    void record_merge(FrameContext& f);
 };
 
 // Its table entry's report counters (triangles_visible), HUD line ("triangles") and device
