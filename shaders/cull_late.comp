@@ -2,9 +2,10 @@
 // Occlusion phase 2 of the indexed path (src/passes/cull_pass.cpp, docs/occlusion.md): re-tests
 // only the triangles that phase 1 (cull.comp) rejected as occluded, against this frame's pyramid,
 // which was built from the depth of phase 1's survivors. Those that no longer are occluded (the
-// re-admitted) are appended to their draw's late list, which the late depth draw adds to the
-// depth, and marked for the merge (cull_merge.comp), which puts them among phase 1's survivors in
-// input order for forward.
+// re-admitted) are appended to their draw's late list, right after phase 1's survivors in the
+// draw's range of the culled index buffer, which the late depth draw adds to the depth; and they
+// are marked for the merge (cull_merge.comp), which then rewrites the draw's range as phase 1's
+// survivors and the additions in input order, for forward.
 //
 // Phase 1's rejected list is its chunks' stretches (each chunk's rejected ranks, in rank order, at
 // the start of its stretch) plus the scan of their counts (cull_scan.comp): entry g of the list,
@@ -32,10 +33,12 @@ layout(set = 0, binding = 8, std430) readonly buffer Pyramid { float pyramid_tex
 #include "lod.glsl"
 // GpuCounters (src/render/frame.h), as words.
 layout(set = 0, binding = 9, std430) buffer Counters { uint counters[]; };
-// The culled index buffer: the late lists live in its second half (push.late_base on).
+// The culled index buffer and its commands (VkDrawIndexedIndirectCommand per draw): phase 1's
+// survivors of draw d are indexCount indices from out_first on; the late list goes after them.
 layout(set = 0, binding = 10, std430) writeonly buffer CulledIndices { uint culled_indices[]; };
-// VkDrawIndexedIndirectCommand per draw of the late draw: indexCount counts the appended indices
-// (cull.comp zeroed it); firstIndex is late_base + out_first, set once.
+layout(set = 0, binding = 14, std430) readonly buffer Indirect { uint indirect[]; };
+// The late depth draw's commands: indexCount counts the appended indices (cull.comp zeroed it),
+// firstIndex is where they start (written here, the same value by every writer).
 layout(set = 0, binding = 11, std430) buffer LateIndirect { uint late_indirect[]; };
 // Per chunk: phase 1's survivor count, to which the additions are added (the merge scans it), and
 // the survivors' rank mask, which gets the additions' bits.
@@ -47,7 +50,6 @@ layout(push_constant) uniform Push {
     uint scan_block;   // chunks per block of the scan
     float snap_px;
     float frustum_eps;
-    uint late_base;    // where the culled index buffer's second half starts (indices)
     uint group_size;   // triangles per chunk (--cull-group-size)
 } push;
 
@@ -114,11 +116,14 @@ void main() {
         ++tested;
         if (triangle_occluded(c0, c1, c2, viewport, push.snap_px, push.frustum_eps, frame.occlusion.z)) continue;
         ++readmitted;
-        // Re-admitted: appended to the draw's late list (its order does not matter: depth keeps the
-        // nearest whatever the order; forward's order comes from the merge).
+        // Re-admitted: appended to the draw's late list (its order does not matter: the depth test
+        // keeps the nearest value whatever the order; forward's order comes from the merge). Phase
+        // 1's survivors and the additions are at most the draw's triangles: the list fits its range.
+        uint late_first = out_first + indirect[draw_id * 5u];
         uint slot = atomicAdd(late_indirect[draw_id * 5u], 3u);
-        uint dst = push.late_base + out_first + slot;
-        if (dst + 3u <= uint(culled_indices.length())) {
+        late_indirect[draw_id * 5u + 2u] = late_first;
+        uint dst = late_first + slot;
+        if (dst + 3u <= min(out_first + draws[draw_id].index_count, uint(culled_indices.length()))) {
             culled_indices[dst] = index.x;
             culled_indices[dst + 1u] = index.y;
             culled_indices[dst + 2u] = index.z;

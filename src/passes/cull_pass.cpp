@@ -25,9 +25,9 @@ std::vector<VkDescriptorType> frame_and_storage(uint32_t storage) {
 // occlusion phase 1), cull_scan.comp and cull_compact.comp; and of occlusion phase 2:
 // cull_late.comp and cull_merge.comp.
 const LayoutDesc kCullLayout = {frame_and_storage(14), VK_SHADER_STAGE_COMPUTE_BIT, 20};
-const LayoutDesc kLateLayout = {frame_and_storage(13), VK_SHADER_STAGE_COMPUTE_BIT, 24};
+const LayoutDesc kLateLayout = {frame_and_storage(14), VK_SHADER_STAGE_COMPUTE_BIT, 20};
 const LayoutDesc kMergeLayout = {std::vector<VkDescriptorType>(10, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER),
-                                 VK_SHADER_STAGE_COMPUTE_BIT, 12};
+                                 VK_SHADER_STAGE_COMPUTE_BIT, 8};
 const LayoutDesc kScanLayout = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
                                 VK_SHADER_STAGE_COMPUTE_BIT, 8};
 const LayoutDesc kCompactLayout = {std::vector<VkDescriptorType>(8, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER),
@@ -57,14 +57,12 @@ struct LatePush {  // cull_late.comp
     uint32_t scan_block;
     float snap_px;
     float frustum_eps;
-    uint32_t late_base;
     uint32_t group_size;
 };
 
 struct MergePush {  // cull_merge.comp
     uint32_t chunk_count;
     uint32_t scan_block;
-    uint32_t late_base;
 };
 
 constexpr uint32_t kIndirectStride = sizeof(VkDrawIndexedIndirectCommand);
@@ -176,10 +174,7 @@ void CullPass::create(const Context& ctx, const GpuScene& scene, uint32_t size) 
                                  MemoryKind::device_local, "cull chunk starts");
     block_starts = create_buffer(ctx, VkDeviceSize(scan_blocks(chunk_count) + 1) * sizeof(uint32_t),
                                  VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, MemoryKind::device_local, "cull block starts");
-    // Two halves: phase 1's lists (each draw at out_first), and occlusion phase 2's late lists,
-    // then the merged lists written over them (each draw at late_base + out_first).
-    late_base = std::max<uint64_t>(1, scene.culled_index_capacity);
-    culled_indices = create_buffer(ctx, 2 * index_bytes,
+    culled_indices = create_buffer(ctx, index_bytes,
                                    VK_BUFFER_USAGE_INDEX_BUFFER_BIT | VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
                                        VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
                                    MemoryKind::device_local, "culled indices");
@@ -187,7 +182,6 @@ void CullPass::create(const Context& ctx, const GpuScene& scene, uint32_t size) 
     const VkBufferUsageFlags indirect_usage = VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT | VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
                                               VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT;
     indirect = create_buffer(ctx, indirect_bytes, indirect_usage, MemoryKind::device_local, "culled indirect");
-    forward_indirect = create_buffer(ctx, indirect_bytes, indirect_usage, MemoryKind::device_local, "forward indirect");
     // What binding 9 (the pyramids) holds where the frame has none: never read (no occlusion phase).
     no_pyramid = create_buffer(ctx, 16, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, MemoryKind::device_local, "no pyramid");
 
@@ -204,10 +198,9 @@ void CullPass::create(const Context& ctx, const GpuScene& scene, uint32_t size) 
     drawn_masks = gpu_buffer(VkDeviceSize(chunk_count) * ((group_size + 31) / 32) * 4, "occlusion drawn masks");
     scan_totals = gpu_buffer(4, "occlusion scan totals");
     // The late draw's commands, once: indexCount 0 (cull.comp zeroes it each frame, cull_late.comp
-    // counts into it), firstIndex in the second half.
+    // counts into it and writes firstIndex), firstInstance = draw.
     std::vector<VkDrawIndexedIndirectCommand> late_commands;
-    for (uint32_t d = 0; d < draw_count; ++d)
-        late_commands.push_back({0, 1, uint32_t(late_base + scene.cpu_draws[d].out_first), 0, d});
+    for (uint32_t d = 0; d < draw_count; ++d) late_commands.push_back({0, 1, scene.cpu_draws[d].out_first, 0, d});
     late_commands.resize(std::max(1u, draw_count));
     late_indirect = create_buffer_with_data(ctx, late_commands.data(), indirect_bytes, indirect_usage, "late indirect");
 
@@ -222,9 +215,9 @@ void CullPass::create(const Context& ctx, const GpuScene& scene, uint32_t size) 
 void CullPass::record(FrameContext& f) {
     if (f.cull_frozen) {
         // Culling frozen (the window's F): the depth and forward passes draw what forward drew last.
-        if (last_forward && f.plan[PassId::cull].variant != Variant::off && f.plan.geometry == Geometry::indexed) {
+        if (culled && f.plan[PassId::cull].variant != Variant::off && f.plan.geometry == Geometry::indexed) {
             f.draw_indices = &culled_indices;
-            f.draw_indirect = last_forward;
+            f.draw_indirect = &indirect;
         }
         return;
     }
@@ -332,7 +325,7 @@ void CullPass::record_phase(FrameContext& f, uint32_t occlusion_phase) {
 
     f.draw_indices = &culled_indices;
     f.draw_indirect = &indirect;
-    last_forward = &indirect;  // until the merge gives forward its own list
+    culled = true;
 }
 
 void CullPass::record_late(FrameContext& f) {
@@ -358,11 +351,12 @@ void CullPass::record_late(FrameContext& f) {
         .buffer(10, culled_indices)
         .buffer(11, late_indirect)
         .buffer(12, drawn_starts)
-        .buffer(13, drawn_masks);
+        .buffer(13, drawn_masks)
+        .buffer(14, indirect);
     d.push(cmd, late);
     CullParams params = make_cull_params(f.targets.extent.width, f.targets.extent.height,
                                          f.ctx.properties.limits.subPixelPrecisionBits);
-    LatePush push{chunk_count, kCullScanBlock, params.snap_px, params.frustum_eps, uint32_t(late_base), group_size};
+    LatePush push{chunk_count, kCullScanBlock, params.snap_px, params.frustum_eps, group_size};
     vkCmdPushConstants(cmd, late.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
     vkCmdDispatch(cmd, compact_groups, 1, 1);  // a grid that strides over the list, as the compact step's
     // The late depth draw reads the late lists; the merge reads the counts and masks.
@@ -393,18 +387,12 @@ void CullPass::record_merge(FrameContext& f) {
     memory_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
                    VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
     scan(drawn_block_starts, scan_totals, {blocks, (blocks + kCullScanBlock) / kCullScanBlock}, 1);
-    // 2. Forward starts from phase 1's commands (its compact step wrote them; the previous frame's
-    // forward read these).
-    memory_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT,
-                   VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, VK_PIPELINE_STAGE_2_COPY_BIT,
-                   VK_ACCESS_2_TRANSFER_READ_BIT | VK_ACCESS_2_TRANSFER_WRITE_BIT);
-    VkBufferCopy region{0, 0, VkDeviceSize(draw_count) * kIndirectStride};
-    if (draw_count) vkCmdCopyBuffer(cmd, indirect.buffer, forward_indirect.buffer, 1, &region);
-    // 3. The merged lists of the draws with additions, over the late lists the late depth draw read.
+    // 2. The merged lists of the draws with additions, over their ranges, which the depth passes
+    // have read (phase 1's list and the late list), and their indexCount.
     memory_barrier(cmd,
-                   VK_PIPELINE_STAGE_2_COPY_BIT | VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT |
-                       VK_PIPELINE_STAGE_2_INDEX_INPUT_BIT | VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT,
-                   VK_ACCESS_2_TRANSFER_WRITE_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                   VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_INDEX_INPUT_BIT |
+                       VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT,
+                   VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
                    VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, merge.pipeline);
     Descriptors m;
@@ -417,9 +405,9 @@ void CullPass::record_merge(FrameContext& f) {
         .buffer(6, drawn_masks)
         .buffer(7, late_indirect)
         .buffer(8, culled_indices)
-        .buffer(9, forward_indirect);
+        .buffer(9, indirect);
     m.push(cmd, merge);
-    MergePush push{chunk_count, kCullScanBlock, uint32_t(late_base)};
+    MergePush push{chunk_count, kCullScanBlock};
     vkCmdPushConstants(cmd, merge.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
     vkCmdDispatch(cmd, grid.width, grid.height, 1);
     memory_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
@@ -428,8 +416,7 @@ void CullPass::record_merge(FrameContext& f) {
                    VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT | VK_ACCESS_2_INDEX_READ_BIT |
                        VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
     f.draw_indices = &culled_indices;
-    f.draw_indirect = &forward_indirect;
-    last_forward = &forward_indirect;
+    f.draw_indirect = &indirect;
 }
 
 void cull_report_counters(nlohmann::json& counters, const PassCounters& c) {
@@ -510,12 +497,11 @@ void cull_frame_allocations(const AllocationQuery& q, std::vector<PlannedAllocat
             chunks += (mesh.lods[level].index_count / 3 + group_size - 1) / group_size;
     }
     // The compacted index buffer, and the staging buffer laid out like it, hold every drawn
-    // triangle in the worst case; the compacted one twice (occlusion's late and merged lists).
+    // triangle in the worst case.
     const uint64_t index_bytes = std::max<uint64_t>(1, drawn_indices) * sizeof(uint32_t);
-    out.push_back({"culled indices", 2 * index_bytes, AllocationKind::storage_buffer, false});
+    out.push_back({"culled indices", index_bytes, AllocationKind::storage_buffer, false});
     out.push_back({"cull staged indices", index_bytes, AllocationKind::storage_buffer, false});
     out.push_back({"culled indirect", std::max<uint64_t>(1, draws) * indirect, AllocationKind::storage_buffer, false});
-    out.push_back({"forward indirect", std::max<uint64_t>(1, draws) * indirect, AllocationKind::storage_buffer, false});
     out.push_back({"late indirect", std::max<uint64_t>(1, draws) * indirect, AllocationKind::storage_buffer});
     // Occlusion phase 1's rejected list (a word per triangle), its chunks' counts and the merge's.
     out.push_back({"occlusion rejected ranks", std::max<uint64_t>(4, index_bytes / 3), AllocationKind::storage_buffer, false});

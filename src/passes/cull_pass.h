@@ -62,8 +62,9 @@ struct CullPass : PassUnit {
     // keeps, per chunk, the ranks of the triangles only the pyramid rejected (a list in input
     // order once their counts are scanned), its survivors' count and rank mask, and zeroes the
     // late draw's counts. Phase 2 (record_late: cull_late.comp) re-tests that list alone and appends
-    // the re-admitted to the late lists; the merge (record_merge: cull_merge.comp) gives forward
-    // the draws with additions in input order.
+    // the re-admitted to the late lists (after each draw's survivors in its range); the merge
+    // (record_merge: cull_merge.comp) rewrites the ranges of the draws with additions as their
+    // survivors and additions in input order, with their indexCount: forward's list.
     Pipeline late;                 // cull_late.comp.plain
     Pipeline merge;                // cull_merge.comp.plain
     Buffer rejected_ranks;         // laid out like staged_indices, one word per triangle
@@ -73,10 +74,8 @@ struct CullPass : PassUnit {
     Buffer drawn_block_starts;
     Buffer drawn_masks;            // per chunk, a bit per rank (32 ranks a word): survivors and additions
     Buffer scan_totals;            // the second-level scans' grand totals (the counts are read from the scans)
-    Buffer late_indirect;          // per draw: the late depth draw, culled_indices' second half
-    Buffer forward_indirect;       // per draw: forward's draw with occlusion (phase 1's list, or the merged one)
-    uint64_t late_base = 0;        // indices: where culled_indices' second half starts
-    const Buffer* last_forward = nullptr;  // what forward drew last: a frozen frame draws it again
+    Buffer late_indirect;          // per draw: the late depth draw (the late list, after the draw's survivors)
+    bool culled = false;           // the lists hold a frame's culling: a frozen frame draws them again
     Buffer no_pyramid;  // bound in place of the pyramids where the frame has none
 
     void create(const Context& ctx, const GpuScene& scene, uint32_t group_size);
@@ -88,7 +87,7 @@ struct CullPass : PassUnit {
     void record_phase(FrameContext& f, uint32_t occlusion_phase);
     // After the pyramid: occlusion phase 2, then f.draw_* is the late depth draw's list.
     void record_late(FrameContext& f);
-    // After the late depth draw: f.draw_* is forward's list.
+    // After the late depth draw: f.draw_* is forward's list (culled_indices and indirect, merged).
     void record_merge(FrameContext& f);
 };
 

@@ -323,8 +323,7 @@ std::vector<std::vector<uint32_t>> Renderer::read_drawn_indices() {
     if (config_.plan.geometry == Geometry::meshlet && meshlets_) return meshlets_->read_drawn_indices(ctx_, scene_.draw_count);
     if (config_.plan[PassId::cull].variant == Variant::off)
         throw std::runtime_error("the culled geometry exists only with a cull variant other than off");
-    // What forward drew: phase 1's list, or with occlusion phase 1's and phase 2's merged.
+    // What forward drew (with occlusion: phase 1's survivors and phase 2's additions, merged).
     const CullPass& cull = unit<CullPass>(PassId::cull);
-    return ::read_drawn_indices(ctx_, cull.culled_indices, cull.last_forward ? *cull.last_forward : cull.indirect,
-                                scene_.draw_count);
+    return ::read_drawn_indices(ctx_, cull.culled_indices, cull.indirect, scene_.draw_count);
 }
