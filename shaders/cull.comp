@@ -8,6 +8,12 @@
 // decided by an atomic race, so the survivors land in input order, the same on every run and in
 // both variants.
 //
+// With occlusion phase 1 (docs/occlusion.md) it also tests each triangle against the previous
+// frame's depth pyramid, and keeps for phase 2 (cull_late.comp, cull_merge.comp) what that needs:
+// the ranks of the triangles only the pyramid rejected, compacted by the same scan (their counts
+// are scanned like the survivors', which makes them one list in input order), and the survivors'
+// count and rank mask.
+//
 // Two variants (shaders/variants.cmake), one scan (workgroup_scan.glsl):
 //   CULL_SUBGROUP  subgroupExclusiveAdd within each subgroup, the subgroups' sums across them.
 //   (fallback)     a Hillis-Steele scan over the workgroup in shared memory.

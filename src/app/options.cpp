@@ -151,8 +151,7 @@ Options:
   --size WxH             render resolution (default 1280x720)
   --frames N             frames rendered (default 60)
   --warmup N             frames excluded from timing (default 10)
-@PASSES@  --view M               shaded | lane-id | first-last-lane | active-lanes | mip | light-count | lod |
-                         depth-pyramid
+@PASSES@  --view M               shaded | lane-id | first-last-lane | active-lanes | mip | light-count | lod | depth-pyramid
   --view-stage S         @STAGES@
   --geometry G           indexed (compute cull + indirect draws) | meshlet (task + mesh shaders)
   --camera C             overview (fitted, from above) | street (eye height down a street of the

@@ -107,8 +107,8 @@ bool occlusion_culls(const Plan& plan) {
 std::string pyramid_view_label(VkExtent2D depth, uint32_t level) {
     std::vector<PyramidLevel> levels = pyramid_levels(depth);
     level = std::min<uint32_t>(level, uint32_t(levels.size()) - 1);
-    return "depth pyramid level " + std::to_string(level) + " of " + std::to_string(levels.size()) + ": " +
-           std::to_string(levels[level].width) + "x" + std::to_string(levels[level].height) + " texels (P: next level)";
+    return "pyramid level " + std::to_string(level) + " of " + std::to_string(levels.size()) + ", " +
+           std::to_string(levels[level].width) + "x" + std::to_string(levels[level].height);
 }
 
 void OcclusionPass::record_view(FrameContext& f) {

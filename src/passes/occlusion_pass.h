@@ -30,7 +30,7 @@ struct PyramidLevel {
 };
 std::vector<PyramidLevel> pyramid_levels(VkExtent2D depth);
 uint32_t pyramid_texels(VkExtent2D depth);  // all levels
-// The depth-pyramid view's label: "depth pyramid level 2 of 9: 40x23 texels (P: next level)".
+// The depth-pyramid view's label: "pyramid level 2 of 9, 40x23".
 std::string pyramid_view_label(VkExtent2D depth, uint32_t level);
 
 void occlusion_frame_allocations(const AllocationQuery& q, std::vector<PlannedAllocation>& out);
