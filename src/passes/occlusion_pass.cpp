@@ -134,7 +134,9 @@ void OcclusionPass::record_view(FrameContext& f) {
     vkCmdDispatch(f.cmd, ceil_div(depth_extent.width, kFallbackGroup), ceil_div(depth_extent.height, kFallbackGroup), 1);
     f.timer.end(f.cmd, Timer::view);
     end_label(f.ctx, f.cmd);
-    if (f.overlay && f.view_legend) f.overlay->label(8, 8, pyramid_view_label(depth_extent, level));
+    // As the mip view's labels: 1x text under 640 pixels across, where 2x would not fit.
+    float scale = depth_extent.width >= 640 ? 2.0f : 1.0f;
+    if (f.overlay && f.view_legend) f.overlay->label(4, 4, pyramid_view_label(depth_extent, level), rgba8(255, 255, 255), scale);
 }
 
 void OcclusionPass::build(VkCommandBuffer cmd, Image& depth, Variant variant, uint32_t which) {
