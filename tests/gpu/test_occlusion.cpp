@@ -13,6 +13,7 @@
 
 #include "app/options.h"
 #include "app/run.h"
+#include "gpu/cull_scenes.h"
 #include "gpu/harness.h"
 #include "passes/occlusion_pass.h"
 #include "render/renderer.h"
@@ -199,6 +200,10 @@ TEST(Occlusion, StillAndMovingFramesEqualOcclusionOffInBothPathsAndPhase2Retests
                     // (these frames are identical also where equal-depth fragments meet only because of
                     // that): per draw, the list without occlusion less some triangles, in its order.
                     if (street) EXPECT_EQ(order_violation(a.drawn, b.drawn), "");
+                    // ... and all of what went into depth: phase 1's and phase 2's survivors, as the
+                    // depth passes counted them (the compute cull's scan and late test, or the mesh
+                    // shaders), against the list forward drew, read back.
+                    if (street) EXPECT_EQ(triangle_total(a.drawn), a.counters.triangles_visible) << "forward left out what depth has";
                 }
             }
         }
