@@ -44,6 +44,11 @@ layout(set = 0, binding = 11, std430) buffer LateIndirect { uint late_indirect[]
 // the survivors' rank mask, which gets the additions' bits.
 layout(set = 0, binding = 12, std430) buffer ChunkDrawn { uint chunk_drawn[]; };
 layout(set = 0, binding = 13, std430) buffer DrawnMasks { uint drawn_masks[]; };
+// The merge's three dispatches (VkDispatchIndirectCommand each: its two scans and cull_merge.comp),
+// set to launch nothing before this step: a workgroup that re-admits anything sets their x to
+// launch them (every writer writes the same values). A frame that re-admits nothing then pays no
+// merge at all.
+layout(set = 0, binding = 15, std430) writeonly buffer MergeDispatches { uint merge_dispatches[9]; };
 
 layout(push_constant) uniform Push {
     uint chunk_count;
@@ -51,6 +56,8 @@ layout(push_constant) uniform Push {
     float snap_px;
     float frustum_eps;
     uint group_size;   // triangles per chunk (--cull-group-size)
+    uint scan_groups;  // the merge's first scan's workgroups (its second has one)
+    uint merge_groups; // cull_merge.comp's workgroups along x (the cull's grid)
 } push;
 
 vec3 vertex_position(uint index) {
@@ -147,6 +154,9 @@ void main() {
             atomicAdd(counters[kOcclusionTrianglesWord + kOcclusionRejected2], t - r);
         }
         if (r != 0u) {
+            merge_dispatches[0] = push.scan_groups;
+            merge_dispatches[3] = 1u;
+            merge_dispatches[6] = push.merge_groups;
             atomicAdd(counters[kOcclusionTrianglesWord + kOcclusionReadmitted], r);
             atomicAdd(counters[0], r);  // triangles_visible: phase 1's survivors (the scan's total) and these
         }

@@ -25,7 +25,7 @@ std::vector<VkDescriptorType> frame_and_storage(uint32_t storage) {
 // occlusion phase 1), cull_scan.comp and cull_compact.comp; and of occlusion phase 2:
 // cull_late.comp and cull_merge.comp.
 const LayoutDesc kCullLayout = {frame_and_storage(14), VK_SHADER_STAGE_COMPUTE_BIT, 20};
-const LayoutDesc kLateLayout = {frame_and_storage(14), VK_SHADER_STAGE_COMPUTE_BIT, 20};
+const LayoutDesc kLateLayout = {frame_and_storage(15), VK_SHADER_STAGE_COMPUTE_BIT, 28};
 const LayoutDesc kMergeLayout = {std::vector<VkDescriptorType>(10, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER),
                                  VK_SHADER_STAGE_COMPUTE_BIT, 8};
 const LayoutDesc kScanLayout = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
@@ -58,6 +58,8 @@ struct LatePush {  // cull_late.comp
     float snap_px;
     float frustum_eps;
     uint32_t group_size;
+    uint32_t scan_groups;
+    uint32_t merge_groups;
 };
 
 struct MergePush {  // cull_merge.comp
@@ -197,6 +199,10 @@ void CullPass::create(const Context& ctx, const GpuScene& scene, uint32_t size) 
     drawn_block_starts = gpu_buffer(VkDeviceSize(scan_blocks(chunk_count) + 1) * 4, "occlusion drawn block starts");
     drawn_masks = gpu_buffer(VkDeviceSize(chunk_count) * ((group_size + 31) / 32) * 4, "occlusion drawn masks");
     scan_totals = gpu_buffer(4, "occlusion scan totals");
+    merge_dispatches = create_buffer(ctx, 9 * sizeof(uint32_t),
+                                     VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT |
+                                         VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                                     MemoryKind::device_local, "occlusion merge dispatches");
     // The late draw's commands, once: indexCount 0 (cull.comp zeroes it each frame, cull_late.comp
     // counts into it and writes firstIndex), firstInstance = draw.
     std::vector<VkDrawIndexedIndirectCommand> late_commands;
@@ -331,11 +337,19 @@ void CullPass::record_phase(FrameContext& f, uint32_t occlusion_phase) {
 void CullPass::record_late(FrameContext& f) {
     if (chunk_count == 0) return;
     VkCommandBuffer cmd = f.cmd;
+    // The merge's dispatches launch nothing unless this step re-admits something (the previous
+    // frame's merge read them).
+    const uint32_t blocks = scan_blocks(chunk_count);
+    const uint32_t none[9] = {0, 1, 1, 0, 1, 1, 0, grid.height, 1};
+    memory_barrier(cmd, VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT | VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                   VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT);
+    vkCmdUpdateBuffer(cmd, merge_dispatches.buffer, 0, sizeof(none), none);
     // Phase 1's steps wrote the list, its scan, the masks and counts (cull.comp zeroed the late
-    // counts; record_phase's last barrier). The pre-pass just read the first half of the culled
-    // indices, which this step binds whole to write the second half.
-    memory_barrier(cmd, VK_PIPELINE_STAGE_2_INDEX_INPUT_BIT | VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT, VK_ACCESS_2_NONE,
-                   VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_NONE);
+    // counts; record_phase's last barrier). The pre-pass just read the culled indices, which this
+    // step writes after each draw's survivors.
+    memory_barrier(cmd, VK_PIPELINE_STAGE_2_INDEX_INPUT_BIT | VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT |
+                       VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT,
+                   VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, late.pipeline);
     Descriptors d;
     d.buffer(0, f.uniforms, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER)
@@ -352,15 +366,18 @@ void CullPass::record_late(FrameContext& f) {
         .buffer(11, late_indirect)
         .buffer(12, drawn_starts)
         .buffer(13, drawn_masks)
-        .buffer(14, indirect);
+        .buffer(14, indirect)
+        .buffer(15, merge_dispatches);
     d.push(cmd, late);
     CullParams params = make_cull_params(f.targets.extent.width, f.targets.extent.height,
                                          f.ctx.properties.limits.subPixelPrecisionBits);
-    LatePush push{chunk_count, kCullScanBlock, params.snap_px, params.frustum_eps, group_size};
+    LatePush push{chunk_count, kCullScanBlock, params.snap_px, params.frustum_eps, group_size, blocks, grid.width};
     vkCmdPushConstants(cmd, late.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
     vkCmdDispatch(cmd, compact_groups, 1, 1);  // a grid that strides over the list, as the compact step's
-    // The late depth draw reads the late lists; the merge reads the counts and masks.
-    memory_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+    // The late depth draw reads the late lists; the merge reads the counts and masks, and its
+    // dispatches (written here, or by the update above).
+    memory_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT,
+                   VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT | VK_ACCESS_2_TRANSFER_WRITE_BIT,
                    VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT | VK_PIPELINE_STAGE_2_INDEX_INPUT_BIT |
                        VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
                    VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT | VK_ACCESS_2_INDEX_READ_BIT |
@@ -373,17 +390,19 @@ void CullPass::record_merge(FrameContext& f) {
     if (chunk_count == 0) return;
     const Steps& own = f.plan[PassId::cull].variant == Variant::subgroup ? subgroup : fallback;
     VkCommandBuffer cmd = f.cmd;
-    // 1. Scan phase 1's counts plus the additions (cull_late.comp wrote them; see record_late's barrier).
+    // Every dispatch here is indirect: cull_late.comp made them launch only where it re-admitted
+    // something (record_late's last barrier covers their reads).
+    // 1. Scan phase 1's counts plus the additions (cull_late.comp wrote them).
     const uint32_t blocks = scan_blocks(chunk_count);
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, own.scan.pipeline);
-    auto scan = [&](const Buffer& values, const Buffer& sums, ScanPush scan_push, uint32_t groups) {
+    auto scan = [&](const Buffer& values, const Buffer& sums, ScanPush scan_push, VkDeviceSize dispatch) {
         Descriptors s;
         s.buffer(0, values).buffer(1, sums);
         s.push(cmd, own.scan);
         vkCmdPushConstants(cmd, own.scan.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(scan_push), &scan_push);
-        vkCmdDispatch(cmd, groups, 1, 1);
+        vkCmdDispatchIndirect(cmd, merge_dispatches.buffer, dispatch * sizeof(VkDispatchIndirectCommand));
     };
-    scan(drawn_starts, drawn_block_starts, {chunk_count, 1}, blocks);
+    scan(drawn_starts, drawn_block_starts, {chunk_count, 1}, 0);
     memory_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
                    VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
     scan(drawn_block_starts, scan_totals, {blocks, (blocks + kCullScanBlock) / kCullScanBlock}, 1);
@@ -409,7 +428,7 @@ void CullPass::record_merge(FrameContext& f) {
     m.push(cmd, merge);
     MergePush push{chunk_count, kCullScanBlock};
     vkCmdPushConstants(cmd, merge.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
-    vkCmdDispatch(cmd, grid.width, grid.height, 1);
+    vkCmdDispatchIndirect(cmd, merge_dispatches.buffer, 2 * sizeof(VkDispatchIndirectCommand));
     memory_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
                    VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT | VK_PIPELINE_STAGE_2_INDEX_INPUT_BIT |
                        VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT,
@@ -512,6 +531,7 @@ void cull_frame_allocations(const AllocationQuery& q, std::vector<PlannedAllocat
     out.push_back({"occlusion drawn masks", std::max<uint64_t>(4, chunks * ((group_size + 31) / 32) * 4),
                    AllocationKind::storage_buffer, false});
     out.push_back({"occlusion scan totals", 4, AllocationKind::storage_buffer, false});
+    out.push_back({"occlusion merge dispatches", 36, AllocationKind::storage_buffer, false});
     out.push_back({"cull chunks", chunks * 16, AllocationKind::storage_buffer});
     out.push_back({"cull draw chunk ends", std::max<uint64_t>(1, draws) * 4, AllocationKind::storage_buffer});
     out.push_back({"no pyramid", 16, AllocationKind::storage_buffer, false});  // bound where no pyramid is built

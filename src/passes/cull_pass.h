@@ -74,6 +74,7 @@ struct CullPass : PassUnit {
     Buffer drawn_block_starts;
     Buffer drawn_masks;            // per chunk, a bit per rank (32 ranks a word): survivors and additions
     Buffer scan_totals;            // the second-level scans' grand totals (the counts are read from the scans)
+    Buffer merge_dispatches;       // the merge's 3 indirect dispatches: nothing unless phase 2 re-admits
     Buffer late_indirect;          // per draw: the late depth draw (the late list, after the draw's survivors)
     bool culled = false;           // the lists hold a frame's culling: a frozen frame draws them again
     Buffer no_pyramid;  // bound in place of the pyramids where the frame has none

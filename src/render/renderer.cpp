@@ -183,6 +183,11 @@ void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_i
         // Occlusion phase 2 (docs/occlusion.md): only what phase 1 rejected as occluded, against
         // the pyramid just built; the re-admitted are added to the depth (no triangle is drawn
         // into it twice), then forward gets phase 1's survivors and the additions in input order.
+        // The depth passes test GREATER and keep the nearest value, whatever order fragments come
+        // in, so the additions may go into depth in any order; forward tests EQUAL and the last
+        // fragment at the stored depth keeps the pixel, so where two triangles meet at the same
+        // depth only --occlusion off's order gives its frame (cull_merge.comp; the meshlet path
+        // draws each chunk's kept and re-admitted meshlets in bit order).
         begin_label(ctx_, cmd, debug_label(Timer::late_depth, "occlusion phase 2"));
         slot.timer->begin(cmd, Timer::late_depth);
         if (config_.plan.geometry == Geometry::meshlet && meshlets_) {
