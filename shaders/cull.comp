@@ -103,8 +103,8 @@ void main() {
     }
     // Chunks of the levels the draw does not use this frame keep nothing. The choice depends on
     // the draw alone, so the whole workgroup leaves together (as above).
-    float pixels_per_unit = abs(frame.projection.y) * 0.5 * float(frame.sizes.y);  // P[1][1] < 0: y flipped
-    if (level != choose_lod_level(draws[draw_id], frame.camera_position.xyz, pixels_per_unit, push.lod_max_error_px)) {
+    LodView lod = lod_view(frame.view, frame.projection, frame.sizes.xy);
+    if (level != choose_lod_level(draws[draw_id], lod, push.lod_max_error_px)) {
         if (gl_LocalInvocationIndex == 0u) {
             chunk_survivors[chunk] = 0u;
             if (phase1) {

@@ -27,8 +27,7 @@ void main() {
     uint draw_index = min(uint(gl_InstanceIndex) / 8u, frame.tiles.w - 1u);
     uint level = uint(gl_InstanceIndex) % 8u;
     DrawData draw = draws[draw_index];
-    float pixels_per_unit = abs(frame.projection.y) * 0.5 * float(frame.sizes.y);  // as cull.comp
-    uint chosen = choose_lod_level(draw, frame.camera_position.xyz, pixels_per_unit, push.lod_max_error_px);
+    uint chosen = choose_lod_level(draw, lod_view(frame.view, frame.projection, frame.sizes.xy), push.lod_max_error_px);
     precise vec4 world = draw.model * vec4(in_position, 1.0);
     precise vec4 clip = frame.view_proj * world;
     // x > w: the whole triangle lies outside the clip volume and is discarded before rasterization.

@@ -12,6 +12,7 @@
 #ifdef PYRAMID_SUBGROUP
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_quad : require
+#extension GL_KHR_memory_scope_semantics : require
 #endif
 
 #include "pyramid.glsl"
@@ -94,9 +95,18 @@ float quad_min(float d) {
     return min(d, subgroupQuadSwapVertical(d));
 }
 
+// A workgroup barrier that also orders this workgroup's buffer (and shared) accesses at `scope`:
+// every invocation's accesses before it happen before every invocation's accesses after it, and
+// at device scope a later atomic of one invocation carries all of them to another workgroup (see
+// main()). GLSL's barrier() orders shared memory only, and memoryBarrierBuffer() is a fence of
+// the calling invocation alone: neither orders one invocation's buffer stores before another
+// invocation's atomic.
+#define BUFFER_BARRIER(scope) \
+    controlBarrier(gl_ScopeWorkgroup, scope, gl_StorageSemanticsBuffer | gl_StorageSemanticsShared, gl_SemanticsAcquireRelease)
+
 // Levels 6 and on, by the last workgroup: every other workgroup's levels 0..5 are in the buffer.
-// Each level is a loop over its texels (at 4K, level 6 is 30x17); a barrier between levels makes
-// one level's stores visible to the next level's loads within this workgroup.
+// Each level is a loop over its texels (at 4K, level 6 is 30x17); a barrier between levels orders
+// one level's stores before the next level's loads, which other invocations of this workgroup make.
 void finish_tail(uint me) {
     uint levels = pyramid_level_count(push.depth_size);
     for (uint level = 6u; level < levels; ++level) {
@@ -105,8 +115,7 @@ void finish_tail(uint me) {
             ivec2 texel = ivec2(t % size.x, t / size.x);
             store(level, texel, texel_from_below(level, texel));
         }
-        memoryBarrierBuffer();
-        barrier();
+        BUFFER_BARRIER(gl_ScopeWorkgroup);
     }
 }
 
@@ -158,18 +167,21 @@ void main() {
         barrier();
     }
 
-    // The last workgroup (SPD's pattern): each invocation's stores are made visible device-wide
-    // (memoryBarrierBuffer on the coherent buffer) before the workgroup's barrier, and only then
-    // does one invocation count the workgroup as finished. The workgroup that counts the last one
-    // knows every other workgroup did the same before its own increment; its memoryBarrierBuffer
-    // after the atomic orders its loads of their levels after it, and the coherent loads see them.
+    // The last workgroup (SPD's pattern, with the ordering the Vulkan memory model asks for).
+    // All 256 invocations stored texels, but only invocation 0 counts the workgroup as finished,
+    // so every invocation's stores must happen before that one atomic. The barrier below does it:
+    // a control barrier whose semantics cover buffer memory at device scope, acquire-release, is
+    // in each invocation a release of its own stores and in invocation 0 an acquire of all of
+    // them, and it is a release fence before invocation 0's atomic. The workgroup whose atomic
+    // reads the last count reads the end of the chain of increments that each of those released
+    // into; the barrier after its atomic is the matching acquire (for all its invocations, which
+    // then load the other workgroups' level 5), so every workgroup's stores happen before its
+    // loads, and the coherent buffer serves them from memory that holds them.
     uint groups = gl_NumWorkGroups.x * gl_NumWorkGroups.y;
-    memoryBarrierBuffer();
-    barrier();
+    BUFFER_BARRIER(gl_ScopeDevice);
     if (me == 0u) last_workgroup = atomicAdd(finished.workgroups, 1u) == groups - 1u;
-    barrier();
+    BUFFER_BARRIER(gl_ScopeDevice);
     if (!last_workgroup) return;  // uniform: every invocation reads the same shared value
-    memoryBarrierBuffer();
     finish_tail(me);
     if (me == 0u) finished.workgroups = 0u;  // for the next frame's dispatch (ordered by its barrier)
 }

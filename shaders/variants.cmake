@@ -24,6 +24,8 @@ sgd_shader(cull.comp fallback)
 sgd_shader(cull_scan.comp subgroup SCAN_SUBGROUP=1)
 sgd_shader(cull_scan.comp fallback)
 sgd_shader(cull_compact.comp plain)
+# --cull off on the indexed path: no culling, each draw's level of detail (docs/lod.md).
+sgd_shader(lod_select.comp plain)
 
 # Half-resolution mip (docs/quad-mip.md), --mip forward: the forward shader writing it with quad swaps, the same
 # The meshlet path (--geometry meshlet, src/passes/meshlet_pass.cpp, docs/meshlets.md). The depth

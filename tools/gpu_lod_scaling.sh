@@ -3,6 +3,10 @@
 # Median frame time at 1920x1080, --lights 1024 --ray-trace off, for --instances 2 5 8 12, both
 # geometry paths, --lod auto beside --lod off; the triangles and meshlets kept come from the
 # report's counters. One table row per run in OUT/table.md, each run's report kept.
+# Issue 43 (docs/lod.md, "Image quality"): --lod auto against --lod off at 1280x720 with
+# --instances 5 --ray-trace off --occlusion off, both paths, PSNR in OUT/psnr.txt (lavapipe: 36.41
+# dB on both); and --cull off with --lod auto under --validate on both paths (the indexed path's
+# level choice, lod_select.comp), exit codes in OUT/psnr.txt.
 # Usage: tools/gpu_lod_scaling.sh BUILD_DIR [OUT]   (OUT defaults to $OUT)
 set -uo pipefail
 demo=${1:-build}/subgroup-demo
@@ -37,3 +41,17 @@ PY
   done
 done
 cat "$table"
+
+psnr="$out/psnr.txt"
+: > "$psnr"
+for geometry in indexed meshlet; do
+  for lod in off auto; do
+    $demo --headless --scene $scene --instances 5 --ray-trace off --occlusion off --size 1280x720 --frames 1 \
+      --warmup 0 --geometry $geometry --lod $lod --screenshot "$out/psnr-$geometry-$lod.png" \
+      --report "$out/psnr-$geometry-$lod.json" > /dev/null 2>> "$out/log.txt" || echo "FAILED: psnr $geometry $lod" | tee -a "$psnr"
+  done
+  echo "$geometry, --lod auto against --lod off: $(python3 tools/mip_diff.py "$out/psnr-$geometry-off.png" "$out/psnr-$geometry-auto.png")" | tee -a "$psnr"
+  $demo --headless --validate --scene $scene --instances 5 --ray-trace off --size 1280x720 --frames 3 --warmup 1 \
+    --geometry $geometry --lod auto --cull off --report "$out/cull-off-$geometry.json" > "$out/cull-off-$geometry.log" 2>&1
+  echo "$geometry, --cull off --lod auto --validate: exit $?" | tee -a "$psnr"
+done

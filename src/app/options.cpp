@@ -156,8 +156,9 @@ Options:
   --geometry G           indexed (compute cull + indirect draws) | meshlet (task + mesh shaders)
   --camera C             overview (fitted, from above) | street (eye height down a street of the
                          --instances grid, docs/occlusion.md) (default overview)
-  --lod M                auto (each instance draws the coarsest level of detail within 1 pixel
-                         of the full mesh, docs/lod.md) | off (full detail) (default auto)
+  --lod M                auto (each instance draws the coarsest level of detail whose error
+                         projects to at most a quarter pixel, docs/lod.md) | off (full detail)
+                         (default auto)
   --no-legend            hide the debug views' legends and labels (for image comparisons)
   --no-tuning            auto ignores the measured verdicts of --tune / --compare (capabilities only)
   --mask-stages LIST     comma list of stages to treat as lacking subgroup support

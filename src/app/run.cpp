@@ -9,6 +9,7 @@
 #include "render/tonemap.h"
 
 #include <cstdio>
+#include <unistd.h>
 #include <filesystem>
 #include <fstream>
 
@@ -140,8 +141,6 @@ void check_run_request(const Options& options, const Plan& plan) {
                          "); use --ray-trace auto, subgroup or fallback on a device with ray tracing");
     if (plan[PassId::mip].variant == Variant::off && plan.view.mode == ViewMode::mip)
         throw UsageError("--view mip shows the mip, but --mip off renders none; use --mip auto, subgroup, forward or fallback");
-    if (!options.cull_dump.empty() && plan[PassId::cull].variant == Variant::off && plan.geometry == Geometry::indexed)
-        throw UsageError("--cull-dump needs the cull pass; it has nothing to write with --cull off");
 }
 
 }  // namespace
@@ -208,11 +207,14 @@ void HeadlessRun::render(uint32_t count, uint32_t round) {
 RunResult run_headless(const Context& ctx, const Scene& scene, const Options& options, const Plan& plan, bool quiet) {
     HeadlessRun run(ctx, scene, options, plan);
     bool progress = !quiet && options.frames >= 20;
+    // On a terminal one line, redrawn in place; into a pipe or a file one line per update (a
+    // carriage return there would run the updates together: "frame 10/20frame 20/20").
+    bool terminal = isatty(fileno(stderr));
     for (uint32_t frame = 0; frame < options.frames; frame += 10) {
         run.render(std::min(10u, options.frames - frame), 0);
-        if (progress) fprintf(stderr, "\rframe %u/%u", run.frames_rendered(), options.frames);
+        if (progress) fprintf(stderr, terminal ? "\rframe %u/%u" : "frame %u/%u\n", run.frames_rendered(), options.frames);
     }
-    if (progress) fprintf(stderr, "\n");
+    if (progress && terminal) fprintf(stderr, "\n");
     return run.finish();
 }
 

@@ -204,6 +204,8 @@ nlohmann::json method_json(const CompareMethod& m) {
             {"rounds", m.rounds()},
             {"round_frames", m.round_frames},
             {"order", "round r renders every configuration, starting at the r-th (mod their count)"},
+            {"images", "each configuration rendered once more after the rounds, alone in the process, as a --headless "
+                       "run of its own: its screenshot, counters and exposure"},
             {"interval", {{"confidence", 0.95},
                           {"method", "percentile bootstrap over rounds, both sides of a ratio resampled together"},
                           {"statistic", "ratio of the medians of the resampled rounds' frames"},
@@ -576,41 +578,43 @@ void fill_report(const Context& ctx, const Scene& scene, const Options& o, const
     run.report["config"] = config_json(run.config);
 }
 
-// No folder (--tune without --out): no screenshots.
+// No folder: no screenshots.
 std::string screenshot_path(const std::string& dir, const std::string& name) {
     if (dir.empty()) return "";
     return (std::filesystem::path(dir) / (name + ".png")).string();
 }
 
+// Everything a configuration does is charged to it: its seconds and its validation messages.
+void charge(CompareRun& run, const std::function<void()>& work) {
+    uint32_t messages_before = validation_message_count();
+    auto start = std::chrono::steady_clock::now();
+    work();
+    run.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    run.validation_messages += validation_message_count() - messages_before;
+}
+
 }  // namespace
 
 CompareMethod render_in_rounds(const Context& ctx, const Scene& scene, const Options& options, std::vector<CompareRun>& runs,
-                               const std::string& dir, const std::function<void(const std::string&, bool)>& step) {
-    using clock = std::chrono::steady_clock;
+                               const std::function<void(const std::string&, bool)>& step) {
     CompareMethod method;
     method.warmup_frames = options.warmup;
     method.round_frames = round_sizes(options.frames - options.warmup);
     struct Active {
         CompareRun* run;
-        Options options;
         std::unique_ptr<HeadlessRun> headless;
     };
     std::vector<Active> active;
-    // Everything a configuration does is charged to it: its seconds and its validation messages.
-    auto charge = [](CompareRun& run, const auto& work) {
-        uint32_t messages_before = validation_message_count();
-        auto start = clock::now();
-        work();
-        run.seconds += std::chrono::duration<double>(clock::now() - start).count();
-        run.validation_messages += validation_message_count() - messages_before;
-    };
-    // Set-up in matrix order: renderer, instrumented frame, warm-up frames (untimed).
+    // Set-up in matrix order: renderer, instrumented frame, warm-up frames (untimed). The renderers
+    // only time: what they would write (screenshots, the bandwidth probe) is render_alone's.
     for (CompareRun& run : runs) {
         if (step) step(run.config.name, run.skipped);
         if (run.skipped) continue;
-        Active& a = active.emplace_back(Active{&run, run_options(options, run, screenshot_path(dir, run.config.name)), nullptr});
+        Options o = run_options(options, run, "");
+        o.bandwidth_probe = false;
+        Active& a = active.emplace_back(Active{&run, nullptr});
         charge(run, [&] {
-            a.headless = std::make_unique<HeadlessRun>(ctx, scene, a.options, run.plan);
+            a.headless = std::make_unique<HeadlessRun>(ctx, scene, o, run.plan);
             a.headless->render(options.warmup, 0);
         });
     }
@@ -622,13 +626,31 @@ CompareMethod render_in_rounds(const Context& ctx, const Scene& scene, const Opt
             charge(*a.run, [&] { a.headless->render(method.round_frames[r], r); });
         }
     }
-    // Read back, one at a time, each renderer freed as soon as its results are out.
+    // Read back, one at a time, each renderer freed as soon as its timings are out.
     for (Active& a : active) {
         charge(*a.run, [&] { a.run->result = a.headless->finish(); });
         a.headless.reset();
-        fill_report(ctx, scene, a.options, method, *a.run);
     }
     return method;
+}
+
+void render_alone(const Context& ctx, const Scene& scene, const Options& options, std::vector<CompareRun>& runs,
+                  const std::string& dir, const CompareMethod& method, const std::function<void(const std::string&, bool)>& step) {
+    for (CompareRun& run : runs) {
+        if (step) step(run.config.name + " (image, alone)", run.skipped);
+        if (run.skipped) continue;
+        Options o = run_options(options, run, screenshot_path(dir, run.config.name));
+        charge(run, [&] {
+            // What a separate `--headless` process of this configuration renders: a renderer of
+            // its own, the only one of the comparison alive, all frames from the first.
+            RunResult image = run_headless(ctx, scene, o, run.plan, true);
+            image.timings = run.result.timings;  // the rounds' timings stay
+            image.ran = run.result.ran;
+            image.rounds = run.result.rounds;
+            run.result = std::move(image);
+        });
+        fill_report(ctx, scene, o, method, run);
+    }
 }
 
 CompareResult run_comparison(const Context& ctx, const Scene& scene, const Options& options, const CompareProgressFn& progress) {
@@ -661,18 +683,19 @@ CompareResult run_comparison(const Context& ctx, const Scene& scene, const Optio
     }
     size_t to_run = 0;
     for (const CompareRun& r : c.runs) to_run += !r.skipped;
-    // The run-to-run noise floor renders all-fallback once more, after the rounds.
+    // The run-to-run noise floor renders all-fallback once more, alone, after the images.
     auto repeated = std::find_if(c.runs.begin(), c.runs.end(),
                                  [](const CompareRun& r) { return r.config.name == kRunToRunRun && !r.skipped; });
     const bool repeat = repeated != c.runs.end();
 
-    // Progress in steps: each configuration's set-up, each round, the probe, the repeat. The
-    // estimate weighs each step by the frames it renders (a set-up by its warm-up frames and one
-    // for building the renderer).
+    // Progress in steps: each configuration's set-up, each round, each configuration's image, the
+    // probe, the repeat. The estimate weighs each step by the frames it renders (and one for
+    // building a renderer).
     std::vector<uint32_t> round_frames = round_sizes(options.frames - options.warmup);
     std::vector<double> weights;
     for (const CompareRun& r : c.runs) weights.push_back(r.skipped ? 0.0 : 2.0 + options.warmup);
     for (uint32_t frames : round_frames) weights.push_back(double(frames) * double(to_run));
+    for (const CompareRun& r : c.runs) weights.push_back(r.skipped ? 0.0 : 2.0 + options.frames);
     weights.push_back(2.0);  // the probe
     if (repeat) weights.push_back(2.0 + options.frames);
     double total = 0, done = 0;
@@ -688,7 +711,8 @@ CompareResult run_comparison(const Context& ctx, const Scene& scene, const Optio
         if (done > 0) p.eta_s = p.elapsed_s / done * (total - done);
         progress(p);
     };
-    c.method = render_in_rounds(ctx, scene, options, c.runs, c.dir, report_progress);
+    c.method = render_in_rounds(ctx, scene, options, c.runs, report_progress);
+    render_alone(ctx, scene, options, c.runs, c.dir, c.method, report_progress);
     for (const CompareRun& run : c.runs) c.validation_messages += run.validation_messages;
 
     report_progress("graphics-to-compute probe", false);

@@ -112,8 +112,8 @@ struct CompareDifference {
     RgbaImage amplified = {};  // the difference, black where identical
 };
 
-// The run-to-run noise floor: all-fallback rendered a second time, after the matrix, against its
-// first screenshot. Where a device's frames are not the same from run to run (equal-depth fragments
+// The run-to-run noise floor: all-fallback rendered a second time, alone, after the matrix and the
+// probe, against its first screenshot (render_alone's). Where a device's frames are not the same from run to run (equal-depth fragments
 // inside a draw, whose order the culling's compaction does not keep: docs/culling.md), the pairs of
 // the difference panel differ by about as much, whatever the paths; where they are, this is 0.
 constexpr const char* kRunToRunRun = "all-fallback";
@@ -144,12 +144,23 @@ struct CompareResult {
 // Every ratio: the pass table's, frame, then meshlet_cull and geometry (report.json's order).
 std::vector<PassRatio> all_ratios(const CompareResult& c);
 
-// Renders every run that is not skipped in rounds (CompareMethod): builds each one's renderer and
-// renders its instrumented and warm-up frames in matrix order, then the rounds, then reads each
-// back (its screenshot into dir/<name>.png) into run.result and run.report. `step` is called before
-// each configuration's set-up (skipped ones too) and each round with what is about to happen.
+// The timed frames: renders every run that is not skipped in rounds (CompareMethod), all renderers
+// alive at once: builds each one's renderer and renders its instrumented and warm-up frames in
+// matrix order, then the rounds, then reads each one's timings back into run.result and frees it.
+// Nothing is written. `step` is called before each configuration's set-up (skipped ones too) and
+// each round with what is about to happen.
 CompareMethod render_in_rounds(const Context& ctx, const Scene& scene, const Options& options, std::vector<CompareRun>& runs,
-                               const std::string& dir, const std::function<void(const std::string&, bool skipped)>& step = {});
+                               const std::function<void(const std::string&, bool skipped)>& step = {});
+
+// The images: each run that is not skipped rendered once more, alone (the renderers of the rounds
+// are freed, and each of these is freed before the next is built), exactly as a separate
+// `--headless` process of that configuration renders it: its screenshot (dir/<name>.png; none
+// without a dir), counters and exposure replace the timed renderer's, whose timings stay; then
+// run.report. Renderers that shared the device in the rounds gave the NVIDIA H100 frames a few
+// pixels off those of a process of their own (issue 43, docs/testing.md). `step` as above.
+void render_alone(const Context& ctx, const Scene& scene, const Options& options, std::vector<CompareRun>& runs,
+                  const std::string& dir, const CompareMethod& method,
+                  const std::function<void(const std::string&, bool skipped)>& step = {});
 
 // A ratio of one timer's median in two runs, fallback_run over subgroup_run, with its interval.
 PassRatio timer_ratio(const std::vector<CompareRun>& runs, std::string_view key, std::string_view name,

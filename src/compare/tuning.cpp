@@ -211,7 +211,7 @@ int run_tune(const Options& options) {
     // 1. The pass rows, planned by capabilities alone (like --compare's), in rounds.
     std::vector<CompareRun> runs;
     for (const CompareConfig& c : tune_rows()) runs.push_back(planned(ctx, c, options.plan.lod));
-    render_in_rounds(ctx, scene, options, runs, options.out_dir, progress_line);
+    render_in_rounds(ctx, scene, options, runs, progress_line);
     PassRatios ratios = compute_ratios(runs);
     std::string path = save_tuning(ctx.info, "tune", options.width, options.height, ratios);
     LoadedTuning tuning = load_tuning(ctx.info);  // read back: the check uses what auto will read
@@ -222,7 +222,7 @@ int run_tune(const Options& options) {
     for (const CompareConfig& c : comparison_matrix())
         if (c.name == "all-subgroup" || c.name == "all-fallback") check.push_back(planned(ctx, c, options.plan.lod));
     check.push_back(planned(ctx, CompareConfig{"tuned-auto", {}}, options.plan.lod, tuning.measured));
-    render_in_rounds(ctx, scene, options, check, options.out_dir, progress_line);
+    render_in_rounds(ctx, scene, options, check, progress_line);
     const CompareRun *sg = run_named(check, "all-subgroup"), *fb = run_named(check, "all-fallback");
     std::string best = !fb || (sg && sg->result.timings[size_t(Timer::frame)].median <= fb->result.timings[size_t(Timer::frame)].median)
                            ? "all-subgroup" : "all-fallback";

@@ -32,6 +32,10 @@ const LayoutDesc kScanLayout = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTO
                                 VK_SHADER_STAGE_COMPUTE_BIT, 8};
 const LayoutDesc kCompactLayout = {std::vector<VkDescriptorType>(8, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER),
                                    VK_SHADER_STAGE_COMPUTE_BIT, 8};
+const LayoutDesc kSelectLayout = {{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                   VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
+                                  VK_SHADER_STAGE_COMPUTE_BIT, 8};
+constexpr uint32_t kSelectGroupSize = 64;  // local_size_x of lod_select.comp: one draw per invocation
 constexpr uint32_t kCullScanBlock = 256;     // local_size_x of cull_scan.comp
 constexpr uint32_t kCompactGroupSize = 256;  // local_size_x of cull_compact.comp: one survivor per invocation
 // The compact step's grid walks the survivors in strides: 1024 workgroups of 256 fill a large GPU
@@ -150,6 +154,7 @@ void CullPass::create(const Context& ctx, const GpuScene& scene, uint32_t size) 
         ctx, {.shader = "cull_compact.comp.plain", .layout = kCompactLayout});
     late = create_compute_pipeline(ctx, {.shader = "cull_late.comp.plain", .layout = kLateLayout});
     merge = create_compute_pipeline(ctx, {.shader = "cull_merge.comp.plain", .layout = kMergeLayout, .specialization = {group_size}});
+    select = create_compute_pipeline(ctx, {.shader = "lod_select.comp.plain", .layout = kSelectLayout});
 
     std::vector<glm::uvec4> table = build_cull_chunks(scene.cpu_draws, group_size);
     chunk_count = uint32_t(table.size());
@@ -184,6 +189,10 @@ void CullPass::create(const Context& ctx, const GpuScene& scene, uint32_t size) 
     const VkBufferUsageFlags indirect_usage = VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT | VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
                                               VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT;
     indirect = create_buffer(ctx, indirect_bytes, indirect_usage, MemoryKind::device_local, "culled indirect");
+    level_indirect = create_buffer(ctx, indirect_bytes,
+                                   VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT | VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
+                                       VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
+                                   MemoryKind::device_local, "level indirect");
     // What binding 9 (the pyramids) holds where the frame has none: never read (no occlusion phase).
     no_pyramid = create_buffer(ctx, 16, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, MemoryKind::device_local, "no pyramid");
 
@@ -220,20 +229,55 @@ void CullPass::create(const Context& ctx, const GpuScene& scene, uint32_t size) 
 
 void CullPass::record(FrameContext& f) {
     if (f.cull_frozen) {
-        // Culling frozen (the window's F): the depth and forward passes draw what forward drew last.
-        if (culled && f.plan[PassId::cull].variant != Variant::off && f.plan.geometry == Geometry::indexed) {
-            f.draw_indices = &culled_indices;
-            f.draw_indirect = &indirect;
+        // Culling frozen (the window's F): the depth and forward passes draw what forward drew last
+        // (with --cull off, the levels last chosen).
+        if (culled && f.plan.geometry == Geometry::indexed) {
+            bool off = f.plan[PassId::cull].variant == Variant::off;
+            f.draw_indices = off ? &f.scene.indices : &culled_indices;
+            f.draw_indirect = off ? &level_indirect : &indirect;
         }
         return;
     }
     record_phase(f, occlusion_culls(f.plan) && f.pyramid ? 1u : 0u);
 }
 
+void CullPass::record_select(FrameContext& f) {
+    VkCommandBuffer cmd = f.cmd;
+    begin_label(f.ctx, cmd, "cull off: level of detail per draw");
+    // Earlier frames' draws read the commands: wait for them before rewriting (write-after-read).
+    memory_barrier(cmd, VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT, VK_ACCESS_2_NONE, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                   VK_ACCESS_2_NONE);
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, select.pipeline);
+    Descriptors d;
+    d.buffer(0, f.uniforms, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER).buffer(1, f.scene.draws).buffer(2, level_indirect).buffer(3, f.counters);
+    d.push(cmd, select);
+    struct {
+        uint32_t draw_count;
+        float lod_max_error_px;
+    } push{draw_count, f.plan.lod ? kLodMaxErrorPixels : 0.0f};
+    vkCmdPushConstants(cmd, select.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
+    vkCmdDispatch(cmd, (draw_count + kSelectGroupSize - 1) / kSelectGroupSize, 1, 1);
+    // The scene passes read the commands; the per-level counters are read as the cull pass's are.
+    memory_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+                   VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT | VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT |
+                       VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT,
+                   VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_READ_BIT |
+                       VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+    end_label(f.ctx, cmd);
+    f.draw_indices = &f.scene.indices;
+    f.draw_indirect = &level_indirect;
+    culled = true;
+}
+
 void CullPass::record_phase(FrameContext& f, uint32_t occlusion_phase) {
     const Variant variant = f.plan[PassId::cull].variant;
     // With --geometry meshlet the cull variant is the task and mesh shaders' (MeshletPass).
-    if (variant == Variant::off || chunk_count == 0 || f.plan.geometry == Geometry::meshlet) return;
+    if (f.plan.geometry == Geometry::meshlet || draw_count == 0) return;
+    if (variant == Variant::off) {
+        record_select(f);
+        return;
+    }
+    if (chunk_count == 0) return;
     const bool use_subgroup = variant == Variant::subgroup;
     if (use_subgroup && !subgroup.test.pipeline)
         throw std::runtime_error("cull: the subgroup variant was planned but the device cannot run it");
@@ -448,7 +492,7 @@ void cull_report_counters(nlohmann::json& counters, const PassCounters& c) {
     counters["meshlets_in"] = meshlet ? nlohmann::json(c.frame.meshlets_in) : nlohmann::json(nullptr);
     counters["meshlets_visible"] = meshlet ? nlohmann::json(c.frame.meshlets_visible) : nlohmann::json(nullptr);
     // Per level of detail (docs/lod.md), as the GPU counted them where it chose the levels; null
-    // where nothing chose one (the indexed path with --cull off draws level 0 of every draw).
+    // where nothing chose one (a frame of the indexed path without a draw).
     counters["lod"] = nullptr;
     if (!lod_counted(c)) return;
     auto per_level = [](const uint32_t (&words)[kMaxLodLevels]) { return std::vector<uint32_t>(words, words + kMaxLodLevels); };
@@ -459,8 +503,8 @@ void cull_report_counters(nlohmann::json& counters, const PassCounters& c) {
 
 bool lod_counted(const PassCounters& c) {
     // The meshlet path's task shaders choose the level in every variant, --cull off included; the
-    // indexed path's cull pass only where it ran.
-    return c.plan.geometry == Geometry::meshlet || (c.plan[PassId::cull].variant != Variant::off && c.ran);
+    // indexed path's cull pass where it ran, and its level choice alone with --cull off.
+    return c.plan.geometry == Geometry::meshlet || c.plan[PassId::cull].variant == Variant::off || c.ran;
 }
 
 std::string lod_levels_text(const PassCounters& c) {
@@ -521,6 +565,7 @@ void cull_frame_allocations(const AllocationQuery& q, std::vector<PlannedAllocat
     out.push_back({"culled indices", index_bytes, AllocationKind::storage_buffer, false});
     out.push_back({"cull staged indices", index_bytes, AllocationKind::storage_buffer, false});
     out.push_back({"culled indirect", std::max<uint64_t>(1, draws) * indirect, AllocationKind::storage_buffer, false});
+    out.push_back({"level indirect", std::max<uint64_t>(1, draws) * indirect, AllocationKind::storage_buffer, false});
     out.push_back({"late indirect", std::max<uint64_t>(1, draws) * indirect, AllocationKind::storage_buffer});
     // Occlusion phase 1's rejected list (a word per triangle), its chunks' counts and the merge's.
     out.push_back({"occlusion rejected ranks", std::max<uint64_t>(4, index_bytes / 3), AllocationKind::storage_buffer, false});

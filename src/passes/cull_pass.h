@@ -52,6 +52,10 @@ struct CullPass : PassUnit {
     Buffer block_starts;    // per block of 256 chunks: its total, then, scanned, those before it
     Buffer culled_indices;  // each draw's survivors, in input order, at [out_first, out_first + indexCount)
     Buffer indirect;        // VkDrawIndexedIndirectCommand per draw; indexCount written each frame
+    // Variant off: no test, but each draw's level of detail (shaders/lod_select.comp writes each
+    // draw's command, the whole chosen level of the source indices, into level_indirect).
+    Pipeline select;
+    Buffer level_indirect;
     uint32_t group_size = kDefaultCullGroupSize;
     uint32_t chunk_count = 0;
     uint32_t draw_count = 0;
@@ -80,7 +84,7 @@ struct CullPass : PassUnit {
     Buffer no_pyramid;  // bound in place of the pyramids where the frame has none
 
     void create(const Context& ctx, const GpuScene& scene, uint32_t group_size);
-    // Variant off: records nothing, and the scene passes draw every triangle.
+    // Variant off: only the level choice; the scene passes draw every triangle of each draw's level.
     // Before depth: phase 1 where the plan culls by occlusion (occlusion_culls), else no occlusion.
     // With culling frozen (f.cull_frozen): nothing, and the frame draws the last frame's lists.
     void record(FrameContext& f) override;
@@ -90,6 +94,8 @@ struct CullPass : PassUnit {
     void record_late(FrameContext& f);
     // After the late depth draw: f.draw_* is forward's list (culled_indices and indirect, merged).
     void record_merge(FrameContext& f);
+    // Variant off: each draw's command is its chosen level, whole (lod_select.comp).
+    void record_select(FrameContext& f);
 };
 
 // Its table entry's report counters (triangles_visible), HUD line ("triangles") and device
@@ -97,7 +103,7 @@ struct CullPass : PassUnit {
 void cull_report_counters(nlohmann::json& counters, const PassCounters& c);
 std::optional<HudLine> cull_hud_line(const PassCounters& c);
 // The per-level counters (GpuCounters::lod_*, docs/lod.md): whether this frame counted them (a pass
-// chose the levels), and the text of them:
+// chose the levels: every frame that drew, on either path and with any --cull), and the text of them:
 // ": draws 40 12, tris 5,120 300 per level", levels 0 up to the coarsest drawn; "" if not counted.
 bool lod_counted(const PassCounters& c);
 std::string lod_levels_text(const PassCounters& c);

@@ -75,15 +75,30 @@ std::pair<VkShaderStageFlagBits, std::string> view_shader(Stage stage, Stage und
     return {VkShaderStageFlagBits(info.vk_stage), std::string(info.shader) + "." + (stage == under_view ? variant : "plain")};
 }
 
+bool tessellates(Stage stage) { return stage == Stage::tess_control || stage == Stage::tess_eval; }
+
 // The pre-raster shaders of a view in `stage` (the stage table names each stage's shader).
-void add_pre_raster_shaders(GraphicsDesc& d, Stage stage, const std::string& variant) {
-    d.shaders.push_back(view_shader(Stage::vertex, stage, variant));
-    if (stage == Stage::tess_control || stage == Stage::tess_eval) {
-        d.shaders.push_back(view_shader(Stage::tess_control, stage, variant));
-        d.shaders.push_back(view_shader(Stage::tess_eval, stage, variant));
-        d.patch_control_points = 3;
+PipelineShaders pre_raster_shaders(Stage stage, const std::string& variant) {
+    PipelineShaders shaders = {view_shader(Stage::vertex, stage, variant)};
+    if (tessellates(stage)) {
+        shaders.push_back(view_shader(Stage::tess_control, stage, variant));
+        shaders.push_back(view_shader(Stage::tess_eval, stage, variant));
     }
-    if (stage == Stage::geometry) d.shaders.push_back(view_shader(Stage::geometry, stage, variant));
+    if (stage == Stage::geometry) shaders.push_back(view_shader(Stage::geometry, stage, variant));
+    return shaders;
+}
+
+// The pipeline stage a shader stage runs in.
+VkPipelineStageFlags2 pipeline_stage(VkShaderStageFlagBits stage) {
+    switch (stage) {
+        case VK_SHADER_STAGE_VERTEX_BIT: return VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT;
+        case VK_SHADER_STAGE_TESSELLATION_CONTROL_BIT: return VK_PIPELINE_STAGE_2_TESSELLATION_CONTROL_SHADER_BIT;
+        case VK_SHADER_STAGE_TESSELLATION_EVALUATION_BIT: return VK_PIPELINE_STAGE_2_TESSELLATION_EVALUATION_SHADER_BIT;
+        case VK_SHADER_STAGE_GEOMETRY_BIT: return VK_PIPELINE_STAGE_2_GEOMETRY_SHADER_BIT;
+        case VK_SHADER_STAGE_FRAGMENT_BIT: return VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT;
+        case VK_SHADER_STAGE_COMPUTE_BIT: return VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT;
+        default: throw std::logic_error("a debug view's own pipelines have no such stage");
+    }
 }
 
 bool stage_available(const DeviceFeatures& features, Stage stage) {
@@ -150,6 +165,33 @@ uint32_t active_ramp_colour(float fraction) {
                            : lerp_colour(kActiveRamp[1], kActiveRamp[2], fraction * 2.0f - 1.0f);
 }
 
+std::vector<PipelineShaders> view_pipelines(Stage stage, ViewKind kind) {
+    std::string k = kind_suffix(kind);
+    if (stage == Stage::compute) return {{view_shader(Stage::compute, stage, k)}};
+    std::vector<PipelineShaders> pipelines;
+    if (redraws_depth(stage)) pipelines.push_back(pre_raster_shaders(stage, "plain"));
+    PipelineShaders view = pre_raster_shaders(stage, k);
+    view.push_back(view_shader(Stage::fragment, stage, k));
+    pipelines.push_back(view);
+    return pipelines;
+}
+
+VkPipelineStageFlags2 view_counter_stages(Stage stage, ViewKind kind) {
+    // The meshlet path's task and mesh shaders count into the counters in every variant (its own
+    // counts, and the view's), in the view's pipeline and in the depth redraw before it.
+    if (stage == Stage::task || stage == Stage::mesh)
+        return VK_PIPELINE_STAGE_2_TASK_SHADER_BIT_EXT | VK_PIPELINE_STAGE_2_MESH_SHADER_BIT_EXT;
+    // Every ray-tracing stage counts its rays (raytrace_stats.glsl), the stage under view its lanes too.
+    if (bit(stage) & kRayTracingStages) return VK_PIPELINE_STAGE_2_RAY_TRACING_SHADER_BIT_KHR;
+    // Here only a stage that runs a view variant counts (view_common.glsl); a plain pass-through
+    // binds the counters but never touches them.
+    VkPipelineStageFlags2 stages = VK_PIPELINE_STAGE_2_NONE;
+    for (const PipelineShaders& pipeline : view_pipelines(stage, kind))
+        for (const auto& [shader_stage, shader] : pipeline)
+            if (!shader.ends_with(".plain")) stages |= pipeline_stage(shader_stage);
+    return stages;
+}
+
 void DebugViewPass::create(const Context& ctx) {
     ViewParams params{};
     for (uint32_t i = 0; i < kLanePaletteSize; ++i) params.palette[i] = lane_colour(i);
@@ -165,18 +207,17 @@ void DebugViewPass::create(const Context& ctx) {
 const Pipeline& DebugViewPass::pipeline(const Context& ctx, Stage stage, ViewKind kind) {
     Pipeline& p = pipelines_[size_t(stage)][size_t(kind)];
     if (p.pipeline) return p;
-    std::string k = kind_suffix(kind);
     if (stage == Stage::compute) {
         ComputeDesc d;
-        d.shader = view_shader(Stage::compute, stage, k).second;
+        d.shader = view_pipelines(stage, kind).back().front().second;
         d.layout = {{VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER}};
         p = create_compute_pipeline(ctx, d);
         return p;
     }
     // The stage under view runs variant k; every other stage runs its plain pass-through.
     GraphicsDesc d;
-    add_pre_raster_shaders(d, stage, k);
-    d.shaders.push_back(view_shader(Stage::fragment, stage, k));
+    d.shaders = view_pipelines(stage, kind).back();
+    if (tessellates(stage)) d.patch_control_points = 3;
     d.layout = graphics_layout(ctx.features);
     d.color_formats = {kColorFormat};
     d.depth_format = kDepthFormat;
@@ -192,7 +233,8 @@ const Pipeline& DebugViewPass::depth_pipeline(const Context& ctx, Stage stage) {
     Pipeline& p = depth_pipelines_[size_t(stage)];
     if (p.pipeline) return p;
     GraphicsDesc d;
-    add_pre_raster_shaders(d, stage, "plain");  // positions are copied, never computed: any variant agrees
+    d.shaders = view_pipelines(stage, ViewKind::plain).front();  // positions are copied, never computed: any variant agrees
+    if (tessellates(stage)) d.patch_control_points = 3;
     d.layout = graphics_layout(ctx.features);
     d.depth_format = kDepthFormat;
     d.depth_compare = VK_COMPARE_OP_GREATER;  // reversed Z, as the pre-pass
@@ -215,6 +257,14 @@ void DebugViewPass::record(FrameContext& f, bool legend) {
 
     begin_label(f.ctx, f.cmd, debug_label(plan));
     f.timer.begin(f.cmd, Timer::view);
+    // The frame's counters: its earlier writers (the clear, the compute passes, forward's counts,
+    // the meshlet path, the ray tracer) finish before the stages this view's pipelines count in.
+    // Those stages come from the pipelines themselves (view_counter_stages), so a stage a view
+    // draws in cannot be missing here (issue 43: vertex, tessellation and geometry were).
+    Stage drawn = ray_stage && supported ? plan.stage : stage;
+    if (VkPipelineStageFlags2 counting = view_counter_stages(drawn, kind))
+        memory_barrier(f.cmd, counter_stages(f.ctx.features), VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT | VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                       counting, VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
     if (ray_stage && supported && unit_view && unit_view(f, params_)) {
         f.timer.end(f.cmd, Timer::view);
         end_label(f.ctx, f.cmd);

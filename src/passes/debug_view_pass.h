@@ -40,6 +40,19 @@ constexpr bool hatch_stripe(int x, int y) { return ((x + y) / 6) % 2 == 0; }
 // Which SPIR-V variant a view stage runs: `plain` has no subgroup operation at all.
 enum class ViewKind : uint32_t { plain, lane_id, first_last, active, count };
 
+// One pipeline's shaders: each Vulkan stage and the SPIR-V it runs ("view.tesc.lane_id").
+using PipelineShaders = std::vector<std::pair<VkShaderStageFlagBits, std::string>>;
+// The pipelines DebugViewPass draws a view in `stage` with (vertex to compute), in order: for
+// tess-control, tess-eval and geometry the depth redraw's (all plain), then the view's own, where
+// `stage` runs `kind` and every other stage its plain pass-through.
+std::vector<PipelineShaders> view_pipelines(Stage stage, ViewKind kind);
+// The pipeline stages whose shaders read and write the frame's counters while a view runs `kind`
+// in `stage` (the stage it draws in: vertex for a hatch without that stage): for vertex to compute
+// the stages of view_pipelines() that run a variant other than plain, for task and mesh both (the
+// meshlet path's shaders count in every variant), for a ray-tracing stage the ray-tracing stage.
+// The view's barrier makes the frame's earlier counter writes visible there.
+VkPipelineStageFlags2 view_counter_stages(Stage stage, ViewKind kind);
+
 class DebugViewPass {
 public:
     void create(const Context& ctx);

@@ -327,6 +327,26 @@ void MeshletPass::record_view(FrameContext& f, Stage stage, const std::string& k
     if (chunk_count_) vkCmdDrawMeshTasks_(f.cmd, grid_.width, grid_.height, 1);
 }
 
+std::vector<std::vector<uint32_t>> MeshletPass::read_kept_meshlets(const Context& ctx, uint32_t draw_count) const {
+    std::vector<uint8_t> bytes = read_buffer(ctx, visible_);
+    std::vector<uint32_t> words(bytes.size() / 4);
+    memcpy(words.data(), bytes.data(), words.size() * 4);
+    std::vector<std::vector<uint32_t>> kept(draw_count);
+    // Entries 32 c .. 32 c + chunk_kept - 1 of each chunk c (shaders/meshlet.glsl's VisibleMeshlet: 8 words).
+    for (uint32_t c = 0; c < chunk_count_; ++c) {
+        uint32_t count = words[size_t(c) * kMeshletsPerTask * 8 + 2];
+        if (count > chunks_cpu_[c].count)
+            throw std::runtime_error("meshlet chunk " + std::to_string(c) + " kept more meshlets than it holds");
+        for (uint32_t e = c * kMeshletsPerTask; e < c * kMeshletsPerTask + count; ++e) {
+            uint32_t draw = words[size_t(e) * 8], id = words[size_t(e) * 8 + 1];
+            if (draw >= draw_count || id >= meshlets_.meshlets.size())
+                throw std::runtime_error("visible list entry " + std::to_string(e) + " names no meshlet of the scene");
+            kept[draw].push_back(id);
+        }
+    }
+    return kept;
+}
+
 std::vector<std::vector<uint32_t>> MeshletPass::read_drawn_indices(const Context& ctx, uint32_t draw_count) const {
     if (!capture_enabled_) throw std::runtime_error("the meshlet path records what it drew only with capture on");
     Buffer list = create_buffer(ctx, visible_.size, VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryKind::host_readback,

@@ -57,6 +57,9 @@ public:
     // Per draw, the scene vertex indices of the triangles the last frame drew, in the order of
     // the mesh outputs (needs capture). Waits for the device.
     std::vector<std::vector<uint32_t>> read_drawn_indices(const Context& ctx, uint32_t draw_count) const;
+    // Per draw, the meshlets (indices into meshlets().meshlets) the last frame's task shaders kept,
+    // in list order. Tests; waits for the device.
+    std::vector<std::vector<uint32_t>> read_kept_meshlets(const Context& ctx, uint32_t draw_count) const;
 
     const Meshlets& meshlets() const { return meshlets_; }
     uint32_t meshlet_instances() const { return instances_; }

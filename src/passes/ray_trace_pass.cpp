@@ -407,6 +407,10 @@ void RayTracePass::trace(FrameContext& f, const Pipeline& pipeline, const Buffer
     // image written whole (every pixel is stored; forward may have read it: wait for that).
     transition(f.cmd, f.targets.depth, VK_IMAGE_LAYOUT_DEPTH_READ_ONLY_OPTIMAL, kRayShader, VK_ACCESS_2_SHADER_SAMPLED_READ_BIT);
     transition(f.cmd, f.targets.ray_traced, VK_IMAGE_LAYOUT_GENERAL, kRayShader, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, true);
+    // Every stage counts into the frame's counters (RayStats), which the clear and the compute
+    // passes before it wrote; their barriers name only their own readers (compute, fragment).
+    memory_barrier(f.cmd, counter_stages(f.ctx.features), VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT | VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                   kRayShader, VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
 
     vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_RAY_TRACING_KHR, pipeline.pipeline);
     Descriptors d;

@@ -27,6 +27,11 @@ struct FrameTargets {
 
 void create_frame_targets(const Context& ctx, VkExtent2D extent, FrameTargets& targets);
 
+// Every pipeline stage that may read or write a frame's GpuCounters on this device: the clear and
+// the readback copy (transfer), compute passes, the views' pre-rasterization stages, forward's
+// counts, the meshlet path's task and mesh shaders, the ray tracer.
+VkPipelineStageFlags2 counter_stages(const DeviceFeatures& features);
+
 // See passes/ray_trace_pass.h.
 struct RayStats {
     uint32_t rays[3];          // primary, shadow, reflection rays traced

@@ -119,8 +119,11 @@ void upload_scene(const Context& ctx, const Scene& scene, GpuScene& gpu) {
                                                : 0;
     gpu.vertices = create_buffer_with_data(ctx, scene.vertices.data(), scene.vertices.size() * sizeof(Vertex),
                                            VK_BUFFER_USAGE_VERTEX_BUFFER_BIT | storage | build_input, "vertices");
+    // Read back by --cull-dump with --cull off (each draw's whole level).
     gpu.indices = create_buffer_with_data(ctx, scene.indices.data(), scene.indices.size() * sizeof(uint32_t),
-                                          VK_BUFFER_USAGE_INDEX_BUFFER_BIT | storage | build_input, "source indices");
+                                          VK_BUFFER_USAGE_INDEX_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | storage |
+                                              build_input,
+                                          "source indices");
     gpu.draws = create_buffer_with_data(ctx, gpu.cpu_draws.data(), gpu.cpu_draws.size() * sizeof(GpuDraw), storage, "draws");
     gpu.indirect_all = create_buffer_with_data(ctx, all.data(), all.size() * sizeof(all[0]),
                                                VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT | storage, "indirect (all)");

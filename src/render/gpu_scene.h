@@ -1,5 +1,6 @@
 // The scene on the GPU: vertices, source indices, per-draw data, textures, and the indirect
-// commands that draw everything (what `--cull off` uses and what the cull pass starts from).
+// commands that draw everything at level 0 (what the scene passes draw where no cull pass set
+// commands this frame) and the template the cull pass starts from.
 #pragma once
 
 #include <vector>

@@ -29,6 +29,16 @@ void create_frame_targets(const Context& ctx, VkExtent2D extent, FrameTargets& t
                                 "ray traced");
 }
 
+VkPipelineStageFlags2 counter_stages(const DeviceFeatures& features) {
+    // The meshlet path's task and mesh shaders count too, and so does the ray tracer; their stages
+    // exist only with the feature.
+    VkPipelineStageFlags2 stages = VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT | VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT |
+                                   VK_PIPELINE_STAGE_2_PRE_RASTERIZATION_SHADERS_BIT | VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT;
+    if (features.mesh_shader) stages |= VK_PIPELINE_STAGE_2_TASK_SHADER_BIT_EXT | VK_PIPELINE_STAGE_2_MESH_SHADER_BIT_EXT;
+    if (features.ray_tracing) stages |= VK_PIPELINE_STAGE_2_RAY_TRACING_SHADER_BIT_KHR;
+    return stages;
+}
+
 Renderer::Renderer(const Context& ctx, const Scene& scene, const RendererConfig& config)
     : ctx_(ctx), cpu_scene_(scene), config_(config) {
     upload_scene(ctx, scene, scene_);
@@ -67,9 +77,11 @@ Renderer::Renderer(const Context& ctx, const Scene& scene, const RendererConfig&
         test_work_target_ = create_image(ctx, {kTestWorkSize, kTestWorkSize}, VK_FORMAT_R32_SFLOAT, VK_IMAGE_USAGE_STORAGE_BIT,
                                          "test extra work");
     }
+    ++alive_;  // last: a constructor that throws leaves no renderer (and runs no destructor)
 }
 
 Renderer::~Renderer() {
+    --alive_;
     if (!device_abandoned()) vkDeviceWaitIdle(ctx_.device);  // a hung GPU may never go idle
 }
 
@@ -150,16 +162,7 @@ void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_i
     memory_barrier(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, VK_ACCESS_2_MEMORY_READ_BIT | VK_ACCESS_2_MEMORY_WRITE_BIT,
                    VK_PIPELINE_STAGE_2_CLEAR_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT);
     vkCmdFillBuffer(cmd, counters_.buffer, 0, sizeof(GpuCounters), 0);
-    // (The meshlet path's task and mesh shaders count too; their stages exist only with the feature.)
-    // (So do the debug views in the vertex, tessellation and geometry stages: the sizes that ran.)
-    VkPipelineStageFlags2 mesh_stages = ctx_.features.mesh_shader ? VK_PIPELINE_STAGE_2_TASK_SHADER_BIT_EXT |
-                                                                         VK_PIPELINE_STAGE_2_MESH_SHADER_BIT_EXT
-                                                                   : VK_PIPELINE_STAGE_2_NONE;
-    memory_barrier(cmd, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
-                   VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT |
-                       VK_PIPELINE_STAGE_2_PRE_RASTERIZATION_SHADERS_BIT |
-                       VK_PIPELINE_STAGE_2_COPY_BIT | mesh_stages |
-                       (ctx_.features.ray_tracing ? VK_PIPELINE_STAGE_2_RAY_TRACING_SHADER_BIT_KHR : 0),
+    memory_barrier(cmd, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT, counter_stages(ctx_.features),
                    VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT |
                        VK_ACCESS_2_TRANSFER_READ_BIT);
 
@@ -326,9 +329,10 @@ GpuCounters Renderer::read_counters() {
 
 std::vector<std::vector<uint32_t>> Renderer::read_drawn_indices() {
     if (config_.plan.geometry == Geometry::meshlet && meshlets_) return meshlets_->read_drawn_indices(ctx_, scene_.draw_count);
-    if (config_.plan[PassId::cull].variant == Variant::off)
-        throw std::runtime_error("the culled geometry exists only with a cull variant other than off");
     // What forward drew (with occlusion: phase 1's survivors and phase 2's additions, merged).
     const CullPass& cull = unit<CullPass>(PassId::cull);
+    // --cull off: each draw's whole chosen level, from the source indices (CullPass::record_select).
+    if (config_.plan[PassId::cull].variant == Variant::off)
+        return ::read_drawn_indices(ctx_, scene_.indices, cull.level_indirect, scene_.draw_count);
     return ::read_drawn_indices(ctx_, cull.culled_indices, cull.indirect, scene_.draw_count);
 }

@@ -56,6 +56,11 @@ class Renderer {
 public:
     Renderer(const Context& ctx, const Scene& scene, const RendererConfig& config);
     ~Renderer();
+    Renderer(const Renderer&) = delete;
+    Renderer& operator=(const Renderer&) = delete;
+    // How many renderers this process holds now (--compare's images are each made alone: a test
+    // holds it to that).
+    static uint32_t alive() { return alive_; }
 
     // A plan with --geometry meshlet builds the meshlet path on first use (meshlets, buffers,
     // pipelines: a pause of the window's first such frame).
@@ -89,7 +94,8 @@ public:
     // needs a ray-trace variant other than off.
     std::vector<uint32_t> read_ray_traced();
     GpuCounters read_counters();
-    // Per draw, the indices the last frame drew (culled output; needs a cull variant other than off).
+    // Per draw, the indices the last frame drew (the culled output; with --cull off each draw's
+    // whole level of detail).
     std::vector<std::vector<uint32_t>> read_drawn_indices();
 
     Image& color() { return targets_.color; }
@@ -124,6 +130,7 @@ private:
     std::vector<uint8_t> read_image(Image& image);
     void record_units(FrameContext& f, FramePoint point);
 
+    static inline uint32_t alive_ = 0;
     const Context& ctx_;
     const Scene& cpu_scene_;  // outlives the renderer (its owner's); the meshlet path is built from it
     RendererConfig config_;

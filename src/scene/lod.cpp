@@ -107,18 +107,28 @@ void build_lod_chain(Scene& scene) {
     }
 }
 
-uint32_t choose_lod_level(const LodDraw& draw, glm::vec3 camera_position, float pixels_per_unit, float max_error_px) {
+LodView lod_view(const glm::mat4& view, const glm::mat4& projection, glm::uvec2 size) {
+    // As lod.glsl's lod_view(), from P[0][0] and P[1][1].
+    glm::vec2 p(projection[0][0], projection[1][1]);
+    glm::vec2 f = glm::abs(p) * 0.5f * glm::vec2(size);
+    glm::vec2 corner = 1.0f / p;
+    return {view, std::max(f.x, f.y), std::sqrt(1.0f + glm::dot(corner, corner))};
+}
+
+uint32_t choose_lod_level(const LodDraw& draw, const LodView& v, float max_error_px) {
     // Mirrors shaders/lod.glsl line for line.
     if (max_error_px <= 0.0f) return 0;  // --lod off, even past a level of error 0
-    glm::vec3 centre = glm::vec3(draw.model * glm::vec4(glm::vec3(draw.bounding_sphere), 1.0f));
+    glm::vec3 centre = glm::vec3(v.view * (draw.model * glm::vec4(glm::vec3(draw.bounding_sphere), 1.0f)));
     float scale = std::max(glm::length(glm::vec3(draw.model[0])),
                            std::max(glm::length(glm::vec3(draw.model[1])), glm::length(glm::vec3(draw.model[2]))));
-    float distance = std::max(glm::length(centre - camera_position) - draw.bounding_sphere.w * scale, 0.0f);
+    float radius = draw.bounding_sphere.w * scale;
+    float depth = std::max(-centre.z - radius, 0.0f);  // 0: the sphere reaches the eye's plane
+    float stretch = depth > 0.0f ? std::min(v.corner_stretch, (glm::length(centre) + radius) / depth) : v.corner_stretch;
     uint32_t level = 0;
     for (uint32_t l = 1; l < draw.level_count; ++l) {
-        // error * scale / distance * pixels_per_unit <= max_error_px, without the division: a
-        // camera inside the sphere (distance 0) keeps level 0.
-        if (draw.errors[l] * scale * pixels_per_unit > max_error_px * distance) break;
+        // error * scale * f * stretch / depth <= max_error_px, without the division: a sphere
+        // at depth 0 keeps level 0 (or a level of error 0).
+        if (draw.errors[l] * scale * v.pixels_per_unit * stretch > max_error_px * depth) break;
         level = l;
     }
     return level;

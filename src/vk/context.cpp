@@ -495,6 +495,7 @@ bool device_abandoned() { return g_device_abandoned.load(); }
 
 void wait_for_frame(const Context& ctx, VkFence fence) {
     FrameFault fault;  // test only: SGD_FAULT=device-lost@N, hang@N
+    if (fault.loses_device()) vkDeviceWaitIdle(ctx.device);
     uint32_t timeout_s = frame_timeout_s(), waited_s = 0;
     for (;;) {
         VkResult wait = fault.apply(vkWaitForFences(ctx.device, 1, &fence, VK_TRUE, 1'000'000'000ull));

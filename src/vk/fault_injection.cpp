@@ -61,6 +61,8 @@ uint32_t frame_timeout_s() { return injected_faults().frame_timeout_s; }
 
 FrameFault::FrameFault() : frame_(g_frames_waited++) {}
 
+bool FrameFault::loses_device() const { return frame_ == injected_faults().device_lost_frame; }
+
 VkResult FrameFault::apply(VkResult wait) const {
     const InjectedFaults& faults = injected_faults();
     if (frame_ == faults.device_lost_frame) return VK_ERROR_DEVICE_LOST;

@@ -32,6 +32,10 @@ class FrameFault {
 public:
     FrameFault();
     VkResult apply(VkResult wait) const;
+    // This frame's wait reports VK_ERROR_DEVICE_LOST. The device is not really lost: the caller
+    // lets it finish its work first, as a lost device would run nothing more, so that freeing
+    // buffers while unwinding never races a driver thread still executing them (lavapipe did).
+    bool loses_device() const;
 
 private:
     int64_t frame_;

@@ -109,6 +109,34 @@ TEST(Cli, WindowWithoutDisplayExits2PointingToHeadless) {
     if (!saved.empty()) setenv("DISPLAY", saved.c_str(), 1);
 }
 
+// The demo's output as a terminal shows it: run under script(1), which gives it a pseudo-terminal
+// (whose line discipline turns each "\n" into "\r\n").
+std::string run_in_terminal(const std::vector<std::string>& args) {
+    std::string command = "script -qec \"'" SGD_DEMO "'";
+    for (const std::string& a : args) command += " '" + a + "'";
+    command += "\" /dev/null 2>&1";
+    std::string output;
+    FILE* pipe = popen(command.c_str(), "r");
+    if (!pipe) return output;
+    char buffer[4096];
+    size_t n;
+    while ((n = fread(buffer, 1, sizeof(buffer), pipe)) > 0) output.append(buffer, n);
+    pclose(pipe);
+    return output;
+}
+
+TEST(Cli, ProgressIsALinePerUpdateIntoAPipeAndOneLineRedrawnOnATerminal) {
+    REQUIRE_DRAWING();
+    std::vector<std::string> args = {"--headless", "--size", "32x18", "--frames", "20", "--warmup", "0", "--lights", "1",
+                                     "--lod", "off"};
+    DemoRun piped = run_demo(args);
+    ASSERT_EQ(piped.exit_code, 0) << piped.output;
+    EXPECT_NE(piped.output.find("frame 10/20\nframe 20/20\n"), std::string::npos) << piped.output;
+    EXPECT_EQ(piped.output.find('\r'), std::string::npos) << piped.output;
+    std::string terminal = run_in_terminal(args);
+    EXPECT_NE(terminal.find("\rframe 10/20\rframe 20/20\r\n"), std::string::npos) << terminal;
+}
+
 TEST(Cli, ListDevicesAndVersion) {
     DemoRun list = run_demo({"--list-devices"});
     EXPECT_EQ(list.exit_code, 0);

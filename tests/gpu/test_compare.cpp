@@ -14,6 +14,7 @@
 
 #include "compare/compare.h"
 #include "gpu/harness.h"
+#include "gpu/light_frame.h"  // test_context()
 #include "known_drivers.h"
 
 namespace {
@@ -142,6 +143,16 @@ std::set<std::string> ray_tracing_skips(const nlohmann::json& report) {
     return names;
 }
 
+// The --headless command line of a configuration of the matrix: its requests as options, auto
+// without the tuning file (as the comparison plans), then `more`.
+std::vector<std::string> headless_args(const CompareConfig& config, std::vector<std::string> more) {
+    std::vector<std::string> args = {"--headless", "--no-tuning", "--geometry", std::string(geometry_name(config.geometry))};
+    for (const PassInfo& pass : kPasses)
+        if (config[pass.id] != Request::automatic) args.insert(args.end(), {"--" + std::string(pass.name), std::string(request_name(config[pass.id]))});
+    args.insert(args.end(), more.begin(), more.end());
+    return args;
+}
+
 double pass_median(const nlohmann::json& run, const char* pass) { return run["timings_ms"][pass]["median"].get<double>(); }
 
 TEST(Compare, EveryConfigurationRunsValidatedAndTheSheetShowsEachScreenshot) {
@@ -153,11 +164,15 @@ TEST(Compare, EveryConfigurationRunsValidatedAndTheSheetShowsEachScreenshot) {
     EXPECT_EQ(validation_lines(run.output), 0) << run.output;
     std::vector<CompareConfig> matrix = comparison_matrix();
     // Progress counts each configuration's set-up, the two rounds (two measured frames, one each),
-    // the stage probe and the run-to-run repeat of all-fallback, which comes last.
-    std::string steps = std::to_string(matrix.size() + 2 + 2);
+    // each configuration's image (rendered alone), the stage probe and the run-to-run repeat of
+    // all-fallback, which comes last.
+    std::string steps = std::to_string(2 * matrix.size() + 2 + 2);
     EXPECT_NE(run.output.find("/" + steps + "] round 2/2 "), std::string::npos) << "progress: " << run.output;
     EXPECT_NE(run.output.find("/" + steps + "] graphics-to-compute probe "), std::string::npos) << "progress: " << run.output;
     EXPECT_NE(run.output.find("[" + std::to_string(matrix.size()) + "/" + steps + "] all-fallback "), std::string::npos)
+        << "progress: " << run.output;
+    EXPECT_NE(run.output.find("[" + std::to_string(matrix.size() + 3) + "/" + steps + "] " + matrix[0].name + " (image, alone)"),
+              std::string::npos)
         << "progress: " << run.output;
     EXPECT_NE(run.output.find("[" + steps + "/" + steps + "] all-fallback (again, run to run)"), std::string::npos)
         << "progress: " << run.output;
@@ -364,6 +379,16 @@ TEST(Compare, EveryConfigurationRunsValidatedAndTheSheetShowsEachScreenshot) {
     EXPECT_EQ(black_pixels(sheet, noise_cell), noise_cell.w * noise_cell.h);
     EXPECT_GT(non_background_pixels(sheet, layout.label(pairs.size())), 200);
 
+    // Each image is the frame a process of its own renders (issue 43): the second configuration of
+    // the matrix and all-fallback, occlusion on, against separate --headless runs, byte for byte.
+    for (const CompareConfig& config : {matrix[1], matrix[matrix.size() - 1]}) {
+        std::string fresh = dir + "/fresh-" + config.name + ".png";
+        DemoRun alone = run_demo(headless_args(config, {"--validate", "--size", std::to_string(kWidth) + "x" + std::to_string(kHeight),
+                                                        "--frames", "3", "--warmup", "1", "--lights", "64", "--screenshot", fresh}));
+        ASSERT_EQ(alone.exit_code, 0) << alone.output;
+        EXPECT_EQ(read_png(fresh).rgba, shots[config.name].rgba) << config.name;
+    }
+
     // chart.svg: one pair per ratio of report.json, with its numbers.
     std::string svg = read_text_file(dir + "/chart.svg");
     ASSERT_NE(svg.find("<svg"), std::string::npos);
@@ -451,3 +476,59 @@ TEST(Compare, UnsupportedSubgroupPathIsSkippedWithItsReason) {
 }
 
 }  // namespace
+
+// Issue 43: inside one --compare on an NVIDIA H100 the cull pair and the run-to-run cell read 17 to
+// 26 pixels one step apart while separate processes rendered identical frames. The images came
+// from the timed renderers, all alive at once and interleaved; the first configuration and the
+// repeat (made after the others were freed) were the ones a process of its own renders. Each
+// image is now a render of its own with no other renderer of the comparison alive: held here by
+// counting the renderers that exist when each image starts, and by the images themselves against
+// separate processes (occlusion on, lights and exposure moving from frame to frame).
+TEST(Compare, EachImageIsRenderedAloneAndEqualsAProcessOfItsOwn) {
+    REQUIRE_DRAWING();
+    const Context& ctx = test_context();
+    std::string dir = test_dir("compare-alone");
+    Options o;
+    o.scene = SGD_TEST_SCENES "/knot.gltf";
+    o.width = 64, o.height = 36;
+    o.lights = 16;
+    o.frames = 4, o.warmup = 1;
+    o.plan.lod = false;  // as run_demo adds --lod off to the separate processes
+    Scene scene = load_requested_scene(o);
+    std::vector<CompareRun> runs;
+    for (const CompareConfig& config : comparison_matrix())
+        if (config.name == "cull-subgroup" || config.name == "cull-fallback" || config.name == "all-fallback") {
+            PlanRequest request;
+            request.passes = config.requests;
+            request.lod = o.plan.lod;
+            runs.push_back({config, false, "", make_plan(ctx.subgroup, ctx.features, request)});
+            ASSERT_NE(runs.back().plan[PassId::occlusion].variant, Variant::off) << config.name;
+        }
+    ASSERT_EQ(runs.size(), 3u);
+
+    const uint32_t before = Renderer::alive();
+    std::vector<uint32_t> at_setup, at_image;
+    CompareMethod method = render_in_rounds(ctx, scene, o, runs, [&](const std::string&, bool) { at_setup.push_back(Renderer::alive()); });
+    EXPECT_EQ(Renderer::alive(), before);
+    render_alone(ctx, scene, o, runs, dir, method, [&](const std::string&, bool) { at_image.push_back(Renderer::alive()); });
+    EXPECT_EQ(Renderer::alive(), before);
+    // The timed renderers are alive together (the counter sees them: 0, 1, 2 before each set-up,
+    // 3 before each round); each image starts with none of them.
+    std::vector<uint32_t> setups = {before, before + 1, before + 2};
+    setups.resize(3 + method.rounds(), before + 3);
+    EXPECT_EQ(at_setup, setups);
+    EXPECT_EQ(at_image, std::vector<uint32_t>(3, before));
+
+    for (const CompareRun& run : runs) {
+        EXPECT_EQ(run.validation_messages, 0u) << run.config.name;
+        ASSERT_GT(method.rounds(), 0u);
+        EXPECT_EQ(run.result.rounds[size_t(Timer::frame)].size(), method.rounds()) << run.config.name;  // the timings stay
+        std::string fresh = dir + "/fresh-" + run.config.name + ".png";
+        DemoRun alone = run_demo(headless_args(run.config, {"--scene", o.scene, "--size", "64x36", "--frames", "4", "--warmup", "1",
+                                                            "--lights", "16", "--screenshot", fresh}));
+        ASSERT_EQ(alone.exit_code, 0) << alone.output;
+        Png image = read_png(run.result.screenshot), process = read_png(fresh);
+        EXPECT_GT(geometry_pixels(image), 100) << run.config.name;
+        EXPECT_EQ(image.rgba, process.rgba) << run.config.name;
+    }
+}

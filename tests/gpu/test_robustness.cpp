@@ -550,8 +550,14 @@ std::string gpu_av_unusable_reason() {
 // Every run pairs one pass variant (cycling through --cull/--light-cull/--mip/--occlusion x subgroup/fallback/
 // off) with one view: each view of --help, in every --view-stage for the views --info lists per
 // stage. 4096 lights in a 64x64 frame overflow the per-tile lists (512), so the capacity bound runs.
-TEST(GpuAssistedValidation, EveryPassVariantAndViewIsClean) {
+// The sweep is split into kGpuAvShards tests of every kGpuAvShards-th run, so that ctest runs them
+// in parallel: one test of 56 validated runs was the suite's slowest (issue 39).
+constexpr size_t kGpuAvShards = 4;
+class GpuAssistedValidation : public testing::TestWithParam<size_t> {};
+
+TEST_P(GpuAssistedValidation, EveryPassVariantAndViewIsClean) {
     REQUIRE_DRAWING();
+    const size_t shard = GetParam();
     if (std::string why = gpu_av_unusable_reason(); !why.empty()) GTEST_SKIP() << why;
     DemoRun help = run_demo({"--help"}), info = run_demo({"--info"});
     ASSERT_EQ(help.exit_code, 0);
@@ -577,7 +583,7 @@ TEST(GpuAssistedValidation, EveryPassVariantAndViewIsClean) {
     ScopedEnv gpu_av("SGD_GPU_AV", "1");
     size_t runs = std::max(variants.size(), views.size());
     int unsupported = 0;
-    for (size_t i = 0; i < runs; ++i) {
+    for (size_t i = shard; i < runs; i += kGpuAvShards) {
         std::vector<std::string> extra = variants[i % variants.size()];
         extra.insert(extra.end(), views[i % views.size()].begin(), views[i % views.size()].end());
         std::vector<std::string> args = {"--headless", "--validate", "--size", "64x64", "--frames", "1", "--warmup", "0",
@@ -604,5 +610,8 @@ TEST(GpuAssistedValidation, EveryPassVariantAndViewIsClean) {
     // Held to the record where the running driver has one: lavapipe runs every subgroup variant of
     // the cull, light-cull and mip passes (compute and fragment subgroups, quad operations).
     if (const KnownDriver* k = known_driver()) EXPECT_EQ(unsupported, 0) << "refused on " << k->name;
-    EXPECT_LT(unsupported, int(variants.size()));
+    EXPECT_LT(unsupported, int((variants.size() + kGpuAvShards - 1) / kGpuAvShards));
 }
+
+INSTANTIATE_TEST_SUITE_P(Shards, GpuAssistedValidation, testing::Range<size_t>(0, kGpuAvShards),
+                         [](const auto& info) { return "runs_from_" + std::to_string(info.param); });

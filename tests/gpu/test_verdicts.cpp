@@ -34,7 +34,8 @@ std::vector<CompareRun> render_twins_and_slowed(const Context& ctx, const Scene&
     o.lights = 16;
     o.warmup = 2;
     o.frames = 2 + 30;  // 10 rounds of 3 frames
-    method = render_in_rounds(ctx, scene, o, runs, dir);
+    method = render_in_rounds(ctx, scene, o, runs);
+    render_alone(ctx, scene, o, runs, dir, method);  // the screenshots
     return runs;
 }
 
