@@ -27,6 +27,12 @@
 //                  at a time.
 // Every survivor's slot is decided by counts alone, never by which atomic came first, so the output
 // is the same in both variants, on every run and whichever partitions fell back.
+//
+// With occlusion phase 1 (docs/occlusion.md) it also tests each triangle against the previous
+// frame's depth pyramid, and keeps for phase 2 (cull_late.comp, cull_merge.comp) what that needs:
+// the ranks of the triangles only the pyramid rejected, compacted by the workgroup's scan to the
+// start of the chunk's own stretch (their counts are scanned by cull_scan.comp, which makes them
+// one list in input order), and the survivors' count and rank mask.
 #ifdef CULL_SUBGROUP
 #define SCAN_SUBGROUP 1
 #extension GL_KHR_shader_subgroup_basic : require
@@ -73,11 +79,25 @@ layout(set = 0, binding = 6, std430) writeonly buffer CulledIndices { uint culle
 layout(set = 0, binding = 7, std430) writeonly buffer Indirect { uint indirect[]; };
 // GpuCounters (src/render/frame.h), as words.
 layout(set = 0, binding = 8, std430) buffer Counters { uint counters[]; };
-// The depth pyramids (occlusion_pass.h: two, frame.occlusion.y and .z say where); bound only
-// with an occlusion phase (push.occlusion_phase > 0).
+// The depth pyramids (occlusion_pass.h: two, frame.occlusion.y and .z say where); read only in
+// occlusion phase 1 (push.occlusion_phase 1).
 layout(set = 0, binding = 9, std430) readonly buffer Pyramid { float pyramid_texels[]; };
 #define PYRAMID_BUFFER pyramid_texels
 #include "occlusion.glsl"
+// Occlusion phase 1 only (docs/occlusion.md), what phase 2 (cull_late.comp, cull_merge.comp) needs:
+// - the triangles rejected as occluded, in input order, as the chunk's ranks at the start of its
+//   own stretch (a word per triangle of the draw's range: out_first / 3 + first triangle + slot),
+//   and their count;
+// - the chunk's survivor count again (the merge's scan adds phase 2's to it) and its survivors as
+//   a bit mask over the chunk's ranks (kDrawnWords words per chunk);
+// - the late draw's indexCount, zeroed by the draw's first chunk (phase 2 counts into it).
+layout(set = 0, binding = 10, std430) writeonly buffer Rejected { uint rejected_ranks[]; };
+layout(set = 0, binding = 11, std430) writeonly buffer ChunkRejected { uint chunk_rejected[]; };
+layout(set = 0, binding = 12, std430) writeonly buffer ChunkDrawn { uint chunk_drawn[]; };
+layout(set = 0, binding = 13, std430) writeonly buffer DrawnMasks { uint drawn_masks[]; };
+layout(set = 0, binding = 14, std430) writeonly buffer LateIndirect { uint late_indirect[]; };
+const uint kDrawnWords = (gl_WorkGroupSize.x + 31u) / 32u;
+shared uint drawn_words[kDrawnWords];
 
 layout(push_constant) uniform Push {
     uint chunk_count;
@@ -85,8 +105,7 @@ layout(push_constant) uniform Push {
     float frustum_eps;
     float lod_max_error_px;  // --lod auto: 1 pixel; --lod off: 0 (level 0 always)
     // Occlusion culling (docs/occlusion.md): 0 none; 1 phase 1, against the previous frame's
-    // pyramid with its view-projection (nothing rejected without one); 2 phase 2, against this
-    // frame's pyramid of the phase-1 depth.
+    // pyramid with its view-projection (nothing rejected without one). Phase 2 is cull_late.comp.
     uint occlusion_phase;
     // Reads of a predecessor's word that may find it not ready before this workgroup counts the
     // predecessor itself: spin_limit + 1.
@@ -97,7 +116,7 @@ layout(push_constant) uniform Push {
 } push;
 
 const uint kTrianglesVisibleWord = 0u;   // GpuCounters::triangles_visible
-const uint kLookbackFallbacksWord = 78u; // GpuCounters::cull_lookback_fallbacks
+const uint kLookbackFallbacksWord = 83u; // GpuCounters::cull_lookback_fallbacks
 const uint kParityBit = 0x80000000u;
 const uint kInclusiveBit = 0x40000000u;
 const uint kCountMask = 0x3FFFFFFFu;
@@ -129,8 +148,7 @@ vec3 vertex_position(uint index) {
 struct Verdict {
     uvec3 index;              // the triangle's vertex indices
     bool visible;             // drawn: in range and passes every test, occlusion included
-    bool occlusion_rejected;  // passes every other test, but the pyramid rejects it
-    bool readmitted;          // phase 2: rejected by phase 1's pyramid, not by this frame's
+    bool occlusion_rejected;  // passes every other test, but the pyramid rejects it (phase 1)
 };
 
 // Triangle `triangle` of the draw's level. One past the level's last triangle (the level's last
@@ -160,23 +178,17 @@ Verdict test_triangle(uint draw_id, uint level, uint triangle) {
     uint result = classify_triangle(v.index, p0, p1, p2, c0, c1, c2, params);
     bool passes_others = all(bvec2(in_range, result == CULL_VISIBLE));
 
-    // Occlusion. Both branches are uniform (push constants and frame uniforms), and the test is
-    // straight-line code.
-    vec2 viewport = vec2(frame.sizes.xy);
-    bool early_occluded = false;  // phase 1's verdict (phase 2 repeats it for the re-admitted count)
-    bool late_occluded = false;
-    if (push.occlusion_phase > 0u && frame.occlusion.x != 0u) {
+    // Occlusion phase 1: the previous frame's pyramid, seen with the previous view-projection. The
+    // branch is uniform (push constant and frame uniforms) and the test straight-line code.
+    bool occluded = false;
+    if (all(bvec2(push.occlusion_phase == 1u, frame.occlusion.x != 0u))) {
         precise vec4 q0 = frame.previous_view_proj * world0;
         precise vec4 q1 = frame.previous_view_proj * world1;
         precise vec4 q2 = frame.previous_view_proj * world2;
-        early_occluded = occluded_by_pyramid(q0, q1, q2, viewport, push.snap_px, push.frustum_eps, frame.occlusion.y);
+        occluded = triangle_occluded(q0, q1, q2, vec2(frame.sizes.xy), push.snap_px, push.frustum_eps, frame.occlusion.y);
     }
-    if (push.occlusion_phase == 2u)
-        late_occluded = occluded_by_pyramid(c0, c1, c2, viewport, push.snap_px, push.frustum_eps, frame.occlusion.z);
-    bool occluded = push.occlusion_phase == 1u ? early_occluded : late_occluded;
     v.visible = all(bvec2(passes_others, !occluded));
     v.occlusion_rejected = all(bvec2(passes_others, occluded));
-    v.readmitted = all(bvec4(passes_others, early_occluded, !late_occluded, push.occlusion_phase == 2u));
     return v;
 }
 
@@ -327,12 +339,20 @@ void main() {
     uint draw_id = entry.x;
     uint level = entry.y;
     uint level_first = part - entry.z / gl_WorkGroupSize.x;
+    bool phase1 = push.occlusion_phase == 1u;
+    if (all(bvec3(phase1, part == entry.w, gl_LocalInvocationIndex == 0u))) late_indirect[draw_id * 5u] = 0u;
     // Chunks of the levels the draw does not use this frame keep nothing. The choice depends on
     // the draw alone, so the whole workgroup leaves together; no chunk of this level looks back
     // at this word, but it is written, with this dispatch's parity, like every other.
     LodView lod = lod_view(frame.view, frame.projection, frame.sizes.xy);
     if (level != choose_lod_level(draws[draw_id], lod, push.lod_max_error_px)) {
-        if (gl_LocalInvocationIndex == 0u) store_state(part, parity | kInclusiveBit);
+        if (gl_LocalInvocationIndex == 0u) {
+            store_state(part, parity | kInclusiveBit);
+            if (phase1) {
+                chunk_rejected[part] = 0u;
+                chunk_drawn[part] = 0u;
+            }
+        }
         return;
     }
 
@@ -366,28 +386,36 @@ void main() {
         culled_indices[dst + 2u] = v.index.z;
     }
 
-    // The occlusion counters: rejected (low 16 bits) and, in phase 2, re-admitted (high 16 bits),
-    // summed by a second scan (workgroups are at most 1024 invocations: no carry between halves).
-    uint occlusion_counts = 0u;
-    if (push.occlusion_phase > 0u)
-        workgroup_exclusive_scan((v.occlusion_rejected ? 1u : 0u) | (v.readmitted ? 1u << 16u : 0u), occlusion_counts);
-    if (gl_LocalInvocationIndex == 0u) {
-        if (push.occlusion_phase > 0u) {
-            if ((occlusion_counts & 0xFFFFu) != 0u) atomicAdd(counters[kOcclusionRejectedWord + push.occlusion_phase - 1u], occlusion_counts & 0xFFFFu);
-            if ((occlusion_counts >> 16u) != 0u) atomicAdd(counters[kOcclusionReadmittedWord], occlusion_counts >> 16u);
+    if (phase1) {  // uniform (a push constant)
+        // Phase 2's list: the ranks of the triangles only the pyramid rejected, compacted in rank
+        // (input) order by the same scan, to the start of the chunk's stretch (a word per triangle).
+        uint rejected_count;
+        uint rejected_slot = workgroup_exclusive_scan(v.occlusion_rejected ? 1u : 0u, rejected_count);
+        uint at = draws[draw_id].out_first / 3u + entry.z + rejected_slot;
+        if (all(bvec2(v.occlusion_rejected, at < uint(rejected_ranks.length())))) rejected_ranks[at] = rank;
+        // The survivors as bits of their ranks: what the merge puts phase 2's additions between.
+        if (rank < kDrawnWords) drawn_words[rank] = 0u;
+        barrier();
+        if (v.visible) atomicOr(drawn_words[rank / 32u], 1u << (rank % 32u));
+        barrier();
+        if (rank < kDrawnWords) drawn_masks[part * kDrawnWords + rank] = drawn_words[rank];
+        if (rank == 0u) {
+            chunk_rejected[part] = rejected_count;
+            chunk_drawn[part] = survivors;
+            if (rejected_count != 0u) atomicAdd(counters[kOcclusionTrianglesWord + kOcclusionRejected1], rejected_count);
         }
+    }
+    if (gl_LocalInvocationIndex == 0u) {
         // The level's last chunk: the draw's indexCount, every dispatch (the level's chunks write
         // nothing past it; at most the draw's triangles, clamped so no input makes it more).
         uint kept = prefix + survivors;
         bool level_end = entry.z + gl_WorkGroupSize.x >= draws[draw_id].lod_index_count[level] / 3u;
         if (level_end) indirect[draw_id * 5u] = 3u * min(kept, draws[draw_id].index_count / 3u);
-        // The frame's counters: phase 1 leaves them to phase 2, whose list is the frame's. One
-        // atomic per draw for the total; per level, one per workgroup (lod.glsl): the level's first
-        // chunk counts the draw, whether or not any of its triangles survive.
-        if (push.occlusion_phase != 1u) {
-            if (all(bvec2(level_end, kept > 0u))) atomicAdd(counters[kTrianglesVisibleWord], kept);
-            if (level_start) atomicAdd(counters[kLodDrawsWord + level], 1u);
-            if (survivors > 0u) atomicAdd(counters[kLodTrianglesWord + level], survivors);
-        }
+        // The frame's counters (occlusion phase 2, cull_late.comp, adds its additions). One atomic
+        // per draw for the total; per level, one per workgroup (lod.glsl): the level's first chunk
+        // counts the draw, whether or not any of its triangles survive.
+        if (all(bvec2(level_end, kept > 0u))) atomicAdd(counters[kTrianglesVisibleWord], kept);
+        if (level_start) atomicAdd(counters[kLodDrawsWord + level], 1u);
+        if (survivors > 0u) atomicAdd(counters[kLodTrianglesWord + level], survivors);
     }
 }

@@ -19,6 +19,7 @@
 const uint kLodDrawsWord = 51u;
 const uint kLodTrianglesWord = 59u;
 const uint kLodMeshletsWord = 67u;
+const uint kMaxLodLevels = 8u;
 
 // What the rule needs of the view: lod_view(frame.view, frame.projection, frame.sizes.xy).
 struct LodView {

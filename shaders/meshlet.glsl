@@ -24,13 +24,17 @@ struct Meshlet {
     uint triangle_count;
 };
 
-// What the depth pre-pass records for forward: a kept meshlet of a draw, and which of its
-// triangles survived (bit t of mask: meshlet triangle t). Written by its mesh workgroup, except
-// chunk_kept, which the task workgroup of chunk c writes into entry 32 c only.
+// What the depth pre-pass records for forward. Entry 32 c + i is meshlet i of task chunk c (so
+// its draw and meshlet follow from the chunk table); its mask says which of the meshlet's
+// triangles survived (bit t: meshlet triangle t), written by the meshlet's mesh workgroup when
+// the meshlet is kept. Entry 32 c also holds chunk c's masks of meshlets (bit i: meshlet i),
+// written by the chunk's task workgroup in the pre-pass: kept, and (occlusion phase 1) rejected by
+// the previous frame's pyramid; phase 2's task shaders add the re-admitted to chunk_late. Forward
+// draws chunk by chunk the meshlets of chunk_kept | chunk_late in bit order: input order.
 struct VisibleMeshlet {
-    uint draw;
-    uint meshlet;
-    uint chunk_kept;  // entry 32 c: the meshlets chunk c kept (its entries 32 c .. 32 c + chunk_kept - 1)
+    uint chunk_kept;
+    uint chunk_late;
+    uint chunk_rejected;
     uint pad;
     uvec4 mask;
 };
@@ -52,6 +56,15 @@ const uint kCounterMeshletsVisible = 35u;
 // Tests and --cull-dump: for visible entry e, slot s of its mesh output holds meshlet triangle
 // capture[e * 128 + s] (the primitive order the compaction produced).
 layout(set = 0, binding = 23, std430) writeonly buffer Capture { uint capture[]; };
+// Occlusion (docs/occlusion.md): the depth pyramids (occlusion_pass.h; frame.occlusion says where),
+// and occlusion phase 2's list: phase 1's rejected meshlets as visible-list entries, in input
+// order, after the indirect command that launches one task workgroup per 32 of them
+// (meshlet_late_list.comp writes both).
+layout(set = 0, binding = 24, std430) readonly buffer Pyramid { float pyramid_texels[]; };
+layout(set = 0, binding = 25, std430) readonly buffer LateList {
+    uvec4 late_header;  // x, y, z: task workgroups (VkDrawMeshTasksIndirectCommandEXT); w: entries
+    uint late_entries[];
+};
 
 vec3 meshlet_position(uint vertex) {
     uint base = vertex * 3u;
@@ -98,6 +111,20 @@ bool meshlet_culled(Meshlet m, mat4 model, bool cone, float snap_px) {
     bool sizes_ok = all(bvec3(d_min > 0.0, delta > 0.0, area2_px > 1.01 * snap_margin));
     bool backface = all(bvec4(cone, in_depth_range, m.cone.w < 1.0, all(bvec2(facing_away, sizes_ok))));
     return any(bvec2(frustum, backface));
+}
+
+// The draw, meshlet and level of detail of visible-list entry e (32 chunk + i).
+struct ListedMeshlet {
+    uint chunk;
+    uint index;  // i: the meshlet's bit in the chunk's masks
+    uint draw;
+    uint meshlet;
+    uint level;
+};
+ListedMeshlet listed_meshlet(uint e) {
+    uint chunk = e / kMeshletsPerTask, i = e % kMeshletsPerTask;
+    uvec4 c = task_chunks[chunk];  // draw, first meshlet, count, flags (level in bits 8 and up)
+    return ListedMeshlet(chunk, i, c.x, c.y + i, c.w >> 8u);
 }
 
 // Clip position of a meshlet vertex: scene.vert's expressions, `precise` included, so the

@@ -1,35 +1,54 @@
-// The occlusion test against the depth pyramid (docs/occlusion.md), for the compute cull. Include
-// after pyramid.glsl, with the pyramid bound as `float pyramid_texels[]` (PYRAMID_BUFFER names it).
+// The occlusion test against the depth pyramid (docs/occlusion.md), for the compute cull (a
+// triangle) and the meshlet path's task shader (a meshlet's bounding box). Include after
+// cull_tests.glsl (inside_depth_range, to_pixels), with the pyramid bound as a float array that
+// PYRAMID_BUFFER names.
 //
-// A triangle is occluded when its nearest depth is farther than the farthest depth of every
-// pixel its screen rectangle can touch: then no fragment of it can pass the depth test of the
-// final depth buffer, whose every pixel is at least as near as the pyramid's texel over it. The
-// test only rejects; anything it cannot judge (a vertex outside the depth range: clipped, or
-// behind the eye) is kept.
+// Something is occluded when its nearest depth is farther than the farthest depth of every pixel
+// its screen rectangle can touch: then no fragment of it can pass the depth test of the final
+// depth buffer, whose every pixel is at least as near as the pyramid's texel over it. The test
+// only rejects; anything it cannot judge (a point outside the depth range: clipped, or behind the
+// eye) is kept. Straight-line code: callers run workgroup scans and subgroup operations after it.
 #ifndef OCCLUSION_GLSL
 #define OCCLUSION_GLSL
 
 #include "pyramid.glsl"
 
-// Word offsets of GpuCounters (src/render/frame.h): triangles rejected by occlusion in phase 1
-// and phase 2, and phase-1 rejections that phase 2 drew after all.
-const uint kOcclusionRejectedWord = 75u;  // + 0: phase 1, + 1: phase 2
-const uint kOcclusionReadmittedWord = 77u;
+// Word offsets of GpuCounters::occlusion_triangles and occlusion_meshlets (src/render/frame.h):
+// each is rejected in phase 1, rejected in phase 2, re-admitted by phase 2, tested by phase 2.
+const uint kOcclusionTrianglesWord = 75u;
+const uint kOcclusionMeshletsWord = 79u;
+const uint kOcclusionRejected1 = 0u, kOcclusionRejected2 = 1u, kOcclusionReadmitted = 2u, kOcclusionTested = 3u;
 
-// c0..c2: clip space; viewport: pixels; margin_px: how far the rasterizer's vertex may sit from
-// ours (the cull's snap_px); pyramid_base: where this pyramid starts in the buffer.
-bool occluded_by_pyramid(vec4 c0, vec4 c1, vec4 c2, vec2 viewport, float margin_px, float eps, uint pyramid_base) {
-    bool judgeable = all(bvec3(inside_depth_range(c0, eps), inside_depth_range(c1, eps), inside_depth_range(c2, eps)));
-    vec2 s0 = to_pixels(c0, viewport), s1 = to_pixels(c1, viewport), s2 = to_pixels(c2, viewport);
+// The projected extent of what is tested: its points' pixel rectangle, their largest depth (z / w,
+// reversed Z: the nearest), and whether every point was inside the depth range.
+struct ScreenExtent {
+    vec2 lo, hi;
+    float nearest;
+    bool judgeable;
+};
+
+ScreenExtent extent_of_point(vec4 c, vec2 viewport, float eps) {
+    vec2 s = to_pixels(c, viewport);
+    return ScreenExtent(s, s, c.z / c.w, inside_depth_range(c, eps));
+}
+
+ScreenExtent extent_add(ScreenExtent e, vec4 c, vec2 viewport, float eps) {
+    ScreenExtent p = extent_of_point(c, viewport, eps);
+    return ScreenExtent(min(e.lo, p.lo), max(e.hi, p.hi), max(e.nearest, p.nearest), all(bvec2(e.judgeable, p.judgeable)));
+}
+
+// margin_px: how far the rasterizer's vertex may sit from ours (the cull's snap_px);
+// pyramid_base: where the pyramid starts in the buffer.
+bool extent_occluded(ScreenExtent e, vec2 viewport, float margin_px, uint pyramid_base) {
     // The pixels whose centres the widened rectangle can hold (one more on each side for safety).
     ivec2 size = ivec2(viewport);
-    ivec2 lo = clamp(ivec2(floor(min(s0, min(s1, s2)) - margin_px)) - 1, ivec2(0), size - 1);
-    ivec2 hi = clamp(ivec2(floor(max(s0, max(s1, s2)) + margin_px)) + 1, ivec2(0), size - 1);
-    // Nearest depth of the triangle: depth is interpolated linearly in screen space, so no
-    // fragment is nearer (larger, reversed Z) than the largest vertex depth. A relative margin
-    // covers the rasterizer's own rounding of z / w.
-    float nearest = max(c0.z / c0.w, max(c1.z / c1.w, c2.z / c2.w));
-    nearest = nearest * (1.0 + 1.0 / 4096.0) + 1e-7;
+    ivec2 lo = clamp(ivec2(floor(e.lo - margin_px)) - 1, ivec2(0), size - 1);
+    ivec2 hi = clamp(ivec2(floor(e.hi + margin_px)) + 1, ivec2(0), size - 1);
+    // Nearest depth: depth is interpolated linearly in screen space, so no fragment of a triangle
+    // is nearer (larger, reversed Z) than its largest vertex depth, and none of a convex hull's
+    // triangles nearer than the hull's largest corner depth. A relative margin covers the
+    // rasterizer's own rounding of z / w.
+    float nearest = e.nearest * (1.0 + 1.0 / 4096.0) + 1e-7;
     // The level where the rectangle spans at most 2x2 texels (texel = pixel >> (level + 1)): a
     // run of d + 1 pixels lies in at most two texels of 2^(level+1) pixels once 2^(level+1) >= d + 1,
     // the first such level being findMSB(d) (0 for d = 0).
@@ -43,7 +62,29 @@ bool occluded_by_pyramid(vec4 c0, vec4 c1, vec4 c2, vec2 viewport, float margin_
     farthest = min(farthest, PYRAMID_BUFFER[offset + uint(t0.y) * level_size.x + uint(t1.x)]);
     farthest = min(farthest, PYRAMID_BUFFER[offset + uint(t1.y) * level_size.x + uint(t0.x)]);
     farthest = min(farthest, PYRAMID_BUFFER[offset + uint(t1.y) * level_size.x + uint(t1.x)]);
-    return all(bvec2(judgeable, nearest < farthest));
+    return all(bvec2(e.judgeable, nearest < farthest));
+}
+
+// A triangle, c0..c2 in clip space.
+bool triangle_occluded(vec4 c0, vec4 c1, vec4 c2, vec2 viewport, float margin_px, float eps, uint pyramid_base) {
+    ScreenExtent e = extent_add(extent_add(extent_of_point(c0, viewport, eps), c1, viewport, eps), c2, viewport, eps);
+    return extent_occluded(e, viewport, margin_px, pyramid_base);
+}
+
+// A box: the 8 clip-space corners centre +- x +- y +- z. Whatever lies inside it (a meshlet inside
+// its bounding sphere's cube) is inside the convex hull of the corners; with every corner in front
+// of the eye, the projection keeps that hull convex with the corners' images as its extreme
+// points, so the corners' rectangle and largest depth bound every fragment of what is inside.
+bool box_occluded(vec4 centre, vec4 x, vec4 y, vec4 z, vec2 viewport, float margin_px, float eps, uint pyramid_base) {
+    ScreenExtent e = extent_of_point(centre - x - y - z, viewport, eps);
+    e = extent_add(e, centre + x - y - z, viewport, eps);
+    e = extent_add(e, centre - x + y - z, viewport, eps);
+    e = extent_add(e, centre + x + y - z, viewport, eps);
+    e = extent_add(e, centre - x - y + z, viewport, eps);
+    e = extent_add(e, centre + x - y + z, viewport, eps);
+    e = extent_add(e, centre - x + y + z, viewport, eps);
+    e = extent_add(e, centre + x + y + z, viewport, eps);
+    return extent_occluded(e, viewport, margin_px, pyramid_base);
 }
 
 #endif

@@ -175,3 +175,17 @@ sgd_shader(probe.comp main)
 # dispatch per level.
 sgd_shader(pyramid.comp subgroup PYRAMID_SUBGROUP=1)
 sgd_shader(pyramid.comp fallback)
+
+# Occlusion phase 2 (docs/occlusion.md). Indexed: the re-test of phase 1's rejected list and the
+# merge of the additions into forward's list in input order. Meshlet: the rejected meshlets as a
+# list in input order, scanned with subgroupExclusiveAdd or in shared memory.
+sgd_shader(cull_late.comp plain)
+sgd_shader(cull_merge.comp plain)
+# The scans of occlusion's per-chunk counts (phase 1's rejected list, the merge's), in blocks:
+# subgroupExclusiveAdd or shared memory (workgroup_scan.glsl).
+sgd_shader(cull_scan.comp subgroup SCAN_SUBGROUP=1)
+sgd_shader(cull_scan.comp fallback)
+sgd_shader(meshlet_late_list.comp subgroup SCAN_SUBGROUP=1)
+sgd_shader(meshlet_late_list.comp fallback)
+# The depth-pyramid view (--view depth-pyramid): one level of the pyramid over the frame.
+sgd_shader(pyramid_view.comp main)

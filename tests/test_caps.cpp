@@ -246,3 +246,24 @@ TEST(Plan, MaskingQuadSendsThePyramidToItsFallbackWithReason) {
     EXPECT_EQ(q[PassId::occlusion].variant, Variant::fallback);
     EXPECT_NE(q[PassId::occlusion].reason.find("computeFullSubgroups"), std::string::npos) << q[PassId::occlusion].reason;
 }
+
+// Occlusion culls with the cull pass, in both geometry paths. With --cull off nothing culls by a
+// pyramid: auto builds none (a default pass must not cost a frame it saves nothing in), and says
+// why; asked for by name, it is built and the reason says it culls nothing.
+TEST(Plan, OcclusionAutoBuildsNoPyramidWhereNothingCullsByIt) {
+    for (Geometry geometry : {Geometry::indexed, Geometry::meshlet}) {
+        PlanRequest request;
+        request.geometry = geometry;
+        Plan on = make_plan(lavapipe_like_caps(), every_feature(), request);
+        EXPECT_EQ(on[PassId::occlusion].variant, Variant::subgroup);
+        EXPECT_NE(on[PassId::occlusion].reason.find("phase 2 re-tests only"), std::string::npos) << on[PassId::occlusion].reason;
+        request[PassId::cull] = Request::off;
+        Plan off = make_plan(lavapipe_like_caps(), every_feature(), request);
+        EXPECT_EQ(off[PassId::occlusion].variant, Variant::off);
+        EXPECT_NE(off[PassId::occlusion].reason.find("--cull off"), std::string::npos) << off[PassId::occlusion].reason;
+        request[PassId::occlusion] = Request::fallback;
+        Plan asked = make_plan(lavapipe_like_caps(), every_feature(), request);
+        EXPECT_EQ(asked[PassId::occlusion].variant, Variant::fallback);
+        EXPECT_NE(asked[PassId::occlusion].reason.find("culls nothing"), std::string::npos) << asked[PassId::occlusion].reason;
+    }
+}

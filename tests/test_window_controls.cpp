@@ -27,8 +27,9 @@ TEST(WindowControls, RequestsCycleInBothDirections) {
     EXPECT_EQ(next_request(Request::automatic, -1), Request::off);
     EXPECT_EQ(next_request(Request::subgroup, -1), Request::automatic);
     EXPECT_EQ(next_view_mode(ViewMode::light_count, 1), ViewMode::lod);
-    EXPECT_EQ(next_view_mode(ViewMode::lod, 1), ViewMode::shaded);
-    EXPECT_EQ(next_view_mode(ViewMode::shaded, -1), ViewMode::lod);
+    EXPECT_EQ(next_view_mode(ViewMode::lod, 1), ViewMode::depth_pyramid);
+    EXPECT_EQ(next_view_mode(ViewMode::depth_pyramid, 1), ViewMode::shaded);
+    EXPECT_EQ(next_view_mode(ViewMode::shaded, -1), ViewMode::depth_pyramid);
     EXPECT_EQ(next_stage(Stage::compute, 1), Stage::task);
     EXPECT_EQ(next_stage(Stage::callable, 1), Stage::vertex);
     EXPECT_EQ(next_stage(Stage::vertex, -1), Stage::callable);
@@ -105,6 +106,25 @@ TEST(WindowControls, LodKeyTogglesAutoAndOffAndKeepsTheRest) {
     EXPECT_EQ(off.plan[PassId::cull].variant, Variant::fallback);
     PlanChange back = toggle_lod(lavapipe_like_caps(), all_features(), off.request);
     EXPECT_TRUE(back.plan.lod);
+}
+
+// P: from another view it shows the depth-pyramid view at the level it had; then it steps the level
+// around the pyramid's levels, both ways, and the plan carries the level to the view.
+TEST(WindowControls, PyramidKeyShowsTheViewThenStepsItsLevelRound) {
+    PlanRequest request;
+    PlanChange shown = step_pyramid_level(lavapipe_like_caps(), all_features(), request, 1, 4);
+    EXPECT_EQ(shown.plan.view.mode, ViewMode::depth_pyramid);
+    EXPECT_EQ(shown.plan.view.level, 0u);
+    std::vector<uint32_t> levels;
+    for (int i = 0; i < 4; ++i) {
+        shown = step_pyramid_level(lavapipe_like_caps(), all_features(), shown.request, 1, 4);
+        levels.push_back(shown.plan.view.level);
+    }
+    EXPECT_EQ(levels, (std::vector<uint32_t>{1, 2, 3, 0}));
+    EXPECT_EQ(step_pyramid_level(lavapipe_like_caps(), all_features(), shown.request, -1, 4).plan.view.level, 3u);
+    PlanRequest beyond = shown.request;
+    beyond.view_level = 9;  // a level of a larger frame, after a resize: the last one of this frame, then on
+    EXPECT_EQ(step_pyramid_level(lavapipe_like_caps(), all_features(), beyond, 1, 4).plan.view.level, 0u);
 }
 
 TEST(WindowControls, ScreenshotNameSpellsTheConfiguration) {

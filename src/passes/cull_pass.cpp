@@ -14,14 +14,28 @@
 
 namespace {
 
-// Bindings of shaders/cull.comp: frame uniforms, draws, vertices, source indices, chunk table,
-// look-back state, culled indices, indirect commands, the frame's counters, the depth pyramids.
-const LayoutDesc kCullLayout = {{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                                 VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                                 VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                                 VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                                 VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
-                                VK_SHADER_STAGE_COMPUTE_BIT, 28};
+// A uniform buffer (the frame) then `storage` storage buffers.
+std::vector<VkDescriptorType> frame_and_storage(uint32_t storage) {
+    std::vector<VkDescriptorType> types(1 + storage, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
+    types[0] = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
+    return types;
+}
+
+// Bindings of shaders/cull.comp: the frame; draws, vertices, source indices, chunk table, look-back
+// state, culled indices, indirect commands, the frame's counters, the depth pyramids; 5 for
+// occlusion phase 1. Of cull_scan.comp (occlusion's scans), and of occlusion phase 2:
+// cull_late.comp and cull_merge.comp.
+const LayoutDesc kCullLayout = {frame_and_storage(14), VK_SHADER_STAGE_COMPUTE_BIT, 28};
+const LayoutDesc kLateLayout = {frame_and_storage(15), VK_SHADER_STAGE_COMPUTE_BIT, 28};
+const LayoutDesc kMergeLayout = {std::vector<VkDescriptorType>(10, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER),
+                                 VK_SHADER_STAGE_COMPUTE_BIT, 8};
+const LayoutDesc kScanLayout = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
+                                VK_SHADER_STAGE_COMPUTE_BIT, 8};
+constexpr uint32_t kCullScanBlock = 256;  // local_size_x of cull_scan.comp
+constexpr uint32_t kLateGroupSize = 256;  // local_size_x of cull_late.comp: one rejected triangle per invocation
+// cull_late.comp's grid walks its list in strides: 1024 workgroups of 256 fill a large GPU (an
+// H100 holds 132 x 2048 invocations) without launching a workgroup per possible entry.
+constexpr uint32_t kLateMaxGroups = 1024;
 const LayoutDesc kSelectLayout = {{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
                                    VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
                                   VK_SHADER_STAGE_COMPUTE_BIT, 8};
@@ -37,6 +51,28 @@ struct CullPush {
     uint32_t late_group;
 };
 static_assert(sizeof(CullPush) == 28);
+
+struct ScanPush {
+    uint32_t count;
+    uint32_t tiles_per_group;
+};
+
+struct LatePush {  // cull_late.comp
+    uint32_t chunk_count;
+    uint32_t scan_block;
+    float snap_px;
+    float frustum_eps;
+    uint32_t group_size;
+    uint32_t scan_groups;
+    uint32_t merge_groups;
+};
+
+struct MergePush {  // cull_merge.comp
+    uint32_t chunk_count;
+    uint32_t scan_block;
+};
+
+uint32_t scan_blocks(uint32_t chunk_count) { return chunk_count / kCullScanBlock + 1; }  // chunk_count + 1 elements
 
 constexpr uint32_t kIndirectStride = sizeof(VkDrawIndexedIndirectCommand);
 // cull.comp's state word: bit 31 the parity of the dispatch that wrote it. Filled in once with
@@ -111,23 +147,35 @@ void CullPass::create(const Context& ctx, const GpuScene& scene, uint32_t size) 
     // Requiring full subgroups would only forbid workgroup sizes that are not a multiple of the
     // subgroup size, which are legal and tested. The subgroup variant runs at --subgroup-size
     // where one was given.
-    auto pipeline = [&](const char* shader) {
-        return create_compute_pipeline(
-            ctx, {.shader = shader, .layout = kCullLayout, .specialization = {group_size}, .forced_subgroup_size = true});
+    auto steps = [&](const char* test, const char* scan) {
+        Steps s;
+        s.test = create_compute_pipeline(
+            ctx, {.shader = test, .layout = kCullLayout, .specialization = {group_size}, .forced_subgroup_size = true});
+        s.scan = create_compute_pipeline(ctx, {.shader = scan, .layout = kScanLayout, .forced_subgroup_size = true});
+        return s;
     };
-    if (subgroup_path_possible(ctx, PassId::cull)) subgroup = pipeline("cull.comp.subgroup");
-    fallback = pipeline("cull.comp.fallback");
+    if (subgroup_path_possible(ctx, PassId::cull)) subgroup = steps("cull.comp.subgroup", "cull_scan.comp.subgroup");
+    fallback = steps("cull.comp.fallback", "cull_scan.comp.fallback");
+    late = create_compute_pipeline(ctx, {.shader = "cull_late.comp.plain", .layout = kLateLayout});
+    merge = create_compute_pipeline(ctx, {.shader = "cull_merge.comp.plain", .layout = kMergeLayout, .specialization = {group_size}});
     select = create_compute_pipeline(ctx, {.shader = "lod_select.comp.plain", .layout = kSelectLayout});
 
     std::vector<glm::uvec4> table = build_cull_chunks(scene.cpu_draws, group_size);
     chunk_count = uint32_t(table.size());
     chunks = create_buffer_with_data(ctx, table.data(), table.size() * sizeof(glm::uvec4),
                                      VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, "cull chunks");
+    std::vector<uint32_t> chunk_ends(std::max(1u, draw_count), 0);
+    for (const glm::uvec4& chunk : table) chunk_ends[chunk.x] = uint32_t(&chunk - table.data()) + 1;
+    draw_chunk_ends = create_buffer_with_data(ctx, chunk_ends.data(), chunk_ends.size() * sizeof(uint32_t),
+                                              VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, "cull draw chunk ends");
     const uint32_t* max_groups = ctx.properties.limits.maxComputeWorkGroupCount;
     grid.width = std::max(1u, std::min(chunk_count, max_groups[0]));
     grid.height = (chunk_count + grid.width - 1) / grid.width;
+    const uint64_t max_listed = scene.culled_index_capacity / 3;
+    late_groups = uint32_t(std::clamp<uint64_t>((max_listed + kLateGroupSize - 1) / kLateGroupSize, 1,
+                                                std::min(kLateMaxGroups, max_groups[0])));
     // The ticket counter runs up to 2 chunk_count (cull.comp).
-    if (grid.height > max_groups[1] || chunk_count >= (1u << 31))
+    if (grid.height > max_groups[1] || scan_blocks(chunk_count) > max_groups[0] || chunk_count >= (1u << 31))
         throw std::runtime_error("the scene needs " + std::to_string(chunk_count) +
                                  " cull workgroups, more than the device can dispatch; use a smaller --instances");
 
@@ -139,16 +187,39 @@ void CullPass::create(const Context& ctx, const GpuScene& scene, uint32_t size) 
                                    VK_BUFFER_USAGE_INDEX_BUFFER_BIT | VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
                                        VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
                                    MemoryKind::device_local, "culled indices");
-    indirect = create_buffer(ctx, VkDeviceSize(std::max(1u, draw_count)) * kIndirectStride,
-                             VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT | VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
-                                 VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
-                             MemoryKind::device_local, "culled indirect");
-    level_indirect = create_buffer(ctx, VkDeviceSize(std::max(1u, draw_count)) * kIndirectStride,
+    const VkDeviceSize indirect_bytes = VkDeviceSize(std::max(1u, draw_count)) * kIndirectStride;
+    const VkBufferUsageFlags indirect_usage = VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT | VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
+                                              VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT;
+    indirect = create_buffer(ctx, indirect_bytes, indirect_usage, MemoryKind::device_local, "culled indirect");
+    level_indirect = create_buffer(ctx, indirect_bytes,
                                    VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT | VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
                                        VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
                                    MemoryKind::device_local, "level indirect");
     // What binding 9 (the pyramids) holds where the frame has none: never read (no occlusion phase).
     no_pyramid = create_buffer(ctx, 16, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, MemoryKind::device_local, "no pyramid");
+    // Occlusion's lists and their scans (written by the GPU only).
+    auto gpu_buffer = [&](VkDeviceSize bytes, const char* name) {
+        return create_buffer(ctx, std::max<VkDeviceSize>(bytes, 4), VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+                             MemoryKind::device_local, name);
+    };
+    rejected_ranks = gpu_buffer(index_bytes / 3, "occlusion rejected ranks");
+    rejected_starts = gpu_buffer(VkDeviceSize(chunk_count + 1) * 4, "occlusion rejected starts");
+    rejected_block_starts = gpu_buffer(VkDeviceSize(scan_blocks(chunk_count) + 1) * 4, "occlusion rejected block starts");
+    drawn_starts = gpu_buffer(VkDeviceSize(chunk_count + 1) * 4, "occlusion drawn starts");
+    drawn_block_starts = gpu_buffer(VkDeviceSize(scan_blocks(chunk_count) + 1) * 4, "occlusion drawn block starts");
+    drawn_masks = gpu_buffer(VkDeviceSize(chunk_count) * ((group_size + 31) / 32) * 4, "occlusion drawn masks");
+    scan_totals = gpu_buffer(4, "occlusion scan totals");
+    merge_dispatches = create_buffer(ctx, 9 * sizeof(uint32_t),
+                                     VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT |
+                                         VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                                     MemoryKind::device_local, "occlusion merge dispatches");
+    // The late draw's commands, once: indexCount 0 (cull.comp zeroes it each frame, cull_late.comp
+    // counts into it and writes firstIndex), firstInstance = draw.
+    std::vector<VkDrawIndexedIndirectCommand> late_commands;
+    for (uint32_t d = 0; d < draw_count; ++d) late_commands.push_back({0, 1, scene.cpu_draws[d].out_first, 0, d});
+    late_commands.resize(std::max(1u, draw_count));
+    late_indirect = create_buffer_with_data(ctx, late_commands.data(), indirect_bytes, indirect_usage, "late indirect");
+
     // Once: indexCount 0, firstIndex = out_first, firstInstance = draw. From then on each dispatch
     // writes the indexCount of every draw that has a triangle (the chosen level's last chunk).
     // The look-back state: ticket 0, every chunk's word left from a dispatch of parity 1.
@@ -160,7 +231,19 @@ void CullPass::create(const Context& ctx, const GpuScene& scene, uint32_t size) 
     end_one_shot(ctx, cmd);
 }
 
-void CullPass::record(FrameContext& f) { record_phase(f, occlusion_culls(f.plan) && f.pyramid ? 1u : 0u); }
+void CullPass::record(FrameContext& f) {
+    if (f.cull_frozen) {
+        // Culling frozen (the window's F): the depth and forward passes draw what forward drew last
+        // (with --cull off, the levels last chosen).
+        if (culled && f.plan.geometry == Geometry::indexed) {
+            bool off = f.plan[PassId::cull].variant == Variant::off;
+            f.draw_indices = off ? &f.scene.indices : &culled_indices;
+            f.draw_indirect = off ? &level_indirect : &indirect;
+        }
+        return;
+    }
+    record_phase(f, occlusion_culls(f.plan) && f.pyramid ? 1u : 0u);
+}
 
 void CullPass::record_select(FrameContext& f) {
     VkCommandBuffer cmd = f.cmd;
@@ -187,6 +270,7 @@ void CullPass::record_select(FrameContext& f) {
     end_label(f.ctx, cmd);
     f.draw_indices = &f.scene.indices;
     f.draw_indirect = &level_indirect;
+    culled = true;
 }
 
 void CullPass::record_phase(FrameContext& f, uint32_t occlusion_phase) {
@@ -194,20 +278,18 @@ void CullPass::record_phase(FrameContext& f, uint32_t occlusion_phase) {
     // With --geometry meshlet the cull variant is the task and mesh shaders' (MeshletPass).
     if (f.plan.geometry == Geometry::meshlet || draw_count == 0) return;
     if (variant == Variant::off) {
-        if (occlusion_phase != 2) record_select(f);
+        record_select(f);
         return;
     }
     if (chunk_count == 0) return;
     const bool use_subgroup = variant == Variant::subgroup;
-    if (use_subgroup && !subgroup.pipeline)
+    if (use_subgroup && !subgroup.test.pipeline)
         throw std::runtime_error("cull: the subgroup variant was planned but the device cannot run it");
-    const Pipeline& pipeline = use_subgroup ? subgroup : fallback;
+    const Steps& own = use_subgroup ? subgroup : fallback;
     VkCommandBuffer cmd = f.cmd;
 
-    // Phase 2 is timed with its depth draw (Timer::late_depth, by the renderer).
-    const bool timed = occlusion_phase != 2;
-    begin_label(f.ctx, cmd, debug_label(PassId::cull, variant, occlusion_phase ? (occlusion_phase == 1 ? "occlusion phase 1" : "occlusion phase 2") : ""));
-    if (timed) f.timer.begin(cmd, Timer::cull);
+    begin_label(f.ctx, cmd, debug_label(PassId::cull, variant, occlusion_phase ? "occlusion phase 1" : ""));
+    f.timer.begin(cmd, Timer::cull);
 
     // Earlier draws read the culled indices and the indirect commands: wait for them before
     // rewriting (write-after-read needs only the execution dependency). The look-back state and
@@ -215,7 +297,7 @@ void CullPass::record_phase(FrameContext& f, uint32_t occlusion_phase) {
     memory_barrier(cmd, VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT | VK_PIPELINE_STAGE_2_INDEX_INPUT_BIT,
                    VK_ACCESS_2_NONE, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_NONE);
 
-    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.pipeline);
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, own.test.pipeline);
     Descriptors d;
     d.buffer(0, f.uniforms, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER)
         .buffer(1, f.scene.draws)
@@ -226,14 +308,42 @@ void CullPass::record_phase(FrameContext& f, uint32_t occlusion_phase) {
         .buffer(6, culled_indices)
         .buffer(7, indirect)
         .buffer(8, f.counters)
-        .buffer(9, f.pyramid ? *f.pyramid : no_pyramid);
-    d.push(cmd, pipeline);
+        .buffer(9, f.pyramid ? *f.pyramid : no_pyramid)
+        .buffer(10, rejected_ranks)
+        .buffer(11, rejected_starts)
+        .buffer(12, drawn_starts)
+        .buffer(13, drawn_masks)
+        .buffer(14, late_indirect);
+    d.push(cmd, own.test);
     CullParams params = make_cull_params(f.targets.extent.width, f.targets.extent.height,
                                          f.ctx.properties.limits.subPixelPrecisionBits);
     CullPush push{chunk_count,     params.snap_px,       params.frustum_eps, f.plan.lod ? kLodMaxErrorPixels : 0.0f,
                   occlusion_phase, schedule.spin_limit, schedule.late_group};
-    vkCmdPushConstants(cmd, pipeline.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
+    vkCmdPushConstants(cmd, own.test.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
     vkCmdDispatch(cmd, grid.width, grid.height, 1);
+
+    if (occlusion_phase == 1) {
+        // Phase 2's list: the scan of the chunks' rejected counts, in blocks of 256, then the
+        // blocks' totals (cull_late.comp finds each entry's chunk in it).
+        const uint32_t blocks = scan_blocks(chunk_count);
+        auto compute_to_compute = [cmd] {
+            memory_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+                           VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                           VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+        };
+        compute_to_compute();
+        vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, own.scan.pipeline);
+        auto scan = [&](const Buffer& values, const Buffer& sums, ScanPush scan_push, uint32_t groups) {
+            Descriptors s;
+            s.buffer(0, values).buffer(1, sums);
+            s.push(cmd, own.scan);
+            vkCmdPushConstants(cmd, own.scan.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(scan_push), &scan_push);
+            vkCmdDispatch(cmd, groups, 1, 1);
+        };
+        scan(rejected_starts, rejected_block_starts, {chunk_count, 1}, blocks);
+        compute_to_compute();
+        scan(rejected_block_starts, scan_totals, {blocks, (blocks + kCullScanBlock) / kCullScanBlock}, 1);
+    }
 
     // The scene passes read the indirect commands and indices; the counters are read by later
     // compute passes and by the debug views' fragment shaders; the next cull dispatch reads and
@@ -244,9 +354,114 @@ void CullPass::record_phase(FrameContext& f, uint32_t occlusion_phase) {
                    VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT | VK_ACCESS_2_INDEX_READ_BIT |
                        VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
 
-    if (timed) f.timer.end(cmd, Timer::cull);
+    f.timer.end(cmd, Timer::cull);
     end_label(f.ctx, cmd);
 
+    f.draw_indices = &culled_indices;
+    f.draw_indirect = &indirect;
+    culled = true;
+}
+
+void CullPass::record_late(FrameContext& f) {
+    if (chunk_count == 0) return;
+    VkCommandBuffer cmd = f.cmd;
+    // The merge's dispatches launch nothing unless this step re-admits something (the previous
+    // frame's merge read them).
+    const uint32_t blocks = scan_blocks(chunk_count);
+    const uint32_t none[9] = {0, 1, 1, 0, 1, 1, 0, grid.height, 1};
+    memory_barrier(cmd, VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT | VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                   VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT);
+    vkCmdUpdateBuffer(cmd, merge_dispatches.buffer, 0, sizeof(none), none);
+    // Phase 1's steps wrote the list, its scan, the masks and counts (cull.comp zeroed the late
+    // counts; record_phase's last barrier). The pre-pass just read the culled indices, which this
+    // step writes after each draw's survivors.
+    memory_barrier(cmd, VK_PIPELINE_STAGE_2_INDEX_INPUT_BIT | VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT |
+                       VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT,
+                   VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, late.pipeline);
+    Descriptors d;
+    d.buffer(0, f.uniforms, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER)
+        .buffer(1, f.scene.draws)
+        .buffer(2, f.scene.vertices)
+        .buffer(3, f.scene.indices)
+        .buffer(4, chunks)
+        .buffer(5, rejected_ranks)
+        .buffer(6, rejected_starts)
+        .buffer(7, rejected_block_starts)
+        .buffer(8, *f.pyramid)
+        .buffer(9, f.counters)
+        .buffer(10, culled_indices)
+        .buffer(11, late_indirect)
+        .buffer(12, drawn_starts)
+        .buffer(13, drawn_masks)
+        .buffer(14, indirect)
+        .buffer(15, merge_dispatches);
+    d.push(cmd, late);
+    CullParams params = make_cull_params(f.targets.extent.width, f.targets.extent.height,
+                                         f.ctx.properties.limits.subPixelPrecisionBits);
+    LatePush push{chunk_count, kCullScanBlock, params.snap_px, params.frustum_eps, group_size, blocks, grid.width};
+    vkCmdPushConstants(cmd, late.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
+    vkCmdDispatch(cmd, late_groups, 1, 1);  // a grid that strides over the list, cull_late.comp's stride
+    // The late depth draw reads the late lists; the merge reads the counts and masks, and its
+    // dispatches (written here, or by the update above).
+    memory_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT,
+                   VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT | VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                   VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT | VK_PIPELINE_STAGE_2_INDEX_INPUT_BIT |
+                       VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                   VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT | VK_ACCESS_2_INDEX_READ_BIT |
+                       VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+    f.draw_indices = &culled_indices;
+    f.draw_indirect = &late_indirect;
+}
+
+void CullPass::record_merge(FrameContext& f) {
+    if (chunk_count == 0) return;
+    const Steps& own = f.plan[PassId::cull].variant == Variant::subgroup ? subgroup : fallback;
+    VkCommandBuffer cmd = f.cmd;
+    // Every dispatch here is indirect: cull_late.comp made them launch only where it re-admitted
+    // something (record_late's last barrier covers their reads).
+    // 1. Scan phase 1's counts plus the additions (cull_late.comp wrote them).
+    const uint32_t blocks = scan_blocks(chunk_count);
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, own.scan.pipeline);
+    auto scan = [&](const Buffer& values, const Buffer& sums, ScanPush scan_push, VkDeviceSize dispatch) {
+        Descriptors s;
+        s.buffer(0, values).buffer(1, sums);
+        s.push(cmd, own.scan);
+        vkCmdPushConstants(cmd, own.scan.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(scan_push), &scan_push);
+        vkCmdDispatchIndirect(cmd, merge_dispatches.buffer, dispatch * sizeof(VkDispatchIndirectCommand));
+    };
+    scan(drawn_starts, drawn_block_starts, {chunk_count, 1}, 0);
+    memory_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+                   VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+    scan(drawn_block_starts, scan_totals, {blocks, (blocks + kCullScanBlock) / kCullScanBlock}, 1);
+    // 2. The merged lists of the draws with additions, over their ranges, which the depth passes
+    // have read (phase 1's list and the late list), and their indexCount.
+    memory_barrier(cmd,
+                   VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_INDEX_INPUT_BIT |
+                       VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT,
+                   VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                   VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, merge.pipeline);
+    Descriptors m;
+    m.buffer(0, f.scene.draws)
+        .buffer(1, f.scene.indices)
+        .buffer(2, chunks)
+        .buffer(3, draw_chunk_ends)
+        .buffer(4, drawn_starts)
+        .buffer(5, drawn_block_starts)
+        .buffer(6, drawn_masks)
+        .buffer(7, late_indirect)
+        .buffer(8, culled_indices)
+        .buffer(9, indirect);
+    m.push(cmd, merge);
+    MergePush push{chunk_count, kCullScanBlock};
+    vkCmdPushConstants(cmd, merge.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
+    vkCmdDispatchIndirect(cmd, merge_dispatches.buffer, 2 * sizeof(VkDispatchIndirectCommand));
+    memory_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+                   VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT | VK_PIPELINE_STAGE_2_INDEX_INPUT_BIT |
+                       VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT,
+                   VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT | VK_ACCESS_2_INDEX_READ_BIT |
+                       VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
     f.draw_indices = &culled_indices;
     f.draw_indirect = &indirect;
 }
@@ -336,9 +551,21 @@ void cull_frame_allocations(const AllocationQuery& q, std::vector<PlannedAllocat
     const uint64_t index_bytes = std::max<uint64_t>(1, drawn_indices) * sizeof(uint32_t);
     out.push_back({"culled indices", index_bytes, AllocationKind::storage_buffer, false});
     out.push_back({"culled indirect", std::max<uint64_t>(1, draws) * indirect, AllocationKind::storage_buffer, false});
+    out.push_back({"late indirect", std::max<uint64_t>(1, draws) * indirect, AllocationKind::storage_buffer});
+    // Occlusion phase 1's rejected list (a word per triangle), its chunks' counts and the merge's.
+    out.push_back({"occlusion rejected ranks", std::max<uint64_t>(4, index_bytes / 3), AllocationKind::storage_buffer, false});
+    for (const char* name : {"occlusion rejected starts", "occlusion drawn starts"})
+        out.push_back({name, (chunks + 1) * 4, AllocationKind::storage_buffer, false});
+    for (const char* name : {"occlusion rejected block starts", "occlusion drawn block starts"})
+        out.push_back({name, (chunks / kCullScanBlock + 2) * 4, AllocationKind::storage_buffer, false});
+    out.push_back({"occlusion drawn masks", std::max<uint64_t>(4, chunks * ((group_size + 31) / 32) * 4),
+                   AllocationKind::storage_buffer, false});
+    out.push_back({"occlusion scan totals", 4, AllocationKind::storage_buffer, false});
+    out.push_back({"occlusion merge dispatches", 36, AllocationKind::storage_buffer, false});
     out.push_back({"level indirect", std::max<uint64_t>(1, draws) * indirect, AllocationKind::storage_buffer, false});
     out.push_back({"cull chunks", chunks * 16, AllocationKind::storage_buffer});
     out.push_back({"cull look-back state", (chunks + 1) * 4, AllocationKind::storage_buffer, false});
+    out.push_back({"cull draw chunk ends", std::max<uint64_t>(1, draws) * 4, AllocationKind::storage_buffer});
     out.push_back({"no pyramid", 16, AllocationKind::storage_buffer, false});  // bound where no pyramid is built
 }
 

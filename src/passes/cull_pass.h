@@ -40,10 +40,16 @@ CullTraffic cull_traffic(const Scene& scene, const std::vector<GpuDraw>& draws, 
                          uint32_t group_size);
 
 struct CullPass : PassUnit {
-    // shaders/cull.comp, one dispatch per frame (per occlusion phase): test, count, look back, write.
-    Pipeline subgroup;      // left empty where the device lacks what it needs
-    Pipeline fallback;
+    // The variant's own steps: cull.comp (one dispatch: test, count, look back, write) and
+    // cull_scan.comp (the scans of occlusion's per-chunk counts).
+    struct Steps {
+        Pipeline test;
+        Pipeline scan;
+    };
+    Steps subgroup;         // left empty where the device lacks what it needs
+    Steps fallback;
     Buffer chunks;          // uvec4 per workgroup, from build_cull_chunks()
+    Buffer draw_chunk_ends; // per draw, one past its last chunk (cull_merge.comp)
     Buffer lookback;        // the look-back's ticket counter, then one state word per chunk (cull.comp)
     Buffer culled_indices;  // each draw's survivors, in input order, at [out_first, out_first + indexCount)
     Buffer indirect;        // VkDrawIndexedIndirectCommand per draw; indexCount written each frame
@@ -55,19 +61,43 @@ struct CullPass : PassUnit {
     uint32_t chunk_count = 0;
     uint32_t draw_count = 0;
     VkExtent2D grid{};      // workgroups: chunk_count spread over x (capped at the device limit) and y
+    uint32_t late_groups = 1;  // cull_late.comp's workgroups (a fixed grid that strides over its list)
     LookbackSchedule schedule;  // the look-back's spin (and the test knob SGD_CULL_LOOKBACK), read at create()
+
+    // Occlusion culling (docs/occlusion.md). Phase 1 (cull.comp with occlusion_phase 1) also
+    // keeps, per chunk, the ranks of the triangles only the pyramid rejected (a list in input
+    // order once their counts are scanned), its survivors' count and rank mask, and zeroes the
+    // late draw's counts. Phase 2 (record_late: cull_late.comp) re-tests that list alone and appends
+    // the re-admitted to the late lists (after each draw's survivors in its range); the merge
+    // (record_merge: cull_merge.comp) rewrites the ranges of the draws with additions as their
+    // survivors and additions in input order, with their indexCount: forward's list.
+    Pipeline late;                 // cull_late.comp.plain
+    Pipeline merge;                // cull_merge.comp.plain
+    Buffer rejected_ranks;         // one word per triangle of each draw's range (out_first / 3 on)
+    Buffer rejected_starts;        // per chunk (and one more): rejected by occlusion, then scanned
+    Buffer rejected_block_starts;
+    Buffer drawn_starts;           // per chunk (and one more): survivors plus additions, then scanned
+    Buffer drawn_block_starts;
+    Buffer drawn_masks;            // per chunk, a bit per rank (32 ranks a word): survivors and additions
+    Buffer scan_totals;            // the second-level scans' grand totals (the counts are read from the scans)
+    Buffer merge_dispatches;       // the merge's 3 indirect dispatches: nothing unless phase 2 re-admits
+    Buffer late_indirect;          // per draw: the late depth draw (the late list, after the draw's survivors)
+    bool culled = false;           // the lists hold a frame's culling: a frozen frame draws them again
+    Buffer no_pyramid;  // bound in place of the pyramids where the frame has none
 
     void create(const Context& ctx, const GpuScene& scene, uint32_t group_size);
     // Variant off: only the level choice; the scene passes draw every triangle of each draw's level.
     // Before depth: phase 1 where the plan culls by occlusion (occlusion_culls), else no occlusion.
+    // With culling frozen (f.cull_frozen): nothing, and the frame draws the last frame's lists.
     void record(FrameContext& f) override;
-    // occlusion_phase 0: none; 1: also against the previous frame's pyramid; 2: against this
-    // frame's (after the pyramid; the renderer times it with the late depth draw). f.pyramid must
-    // be set for 1 and 2.
+    // occlusion_phase 0: none; 1: also against the previous frame's pyramid (f.pyramid set).
     void record_phase(FrameContext& f, uint32_t occlusion_phase);
+    // After the pyramid: occlusion phase 2, then f.draw_* is the late depth draw's list.
+    void record_late(FrameContext& f);
+    // After the late depth draw: f.draw_* is forward's list (culled_indices and indirect, merged).
+    void record_merge(FrameContext& f);
     // Variant off: each draw's command is its chosen level, whole (lod_select.comp).
     void record_select(FrameContext& f);
-    Buffer no_pyramid;  // bound in place of the pyramids where the frame has none
 };
 
 // Its table entry's report counters (triangles_visible), HUD line ("triangles") and device

@@ -5,13 +5,14 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "passes/occlusion_pass.h"
 #include "passes/scene_pass.h"
 #include "render/cull_reference.h"
 
 namespace {
 
 constexpr uint32_t kFirstMeshletBinding = 16;
-constexpr uint32_t kMeshletBindings = 8;  // 16 meshlets .. 23 capture
+constexpr uint32_t kMeshletBindings = 10;  // 16 meshlets .. 23 capture, 24 pyramid, 25 late list
 constexpr uint32_t kCaptureStride = 128;  // capture words per visible entry (>= kMeshletMaxTriangles)
 constexpr VkDeviceSize kListEntry = 32;   // VisibleMeshlet
 constexpr uint32_t kMeshletsPerTask = 32; // meshlets per task chunk, visible-list entries per chunk
@@ -25,7 +26,12 @@ struct MeshletPush {
     float frustum_eps;
     uint32_t flags;
     float lod_max_error_px;  // 0: --lod off
+    uint32_t occlusion_phase;  // 0 none, 1, 2 (meshlet_payload.glsl)
 };
+
+// meshlet_late_list.comp: the visible list, the late list.
+const LayoutDesc kLateListLayout = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
+                                    VK_SHADER_STAGE_COMPUTE_BIT, 2 * sizeof(uint32_t)};
 
 // The depth pre-pass's task and mesh shaders by cull variant; `alpha`: the mesh shader that also
 // feeds depth_alpha.frag (scenes with alphaMode MASK materials).
@@ -116,6 +122,15 @@ void MeshletPass::create(const Context& ctx, const Scene& scene, const GpuScene&
     VkCommandBuffer cmd = begin_one_shot(ctx);
     vkCmdFillBuffer(cmd, visible_.buffer, 0, VK_WHOLE_SIZE, 0);
     end_one_shot(ctx, cmd);
+    // Occlusion phase 2's list: the indirect command and count (16 bytes), then one entry per meshlet
+    // at most. Zeroed once: before any phase 1 it launches nothing.
+    late_list_ = create_buffer(ctx, 16 + 4 * list_entries,
+                               storage | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                               MemoryKind::device_local, "meshlet late list");
+    no_pyramid_ = create_buffer(ctx, 16, storage, MemoryKind::device_local, "meshlet no pyramid");
+    cmd = begin_one_shot(ctx);
+    vkCmdFillBuffer(cmd, late_list_.buffer, 0, VK_WHOLE_SIZE, 0);
+    end_one_shot(ctx, cmd);
     capture_enabled_ = capture;
     capture_ = create_buffer(ctx, capture ? 4 * kCaptureStride * list_entries : 4,
                              storage | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
@@ -139,6 +154,14 @@ void MeshletPass::create(const Context& ctx, const Scene& scene, const GpuScene&
         if (gpu.alpha_masked) d.shaders.push_back({VK_SHADER_STAGE_FRAGMENT_BIT, "depth_alpha.frag.main"});
         depth_[size_t(v)] = create_graphics_pipeline(ctx, d);
     }
+    // Culling frozen: forward's task and mesh shaders draw the last list into depth. Their positions
+    // are forward's, bit for bit, so forward's EQUAL test holds.
+    d.shaders = {{VK_SHADER_STAGE_TASK_BIT_EXT, "meshlet_forward.task.main"}, {VK_SHADER_STAGE_MESH_BIT_EXT, "meshlet_forward.mesh.main"}};
+    if (gpu.alpha_masked) d.shaders.push_back({VK_SHADER_STAGE_FRAGMENT_BIT, "depth_alpha.frag.main"});
+    depth_frozen_ = create_graphics_pipeline(ctx, d);
+    if (subgroup)
+        late_list_pipelines_[0] = create_compute_pipeline(ctx, {.shader = "meshlet_late_list.comp.subgroup", .layout = kLateListLayout});
+    late_list_pipelines_[1] = create_compute_pipeline(ctx, {.shader = "meshlet_late_list.comp.fallback", .layout = kLateListLayout});
 
     // Forward: forward.frag exactly as the indexed path runs it, fed by the list.
     for (int mip = 0; mip < 2; ++mip)
@@ -164,7 +187,9 @@ void MeshletPass::push_bindings(FrameContext& f, Descriptors& d) const {
         .buffer(20, chunks_)
         .buffer(21, visible_)
         .buffer(22, f.counters)
-        .buffer(23, capture_);
+        .buffer(23, capture_)
+        .buffer(24, f.pyramid ? *f.pyramid : no_pyramid_)
+        .buffer(25, late_list_);
 }
 
 void MeshletPass::record_reset(FrameContext& f) {
@@ -190,17 +215,65 @@ void MeshletPass::record_depth(FrameContext& f, bool record) {
     d.push(f.cmd, p);
     CullParams params = make_cull_params(f.targets.extent.width, f.targets.extent.height,
                                          f.ctx.properties.limits.subPixelPrecisionBits);
+    uint32_t occlusion = record && occlusion_culls(f.plan) && f.pyramid ? 1u : 0u;
     MeshletPush push{chunk_count_, params.snap_px, params.frustum_eps, !record ? 2u : capture_enabled_ ? 1u : 0u,
-                     f.plan.lod ? kLodMaxErrorPixels : 0.0f};
+                     f.plan.lod ? kLodMaxErrorPixels : 0.0f, occlusion};
     vkCmdPushConstants(f.cmd, p.layout, kMeshStages | (f.scene.alpha_masked ? VK_SHADER_STAGE_FRAGMENT_BIT : 0), 0,
                        sizeof(push), &push);
     if (chunk_count_) vkCmdDrawMeshTasks_(f.cmd, grid_.width, grid_.height, 1);
 }
 
+void MeshletPass::record_late_list(FrameContext& f) {
+    Variant variant = f.plan[PassId::cull].variant;
+    const Pipeline& p = late_list_pipelines_[variant == Variant::subgroup ? 0 : 1];
+    if (!p.pipeline) throw std::runtime_error("meshlet: the subgroup variant was planned but the device cannot run it");
+    // Phase 1's task shaders wrote the chunks' masks (record_depth_done made them visible to the
+    // mesh stages); the previous frame's phase 2 read this list as its indirect command.
+    memory_barrier(f.cmd, kMeshPipelineStages | VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+                   VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p.pipeline);
+    Descriptors d;
+    d.buffer(0, visible_).buffer(1, late_list_);
+    d.push(f.cmd, p);
+    uint32_t push[2] = {chunk_count_, f.ctx.mesh_properties.maxTaskWorkGroupCount[0]};
+    vkCmdPushConstants(f.cmd, p.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), push);
+    vkCmdDispatch(f.cmd, 1, 1, 1);
+    memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+                   VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT | kMeshPipelineStages,
+                   VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
+}
+
+void MeshletPass::record_late_depth(FrameContext& f) {
+    Variant variant = f.plan[PassId::cull].variant;
+    const Pipeline& p = depth_[size_t(variant == Variant::subgroup ? Variant::subgroup : Variant::fallback)];
+    if (!p.pipeline) throw std::runtime_error("meshlet: the subgroup variant was planned but the device cannot run it");
+    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, p.pipeline);
+    Descriptors d = scene_descriptors(f);
+    push_bindings(f, d);
+    d.push(f.cmd, p);
+    CullParams params = make_cull_params(f.targets.extent.width, f.targets.extent.height,
+                                         f.ctx.properties.limits.subPixelPrecisionBits);
+    MeshletPush push{chunk_count_, params.snap_px, params.frustum_eps, capture_enabled_ ? 1u : 0u,
+                     f.plan.lod ? kLodMaxErrorPixels : 0.0f, 2u};
+    vkCmdPushConstants(f.cmd, p.layout, kMeshStages | (f.scene.alpha_masked ? VK_SHADER_STAGE_FRAGMENT_BIT : 0), 0,
+                       sizeof(push), &push);
+    // One task workgroup per 32 listed meshlets, as many as meshlet_late_list.comp wrote.
+    vkCmdDrawMeshTasksIndirect_(f.cmd, late_list_.buffer, 0, 1, sizeof(VkDrawMeshTasksIndirectCommandEXT));
+}
+
+void MeshletPass::record_frozen_depth(FrameContext& f) {
+    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, depth_frozen_.pipeline);
+    Descriptors d = scene_descriptors(f);
+    push_bindings(f, d);
+    d.push(f.cmd, depth_frozen_);
+    if (chunk_count_) vkCmdDrawMeshTasks_(f.cmd, grid_.width, grid_.height, 1);
+}
+
 void MeshletPass::record_depth_done(FrameContext& f) {
+    // Forward reads the list; occlusion phase 2 reads it and adds to it (and to the counters).
     memory_barrier(f.cmd, kMeshPipelineStages, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
-                   kMeshPipelineStages | VK_PIPELINE_STAGE_2_COPY_BIT,
-                   VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_TRANSFER_READ_BIT);
+                   kMeshPipelineStages | VK_PIPELINE_STAGE_2_COPY_BIT | VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                   VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT | VK_ACCESS_2_TRANSFER_READ_BIT);
 }
 
 void MeshletPass::record_forward(FrameContext& f, Descriptors& descriptors, uint32_t push_flags, bool quad_mip,
@@ -291,17 +364,20 @@ std::vector<std::vector<uint32_t>> MeshletPass::read_drawn_indices(const Context
     const auto* words = static_cast<const uint32_t*>(list.mapped);
     const auto* slots = static_cast<const uint32_t*>(order.mapped);
     std::vector<std::vector<uint32_t>> drawn(draw_count);
-    // Chunk by chunk, in the order forward draws them: entries 32 c .. 32 c + chunk_kept - 1.
+    // Chunk by chunk, in the order forward draws them: the meshlets of the chunk's kept and
+    // re-admitted masks (entry 32 c), bit by bit; meshlet i's entry is 32 c + i.
     for (uint32_t c = 0; c < chunk_count_; ++c) {
-        uint32_t kept = words[size_t(c) * kMeshletsPerTask * 8 + 2];
-        if (kept > chunks_cpu_[c].count)
-            throw std::runtime_error("meshlet chunk " + std::to_string(c) + " kept more meshlets than it holds");
-        for (uint32_t e = c * kMeshletsPerTask; e < c * kMeshletsPerTask + kept; ++e) {
+        const uint32_t* head = words + size_t(c) * kMeshletsPerTask * 8;
+        uint32_t mask = head[0] | head[1];  // chunk_kept | chunk_late
+        const TaskChunk& chunk = chunks_cpu_[c];
+        if (chunk.count < 32 && (mask >> chunk.count) != 0)
+            throw std::runtime_error("meshlet chunk " + std::to_string(c) + " kept a meshlet it does not hold");
+        if (chunk.draw >= draw_count) throw std::runtime_error("meshlet chunk " + std::to_string(c) + " names no draw");
+        for (uint32_t i = 0; i < kMeshletsPerTask; ++i) {
+            if (!(mask >> i & 1u)) continue;
+            uint32_t e = c * kMeshletsPerTask + i;
             const uint32_t* entry = words + size_t(e) * 8;
-            uint32_t draw = entry[0], id = entry[1];
-            if (draw >= draw_count || id >= meshlets_.meshlets.size())
-                throw std::runtime_error("visible list entry " + std::to_string(e) + " names no meshlet of the scene");
-            const Meshlet& m = meshlets_.meshlets[id];
+            const Meshlet& m = meshlets_.meshlets[chunk.first_meshlet + i];
             uint32_t survivors = 0;
             for (int k = 0; k < 4; ++k) survivors += uint32_t(__builtin_popcount(entry[4 + k]));
             // The mesh shader's outputs in slot order: slot s drew meshlet triangle slots[e * 128 + s].
@@ -310,7 +386,7 @@ std::vector<std::vector<uint32_t>> MeshletPass::read_drawn_indices(const Context
                 if (t >= m.triangle_count)
                     throw std::runtime_error("meshlet capture: slot " + std::to_string(s) + " of entry " +
                                              std::to_string(e) + " holds no triangle of its meshlet");
-                for (int k = 0; k < 3; ++k) drawn[draw].push_back(meshlets_.vertex_of(m, t, k));
+                for (int k = 0; k < 3; ++k) drawn[chunk.draw].push_back(meshlets_.vertex_of(m, t, k));
             }
         }
     }

@@ -35,9 +35,17 @@ public:
     // Outside any rendering, before the depth pass: orders the rewrite of the visible list after
     // the previous frame's reads, and empties the capture.
     void record_reset(FrameContext& f);
-    // Inside the depth pass's rendering: task + mesh shaders with the plan's cull variant.
-    // record false: depth only (a debug view's redraw), no list, no counters, no capture.
+    // Inside the depth pass's rendering: task + mesh shaders with the plan's cull variant, and
+    // occlusion phase 1 where the plan culls by occlusion (occlusion_culls) and f.pyramid is set.
+    // record false: depth only (a debug view's redraw), no list, no counters, no capture, no occlusion.
     void record_depth(FrameContext& f, bool record = true);
+    // Occlusion phase 2 (docs/occlusion.md), after the pyramid: outside rendering, the list of
+    // phase 1's rejected meshlets (meshlet_late_list.comp); then inside the late depth pass, the
+    // task shaders over that list, which draw and record the re-admitted.
+    void record_late_list(FrameContext& f);
+    void record_late_depth(FrameContext& f);
+    // Culling frozen (f.cull_frozen), inside the depth pass: the last list into depth, no tests.
+    void record_frozen_depth(FrameContext& f);
     // After the depth pass: its list and counters become forward's inputs.
     void record_depth_done(FrameContext& f);
     // Inside forward's rendering, with forward's descriptors (bindings up to 15): draws the list.
@@ -63,11 +71,15 @@ private:
     Meshlets meshlets_;
     std::vector<TaskChunk> chunks_cpu_;
     Buffer meshlet_buffer_, positions_, attributes_, triangles_, chunks_, visible_, capture_;
+    Buffer late_list_;   // occlusion phase 2's list: the indirect command, its count, then entries
+    Buffer no_pyramid_;  // bound in place of the pyramids where the frame has none
     uint32_t instances_ = 0;  // meshlets over all draws at full detail (level 0)
     uint32_t chunk_count_ = 0;
     VkExtent2D grid_{};
     bool capture_enabled_ = false;
     Pipeline depth_[3];        // by Variant: subgroup (where the device can), fallback, off
+    Pipeline depth_frozen_;    // forward's task and mesh shaders into depth only (culling frozen)
+    Pipeline late_list_pipelines_[2];  // meshlet_late_list.comp: subgroup (where the device can), fallback
     Pipeline forward_[2][2];   // forward.frag's [quad mip][light loop] variants, as ScenePass::forward
     std::vector<std::pair<std::string, Pipeline>> views_;  // created on first use
 };

@@ -1,9 +1,12 @@
 #include "passes/occlusion_pass.h"
 
+#include <algorithm>
 #include <cstring>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
+
+#include "render/overlay.h"
 
 namespace {
 
@@ -17,6 +20,14 @@ const LayoutDesc kLayout = {{VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE, VK_DESCRIPTOR_TYP
 
 struct Push {
     uint32_t width, height, level, base;
+};
+
+// pyramid_view.comp: the colour (storage image), the pyramid.
+const LayoutDesc kViewLayout = {{VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER}, VK_SHADER_STAGE_COMPUTE_BIT,
+                                6 * sizeof(uint32_t)};
+struct ViewPush {
+    uint32_t width, height, level, base;
+    float near_plane, far_plane;
 };
 
 uint32_t ceil_div(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
@@ -45,6 +56,7 @@ void OcclusionPass::create(const Context& ctx, VkExtent2D extent) {
         subgroup = create_compute_pipeline(
             ctx, {.shader = "pyramid.comp.subgroup", .layout = kLayout, .full_subgroups = true, .forced_subgroup_size = true});
     fallback = create_compute_pipeline(ctx, {.shader = "pyramid.comp.fallback", .layout = kLayout});
+    view = create_compute_pipeline(ctx, {.shader = "pyramid_view.comp.main", .layout = kViewLayout});
     uint32_t zero = 0;
     finished = create_buffer_with_data(ctx, &zero, sizeof(zero), VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, "pyramid finished count");
     resize(ctx, extent);
@@ -60,11 +72,13 @@ void OcclusionPass::resize(const Context& ctx, VkExtent2D extent) {
 
 void OcclusionPass::record(FrameContext& f) {
     Variant variant = f.plan[PassId::occlusion].variant;
-    if (variant != Variant::subgroup && variant != Variant::fallback) return;
     if (variant != Variant::subgroup && variant != Variant::fallback) {
+        // Off: whenever occlusion comes on again, its first phase 1 has no previous pyramid (the
+        // one kept here is of an older frame and view), as on the first frame.
         previous_valid = false;
         return;
     }
+    if (f.cull_frozen) return;  // nothing culls; the last pyramid stays (the depth-pyramid view shows it)
     begin_label(f.ctx, f.cmd, debug_label(PassId::occlusion, variant, "depth pyramid"));
     f.timer.begin(f.cmd, Timer::pyramid);
     build(f.cmd, f.targets.depth, variant, current);
@@ -87,8 +101,42 @@ void OcclusionPass::provide(FrameUniforms& u, const Plan& plan) const {
 
 bool occlusion_culls(const Plan& plan) {
     Variant v = plan[PassId::occlusion].variant;
-    return (v == Variant::subgroup || v == Variant::fallback) && plan.geometry == Geometry::indexed &&
-           plan[PassId::cull].variant != Variant::off;
+    return (v == Variant::subgroup || v == Variant::fallback) && plan[PassId::cull].variant != Variant::off;
+}
+
+std::string pyramid_view_label(VkExtent2D depth, uint32_t level) {
+    std::vector<PyramidLevel> levels = pyramid_levels(depth);
+    level = std::min<uint32_t>(level, uint32_t(levels.size()) - 1);
+    return "pyramid level " + std::to_string(level) + " of " + std::to_string(levels.size()) + ", " +
+           std::to_string(levels[level].width) + "x" + std::to_string(levels[level].height);
+}
+
+void OcclusionPass::record_view(FrameContext& f) {
+    if (f.plan.view.mode != ViewMode::depth_pyramid) return;
+    Variant variant = f.plan[PassId::occlusion].variant;
+    if (variant != Variant::subgroup && variant != Variant::fallback) {
+        if (f.overlay) f.overlay->label(8, 8, "depth-pyramid view: --occlusion off builds no pyramid");
+        return;
+    }
+    begin_label(f.ctx, f.cmd, debug_label(f.plan.view));
+    f.timer.begin(f.cmd, Timer::view);
+    transition(f.cmd, f.targets.color, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+               VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, view.pipeline);
+    Descriptors().storage_image(0, f.targets.color.view).buffer(1, pyramid).push(f.cmd, view);
+    // The pyramid built last: record() flipped `current` after building it.
+    uint32_t levels = uint32_t(pyramid_levels(depth_extent).size());
+    uint32_t level = std::min(f.plan.view.level, levels - 1);
+    const auto* u = static_cast<const FrameUniforms*>(f.uniforms.mapped);
+    ViewPush push{depth_extent.width, depth_extent.height, level, (current ^ 1u) * pyramid_texels(depth_extent),
+                  u->projection.z, u->projection.w};
+    vkCmdPushConstants(f.cmd, view.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
+    vkCmdDispatch(f.cmd, ceil_div(depth_extent.width, kFallbackGroup), ceil_div(depth_extent.height, kFallbackGroup), 1);
+    f.timer.end(f.cmd, Timer::view);
+    end_label(f.ctx, f.cmd);
+    // As the mip view's labels: 1x text under 640 pixels across, where 2x would not fit.
+    float scale = depth_extent.width >= 640 ? 2.0f : 1.0f;
+    if (f.overlay && f.view_legend) f.overlay->label(4, 4, pyramid_view_label(depth_extent, level), rgba8(255, 255, 255), scale);
 }
 
 void OcclusionPass::build(VkCommandBuffer cmd, Image& depth, Variant variant, uint32_t which) {
@@ -138,19 +186,30 @@ std::vector<float> OcclusionPass::read(const Context& ctx, uint32_t which) const
 }
 
 void occlusion_report_counters(nlohmann::json& counters, const PassCounters& c) {
-    // Triangles that passed every other test: rejected by the previous frame's pyramid (phase 1),
-    // by this frame's (phase 2: not drawn at all), and phase-1 rejections drawn after all.
-    bool culls = occlusion_culls(c.plan);
-    auto value = [&](uint32_t v) { return culls ? nlohmann::json(v) : nlohmann::json(nullptr); };
-    counters["occlusion"] = {{"triangles_rejected_phase1", value(c.frame.occlusion_rejected[0])},
-                             {"triangles_rejected_phase2", value(c.frame.occlusion_rejected[1])},
-                             {"triangles_readmitted_phase2", value(c.frame.occlusion_readmitted)}};
+    // What passed every other test: rejected by the previous frame's pyramid (phase 1), re-tested
+    // by phase 2 (phase 1's rejections), rejected by this frame's (phase 2: not drawn at all), and
+    // phase 1's rejections drawn after all. The indexed path culls triangles; the meshlet path
+    // culls meshlets, and its re-admitted triangles are those its re-admitted meshlets drew.
+    bool culls = occlusion_culls(c.plan), meshlet = c.plan.geometry == Geometry::meshlet;
+    auto value = [](bool counted, uint32_t v) { return counted ? nlohmann::json(v) : nlohmann::json(nullptr); };
+    const OcclusionCounts& t = c.frame.occlusion_triangles;
+    const OcclusionCounts& m = c.frame.occlusion_meshlets;
+    counters["occlusion"] = {{"triangles_rejected_phase1", value(culls && !meshlet, t.rejected_phase1)},
+                             {"triangles_tested_phase2", value(culls && !meshlet, t.tested_phase2)},
+                             {"triangles_rejected_phase2", value(culls && !meshlet, t.rejected_phase2)},
+                             {"triangles_readmitted_phase2", value(culls, t.readmitted_phase2)},
+                             {"meshlets_rejected_phase1", value(culls && meshlet, m.rejected_phase1)},
+                             {"meshlets_tested_phase2", value(culls && meshlet, m.tested_phase2)},
+                             {"meshlets_rejected_phase2", value(culls && meshlet, m.rejected_phase2)},
+                             {"meshlets_readmitted_phase2", value(culls && meshlet, m.readmitted_phase2)}};
 }
 
 std::string occlusion_hud_text(const PassCounters& c) {
     if (!occlusion_culls(c.plan)) return "";
-    return ", occluded " + std::to_string(c.frame.occlusion_rejected[0]) + " / " + std::to_string(c.frame.occlusion_rejected[1]) +
-           " (+" + std::to_string(c.frame.occlusion_readmitted) + ")";
+    bool meshlet = c.plan.geometry == Geometry::meshlet;
+    const OcclusionCounts& o = meshlet ? c.frame.occlusion_meshlets : c.frame.occlusion_triangles;
+    return std::string(meshlet ? ", occluded meshlets " : ", occluded ") + std::to_string(o.rejected_phase1) + " / " +
+           std::to_string(o.rejected_phase2) + " (+" + std::to_string(o.readmitted_phase2) + ")";
 }
 
 void occlusion_frame_allocations(const AllocationQuery& q, std::vector<PlannedAllocation>& out) {

@@ -3,13 +3,14 @@
 // subgroup builds it in one dispatch with quad operations (shaders/pyramid.comp, after FidelityFX
 // SPD), fallback one dispatch per level; both give the same bits.
 //
-// Two-phase occlusion culling (indexed geometry, with a cull variant other than off): phase 1,
-// the cull pass before the depth pre-pass, also rejects triangles the previous frame's pyramid
-// hides (seen with the previous view-projection); the pre-pass draws the rest; this unit builds
-// the pyramid of that depth; phase 2 (the renderer: the cull pass again, then a depth draw that
-// keeps the pre-pass's depth) tests every triangle against the new pyramid, and its list is what
-// the depth is completed with and forward draws. Two pyramids alternate, so that phase 2 can
-// still read the previous one (the re-admitted count).
+// Two-phase occlusion culling (both geometry paths, with a cull variant other than off): phase 1
+// (the compute cull, or the task shaders of the meshlet pre-pass) also rejects what the previous
+// frame's pyramid hides (seen with the previous view-projection) and lists it; the pre-pass draws
+// the rest; this unit builds the pyramid of that depth; phase 2 (the renderer: CullPass::record_late
+// or MeshletPass::record_late_list, then a depth draw that keeps the pre-pass's depth) re-tests only
+// that list against the new pyramid and draws the re-admitted; forward draws both, in input order.
+// Two pyramids alternate, so that this frame's phase 1 reads the one the last frame built while
+// this frame builds the other.
 #pragma once
 
 #include <optional>
@@ -29,6 +30,8 @@ struct PyramidLevel {
 };
 std::vector<PyramidLevel> pyramid_levels(VkExtent2D depth);
 uint32_t pyramid_texels(VkExtent2D depth);  // all levels
+// The depth-pyramid view's label: "pyramid level 2 of 9, 40x23".
+std::string pyramid_view_label(VkExtent2D depth, uint32_t level);
 
 void occlusion_frame_allocations(const AllocationQuery& q, std::vector<PlannedAllocation>& out);
 void occlusion_report_counters(nlohmann::json& counters, const PassCounters& c);
@@ -54,6 +57,9 @@ struct OcclusionPass : PassUnit {
     void record(FrameContext& f) override;
     // FrameUniforms::previous_view_proj and occlusion (0 where the plan has no pyramid).
     void provide(FrameUniforms& u, const Plan& plan) const override;
+    // --view depth-pyramid: one level of the last pyramid built, over the frame (pyramid_view.comp).
+    void record_view(FrameContext& f) override;
+    Pipeline view;  // pyramid_view.comp.main
     // The pyramid of `depth` (DEPTH_READ_ONLY_OPTIMAL from now on) with `variant`, into pyramid
     // `which` of the buffer: the frame's, and tests' of an uploaded depth image.
     void build(VkCommandBuffer cmd, Image& depth, Variant variant, uint32_t which = 0);

@@ -163,13 +163,16 @@ void ScenePass::record_depth(FrameContext& f, bool late) {
     VkRenderingAttachmentInfo depth_target = depth_attachment(f.targets.depth, VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL,
                                                               late ? VK_ATTACHMENT_LOAD_OP_LOAD : VK_ATTACHMENT_LOAD_OP_CLEAR,
                                                               VK_ATTACHMENT_STORE_OP_STORE);
-    // The meshlet path culls here, once per frame (its task and mesh shaders), and records the list
-    // forward draws.
+    // The meshlet path culls here (its task and mesh shaders: occlusion phase 1 in the pre-pass,
+    // phase 2 in the late draw) and records the list forward draws. With culling frozen it draws
+    // the last list as forward will.
     MeshletPass* meshlets = f.plan.geometry == Geometry::meshlet ? f.meshlets : nullptr;
-    if (meshlets) meshlets->record_reset(f);
+    if (meshlets && !late && !f.cull_frozen) meshlets->record_reset(f);
     begin_rendering(f.cmd, f.targets.extent, nullptr, &depth_target);
-    if (meshlets)
-        meshlets->record_depth(f);
+    if (meshlets && f.cull_frozen)
+        meshlets->record_frozen_depth(f);
+    else if (meshlets)
+        late ? meshlets->record_late_depth(f) : meshlets->record_depth(f);
     else
         draw_scene(f, depth);
     vkCmdEndRendering(f.cmd);

@@ -20,7 +20,7 @@ struct ScenePass {
     ~ScenePass();
 
     void create(const Context& ctx, bool alpha_masked);  // alpha_masked: the depth pre-pass tests alpha
-    // late: occlusion phase 2's draw, on top of the pre-pass's depth (indexed geometry only).
+    // late: occlusion phase 2's draw, the re-admitted only, on top of the pre-pass's depth.
     void record_depth(FrameContext& f, bool late = false);
     void record_forward(FrameContext& f);
 };

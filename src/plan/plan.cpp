@@ -6,8 +6,8 @@ namespace {
 
 constexpr std::array<std::string_view, 5> kRequestNames = {"auto", "subgroup", "fallback", "off", "forward"};
 constexpr std::array<std::string_view, 5> kVariantNames = {"subgroup", "fallback", "off", "unsupported", "forward"};
-constexpr std::array<std::string_view, 7> kViewNames = {
-    "shaded", "lane-id", "first-last-lane", "active-lanes", "mip", "light-count", "lod"};
+constexpr std::array<std::string_view, 8> kViewNames = {
+    "shaded", "lane-id", "first-last-lane", "active-lanes", "mip", "light-count", "lod", "depth-pyramid"};
 
 }  // namespace
 
@@ -194,13 +194,21 @@ Plan make_plan(const SubgroupCaps& caps, const DeviceFeatures& features, const P
         if (pass.id == PassId::cull && request.geometry == Geometry::meshlet && p.variant != Variant::off)
             p.reason += "; meshlets culled in the task shader, triangles in the mesh shader";
     }
-    // Occlusion culls in the compute cull only (docs/occlusion.md): say where it builds the pyramid for nothing.
+    // Occlusion culls with the cull pass, in both geometry paths (docs/occlusion.md). A pass on by
+    // default may cost the overview frame at most 1%: where nothing culls by the pyramid, auto builds
+    // none; where something does, phase 2's work follows phase 1's rejections, so a frame that hides
+    // little pays the pyramid and little else.
     PassPlan& occlusion = plan[PassId::occlusion];
     if (occlusion.variant == Variant::subgroup || occlusion.variant == Variant::fallback) {
-        if (request.geometry == Geometry::meshlet)
-            occlusion.reason += "; the pyramid is built, but the meshlet path does not cull by it yet";
-        else if (plan[PassId::cull].variant == Variant::off)
+        if (plan[PassId::cull].variant == Variant::off && occlusion.requested == Request::automatic) {
+            occlusion.variant = Variant::off;
+            occlusion.reason = "--cull off culls nothing by a depth pyramid, so auto builds none";
+        } else if (plan[PassId::cull].variant == Variant::off) {
             occlusion.reason += "; the pyramid is built, but --cull off culls nothing by it";
+        } else if (occlusion.requested == Request::automatic) {
+            occlusion.reason += "; on: phase 2 re-tests only what phase 1 rejected, so where little is hidden the frame "
+                                "pays the pyramid (one read of the depth buffer) and an almost empty late depth draw";
+        }
     }
     // Exposure measures the mip: without one it stays at the fixed exposure.
     PassPlan& exposure = plan[PassId::exposure];
@@ -214,5 +222,6 @@ Plan make_plan(const SubgroupCaps& caps, const DeviceFeatures& features, const P
         exposure.reason += ": exposure fixed at 1.0";
     }
     plan.view = plan_view(caps, features, request.view, request.view_stage);
+    plan.view.level = request.view_level;
     return plan;
 }

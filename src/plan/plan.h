@@ -15,7 +15,7 @@
 #include "caps/caps.h"
 #include "passes/pass_table.h"
 
-enum class ViewMode { shaded, lane_id, first_last_lane, active_lanes, mip, light_count, lod };
+enum class ViewMode { shaded, lane_id, first_last_lane, active_lanes, mip, light_count, lod, depth_pyramid };
 
 std::string_view request_name(Request r);
 std::string_view variant_name(Variant v);
@@ -53,6 +53,7 @@ struct ViewPlan {
     Stage stage = Stage::fragment;
     Variant variant = Variant::off;  // subgroup, unsupported, or off for non-subgroup views
     std::string reason;
+    uint32_t level = 0;  // depth-pyramid: the level shown (the view clamps it to the coarsest)
 };
 
 // What each selectable pass (indexed by PassId, see passes/pass_table.h) and the debug view resolve to.
@@ -70,6 +71,7 @@ struct PlanRequest {
     std::array<Request, kPassCount> passes{};  // value-initialised: every pass Request::automatic
     ViewMode view = ViewMode::shaded;
     Stage view_stage = Stage::fragment;
+    uint32_t view_level = 0;  // the depth-pyramid view's level (the window's P key)
     Geometry geometry = Geometry::indexed;
     bool lod = true;  // --lod auto | off
     // What this device measured (empty: --no-tuning, no tuning file, or the window's T key off).

@@ -43,6 +43,17 @@ struct RayStats {
 };
 static_assert(sizeof(RayStats) == 18 * 4);
 
+// Occlusion culling's counts (docs/occlusion.md), of what passed every other test: rejected by
+// the previous frame's pyramid (phase 1), re-tested by phase 2 (phase 1's rejections, counted
+// again by phase 2), rejected by this frame's (phase 2: not drawn at all), and re-admitted (phase
+// 1's rejections drawn after all).
+struct OcclusionCounts {
+    uint32_t rejected_phase1;
+    uint32_t rejected_phase2;
+    uint32_t readmitted_phase2;
+    uint32_t tested_phase2;
+};
+
 // Counters written by passes on the GPU, read back after the timed frames.
 struct GpuCounters {
     uint32_t triangles_visible;
@@ -86,18 +97,18 @@ struct GpuCounters {
     uint32_t lod_draws[kMaxLodLevels];
     uint32_t lod_triangles[kMaxLodLevels];
     uint32_t lod_meshlets[kMaxLodLevels];
-    // Occlusion culling (shaders/occlusion.glsl, words 75-77): triangles that passed every other
-    // test but the pyramid rejected, in phase 1 (previous frame's) and phase 2 (this frame's), and
-    // phase-1 rejections that phase 2 drew after all.
-    uint32_t occlusion_rejected[2];
-    uint32_t occlusion_readmitted;
-    // The cull pass's look-back (shaders/cull.comp, word 78): predecessors a workgroup counted
+    // Occlusion culling (shaders/occlusion.glsl, words 75-82), of triangles (indexed path: the
+    // compute cull) and of meshlets (meshlet path: the task shaders).
+    OcclusionCounts occlusion_triangles;
+    OcclusionCounts occlusion_meshlets;
+    // The cull pass's look-back (shaders/cull.comp, word 83): predecessors a workgroup counted
     // itself because they were not ready within the spin (the decoupled fallback).
     uint32_t cull_lookback_fallbacks;
 };
-static_assert(sizeof(GpuCounters) == 79 * 4);
-static_assert(offsetof(GpuCounters, cull_lookback_fallbacks) == 78 * 4);  // cull.comp's kLookbackFallbacksWord
-static_assert(offsetof(GpuCounters, occlusion_rejected) == 75 * 4);  // occlusion.glsl's kOcclusionRejectedWord
+static_assert(sizeof(GpuCounters) == 84 * 4);
+static_assert(offsetof(GpuCounters, occlusion_triangles) == 75 * 4);  // occlusion.glsl's kOcclusionTrianglesWord
+static_assert(offsetof(GpuCounters, occlusion_meshlets) == 79 * 4);   // occlusion.glsl's kOcclusionMeshletsWord
+static_assert(offsetof(GpuCounters, cull_lookback_fallbacks) == 83 * 4);  // cull.comp's kLookbackFallbacksWord
 static_assert(offsetof(GpuCounters, lod_draws) == 51 * 4);  // lod.glsl's kLodDrawsWord
 static_assert(offsetof(GpuCounters, view_subgroups) == 49 * 4);  // view_common.glsl's kViewSubgroupsWord
 static_assert(offsetof(GpuCounters, view_sizes) == 48 * 4);  // view_common.glsl's kViewSizesWord
@@ -125,6 +136,7 @@ struct FrameContext {
     uint32_t light_count;
     bool instrument = false;  // count atomics and light-loop trips this frame (one frame outside the timed ones)
     Overlay* overlay = nullptr;  // text and rectangles drawn over the final frame
+    bool view_legend = true;     // debug views draw their legends and labels (--no-legend: off)
     // Tests only: forward shading gives odd pixel columns the next tile's list, so quads span two
     // tiles and the subgroup light loop's union walk runs on any rasterizer (shading.glsl).
     bool light_loop_split_tiles = false;
@@ -147,6 +159,9 @@ struct FrameContext {
     const Buffer* exposure_state = nullptr;
     // Set by the ray_trace pass when it wrote targets.ray_traced this frame; forward reads it then.
     bool ray_traced = false;
+    // Culling frozen (the window's F key, Renderer::set_cull_frozen): no pass tests anything, the
+    // depth and forward passes draw the lists of the last frame that culled.
+    bool cull_frozen = false;
     // The subgroup sizes the debug view's stage ran at in the last completed frame that drew this
     // view (a mask of GpuCounters::view_sizes); 0 before one has. The legend names them.
     uint32_t view_sizes = 0;

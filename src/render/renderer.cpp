@@ -2,7 +2,9 @@
 #include "passes/mip_pass.h"
 #include "passes/occlusion_pass.h"
 
+#include <algorithm>
 #include <cstring>
+#include <iterator>
 
 void create_frame_targets(const Context& ctx, VkExtent2D extent, FrameTargets& t) {
     t.extent = extent;
@@ -132,6 +134,7 @@ FrameUniforms Renderer::frame_uniforms(uint32_t frame_index, const Camera& camer
 void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_index, const Camera& camera,
                       bool instrument) {
     FrameSlot& slot = slots_[slot_index];
+    last_slot_ = slot_index;
     // The caller waited for this slot's last frame (its buffers are rewritten below): where it drew
     // the same view, its counters hold the sizes that view's stage ran at.
     std::pair<ViewMode, Stage> view{config_.plan.view.mode, config_.plan.view.stage};
@@ -174,16 +177,31 @@ void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_i
         vkCmdDispatch(cmd, kTestWorkSize / 8, kTestWorkSize / 8, 1);
     }
     f.pyramid = &unit<OcclusionPass>(PassId::occlusion).pyramid;
+    f.cull_frozen = cull_frozen_;
+    f.view_legend = config_.view_legend;
     record_units(f, FramePoint::before_depth);
     scene_pass_.record_depth(f);
     record_units(f, FramePoint::after_prepass);
-    if (occlusion_culls(config_.plan)) {
-        // Occlusion phase 2 (docs/occlusion.md): every triangle against the pyramid just built;
-        // its list completes the depth and is what forward draws.
+    if (occlusion_culls(config_.plan) && !cull_frozen_) {
+        // Occlusion phase 2 (docs/occlusion.md): only what phase 1 rejected as occluded, against
+        // the pyramid just built; the re-admitted are added to the depth (no triangle is drawn
+        // into it twice), then forward gets phase 1's survivors and the additions in input order.
+        // The depth passes test GREATER and keep the nearest value, whatever order fragments come
+        // in, so the additions may go into depth in any order; forward tests EQUAL and the last
+        // fragment at the stored depth keeps the pixel, so where two triangles meet at the same
+        // depth only --occlusion off's order gives its frame (cull_merge.comp; the meshlet path
+        // draws each chunk's kept and re-admitted meshlets in bit order).
         begin_label(ctx_, cmd, debug_label(Timer::late_depth, "occlusion phase 2"));
         slot.timer->begin(cmd, Timer::late_depth);
-        unit<CullPass>(PassId::cull).record_phase(f, 2);
-        scene_pass_.record_depth(f, true);
+        if (config_.plan.geometry == Geometry::meshlet && meshlets_) {
+            meshlets_->record_late_list(f);
+            scene_pass_.record_depth(f, true);
+        } else {
+            CullPass& cull = unit<CullPass>(PassId::cull);
+            cull.record_late(f);
+            scene_pass_.record_depth(f, true);
+            cull.record_merge(f);
+        }
         slot.timer->end(cmd, Timer::late_depth);
         end_label(ctx_, cmd);
     }
@@ -220,9 +238,31 @@ void Renderer::record_units(FrameContext& f, FramePoint point) {
         if (pass.point == point) units_[size_t(pass.id)]->record(f);
 }
 
+namespace {
+
+// With culling frozen no pass counts what culling kept: the frozen frame's counts stand in.
+void keep_culling_counts(GpuCounters& c, const GpuCounters& frozen) {
+    c.triangles_visible = frozen.triangles_visible;
+    c.meshlets_in = frozen.meshlets_in;
+    c.meshlets_visible = frozen.meshlets_visible;
+    std::copy(std::begin(frozen.lod_draws), std::end(frozen.lod_draws), std::begin(c.lod_draws));
+    std::copy(std::begin(frozen.lod_triangles), std::end(frozen.lod_triangles), std::begin(c.lod_triangles));
+    std::copy(std::begin(frozen.lod_meshlets), std::end(frozen.lod_meshlets), std::begin(c.lod_meshlets));
+    c.occlusion_triangles = frozen.occlusion_triangles;
+    c.occlusion_meshlets = frozen.occlusion_meshlets;
+}
+
+}  // namespace
+
+void Renderer::set_cull_frozen(bool frozen) {
+    if (frozen && !cull_frozen_) frozen_counters_ = read_frame_counters(last_slot_);
+    cull_frozen_ = frozen;
+}
+
 GpuCounters Renderer::read_frame_counters(uint32_t slot) const {
     GpuCounters c;
     memcpy(&c, slots_[slot].counters_readback.mapped, sizeof(c));
+    if (cull_frozen_) keep_culling_counts(c, frozen_counters_);
     return c;
 }
 
@@ -281,10 +321,15 @@ std::vector<float> Renderer::read_depth() {
     return depth;
 }
 
-GpuCounters Renderer::read_counters() { return read_buffer_as<GpuCounters>(ctx_, counters_); }
+GpuCounters Renderer::read_counters() {
+    GpuCounters c = read_buffer_as<GpuCounters>(ctx_, counters_);
+    if (cull_frozen_) keep_culling_counts(c, frozen_counters_);
+    return c;
+}
 
 std::vector<std::vector<uint32_t>> Renderer::read_drawn_indices() {
     if (config_.plan.geometry == Geometry::meshlet && meshlets_) return meshlets_->read_drawn_indices(ctx_, scene_.draw_count);
+    // What forward drew (with occlusion: phase 1's survivors and phase 2's additions, merged).
     const CullPass& cull = unit<CullPass>(PassId::cull);
     // --cull off: each draw's whole chosen level, from the source indices (CullPass::record_select).
     if (config_.plan[PassId::cull].variant == Variant::off)

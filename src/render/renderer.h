@@ -116,6 +116,13 @@ public:
     glm::vec3 bounds_min() const { return bounds_min_; }
     glm::vec3 bounds_max() const { return bounds_max_; }
 
+    // Culling frozen (the window's F key): no pass tests anything; the depth and forward passes draw
+    // the lists of the last frame that culled, wherever the camera goes, so one can fly out and see
+    // what was culled. The counters of culling (triangles and meshlets kept, per level, occlusion)
+    // read as that frame's. Call with the device idle.
+    void set_cull_frozen(bool frozen);
+    bool cull_frozen() const { return cull_frozen_; }
+
     // The CPU-side values a frame uses (also what tests rebuild their references from).
     FrameUniforms frame_uniforms(uint32_t frame_index, const Camera& camera) const;
 
@@ -134,6 +141,9 @@ private:
     // The subgroup sizes the debug view's stage ran at in the last completed frame that drew this
     // view (GpuCounters::view_sizes); 0 until one has. Its legend names them.
     uint32_t view_sizes_ = 0;
+    bool cull_frozen_ = false;
+    GpuCounters frozen_counters_{};  // the culling counters of the frame culling froze at
+    uint32_t last_slot_ = 0;         // the slot of the last recorded frame
     Camera default_camera_;
     glm::vec3 bounds_min_, bounds_max_;
 

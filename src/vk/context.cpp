@@ -11,6 +11,7 @@
 
 PFN_vkCmdPushDescriptorSetKHR vkCmdPushDescriptorSet_ = nullptr;
 PFN_vkCmdDrawMeshTasksEXT vkCmdDrawMeshTasks_ = nullptr;
+PFN_vkCmdDrawMeshTasksIndirectEXT vkCmdDrawMeshTasksIndirect_ = nullptr;
 
 namespace {
 
@@ -430,8 +431,11 @@ void create_device(Context& ctx, const ContextOptions& options) {
     VK_CHECK(vkCreateDevice(ctx.physical, &info, nullptr, &ctx.device));
     vkGetDeviceQueue(ctx.device, ctx.queue_family, 0, &ctx.queue);
     vkCmdPushDescriptorSet_ = (PFN_vkCmdPushDescriptorSetKHR)vkGetDeviceProcAddr(ctx.device, "vkCmdPushDescriptorSetKHR");
-    if (ctx.features.mesh_shader)
+    if (ctx.features.mesh_shader) {
         vkCmdDrawMeshTasks_ = (PFN_vkCmdDrawMeshTasksEXT)vkGetDeviceProcAddr(ctx.device, "vkCmdDrawMeshTasksEXT");
+        vkCmdDrawMeshTasksIndirect_ =
+            (PFN_vkCmdDrawMeshTasksIndirectEXT)vkGetDeviceProcAddr(ctx.device, "vkCmdDrawMeshTasksIndirectEXT");
+    }
 
     VkCommandPoolCreateInfo pool{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
     pool.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;

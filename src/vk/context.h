@@ -128,5 +128,6 @@ void set_name(const Context& ctx, VkObjectType type, uint64_t handle, const char
 
 // VK_KHR_push_descriptor entry point, loaded at device creation.
 extern PFN_vkCmdPushDescriptorSetKHR vkCmdPushDescriptorSet_;
-// VK_EXT_mesh_shader draw, loaded where features.mesh_shader (null otherwise).
+// VK_EXT_mesh_shader draws, loaded where features.mesh_shader (null otherwise).
 extern PFN_vkCmdDrawMeshTasksEXT vkCmdDrawMeshTasks_;
+extern PFN_vkCmdDrawMeshTasksIndirectEXT vkCmdDrawMeshTasksIndirect_;

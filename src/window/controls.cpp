@@ -1,5 +1,6 @@
 #include "window/controls.h"
 
+#include <algorithm>
 #include <iterator>
 
 namespace {
@@ -19,7 +20,7 @@ Request next_request(Request r, int step) {
     while (kCycle[at] != r) ++at;
     return kCycle[((at + step) % n + n) % n];
 }
-ViewMode next_view_mode(ViewMode m, int step) { return step_enum(m, step, uint32_t(ViewMode::lod) + 1); }
+ViewMode next_view_mode(ViewMode m, int step) { return step_enum(m, step, uint32_t(ViewMode::depth_pyramid) + 1); }
 Stage next_stage(Stage s, int step) { return step_enum(s, step, uint32_t(Stage::count)); }
 
 PlanChange cycle_pass(const SubgroupCaps& caps, const DeviceFeatures& features, const PlanRequest& current, PassId pass,
@@ -74,6 +75,16 @@ PlanChange toggle_geometry(const SubgroupCaps& caps, const DeviceFeatures& featu
         change.request.geometry = current.geometry;
         change.plan = make_plan(caps, features, change.request);
     }
+    return change;
+}
+
+PlanChange step_pyramid_level(const SubgroupCaps& caps, const DeviceFeatures& features, const PlanRequest& current,
+                              int step, uint32_t levels) {
+    PlanChange change{current, {}, {}};
+    if (current.view == ViewMode::depth_pyramid)
+        change.request.view_level = step_enum(std::min(current.view_level, levels - 1), step, std::max(levels, 1u));
+    change.request.view = ViewMode::depth_pyramid;
+    change.plan = make_plan(caps, features, change.request);
     return change;
 }
 

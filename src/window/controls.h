@@ -9,7 +9,7 @@
 // The request after `r` in the cycle auto -> subgroup -> forward -> fallback -> off -> auto (forward: the
 // mip's only); step -1 goes backwards.
 Request next_request(Request r, int step);
-ViewMode next_view_mode(ViewMode m, int step);  // shaded, lane-id, ..., light-count, lod, shaded
+ViewMode next_view_mode(ViewMode m, int step);  // shaded, lane-id, ..., light-count, lod, depth-pyramid, shaded
 Stage next_stage(Stage s, int step);            // vertex, ..., compute, vertex
 
 struct PlanChange {
@@ -33,6 +33,10 @@ PlanChange cycle_view_stage(const SubgroupCaps& caps, const DeviceFeatures& feat
 PlanChange toggle_geometry(const SubgroupCaps& caps, const DeviceFeatures& features, const PlanRequest& current);
 // L: --lod auto <> off (docs/lod.md).
 PlanChange toggle_lod(const SubgroupCaps& caps, const DeviceFeatures& features, const PlanRequest& current);
+// P: the depth-pyramid view's level, by `step` around the pyramid's `levels` (docs/occlusion.md);
+// from another view it first shows the depth-pyramid view at the level it had.
+PlanChange step_pyramid_level(const SubgroupCaps& caps, const DeviceFeatures& features, const PlanRequest& current,
+                              int step, uint32_t levels);
 
 // The configuration in words for file names and logs, each pass by its table tag:
 // "cull-subgroup_light-fallback_mip-subgroup_view-lane-id-fragment".

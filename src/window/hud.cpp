@@ -126,6 +126,8 @@ const KeyHelp kOtherKeys[] = {
     {"Q / E", "down / up"},
     {"R", "reset the camera"},
     {"K", "camera: overview / street"},
+    {"F", "freeze culling (fly out: see what was culled)"},
+    {"P (Shift: back)", "depth-pyramid view: next level"},
     {"F12", "screenshot with the HUD"},
     {"C", "comparison, in the background"},
     {"G", "frame-time graph on / off"},
@@ -266,6 +268,10 @@ OverlayBox draw_stats(Overlay& overlay, const HudState& hud, float s, float x, f
     // frames under 300 rows, where the panel has no row to spare.
     if (hud.extent.height >= 300)
         counter_line(lod_hud_line({plan, hud.counters, none, hud.triangles_total, hud.lights, ms(Timer::cull) >= 0}));
+    if (hud.cull_frozen) {
+        p.add(0, "culling frozen (F): the lists and counts of the frame it froze at", kYellow);
+        p.next_line();
+    }
     if (!hud.tuning.empty()) {
         p.add(0, hud.tuning + (hud.tuning.rfind("tuned auto on", 0) == 0 ? ", * measured" : ""), kGrey);
         p.next_line();

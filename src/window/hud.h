@@ -42,6 +42,7 @@ struct HudState {
     uint32_t lights = 0;
     uint32_t animation_frame = 0;
     bool paused = false;
+    bool cull_frozen = false;  // key F: the counters are the frozen frame's
     bool help = false;
     bool graph = true;  // the frame-time graph (key G)
     std::string tuning;              // "tuned auto on (T): tune of 2026-11-25", "tuning: none (T)"

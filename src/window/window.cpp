@@ -24,6 +24,7 @@
 
 #include "window/camera_control.h"
 #include "window/controls.h"
+#include "passes/occlusion_pass.h"
 #include "compare/tuning.h"
 #include "window/hud.h"
 #include "app/image_io.h"
@@ -235,6 +236,18 @@ private:
             case GLFW_KEY_V: apply(cycle_view_mode(caps, features, request_, step)); break;
             case GLFW_KEY_M: apply(toggle_geometry(caps, features, request_)); break;
             case GLFW_KEY_L: apply(toggle_lod(caps, features, request_)); break;
+            case GLFW_KEY_P: {
+                uint32_t levels = uint32_t(pyramid_levels(renderer_->extent()).size());
+                apply(step_pyramid_level(caps, features, request_, step, levels));
+                log_line("depth-pyramid view: level " + std::to_string(request_.view_level) + " of " + std::to_string(levels));
+                break;
+            }
+            case GLFW_KEY_F:
+                // Nothing culls while frozen; the depth and forward passes draw the frozen lists.
+                vkDeviceWaitIdle(ctx_.device);
+                renderer_->set_cull_frozen(!renderer_->cull_frozen());
+                note(renderer_->cull_frozen() ? "culling frozen: fly out to see what was culled (F: resume)" : "culling resumed");
+                break;
             case GLFW_KEY_T: toggle_tuning(); break;
             case GLFW_KEY_B: apply(cycle_view_stage(caps, features, request_, step)); break;
             case GLFW_KEY_SPACE:
@@ -274,6 +287,13 @@ private:
         request_ = change.request;
         // Passes may create or drop resources when the plan changes: nothing of the old plan may be in flight.
         vkDeviceWaitIdle(ctx_.device);
+        // Frozen lists are of one geometry path and one cull pass: another one culls afresh.
+        const Plan& old = renderer_->plan();
+        if (renderer_->cull_frozen() &&
+            (change.plan.geometry != old.geometry || change.plan[PassId::cull].variant != old[PassId::cull].variant)) {
+            renderer_->set_cull_frozen(false);
+            note("culling resumed: the frozen lists were of another geometry path or cull variant");
+        }
         renderer_->set_plan(change.plan);
     }
 
@@ -428,6 +448,7 @@ private:
         hud_.cpu_frame_ms = cpu_frame_ms_;
         hud_.animation_frame = animation_frame_;
         hud_.paused = paused_;
+        hud_.cull_frozen = renderer_->cull_frozen();
         double now = glfwGetTime();
         while (!notes_.empty() && notes_.front().second < now) notes_.pop_front();
         hud_.notes.clear();
