@@ -121,6 +121,8 @@ TEST(WindowControls, PyramidKeyShowsTheViewThenStepsItsLevelRound) {
         levels.push_back(shown.plan.view.level);
     }
     EXPECT_EQ(levels, (std::vector<uint32_t>{1, 2, 3, 0}));
+    EXPECT_TRUE(spells(screenshot_name(step_pyramid_level(lavapipe_like_caps(), all_features(), shown.request, 1, 4).plan, 320, 180),
+                       {"view-depth-pyramid-level-1_320x180.png"}));
     EXPECT_EQ(step_pyramid_level(lavapipe_like_caps(), all_features(), shown.request, -1, 4).plan.view.level, 3u);
     PlanRequest beyond = shown.request;
     beyond.view_level = 9;  // a level of a larger frame, after a resize: the last one of this frame, then on

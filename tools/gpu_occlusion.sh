@@ -11,7 +11,7 @@
 #     left alone), then the default command (every pass auto, tuned) with occlusion on (auto) and
 #     off, alternated (target: at most 14.5 ms), and --info's plan with occlusion's reason.
 # Writes OUT/occlusion.md (the tables) and OUT/log.txt.
-# Usage: tools/gpu_occlusion.sh BUILD_DIR [OUT]   (OUT defaults to $OUT)
+# Usage (repository root, build/ carried): tools/gpu_occlusion.sh [BUILD_DIR [OUT]]   (OUT defaults to $OUT)
 # A smoke run elsewhere (lavapipe): SIZES="96x54 160x90" INSTANCES=2 LIGHTS=64 FRAMES=5 WARMUP=1 tools/gpu_occlusion.sh build /tmp/occ
 set -uo pipefail
 demo=${1:-build}/subgroup-demo
@@ -20,7 +20,11 @@ scene=assets/default_scene.gltf
 mkdir -p "$out"
 export XDG_CACHE_HOME="$out/cache"
 log="$out/log.txt"
+# The Vulkan loader, validation layers and libraries this build was made against (as the other runs).
+for f in .gl/*.deb; do [ -f "$f" ] && dpkg -x "$f" /; done
+ldconfig 2> /dev/null
 echo "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)" | tee "$log"
+echo "commit: $(git rev-parse --short HEAD 2>/dev/null)" | tee -a "$log"
 start=$(date +%s)
 sizes=${SIZES:-1920x1080 3840x2160}
 big=${sizes##* }  # the tuned default frame's size: the last

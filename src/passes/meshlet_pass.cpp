@@ -332,17 +332,17 @@ std::vector<std::vector<uint32_t>> MeshletPass::read_kept_meshlets(const Context
     std::vector<uint32_t> words(bytes.size() / 4);
     memcpy(words.data(), bytes.data(), words.size() * 4);
     std::vector<std::vector<uint32_t>> kept(draw_count);
-    // Entries 32 c .. 32 c + chunk_kept - 1 of each chunk c (shaders/meshlet.glsl's VisibleMeshlet: 8 words).
+    // Each chunk c's kept and re-admitted meshlets: the bits of entry 32 c's chunk_kept | chunk_late
+    // (shaders/meshlet.glsl's VisibleMeshlet: 8 words), bit i meshlet i of the chunk.
     for (uint32_t c = 0; c < chunk_count_; ++c) {
-        uint32_t count = words[size_t(c) * kMeshletsPerTask * 8 + 2];
-        if (count > chunks_cpu_[c].count)
-            throw std::runtime_error("meshlet chunk " + std::to_string(c) + " kept more meshlets than it holds");
-        for (uint32_t e = c * kMeshletsPerTask; e < c * kMeshletsPerTask + count; ++e) {
-            uint32_t draw = words[size_t(e) * 8], id = words[size_t(e) * 8 + 1];
-            if (draw >= draw_count || id >= meshlets_.meshlets.size())
-                throw std::runtime_error("visible list entry " + std::to_string(e) + " names no meshlet of the scene");
-            kept[draw].push_back(id);
-        }
+        const uint32_t* head = words.data() + size_t(c) * kMeshletsPerTask * 8;
+        uint32_t mask = head[0] | head[1];
+        const TaskChunk& chunk = chunks_cpu_[c];
+        if (chunk.count < 32 && (mask >> chunk.count) != 0)
+            throw std::runtime_error("meshlet chunk " + std::to_string(c) + " kept a meshlet it does not hold");
+        if (chunk.draw >= draw_count) throw std::runtime_error("meshlet chunk " + std::to_string(c) + " names no draw");
+        for (uint32_t i = 0; i < kMeshletsPerTask; ++i)
+            if (mask >> i & 1u) kept[chunk.draw].push_back(chunk.first_meshlet + i);
     }
     return kept;
 }

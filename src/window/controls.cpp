@@ -101,6 +101,7 @@ std::string plan_tag(const Plan& plan) {
         view += "-" + std::string(stage_name(plan.view.stage));
         if (plan.view.variant == Variant::unsupported) view += "-unsupported";
     }
+    if (plan.view.mode == ViewMode::depth_pyramid) view += "-level-" + std::to_string(plan.view.level);
     std::string tag;
     for (const PassInfo& pass : kPasses)
         tag += std::string(pass.tag) + "-" + std::string(variant_name(plan[pass.id].variant)) + "_";

@@ -303,7 +303,11 @@ TEST(Window, KeysSwitchEveryPassAndViewResizeAndF12SavesTheFrameWithHud) {
         // the device: off without ray tracing, fallback on lavapipe).
         {"shift+5", "rt-off_"},   {"5", "rt-" + rt + "_"},
         {"v", "view-lane-id-fragment"}, {"v", "view-first-last-lane-fragment"}, {"v", "view-active-lanes-fragment"},
-        {"v", "view-mip ("},      {"v", "view-light-count ("}, {"v", "view-lod ("}, {"v", "view-shaded ("},
+        {"v", "view-mip ("},      {"v", "view-light-count ("}, {"v", "view-lod ("}, {"v", "view-depth-pyramid-level-0 ("},
+        {"v", "view-shaded ("},
+        // P shows the depth-pyramid view, then steps its level, both ways.
+        {"p", "view-depth-pyramid-level-0 ("}, {"p", "view-depth-pyramid-level-1 ("}, {"shift+p", "view-depth-pyramid-level-0 ("},
+        {"v", "view-shaded ("},
         {"v", "view-lane-id-fragment"},
         {"b", view_of("compute")}, {"b", view_of("task")}, {"b", view_of("mesh")}, {"b", view_of("raygen")},
         {"b", view_of("any-hit")}, {"b", view_of("closest-hit")}, {"b", view_of("miss")}, {"b", view_of("intersection")},
@@ -333,6 +337,11 @@ TEST(Window, KeysSwitchEveryPassAndViewResizeAndF12SavesTheFrameWithHud) {
     // The frame-time graph off too: the region compared below is the stats panel's alone.
     ASSERT_TRUE(xdo.run("key g"));
     ASSERT_FALSE(log.wait_line("graph hidden", 0).empty());
+    // Culling frozen and resumed (the frame below is a culling one again).
+    ASSERT_TRUE(xdo.run("key f"));
+    ASSERT_FALSE(log.wait_line("note: culling frozen", 0).empty());
+    ASSERT_TRUE(xdo.run("key f"));
+    ASSERT_FALSE(log.wait_line("note: culling resumed", 0).empty());
 
     ASSERT_TRUE(xdo.run("windowsize " + window + " 560 360"));
     ASSERT_FALSE(log.wait_line("swapchain: 560x360", 0).empty()) << read_text(log_path);
