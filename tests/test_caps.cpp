@@ -5,6 +5,7 @@
 
 #include "caps_fixtures.h"
 #include "plan/plan.h"
+#include "passes/occlusion_pass.h"
 #include "passes/pass_table.h"
 
 namespace {
@@ -250,6 +251,25 @@ TEST(Plan, MaskingQuadSendsThePyramidToItsFallbackWithReason) {
 // Occlusion culls with the cull pass, in both geometry paths. With --cull off nothing culls by a
 // pyramid: auto builds none (a default pass must not cost a frame it saves nothing in), and says
 // why; asked for by name, it is built and the reason says it culls nothing.
+// Occlusion auto's rest rule against counts worked by hand: of what passed every other test (drawn
+// plus what phase 2 finally rejected), under an eighth removed rests; the meshlet path counts
+// meshlets, the indexed path triangles, each ignoring the other's counters.
+TEST(Plan, OcclusionAutoRestsWhereItRemovesUnderAnEighth) {
+    GpuCounters c{};
+    c.triangles_visible = 700;
+    c.occlusion_triangles.rejected_phase2 = 99;   // 99 / 799 = 12.39%: rests
+    c.meshlets_visible = 70;
+    c.occlusion_meshlets.rejected_phase2 = 10;    // 10 / 80 = 12.5%: pays
+    EXPECT_TRUE(occlusion_removes_little(c, Geometry::indexed));
+    EXPECT_FALSE(occlusion_removes_little(c, Geometry::meshlet));
+    c.occlusion_triangles.rejected_phase2 = 100;  // 100 / 800 = 12.5%: pays
+    c.occlusion_meshlets.rejected_phase2 = 9;     // 9 / 79 = 11.4%: rests
+    EXPECT_FALSE(occlusion_removes_little(c, Geometry::indexed));
+    EXPECT_TRUE(occlusion_removes_little(c, Geometry::meshlet));
+    GpuCounters nothing{};  // nothing drawn, nothing removed: nothing to pay for
+    EXPECT_TRUE(occlusion_removes_little(nothing, Geometry::indexed));
+}
+
 TEST(Plan, OcclusionAutoBuildsNoPyramidWhereNothingCullsByIt) {
     for (Geometry geometry : {Geometry::indexed, Geometry::meshlet}) {
         PlanRequest request;
@@ -257,6 +277,7 @@ TEST(Plan, OcclusionAutoBuildsNoPyramidWhereNothingCullsByIt) {
         Plan on = make_plan(lavapipe_like_caps(), every_feature(), request);
         EXPECT_EQ(on[PassId::occlusion].variant, Variant::subgroup);
         EXPECT_NE(on[PassId::occlusion].reason.find("phase 2 re-tests only"), std::string::npos) << on[PassId::occlusion].reason;
+        EXPECT_NE(on[PassId::occlusion].reason.find("rests 60 frames"), std::string::npos) << on[PassId::occlusion].reason;
         request[PassId::cull] = Request::off;
         Plan off = make_plan(lavapipe_like_caps(), every_feature(), request);
         EXPECT_EQ(off[PassId::occlusion].variant, Variant::off);

@@ -5,7 +5,9 @@
 #  1. Both cameras, both paths: the frame with --occlusion off and with auto (on), alternated
 #     off, on, off, on so that clock drift falls on both; the frame ratio on / off (targets:
 #     overview <= 1.01x in both paths; street <= 0.92x indexed, <= 0.85x meshlet, with >= 85% of
-#     the triangles removed), the occlusion counters, whether every screenshot with occlusion is
+#     the triangles removed), the occlusion counters (and whether auto was resting in the last frame:
+#     where occlusion removes under an eighth, auto rests it, docs/occlusion.md), whether every
+#     screenshot with occlusion is
 #     byte-identical to the one without (it must be), and each pass's median ms (where the time goes).
 #  2. The tuned default frame at 3840x2160: --tune at that size into OUT/cache (the user's tuning is
 #     left alone), then the default command (every pass auto, tuned) with occlusion on (auto) and
@@ -74,8 +76,8 @@ def same(a, b):
 targets = {("overview", "indexed"): 1.01, ("overview", "meshlet"): 1.01, ("street", "indexed"): 0.92, ("street", "meshlet"): 0.85}
 misses = []
 print("| size | camera | geometry | frame off ms (2 runs) | frame on ms (2 runs) | on / off | target | triangles off | removed | "
-      "rejected phase 1 | tested phase 2 | re-admitted | identical |")
-print("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
+      "rejected phase 1 | tested phase 2 | re-admitted | auto resting (last frame) | identical |")
+print("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |")
 passes = {}
 for size in sizes:
     for camera in ["overview", "street"]:
@@ -95,7 +97,8 @@ for size in sizes:
             target = targets[(camera, geometry)]
             print(f"| {size} | {camera} | {geometry} | {fo[0]:.3f}, {fo[1]:.3f} | {fn[0]:.3f}, {fn[1]:.3f} | {ratio:.3f}x | "
                   f"<= {target:.2f}x | {to:,} | {removed:.1%} | {o[unit + '_rejected_phase1']:,} {unit} | "
-                  f"{o[unit + '_tested_phase2']:,} | {o[unit + '_readmitted_phase2']:,} | {'yes' if identical else 'NO'} |")
+                  f"{o[unit + '_tested_phase2']:,} | {o[unit + '_readmitted_phase2']:,} | {'yes' if o.get('resting') else 'no'} | "
+                  f"{'yes' if identical else 'NO'} |")
             if ratio > target: misses.append(f"{base}: frame {ratio:.3f}x of off, target {target:.2f}x")
             if camera == "street" and removed < 0.85: misses.append(f"{base}: {removed:.1%} removed, target 85%")
             if not identical: misses.append(f"{base}: frames differ from --occlusion off")

@@ -242,7 +242,7 @@ void CullPass::record(FrameContext& f) {
         }
         return;
     }
-    record_phase(f, occlusion_culls(f.plan) && f.pyramid ? 1u : 0u);
+    record_phase(f, occlusion_culls(f) && f.pyramid ? 1u : 0u);
 }
 
 void CullPass::record_select(FrameContext& f) {

@@ -215,7 +215,7 @@ void MeshletPass::record_depth(FrameContext& f, bool record) {
     d.push(f.cmd, p);
     CullParams params = make_cull_params(f.targets.extent.width, f.targets.extent.height,
                                          f.ctx.properties.limits.subPixelPrecisionBits);
-    uint32_t occlusion = record && occlusion_culls(f.plan) && f.pyramid ? 1u : 0u;
+    uint32_t occlusion = record && occlusion_culls(f) && f.pyramid ? 1u : 0u;
     MeshletPush push{chunk_count_, params.snap_px, params.frustum_eps, !record ? 2u : capture_enabled_ ? 1u : 0u,
                      f.plan.lod ? kLodMaxErrorPixels : 0.0f, occlusion};
     vkCmdPushConstants(f.cmd, p.layout, kMeshStages | (f.scene.alpha_masked ? VK_SHADER_STAGE_FRAGMENT_BIT : 0), 0,

@@ -72,9 +72,9 @@ void OcclusionPass::resize(const Context& ctx, VkExtent2D extent) {
 
 void OcclusionPass::record(FrameContext& f) {
     Variant variant = f.plan[PassId::occlusion].variant;
-    if (variant != Variant::subgroup && variant != Variant::fallback) {
-        // Off: whenever occlusion comes on again, its first phase 1 has no previous pyramid (the
-        // one kept here is of an older frame and view), as on the first frame.
+    if ((variant != Variant::subgroup && variant != Variant::fallback) || f.occlusion_resting) {
+        // Off or resting: whenever occlusion comes on again, its first phase 1 has no previous
+        // pyramid (the one kept here is of an older frame and view), as on the first frame.
         previous_valid = false;
         return;
     }
@@ -102,6 +102,15 @@ void OcclusionPass::provide(FrameUniforms& u, const Plan& plan) const {
 bool occlusion_culls(const Plan& plan) {
     Variant v = plan[PassId::occlusion].variant;
     return (v == Variant::subgroup || v == Variant::fallback) && plan[PassId::cull].variant != Variant::off;
+}
+
+bool occlusion_culls(const FrameContext& f) { return occlusion_culls(f.plan) && !f.occlusion_resting; }
+
+bool occlusion_removes_little(const GpuCounters& c, Geometry geometry) {
+    bool meshlet = geometry == Geometry::meshlet;
+    double removed = meshlet ? c.occlusion_meshlets.rejected_phase2 : c.occlusion_triangles.rejected_phase2;
+    double drawn = meshlet ? c.meshlets_visible : c.triangles_visible;
+    return removed == 0 || removed < kOcclusionRestBelow * (removed + drawn);
 }
 
 std::string pyramid_view_label(VkExtent2D depth, uint32_t level) {
@@ -201,11 +210,14 @@ void occlusion_report_counters(nlohmann::json& counters, const PassCounters& c) 
                              {"meshlets_rejected_phase1", value(culls && meshlet, m.rejected_phase1)},
                              {"meshlets_tested_phase2", value(culls && meshlet, m.tested_phase2)},
                              {"meshlets_rejected_phase2", value(culls && meshlet, m.rejected_phase2)},
-                             {"meshlets_readmitted_phase2", value(culls && meshlet, m.readmitted_phase2)}};
+                             {"meshlets_readmitted_phase2", value(culls && meshlet, m.readmitted_phase2)},
+                             // `auto` rested this frame (its counters above are then 0).
+                             {"resting", culls ? nlohmann::json(c.frame.occlusion_resting != 0) : nlohmann::json(nullptr)}};
 }
 
 std::string occlusion_hud_text(const PassCounters& c) {
     if (!occlusion_culls(c.plan)) return "";
+    if (c.frame.occlusion_resting) return ", occlusion resting (it removed little)";
     bool meshlet = c.plan.geometry == Geometry::meshlet;
     const OcclusionCounts& o = meshlet ? c.frame.occlusion_meshlets : c.frame.occlusion_triangles;
     return std::string(meshlet ? ", occluded meshlets " : ", occluded ") + std::to_string(o.rejected_phase1) + " / " +

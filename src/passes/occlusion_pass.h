@@ -40,6 +40,18 @@ std::string occlusion_hud_text(const PassCounters& c);
 
 // Whether the plan culls by occlusion: a pyramid is built, the geometry is indexed and culled.
 bool occlusion_culls(const Plan& plan);
+// Whether this frame culls by occlusion: the plan does, and `auto` is not resting.
+bool occlusion_culls(const FrameContext& f);
+
+// Occlusion `auto` rests where it removes little (docs/occlusion.md, "What auto chooses"): a frame
+// whose phase 1 had a previous pyramid, and in which occlusion finally removed less than
+// kOcclusionRestBelow of what passed every other test (triangles; meshlets on the meshlet path),
+// starts kOcclusionRestFrames frames without the pyramid or either phase. Then occlusion comes
+// back, builds a pyramid, culls with it, and the next such frame decides again. The frames are
+// the same either way (occlusion only removes what no pixel shows); only the cost changes.
+constexpr double kOcclusionRestBelow = 0.125;
+constexpr uint32_t kOcclusionRestFrames = 60;
+bool occlusion_removes_little(const GpuCounters& c, Geometry geometry);
 
 struct OcclusionPass : PassUnit {
     Pipeline subgroup;  // pyramid.comp.subgroup, where a plan can pick it

@@ -1,4 +1,5 @@
 #include "plan/plan.h"
+#include "passes/occlusion_pass.h"
 
 #include <cstdio>
 
@@ -196,8 +197,8 @@ Plan make_plan(const SubgroupCaps& caps, const DeviceFeatures& features, const P
     }
     // Occlusion culls with the cull pass, in both geometry paths (docs/occlusion.md). A pass on by
     // default may cost the overview frame at most 1%: where nothing culls by the pyramid, auto builds
-    // none; where something does, phase 2's work follows phase 1's rejections, so a frame that hides
-    // little pays the pyramid and little else.
+    // none; where something does, phase 2's work follows phase 1's rejections, and where a frame
+    // shows that occlusion removed little, auto rests it for a while (Renderer::decide_occlusion_rest).
     PassPlan& occlusion = plan[PassId::occlusion];
     if (occlusion.variant == Variant::subgroup || occlusion.variant == Variant::fallback) {
         if (plan[PassId::cull].variant == Variant::off && occlusion.requested == Request::automatic) {
@@ -206,8 +207,9 @@ Plan make_plan(const SubgroupCaps& caps, const DeviceFeatures& features, const P
         } else if (plan[PassId::cull].variant == Variant::off) {
             occlusion.reason += "; the pyramid is built, but --cull off culls nothing by it";
         } else if (occlusion.requested == Request::automatic) {
-            occlusion.reason += "; on: phase 2 re-tests only what phase 1 rejected, so where little is hidden the frame "
-                                "pays the pyramid (one read of the depth buffer) and an almost empty late depth draw";
+            occlusion.reason += "; on: phase 2 re-tests only what phase 1 rejected; after a frame where occlusion removed "
+                                "under 1/8 of what passed the other tests it rests " +
+                                std::to_string(kOcclusionRestFrames) + " frames (no pyramid, no phase 1 or 2), then measures again";
         }
     }
     // Exposure measures the mip: without one it stays at the fixed exposure.

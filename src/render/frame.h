@@ -104,8 +104,11 @@ struct GpuCounters {
     // The cull pass's look-back (shaders/cull.comp, word 83): predecessors a workgroup counted
     // itself because they were not ready within the spin (the decoupled fallback).
     uint32_t cull_lookback_fallbacks;
+    // 1 where occlusion `auto` rested this frame (no pyramid, no phase 1 or 2: the last frames it
+    // measured removed too little to pay, Renderer::record); written by the host's fill, word 84.
+    uint32_t occlusion_resting;
 };
-static_assert(sizeof(GpuCounters) == 84 * 4);
+static_assert(sizeof(GpuCounters) == 85 * 4);
 static_assert(offsetof(GpuCounters, occlusion_triangles) == 75 * 4);  // occlusion.glsl's kOcclusionTrianglesWord
 static_assert(offsetof(GpuCounters, occlusion_meshlets) == 79 * 4);   // occlusion.glsl's kOcclusionMeshletsWord
 static_assert(offsetof(GpuCounters, cull_lookback_fallbacks) == 83 * 4);  // cull.comp's kLookbackFallbacksWord
@@ -162,6 +165,9 @@ struct FrameContext {
     // Culling frozen (the window's F key, Renderer::set_cull_frozen): no pass tests anything, the
     // depth and forward passes draw the lists of the last frame that culled.
     bool cull_frozen = false;
+    // Occlusion `auto` rests this frame (docs/occlusion.md, "What auto chooses"): no pyramid, and
+    // the culls run without occlusion phases, as with --occlusion off.
+    bool occlusion_resting = false;
     // The subgroup sizes the debug view's stage ran at in the last completed frame that drew this
     // view (a mask of GpuCounters::view_sizes); 0 before one has. The legend names them.
     uint32_t view_sizes = 0;

@@ -149,6 +149,8 @@ void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_i
     for (size_t i = 0; i < lights.size(); ++i)
         gpu_lights[i] = {glm::vec4(lights[i].position, lights[i].radius), glm::vec4(lights[i].color, 0.0f)};
 
+    decide_occlusion_rest(slot, slot_index);
+
     FrameContext f{ctx_, cmd, *slot.timer, scene_, targets_, config_.plan, slot.uniforms, slot.lights, counters_,
                    frame_index, config_.lights, instrument, &overlay_};
     f.light_loop_split_tiles = config_.light_loop_split_tiles;
@@ -161,7 +163,10 @@ void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_i
     // With frames in flight the previous frame may still read or write the counters (passes, readback copy).
     memory_barrier(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, VK_ACCESS_2_MEMORY_READ_BIT | VK_ACCESS_2_MEMORY_WRITE_BIT,
                    VK_PIPELINE_STAGE_2_CLEAR_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT);
-    vkCmdFillBuffer(cmd, counters_.buffer, 0, sizeof(GpuCounters), 0);
+    // Two fills of disjoint ranges (no write-after-write between them): zeros, then the resting flag.
+    constexpr VkDeviceSize kRestingWord = offsetof(GpuCounters, occlusion_resting);
+    vkCmdFillBuffer(cmd, counters_.buffer, 0, kRestingWord, 0);
+    vkCmdFillBuffer(cmd, counters_.buffer, kRestingWord, sizeof(uint32_t), occlusion_resting_ ? 1u : 0u);
     memory_barrier(cmd, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT, counter_stages(ctx_.features),
                    VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT |
                        VK_ACCESS_2_TRANSFER_READ_BIT);
@@ -178,11 +183,12 @@ void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_i
     }
     f.pyramid = &unit<OcclusionPass>(PassId::occlusion).pyramid;
     f.cull_frozen = cull_frozen_;
+    f.occlusion_resting = occlusion_resting_;
     f.view_legend = config_.view_legend;
     record_units(f, FramePoint::before_depth);
     scene_pass_.record_depth(f);
     record_units(f, FramePoint::after_prepass);
-    if (occlusion_culls(config_.plan) && !cull_frozen_) {
+    if (occlusion_culls(f) && !cull_frozen_) {
         // Occlusion phase 2 (docs/occlusion.md): only what phase 1 rejected as occluded, against
         // the pyramid just built; the re-admitted are added to the depth (no triangle is drawn
         // into it twice), then forward gets phase 1's survivors and the additions in input order.
@@ -231,6 +237,26 @@ void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_i
     memory_barrier(cmd, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_2_HOST_BIT,
                    VK_ACCESS_2_HOST_READ_BIT);
     slot.timer->end(cmd, Timer::frame);
+}
+
+void Renderer::decide_occlusion_rest(FrameSlot& slot, uint32_t slot_index) {
+    // Only `auto` rests, only where it culls and something could show it (not frozen, not the
+    // pyramid's own view). The decision reads the counters of this slot's last frame, complete
+    // (the caller waited for it), so it depends on counts alone: the same on every run.
+    const Plan& plan = config_.plan;
+    bool automatic = plan[PassId::occlusion].requested == Request::automatic && occlusion_culls(plan) && !cull_frozen_ &&
+                     plan.view.mode != ViewMode::depth_pyramid;
+    if (!automatic) {
+        occlusion_resting_ = false;
+    } else if (occlusion_resting_) {
+        occlusion_resting_ = --occlusion_rest_left_ > 0;
+    } else if (slot.occlusion_measured && occlusion_removes_little(read_frame_counters(slot_index), plan.geometry)) {
+        occlusion_resting_ = true;
+        occlusion_rest_left_ = kOcclusionRestFrames;
+    }
+    // This frame measures occlusion if it culls with a previous pyramid (provide() set it from
+    // the last frame that built one).
+    slot.occlusion_measured = automatic && !occlusion_resting_ && unit<OcclusionPass>(PassId::occlusion).previous_valid;
 }
 
 void Renderer::record_units(FrameContext& f, FramePoint point) {

@@ -50,6 +50,9 @@ struct FrameSlot {
     Buffer counters_readback;  // GpuCounters of this slot's last frame, copied at the end of record()
     // The debug view (mode and stage) this slot's last frame drew, if any frame was recorded in it.
     std::optional<std::pair<ViewMode, Stage>> view;
+    // Its last frame culled by occlusion under `auto` with a previous pyramid: its counters say
+    // whether occlusion pays (occlusion_removes_little).
+    bool occlusion_measured = false;
 };
 
 class Renderer {
@@ -122,6 +125,8 @@ public:
     // read as that frame's. Call with the device idle.
     void set_cull_frozen(bool frozen);
     bool cull_frozen() const { return cull_frozen_; }
+    // Occlusion `auto` rests in the frames after one where it removed little (occlusion_pass.h).
+    bool occlusion_resting() const { return occlusion_resting_; }
 
     // The CPU-side values a frame uses (also what tests rebuild their references from).
     FrameUniforms frame_uniforms(uint32_t frame_index, const Camera& camera) const;
@@ -129,6 +134,8 @@ public:
 private:
     std::vector<uint8_t> read_image(Image& image);
     void record_units(FrameContext& f, FramePoint point);
+    // Occlusion `auto`'s rest (occlusion_pass.h): sets occlusion_resting_ for the frame in `slot`.
+    void decide_occlusion_rest(FrameSlot& slot, uint32_t slot_index);
 
     static inline uint32_t alive_ = 0;
     const Context& ctx_;
@@ -143,6 +150,8 @@ private:
     uint32_t view_sizes_ = 0;
     bool cull_frozen_ = false;
     GpuCounters frozen_counters_{};  // the culling counters of the frame culling froze at
+    bool occlusion_resting_ = false;
+    uint32_t occlusion_rest_left_ = 0;  // frames to rest before occlusion comes back
     uint32_t last_slot_ = 0;         // the slot of the last recorded frame
     Camera default_camera_;
     glm::vec3 bounds_min_, bounds_max_;

@@ -244,6 +244,73 @@ TEST(Occlusion, FrozenCullingDrawsTheFrozenFramesListsFromAnywhere) {
     EXPECT_EQ(validation_message_count(), messages_before) << "validation messages (printed above)";
 }
 
+// Occlusion auto rests where it removes little (occlusion_pass.h): at the overview, where it removes
+// under an eighth, the frame after the first one it measured starts kOcclusionRestFrames frames
+// without it, then it comes back (a frame building a pyramid, a frame culling with it) and rests
+// again; at the street, where it removes more, it never rests; an explicit variant never rests.
+// The oracle for the frames is --occlusion off's at the same frame numbers (lights move with the
+// frame number); the pattern of resting frames is worked out from the rule by hand.
+TEST(Occlusion, AutoRestsWhereItRemovesLittleThenMeasuresAgain) {
+    REQUIRE_DRAWING();
+    Context& ctx = validated_context();
+    uint32_t messages_before = validation_message_count();
+    std::vector<Geometry> geometries = {Geometry::indexed};
+    if (meshlets_available(ctx)) geometries.push_back(Geometry::meshlet);
+    const uint32_t rest = kOcclusionRestFrames;
+    auto expect_resting = [rest](uint32_t i) { return (i >= 2 && i < 2 + rest) || i == rest + 4; };
+    const std::vector<uint32_t> compared = {1, 2, rest + 1, rest + 2, rest + 3, rest + 4};
+    // 65 frames: the passes that read neither depth nor the culled lists stay off.
+    auto plan = [&](Geometry geometry, Request occlusion) {
+        PlanRequest request;
+        request.geometry = geometry;
+        request[PassId::occlusion] = occlusion;
+        for (PassId pass : {PassId::ray_trace, PassId::mip, PassId::exposure, PassId::light_cull}) request[pass] = Request::off;
+        return make_plan(ctx.subgroup, ctx.features, request);
+    };
+    for (Geometry geometry : geometries) {
+        SCOPED_TRACE(std::string(geometry_name(geometry)));
+        bool meshlet = geometry == Geometry::meshlet;
+        auto renderer = make_renderer(ctx, plan(geometry, Request::automatic));
+        Camera overview = renderer->default_view();
+        auto frame = [&](uint32_t i, const Camera& camera) {
+            VkCommandBuffer cmd = begin_one_shot(ctx);
+            renderer->record(cmd, 0, i, camera);
+            end_one_shot(ctx, cmd);
+            return renderer->read_counters();
+        };
+        // The whole cycle on the indexed path; the meshlet path (the same rule on its own counters,
+        // held to hand-worked counts by Plan.OcclusionAutoRests...) up to its first resting frames.
+        const uint32_t last = meshlet ? 3 : rest + 4;
+        std::map<uint32_t, std::vector<uint8_t>> colors;
+        for (uint32_t i = 0; i <= last; ++i) {
+            GpuCounters c = frame(i, overview);
+            const OcclusionCounts& o = meshlet ? c.occlusion_meshlets : c.occlusion_triangles;
+            EXPECT_EQ(c.occlusion_resting != 0, expect_resting(i)) << "overview, frame " << i;
+            if (c.occlusion_resting) EXPECT_EQ(o.rejected_phase1 + o.tested_phase2, 0u) << "a resting frame culled by occlusion, frame " << i;
+            if (!meshlet && (i == 1 || i == rest + 3)) EXPECT_GT(o.rejected_phase1, 0u) << "a measuring frame culled nothing, frame " << i;
+            if (std::find(compared.begin(), compared.end(), i) != compared.end()) colors[i] = renderer->read_color();
+        }
+        renderer->set_plan(plan(geometry, Request::off));
+        for (uint32_t i : compared) {
+            if (i > last) continue;
+            frame(i, overview);
+            EXPECT_TRUE(renderer->read_color() == colors[i]) << "frame " << i << " differs from --occlusion off's";
+        }
+        // The street: occlusion pays, so auto never rests; an explicit variant never rests either.
+        for (auto [camera, request] : {std::pair{CameraView::street, Request::automatic}, std::pair{CameraView::overview, Request::subgroup}}) {
+            renderer->set_plan(plan(geometry, request));
+            Camera c = camera_for(camera, renderer->bounds_min(), renderer->bounds_max(), grid_scene().grid);
+            for (uint32_t i = 0; i < 4; ++i) {
+                GpuCounters counters = frame(i, c);
+                EXPECT_EQ(counters.occlusion_resting, 0u) << camera_view_name(camera) << ", frame " << i;
+                const OcclusionCounts& o = meshlet ? counters.occlusion_meshlets : counters.occlusion_triangles;
+                if (camera == CameraView::street && i >= 1) EXPECT_GT(o.rejected_phase1, 0u) << "street, frame " << i;
+            }
+        }
+    }
+    EXPECT_EQ(validation_message_count(), messages_before) << "validation messages (printed above)";
+}
+
 // --view depth-pyramid: each level shows as blocks of 2^(level+1) pixels, and each block of a level
 // is the darkest (farthest) of the 2x2 blocks of the level below it, to the byte: the view's grey
 // rises with depth, so the min of the pyramid is the min of the grey. Level 0 against the frame:
