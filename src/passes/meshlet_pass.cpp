@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "passes/occlusion_pass.h"
+#include "vk/fault_injection.h"
 #include "passes/scene_pass.h"
 #include "render/cull_reference.h"
 
@@ -34,10 +35,16 @@ const LayoutDesc kLateListLayout = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCR
                                     VK_SHADER_STAGE_COMPUTE_BIT, 2 * sizeof(uint32_t)};
 
 // The depth pre-pass's task and mesh shaders by cull variant; `alpha`: the mesh shader that also
-// feeds depth_alpha.frag (scenes with alphaMode MASK materials).
-std::pair<const char*, const char*> depth_shaders(Variant v, bool alpha) {
-    if (v == Variant::subgroup)
+// feeds depth_alpha.frag (scenes with alphaMode MASK materials); `fallback_stage` (diagnosis only,
+// meshlet_fallback_stage()): the subgroup pipeline's stage that takes the fallback shader.
+std::pair<const char*, const char*> depth_shaders(Variant v, bool alpha, const std::string& fallback_stage) {
+    if (v == Variant::subgroup) {
+        if (fallback_stage == "task")
+            return {"meshlet_cull.task.fallback", alpha ? "meshlet_cull.mesh.subgroup_alpha" : "meshlet_cull.mesh.subgroup"};
+        if (fallback_stage == "mesh")
+            return {"meshlet_cull.task.subgroup", alpha ? "meshlet_cull.mesh.fallback_alpha" : "meshlet_cull.mesh.fallback"};
         return {"meshlet_cull.task.subgroup", alpha ? "meshlet_cull.mesh.subgroup_alpha" : "meshlet_cull.mesh.subgroup"};
+    }
     if (v == Variant::fallback)
         return {"meshlet_cull.task.fallback", alpha ? "meshlet_cull.mesh.fallback_alpha" : "meshlet_cull.mesh.fallback"};
     return {"meshlet_cull.task.off", alpha ? "meshlet_cull.mesh.off_alpha" : "meshlet_cull.mesh.off"};
@@ -146,9 +153,10 @@ void MeshletPass::create(const Context& ctx, const Scene& scene, const GpuScene&
     d.vertex_attributes = 0;
     // As the other units: the subgroup pipelines where a plan of this run can pick them (masks count).
     bool subgroup = pass_missing(ctx.subgroup, ctx.features, PassId::cull, Geometry::meshlet).empty();
+    const std::string fallback_stage = meshlet_fallback_stage();
     for (Variant v : {Variant::subgroup, Variant::fallback, Variant::off}) {
         if (v == Variant::subgroup && !subgroup) continue;
-        auto [task, mesh] = depth_shaders(v, gpu.alpha_masked);
+        auto [task, mesh] = depth_shaders(v, gpu.alpha_masked, fallback_stage);
         d.shaders = {{VK_SHADER_STAGE_TASK_BIT_EXT, task}, {VK_SHADER_STAGE_MESH_BIT_EXT, mesh}};
         // As the indexed pre-pass (ScenePass::create): masked materials' holes are discarded.
         if (gpu.alpha_masked) d.shaders.push_back({VK_SHADER_STAGE_FRAGMENT_BIT, "depth_alpha.frag.main"});

@@ -57,6 +57,17 @@ bool poison_allocations() {
     return true;
 }
 
+std::string meshlet_fallback_stage() {
+    const char* spec = getenv("SGD_MESHLET_FALLBACK_STAGE");
+    if (!spec || !*spec) return "";
+    std::string stage = spec;
+    if (stage != "task" && stage != "mesh")
+        throw VulkanError("SGD_MESHLET_FALLBACK_STAGE='" + stage + "' is not task or mesh");
+    fprintf(stderr, "note: the meshlet depth pass's subgroup pipeline uses the fallback %s shader (SGD_MESHLET_FALLBACK_STAGE, diagnosis only)\n",
+            stage.c_str());
+    return stage;
+}
+
 LookbackSchedule lookback_schedule() {
     LookbackSchedule s;
     const char* spec = getenv("SGD_CULL_LOOKBACK");

@@ -14,10 +14,14 @@
 //                             read N + 1 times before the workgroup counts it itself (spin@0: never
 //                             spin). Read when the cull pass is created, so an in-process test can
 //                             switch it
+//   SGD_MESHLET_FALLBACK_STAGE=task|mesh  diagnosis, not a fault: the meshlet depth pass's subgroup
+//                             pipeline takes that stage's fallback shader (meshlet_fallback_stage)
 // It ships in the binary because the tests drive the real executable (docs/architecture.md says
 // why); without the variables every hook below is a comparison that never fires. The context and
 // the allocator call these hooks and nothing else of it.
 #pragma once
+
+#include <string>
 
 #include <cstdint>
 
@@ -37,6 +41,13 @@ struct LookbackSchedule {
     uint32_t spin_limit = kLookbackSpinLimit;
 };
 LookbackSchedule lookback_schedule();
+
+// Diagnosis only (SGD_MESHLET_FALLBACK_STAGE=task or mesh, tools/gpu_meshlet_split.sh): the meshlet
+// depth pass's subgroup pipeline takes that one stage's fallback shader, so timing it against both
+// whole variants splits the subgroup variant's cost between the task and the mesh shader. Both
+// shaders share one payload and give the same kept meshlets and triangles in any pairing.
+// Empty where unset.
+std::string meshlet_fallback_stage();
 
 // The seconds a frame may take (SGD_FRAME_TIMEOUT_S, default 600).
 uint32_t frame_timeout_s();

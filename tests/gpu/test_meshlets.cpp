@@ -29,6 +29,7 @@
 #include "gpu/cull_scenes.h"
 #include "gpu/harness.h"
 #include "known_drivers.h"
+#include "scoped_env.h"
 #include "passes/debug_view_pass.h"
 #include "passes/meshlet_pass.h"
 #include "render/cull_reference.h"
@@ -398,6 +399,23 @@ TEST(MeshletGpu, MaskedFallbackDrawsTheSameTriangles) {
     EXPECT_GT(triangle_total(sub.dump.draws), 0u);
     EXPECT_NOT_BLANK(sub.image.rgba);
     EXPECT_TRUE(masked.image.rgba == sub.image.rgba);
+    // The diagnosis knob (SGD_MESHLET_FALLBACK_STAGE, tools/gpu_meshlet_split.sh) pairs one stage's
+    // subgroup shader with the other's fallback: the same meshlets, triangles and frame, and the
+    // run says so; a value other than task or mesh is refused with one line, not a crash.
+    for (std::string stage : {"task", "mesh"}) {
+        SCOPED_TRACE(stage);
+        ScopedEnv knob("SGD_MESHLET_FALLBACK_STAGE", stage);
+        MeshletRun mixed = render(dir, SGD_DEFAULT_SCENE, 1, "meshlet", "subgroup", false, {}, "-" + stage);
+        ASSERT_FALSE(mixed.image.rgba.empty());
+        EXPECT_EQ(mixed.report["counters"]["meshlets_visible"], sub.report["counters"]["meshlets_visible"]);
+        EXPECT_EQ(mixed.report["counters"]["triangles_visible"], sub.report["counters"]["triangles_visible"]);
+        EXPECT_TRUE(mixed.image.rgba == sub.image.rgba);
+    }
+    ScopedEnv bad("SGD_MESHLET_FALLBACK_STAGE", "fragment");
+    DemoRun refused = run_demo({"--headless", "--size", "32x18", "--frames", "1", "--warmup", "0", "--geometry", "meshlet"});
+    EXPECT_NE(refused.exit_code, 0);
+    EXPECT_LT(refused.exit_code, 128) << "a crash, not a refusal";
+    EXPECT_NE(refused.output.find("SGD_MESHLET_FALLBACK_STAGE='fragment' is not task or mesh"), std::string::npos) << refused.output;
 }
 
 // Where the device has no mesh shaders, the request is refused with the contract's exit 2.
