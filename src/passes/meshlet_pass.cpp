@@ -213,9 +213,7 @@ void MeshletPass::record_reset(FrameContext& f) {
                    VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
 }
 
-void MeshletPass::record_depth(FrameContext& f, bool record) {
-    Variant variant = f.plan[PassId::cull].variant;
-    const Pipeline& p = depth_[size_t(variant == Variant::subgroup || variant == Variant::fallback ? variant : Variant::off)];
+void MeshletPass::bind_depth(FrameContext& f, const Pipeline& p, uint32_t flags, uint32_t occlusion_phase) {
     if (!p.pipeline) throw std::runtime_error("meshlet: the subgroup variant was planned but the device cannot run it");
     vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, p.pipeline);
     Descriptors d = scene_descriptors(f);
@@ -223,11 +221,17 @@ void MeshletPass::record_depth(FrameContext& f, bool record) {
     d.push(f.cmd, p);
     CullParams params = make_cull_params(f.targets.extent.width, f.targets.extent.height,
                                          f.ctx.properties.limits.subPixelPrecisionBits);
-    uint32_t occlusion = record && occlusion_culls(f) && f.pyramid ? 1u : 0u;
-    MeshletPush push{chunk_count_, params.snap_px, params.frustum_eps, !record ? 2u : capture_enabled_ ? 1u : 0u,
-                     f.plan.lod ? kLodMaxErrorPixels : 0.0f, occlusion};
+    MeshletPush push{chunk_count_, params.snap_px, params.frustum_eps, flags, f.plan.lod ? kLodMaxErrorPixels : 0.0f,
+                     occlusion_phase};
     vkCmdPushConstants(f.cmd, p.layout, kMeshStages | (f.scene.alpha_masked ? VK_SHADER_STAGE_FRAGMENT_BIT : 0), 0,
                        sizeof(push), &push);
+}
+
+void MeshletPass::record_depth(FrameContext& f, bool record) {
+    Variant variant = f.plan[PassId::cull].variant;
+    const Pipeline& p = depth_[size_t(variant == Variant::subgroup || variant == Variant::fallback ? variant : Variant::off)];
+    uint32_t occlusion = record && occlusion_culls(f) && f.pyramid ? 1u : 0u;
+    bind_depth(f, p, !record ? 2u : capture_enabled_ ? 1u : 0u, occlusion);
     if (chunk_count_) vkCmdDrawMeshTasks_(f.cmd, grid_.width, grid_.height, 1);
 }
 
@@ -253,18 +257,7 @@ void MeshletPass::record_late_list(FrameContext& f) {
 
 void MeshletPass::record_late_depth(FrameContext& f) {
     Variant variant = f.plan[PassId::cull].variant;
-    const Pipeline& p = depth_[size_t(variant == Variant::subgroup ? Variant::subgroup : Variant::fallback)];
-    if (!p.pipeline) throw std::runtime_error("meshlet: the subgroup variant was planned but the device cannot run it");
-    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, p.pipeline);
-    Descriptors d = scene_descriptors(f);
-    push_bindings(f, d);
-    d.push(f.cmd, p);
-    CullParams params = make_cull_params(f.targets.extent.width, f.targets.extent.height,
-                                         f.ctx.properties.limits.subPixelPrecisionBits);
-    MeshletPush push{chunk_count_, params.snap_px, params.frustum_eps, capture_enabled_ ? 1u : 0u,
-                     f.plan.lod ? kLodMaxErrorPixels : 0.0f, 2u};
-    vkCmdPushConstants(f.cmd, p.layout, kMeshStages | (f.scene.alpha_masked ? VK_SHADER_STAGE_FRAGMENT_BIT : 0), 0,
-                       sizeof(push), &push);
+    bind_depth(f, depth_[size_t(variant == Variant::subgroup ? Variant::subgroup : Variant::fallback)], capture_enabled_ ? 1u : 0u, 2u);
     // One task workgroup per 32 listed meshlets, as many as meshlet_late_list.comp wrote.
     vkCmdDrawMeshTasksIndirect_(f.cmd, late_list_.buffer, 0, 1, sizeof(VkDrawMeshTasksIndirectCommandEXT));
 }

@@ -65,6 +65,9 @@ public:
     uint32_t meshlet_instances() const { return instances_; }
 
 private:
+    // The depth pre-pass's pipeline `p` bound with the scene's bindings and a depth draw's push
+    // constants (MeshletPush: flags, occlusion phase 0, 1 or 2), shared by both phases' draws.
+    void bind_depth(FrameContext& f, const Pipeline& p, uint32_t flags, uint32_t occlusion_phase);
     void push_bindings(FrameContext& f, Descriptors& d) const;
 
     const Context* ctx_ = nullptr;
