@@ -129,8 +129,13 @@ private:
 
 // --cull-group-size 64, 61, 5, 1 and 1024: partial subgroups in every workgroup at 4, 8 and 16
 // lanes, one triangle per workgroup, and one workgroup per draw. At each size three dispatches
-// share the look-back state (subgroup, fallback, subgroup), as frames do.
-TEST(CullCompute, DesignedSceneMatchesTheReferenceExactlyAtAnyGroupSize) {
+// share the look-back state (subgroup, fallback, subgroup), as frames do. One test per size, so
+// each runs in a process of its own and ctest runs them side by side: in one process the five
+// sizes' cold LLVM compiles at 16 lanes took 116 s, each in its own 5-10 s (issue 39).
+class CullComputeAtGroupSize : public testing::TestWithParam<uint32_t> {};
+
+TEST_P(CullComputeAtGroupSize, DesignedSceneMatchesTheReferenceExactly) {
+    const uint32_t group_size = GetParam();
     DesignedMesh mesh = designed_mesh();
     Scene scene = load_scene(write_designed_gltf(fresh_dir("designed"), mesh));
     std::vector<GpuDraw> draws = build_draws(scene);
@@ -142,20 +147,22 @@ TEST(CullCompute, DesignedSceneMatchesTheReferenceExactlyAtAnyGroupSize) {
     ASSERT_EQ(v.ctx.subgroup.size, uint32_t(expected_subgroup_size()));
     ASSERT_EQ(v.ctx.properties.limits.subPixelPrecisionBits, 8u) << "the reference above assumed 8 bits";
     CullOnly cull(v.ctx, scene);
-    for (uint32_t group_size : {64u, 61u, 5u, 1u, 1024u})
-        for (Request variant : {Request::subgroup, Request::fallback, Request::subgroup}) {
-            std::string what = std::string(request_name(variant)) + " at group size " + std::to_string(group_size);
-            SCOPED_TRACE(what);
-            CullOutput out = cull.run(variant, group_size, designed_view_proj(), {kDesignedWidth, kDesignedHeight});
-            EXPECT_EQ(expect_same_survivors(scene, draws, ref, out.drawn, what), 0u);
-            EXPECT_EQ(out.triangles_visible, ref.visible());
-            // Nothing here is borderline, so the output is the reference's list slot by slot.
-            ASSERT_EQ(out.drawn.size(), draws.size());
-            for (size_t d = 0; d < draws.size(); ++d)
-                EXPECT_EQ(out.drawn[d], reference_indices(scene, draws[d], ref.survivors[d])) << "draw " << d;
-        }
+    for (Request variant : {Request::subgroup, Request::fallback, Request::subgroup}) {
+        std::string what = std::string(request_name(variant)) + " at group size " + std::to_string(group_size);
+        SCOPED_TRACE(what);
+        CullOutput out = cull.run(variant, group_size, designed_view_proj(), {kDesignedWidth, kDesignedHeight});
+        EXPECT_EQ(expect_same_survivors(scene, draws, ref, out.drawn, what), 0u);
+        EXPECT_EQ(out.triangles_visible, ref.visible());
+        // Nothing here is borderline, so the output is the reference's list slot by slot.
+        ASSERT_EQ(out.drawn.size(), draws.size());
+        for (size_t d = 0; d < draws.size(); ++d)
+            EXPECT_EQ(out.drawn[d], reference_indices(scene, draws[d], ref.survivors[d])) << "draw " << d;
+    }
     EXPECT_EQ(validation_message_count(), v.messages_before) << "validation messages (printed above)";
 }
+
+INSTANTIATE_TEST_SUITE_P(Sizes, CullComputeAtGroupSize, testing::Values(64u, 61u, 5u, 1u, 1024u),
+                         [](const auto& info) { return "group_size_" + std::to_string(info.param); });
 
 // The order check itself: on a real output with a draw of several survivors, swapping two of them
 // must be caught (and the output as written must pass).
