@@ -130,10 +130,13 @@ std::string order_violation(const std::vector<std::vector<uint32_t>>& with, cons
 
 // Whether the meshlet path is tested too: where the device has mesh shaders (lavapipe before Mesa 25
 // has none). A driver whose record (tests/known_drivers.h) has them must show them here.
-bool meshlets_available(const Context& ctx) {
+// The geometry paths this device runs: indexed always, meshlet with mesh shaders (held to the
+// record of the running driver where there is one).
+std::vector<Geometry> geometry_paths(const Context& ctx) {
     if (const KnownDriver* k = known_driver())
         EXPECT_EQ(ctx.features.mesh_shader, k->mesh_shader) << "VK_EXT_mesh_shader against the record of " << k->name;
-    return ctx.features.mesh_shader;
+    if (ctx.features.mesh_shader) return {Geometry::indexed, Geometry::meshlet};
+    return {Geometry::indexed};
 }
 
 }  // namespace
@@ -147,8 +150,7 @@ TEST(Occlusion, StillAndMovingFramesEqualOcclusionOffInBothPathsAndPhase2Retests
     Context& ctx = validated_context();
     if (int sg = expected_subgroup_size()) ASSERT_EQ(ctx.subgroup.size, uint32_t(sg));
     uint32_t messages_before = validation_message_count();
-    std::vector<Geometry> geometries = {Geometry::indexed};
-    if (meshlets_available(ctx)) geometries.push_back(Geometry::meshlet);
+    const std::vector<Geometry> geometries = geometry_paths(ctx);
     for (Geometry geometry : geometries) {
         bool meshlet = geometry == Geometry::meshlet;
         auto renderer = make_renderer(ctx, occlusion_plan(ctx, geometry, Request::automatic, Request::off));
@@ -223,8 +225,7 @@ TEST(Occlusion, FrozenCullingDrawsTheFrozenFramesListsFromAnywhere) {
     REQUIRE_DRAWING();
     Context& ctx = validated_context();
     uint32_t messages_before = validation_message_count();
-    std::vector<Geometry> geometries = {Geometry::indexed};
-    if (meshlets_available(ctx)) geometries.push_back(Geometry::meshlet);
+    const std::vector<Geometry> geometries = geometry_paths(ctx);
     for (Geometry geometry : geometries) {
         SCOPED_TRACE(std::string(geometry_name(geometry)));
         auto renderer = make_renderer(ctx, occlusion_plan(ctx, geometry, Request::automatic, Request::automatic), CameraView::street);
@@ -254,8 +255,7 @@ TEST(Occlusion, AutoRestsWhereItRemovesLittleThenMeasuresAgain) {
     REQUIRE_DRAWING();
     Context& ctx = validated_context();
     uint32_t messages_before = validation_message_count();
-    std::vector<Geometry> geometries = {Geometry::indexed};
-    if (meshlets_available(ctx)) geometries.push_back(Geometry::meshlet);
+    const std::vector<Geometry> geometries = geometry_paths(ctx);
     const uint32_t rest = kOcclusionRestFrames;
     auto expect_resting = [rest](uint32_t i) { return (i >= 2 && i < 2 + rest) || i == rest + 4; };
     const std::vector<uint32_t> compared = {1, 2, rest + 1, rest + 2, rest + 3, rest + 4};
