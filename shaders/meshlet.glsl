@@ -18,6 +18,8 @@ struct Meshlet {
     vec4 sphere;           // object space centre, radius
     vec4 cone;             // normal cone axis, cutoff (meshoptimizer)
     vec4 sizes;            // object space: smallest triangle area, largest perimeter
+    vec4 box_centre;       // object space axis-aligned box around the vertices: centre
+    vec4 box_half;         // and half extents
     uint vertex_offset;    // into positions / attributes
     uint triangle_offset;  // into triangles
     uint vertex_count;

@@ -38,8 +38,15 @@ ScreenExtent extent_add(ScreenExtent e, vec4 c, vec2 viewport, float eps) {
 }
 
 // margin_px: how far the rasterizer's vertex may sit from ours (the cull's snap_px);
-// pyramid_base: where the pyramid starts in the buffer.
-bool extent_occluded(ScreenExtent e, vec2 viewport, float margin_px, uint pyramid_base) {
+// pyramid_base: where the pyramid starts in the buffer. finer: how many levels below the coarsest
+// useful one to read. At that coarsest level the rectangle spans at most 2x2 texels, four reads,
+// but a texel there is as wide as the rectangle, so it also holds the sky or the near side of an
+// edge that the rectangle does not touch; each level finer halves that reach and at most doubles
+// the texels per axis (finer 2: at most 5x5 reads).
+#ifndef BOX_FINER_LEVELS
+#define BOX_FINER_LEVELS 2u
+#endif
+bool extent_occluded(ScreenExtent e, vec2 viewport, float margin_px, uint pyramid_base, uint finer) {
     // The pixels whose centres the widened rectangle can hold (one more on each side for safety).
     ivec2 size = ivec2(viewport);
     ivec2 lo = clamp(ivec2(floor(e.lo - margin_px)) - 1, ivec2(0), size - 1);
@@ -49,30 +56,38 @@ bool extent_occluded(ScreenExtent e, vec2 viewport, float margin_px, uint pyrami
     // triangles nearer than the hull's largest corner depth. A relative margin covers the
     // rasterizer's own rounding of z / w.
     float nearest = e.nearest * (1.0 + 1.0 / 4096.0) + 1e-7;
-    // The level where the rectangle spans at most 2x2 texels (texel = pixel >> (level + 1)): a
-    // run of d + 1 pixels lies in at most two texels of 2^(level+1) pixels once 2^(level+1) >= d + 1,
-    // the first such level being findMSB(d) (0 for d = 0).
+    // The coarsest useful level is where the rectangle spans at most 2x2 texels (texel = pixel >>
+    // (level + 1)): a run of d + 1 pixels lies in at most two texels of 2^(level+1) pixels once
+    // 2^(level+1) >= d + 1, the first such level being findMSB(d) (0 for d = 0). `finer` levels
+    // below it, the run lies in at most 2^finer + 1 texels.
     uvec2 depth_size = uvec2(size);
     ivec2 d = hi - lo;
-    uint level = min(uint(max(findMSB(max(d.x, d.y)), 0)), pyramid_level_count(depth_size) - 1u);
+    int coarsest = max(findMSB(max(d.x, d.y)), 0);
+    uint level = min(uint(max(coarsest - int(finer), 0)), pyramid_level_count(depth_size) - 1u);
     ivec2 t0 = lo >> (level + 1u), t1 = hi >> (level + 1u);
     uvec2 level_size = pyramid_level_size(depth_size, level);
     uint offset = pyramid_base + pyramid_level_offset(depth_size, level);
-    float farthest = PYRAMID_BUFFER[offset + uint(t0.y) * level_size.x + uint(t0.x)];
-    farthest = min(farthest, PYRAMID_BUFFER[offset + uint(t0.y) * level_size.x + uint(t1.x)]);
-    farthest = min(farthest, PYRAMID_BUFFER[offset + uint(t1.y) * level_size.x + uint(t0.x)]);
-    farthest = min(farthest, PYRAMID_BUFFER[offset + uint(t1.y) * level_size.x + uint(t1.x)]);
+    // The farthest depth over the texels. The loops run the same count in every invocation (the
+    // bound is uniform: `finer` is a constant at each call), reading the last row or column again
+    // where the rectangle spans fewer texels, so the code stays straight-line for its callers.
+    int span = (1 << finer) + 1;
+    float farthest = 1.0;
+    for (int i = 0; i < span; ++i)
+        for (int j = 0; j < span; ++j) {
+            ivec2 t = min(t0 + ivec2(j, i), t1);
+            farthest = min(farthest, PYRAMID_BUFFER[offset + uint(t.y) * level_size.x + uint(t.x)]);
+        }
     return all(bvec2(e.judgeable, nearest < farthest));
 }
 
 // A triangle, c0..c2 in clip space.
 bool triangle_occluded(vec4 c0, vec4 c1, vec4 c2, vec2 viewport, float margin_px, float eps, uint pyramid_base) {
     ScreenExtent e = extent_add(extent_add(extent_of_point(c0, viewport, eps), c1, viewport, eps), c2, viewport, eps);
-    return extent_occluded(e, viewport, margin_px, pyramid_base);
+    return extent_occluded(e, viewport, margin_px, pyramid_base, 0u);
 }
 
 // A box: the 8 clip-space corners centre +- x +- y +- z. Whatever lies inside it (a meshlet inside
-// its bounding sphere's cube) is inside the convex hull of the corners; with every corner in front
+// its bounding box) is inside the convex hull of the corners; with every corner in front
 // of the eye, the projection keeps that hull convex with the corners' images as its extreme
 // points, so the corners' rectangle and largest depth bound every fragment of what is inside.
 bool box_occluded(vec4 centre, vec4 x, vec4 y, vec4 z, vec2 viewport, float margin_px, float eps, uint pyramid_base) {
@@ -84,7 +99,7 @@ bool box_occluded(vec4 centre, vec4 x, vec4 y, vec4 z, vec2 viewport, float marg
     e = extent_add(e, centre + x - y + z, viewport, eps);
     e = extent_add(e, centre - x + y + z, viewport, eps);
     e = extent_add(e, centre + x + y + z, viewport, eps);
-    return extent_occluded(e, viewport, margin_px, pyramid_base);
+    return extent_occluded(e, viewport, margin_px, pyramid_base, BOX_FINER_LEVELS);
 }
 
 #endif

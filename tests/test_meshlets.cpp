@@ -52,13 +52,20 @@ TEST(Meshlets, EveryTriangleIsInExactlyOneMeshletWithItsWinding) {
                 std::set<uint32_t> distinct(m.vertices.begin() + ml.vertex_offset,
                                             m.vertices.begin() + ml.vertex_offset + ml.vertex_count);
                 EXPECT_EQ(distinct.size(), ml.vertex_count);
+                glm::vec3 lo(INFINITY), hi(-INFINITY);
+                for (uint32_t v : distinct) lo = glm::min(lo, scene.vertices[v].position), hi = glm::max(hi, scene.vertices[v].position);
+                for (int a = 0; a < 3; ++a)
+                    EXPECT_LE(ml.box_half[a], 0.5f * (hi[a] - lo[a]) * 1.001f + 1e-4f * (1.0f + std::abs(ml.box_centre[a])));
                 for (uint32_t t = 0; t < ml.triangle_count; ++t) {
                     for (int c = 0; c < 3; ++c) EXPECT_LT((m.triangles[ml.triangle_offset + t] >> (8 * c)) & 0xffu, ml.vertex_count);
                     got.insert({m.vertex_of(ml, t, 0), m.vertex_of(ml, t, 1), m.vertex_of(ml, t, 2)});
-                    // The sphere encloses every vertex.
-                    for (int c = 0; c < 3; ++c)
-                        EXPECT_LE(glm::length(scene.vertices[m.vertex_of(ml, t, c)].position - glm::vec3(ml.sphere)),
-                                  ml.sphere.w);
+                    // The sphere and the box (no wider than the vertices' extent, above) enclose every vertex.
+                    for (int c = 0; c < 3; ++c) {
+                        glm::vec3 p = scene.vertices[m.vertex_of(ml, t, c)].position;
+                        EXPECT_LE(glm::length(p - glm::vec3(ml.sphere)), ml.sphere.w);
+                        glm::vec3 from_centre = glm::abs(p - glm::vec3(ml.box_centre));
+                        for (int a = 0; a < 3; ++a) EXPECT_LE(from_centre[a], ml.box_half[a]) << "axis " << a;
+                    }
                 }
             }
             // Same triangles, same vertex order (winding), each as often as in the mesh.

@@ -50,14 +50,21 @@ Meshlets build_meshlets(const Scene& scene, uint32_t max_vertices, uint32_t max_
             m.triangle_count = b.triangle_count;
             glm::vec3 centre(bounds.center[0], bounds.center[1], bounds.center[2]);
             float radius = 0.0f;
+            glm::vec3 box_lo(INFINITY), box_hi(-INFINITY);
             for (uint32_t v = 0; v < b.vertex_count; ++v) {
                 uint32_t index = built_vertices[b.vertex_offset + v] + lo;
                 out.vertices.push_back(index);
-                radius = std::max(radius, glm::length(scene.vertices[index].position - centre));
+                const glm::vec3& p = scene.vertices[index].position;
+                radius = std::max(radius, glm::length(p - centre));
+                box_lo = glm::min(box_lo, p);
+                box_hi = glm::max(box_hi, p);
             }
-            // A relative and an absolute slack over the measured radius: float rounding of the
-            // distances above and of the shader's transforms.
+            // A relative and an absolute slack over the measured radius and half extents: float
+            // rounding of the distances and midpoints here and of the shader's transforms.
             m.sphere = glm::vec4(centre, radius * 1.0001f + 1e-6f);
+            glm::vec3 half = 0.5f * (box_hi - box_lo);
+            m.box_centre = glm::vec4(0.5f * (box_lo + box_hi), 0.0f);
+            m.box_half = glm::vec4(half * 1.0001f + 1e-6f * (1.0f + glm::abs(glm::vec3(m.box_centre))), 0.0f);
             m.cone = glm::vec4(bounds.cone_axis[0], bounds.cone_axis[1], bounds.cone_axis[2], bounds.cone_cutoff);
             float min_area = INFINITY, max_perimeter = 0.0f;
             for (uint32_t t = 0; t < b.triangle_count; ++t) {

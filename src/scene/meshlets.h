@@ -18,12 +18,17 @@ struct Meshlet {
     // Object space: the smallest triangle area and the largest perimeter, so the cone test can
     // bound every triangle's projected area and edge lengths (see cull_meshlet); z, w unused.
     glm::vec4 sizes;
+    // Object space: the axis-aligned box around every vertex, centre and half extents (w unused).
+    // Occlusion tests it (shaders/meshlet_cull.task): for the flat meshlets of walls and floors
+    // it is far tighter than the sphere's cube, which reaches past what hides it.
+    glm::vec4 box_centre;
+    glm::vec4 box_half;
     uint32_t vertex_offset;    // into Meshlets::vertices (and the GPU's per-meshlet-vertex arrays)
     uint32_t triangle_offset;  // into Meshlets::triangles
     uint32_t vertex_count;
     uint32_t triangle_count;
 };
-static_assert(sizeof(Meshlet) == 64);
+static_assert(sizeof(Meshlet) == 96);
 
 struct MeshletRange {
     uint32_t first = 0;  // into Meshlets::meshlets
@@ -57,7 +62,7 @@ Meshlets build_meshlets(const Scene& scene, uint32_t max_vertices = kMeshletMaxV
                         uint32_t max_triangles = kMeshletMaxTriangles);
 
 // What the meshlet path uploads for the meshlets of levels [first_level, last_level] of every
-// mesh (MeshletPass::create): the Meshlet records (64 B), per meshlet vertex its position and
+// mesh (MeshletPass::create): the Meshlet records (96 B), per meshlet vertex its position and
 // attributes (12 + 20 B), per triangle its packed local indices (4 B). Levels of detail take
 // (1, kMaxLodLevels - 1); the base meshes (0, 0).
 uint64_t meshlet_gpu_bytes(const Meshlets& meshlets, uint32_t first_level, uint32_t last_level);

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -66,6 +67,7 @@ DemoRun run_demo(const std::vector<std::string>& args) {
     if (renders && std::find(args.begin(), args.end(), "--lod") == args.end()) command += " --lod off";
     command += " 2>&1";
     DemoRun run;
+    auto started = std::chrono::steady_clock::now();
     FILE* pipe = popen(command.c_str(), "r");
     if (!pipe) return run;
     char buffer[4096];
@@ -73,6 +75,11 @@ DemoRun run_demo(const std::vector<std::string>& args) {
     while ((n = fread(buffer, 1, sizeof(buffer), pipe)) > 0) run.output.append(buffer, n);
     int status = pclose(pipe);
     run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    if (const char* log = getenv("SGD_RUN_LOG")) {
+        auto* info = testing::UnitTest::GetInstance()->current_test_info();
+        double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        std::ofstream(log, std::ios::app) << s << "\t" << (info ? info->test_suite_name() + std::string(".") + info->name() : "") << "\t" << command << "\n";
+    }
     return run;
 }
 
