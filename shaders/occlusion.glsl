@@ -42,10 +42,8 @@ ScreenExtent extent_add(ScreenExtent e, vec4 c, vec2 viewport, float eps) {
 // useful one to read. At that coarsest level the rectangle spans at most 2x2 texels, four reads,
 // but a texel there is as wide as the rectangle, so it also holds the sky or the near side of an
 // edge that the rectangle does not touch; each level finer halves that reach and at most doubles
-// the texels per axis (finer 2: at most 5x5 reads).
-#ifndef BOX_FINER_LEVELS
-#define BOX_FINER_LEVELS 2u
-#endif
+// the texels per axis (finer 3: at most 9x9 reads; docs/occlusion.md measures 0 to 3 levels).
+const uint kBoxFinerLevels = 3u;
 bool extent_occluded(ScreenExtent e, vec2 viewport, float margin_px, uint pyramid_base, uint finer) {
     // The pixels whose centres the widened rectangle can hold (one more on each side for safety).
     ivec2 size = ivec2(viewport);
@@ -99,7 +97,7 @@ bool box_occluded(vec4 centre, vec4 x, vec4 y, vec4 z, vec2 viewport, float marg
     e = extent_add(e, centre + x - y + z, viewport, eps);
     e = extent_add(e, centre - x + y + z, viewport, eps);
     e = extent_add(e, centre + x + y + z, viewport, eps);
-    return extent_occluded(e, viewport, margin_px, pyramid_base, BOX_FINER_LEVELS);
+    return extent_occluded(e, viewport, margin_px, pyramid_base, kBoxFinerLevels);
 }
 
 #endif

@@ -151,6 +151,7 @@ TEST(Occlusion, StillAndMovingFramesEqualOcclusionOffInBothPathsAndPhase2Retests
     if (int sg = expected_subgroup_size()) ASSERT_EQ(ctx.subgroup.size, uint32_t(sg));
     uint32_t messages_before = validation_message_count();
     const std::vector<Geometry> geometries = geometry_paths(ctx);
+    std::map<Geometry, double> street_removed;  // the share of triangles occlusion removed, still street frame
     for (Geometry geometry : geometries) {
         bool meshlet = geometry == Geometry::meshlet;
         auto renderer = make_renderer(ctx, occlusion_plan(ctx, geometry, Request::automatic, Request::off));
@@ -165,6 +166,9 @@ TEST(Occlusion, StillAndMovingFramesEqualOcclusionOffInBothPathsAndPhase2Retests
             };
             PathRun on = render(Request::subgroup, Request::subgroup);
             PathRun off = render(Request::subgroup, Request::off);
+            if (street)  // frame 1: the camera still, phase 1 tested against the same view's pyramid
+                street_removed[geometry] = 1.0 - double(on.frames[1].counters.triangles_visible) /
+                                                     double(std::max<uint64_t>(off.frames[1].counters.triangles_visible, 1));
             std::vector<std::pair<std::string, PathRun>> runs;
             runs.push_back({"cull subgroup, pyramid subgroup", std::move(on)});
             // Both fallbacks: the cull pass's (task shader's) shared-memory compaction, one dispatch per level.
@@ -216,6 +220,15 @@ TEST(Occlusion, StillAndMovingFramesEqualOcclusionOffInBothPathsAndPhase2Retests
             }
         }
     }
+    // A meshlet is kept where any of it may show, so the meshlet path removes less than the
+    // triangle test; its box and fine pyramid reads keep it close (here 41.5% against 43.3%;
+    // docs/occlusion.md). The bounding sphere's cube with 2x2 reads removed 23.4% here.
+    if (street_removed.count(Geometry::meshlet))
+        EXPECT_GE(street_removed[Geometry::meshlet], 0.8 * street_removed[Geometry::indexed])
+            << "meshlet path removed " << street_removed[Geometry::meshlet] << " of the street's triangles, indexed "
+            << street_removed[Geometry::indexed];
+    std::printf("street, still: occlusion removed %.3f (indexed) and %.3f (meshlet) of the triangles\n",
+                street_removed[Geometry::indexed], street_removed.count(Geometry::meshlet) ? street_removed[Geometry::meshlet] : 0.0);
     EXPECT_EQ(validation_message_count(), messages_before) << "validation messages (printed above)";
 }
 
