@@ -2,15 +2,19 @@
 // The cull pass (src/passes/cull_pass.cpp, docs/culling.md) in one dispatch: every triangle of
 // every draw is tested (cull_tests.glsl), and the survivors are written in input order straight
 // into their draw's range of the culled index buffer, whose indirect command gets its indexCount.
-// One workgroup per chunk of gl_WorkGroupSize.x triangles of one level of one draw (the host's
-// chunk table). Where a chunk's survivors go depends on how many the chunks before it in its level
+// One workgroup per chunk of one level of one draw (the host's chunk table): gl_WorkGroupSize.x
+// invocations, each testing kTrianglesPerInvocation consecutive triangles (cull_tests.glsl). A
+// partition's chain of dependent steps (ticket, look-back, publish) costs the same whatever its
+// size, and only so many invocations run at once; with one triangle each, the pass was a long run
+// of waves each waiting on that chain (docs/culling.md). Where a chunk's survivors go depends on how many the chunks before it in its level
 // kept: a chained scan with decoupled look-back (Merrill and Garland 2016) finds that out, and the
 // decoupled fallback (Smith, Levien and Owens 2025) makes it safe without a forward-progress
 // guarantee between workgroups, which Vulkan does not give:
 //
 //   1. Take a ticket. Partitions (chunks) go out in the order workgroups start, so every
 //      predecessor of a partition has started before it; gl_WorkGroupID promises no such thing.
-//   2. Test the chunk's triangles, count the survivors and give each its slot (workgroup_scan.glsl).
+//   2. Test the chunk's triangles, count the survivors and give each its slot (workgroup_scan.glsl
+//      over the invocations' counts, then the survivors below each in its own run).
 //   3. Publish the count (an AGGREGATE), look back over the predecessors' words until an
 //      INCLUSIVE prefix or the level's first chunk, publish this chunk's INCLUSIVE prefix. A
 //      predecessor that is still not ready after a bounded spin is counted here, from the input, by
@@ -56,7 +60,7 @@ layout(set = 0, binding = 1, std430) readonly buffer Draws { DrawData draws[]; }
 layout(set = 0, binding = 2, std430) readonly buffer Vertices { float vertex_data[]; };  // 8 floats per Vertex
 layout(set = 0, binding = 3, std430) readonly buffer SourceIndices { uint source_indices[]; };
 // (draw, level, first triangle of the level, the draw's first chunk): build_cull_chunks(). A level's
-// chunks are consecutive, gl_WorkGroupSize.x triangles each, so its first is chunk - first / size.
+// chunks are consecutive, kChunkTriangles each, so its first is chunk - first / kChunkTriangles.
 layout(set = 0, binding = 4, std430) readonly buffer Chunks { uvec4 chunks[]; };
 // The look-back's state (CullPass::lookback), only ever accessed with atomics. A ticket counter
 // that cycles through 0 .. 2 chunk_count - 1 (two dispatches), then one word per chunk:
@@ -96,7 +100,8 @@ layout(set = 0, binding = 11, std430) writeonly buffer ChunkRejected { uint chun
 layout(set = 0, binding = 12, std430) writeonly buffer ChunkDrawn { uint chunk_drawn[]; };
 layout(set = 0, binding = 13, std430) writeonly buffer DrawnMasks { uint drawn_masks[]; };
 layout(set = 0, binding = 14, std430) writeonly buffer LateIndirect { uint late_indirect[]; };
-const uint kDrawnWords = (gl_WorkGroupSize.x + 31u) / 32u;
+const uint kChunkTriangles = gl_WorkGroupSize.x * kTrianglesPerInvocation;
+const uint kDrawnWords = (kChunkTriangles + 31u) / 32u;  // at most gl_WorkGroupSize.x
 shared uint drawn_words[kDrawnWords];
 
 layout(push_constant) uniform Push {
@@ -192,14 +197,31 @@ Verdict test_triangle(uint draw_id, uint level, uint triangle) {
     return v;
 }
 
+// The invocation's run of the chunk: kTrianglesPerInvocation consecutive triangles from `first`,
+// tested in turn. Bit t of each mask is triangle first + t. The loop's count is a constant, so
+// the caller's control flow stays uniform.
+struct RunVerdicts {
+    uint visible;
+    uint occlusion_rejected;
+};
+RunVerdicts test_run(uint draw_id, uint level, uint first) {
+    RunVerdicts r = RunVerdicts(0u, 0u);
+    for (uint t = 0u; t < kTrianglesPerInvocation; ++t) {
+        Verdict v = test_triangle(draw_id, level, first + t);
+        r.visible |= (v.visible ? 1u : 0u) << t;
+        r.occlusion_rejected |= (v.occlusion_rejected ? 1u : 0u) << t;
+    }
+    return r;
+}
+
 // The fallback: how many triangles of `chunk` survive, counted by this workgroup from the input
 // with the very test its own workgroup runs, so the count is the one that workgroup publishes.
 // Uniform control flow required (the scan's barriers).
 uint count_survivors(uint chunk, uint rank) {
     uvec4 entry = chunks[chunk];
-    Verdict v = test_triangle(entry.x, entry.y, entry.z + rank);
+    RunVerdicts r = test_run(entry.x, entry.y, entry.z + rank * kTrianglesPerInvocation);
     uint total;
-    workgroup_exclusive_scan(v.visible ? 1u : 0u, total);
+    workgroup_exclusive_scan(bitCount(r.visible), total);
     return total;
 }
 
@@ -338,7 +360,7 @@ void main() {
     uvec4 entry = chunks[part];
     uint draw_id = entry.x;
     uint level = entry.y;
-    uint level_first = part - entry.z / gl_WorkGroupSize.x;
+    uint level_first = part - entry.z / kChunkTriangles;
     bool phase1 = push.occlusion_phase == 1u;
     if (all(bvec3(phase1, part == entry.w, gl_LocalInvocationIndex == 0u))) late_indirect[draw_id * 5u] = 0u;
     // Chunks of the levels the draw does not use this frame keep nothing. The choice depends on
@@ -356,17 +378,20 @@ void main() {
         return;
     }
 
-    // Invocation of rank r tests the chunk's triangle r (workgroup_scan.glsl: the scan counts in
-    // rank order, so slots follow triangle order).
+    // Invocation of rank r tests the chunk's triangles r k .. r k + k - 1 (k = kTrianglesPerInvocation;
+    // workgroup_scan.glsl: the scan counts in rank order, so with the survivors below each one in
+    // its own run, slots follow triangle order).
     uint rank = scan_rank();
-    Verdict v = test_triangle(draw_id, level, entry.z + rank);
+    uint first_rank = rank * kTrianglesPerInvocation;  // the run's first triangle, within the chunk
+    RunVerdicts run = test_run(draw_id, level, entry.z + first_rank);
 
     // Control flow is uniform here: the only branches above are workgroup-uniform returns, and
-    // test_triangle is straight-line code (no early return, no && or || that could short-circuit
-    // into a branch, loads clamped instead of skipped). So the active invocations are all of the
-    // workgroup's, which is what the scan's barriers and subgroup operations need.
+    // test_run is straight-line code but for its loop of constant count (no early return, no && or
+    // || that could short-circuit into a branch, loads clamped instead of skipped). So the active
+    // invocations are all of the workgroup's, which is what the scan's barriers and subgroup
+    // operations need.
     uint survivors;
-    uint slot = workgroup_exclusive_scan(v.visible ? 1u : 0u, survivors);
+    uint slot = workgroup_exclusive_scan(bitCount(run.visible), survivors);
 
     // Publish, look back, publish again. The level's first chunk knows its prefix (0) at once.
     bool level_start = part == level_first;
@@ -377,26 +402,39 @@ void main() {
         if (gl_LocalInvocationIndex == 0u) store_state(part, parity | kInclusiveBit | (prefix + survivors));
     }
 
-    // prefix + slot < the level's triangles <= level 0's, so the write stays inside the draw's
-    // range; the buffer bound is checked anyway: a write never leaves the buffer, whatever the inputs.
+    // prefix + slot < the level's triangles <= level 0's, so the writes stay inside the draw's
+    // range; the buffer bound is checked anyway: a write never leaves the buffer, whatever the
+    // inputs. The survivors' indices are read again (test_triangle read them; cached).
     uint dst = draws[draw_id].out_first + 3u * (prefix + slot);
-    if (v.visible && dst + 3u <= uint(culled_indices.length())) {
-        culled_indices[dst] = v.index.x;
-        culled_indices[dst + 1u] = v.index.y;
-        culled_indices[dst + 2u] = v.index.z;
+    uint level_indices = draws[draw_id].lod_first_index[level];
+    for (uint t = 0u; t < kTrianglesPerInvocation; ++t) {
+        if ((run.visible & (1u << t)) == 0u) continue;
+        uint src = level_indices + 3u * (entry.z + first_rank + t);
+        if (dst + 3u <= uint(culled_indices.length())) {
+            culled_indices[dst] = source_indices[src];
+            culled_indices[dst + 1u] = source_indices[src + 1u];
+            culled_indices[dst + 2u] = source_indices[src + 2u];
+        }
+        dst += 3u;
     }
 
     if (phase1) {  // uniform (a push constant)
         // Phase 2's list: the ranks of the triangles only the pyramid rejected, compacted in rank
         // (input) order by the same scan, to the start of the chunk's stretch (a word per triangle).
+        // A triangle's rank is its place in the chunk (first_rank + t).
         uint rejected_count;
-        uint rejected_slot = workgroup_exclusive_scan(v.occlusion_rejected ? 1u : 0u, rejected_count);
+        uint rejected_slot = workgroup_exclusive_scan(bitCount(run.occlusion_rejected), rejected_count);
         uint at = draws[draw_id].out_first / 3u + entry.z + rejected_slot;
-        if (all(bvec2(v.occlusion_rejected, at < uint(rejected_ranks.length())))) rejected_ranks[at] = rank;
+        for (uint t = 0u; t < kTrianglesPerInvocation; ++t) {
+            if ((run.occlusion_rejected & (1u << t)) == 0u) continue;
+            if (at < uint(rejected_ranks.length())) rejected_ranks[at] = first_rank + t;
+            ++at;
+        }
         // The survivors as bits of their ranks: what the merge puts phase 2's additions between.
+        // An invocation's run lies in one word (kTrianglesPerInvocation divides 32).
         if (rank < kDrawnWords) drawn_words[rank] = 0u;
         barrier();
-        if (v.visible) atomicOr(drawn_words[rank / 32u], 1u << (rank % 32u));
+        if (run.visible != 0u) atomicOr(drawn_words[first_rank / 32u], run.visible << (first_rank % 32u));
         barrier();
         if (rank < kDrawnWords) drawn_masks[part * kDrawnWords + rank] = drawn_words[rank];
         if (rank == 0u) {
@@ -409,7 +447,7 @@ void main() {
         // The level's last chunk: the draw's indexCount, every dispatch (the level's chunks write
         // nothing past it; at most the draw's triangles, clamped so no input makes it more).
         uint kept = prefix + survivors;
-        bool level_end = entry.z + gl_WorkGroupSize.x >= draws[draw_id].lod_index_count[level] / 3u;
+        bool level_end = entry.z + kChunkTriangles >= draws[draw_id].lod_index_count[level] / 3u;
         if (level_end) indirect[draw_id * 5u] = 3u * min(kept, draws[draw_id].index_count / 3u);
         // The frame's counters (occlusion phase 2, cull_late.comp, adds its additions). One atomic
         // per draw for the total; per level, one per workgroup (lod.glsl): the level's first chunk

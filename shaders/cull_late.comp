@@ -55,7 +55,7 @@ layout(push_constant) uniform Push {
     uint scan_block;   // chunks per block of the scan
     float snap_px;
     float frustum_eps;
-    uint group_size;   // triangles per chunk (--cull-group-size)
+    uint chunk_triangles;  // triangles per chunk (cull_chunk_triangles(--cull-group-size))
     uint scan_groups;  // the merge's first scan's workgroups (its second has one)
     uint merge_groups; // cull_merge.comp's workgroups along x (the cull's grid)
 } push;
@@ -90,7 +90,7 @@ shared uint group_counts[2 + kMaxLodLevels];
 void main() {
     if (gl_LocalInvocationIndex < 2u + kMaxLodLevels) group_counts[gl_LocalInvocationIndex] = 0u;
     barrier();
-    uint drawn_words = (push.group_size + 31u) / 32u;  // mask words per chunk (cull.comp's kDrawnWords)
+    uint drawn_words = (push.chunk_triangles + 31u) / 32u;  // mask words per chunk (cull.comp's kDrawnWords)
     uint per_level[kMaxLodLevels] = uint[](0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u);
     uint total = rejected_before(push.chunk_count);
     uint last_block = push.chunk_count / push.scan_block;
@@ -107,7 +107,7 @@ void main() {
         uint out_first = draws[draw_id].out_first;
         // Bounds hold by construction; checked so that no input makes an access leave a buffer.
         uint at = min(out_first / 3u + entry.z + in_block - chunk_starts[chunk], uint(rejected_ranks.length()) - 1u);
-        uint rank = min(rejected_ranks[at], push.group_size - 1u);
+        uint rank = min(rejected_ranks[at], push.chunk_triangles - 1u);
         uint triangle = entry.z + rank;
         uint first = draws[draw_id].lod_first_index[level] + 3u * triangle;
         if (first + 3u > uint(source_indices.length())) continue;

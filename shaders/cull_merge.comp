@@ -20,10 +20,12 @@
 // exactly the same depth therefore show as --occlusion off shows them only if forward draws them in
 // the same order, which is input order, per draw; draws go in draw order in both.
 //
-// One workgroup per chunk (the cull's grid), one invocation per rank.
+// One workgroup per chunk (the cull's grid); invocation i takes the chunk's triangles
+// kTrianglesPerInvocation i .. kTrianglesPerInvocation (i + 1) - 1, as in cull.comp.
 layout(local_size_x_id = 0) in;  // --cull-group-size, as cull.comp
 
 #include "common.glsl"
+#include "cull_tests.glsl"  // kTrianglesPerInvocation
 
 layout(set = 0, binding = 0, std430) readonly buffer Draws { DrawData draws[]; };
 layout(set = 0, binding = 1, std430) readonly buffer SourceIndices { uint source_indices[]; };
@@ -42,7 +44,7 @@ layout(push_constant) uniform Push {
     uint scan_block;  // chunks per block of the scan
 } push;
 
-const uint kWords = (gl_WorkGroupSize.x + 31u) / 32u;  // mask words per chunk (cull.comp's kDrawnWords)
+const uint kWords = (gl_WorkGroupSize.x * kTrianglesPerInvocation + 31u) / 32u;  // mask words per chunk (cull.comp's kDrawnWords)
 
 uint drawn_before(uint chunk) { return chunk_starts[chunk] + block_starts[chunk / push.scan_block]; }
 
@@ -65,21 +67,27 @@ void main() {
     uint start = drawn_before(chunk);
     if (drawn_before(chunk + 1u) == start) return;  // keeps nothing (also every level not chosen)
 
-    uint rank = gl_LocalInvocationIndex;
+    // The invocation's ranks share one mask word (kTrianglesPerInvocation divides 32); their slots
+    // follow the set bits below them.
     uint base = chunk * kWords;
-    uint bit = 1u << (rank % 32u);
-    uint word = drawn_masks[base + rank / 32u];
-    if ((word & bit) == 0u) return;
-    uint slot = bitCount(word & (bit - 1u));
-    for (uint w = 0u; w < rank / 32u; ++w) slot += bitCount(drawn_masks[base + w]);
-
-    uint first = draws[draw_id].lod_first_index[level] + 3u * (entry.z + rank);
-    uint dst = out_first + 3u * (start - draw_start + slot);
+    uint first_rank = gl_LocalInvocationIndex * kTrianglesPerInvocation;
+    uint word_index = first_rank / 32u;
+    uint word = drawn_masks[base + word_index];
+    uint mine = (word >> (first_rank % 32u)) & ((1u << kTrianglesPerInvocation) - 1u);
+    if (mine == 0u) return;
+    uint slot = bitCount(word & ((1u << (first_rank % 32u)) - 1u));
+    for (uint w = 0u; w < word_index; ++w) slot += bitCount(drawn_masks[base + w]);
     // The bounds hold by construction; checked so that no input makes an access leave a buffer.
     uint end = min(out_first + draws[draw_id].index_count, uint(culled_indices.length()));
-    if (all(bvec2(first + 3u <= uint(source_indices.length()), dst + 3u <= end))) {
-        culled_indices[dst] = source_indices[first];
-        culled_indices[dst + 1u] = source_indices[first + 1u];
-        culled_indices[dst + 2u] = source_indices[first + 2u];
+    for (uint t = 0u; t < kTrianglesPerInvocation; ++t) {
+        if ((mine & (1u << t)) == 0u) continue;
+        uint first = draws[draw_id].lod_first_index[level] + 3u * (entry.z + first_rank + t);
+        uint dst = out_first + 3u * (start - draw_start + slot);
+        ++slot;
+        if (all(bvec2(first + 3u <= uint(source_indices.length()), dst + 3u <= end))) {
+            culled_indices[dst] = source_indices[first];
+            culled_indices[dst + 1u] = source_indices[first + 1u];
+            culled_indices[dst + 2u] = source_indices[first + 2u];
+        }
     }
 }

@@ -16,6 +16,11 @@ const uint CULL_FRUSTUM = 2;     // all three vertices outside one plane of the 
 const uint CULL_BACKFACE = 3;    // back-facing beyond what vertex snapping could flip
 const uint CULL_SMALL = 4;       // its (widened) bounding box holds no pixel centre
 
+// The cull pass's chunk (src/passes/cull_pass.h kCullTrianglesPerInvocation): each invocation of
+// cull.comp tests this many consecutive triangles, so a workgroup's chunk is gl_WorkGroupSize.x
+// times as many; cull_late.comp and cull_merge.comp index the chunk's masks the same way.
+const uint kTrianglesPerInvocation = 8u;
+
 struct CullParams {
     vec2 viewport;      // framebuffer size in pixels
     float snap_px;      // how far (pixels) the rasterizer's vertex may sit from ours: snapping + float error

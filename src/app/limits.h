@@ -29,7 +29,7 @@ DeviceLimits device_limits(const Context& ctx);
 
 // Everything Renderer's constructor and its passes allocate for `scene` (already replicated by
 // --instances) at options.width x options.height with options.lights lights and
-// options.cull_group_size triangles per cull workgroup, plus the largest staging buffer the
+// options.cull_group_size invocations per cull workgroup, plus the largest staging buffer the
 // uploads use at the same time.
 // With ray_tracing, the ray_trace pass's buffers whose size the scene alone gives (light AABBs,
 // TLAS instances); kDriverSizedAllocations are not planned.

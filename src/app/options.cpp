@@ -170,7 +170,7 @@ Options:
   --report PATH          JSON report
   --validate             enable the Khronos validation layer with synchronization validation
   --device INDEX         pick a physical device (see --list-devices)
-  --cull-group-size N    triangles per cull workgroup, 1..1024 (default 64)
+  --cull-group-size N    invocations per cull workgroup, each testing 8 triangles, 1..1024 (default 64)
   --subgroup-size N      run the cull, light-cull and exposure passes and the task and mesh
                          stages at N lanes (a power of two the device offers, see --info)
   --cull-dump PATH       text file of the triangles the last frame drew after culling

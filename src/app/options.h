@@ -37,7 +37,7 @@ struct Options {
     bool validate = false;
     bool no_vsync = false;
     bool view_legend = true;  // debug views draw their legend / "unsupported" label (--no-legend: off)
-    uint32_t cull_group_size = 64;  // --cull-group-size: triangles per cull workgroup
+    uint32_t cull_group_size = 64;  // --cull-group-size: invocations per cull workgroup (8 triangles each)
     uint32_t subgroup_size = 0;     // --subgroup-size: what the compute passes, task and mesh run at (0: the driver's)
     std::string cull_dump;          // --cull-dump PATH: the triangles the last frame drew
     bool bandwidth_probe = false;   // --bandwidth-probe: time a large buffer copy for the report

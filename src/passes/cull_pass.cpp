@@ -62,7 +62,7 @@ struct LatePush {  // cull_late.comp
     uint32_t scan_block;
     float snap_px;
     float frustum_eps;
-    uint32_t group_size;
+    uint32_t chunk_triangles;
     uint32_t scan_groups;
     uint32_t merge_groups;
 };
@@ -81,13 +81,13 @@ constexpr uint32_t kLookbackStaleWord = 0x80000000u;
 
 }  // namespace
 
-std::vector<glm::uvec4> build_cull_chunks(const std::vector<GpuDraw>& draws, uint32_t group_size) {
+std::vector<glm::uvec4> build_cull_chunks(const std::vector<GpuDraw>& draws, uint32_t chunk_triangles) {
     std::vector<glm::uvec4> chunks;
     for (uint32_t d = 0; d < draws.size(); ++d) {
         const uint32_t draw_first_chunk = uint32_t(chunks.size());
         for (uint32_t level = 0; level < std::max(1u, draws[d].lod_count); ++level) {
             uint32_t triangles = level == 0 ? draws[d].index_count / 3 : draws[d].lod_index_count[level] / 3;
-            for (uint32_t first = 0; first < triangles; first += group_size)
+            for (uint32_t first = 0; first < triangles; first += chunk_triangles)
                 chunks.push_back({d, level, first, draw_first_chunk});
         }
     }
@@ -96,6 +96,7 @@ std::vector<glm::uvec4> build_cull_chunks(const std::vector<GpuDraw>& draws, uin
 
 CullTraffic cull_traffic(const Scene& scene, const std::vector<GpuDraw>& draws, uint64_t triangles_visible,
                          uint32_t group_size) {
+    const uint32_t chunk_triangles = cull_chunk_triangles(group_size);
     // Distinct vertices per index range, computed once per mesh (instances share ranges).
     std::map<std::pair<uint32_t, uint32_t>, uint64_t> distinct;
     CullTraffic t;
@@ -118,7 +119,7 @@ CullTraffic cull_traffic(const Scene& scene, const std::vector<GpuDraw>& draws, 
         t.bytes_written += 4;                               // indexCount
         for (uint32_t level = 0; level < std::max(1u, d.lod_count); ++level) {
             uint32_t triangles = level == 0 ? d.index_count / 3 : d.lod_index_count[level] / 3;
-            chunks += (triangles + group_size - 1) / group_size;
+            chunks += (triangles + chunk_triangles - 1) / chunk_triangles;
         }
     }
     // Per chunk (of every level): its table entry and its ticket (4 B, read and written); its state
@@ -137,6 +138,7 @@ CullTraffic cull_traffic(const Scene& scene, const std::vector<GpuDraw>& draws, 
 
 void CullPass::create(const Context& ctx, const GpuScene& scene, uint32_t size) {
     group_size = size;
+    chunk_triangles = cull_chunk_triangles(size);
     draw_count = scene.draw_count;
     schedule = lookback_schedule();
 
@@ -160,7 +162,7 @@ void CullPass::create(const Context& ctx, const GpuScene& scene, uint32_t size) 
     merge = create_compute_pipeline(ctx, {.shader = "cull_merge.comp.plain", .layout = kMergeLayout, .specialization = {group_size}});
     select = create_compute_pipeline(ctx, {.shader = "lod_select.comp.plain", .layout = kSelectLayout});
 
-    std::vector<glm::uvec4> table = build_cull_chunks(scene.cpu_draws, group_size);
+    std::vector<glm::uvec4> table = build_cull_chunks(scene.cpu_draws, chunk_triangles);
     chunk_count = uint32_t(table.size());
     chunks = create_buffer_with_data(ctx, table.data(), table.size() * sizeof(glm::uvec4),
                                      VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, "cull chunks");
@@ -207,7 +209,7 @@ void CullPass::create(const Context& ctx, const GpuScene& scene, uint32_t size) 
     rejected_block_starts = gpu_buffer(VkDeviceSize(scan_blocks(chunk_count) + 1) * 4, "occlusion rejected block starts");
     drawn_starts = gpu_buffer(VkDeviceSize(chunk_count + 1) * 4, "occlusion drawn starts");
     drawn_block_starts = gpu_buffer(VkDeviceSize(scan_blocks(chunk_count) + 1) * 4, "occlusion drawn block starts");
-    drawn_masks = gpu_buffer(VkDeviceSize(chunk_count) * ((group_size + 31) / 32) * 4, "occlusion drawn masks");
+    drawn_masks = gpu_buffer(VkDeviceSize(chunk_count) * ((chunk_triangles + 31) / 32) * 4, "occlusion drawn masks");
     scan_totals = gpu_buffer(4, "occlusion scan totals");
     merge_dispatches = create_buffer(ctx, 9 * sizeof(uint32_t),
                                      VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT |
@@ -399,7 +401,7 @@ void CullPass::record_late(FrameContext& f) {
     d.push(cmd, late);
     CullParams params = make_cull_params(f.targets.extent.width, f.targets.extent.height,
                                          f.ctx.properties.limits.subPixelPrecisionBits);
-    LatePush push{chunk_count, kCullScanBlock, params.snap_px, params.frustum_eps, group_size, blocks, grid.width};
+    LatePush push{chunk_count, kCullScanBlock, params.snap_px, params.frustum_eps, chunk_triangles, blocks, grid.width};
     vkCmdPushConstants(cmd, late.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
     vkCmdDispatch(cmd, late_groups, 1, 1);  // a grid that strides over the list, cull_late.comp's stride
     // The late depth draw reads the late lists; the merge reads the counts and masks, and its
@@ -537,15 +539,15 @@ std::optional<HudLine> cull_hud_line(const PassCounters& c) {
 }
 
 void cull_frame_allocations(const AllocationQuery& q, std::vector<PlannedAllocation>& out) {
-    const uint64_t group_size = std::max(1u, q.cull_group_size), indirect = kIndirectStride;
+    const uint64_t chunk_triangles = cull_chunk_triangles(std::max(1u, q.cull_group_size)), indirect = kIndirectStride;
     const uint64_t draws = q.scene.instances.size();
     uint64_t drawn_indices = 0, chunks = 0;
     for (const MeshInstance& instance : q.scene.instances) {
         const Mesh& mesh = q.scene.meshes[instance.mesh];
         drawn_indices += mesh.index_count;  // level 0, the largest
-        chunks += (mesh.index_count / 3 + group_size - 1) / group_size;
+        chunks += (mesh.index_count / 3 + chunk_triangles - 1) / chunk_triangles;
         for (uint32_t level = 1; level < mesh.lod_count; ++level)
-            chunks += (mesh.lods[level].index_count / 3 + group_size - 1) / group_size;
+            chunks += (mesh.lods[level].index_count / 3 + chunk_triangles - 1) / chunk_triangles;
     }
     // The compacted index buffer holds every drawn triangle in the worst case.
     const uint64_t index_bytes = std::max<uint64_t>(1, drawn_indices) * sizeof(uint32_t);
@@ -558,7 +560,7 @@ void cull_frame_allocations(const AllocationQuery& q, std::vector<PlannedAllocat
         out.push_back({name, (chunks + 1) * 4, AllocationKind::storage_buffer, false});
     for (const char* name : {"occlusion rejected block starts", "occlusion drawn block starts"})
         out.push_back({name, (chunks / kCullScanBlock + 2) * 4, AllocationKind::storage_buffer, false});
-    out.push_back({"occlusion drawn masks", std::max<uint64_t>(4, chunks * ((group_size + 31) / 32) * 4),
+    out.push_back({"occlusion drawn masks", std::max<uint64_t>(4, chunks * ((chunk_triangles + 31) / 32) * 4),
                    AllocationKind::storage_buffer, false});
     out.push_back({"occlusion scan totals", 4, AllocationKind::storage_buffer, false});
     out.push_back({"occlusion merge dispatches", 36, AllocationKind::storage_buffer, false});

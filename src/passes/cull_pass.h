@@ -13,15 +13,25 @@
 #include "passes/pass_unit.h"
 #include "vk/fault_injection.h"
 
-constexpr uint32_t kDefaultCullGroupSize = 64;  // --cull-group-size: triangles per workgroup
+constexpr uint32_t kDefaultCullGroupSize = 64;  // --cull-group-size: invocations per workgroup
+// Triangles each invocation of the cull pass tests, consecutive ones (shaders/cull.comp's
+// kTrianglesPerInvocation): a chunk, one workgroup's partition of the look-back, is
+// group size x this many triangles. Each partition pays a fixed chain of dependent steps (its
+// ticket, its look-back, two publishes) whatever its size, and a device runs only so many
+// invocations at once, so one triangle per invocation made the pass a long sequence of waves
+// each waiting on that chain (docs/culling.md). A divisor of 32: an invocation's survivor bits
+// never straddle two words of the chunk's mask.
+constexpr uint32_t kCullTrianglesPerInvocation = 8;
+constexpr uint32_t cull_chunk_triangles(uint32_t group_size) { return group_size * kCullTrianglesPerInvocation; }
 
-// One entry per workgroup: (draw, level, first triangle of the level, the draw's first chunk).
-// A chunk never spans two draws or two levels, so every workgroup's survivors go to one draw's
-// range; each level of each draw gets its own chunks, consecutive and in triangle order, so the
-// level's first chunk is `chunk - first triangle / group_size` (the chunks of a level are one
-// segment of the look-back, shaders/cull.comp; the chunks of the levels not chosen this frame keep
-// nothing, docs/lod.md); empty levels get no chunk.
-std::vector<glm::uvec4> build_cull_chunks(const std::vector<GpuDraw>& draws, uint32_t group_size);
+// One entry per workgroup: (draw, level, first triangle of the level, the draw's first chunk), for
+// chunks of `chunk_triangles` triangles (cull_chunk_triangles()). A chunk never spans two draws or
+// two levels, so every workgroup's survivors go to one draw's range; each level of each draw gets
+// its own chunks, consecutive and in triangle order, so the level's first chunk is
+// `chunk - first triangle / chunk_triangles` (the chunks of a level are one segment of the
+// look-back, shaders/cull.comp; the chunks of the levels not chosen this frame keep nothing,
+// docs/lod.md); empty levels get no chunk.
+std::vector<glm::uvec4> build_cull_chunks(const std::vector<GpuDraw>& draws, uint32_t chunk_triangles);
 
 // Bytes the cull pass must move in one frame (computed on the host from the counts): what it
 // reads (source indices, the positions of each draw's distinct vertices, draw records, chunk
@@ -58,6 +68,7 @@ struct CullPass : PassUnit {
     Pipeline select;
     Buffer level_indirect;
     uint32_t group_size = kDefaultCullGroupSize;
+    uint32_t chunk_triangles = cull_chunk_triangles(kDefaultCullGroupSize);
     uint32_t chunk_count = 0;
     uint32_t draw_count = 0;
     VkExtent2D grid{};      // workgroups: chunk_count spread over x (capped at the device limit) and y

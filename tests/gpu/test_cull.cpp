@@ -9,6 +9,8 @@
 // - validation (with synchronization validation) stays silent.
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include <filesystem>
 
 #include "app/cull_dump.h"
@@ -111,17 +113,25 @@ TEST(CullGpu, RealScenesMatchTheCpuReferenceAndDrawTheSameImageAsNoCulling) {
 // lavapipe threads: the same dump, and the report counts the fallbacks.
 TEST(CullGpu, SubgroupAndFallbackWriteIdenticalDumpsAtOddWorkgroupSizes) {
     REQUIRE_DRAWING();
-    SceneCase sc = {kKnot, 5};  // 25 draws, 100000 triangles
     std::string dir = test_dir("odd");
-    Scene scene = load_scene(sc.path);
-    replicate_grid(scene, sc.instances);
-    std::vector<GpuDraw> draws = build_draws(scene);
-    ASSERT_GT(build_cull_chunks(draws, 1).size(), 65535u);
-    DemoResult off_run = run_cull(dir, sc, "off");
-    const Png& off = off_run.image;
-    EXPECT_NOT_BLANK(off.rgba);
-    for (const char* size : {"61", "5", "1", "1024"}) {
-        SCOPED_TRACE(std::string("group size ") + size);
+    // The knot in a 5 x 5 grid (25 draws, 100,000 triangles); at size 1 in a 12 x 12 grid (144 draws,
+    // 576,000 triangles), whose chunks of kCullTrianglesPerInvocation triangles number over 65,535.
+    struct SizeCase {
+        const char* size;
+        uint32_t instances;
+    };
+    std::map<uint32_t, Png> off_images;  // per grid: the image without culling
+    for (SizeCase c : {SizeCase{"61", 5}, SizeCase{"5", 5}, SizeCase{"1", 12}, SizeCase{"1024", 5}}) {
+        const std::string size = c.size;
+        SCOPED_TRACE("group size " + size);
+        SceneCase sc = {kKnot, c.instances};
+        Scene scene = load_scene(sc.path);
+        replicate_grid(scene, sc.instances);
+        std::vector<GpuDraw> draws = build_draws(scene);
+        if (size == "1") ASSERT_GT(build_cull_chunks(draws, cull_chunk_triangles(1)).size(), 65535u) << "no 2D dispatch";
+        if (!off_images.count(c.instances)) off_images[c.instances] = run_cull(dir, sc, "off", size).image;
+        const Png& off = off_images[c.instances];
+        EXPECT_NOT_BLANK(off.rgba);
         DemoResult sub = run_cull(dir, sc, "subgroup", size);
         DemoResult fall = run_cull(dir, sc, "fallback", size);
         ASSERT_EQ(sub.dump.draws.size(), draws.size());
@@ -130,7 +140,7 @@ TEST(CullGpu, SubgroupAndFallbackWriteIdenticalDumpsAtOddWorkgroupSizes) {
         ASSERT_GT(triangle_total(sub.dump.draws), 0u);
         EXPECT_TRUE(sub_bytes == file_bytes(dir + "/fallback-" + size + ".txt"))
             << "the subgroup and fallback dumps differ";
-        if (std::string(size) == "61") {
+        if (size == "61") {
             run_cull(dir, sc, "subgroup", size, "-again");
             EXPECT_TRUE(sub_bytes == file_bytes(dir + "/subgroup-61-again.txt")) << "a second run wrote another dump";
             ScopedEnv late("SGD_CULL_LOOKBACK", "late@8");
