@@ -35,7 +35,7 @@ bool poison_allocations();
 
 // The cull look-back's schedule (SGD_CULL_LOOKBACK): late_group 1 and spin_limit kLookbackSpinLimit
 // unless the variable says otherwise.
-constexpr uint32_t kLookbackSpinLimit = 16;
+constexpr uint32_t kLookbackSpinLimit = 64;  // docs/culling.md: measured against 16 and 256
 struct LookbackSchedule {
     uint32_t late_group = 1;
     uint32_t spin_limit = kLookbackSpinLimit;
