@@ -63,7 +63,7 @@ void expect_refusal(const std::function<void()>& check, const std::vector<std::s
 }  // namespace
 
 TEST(Limits, PlannedAllocationsMatchHandCountedSizes) {
-    Scene scene = make_scene(100, 130, 4, 2);  // 130 triangles: 3 cull chunks of 64 per draw
+    Scene scene = make_scene(100, 130, 4, 2);  // 130 triangles: 1 cull chunk of 8 x 64 per draw
     auto a = by_name(planned_allocations(scene, options_at(100, 50, 10)));
     EXPECT_EQ(a["vertices"], 100u * 32);
     EXPECT_EQ(a["source indices"], 390u * 4);
@@ -72,8 +72,13 @@ TEST(Limits, PlannedAllocationsMatchHandCountedSizes) {
     EXPECT_EQ(a["indirect template"], 4u * 20);
     EXPECT_EQ(a["culled indices"], 4u * 390 * 4);  // every drawn triangle may survive
     EXPECT_EQ(a["culled indirect"], 4u * 20);
-    EXPECT_EQ(a["cull chunks"], 4u * 3 * 16);  // uvec4 entries; the scene has no coarser levels
-    EXPECT_EQ(a["cull look-back state"], (4u * 3 + 1) * 4);  // a word per chunk and the ticket
+    EXPECT_EQ(a["cull chunks"], 4u * 1 * 16);  // uvec4 entries; the scene has no coarser levels
+    EXPECT_EQ(a["cull look-back state"], (4u * 1 + 1) * 4);  // a word per chunk and the ticket
+    Options small_groups = options_at(100, 50, 10);
+    small_groups.cull_group_size = 8;  // chunks of 8 x 8 = 64 triangles: 3 per draw
+    auto b = by_name(planned_allocations(scene, small_groups));
+    EXPECT_EQ(b["cull chunks"], 4u * 3 * 16);
+    EXPECT_EQ(b["cull look-back state"], (4u * 3 + 1) * 4);
     EXPECT_EQ(a["base colour textures"], 3u * 512 * 512 * 4);  // white layer + 2
     // 100x50 is 7x4 tiles of 16 pixels: a count and 512 entries each, then 64 guard words.
     EXPECT_EQ(a["light lists"], (28u * 513 + 64) * 4);
