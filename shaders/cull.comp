@@ -6,10 +6,11 @@
 // invocations, each testing kTrianglesPerInvocation consecutive triangles (cull_tests.glsl). A
 // partition's chain of dependent steps (ticket, look-back, publish) costs the same whatever its
 // size, and only so many invocations run at once; with one triangle each, the pass was a long run
-// of waves each waiting on that chain (docs/culling.md). Where a chunk's survivors go depends on how many the chunks before it in its level
-// kept: a chained scan with decoupled look-back (Merrill and Garland 2016) finds that out, and the
-// decoupled fallback (Smith, Levien and Owens 2025) makes it safe without a forward-progress
-// guarantee between workgroups, which Vulkan does not give:
+// of waves each waiting on that chain (docs/culling.md). Where a chunk's survivors go depends on
+// how many the chunks before it in its level kept: a chained scan with decoupled look-back
+// (Merrill and Garland 2016) finds that out, and the decoupled fallback (Smith, Levien and Owens
+// 2025) makes it safe without a forward-progress guarantee between workgroups, which Vulkan does
+// not give:
 //
 //   1. Take a ticket. Partitions (chunks) go out in the order workgroups start, so every
 //      predecessor of a partition has started before it; gl_WorkGroupID promises no such thing.
