@@ -96,11 +96,9 @@ std::vector<glm::uvec4> build_cull_chunks(const std::vector<GpuDraw>& draws, uin
 
 CullTraffic cull_traffic(const Scene& scene, const std::vector<GpuDraw>& draws, uint64_t triangles_visible,
                          uint32_t group_size) {
-    const uint32_t chunk_triangles = cull_chunk_triangles(group_size);
     // Distinct vertices per index range, computed once per mesh (instances share ranges).
     std::map<std::pair<uint32_t, uint32_t>, uint64_t> distinct;
     CullTraffic t;
-    uint64_t chunks = 0;
     for (const GpuDraw& d : draws) {
         auto key = std::make_pair(d.first_index, d.index_count);
         auto it = distinct.find(key);
@@ -117,11 +115,8 @@ CullTraffic cull_traffic(const Scene& scene, const std::vector<GpuDraw>& draws, 
         t.bytes_read += mesh_bytes + draw_bytes;
         t.unique_bytes_read += (first_use ? mesh_bytes : 0) + draw_bytes;
         t.bytes_written += 4;                               // indexCount
-        for (uint32_t level = 0; level < std::max(1u, d.lod_count); ++level) {
-            uint32_t triangles = level == 0 ? d.index_count / 3 : d.lod_index_count[level] / 3;
-            chunks += (triangles + chunk_triangles - 1) / chunk_triangles;
-        }
     }
+    const uint64_t chunks = build_cull_chunks(draws, cull_chunk_triangles(group_size)).size();
     // Per chunk (of every level): its table entry and its ticket (4 B, read and written); its state
     // word, written twice (the aggregate, then the inclusive prefix) and read by its successor's
     // look-back. The mesh data above is level 0's: with --lod auto the pass reads less (the chosen
@@ -138,7 +133,6 @@ CullTraffic cull_traffic(const Scene& scene, const std::vector<GpuDraw>& draws, 
 
 void CullPass::create(const Context& ctx, const GpuScene& scene, uint32_t size) {
     group_size = size;
-    chunk_triangles = cull_chunk_triangles(size);
     draw_count = scene.draw_count;
     schedule = lookback_schedule();
 
@@ -162,6 +156,7 @@ void CullPass::create(const Context& ctx, const GpuScene& scene, uint32_t size) 
     merge = create_compute_pipeline(ctx, {.shader = "cull_merge.comp.plain", .layout = kMergeLayout, .specialization = {group_size}});
     select = create_compute_pipeline(ctx, {.shader = "lod_select.comp.plain", .layout = kSelectLayout});
 
+    const uint32_t chunk_triangles = cull_chunk_triangles(group_size);
     std::vector<glm::uvec4> table = build_cull_chunks(scene.cpu_draws, chunk_triangles);
     chunk_count = uint32_t(table.size());
     chunks = create_buffer_with_data(ctx, table.data(), table.size() * sizeof(glm::uvec4),
@@ -401,7 +396,8 @@ void CullPass::record_late(FrameContext& f) {
     d.push(cmd, late);
     CullParams params = make_cull_params(f.targets.extent.width, f.targets.extent.height,
                                          f.ctx.properties.limits.subPixelPrecisionBits);
-    LatePush push{chunk_count, kCullScanBlock, params.snap_px, params.frustum_eps, chunk_triangles, blocks, grid.width};
+    LatePush push{chunk_count, kCullScanBlock, params.snap_px, params.frustum_eps, cull_chunk_triangles(group_size), blocks,
+                  grid.width};
     vkCmdPushConstants(cmd, late.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
     vkCmdDispatch(cmd, late_groups, 1, 1);  // a grid that strides over the list, cull_late.comp's stride
     // The late depth draw reads the late lists; the merge reads the counts and masks, and its

@@ -67,8 +67,7 @@ struct CullPass : PassUnit {
     // draw's command, the whole chosen level of the source indices, into level_indirect).
     Pipeline select;
     Buffer level_indirect;
-    uint32_t group_size = kDefaultCullGroupSize;
-    uint32_t chunk_triangles = cull_chunk_triangles(kDefaultCullGroupSize);
+    uint32_t group_size = kDefaultCullGroupSize;  // chunks of cull_chunk_triangles(group_size) triangles
     uint32_t chunk_count = 0;
     uint32_t draw_count = 0;
     VkExtent2D grid{};      // workgroups: chunk_count spread over x (capped at the device limit) and y
