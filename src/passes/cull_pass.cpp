@@ -248,7 +248,7 @@ void CullPass::record_select(FrameContext& f) {
     // Earlier frames' draws read the commands: wait for them before rewriting (write-after-read).
     memory_barrier(cmd, VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT, VK_ACCESS_2_NONE, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
                    VK_ACCESS_2_NONE);
-    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, select.pipeline);
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, select.handle());
     Descriptors d;
     d.buffer(0, f.uniforms, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER).buffer(1, f.scene.draws).buffer(2, level_indirect).buffer(3, f.counters);
     d.push(cmd, select);
@@ -280,7 +280,7 @@ void CullPass::record_phase(FrameContext& f, uint32_t occlusion_phase) {
     }
     if (chunk_count == 0) return;
     const bool use_subgroup = variant == Variant::subgroup;
-    if (use_subgroup && !subgroup.test.pipeline)
+    if (use_subgroup && !subgroup.test)
         throw std::runtime_error("cull: the subgroup variant was planned but the device cannot run it");
     const Steps& own = use_subgroup ? subgroup : fallback;
     VkCommandBuffer cmd = f.cmd;
@@ -294,7 +294,7 @@ void CullPass::record_phase(FrameContext& f, uint32_t occlusion_phase) {
     memory_barrier(cmd, VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT | VK_PIPELINE_STAGE_2_INDEX_INPUT_BIT,
                    VK_ACCESS_2_NONE, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_NONE);
 
-    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, own.test.pipeline);
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, own.test.handle());
     Descriptors d;
     d.buffer(0, f.uniforms, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER)
         .buffer(1, f.scene.draws)
@@ -329,7 +329,7 @@ void CullPass::record_phase(FrameContext& f, uint32_t occlusion_phase) {
                            VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
         };
         compute_to_compute();
-        vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, own.scan.pipeline);
+        vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, own.scan.handle());
         auto scan = [&](const Buffer& values, const Buffer& sums, ScanPush scan_push, uint32_t groups) {
             Descriptors s;
             s.buffer(0, values).buffer(1, sums);
@@ -375,7 +375,7 @@ void CullPass::record_late(FrameContext& f) {
     memory_barrier(cmd, VK_PIPELINE_STAGE_2_INDEX_INPUT_BIT | VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT |
                        VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT,
                    VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
-    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, late.pipeline);
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, late.handle());
     Descriptors d;
     d.buffer(0, f.uniforms, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER)
         .buffer(1, f.scene.draws)
@@ -420,7 +420,7 @@ void CullPass::record_merge(FrameContext& f) {
     // something (record_late's last barrier covers their reads).
     // 1. Scan phase 1's counts plus the additions (cull_late.comp wrote them).
     const uint32_t blocks = scan_blocks(chunk_count);
-    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, own.scan.pipeline);
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, own.scan.handle());
     auto scan = [&](const Buffer& values, const Buffer& sums, ScanPush scan_push, VkDeviceSize dispatch) {
         Descriptors s;
         s.buffer(0, values).buffer(1, sums);
@@ -439,7 +439,7 @@ void CullPass::record_merge(FrameContext& f) {
                        VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT,
                    VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
                    VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
-    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, merge.pipeline);
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, merge.handle());
     Descriptors m;
     m.buffer(0, f.scene.draws)
         .buffer(1, f.scene.indices)

@@ -206,7 +206,7 @@ void DebugViewPass::create(const Context& ctx) {
 
 const Pipeline& DebugViewPass::pipeline(const Context& ctx, Stage stage, ViewKind kind) {
     Pipeline& p = pipelines_[size_t(stage)][size_t(kind)];
-    if (p.pipeline) return p;
+    if (p) return p;
     if (stage == Stage::compute) {
         ComputeDesc d;
         d.shader = view_pipelines(stage, kind).back().front().second;
@@ -231,7 +231,7 @@ const Pipeline& DebugViewPass::pipeline(const Context& ctx, Stage stage, ViewKin
 
 const Pipeline& DebugViewPass::depth_pipeline(const Context& ctx, Stage stage) {
     Pipeline& p = depth_pipelines_[size_t(stage)];
-    if (p.pipeline) return p;
+    if (p) return p;
     GraphicsDesc d;
     d.shaders = view_pipelines(stage, ViewKind::plain).front();  // positions are copied, never computed: any variant agrees
     if (tessellates(stage)) d.patch_control_points = 3;
@@ -339,7 +339,7 @@ void DebugViewPass::record_compute(FrameContext& f, const Pipeline& p) {
     // Each invocation reads and writes only its own pixel.
     transition(f.cmd, f.targets.color, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
                VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
-    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p.pipeline);
+    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p.handle());
     Descriptors()
         .storage_image(0, f.targets.color.view)
         .buffer(kComputeParamsBinding, params_, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER)
@@ -357,7 +357,7 @@ struct LodViewPush {
 };
 
 void DebugViewPass::record_lod(FrameContext& f, bool legend) {
-    if (!lod_pipeline_.pipeline) {
+    if (!lod_pipeline_) {
         GraphicsDesc d;
         d.shaders = {{VK_SHADER_STAGE_VERTEX_BIT, "lod_view.vert.main"}, {VK_SHADER_STAGE_FRAGMENT_BIT, "lod_view.frag.main"}};
         d.layout = scene_layout();
@@ -392,7 +392,7 @@ void DebugViewPass::record_lod(FrameContext& f, bool legend) {
     VkRenderingAttachmentInfo depth = depth_attachment(f.targets.depth, VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL,
                                                        VK_ATTACHMENT_LOAD_OP_CLEAR, VK_ATTACHMENT_STORE_OP_STORE);
     begin_rendering(f.cmd, f.targets.extent, &color, &depth);
-    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, lod_pipeline_.pipeline);
+    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, lod_pipeline_.handle());
     scene_descriptors(f).push(f.cmd, lod_pipeline_);
     LodViewPush push{};
     std::copy(kLodColours.begin(), kLodColours.end(), push.colours);

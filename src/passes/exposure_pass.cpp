@@ -46,7 +46,7 @@ void ExposurePass::record(FrameContext& f) {
     transition(f.cmd, f.targets.mip, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
                VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
 
-    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.pipeline);
+    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.handle());
     Descriptors d;
     d.storage_image(0, f.targets.mip.view).buffer(1, state);
     d.push(f.cmd, pipeline);
@@ -55,7 +55,7 @@ void ExposurePass::record(FrameContext& f) {
     memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
                    VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
 
-    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, adapt.pipeline);
+    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, adapt.handle());
     Descriptors a;
     a.buffer(0, state);
     a.push(f.cmd, adapt);

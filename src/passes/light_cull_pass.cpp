@@ -131,10 +131,10 @@ void LightCullPass::record(FrameContext& f) {
     transition(f.cmd, f.targets.depth, VK_IMAGE_LAYOUT_DEPTH_READ_ONLY_OPTIMAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
                VK_ACCESS_2_SHADER_SAMPLED_READ_BIT);
 
-    if (variant == Variant::subgroup && !subgroup_.pipeline)
+    if (variant == Variant::subgroup && !subgroup_)
         throw std::runtime_error(std::string(pass_info(PassId::light_cull).label) + ": the subgroup variant was planned but the device cannot run it");
     const Pipeline& pipeline = variant == Variant::subgroup ? subgroup_ : fallback_;
-    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.pipeline);
+    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.handle());
     Descriptors d;
     d.buffer(0, f.uniforms, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER).buffer(1, f.lights);
     d.sampled_depth(2, f.targets.depth.view);
@@ -192,7 +192,7 @@ void LightCullPass::record_view(FrameContext& f) {
     f.timer.begin(f.cmd, Timer::view);
     transition(f.cmd, f.targets.color, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
                VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
-    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, view_.pipeline);
+    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, view_.handle());
     Descriptors d;
     d.buffer(0, f.uniforms, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER).buffer(1, *f.light_lists).storage_image(2, f.targets.color.view);
     d.push(f.cmd, view_);

@@ -214,8 +214,8 @@ void MeshletPass::record_reset(FrameContext& f) {
 }
 
 void MeshletPass::bind_depth(FrameContext& f, const Pipeline& p, uint32_t flags, uint32_t occlusion_phase) {
-    if (!p.pipeline) throw std::runtime_error("meshlet: the subgroup variant was planned but the device cannot run it");
-    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, p.pipeline);
+    if (!p) throw std::runtime_error("meshlet: the subgroup variant was planned but the device cannot run it");
+    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, p.handle());
     Descriptors d = scene_descriptors(f);
     push_bindings(f, d);
     d.push(f.cmd, p);
@@ -238,12 +238,12 @@ void MeshletPass::record_depth(FrameContext& f, bool record) {
 void MeshletPass::record_late_list(FrameContext& f) {
     Variant variant = f.plan[PassId::cull].variant;
     const Pipeline& p = late_list_pipelines_[variant == Variant::subgroup ? 0 : 1];
-    if (!p.pipeline) throw std::runtime_error("meshlet: the subgroup variant was planned but the device cannot run it");
+    if (!p) throw std::runtime_error("meshlet: the subgroup variant was planned but the device cannot run it");
     // Phase 1's task shaders wrote the chunks' masks (record_depth_done made them visible to the
     // mesh stages); the previous frame's phase 2 read this list as its indirect command.
     memory_barrier(f.cmd, kMeshPipelineStages | VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
                    VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
-    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p.pipeline);
+    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p.handle());
     Descriptors d;
     d.buffer(0, visible_).buffer(1, late_list_);
     d.push(f.cmd, p);
@@ -263,7 +263,7 @@ void MeshletPass::record_late_depth(FrameContext& f) {
 }
 
 void MeshletPass::record_frozen_depth(FrameContext& f) {
-    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, depth_frozen_.pipeline);
+    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, depth_frozen_.handle());
     Descriptors d = scene_descriptors(f);
     push_bindings(f, d);
     d.push(f.cmd, depth_frozen_);
@@ -280,7 +280,7 @@ void MeshletPass::record_depth_done(FrameContext& f) {
 void MeshletPass::record_forward(FrameContext& f, Descriptors& descriptors, uint32_t push_flags, bool quad_mip,
                                  bool light_loop) {
     const Pipeline& p = forward_[quad_mip][light_loop];
-    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, p.pipeline);
+    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, p.handle());
     push_bindings(f, descriptors);
     descriptors.push(f.cmd, p);
     vkCmdPushConstants(f.cmd, p.layout, kMeshStages | VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof(push_flags), &push_flags);
@@ -316,7 +316,7 @@ void MeshletPass::record_view(FrameContext& f, Stage stage, const std::string& k
         views_.emplace_back(key, create_graphics_pipeline(f.ctx, d));
         p = &views_.back().second;
     }
-    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, p->pipeline);
+    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, p->handle());
     Descriptors d = scene_descriptors(f);
     d.buffer(4, view_params, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER).buffer(5, f.counters);
     push_bindings(f, d);

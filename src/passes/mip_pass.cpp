@@ -87,7 +87,7 @@ void MipPass::record_fixup(FrameContext& f) {
                    VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
     uint32_t texels = mip_extent.width * mip_extent.height;
 
-    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, fixup_args.pipeline);
+    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, fixup_args.handle());
     Descriptors args;
     args.buffer(0, edges).buffer(1, fixup_dispatch).buffer(2, f.counters);
     args.push(f.cmd, fixup_args);
@@ -98,7 +98,7 @@ void MipPass::record_fixup(FrameContext& f) {
                    VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_READ_BIT |
                        VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
 
-    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, fixup.pipeline);
+    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, fixup.handle());
     Descriptors d;
     d.storage_image(0, f.targets.hdr.view)
         .storage_image(1, f.targets.mip.view)
@@ -125,7 +125,7 @@ void MipPass::dispatch_downsample(VkCommandBuffer cmd, Image& hdr, Image& mip) c
     transition(cmd, hdr, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
     transition(cmd, mip, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
                true);  // every texel is rewritten
-    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, downsample.pipeline);
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, downsample.handle());
     Descriptors descriptors;
     descriptors.storage_image(0, hdr.view).storage_image(1, mip.view);
     descriptors.push(cmd, downsample);
@@ -164,7 +164,7 @@ void MipPass::record_view(FrameContext& f) {
                VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
     transition(f.cmd, f.targets.color, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
                VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
-    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, view.pipeline);
+    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, view.handle());
     Descriptors descriptors;
     memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
                    VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT);  // the exposure state

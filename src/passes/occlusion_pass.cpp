@@ -131,7 +131,7 @@ void OcclusionPass::record_view(FrameContext& f) {
     f.timer.begin(f.cmd, Timer::view);
     transition(f.cmd, f.targets.color, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
                VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
-    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, view.pipeline);
+    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, view.handle());
     Descriptors().storage_image(0, f.targets.color.view).buffer(1, pyramid).push(f.cmd, view);
     // The pyramid built last: record() flipped `current` after building it.
     uint32_t levels = uint32_t(pyramid_levels(depth_extent).size());
@@ -149,7 +149,7 @@ void OcclusionPass::record_view(FrameContext& f) {
 }
 
 void OcclusionPass::build(VkCommandBuffer cmd, Image& depth, Variant variant, uint32_t which) {
-    if (variant == Variant::subgroup && !subgroup.pipeline)
+    if (variant == Variant::subgroup && !subgroup)
         throw std::runtime_error(std::string(pass_info(PassId::occlusion).label) +
                                  ": the subgroup variant was planned but the device cannot run it");
     // DEPTH_READ_ONLY_OPTIMAL: sampled here, then the light cull and forward's depth test read it unchanged.
@@ -160,7 +160,7 @@ void OcclusionPass::build(VkCommandBuffer cmd, Image& depth, Variant variant, ui
                    VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT | VK_ACCESS_2_TRANSFER_READ_BIT,
                    VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
     const Pipeline& pipeline = variant == Variant::subgroup ? subgroup : fallback;
-    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.pipeline);
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.handle());
     Descriptors d;
     d.sampled_depth(0, depth.view);
     d.buffer(1, pyramid).buffer(2, finished);

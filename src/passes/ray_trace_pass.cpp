@@ -56,40 +56,44 @@ Pipeline create_ray_pipeline(const Context& ctx, const LayoutDesc& layout, Varia
     p.device = ctx.device;
     p.bind_point = VK_PIPELINE_BIND_POINT_RAY_TRACING_KHR;
     create_pipeline_layout(ctx, layout, p);
-    std::vector<VkPipelineShaderStageCreateInfo> infos;
-    for (auto [stage, name] : kShaders) {
-        VkPipelineShaderStageCreateInfo s{VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
-        s.stage = VkShaderStageFlagBits(stage_info(stage).vk_stage);
-        s.module = load_shader(ctx, std::string(name) + "." + variant(stage));
-        s.pName = "main";
-        infos.push_back(s);
-    }
-    auto group = [](VkRayTracingShaderGroupTypeKHR type, uint32_t general, uint32_t closest, uint32_t any, uint32_t isect) {
-        VkRayTracingShaderGroupCreateInfoKHR g{VK_STRUCTURE_TYPE_RAY_TRACING_SHADER_GROUP_CREATE_INFO_KHR};
-        g.type = type;
-        g.generalShader = general;
-        g.closestHitShader = closest;
-        g.anyHitShader = any;
-        g.intersectionShader = isect;
-        return g;
+    for (auto [stage, name] : kShaders) p.modules.push_back(load_shader(ctx, std::string(name) + "." + variant(stage)));
+    // Compiled where first traced (resources.h, Pipeline).
+    p.compile = [&ctx, modules = p.modules, layout = p.layout] {
+        std::vector<VkPipelineShaderStageCreateInfo> infos;
+        for (auto [stage, name] : kShaders) {
+            VkPipelineShaderStageCreateInfo s{VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
+            s.stage = VkShaderStageFlagBits(stage_info(stage).vk_stage);
+            s.module = modules[infos.size()];
+            s.pName = "main";
+            infos.push_back(s);
+        }
+        auto group = [](VkRayTracingShaderGroupTypeKHR type, uint32_t general, uint32_t closest, uint32_t any, uint32_t isect) {
+            VkRayTracingShaderGroupCreateInfoKHR g{VK_STRUCTURE_TYPE_RAY_TRACING_SHADER_GROUP_CREATE_INFO_KHR};
+            g.type = type;
+            g.generalShader = general;
+            g.closestHitShader = closest;
+            g.anyHitShader = any;
+            g.intersectionShader = isect;
+            return g;
+        };
+        const uint32_t none = VK_SHADER_UNUSED_KHR;
+        VkRayTracingShaderGroupCreateInfoKHR groups[kGroupCount] = {
+            group(VK_RAY_TRACING_SHADER_GROUP_TYPE_GENERAL_KHR, 0, none, none, none),                  // raygen
+            group(VK_RAY_TRACING_SHADER_GROUP_TYPE_GENERAL_KHR, 1, none, none, none),                  // miss
+            group(VK_RAY_TRACING_SHADER_GROUP_TYPE_TRIANGLES_HIT_GROUP_KHR, none, 2, 3, none),         // triangles
+            group(VK_RAY_TRACING_SHADER_GROUP_TYPE_PROCEDURAL_HIT_GROUP_KHR, none, 2, none, 4),        // light spheres
+            group(VK_RAY_TRACING_SHADER_GROUP_TYPE_GENERAL_KHR, 5, none, none, none)};                 // material
+        VkRayTracingPipelineCreateInfoKHR info{VK_STRUCTURE_TYPE_RAY_TRACING_PIPELINE_CREATE_INFO_KHR};
+        info.stageCount = uint32_t(infos.size());
+        info.pStages = infos.data();
+        info.groupCount = kGroupCount;
+        info.pGroups = groups;
+        info.maxPipelineRayRecursionDepth = 1;  // raygen traces; hit shaders only call the callable
+        info.layout = layout;
+        VkPipeline pipeline = VK_NULL_HANDLE;
+        VK_CHECK(create_pipelines(ctx.device, VK_NULL_HANDLE, VK_NULL_HANDLE, 1, &info, nullptr, &pipeline));
+        return pipeline;
     };
-    const uint32_t none = VK_SHADER_UNUSED_KHR;
-    VkRayTracingShaderGroupCreateInfoKHR groups[kGroupCount] = {
-        group(VK_RAY_TRACING_SHADER_GROUP_TYPE_GENERAL_KHR, 0, none, none, none),                  // raygen
-        group(VK_RAY_TRACING_SHADER_GROUP_TYPE_GENERAL_KHR, 1, none, none, none),                  // miss
-        group(VK_RAY_TRACING_SHADER_GROUP_TYPE_TRIANGLES_HIT_GROUP_KHR, none, 2, 3, none),         // triangles
-        group(VK_RAY_TRACING_SHADER_GROUP_TYPE_PROCEDURAL_HIT_GROUP_KHR, none, 2, none, 4),        // light spheres
-        group(VK_RAY_TRACING_SHADER_GROUP_TYPE_GENERAL_KHR, 5, none, none, none)};                 // material
-    VkRayTracingPipelineCreateInfoKHR info{VK_STRUCTURE_TYPE_RAY_TRACING_PIPELINE_CREATE_INFO_KHR};
-    info.stageCount = uint32_t(infos.size());
-    info.pStages = infos.data();
-    info.groupCount = kGroupCount;
-    info.pGroups = groups;
-    info.maxPipelineRayRecursionDepth = 1;  // raygen traces; hit shaders only call the callable
-    info.layout = p.layout;
-    VkResult result = create_pipelines(ctx.device, VK_NULL_HANDLE, VK_NULL_HANDLE, 1, &info, nullptr, &p.pipeline);
-    for (auto& s : infos) vkDestroyShaderModule(ctx.device, s.module, nullptr);
-    VK_CHECK(result);
     return p;
 }
 
@@ -195,8 +199,6 @@ void RayTracePass::create(const Context& ctx, const GpuScene& scene, uint32_t li
     aabbs_ = create_compute_pipeline(ctx, {"light_aabbs.comp.main", kAabbLayout});
     const auto& rt = ctx.ray_tracing_properties;
     sbt_layout_ = sbt_layout(rt.shaderGroupHandleSize, rt.shaderGroupHandleAlignment, rt.shaderGroupBaseAlignment, 1, 2, 1);
-    for (int v = 0; v < 2; ++v)
-        if (pipeline_[v].pipeline) sbt_[v] = make_sbt(ctx, pipeline_[v]);
     build_static(ctx, scene);
 }
 
@@ -205,7 +207,7 @@ Buffer RayTracePass::make_sbt(const Context& ctx, const Pipeline& pipeline) cons
     const auto& rt = ctx.ray_tracing_properties;
     {
         std::vector<uint8_t> handles(size_t(kGroupCount) * rt.shaderGroupHandleSize);
-        VK_CHECK(group_handles(ctx.device, pipeline.pipeline, 0, kGroupCount, handles.size(), handles.data()));
+        VK_CHECK(group_handles(ctx.device, pipeline.handle(), 0, kGroupCount, handles.size(), handles.data()));
         std::vector<uint8_t> table(sbt_layout_.bytes, 0);
         auto put = [&](const SbtRegion& region, uint32_t record, uint32_t group) {
             memcpy(&table[region.offset + record * region.stride], &handles[size_t(group) * rt.shaderGroupHandleSize],
@@ -346,10 +348,11 @@ void RayTracePass::build_static(const Context& ctx, const GpuScene& scene) {
 void RayTracePass::record(FrameContext& f) {
     Variant variant = f.plan[PassId::ray_trace].variant;
     if (!enabled_ || variant == Variant::off) return;
-    int v = variant == Variant::subgroup && pipeline_[1].pipeline ? 1 : 0;
+    int v = variant == Variant::subgroup && pipeline_[1] ? 1 : 0;
     begin_label(f.ctx, f.cmd, debug_label(PassId::ray_trace, v ? Variant::subgroup : Variant::fallback));
     f.timer.begin(f.cmd, Timer::ray_trace);
     build_frame(f);
+    if (!sbt_[v].buffer) sbt_[v] = make_sbt(f.ctx, pipeline_[v]);  // where the pipeline is first compiled
     trace(f, pipeline_[v], sbt_[v], nullptr);
     f.ray_traced = true;
     f.timer.end(f.cmd, Timer::ray_trace);
@@ -365,7 +368,7 @@ void RayTracePass::build_frame(FrameContext& f) {
                    VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | kBuild,
                    VK_ACCESS_2_SHADER_WRITE_BIT | VK_ACCESS_2_ACCELERATION_STRUCTURE_WRITE_BIT_KHR);
     if (lights_) {
-        vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, aabbs_.pipeline);
+        vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, aabbs_.handle());
         Descriptors d;
         d.buffer(0, f.lights).buffer(1, light_aabbs_);
         d.push(f.cmd, aabbs_);
@@ -412,7 +415,7 @@ void RayTracePass::trace(FrameContext& f, const Pipeline& pipeline, const Buffer
     memory_barrier(f.cmd, counter_stages(f.ctx.features), VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT | VK_ACCESS_2_TRANSFER_WRITE_BIT,
                    kRayShader, VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
 
-    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_RAY_TRACING_KHR, pipeline.pipeline);
+    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_RAY_TRACING_KHR, pipeline.handle());
     Descriptors d;
     d.buffer(0, f.uniforms, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER)
         .buffer(1, f.scene.draws)
@@ -443,7 +446,7 @@ bool RayTracePass::record_stage_view(FrameContext& f, const Buffer& params) {
     const ViewPlan& plan = f.plan.view;
     if (!enabled_ || !(kRayTracingStages & bit(plan.stage))) return false;
     ViewPipeline& view = views_[{uint32_t(plan.stage), uint32_t(plan.mode)}];
-    if (!view.pipeline.pipeline) {
+    if (!view.pipeline) {
         const char* kind = plan.mode == ViewMode::lane_id           ? "view_lane_id"
                            : plan.mode == ViewMode::first_last_lane ? "view_first_last"
                                                                     : "view_active";
@@ -454,7 +457,7 @@ bool RayTracePass::record_stage_view(FrameContext& f, const Buffer& params) {
         view.pipeline = create_ray_pipeline(f.ctx, layout, [&](Stage s) { return s == under_view ? kind : "view_plain"; });
         view.sbt = make_sbt(f.ctx, view.pipeline);
     }
-    if (!view_colour_.pipeline)
+    if (!view_colour_)
         view_colour_ = create_compute_pipeline(
             f.ctx, {"raytrace_view.comp.main",
                     {{VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER}}});
@@ -465,7 +468,7 @@ bool RayTracePass::record_stage_view(FrameContext& f, const Buffer& params) {
                VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
     transition(f.cmd, f.targets.color, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
                VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
-    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, view_colour_.pipeline);
+    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, view_colour_.handle());
     Descriptors()
         .storage_image(0, f.targets.color.view)
         .storage_image(1, f.targets.ray_traced.view)

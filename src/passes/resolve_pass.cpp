@@ -30,7 +30,7 @@ void ResolvePass::create(const Context& ctx) {
 }
 
 void ResolvePass::record(FrameContext& f) {
-    bool write_mip = f.plan[PassId::mip].variant == Variant::subgroup && mip.pipeline;
+    bool write_mip = f.plan[PassId::mip].variant == Variant::subgroup && mip;
     Variant exposure = f.plan[PassId::exposure].variant;
     ResolvePush push{(exposure == Variant::subgroup || exposure == Variant::fallback) ? 1u : 0u,
                      f.targets.mip.extent.width, f.targets.mip.extent.height};
@@ -49,7 +49,7 @@ void ResolvePass::record(FrameContext& f) {
     VkRenderingAttachmentInfo color = color_attachment(f.targets.color, VK_ATTACHMENT_LOAD_OP_DONT_CARE);
     begin_rendering(f.cmd, f.targets.extent, &color, nullptr);
     const Pipeline& pipeline = write_mip ? mip : plain;
-    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline.pipeline);
+    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline.handle());
     Descriptors d;
     d.storage_image(0, f.targets.hdr.view).buffer(1, *f.exposure_state);
     if (write_mip) d.storage_image(2, f.targets.mip.view);

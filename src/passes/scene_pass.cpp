@@ -130,7 +130,7 @@ void draw_scene(FrameContext& f, const Pipeline& pipeline) {
 }
 
 void draw_scene(FrameContext& f, const Pipeline& pipeline, Descriptors& descriptors) {
-    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline.pipeline);
+    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline.handle());
     descriptors.push(f.cmd, pipeline);
     VkDeviceSize offset = 0;
     vkCmdBindVertexBuffers(f.cmd, 0, 1, &f.scene.vertices.buffer, &offset);
@@ -193,8 +193,8 @@ void ScenePass::record_forward(FrameContext& f) {
     // The ray_trace pass's image (its contents unused unless it ran this frame).
     transition(f.cmd, f.targets.ray_traced, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT,
                VK_ACCESS_2_SHADER_STORAGE_READ_BIT, !f.ray_traced);
-    bool quad_mip = f.plan[PassId::mip].variant == Variant::forward && forward[1][0].pipeline && f.mip_edges;
-    bool light_loop = f.plan[PassId::light_loop].variant == Variant::subgroup && forward[quad_mip][1].pipeline;
+    bool quad_mip = f.plan[PassId::mip].variant == Variant::forward && forward[1][0] && f.mip_edges;
+    bool light_loop = f.plan[PassId::light_loop].variant == Variant::subgroup && forward[quad_mip][1];
     const Pipeline& pipeline = forward[quad_mip][light_loop];
     if (quad_mip) {
         // Texels that no quad touches are never stored by the shader: start from the clear. And an

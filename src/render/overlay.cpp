@@ -66,7 +66,7 @@ void Overlay::record(FrameContext& f, uint32_t slot) {
                VK_ACCESS_2_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT);
     VkRenderingAttachmentInfo color = color_attachment(f.targets.color, VK_ATTACHMENT_LOAD_OP_LOAD);
     begin_rendering(f.cmd, f.targets.extent, &color, nullptr);
-    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline_.pipeline);
+    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline_.handle());
     Descriptors().buffer(0, buffers_[slot]).push(f.cmd, pipeline_);
     float size[2] = {float(f.targets.extent.width), float(f.targets.extent.height)};
     vkCmdPushConstants(f.cmd, pipeline_.layout, VK_SHADER_STAGE_VERTEX_BIT, 0, sizeof(size), size);

@@ -176,7 +176,7 @@ void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_i
         // frame's dispatch overwrites the last one's image: ordered after it, contents discarded.
         transition(cmd, test_work_target_, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
                    VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, true);
-        vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, test_work_.pipeline);
+        vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, test_work_.handle());
         Descriptors().storage_image(0, test_work_target_.view).push(cmd, test_work_);
         vkCmdPushConstants(cmd, test_work_.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(uint32_t), &config_.test_extra_work);
         vkCmdDispatch(cmd, kTestWorkSize / 8, kTestWorkSize / 8, 1);

@@ -352,7 +352,9 @@ Pipeline& Pipeline::operator=(Pipeline&& o) noexcept {
     if (this != &o) {
         reset();
         std::swap(device, o.device);
-        std::swap(pipeline, o.pipeline);
+        std::swap(pipeline_, o.pipeline_);
+        std::swap(modules, o.modules);
+        std::swap(compile, o.compile);
         std::swap(layout, o.layout);
         std::swap(set_layout, o.set_layout);
         std::swap(bind_point, o.bind_point);
@@ -368,13 +370,21 @@ void Pipeline::reset() {
             it = it->first.second == layout ? arena->pushed.erase(it) : std::next(it);
         arena->binding_counts.erase(layout);
     }
-    if (pipeline) vkDestroyPipeline(device, pipeline, nullptr);
+    if (pipeline_) vkDestroyPipeline(device, pipeline_, nullptr);
+    for (VkShaderModule m : modules) vkDestroyShaderModule(device, m, nullptr);
+    modules.clear();
     if (layout) vkDestroyPipelineLayout(device, layout, nullptr);
     if (set_layout) vkDestroyDescriptorSetLayout(device, set_layout, nullptr);
     device = VK_NULL_HANDLE;
-    pipeline = VK_NULL_HANDLE;
+    pipeline_ = VK_NULL_HANDLE;
+    compile = nullptr;
     layout = VK_NULL_HANDLE;
     set_layout = VK_NULL_HANDLE;
+}
+
+VkPipeline Pipeline::handle() const {
+    if (!pipeline_ && compile) pipeline_ = compile();
+    return pipeline_;
 }
 
 void create_pipeline_layout(const Context& ctx, const LayoutDesc& desc, Pipeline& p) {
@@ -404,45 +414,57 @@ Pipeline create_compute_pipeline(const Context& ctx, const ComputeDesc& desc) {
     LayoutDesc layout = desc.layout;
     layout.stages = VK_SHADER_STAGE_COMPUTE_BIT;
     create_pipeline_layout(ctx, layout, p);
-    VkShaderModule module = load_shader(ctx, desc.shader);
-    VkPipelineShaderStageRequiredSubgroupSizeCreateInfo required{
-        VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO};
-    required.requiredSubgroupSize = desc.required_subgroup_size;
-    if (!required.requiredSubgroupSize && desc.forced_subgroup_size)
-        required.requiredSubgroupSize = required_subgroup_size(ctx.subgroup_unmasked, ctx.subgroup_size, Stage::compute);
-    VkComputePipelineCreateInfo info{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
-    info.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
-    info.stage.pNext = required.requiredSubgroupSize ? &required : nullptr;
-    info.stage.flags = desc.full_subgroups ? VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT : 0;
-    info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
-    info.stage.module = module;
-    info.stage.pName = "main";
-    std::vector<VkSpecializationMapEntry> entries;
-    for (uint32_t i = 0; i < desc.specialization.size(); ++i)
-        entries.push_back({i, uint32_t(i * sizeof(uint32_t)), sizeof(uint32_t)});
-    VkSpecializationInfo specialization{uint32_t(entries.size()), entries.data(),
-                                        desc.specialization.size() * sizeof(uint32_t), desc.specialization.data()};
-    info.stage.pSpecializationInfo = entries.empty() ? nullptr : &specialization;
-    info.layout = p.layout;
-    VkResult result = vkCreateComputePipelines(ctx.device, VK_NULL_HANDLE, 1, &info, nullptr, &p.pipeline);
-    vkDestroyShaderModule(ctx.device, module, nullptr);
-    VK_CHECK(result);
+    p.modules = {load_shader(ctx, desc.shader)};
+    p.compile = [&ctx, desc, module = p.modules[0], layout = p.layout] {
+        VkPipelineShaderStageRequiredSubgroupSizeCreateInfo required{
+            VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO};
+        required.requiredSubgroupSize = desc.required_subgroup_size;
+        if (!required.requiredSubgroupSize && desc.forced_subgroup_size)
+            required.requiredSubgroupSize = required_subgroup_size(ctx.subgroup_unmasked, ctx.subgroup_size, Stage::compute);
+        VkComputePipelineCreateInfo info{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+        info.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
+        info.stage.pNext = required.requiredSubgroupSize ? &required : nullptr;
+        info.stage.flags = desc.full_subgroups ? VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT : 0;
+        info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+        info.stage.module = module;
+        info.stage.pName = "main";
+        std::vector<VkSpecializationMapEntry> entries;
+        for (uint32_t i = 0; i < desc.specialization.size(); ++i)
+            entries.push_back({i, uint32_t(i * sizeof(uint32_t)), sizeof(uint32_t)});
+        VkSpecializationInfo specialization{uint32_t(entries.size()), entries.data(),
+                                            desc.specialization.size() * sizeof(uint32_t), desc.specialization.data()};
+        info.stage.pSpecializationInfo = entries.empty() ? nullptr : &specialization;
+        info.layout = layout;
+        VkPipeline pipeline = VK_NULL_HANDLE;
+        VK_CHECK(vkCreateComputePipelines(ctx.device, VK_NULL_HANDLE, 1, &info, nullptr, &pipeline));
+        return pipeline;
+    };
     return p;
 }
+
+VkPipeline compile_graphics_pipeline(const Context& ctx, const GraphicsDesc& desc,
+                                     const std::vector<VkShaderModule>& modules, VkPipelineLayout layout);
 
 Pipeline create_graphics_pipeline(const Context& ctx, const GraphicsDesc& desc) {
     Pipeline p;
     p.device = ctx.device;
     p.bind_point = VK_PIPELINE_BIND_POINT_GRAPHICS;
     create_pipeline_layout(ctx, desc.layout, p);
+    for (auto& shader : desc.shaders) p.modules.push_back(load_shader(ctx, shader.second));
+    p.compile = [&ctx, desc, modules = p.modules, layout = p.layout] {
+        return compile_graphics_pipeline(ctx, desc, modules, layout);
+    };
+    return p;
+}
 
-    std::vector<VkShaderModule> modules;
+// The body of create_graphics_pipeline's deferred compile: modules[i] is desc.shaders[i]'s.
+VkPipeline compile_graphics_pipeline(const Context& ctx, const GraphicsDesc& desc,
+                                     const std::vector<VkShaderModule>& modules, VkPipelineLayout layout) {
     std::vector<VkPipelineShaderStageCreateInfo> stages;
     // One per shader, never reallocated: the stages point at them.
     std::vector<VkPipelineShaderStageRequiredSubgroupSizeCreateInfo> required(
         desc.shaders.size(), {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO});
     for (auto& [stage, name] : desc.shaders) {
-        modules.push_back(load_shader(ctx, name));
         VkPipelineShaderStageCreateInfo s{VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
         if (stage == VK_SHADER_STAGE_TASK_BIT_EXT || stage == VK_SHADER_STAGE_MESH_BIT_EXT) {
             VkPipelineShaderStageRequiredSubgroupSizeCreateInfo& r = required[stages.size()];
@@ -451,7 +473,7 @@ Pipeline create_graphics_pipeline(const Context& ctx, const GraphicsDesc& desc) 
             s.pNext = r.requiredSubgroupSize ? &r : nullptr;
         }
         s.stage = stage;
-        s.module = modules.back();
+        s.module = modules[stages.size()];
         s.pName = "main";
         stages.push_back(s);
     }
@@ -529,11 +551,10 @@ Pipeline create_graphics_pipeline(const Context& ctx, const GraphicsDesc& desc) 
     info.pDepthStencilState = &depth;
     info.pColorBlendState = &blend;
     info.pDynamicState = &dynamic;
-    info.layout = p.layout;
-    VkResult result = vkCreateGraphicsPipelines(ctx.device, VK_NULL_HANDLE, 1, &info, nullptr, &p.pipeline);
-    for (VkShaderModule m : modules) vkDestroyShaderModule(ctx.device, m, nullptr);
-    VK_CHECK(result);
-    return p;
+    info.layout = layout;
+    VkPipeline pipeline = VK_NULL_HANDLE;
+    VK_CHECK(vkCreateGraphicsPipelines(ctx.device, VK_NULL_HANDLE, 1, &info, nullptr, &pipeline));
+    return pipeline;
 }
 
 Descriptors& Descriptors::buffer(uint32_t binding, const Buffer& b, VkDescriptorType type) {

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -104,19 +105,34 @@ std::string shader_path(const std::string& name);
 VkShaderModule load_shader(const Context& ctx, const std::string& name);
 
 // A pipeline with its layout and push-descriptor set layout.
+//
+// The layout and shader modules exist from creation; the VkPipeline is compiled the first time
+// handle() is called (where it is bound). Every pass makes all its variants up front, but a run
+// binds only the ones its plan picks: compiling the rest was most of a process's start-up on
+// lavapipe (docs/testing.md, "Time"). The modules stay eager on purpose: a missing SPIR-V file is
+// reported at creation, and GPU-assisted validation numbers each module as it is created, so
+// creating them in a fixed order keeps its instrumented shaders (and Mesa's cache of them) the
+// same in every run. A driver that fails to compile reports it from handle(), at the first frame
+// that needs the pipeline.
 struct Pipeline {
     VkDevice device = VK_NULL_HANDLE;
-    VkPipeline pipeline = VK_NULL_HANDLE;
     VkPipelineLayout layout = VK_NULL_HANDLE;
     VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;
     VkPipelineBindPoint bind_point = VK_PIPELINE_BIND_POINT_GRAPHICS;
     DescriptorArena* arena = nullptr;  // set when push descriptors are emulated (GPU-assisted validation)
+    std::vector<VkShaderModule> modules;  // destroyed with the pipeline
+    std::function<VkPipeline()> compile;  // made by create_*_pipeline; run once, by handle()
 
     Pipeline() = default;
     Pipeline(Pipeline&& o) noexcept { *this = std::move(o); }
     Pipeline& operator=(Pipeline&& o) noexcept;
     ~Pipeline() { reset(); }
     void reset();
+    VkPipeline handle() const;                                        // compiles on first use
+    explicit operator bool() const { return pipeline_ || compile; }  // made (for this device)?
+
+private:
+    mutable VkPipeline pipeline_ = VK_NULL_HANDLE;
 };
 
 // A binding number a layout leaves unused (LayoutDesc::bindings), so that a pipeline's own bindings

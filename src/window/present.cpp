@@ -30,7 +30,7 @@ void Presenter::record(const Context& ctx, VkCommandBuffer cmd, Image& color, Vk
                    VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
         transition(cmd, swizzled_, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
                    VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, true);
-        vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, swizzle_.pipeline);
+        vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, swizzle_.handle());
         Descriptors().storage_image(0, color.view).storage_image(1, swizzled_.view).push(cmd, swizzle_);
         vkCmdDispatch(cmd, (color.extent.width + 7) / 8, (color.extent.height + 7) / 8, 1);
         source = &swizzled_;

@@ -481,7 +481,7 @@ std::vector<std::string> choices(const std::string& help, const std::string& opt
 uint32_t probe_messages(const Context& ctx, const Pipeline& pipeline, VkBuffer buffer, uint32_t count) {
     uint32_t before = validation_message_count();
     VkCommandBuffer cmd = begin_one_shot(ctx);
-    vkCmdBindPipeline(cmd, pipeline.bind_point, pipeline.pipeline);
+    vkCmdBindPipeline(cmd, pipeline.bind_point, pipeline.handle());
     Descriptors d;
     d.buffers.push_back({buffer, 0, VK_WHOLE_SIZE});
     VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
