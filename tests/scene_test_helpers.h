@@ -1,11 +1,14 @@
-// What the scene tests share: base64 for the data: URIs of the glTF files they write, and the check
-// that a load fails with one clear line.
+// What the scene tests share: base64 for the data: URIs of the glTF files they write, the check
+// that a load fails with one clear line, reading a file's bytes and finding a warning.
 #pragma once
 
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <filesystem>
+#include <fstream>
 #include <functional>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -36,4 +39,15 @@ inline void expect_error(const std::function<void()>& load, const std::string& f
         EXPECT_NE(message.find(fragment), std::string::npos) << "message: " << message;
         EXPECT_EQ(message.find('\n'), std::string::npos) << "message: " << message;
     }
+}
+
+inline std::vector<uint8_t> read_bytes(const std::filesystem::path& path) {
+    std::ifstream file(path, std::ios::binary);
+    return {std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>()};
+}
+
+inline bool has_warning(const Scene& scene, const std::string& fragment) {
+    for (const std::string& warning : scene.warnings)
+        if (warning.find(fragment) != std::string::npos) return true;
+    return false;
 }

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "scene_test_helpers.h"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -18,11 +20,6 @@ namespace fs = std::filesystem;
 namespace {
 
 fs::path source_dir() { return fs::path(SGD_TEST_DATA).parent_path().parent_path(); }
-
-std::vector<uint8_t> read_bytes(const fs::path& path) {
-    std::ifstream file(path, std::ios::binary);
-    return {std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>()};
-}
 
 // What the fuzzer checks: either a SceneError or a scene, every message one printable line.
 bool one_clean_line(const std::string& text) {
@@ -48,12 +45,6 @@ Outcome load_like_the_fuzzer(const fs::path& path) {
         outcome.error = e.what();
     }
     return outcome;
-}
-
-bool has_warning(const Scene& scene, const std::string& fragment) {
-    for (const std::string& w : scene.warnings)
-        if (w.find(fragment) != std::string::npos) return true;
-    return false;
 }
 
 }  // namespace

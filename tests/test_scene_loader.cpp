@@ -59,11 +59,6 @@ std::vector<fs::path> all_samples() {
     return files;
 }
 
-std::vector<uint8_t> read_bytes(const fs::path& path) {
-    std::ifstream file(path, std::ios::binary);
-    return {std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>()};
-}
-
 void write_bytes(const fs::path& path, const std::vector<uint8_t>& bytes) {
     std::ofstream file(path, std::ios::binary);
     file.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
@@ -184,7 +179,7 @@ std::vector<uint8_t> bytes_of(std::initializer_list<T> values) {
     return out;
 }
 
-struct Geometry {
+struct PrimitiveGeometry {
     std::vector<float> positions{0, 0, 0, 1, 0, 0, 0, 1, 0};  // a right triangle in the XY plane
     std::vector<uint8_t> indices = bytes_of<uint16_t>({0, 1, 2});
     int index_type = 5123;  // UNSIGNED_SHORT; 0 for a non-indexed primitive
@@ -193,8 +188,8 @@ struct Geometry {
 
 size_t index_size(int type) { return type == 5121 ? 1 : type == 5123 ? 2 : 4; }
 
-// The buffer a Geometry's glTF describes: positions, then indices padded to 4 bytes.
-std::vector<uint8_t> geometry_buffer(const Geometry& g) {
+// The buffer a PrimitiveGeometry's glTF describes: positions, then indices padded to 4 bytes.
+std::vector<uint8_t> geometry_buffer(const PrimitiveGeometry& g) {
     std::vector<uint8_t> buffer(g.positions.size() * 4);
     memcpy(buffer.data(), g.positions.data(), buffer.size());
     buffer.insert(buffer.end(), g.indices.begin(), g.indices.end());
@@ -203,7 +198,7 @@ std::vector<uint8_t> geometry_buffer(const Geometry& g) {
 }
 
 // A minimal valid glTF for `g`; the buffer is a data URI unless `uri` names a file.
-json make_gltf(const Geometry& g = {}, const std::string& uri = "") {
+json make_gltf(const PrimitiveGeometry& g = {}, const std::string& uri = "") {
     std::vector<uint8_t> buffer = geometry_buffer(g);
     size_t position_bytes = g.positions.size() * 4;
     json primitive = {{"attributes", {{"POSITION", 0}}}, {"mode", g.mode}};
@@ -228,7 +223,7 @@ json make_gltf(const Geometry& g = {}, const std::string& uri = "") {
 }
 
 // The same content as a GLB: JSON chunk plus BIN chunk, buffer 0 without a URI.
-std::vector<uint8_t> make_glb(const Geometry& g = {}) {
+std::vector<uint8_t> make_glb(const PrimitiveGeometry& g = {}) {
     json gltf = make_gltf(g);
     gltf["buffers"][0].erase("uri");
     std::string text = gltf.dump();
@@ -254,13 +249,6 @@ Scene load_glb(const std::vector<uint8_t>& glb) { return load_scene_from_memory(
 
 void expect_json_error(const json& gltf, const std::string& fragment) {
     expect_error([&] { load_json(gltf); }, fragment);
-}
-
-bool has_warning(const Scene& scene, const std::string& fragment) {
-    for (const std::string& warning : scene.warnings)
-        if (warning.find(fragment) != std::string::npos)
-            return true;
-    return false;
 }
 
 // Either a scene that keeps the invariants, or a SceneError: never anything else.
@@ -501,24 +489,24 @@ TEST(GltfLoader, MinimalTriangle) {
 }
 
 TEST(GltfLoader, IndexComponentTypesAndNoIndices) {
-    Geometry u8;
+    PrimitiveGeometry u8;
     u8.indices = bytes_of<uint8_t>({2, 1, 0});
     u8.index_type = 5121;
     EXPECT_EQ(load_json(make_gltf(u8)).indices, (std::vector<uint32_t>{2, 1, 0}));
 
-    Geometry u32;
+    PrimitiveGeometry u32;
     u32.indices = bytes_of<uint32_t>({1, 2, 0});
     u32.index_type = 5125;
     EXPECT_EQ(load_json(make_gltf(u32)).indices, (std::vector<uint32_t>{1, 2, 0}));
 
-    Geometry none;
+    PrimitiveGeometry none;
     none.indices.clear();
     none.index_type = 0;
     EXPECT_EQ(load_json(make_gltf(none)).indices, (std::vector<uint32_t>{0, 1, 2}));
 }
 
 TEST(GltfLoader, StripsAndFansBecomeLists) {
-    Geometry quad;
+    PrimitiveGeometry quad;
     quad.positions = {0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 1, 0};
     quad.indices.clear();
     quad.index_type = 0;
@@ -530,13 +518,13 @@ TEST(GltfLoader, StripsAndFansBecomeLists) {
 
 TEST(GltfLoader, PointsAndLinesAreSkippedWithAWarning) {
     for (int mode : {0, 1, 2, 3}) {
-        Geometry g;
+        PrimitiveGeometry g;
         g.mode = mode;
         Scene scene = load_json(make_gltf(g));
         EXPECT_EQ(scene.triangle_count(), 0u);
         EXPECT_TRUE(has_warning(scene, "not drawn")) << "mode " << mode;
     }
-    Geometry bad;
+    PrimitiveGeometry bad;
     bad.mode = 9;
     expect_json_error(make_gltf(bad), "invalid mode 9");
 }
@@ -560,7 +548,7 @@ TEST(GltfLoader, NodeTransformsAndRoots) {
 
 TEST(GltfLoader, ExternalAndGlbBuffers) {
     TempDir dir;
-    Geometry g;
+    PrimitiveGeometry g;
     write_bytes(dir.path / "tri.bin", geometry_buffer(g));
     write_text(dir.path / "tri.gltf", make_gltf(g, "tri.bin").dump());
     EXPECT_EQ(load_scene((dir.path / "tri.gltf").string()).triangle_count(), 1u);
@@ -644,7 +632,7 @@ TEST(GltfMalformed, IndicesOutOfRange) {
 }
 
 TEST(GltfMalformed, IndexPastVertexCount) {
-    Geometry g;
+    PrimitiveGeometry g;
     g.indices = bytes_of<uint16_t>({0, 1, 3});
     expect_json_error(make_gltf(g), "index 3 at position 2 is >= vertex count 3");
 }
@@ -681,7 +669,7 @@ TEST(GltfMalformed, WrongAttributeTypes) {
 
 TEST(GltfMalformed, SparseIndexPastCount) {
     // Sparse indices {7} (u16 at byte 36) and one replacement value read from the positions.
-    Geometry g;
+    PrimitiveGeometry g;
     g.indices = bytes_of<uint16_t>({7, 0});
     g.index_type = 0;
     json gltf = make_gltf(g);

@@ -40,11 +40,6 @@ namespace {
 
 const fs::path kScenes = SGD_TEST_SCENES;
 
-std::vector<uint8_t> read_bytes(const fs::path& path) {
-    std::ifstream file(path, std::ios::binary);
-    return {std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>()};
-}
-
 // ---- GLB pieces, to make hostile variants of the packed GLBs -------------------------------------
 
 struct Glb {
@@ -83,12 +78,6 @@ Scene load_glb(const Glb& glb) {
 Scene load_text(const json& gltf, const fs::path& base = kScenes) {
     std::string text = gltf.dump();
     return load_scene_from_memory(reinterpret_cast<const uint8_t*>(text.data()), text.size(), base.string(), false);
-}
-
-bool has_warning(const Scene& scene, const std::string& fragment) {
-    for (const std::string& warning : scene.warnings)
-        if (warning.find(fragment) != std::string::npos) return true;
-    return false;
 }
 
 // ---- Comparing a packed scene with its original --------------------------------------------------

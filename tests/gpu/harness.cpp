@@ -57,6 +57,23 @@ std::string lavapipe_cannot_draw_reason() {
     return reason;
 }
 
+std::string last_line(const std::string& output) {
+    std::string s = output;
+    while (!s.empty() && s.back() == '\n') s.pop_back();
+    size_t nl = s.rfind('\n');
+    return nl == std::string::npos ? s : s.substr(nl + 1);
+}
+
+std::string no_mesh_shaders_reason() {
+    static const std::string reason = [] {
+        DemoRun r = run_demo({"--info", "--geometry", "meshlet"});
+        if (r.exit_code == 2 && r.output.find("VK_EXT_mesh_shader") != std::string::npos)
+            return std::string("device lacks VK_EXT_mesh_shader: no meshlet path to test here");
+        return std::string();
+    }();
+    return reason;
+}
+
 DemoRun run_demo(const std::vector<std::string>& args) {
     std::string command = "'" SGD_DEMO "'";
     for (const std::string& a : args) command += " '" + a + "'";

@@ -14,6 +14,12 @@ struct DemoRun {
 
 // Runs build/subgroup-demo with the arguments (shell-quoted here); captures its output.
 DemoRun run_demo(const std::vector<std::string>& args);
+// The last line of a run's output (trailing newlines ignored).
+std::string last_line(const std::string& output);
+
+// A dense closed mesh the build generates (tools/gen_scene.cpp --test-scenes: a torus knot of 4000
+// triangles).
+inline const std::string kKnot = SGD_TEST_SCENES "/knot.gltf";
 
 // Why lavapipe cannot draw in this process, or "" when it can (or when it is not known not to).
 // At LP_NATIVE_VECTOR_WIDTH=512 (subgroup size 16) Mesa 22.3 / LLVM 15 crashes compiling any
@@ -24,6 +30,10 @@ std::string lavapipe_cannot_draw_reason();
 #define REQUIRE_DRAWING()                                                            \
     if (const std::string why_not_ = lavapipe_cannot_draw_reason(); !why_not_.empty()) \
     GTEST_SKIP() << why_not_
+
+// "" where the device draws --geometry meshlet, else why not (the demo's exit-2 message). Asked
+// once per process.
+std::string no_mesh_shaders_reason();
 
 // A fresh folder under the system temp dir, unique per test, subgroup size and process (so
 // parallel ctest runs, even from other checkouts, never share one).

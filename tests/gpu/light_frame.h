@@ -26,8 +26,11 @@ struct LightFrame {
     Plan plan;
 };
 
+// The light tests' frame size.
+constexpr VkExtent2D kLightFrameSize{320, 180};
+
 struct LightFrameRequest {
-    VkExtent2D extent{320, 180};
+    VkExtent2D extent = kLightFrameSize;
     uint32_t lights = 256;
     Request light_cull = Request::automatic;
     Request light_loop = Request::automatic;

@@ -8,14 +8,7 @@
 
 namespace {
 
-// The last line of the output: the one-line error the contract promises.
-std::string last_line(const std::string& output) {
-    std::string s = output;
-    while (!s.empty() && s.back() == '\n') s.pop_back();
-    size_t nl = s.rfind('\n');
-    return nl == std::string::npos ? s : s.substr(nl + 1);
-}
-
+// The exit code, and the one-line error the contract promises as the last line of the output.
 void expect_exit(const std::vector<std::string>& args, int code, const std::string& needle) {
     DemoRun run = run_demo(args);
     EXPECT_EQ(run.exit_code, code) << run.output;

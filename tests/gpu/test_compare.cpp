@@ -19,7 +19,7 @@
 
 namespace {
 
-constexpr int kWidth = 160, kHeight = 90;
+constexpr int kCompareWidth = 160, kCompareHeight = 90;
 // The full comparison renders every configuration of the matrix three times (rounds, its image,
 // the repeat) under validation: on the generated props scene (textured, several materials and
 // primitives) that is 16 s, on the bundled 300k triangles 48 s (issue 39). What it checks is the
@@ -50,15 +50,15 @@ Png reduce_in_linear_light(const Png& src, int k) {
     return out;
 }
 
-struct Difference {
+struct RgbDifference {
     double mean = 0;  // over all colour channels, in 8-bit steps
     int max = 0;
     int pixels = 0;  // pixels with any channel different
 };
 
 // b against the b-sized window of a at (ax, ay).
-Difference rgb_difference(const Png& a, const Png& b, int ax = 0, int ay = 0) {
-    Difference d;
+RgbDifference rgb_difference(const Png& a, const Png& b, int ax = 0, int ay = 0) {
+    RgbDifference d;
     double sum = 0;
     for (int y = 0; y < b.height; ++y)
         for (int x = 0; x < b.width; ++x) {
@@ -163,8 +163,9 @@ double pass_median(const nlohmann::json& run, const char* pass) { return run["ti
 TEST(Compare, EveryConfigurationRunsValidatedAndTheSheetShowsEachScreenshot) {
     REQUIRE_DRAWING();
     std::string dir = test_dir("compare");
-    DemoRun run = run_demo({"--compare", "--out", dir, "--validate", "--size", std::to_string(kWidth) + "x" + std::to_string(kHeight),
-                            "--frames", "3", "--warmup", "1", "--lights", "64", "--scene", kCompareScene});
+    DemoRun run = run_demo({"--compare", "--out", dir, "--validate", "--size",
+                            std::to_string(kCompareWidth) + "x" + std::to_string(kCompareHeight), "--frames", "3", "--warmup", "1",
+                            "--lights", "64", "--scene", kCompareScene});
     ASSERT_EQ(run.exit_code, 0) << run.output;
     EXPECT_EQ(validation_lines(run.output), 0) << run.output;
     std::vector<CompareConfig> matrix = comparison_matrix();
@@ -199,7 +200,7 @@ TEST(Compare, EveryConfigurationRunsValidatedAndTheSheetShowsEachScreenshot) {
         EXPECT_EQ((*r)["schema"], 1);
         EXPECT_EQ((*r)["validation"]["enabled"], true);
         EXPECT_EQ((*r)["validation"]["messages"], 0) << config.name;
-        EXPECT_EQ((*r)["frame"]["width"], kWidth);
+        EXPECT_EQ((*r)["frame"]["width"], kCompareWidth);
         EXPECT_EQ((*r)["frame"]["frames"], 3);
         for (const PassInfo& pass : kPasses) {
             std::string key(pass.key);
@@ -302,10 +303,10 @@ TEST(Compare, EveryConfigurationRunsValidatedAndTheSheetShowsEachScreenshot) {
     for (const CompareConfig& config : matrix) {
         if (no_rt.count(config.name)) continue;
         shots[config.name] = read_png(dir + "/" + config.name + ".png");
-        ASSERT_EQ(shots[config.name].width, kWidth) << config.name;
-        ASSERT_EQ(shots[config.name].height, kHeight) << config.name;
+        ASSERT_EQ(shots[config.name].width, kCompareWidth) << config.name;
+        ASSERT_EQ(shots[config.name].height, kCompareHeight) << config.name;
     }
-    EXPECT_GT(geometry_pixels(shots["all-subgroup"]), kWidth * kHeight / 5) << "the frame is mostly clear colour";
+    EXPECT_GT(geometry_pixels(shots["all-subgroup"]), kCompareWidth * kCompareHeight / 5) << "the frame is mostly clear colour";
     // Culling is conservative: the surviving triangles draw exactly the pixels of drawing everything
     // (the cull pass's own test: identical to --cull off).
     EXPECT_EQ(shots["cull-subgroup"].rgba, shots["cull-fallback"].rgba);
@@ -322,21 +323,21 @@ TEST(Compare, EveryConfigurationRunsValidatedAndTheSheetShowsEachScreenshot) {
     // channel within 2 of 255, and at most 0.5% of pixels different at all.
     for (auto [a, b] : {std::pair{"light-cull-subgroup", "light-cull-fallback"}, std::pair{"light-cull-subgroup", "light-cull-off"},
                         std::pair{"light-cull-fallback", "light-cull-off"}, std::pair{"all-subgroup", "all-fallback"}}) {
-        Difference d = rgb_difference(shots[a], shots[b]);
+        RgbDifference d = rgb_difference(shots[a], shots[b]);
         EXPECT_LE(d.max, 2) << a << " vs " << b;
-        EXPECT_LE(d.pixels * 200, kWidth * kHeight) << a << " vs " << b << ": " << d.pixels << " pixels differ";
+        EXPECT_LE(d.pixels * 200, kCompareWidth * kCompareHeight) << a << " vs " << b << ": " << d.pixels << " pixels differ";
     }
     // Ray tracing: the variants trace the same rays (only their statistics are counted otherwise),
     // and the traced frame has shadows and reflections that the untraced one lacks.
     if (!no_rt.count("ray-trace-fallback")) {
         if (!no_rt.count("ray-trace-subgroup")) EXPECT_EQ(shots["ray-trace-subgroup"].rgba, shots["ray-trace-fallback"].rgba);
-        EXPECT_GT(rgb_difference(shots["ray-trace-fallback"], shots["ray-trace-off"]).pixels, kWidth * kHeight / 50);
+        EXPECT_GT(rgb_difference(shots["ray-trace-fallback"], shots["ray-trace-off"]).pixels, kCompareWidth * kCompareHeight / 50);
     }
 
     // compare.png: the layout's size; each cell's thumbnail is its screenshot reduced in linear
     // light; each label strip and the header carry text.
     Png sheet = read_png(dir + "/compare.png");
-    SheetLayout layout = compare_sheet_layout(kWidth, kHeight, matrix.size());
+    SheetLayout layout = compare_sheet_layout(kCompareWidth, kCompareHeight, matrix.size());
     ASSERT_EQ(sheet.width, layout.width);
     ASSERT_EQ(sheet.height, layout.height);
     EXPECT_GT(non_background_pixels(sheet, layout.header()), 500);
@@ -348,7 +349,7 @@ TEST(Compare, EveryConfigurationRunsValidatedAndTheSheetShowsEachScreenshot) {
         Png expected = reduce_in_linear_light(shots[matrix[i].name], layout.downscale);
         ASSERT_EQ(expected.width, t.w);
         ASSERT_EQ(expected.height, t.h);
-        Difference d = rgb_difference(sheet, expected, t.x, t.y);
+        RgbDifference d = rgb_difference(sheet, expected, t.x, t.y);
         EXPECT_LT(d.mean, 0.5) << matrix[i].name;
         EXPECT_LE(d.max, 2) << matrix[i].name;
         EXPECT_GT(non_background_pixels(sheet, layout.label(first + i)), 400) << matrix[i].name;
@@ -364,7 +365,7 @@ TEST(Compare, EveryConfigurationRunsValidatedAndTheSheetShowsEachScreenshot) {
         EXPECT_EQ(d["subgroup_run"], pairs[i].subgroup_run);
         EXPECT_EQ(d["fallback_run"], pairs[i].fallback_run);
         if (no_rt.count(pairs[i].subgroup_run) || no_rt.count(pairs[i].fallback_run)) continue;  // not compared
-        Difference cpu = rgb_difference(shots[pairs[i].subgroup_run], shots[pairs[i].fallback_run]);
+        RgbDifference cpu = rgb_difference(shots[pairs[i].subgroup_run], shots[pairs[i].fallback_run]);
         EXPECT_EQ(d["differing_pixels"].get<size_t>(), size_t(cpu.pixels)) << pairs[i].subgroup_run;
         // Its thumbnail is all black for identical images, and not for different ones.
         PixelRect t = layout.thumb(i);
@@ -376,7 +377,7 @@ TEST(Compare, EveryConfigurationRunsValidatedAndTheSheetShowsEachScreenshot) {
     // lavapipe draws a draw's triangles in order, so its frames are the same from run to run: 0,
     // unless something of one configuration's run leaked into the next (exposure, buffers, state).
     Png again = read_png(dir + "/all-fallback-again.png");
-    Difference noise = rgb_difference(again, shots["all-fallback"]);
+    RgbDifference noise = rgb_difference(again, shots["all-fallback"]);
     EXPECT_EQ(noise.pixels, 0);
     EXPECT_EQ(report["run_to_run"]["run"], "all-fallback");
     EXPECT_EQ(report["run_to_run"]["differing_pixels"].get<size_t>(), size_t(noise.pixels));
@@ -388,7 +389,8 @@ TEST(Compare, EveryConfigurationRunsValidatedAndTheSheetShowsEachScreenshot) {
     // the matrix and all-fallback, occlusion on, against separate --headless runs, byte for byte.
     for (const CompareConfig& config : {matrix[1], matrix[matrix.size() - 1]}) {
         std::string fresh = dir + "/fresh-" + config.name + ".png";
-        DemoRun alone = run_demo(headless_args(config, {"--validate", "--size", std::to_string(kWidth) + "x" + std::to_string(kHeight),
+        DemoRun alone = run_demo(headless_args(config, {"--validate", "--size",
+                                                        std::to_string(kCompareWidth) + "x" + std::to_string(kCompareHeight),
                                                         "--frames", "3", "--warmup", "1", "--lights", "64", "--scene", kCompareScene,
                                                         "--screenshot", fresh}));
         ASSERT_EQ(alone.exit_code, 0) << alone.output;

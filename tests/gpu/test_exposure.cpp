@@ -12,15 +12,13 @@
 
 namespace {
 
-const std::string kDefaultScene = SGD_DEFAULT_SCENE;
-
 struct ExposureRun {
     nlohmann::json report;
     std::string frame;  // the PNG file's bytes
 };
 
 ExposureRun run_case(const std::string& dir, const std::string& name, std::vector<std::string> extra, const std::string& size = "161x91") {
-    std::vector<std::string> args = {"--headless", "--validate", "--scene", kDefaultScene, "--size", size, "--frames", "4",
+    std::vector<std::string> args = {"--headless", "--validate", "--scene", SGD_DEFAULT_SCENE, "--size", size, "--frames", "4",
                                      "--warmup", "1", "--lights", "64", "--report", dir + "/" + name + ".json",
                                      "--screenshot", dir + "/" + name + ".png"};
     args.insert(args.end(), extra.begin(), extra.end());

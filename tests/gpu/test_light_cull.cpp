@@ -12,8 +12,6 @@
 
 namespace {
 
-constexpr VkExtent2D kSize{320, 180};
-
 // Compares one frame's GPU lists with the CPU reference, tile by tile, as sets.
 struct ListCheck {
     uint64_t tiles_compared = 0;
@@ -103,7 +101,7 @@ TEST_P(LightCullLists, EqualCpuReferenceAsSets) {
     for (auto [lights, frame] : {std::pair{256u, 0u}, std::pair{4096u, 37u}}) {
         SCOPED_TRACE("lights " + std::to_string(lights) + " frame " + std::to_string(frame));
         LightFrameRequest request;
-        request.extent = kSize;
+        request.extent = kLightFrameSize;
         request.lights = lights;
         request.frame_index = frame;
         request.light_cull = GetParam();
@@ -136,7 +134,7 @@ INSTANTIATE_TEST_SUITE_P(Variants, LightCullLists, testing::Values(Request::subg
 TEST(LightCull, ShadedImageMatchesBruteForce) {
     REQUIRE_DRAWING();
     LightFrameRequest request;
-    request.extent = kSize;
+    request.extent = kLightFrameSize;
     request.lights = 1024;
     request.frame_index = 12;
     request.light_cull = Request::off;
@@ -187,7 +185,7 @@ TEST(LightCull, ShadedImageMatchesBruteForce) {
 TEST(LightCull, BallotCutsListAtomicsByHalfOfWhatTheTilesAllow) {
     REQUIRE_DRAWING();
     LightFrameRequest request;
-    request.extent = kSize;
+    request.extent = kLightFrameSize;
     request.lights = 256;
     request.instrument = true;
     request.light_cull = Request::fallback;
@@ -244,7 +242,7 @@ class LightCullOverflow : public testing::TestWithParam<Request> {};
 TEST_P(LightCullOverflow, IsCountedAndNeverWrittenOutOfBounds) {
     REQUIRE_DRAWING();
     LightFrameRequest request;
-    request.extent = kSize;
+    request.extent = kLightFrameSize;
     request.lights = 65536;
     request.light_cull = GetParam();
     LightFrame f = render_light_frame(request);
@@ -271,7 +269,7 @@ INSTANTIATE_TEST_SUITE_P(Variants, LightCullOverflow, testing::Values(Request::s
 TEST(LightCountView, HeatMapMatchesListsAndLegendShowsRamp) {
     REQUIRE_DRAWING();
     LightFrameRequest request;
-    request.extent = kSize;
+    request.extent = kLightFrameSize;
     request.lights = 16384;
     request.frame_index = 5;
     LightFrame shaded = render_light_frame(request);
@@ -280,8 +278,8 @@ TEST(LightCountView, HeatMapMatchesListsAndLegendShowsRamp) {
     ASSERT_EQ(view.plan.view.mode, ViewMode::light_count);
     ASSERT_EQ(view.tiles.size(), size_t(view.layout.tile_count()));
 
-    const uint32_t w = kSize.width, h = kSize.height, capacity = view.layout.capacity;
-    const uint32_t first_row = uint32_t(std::ceil(light_count_legend_height(kSize))) + 1;
+    const uint32_t w = kLightFrameSize.width, h = kLightFrameSize.height, capacity = view.layout.capacity;
+    const uint32_t first_row = uint32_t(std::ceil(light_count_legend_height(kLightFrameSize))) + 1;
     int worst = 0;
     size_t overflow_pixels = 0, heat_pixels = 0, plain_pixels = 0;
     for (uint32_t y = first_row; y < h; ++y)

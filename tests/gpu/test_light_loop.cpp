@@ -12,8 +12,6 @@
 
 namespace {
 
-constexpr VkExtent2D kSize{320, 180};
-
 // Tolerance of subgroup against fallback: both add the same lights per pixel, in another order
 // (sorted lists against append order), so the sums differ by float rounding only (relative 1e-6
 // for a few dozen positive terms). After tone mapping and 8-bit quantization that flips a channel
@@ -45,7 +43,7 @@ void expect_within_tolerance(const ImageDiff& d, const char* what) {
 
 LightFrame render(uint32_t lights, Request light_cull, Request light_loop, bool split_tiles = false) {
     LightFrameRequest r;
-    r.extent = kSize;
+    r.extent = kLightFrameSize;
     r.lights = lights;
     r.frame_index = 7;
     r.light_cull = light_cull;
@@ -59,9 +57,9 @@ LightFrame render(uint32_t lights, Request light_cull, Request light_loop, bool 
 uint64_t expected_lane_trips(const LightFrame& f, bool split_tiles) {
     uint64_t trips = 0;
     const uint32_t tiles_x = f.layout.tiles_x, tile_count = f.layout.tile_count();
-    for (uint32_t y = 0; y < kSize.height; ++y)
-        for (uint32_t x = 0; x < kSize.width; ++x) {
-            if (f.depth[size_t(y) * kSize.width + x] <= 0.0f) continue;
+    for (uint32_t y = 0; y < kLightFrameSize.height; ++y)
+        for (uint32_t x = 0; x < kLightFrameSize.width; ++x) {
+            if (f.depth[size_t(y) * kLightFrameSize.width + x] <= 0.0f) continue;
             uint32_t tile = (y / kTileSize) * tiles_x + x / kTileSize;
             if (split_tiles) tile = (tile + (x & 1)) % tile_count;
             trips += f.tiles[tile].lights.size();

@@ -41,16 +41,6 @@
 
 namespace {
 
-// "" where the device draws --geometry meshlet, else why not (its exit-2 message).
-std::string no_mesh_shaders_reason() {
-    static const std::string reason = [] {
-        DemoRun r = run_demo({"--info", "--geometry", "meshlet"});
-        if (r.exit_code == 2 && r.output.find("VK_EXT_mesh_shader") != std::string::npos)
-            return std::string("device lacks VK_EXT_mesh_shader: no meshlet path to test here");
-        return std::string();
-    }();
-    return reason;
-}
 // Whether the device has mesh shaders: the record's answer where the running driver has one
 // (tests/known_drivers.h), else the demo's own.
 bool device_has_mesh_shaders() {

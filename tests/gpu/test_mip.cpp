@@ -28,9 +28,9 @@ namespace {
 
 // Scenes the build generates (tools/gen_scene.cpp --test-scenes): props (textured, several
 // primitives per mesh, large triangles: mostly whole quads) and knot (a dense closed mesh: mostly
-// quads split along edges). The Khronos truck and Suzanne, where present, are the samples suite.
+// quads split along edges; kKnot, gpu/harness.h). The Khronos truck and Suzanne, where present, are
+// the samples suite.
 const std::string kProps = SGD_TEST_SCENES "/props.gltf";
-const std::string kKnot = SGD_TEST_SCENES "/knot.gltf";
 const std::string kTruck = SGD_GLTF_SAMPLES_DIR "/CesiumMilkTruck/glTF/CesiumMilkTruck.gltf";
 const std::string kSuzanne = SGD_GLTF_SAMPLES_DIR "/Suzanne/glTF/Suzanne.gltf";
 const std::string kDefaultScene = SGD_DEFAULT_SCENE;
@@ -51,7 +51,7 @@ struct ImageF {
     const float* at(uint32_t x, uint32_t y) const { return &rgba[(size_t(y) * width + x) * 4]; }
 };
 
-struct Frame {
+struct MipFrame {
     Image8 color;
     ImageF hdr, mip;
     GpuCounters counters{};
@@ -59,7 +59,7 @@ struct Frame {
 
 // Renders one frame with the real Renderer (warm-up frame first, as a headless run does) and reads
 // back the colour target, the mip and the last frame's counters.
-Frame render(const Context& ctx, const Scene& scene, VkExtent2D extent, const Plan& plan) {
+MipFrame render(const Context& ctx, const Scene& scene, VkExtent2D extent, const Plan& plan) {
     RendererConfig config;
     config.extent = extent;
     config.lights = 64;
@@ -84,7 +84,7 @@ Frame render(const Context& ctx, const Scene& scene, VkExtent2D extent, const Pl
         VK_CHECK(vkQueueWaitIdle(ctx.queue));
     }
     vkFreeCommandBuffers(ctx.device, ctx.command_pool, 1, &cmd);
-    Frame f;
+    MipFrame f;
     f.color = {extent.width, extent.height, renderer.read_color()};
     f.hdr = {extent.width, extent.height, halves_to_floats(renderer.read_hdr())};
     f.mip = {std::max(1u, extent.width / 2), std::max(1u, extent.height / 2), halves_to_floats(renderer.read_mip())};
@@ -214,7 +214,7 @@ TEST_P(QuadMip, IsTheBoxFilterOfTheFrameAndTheFallbackByteForByte) {
     Scene scene = load_scene(path);
     if (param.instances > 1) replicate_grid(scene, param.instances);
     if (param.edge_capacity) setenv("SGD_MIP_EDGE_CAPACITY", std::to_string(param.edge_capacity).c_str(), 1);
-    Frame quad = render(ctx, scene, param.extent, forward_plan);
+    MipFrame quad = render(ctx, scene, param.extent, forward_plan);
     unsetenv("SGD_MIP_EDGE_CAPACITY");
     ASSERT_EQ(quad.mip.width, param.extent.width / 2);
     ASSERT_EQ(quad.mip.height, param.extent.height / 2);
@@ -253,8 +253,8 @@ TEST_P(QuadMip, IsTheBoxFilterOfTheFrameAndTheFallbackByteForByte) {
             EXPECT_LT(distinct, geometry / 2);
     }
 
-    Frame resolve = render(ctx, scene, param.extent, resolve_plan);
-    Frame fallback = render(ctx, scene, param.extent, plan_with_mip(ctx, Request::fallback, ray_trace));
+    MipFrame resolve = render(ctx, scene, param.extent, resolve_plan);
+    MipFrame fallback = render(ctx, scene, param.extent, plan_with_mip(ctx, Request::fallback, ray_trace));
     ASSERT_EQ(fallback.hdr.rgba, quad.hdr.rgba) << "the HDR frame differs between the mip variants";
     ASSERT_EQ(resolve.hdr.rgba, quad.hdr.rgba) << "the HDR frame differs between the mip variants";
     EXPECT_EQ(first_box_filter_mismatch(fallback.hdr, fallback.mip), "") << "fallback";

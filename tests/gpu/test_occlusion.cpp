@@ -23,7 +23,7 @@ namespace {
 
 constexpr VkExtent2D kSize{192, 108};
 
-struct Frame {
+struct OcclusionFrame {
     std::vector<uint8_t> color;
     GpuCounters counters{};
     std::vector<std::vector<uint32_t>> drawn;  // per draw, what forward drew
@@ -76,7 +76,7 @@ Camera moved(Camera c, float step) {
 }
 
 struct PathRun {
-    std::vector<Frame> frames;
+    std::vector<OcclusionFrame> frames;
 };
 
 // Renders `cameras`, one frame each, reading back every frame.
@@ -86,7 +86,7 @@ PathRun render_path(const Context& ctx, Renderer& renderer, const std::vector<Ca
         VkCommandBuffer cmd = begin_one_shot(ctx);
         renderer.record(cmd, 0, i, cameras[i]);
         end_one_shot(ctx, cmd);
-        Frame f;
+        OcclusionFrame f;
         f.color = renderer.read_color();
         f.counters = renderer.read_counters();
         if (read_drawn) f.drawn = renderer.read_drawn_indices();
@@ -177,7 +177,7 @@ TEST(Occlusion, StillAndMovingFramesEqualOcclusionOffInBothPathsAndPhase2Retests
                 SCOPED_TRACE(what);
                 for (uint32_t i = 0; i < path.size(); ++i) {
                     SCOPED_TRACE("frame " + std::to_string(i));
-                    const Frame &a = run.frames[i], &b = off.frames[i];
+                    const OcclusionFrame &a = run.frames[i], &b = off.frames[i];
                     EXPECT_NOT_BLANK(b.color);
                     EXPECT_TRUE(a.color == b.color) << "the frame changed with occlusion culling";
                     const OcclusionCounts& o = meshlet ? a.counters.occlusion_meshlets : a.counters.occlusion_triangles;

@@ -47,15 +47,6 @@ std::vector<uint8_t> read_image_bytes(const Context& ctx, Image& image, VkDevice
     return out;
 }
 
-// "" where the device draws --geometry meshlet, else its exit-2 message; held to the driver's
-// record where there is one (as MeshletGpu.* are).
-std::string no_mesh_shaders_reason() {
-    DemoRun r = run_demo({"--info", "--geometry", "meshlet"});
-    if (r.exit_code == 2 && r.output.find("VK_EXT_mesh_shader") != std::string::npos)
-        return "device lacks VK_EXT_mesh_shader: no meshlet path to test here";
-    return "";
-}
-
 }  // namespace
 
 // The switch does what the other test relies on: a device-local buffer, a mapped one, and images

@@ -26,7 +26,7 @@ using nlohmann::json;
 
 namespace {
 
-constexpr VkExtent2D kSize{320, 180};
+constexpr VkExtent2D kRayTraceSize{320, 180};
 const std::string kTrellis = SGD_TEST_SCENES "/trellis.gltf";
 
 // Whether the device traces: the record's answer where the running driver has one, else the device's.
@@ -67,7 +67,7 @@ TracedFrame render_traced(const Scene& scene, Request ray_trace, uint32_t lights
     PlanRequest request;
     request[PassId::ray_trace] = ray_trace;
     RendererConfig config;
-    config.extent = kSize;
+    config.extent = kRayTraceSize;
     config.lights = lights;
     config.plan = make_plan(ctx.subgroup, ctx.features, request);
     Renderer renderer(ctx, scene, config);
@@ -202,7 +202,7 @@ PixelAnswer cpu_pixel(const CpuScene& s, const TracedFrame& f, glm::dvec2 pixel,
     PixelAnswer a;
     if (depth <= 0) return a;
     glm::dmat4 inverse(f.uniforms.inverse_view_proj);
-    glm::dvec2 ndc = pixel / glm::dvec2(kSize.width, kSize.height) * 2.0 - 1.0;
+    glm::dvec2 ndc = pixel / glm::dvec2(kRayTraceSize.width, kRayTraceSize.height) * 2.0 - 1.0;
     glm::dvec4 target = inverse * glm::dvec4(ndc, std::max(double(depth), 1e-7), 1.0);
     glm::dvec3 origin(f.uniforms.camera_position);
     glm::dvec3 to = glm::dvec3(target) / target.w - origin;
@@ -242,7 +242,7 @@ PixelAnswer cpu_pixel(const CpuScene& s, const TracedFrame& f, glm::dvec2 pixel,
 constexpr double kPixelEpsilon = 0.3, kOriginEpsilon = 0.01;
 
 std::optional<PixelAnswer> confident_answer(const CpuScene& s, const TracedFrame& f, int x, int y) {
-    float depth = f.depth[size_t(y) * kSize.width + x];
+    float depth = f.depth[size_t(y) * kRayTraceSize.width + x];
     glm::dvec2 centre(x + 0.5, y + 0.5);
     PixelAnswer a = cpu_pixel(s, f, centre, depth);
     if (a.ambiguous) return std::nullopt;
@@ -268,11 +268,11 @@ struct ShadowComparison {
 
 ShadowComparison compare_shadows(const CpuScene& s, const TracedFrame& f) {
     ShadowComparison c;
-    for (uint32_t y = 1; y < kSize.height; y += 2)
-        for (uint32_t x = 1; x < kSize.width; x += 2) {
+    for (uint32_t y = 1; y < kRayTraceSize.height; y += 2)
+        for (uint32_t x = 1; x < kRayTraceSize.width; x += 2) {
             std::optional<PixelAnswer> a = confident_answer(s, f, int(x), int(y));
             if (!a || !a->surface) continue;
-            uint32_t gpu = f.traced[size_t(y) * kSize.width + x];
+            uint32_t gpu = f.traced[size_t(y) * kRayTraceSize.width + x];
             bool gpu_shadow_ray = gpu & kTracedShadowRay, gpu_blocked = gpu & kTracedSunBlocked;
             ++c.compared;
             bool same = gpu_shadow_ray == a->shadow_ray && gpu_blocked == a->blocked;
@@ -335,7 +335,7 @@ TEST(RayTrace, StatisticsAreSelfConsistent) {
             reflection += (f.traced[i] & kTracedReflection) != 0;
         }
         SCOPED_TRACE(scene->path);
-        EXPECT_EQ(s.invocations[0], kSize.width * kSize.height);  // raygen
+        EXPECT_EQ(s.invocations[0], kRayTraceSize.width * kRayTraceSize.height);  // raygen
         EXPECT_EQ(s.rays[0], surface);
         EXPECT_EQ(s.rays[1], shadow);
         EXPECT_GE(s.rays[2], reflection);

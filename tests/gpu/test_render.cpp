@@ -12,12 +12,12 @@
 
 namespace {
 
-constexpr const char* kSize = "256x144";
+constexpr const char* kSizeArgument = "256x144";
 
 TEST(Render, DefaultSceneIsValidationCleanAndReportFollowsContract) {
     REQUIRE_DRAWING();
     std::string dir = test_dir("render");
-    DemoRun run = run_demo({"--headless", "--validate", "--size", kSize, "--frames", "3", "--warmup", "1",
+    DemoRun run = run_demo({"--headless", "--validate", "--size", kSizeArgument, "--frames", "3", "--warmup", "1",
                             "--report", dir + "/r.json", "--screenshot", dir + "/s.png"});
     ASSERT_EQ(run.exit_code, 0) << run.output;
     EXPECT_EQ(validation_lines(run.output), 0) << run.output;
@@ -49,7 +49,7 @@ TEST(Render, DefaultSceneIsValidationCleanAndReportFollowsContract) {
 TEST(Render, ScreenshotShowsLitGeometryWhereTheCameraLooks) {
     REQUIRE_DRAWING();
     std::string dir = test_dir("image");
-    DemoRun run = run_demo({"--headless", "--size", kSize, "--frames", "2", "--warmup", "1", "--screenshot", dir + "/s.png"});
+    DemoRun run = run_demo({"--headless", "--size", kSizeArgument, "--frames", "2", "--warmup", "1", "--screenshot", dir + "/s.png"});
     ASSERT_EQ(run.exit_code, 0) << run.output;
     Png png = read_png(dir + "/s.png");
     ASSERT_EQ(png.width, 256);
@@ -106,7 +106,7 @@ TEST(Render, EverySubgroupPathDrawsTheBundledSceneLikeEveryFallback) {
     const char* variants[3] = {"subgroup", "fallback", "subgroup-mip-fallback"};
     for (int i = 0; i < 3; ++i) {
         std::string v = variants[i], passes = i == 2 ? "subgroup" : v, mip = i == 2 ? "fallback" : v;
-        DemoRun run = run_demo({"--headless", "--validate", "--size", kSize, "--frames", "2", "--warmup", "1", "--cull", passes,
+        DemoRun run = run_demo({"--headless", "--validate", "--size", kSizeArgument, "--frames", "2", "--warmup", "1", "--cull", passes,
                                 "--light-cull", passes, "--light-loop", passes, "--exposure", passes, "--occlusion", passes, "--mip", mip,
                                 "--report", dir + "/" + v + ".json", "--screenshot", dir + "/" + v + ".png", "--mip-dump",
                                 dir + "/" + v + "_mip.png"});

@@ -39,13 +39,6 @@ std::vector<std::string> small_run(std::vector<std::string> extra) {
     return args;
 }
 
-std::string last_line(const std::string& output) {
-    std::string s = output;
-    while (!s.empty() && s.back() == '\n') s.pop_back();
-    size_t nl = s.rfind('\n');
-    return nl == std::string::npos ? s : s.substr(nl + 1);
-}
-
 // The contract: a non-zero exit prints one line starting "error: " as the last thing it says.
 void expect_failure(const DemoRun& run, int code, const std::string& needle) {
     EXPECT_EQ(run.exit_code, code) << run.output;

@@ -1,6 +1,6 @@
 // What the in-process compute tests share: the subgroup size ctest expects at this lavapipe
-// width, a Vulkan context with validation whose message count is taken at creation, and image
-// upload and readback.
+// width, a Vulkan context with validation whose message count is taken at creation, image
+// upload and readback, and a pseudo-random sequence.
 #pragma once
 
 #include <cstdlib>
@@ -22,6 +22,9 @@ inline int expected_subgroup_size() {
                      "ctest does (tests/CMakeLists.txt)";
     return 0;
 }
+
+// A linear congruential generator: the next pseudo-random number from `state`, which it advances.
+inline uint32_t next_random(uint32_t& state) { return state = state * 1664525u + 1013904223u; }
 
 struct ValidatedContext {
     Context ctx;

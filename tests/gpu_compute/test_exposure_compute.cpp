@@ -78,8 +78,6 @@ struct Frame {
     }
 };
 
-uint32_t next(uint32_t& state) { return state = state * 1664525u + 1013904223u; }
-
 // The fallback downsample of a pseudo-random HDR frame (each channel a half value between 2^-24
 // and 2^15, exponents spread over the whole range, so the fp32 sums round: the order matters) is
 // the CPU's (a + b) + (c + d) rounded to the nearest half, bit for bit, at an even and an odd size.
@@ -98,8 +96,8 @@ TEST(MipCompute, FallbackIsTheExactBoxFilterOfTheHdrFrame) {
         HdrImage hdr{extent.width, extent.height, std::vector<float>(size_t(extent.width) * extent.height * 4)};
         uint32_t state = 12345;
         for (float& value : hdr.rgba) {
-            float mantissa = 1.0f + float(next(state) >> 22) / 1024.0f;  // 10 bits: a half's significand
-            int exponent = int(next(state) >> 27) - 16;                   // 2^-16 .. 2^15
+            float mantissa = 1.0f + float(next_random(state) >> 22) / 1024.0f;  // 10 bits: a half's significand
+            int exponent = int(next_random(state) >> 27) - 16;                   // 2^-16 .. 2^15
             value = nearest_half(std::ldexp(mantissa, exponent));
         }
         upload(v.ctx, frame.targets.hdr, hdr.rgba);
@@ -149,7 +147,7 @@ TEST(ExposureCompute, ReductionCountsEveryTexelOnceAndBothVariantsAgree) {
         uint64_t known = 0;
         uint32_t state = mip.width * 7919u + mip.height;
         for (size_t i = 0; i < rgba.size(); i += 4) {
-            int e = int(next(state) >> 27) - 15;  // -15 .. 16
+            int e = int(next_random(state) >> 27) - 15;  // -15 .. 16
             e = std::min(e, 15);
             float g = std::ldexp(1.0f, e);
             rgba[i] = rgba[i + 1] = rgba[i + 2] = g;

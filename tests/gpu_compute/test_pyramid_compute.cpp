@@ -19,14 +19,12 @@
 
 namespace {
 
-uint32_t next(uint32_t& state) { return state = state * 1664525u + 1013904223u; }
-
 // Reversed-Z depth in [0, 1], a quarter of it 0 (the far plane, sky) and values from a small set
 // so that equal depths (ties) occur.
 std::vector<float> random_depth(VkExtent2D extent, uint32_t seed) {
     std::vector<float> depth(size_t(extent.width) * extent.height);
     for (float& d : depth) {
-        uint32_t r = next(seed) >> 8;
+        uint32_t r = next_random(seed) >> 8;
         d = (r & 3u) == 0 ? 0.0f : float(r % 4099u) / 4098.0f;
     }
     return depth;
