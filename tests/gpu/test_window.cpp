@@ -267,7 +267,7 @@ TEST(Window, KeysSwitchEveryPassAndViewResizeAndF12SavesTheFrameWithHud) {
     // is resized to 560x360 before anything is read from its pixels. The generated props scene, not
     // the bundled one: what is tested is the keys, the HUD and the window's pixels, with any scene
     // that covers the frame (the bundled scene's 300k triangles made each frame three times dearer;
-    // ConfiguresTheRendererLikeTheHeadlessRun starts the window on the bundled scene).
+    // UnsupportedVariantIsSkippedWithANoteOnScreen starts the window on the bundled scene).
     const std::string scene = SGD_TEST_SCENES "/props.gltf";
     Child demo = spawn({SGD_DEMO, "--validate", "--size", "160x90", "--scene", scene}, dir, x.display, log_path);
     DemoLog log{log_path, &demo};
@@ -560,7 +560,8 @@ TEST(Window, ConfiguresTheRendererLikeTheHeadlessRun) {
     std::string why;
     if (skip_without_x(why)) GTEST_SKIP() << why;
     std::string dir = test_dir("window-config");
-    const std::vector<std::string> options = {"--size", "160x90", "--cull-group-size", "96", "--lights", "17",
+    // The generated props scene (both runs): what is compared is the options' way into the renderer.
+    const std::vector<std::string> options = {"--scene", SGD_TEST_SCENES "/props.gltf", "--size", "160x90", "--cull-group-size", "96", "--lights", "17",
                                               "--light-cull", "fallback", "--view", "lane-id", "--view-stage", "compute", "--no-legend"};
     std::vector<std::string> headless = {"--headless", "--frames", "1", "--warmup", "0", "--report", dir + "/r.json"};
     headless.insert(headless.end(), options.begin(), options.end());
