@@ -6,7 +6,7 @@
 
 namespace {
 
-constexpr uint32_t kGroupSize = 16;  // exposure_reduce.comp's local size, both axes
+constexpr uint32_t kExposureGroupSize = 16;  // exposure_reduce.comp's local size, both axes
 
 struct AdaptPush {
     uint32_t texels, frame_index;
@@ -51,7 +51,7 @@ void ExposurePass::record(FrameContext& f) {
     d.storage_image(0, f.targets.mip.view).buffer(1, state);
     d.push(f.cmd, pipeline);
     VkExtent2D mip = f.targets.mip.extent;
-    vkCmdDispatch(f.cmd, (mip.width + kGroupSize - 1) / kGroupSize, (mip.height + kGroupSize - 1) / kGroupSize, 1);
+    vkCmdDispatch(f.cmd, (mip.width + kExposureGroupSize - 1) / kExposureGroupSize, (mip.height + kExposureGroupSize - 1) / kExposureGroupSize, 1);
     memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
                    VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
 

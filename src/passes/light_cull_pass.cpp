@@ -18,7 +18,7 @@ const LayoutDesc kCullLayout = {{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, VK_DESCRIPTO
                                  VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
                                 VK_SHADER_STAGE_COMPUTE_BIT, sizeof(uint32_t)};
 // light_count.comp: frame, lists, colour (storage image).
-const LayoutDesc kViewLayout = {
+const LayoutDesc kLightCountViewLayout = {
     {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE},
     VK_SHADER_STAGE_COMPUTE_BIT, 0};
 
@@ -93,7 +93,7 @@ void LightCullPass::create(const Context& ctx, VkExtent2D extent) {
     if (subgroup_path_possible(ctx, PassId::light_cull))
         subgroup_ = create_compute_pipeline(ctx, {.shader = "light_cull.comp.subgroup", .layout = kCullLayout, .forced_subgroup_size = true});
     fallback_ = create_compute_pipeline(ctx, {.shader = "light_cull.comp.fallback", .layout = kCullLayout, .forced_subgroup_size = true});
-    view_ = create_compute_pipeline(ctx, {"light_count.comp.main", kViewLayout});
+    view_ = create_compute_pipeline(ctx, {"light_count.comp.main", kLightCountViewLayout});
     resize(ctx, extent);
 }
 

@@ -8,9 +8,9 @@
 
 namespace {
 
-constexpr uint32_t kGroupSize = 8;  // local_size_x/y of both shaders
+constexpr uint32_t kMipGroupSize = 8;  // local_size_x/y of both shaders
 
-uint32_t groups(uint32_t n) { return (n + kGroupSize - 1) / kGroupSize; }
+uint32_t groups(uint32_t n) { return (n + kMipGroupSize - 1) / kMipGroupSize; }
 
 float label_scale(VkExtent2D extent) { return extent.width >= 640 ? 2.0f : 1.0f; }
 constexpr float kLabelMargin = 4.0f;

@@ -23,9 +23,9 @@ struct Push {
 };
 
 // pyramid_view.comp: the colour (storage image), the pyramid.
-const LayoutDesc kViewLayout = {{VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER}, VK_SHADER_STAGE_COMPUTE_BIT,
+const LayoutDesc kPyramidViewLayout = {{VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER}, VK_SHADER_STAGE_COMPUTE_BIT,
                                 6 * sizeof(uint32_t)};
-struct ViewPush {
+struct PyramidViewPush {
     uint32_t width, height, level, base;
     float near_plane, far_plane;
 };
@@ -56,7 +56,7 @@ void OcclusionPass::create(const Context& ctx, VkExtent2D extent) {
         subgroup = create_compute_pipeline(
             ctx, {.shader = "pyramid.comp.subgroup", .layout = kLayout, .full_subgroups = true, .forced_subgroup_size = true});
     fallback = create_compute_pipeline(ctx, {.shader = "pyramid.comp.fallback", .layout = kLayout});
-    view = create_compute_pipeline(ctx, {.shader = "pyramid_view.comp.main", .layout = kViewLayout});
+    view = create_compute_pipeline(ctx, {.shader = "pyramid_view.comp.main", .layout = kPyramidViewLayout});
     uint32_t zero = 0;
     finished = create_buffer_with_data(ctx, &zero, sizeof(zero), VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, "pyramid finished count");
     resize(ctx, extent);
@@ -137,7 +137,7 @@ void OcclusionPass::record_view(FrameContext& f) {
     uint32_t levels = uint32_t(pyramid_levels(depth_extent).size());
     uint32_t level = std::min(f.plan.view.level, levels - 1);
     const auto* u = static_cast<const FrameUniforms*>(f.uniforms.mapped);
-    ViewPush push{depth_extent.width, depth_extent.height, level, (current ^ 1u) * pyramid_texels(depth_extent),
+    PyramidViewPush push{depth_extent.width, depth_extent.height, level, (current ^ 1u) * pyramid_texels(depth_extent),
                   u->projection.z, u->projection.w};
     vkCmdPushConstants(f.cmd, view.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
     vkCmdDispatch(f.cmd, ceil_div(depth_extent.width, kFallbackGroup), ceil_div(depth_extent.height, kFallbackGroup), 1);
