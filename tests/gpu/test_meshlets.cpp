@@ -71,9 +71,9 @@ struct MeshletRun {
 MeshletRun render(const std::string& dir, const std::string& scene, uint32_t instances, const std::string& geometry,
            const std::string& cull, bool dump, const std::vector<std::string>& extra = {}, const std::string& run = "") {
     std::string tag = geometry + "-" + cull + run;
-    std::vector<std::string> args = {"--headless", "--validate", "--size",
-                                     std::to_string(kMeshletFrameWidth) + "x" + std::to_string(kMeshletFrameHeight),
-                                     "--frames", "1", "--warmup", "0", "--scene", scene, "--instances", std::to_string(instances), "--geometry", geometry,
+    const std::string frame = std::to_string(kMeshletFrameWidth) + "x" + std::to_string(kMeshletFrameHeight);
+    std::vector<std::string> args = {"--headless", "--validate", "--size", frame, "--frames", "1", "--warmup", "0",
+                                     "--scene", scene, "--instances", std::to_string(instances), "--geometry", geometry,
                                      "--cull", cull, "--report", dir + "/" + tag + ".json", "--screenshot",
                                      dir + "/" + tag + ".png",
                                      // Triangle for triangle against the indexed cull: both without occlusion.
@@ -147,7 +147,8 @@ TEST(MeshletGpu, DrawsTheIndexedImageAndExactlyTheTrianglesTheCullPassKeeps) {
         ASSERT_FALSE(off.image.rgba.empty());
         EXPECT_NOT_BLANK(off.image.rgba);
         ASSERT_FALSE(culled.dump.draws.empty());
-        CullReference ref = cull_reference(scene, draws, culled.dump.view_proj, make_cull_params(kMeshletFrameWidth, kMeshletFrameHeight, 8));
+        CullReference ref = cull_reference(scene, draws, culled.dump.view_proj,
+                                           make_cull_params(kMeshletFrameWidth, kMeshletFrameHeight, 8));
         uint64_t kept_by_subgroup = 0;  // meshlets_visible, the same in both culling variants
 
         for (const char* variant : {"subgroup", "fallback", "off"}) {
@@ -225,7 +226,9 @@ MeshletTruth brute_force(const Meshlets& m, const Meshlet& meshlet, const Scene&
     // vertex limit, not three per triangle: the same maximum at a fraction of the pairs).
     std::vector<glm::dvec3> corners;
     for (const auto& tri : triangles) corners.insert(corners.end(), tri.begin(), tri.end());
-    auto before = [](const glm::dvec3& a, const glm::dvec3& b) { return std::tie(a.x, a.y, a.z) < std::tie(b.x, b.y, b.z); };
+    auto before = [](const glm::dvec3& a, const glm::dvec3& b) {
+        return std::tie(a.x, a.y, a.z) < std::tie(b.x, b.y, b.z);
+    };
     std::sort(corners.begin(), corners.end(), before);
     corners.erase(std::unique(corners.begin(), corners.end()), corners.end());
     double diameter = 0.0;
