@@ -351,7 +351,11 @@ TEST(MipCommandLine, QuadMipDumpsEqualTheFallbackDumpByteForByte) {
         std::string scene, size;
         uint32_t texels;
     };
-    for (const Case& k : {Case{kDefaultScene, "321x181", 160 * 90}, Case{kDefaultScene, "320x180", 160 * 90},
+    // The bundled scene (ray tracing on) at an odd size, where partial quads are; the even size on the
+    // generated props scene (large triangles: mostly whole quads, the forward variant's own stores),
+    // which starts in a third of the bundled scene's time (issue 39); the bundled scene's even mips are
+    // held to the box filter and each other in-process (Scenes/QuadMip.default_scene).
+    for (const Case& k : {Case{kDefaultScene, "321x181", 160 * 90}, Case{kProps, "320x180", 160 * 90},
                           Case{confetti, "321x181", 160 * 90}}) {
         std::string bytes[3];
         const char* variants[] = {"subgroup", "forward", "fallback"};
@@ -435,18 +439,24 @@ TEST(MipCommandLine, MaskingQuadOpsOrFragmentStageSwitchesToFallback) {
 TEST(MipCommandLine, ViewShowsTheFrameAndTheUpscaledMip) {
     REQUIRE_DRAWING();
     std::string dir = test_dir("view");
+    // The frame and the mip without the view, once, from the fallback: every variant's frame and mip
+    // dump are the fallback's byte for byte (DumpsAndFramesAreIdenticalAcrossVariants... above), so
+    // each variant's view is held to them (one run instead of one per variant, issue 39).
+    std::vector<std::string> common = {"--headless", "--validate", "--scene", kProps, "--size", "255x143", "--frames", "2", "--warmup", "1"};
+    std::vector<std::string> plain = common;
+    plain.insert(plain.end(), {"--mip", "fallback", "--screenshot", dir + "/frame.png", "--mip-dump", dir + "/mip.png"});
+    DemoRun a = run_demo(plain);
+    ASSERT_EQ(a.exit_code, 0) << a.output;
+    EXPECT_EQ(validation_lines(a.output), 0) << a.output;
+    Png frame = read_png(dir + "/frame.png"), mip = read_png(dir + "/mip.png");
     for (const char* variant : {"subgroup", "forward", "fallback"}) {
         std::string v = variant;
-        std::vector<std::string> common = {"--headless", "--validate", "--scene", kProps, "--size", "255x143",
-                                           "--frames", "2", "--warmup", "1", "--mip", v};
-        std::vector<std::string> plain = common, view = common;
-        plain.insert(plain.end(), {"--screenshot", dir + "/frame.png", "--mip-dump", dir + "/mip.png"});
-        view.insert(view.end(), {"--view", "mip", "--screenshot", dir + "/view.png"});
-        DemoRun a = run_demo(plain), b = run_demo(view);
-        ASSERT_EQ(a.exit_code, 0) << a.output;
+        std::vector<std::string> view = common;
+        view.insert(view.end(), {"--mip", v, "--view", "mip", "--screenshot", dir + "/view-" + v + ".png"});
+        DemoRun b = run_demo(view);
         ASSERT_EQ(b.exit_code, 0) << b.output;
-        EXPECT_EQ(validation_lines(a.output) + validation_lines(b.output), 0) << a.output << b.output;
-        Png frame = read_png(dir + "/frame.png"), mip = read_png(dir + "/mip.png"), shown = read_png(dir + "/view.png");
+        EXPECT_EQ(validation_lines(b.output), 0) << b.output;
+        Png shown = read_png(dir + "/view-" + v + ".png");
         ASSERT_EQ(shown.width, 255);
         int split = shown.width / 2;
         int labels = int(MipPass::label_rows({uint32_t(shown.width), uint32_t(shown.height)}));
