@@ -355,11 +355,15 @@ TEST(MipCommandLine, QuadMipDumpsEqualTheFallbackDumpByteForByte) {
     // generated props scene (large triangles: mostly whole quads, the forward variant's own stores),
     // which starts in a third of the bundled scene's time (issue 39); the bundled scene's even mips are
     // held to the box filter and each other in-process (Scenes/QuadMip.default_scene).
+    // The fallback's own run only on the bundled scene: elsewhere each quad mip's run already holds it,
+    // texel for texel in fp16, to the fallback's mip of the same frame (fallback_mismatched, stricter
+    // than the 8-bit dumps), and the two quad dumps are held to each other byte for byte.
     for (const Case& k : {Case{kDefaultScene, "321x181", 160 * 90}, Case{kProps, "320x180", 160 * 90},
                           Case{confetti, "321x181", 160 * 90}}) {
         std::string bytes[3];
         const char* variants[] = {"subgroup", "forward", "fallback"};
-        for (int i = 0; i < 3; ++i) {
+        const int runs = k.scene == kDefaultScene ? 3 : 2;
+        for (int i = 0; i < runs; ++i) {
             std::string v = variants[i];
             std::vector<std::string> args = {"--headless", "--validate", "--scene", k.scene, "--size", k.size, "--frames", "2",
                                              "--warmup", "1", "--lights", "64", "--mip", v, "--mip-dump", dir + "/" + v + ".png",
@@ -393,9 +397,10 @@ TEST(MipCommandLine, QuadMipDumpsEqualTheFallbackDumpByteForByte) {
             EXPECT_EQ(c["mip_edge_texels"], entries - repeats);  // distinct texels, never above the mip's
             EXPECT_EQ(c["mip_edge_overflow"], 0u);
         }
-        ASSERT_FALSE(bytes[2].empty());
-        EXPECT_TRUE(bytes[0] == bytes[2]) << k.scene << " " << k.size << ": the resolve pass's dump differs";
-        EXPECT_TRUE(bytes[1] == bytes[2]) << k.scene << " " << k.size << ": the forward variant's dump differs";
+        const std::string& reference = runs == 3 ? bytes[2] : bytes[0];  // the fallback's dump, else the resolve pass's
+        ASSERT_FALSE(reference.empty());
+        if (runs == 3) EXPECT_TRUE(bytes[0] == bytes[2]) << k.scene << " " << k.size << ": the resolve pass's dump differs";
+        EXPECT_TRUE(bytes[1] == reference) << k.scene << " " << k.size << ": the forward variant's dump differs";
     }
 }
 
