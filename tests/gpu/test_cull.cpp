@@ -33,6 +33,14 @@ struct SceneCase {
 // than one dispatch dimension holds at one triangle per workgroup) for the odd workgroup sizes.
 std::vector<SceneCase> real_scenes() { return {{SGD_DEFAULT_SCENE, 1}, {kKnot, 3}}; }
 
+// The frame of every run below (issue 39): 128x72, 16:9 like the 256x144 these tests rendered
+// before, so the default view's matrix is the same (the reference is computed at this size: what
+// the frame size changes is only which triangles are sub-pixel). One timed frame after the
+// instrumented one (HeadlessRun): the dump is still of a second frame, whose cull starts from the
+// look-back state the first left. A quarter of the pixels and two frames, not four: the per-process
+// start (instance, device, validation layer, scene) is now most of a run.
+constexpr uint32_t kCullFrameWidth = 128, kCullFrameHeight = 72;
+
 struct DemoResult {
     DemoRun run;
     CullDump dump;
@@ -43,8 +51,9 @@ struct DemoResult {
 DemoResult run_cull(const std::string& dir, const SceneCase& scene, const std::string& variant,
                     const std::string& group_size = "64", const std::string& run = "") {
     std::string tag = variant + "-" + group_size + run;
-    std::vector<std::string> args = {"--headless", "--validate",          "--size",   "256x144", "--frames", "2",
-                                     "--warmup",   "1",                   "--scene",  scene.path,
+    const std::string frame = std::to_string(kCullFrameWidth) + "x" + std::to_string(kCullFrameHeight);
+    std::vector<std::string> args = {"--headless", "--validate", "--size", frame, "--frames", "1", "--warmup", "0",
+                                     "--scene", scene.path,
                                      "--instances", std::to_string(scene.instances), "--cull", variant,
                                      "--cull-group-size", group_size,
                                      // The CPU reference culls without occlusion (tests/gpu/test_occlusion.cpp has it).
@@ -81,10 +90,11 @@ TEST(CullGpu, RealScenesMatchTheCpuReferenceAndDrawTheSameImageAsNoCulling) {
             ASSERT_EQ(r.dump.draws.size(), draws.size());
             // The reference uses the frame's own matrix; check it is the default view of this scene.
             Camera camera = default_camera(scene.bounds_min, scene.bounds_max);
-            glm::mat4 expected = camera.projection(256.0f / 144.0f) * camera.view();
+            glm::mat4 expected = camera.projection(float(kCullFrameWidth) / float(kCullFrameHeight)) * camera.view();
             for (int c = 0; c < 4; ++c)
                 for (int k = 0; k < 4; ++k) EXPECT_NEAR(r.dump.view_proj[c][k], expected[c][k], 1e-5f);
-            CullReference ref = cull_reference(scene, draws, r.dump.view_proj, make_cull_params(256, 144, 8));
+            CullReference ref =
+                cull_reference(scene, draws, r.dump.view_proj, make_cull_params(kCullFrameWidth, kCullFrameHeight, 8));
             expect_same_survivors(scene, draws, ref, r.dump.draws, variant);
             // The count the report reads back is the count of what was written.
             EXPECT_EQ(r.report["counters"]["triangles_visible"], triangle_total(r.dump.draws));
@@ -104,10 +114,16 @@ TEST(CullGpu, RealScenesMatchTheCpuReferenceAndDrawTheSameImageAsNoCulling) {
 // Subgroup and fallback write byte-identical dumps (the same triangles in the same, input order)
 // at workgroup sizes that leave a partial subgroup in every workgroup (61, 5 at lavapipe's 4/8/16
 // lanes), at size 1 with more workgroups than one grid dimension holds (65535 on lavapipe), which
-// exercises the 2D dispatch, and at 1024 (the largest); a second run of the same command writes the
-// same bytes. At 61 also under the look-back's late schedule (SGD_CULL_LOOKBACK=late@8: partitions
-// start before their predecessors, so workgroups must count predecessors themselves), on one and two
-// lavapipe threads: the same dump, and the report counts the fallbacks.
+// exercises the 2D dispatch, and at 1024 (the largest). At 61 also under the look-back's late
+// schedule (SGD_CULL_LOOKBACK=late@8: partitions start before their predecessors, so workgroups must
+// count predecessors themselves), on one lavapipe thread, where every run of tickets falls back: the
+// same dump in both variants, and the report counts the fallbacks.
+// Runs this test no longer makes (issue 39), each checking what another check here or a test that
+// runs at every width already does: a second run of the subgroup command (the two late runs are
+// further processes that must write the same bytes; a second run in one process at 64, 61 and 1 is
+// CullCompute.BundledSceneSubgroupAndFallbackWriteTheSameListAndMatchTheReference's), and the late
+// schedule on two threads (the same checks through the executable as one thread; its outcome on one
+// and two threads is CullCompute.LateScheduleFallsBackAndWritesTheSameListOnOneAndTwoThreads's).
 TEST(CullGpu, SubgroupAndFallbackWriteIdenticalDumpsAtOddWorkgroupSizes) {
     REQUIRE_DRAWING();
     std::string dir = test_dir("odd");
@@ -138,25 +154,22 @@ TEST(CullGpu, SubgroupAndFallbackWriteIdenticalDumpsAtOddWorkgroupSizes) {
         EXPECT_TRUE(sub_bytes == file_bytes(dir + "/fallback-" + size + ".txt"))
             << "the subgroup and fallback dumps differ";
         if (size == "61") {
-            run_cull(dir, sc, "subgroup", size, "-again");
-            EXPECT_TRUE(sub_bytes == file_bytes(dir + "/subgroup-61-again.txt")) << "a second run wrote another dump";
             ScopedEnv late("SGD_CULL_LOOKBACK", "late@8");
-            for (const char* threads : {"1", "2"}) {
-                ScopedEnv lp_threads("LP_NUM_THREADS", threads);
-                for (const char* variant : {"subgroup", "fallback"}) {
-                    std::string tag = std::string("-late-") + threads;
-                    SCOPED_TRACE(std::string(variant) + tag);
-                    DemoResult r = run_cull(dir, sc, variant, size, tag);
-                    EXPECT_TRUE(sub_bytes == file_bytes(dir + "/" + variant + "-61" + tag + ".txt"))
-                        << "the late schedule wrote another dump";
-                    EXPECT_GT(r.report["counters"]["cull_lookback_fallbacks"].get<uint64_t>(), 0u) << "the fallback never ran";
-                    EXPECT_TRUE(r.image.rgba == off.rgba);
-                }
+            ScopedEnv lp_threads("LP_NUM_THREADS", "1");
+            for (const char* variant : {"subgroup", "fallback"}) {
+                SCOPED_TRACE(std::string(variant) + " late");
+                DemoResult r = run_cull(dir, sc, variant, size, "-late");
+                EXPECT_TRUE(sub_bytes == file_bytes(dir + "/" + variant + "-61-late.txt"))
+                    << "the late schedule wrote another dump";
+                EXPECT_GT(r.report["counters"]["cull_lookback_fallbacks"].get<uint64_t>(), 0u)
+                    << "the fallback never ran";
+                EXPECT_TRUE(r.image.rgba == off.rgba);
             }
         }
         EXPECT_EQ(sub.report["counters"]["triangles_visible"], fall.report["counters"]["triangles_visible"]);
         EXPECT_EQ(sub.report["counters"]["triangles_visible"], triangle_total(sub.dump.draws));
-        CullReference ref = cull_reference(scene, draws, sub.dump.view_proj, make_cull_params(256, 144, 8));
+        CullReference ref =
+            cull_reference(scene, draws, sub.dump.view_proj, make_cull_params(kCullFrameWidth, kCullFrameHeight, 8));
         expect_same_survivors(scene, draws, ref, sub.dump.draws, "subgroup");
         EXPECT_TRUE(sub.image.rgba == off.rgba);
         EXPECT_TRUE(fall.image.rgba == off.rgba);
