@@ -17,8 +17,14 @@ struct ExposureRun {
     std::string frame;  // the PNG file's bytes
 };
 
+// The generated props scene (textured, lit, a dark background like the bundled scene's): the exposure's
+// oracles are of whatever frame was drawn, and its start-up is a third of the bundled scene's (issue 39).
+// Two frames (--frames counts the warm-up): frame 0 measures and jumps to its target, frame 1 applies
+// it and adapts with the frame-index rate (docs/exposure.md): the report's exposure is a measured one.
+const std::string kExposureScene = SGD_TEST_SCENES "/props.gltf";
+
 ExposureRun run_case(const std::string& dir, const std::string& name, std::vector<std::string> extra, const std::string& size = "161x91") {
-    std::vector<std::string> args = {"--headless", "--validate", "--scene", SGD_DEFAULT_SCENE, "--size", size, "--frames", "4",
+    std::vector<std::string> args = {"--headless", "--validate", "--scene", kExposureScene, "--size", size, "--frames", "2",
                                      "--warmup", "1", "--lights", "64", "--report", dir + "/" + name + ".json",
                                      "--screenshot", dir + "/" + name + ".png"};
     args.insert(args.end(), extra.begin(), extra.end());
@@ -36,12 +42,15 @@ ExposureRun run_case(const std::string& dir, const std::string& name, std::vecto
 TEST(Exposure, VariantsGiveTheSameExposureAndTheSameFrameBitForBit) {
     REQUIRE_DRAWING();
     std::string dir = test_dir("exposure_variants");
+    // Both variants at an odd size (partial subgroups and workgroups in the reduction) and a working
+    // size. The same run twice (determinism) at the larger size, where more workgroups meet in the
+    // atomics; --exposure off once: what it asserts (a fixed exposure, no pass, the plan's reason, another
+    // frame) does not depend on the size.
     for (const char* size : {"161x91", "320x180"}) {
         SCOPED_TRACE(size);
+        bool large = std::string(size) == "320x180";
         ExposureRun sub = run_case(dir, "subgroup", {"--exposure", "subgroup"}, size);
         ExposureRun fb = run_case(dir, "fallback", {"--exposure", "fallback"}, size);
-        ExposureRun again = run_case(dir, "again", {"--exposure", "subgroup"}, size);
-        ExposureRun off = run_case(dir, "off", {"--exposure", "off"}, size);
         ASSERT_FALSE(sub.frame.empty());
         ASSERT_FALSE(fb.frame.empty());
         EXPECT_EQ(sub.report["plan"]["exposure"]["variant"], "subgroup");
@@ -56,12 +65,17 @@ TEST(Exposure, VariantsGiveTheSameExposureAndTheSameFrameBitForBit) {
         EXPECT_NE(a["exposure"], 1.0) << "the measured exposure was not applied";
         EXPECT_GT(double(a["luminance_average"]), 0.0);
         EXPECT_TRUE(sub.frame == fb.frame) << "the frame differs between the exposure variants";
-        EXPECT_TRUE(sub.frame == again.frame) << "the same run twice gave two frames: not deterministic";
-        EXPECT_EQ(off.report["counters"]["exposure"], 1.0);
-        EXPECT_TRUE(off.report["counters"]["luminance_average"].is_null());
-        EXPECT_FALSE(off.report["timings_ms"].contains("exposure"));
-        EXPECT_NE(std::string(off.report["plan"]["exposure"]["reason"]).find("fixed"), std::string::npos);
-        EXPECT_FALSE(off.frame == sub.frame) << "the fixed exposure gave the measured exposure's frame";
+        if (large) {
+            ExposureRun again = run_case(dir, "again", {"--exposure", "subgroup"}, size);
+            EXPECT_TRUE(sub.frame == again.frame) << "the same run twice gave two frames: not deterministic";
+        } else {
+            ExposureRun off = run_case(dir, "off", {"--exposure", "off"}, size);
+            EXPECT_EQ(off.report["counters"]["exposure"], 1.0);
+            EXPECT_TRUE(off.report["counters"]["luminance_average"].is_null());
+            EXPECT_FALSE(off.report["timings_ms"].contains("exposure"));
+            EXPECT_NE(std::string(off.report["plan"]["exposure"]["reason"]).find("fixed"), std::string::npos);
+            EXPECT_FALSE(off.frame == sub.frame) << "the fixed exposure gave the measured exposure's frame";
+        }
     }
 }
 

@@ -351,11 +351,19 @@ TEST(MipCommandLine, QuadMipDumpsEqualTheFallbackDumpByteForByte) {
         std::string scene, size;
         uint32_t texels;
     };
-    for (const Case& k : {Case{kDefaultScene, "321x181", 160 * 90}, Case{kDefaultScene, "320x180", 160 * 90},
+    // The bundled scene (ray tracing on) at an odd size, where partial quads are; the even size on the
+    // generated props scene (large triangles: mostly whole quads, the forward variant's own stores),
+    // which starts in a third of the bundled scene's time (issue 39); the bundled scene's even mips are
+    // held to the box filter and each other in-process (Scenes/QuadMip.default_scene).
+    // The fallback's own run only on the bundled scene: elsewhere each quad mip's run already holds it,
+    // texel for texel in fp16, to the fallback's mip of the same frame (fallback_mismatched, stricter
+    // than the 8-bit dumps), and the two quad dumps are held to each other byte for byte.
+    for (const Case& k : {Case{kDefaultScene, "321x181", 160 * 90}, Case{kProps, "320x180", 160 * 90},
                           Case{confetti, "321x181", 160 * 90}}) {
         std::string bytes[3];
         const char* variants[] = {"subgroup", "forward", "fallback"};
-        for (int i = 0; i < 3; ++i) {
+        const int runs = k.scene == kDefaultScene ? 3 : 2;
+        for (int i = 0; i < runs; ++i) {
             std::string v = variants[i];
             std::vector<std::string> args = {"--headless", "--validate", "--scene", k.scene, "--size", k.size, "--frames", "2",
                                              "--warmup", "1", "--lights", "64", "--mip", v, "--mip-dump", dir + "/" + v + ".png",
@@ -389,9 +397,10 @@ TEST(MipCommandLine, QuadMipDumpsEqualTheFallbackDumpByteForByte) {
             EXPECT_EQ(c["mip_edge_texels"], entries - repeats);  // distinct texels, never above the mip's
             EXPECT_EQ(c["mip_edge_overflow"], 0u);
         }
-        ASSERT_FALSE(bytes[2].empty());
-        EXPECT_TRUE(bytes[0] == bytes[2]) << k.scene << " " << k.size << ": the resolve pass's dump differs";
-        EXPECT_TRUE(bytes[1] == bytes[2]) << k.scene << " " << k.size << ": the forward variant's dump differs";
+        const std::string& reference = runs == 3 ? bytes[2] : bytes[0];  // the fallback's dump, else the resolve pass's
+        ASSERT_FALSE(reference.empty());
+        if (runs == 3) EXPECT_TRUE(bytes[0] == bytes[2]) << k.scene << " " << k.size << ": the resolve pass's dump differs";
+        EXPECT_TRUE(bytes[1] == reference) << k.scene << " " << k.size << ": the forward variant's dump differs";
     }
 }
 
@@ -435,18 +444,24 @@ TEST(MipCommandLine, MaskingQuadOpsOrFragmentStageSwitchesToFallback) {
 TEST(MipCommandLine, ViewShowsTheFrameAndTheUpscaledMip) {
     REQUIRE_DRAWING();
     std::string dir = test_dir("view");
+    // The frame and the mip without the view, once, from the fallback: every variant's frame and mip
+    // dump are the fallback's byte for byte (DumpsAndFramesAreIdenticalAcrossVariants... above), so
+    // each variant's view is held to them (one run instead of one per variant, issue 39).
+    std::vector<std::string> common = {"--headless", "--validate", "--scene", kProps, "--size", "255x143", "--frames", "2", "--warmup", "1"};
+    std::vector<std::string> plain = common;
+    plain.insert(plain.end(), {"--mip", "fallback", "--screenshot", dir + "/frame.png", "--mip-dump", dir + "/mip.png"});
+    DemoRun a = run_demo(plain);
+    ASSERT_EQ(a.exit_code, 0) << a.output;
+    EXPECT_EQ(validation_lines(a.output), 0) << a.output;
+    Png frame = read_png(dir + "/frame.png"), mip = read_png(dir + "/mip.png");
     for (const char* variant : {"subgroup", "forward", "fallback"}) {
         std::string v = variant;
-        std::vector<std::string> common = {"--headless", "--validate", "--scene", kProps, "--size", "255x143",
-                                           "--frames", "2", "--warmup", "1", "--mip", v};
-        std::vector<std::string> plain = common, view = common;
-        plain.insert(plain.end(), {"--screenshot", dir + "/frame.png", "--mip-dump", dir + "/mip.png"});
-        view.insert(view.end(), {"--view", "mip", "--screenshot", dir + "/view.png"});
-        DemoRun a = run_demo(plain), b = run_demo(view);
-        ASSERT_EQ(a.exit_code, 0) << a.output;
+        std::vector<std::string> view = common;
+        view.insert(view.end(), {"--mip", v, "--view", "mip", "--screenshot", dir + "/view-" + v + ".png"});
+        DemoRun b = run_demo(view);
         ASSERT_EQ(b.exit_code, 0) << b.output;
-        EXPECT_EQ(validation_lines(a.output) + validation_lines(b.output), 0) << a.output << b.output;
-        Png frame = read_png(dir + "/frame.png"), mip = read_png(dir + "/mip.png"), shown = read_png(dir + "/view.png");
+        EXPECT_EQ(validation_lines(b.output), 0) << b.output;
+        Png shown = read_png(dir + "/view-" + v + ".png");
         ASSERT_EQ(shown.width, 255);
         int split = shown.width / 2;
         int labels = int(MipPass::label_rows({uint32_t(shown.width), uint32_t(shown.height)}));
