@@ -257,7 +257,7 @@ void CullPass::record_select(FrameContext& f) {
         float lod_max_error_px;
     } push{draw_count, f.plan.lod ? kLodMaxErrorPixels : 0.0f};
     vkCmdPushConstants(cmd, select.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
-    vkCmdDispatch(cmd, (draw_count + kSelectGroupSize - 1) / kSelectGroupSize, 1, 1);
+    vkCmdDispatch(cmd, ceil_div(draw_count, kSelectGroupSize), 1, 1);
     // The scene passes read the commands; the per-level counters are read as the cull pass's are.
     memory_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
                    VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT | VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT |

@@ -51,7 +51,7 @@ void ExposurePass::record(FrameContext& f) {
     d.storage_image(0, f.targets.mip.view).buffer(1, state);
     d.push(f.cmd, pipeline);
     VkExtent2D mip = f.targets.mip.extent;
-    vkCmdDispatch(f.cmd, (mip.width + kExposureGroupSize - 1) / kExposureGroupSize, (mip.height + kExposureGroupSize - 1) / kExposureGroupSize, 1);
+    vkCmdDispatch(f.cmd, ceil_div(mip.width, kExposureGroupSize), ceil_div(mip.height, kExposureGroupSize), 1);
     memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
                    VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
 

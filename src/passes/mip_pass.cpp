@@ -10,8 +10,6 @@ namespace {
 
 constexpr uint32_t kMipGroupSize = 8;  // local_size_x/y of both shaders
 
-uint32_t groups(uint32_t n) { return (n + kMipGroupSize - 1) / kMipGroupSize; }
-
 float label_scale(VkExtent2D extent) { return extent.width >= 640 ? 2.0f : 1.0f; }
 constexpr float kLabelMargin = 4.0f;
 
@@ -129,7 +127,7 @@ void MipPass::dispatch_downsample(VkCommandBuffer cmd, Image& hdr, Image& mip) c
     Descriptors descriptors;
     descriptors.storage_image(0, hdr.view).storage_image(1, mip.view);
     descriptors.push(cmd, downsample);
-    vkCmdDispatch(cmd, groups(mip.extent.width), groups(mip.extent.height), 1);
+    vkCmdDispatch(cmd, ceil_div(mip.extent.width, kMipGroupSize), ceil_div(mip.extent.height, kMipGroupSize), 1);
 }
 
 void mip_report_counters(nlohmann::json& counters, const PassCounters& c) {
@@ -174,7 +172,8 @@ void MipPass::record_view(FrameContext& f) {
     Variant exposure = f.plan[PassId::exposure].variant;
     ViewPush push{split_x, exposure == Variant::subgroup || exposure == Variant::fallback ? 1u : 0u};
     vkCmdPushConstants(f.cmd, view.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
-    vkCmdDispatch(f.cmd, groups(f.targets.extent.width - uint32_t(split_x)), groups(f.targets.extent.height), 1);
+    vkCmdDispatch(f.cmd, ceil_div(f.targets.extent.width - uint32_t(split_x), kMipGroupSize),
+                  ceil_div(f.targets.extent.height, kMipGroupSize), 1);
     f.timer.end(f.cmd, Timer::view);
     float scale = label_scale(f.targets.extent);
     overlay.label(kLabelMargin, kLabelMargin, "frame", rgba8(255, 255, 255), scale);

@@ -23,14 +23,13 @@ struct Push {
 };
 
 // pyramid_view.comp: the colour (storage image), the pyramid.
-const LayoutDesc kPyramidViewLayout = {{VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER}, VK_SHADER_STAGE_COMPUTE_BIT,
-                                6 * sizeof(uint32_t)};
+const LayoutDesc kPyramidViewLayout = {{VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
+                                       VK_SHADER_STAGE_COMPUTE_BIT, 6 * sizeof(uint32_t)};
 struct PyramidViewPush {
     uint32_t width, height, level, base;
     float near_plane, far_plane;
 };
 
-uint32_t ceil_div(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
 
 }  // namespace
 
@@ -138,7 +137,7 @@ void OcclusionPass::record_view(FrameContext& f) {
     uint32_t level = std::min(f.plan.view.level, levels - 1);
     const auto* u = static_cast<const FrameUniforms*>(f.uniforms.mapped);
     PyramidViewPush push{depth_extent.width, depth_extent.height, level, (current ^ 1u) * pyramid_texels(depth_extent),
-                  u->projection.z, u->projection.w};
+                         u->projection.z, u->projection.w};
     vkCmdPushConstants(f.cmd, view.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
     vkCmdDispatch(f.cmd, ceil_div(depth_extent.width, kFallbackGroup), ceil_div(depth_extent.height, kFallbackGroup), 1);
     f.timer.end(f.cmd, Timer::view);

@@ -137,6 +137,9 @@ private:
 
 // A binding number a layout leaves unused (LayoutDesc::bindings), so that a pipeline's own bindings
 // can sit at fixed numbers after another layout's (the meshlet path's, shaders/meshlet.glsl).
+// Workgroups (or any blocks of `size`) that cover `n` items.
+constexpr uint32_t ceil_div(uint32_t n, uint32_t size) { return (n + size - 1) / size; }
+
 constexpr VkDescriptorType kNoBinding = VK_DESCRIPTOR_TYPE_MAX_ENUM;
 
 // The descriptor types of set 0, binding i = bindings[i]; pushed with vkCmdPushDescriptorSetKHR.

@@ -477,27 +477,25 @@ TEST(Window, KeysSwitchEveryPassAndViewResizeAndF12SavesTheFrameWithHud) {
     // What the window shows (read back from the X server) is the frame, through the swapchain: outside
     // the HUD, whose numbers change every frame, it equals the headless frame. The capture read before
     // F12 first; should it not match, polled: the "saved" note covers the bottom rows for a few
-    // seconds after F12.
-    std::string mismatch = "no capture";
-    bool read_before_f12 = true;
-    for (auto end = std::chrono::steady_clock::now() + 90s; std::chrono::steady_clock::now() < end && !mismatch.empty();) {
-        if (!read_before_f12) {
-            std::this_thread::sleep_for(100ms);
-            shown = capture_window(x.display, window);
-        }
-        read_before_f12 = false;
-        if (shown.width != 560 || shown.height != 360) continue;
-        mismatch.clear();
-        for (int y = 0; y < 360 && mismatch.empty(); ++y)
-            for (int x = 0; x < 560 && mismatch.empty(); ++x) {
+    // seconds after F12. mismatch_of: where the window differs from the headless frame outside the HUD's region ("" where nowhere).
+    auto mismatch_of = [&](const Png& capture) -> std::string {
+        if (capture.width != 560 || capture.height != 360) return "no capture";
+        for (int y = 0; y < 360; ++y)
+            for (int x = 0; x < 560; ++x) {
                 if (x >= x0 - 1 && x <= x1 + 1 && y >= y0 - 1 && y <= y1 + 1) continue;
-                const uint8_t *a = shown.at(x, y), *b = reference.at(x, y);
+                const uint8_t *a = capture.at(x, y), *b = reference.at(x, y);
                 if (differs(a, b))
-                    mismatch = "at " + std::to_string(x) + "," + std::to_string(y) + " the window shows " +
-                               std::to_string(a[0]) + " " + std::to_string(a[1]) + " " + std::to_string(a[2]) +
-                               ", the frame has " + std::to_string(b[0]) + " " + std::to_string(b[1]) + " " +
-                               std::to_string(b[2]);
+                    return "at " + std::to_string(x) + "," + std::to_string(y) + " the window shows " + std::to_string(a[0]) +
+                           " " + std::to_string(a[1]) + " " + std::to_string(a[2]) + ", the frame has " +
+                           std::to_string(b[0]) + " " + std::to_string(b[1]) + " " + std::to_string(b[2]);
             }
+        return "";
+    };
+    std::string mismatch = mismatch_of(shown);
+    for (auto end = std::chrono::steady_clock::now() + 90s; !mismatch.empty() && std::chrono::steady_clock::now() < end;) {
+        std::this_thread::sleep_for(100ms);
+        shown = capture_window(x.display, window);
+        mismatch = mismatch_of(shown);
     }
     if (shown.width > 0) write_png(dir + "/window.png", shown.width, shown.height, shown.rgba);
     EXPECT_EQ(mismatch, "") << "the window does not show the rendered frame (see " << dir << "/window.png)";
