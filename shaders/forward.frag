@@ -45,6 +45,15 @@ vec3 shade() {
     return color;
 }
 
+#ifdef FORWARD_IDS
+// Tests only (RendererConfig::test_forward_ids): instead of a colour, which triangle forward drew
+// here, (draw, gl_PrimitiveID) in 11-bit pieces that RGBA16F holds exactly: the oracle of the
+// visibility pre-pass's image (tests/gpu/test_visibility.cpp).
+void main() {
+    uint primitive = uint(gl_PrimitiveID);
+    out_color = vec4(in_draw & 2047u, in_draw >> 11u, primitive & 2047u, primitive >> 11u);
+}
+#else
 void main() {
     // A value the RGBA16F target holds exactly (box_filter.glsl): the target stores it unchanged on
     // any device, whatever its float-to-half rounding, and the quad mip sums that same value.
@@ -56,3 +65,4 @@ void main() {
     write_quad_mip(out_color);
 #endif
 }
+#endif

@@ -10,6 +10,11 @@ struct ScenePass {
     // (plan[PassId::light_loop] == subgroup). Those are created where the real device can run them
     // (masks only change the plan).
     Pipeline forward[2][2];
+    // --shading visibility's pre-pass: depth and the visibility image (visibility.frag), where the
+    // device can run it (visibility_missing); with the alpha test where the scene has masked materials.
+    Pipeline visibility;
+    // Tests only (RendererConfig::test_forward_ids): forward.frag.ids in forward's place.
+    Pipeline forward_ids;
     // EXPERIMENT ONLY (SGD_MIP_EXPERIMENT, scene_pass.cpp): fragment invocations of the forward pass.
     VkQueryPool statistics = VK_NULL_HANDLE;
     VkDevice device = VK_NULL_HANDLE;
@@ -19,7 +24,8 @@ struct ScenePass {
     ScenePass& operator=(const ScenePass&) = delete;
     ~ScenePass();
 
-    void create(const Context& ctx, bool alpha_masked);  // alpha_masked: the depth pre-pass tests alpha
+    // alpha_masked: the depth pre-pass tests alpha; forward_ids: tests only, see forward_ids above.
+    void create(const Context& ctx, bool alpha_masked, bool forward_ids = false);
     // late: occlusion phase 2's draw, the re-admitted only, on top of the pre-pass's depth.
     void record_depth(FrameContext& f, bool late = false);
     void record_forward(FrameContext& f);

@@ -18,6 +18,7 @@
 #include "passes/debug_view_pass.h"
 #include "passes/pass_unit.h"
 #include "passes/scene_pass.h"
+#include "passes/visibility_pass.h"
 #include "render/overlay.h"
 #include "scene/camera.h"
 #include "scene/lights.h"
@@ -40,6 +41,9 @@ struct RendererConfig {
     // --geometry meshlet: record the order of the mesh shaders' primitive outputs, so that
     // read_drawn_indices() works there too (tests, --cull-dump). Costs a write per triangle.
     bool capture_meshlets = false;
+    // Tests only: forward writes which triangle it drew per pixel instead of a colour (forward.frag
+    // FORWARD_IDS), the visibility image's oracle (tests/gpu/test_visibility.cpp).
+    bool test_forward_ids = false;
     CameraView camera = CameraView::overview;  // --camera: what default_view() is
 };
 
@@ -93,6 +97,8 @@ public:
     std::vector<uint8_t> read_fallback_mip();
     ExposureState read_exposure() const;
     std::vector<float> read_depth();  // reversed Z, row-major
+    // --shading visibility: per pixel (draw, primitive), two words, row-major (frame.h, kNoTriangle).
+    std::vector<uint32_t> read_visibility();
     // The ray_trace pass's image of the last frame (shaders/raytrace.glsl's encoding, row-major);
     // needs a ray-trace variant other than off.
     std::vector<uint32_t> read_ray_traced();
@@ -133,6 +139,7 @@ public:
 
 private:
     std::vector<uint8_t> read_image(Image& image);
+    void make_visibility_target();  // where the plan shades with visibility and there is none yet
     void record_units(FrameContext& f, FramePoint point);
     // Occlusion `auto`'s rest (occlusion_pass.h): sets occlusion_resting_ for the frame in `slot`.
     void decide_occlusion_rest(FrameSlot& slot, uint32_t slot_index);
@@ -161,6 +168,7 @@ private:
     Pipeline test_work_;                     // RendererConfig::test_extra_work, and its target
     Image test_work_target_;
     ScenePass scene_pass_;
+    VisibilityPass visibility_pass_;
     ResolvePass resolve_pass_;
     DebugViewPass view_pass_;
     Overlay overlay_;
