@@ -45,14 +45,18 @@ vec3 shade() {
     return color;
 }
 
-#ifdef FORWARD_IDS
-// Tests only (RendererConfig::test_forward_ids): instead of a colour, which triangle forward drew
+#if defined(FORWARD_IDS)
+// Tests only (RendererConfig::test_forward_output): instead of a colour, which triangle forward drew
 // here, (draw, gl_PrimitiveID) in 11-bit pieces that RGBA16F holds exactly: the oracle of the
 // visibility pre-pass's image (tests/gpu/test_visibility.cpp).
 void main() {
     uint primitive = uint(gl_PrimitiveID);
     out_color = vec4(in_draw & 2047u, in_draw >> 11u, primitive & 2047u, primitive >> 11u);
 }
+#elif defined(FORWARD_DERIVATIVES)
+// Tests only: the coarse derivatives of uv this fragment's quad has, the visibility shading
+// pass's oracle (visibility_shade.comp writes its own with kShadeDerivatives).
+void main() { out_color = vec4(dFdxCoarse(in_uv), dFdyCoarse(in_uv)); }
 #else
 void main() {
     // A value the RGBA16F target holds exactly (box_filter.glsl): the target stores it unchanged on

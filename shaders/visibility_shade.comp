@@ -59,6 +59,8 @@ const uint kNoTriangle = 0xffffffffu;  // the visibility image's clear (scene_pa
 const uint kLateBit = 0x80000000u;     // visibility.frag: drawn by occlusion phase 2's late draw
 // Forward's clear colour (scene_pass.cpp kClearColor): where no triangle covers the pixel.
 const vec4 kClearColor = vec4(0.00390625, 0.0048828125, 0.0068359375, 1.0);
+// Tests only (push flag after shading.glsl's): write the uv derivatives taken instead of a colour.
+const uint kShadeDerivatives = 8u;
 
 struct Triangle {
     uint draw;
@@ -164,7 +166,8 @@ void main() {
         shaded += shade_point_lights(pixel, albedo, world, normal);
         if ((forward_push.flags & kForwardRayTraced) != 0u) shaded += traced.yzw;
         color = vec4(shaded, 1.0);
+        if ((forward_push.flags & kShadeDerivatives) != 0u) color = vec4(uv_dx, uv_dy);
     }
     // half_exact: the value forward.frag writes (box_filter.glsl), so the mip and resolve read the same.
-    if (inside) imageStore(hdr_image, ivec2(pixel), half_exact(color));
+    if (inside) imageStore(hdr_image, ivec2(pixel), (forward_push.flags & kShadeDerivatives) != 0u ? color : half_exact(color));
 }

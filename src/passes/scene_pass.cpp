@@ -74,7 +74,7 @@ Descriptors scene_descriptors(const FrameContext& f) {
     return d;
 }
 
-void ScenePass::create(const Context& ctx, bool alpha_masked, bool with_forward_ids) {
+void ScenePass::create(const Context& ctx, bool alpha_masked, ForwardTestOutput test_output) {
     GraphicsDesc d;
     d.shaders = {{VK_SHADER_STAGE_VERTEX_BIT, "scene.vert.depth"}};
     d.layout = kSceneLayout;
@@ -102,10 +102,12 @@ void ScenePass::create(const Context& ctx, bool alpha_masked, bool with_forward_
         v.layout.push_constant_bytes = sizeof(uint32_t);  // the late draw's bit
         visibility = create_graphics_pipeline(ctx, v);
     }
-    if (with_forward_ids && ctx.features.geometry) {
-        GraphicsDesc ids = forward_pipeline_desc(false);
-        ids.shaders = {{VK_SHADER_STAGE_VERTEX_BIT, "scene.vert.forward"}, {VK_SHADER_STAGE_FRAGMENT_BIT, "forward.frag.ids"}};
-        forward_ids = create_graphics_pipeline(ctx, ids);
+    // (forward.frag.ids reads gl_PrimitiveID: the Geometry capability.)
+    if (test_output == ForwardTestOutput::derivatives || (test_output == ForwardTestOutput::ids && ctx.features.geometry)) {
+        GraphicsDesc test = forward_pipeline_desc(false);
+        test.shaders = {{VK_SHADER_STAGE_VERTEX_BIT, "scene.vert.forward"},
+                        {VK_SHADER_STAGE_FRAGMENT_BIT, test_output == ForwardTestOutput::ids ? "forward.frag.ids" : "forward.frag.derivatives"}};
+        forward_test = create_graphics_pipeline(ctx, test);
     }
 
     for (int mip = 0; mip < 2; ++mip)
@@ -232,7 +234,7 @@ void ScenePass::record_forward(FrameContext& f) {
                VK_ACCESS_2_SHADER_STORAGE_READ_BIT, !f.ray_traced);
     bool quad_mip = f.plan[PassId::mip].variant == Variant::forward && forward[1][0] && f.mip_edges;
     bool light_loop = f.plan[PassId::light_loop].variant == Variant::subgroup && forward[quad_mip][1];
-    const Pipeline& pipeline = forward_ids ? forward_ids : forward[quad_mip][light_loop];
+    const Pipeline& pipeline = forward_test ? forward_test : forward[quad_mip][light_loop];
     if (quad_mip) {
         // Texels that no quad touches are never stored by the shader: start from the clear. And an
         // empty edge list with its capacity. Timed with the forward pass, as part of what the

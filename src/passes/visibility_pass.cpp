@@ -70,8 +70,9 @@ void VisibilityPass::record(FrameContext& f) {
         .sampled_texels(11, f.targets.visibility.view, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL)
         .storage_image(12, f.targets.hdr.view);
     d.push(f.cmd, pipeline);
-    // shading.glsl's flags, as forward pushes them.
-    uint32_t flags = (f.instrument ? 1u : 0u) | (f.light_loop_split_tiles ? 2u : 0u) | (f.ray_traced ? 4u : 0u);
+    // shading.glsl's flags, as forward pushes them, and 8: write the derivatives (tests only).
+    uint32_t flags = (f.instrument ? 1u : 0u) | (f.light_loop_split_tiles ? 2u : 0u) | (f.ray_traced ? 4u : 0u) |
+                     (f.test_derivatives ? 8u : 0u);
     vkCmdPushConstants(f.cmd, pipeline.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(flags), &flags);
     vkCmdDispatch(f.cmd, ceil_div(f.targets.extent.width, kShadeBlockWidth), ceil_div(f.targets.extent.height, kShadeBlockHeight), 1);
     f.timer.end(f.cmd, Timer::shade);

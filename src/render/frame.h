@@ -149,6 +149,8 @@ struct FrameContext {
     // Tests only: forward shading gives odd pixel columns the next tile's list, so quads span two
     // tiles and the subgroup light loop's union walk runs on any rasterizer (shading.glsl).
     bool light_loop_split_tiles = false;
+    // Tests only: the visibility shading pass writes the uv derivatives it took instead of a colour.
+    bool test_derivatives = false;
 
     // The meshlet path's resources (render with plan.geometry == meshlet); null where not created.
     MeshletPass* meshlets = nullptr;

@@ -70,7 +70,7 @@ Renderer::Renderer(const Context& ctx, const Scene& scene, const RendererConfig&
                               MemoryKind::device_local, "counters");
     UnitSetup setup{ctx, scene_, config.extent, config.cull_group_size, config.lights};
     for (const PassInfo& pass : kPasses) units_[size_t(pass.id)] = pass.create(setup);
-    scene_pass_.create(ctx, scene_.alpha_masked, config.test_forward_ids);
+    scene_pass_.create(ctx, scene_.alpha_masked, config.test_forward_output);
     visibility_pass_.create(ctx);
     resolve_pass_.create(ctx);
     view_pass_.create(ctx);
@@ -166,6 +166,7 @@ void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_i
     FrameContext f{ctx_, cmd, *slot.timer, scene_, targets_, config_.plan, slot.uniforms, slot.lights, counters_,
                    frame_index, config_.lights, instrument, &overlay_};
     f.light_loop_split_tiles = config_.light_loop_split_tiles;
+    f.test_derivatives = config_.test_forward_output == ForwardTestOutput::derivatives;
     f.exposure_state = &unit<ExposurePass>(PassId::exposure).state;
     f.meshlets = meshlets_.get();
     f.view_sizes = view_sizes_;

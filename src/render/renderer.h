@@ -41,9 +41,9 @@ struct RendererConfig {
     // --geometry meshlet: record the order of the mesh shaders' primitive outputs, so that
     // read_drawn_indices() works there too (tests, --cull-dump). Costs a write per triangle.
     bool capture_meshlets = false;
-    // Tests only: forward writes which triangle it drew per pixel instead of a colour (forward.frag
-    // FORWARD_IDS), the visibility image's oracle (tests/gpu/test_visibility.cpp).
-    bool test_forward_ids = false;
+    // Tests only (tests/gpu/test_visibility.cpp): forward writes which triangle it drew, or its uv
+    // derivatives, instead of a colour; with derivatives the visibility shading pass writes its own.
+    ForwardTestOutput test_forward_output = ForwardTestOutput::colour;
     CameraView camera = CameraView::overview;  // --camera: what default_view() is
 };
 
