@@ -73,10 +73,13 @@ sgd_shader(forward.frag quad_mip_light_loop QUAD_MIP=1 LIGHT_LOOP_SUBGROUP=1 --t
 sgd_shader_full_quads(forward.frag.quad_mip_light_loop)
 sgd_shader(mip_downsample.comp main)
 # The resolve pass (src/passes/resolve_pass.cpp): HDR frame -> exposure -> tonemap -> 8-bit frame,
-# and with RESOLVE_MIP the quad mip written by quad swaps (--mip subgroup).
+# and with RESOLVE_MIP the quad mip written by quad swaps (--mip subgroup); as a full-screen
+# fragment pass (forward shading) or a compute dispatch over 2x2 quads (the visibility path).
 sgd_shader(resolve.vert main)
 sgd_shader(resolve.frag plain)
 sgd_shader(resolve.frag mip RESOLVE_MIP=1)
+sgd_shader(resolve.comp plain)
+sgd_shader(resolve.comp mip RESOLVE_MIP=1)
 # Auto-exposure (docs/exposure.md): the mip's log-luminance summed by subgroupAdd or by a
 # shared-memory tree, then one invocation adapts the exposure.
 sgd_shader(exposure_reduce.comp subgroup EXPOSURE_SUBGROUP=1)

@@ -113,7 +113,7 @@ void add_forest(std::vector<Primitive>& out, const Layout& l, double y, const Ch
     a -= pad, b += pad;
     auto at = [&](double r) { return x0 + (x1 - x0) * (std::log(r) - a) / (b - a); };
     out.push_back({Primitive::rect, x0, mid, x1 - x0, 1.0 * l.s, kAxis, ""});
-    out.push_back({Primitive::rect, at(1.0), y + 2.0 * l.s, 1.0 * l.s, (2 * kBar - 4) * l.s, kText, ""});
+    out.push_back({Primitive::rect, at(1.0), y + 2.0 * l.s, 1.0 * l.s, (2.0 * kBar - 4.0) * l.s, kText, ""});
     uint32_t colour = verdict_colour(p);
     if (p.ci95) {
         double cx0 = at(p.ci95->lo), cx1 = std::isfinite(p.ci95->hi) ? at(p.ci95->hi) : x1;

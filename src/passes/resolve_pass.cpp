@@ -4,12 +4,28 @@
 
 namespace {
 
-struct ResolvePush {  // resolve.frag's push constants
+struct ResolvePush {  // resolve.frag's push constants (resolve.comp adds the frame's extent)
     uint32_t measured;  // 1: apply the exposure pass's exposure, 0: the fixed one
     uint32_t mip_width, mip_height;
+    uint32_t width, height;
 };
 
+ResolvePush resolve_push(const FrameContext& f) {
+    Variant exposure = f.plan[PassId::exposure].variant;
+    return {(exposure == Variant::subgroup || exposure == Variant::fallback) ? 1u : 0u, f.targets.mip.extent.width,
+            f.targets.mip.extent.height, f.targets.extent.width, f.targets.extent.height};
+}
+
+constexpr uint32_t kResolveTileWidth = 16, kResolveTileHeight = 8;  // resolve.comp's kTile
+
 }  // namespace
+
+std::string compute_resolve_mip_missing(const SubgroupCaps& caps) {
+    if (!caps.has(Stage::compute)) return "no subgroup operations in the compute stage";
+    if (!caps.has(Op::quad)) return "no quad operations";
+    if (!caps.full_subgroups) return "device lacks computeFullSubgroups (resolve.comp numbers its quads by subgroup)";
+    return "";
+}
 
 void ResolvePass::create(const Context& ctx) {
     GraphicsDesc d;
@@ -27,13 +43,19 @@ void ResolvePass::create(const Context& ctx) {
         d.shaders[1].second = "resolve.frag.mip";
         mip = create_graphics_pipeline(ctx, d);
     }
+    // 0 the HDR frame, 1 the exposure state, 2 the 8-bit frame, (mip) 3 the mip; push: ResolvePush.
+    LayoutDesc layout{{VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE},
+                      VK_SHADER_STAGE_COMPUTE_BIT, sizeof(ResolvePush)};
+    compute_plain = create_compute_pipeline(ctx, {.shader = "resolve.comp.plain", .layout = layout});
+    if (compute_resolve_mip_missing(ctx.subgroup).empty()) {
+        layout.bindings.push_back(VK_DESCRIPTOR_TYPE_STORAGE_IMAGE);
+        compute_mip = create_compute_pipeline(ctx, {.shader = "resolve.comp.mip", .layout = layout, .full_subgroups = true});
+    }
 }
 
 void ResolvePass::record(FrameContext& f) {
     bool write_mip = f.plan[PassId::mip].variant == Variant::subgroup && mip;
-    Variant exposure = f.plan[PassId::exposure].variant;
-    ResolvePush push{(exposure == Variant::subgroup || exposure == Variant::fallback) ? 1u : 0u,
-                     f.targets.mip.extent.width, f.targets.mip.extent.height};
+    ResolvePush push = resolve_push(f);
     begin_label(f.ctx, f.cmd, debug_label(Timer::resolve, write_mip ? pass_info(PassId::mip).hosted_label : ""));
     f.timer.begin(f.cmd, Timer::resolve);
     transition(f.cmd, f.targets.hdr, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT,
@@ -57,6 +79,33 @@ void ResolvePass::record(FrameContext& f) {
     vkCmdPushConstants(f.cmd, pipeline.layout, VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof(push), &push);
     vkCmdDraw(f.cmd, 3, 1, 0, 0);
     vkCmdEndRendering(f.cmd);
+    f.timer.end(f.cmd, Timer::resolve);
+    end_label(f.ctx, f.cmd);
+}
+
+void ResolvePass::record_compute(FrameContext& f) {
+    bool write_mip = f.plan[PassId::mip].variant == Variant::subgroup && compute_mip;
+    ResolvePush push = resolve_push(f);
+    begin_label(f.ctx, f.cmd, debug_label(Timer::resolve, write_mip ? pass_info(PassId::mip).hosted_label : ""));
+    f.timer.begin(f.cmd, Timer::resolve);
+    transition(f.cmd, f.targets.hdr, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+               VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
+    if (write_mip)  // every texel is written: one store per quad, all quads inside the frame are full
+        transition(f.cmd, f.targets.mip, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                   VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, true);
+    // The previous frame's exposure pass wrote the exposure this frame applies.
+    memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+                   VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
+    transition(f.cmd, f.targets.color, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+               VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, true);
+    const Pipeline& pipeline = write_mip ? compute_mip : compute_plain;
+    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.handle());
+    Descriptors d;
+    d.storage_image(0, f.targets.hdr.view).buffer(1, *f.exposure_state).storage_image(2, f.targets.color.view);
+    if (write_mip) d.storage_image(3, f.targets.mip.view);
+    d.push(f.cmd, pipeline);
+    vkCmdPushConstants(f.cmd, pipeline.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
+    vkCmdDispatch(f.cmd, ceil_div(f.targets.extent.width, kResolveTileWidth), ceil_div(f.targets.extent.height, kResolveTileHeight), 1);
     f.timer.end(f.cmd, Timer::resolve);
     end_label(f.ctx, f.cmd);
 }

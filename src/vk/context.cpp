@@ -1,5 +1,6 @@
 #include "vk/context.h"
 #include "vk/fault_injection.h"
+#include "vk/pipeline_stats.h"
 #include "vk/shader_cache.h"
 #include "plan/plan.h"  // the stage table (kStages), UnsupportedRequest
 
@@ -361,6 +362,8 @@ void create_device(Context& ctx, const ContextOptions& options) {
     VkPhysicalDeviceRayTracingPipelineFeaturesKHR ray_tracing{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_RAY_TRACING_PIPELINE_FEATURES_KHR};
     VkPhysicalDeviceAccelerationStructureFeaturesKHR acceleration{
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ACCELERATION_STRUCTURE_FEATURES_KHR};
+    VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR executables{
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
     {
         VkPhysicalDeviceVulkan12Features has12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
         VkPhysicalDeviceMeshShaderFeaturesEXT has_mesh{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MESH_SHADER_FEATURES_EXT, &has12};
@@ -368,9 +371,24 @@ void create_device(Context& ctx, const ContextOptions& options) {
                                                              &has_mesh};
         VkPhysicalDeviceAccelerationStructureFeaturesKHR has_as{
             VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ACCELERATION_STRUCTURE_FEATURES_KHR, &has_rt};
-        VkPhysicalDeviceFeatures2 query{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &has_as};
+        VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR has_executables{
+            VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR, &has_as};
+        VkPhysicalDeviceFeatures2 query{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &has_executables};
         vkGetPhysicalDeviceFeatures2(ctx.physical, &query);
         void* chain = f13.pNext;  // quad control, when enabled above
+        if (std::string path = pipeline_stats_request(); !path.empty()) {
+            if (has_extension(available, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME) &&
+                has_executables.pipelineExecutableInfo) {
+                executables.pipelineExecutableInfo = VK_TRUE;
+                executables.pNext = chain;
+                chain = &executables;
+                extensions.push_back(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
+                ctx.pipeline_stats_path = path;
+            } else {
+                fprintf(stderr, "note: SGD_PIPELINE_STATS: %s does not offer VK_KHR_pipeline_executable_properties; "
+                        "no pipeline statistics are written\n", ctx.info.name.c_str());
+            }
+        }
         if (has_extension(available, VK_EXT_MESH_SHADER_EXTENSION_NAME) && has_mesh.taskShader && has_mesh.meshShader) {
             mesh.taskShader = mesh.meshShader = VK_TRUE;
             mesh.pNext = chain;

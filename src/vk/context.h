@@ -90,6 +90,9 @@ struct Context {
     VkPhysicalDeviceRayTracingPipelinePropertiesKHR ray_tracing_properties{};
     VkPhysicalDeviceAccelerationStructurePropertiesKHR acceleration_structure_properties{};
     bool debug_utils = false;
+    // SGD_PIPELINE_STATS's file where the device offers VK_KHR_pipeline_executable_properties,
+    // else empty (vk/pipeline_stats.h, diagnosis only).
+    std::string pipeline_stats_path;
     mutable DescriptorArena descriptor_arena;
 
     Context() = default;

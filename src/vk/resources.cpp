@@ -1,5 +1,6 @@
 #include "vk/resources.h"
 #include "vk/fault_injection.h"
+#include "vk/pipeline_stats.h"
 
 #include <unistd.h>
 
@@ -435,8 +436,13 @@ Pipeline create_compute_pipeline(const Context& ctx, const ComputeDesc& desc) {
                                             desc.specialization.size() * sizeof(uint32_t), desc.specialization.data()};
         info.stage.pSpecializationInfo = entries.empty() ? nullptr : &specialization;
         info.layout = layout;
+        info.flags = pipeline_stats_flags(ctx);
         VkPipeline pipeline = VK_NULL_HANDLE;
         VK_CHECK(vkCreateComputePipelines(ctx.device, VK_NULL_HANDLE, 1, &info, nullptr, &pipeline));
+        std::string name = desc.shader, constants;
+        for (uint32_t value : desc.specialization) constants += (constants.empty() ? "" : ", ") + std::to_string(value);
+        if (!constants.empty()) name += " [" + constants + "]";
+        write_pipeline_stats(ctx, pipeline, name);
         return pipeline;
     };
     return p;
@@ -552,8 +558,12 @@ VkPipeline compile_graphics_pipeline(const Context& ctx, const GraphicsDesc& des
     info.pColorBlendState = &blend;
     info.pDynamicState = &dynamic;
     info.layout = layout;
+    info.flags = pipeline_stats_flags(ctx);
     VkPipeline pipeline = VK_NULL_HANDLE;
     VK_CHECK(vkCreateGraphicsPipelines(ctx.device, VK_NULL_HANDLE, 1, &info, nullptr, &pipeline));
+    std::string name;
+    for (auto& [stage, shader] : desc.shaders) name += (name.empty() ? "" : " + ") + shader;
+    write_pipeline_stats(ctx, pipeline, name);
     return pipeline;
 }
 

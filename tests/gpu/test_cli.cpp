@@ -5,6 +5,7 @@
 
 #include "gpu/harness.h"
 #include "gpu/light_frame.h"  // test_context()
+#include "scoped_env.h"
 
 namespace {
 
@@ -137,6 +138,36 @@ TEST(Cli, ListDevicesAndVersion) {
     DemoRun version = run_demo({"--version"});
     EXPECT_EQ(version.exit_code, 0);
     EXPECT_NE(version.output.find("subgroup-demo "), std::string::npos);
+}
+
+// The diagnosis knob SGD_PIPELINE_STATS (src/vk/pipeline_stats.h): where the device reports its
+// pipelines' statistics, one JSON line per pipeline the run compiled, the cull's and the depth
+// pass's among them, each with its executables' statistics; where it does not (lavapipe), one note
+// and no file. Either way the frame is rendered as without it.
+TEST(Cli, PipelineStatisticsWrittenWhereTheDeviceReportsThemElseOneNote) {
+    REQUIRE_DRAWING();
+    std::string dir = test_dir("pipeline-stats"), path = dir + "/stats.jsonl";
+    std::filesystem::remove(path);
+    ScopedEnv knob("SGD_PIPELINE_STATS", path);
+    DemoRun run = run_demo({"--headless", "--size", "32x18", "--frames", "1", "--warmup", "0", "--cull", "subgroup",
+                            "--scene", SGD_TEST_SCENES "/props.gltf"});
+    ASSERT_EQ(run.exit_code, 0) << run.output;
+    bool refused = run.output.find("does not offer VK_KHR_pipeline_executable_properties") != std::string::npos;
+    if (run.output.find("llvmpipe") != std::string::npos) EXPECT_TRUE(refused) << "lavapipe offers no pipeline statistics";
+    if (refused) {
+        EXPECT_FALSE(std::filesystem::exists(path));
+        return;
+    }
+    std::ifstream file(path);
+    std::set<std::string> pipelines;
+    for (std::string line; std::getline(file, line);) {
+        nlohmann::json entry = nlohmann::json::parse(line);
+        pipelines.insert(entry["pipeline"].get<std::string>());
+        ASSERT_FALSE(entry["executables"].empty()) << line;
+        for (const auto& e : entry["executables"]) EXPECT_FALSE(e["statistics"].empty()) << line;
+    }
+    EXPECT_TRUE(pipelines.count("cull.comp.subgroup [64]")) << run.output;
+    EXPECT_TRUE(std::any_of(pipelines.begin(), pipelines.end(), [](const std::string& p) { return p.find("scene.vert") == 0; }));
 }
 
 }  // namespace

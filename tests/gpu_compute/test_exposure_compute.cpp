@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "gpu_compute/compute_harness.h"
+#include "hdr_frame.h"
 
 #include <bit>
 #include <cmath>
@@ -17,66 +18,14 @@
 
 #include "passes/exposure_pass.h"
 #include "passes/mip_pass.h"
+#include "passes/resolve_pass.h"
 #include "render/exposure_reference.h"
 #include "render/renderer.h"
 #include "render/tonemap.h"
 
 namespace {
 
-// float -> half bits, round to nearest even (independent of the shader's bit trick).
-uint16_t float_to_half(float f) {
-    uint32_t x = std::bit_cast<uint32_t>(f);
-    uint32_t sign = (x >> 16) & 0x8000u;
-    float a = std::fabs(f);
-    if (a >= 65520.0f) return uint16_t(sign | 0x7C00u);  // overflows to infinity (not produced here)
-    if (a < 6.103515625e-05f) return uint16_t(sign | uint32_t(std::nearbyint(a * 16777216.0f)));  // subnormal steps 2^-24
-    int e;
-    float m = std::frexp(a, &e);                                // a = m * 2^e, m in [0.5, 1)
-    uint32_t mantissa = uint32_t(std::nearbyint(m * 2048.0f));  // 11 significant bits, ties to even
-    if (mantissa == 2048u) mantissa = 1024u, ++e;
-    return uint16_t(sign | uint32_t(e + 14) << 10 | (mantissa - 1024u));
-}
-
-float nearest_half(float f) { return half_to_float(float_to_half(f)); }
-
-struct HdrImage {
-    uint32_t width, height;
-    std::vector<float> rgba;  // 4 floats a texel, each a half value
-    float at(uint32_t x, uint32_t y, int c) const { return rgba[(size_t(y) * width + x) * 4 + c]; }
-};
-
-// RGBA16F images as floats.
-void upload(const Context& ctx, Image& image, const std::vector<float>& rgba) {
-    std::vector<uint16_t> halves(rgba.size());
-    for (size_t i = 0; i < rgba.size(); ++i) halves[i] = float_to_half(rgba[i]);
-    upload_image(ctx, image, halves.data(), 8);
-}
-
-std::vector<float> download(const Context& ctx, Image& image) { return halves_to_floats(read_image(ctx, image, 8)); }
-
-// What a compute pass needs of a frame: targets, an empty scene-free context, counters.
-struct Frame {
-    const Context& ctx;
-    GpuScene scene;
-    FrameTargets targets;
-    Buffer uniforms, lights, counters;
-    Frame(const Context& c, VkExtent2D extent) : ctx(c) {
-        create_frame_targets(ctx, extent, targets);
-        uniforms = create_buffer(ctx, sizeof(FrameUniforms), VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT, MemoryKind::host_upload, "uniforms");
-        lights = create_buffer(ctx, 64, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, MemoryKind::host_upload, "lights");
-        counters = create_buffer(ctx, sizeof(GpuCounters), VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-                                 MemoryKind::device_local, "counters");
-    }
-    template <typename Body>
-    void run(const Plan& plan, uint32_t frame_index, Body body) {
-        GpuTimer timer(ctx);
-        VkCommandBuffer cmd = begin_one_shot(ctx);
-        timer.reset(cmd);
-        FrameContext f{ctx, cmd, timer, scene, targets, plan, uniforms, lights, counters, frame_index, 0};
-        body(f);
-        end_one_shot(ctx, cmd);
-    }
-};
+using namespace hdr_frame;
 
 // The fallback downsample of a pseudo-random HDR frame (each channel a half value between 2^-24
 // and 2^15, exponents spread over the whole range, so the fp32 sums round: the order matters) is
@@ -92,37 +41,61 @@ TEST(MipCompute, FallbackIsTheExactBoxFilterOfTheHdrFrame) {
         SCOPED_TRACE(std::to_string(extent.width) + "x" + std::to_string(extent.height));
         MipPass pass;
         pass.create(v.ctx, extent);
-        Frame frame(v.ctx, extent);
-        HdrImage hdr{extent.width, extent.height, std::vector<float>(size_t(extent.width) * extent.height * 4)};
-        uint32_t state = 12345;
-        for (float& value : hdr.rgba) {
-            float mantissa = 1.0f + float(next_random(state) >> 22) / 1024.0f;  // 10 bits: a half's significand
-            int exponent = int(next_random(state) >> 27) - 16;                   // 2^-16 .. 2^15
-            value = nearest_half(std::ldexp(mantissa, exponent));
-        }
+        PassFrame frame(v.ctx, extent);
+        HdrImage hdr = random_hdr(extent, 12345);
         upload(v.ctx, frame.targets.hdr, hdr.rgba);
         frame.run(plan, 0, [&](FrameContext& f) { pass.record_downsample(f); });
-        std::vector<float> mip = download(v.ctx, frame.targets.mip);
-        uint32_t mw = extent.width / 2, mh = extent.height / 2;
-        ASSERT_EQ(mip.size(), size_t(mw) * mh * 4);
-        int bad = 0, order_matters = 0;
-        for (uint32_t y = 0; y < mh; ++y)
-            for (uint32_t x = 0; x < mw; ++x)
-                for (int c = 0; c < 4; ++c) {
-                    float a = hdr.at(2 * x, 2 * y, c), b = hdr.at(2 * x + 1, 2 * y, c);
-                    float cc = hdr.at(2 * x, 2 * y + 1, c), d = hdr.at(2 * x + 1, 2 * y + 1, c);
-                    volatile float top = a + b, bottom = cc + d;  // fp32, no contraction, this order
-                    float want = nearest_half((top + bottom) * 0.25f);
-                    volatile float left_first = ((a + cc) + b) + d;
-                    order_matters += nearest_half(left_first * 0.25f) != want;
-                    float got = mip[(size_t(y) * mw + x) * 4 + c];
-                    if (std::bit_cast<uint32_t>(got) != std::bit_cast<uint32_t>(want) && ++bad <= 5)
-                        ADD_FAILURE() << "texel " << x << "," << y << " channel " << c << ": " << got << ", want " << want;
-                }
+        int order_matters = 0;
+        int bad = box_filter_mismatches(hdr, download(v.ctx, frame.targets.mip), &order_matters);
         EXPECT_EQ(bad, 0);
         printf("[ mip ] %ux%u: texel channels where another summation order would round differently: %d\n", extent.width,
                extent.height, order_matters);
         EXPECT_GT(order_matters, 0) << "the frame does not exercise the summation order";
+    }
+    EXPECT_EQ(validation_message_count(), v.messages_before) << "validation messages (printed above)";
+}
+
+// The compute resolve (resolve.comp, the visibility path's) of a pseudo-random HDR frame, at an
+// even and an odd size (partial tiles and quads across the edge): its quad mip is the CPU's box
+// filter bit for bit, as the fallback's is; its 8-bit frame is the CPU's tonemap of each pixel
+// (src/render/tonemap.cpp, within one step: the GPU's pow and the CPU's may round apart), the same
+// with and without the mip, and every pixel is written (the image starts poisoned). The fragment
+// resolve of the same frame is the bit-for-bit oracle in tests/gpu/test_resolve.cpp, where drawing works.
+TEST(ResolveCompute, QuadMipIsTheExactBoxFilterAndTheFrameTheTonemap) {
+    ValidatedContext v;
+    ASSERT_EQ(v.ctx.subgroup.size, uint32_t(expected_subgroup_size()));
+    PlanRequest request;
+    request[PassId::mip] = Request::subgroup;
+    request[PassId::exposure] = Request::off;
+    Plan plan = make_plan(v.ctx.subgroup, v.ctx.features, request);
+    ASSERT_EQ(plan[PassId::mip].variant, Variant::subgroup);
+    Plan plain_plan = plan;
+    plain_plan[PassId::mip].variant = Variant::off;
+    ResolvePass pass;
+    pass.create(v.ctx);
+    ASSERT_TRUE(pass.compute_mip) << compute_resolve_mip_missing(v.ctx.subgroup);
+    for (VkExtent2D extent : {VkExtent2D{256, 144}, VkExtent2D{201, 111}}) {
+        SCOPED_TRACE(std::to_string(extent.width) + "x" + std::to_string(extent.height));
+        PassFrame frame(v.ctx, extent);
+        HdrImage hdr = random_hdr(extent, 777);
+        for (float& value : hdr.rgba) value = round_to_half(value * 0.0009765625f);  // 2^-10: most below the shoulder
+        upload(v.ctx, frame.targets.hdr, hdr.rgba);
+        std::vector<uint8_t> poison(size_t(extent.width) * extent.height * 4, 0x5A);
+        upload_image(v.ctx, frame.targets.color, poison.data(), 4);
+        frame.run(plan, 0, [&](FrameContext& f) { pass.record_compute(f); });
+        EXPECT_EQ(box_filter_mismatches(hdr, download(v.ctx, frame.targets.mip)), 0);
+        std::vector<uint8_t> color = read_image(v.ctx, frame.targets.color, 4);
+        std::vector<uint8_t> want = tonemap_rgba8(hdr.rgba, 1.0f);
+        ASSERT_EQ(color.size(), want.size());
+        int off = 0;
+        for (size_t i = 0; i < color.size(); ++i)
+            if (std::abs(int(color[i]) - int(want[i])) > 1 && ++off <= 5)
+                ADD_FAILURE() << "pixel " << (i / 4) % extent.width << "," << (i / 4) / extent.width << " channel " << i % 4
+                              << ": " << int(color[i]) << ", the CPU's " << int(want[i]);
+        EXPECT_EQ(off, 0);
+        upload_image(v.ctx, frame.targets.color, poison.data(), 4);
+        frame.run(plain_plan, 0, [&](FrameContext& f) { pass.record_compute(f); });
+        EXPECT_TRUE(read_image(v.ctx, frame.targets.color, 4) == color) << "the frame differs without the mip";
     }
     EXPECT_EQ(validation_message_count(), v.messages_before) << "validation messages (printed above)";
 }
@@ -141,7 +114,7 @@ TEST(ExposureCompute, ReductionCountsEveryTexelOnceAndBothVariantsAgree) {
     pass.create(v.ctx);
     for (VkExtent2D mip : {VkExtent2D{160, 90}, VkExtent2D{37, 23}, VkExtent2D{1, 1}, VkExtent2D{300, 7}, VkExtent2D{3, 129}}) {
         SCOPED_TRACE(std::to_string(mip.width) + "x" + std::to_string(mip.height));
-        Frame frame(v.ctx, {mip.width * 2, mip.height * 2});
+        PassFrame frame(v.ctx, {mip.width * 2, mip.height * 2});
         ASSERT_EQ(frame.targets.mip.extent.width, mip.width);
         std::vector<float> rgba(size_t(mip.width) * mip.height * 4);
         uint64_t known = 0;
@@ -185,7 +158,7 @@ TEST(ExposureCompute, AdaptationFollowsTheFrameIndex) {
     ValidatedContext v;
     ExposurePass pass;
     pass.create(v.ctx);
-    Frame frame(v.ctx, {64, 64});
+    PassFrame frame(v.ctx, {64, 64});
     PlanRequest request;
     request[PassId::exposure] = Request::fallback;
     Plan plan = make_plan(v.ctx.subgroup, v.ctx.features, request);

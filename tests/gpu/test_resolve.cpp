@@ -1,0 +1,60 @@
+// The resolve pass's two forms on the same HDR frame, in-process: the full-screen fragment pass
+// (forward shading's) and the compute dispatch (resolve.comp, the visibility path's,
+// docs/visibility.md) must write the same 8-bit frame and the same quad mip, bit for bit, with and
+// without the mip and with the exposure pass's exposure applied. The frame is pseudo-random half
+// values at an odd size, so tiles, quads and the mip's last row and column are partial.
+// (tests/gpu_compute/test_exposure_compute.cpp holds the compute form against the CPU's box filter
+// and tonemap at every width; this needs drawing, so not at 16 lanes.)
+#include <gtest/gtest.h>
+
+#include "gpu/harness.h"
+#include "gpu/light_frame.h"  // test_context()
+#include "hdr_frame.h"
+#include "passes/resolve_pass.h"
+#include "plan/plan.h"
+
+namespace {
+
+using namespace hdr_frame;
+
+TEST(Resolve, ComputeWritesTheFragmentPassesFrameAndMipBitForBit) {
+    REQUIRE_DRAWING();
+    const Context& ctx = test_context();
+    uint32_t messages = validation_message_count();
+    ResolvePass pass;
+    pass.create(ctx);
+    ASSERT_TRUE(pass.mip) << "the fragment quad mip is supported on lavapipe";
+    ASSERT_TRUE(pass.compute_mip) << compute_resolve_mip_missing(ctx.subgroup);
+    const VkExtent2D extent{203, 117};
+    PassFrame frame(ctx, extent);
+    HdrImage hdr = random_hdr(extent, 4242);
+    for (float& value : hdr.rgba) value = round_to_half(value * 0.0009765625f);  // most below the shoulder
+    upload(ctx, frame.targets.hdr, hdr.rgba);
+    // An exposure the state buffer holds (the exposure pass's layout: exposure_pass.h), applied
+    // when the plan measures it.
+    ExposureState state{};
+    state.exposure = 1.75f;
+    memcpy(frame.exposure_state.mapped, &state, sizeof(state));
+    // (The exposure pass measures the mip: without a mip, no measured exposure.)
+    for (auto [mip, exposure] : {std::pair{Request::subgroup, Request::fallback}, std::pair{Request::subgroup, Request::off},
+                                 std::pair{Request::off, Request::off}}) {
+        PlanRequest request;
+        request[PassId::mip] = mip;
+        request[PassId::exposure] = exposure;
+        Plan plan = make_plan(ctx.subgroup, ctx.features, request);
+        SCOPED_TRACE("mip " + std::string(request_name(mip)) + ", exposure " + std::string(request_name(exposure)));
+        auto resolve = [&](bool compute) {
+            frame.run(plan, 0, [&](FrameContext& f) { compute ? pass.record_compute(f) : pass.record(f); });
+            return std::make_pair(read_image(ctx, frame.targets.color, 4), read_image(ctx, frame.targets.mip, 8));
+        };
+        auto [fragment_color, fragment_mip] = resolve(false);
+        auto [compute_color, compute_mip] = resolve(true);
+        EXPECT_TRUE(compute_color == fragment_color) << "the 8-bit frames differ";
+        // Not a flat frame that any two writers would agree on.
+        EXPECT_GT(std::set<uint8_t>(fragment_color.begin(), fragment_color.end()).size(), 64u);
+        if (mip == Request::subgroup) EXPECT_TRUE(compute_mip == fragment_mip) << "the quad mips differ";
+    }
+    EXPECT_EQ(validation_message_count(), messages) << "validation messages (printed above)";
+}
+
+}  // namespace
