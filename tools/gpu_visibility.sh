@@ -2,9 +2,11 @@
 # --shading forward against --shading visibility on a GPU (docs/visibility.md): the default command
 # (every other pass auto, every feature on, --no-tuning) with --instances 5 --lights 4096 at
 # 1920x1080 and 3840x2160; visibility with its quad-swap derivatives and, masked, its analytic
-# fallback. Each configuration twice, alternated, so clock drift falls on all of them. Writes
+# fallback (--mask-ops quad, which also moves the quad mip to its compute fallback: the `mip` row).
+# Each configuration twice, alternated, so clock drift falls on all of them. Writes
 # OUT/visibility.md (per-pass medians and the frame), the reports and OUT/log.txt (a few minutes).
 # Usage (repository root, build/ built): tools/gpu_visibility.sh [BUILD_DIR] [OUT]
+# (SIZES="WxH ..." FRAMES=N WARMUP=N override the defaults, e.g. for a quick check on lavapipe.)
 set -uo pipefail
 demo=${1:-build}/subgroup-demo
 out=${2:-${OUT:-out-visibility}}
@@ -12,7 +14,8 @@ mkdir -p "$out"
 log="$out/log.txt"
 echo "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)" | tee "$log"
 configs=("forward:--shading forward" "visibility:--shading visibility" "visibility-analytic:--shading visibility --mask-ops quad")
-for size in 1920x1080 3840x2160; do
+sizes=${SIZES:-1920x1080 3840x2160}
+for size in $sizes; do
   for round in 1 2; do
     for config in "${configs[@]}"; do
       tag=${config%%:*}
@@ -22,14 +25,14 @@ for size in 1920x1080 3840x2160; do
     done
   done
 done
-python3 - "$out" > "$out/visibility.md" <<'PY'
+python3 - "$out" $sizes > "$out/visibility.md" <<'PY'
 import json, sys, statistics
 out = sys.argv[1]
 tags = ("forward", "visibility", "visibility-analytic")
 def report(tag, size, r):
     try: return json.load(open(f"{out}/{tag}-{size}-{r}.json"))
     except Exception: return None
-for size in ("1920x1080", "3840x2160"):
+for size in sys.argv[2:]:
     reports = {t: [x for x in (report(t, size, r) for r in (1, 2)) if x] for t in tags}
     keys = []
     for t in tags:

@@ -126,7 +126,7 @@ ShadingPlan plan_shading(const SubgroupCaps& caps, const DeviceFeatures& feature
     if (plan.shading == Shading::forward) return plan;
     std::string quads = visibility_derivatives_missing(caps, features);
     plan.derivatives = quads.empty() ? Variant::subgroup : Variant::fallback;
-    plan.reason += quads.empty() ? "; quad-swap derivatives where a quad's four pixels share a triangle, analytic elsewhere"
+    plan.reason += quads.empty() ? "; quad-broadcast derivatives where the quad's first three pixels show the pixel's triangle, analytic elsewhere"
                                  : "; analytic derivatives everywhere: " + quads;
     // The light loop's subgroup variant runs in the compute stage here: it needs its operations there.
     const PassInfo& loop = pass_info(PassId::light_loop);
