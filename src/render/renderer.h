@@ -1,6 +1,7 @@
 // Owns the GPU scene, the frame targets and the passes, and records one frame in order:
 // units at before_depth (cull) -> depth -> units at after_depth (light cull) -> forward (HDR; +
-// shading-time quad mip) -> units at after_forward (mip fallback, fix-up) -> resolve (tonemap; +
+// shading-time quad mip), or with --shading visibility the compute shading pass over the depth
+// pass's visibility image (passes/visibility_pass.h) -> units at after_forward (mip fallback, fix-up) -> resolve (tonemap; +
 // quad mip) -> units at after_resolve (exposure) -> view -> overlay. The selectable passes come
 // from the pass table (passes/pass_table.h); depth, forward and the views are the renderer's own.
 #pragma once
