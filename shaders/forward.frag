@@ -45,6 +45,19 @@ vec3 shade() {
     return color;
 }
 
+#if defined(FORWARD_IDS)
+// Tests only (RendererConfig::test_forward_output): instead of a colour, which triangle forward drew
+// here, (draw, gl_PrimitiveID) in 11-bit pieces that RGBA16F holds exactly: the oracle of the
+// visibility pre-pass's image (tests/gpu/test_visibility.cpp).
+void main() {
+    uint primitive = uint(gl_PrimitiveID);
+    out_color = vec4(in_draw & 2047u, in_draw >> 11u, primitive & 2047u, primitive >> 11u);
+}
+#elif defined(FORWARD_DERIVATIVES)
+// Tests only: the coarse derivatives of uv this fragment's quad has, the visibility shading
+// pass's oracle (visibility_shade.comp writes its own with kShadeDerivatives).
+void main() { out_color = vec4(dFdxCoarse(in_uv), dFdyCoarse(in_uv)); }
+#else
 void main() {
     // A value the RGBA16F target holds exactly (box_filter.glsl): the target stores it unchanged on
     // any device, whatever its float-to-half rounding, and the quad mip sums that same value.
@@ -56,3 +69,4 @@ void main() {
     write_quad_mip(out_color);
 #endif
 }
+#endif

@@ -113,7 +113,11 @@ void count_light_loop(uint own_trips, uint loop_trips, uint tile) {
     // One lane per subgroup adds the subgroup's numbers: the lowest active lane that is not a helper
     // (a helper lane's atomics have no effect, so subgroupElect() could pick a lane whose add is lost;
     // every quad has a non-helper lane). Same control flow for all these operations.
+#ifdef SHADING_IN_COMPUTE
+    bool real = true;  // visibility_shade.comp: compute has no helper lanes
+#else
     bool real = !gl_HelperInvocation;
+#endif
     uvec4 real_lanes = subgroupBallot(real);
     uint lanes = subgroupBallotBitCount(real_lanes);
     uint lane_trips = subgroupAdd(real ? own_trips : 0);

@@ -7,6 +7,19 @@ sgd_shader(scene.vert forward)
 sgd_shader(forward.frag plain)
 # Depth pre-pass of scenes with alphaMode MASK materials (the holes the ray tracer's any-hit sees).
 sgd_shader(depth_alpha.frag main)
+# --shading visibility (docs/visibility.md): the pre-pass also writes each pixel's (draw, primitive),
+# with the alpha test of depth_alpha.frag where the scene has masked materials; the compute shading
+# pass by [quad-swap or analytic derivatives] x [subgroup or per-lane light loop]. forward.frag ids:
+# tests only, forward's own (draw, primitive) per pixel, the visibility image's oracle, and
+# forward.frag derivatives, its quad's uv derivatives, the shading pass's.
+sgd_shader(visibility.frag plain)
+sgd_shader(visibility.frag alpha ALPHA=1)
+sgd_shader(visibility_shade.comp quads VISIBILITY_QUADS=1)
+sgd_shader(visibility_shade.comp analytic)
+sgd_shader(visibility_shade.comp quads_light_loop VISIBILITY_QUADS=1 LIGHT_LOOP_SUBGROUP=1)
+sgd_shader(visibility_shade.comp analytic_light_loop LIGHT_LOOP_SUBGROUP=1)
+sgd_shader(forward.frag ids FORWARD_IDS=1)
+sgd_shader(forward.frag derivatives FORWARD_DERIVATIVES=1)
 # The lod view (--view lod, docs/lod.md): every draw in its level's colour.
 sgd_shader(lod_view.vert main)
 sgd_shader(lod_view.frag main)

@@ -154,6 +154,10 @@ Options:
 @PASSES@  --view M               shaded | lane-id | first-last-lane | active-lanes | mip | light-count | lod | depth-pyramid
   --view-stage S         @STAGES@
   --geometry G           indexed (compute cull + indirect draws) | meshlet (task + mesh shaders)
+  --shading S            auto | forward (the fragment stage shades) | visibility (the pre-pass
+                         writes each pixel's triangle; a compute pass over 2x2 quads shades,
+                         docs/visibility.md); auto takes forward unless a verdict measured on
+                         this device says visibility is faster (default auto)
   --camera C             overview (fitted, from above) | street (eye height down a street of the
                          --instances grid, docs/occlusion.md) (default overview)
   --lod M                auto (each instance draws the coarsest level of detail whose error
@@ -226,6 +230,15 @@ Options parse_options(const std::vector<std::string>& args) {
             auto s = parse_stage(value());
             if (!s) throw UsageError("--view-stage expects " + one_of(stage_list()) + ", got '" + args[i] + "'");
             o.plan.view_stage = *s;
+        } else if (a == "--shading") {
+            const std::string& mode = value();
+            if (mode == "auto") {
+                o.plan.shading = std::nullopt;
+            } else {
+                auto shading = parse_shading(mode);
+                if (!shading) throw UsageError("--shading expects auto, forward or visibility, got '" + mode + "'");
+                o.plan.shading = *shading;
+            }
         } else if (a == "--geometry") {
             auto g = parse_geometry(value());
             if (!g) throw UsageError("--geometry expects indexed or meshlet, got '" + args[i] + "'");

@@ -101,6 +101,7 @@ nlohmann::json renderer_json(const RendererConfig& c) {
     return {{"extent", {c.extent.width, c.extent.height}},
             {"lights", c.lights},
             {"passes", passes},
+            {"shading", shading_name(c.plan.shading.shading)},
             {"view", {{"mode", view_mode_name(c.plan.view.mode)}, {"stage", stage_name(c.plan.view.stage)}}},
             {"view_legend", c.view_legend},
             {"cull_group_size", c.cull_group_size}};
@@ -312,6 +313,12 @@ nlohmann::json plan_json(const Plan& plan) {
                      {"reason", plan.geometry == Geometry::meshlet
                                     ? "task + mesh shaders over meshlets; --cull applies to their culling"
                                     : "compute cull pass + indexed indirect draws"}};
+    j["shading"] = {{"requested", shading_request_name(plan.shading)},
+                    {"mode", shading_name(plan.shading.shading)},
+                    {"derivatives", variant_name(plan.shading.derivatives)},
+                    {"light_loop", variant_name(plan.shading.light_loop)},
+                    {"reason", plan.shading.reason},
+                    {"source", plan_source_name(plan.shading.source)}};
     j["view"] = {{"mode", view_mode_name(plan.view.mode)},
                  {"stage", stage_name(plan.view.stage)},
                  {"variant", variant_name(plan.view.variant)},
@@ -480,6 +487,11 @@ void print_info(const Context& ctx, const Plan& plan) {
                std::string(variant_name(p.variant)).c_str(), std::string(plan_source_name(p.source)).c_str(), p.reason.c_str());
     };
     for (const PassInfo& pass : kPasses) row(std::string(pass.key).c_str(), plan[pass.id]);
+    // --shading: forward or visibility; visibility's variant is its derivatives' (docs/visibility.md).
+    const ShadingPlan& shading = plan.shading;
+    printf("%-12s %-10s %-12s %-13s %s\n", "shading", std::string(shading_request_name(shading)).c_str(),
+           std::string(shading_variant_name(shading)).c_str(), std::string(plan_source_name(shading.source)).c_str(),
+           shading.reason.c_str());
 
     printf("\n%-16s %-13s %s\n", "debug view", "stage", "variant / reason");
     for (ViewMode mode : {ViewMode::lane_id, ViewMode::first_last_lane, ViewMode::active_lanes})

@@ -21,6 +21,8 @@ const std::array<TimerInfo, kTimerCount> kTimers = {{
     {Timer::light_cull, "light_cull", "light cull", "light-cull"},
     {Timer::ray_trace, "ray_trace", "ray trace", "rt"},
     {Timer::forward, "forward", "forward", "fwd"},
+    // --shading visibility's compute pass (docs/visibility.md) instead of forward: forward's HUD row.
+    {Timer::shade, "shade", "visibility shade", "shade", Timer::forward},
     {Timer::mip, "mip", "mip", "mip"},
     {Timer::mip_fixup, "mip_fixup", "mip fix-up", "mip-fix"},
     {Timer::resolve, "resolve", "resolve", "resolve"},

@@ -74,7 +74,7 @@ Descriptors scene_descriptors(const FrameContext& f) {
     return d;
 }
 
-void ScenePass::create(const Context& ctx, bool alpha_masked) {
+void ScenePass::create(const Context& ctx, bool alpha_masked, ForwardTestOutput test_output) {
     GraphicsDesc d;
     d.shaders = {{VK_SHADER_STAGE_VERTEX_BIT, "scene.vert.depth"}};
     d.layout = kSceneLayout;
@@ -88,6 +88,27 @@ void ScenePass::create(const Context& ctx, bool alpha_masked) {
         d.vertex_attributes = 3;
     }
     depth = create_graphics_pipeline(ctx, d);
+
+    if (visibility_missing(ctx.features, Geometry::indexed).empty()) {
+        // Forward's vertex shader gives the fragment shader the draw (and the uv for the alpha test).
+        GraphicsDesc v = d;
+        v.shaders = {{VK_SHADER_STAGE_VERTEX_BIT, "scene.vert.forward"},
+                     {VK_SHADER_STAGE_FRAGMENT_BIT, alpha_masked ? "visibility.frag.alpha" : "visibility.frag.plain"}};
+        v.vertex_attributes = 3;
+        v.color_formats = {kVisibilityFormat};
+        // Of the fragments at a pixel's final depth the last drawn keeps its id, as forward's EQUAL
+        // test keeps the last one's colour (visibility.frag). The depth written is the same as GREATER's.
+        v.depth_compare = VK_COMPARE_OP_GREATER_OR_EQUAL;
+        v.layout.push_constant_bytes = sizeof(uint32_t);  // the late draw's bit
+        visibility = create_graphics_pipeline(ctx, v);
+    }
+    // (forward.frag.ids reads gl_PrimitiveID: the Geometry capability.)
+    if (test_output == ForwardTestOutput::derivatives || (test_output == ForwardTestOutput::ids && ctx.features.geometry)) {
+        GraphicsDesc test = forward_pipeline_desc(false);
+        test.shaders = {{VK_SHADER_STAGE_VERTEX_BIT, "scene.vert.forward"},
+                        {VK_SHADER_STAGE_FRAGMENT_BIT, test_output == ForwardTestOutput::ids ? "forward.frag.ids" : "forward.frag.derivatives"}};
+        forward_test = create_graphics_pipeline(ctx, test);
+    }
 
     for (int mip = 0; mip < 2; ++mip)
         for (int loop = 0; loop < 2; ++loop) {
@@ -168,13 +189,31 @@ void ScenePass::record_depth(FrameContext& f, bool late) {
     // the last list as forward will.
     MeshletPass* meshlets = f.plan.geometry == Geometry::meshlet ? f.meshlets : nullptr;
     if (meshlets && !late && !f.cull_frozen) meshlets->record_reset(f);
-    begin_rendering(f.cmd, f.targets.extent, nullptr, &depth_target);
-    if (meshlets && f.cull_frozen)
+    // --shading visibility (indexed path only, plan_shading): the pre-pass and the late draw also
+    // write which triangle covers each pixel; the pre-pass clears it to "none".
+    bool ids = !meshlets && f.plan.shading.shading == Shading::visibility && visibility && f.targets.visibility.image;
+    VkRenderingAttachmentInfo id_target{};
+    if (ids) {
+        transition(f.cmd, f.targets.visibility, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+                   VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
+                   VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT | VK_ACCESS_2_COLOR_ATTACHMENT_READ_BIT, !late);
+        VkClearColorValue none{};
+        none.uint32[0] = none.uint32[1] = kNoTriangle;
+        id_target = color_attachment(f.targets.visibility, late ? VK_ATTACHMENT_LOAD_OP_LOAD : VK_ATTACHMENT_LOAD_OP_CLEAR, none);
+    }
+    begin_rendering(f.cmd, f.targets.extent, ids ? &id_target : nullptr, &depth_target);
+    if (meshlets && f.cull_frozen) {
         meshlets->record_frozen_depth(f);
-    else if (meshlets)
+    } else if (meshlets) {
         late ? meshlets->record_late_depth(f) : meshlets->record_depth(f);
-    else
+    } else if (ids) {
+        uint32_t late_bit = late ? kLateDrawBit : 0u;
+        vkCmdPushConstants(f.cmd, visibility.layout, VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0,
+                           sizeof(late_bit), &late_bit);
+        draw_scene(f, visibility);
+    } else {
         draw_scene(f, depth);
+    }
     vkCmdEndRendering(f.cmd);
     if (meshlets) meshlets->record_depth_done(f);
     if (!late) f.timer.end(f.cmd, Timer::depth);
@@ -195,7 +234,7 @@ void ScenePass::record_forward(FrameContext& f) {
                VK_ACCESS_2_SHADER_STORAGE_READ_BIT, !f.ray_traced);
     bool quad_mip = f.plan[PassId::mip].variant == Variant::forward && forward[1][0] && f.mip_edges;
     bool light_loop = f.plan[PassId::light_loop].variant == Variant::subgroup && forward[quad_mip][1];
-    const Pipeline& pipeline = forward[quad_mip][light_loop];
+    const Pipeline& pipeline = forward_test ? forward_test : forward[quad_mip][light_loop];
     if (quad_mip) {
         // Texels that no quad touches are never stored by the shader: start from the clear. And an
         // empty edge list with its capacity. Timed with the forward pass, as part of what the

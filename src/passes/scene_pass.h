@@ -3,6 +3,10 @@
 
 #include "render/frame.h"
 
+// Tests only: what forward writes instead of its colour (the visibility path's oracles): which
+// triangle it drew (forward.frag.ids) or its quad's uv derivatives (forward.frag.derivatives).
+enum class ForwardTestOutput { colour, ids, derivatives };
+
 struct ScenePass {
     Pipeline depth;
     // forward.frag by [quad mip][subgroup light loop]. QUAD_MIP also writes the half-resolution
@@ -10,6 +14,11 @@ struct ScenePass {
     // (plan[PassId::light_loop] == subgroup). Those are created where the real device can run them
     // (masks only change the plan).
     Pipeline forward[2][2];
+    // --shading visibility's pre-pass: depth and the visibility image (visibility.frag), where the
+    // device can run it (visibility_missing); with the alpha test where the scene has masked materials.
+    Pipeline visibility;
+    // Tests only (RendererConfig::test_forward_output): forward.frag.ids or .derivatives in forward's place.
+    Pipeline forward_test;
     // EXPERIMENT ONLY (SGD_MIP_EXPERIMENT, scene_pass.cpp): fragment invocations of the forward pass.
     VkQueryPool statistics = VK_NULL_HANDLE;
     VkDevice device = VK_NULL_HANDLE;
@@ -19,7 +28,8 @@ struct ScenePass {
     ScenePass& operator=(const ScenePass&) = delete;
     ~ScenePass();
 
-    void create(const Context& ctx, bool alpha_masked);  // alpha_masked: the depth pre-pass tests alpha
+    // alpha_masked: the depth pre-pass tests alpha; test_output: tests only, see forward_test above.
+    void create(const Context& ctx, bool alpha_masked, ForwardTestOutput test_output = ForwardTestOutput::colour);
     // late: occlusion phase 2's draw, the re-admitted only, on top of the pre-pass's depth.
     void record_depth(FrameContext& f, bool late = false);
     void record_forward(FrameContext& f);

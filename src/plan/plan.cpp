@@ -68,6 +68,74 @@ std::string forward_missing(const SubgroupCaps& caps, const DeviceFeatures& feat
     return missing;
 }
 
+std::string_view shading_name(Shading s) { return s == Shading::visibility ? "visibility" : "forward"; }
+
+std::optional<Shading> parse_shading(std::string_view name) {
+    if (name == "forward") return Shading::forward;
+    if (name == "visibility") return Shading::visibility;
+    return std::nullopt;
+}
+
+std::string_view shading_request_name(const ShadingPlan& p) { return p.requested ? shading_name(*p.requested) : "auto"; }
+
+std::string shading_variant_name(const ShadingPlan& p) {
+    if (p.shading == Shading::forward) return "forward";
+    return "visibility/" + std::string(variant_name(p.derivatives));
+}
+
+std::string visibility_missing(const DeviceFeatures& features, Geometry geometry) {
+    if (geometry == Geometry::meshlet) return "the meshlet path has no visibility pre-pass yet (docs/visibility.md, \"Not yet\")";
+    // The pre-pass's fragment shader reads gl_PrimitiveID: SPIR-V's Geometry capability.
+    return features.geometry ? "" : "device lacks the geometryShader feature (the pre-pass reads gl_PrimitiveID)";
+}
+
+std::string visibility_derivatives_missing(const SubgroupCaps& caps, const DeviceFeatures& features) {
+    // visibility_shade.comp VISIBILITY_QUADS: subgroupQuadBroadcast (quad) on lanes numbered by
+    // gl_SubgroupID and gl_SubgroupInvocationID (basic), which full subgroups make dense.
+    std::string missing = missing_support(caps, {Stage::compute, bit(Op::basic) | bit(Op::quad)});
+    if (missing.empty() && !features.compute_full_subgroups)
+        missing = "device lacks computeFullSubgroups (a quad is four lanes of a numbering by subgroup)";
+    return missing;
+}
+
+ShadingPlan plan_shading(const SubgroupCaps& caps, const DeviceFeatures& features, const PlanRequest& request,
+                         Variant light_loop) {
+    ShadingPlan plan;
+    plan.requested = request.shading;
+    std::string missing = visibility_missing(features, request.geometry);
+    if (request.shading == Shading::forward) {
+        plan.source = PlanSource::requested;
+        plan.reason = "requested forward";
+    } else if (request.shading == Shading::visibility) {
+        if (!missing.empty()) throw UnsupportedRequest("--shading visibility: " + missing + "; use --shading forward or auto");
+        plan.source = PlanSource::requested;
+        plan.shading = Shading::visibility;
+        plan.reason = "requested visibility";
+    } else if (!missing.empty()) {
+        plan.reason = "auto takes forward: " + missing;
+    } else if (request.measured_shading && request.measured_shading->winner == Variant::subgroup) {
+        plan.source = PlanSource::measured;
+        plan.shading = Shading::visibility;
+        plan.reason = "visibility " + measured_reason(*request.measured_shading);
+    } else if (request.measured_shading) {
+        plan.source = PlanSource::measured;
+        plan.reason = "forward " + measured_reason(*request.measured_shading);
+    } else {
+        plan.reason = "auto takes forward: no verdict measured on this device says visibility is faster";
+    }
+    if (plan.shading == Shading::forward) return plan;
+    std::string quads = visibility_derivatives_missing(caps, features);
+    plan.derivatives = quads.empty() ? Variant::subgroup : Variant::fallback;
+    plan.reason += quads.empty() ? "; quad-broadcast derivatives where the quad's first three pixels show the pixel's triangle, analytic elsewhere"
+                                 : "; analytic derivatives everywhere: " + quads;
+    // The light loop's subgroup variant runs in the compute stage here: it needs its operations there.
+    const PassInfo& loop = pass_info(PassId::light_loop);
+    std::string loop_missing = missing_support(caps, {Stage::compute, loop.ops});
+    plan.light_loop = light_loop == Variant::subgroup && !loop_missing.empty() ? Variant::fallback : light_loop;
+    if (light_loop == Variant::subgroup && !loop_missing.empty()) plan.reason += "; per-lane light loop: " + loop_missing;
+    return plan;
+}
+
 std::string_view plan_source_name(PlanSource s) {
     constexpr std::array<std::string_view, 3> names = {"requested", "capabilities", "measured"};
     return names[size_t(s)];
@@ -181,6 +249,10 @@ Plan make_plan(const SubgroupCaps& caps, const DeviceFeatures& features, const P
     Plan plan;
     plan.geometry = request.geometry;
     plan.lod = request.lod;
+    // Before the geometry's own checks: --shading visibility --geometry meshlet gets the shading's reason.
+    if (request.shading == Shading::visibility)
+        if (std::string missing = visibility_missing(features, request.geometry); !missing.empty())
+            throw UnsupportedRequest("--shading visibility: " + missing + "; use --shading forward or auto");
     if (request.geometry == Geometry::meshlet)
         if (std::string missing = meshlet_missing(features); !missing.empty())
             throw UnsupportedRequest("--geometry meshlet: " + missing + "; use --geometry indexed");
@@ -223,6 +295,12 @@ Plan make_plan(const SubgroupCaps& caps, const DeviceFeatures& features, const P
     } else if (exposure.variant == Variant::off) {
         exposure.reason += ": exposure fixed at 1.0";
     }
+    plan.shading = plan_shading(caps, features, request, plan[PassId::light_loop].variant);
+    // The mip's forward variant is written by the forward pass, which visibility does not run.
+    PassPlan& mip = plan[PassId::mip];
+    if (plan.shading.shading == Shading::visibility && mip.variant == Variant::forward)
+        throw UnsupportedRequest("--mip forward: the quad mip written while forward shades, but --shading visibility runs no "
+                                 "forward pass; use --mip auto, subgroup or fallback");
     plan.view = plan_view(caps, features, request.view, request.view_stage);
     plan.view.level = request.view_level;
     return plan;

@@ -56,12 +56,35 @@ struct ViewPlan {
     uint32_t level = 0;  // depth-pyramid: the level shown (the view clamps it to the coarsest)
 };
 
+// --shading (docs/visibility.md): forward shades in the fragment stage; visibility has the pre-pass
+// write which triangle covers each pixel and a compute pass over 2x2-pixel quads shade it.
+enum class Shading { forward, visibility };
+std::string_view shading_name(Shading s);  // "forward", "visibility"
+std::optional<Shading> parse_shading(std::string_view name);
+
+struct ShadingPlan {
+    std::optional<Shading> requested;  // nullopt: auto
+    Shading shading = Shading::forward;
+    // Visibility's texture derivatives: subgroup (quad swaps where a quad's four pixels share a
+    // triangle, else analytic) or fallback (analytic everywhere); off with forward.
+    Variant derivatives = Variant::off;
+    // Visibility's light loop: the plan's light-loop variant where the compute stage can run it.
+    Variant light_loop = Variant::off;
+    std::string reason;
+    PlanSource source = PlanSource::capabilities;
+};
+
+std::string_view shading_request_name(const ShadingPlan& p);  // "auto", "forward", "visibility"
+// The --info column: "forward", or visibility's derivatives: "visibility/subgroup", "visibility/fallback".
+std::string shading_variant_name(const ShadingPlan& p);
+
 // What each selectable pass (indexed by PassId, see passes/pass_table.h) and the debug view resolve to.
 struct Plan {
     std::array<PassPlan, kPassCount> passes;
     ViewPlan view;
     Geometry geometry = Geometry::indexed;  // with meshlet, passes[cull] is the task/mesh culling
     bool lod = true;  // --lod auto: each draw's level of detail is chosen per frame (docs/lod.md)
+    ShadingPlan shading;
 
     PassPlan& operator[](PassId id) { return passes[size_t(id)]; }
     const PassPlan& operator[](PassId id) const { return passes[size_t(id)]; }
@@ -74,6 +97,9 @@ struct PlanRequest {
     uint32_t view_level = 0;  // the depth-pyramid view's level (the window's P key)
     Geometry geometry = Geometry::indexed;
     bool lod = true;  // --lod auto | off
+    std::optional<Shading> shading;  // --shading; nullopt: auto
+    // A verdict of this device on forward against visibility (winner subgroup: visibility faster).
+    std::optional<MeasuredPreference> measured_shading;
     // What this device measured (empty: --no-tuning, no tuning file, or the window's T key off).
     // Only `auto` consults it, and only where the measured winner can run.
     MeasuredPreferences measured{};
@@ -117,5 +143,13 @@ std::string forward_missing(const SubgroupCaps& caps, const DeviceFeatures& feat
 // The same for a pass the device cannot run at all (`unavailable` says why): auto is off with the
 // reason, off is off, subgroup and fallback throw UnsupportedRequest naming what is missing.
 PassPlan plan_unavailable_pass(const PassInfo& pass, Request requested, const std::string& unavailable);
+
+// Why the device cannot run the visibility path at all, or empty (geometry: meshlet is not built yet).
+std::string visibility_missing(const DeviceFeatures& features, Geometry geometry);
+// Why visibility's quad-swap derivatives cannot run (compute quad operations, full subgroups), or empty.
+std::string visibility_derivatives_missing(const SubgroupCaps& caps, const DeviceFeatures& features);
+// Resolves --shading; throws UnsupportedRequest for an explicit visibility the device or geometry cannot run.
+ShadingPlan plan_shading(const SubgroupCaps& caps, const DeviceFeatures& features, const PlanRequest& request,
+                         Variant light_loop);
 
 ViewPlan plan_view(const SubgroupCaps& caps, const DeviceFeatures& features, ViewMode mode, Stage stage);

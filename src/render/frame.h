@@ -14,6 +14,11 @@ constexpr VkFormat kColorFormat = VK_FORMAT_R8G8B8A8_UNORM;  // holds sRGB-encod
 constexpr VkFormat kHdrFormat = VK_FORMAT_R16G16B16A16_SFLOAT;
 constexpr VkFormat kDepthFormat = VK_FORMAT_D32_SFLOAT;
 constexpr uint32_t kTileSize = 16;  // light-list tiles, pixels
+// --shading visibility (docs/visibility.md): per pixel (draw, primitive) of the triangle that covers
+// it, written by the pre-pass; the draw word's top bit marks occlusion phase 2's late draw.
+constexpr VkFormat kVisibilityFormat = VK_FORMAT_R32G32_UINT;
+constexpr uint32_t kNoTriangle = 0xffffffffu;  // both words where no triangle covers the pixel
+constexpr uint32_t kLateDrawBit = 0x80000000u;
 
 // Render targets at the frame's size; recreated on resize.
 struct FrameTargets {
@@ -23,6 +28,7 @@ struct FrameTargets {
     Image depth;  // reversed Z, from the pre-pass
     Image mip;    // (W/2) x (H/2) half-resolution mip of hdr (kHdrFormat)
     Image ray_traced;  // R32UI: the ray_trace pass's shadow and reflection per pixel (shaders/raytrace.glsl)
+    Image visibility;  // kVisibilityFormat; made only while the plan shades with --shading visibility
 };
 
 void create_frame_targets(const Context& ctx, VkExtent2D extent, FrameTargets& targets);
@@ -143,12 +149,17 @@ struct FrameContext {
     // Tests only: forward shading gives odd pixel columns the next tile's list, so quads span two
     // tiles and the subgroup light loop's union walk runs on any rasterizer (shading.glsl).
     bool light_loop_split_tiles = false;
+    // Tests only: the visibility shading pass writes the uv derivatives it took instead of a colour.
+    bool test_derivatives = false;
 
     // The meshlet path's resources (render with plan.geometry == meshlet); null where not created.
     MeshletPass* meshlets = nullptr;
     // Set by the cull pass (else the whole scene): what depth and forward draw.
     const Buffer* draw_indices = nullptr;
     const Buffer* draw_indirect = nullptr;
+    // --shading visibility with occlusion phase 2: the late draw's indirect commands (the visibility
+    // image's late-bit ids index its lists); null where no late draw ran.
+    const Buffer* late_indirect = nullptr;
     // The depth pyramids (OcclusionPass::pyramid), which the cull's occlusion phases read; set by
     // the renderer. Null where there is no occlusion unit (tests).
     const Buffer* pyramid = nullptr;

@@ -27,6 +27,15 @@ void create_frame_targets(const Context& ctx, VkExtent2D extent, FrameTargets& t
                          "half-resolution mip");
     t.ray_traced = create_image(ctx, extent, VK_FORMAT_R32_UINT, VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
                                 "ray traced");
+    t.visibility = Image{};  // Renderer::make_visibility_target, at this size, where the plan needs it
+}
+
+void Renderer::make_visibility_target() {
+    if (config_.plan.shading.shading != Shading::visibility || targets_.visibility.image) return;
+    targets_.visibility = create_image(ctx_, targets_.extent, kVisibilityFormat,
+                                       VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_SAMPLED_BIT |
+                                           VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
+                                       "visibility");
 }
 
 VkPipelineStageFlags2 counter_stages(const DeviceFeatures& features) {
@@ -61,7 +70,8 @@ Renderer::Renderer(const Context& ctx, const Scene& scene, const RendererConfig&
                               MemoryKind::device_local, "counters");
     UnitSetup setup{ctx, scene_, config.extent, config.cull_group_size, config.lights};
     for (const PassInfo& pass : kPasses) units_[size_t(pass.id)] = pass.create(setup);
-    scene_pass_.create(ctx, scene_.alpha_masked);
+    scene_pass_.create(ctx, scene_.alpha_masked, config.test_forward_output);
+    visibility_pass_.create(ctx);
     resolve_pass_.create(ctx);
     view_pass_.create(ctx);
     view_pass_.unit_view = [this](FrameContext& f, const Buffer& params) {
@@ -98,6 +108,7 @@ void Renderer::set_plan(const Plan& plan) {
         meshlets->create(ctx_, cpu_scene_, scene_, config_.capture_meshlets);
         meshlets_ = std::move(meshlets);
     }
+    make_visibility_target();
 }
 
 void Renderer::set_camera_view(CameraView v) {
@@ -108,6 +119,7 @@ void Renderer::set_camera_view(CameraView v) {
 void Renderer::resize(VkExtent2D extent) {
     vkDeviceWaitIdle(ctx_.device);
     create_frame_targets(ctx_, extent, targets_);
+    make_visibility_target();
     for (auto& unit : units_) unit->resize(ctx_, extent);
 }
 
@@ -154,6 +166,7 @@ void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_i
     FrameContext f{ctx_, cmd, *slot.timer, scene_, targets_, config_.plan, slot.uniforms, slot.lights, counters_,
                    frame_index, config_.lights, instrument, &overlay_};
     f.light_loop_split_tiles = config_.light_loop_split_tiles;
+    f.test_derivatives = config_.test_forward_output == ForwardTestOutput::derivatives;
     f.exposure_state = &unit<ExposurePass>(PassId::exposure).state;
     f.meshlets = meshlets_.get();
     f.view_sizes = view_sizes_;
@@ -185,6 +198,9 @@ void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_i
     f.cull_frozen = cull_frozen_;
     f.occlusion_resting = occlusion_resting_;
     f.view_legend = config_.view_legend;
+    // --shading visibility: the pre-pass also writes the visibility image, a compute pass shades.
+    const bool visibility = config_.plan.shading.shading == Shading::visibility && targets_.visibility.image;
+    bool merge_after_shading = false;
     record_units(f, FramePoint::before_depth);
     scene_pass_.record_depth(f);
     record_units(f, FramePoint::after_prepass);
@@ -204,9 +220,18 @@ void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_i
             scene_pass_.record_depth(f, true);
         } else {
             CullPass& cull = unit<CullPass>(PassId::cull);
+            const Buffer* early_indirect = f.draw_indirect;
             cull.record_late(f);
             scene_pass_.record_depth(f, true);
-            cull.record_merge(f);
+            if (visibility) {
+                // The visibility image names triangles by their place in phase 1's list and in the
+                // late list: the merge, which rewrites both, waits until the shading pass read them.
+                f.late_indirect = f.draw_indirect;
+                f.draw_indirect = early_indirect;
+                merge_after_shading = true;
+            } else {
+                cull.record_merge(f);
+            }
         }
         slot.timer->end(cmd, Timer::late_depth);
         end_label(ctx_, cmd);
@@ -215,7 +240,14 @@ void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_i
     // With --mip forward, forward also writes the mip, and appends to the mip pass's edge list.
     f.mip_edges = &unit<MipPass>(PassId::mip).edges;
     f.mip_edge_capacity = unit<MipPass>(PassId::mip).edge_capacity;
-    scene_pass_.record_forward(f);
+    if (visibility) {
+        visibility_pass_.record(f);
+        // Forward's list (the debug views draw it, the cull dump reads it): phase 1's and the late
+        // draw's triangles in input order, as without visibility.
+        if (merge_after_shading) unit<CullPass>(PassId::cull).record_merge(f);
+    } else {
+        scene_pass_.record_forward(f);
+    }
     record_units(f, FramePoint::after_forward);
     // HDR -> 8-bit frame (and with --mip subgroup the mip); then exposure measures the mip.
     resolve_pass_.record(f);
@@ -293,7 +325,7 @@ GpuCounters Renderer::read_frame_counters(uint32_t slot) const {
 }
 
 std::vector<uint8_t> Renderer::read_image(Image& image) {
-    VkDeviceSize texel_bytes = image.format == kHdrFormat ? 8 : 4;
+    VkDeviceSize texel_bytes = image.format == kHdrFormat || image.format == kVisibilityFormat ? 8 : 4;
     VkDeviceSize bytes = VkDeviceSize(image.extent.width) * image.extent.height * texel_bytes;
     Buffer readback = create_buffer(ctx_, bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryKind::host_readback, "readback");
     VkCommandBuffer cmd = begin_one_shot(ctx_);
@@ -335,6 +367,13 @@ ExposureState Renderer::read_exposure() const { return unit<ExposurePass>(PassId
 
 std::vector<uint32_t> Renderer::read_ray_traced() {
     std::vector<uint8_t> bytes = read_image(targets_.ray_traced);  // R32_UINT: 4 bytes per pixel
+    std::vector<uint32_t> words(bytes.size() / 4);
+    memcpy(words.data(), bytes.data(), bytes.size());
+    return words;
+}
+
+std::vector<uint32_t> Renderer::read_visibility() {
+    std::vector<uint8_t> bytes = read_image(targets_.visibility);  // R32G32_UINT: (draw, primitive)
     std::vector<uint32_t> words(bytes.size() / 4);
     memcpy(words.data(), bytes.data(), bytes.size());
     return words;

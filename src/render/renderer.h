@@ -1,6 +1,7 @@
 // Owns the GPU scene, the frame targets and the passes, and records one frame in order:
 // units at before_depth (cull) -> depth -> units at after_depth (light cull) -> forward (HDR; +
-// shading-time quad mip) -> units at after_forward (mip fallback, fix-up) -> resolve (tonemap; +
+// shading-time quad mip), or with --shading visibility the compute shading pass over the depth
+// pass's visibility image (passes/visibility_pass.h) -> units at after_forward (mip fallback, fix-up) -> resolve (tonemap; +
 // quad mip) -> units at after_resolve (exposure) -> view -> overlay. The selectable passes come
 // from the pass table (passes/pass_table.h); depth, forward and the views are the renderer's own.
 #pragma once
@@ -18,6 +19,7 @@
 #include "passes/debug_view_pass.h"
 #include "passes/pass_unit.h"
 #include "passes/scene_pass.h"
+#include "passes/visibility_pass.h"
 #include "render/overlay.h"
 #include "scene/camera.h"
 #include "scene/lights.h"
@@ -40,6 +42,9 @@ struct RendererConfig {
     // --geometry meshlet: record the order of the mesh shaders' primitive outputs, so that
     // read_drawn_indices() works there too (tests, --cull-dump). Costs a write per triangle.
     bool capture_meshlets = false;
+    // Tests only (tests/gpu/test_visibility.cpp): forward writes which triangle it drew, or its uv
+    // derivatives, instead of a colour; with derivatives the visibility shading pass writes its own.
+    ForwardTestOutput test_forward_output = ForwardTestOutput::colour;
     CameraView camera = CameraView::overview;  // --camera: what default_view() is
 };
 
@@ -93,6 +98,8 @@ public:
     std::vector<uint8_t> read_fallback_mip();
     ExposureState read_exposure() const;
     std::vector<float> read_depth();  // reversed Z, row-major
+    // --shading visibility: per pixel (draw, primitive), two words, row-major (frame.h, kNoTriangle).
+    std::vector<uint32_t> read_visibility();
     // The ray_trace pass's image of the last frame (shaders/raytrace.glsl's encoding, row-major);
     // needs a ray-trace variant other than off.
     std::vector<uint32_t> read_ray_traced();
@@ -133,6 +140,7 @@ public:
 
 private:
     std::vector<uint8_t> read_image(Image& image);
+    void make_visibility_target();  // where the plan shades with visibility and there is none yet
     void record_units(FrameContext& f, FramePoint point);
     // Occlusion `auto`'s rest (occlusion_pass.h): sets occlusion_resting_ for the frame in `slot`.
     void decide_occlusion_rest(FrameSlot& slot, uint32_t slot_index);
@@ -161,6 +169,7 @@ private:
     Pipeline test_work_;                     // RendererConfig::test_extra_work, and its target
     Image test_work_target_;
     ScenePass scene_pass_;
+    VisibilityPass visibility_pass_;
     ResolvePass resolve_pass_;
     DebugViewPass view_pass_;
     Overlay overlay_;

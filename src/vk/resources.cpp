@@ -601,7 +601,11 @@ Descriptors& Descriptors::sampled_image(uint32_t binding, VkImageView view, VkSa
 }
 
 Descriptors& Descriptors::sampled_depth(uint32_t binding, VkImageView view) {
-    images.push_back({VK_NULL_HANDLE, view, VK_IMAGE_LAYOUT_DEPTH_READ_ONLY_OPTIMAL});
+    return sampled_texels(binding, view, VK_IMAGE_LAYOUT_DEPTH_READ_ONLY_OPTIMAL);
+}
+
+Descriptors& Descriptors::sampled_texels(uint32_t binding, VkImageView view, VkImageLayout layout) {
+    images.push_back({VK_NULL_HANDLE, view, layout});
     VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
     w.dstBinding = binding;
     w.descriptorCount = 1;

@@ -198,5 +198,7 @@ struct Descriptors {
     // DEPTH_READ_ONLY_OPTIMAL: the layout depth keeps while compute reads it and the forward
     // pass's depth test still uses it.
     Descriptors& sampled_depth(uint32_t binding, VkImageView view);
+    // Any image read with texelFetch the same way, in `layout`.
+    Descriptors& sampled_texels(uint32_t binding, VkImageView view, VkImageLayout layout);
     void push(VkCommandBuffer cmd, const Pipeline& pipeline);
 };

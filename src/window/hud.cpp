@@ -188,8 +188,15 @@ OverlayBox draw_stats(Overlay& overlay, const HudState& hud, float s, float x, f
     std::vector<PassRow> rows;
     for (const TimerInfo& t : kTimers) {
         if (t.timer == Timer::frame) continue;
+        // Forward and the visibility path's shading pass never both run: one row, the planned one's.
+        bool visibility = plan.shading.shading == Shading::visibility;
+        if ((t.timer == Timer::shade && !visibility) || (t.timer == Timer::forward && visibility)) continue;
         std::string label(t.label);
-        if (t.timer == Timer::view) {
+        if (t.timer == Timer::shade) {
+            Variant v = plan.shading.derivatives;  // quad-swap derivatives (subgroup) or analytic (fallback)
+            std::string mark = plan.shading.source == PlanSource::measured ? "*" : "";
+            rows.push_back({label, std::string(variant_name(v)) + mark, variant_color(v), ms(t.timer), t.timer});
+        } else if (t.timer == Timer::view) {
             rows.push_back({label, std::string(view_mode_name(plan.view.mode)),
                             is_subgroup_view(plan.view.mode) ? variant_color(plan.view.variant) : kWhite, ms(t.timer), t.timer});
         } else if (const PassInfo* owner = timer_owner(t.timer)) {

@@ -1,0 +1,33 @@
+#version 460
+// The visibility path's depth pre-pass (--shading visibility, docs/visibility.md): besides depth,
+// each pixel keeps which triangle covers it, (draw, primitive): the draw's index (its indirect
+// command's firstInstance, scene.vert's out_draw) and gl_PrimitiveID, the triangle's place in the
+// list that draw drew (indices firstIndex + 3 primitive .. + 2). Occlusion phase 2's late draw
+// sets the draw word's top bit: its triangles are in the late list (visibility_shade.comp reads
+// that list's indirect commands for them). The pipeline tests GREATER_OR_EQUAL, so of the fragments
+// at a pixel's final depth the last one drawn keeps its id: the one forward's EQUAL test shows.
+// ALPHA: alphaMode MASK materials cut their holes here exactly as depth_alpha.frag does.
+#include "scene_bindings.glsl"
+
+#ifndef ALPHA
+// Nothing discards: the tests may run early, as the depth-only pre-pass's do.
+layout(early_fragment_tests) in;
+#endif
+
+layout(location = 2) in vec2 in_uv;
+layout(location = 3) flat in uint in_draw;
+
+layout(location = 0) out uvec2 out_triangle;
+
+layout(push_constant) uniform VisibilityPush { uint late_bit; } push;  // 0, or 1 << 31 in the late draw
+
+void main() {
+#ifdef ALPHA
+    DrawData draw = draws[in_draw];
+    if (draw.alpha_cutoff > 0.0) {
+        float alpha = textureLod(base_color_textures, vec3(in_uv, float(draw.texture_layer)), 0.0).a * draw.base_color.a;
+        if (alpha < draw.alpha_cutoff) discard;
+    }
+#endif
+    out_triangle = uvec2(in_draw | push.late_bit, uint(gl_PrimitiveID));
+}

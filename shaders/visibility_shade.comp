@@ -1,0 +1,173 @@
+#version 460
+// The visibility path's shading pass (--shading visibility, docs/visibility.md): one lane per
+// pixel, four consecutive lanes one 2x2-pixel quad. Each lane reads its pixel's triangle from the
+// pre-pass's visibility image (visibility.frag), fetches the three vertices, transforms them with
+// scene.vert's `precise` math, reconstructs the perspective-correct barycentrics at the pixel
+// centre, interpolates position, normal and uv as the rasterizer does for forward.frag, and shades
+// with the same code (shading.glsl) into the same HDR target, values forward would write.
+//
+// Texture derivatives are coarse, as a fragment quad takes them for the implicit LOD of texture():
+// the quad's top-right minus top-left pixel (d/dx) and bottom-left minus top-left (d/dy), the same
+// for all four pixels, evaluated on the lane's own triangle (a fragment quad's helper lanes
+// evaluate that triangle's interpolation at pixels it does not cover).
+//  - VISIBILITY_QUADS: where lanes 0, 1 and 2 of the quad hold the lane's own triangle, those are
+//    the values the quad's lanes already computed: three quad broadcasts give them. Elsewhere
+//    (edges, or a pixel outside the frame or uncovered) the analytic path below.
+//  - otherwise: analytic everywhere, the lane's triangle evaluated at the quad's three pixels.
+//
+// Lanes and quads, at any subgroup size 4..128: the workgroup is 128 lanes over a 16x8-pixel block
+// (8x4 quads). VISIBILITY_QUADS numbers the lanes gl_SubgroupID * gl_SubgroupSize +
+// gl_SubgroupInvocationID, which the pipeline's full subgroups (REQUIRE_FULL_SUBGROUPS; 128 is a
+// multiple of every size up to 128) make a bijection onto 0..127; a quad is lanes 4q..4q+3. Sizes
+// are powers of two >= 4, so those four lanes are one subgroup's gl_SubgroupInvocationID 4k..4k+3:
+// exactly the lanes subgroupQuad* operations group, with quad index (lane & 3) = x + 2y in the
+// quad, the order the operations define (0 top left, 1 top right, 2 bottom left). The fallback
+// numbers by gl_LocalInvocationIndex (it uses no subgroup operation).
+//
+// Frame edges: the grid covers ceil(W/16) x ceil(H/8) blocks; lanes past the edge run every quad
+// operation with the others (uniform control flow up to them: no early return), treat their pixel
+// as uncovered (so their quad takes the analytic path) and store nothing.
+//
+// A block of 16x8 pixels starting at a multiple of (16, 8) lies inside one 16x16 light tile, so
+// every subgroup's lanes share one tile list: the scalarized light loop walks it uniformly.
+#extension GL_KHR_shader_subgroup_basic : enable
+#extension GL_EXT_samplerless_texture_functions : require
+#ifdef VISIBILITY_QUADS
+#extension GL_KHR_shader_subgroup_quad : require
+#endif
+#ifdef LIGHT_LOOP_SUBGROUP
+#extension GL_KHR_shader_subgroup_vote : require
+#extension GL_KHR_shader_subgroup_arithmetic : require
+#extension GL_KHR_shader_subgroup_ballot : require
+#endif
+#define SHADING_IN_COMPUTE 1
+#include "shading.glsl"
+#include "box_filter.glsl"
+
+layout(local_size_x = 128) in;
+
+// After shading.glsl's bindings 0..6 (scene, light lists, loop counters, ray-traced image).
+layout(set = 0, binding = 7, std430) readonly buffer Vertices { float vertex_data[]; };  // scene.h's Vertex: 8 floats
+layout(set = 0, binding = 8, std430) readonly buffer Indices { uint indices[]; };        // what the pre-pass drew
+// VkDrawIndexedIndirectCommand per draw (5 words): the pre-pass's, and occlusion phase 2's late draw's.
+layout(set = 0, binding = 9, std430) readonly buffer Indirect { uint indirect[]; };
+layout(set = 0, binding = 10, std430) readonly buffer LateIndirect { uint late_indirect[]; };
+layout(set = 0, binding = 11) uniform utexture2D visibility_image;  // texelFetch: no sampler
+layout(set = 0, binding = 12, rgba16f) writeonly uniform image2D hdr_image;
+
+const uint kNoTriangle = 0xffffffffu;  // the visibility image's clear (scene_pass.cpp)
+const uint kLateBit = 0x80000000u;     // visibility.frag: drawn by occlusion phase 2's late draw
+// Forward's clear colour (scene_pass.cpp kClearColor): where no triangle covers the pixel.
+const vec4 kClearColor = vec4(0.00390625, 0.0048828125, 0.0068359375, 1.0);
+// Tests only (push flag after shading.glsl's): write the uv derivatives taken instead of a colour.
+const uint kShadeDerivatives = 8u;
+
+struct Triangle {
+    uint draw;
+    vec4 clip[3];
+    vec3 world[3];
+    vec3 normal[3];
+    vec2 uv[3];
+    mat3 to_weights;  // inverse of the clip-space (x, y, w) columns: perspective-correct weights
+};
+
+vec3 vertex_vec3(uint v, uint at) { return vec3(vertex_data[v * 8u + at], vertex_data[v * 8u + at + 1u], vertex_data[v * 8u + at + 2u]); }
+
+Triangle fetch_triangle(uvec2 ids) {
+    Triangle t;
+    t.draw = ids.x & ~kLateBit;
+    uint command = t.draw * 5u;
+    bool late = (ids.x & kLateBit) != 0u;
+    uint first_index = late ? late_indirect[command + 2u] : indirect[command + 2u];
+    int vertex_offset = int(late ? late_indirect[command + 3u] : indirect[command + 3u]);
+    DrawData draw = draws[t.draw];
+    for (uint i = 0u; i < 3u; ++i) {
+        uint v = uint(int(indices[first_index + 3u * ids.y + i]) + vertex_offset);
+        // scene.vert's transform, `precise` as there: the same clip positions the rasterizer had.
+        precise vec4 world = draw.model * vec4(vertex_vec3(v, 0u), 1.0);
+        precise vec4 clip = frame.view_proj * world;
+        t.clip[i] = clip;
+        t.world[i] = world.xyz;
+        t.normal[i] = mat3(draw.normal_matrix) * vertex_vec3(v, 3u);
+        t.uv[i] = vec2(vertex_data[v * 8u + 6u], vertex_data[v * 8u + 7u]);
+    }
+    // A point of the triangle with perspective-correct barycentrics b has clip position sum b_i c_i;
+    // it projects to the pixel p (NDC) iff (x, y, w) of that sum is w (p, 1). So b is proportional
+    // to M^-1 (p, 1), M the matrix of the vertices' (x, y, w) columns, and sums to 1.
+    t.to_weights = inverse(mat3(t.clip[0].xyw, t.clip[1].xyw, t.clip[2].xyw));
+    return t;
+}
+
+// Perspective-correct barycentrics of the pixel centre `pixel` (may lie outside the triangle: a
+// fragment quad's helper lanes extrapolate the same way).
+vec3 weights_at(Triangle t, vec2 pixel) {
+    vec2 ndc = (pixel + 0.5) / vec2(frame.sizes.xy) * 2.0 - 1.0;
+    vec3 k = t.to_weights * vec3(ndc, 1.0);
+    return k / (k.x + k.y + k.z);
+}
+
+vec2 uv_at(Triangle t, vec3 b) { return b.x * t.uv[0] + b.y * t.uv[1] + b.z * t.uv[2]; }
+
+// lane: the lane's number (0..127) in the numbering that makes lanes 4q..4q+3 a quad.
+uint lane_number() {
+#ifdef VISIBILITY_QUADS
+    return gl_SubgroupID * gl_SubgroupSize + gl_SubgroupInvocationID;
+#else
+    return gl_LocalInvocationIndex;
+#endif
+}
+
+void main() {
+    uint lane = lane_number();
+    uint quad = lane >> 2u;
+    uvec2 in_quad = uvec2(lane & 1u, (lane >> 1u) & 1u);
+    uvec2 quad_origin = gl_WorkGroupID.xy * uvec2(16u, 8u) + 2u * uvec2(quad & 7u, quad >> 3u);
+    uvec2 pixel = quad_origin + in_quad;
+    bool inside = all(lessThan(pixel, frame.sizes.xy));
+    uvec2 ids = inside ? texelFetch(visibility_image, ivec2(pixel), 0).xy : uvec2(kNoTriangle);
+    bool covered = ids.x != kNoTriangle;
+
+    Triangle t;
+    vec3 b = vec3(0.0);
+    vec2 uv = vec2(0.0);
+    if (covered) {
+        t = fetch_triangle(ids);
+        b = weights_at(t, vec2(pixel));
+        uv = uv_at(t, b);
+    }
+    vec2 uv_dx, uv_dy;
+    bool from_quad = false;
+#ifdef VISIBILITY_QUADS
+    // Every lane of the subgroup is here (no lane has branched off yet), so each quad is whole.
+    uvec2 id0 = subgroupQuadBroadcast(ids, 0u), id1 = subgroupQuadBroadcast(ids, 1u), id2 = subgroupQuadBroadcast(ids, 2u);
+    vec2 uv0 = subgroupQuadBroadcast(uv, 0u), uv1 = subgroupQuadBroadcast(uv, 1u), uv2 = subgroupQuadBroadcast(uv, 2u);
+    // Lanes 0, 1, 2 hold this lane's triangle: the differences a fragment quad would take, already
+    // computed by its neighbours (lane 3's own value never enters coarse derivatives).
+    from_quad = covered && id0 == ids && id1 == ids && id2 == ids;
+    uv_dx = uv1 - uv0;
+    uv_dy = uv2 - uv0;
+#endif
+    vec4 color = kClearColor;
+    if (covered) {
+        if (!from_quad) {
+            vec2 at_origin = uv_at(t, weights_at(t, vec2(quad_origin)));
+            uv_dx = uv_at(t, weights_at(t, vec2(quad_origin) + vec2(1.0, 0.0))) - at_origin;
+            uv_dy = uv_at(t, weights_at(t, vec2(quad_origin) + vec2(0.0, 1.0))) - at_origin;
+        }
+        DrawData draw = draws[t.draw];
+        vec4 texel = textureGrad(base_color_textures, vec3(uv, float(draw.texture_layer)), uv_dx, uv_dy);
+        vec3 albedo = srgb_decode(texel.rgb) * draw.base_color.rgb;
+        vec3 world = b.x * t.world[0] + b.y * t.world[1] + b.z * t.world[2];
+        // The pipelines cull back faces: every triangle in the image faces the camera (forward's
+        // gl_FrontFacing is always true).
+        vec3 normal = normalize(b.x * t.normal[0] + b.y * t.normal[1] + b.z * t.normal[2]);
+        vec4 traced = ray_traced_light(ivec2(pixel));
+        vec3 shaded = ambient_and_sun(albedo, normal, traced.x);
+        shaded += shade_point_lights(pixel, albedo, world, normal);
+        if ((forward_push.flags & kForwardRayTraced) != 0u) shaded += traced.yzw;
+        color = vec4(shaded, 1.0);
+        if ((forward_push.flags & kShadeDerivatives) != 0u) color = vec4(uv_dx, uv_dy);
+    }
+    // half_exact: the value forward.frag writes (box_filter.glsl), so the mip and resolve read the same.
+    if (inside) imageStore(hdr_image, ivec2(pixel), (forward_push.flags & kShadeDerivatives) != 0u ? color : half_exact(color));
+}

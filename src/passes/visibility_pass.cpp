@@ -1,0 +1,80 @@
+#include "passes/visibility_pass.h"
+
+namespace {
+
+constexpr uint32_t kShadeBlockWidth = 16, kShadeBlockHeight = 8;  // visibility_shade.comp: 128 lanes, 8x4 quads
+
+// shading.glsl's bindings as forward has them without the quad mip (0-3 the scene, 4 the light
+// lists, 5 the loop counters, 6 the ray-traced image), then visibility_shade.comp's: 7 vertices, 8
+// the drawn indices, 9 and 10 the pre-pass's and the late draw's indirect commands, 11 the
+// visibility image, 12 the HDR target. Push constant: shading.glsl's flags.
+const LayoutDesc kShadeLayout = {
+    {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+     VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+     VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+     VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE,
+     VK_DESCRIPTOR_TYPE_STORAGE_IMAGE},
+    VK_SHADER_STAGE_COMPUTE_BIT, sizeof(uint32_t)};
+
+// [quad-swap derivatives][subgroup light loop] (shaders/variants.cmake).
+const char* const kShadeShaders[2][2] = {{"visibility_shade.comp.analytic", "visibility_shade.comp.analytic_light_loop"},
+                                    {"visibility_shade.comp.quads", "visibility_shade.comp.quads_light_loop"}};
+
+}  // namespace
+
+void VisibilityPass::create(const Context& ctx) {
+    if (!visibility_missing(ctx.features, Geometry::indexed).empty()) return;
+    bool quads = visibility_derivatives_missing(ctx.subgroup, ctx.features).empty();
+    bool loop = missing_support(ctx.subgroup, {Stage::compute, pass_info(PassId::light_loop).ops}).empty();
+    for (int q = 0; q < 2; ++q)
+        for (int l = 0; l < 2; ++l) {
+            if ((q && !quads) || (l && !loop)) continue;
+            const char* shader = kShadeShaders[q][l];
+            // The quad variants number lanes by subgroup: full subgroups make the numbering dense.
+            shade[q][l] = create_compute_pipeline(ctx, {.shader = shader, .layout = kShadeLayout, .full_subgroups = bool(q)});
+        }
+}
+
+void VisibilityPass::record(FrameContext& f) {
+    const ShadingPlan& plan = f.plan.shading;
+    bool quads = plan.derivatives == Variant::subgroup && shade[1][0];
+    bool loop = plan.light_loop == Variant::subgroup && shade[quads][1];
+    const Pipeline& pipeline = shade[quads][loop];
+    begin_label(f.ctx, f.cmd, debug_label(Timer::shade, quads ? "quad-swap derivatives" : "analytic derivatives"));
+    f.timer.begin(f.cmd, Timer::shade);
+    // Read with texelFetch (a sampled image: an R32G32_UINT storage image would need
+    // shaderStorageImageExtendedFormats).
+    transition(f.cmd, f.targets.visibility, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+               VK_ACCESS_2_SHADER_SAMPLED_READ_BIT);
+    // Every pixel is written (the clear colour where no triangle is): the old contents go.
+    transition(f.cmd, f.targets.hdr, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+               VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, true);
+    // The ray_trace pass's image (its contents unused unless it ran this frame).
+    transition(f.cmd, f.targets.ray_traced, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+               VK_ACCESS_2_SHADER_STORAGE_READ_BIT, !f.ray_traced);
+    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.handle());
+    const Buffer& indirect = f.draw_indirect ? *f.draw_indirect : f.scene.indirect_all;
+    Descriptors d;
+    d.buffer(0, f.uniforms, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER)
+        .buffer(1, f.scene.draws)
+        .buffer(2, f.lights)
+        .sampled_image(3, f.scene.textures.view, f.scene.sampler)
+        // Without lists (light cull off) any buffer stands in: shading.glsl reads it only with lists.
+        .buffer(4, f.light_lists ? *f.light_lists : f.lights)
+        .buffer(5, f.counters)
+        .storage_image(6, f.targets.ray_traced.view)
+        .buffer(7, f.scene.vertices)
+        .buffer(8, f.draw_indices ? *f.draw_indices : f.scene.indices)
+        .buffer(9, indirect)
+        .buffer(10, f.late_indirect ? *f.late_indirect : indirect)
+        .sampled_texels(11, f.targets.visibility.view, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL)
+        .storage_image(12, f.targets.hdr.view);
+    d.push(f.cmd, pipeline);
+    // shading.glsl's flags, as forward pushes them, and 8: write the derivatives (tests only).
+    uint32_t flags = (f.instrument ? 1u : 0u) | (f.light_loop_split_tiles ? 2u : 0u) | (f.ray_traced ? 4u : 0u) |
+                     (f.test_derivatives ? 8u : 0u);
+    vkCmdPushConstants(f.cmd, pipeline.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(flags), &flags);
+    vkCmdDispatch(f.cmd, ceil_div(f.targets.extent.width, kShadeBlockWidth), ceil_div(f.targets.extent.height, kShadeBlockHeight), 1);
+    f.timer.end(f.cmd, Timer::shade);
+    end_label(f.ctx, f.cmd);
+}

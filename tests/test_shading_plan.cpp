@@ -1,0 +1,88 @@
+// --shading's planner (plan_shading, make_plan) without a GPU: auto keeps forward unless a verdict
+// measured on this device says visibility is faster, and says why; visibility's derivatives are
+// the quad-swap ones exactly where compute has quad operations and full subgroups; requests the
+// device or the geometry path cannot honour are refused (exit 2), never silently changed.
+#include <gtest/gtest.h>
+
+#include "caps_fixtures.h"
+#include "plan/plan.h"
+
+// A named namespace around the whole file: the unity batches share one translation unit.
+namespace shading_plan_tests {
+
+Plan plan_for(const SubgroupCaps& caps, const DeviceFeatures& features, std::optional<Shading> shading,
+              Geometry geometry = Geometry::indexed) {
+    PlanRequest request;
+    request.shading = shading;
+    request.geometry = geometry;
+    return make_plan(caps, features, request);
+}
+
+SubgroupCaps quad_masked(SubgroupCaps caps) {
+    caps.ops &= ~bit(Op::quad);
+    caps.masked_ops |= bit(Op::quad);
+    return caps;
+}
+
+
+TEST(ShadingPlan, AutoTakesForwardWithoutAVerdictAndSaysWhy) {
+    Plan plan = plan_for(lavapipe_like_caps(), every_feature(), std::nullopt);
+    EXPECT_EQ(plan.shading.shading, Shading::forward);
+    EXPECT_EQ(plan.shading.derivatives, Variant::off);
+    EXPECT_EQ(plan.shading.source, PlanSource::capabilities);
+    EXPECT_NE(plan.shading.reason.find("no verdict"), std::string::npos) << plan.shading.reason;
+    EXPECT_EQ(shading_request_name(plan.shading), "auto");
+}
+
+TEST(ShadingPlan, AutoFollowsAMeasuredVerdictEitherWay) {
+    PlanRequest request;
+    request.measured_shading = MeasuredPreference{Variant::subgroup, 1.7, "compare", "2026-11-27"};
+    Plan faster = make_plan(lavapipe_like_caps(), every_feature(), request);
+    EXPECT_EQ(faster.shading.shading, Shading::visibility);
+    EXPECT_EQ(faster.shading.source, PlanSource::measured);
+    EXPECT_NE(faster.shading.reason.find("1.70x"), std::string::npos) << faster.shading.reason;
+    request.measured_shading->winner = Variant::fallback;
+    request.measured_shading->ratio = 0.6;
+    EXPECT_EQ(make_plan(lavapipe_like_caps(), every_feature(), request).shading.shading, Shading::forward);
+    // A verdict never takes a path the device cannot run.
+    request.measured_shading->winner = Variant::subgroup;
+    DeviceFeatures no_geometry = every_feature();
+    no_geometry.geometry = false;
+    EXPECT_EQ(make_plan(lavapipe_like_caps(), no_geometry, request).shading.shading, Shading::forward);
+}
+
+TEST(ShadingPlan, QuadSwapDerivativesExactlyWhereComputeHasQuadsAndFullSubgroups) {
+    Plan plan = plan_for(lavapipe_like_caps(), every_feature(), Shading::visibility);
+    EXPECT_EQ(plan.shading.shading, Shading::visibility);
+    EXPECT_EQ(plan.shading.derivatives, Variant::subgroup);
+    EXPECT_EQ(plan.shading.light_loop, plan[PassId::light_loop].variant);
+
+    Plan masked = plan_for(quad_masked(lavapipe_like_caps()), every_feature(), Shading::visibility);
+    EXPECT_EQ(masked.shading.derivatives, Variant::fallback);
+    EXPECT_NE(masked.shading.reason.find("quad subgroup operations are not supported (masked by --mask-ops)"),
+              std::string::npos)
+        << masked.shading.reason;
+
+    DeviceFeatures partial = every_feature();
+    partial.compute_full_subgroups = false;
+    Plan no_full = plan_for(lavapipe_like_caps(), partial, Shading::visibility);
+    EXPECT_EQ(no_full.shading.derivatives, Variant::fallback);
+    EXPECT_NE(no_full.shading.reason.find("computeFullSubgroups"), std::string::npos) << no_full.shading.reason;
+}
+
+TEST(ShadingPlan, RequestsThatCannotRunAreRefused) {
+    EXPECT_THROW(plan_for(every_subgroup_caps(), every_feature(), Shading::visibility, Geometry::meshlet), UnsupportedRequest);
+    DeviceFeatures no_geometry = every_feature();
+    no_geometry.geometry = false;
+    EXPECT_THROW(plan_for(lavapipe_like_caps(), no_geometry, Shading::visibility), UnsupportedRequest);
+    // Auto keeps forward on the meshlet path, and forward is always possible.
+    EXPECT_EQ(plan_for(every_subgroup_caps(), every_feature(), std::nullopt, Geometry::meshlet).shading.shading, Shading::forward);
+    EXPECT_EQ(plan_for(every_subgroup_caps(), every_feature(), Shading::forward, Geometry::meshlet).shading.shading, Shading::forward);
+    // The mip's forward variant is written by the forward pass, which visibility does not run.
+    PlanRequest request;
+    request.shading = Shading::visibility;
+    request[PassId::mip] = Request::forward;
+    EXPECT_THROW(make_plan(lavapipe_like_caps(), every_feature(), request), UnsupportedRequest);
+}
+
+}  // namespace shading_plan_tests
