@@ -154,10 +154,11 @@ Options:
 @PASSES@  --view M               shaded | lane-id | first-last-lane | active-lanes | mip | light-count | lod | depth-pyramid
   --view-stage S         @STAGES@
   --geometry G           indexed (compute cull + indirect draws) | meshlet (task + mesh shaders)
-  --shading S            auto | forward (the fragment stage shades) | visibility (the pre-pass
-                         writes each pixel's triangle; a compute pass over 2x2 quads shades,
-                         docs/visibility.md); auto takes forward unless a verdict measured on
-                         this device says visibility is faster (default auto)
+  --shading S            auto | forward | visibility
+                         forward: the fragment stage shades; visibility: the pre-pass writes
+                         each pixel's triangle, a compute pass over 2x2 quads shades and the
+                         resolve runs in compute (docs/visibility.md); auto takes forward unless
+                         a verdict measured on this device says visibility is faster
   --camera C             overview (fitted, from above) | street (eye height down a street of the
                          --instances grid, docs/occlusion.md) (default overview)
   --lod M                auto (each instance draws the coarsest level of detail whose error

@@ -249,8 +249,15 @@ void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_i
         scene_pass_.record_forward(f);
     }
     record_units(f, FramePoint::after_forward);
-    // HDR -> 8-bit frame (and with --mip subgroup the mip); then exposure measures the mip.
-    resolve_pass_.record(f);
+    // HDR -> 8-bit frame (and with --mip subgroup the mip); then exposure measures the mip. The
+    // visibility path stays in compute (resolve.comp: the same bytes as the fragment resolve),
+    // unless its quad mip is asked for where compute cannot write it (no quad operations or full
+    // subgroups in compute): then the fragment resolve writes frame and mip, as for forward.
+    bool mip_in_compute = config_.plan[PassId::mip].variant != Variant::subgroup || resolve_pass_.compute_mip;
+    if (visibility && mip_in_compute)
+        resolve_pass_.record_compute(f);
+    else
+        resolve_pass_.record(f);
     record_units(f, FramePoint::after_resolve);
     // Views that show what a pass made (the mip, the light lists) are its unit's.
     for (const auto& unit : units_) unit->record_view(f);

@@ -536,7 +536,8 @@ std::string gpu_av_unusable_reason() {
 }  // namespace
 
 // Every run pairs one pass variant (cycling through --cull/--light-cull/--mip/--occlusion x subgroup/fallback/
-// off) with one view: each view of --help, in every --view-stage for the views --info lists per
+// off, and --shading forward/visibility: the visibility pass reads index and vertex buffers at the
+// ids its image holds) with one view: each view of --help, in every --view-stage for the views --info lists per
 // stage. 4096 lights in a 64x64 frame overflow the per-tile lists (512), so the capacity bound runs.
 // The scene is the generated props (textured, several primitives and materials): the layer checks
 // the shaders' accesses, which the bundled scene's 300k triangles only repeat (issue 39).
@@ -555,7 +556,7 @@ TEST_P(GpuAssistedValidation, EveryPassVariantAndViewIsClean) {
     ASSERT_EQ(help.exit_code, 0);
     ASSERT_EQ(info.exit_code, 0);
     std::vector<std::vector<std::string>> variants;
-    for (const std::string& pass : {"--cull", "--light-cull", "--mip", "--occlusion"}) {
+    for (const std::string& pass : {"--cull", "--light-cull", "--mip", "--occlusion", "--shading"}) {
         std::vector<std::string> values = choices(help.output, pass);
         ASSERT_FALSE(values.empty()) << pass << " not in --help";
         for (const std::string& v : values)
