@@ -108,6 +108,26 @@ TEST(WindowControls, LodKeyTogglesAutoAndOffAndKeepsTheRest) {
     EXPECT_TRUE(back.plan.lod);
 }
 
+// I: forward <> visibility from what the plan shades with (auto is forward without a verdict),
+// keeping every pass's request; on the meshlet path visibility is skipped with the planner's reason.
+TEST(WindowControls, ShadingKeyTogglesForwardAndVisibilityAndSkipsWhereItCannot) {
+    PlanRequest request;
+    request[PassId::cull] = Request::fallback;
+    PlanChange visibility = toggle_shading(lavapipe_like_caps(), all_features(), request);
+    EXPECT_EQ(visibility.note, "");
+    EXPECT_EQ(visibility.plan.shading.shading, Shading::visibility);
+    EXPECT_EQ(visibility.plan[PassId::cull].variant, Variant::fallback);
+    PlanChange forward = toggle_shading(lavapipe_like_caps(), all_features(), visibility.request);
+    EXPECT_EQ(forward.plan.shading.shading, Shading::forward);
+    request.geometry = Geometry::meshlet;
+    DeviceFeatures mesh = all_features();
+    mesh.mesh_shader = true;
+    PlanChange meshlet = toggle_shading(lavapipe_like_caps(), mesh, request);
+    EXPECT_EQ(meshlet.plan.shading.shading, Shading::forward);
+    EXPECT_NE(meshlet.note.find("skipped shading visibility"), std::string::npos) << meshlet.note;
+    EXPECT_EQ(meshlet.request.geometry, Geometry::meshlet);
+}
+
 // P: from another view it shows the depth-pyramid view at the level it had; then it steps the level
 // around the pyramid's levels, both ways, and the plan carries the level to the view.
 TEST(WindowControls, PyramidKeyShowsTheViewThenStepsItsLevelRound) {

@@ -121,7 +121,7 @@ ShadingPlan plan_shading(const SubgroupCaps& caps, const DeviceFeatures& feature
         plan.source = PlanSource::measured;
         plan.reason = "forward " + measured_reason(*request.measured_shading);
     } else {
-        plan.reason = "auto takes forward: no verdict measured on this device says visibility is faster";
+        plan.reason = "auto takes forward: no verdict from a tune of this device says visibility is faster";
     }
     if (plan.shading == Shading::forward) return plan;
     std::string quads = visibility_derivatives_missing(caps, features);

@@ -62,20 +62,35 @@ PlanChange cycle_view_stage(const SubgroupCaps& caps, const DeviceFeatures& feat
     return change;
 }
 
-PlanChange toggle_geometry(const SubgroupCaps& caps, const DeviceFeatures& features, const PlanRequest& current) {
-    PlanChange change{current, {}, {}};
-    change.request.geometry = current.geometry == Geometry::meshlet ? Geometry::indexed : Geometry::meshlet;
+namespace {
+
+// The plan of `wanted`, or, where this device cannot run it (make_plan throws UnsupportedRequest),
+// `current`'s, with a note saying what was skipped and why.
+PlanChange plan_or_keep(const SubgroupCaps& caps, const DeviceFeatures& features, const PlanRequest& current,
+                        const PlanRequest& wanted) {
     try {
-        change.plan = make_plan(caps, features, change.request);
+        return {wanted, make_plan(caps, features, wanted), {}};
     } catch (const UnsupportedRequest& e) {
         std::string why = e.what();  // "--geometry meshlet: device lacks ...; use --geometry indexed"
         if (why.rfind("--", 0) == 0) why.erase(0, 2);
         if (size_t advice = why.find("; use "); advice != std::string::npos) why.erase(advice);
-        change.note = "skipped " + why;
-        change.request.geometry = current.geometry;
-        change.plan = make_plan(caps, features, change.request);
+        return {current, make_plan(caps, features, current), "skipped " + why};
     }
-    return change;
+}
+
+}  // namespace
+
+PlanChange toggle_geometry(const SubgroupCaps& caps, const DeviceFeatures& features, const PlanRequest& current) {
+    PlanRequest wanted = current;
+    wanted.geometry = current.geometry == Geometry::meshlet ? Geometry::indexed : Geometry::meshlet;
+    return plan_or_keep(caps, features, current, wanted);
+}
+
+PlanChange toggle_shading(const SubgroupCaps& caps, const DeviceFeatures& features, const PlanRequest& current) {
+    Shading now = make_plan(caps, features, current).shading.shading;
+    PlanRequest wanted = current;
+    wanted.shading = now == Shading::visibility ? Shading::forward : Shading::visibility;
+    return plan_or_keep(caps, features, current, wanted);
 }
 
 PlanChange step_pyramid_level(const SubgroupCaps& caps, const DeviceFeatures& features, const PlanRequest& current,

@@ -31,6 +31,10 @@ PlanChange cycle_view_stage(const SubgroupCaps& caps, const DeviceFeatures& feat
 // Toggles --geometry between indexed and meshlet (key M). Without mesh shaders the request stays
 // indexed, with a note saying why.
 PlanChange toggle_geometry(const SubgroupCaps& caps, const DeviceFeatures& features, const PlanRequest& current);
+// I: --shading forward <> visibility (docs/visibility.md), from what the plan shades with now (auto
+// included). Where visibility cannot run (the meshlet path, no geometry shaders) the request stays,
+// with a note saying why.
+PlanChange toggle_shading(const SubgroupCaps& caps, const DeviceFeatures& features, const PlanRequest& current);
 // L: --lod auto <> off (docs/lod.md).
 PlanChange toggle_lod(const SubgroupCaps& caps, const DeviceFeatures& features, const PlanRequest& current);
 // P: the depth-pyramid view's level, by `step` around the pyramid's `levels` (docs/occlusion.md);

@@ -116,6 +116,7 @@ const KeyHelp kOtherKeys[] = {
     {"0", "all passes auto, view shaded"},
     {"V / B (Shift: back)", "debug view / its shader stage"},
     {"M", "geometry: indexed / meshlet"},
+    {"I", "shading: forward / visibility"},
     {"L", "level of detail: auto / off"},
     {"T", "tuned auto on / off (the measured winners)"},
     {"Space", "pause the light animation"},
