@@ -164,6 +164,13 @@ TEST(WindowControls, ScreenshotNameSpellsTheConfiguration) {
     EXPECT_TRUE(spells(screenshot_name(plan, 320, 180), {"subgroup-demo_cull-off_light-fallback_mip-subgroup_", "view-mip_320x180.png"}));
     EXPECT_TRUE(spells(request_tag(request), {"cull=off light-cull=fallback mip=auto ", "view=mip stage=fragment"}));
     EXPECT_NE(request_tag(request).find(" light-loop=auto "), std::string::npos) << request_tag(request);
+    // The plan-level choices appear where they are not the defaults: a screenshot after I or M
+    // does not overwrite the one before.
+    EXPECT_EQ(screenshot_name(plan, 320, 180).find("shading"), std::string::npos);
+    request.shading = Shading::visibility;
+    plan = make_plan(lavapipe_like_caps(), all_features(), request);
+    EXPECT_TRUE(spells(screenshot_name(plan, 320, 180), {"_occl-", "_shading-visibility_view-mip_320x180.png"}));
+    EXPECT_NE(request_tag(request).find(" shading=visibility view=mip"), std::string::npos) << request_tag(request);
 }
 
 TEST(OrbitCamera, ResetGivesTheDefaultViewExactlyAndItsAngles) {

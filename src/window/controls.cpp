@@ -120,12 +120,16 @@ std::string plan_tag(const Plan& plan) {
     std::string tag;
     for (const PassInfo& pass : kPasses)
         tag += std::string(pass.tag) + "-" + std::string(variant_name(plan[pass.id].variant)) + "_";
+    // The plan-level choices, where they are not the defaults (so the default names stay as they were).
+    if (plan.geometry == Geometry::meshlet) tag += "geometry-meshlet_";
+    if (plan.shading.shading == Shading::visibility) tag += "shading-visibility_";
     return tag + view;
 }
 
 std::string request_tag(const PlanRequest& r) {
     std::string tag;
     for (const PassInfo& pass : kPasses) tag += std::string(pass.name) + "=" + std::string(request_name(r[pass.id])) + " ";
+    tag += "shading=" + std::string(r.shading ? shading_name(*r.shading) : "auto") + " ";
     return tag + "view=" + std::string(view_mode_name(r.view)) + " stage=" + std::string(stage_name(r.view_stage));
 }
 
