@@ -53,19 +53,31 @@ void ResolvePass::create(const Context& ctx) {
     }
 }
 
+namespace {
+
+// What both forms do first, in the stage that reads the HDR frame (fragment or compute): the label
+// and timer, the HDR frame readable, the mip writable (every texel is written: one store per quad,
+// all quads inside the frame are full), and the exposure the previous frame's exposure pass wrote.
+void begin_resolve(FrameContext& f, bool write_mip, VkPipelineStageFlags2 stage) {
+    begin_label(f.ctx, f.cmd, debug_label(Timer::resolve, write_mip ? pass_info(PassId::mip).hosted_label : ""));
+    f.timer.begin(f.cmd, Timer::resolve);
+    transition(f.cmd, f.targets.hdr, VK_IMAGE_LAYOUT_GENERAL, stage, VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
+    if (write_mip) transition(f.cmd, f.targets.mip, VK_IMAGE_LAYOUT_GENERAL, stage, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, true);
+    memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, stage,
+                   VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
+}
+
+void end_resolve(FrameContext& f) {
+    f.timer.end(f.cmd, Timer::resolve);
+    end_label(f.ctx, f.cmd);
+}
+
+}  // namespace
+
 void ResolvePass::record(FrameContext& f) {
     bool write_mip = f.plan[PassId::mip].variant == Variant::subgroup && mip;
     ResolvePush push = resolve_push(f);
-    begin_label(f.ctx, f.cmd, debug_label(Timer::resolve, write_mip ? pass_info(PassId::mip).hosted_label : ""));
-    f.timer.begin(f.cmd, Timer::resolve);
-    transition(f.cmd, f.targets.hdr, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT,
-               VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
-    if (write_mip)  // every texel is written: one store per quad, all quads inside the frame are full
-        transition(f.cmd, f.targets.mip, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT,
-                   VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, true);
-    // The previous frame's exposure pass wrote the exposure this frame applies.
-    memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
-                   VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
+    begin_resolve(f, write_mip, VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT);
     transition(f.cmd, f.targets.color, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
                VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT, true);
     VkRenderingAttachmentInfo color = color_attachment(f.targets.color, VK_ATTACHMENT_LOAD_OP_DONT_CARE);
@@ -79,23 +91,13 @@ void ResolvePass::record(FrameContext& f) {
     vkCmdPushConstants(f.cmd, pipeline.layout, VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof(push), &push);
     vkCmdDraw(f.cmd, 3, 1, 0, 0);
     vkCmdEndRendering(f.cmd);
-    f.timer.end(f.cmd, Timer::resolve);
-    end_label(f.ctx, f.cmd);
+    end_resolve(f);
 }
 
 void ResolvePass::record_compute(FrameContext& f) {
     bool write_mip = f.plan[PassId::mip].variant == Variant::subgroup && compute_mip;
     ResolvePush push = resolve_push(f);
-    begin_label(f.ctx, f.cmd, debug_label(Timer::resolve, write_mip ? pass_info(PassId::mip).hosted_label : ""));
-    f.timer.begin(f.cmd, Timer::resolve);
-    transition(f.cmd, f.targets.hdr, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-               VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
-    if (write_mip)  // every texel is written: one store per quad, all quads inside the frame are full
-        transition(f.cmd, f.targets.mip, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-                   VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, true);
-    // The previous frame's exposure pass wrote the exposure this frame applies.
-    memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
-                   VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
+    begin_resolve(f, write_mip, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT);
     transition(f.cmd, f.targets.color, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
                VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, true);
     const Pipeline& pipeline = write_mip ? compute_mip : compute_plain;
@@ -106,6 +108,5 @@ void ResolvePass::record_compute(FrameContext& f) {
     d.push(f.cmd, pipeline);
     vkCmdPushConstants(f.cmd, pipeline.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
     vkCmdDispatch(f.cmd, ceil_div(f.targets.extent.width, kResolveTileWidth), ceil_div(f.targets.extent.height, kResolveTileHeight), 1);
-    f.timer.end(f.cmd, Timer::resolve);
-    end_label(f.ctx, f.cmd);
+    end_resolve(f);
 }
