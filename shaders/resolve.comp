@@ -5,18 +5,9 @@
 // same way). RESOLVE_MIP also writes the half-resolution HDR mip with two quad swaps and one store
 // per quad, as resolve.frag's does, bit for bit (box_filter.glsl's order).
 //
-// A workgroup is a 16x8 tile of the frame, 8x4 quads of 2x2 pixels. In a fragment shader the
-// rasterizer puts each 2x2 block in the lanes of one quad; here the shader does. Vulkan defines a
-// quad in every stage as subgroup lanes 4q..4q+3 (GL_KHR_shader_subgroup_quad: the quad index is
-// lane & 3), so the mip variant numbers its invocations by subgroup,
-//     me = gl_SubgroupID * gl_SubgroupSize + gl_SubgroupInvocationID,
-// and gives invocation me the pixel (me & 1, (me >> 1) & 1) of quad me >> 2: lanes 4q..4q+3 are the
-// quad's top-left, top-right, bottom-left and bottom-right pixel, the layout the swaps assume. That
-// numbering is 0..127, each once, only if every subgroup is full: the pipeline requires full
-// subgroups, which 128 invocations allow at every subgroup size up to 128; and a quad never spans
-// two subgroups because 4 divides every subgroup size of a device with quad operations (the depth
-// pyramid, pyramid.comp, numbers its quads the same way). The plain variant uses no subgroup
-// operation and numbers by gl_LocalInvocationIndex.
+// Invocations map to pixels in 2x2 quads as quad_tile.glsl says: the mip variant numbers them by
+// subgroup, so lanes 4q..4q+3 are one quad for the swaps (the pipeline requires full subgroups);
+// the plain variant uses no subgroup operation and numbers by gl_LocalInvocationIndex.
 //
 // Every invocation loads a pixel (clamped into the frame at the right and bottom edges), so the
 // swaps run with all four lanes of every quad, in uniform control flow before any branch. A quad
@@ -30,9 +21,9 @@
 #include "box_filter.glsl"
 #include "exposure.glsl"
 #include "tonemap.glsl"
+#include "quad_tile.glsl"
 
 layout(local_size_x = 128) in;
-const uvec2 kTile = uvec2(16u, 8u);  // pixels per workgroup: kTile.x / 2 quads per row
 
 layout(set = 0, binding = 0, rgba16f) uniform readonly image2D hdr_image;
 layout(set = 0, binding = 1, std430) readonly buffer State { EXPOSURE_STATE_BLOCK } state;
@@ -56,9 +47,7 @@ void main() {
 #else
     uint me = gl_LocalInvocationIndex;
 #endif
-    uint quad = me >> 2u;
-    uvec2 in_tile = 2u * uvec2(quad % (kTile.x / 2u), quad / (kTile.x / 2u)) + uvec2(me & 1u, (me >> 1u) & 1u);
-    ivec2 pixel = ivec2(gl_WorkGroupID.xy * kTile + in_tile);
+    ivec2 pixel = ivec2(quad_tile_pixel(me));
     vec4 hdr = imageLoad(hdr_image, min(pixel, ivec2(width, height) - 1));
 #ifdef RESOLVE_MIP
     precise vec4 row = hdr + subgroupQuadSwapHorizontal(hdr);

@@ -15,13 +15,9 @@
 //    (edges, or a pixel outside the frame or uncovered) the analytic path below.
 //  - otherwise: analytic everywhere, the lane's triangle evaluated at the quad's three pixels.
 //
-// Lanes and quads, at any subgroup size 4..128: the workgroup is 128 lanes over a 16x8-pixel block
-// (8x4 quads). VISIBILITY_QUADS numbers the lanes gl_SubgroupID * gl_SubgroupSize +
-// gl_SubgroupInvocationID, which the pipeline's full subgroups (REQUIRE_FULL_SUBGROUPS; 128 is a
-// multiple of every size up to 128) make a bijection onto 0..127; a quad is lanes 4q..4q+3. Sizes
-// are powers of two >= 4, so those four lanes are one subgroup's gl_SubgroupInvocationID 4k..4k+3:
-// exactly the lanes subgroupQuad* operations group, with quad index (lane & 3) = x + 2y in the
-// quad, the order the operations define (0 top left, 1 top right, 2 bottom left). The fallback
+// Lanes and quads, at any subgroup size 4..128 (quad_tile.glsl): 128 lanes over a 16x8-pixel
+// block, 8x4 quads. VISIBILITY_QUADS numbers the lanes by subgroup (the pipeline requires full
+// subgroups), so lanes 4q..4q+3 are the quad the subgroupQuad* operations group; the fallback
 // numbers by gl_LocalInvocationIndex (it uses no subgroup operation).
 //
 // Frame edges: the grid covers ceil(W/16) x ceil(H/8) blocks; lanes past the edge run every quad
@@ -43,6 +39,7 @@
 #define SHADING_IN_COMPUTE 1
 #include "shading.glsl"
 #include "box_filter.glsl"
+#include "quad_tile.glsl"
 
 layout(local_size_x = 128) in;
 
@@ -119,10 +116,8 @@ uint lane_number() {
 
 void main() {
     uint lane = lane_number();
-    uint quad = lane >> 2u;
-    uvec2 in_quad = uvec2(lane & 1u, (lane >> 1u) & 1u);
-    uvec2 quad_origin = gl_WorkGroupID.xy * uvec2(16u, 8u) + 2u * uvec2(quad & 7u, quad >> 3u);
-    uvec2 pixel = quad_origin + in_quad;
+    uvec2 pixel = quad_tile_pixel(lane);
+    uvec2 quad_origin = pixel & ~uvec2(1u);  // the quad's top-left pixel: quads start at even coordinates
     bool inside = all(lessThan(pixel, frame.sizes.xy));
     uvec2 ids = inside ? texelFetch(visibility_image, ivec2(pixel), 0).xy : uvec2(kNoTriangle);
     bool covered = ids.x != kNoTriangle;

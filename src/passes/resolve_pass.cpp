@@ -16,8 +16,6 @@ ResolvePush resolve_push(const FrameContext& f) {
             f.targets.mip.extent.height, f.targets.extent.width, f.targets.extent.height};
 }
 
-constexpr uint32_t kResolveTileWidth = 16, kResolveTileHeight = 8;  // resolve.comp's kTile
-
 }  // namespace
 
 std::string compute_resolve_mip_missing(const SubgroupCaps& caps) {
@@ -107,6 +105,6 @@ void ResolvePass::record_compute(FrameContext& f) {
     if (write_mip) d.storage_image(3, f.targets.mip.view);
     d.push(f.cmd, pipeline);
     vkCmdPushConstants(f.cmd, pipeline.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
-    vkCmdDispatch(f.cmd, ceil_div(f.targets.extent.width, kResolveTileWidth), ceil_div(f.targets.extent.height, kResolveTileHeight), 1);
+    vkCmdDispatch(f.cmd, ceil_div(f.targets.extent.width, kQuadTileWidth), ceil_div(f.targets.extent.height, kQuadTileHeight), 1);
     end_resolve(f);
 }

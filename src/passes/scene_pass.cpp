@@ -74,6 +74,10 @@ Descriptors scene_descriptors(const FrameContext& f) {
     return d;
 }
 
+uint32_t shading_push_flags(const FrameContext& f) {
+    return (f.instrument ? 1u : 0u) | (f.light_loop_split_tiles ? 2u : 0u) | (f.ray_traced ? 4u : 0u);
+}
+
 void ScenePass::create(const Context& ctx, bool alpha_masked, ForwardTestOutput test_output) {
     GraphicsDesc d;
     d.shaders = {{VK_SHADER_STAGE_VERTEX_BIT, "scene.vert.depth"}};
@@ -266,9 +270,7 @@ void ScenePass::record_forward(FrameContext& f) {
     descriptors.buffer(quad_mip ? 7 : 5, f.counters);  // the light loop's trips (instrumented frame)
     // The ray-traced image: read only with flag 4 (the pass ran this frame); else bound unread.
     descriptors.storage_image(quad_mip ? 8 : 6, f.targets.ray_traced.view);
-    // shading.glsl's ForwardPush flags: 1 count the light loop's trips, 2 split tiles (tests only),
-    // 4 ray-traced shadows and reflections.
-    uint32_t flags = (f.instrument ? 1u : 0u) | (f.light_loop_split_tiles ? 2u : 0u) | (f.ray_traced ? 4u : 0u);
+    uint32_t flags = shading_push_flags(f);
     if (f.plan.geometry == Geometry::meshlet && f.meshlets) {
         f.meshlets->record_forward(f, descriptors, flags, quad_mip, light_loop);
     } else {

@@ -7,6 +7,11 @@
 // triangle it drew (forward.frag.ids) or its quad's uv derivatives (forward.frag.derivatives).
 enum class ForwardTestOutput { colour, ids, derivatives };
 
+// shading.glsl's ForwardPush flags, for forward and the visibility shading pass alike: 1 count the
+// light loop's trips (the instrumented frame), 2 split tiles (tests only), 4 ray-traced shadows
+// and reflections (the ray_trace pass ran this frame).
+uint32_t shading_push_flags(const FrameContext& f);
+
 struct ScenePass {
     Pipeline depth;
     // forward.frag by [quad mip][subgroup light loop]. QUAD_MIP also writes the half-resolution

@@ -1,8 +1,7 @@
 #include "passes/visibility_pass.h"
+#include "passes/scene_pass.h"  // shading_push_flags
 
 namespace {
-
-constexpr uint32_t kShadeBlockWidth = 16, kShadeBlockHeight = 8;  // visibility_shade.comp: 128 lanes, 8x4 quads
 
 // shading.glsl's bindings as forward has them without the quad mip (0-3 the scene, 4 the light
 // lists, 5 the loop counters, 6 the ray-traced image), then visibility_shade.comp's: 7 vertices, 8
@@ -71,10 +70,9 @@ void VisibilityPass::record(FrameContext& f) {
         .storage_image(12, f.targets.hdr.view);
     d.push(f.cmd, pipeline);
     // shading.glsl's flags, as forward pushes them, and 8: write the derivatives (tests only).
-    uint32_t flags = (f.instrument ? 1u : 0u) | (f.light_loop_split_tiles ? 2u : 0u) | (f.ray_traced ? 4u : 0u) |
-                     (f.test_derivatives ? 8u : 0u);
+    uint32_t flags = shading_push_flags(f) | (f.test_derivatives ? 8u : 0u);
     vkCmdPushConstants(f.cmd, pipeline.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(flags), &flags);
-    vkCmdDispatch(f.cmd, ceil_div(f.targets.extent.width, kShadeBlockWidth), ceil_div(f.targets.extent.height, kShadeBlockHeight), 1);
+    vkCmdDispatch(f.cmd, ceil_div(f.targets.extent.width, kQuadTileWidth), ceil_div(f.targets.extent.height, kQuadTileHeight), 1);
     f.timer.end(f.cmd, Timer::shade);
     end_label(f.ctx, f.cmd);
 }

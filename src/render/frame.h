@@ -17,6 +17,9 @@ constexpr uint32_t kTileSize = 16;  // light-list tiles, pixels
 // --shading visibility (docs/visibility.md): per pixel (draw, primitive) of the triangle that covers
 // it, written by the pre-pass; the draw word's top bit marks occlusion phase 2's late draw.
 constexpr VkFormat kVisibilityFormat = VK_FORMAT_R32G32_UINT;
+// The pixels a workgroup of the quad compute passes covers (shaders/quad_tile.glsl: 128 lanes,
+// 8x4 quads): the visibility shading pass and the compute resolve.
+constexpr uint32_t kQuadTileWidth = 16, kQuadTileHeight = 8;
 constexpr uint32_t kNoTriangle = 0xffffffffu;  // both words where no triangle covers the pixel
 constexpr uint32_t kLateDrawBit = 0x80000000u;
 
