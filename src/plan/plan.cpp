@@ -98,6 +98,10 @@ std::string visibility_derivatives_missing(const SubgroupCaps& caps, const Devic
     return missing;
 }
 
+namespace {
+
+// Resolves --shading for make_plan, which has already refused an explicit visibility the device or
+// geometry cannot run (before the geometry's own checks, so the refusal names the shading).
 ShadingPlan plan_shading(const SubgroupCaps& caps, const DeviceFeatures& features, const PlanRequest& request,
                          Variant light_loop) {
     ShadingPlan plan;
@@ -107,7 +111,6 @@ ShadingPlan plan_shading(const SubgroupCaps& caps, const DeviceFeatures& feature
         plan.source = PlanSource::requested;
         plan.reason = "requested forward";
     } else if (request.shading == Shading::visibility) {
-        if (!missing.empty()) throw UnsupportedRequest("--shading visibility: " + missing + "; use --shading forward or auto");
         plan.source = PlanSource::requested;
         plan.shading = Shading::visibility;
         plan.reason = "requested visibility";
@@ -135,6 +138,8 @@ ShadingPlan plan_shading(const SubgroupCaps& caps, const DeviceFeatures& feature
     if (light_loop == Variant::subgroup && !loop_missing.empty()) plan.reason += "; per-lane light loop: " + loop_missing;
     return plan;
 }
+
+}  // namespace
 
 std::string_view plan_source_name(PlanSource s) {
     constexpr std::array<std::string_view, 3> names = {"requested", "capabilities", "measured"};

@@ -148,8 +148,5 @@ PassPlan plan_unavailable_pass(const PassInfo& pass, Request requested, const st
 std::string visibility_missing(const DeviceFeatures& features, Geometry geometry);
 // Why visibility's quad-swap derivatives cannot run (compute quad operations, full subgroups), or empty.
 std::string visibility_derivatives_missing(const SubgroupCaps& caps, const DeviceFeatures& features);
-// Resolves --shading; throws UnsupportedRequest for an explicit visibility the device or geometry cannot run.
-ShadingPlan plan_shading(const SubgroupCaps& caps, const DeviceFeatures& features, const PlanRequest& request,
-                         Variant light_loop);
 
 ViewPlan plan_view(const SubgroupCaps& caps, const DeviceFeatures& features, ViewMode mode, Stage stage);
