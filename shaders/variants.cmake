@@ -23,6 +23,14 @@ sgd_shader(visibility_shade.comp quads_mip VISIBILITY_QUADS=1 SHADE_QUAD_MIP=1)
 sgd_shader(visibility_shade.comp analytic_mip SHADE_QUAD_MIP=1)
 sgd_shader(visibility_shade.comp quads_light_loop_mip VISIBILITY_QUADS=1 LIGHT_LOOP_SUBGROUP=1 SHADE_QUAD_MIP=1)
 sgd_shader(visibility_shade.comp analytic_light_loop_mip LIGHT_LOOP_SUBGROUP=1 SHADE_QUAD_MIP=1)
+# The pass's debug views (--view-stage compute under --shading visibility): each derivative variant
+# with the lane record of each view (view_common.glsl), the per-lane light loop.
+sgd_shader(visibility_shade.comp quads_view_lane_id VISIBILITY_QUADS=1 SHADE_VIEW=1 VIEW_LANE_ID=1)
+sgd_shader(visibility_shade.comp quads_view_first_last VISIBILITY_QUADS=1 SHADE_VIEW=1 VIEW_FIRST_LAST=1)
+sgd_shader(visibility_shade.comp quads_view_active VISIBILITY_QUADS=1 SHADE_VIEW=1 VIEW_ACTIVE=1)
+sgd_shader(visibility_shade.comp analytic_view_lane_id SHADE_VIEW=1 VIEW_LANE_ID=1)
+sgd_shader(visibility_shade.comp analytic_view_first_last SHADE_VIEW=1 VIEW_FIRST_LAST=1)
+sgd_shader(visibility_shade.comp analytic_view_active SHADE_VIEW=1 VIEW_ACTIVE=1)
 sgd_shader(forward.frag ids FORWARD_IDS=1)
 sgd_shader(forward.frag derivatives FORWARD_DERIVATIVES=1)
 # The lod view (--view lod, docs/lod.md): every draw in its level's colour.
