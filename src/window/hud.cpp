@@ -167,7 +167,7 @@ const PassInfo* timer_owner(Timer t) {
 std::string hosted_note(const Plan& plan, Timer t) {
     std::string note;
     for (const PassInfo& pass : kPasses)
-        if (pass.host_timer == t && plan[pass.id].variant == Variant::subgroup)
+        if (hosting_timer(pass, plan) == t && plan[pass.id].variant == Variant::subgroup)
             note += (note.empty() ? "+ " : " + ") + std::string(pass.hosted_label);
     return note;
 }
