@@ -102,7 +102,10 @@ Descriptors VisibilityPass::bind_frame(FrameContext& f, const Pipeline& pipeline
         .buffer(9, indirect)
         .buffer(10, f.late_indirect ? *f.late_indirect : indirect)
         .sampled_texels(11, f.targets.visibility.view, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL)
-        .storage_image(12, f.targets.hdr.view);
+        .storage_image(12, f.targets.hdr.view)
+        // The mip variants' target; bound in every dispatch, since the layout names it (GPU-assisted
+        // validation emulates push descriptors and binds a set only once every binding is pushed).
+        .storage_image(13, f.targets.mip.view);
     return d;
 }
 
@@ -128,7 +131,6 @@ void VisibilityPass::record(FrameContext& f) {
         // Every texel is written (one store per quad, and every quad inside the frame is whole).
         transition(f.cmd, f.targets.mip, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
                    VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, true);
-        d.storage_image(13, f.targets.mip.view);
     }
     dispatch(f, pipeline, d);
     f.timer.end(f.cmd, Timer::shade);
