@@ -129,6 +129,16 @@ ListedMeshlet listed_meshlet(uint e) {
     return ListedMeshlet(chunk, i, c.x, c.y + i, c.w >> 8u);
 }
 
+// --shading visibility (docs/visibility.md): how the meshlet path names a triangle in the visibility
+// image. x: the draw, as on the indexed path (bit 31: drawn by occlusion phase 2's late draw); y: the
+// meshlet (its index into meshlets[]) and the triangle's ORIGINAL index t in it (< 128): the mesh
+// shaders compact their primitive outputs, so the slot would not find the triangle again.
+const uint kMeshletTriangleBits = 7u;
+const uint kMeshletLateBit = 0x80000000u;
+uvec2 meshlet_triangle_id(uint draw, uint meshlet, uint t, bool late) {
+    return uvec2(draw | (late ? kMeshletLateBit : 0u), meshlet << kMeshletTriangleBits | t);
+}
+
 // Clip position of a meshlet vertex: scene.vert's expressions, `precise` included, so the
 // meshlet path's depth equals the indexed path's and forward's EQUAL test holds between passes.
 vec4 meshlet_clip(vec3 p, mat4 model) {

@@ -14,11 +14,19 @@ sgd_shader(depth_alpha.frag main)
 # forward.frag derivatives, its quad's uv derivatives, the shading pass's.
 sgd_shader(visibility.frag plain)
 sgd_shader(visibility.frag alpha ALPHA=1)
+sgd_shader(visibility.frag meshlet MESHLET=1)
+sgd_shader(visibility.frag meshlet_alpha MESHLET=1 ALPHA=1)
 sgd_shader(visibility_shade.comp quads VISIBILITY_QUADS=1)
 sgd_shader(visibility_shade.comp analytic)
 sgd_shader(visibility_shade.comp quads_light_loop VISIBILITY_QUADS=1 LIGHT_LOOP_SUBGROUP=1)
 sgd_shader(visibility_shade.comp analytic_light_loop LIGHT_LOOP_SUBGROUP=1)
+# The same on the meshlet path: the vertices fetched through the meshlet (VISIBILITY_MESHLET).
+sgd_shader(visibility_shade.comp quads_meshlet VISIBILITY_QUADS=1 VISIBILITY_MESHLET=1)
+sgd_shader(visibility_shade.comp analytic_meshlet VISIBILITY_MESHLET=1)
+sgd_shader(visibility_shade.comp quads_light_loop_meshlet VISIBILITY_QUADS=1 LIGHT_LOOP_SUBGROUP=1 VISIBILITY_MESHLET=1)
+sgd_shader(visibility_shade.comp analytic_light_loop_meshlet LIGHT_LOOP_SUBGROUP=1 VISIBILITY_MESHLET=1)
 sgd_shader(forward.frag ids FORWARD_IDS=1)
+sgd_shader(forward.frag meshlet_ids FORWARD_IDS=1 MESHLET_IDS=1)
 sgd_shader(forward.frag derivatives FORWARD_DERIVATIVES=1)
 # The lod view (--view lod, docs/lod.md): every draw in its level's colour.
 sgd_shader(lod_view.vert main)
@@ -58,8 +66,19 @@ sgd_shader(meshlet_cull.mesh view_task VIEW_FROM_TASK=1)
 sgd_shader(meshlet_cull.mesh subgroup_alpha CULL_SUBGROUP=1 DEPTH_ALPHA=1)
 sgd_shader(meshlet_cull.mesh fallback_alpha DEPTH_ALPHA=1)
 sgd_shader(meshlet_cull.mesh off_alpha CULL_OFF=1 DEPTH_ALPHA=1)
+# --shading visibility: the pre-pass's mesh shader also names each primitive's triangle for
+# visibility.frag.meshlet(_alpha).
+sgd_shader(meshlet_cull.mesh subgroup_ids CULL_SUBGROUP=1 VISIBILITY_IDS=1)
+sgd_shader(meshlet_cull.mesh fallback_ids VISIBILITY_IDS=1)
+sgd_shader(meshlet_cull.mesh off_ids CULL_OFF=1 VISIBILITY_IDS=1)
+sgd_shader(meshlet_cull.mesh subgroup_alpha_ids CULL_SUBGROUP=1 DEPTH_ALPHA=1 VISIBILITY_IDS=1)
+sgd_shader(meshlet_cull.mesh fallback_alpha_ids DEPTH_ALPHA=1 VISIBILITY_IDS=1)
+sgd_shader(meshlet_cull.mesh off_alpha_ids CULL_OFF=1 DEPTH_ALPHA=1 VISIBILITY_IDS=1)
 sgd_shader(meshlet_forward.task main)
 sgd_shader(meshlet_forward.mesh main)
+# The same names from forward's mesh shader: the frozen pre-pass under visibility, and the tests'
+# forward.frag.meshlet_ids.
+sgd_shader(meshlet_forward.mesh ids TRIANGLE_IDS=1)
 sgd_shader(view.frag primitive VIEW_PER_PRIMITIVE=1)
 
 # Half-resolution mip (docs/quad-mip.md): the forward shader writing it with quad swaps, the same

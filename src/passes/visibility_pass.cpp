@@ -1,12 +1,14 @@
 #include "passes/visibility_pass.h"
-#include "passes/scene_pass.h"  // shading_push_flags
+#include "passes/meshlet_pass.h"  // with_meshlet_bindings, the meshlet data
+#include "passes/scene_pass.h"    // shading_push_flags
 
 namespace {
 
 // shading.glsl's bindings as forward has them without the quad mip (0-3 the scene, 4 the light
 // lists, 5 the loop counters, 6 the ray-traced image), then visibility_shade.comp's: 7 vertices, 8
 // the drawn indices, 9 and 10 the pre-pass's and the late draw's indirect commands, 11 the
-// visibility image, 12 the HDR target. Push constant: shading.glsl's flags.
+// visibility image, 12 the HDR target; the meshlet variants then 16 and up, the meshlet path's
+// (with_meshlet_bindings: the meshlets, their vertices and triangles). Push constant: shading.glsl's flags.
 const LayoutDesc kShadeLayout = {
     {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
      VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
@@ -15,30 +17,42 @@ const LayoutDesc kShadeLayout = {
      VK_DESCRIPTOR_TYPE_STORAGE_IMAGE},
     VK_SHADER_STAGE_COMPUTE_BIT, sizeof(uint32_t)};
 
-// [quad-swap derivatives][subgroup light loop] (shaders/variants.cmake).
-const char* const kShadeShaders[2][2] = {{"visibility_shade.comp.analytic", "visibility_shade.comp.analytic_light_loop"},
-                                    {"visibility_shade.comp.quads", "visibility_shade.comp.quads_light_loop"}};
+// [geometry meshlet][quad-swap derivatives][subgroup light loop] (shaders/variants.cmake).
+const char* const kShadeShaders[2][2][2] = {
+    {{"visibility_shade.comp.analytic", "visibility_shade.comp.analytic_light_loop"},
+     {"visibility_shade.comp.quads", "visibility_shade.comp.quads_light_loop"}},
+    {{"visibility_shade.comp.analytic_meshlet", "visibility_shade.comp.analytic_light_loop_meshlet"},
+     {"visibility_shade.comp.quads_meshlet", "visibility_shade.comp.quads_light_loop_meshlet"}}};
 
 }  // namespace
 
 void VisibilityPass::create(const Context& ctx) {
-    if (!visibility_missing(ctx.features, Geometry::indexed).empty()) return;
+    if (visibility_missing(ctx.features, Geometry::indexed).empty()) create_variants(ctx, false);
+}
+
+void VisibilityPass::create_variants(const Context& ctx, bool meshlet) {
     bool quads = visibility_derivatives_missing(ctx.subgroup, ctx.features).empty();
     bool loop = missing_support(ctx.subgroup, {Stage::compute, pass_info(PassId::light_loop).ops}).empty();
+    // The meshlet variants also read the meshlet path's bindings (16 and up).
+    LayoutDesc layout = meshlet ? with_meshlet_bindings(kShadeLayout) : kShadeLayout;
+    layout.stages = VK_SHADER_STAGE_COMPUTE_BIT;
     for (int q = 0; q < 2; ++q)
         for (int l = 0; l < 2; ++l) {
             if ((q && !quads) || (l && !loop)) continue;
-            const char* shader = kShadeShaders[q][l];
+            const char* shader = kShadeShaders[meshlet][q][l];
             // The quad variants number lanes by subgroup: full subgroups make the numbering dense.
-            shade[q][l] = create_compute_pipeline(ctx, {.shader = shader, .layout = kShadeLayout, .full_subgroups = bool(q)});
+            shade[meshlet][q][l] = create_compute_pipeline(ctx, {.shader = shader, .layout = layout, .full_subgroups = bool(q)});
         }
 }
 
 void VisibilityPass::record(FrameContext& f) {
     const ShadingPlan& plan = f.plan.shading;
-    bool quads = plan.derivatives == Variant::subgroup && shade[1][0];
-    bool loop = plan.light_loop == Variant::subgroup && shade[quads][1];
-    const Pipeline& pipeline = shade[quads][loop];
+    const bool meshlet = f.plan.geometry == Geometry::meshlet && f.meshlets;
+    if (meshlet && !shade[1][0][0]) create_variants(f.ctx, true);
+    auto& variants = shade[meshlet];
+    bool quads = plan.derivatives == Variant::subgroup && variants[1][0];
+    bool loop = plan.light_loop == Variant::subgroup && variants[quads][1];
+    const Pipeline& pipeline = variants[quads][loop];
     begin_label(f.ctx, f.cmd, debug_label(Timer::shade, quads ? "quad-swap derivatives" : "analytic derivatives"));
     f.timer.begin(f.cmd, Timer::shade);
     // Read with texelFetch (a sampled image: an R32G32_UINT storage image would need
@@ -68,6 +82,7 @@ void VisibilityPass::record(FrameContext& f) {
         .buffer(10, f.late_indirect ? *f.late_indirect : indirect)
         .sampled_texels(11, f.targets.visibility.view, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL)
         .storage_image(12, f.targets.hdr.view);
+    if (meshlet) f.meshlets->push_bindings(f, d);
     d.push(f.cmd, pipeline);
     // shading.glsl's flags, as forward pushes them, and 8: write the derivatives (tests only).
     uint32_t flags = shading_push_flags(f) | (f.test_derivatives ? 8u : 0u);

@@ -7,11 +7,15 @@
 #include "render/frame.h"
 
 struct VisibilityPass {
-    // visibility_shade.comp by [quad-swap derivatives][subgroup light loop]; the quad variants only
-    // where the device can run them (visibility_derivatives_missing), the light loop where compute
-    // has its operations.
-    Pipeline shade[2][2];
+    // visibility_shade.comp by [geometry meshlet][quad-swap derivatives][subgroup light loop]; the
+    // quad variants only where the device can run them (visibility_derivatives_missing), the light
+    // loop where compute has its operations. The indexed path's are made by create(), the meshlet
+    // path's (VISIBILITY_MESHLET: the vertices fetched through the meshlet) on their first use.
+    Pipeline shade[2][2][2];
 
     void create(const Context& ctx);
     void record(FrameContext& f);
+
+private:
+    void create_variants(const Context& ctx, bool meshlet);
 };
