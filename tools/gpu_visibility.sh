@@ -2,7 +2,8 @@
 # --shading forward against --shading visibility on a GPU (docs/visibility.md): the default command
 # (every other pass auto, every feature on, --no-tuning) with --instances 5 --lights 4096 at
 # 1920x1080 and 3840x2160; visibility with its quad-swap derivatives and, masked, its analytic
-# fallback (--mask-ops quad, which also moves the quad mip to its compute fallback: the `mip` row).
+# fallback (--mask-ops quad, which also moves the quad mip to its compute fallback: the `mip` row);
+# then the meshlet path (--geometry meshlet), forward and visibility.
 # Each configuration twice, alternated, so clock drift falls on all of them. Writes
 # OUT/visibility.md (per-pass medians and the frame), the reports and OUT/log.txt (a few minutes).
 # Usage (repository root, build/ built): tools/gpu_visibility.sh [BUILD_DIR] [OUT]
@@ -13,7 +14,8 @@ out=${2:-${OUT:-out-visibility}}
 mkdir -p "$out"
 log="$out/log.txt"
 echo "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)" | tee "$log"
-configs=("forward:--shading forward" "visibility:--shading visibility" "visibility-analytic:--shading visibility --mask-ops quad")
+configs=("forward:--shading forward" "visibility:--shading visibility" "visibility-analytic:--shading visibility --mask-ops quad"
+         "meshlet-forward:--geometry meshlet --shading forward" "meshlet-visibility:--geometry meshlet --shading visibility")
 sizes=${SIZES:-1920x1080 3840x2160}
 for size in $sizes; do
   for round in 1 2; do
@@ -28,7 +30,7 @@ done
 python3 - "$out" $sizes > "$out/visibility.md" <<'PY'
 import json, sys, statistics
 out = sys.argv[1]
-tags = ("forward", "visibility", "visibility-analytic")
+tags = ("forward", "visibility", "visibility-analytic", "meshlet-forward", "meshlet-visibility")
 def report(tag, size, r):
     try: return json.load(open(f"{out}/{tag}-{size}-{r}.json"))
     except Exception: return None
