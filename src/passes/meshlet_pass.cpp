@@ -146,7 +146,11 @@ void MeshletPass::create(const Context& ctx, const Scene& scene, const GpuScene&
                              MemoryKind::device_local, "meshlet capture");
 
     // The depth pre-pass: the scene's bindings, then the meshlet path's; no fragment shader.
-    GraphicsDesc d = depth_desc(false);
+    // --shading visibility's (`ids`): the same with the visibility image, which the mesh shader's
+    // per-primitive triangle names (the `_ids` variants) fill through visibility.frag.meshlet.
+    // (Pipelines compile on first use: a run compiles only the ones it binds.)
+    GraphicsDesc d = depth_desc(false), ids = depth_desc(true);
+    const char* ids_fragment = gpu.alpha_masked ? "visibility.frag.meshlet_alpha" : "visibility.frag.meshlet";
     // As the other units: the subgroup pipelines where a plan of this run can pick them (masks count).
     bool subgroup = pass_missing(ctx.subgroup, ctx.features, PassId::cull, Geometry::meshlet).empty();
     const std::string fallback_stage = meshlet_fallback_stage();
@@ -157,12 +161,21 @@ void MeshletPass::create(const Context& ctx, const Scene& scene, const GpuScene&
         // As the indexed pre-pass (ScenePass::create): masked materials' holes are discarded.
         if (gpu.alpha_masked) d.shaders.push_back({VK_SHADER_STAGE_FRAGMENT_BIT, "depth_alpha.frag.main"});
         depth_[size_t(v)] = create_graphics_pipeline(ctx, d);
+        ids.shaders = {{VK_SHADER_STAGE_TASK_BIT_EXT, task},
+                       {VK_SHADER_STAGE_MESH_BIT_EXT, std::string(mesh) + "_ids"},
+                       {VK_SHADER_STAGE_FRAGMENT_BIT, ids_fragment}};
+        ids_[size_t(v)] = create_graphics_pipeline(ctx, ids);
     }
     // Culling frozen: forward's task and mesh shaders draw the last list into depth. Their positions
-    // are forward's, bit for bit, so forward's EQUAL test holds.
+    // are forward's, bit for bit, so forward's EQUAL test holds. (ids: meshlet_forward.mesh.ids
+    // names the triangles as the pre-pass's mesh shader does.)
     d.shaders = {{VK_SHADER_STAGE_TASK_BIT_EXT, "meshlet_forward.task.main"}, {VK_SHADER_STAGE_MESH_BIT_EXT, "meshlet_forward.mesh.main"}};
     if (gpu.alpha_masked) d.shaders.push_back({VK_SHADER_STAGE_FRAGMENT_BIT, "depth_alpha.frag.main"});
     depth_frozen_ = create_graphics_pipeline(ctx, d);
+    ids.shaders = {{VK_SHADER_STAGE_TASK_BIT_EXT, "meshlet_forward.task.main"},
+                   {VK_SHADER_STAGE_MESH_BIT_EXT, "meshlet_forward.mesh.ids"},
+                   {VK_SHADER_STAGE_FRAGMENT_BIT, ids_fragment}};
+    ids_frozen_ = create_graphics_pipeline(ctx, ids);
     if (subgroup)
         late_list_pipelines_[0] = create_compute_pipeline(ctx, {.shader = "meshlet_late_list.comp.subgroup", .layout = kLateListLayout});
     late_list_pipelines_[1] = create_compute_pipeline(ctx, {.shader = "meshlet_late_list.comp.fallback", .layout = kLateListLayout});
@@ -214,20 +227,6 @@ GraphicsDesc MeshletPass::depth_desc(bool ids) const {
     return d;
 }
 
-const Pipeline& MeshletPass::ids_pipeline(Variant v) {
-    Pipeline& p = ids_[size_t(v)];
-    // The subgroup variant only where its depth pipeline exists (bind_depth refuses an empty one).
-    if (p || !depth_[size_t(v)]) return p;
-    GraphicsDesc d = depth_desc(true);
-    auto [task, mesh] = depth_shaders(v, alpha_masked_, meshlet_fallback_stage());
-    const char* fragment = alpha_masked_ ? "visibility.frag.meshlet_alpha" : "visibility.frag.meshlet";
-    d.shaders = {{VK_SHADER_STAGE_TASK_BIT_EXT, task},
-                 {VK_SHADER_STAGE_MESH_BIT_EXT, std::string(mesh) + "_ids"},  // meshlet_cull.mesh VISIBILITY_IDS
-                 {VK_SHADER_STAGE_FRAGMENT_BIT, fragment}};
-    p = create_graphics_pipeline(*ctx_, d);
-    return p;
-}
-
 void MeshletPass::push_bindings(FrameContext& f, Descriptors& d) const {
     d.buffer(16, meshlet_buffer_)
         .buffer(17, positions_)
@@ -271,7 +270,7 @@ void MeshletPass::bind_depth(FrameContext& f, const Pipeline& p, uint32_t flags,
 void MeshletPass::record_depth(FrameContext& f, bool record, bool ids) {
     Variant variant = f.plan[PassId::cull].variant;
     Variant v = variant == Variant::subgroup || variant == Variant::fallback ? variant : Variant::off;
-    const Pipeline& p = ids ? ids_pipeline(v) : depth_[size_t(v)];
+    const Pipeline& p = (ids ? ids_ : depth_)[size_t(v)];
     uint32_t occlusion = record && occlusion_culls(f) && f.pyramid ? 1u : 0u;
     bind_depth(f, p, !record ? 2u : capture_enabled_ ? 1u : 0u, occlusion);
     if (chunk_count_) vkCmdDrawMeshTasks_(f.cmd, grid_.width, grid_.height, 1);
@@ -299,20 +298,12 @@ void MeshletPass::record_late_list(FrameContext& f) {
 
 void MeshletPass::record_late_depth(FrameContext& f, bool ids) {
     Variant v = f.plan[PassId::cull].variant == Variant::subgroup ? Variant::subgroup : Variant::fallback;
-    bind_depth(f, ids ? ids_pipeline(v) : depth_[size_t(v)], capture_enabled_ ? 1u : 0u, 2u);
+    bind_depth(f, (ids ? ids_ : depth_)[size_t(v)], capture_enabled_ ? 1u : 0u, 2u);
     // One task workgroup per 32 listed meshlets, as many as meshlet_late_list.comp wrote.
     vkCmdDrawMeshTasksIndirect_(f.cmd, late_list_.buffer, 0, 1, sizeof(VkDrawMeshTasksIndirectCommandEXT));
 }
 
 void MeshletPass::record_frozen_depth(FrameContext& f, bool ids) {
-    if (ids && !ids_frozen_) {
-        // Forward's task shader with the mesh shader that names the triangles (meshlet_forward.mesh.ids).
-        GraphicsDesc d = depth_desc(true);
-        d.shaders = {{VK_SHADER_STAGE_TASK_BIT_EXT, "meshlet_forward.task.main"},
-                     {VK_SHADER_STAGE_MESH_BIT_EXT, "meshlet_forward.mesh.ids"},
-                     {VK_SHADER_STAGE_FRAGMENT_BIT, alpha_masked_ ? "visibility.frag.meshlet_alpha" : "visibility.frag.meshlet"}};
-        ids_frozen_ = create_graphics_pipeline(*ctx_, d);
-    }
     const Pipeline& p = ids ? ids_frozen_ : depth_frozen_;
     vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, p.handle());
     Descriptors d = scene_descriptors(f);

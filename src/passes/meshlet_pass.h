@@ -81,8 +81,6 @@ private:
     void bind_depth(FrameContext& f, const Pipeline& p, uint32_t flags, uint32_t occlusion_phase);
     // The pre-pass's pipelines: depth only, or (ids) also the visibility image.
     GraphicsDesc depth_desc(bool ids) const;
-    // The pre-pass of --shading visibility by cull variant (its `ids` pipelines), created on first use.
-    const Pipeline& ids_pipeline(Variant v);
 
     const Context* ctx_ = nullptr;
     Meshlets meshlets_;
@@ -96,7 +94,7 @@ private:
     bool capture_enabled_ = false;
     Pipeline depth_[3];        // by Variant: subgroup (where the device can), fallback, off
     Pipeline depth_frozen_;    // forward's task and mesh shaders into depth only (culling frozen)
-    Pipeline ids_[3], ids_frozen_;  // the same two with the visibility image (--shading visibility), on first use
+    Pipeline ids_[3], ids_frozen_;  // the same two with the visibility image (--shading visibility)
     bool alpha_masked_ = false;
     Pipeline late_list_pipelines_[2];  // meshlet_late_list.comp: subgroup (where the device can), fallback
     Pipeline forward_[2][2];   // forward.frag's [quad mip][light loop] variants, as ScenePass::forward

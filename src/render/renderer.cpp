@@ -256,11 +256,12 @@ void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_i
     }
     record_units(f, FramePoint::after_forward);
     // HDR -> 8-bit frame (and with --mip subgroup the mip); then exposure measures the mip. The
-    // visibility path stays in compute (resolve.comp: the same bytes as the fragment resolve),
-    // unless its quad mip is asked for where compute cannot write it (no quad operations or full
-    // subgroups in compute): then the fragment resolve writes frame and mip, as for forward.
-    bool mip_in_compute = config_.plan[PassId::mip].variant != Variant::subgroup || resolve_pass_.compute_mip;
-    if (visibility && mip_in_compute)
+    // visibility path stays in compute (resolve.comp: the same bytes as the fragment resolve; its
+    // shading pass wrote the quad mip), unless the quad mip is asked for where compute cannot write
+    // it (no quad operations or full subgroups in compute): then the fragment resolve writes frame
+    // and mip, as for forward.
+    bool mip_elsewhere = config_.plan[PassId::mip].variant != Variant::subgroup || visibility_pass_.writes_mip(config_.plan);
+    if (visibility && mip_elsewhere)
         resolve_pass_.record_compute(f);
     else
         resolve_pass_.record(f);
