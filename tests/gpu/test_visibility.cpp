@@ -16,6 +16,7 @@
 #include "app/run.h"
 #include "gpu/harness.h"
 #include "gpu/light_frame.h"
+#include "render/mip_reference.h"
 #include "render/tonemap.h"
 
 // A named namespace around the whole file: the unity batches share one translation unit.
@@ -28,6 +29,7 @@ struct Shot {
     std::vector<uint8_t> color;   // RGBA8
     std::vector<uint8_t> hdr;     // RGBA16F
     std::vector<uint32_t> ids;    // visibility: (draw, primitive) per pixel
+    std::vector<uint8_t> mip;     // visibility: the half-resolution mip (RGBA16F)
     GpuCounters counters{};
     Plan plan;
 };
@@ -81,7 +83,10 @@ Shot render(const Scene& scene, Path path, ForwardTestOutput output = ForwardTes
     s.plan = config.plan;
     s.color = renderer.read_color();
     s.hdr = renderer.read_hdr();
-    if (path == Path::quads || path == Path::analytic) s.ids = renderer.read_visibility();
+    if (path == Path::quads || path == Path::analytic) {
+        s.ids = renderer.read_visibility();
+        s.mip = renderer.read_mip();
+    }
     s.counters = renderer.read_counters();
     return s;
 }
@@ -287,6 +292,12 @@ void expect_meshlet_matches_forward(const Scene& scene, const char* name, bool s
     int covered = 0;
     EXPECT_EQ(id_mismatches(named, forward_ids(ids.hdr), &covered), "") << name;
     EXPECT_GE(covered, int(kSize.width * kSize.height / 10)) << name << ": too few covered pixels to compare";
+    // --mip auto plans subgroup here, so the meshlet shading pass wrote the quad mip as it shaded:
+    // bit for bit the CPU box filter of its frame.
+    ASSERT_EQ(quads.plan[PassId::mip].variant, Variant::subgroup) << quads.plan[PassId::mip].reason;
+    MipCheck mip = check_mip(hdr_floats(quads.hdr), kSize.width, kSize.height, hdr_floats(quads.mip));
+    EXPECT_EQ(mip.texels, uint64_t(kSize.width / 2) * (kSize.height / 2)) << name;
+    EXPECT_EQ(mip.mismatched, 0u) << name << ": the shading pass's quad mip, first at " << mip.first_x << "," << mip.first_y;
     if (street) {
         EXPECT_GT(quads.counters.occlusion_meshlets.readmitted_phase2, 0u) << "no late meshlet draw to test";
         // 13 pixels at 320x180 on lavapipe, 8 lanes (the indexed path's street: 54).
