@@ -332,6 +332,48 @@ TEST(Visibility, MeshletOcclusionPhaseTwoMatchesMeshletForward) {
     expect_meshlet_matches_forward(street_grid(), "a 2 x 2 grid's street, meshlet path", true);
 }
 
+// Culling frozen (the window's F) on the meshlet path: forward's task and mesh shaders draw the
+// frozen list into the pre-pass (meshlet_forward.mesh.ids names its triangles), from a camera moved
+// after the freeze; every pixel's triangle still forward's, the frame within the bound.
+TEST(Visibility, MeshletFrozenCullingMatchesMeshletForward) {
+    REQUIRE_DRAWING();
+    const Context& ctx = test_context();
+    if (!ctx.features.mesh_shader) GTEST_SKIP() << "device lacks VK_EXT_mesh_shader: no meshlet path here";
+    uint32_t messages = validation_message_count();
+    auto frozen = [&](Path path, ForwardTestOutput output) {
+        RendererConfig config;
+        config.extent = kSize;
+        config.lights = 64;
+        config.plan = plan_for(path, Request::off, Geometry::meshlet);
+        config.test_forward_output = output;
+        Renderer renderer(ctx, default_scene(), config);
+        Camera camera = renderer.default_view();
+        for (uint32_t i = 0; i < 2; ++i) {
+            if (i == 1) {
+                renderer.set_cull_frozen(true);
+                camera.position += 0.1f * (camera.target - camera.position);
+            }
+            VkCommandBuffer cmd = begin_one_shot(ctx);
+            renderer.record(cmd, 0, i, camera);
+            end_one_shot(ctx, cmd);
+        }
+        Shot s;
+        s.color = renderer.read_color();
+        s.hdr = renderer.read_hdr();
+        if (path == Path::quads) s.ids = renderer.read_visibility();
+        return s;
+    };
+    Shot forward = frozen(Path::forward, ForwardTestOutput::colour);
+    Shot ids = frozen(Path::forward, ForwardTestOutput::ids);
+    Shot quads = frozen(Path::quads, ForwardTestOutput::colour);
+    EXPECT_NOT_BLANK(forward.color);
+    EXPECT_GE(psnr(quads.color, forward.color), kMinPsnr);
+    int covered = 0;
+    EXPECT_EQ(id_mismatches(quads.ids, forward_ids(ids.hdr), &covered), "");
+    EXPECT_GE(covered, int(kSize.width * kSize.height / 10)) << "too few covered pixels to compare";
+    EXPECT_EQ(validation_message_count(), messages);
+}
+
 // Through the command line: --mask-ops quad plans analytic derivatives and says why, and the frame
 // stays within the bound of forward's; the meshlet path runs too (its frame within the bound of
 // indexed forward's, whose triangles and positions it draws).
