@@ -42,6 +42,15 @@
 #extension GL_KHR_shader_subgroup_arithmetic : require
 #extension GL_KHR_shader_subgroup_ballot : require
 #endif
+#ifdef SHADE_VIEW
+// The pass's debug views (--view lane-id | first-last-lane | active-lanes --view-stage compute under
+// --shading visibility, src/passes/visibility_pass.cpp record_view): the pass runs again after the
+// frame, shading every pixel as before (its HDR stores give the same values), and paints each
+// pixel's lane record over the 8-bit frame, so the view shows how this pass's quads and subgroups
+// cover the screen. One of view_common.glsl's VIEW_* defines comes with SHADE_VIEW.
+#define VIEW_PARAMS_BINDING 14  // 14 the views' colours, 15 the frame's counters; 16 the 8-bit frame
+#include "view_common.glsl"
+#endif
 #define SHADING_IN_COMPUTE 1
 #include "shading.glsl"
 #include "box_filter.glsl"
@@ -59,6 +68,9 @@ layout(set = 0, binding = 11) uniform utexture2D visibility_image;  // texelFetc
 layout(set = 0, binding = 12, rgba16f) writeonly uniform image2D hdr_image;
 #ifdef SHADE_QUAD_MIP
 layout(set = 0, binding = 13, rgba16f) writeonly uniform image2D mip_image;  // floor(W/2) x floor(H/2)
+#endif
+#ifdef SHADE_VIEW
+layout(set = 0, binding = 16, rgba8) uniform image2D view_frame;
 #endif
 
 const uint kNoTriangle = 0xffffffffu;  // the visibility image's clear (scene_pass.cpp)
@@ -80,9 +92,10 @@ struct Triangle {
 #ifdef VISIBILITY_MESHLET
 // The meshlet path (docs/visibility.md, "The meshlet path"): the id names the draw, the meshlet and
 // the triangle's index in it (meshlet.glsl's meshlet_triangle_id); the vertices come from the
-// meshlet's own arrays (bindings 16 and up, MeshletPass) and are transformed with the mesh shaders'
+// meshlet's own arrays (bindings 17 and up, MeshletPass) and are transformed with the mesh shaders'
 // `precise` math (meshlet_clip, meshlet_forward.mesh), so the clip positions are the rasterizer's.
 // Whichever occlusion phase drew the triangle, its name is the same: the late bit is not needed.
+#define MESHLET_BINDING 17  // after this pass's own, the views' 14..16 included (visibility_pass.cpp)
 #include "meshlet.glsl"
 
 Triangle fetch_triangle(uvec2 ids) {
@@ -153,6 +166,10 @@ uint lane_number() {
 }
 
 void main() {
+#ifdef SHADE_VIEW
+    // First, in uniform control flow: the ballots see every lane the dispatch launched.
+    uvec4 record = lane_record();
+#endif
     uint lane = lane_number();
     uvec2 pixel = quad_tile_pixel(lane);
     uvec2 quad_origin = pixel & ~uvec2(1u);  // the quad's top-left pixel: quads start at even coordinates
@@ -204,6 +221,14 @@ void main() {
     // half_exact: the value forward.frag writes (box_filter.glsl), so the mip and resolve read the same.
     vec4 stored = (forward_push.flags & kShadeDerivatives) != 0u ? color : half_exact(color);
     if (inside) imageStore(hdr_image, ivec2(pixel), stored);
+#ifdef SHADE_VIEW
+    // The "over" blend of the other views: alpha 1 replaces the frame's pixel, alpha 0 keeps it.
+    if (inside) {
+        vec4 view_pixel = view_colour(record, ivec2(pixel));
+        vec3 frame_pixel = imageLoad(view_frame, ivec2(pixel)).rgb;
+        imageStore(view_frame, ivec2(pixel), vec4(view_pixel.rgb + frame_pixel * (1.0 - view_pixel.a), 1.0));
+    }
+#endif
 #ifdef SHADE_QUAD_MIP
     // Uniform control flow again (the branches above have closed, nothing returned), so all four
     // lanes of every quad take part. The horizontal swap gives a + b in the top lanes and c + d in

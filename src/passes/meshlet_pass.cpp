@@ -12,8 +12,7 @@
 
 namespace {
 
-constexpr uint32_t kFirstMeshletBinding = 16;
-constexpr uint32_t kMeshletBindings = 10;  // 16 meshlets .. 23 capture, 24 pyramid, 25 late list
+constexpr uint32_t kMeshletBindings = 10;  // 16 meshlets .. 23 capture, 24 pyramid, 25 late list (from `first` = 16)
 constexpr uint32_t kCaptureStride = 128;  // capture words per visible entry (>= kMeshletMaxTriangles)
 constexpr VkDeviceSize kListEntry = 32;   // VisibleMeshlet
 constexpr uint32_t kMeshletsPerTask = 32; // meshlets per task chunk, visible-list entries per chunk
@@ -52,10 +51,10 @@ std::pair<const char*, const char*> depth_shaders(Variant v, bool alpha, const s
 
 }  // namespace
 
-LayoutDesc with_meshlet_bindings(LayoutDesc layout) {
-    if (layout.bindings.size() > kFirstMeshletBinding)
+LayoutDesc with_meshlet_bindings(LayoutDesc layout, uint32_t first) {
+    if (layout.bindings.size() > first)
         throw std::logic_error("a layout reaches the meshlet path's bindings (shaders/meshlet.glsl)");
-    layout.bindings.resize(kFirstMeshletBinding, kNoBinding);
+    layout.bindings.resize(first, kNoBinding);
     for (uint32_t i = 0; i < kMeshletBindings; ++i) layout.bindings.push_back(VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
     layout.stages |= kMeshStages;
     return layout;
@@ -227,17 +226,17 @@ GraphicsDesc MeshletPass::depth_desc(bool ids) const {
     return d;
 }
 
-void MeshletPass::push_bindings(FrameContext& f, Descriptors& d) const {
-    d.buffer(16, meshlet_buffer_)
-        .buffer(17, positions_)
-        .buffer(18, attributes_)
-        .buffer(19, triangles_)
-        .buffer(20, chunks_)
-        .buffer(21, visible_)
-        .buffer(22, f.counters)
-        .buffer(23, capture_)
-        .buffer(24, f.pyramid ? *f.pyramid : no_pyramid_)
-        .buffer(25, late_list_);
+void MeshletPass::push_bindings(FrameContext& f, Descriptors& d, uint32_t first) const {
+    d.buffer(first, meshlet_buffer_)
+        .buffer(first + 1, positions_)
+        .buffer(first + 2, attributes_)
+        .buffer(first + 3, triangles_)
+        .buffer(first + 4, chunks_)
+        .buffer(first + 5, visible_)
+        .buffer(first + 6, f.counters)
+        .buffer(first + 7, capture_)
+        .buffer(first + 8, f.pyramid ? *f.pyramid : no_pyramid_)
+        .buffer(first + 9, late_list_);
 }
 
 void MeshletPass::record_reset(FrameContext& f) {

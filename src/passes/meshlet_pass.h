@@ -12,6 +12,10 @@
 #include "passes/scene_pass.h"  // ForwardTestOutput
 #include "scene/meshlets.h"
 
+// The first of the meshlet shaders' bindings (meshlet.glsl's MESHLET_BINDING), after the graphics
+// pipelines' own (up to 15).
+constexpr uint32_t kMeshletFirstBinding = 16;
+
 // The task workgroups: one per 32 meshlets of one level of detail of one draw (every level of
 // every draw has its chunks; the task shader keeps nothing in the levels not chosen, docs/lod.md).
 struct TaskChunk {
@@ -71,9 +75,10 @@ public:
     const Meshlets& meshlets() const { return meshlets_; }
     uint32_t meshlet_instances() const { return instances_; }
 
-    // Bindings 16..25 (with_meshlet_bindings): the meshlet data, the list, the counters, the capture,
-    // the pyramid and the late list. Also the visibility shading pass's, which fetches vertices here.
-    void push_bindings(FrameContext& f, Descriptors& d) const;
+    // Bindings first..first + 9 (with_meshlet_bindings): the meshlet data, the list, the counters,
+    // the capture, the pyramid and the late list. Also the visibility shading pass's (first 17),
+    // which fetches vertices here.
+    void push_bindings(FrameContext& f, Descriptors& d, uint32_t first = kMeshletFirstBinding) const;
 
 private:
     // The depth pre-pass's pipeline `p` bound with the scene's bindings and a depth draw's push
@@ -102,5 +107,6 @@ private:
     std::vector<std::pair<std::string, Pipeline>> views_;  // created on first use
 };
 
-// Bindings 16.. of the meshlet shaders (shaders/meshlet.glsl), appended to a layout of up to 16.
-LayoutDesc with_meshlet_bindings(LayoutDesc layout);
+// Bindings first.. of the meshlet shaders (shaders/meshlet.glsl, whose MESHLET_BINDING is `first`),
+// appended to a layout of up to `first` bindings.
+LayoutDesc with_meshlet_bindings(LayoutDesc layout, uint32_t first = kMeshletFirstBinding);

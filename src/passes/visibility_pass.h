@@ -13,10 +13,23 @@ struct VisibilityPass {
     // light loop where compute has its operations; the meshlet path's (VISIBILITY_MESHLET: the
     // vertices fetched through the meshlet) where the device has mesh shaders.
     Pipeline shade[2][2][2][2];
+    // Its debug views by [geometry meshlet][quad-swap derivatives][lane-id, first-last-lane, active-lanes].
+    Pipeline views[2][2][3];
 
     void create(const Context& ctx);
     void record(FrameContext& f);
     // With --mip subgroup the shading pass writes the quad mip where compute has quad operations;
     // otherwise the resolve pass's fragment shader does (Renderer::record).
     bool writes_mip(const Plan& plan) const;
+    // The compute stage's lane views under --shading visibility are this pass's own: it runs again
+    // after the frame (the same shading, the same HDR values) and paints each pixel's lane record
+    // over the 8-bit frame. record_view() draws it (false: not this plan's view); `params` holds the
+    // views' colours (DebugViewPass). The triangles it reads must still be the pre-pass's: the
+    // renderer defers occlusion's merge until after it.
+    bool draws_view(const Plan& plan) const;
+    bool record_view(FrameContext& f, const Buffer& params);
+
+private:
+    Descriptors bind_frame(FrameContext& f, const Pipeline& pipeline);
+    void dispatch(FrameContext& f, const Pipeline& pipeline, Descriptors& d);
 };

@@ -54,6 +54,7 @@ struct ViewPlan {
     Variant variant = Variant::off;  // subgroup, unsupported, or off for non-subgroup views
     std::string reason;
     uint32_t level = 0;  // depth-pyramid: the level shown (the view clamps it to the coarsest)
+    bool shading_pass = false;  // compute lane views under --shading visibility: the shading pass draws them
 };
 
 // --shading (docs/visibility.md): forward shades in the fragment stage; visibility has the pre-pass
