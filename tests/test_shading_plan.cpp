@@ -72,6 +72,12 @@ TEST(ShadingPlan, VisibilityHostsTheQuadMipAndTheComputeLaneViews) {
     Plan forward = make_plan(lavapipe_like_caps(), every_feature(), request);
     EXPECT_FALSE(forward.view.shading_pass);
     EXPECT_NE(forward[PassId::mip].reason.find("written by the resolve pass"), std::string::npos) << forward[PassId::mip].reason;
+    // Where the HUD, the sheet and report.md say the hosted work ran.
+    EXPECT_EQ(hosting_timer(pass_info(PassId::mip), forward), Timer::resolve);
+    EXPECT_EQ(hosting_timer(pass_info(PassId::light_loop), forward), Timer::forward);
+    EXPECT_EQ(hosting_timer(pass_info(PassId::mip), visibility), Timer::shade);
+    EXPECT_EQ(hosting_timer(pass_info(PassId::light_loop), visibility), Timer::shade);
+    EXPECT_EQ(hosting_timer(pass_info(PassId::cull), visibility), std::nullopt);
 }
 
 TEST(ShadingPlan, QuadSwapDerivativesExactlyWhereComputeHasQuadsAndFullSubgroups) {

@@ -100,6 +100,13 @@ std::string visibility_derivatives_missing(const SubgroupCaps& caps, const Devic
     return missing;
 }
 
+std::optional<Timer> hosting_timer(const PassInfo& pass, const Plan& plan) {
+    if (!pass.host_timer) return std::nullopt;
+    bool in_shade = plan.shading.shading == Shading::visibility &&
+                    (pass.id == PassId::light_loop || (pass.id == PassId::mip && plan.shading.quad_mip));
+    return in_shade ? Timer::shade : *pass.host_timer;
+}
+
 namespace {
 
 // Resolves --shading for make_plan, which has already refused an explicit visibility the device or
@@ -324,6 +331,7 @@ Plan make_plan(const SubgroupCaps& caps, const DeviceFeatures& features, const P
     // The mip's subgroup variant under visibility: the shading pass's quad swaps, where compute has them.
     if (plan.shading.shading == Shading::visibility && mip.variant == Variant::subgroup &&
         visibility_derivatives_missing(caps, features).empty()) {
+        plan.shading.quad_mip = true;
         std::string resolve_note = pass_info(PassId::mip).subgroup_note(features);
         if (size_t at = mip.reason.find(resolve_note); at != std::string::npos) mip.reason.erase(at, resolve_note.size());
         mip.reason += "; written by the visibility shading pass: two quad swaps and one store per quad, every quad four real pixels";
