@@ -1,6 +1,9 @@
 #version 460
 // Forward shading. Depth test EQUAL against the pre-pass: each visible pixel is shaded once.
 // LIGHT_LOOP_SUBGROUP: the scalarized light loop (shading.glsl, docs/light-lists.md).
+#ifdef MESHLET_IDS
+#extension GL_EXT_mesh_shader : require
+#endif
 #ifdef LIGHT_LOOP_SUBGROUP
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_vote : require
@@ -48,10 +51,19 @@ vec3 shade() {
 #if defined(FORWARD_IDS)
 // Tests only (RendererConfig::test_forward_output): instead of a colour, which triangle forward drew
 // here, (draw, gl_PrimitiveID) in 11-bit pieces that RGBA16F holds exactly: the oracle of the
-// visibility pre-pass's image (tests/gpu/test_visibility.cpp).
+// visibility pre-pass's image (tests/gpu/test_visibility.cpp). MESHLET_IDS: the meshlet path's name
+// of the triangle instead, from meshlet_forward.mesh.ids (meshlet.glsl's meshlet_triangle_id), as
+// the meshlet pre-pass writes it (there gl_PrimitiveID is whatever the mesh shader would set).
+#ifdef MESHLET_IDS
+layout(location = 4) perprimitiveEXT flat in uvec2 in_triangle;
+#endif
 void main() {
-    uint primitive = uint(gl_PrimitiveID);
-    out_color = vec4(in_draw & 2047u, in_draw >> 11u, primitive & 2047u, primitive >> 11u);
+#ifdef MESHLET_IDS
+    uvec2 id = in_triangle;
+#else
+    uvec2 id = uvec2(in_draw, uint(gl_PrimitiveID));
+#endif
+    out_color = vec4(id.x & 2047u, id.x >> 11u, id.y & 2047u, id.y >> 11u);
 }
 #elif defined(FORWARD_DERIVATIVES)
 // Tests only: the coarse derivatives of uv this fragment's quad has, the visibility shading

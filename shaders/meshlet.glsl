@@ -40,30 +40,35 @@ struct VisibleMeshlet {
     uint pad;
     uvec4 mask;
 };
-layout(set = 0, binding = 16, std430) readonly buffer Meshlets { Meshlet meshlets[]; };
-layout(set = 0, binding = 17, std430) readonly buffer Positions { float positions[]; };    // 3 per meshlet vertex
-layout(set = 0, binding = 18, std430) readonly buffer Attributes { float attributes[]; };  // normal, uv: 5 per meshlet vertex
-layout(set = 0, binding = 19, std430) readonly buffer Triangles { uint triangles[]; };     // i0 | i1 << 8 | i2 << 16
+// The first of these bindings: 16, after the graphics pipelines' own; a pipeline with more of its
+// own moves them (visibility_shade.comp's: 17). with_meshlet_bindings() in meshlet_pass.cpp.
+#ifndef MESHLET_BINDING
+#define MESHLET_BINDING 16
+#endif
+layout(set = 0, binding = MESHLET_BINDING, std430) readonly buffer Meshlets { Meshlet meshlets[]; };
+layout(set = 0, binding = MESHLET_BINDING + 1, std430) readonly buffer Positions { float positions[]; };    // 3 per meshlet vertex
+layout(set = 0, binding = MESHLET_BINDING + 2, std430) readonly buffer Attributes { float attributes[]; };  // normal, uv: 5 per meshlet vertex
+layout(set = 0, binding = MESHLET_BINDING + 3, std430) readonly buffer Triangles { uint triangles[]; };     // i0 | i1 << 8 | i2 << 16
 // One per task workgroup: draw, first meshlet, meshlets (<= 32), whether the normal cone applies.
-layout(set = 0, binding = 20, std430) readonly buffer TaskChunks { uvec4 task_chunks[]; };
+layout(set = 0, binding = MESHLET_BINDING + 4, std430) readonly buffer TaskChunks { uvec4 task_chunks[]; };
 // The frame's visible list: 32 entries per task chunk, in the chunk table's order, so it is the
 // same on every run and in every variant (no atomic hands out entries). Forward launches one task
 // workgroup per chunk, which draws that chunk's chunk_kept entries.
-layout(set = 0, binding = 21, std430) buffer VisibleList { VisibleMeshlet entries[]; } visible;
+layout(set = 0, binding = MESHLET_BINDING + 5, std430) buffer VisibleList { VisibleMeshlet entries[]; } visible;
 // GpuCounters (src/render/frame.h), as words.
-layout(set = 0, binding = 22, std430) buffer Counters { uint counters[]; };
+layout(set = 0, binding = MESHLET_BINDING + 6, std430) buffer Counters { uint counters[]; };
 const uint kCounterTrianglesVisible = 0u;
 const uint kCounterMeshletsIn = 34u;
 const uint kCounterMeshletsVisible = 35u;
 // Tests and --cull-dump: for visible entry e, slot s of its mesh output holds meshlet triangle
 // capture[e * 128 + s] (the primitive order the compaction produced).
-layout(set = 0, binding = 23, std430) writeonly buffer Capture { uint capture[]; };
+layout(set = 0, binding = MESHLET_BINDING + 7, std430) writeonly buffer Capture { uint capture[]; };
 // Occlusion (docs/occlusion.md): the depth pyramids (occlusion_pass.h; frame.occlusion says where),
 // and occlusion phase 2's list: phase 1's rejected meshlets as visible-list entries, in input
 // order, after the indirect command that launches one task workgroup per 32 of them
 // (meshlet_late_list.comp writes both).
-layout(set = 0, binding = 24, std430) readonly buffer Pyramid { float pyramid_texels[]; };
-layout(set = 0, binding = 25, std430) readonly buffer LateList {
+layout(set = 0, binding = MESHLET_BINDING + 8, std430) readonly buffer Pyramid { float pyramid_texels[]; };
+layout(set = 0, binding = MESHLET_BINDING + 9, std430) readonly buffer LateList {
     uvec4 late_header;  // x, y, z: task workgroups (VkDrawMeshTasksIndirectCommandEXT); w: entries
     uint late_entries[];
 };
@@ -127,6 +132,16 @@ ListedMeshlet listed_meshlet(uint e) {
     uint chunk = e / kMeshletsPerTask, i = e % kMeshletsPerTask;
     uvec4 c = task_chunks[chunk];  // draw, first meshlet, count, flags (level in bits 8 and up)
     return ListedMeshlet(chunk, i, c.x, c.y + i, c.w >> 8u);
+}
+
+// --shading visibility (docs/visibility.md): how the meshlet path names a triangle in the visibility
+// image. x: the draw, as on the indexed path (bit 31: drawn by occlusion phase 2's late draw); y: the
+// meshlet (its index into meshlets[]) and the triangle's ORIGINAL index t in it (< 128): the mesh
+// shaders compact their primitive outputs, so the slot would not find the triangle again.
+const uint kMeshletTriangleBits = 7u;
+const uint kMeshletLateBit = 0x80000000u;
+uvec2 meshlet_triangle_id(uint draw, uint meshlet, uint t, bool late) {
+    return uvec2(draw | (late ? kMeshletLateBit : 0u), meshlet << kMeshletTriangleBits | t);
 }
 
 // Clip position of a meshlet vertex: scene.vert's expressions, `precise` included, so the

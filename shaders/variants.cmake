@@ -14,6 +14,8 @@ sgd_shader(depth_alpha.frag main)
 # forward.frag derivatives, its quad's uv derivatives, the shading pass's.
 sgd_shader(visibility.frag plain)
 sgd_shader(visibility.frag alpha ALPHA=1)
+sgd_shader(visibility.frag meshlet MESHLET=1)
+sgd_shader(visibility.frag meshlet_alpha MESHLET=1 ALPHA=1)
 sgd_shader(visibility_shade.comp quads VISIBILITY_QUADS=1)
 sgd_shader(visibility_shade.comp analytic)
 sgd_shader(visibility_shade.comp quads_light_loop VISIBILITY_QUADS=1 LIGHT_LOOP_SUBGROUP=1)
@@ -31,7 +33,23 @@ sgd_shader(visibility_shade.comp quads_view_active VISIBILITY_QUADS=1 SHADE_VIEW
 sgd_shader(visibility_shade.comp analytic_view_lane_id SHADE_VIEW=1 VIEW_LANE_ID=1)
 sgd_shader(visibility_shade.comp analytic_view_first_last SHADE_VIEW=1 VIEW_FIRST_LAST=1)
 sgd_shader(visibility_shade.comp analytic_view_active SHADE_VIEW=1 VIEW_ACTIVE=1)
+# All of them again on the meshlet path: the vertices fetched through the meshlet (VISIBILITY_MESHLET).
+sgd_shader(visibility_shade.comp quads_meshlet VISIBILITY_QUADS=1 VISIBILITY_MESHLET=1)
+sgd_shader(visibility_shade.comp analytic_meshlet VISIBILITY_MESHLET=1)
+sgd_shader(visibility_shade.comp quads_light_loop_meshlet VISIBILITY_QUADS=1 LIGHT_LOOP_SUBGROUP=1 VISIBILITY_MESHLET=1)
+sgd_shader(visibility_shade.comp analytic_light_loop_meshlet LIGHT_LOOP_SUBGROUP=1 VISIBILITY_MESHLET=1)
+sgd_shader(visibility_shade.comp quads_mip_meshlet VISIBILITY_QUADS=1 SHADE_QUAD_MIP=1 VISIBILITY_MESHLET=1)
+sgd_shader(visibility_shade.comp analytic_mip_meshlet SHADE_QUAD_MIP=1 VISIBILITY_MESHLET=1)
+sgd_shader(visibility_shade.comp quads_light_loop_mip_meshlet VISIBILITY_QUADS=1 LIGHT_LOOP_SUBGROUP=1 SHADE_QUAD_MIP=1 VISIBILITY_MESHLET=1)
+sgd_shader(visibility_shade.comp analytic_light_loop_mip_meshlet LIGHT_LOOP_SUBGROUP=1 SHADE_QUAD_MIP=1 VISIBILITY_MESHLET=1)
+sgd_shader(visibility_shade.comp quads_view_lane_id_meshlet VISIBILITY_QUADS=1 SHADE_VIEW=1 VIEW_LANE_ID=1 VISIBILITY_MESHLET=1)
+sgd_shader(visibility_shade.comp quads_view_first_last_meshlet VISIBILITY_QUADS=1 SHADE_VIEW=1 VIEW_FIRST_LAST=1 VISIBILITY_MESHLET=1)
+sgd_shader(visibility_shade.comp quads_view_active_meshlet VISIBILITY_QUADS=1 SHADE_VIEW=1 VIEW_ACTIVE=1 VISIBILITY_MESHLET=1)
+sgd_shader(visibility_shade.comp analytic_view_lane_id_meshlet SHADE_VIEW=1 VIEW_LANE_ID=1 VISIBILITY_MESHLET=1)
+sgd_shader(visibility_shade.comp analytic_view_first_last_meshlet SHADE_VIEW=1 VIEW_FIRST_LAST=1 VISIBILITY_MESHLET=1)
+sgd_shader(visibility_shade.comp analytic_view_active_meshlet SHADE_VIEW=1 VIEW_ACTIVE=1 VISIBILITY_MESHLET=1)
 sgd_shader(forward.frag ids FORWARD_IDS=1)
+sgd_shader(forward.frag meshlet_ids FORWARD_IDS=1 MESHLET_IDS=1)
 sgd_shader(forward.frag derivatives FORWARD_DERIVATIVES=1)
 # The lod view (--view lod, docs/lod.md): every draw in its level's colour.
 sgd_shader(lod_view.vert main)
@@ -71,8 +89,19 @@ sgd_shader(meshlet_cull.mesh view_task VIEW_FROM_TASK=1)
 sgd_shader(meshlet_cull.mesh subgroup_alpha CULL_SUBGROUP=1 DEPTH_ALPHA=1)
 sgd_shader(meshlet_cull.mesh fallback_alpha DEPTH_ALPHA=1)
 sgd_shader(meshlet_cull.mesh off_alpha CULL_OFF=1 DEPTH_ALPHA=1)
+# --shading visibility: the pre-pass's mesh shader also names each primitive's triangle for
+# visibility.frag.meshlet(_alpha).
+sgd_shader(meshlet_cull.mesh subgroup_ids CULL_SUBGROUP=1 VISIBILITY_IDS=1)
+sgd_shader(meshlet_cull.mesh fallback_ids VISIBILITY_IDS=1)
+sgd_shader(meshlet_cull.mesh off_ids CULL_OFF=1 VISIBILITY_IDS=1)
+sgd_shader(meshlet_cull.mesh subgroup_alpha_ids CULL_SUBGROUP=1 DEPTH_ALPHA=1 VISIBILITY_IDS=1)
+sgd_shader(meshlet_cull.mesh fallback_alpha_ids DEPTH_ALPHA=1 VISIBILITY_IDS=1)
+sgd_shader(meshlet_cull.mesh off_alpha_ids CULL_OFF=1 DEPTH_ALPHA=1 VISIBILITY_IDS=1)
 sgd_shader(meshlet_forward.task main)
 sgd_shader(meshlet_forward.mesh main)
+# The same names from forward's mesh shader: the frozen pre-pass under visibility, and the tests'
+# forward.frag.meshlet_ids.
+sgd_shader(meshlet_forward.mesh ids TRIANGLE_IDS=1)
 sgd_shader(view.frag primitive VIEW_PER_PRIMITIVE=1)
 
 # Half-resolution mip (docs/quad-mip.md): the forward shader writing it with quad swaps, the same

@@ -7,6 +7,12 @@
 // that list's indirect commands for them). The pipeline tests GREATER_OR_EQUAL, so of the fragments
 // at a pixel's final depth the last one drawn keeps its id: the one forward's EQUAL test shows.
 // ALPHA: alphaMode MASK materials cut their holes here exactly as depth_alpha.frag does.
+// MESHLET: the meshlet path's pre-pass (meshlet_cull.mesh VISIBILITY_IDS): the mesh shader names
+// each primitive's triangle (meshlet.glsl's meshlet_triangle_id, the late bit included); this
+// writes that name.
+#ifdef MESHLET
+#extension GL_EXT_mesh_shader : require
+#endif
 #include "scene_bindings.glsl"
 
 #ifndef ALPHA
@@ -14,12 +20,18 @@
 layout(early_fragment_tests) in;
 #endif
 
+#if !defined(MESHLET) || defined(ALPHA)  // (the meshlet mesh shader outputs these for the alpha test only)
 layout(location = 2) in vec2 in_uv;
 layout(location = 3) flat in uint in_draw;
+#endif
 
 layout(location = 0) out uvec2 out_triangle;
 
+#ifdef MESHLET
+layout(location = 4) perprimitiveEXT flat in uvec2 in_triangle;
+#else
 layout(push_constant) uniform VisibilityPush { uint late_bit; } push;  // 0, or 1 << 31 in the late draw
+#endif
 
 void main() {
 #ifdef ALPHA
@@ -29,5 +41,9 @@ void main() {
         if (alpha < draw.alpha_cutoff) discard;
     }
 #endif
+#ifdef MESHLET
+    out_triangle = in_triangle;
+#else
     out_triangle = uvec2(in_draw | push.late_bit, uint(gl_PrimitiveID));
+#endif
 }

@@ -89,6 +89,35 @@ struct Triangle {
     mat3 to_weights;  // inverse of the clip-space (x, y, w) columns: perspective-correct weights
 };
 
+#ifdef VISIBILITY_MESHLET
+// The meshlet path (docs/visibility.md, "The meshlet path"): the id names the draw, the meshlet and
+// the triangle's index in it (meshlet.glsl's meshlet_triangle_id); the vertices come from the
+// meshlet's own arrays (bindings 17 and up, MeshletPass) and are transformed with the mesh shaders'
+// `precise` math (meshlet_clip, meshlet_forward.mesh), so the clip positions are the rasterizer's.
+// Whichever occlusion phase drew the triangle, its name is the same: the late bit is not needed.
+#define MESHLET_BINDING 17  // after this pass's own, the views' 14..16 included (visibility_pass.cpp)
+#include "meshlet.glsl"
+
+Triangle fetch_triangle(uvec2 ids) {
+    Triangle t;
+    t.draw = ids.x & ~kLateBit;
+    Meshlet m = meshlets[ids.y >> kMeshletTriangleBits];
+    uint packed = triangles[m.triangle_offset + (ids.y & ((1u << kMeshletTriangleBits) - 1u))];
+    DrawData draw = draws[t.draw];
+    for (uint i = 0u; i < 3u; ++i) {
+        uint v = m.vertex_offset + ((packed >> (8u * i)) & 0xffu);
+        precise vec4 world = draw.model * vec4(meshlet_position(v), 1.0);
+        precise vec4 clip = frame.view_proj * world;
+        t.clip[i] = clip;
+        t.world[i] = world.xyz;
+        uint a = v * 5u;  // normal, uv
+        t.normal[i] = mat3(draw.normal_matrix) * vec3(attributes[a], attributes[a + 1u], attributes[a + 2u]);
+        t.uv[i] = vec2(attributes[a + 3u], attributes[a + 4u]);
+    }
+    t.to_weights = inverse(mat3(t.clip[0].xyw, t.clip[1].xyw, t.clip[2].xyw));  // as below
+    return t;
+}
+#else
 vec3 vertex_vec3(uint v, uint at) { return vec3(vertex_data[v * 8u + at], vertex_data[v * 8u + at + 1u], vertex_data[v * 8u + at + 2u]); }
 
 Triangle fetch_triangle(uvec2 ids) {
@@ -115,6 +144,7 @@ Triangle fetch_triangle(uvec2 ids) {
     t.to_weights = inverse(mat3(t.clip[0].xyw, t.clip[1].xyw, t.clip[2].xyw));
     return t;
 }
+#endif
 
 // Perspective-correct barycentrics of the pixel centre `pixel` (may lie outside the triangle: a
 // fragment quad's helper lanes extrapolate the same way).

@@ -109,7 +109,8 @@ TEST(WindowControls, LodKeyTogglesAutoAndOffAndKeepsTheRest) {
 }
 
 // I: forward <> visibility from what the plan shades with (auto is forward without a verdict),
-// keeping every pass's request; on the meshlet path visibility is skipped with the planner's reason.
+// keeping every pass's request, on both geometry paths; without geometry shaders the indexed path's
+// visibility is skipped with the planner's reason.
 TEST(WindowControls, ShadingKeyTogglesForwardAndVisibilityAndSkipsWhereItCannot) {
     PlanRequest request;
     request[PassId::cull] = Request::fallback;
@@ -123,9 +124,16 @@ TEST(WindowControls, ShadingKeyTogglesForwardAndVisibilityAndSkipsWhereItCannot)
     DeviceFeatures mesh = all_features();
     mesh.mesh_shader = true;
     PlanChange meshlet = toggle_shading(lavapipe_like_caps(), mesh, request);
-    EXPECT_EQ(meshlet.plan.shading.shading, Shading::forward);
-    EXPECT_NE(meshlet.note.find("skipped shading visibility"), std::string::npos) << meshlet.note;
-    EXPECT_EQ(meshlet.request.geometry, Geometry::meshlet);
+    EXPECT_EQ(meshlet.note, "");
+    EXPECT_EQ(meshlet.plan.shading.shading, Shading::visibility);
+    EXPECT_EQ(meshlet.plan.geometry, Geometry::meshlet);
+    EXPECT_EQ(toggle_shading(lavapipe_like_caps(), mesh, meshlet.request).plan.shading.shading, Shading::forward);
+    request.geometry = Geometry::indexed;
+    DeviceFeatures no_geometry = all_features();
+    no_geometry.geometry = false;
+    PlanChange skipped = toggle_shading(lavapipe_like_caps(), no_geometry, request);
+    EXPECT_EQ(skipped.plan.shading.shading, Shading::forward);
+    EXPECT_NE(skipped.note.find("skipped shading visibility"), std::string::npos) << skipped.note;
 }
 
 // P: from another view it shows the depth-pyramid view at the level it had; then it steps the level

@@ -4,7 +4,8 @@
 # 1920x1080 and 3840x2160; visibility with its quad-swap derivatives and, masked, its analytic
 # fallback (--mask-ops quad, which also moves the quad mip to its compute fallback: the `mip` row);
 # visibility with --mip fallback (the shading pass without its quad mip); then the shading pass's
-# three debug views, validated.
+# three debug views, validated; and the meshlet path (--geometry meshlet): forward and visibility
+# timed, its views validated.
 # Each configuration twice, alternated, so clock drift falls on all of them. Writes
 # OUT/visibility.md (per-pass medians and the frame), the reports and OUT/log.txt (a few minutes).
 # Usage (repository root, build/ built): tools/gpu_visibility.sh [BUILD_DIR] [OUT]
@@ -18,7 +19,8 @@ echo "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 # visibility-mipfallback: the same shading pass without its quad mip (the compute downsample writes
 # it, as the `mip` row): the shade rows' difference is what writing the mip in the shading pass costs.
 configs=("forward:--shading forward" "visibility:--shading visibility" "visibility-analytic:--shading visibility --mask-ops quad"
-         "visibility-mipfallback:--shading visibility --mip fallback")
+         "visibility-mipfallback:--shading visibility --mip fallback"
+         "meshlet-forward:--geometry meshlet --shading forward" "meshlet-visibility:--geometry meshlet --shading visibility")
 sizes=${SIZES:-1920x1080 3840x2160}
 for size in $sizes; do
   for round in 1 2; do
@@ -33,7 +35,7 @@ done
 python3 - "$out" $sizes > "$out/visibility.md" <<'PY'
 import json, sys, statistics
 out = sys.argv[1]
-tags = ("forward", "visibility", "visibility-analytic", "visibility-mipfallback")
+tags = ("forward", "visibility", "visibility-analytic", "visibility-mipfallback", "meshlet-forward", "meshlet-visibility")
 def report(tag, size, r):
     try: return json.load(open(f"{out}/{tag}-{size}-{r}.json"))
     except Exception: return None
@@ -56,13 +58,18 @@ for size in sys.argv[2:]:
     for t in tags:
         if reports[t]: print(f"\n{t}: plan.shading = {json.dumps(reports[t][0]['plan']['shading'])}")
 PY
-# The shading pass's own debug views, validated (the compute views under --shading visibility).
-for view in lane-id first-last-lane active-lanes; do
-  $demo --headless --no-tuning --scene assets/default_scene.gltf --size 640x360 --frames 2 --warmup 1 --validate \
-    --shading visibility --view $view --view-stage compute --report "$out/view-$view.json" --screenshot "$out/view-$view.png" \
-    > "$out/view-$view.out" 2>&1
-  rc=$?
-  echo "shading-pass view $view: exit $rc, $(python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(r['validation']['messages'], 'validation messages;', r['plan']['view']['reason'])" "$out/view-$view.json" 2>&1)" \
-    | tee -a "$out/visibility.md"
+# The shading pass's own debug views, validated (the compute views under --shading visibility), on
+# both geometry paths (view-meshlet-*: --geometry meshlet).
+for geometry in indexed meshlet; do
+  for view in lane-id first-last-lane active-lanes; do
+    tag=view-$view
+    [ $geometry = meshlet ] && tag=view-meshlet-$view
+    $demo --headless --no-tuning --scene assets/default_scene.gltf --size 640x360 --frames 2 --warmup 1 --validate \
+      --geometry $geometry --shading visibility --view $view --view-stage compute --report "$out/$tag.json" \
+      --screenshot "$out/$tag.png" > "$out/$tag.out" 2>&1
+    rc=$?
+    echo "shading-pass view $view ($geometry): exit $rc, $(python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(r['validation']['messages'], 'validation messages;', r['plan']['view']['reason'])" "$out/$tag.json" 2>&1)" \
+      | tee -a "$out/visibility.md"
+  done
 done
 cat "$out/visibility.md"

@@ -12,8 +12,7 @@
 
 namespace {
 
-constexpr uint32_t kFirstMeshletBinding = 16;
-constexpr uint32_t kMeshletBindings = 10;  // 16 meshlets .. 23 capture, 24 pyramid, 25 late list
+constexpr uint32_t kMeshletBindings = 10;  // 16 meshlets .. 23 capture, 24 pyramid, 25 late list (from `first` = 16)
 constexpr uint32_t kCaptureStride = 128;  // capture words per visible entry (>= kMeshletMaxTriangles)
 constexpr VkDeviceSize kListEntry = 32;   // VisibleMeshlet
 constexpr uint32_t kMeshletsPerTask = 32; // meshlets per task chunk, visible-list entries per chunk
@@ -52,10 +51,10 @@ std::pair<const char*, const char*> depth_shaders(Variant v, bool alpha, const s
 
 }  // namespace
 
-LayoutDesc with_meshlet_bindings(LayoutDesc layout) {
-    if (layout.bindings.size() > kFirstMeshletBinding)
+LayoutDesc with_meshlet_bindings(LayoutDesc layout, uint32_t first) {
+    if (layout.bindings.size() > first)
         throw std::logic_error("a layout reaches the meshlet path's bindings (shaders/meshlet.glsl)");
-    layout.bindings.resize(kFirstMeshletBinding, kNoBinding);
+    layout.bindings.resize(first, kNoBinding);
     for (uint32_t i = 0; i < kMeshletBindings; ++i) layout.bindings.push_back(VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
     layout.stages |= kMeshStages;
     return layout;
@@ -78,8 +77,10 @@ std::vector<TaskChunk> build_task_chunks(const Scene& scene, const Meshlets& mes
     return chunks;
 }
 
-void MeshletPass::create(const Context& ctx, const Scene& scene, const GpuScene& gpu, bool capture) {
+void MeshletPass::create(const Context& ctx, const Scene& scene, const GpuScene& gpu, bool capture,
+                         ForwardTestOutput test_output) {
     ctx_ = &ctx;
+    alpha_masked_ = gpu.alpha_masked;
     const VkPhysicalDeviceMeshShaderPropertiesEXT& mp = ctx.mesh_properties;
     // The shaders declare 64 vertices, 124 primitives, 32 invocations; the device must allow them.
     if (mp.maxMeshOutputVertices < kMeshletMaxVertices || mp.maxMeshOutputPrimitives < kMeshletMaxTriangles ||
@@ -144,13 +145,11 @@ void MeshletPass::create(const Context& ctx, const Scene& scene, const GpuScene&
                              MemoryKind::device_local, "meshlet capture");
 
     // The depth pre-pass: the scene's bindings, then the meshlet path's; no fragment shader.
-    GraphicsDesc d;
-    d.layout = with_meshlet_bindings(scene_layout());
-    d.layout.stages = kMeshStages | (gpu.alpha_masked ? VK_SHADER_STAGE_FRAGMENT_BIT : 0);
-    d.layout.push_constant_bytes = sizeof(MeshletPush);
-    d.depth_format = kDepthFormat;
-    d.depth_compare = VK_COMPARE_OP_GREATER;  // reversed Z, as the indexed pre-pass
-    d.vertex_attributes = 0;
+    // --shading visibility's (`ids`): the same with the visibility image, which the mesh shader's
+    // per-primitive triangle names (the `_ids` variants) fill through visibility.frag.meshlet.
+    // (Pipelines compile on first use: a run compiles only the ones it binds.)
+    GraphicsDesc d = depth_desc(false), ids = depth_desc(true);
+    const char* ids_fragment = gpu.alpha_masked ? "visibility.frag.meshlet_alpha" : "visibility.frag.meshlet";
     // As the other units: the subgroup pipelines where a plan of this run can pick them (masks count).
     bool subgroup = pass_missing(ctx.subgroup, ctx.features, PassId::cull, Geometry::meshlet).empty();
     const std::string fallback_stage = meshlet_fallback_stage();
@@ -161,12 +160,21 @@ void MeshletPass::create(const Context& ctx, const Scene& scene, const GpuScene&
         // As the indexed pre-pass (ScenePass::create): masked materials' holes are discarded.
         if (gpu.alpha_masked) d.shaders.push_back({VK_SHADER_STAGE_FRAGMENT_BIT, "depth_alpha.frag.main"});
         depth_[size_t(v)] = create_graphics_pipeline(ctx, d);
+        ids.shaders = {{VK_SHADER_STAGE_TASK_BIT_EXT, task},
+                       {VK_SHADER_STAGE_MESH_BIT_EXT, std::string(mesh) + "_ids"},
+                       {VK_SHADER_STAGE_FRAGMENT_BIT, ids_fragment}};
+        ids_[size_t(v)] = create_graphics_pipeline(ctx, ids);
     }
     // Culling frozen: forward's task and mesh shaders draw the last list into depth. Their positions
-    // are forward's, bit for bit, so forward's EQUAL test holds.
+    // are forward's, bit for bit, so forward's EQUAL test holds. (ids: meshlet_forward.mesh.ids
+    // names the triangles as the pre-pass's mesh shader does.)
     d.shaders = {{VK_SHADER_STAGE_TASK_BIT_EXT, "meshlet_forward.task.main"}, {VK_SHADER_STAGE_MESH_BIT_EXT, "meshlet_forward.mesh.main"}};
     if (gpu.alpha_masked) d.shaders.push_back({VK_SHADER_STAGE_FRAGMENT_BIT, "depth_alpha.frag.main"});
     depth_frozen_ = create_graphics_pipeline(ctx, d);
+    ids.shaders = {{VK_SHADER_STAGE_TASK_BIT_EXT, "meshlet_forward.task.main"},
+                   {VK_SHADER_STAGE_MESH_BIT_EXT, "meshlet_forward.mesh.ids"},
+                   {VK_SHADER_STAGE_FRAGMENT_BIT, ids_fragment}};
+    ids_frozen_ = create_graphics_pipeline(ctx, ids);
     if (subgroup)
         late_list_pipelines_[0] = create_compute_pipeline(ctx, {.shader = "meshlet_late_list.comp.subgroup", .layout = kLateListLayout});
     late_list_pipelines_[1] = create_compute_pipeline(ctx, {.shader = "meshlet_late_list.comp.fallback", .layout = kLateListLayout});
@@ -185,19 +193,50 @@ void MeshletPass::create(const Context& ctx, const Scene& scene, const GpuScene&
                            {VK_SHADER_STAGE_FRAGMENT_BIT, fragment}};
             forward_[mip][loop] = create_graphics_pipeline(ctx, fwd);
         }
+    // Tests only: forward.frag.meshlet_ids writes the name meshlet_forward.mesh.ids gives each
+    // triangle, the visibility image's (gl_PrimitiveID means nothing here: no mesh shader sets it).
+    if (test_output != ForwardTestOutput::colour) {
+        bool ids = test_output == ForwardTestOutput::ids;
+        GraphicsDesc test = forward_pipeline_desc(false);
+        test.layout = with_meshlet_bindings(test.layout);
+        test.layout.stages = kMeshStages | VK_SHADER_STAGE_FRAGMENT_BIT;
+        test.vertex_attributes = 0;
+        test.shaders = {{VK_SHADER_STAGE_TASK_BIT_EXT, "meshlet_forward.task.main"},
+                        {VK_SHADER_STAGE_MESH_BIT_EXT, ids ? "meshlet_forward.mesh.ids" : "meshlet_forward.mesh.main"},
+                        {VK_SHADER_STAGE_FRAGMENT_BIT, ids ? "forward.frag.meshlet_ids" : "forward.frag.derivatives"}};
+        forward_test_ = create_graphics_pipeline(ctx, test);
+    }
 }
 
-void MeshletPass::push_bindings(FrameContext& f, Descriptors& d) const {
-    d.buffer(16, meshlet_buffer_)
-        .buffer(17, positions_)
-        .buffer(18, attributes_)
-        .buffer(19, triangles_)
-        .buffer(20, chunks_)
-        .buffer(21, visible_)
-        .buffer(22, f.counters)
-        .buffer(23, capture_)
-        .buffer(24, f.pyramid ? *f.pyramid : no_pyramid_)
-        .buffer(25, late_list_);
+GraphicsDesc MeshletPass::depth_desc(bool ids) const {
+    GraphicsDesc d;
+    d.layout = with_meshlet_bindings(scene_layout());
+    d.layout.stages = kMeshStages | (alpha_masked_ ? VK_SHADER_STAGE_FRAGMENT_BIT : 0);
+    d.layout.push_constant_bytes = sizeof(MeshletPush);
+    d.depth_format = kDepthFormat;
+    d.depth_compare = VK_COMPARE_OP_GREATER;  // reversed Z, as the indexed pre-pass
+    d.vertex_attributes = 0;
+    if (ids) {
+        // As the indexed path's (ScenePass::create): of the fragments at a pixel's final depth the
+        // last drawn keeps its id, as forward's EQUAL test keeps the last one's colour. The depth
+        // written is the same as GREATER's.
+        d.color_formats = {kVisibilityFormat};
+        d.depth_compare = VK_COMPARE_OP_GREATER_OR_EQUAL;
+    }
+    return d;
+}
+
+void MeshletPass::push_bindings(FrameContext& f, Descriptors& d, uint32_t first) const {
+    d.buffer(first, meshlet_buffer_)
+        .buffer(first + 1, positions_)
+        .buffer(first + 2, attributes_)
+        .buffer(first + 3, triangles_)
+        .buffer(first + 4, chunks_)
+        .buffer(first + 5, visible_)
+        .buffer(first + 6, f.counters)
+        .buffer(first + 7, capture_)
+        .buffer(first + 8, f.pyramid ? *f.pyramid : no_pyramid_)
+        .buffer(first + 9, late_list_);
 }
 
 void MeshletPass::record_reset(FrameContext& f) {
@@ -227,9 +266,10 @@ void MeshletPass::bind_depth(FrameContext& f, const Pipeline& p, uint32_t flags,
                        sizeof(push), &push);
 }
 
-void MeshletPass::record_depth(FrameContext& f, bool record) {
+void MeshletPass::record_depth(FrameContext& f, bool record, bool ids) {
     Variant variant = f.plan[PassId::cull].variant;
-    const Pipeline& p = depth_[size_t(variant == Variant::subgroup || variant == Variant::fallback ? variant : Variant::off)];
+    Variant v = variant == Variant::subgroup || variant == Variant::fallback ? variant : Variant::off;
+    const Pipeline& p = (ids ? ids_ : depth_)[size_t(v)];
     uint32_t occlusion = record && occlusion_culls(f) && f.pyramid ? 1u : 0u;
     bind_depth(f, p, !record ? 2u : capture_enabled_ ? 1u : 0u, occlusion);
     if (chunk_count_) vkCmdDrawMeshTasks_(f.cmd, grid_.width, grid_.height, 1);
@@ -255,18 +295,19 @@ void MeshletPass::record_late_list(FrameContext& f) {
                    VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
 }
 
-void MeshletPass::record_late_depth(FrameContext& f) {
-    Variant variant = f.plan[PassId::cull].variant;
-    bind_depth(f, depth_[size_t(variant == Variant::subgroup ? Variant::subgroup : Variant::fallback)], capture_enabled_ ? 1u : 0u, 2u);
+void MeshletPass::record_late_depth(FrameContext& f, bool ids) {
+    Variant v = f.plan[PassId::cull].variant == Variant::subgroup ? Variant::subgroup : Variant::fallback;
+    bind_depth(f, (ids ? ids_ : depth_)[size_t(v)], capture_enabled_ ? 1u : 0u, 2u);
     // One task workgroup per 32 listed meshlets, as many as meshlet_late_list.comp wrote.
     vkCmdDrawMeshTasksIndirect_(f.cmd, late_list_.buffer, 0, 1, sizeof(VkDrawMeshTasksIndirectCommandEXT));
 }
 
-void MeshletPass::record_frozen_depth(FrameContext& f) {
-    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, depth_frozen_.handle());
+void MeshletPass::record_frozen_depth(FrameContext& f, bool ids) {
+    const Pipeline& p = ids ? ids_frozen_ : depth_frozen_;
+    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, p.handle());
     Descriptors d = scene_descriptors(f);
     push_bindings(f, d);
-    d.push(f.cmd, depth_frozen_);
+    d.push(f.cmd, p);
     if (chunk_count_) vkCmdDrawMeshTasks_(f.cmd, grid_.width, grid_.height, 1);
 }
 
@@ -279,7 +320,7 @@ void MeshletPass::record_depth_done(FrameContext& f) {
 
 void MeshletPass::record_forward(FrameContext& f, Descriptors& descriptors, uint32_t push_flags, bool quad_mip,
                                  bool light_loop) {
-    const Pipeline& p = forward_[quad_mip][light_loop];
+    const Pipeline& p = forward_test_ ? forward_test_ : forward_[quad_mip][light_loop];
     vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, p.handle());
     push_bindings(f, descriptors);
     descriptors.push(f.cmd, p);

@@ -9,7 +9,12 @@
 #include <vector>
 
 #include "render/frame.h"
+#include "passes/scene_pass.h"  // ForwardTestOutput
 #include "scene/meshlets.h"
+
+// The first of the meshlet shaders' bindings (meshlet.glsl's MESHLET_BINDING), after the graphics
+// pipelines' own (up to 15).
+constexpr uint32_t kMeshletFirstBinding = 16;
 
 // The task workgroups: one per 32 meshlets of one level of detail of one draw (every level of
 // every draw has its chunks; the task shader keeps nothing in the levels not chosen, docs/lod.md).
@@ -29,8 +34,10 @@ class MeshletPass {
 public:
     // Throws UnsupportedRequest where the device's mesh-shader limits are below what the shaders
     // declare. `capture`: the pre-pass also writes the order of its primitive outputs, for
-    // read_drawn_indices() (tests, --cull-dump).
-    void create(const Context& ctx, const Scene& scene, const GpuScene& gpu, bool capture);
+    // read_drawn_indices() (tests, --cull-dump). `test_output`: tests only, what forward writes
+    // instead of its colour (ScenePass's ForwardTestOutput), as on the indexed path.
+    void create(const Context& ctx, const Scene& scene, const GpuScene& gpu, bool capture,
+                ForwardTestOutput test_output = ForwardTestOutput::colour);
 
     // Outside any rendering, before the depth pass: orders the rewrite of the visible list after
     // the previous frame's reads, and empties the capture.
@@ -38,17 +45,21 @@ public:
     // Inside the depth pass's rendering: task + mesh shaders with the plan's cull variant, and
     // occlusion phase 1 where the plan culls by occlusion (occlusion_culls) and f.pyramid is set.
     // record false: depth only (a debug view's redraw), no list, no counters, no capture, no occlusion.
-    void record_depth(FrameContext& f, bool record = true);
+    // `ids` (here and in the late and frozen draws): --shading visibility, inside a rendering that
+    // also has the visibility image: every primitive writes its triangle's name there
+    // (meshlet.glsl's meshlet_triangle_id, visibility.frag.meshlet).
+    void record_depth(FrameContext& f, bool record = true, bool ids = false);
     // Occlusion phase 2 (docs/occlusion.md), after the pyramid: outside rendering, the list of
     // phase 1's rejected meshlets (meshlet_late_list.comp); then inside the late depth pass, the
     // task shaders over that list, which draw and record the re-admitted.
     void record_late_list(FrameContext& f);
-    void record_late_depth(FrameContext& f);
+    void record_late_depth(FrameContext& f, bool ids = false);
     // Culling frozen (f.cull_frozen), inside the depth pass: the last list into depth, no tests.
-    void record_frozen_depth(FrameContext& f);
+    void record_frozen_depth(FrameContext& f, bool ids = false);
     // After the depth pass: its list and counters become forward's inputs.
     void record_depth_done(FrameContext& f);
-    // Inside forward's rendering, with forward's descriptors (bindings up to 15): draws the list.
+    // Inside forward's rendering, with forward's descriptors (bindings up to 15): draws the list
+    // (with the tests' forward.frag.meshlet_ids or .derivatives where create() was given one).
     void record_forward(FrameContext& f, Descriptors& descriptors, uint32_t push_flags, bool quad_mip, bool light_loop);
     // The debug views in the task or mesh stage (kind: plain / lane_id / first_last / active),
     // inside a rendering over the colour with depth EQUAL.
@@ -64,11 +75,17 @@ public:
     const Meshlets& meshlets() const { return meshlets_; }
     uint32_t meshlet_instances() const { return instances_; }
 
+    // Bindings first..first + 9 (with_meshlet_bindings): the meshlet data, the list, the counters,
+    // the capture, the pyramid and the late list. Also the visibility shading pass's (first 17),
+    // which fetches vertices here.
+    void push_bindings(FrameContext& f, Descriptors& d, uint32_t first = kMeshletFirstBinding) const;
+
 private:
     // The depth pre-pass's pipeline `p` bound with the scene's bindings and a depth draw's push
     // constants (MeshletPush: flags, occlusion phase 0, 1 or 2), shared by both phases' draws.
     void bind_depth(FrameContext& f, const Pipeline& p, uint32_t flags, uint32_t occlusion_phase);
-    void push_bindings(FrameContext& f, Descriptors& d) const;
+    // The pre-pass's pipelines: depth only, or (ids) also the visibility image.
+    GraphicsDesc depth_desc(bool ids) const;
 
     const Context* ctx_ = nullptr;
     Meshlets meshlets_;
@@ -82,10 +99,14 @@ private:
     bool capture_enabled_ = false;
     Pipeline depth_[3];        // by Variant: subgroup (where the device can), fallback, off
     Pipeline depth_frozen_;    // forward's task and mesh shaders into depth only (culling frozen)
+    Pipeline ids_[3], ids_frozen_;  // the same two with the visibility image (--shading visibility)
+    bool alpha_masked_ = false;
     Pipeline late_list_pipelines_[2];  // meshlet_late_list.comp: subgroup (where the device can), fallback
     Pipeline forward_[2][2];   // forward.frag's [quad mip][light loop] variants, as ScenePass::forward
+    Pipeline forward_test_;    // tests only: forward.frag.meshlet_ids (with meshlet_forward.mesh.ids) or .derivatives
     std::vector<std::pair<std::string, Pipeline>> views_;  // created on first use
 };
 
-// Bindings 16.. of the meshlet shaders (shaders/meshlet.glsl), appended to a layout of up to 16.
-LayoutDesc with_meshlet_bindings(LayoutDesc layout);
+// Bindings first.. of the meshlet shaders (shaders/meshlet.glsl, whose MESHLET_BINDING is `first`),
+// appended to a layout of up to `first` bindings.
+LayoutDesc with_meshlet_bindings(LayoutDesc layout, uint32_t first = kMeshletFirstBinding);

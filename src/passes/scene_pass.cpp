@@ -193,9 +193,9 @@ void ScenePass::record_depth(FrameContext& f, bool late) {
     // the last list as forward will.
     MeshletPass* meshlets = f.plan.geometry == Geometry::meshlet ? f.meshlets : nullptr;
     if (meshlets && !late && !f.cull_frozen) meshlets->record_reset(f);
-    // --shading visibility (indexed path only, plan_shading): the pre-pass and the late draw also
-    // write which triangle covers each pixel; the pre-pass clears it to "none".
-    bool ids = !meshlets && f.plan.shading.shading == Shading::visibility && visibility && f.targets.visibility.image;
+    // --shading visibility: the pre-pass and the late draw also write which triangle covers each
+    // pixel; the pre-pass clears it to "none". (On the meshlet path its own pipelines, MeshletPass.)
+    bool ids = f.plan.shading.shading == Shading::visibility && (meshlets || visibility) && f.targets.visibility.image;
     VkRenderingAttachmentInfo id_target{};
     if (ids) {
         transition(f.cmd, f.targets.visibility, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
@@ -207,9 +207,9 @@ void ScenePass::record_depth(FrameContext& f, bool late) {
     }
     begin_rendering(f.cmd, f.targets.extent, ids ? &id_target : nullptr, &depth_target);
     if (meshlets && f.cull_frozen) {
-        meshlets->record_frozen_depth(f);
+        meshlets->record_frozen_depth(f, ids);
     } else if (meshlets) {
-        late ? meshlets->record_late_depth(f) : meshlets->record_depth(f);
+        late ? meshlets->record_late_depth(f, ids) : meshlets->record_depth(f, true, ids);
     } else if (ids) {
         uint32_t late_bit = late ? kLateDrawBit : 0u;
         vkCmdPushConstants(f.cmd, visibility.layout, VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0,

@@ -19,8 +19,9 @@ struct ScenePass {
     // (plan[PassId::light_loop] == subgroup). Those are created where the real device can run them
     // (masks only change the plan).
     Pipeline forward[2][2];
-    // --shading visibility's pre-pass: depth and the visibility image (visibility.frag), where the
-    // device can run it (visibility_missing); with the alpha test where the scene has masked materials.
+    // --shading visibility's pre-pass on the indexed path: depth and the visibility image
+    // (visibility.frag), where the device can run it (visibility_missing); with the alpha test where
+    // the scene has masked materials. (The meshlet path's are MeshletPass's.)
     Pipeline visibility;
     // Tests only (RendererConfig::test_forward_output): forward.frag.ids or .derivatives in forward's place.
     Pipeline forward_test;

@@ -1,5 +1,6 @@
 #include "passes/visibility_pass.h"
-#include "passes/scene_pass.h"  // shading_push_flags
+#include "passes/meshlet_pass.h"  // with_meshlet_bindings, the meshlet data
+#include "passes/scene_pass.h"    // shading_push_flags
 
 namespace {
 
@@ -25,6 +26,15 @@ LayoutDesc view_layout() {
     return layout;
 }
 
+// The meshlet variants (VISIBILITY_MESHLET) also read the meshlet path's bindings: its meshlets,
+// their vertices and triangles, from 17 on (visibility_shade.comp's MESHLET_BINDING, after the views').
+constexpr uint32_t kMeshletBinding = 17;
+LayoutDesc for_geometry(LayoutDesc layout, bool meshlet) {
+    if (meshlet) layout = with_meshlet_bindings(layout, kMeshletBinding);
+    layout.stages = VK_SHADER_STAGE_COMPUTE_BIT;
+    return layout;
+}
+
 // [quad-swap derivatives][view]: lane-id, first-last-lane, active-lanes (shaders/variants.cmake).
 const char* const kViewShaders[2][3] = {
     {"visibility_shade.comp.analytic_view_lane_id", "visibility_shade.comp.analytic_view_first_last",
@@ -37,7 +47,8 @@ int view_index(ViewMode mode) {
     return mode == ViewMode::lane_id ? 0 : mode == ViewMode::first_last_lane ? 1 : mode == ViewMode::active_lanes ? 2 : -1;
 }
 
-// [quad-swap derivatives][subgroup light loop][writes the quad mip] (shaders/variants.cmake).
+// [quad-swap derivatives][subgroup light loop][writes the quad mip] (shaders/variants.cmake); the
+// meshlet path's names here and of the views end in "_meshlet".
 const char* const kShadeShaders[2][2][2] = {
     {{"visibility_shade.comp.analytic", "visibility_shade.comp.analytic_mip"},
      {"visibility_shade.comp.analytic_light_loop", "visibility_shade.comp.analytic_light_loop_mip"}},
@@ -52,24 +63,29 @@ void VisibilityPass::create(const Context& ctx) {
     // compute on lanes numbered by subgroup, which full subgroups make dense.
     quads = visibility_derivatives_missing(ctx.subgroup, ctx.features).empty();
     bool loop = missing_support(ctx.subgroup, {Stage::compute, pass_info(PassId::light_loop).ops}).empty();
-    for (bool quad_derivatives : {false, true})
-        for (bool light_loop : {false, true})
-            for (bool mip : {false, true}) {
-                if (((quad_derivatives || mip) && !quads) || (light_loop && !loop)) continue;
-                // Compiled on first use (Pipeline::handle): a run uses one or two of the eight.
-                shade[quad_derivatives][light_loop][mip] =
-                    create_compute_pipeline(ctx, {.shader = kShadeShaders[quad_derivatives][light_loop][mip],
-                                                  .layout = kShadeLayout, .full_subgroups = quad_derivatives || mip});
-            }
-    for (bool quad_derivatives : {false, true})
-        for (int view = 0; view < 3; ++view)
-            if (!quad_derivatives || quads)
-                views[quad_derivatives][view] = create_compute_pipeline(
-                    ctx, {.shader = kViewShaders[quad_derivatives][view], .layout = view_layout(), .full_subgroups = quad_derivatives});
+    for (bool meshlet : {false, true}) {
+        if (!(meshlet ? meshlet_missing(ctx.features) : visibility_missing(ctx.features, Geometry::indexed)).empty()) continue;
+        const std::string suffix = meshlet ? "_meshlet" : "";
+        for (bool quad_derivatives : {false, true})
+            for (bool light_loop : {false, true})
+                for (bool mip : {false, true}) {
+                    if (((quad_derivatives || mip) && !quads) || (light_loop && !loop)) continue;
+                    // Compiled on first use (Pipeline::handle): a run uses one or two of the sixteen.
+                    shade[meshlet][quad_derivatives][light_loop][mip] = create_compute_pipeline(
+                        ctx, {.shader = kShadeShaders[quad_derivatives][light_loop][mip] + suffix,
+                              .layout = for_geometry(kShadeLayout, meshlet), .full_subgroups = quad_derivatives || mip});
+                }
+        for (bool quad_derivatives : {false, true})
+            for (int view = 0; view < 3; ++view)
+                if (!quad_derivatives || quads)
+                    views[meshlet][quad_derivatives][view] = create_compute_pipeline(
+                        ctx, {.shader = kViewShaders[quad_derivatives][view] + suffix, .layout = for_geometry(view_layout(), meshlet),
+                              .full_subgroups = quad_derivatives});
+    }
 }
 
 bool VisibilityPass::draws_view(const Plan& plan) const {
-    return plan.view.shading_pass && views[0][0];
+    return plan.view.shading_pass && views[plan.geometry == Geometry::meshlet][0][0];
 }
 
 bool VisibilityPass::writes_mip(const Plan& plan) const { return quads && plan[PassId::mip].variant == Variant::subgroup; }
@@ -106,6 +122,7 @@ Descriptors VisibilityPass::bind_frame(FrameContext& f, const Pipeline& pipeline
         // The mip variants' target; bound in every dispatch, since the layout names it (GPU-assisted
         // validation emulates push descriptors and binds a set only once every binding is pushed).
         .storage_image(13, f.targets.mip.view);
+    if (f.plan.geometry == Geometry::meshlet && f.meshlets) f.meshlets->push_bindings(f, d, kMeshletBinding);
     return d;
 }
 
@@ -119,10 +136,11 @@ void VisibilityPass::dispatch(FrameContext& f, const Pipeline& pipeline, Descrip
 
 void VisibilityPass::record(FrameContext& f) {
     const ShadingPlan& plan = f.plan.shading;
+    const auto& variants = shade[f.plan.geometry == Geometry::meshlet];
     bool quad_derivatives = plan.derivatives == Variant::subgroup && quads;
     bool mip = writes_mip(f.plan);
-    bool loop = plan.light_loop == Variant::subgroup && shade[quad_derivatives][1][mip];
-    const Pipeline& pipeline = shade[quad_derivatives][loop][mip];
+    bool loop = plan.light_loop == Variant::subgroup && variants[quad_derivatives][1][mip];
+    const Pipeline& pipeline = variants[quad_derivatives][loop][mip];
     std::string label = quad_derivatives ? "quad-swap derivatives" : "analytic derivatives";
     begin_label(f.ctx, f.cmd, debug_label(Timer::shade, mip ? label + ", " + std::string(pass_info(PassId::mip).hosted_label) : label));
     f.timer.begin(f.cmd, Timer::shade);
@@ -140,7 +158,7 @@ void VisibilityPass::record(FrameContext& f) {
 bool VisibilityPass::record_view(FrameContext& f, const Buffer& params) {
     if (!draws_view(f.plan) || !f.targets.visibility.image) return false;
     bool quad_derivatives = f.plan.shading.derivatives == Variant::subgroup && quads;
-    const Pipeline& pipeline = views[quad_derivatives][view_index(f.plan.view.mode)];
+    const Pipeline& pipeline = views[f.plan.geometry == Geometry::meshlet][quad_derivatives][view_index(f.plan.view.mode)];
     Descriptors d = bind_frame(f, pipeline);
     // Each invocation reads and writes only its own pixel of the 8-bit frame.
     transition(f.cmd, f.targets.color, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,

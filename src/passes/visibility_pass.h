@@ -8,12 +8,13 @@
 
 struct VisibilityPass {
     bool quads = false;  // compute can run the quad variants (visibility_derivatives_missing)
-    // visibility_shade.comp by [quad-swap derivatives][subgroup light loop][writes the quad mip];
-    // the quad variants (derivatives or mip) only where the device can run them, the light loop
-    // where compute has its operations.
-    Pipeline shade[2][2][2];
-    // Its debug views by [quad-swap derivatives][lane-id, first-last-lane, active-lanes].
-    Pipeline views[2][3];
+    // visibility_shade.comp by [geometry meshlet][quad-swap derivatives][subgroup light loop][writes
+    // the quad mip]; the quad variants (derivatives or mip) only where the device can run them, the
+    // light loop where compute has its operations; the meshlet path's (VISIBILITY_MESHLET: the
+    // vertices fetched through the meshlet) where the device has mesh shaders.
+    Pipeline shade[2][2][2][2];
+    // Its debug views by [geometry meshlet][quad-swap derivatives][lane-id, first-last-lane, active-lanes].
+    Pipeline views[2][2][3];
 
     void create(const Context& ctx);
     void record(FrameContext& f);

@@ -84,8 +84,10 @@ std::string shading_variant_name(const ShadingPlan& p) {
 }
 
 std::string visibility_missing(const DeviceFeatures& features, Geometry geometry) {
-    if (geometry == Geometry::meshlet) return "the meshlet path has no visibility pre-pass yet (docs/visibility.md, \"Not yet\")";
-    // The pre-pass's fragment shader reads gl_PrimitiveID: SPIR-V's Geometry capability.
+    // The meshlet path's mesh shader names each primitive's triangle itself (a per-primitive output),
+    // which the meshlet path's own needs (mesh shaders) cover.
+    if (geometry == Geometry::meshlet) return "";
+    // The indexed pre-pass's fragment shader reads gl_PrimitiveID: SPIR-V's Geometry capability.
     return features.geometry ? "" : "device lacks the geometryShader feature (the pre-pass reads gl_PrimitiveID)";
 }
 
@@ -261,7 +263,7 @@ Plan make_plan(const SubgroupCaps& caps, const DeviceFeatures& features, const P
     Plan plan;
     plan.geometry = request.geometry;
     plan.lod = request.lod;
-    // Before the geometry's own checks: --shading visibility --geometry meshlet gets the shading's reason.
+    // Before the geometry's own checks, so the refusal names the shading.
     if (request.shading == Shading::visibility)
         if (std::string missing = visibility_missing(features, request.geometry); !missing.empty())
             throw UnsupportedRequest("--shading visibility: " + missing + "; use --shading forward or auto");

@@ -147,7 +147,7 @@ std::string forward_missing(const SubgroupCaps& caps, const DeviceFeatures& feat
 // reason, off is off, subgroup and fallback throw UnsupportedRequest naming what is missing.
 PassPlan plan_unavailable_pass(const PassInfo& pass, Request requested, const std::string& unavailable);
 
-// Why the device cannot run the visibility path at all, or empty (geometry: meshlet is not built yet).
+// Why the device cannot run the visibility path on this geometry at all, or empty.
 std::string visibility_missing(const DeviceFeatures& features, Geometry geometry);
 // The timer a pass's subgroup work runs inside where it has no slot of its own (PassInfo::host_timer),
 // in this plan: the quad mip in resolve, the light loop in forward; under visibility both in the

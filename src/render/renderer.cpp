@@ -105,9 +105,15 @@ void Renderer::set_plan(const Plan& plan) {
         if (!ctx_.features.mesh_shader)
             throw UnsupportedRequest("--geometry meshlet: " + meshlet_missing(ctx_.features) + "; use --geometry indexed");
         auto meshlets = std::make_unique<MeshletPass>();
-        meshlets->create(ctx_, cpu_scene_, scene_, config_.capture_meshlets);
+        meshlets->create(ctx_, cpu_scene_, scene_, config_.capture_meshlets, config_.test_forward_output);
         meshlets_ = std::move(meshlets);
     }
+    // The visibility image's second word holds the meshlet above the triangle's 7 bits
+    // (meshlet.glsl's meshlet_triangle_id).
+    if (plan.geometry == Geometry::meshlet && plan.shading.shading == Shading::visibility &&
+        meshlets_->meshlets().meshlets.size() > (size_t(1) << 25))
+        throw UnsupportedRequest("--shading visibility: the scene has " + std::to_string(meshlets_->meshlets().meshlets.size()) +
+                                 " meshlets, the meshlet path's visibility image names at most 2^25; use --shading forward");
     make_visibility_target();
 }
 

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <deque>
 
 #include <functional>
 #include <string>
@@ -185,11 +186,12 @@ Pipeline create_graphics_pipeline(const Context& ctx, const GraphicsDesc& desc);
 // Descriptor writes for push descriptors, built inline at record time.
 struct Descriptors {
     std::vector<VkWriteDescriptorSet> writes;
-    std::vector<VkDescriptorBufferInfo> buffers;
-    std::vector<VkDescriptorImageInfo> images;
-    std::vector<VkAccelerationStructureKHR> structures;
-    std::vector<VkWriteDescriptorSetAccelerationStructureKHR> structure_writes;
-    Descriptors() { buffers.reserve(16); images.reserve(16); structures.reserve(4); structure_writes.reserve(4); }
+    // Each write points into these: deques, whose elements stay put as more are added, whatever
+    // their number (the visibility pass's meshlet variant pushes 22 buffers).
+    std::deque<VkDescriptorBufferInfo> buffers;
+    std::deque<VkDescriptorImageInfo> images;
+    std::deque<VkAccelerationStructureKHR> structures;
+    std::deque<VkWriteDescriptorSetAccelerationStructureKHR> structure_writes;
     Descriptors& acceleration_structure(uint32_t binding, VkAccelerationStructureKHR tlas);
     Descriptors& buffer(uint32_t binding, const Buffer& b, VkDescriptorType type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
     Descriptors& storage_image(uint32_t binding, VkImageView view);

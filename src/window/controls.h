@@ -32,8 +32,8 @@ PlanChange cycle_view_stage(const SubgroupCaps& caps, const DeviceFeatures& feat
 // indexed, with a note saying why.
 PlanChange toggle_geometry(const SubgroupCaps& caps, const DeviceFeatures& features, const PlanRequest& current);
 // I: --shading forward <> visibility (docs/visibility.md), from what the plan shades with now (auto
-// included). Where visibility cannot run (the meshlet path, no geometry shaders) the request stays,
-// with a note saying why.
+// included), on either geometry path. Where visibility cannot run (the indexed path without
+// geometry shaders) the request stays, with a note saying why.
 PlanChange toggle_shading(const SubgroupCaps& caps, const DeviceFeatures& features, const PlanRequest& current);
 // L: --lod auto <> off (docs/lod.md).
 PlanChange toggle_lod(const SubgroupCaps& caps, const DeviceFeatures& features, const PlanRequest& current);

@@ -4,7 +4,9 @@
 // alpha-masked lattice over textured ground), and with occlusion re-admitting triangles in phase 2;
 // the visibility image's (draw, primitive) equal to what forward drew at every pixel (forward's own
 // ids, forward.frag FORWARD_IDS); masking quad operations switches to analytic derivatives with the
-// reason; every render validated. Renders are 320x180 or smaller and shared by the assertions.
+// reason; every render validated. The meshlet path against its own forward the same way: the frame,
+// and the triangle forward's mesh shader drew at every pixel, named as the visibility image names it
+// (meshlet_forward.mesh.ids, forward.frag.meshlet_ids). Renders are 320x180 or smaller and shared by the assertions.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -14,6 +16,7 @@
 #include "app/run.h"
 #include "gpu/harness.h"
 #include "gpu/light_frame.h"
+#include "render/mip_reference.h"
 #include "render/tonemap.h"
 
 // A named namespace around the whole file: the unity batches share one translation unit.
@@ -26,15 +29,17 @@ struct Shot {
     std::vector<uint8_t> color;   // RGBA8
     std::vector<uint8_t> hdr;     // RGBA16F
     std::vector<uint32_t> ids;    // visibility: (draw, primitive) per pixel
+    std::vector<uint8_t> mip;     // visibility: the half-resolution mip (RGBA16F)
     GpuCounters counters{};
     Plan plan;
 };
 
 enum class Path { forward, quads, analytic };
 
-Plan plan_for(Path path, Request occlusion) {
+Plan plan_for(Path path, Request occlusion, Geometry geometry) {
     const Context& ctx = test_context();
     PlanRequest request;
+    request.geometry = geometry;
     request.shading = path == Path::forward ? Shading::forward : Shading::visibility;
     request[PassId::occlusion] = occlusion;
     request[PassId::exposure] = Request::off;  // every frame its own (no adaptation between renderers)
@@ -48,12 +53,13 @@ Plan plan_for(Path path, Request occlusion) {
 // Renders frames 0..frames-1 (the last one is read back). `output`: what forward (or, for
 // derivatives, the visibility shading pass too) writes into the HDR image instead of a colour.
 Shot render(const Scene& scene, Path path, ForwardTestOutput output = ForwardTestOutput::colour, Request occlusion = Request::off,
-            CameraView view = CameraView::overview, VkExtent2D size = kSize, int frames = 1) {
+            CameraView view = CameraView::overview, VkExtent2D size = kSize, int frames = 1,
+            Geometry geometry = Geometry::indexed) {
     const Context& ctx = test_context();
     RendererConfig config;
     config.extent = size;
     config.lights = 64;
-    config.plan = plan_for(path, occlusion);
+    config.plan = plan_for(path, occlusion, geometry);
     config.camera = view;
     config.test_forward_output = output;
     Renderer renderer(ctx, scene, config);
@@ -77,7 +83,10 @@ Shot render(const Scene& scene, Path path, ForwardTestOutput output = ForwardTes
     s.plan = config.plan;
     s.color = renderer.read_color();
     s.hdr = renderer.read_hdr();
-    if (path == Path::quads || path == Path::analytic) s.ids = renderer.read_visibility();
+    if (path == Path::quads || path == Path::analytic) {
+        s.ids = renderer.read_visibility();
+        s.mip = renderer.read_mip();
+    }
     s.counters = renderer.read_counters();
     return s;
 }
@@ -210,15 +219,21 @@ TEST(Visibility, AlphaMaskedTrellisMatchesForward) {
     expect_matches_forward(trellis_scene(), "trellis.gltf");
 }
 
-// Occlusion phase 2's late draw writes ids into the late list, which the merge rewrites only after
-// the shading pass: a street view of a 2 x 2 grid, the camera moving, so phase 2 re-admits.
-TEST(Visibility, OcclusionPhaseTwoMatchesForward) {
-    REQUIRE_DRAWING();
+// A 2 x 2 grid of the bundled scene (--instances 2), for the street views with occlusion.
+const Scene& street_grid() {
     static const Scene grid = [] {
         Options options;
         options.instances = 2;
         return load_requested_scene(options);
     }();
+    return grid;
+}
+
+// Occlusion phase 2's late draw writes ids into the late list, which the merge rewrites only after
+// the shading pass: a street view of a 2 x 2 grid, the camera moving, so phase 2 re-admits.
+TEST(Visibility, OcclusionPhaseTwoMatchesForward) {
+    REQUIRE_DRAWING();
+    const Scene& grid = street_grid();
     uint32_t messages = validation_message_count();
     Shot forward = render(grid, Path::forward, ForwardTestOutput::colour, Request::fallback, CameraView::street, kSize, 3);
     Shot quads = render(grid, Path::quads, ForwardTestOutput::colour, Request::fallback, CameraView::street, kSize, 3);
@@ -240,8 +255,128 @@ TEST(Visibility, OcclusionPhaseTwoMatchesForward) {
     EXPECT_EQ(validation_message_count(), messages);
 }
 
+// The meshlet path against its own forward: both derivative variants within the PSNR bound, and every
+// pixel's triangle the one forward's mesh shader drew there. Both sides name it (draw, meshlet << 7 |
+// the triangle's index in the meshlet) (meshlet.glsl's meshlet_triangle_id): the visibility image
+// from the pre-pass's mesh shader, forward's from forward's (meshlet_forward.mesh.ids): on the
+// meshlet path gl_PrimitiveID is not set, so forward.frag.meshlet_ids reads that name instead.
+// `street`: occlusion on, a street view of a 2 x 2 grid with the camera moving, so that occlusion
+// phase 2's late meshlet draw writes ids too (its pixels, the late bit, are also held on their own).
+void expect_meshlet_matches_forward(const Scene& scene, const char* name, bool street = false) {
+    if (!test_context().features.mesh_shader) GTEST_SKIP() << "device lacks VK_EXT_mesh_shader: no meshlet path here";
+    uint32_t messages = validation_message_count();
+    Request occlusion = street ? Request::fallback : Request::off;
+    CameraView view = street ? CameraView::street : CameraView::overview;
+    int frames = street ? 3 : 1;
+    auto meshlet = [&](Path path, ForwardTestOutput output = ForwardTestOutput::colour) {
+        return render(scene, path, output, occlusion, view, kSize, frames, Geometry::meshlet);
+    };
+    Shot forward = meshlet(Path::forward);
+    Shot ids = meshlet(Path::forward, ForwardTestOutput::ids);
+    Shot quads = meshlet(Path::quads);
+    ASSERT_EQ(quads.plan.geometry, Geometry::meshlet);
+    ASSERT_EQ(quads.plan.shading.shading, Shading::visibility);
+    ASSERT_EQ(quads.plan.shading.derivatives, Variant::subgroup) << quads.plan.shading.reason;
+    EXPECT_NOT_BLANK(forward.color);
+    double quad_psnr = psnr(quads.color, forward.color);
+    EXPECT_GE(quad_psnr, kMinPsnr) << name << ", quad-swap derivatives";
+    // The late bit says which phase drew the triangle; forward's ids have no phase.
+    std::vector<uint32_t> named = quads.ids;
+    std::vector<uint8_t> late_quads, late_forward;
+    for (size_t p = 0; p < named.size() / 2; ++p)
+        if (named[2 * p] != kNoTriangle && (named[2 * p] & kLateDrawBit)) {
+            named[2 * p] &= ~kLateDrawBit;
+            late_quads.insert(late_quads.end(), quads.color.begin() + 4 * p, quads.color.begin() + 4 * p + 4);
+            late_forward.insert(late_forward.end(), forward.color.begin() + 4 * p, forward.color.begin() + 4 * p + 4);
+        }
+    int covered = 0;
+    EXPECT_EQ(id_mismatches(named, forward_ids(ids.hdr), &covered), "") << name;
+    EXPECT_GE(covered, int(kSize.width * kSize.height / 10)) << name << ": too few covered pixels to compare";
+    // --mip auto plans subgroup here, so the meshlet shading pass wrote the quad mip as it shaded:
+    // bit for bit the CPU box filter of its frame.
+    ASSERT_EQ(quads.plan[PassId::mip].variant, Variant::subgroup) << quads.plan[PassId::mip].reason;
+    MipCheck mip = check_mip(hdr_floats(quads.hdr), kSize.width, kSize.height, hdr_floats(quads.mip));
+    EXPECT_EQ(mip.texels, uint64_t(kSize.width / 2) * (kSize.height / 2)) << name;
+    EXPECT_EQ(mip.mismatched, 0u) << name << ": the shading pass's quad mip, first at " << mip.first_x << "," << mip.first_y;
+    if (street) {
+        EXPECT_GT(quads.counters.occlusion_meshlets.readmitted_phase2, 0u) << "no late meshlet draw to test";
+        // 13 pixels at 320x180 on lavapipe, 8 lanes (the indexed path's street: 54).
+        EXPECT_GE(late_quads.size() / 4, 10u) << "too few pixels of re-admitted triangles";
+        EXPECT_GE(psnr(late_quads, late_forward), kMinPsnr) << late_quads.size() / 4 << " pixels of re-admitted triangles";
+        printf("%s: PSNR against meshlet forward %.2f dB; %zu pixels of re-admitted triangles, PSNR there %.2f dB\n", name,
+               quad_psnr, late_quads.size() / 4, psnr(late_quads, late_forward));
+    } else {
+        EXPECT_TRUE(late_quads.empty()) << "the late bit without occlusion";
+        Shot analytic = meshlet(Path::analytic);
+        double analytic_psnr = psnr(analytic.color, forward.color);
+        EXPECT_GE(analytic_psnr, kMinPsnr) << name << ", analytic derivatives";
+        EXPECT_EQ(id_mismatches(analytic.ids, quads.ids, &covered), "") << name << ": the two variants' pre-passes";
+        printf("%s: PSNR against meshlet forward %.2f dB (quad-swap derivatives), %.2f dB (analytic)\n", name, quad_psnr,
+               analytic_psnr);
+    }
+    EXPECT_EQ(validation_message_count(), messages) << "validation messages in " << name;
+}
+
+TEST(Visibility, MeshletBundledSceneMatchesMeshletForward) {
+    REQUIRE_DRAWING();
+    expect_meshlet_matches_forward(default_scene(), "the bundled scene, meshlet path");
+}
+
+TEST(Visibility, MeshletAlphaMaskedTrellisMatchesMeshletForward) {
+    REQUIRE_DRAWING();
+    expect_meshlet_matches_forward(trellis_scene(), "trellis.gltf, meshlet path");
+}
+
+TEST(Visibility, MeshletOcclusionPhaseTwoMatchesMeshletForward) {
+    REQUIRE_DRAWING();
+    expect_meshlet_matches_forward(street_grid(), "a 2 x 2 grid's street, meshlet path", true);
+}
+
+// Culling frozen (the window's F) on the meshlet path: forward's task and mesh shaders draw the
+// frozen list into the pre-pass (meshlet_forward.mesh.ids names its triangles), from a camera moved
+// after the freeze; every pixel's triangle still forward's, the frame within the bound.
+TEST(Visibility, MeshletFrozenCullingMatchesMeshletForward) {
+    REQUIRE_DRAWING();
+    const Context& ctx = test_context();
+    if (!ctx.features.mesh_shader) GTEST_SKIP() << "device lacks VK_EXT_mesh_shader: no meshlet path here";
+    uint32_t messages = validation_message_count();
+    auto frozen = [&](Path path, ForwardTestOutput output) {
+        RendererConfig config;
+        config.extent = kSize;
+        config.lights = 64;
+        config.plan = plan_for(path, Request::off, Geometry::meshlet);
+        config.test_forward_output = output;
+        Renderer renderer(ctx, default_scene(), config);
+        Camera camera = renderer.default_view();
+        for (uint32_t i = 0; i < 2; ++i) {
+            if (i == 1) {
+                renderer.set_cull_frozen(true);
+                camera.position += 0.1f * (camera.target - camera.position);
+            }
+            VkCommandBuffer cmd = begin_one_shot(ctx);
+            renderer.record(cmd, 0, i, camera);
+            end_one_shot(ctx, cmd);
+        }
+        Shot s;
+        s.color = renderer.read_color();
+        s.hdr = renderer.read_hdr();
+        if (path == Path::quads) s.ids = renderer.read_visibility();
+        return s;
+    };
+    Shot forward = frozen(Path::forward, ForwardTestOutput::colour);
+    Shot ids = frozen(Path::forward, ForwardTestOutput::ids);
+    Shot quads = frozen(Path::quads, ForwardTestOutput::colour);
+    EXPECT_NOT_BLANK(forward.color);
+    EXPECT_GE(psnr(quads.color, forward.color), kMinPsnr);
+    int covered = 0;
+    EXPECT_EQ(id_mismatches(quads.ids, forward_ids(ids.hdr), &covered), "");
+    EXPECT_GE(covered, int(kSize.width * kSize.height / 10)) << "too few covered pixels to compare";
+    EXPECT_EQ(validation_message_count(), messages);
+}
+
 // Through the command line: --mask-ops quad plans analytic derivatives and says why, and the frame
-// stays within the bound of forward's; the meshlet path is refused with exit 2.
+// stays within the bound of forward's; the meshlet path runs too (its frame within the bound of
+// indexed forward's, whose triangles and positions it draws).
 TEST(Visibility, MaskingQuadsFallsBackWithTheReason) {
     REQUIRE_DRAWING();
     std::string dir = test_dir("visibility-mask");
@@ -270,9 +405,14 @@ TEST(Visibility, MaskingQuadsFallsBackWithTheReason) {
     EXPECT_NOT_BLANK(forward.rgba);
     EXPECT_GE(psnr(visibility.rgba, forward.rgba), kMinPsnr);
 
-    DemoRun meshlet = run_demo({"--headless", "--frames", "1", "--warmup", "0", "--size", "64x36", "--shading", "visibility", "--geometry", "meshlet"});
-    EXPECT_EQ(meshlet.exit_code, 2) << meshlet.output;
-    EXPECT_NE(last_line(meshlet.output).find("--shading visibility"), std::string::npos) << meshlet.output;
+    if (!test_context().features.mesh_shader) return;
+    nlohmann::json meshlet = run("meshlet", {"--shading", "visibility", "--geometry", "meshlet"});
+    EXPECT_EQ(meshlet["plan"]["geometry"]["mode"], "meshlet");
+    EXPECT_EQ(meshlet["plan"]["shading"]["mode"], "visibility");
+    EXPECT_EQ(meshlet["plan"]["shading"]["derivatives"], "subgroup") << meshlet["plan"]["shading"]["reason"];
+    EXPECT_TRUE(meshlet["timings_ms"].contains("shade"));
+    EXPECT_FALSE(meshlet["timings_ms"].contains("forward"));
+    EXPECT_GE(psnr(read_png(dir + "/meshlet.png").rgba, forward.rgba), kMinPsnr);
 }
 
 }  // namespace visibility_tests
