@@ -90,7 +90,7 @@ void write_tuning(const std::vector<std::pair<PassId, Verdict>>& verdicts, nlohm
         r.ci95 = verdict == Verdict::faster ? Interval{3.5, 4.5} : Interval{0.2, 0.3};
         r.verdict = verdict;
     }
-    nlohmann::json j = tuning_json(test_context().info, "tune", "2026-11-25", 96, 54, ratios);
+    nlohmann::json j = tuning_json(test_context().info, "tune", "2026-11-25", 96, 54, ratios, ShadingRatios{});
     if (!edit.is_null()) j.merge_patch(edit);
     std::filesystem::create_directories(tuning_folder());
     std::ofstream(tuning_path(test_context().info)) << j.dump(2);
