@@ -275,10 +275,12 @@ nlohmann::json comparison_json(const Context& ctx, const Options& o, const Scene
 }
 
 // The pass whose work ran inside another pass's timer in this run instead of its own (the quad
-// mip, inside resolve), or null.
+// mip, inside resolve), or null. Not where the host did not run either (the light loop under
+// visibility: forward is not drawn, the shading pass runs the loop).
 const PassInfo* hosted_elsewhere(const CompareRun& r, Timer t) {
     for (const PassInfo& pass : kPasses)
-        if (pass.timer == t && pass.host_timer && !r.result.ran[size_t(t)] && r.plan[pass.id].variant == Variant::subgroup)
+        if (pass.timer == t && pass.host_timer && !r.result.ran[size_t(t)] && r.result.ran[size_t(*pass.host_timer)] &&
+            r.plan[pass.id].variant == Variant::subgroup)
             return &pass;
     return nullptr;
 }
@@ -463,9 +465,9 @@ RgbaImage comparison_sheet(const Context& ctx, const Options& o, const Scene& sc
     for (const PassRatio& r : all_ratios(c))
         speedups += "   " + r.name + " " + format_ratio(r) + (r.ratio ? " " + std::string(verdict_name(r.verdict)) : "");
     std::vector<TextLine> header = {{"subgroup-demo --compare   " + device, white}, {setup, grey}};
-    // The speed-ups on (at most) two lines, then the probe.
+    // The speed-ups on (at most) three lines, then the probe.
     std::vector<std::string> wrapped = wrap_text(speedups, layout.width - 2 * layout.margin, layout.text_scale);
-    for (size_t i = 0; i < 2; ++i) header.push_back({i < wrapped.size() ? wrapped[i] : "", gold});
+    for (size_t i = 0; i < 3; ++i) header.push_back({i < wrapped.size() ? wrapped[i] : "", gold});
     auto graphics = c.probe.ratio();
     header.push_back({graphics ? "probe: the same loop takes " + fixed(*graphics, *graphics < 10 ? 2 : 1) +
                                      "x as long in a fragment shader as in compute; see mip, indexed/meshlet, forward/visibility"

@@ -197,7 +197,7 @@ CompareResult run_comparison(const Context& ctx, const Scene& scene, const Optio
 // identical, with the count of differing pixels) and the run-to-run cell, then one per
 // configuration, in matrix order (the first at grid index difference_cells()).
 size_t difference_cells();
-constexpr int kCompareHeaderLines = 5;
+constexpr int kCompareHeaderLines = 6;  // device, set-up, three lines of speed-ups, the probe
 // Name, frame time, then the pass timers two to a line (every timer but frame and view).
 constexpr int kCompareLabelLines = 2 + int(kTimerCount - 2 + 1) / 2;
 SheetLayout compare_sheet_layout(uint32_t frame_width, uint32_t frame_height, size_t configurations);
