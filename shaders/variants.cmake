@@ -18,6 +18,19 @@ sgd_shader(visibility_shade.comp quads VISIBILITY_QUADS=1)
 sgd_shader(visibility_shade.comp analytic)
 sgd_shader(visibility_shade.comp quads_light_loop VISIBILITY_QUADS=1 LIGHT_LOOP_SUBGROUP=1)
 sgd_shader(visibility_shade.comp analytic_light_loop LIGHT_LOOP_SUBGROUP=1)
+# ... and each of those writing the quad mip as it shades (--mip subgroup).
+sgd_shader(visibility_shade.comp quads_mip VISIBILITY_QUADS=1 SHADE_QUAD_MIP=1)
+sgd_shader(visibility_shade.comp analytic_mip SHADE_QUAD_MIP=1)
+sgd_shader(visibility_shade.comp quads_light_loop_mip VISIBILITY_QUADS=1 LIGHT_LOOP_SUBGROUP=1 SHADE_QUAD_MIP=1)
+sgd_shader(visibility_shade.comp analytic_light_loop_mip LIGHT_LOOP_SUBGROUP=1 SHADE_QUAD_MIP=1)
+# The pass's debug views (--view-stage compute under --shading visibility): each derivative variant
+# with the lane record of each view (view_common.glsl), the per-lane light loop.
+sgd_shader(visibility_shade.comp quads_view_lane_id VISIBILITY_QUADS=1 SHADE_VIEW=1 VIEW_LANE_ID=1)
+sgd_shader(visibility_shade.comp quads_view_first_last VISIBILITY_QUADS=1 SHADE_VIEW=1 VIEW_FIRST_LAST=1)
+sgd_shader(visibility_shade.comp quads_view_active VISIBILITY_QUADS=1 SHADE_VIEW=1 VIEW_ACTIVE=1)
+sgd_shader(visibility_shade.comp analytic_view_lane_id SHADE_VIEW=1 VIEW_LANE_ID=1)
+sgd_shader(visibility_shade.comp analytic_view_first_last SHADE_VIEW=1 VIEW_FIRST_LAST=1)
+sgd_shader(visibility_shade.comp analytic_view_active SHADE_VIEW=1 VIEW_ACTIVE=1)
 sgd_shader(forward.frag ids FORWARD_IDS=1)
 sgd_shader(forward.frag derivatives FORWARD_DERIVATIVES=1)
 # The lod view (--view lod, docs/lod.md): every draw in its level's colour.
@@ -73,13 +86,13 @@ sgd_shader(forward.frag quad_mip_light_loop QUAD_MIP=1 LIGHT_LOOP_SUBGROUP=1 --t
 sgd_shader_full_quads(forward.frag.quad_mip_light_loop)
 sgd_shader(mip_downsample.comp main)
 # The resolve pass (src/passes/resolve_pass.cpp): HDR frame -> exposure -> tonemap -> 8-bit frame,
-# and with RESOLVE_MIP the quad mip written by quad swaps (--mip subgroup); as a full-screen
-# fragment pass (forward shading) or a compute dispatch over 2x2 quads (the visibility path).
+# as a full-screen fragment pass (forward shading), with RESOLVE_MIP also the quad mip written by
+# quad swaps (--mip subgroup), or as a compute dispatch (the visibility path, whose shading pass
+# writes the quad mip).
 sgd_shader(resolve.vert main)
 sgd_shader(resolve.frag plain)
 sgd_shader(resolve.frag mip RESOLVE_MIP=1)
 sgd_shader(resolve.comp plain)
-sgd_shader(resolve.comp mip RESOLVE_MIP=1)
 # Auto-exposure (docs/exposure.md): the mip's log-luminance summed by subgroupAdd or by a
 # shared-memory tree, then one invocation adapts the exposure.
 sgd_shader(exposure_reduce.comp subgroup EXPOSURE_SUBGROUP=1)

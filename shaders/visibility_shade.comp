@@ -15,10 +15,15 @@
 //    (edges, or a pixel outside the frame or uncovered) the analytic path below.
 //  - otherwise: analytic everywhere, the lane's triangle evaluated at the quad's three pixels.
 //
+// SHADE_QUAD_MIP (--mip subgroup): the pass also writes the half-resolution HDR mip, two quad
+// swaps and one store per quad. Every quad here is four real pixels (there are no helper lanes in
+// compute), so every texel is whole: no edge list, no fix-up. Bit for bit the CPU box filter of
+// the frame this pass writes (box_filter.glsl's order, the stored half_exact values).
+//
 // Lanes and quads, at any subgroup size 4..128 (quad_tile.glsl): 128 lanes over a 16x8-pixel
-// block, 8x4 quads. VISIBILITY_QUADS numbers the lanes by subgroup (the pipeline requires full
-// subgroups), so lanes 4q..4q+3 are the quad the subgroupQuad* operations group; the fallback
-// numbers by gl_LocalInvocationIndex (it uses no subgroup operation).
+// block, 8x4 quads. The variants with quad operations (VISIBILITY_QUADS, SHADE_QUAD_MIP) number the
+// lanes by subgroup (the pipeline requires full subgroups), so lanes 4q..4q+3 are the quad the
+// subgroupQuad* operations group; the others number by gl_LocalInvocationIndex (any bijection).
 //
 // Frame edges: the grid covers ceil(W/16) x ceil(H/8) blocks; lanes past the edge run every quad
 // operation with the others (uniform control flow up to them: no early return), treat their pixel
@@ -28,13 +33,23 @@
 // every subgroup's lanes share one tile list: the scalarized light loop walks it uniformly.
 #extension GL_KHR_shader_subgroup_basic : enable
 #extension GL_EXT_samplerless_texture_functions : require
-#ifdef VISIBILITY_QUADS
+#if defined(VISIBILITY_QUADS) || defined(SHADE_QUAD_MIP)
+#define QUAD_LANES 1
 #extension GL_KHR_shader_subgroup_quad : require
 #endif
 #ifdef LIGHT_LOOP_SUBGROUP
 #extension GL_KHR_shader_subgroup_vote : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
 #extension GL_KHR_shader_subgroup_ballot : require
+#endif
+#ifdef SHADE_VIEW
+// The pass's debug views (--view lane-id | first-last-lane | active-lanes --view-stage compute under
+// --shading visibility, src/passes/visibility_pass.cpp record_view): the pass runs again after the
+// frame, shading every pixel as before (its HDR stores give the same values), and paints each
+// pixel's lane record over the 8-bit frame, so the view shows how this pass's quads and subgroups
+// cover the screen. One of view_common.glsl's VIEW_* defines comes with SHADE_VIEW.
+#define VIEW_PARAMS_BINDING 14  // 14 the views' colours, 15 the frame's counters; 16 the 8-bit frame
+#include "view_common.glsl"
 #endif
 #define SHADING_IN_COMPUTE 1
 #include "shading.glsl"
@@ -51,6 +66,12 @@ layout(set = 0, binding = 9, std430) readonly buffer Indirect { uint indirect[];
 layout(set = 0, binding = 10, std430) readonly buffer LateIndirect { uint late_indirect[]; };
 layout(set = 0, binding = 11) uniform utexture2D visibility_image;  // texelFetch: no sampler
 layout(set = 0, binding = 12, rgba16f) writeonly uniform image2D hdr_image;
+#ifdef SHADE_QUAD_MIP
+layout(set = 0, binding = 13, rgba16f) writeonly uniform image2D mip_image;  // floor(W/2) x floor(H/2)
+#endif
+#ifdef SHADE_VIEW
+layout(set = 0, binding = 16, rgba8) uniform image2D view_frame;
+#endif
 
 const uint kNoTriangle = 0xffffffffu;  // the visibility image's clear (scene_pass.cpp)
 const uint kLateBit = 0x80000000u;     // visibility.frag: drawn by occlusion phase 2's late draw
@@ -107,7 +128,7 @@ vec2 uv_at(Triangle t, vec3 b) { return b.x * t.uv[0] + b.y * t.uv[1] + b.z * t.
 
 // lane: the lane's number (0..127) in the numbering that makes lanes 4q..4q+3 a quad.
 uint lane_number() {
-#ifdef VISIBILITY_QUADS
+#ifdef QUAD_LANES
     return gl_SubgroupID * gl_SubgroupSize + gl_SubgroupInvocationID;
 #else
     return gl_LocalInvocationIndex;
@@ -115,6 +136,10 @@ uint lane_number() {
 }
 
 void main() {
+#ifdef SHADE_VIEW
+    // First, in uniform control flow: the ballots see every lane the dispatch launched.
+    uvec4 record = lane_record();
+#endif
     uint lane = lane_number();
     uvec2 pixel = quad_tile_pixel(lane);
     uvec2 quad_origin = pixel & ~uvec2(1u);  // the quad's top-left pixel: quads start at even coordinates
@@ -164,5 +189,27 @@ void main() {
         if ((forward_push.flags & kShadeDerivatives) != 0u) color = vec4(uv_dx, uv_dy);
     }
     // half_exact: the value forward.frag writes (box_filter.glsl), so the mip and resolve read the same.
-    if (inside) imageStore(hdr_image, ivec2(pixel), (forward_push.flags & kShadeDerivatives) != 0u ? color : half_exact(color));
+    vec4 stored = (forward_push.flags & kShadeDerivatives) != 0u ? color : half_exact(color);
+    if (inside) imageStore(hdr_image, ivec2(pixel), stored);
+#ifdef SHADE_VIEW
+    // The "over" blend of the other views: alpha 1 replaces the frame's pixel, alpha 0 keeps it.
+    if (inside) {
+        vec4 view_pixel = view_colour(record, ivec2(pixel));
+        vec3 frame_pixel = imageLoad(view_frame, ivec2(pixel)).rgb;
+        imageStore(view_frame, ivec2(pixel), vec4(view_pixel.rgb + frame_pixel * (1.0 - view_pixel.a), 1.0));
+    }
+#endif
+#ifdef SHADE_QUAD_MIP
+    // Uniform control flow again (the branches above have closed, nothing returned), so all four
+    // lanes of every quad take part. The horizontal swap gives a + b in the top lanes and c + d in
+    // the bottom ones, the vertical swap brings c + d to the top-left lane: (a + b) + (c + d), the
+    // box filter's order, of exactly the values the frame now holds. A quad reaching past the
+    // frame's right or bottom edge belongs to texel floor(W/2) or floor(H/2), outside the mip, so
+    // the clear colour of its outside lanes is never stored.
+    precise vec4 row = stored + subgroupQuadSwapHorizontal(stored);
+    vec4 other_row = subgroupQuadSwapVertical(row);
+    uvec2 texel = pixel >> 1u;
+    if ((lane & 3u) == 0u && all(lessThan(texel, uvec2(imageSize(mip_image)))))
+        imageStore(mip_image, ivec2(texel), mip_texel_of_rows(row, other_row));
+#endif
 }

@@ -89,6 +89,27 @@ TEST(Hud, ForwardRowNamesEverythingItHostsAndLongTextIsCutWithAnEllipsis) {
     EXPECT_LE(Overlay::text_width(cut, 1), Overlay::text_width("a rather", 1));
 }
 
+// Under visibility the shading pass hosts the quad mip and the light loop: its row says so after
+// its derivatives' variant, and resolve's row no longer claims the mip.
+TEST(Hud, VisibilityShadeRowNamesWhatItHosts) {
+    HudState hud = worst_case_hud({1920, 1080}, false, "r");
+    hud.plan.shading.shading = Shading::visibility;
+    hud.plan.shading.derivatives = Variant::subgroup;
+    hud.plan.shading.quad_mip = true;
+    Overlay overlay;
+    std::vector<HudText> texts;
+    draw_hud(overlay, hud, &texts);
+    bool shade = false, resolve_mip = false, forward = false;
+    for (const HudText& t : texts) {
+        shade |= t.text == "subgroup + quad mip + light loop";
+        resolve_mip |= t.text == "+ quad mip";
+        forward |= t.text == "forward";
+    }
+    EXPECT_TRUE(shade) << "the visibility shade row should read 'subgroup + quad mip + light loop'";
+    EXPECT_FALSE(resolve_mip) << "resolve's row claims the quad mip the shading pass wrote";
+    EXPECT_FALSE(forward) << "no forward row under visibility";
+}
+
 TEST(Hud, FrameHistoryKeepsTheLastFramesInOrder) {
     FrameHistory h;
     std::array<double, kTimerCount> sample{};

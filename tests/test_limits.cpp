@@ -89,6 +89,14 @@ TEST(Limits, PlannedAllocationsMatchHandCountedSizes) {
     EXPECT_EQ(a["exposure state"], 48u);
     EXPECT_EQ(a["lights"], 2u * 10 * 32);  // one copy per frame in flight
     EXPECT_EQ(a["staging"], 3u * 512 * 512 * 4);  // the texture upload is the largest
+    // The visibility image (R32G32_UINT), unless forward is asked for where nothing can switch.
+    EXPECT_EQ(a["visibility"], 100u * 50 * 8);  // --shading auto: a tune's verdict may pick it
+    Options forward = options_at(100, 50, 10);
+    forward.mode = Mode::headless;
+    forward.plan.shading = Shading::forward;
+    EXPECT_EQ(by_name(planned_allocations(scene, forward)).count("visibility"), 0u);
+    forward.mode = Mode::window;  // the I key switches to visibility
+    EXPECT_EQ(by_name(planned_allocations(scene, forward))["visibility"], 100u * 50 * 8);
 }
 
 TEST(Limits, WithinLavapipeLimitsPasses) {

@@ -51,6 +51,35 @@ TEST(ShadingPlan, AutoFollowsAMeasuredVerdictEitherWay) {
     EXPECT_EQ(make_plan(lavapipe_like_caps(), no_geometry, request).shading.shading, Shading::forward);
 }
 
+// Under visibility the shading pass writes the quad mip and draws the compute stage's lane views;
+// the plan says so (the report's reasons, the view's legend) and forward's plan does not.
+TEST(ShadingPlan, VisibilityHostsTheQuadMipAndTheComputeLaneViews) {
+    PlanRequest request;
+    request.view = ViewMode::lane_id;
+    request.view_stage = Stage::compute;
+    request.shading = Shading::visibility;
+    Plan visibility = make_plan(lavapipe_like_caps(), every_feature(), request);
+    ASSERT_EQ(visibility[PassId::mip].variant, Variant::subgroup);
+    const std::string& mip = visibility[PassId::mip].reason;
+    EXPECT_NE(mip.find("written by the visibility shading pass"), std::string::npos) << mip;
+    EXPECT_EQ(mip.find("resolve pass"), std::string::npos) << mip;
+    EXPECT_TRUE(visibility.view.shading_pass);
+    EXPECT_NE(visibility.view.reason.find("lanes numbered by subgroup"), std::string::npos) << visibility.view.reason;
+    request.view_stage = Stage::fragment;
+    EXPECT_FALSE(make_plan(lavapipe_like_caps(), every_feature(), request).view.shading_pass);
+    request.view_stage = Stage::compute;
+    request.shading = Shading::forward;
+    Plan forward = make_plan(lavapipe_like_caps(), every_feature(), request);
+    EXPECT_FALSE(forward.view.shading_pass);
+    EXPECT_NE(forward[PassId::mip].reason.find("written by the resolve pass"), std::string::npos) << forward[PassId::mip].reason;
+    // Where the HUD, the sheet and report.md say the hosted work ran.
+    EXPECT_EQ(hosting_timer(pass_info(PassId::mip), forward), Timer::resolve);
+    EXPECT_EQ(hosting_timer(pass_info(PassId::light_loop), forward), Timer::forward);
+    EXPECT_EQ(hosting_timer(pass_info(PassId::mip), visibility), Timer::shade);
+    EXPECT_EQ(hosting_timer(pass_info(PassId::light_loop), visibility), Timer::shade);
+    EXPECT_EQ(hosting_timer(pass_info(PassId::cull), visibility), std::nullopt);
+}
+
 TEST(ShadingPlan, QuadSwapDerivativesExactlyWhereComputeHasQuadsAndFullSubgroups) {
     Plan plan = plan_for(lavapipe_like_caps(), every_feature(), Shading::visibility);
     EXPECT_EQ(plan.shading.shading, Shading::visibility);

@@ -2,7 +2,9 @@
 # --shading forward against --shading visibility on a GPU (docs/visibility.md): the default command
 # (every other pass auto, every feature on, --no-tuning) with --instances 5 --lights 4096 at
 # 1920x1080 and 3840x2160; visibility with its quad-swap derivatives and, masked, its analytic
-# fallback (--mask-ops quad, which also moves the quad mip to its compute fallback: the `mip` row).
+# fallback (--mask-ops quad, which also moves the quad mip to its compute fallback: the `mip` row);
+# visibility with --mip fallback (the shading pass without its quad mip); then the shading pass's
+# three debug views, validated.
 # Each configuration twice, alternated, so clock drift falls on all of them. Writes
 # OUT/visibility.md (per-pass medians and the frame), the reports and OUT/log.txt (a few minutes).
 # Usage (repository root, build/ built): tools/gpu_visibility.sh [BUILD_DIR] [OUT]
@@ -13,7 +15,10 @@ out=${2:-${OUT:-out-visibility}}
 mkdir -p "$out"
 log="$out/log.txt"
 echo "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)" | tee "$log"
-configs=("forward:--shading forward" "visibility:--shading visibility" "visibility-analytic:--shading visibility --mask-ops quad")
+# visibility-mipfallback: the same shading pass without its quad mip (the compute downsample writes
+# it, as the `mip` row): the shade rows' difference is what writing the mip in the shading pass costs.
+configs=("forward:--shading forward" "visibility:--shading visibility" "visibility-analytic:--shading visibility --mask-ops quad"
+         "visibility-mipfallback:--shading visibility --mip fallback")
 sizes=${SIZES:-1920x1080 3840x2160}
 for size in $sizes; do
   for round in 1 2; do
@@ -28,7 +33,7 @@ done
 python3 - "$out" $sizes > "$out/visibility.md" <<'PY'
 import json, sys, statistics
 out = sys.argv[1]
-tags = ("forward", "visibility", "visibility-analytic")
+tags = ("forward", "visibility", "visibility-analytic", "visibility-mipfallback")
 def report(tag, size, r):
     try: return json.load(open(f"{out}/{tag}-{size}-{r}.json"))
     except Exception: return None
@@ -51,4 +56,13 @@ for size in sys.argv[2:]:
     for t in tags:
         if reports[t]: print(f"\n{t}: plan.shading = {json.dumps(reports[t][0]['plan']['shading'])}")
 PY
+# The shading pass's own debug views, validated (the compute views under --shading visibility).
+for view in lane-id first-last-lane active-lanes; do
+  $demo --headless --no-tuning --scene assets/default_scene.gltf --size 640x360 --frames 2 --warmup 1 --validate \
+    --shading visibility --view $view --view-stage compute --report "$out/view-$view.json" --screenshot "$out/view-$view.png" \
+    > "$out/view-$view.out" 2>&1
+  rc=$?
+  echo "shading-pass view $view: exit $rc, $(python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(r['validation']['messages'], 'validation messages;', r['plan']['view']['reason'])" "$out/view-$view.json" 2>&1)" \
+    | tee -a "$out/visibility.md"
+done
 cat "$out/visibility.md"

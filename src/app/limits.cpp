@@ -86,6 +86,10 @@ std::vector<PlannedAllocation> planned_allocations(const Scene& scene, const Opt
         {"exposure state", 48, K::storage_buffer},
         {"view params", 4096, K::buffer},  // the debug views' constant palette: under 4 KiB
     };
+    // --shading visibility's image (R32G32_UINT: draw, primitive), made when the plan shades with
+    // visibility: counted unless forward was asked for and nothing can switch (the window's I key can).
+    if (options.plan.shading != Shading::forward || options.mode == Mode::window)
+        a.push_back({"visibility", w * h * 8, K::image});
     // Each pass's own share (its table entry).
     AllocationQuery query{scene, options.width, options.height, options.lights, options.cull_group_size, ray_tracing};
     for (const PassInfo& pass : kPasses)

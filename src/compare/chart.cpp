@@ -289,7 +289,7 @@ CompareChart build_chart(const CompareResult& result) {
             ChartSegment seg{std::string(t.brief), size_t(t.timer), run->result.timings[size_t(t.timer)].median, 0, ""};
             // A pass whose subgroup path runs inside this timer's pass in this run: its measured share.
             for (const PassInfo& pass : kPasses)
-                if (pass.host_timer == t.timer && has_own_timer(pass) && run->plan[pass.id].variant == Variant::subgroup &&
+                if (hosting_timer(pass, run->plan) == t.timer && has_own_timer(pass) && run->plan[pass.id].variant == Variant::subgroup &&
                     ratios[size_t(pass.id)].measured) {
                     seg.hosted_ms = std::max(0.0, ratios[size_t(pass.id)].subgroup_ms);
                     seg.hosted_label = std::string(pass.hosted_label);

@@ -275,12 +275,10 @@ nlohmann::json comparison_json(const Context& ctx, const Options& o, const Scene
 }
 
 // The pass whose work ran inside another pass's timer in this run instead of its own (the quad
-// mip, inside resolve), or null. Not where the host did not run either (the light loop under
-// visibility: forward is not drawn, the shading pass runs the loop).
+// mip, inside resolve or the shading pass), or null.
 const PassInfo* hosted_elsewhere(const CompareRun& r, Timer t) {
     for (const PassInfo& pass : kPasses)
-        if (pass.timer == t && pass.host_timer && !r.result.ran[size_t(t)] && r.result.ran[size_t(*pass.host_timer)] &&
-            r.plan[pass.id].variant == Variant::subgroup)
+        if (pass.timer == t && pass.host_timer && !r.result.ran[size_t(t)] && r.plan[pass.id].variant == Variant::subgroup)
             return &pass;
     return nullptr;
 }
@@ -288,7 +286,7 @@ const PassInfo* hosted_elsewhere(const CompareRun& r, Timer t) {
 std::string pass_ms(const CompareRun& r, Timer t) {
     if (r.result.ran[size_t(t)]) return format_ms(r.result.timings[size_t(t)].median);
     const PassInfo* hosted = hosted_elsewhere(r, t);
-    return hosted ? "in " + std::string(timer_info(*hosted->host_timer).brief) : "-";
+    return hosted ? "in " + std::string(timer_info(*hosting_timer(*hosted, r.plan)).brief) : "-";
 }
 
 // The timers of report.md's pass table: every slot but the views'.

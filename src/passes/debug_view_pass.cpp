@@ -265,7 +265,8 @@ void DebugViewPass::record(FrameContext& f, bool legend) {
     if (VkPipelineStageFlags2 counting = view_counter_stages(drawn, kind))
         memory_barrier(f.cmd, counter_stages(f.ctx.features), VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT | VK_ACCESS_2_TRANSFER_WRITE_BIT,
                        counting, VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
-    if (ray_stage && supported && unit_view && unit_view(f, params_)) {
+    // The ray tracer draws its stages' views; under --shading visibility the shading pass draws compute's.
+    if ((ray_stage || stage == Stage::compute) && supported && unit_view && unit_view(f, params_)) {
         f.timer.end(f.cmd, Timer::view);
         end_label(f.ctx, f.cmd);
         if (legend && f.overlay) add_view_legend(*f.overlay, f.targets.extent, plan, legend_sizes(f));
@@ -468,7 +469,9 @@ static std::vector<std::string> wrap_legend(const std::string& text, float width
 std::string view_legend_title(const ViewPlan& plan, uint32_t sizes) {
     std::string title = std::string(view_mode_name(plan.mode)) + " | " + std::string(stage_name(plan.stage)) + " | " +
                         sizes_text(sizes);
-    if (plan.stage == Stage::compute)
+    if (plan.shading_pass)
+        title += " | visibility shade: 2x2 quads, " + std::to_string(kQuadTileWidth) + "x" + std::to_string(kQuadTileHeight) + " groups";
+    else if (plan.stage == Stage::compute)
         title += " | " + std::to_string(kViewWorkgroup) + "x" + std::to_string(kViewWorkgroup) + " groups";
     return title;
 }

@@ -59,8 +59,9 @@ public:
     // Draws the planned view (f.plan.view) over the shaded frame; nothing for other views.
     // `legend`: add the legend or the "no subgroup support" label to f.overlay.
     void record(FrameContext& f, bool legend);
-    // Draws a supported view in a stage that a pass unit's own work runs (the ray tracer's six
-    // stages), given the views' colours: the renderer asks its units (PassUnit::record_stage_view).
+    // Draws a supported view in a stage that a pass's own work runs (the ray tracer's six stages;
+    // compute under --shading visibility, the shading pass), given the views' colours: the renderer
+    // asks its units (PassUnit::record_stage_view) and the visibility pass.
     std::function<bool(FrameContext&, const Buffer&)> unit_view;
 
 private:

@@ -182,7 +182,8 @@ const std::array<PassInfo, kPassCount> kPasses = {{
      .timer = Timer::mip,
      // The quad mip is stored by the resolve pass's fragment shader (passes/resolve_pass.cpp): its
      // cost is the resolve pass with the mip minus without. (--mip forward is hosted by forward and
-     // times its edge fix-up as Timer::mip_fixup.)
+     // times its edge fix-up as Timer::mip_fixup; under --shading visibility the shading pass
+     // stores it, inside Timer::shade.)
      .host_timer = Timer::resolve,
      .hosted_label = "quad mip",
      .docs = "docs/quad-mip.md",

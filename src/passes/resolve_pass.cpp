@@ -18,13 +18,6 @@ ResolvePush resolve_push(const FrameContext& f) {
 
 }  // namespace
 
-std::string compute_resolve_mip_missing(const SubgroupCaps& caps) {
-    if (!caps.has(Stage::compute)) return "no subgroup operations in the compute stage";
-    if (!caps.has(Op::quad)) return "no quad operations";
-    if (!caps.full_subgroups) return "device lacks computeFullSubgroups (resolve.comp numbers its quads by subgroup)";
-    return "";
-}
-
 void ResolvePass::create(const Context& ctx) {
     GraphicsDesc d;
     d.color_formats = {kColorFormat};
@@ -41,14 +34,10 @@ void ResolvePass::create(const Context& ctx) {
         d.shaders[1].second = "resolve.frag.mip";
         mip = create_graphics_pipeline(ctx, d);
     }
-    // 0 the HDR frame, 1 the exposure state, 2 the 8-bit frame, (mip) 3 the mip; push: ResolvePush.
+    // 0 the HDR frame, 1 the exposure state, 2 the 8-bit frame; push: ResolvePush.
     LayoutDesc layout{{VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE},
                       VK_SHADER_STAGE_COMPUTE_BIT, sizeof(ResolvePush)};
-    compute_plain = create_compute_pipeline(ctx, {.shader = "resolve.comp.plain", .layout = layout});
-    if (compute_resolve_mip_missing(ctx.subgroup).empty()) {
-        layout.bindings.push_back(VK_DESCRIPTOR_TYPE_STORAGE_IMAGE);
-        compute_mip = create_compute_pipeline(ctx, {.shader = "resolve.comp.mip", .layout = layout, .full_subgroups = true});
-    }
+    compute = create_compute_pipeline(ctx, {.shader = "resolve.comp.plain", .layout = layout});
 }
 
 namespace {
@@ -93,18 +82,15 @@ void ResolvePass::record(FrameContext& f) {
 }
 
 void ResolvePass::record_compute(FrameContext& f) {
-    bool write_mip = f.plan[PassId::mip].variant == Variant::subgroup && compute_mip;
     ResolvePush push = resolve_push(f);
-    begin_resolve(f, write_mip, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT);
+    begin_resolve(f, false, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT);
     transition(f.cmd, f.targets.color, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
                VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, true);
-    const Pipeline& pipeline = write_mip ? compute_mip : compute_plain;
-    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.handle());
+    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, compute.handle());
     Descriptors d;
     d.storage_image(0, f.targets.hdr.view).buffer(1, *f.exposure_state).storage_image(2, f.targets.color.view);
-    if (write_mip) d.storage_image(3, f.targets.mip.view);
-    d.push(f.cmd, pipeline);
-    vkCmdPushConstants(f.cmd, pipeline.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
+    d.push(f.cmd, compute);
+    vkCmdPushConstants(f.cmd, compute.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
     vkCmdDispatch(f.cmd, ceil_div(f.targets.extent.width, kQuadTileWidth), ceil_div(f.targets.extent.height, kQuadTileHeight), 1);
     end_resolve(f);
 }

@@ -7,18 +7,14 @@
 #include "render/frame.h"
 
 // record_compute() does the same in a compute dispatch (resolve.comp), for the path that shades in
-// compute (docs/visibility.md): the same 8-bit frame and mip, bit for bit, from the same HDR frame.
+// compute (docs/visibility.md): the same 8-bit frame, bit for bit, from the same HDR frame. It
+// writes no mip: that path's shading pass does (VisibilityPass).
 struct ResolvePass {
-    Pipeline plain;          // resolve.frag.plain
-    Pipeline mip;            // resolve.frag.mip, where the device can run the mip's subgroup path
-    Pipeline compute_plain;  // resolve.comp.plain
-    Pipeline compute_mip;    // resolve.comp.mip, where compute has quad operations and full subgroups
+    Pipeline plain;    // resolve.frag.plain
+    Pipeline mip;      // resolve.frag.mip, where the device can run the mip's subgroup path
+    Pipeline compute;  // resolve.comp.plain
 
     void create(const Context& ctx);
     void record(FrameContext& f);
     void record_compute(FrameContext& f);
 };
-
-// Whether the compute resolve can write the quad mip on this device (resolve.comp numbers its
-// quads by subgroup: quad operations in compute, full subgroups), or why not.
-std::string compute_resolve_mip_missing(const SubgroupCaps& caps);

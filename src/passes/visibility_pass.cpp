@@ -6,46 +6,81 @@ namespace {
 // shading.glsl's bindings as forward has them without the quad mip (0-3 the scene, 4 the light
 // lists, 5 the loop counters, 6 the ray-traced image), then visibility_shade.comp's: 7 vertices, 8
 // the drawn indices, 9 and 10 the pre-pass's and the late draw's indirect commands, 11 the
-// visibility image, 12 the HDR target. Push constant: shading.glsl's flags.
+// visibility image, 12 the HDR target, (mip variants) 13 the half-resolution mip. Push constant:
+// shading.glsl's flags.
 const LayoutDesc kShadeLayout = {
     {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
      VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
      VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
      VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE,
-     VK_DESCRIPTOR_TYPE_STORAGE_IMAGE},
+     VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE},
     VK_SHADER_STAGE_COMPUTE_BIT, sizeof(uint32_t)};
 
-// [quad-swap derivatives][subgroup light loop] (shaders/variants.cmake).
-const char* const kShadeShaders[2][2] = {{"visibility_shade.comp.analytic", "visibility_shade.comp.analytic_light_loop"},
-                                    {"visibility_shade.comp.quads", "visibility_shade.comp.quads_light_loop"}};
+// The views' re-run (record_view): the same, then 14 the views' colours, 15 the frame's counters
+// (view_common.glsl), 16 the 8-bit frame the view paints over.
+LayoutDesc view_layout() {
+    LayoutDesc layout = kShadeLayout;
+    for (VkDescriptorType t : {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE})
+        layout.bindings.push_back(t);
+    return layout;
+}
+
+// [quad-swap derivatives][view]: lane-id, first-last-lane, active-lanes (shaders/variants.cmake).
+const char* const kViewShaders[2][3] = {
+    {"visibility_shade.comp.analytic_view_lane_id", "visibility_shade.comp.analytic_view_first_last",
+     "visibility_shade.comp.analytic_view_active"},
+    {"visibility_shade.comp.quads_view_lane_id", "visibility_shade.comp.quads_view_first_last",
+     "visibility_shade.comp.quads_view_active"}};
+
+// Which of kViewShaders' views a plan's view is, or -1.
+int view_index(ViewMode mode) {
+    return mode == ViewMode::lane_id ? 0 : mode == ViewMode::first_last_lane ? 1 : mode == ViewMode::active_lanes ? 2 : -1;
+}
+
+// [quad-swap derivatives][subgroup light loop][writes the quad mip] (shaders/variants.cmake).
+const char* const kShadeShaders[2][2][2] = {
+    {{"visibility_shade.comp.analytic", "visibility_shade.comp.analytic_mip"},
+     {"visibility_shade.comp.analytic_light_loop", "visibility_shade.comp.analytic_light_loop_mip"}},
+    {{"visibility_shade.comp.quads", "visibility_shade.comp.quads_mip"},
+     {"visibility_shade.comp.quads_light_loop", "visibility_shade.comp.quads_light_loop_mip"}}};
 
 }  // namespace
 
 void VisibilityPass::create(const Context& ctx) {
     if (!visibility_missing(ctx.features, Geometry::indexed).empty()) return;
-    bool quads = visibility_derivatives_missing(ctx.subgroup, ctx.features).empty();
+    // The derivatives' quad broadcasts and the mip's quad swaps need the same: quad operations in
+    // compute on lanes numbered by subgroup, which full subgroups make dense.
+    quads = visibility_derivatives_missing(ctx.subgroup, ctx.features).empty();
     bool loop = missing_support(ctx.subgroup, {Stage::compute, pass_info(PassId::light_loop).ops}).empty();
-    for (int q = 0; q < 2; ++q)
-        for (int l = 0; l < 2; ++l) {
-            if ((q && !quads) || (l && !loop)) continue;
-            const char* shader = kShadeShaders[q][l];
-            // The quad variants number lanes by subgroup: full subgroups make the numbering dense.
-            shade[q][l] = create_compute_pipeline(ctx, {.shader = shader, .layout = kShadeLayout, .full_subgroups = bool(q)});
-        }
+    for (bool quad_derivatives : {false, true})
+        for (bool light_loop : {false, true})
+            for (bool mip : {false, true}) {
+                if (((quad_derivatives || mip) && !quads) || (light_loop && !loop)) continue;
+                // Compiled on first use (Pipeline::handle): a run uses one or two of the eight.
+                shade[quad_derivatives][light_loop][mip] =
+                    create_compute_pipeline(ctx, {.shader = kShadeShaders[quad_derivatives][light_loop][mip],
+                                                  .layout = kShadeLayout, .full_subgroups = quad_derivatives || mip});
+            }
+    for (bool quad_derivatives : {false, true})
+        for (int view = 0; view < 3; ++view)
+            if (!quad_derivatives || quads)
+                views[quad_derivatives][view] = create_compute_pipeline(
+                    ctx, {.shader = kViewShaders[quad_derivatives][view], .layout = view_layout(), .full_subgroups = quad_derivatives});
 }
 
-void VisibilityPass::record(FrameContext& f) {
-    const ShadingPlan& plan = f.plan.shading;
-    bool quads = plan.derivatives == Variant::subgroup && shade[1][0];
-    bool loop = plan.light_loop == Variant::subgroup && shade[quads][1];
-    const Pipeline& pipeline = shade[quads][loop];
-    begin_label(f.ctx, f.cmd, debug_label(Timer::shade, quads ? "quad-swap derivatives" : "analytic derivatives"));
-    f.timer.begin(f.cmd, Timer::shade);
-    // Read with texelFetch (a sampled image: an R32G32_UINT storage image would need
-    // shaderStorageImageExtendedFormats).
+bool VisibilityPass::draws_view(const Plan& plan) const {
+    return plan.view.shading_pass && views[0][0];
+}
+
+bool VisibilityPass::writes_mip(const Plan& plan) const { return quads && plan[PassId::mip].variant == Variant::subgroup; }
+
+// What every dispatch of the pass binds, after making its images ready: the scene, lights, ray-traced
+// image, drawn triangles, the visibility image (read with texelFetch: an R32G32_UINT storage image
+// would need shaderStorageImageExtendedFormats) and the HDR target (every pixel written, the clear
+// colour where no triangle is).
+Descriptors VisibilityPass::bind_frame(FrameContext& f, const Pipeline& pipeline) {
     transition(f.cmd, f.targets.visibility, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
                VK_ACCESS_2_SHADER_SAMPLED_READ_BIT);
-    // Every pixel is written (the clear colour where no triangle is): the old contents go.
     transition(f.cmd, f.targets.hdr, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
                VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, true);
     // The ray_trace pass's image (its contents unused unless it ran this frame).
@@ -68,11 +103,47 @@ void VisibilityPass::record(FrameContext& f) {
         .buffer(10, f.late_indirect ? *f.late_indirect : indirect)
         .sampled_texels(11, f.targets.visibility.view, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL)
         .storage_image(12, f.targets.hdr.view);
+    return d;
+}
+
+void VisibilityPass::dispatch(FrameContext& f, const Pipeline& pipeline, Descriptors& d) {
     d.push(f.cmd, pipeline);
     // shading.glsl's flags, as forward pushes them, and 8: write the derivatives (tests only).
     uint32_t flags = shading_push_flags(f) | (f.test_derivatives ? 8u : 0u);
     vkCmdPushConstants(f.cmd, pipeline.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(flags), &flags);
     vkCmdDispatch(f.cmd, ceil_div(f.targets.extent.width, kQuadTileWidth), ceil_div(f.targets.extent.height, kQuadTileHeight), 1);
+}
+
+void VisibilityPass::record(FrameContext& f) {
+    const ShadingPlan& plan = f.plan.shading;
+    bool quad_derivatives = plan.derivatives == Variant::subgroup && quads;
+    bool mip = writes_mip(f.plan);
+    bool loop = plan.light_loop == Variant::subgroup && shade[quad_derivatives][1][mip];
+    const Pipeline& pipeline = shade[quad_derivatives][loop][mip];
+    std::string label = quad_derivatives ? "quad-swap derivatives" : "analytic derivatives";
+    begin_label(f.ctx, f.cmd, debug_label(Timer::shade, mip ? label + ", " + std::string(pass_info(PassId::mip).hosted_label) : label));
+    f.timer.begin(f.cmd, Timer::shade);
+    Descriptors d = bind_frame(f, pipeline);
+    if (mip) {
+        // Every texel is written (one store per quad, and every quad inside the frame is whole).
+        transition(f.cmd, f.targets.mip, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                   VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, true);
+        d.storage_image(13, f.targets.mip.view);
+    }
+    dispatch(f, pipeline, d);
     f.timer.end(f.cmd, Timer::shade);
     end_label(f.ctx, f.cmd);
+}
+
+bool VisibilityPass::record_view(FrameContext& f, const Buffer& params) {
+    if (!draws_view(f.plan) || !f.targets.visibility.image) return false;
+    bool quad_derivatives = f.plan.shading.derivatives == Variant::subgroup && quads;
+    const Pipeline& pipeline = views[quad_derivatives][view_index(f.plan.view.mode)];
+    Descriptors d = bind_frame(f, pipeline);
+    // Each invocation reads and writes only its own pixel of the 8-bit frame.
+    transition(f.cmd, f.targets.color, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+               VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+    d.buffer(14, params, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER).buffer(15, f.counters).storage_image(16, f.targets.color.view);
+    dispatch(f, pipeline, d);
+    return true;
 }

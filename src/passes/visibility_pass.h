@@ -1,17 +1,34 @@
 // --shading visibility's compute shading pass (docs/visibility.md): shades the pixels whose
 // triangles the depth pre-pass recorded in the visibility image (ScenePass::record_depth), one lane
 // per pixel and four lanes per 2x2 quad, into forward's HDR target. Recorded by the renderer in
-// forward's place; timed as Timer::shade.
+// forward's place; timed as Timer::shade. With --mip subgroup it also writes the quad mip.
 #pragma once
 
 #include "render/frame.h"
 
 struct VisibilityPass {
-    // visibility_shade.comp by [quad-swap derivatives][subgroup light loop]; the quad variants only
-    // where the device can run them (visibility_derivatives_missing), the light loop where compute
-    // has its operations.
-    Pipeline shade[2][2];
+    bool quads = false;  // compute can run the quad variants (visibility_derivatives_missing)
+    // visibility_shade.comp by [quad-swap derivatives][subgroup light loop][writes the quad mip];
+    // the quad variants (derivatives or mip) only where the device can run them, the light loop
+    // where compute has its operations.
+    Pipeline shade[2][2][2];
+    // Its debug views by [quad-swap derivatives][lane-id, first-last-lane, active-lanes].
+    Pipeline views[2][3];
 
     void create(const Context& ctx);
     void record(FrameContext& f);
+    // With --mip subgroup the shading pass writes the quad mip where compute has quad operations;
+    // otherwise the resolve pass's fragment shader does (Renderer::record).
+    bool writes_mip(const Plan& plan) const;
+    // The compute stage's lane views under --shading visibility are this pass's own: it runs again
+    // after the frame (the same shading, the same HDR values) and paints each pixel's lane record
+    // over the 8-bit frame. record_view() draws it (false: not this plan's view); `params` holds the
+    // views' colours (DebugViewPass). The triangles it reads must still be the pre-pass's: the
+    // renderer defers occlusion's merge until after it.
+    bool draws_view(const Plan& plan) const;
+    bool record_view(FrameContext& f, const Buffer& params);
+
+private:
+    Descriptors bind_frame(FrameContext& f, const Pipeline& pipeline);
+    void dispatch(FrameContext& f, const Pipeline& pipeline, Descriptors& d);
 };

@@ -98,6 +98,13 @@ std::string visibility_derivatives_missing(const SubgroupCaps& caps, const Devic
     return missing;
 }
 
+std::optional<Timer> hosting_timer(const PassInfo& pass, const Plan& plan) {
+    if (!pass.host_timer) return std::nullopt;
+    bool in_shade = plan.shading.shading == Shading::visibility &&
+                    (pass.id == PassId::light_loop || (pass.id == PassId::mip && plan.shading.quad_mip));
+    return in_shade ? Timer::shade : *pass.host_timer;
+}
+
 namespace {
 
 // Visibility's derivatives, as plan_pass resolves a pass: capabilities first (quad swaps only where
@@ -338,5 +345,24 @@ Plan make_plan(const SubgroupCaps& caps, const DeviceFeatures& features, const P
                                  "forward pass; use --mip auto, subgroup or fallback");
     plan.view = plan_view(caps, features, request.view, request.view_stage);
     plan.view.level = request.view_level;
+    // Under visibility the compute stage's lane views are the shading pass's own (VisibilityPass).
+    bool lane_view = plan.view.mode == ViewMode::lane_id || plan.view.mode == ViewMode::first_last_lane ||
+                     plan.view.mode == ViewMode::active_lanes;
+    if (plan.shading.shading == Shading::visibility && plan.view.stage == Stage::compute && lane_view &&
+        plan.view.variant == Variant::subgroup) {
+        plan.view.shading_pass = true;
+        plan.view.reason += "; drawn by the visibility shading pass: 2x2-pixel quads, " +
+                            std::string(plan.shading.derivatives == Variant::subgroup ? "lanes numbered by subgroup"
+                                                                                     : "lanes numbered by local index") +
+                            ", 16x8-pixel workgroups";
+    }
+    // The mip's subgroup variant under visibility: the shading pass's quad swaps, where compute has them.
+    if (plan.shading.shading == Shading::visibility && mip.variant == Variant::subgroup &&
+        visibility_derivatives_missing(caps, features).empty()) {
+        plan.shading.quad_mip = true;
+        std::string resolve_note = pass_info(PassId::mip).subgroup_note(features);
+        if (size_t at = mip.reason.find(resolve_note); at != std::string::npos) mip.reason.erase(at, resolve_note.size());
+        mip.reason += "; written by the visibility shading pass: two quad swaps and one store per quad, every quad four real pixels";
+    }
     return plan;
 }

@@ -54,6 +54,7 @@ struct ViewPlan {
     Variant variant = Variant::off;  // subgroup, unsupported, or off for non-subgroup views
     std::string reason;
     uint32_t level = 0;  // depth-pyramid: the level shown (the view clamps it to the coarsest)
+    bool shading_pass = false;  // compute lane views under --shading visibility: the shading pass draws them
 };
 
 // --shading (docs/visibility.md): forward shades in the fragment stage; visibility has the pre-pass
@@ -71,6 +72,8 @@ struct ShadingPlan {
     Variant derivatives = Variant::off;
     // Visibility's light loop: the plan's light-loop variant where the compute stage can run it.
     Variant light_loop = Variant::off;
+    // Visibility with --mip subgroup where compute has quad operations: the shading pass writes the mip.
+    bool quad_mip = false;
     std::string reason;
     PlanSource source = PlanSource::capabilities;
 };
@@ -152,6 +155,11 @@ PassPlan plan_unavailable_pass(const PassInfo& pass, Request requested, const st
 
 // Why the device cannot run the visibility path at all, or empty (geometry: meshlet is not built yet).
 std::string visibility_missing(const DeviceFeatures& features, Geometry geometry);
+// The timer a pass's subgroup work runs inside where it has no slot of its own (PassInfo::host_timer),
+// in this plan: the quad mip in resolve, the light loop in forward; under visibility both in the
+// shading pass (shade) when it runs them. nullopt for a pass that is never hosted.
+std::optional<Timer> hosting_timer(const PassInfo& pass, const Plan& plan);
+
 // Why visibility's quad-swap derivatives cannot run (compute quad operations, full subgroups), or empty.
 std::string visibility_derivatives_missing(const SubgroupCaps& caps, const DeviceFeatures& features);
 

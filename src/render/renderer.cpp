@@ -77,7 +77,7 @@ Renderer::Renderer(const Context& ctx, const Scene& scene, const RendererConfig&
     view_pass_.unit_view = [this](FrameContext& f, const Buffer& params) {
         for (const auto& unit : units_)
             if (unit->record_stage_view(f, params)) return true;
-        return false;
+        return visibility_pass_.record_view(f, params);  // the compute views under --shading visibility
     };
     set_plan(config.plan);
     overlay_.create(ctx, kFramesInFlight);
@@ -240,21 +240,24 @@ void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_i
     // With --mip forward, forward also writes the mip, and appends to the mip pass's edge list.
     f.mip_edges = &unit<MipPass>(PassId::mip).edges;
     f.mip_edge_capacity = unit<MipPass>(PassId::mip).edge_capacity;
+    // The shading pass's own debug view runs it again after the frame: the merge waits for it too.
+    const bool merge_after_view = merge_after_shading && visibility_pass_.draws_view(config_.plan);
     if (visibility) {
         visibility_pass_.record(f);
         // Forward's list (the debug views draw it, the cull dump reads it): phase 1's and the late
         // draw's triangles in input order, as without visibility.
-        if (merge_after_shading) unit<CullPass>(PassId::cull).record_merge(f);
+        if (merge_after_shading && !merge_after_view) unit<CullPass>(PassId::cull).record_merge(f);
     } else {
         scene_pass_.record_forward(f);
     }
     record_units(f, FramePoint::after_forward);
     // HDR -> 8-bit frame (and with --mip subgroup the mip); then exposure measures the mip. The
-    // visibility path stays in compute (resolve.comp: the same bytes as the fragment resolve),
-    // unless its quad mip is asked for where compute cannot write it (no quad operations or full
-    // subgroups in compute): then the fragment resolve writes frame and mip, as for forward.
-    bool mip_in_compute = config_.plan[PassId::mip].variant != Variant::subgroup || resolve_pass_.compute_mip;
-    if (visibility && mip_in_compute)
+    // visibility path stays in compute (resolve.comp: the same bytes as the fragment resolve; its
+    // shading pass wrote the quad mip), unless the quad mip is asked for where compute cannot write
+    // it (no quad operations or full subgroups in compute): then the fragment resolve writes frame
+    // and mip, as for forward.
+    bool mip_elsewhere = config_.plan[PassId::mip].variant != Variant::subgroup || visibility_pass_.writes_mip(config_.plan);
+    if (visibility && mip_elsewhere)
         resolve_pass_.record_compute(f);
     else
         resolve_pass_.record(f);
@@ -262,6 +265,7 @@ void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_i
     // Views that show what a pass made (the mip, the light lists) are its unit's.
     for (const auto& unit : units_) unit->record_view(f);
     view_pass_.record(f, config_.view_legend);
+    if (merge_after_view) unit<CullPass>(PassId::cull).record_merge(f);
     if (overlay_hook_) overlay_hook_(overlay_);
     overlay_.record(f, slot_index);
 

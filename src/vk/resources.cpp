@@ -214,8 +214,8 @@ Image create_image(const Context& ctx, VkExtent2D extent, VkFormat format, VkIma
     Image img;
     img.device = ctx.device;
     img.format = format;
-    if (g_allocation_log) {  // every format the renderer uses is 4 bytes a texel, but the HDR ones (8)
-        VkDeviceSize texel = format == VK_FORMAT_R16G16B16A16_SFLOAT ? 8 : 4;
+    if (g_allocation_log) {  // every format the renderer uses is 4 bytes a texel, but HDR and visibility (8)
+        VkDeviceSize texel = format == VK_FORMAT_R16G16B16A16_SFLOAT || format == VK_FORMAT_R32G32_UINT ? 8 : 4;
         g_allocation_log->push_back({name, VkDeviceSize(extent.width) * extent.height * texel * layers, true});
     }
     img.extent = extent;

@@ -167,7 +167,7 @@ const PassInfo* timer_owner(Timer t) {
 std::string hosted_note(const Plan& plan, Timer t) {
     std::string note;
     for (const PassInfo& pass : kPasses)
-        if (pass.host_timer == t && plan[pass.id].variant == Variant::subgroup)
+        if (hosting_timer(pass, plan) == t && plan[pass.id].variant == Variant::subgroup)
             note += (note.empty() ? "+ " : " + ") + std::string(pass.hosted_label);
     return note;
 }
@@ -196,7 +196,9 @@ OverlayBox draw_stats(Overlay& overlay, const HudState& hud, float s, float x, f
         if (t.timer == Timer::shade) {
             Variant v = plan.shading.derivatives;  // quad-swap derivatives (subgroup) or analytic (fallback)
             std::string mark = plan.shading.source == PlanSource::measured ? "*" : "";
-            rows.push_back({label, std::string(variant_name(v)) + mark, variant_color(v), ms(t.timer), t.timer});
+            std::string hosted = hosted_note(plan, t.timer);  // "+ quad mip + light loop"
+            rows.push_back({label, std::string(variant_name(v)) + mark + (hosted.empty() ? "" : " " + hosted), variant_color(v),
+                            ms(t.timer), t.timer});
         } else if (t.timer == Timer::view) {
             rows.push_back({label, std::string(view_mode_name(plan.view.mode)),
                             is_subgroup_view(plan.view.mode) ? variant_color(plan.view.variant) : kWhite, ms(t.timer), t.timer});

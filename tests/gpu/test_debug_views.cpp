@@ -438,6 +438,64 @@ TEST(DebugViews, ComputeFirstLastMarksOneFirstAndOneLastPerSubgroup) {
     }
 }
 
+// Under --shading visibility the compute views are the shading pass's own (visibility_shade.comp
+// SHADE_VIEW): 16x8-pixel workgroups of 128 lanes, lane L shading pixel (L & 1, (L >> 1) & 1) of
+// quad L >> 2, quads row by row, 8 a row (quad_tile.glsl). With quad-swap derivatives L is
+// numbered by subgroup (gl_SubgroupID * size + gl_SubgroupInvocationID), so the lane shown is
+// exactly L % size; without them (--mask-ops quad) L is the local index, which lavapipe packs into
+// subgroups in order (as compute_lanes assumes), so the same. The 16x16 compute view would show
+// (16 y + x) % size instead. First-last-lane marks lanes 0 and size - 1 of every subgroup (all full),
+// active-lanes shows every subgroup full.
+int shading_pass_lane(int x, int y, int size) {
+    int tile_x = x % kQuadTileWidth, tile_y = y % kQuadTileHeight;
+    int quad = tile_x / 2 + (tile_y / 2) * (kQuadTileWidth / 2);
+    return (4 * quad + (tile_x & 1) + 2 * (tile_y & 1)) % size;
+}
+
+TEST(DebugViews, VisibilityShadingPassShowsItsQuadsAndSubgroups) {
+    REQUIRE_DRAWING();
+    static_assert(kWidth % kQuadTileWidth == 0 && kHeight % kQuadTileHeight == 0, "whole tiles");
+    for (bool masked : {false, true}) {
+        SCOPED_TRACE(masked ? "--mask-ops quad: analytic derivatives" : "quad-swap derivatives");
+        std::vector<std::string> extra = {"--shading", "visibility"};
+        if (masked) extra.insert(extra.end(), {"--mask-ops", "quad"});
+        ViewRun lanes = render_view("lane-id", "compute", extra);
+        ASSERT_EQ(lanes.run.exit_code, 0) << lanes.run.output;
+        EXPECT_EQ(validation_lines(lanes.run.output), 0) << lanes.run.output;
+        std::string reason = lanes.report["plan"]["view"]["reason"];
+        EXPECT_NE(reason.find("drawn by the visibility shading pass"), std::string::npos) << reason;
+        EXPECT_NE(reason.find(masked ? "numbered by local index" : "numbered by subgroup"), std::string::npos) << reason;
+        int size = lanes.report["subgroup"]["size"].get<int>();
+        int wrong = 0;
+        for (int y = 0; y < kHeight; ++y)
+            for (int x = 0; x < kWidth; ++x)
+                if (decode_lane(pixel(lanes.image, x, y)) != shading_pass_lane(x, y, size) && wrong++ < 5)
+                    ADD_FAILURE() << "pixel " << x << "," << y << ": lane " << decode_lane(pixel(lanes.image, x, y)) << ", want "
+                                  << shading_pass_lane(x, y, size);
+        EXPECT_EQ(wrong, 0);
+        if (masked) continue;
+        ViewRun marks = render_view("first-last-lane", "compute", extra);
+        ViewRun active = render_view("active-lanes", "compute", extra);
+        ASSERT_EQ(marks.run.exit_code, 0) << marks.run.output;
+        ASSERT_EQ(active.run.exit_code, 0) << active.run.output;
+        EXPECT_EQ(validation_lines(marks.run.output) + validation_lines(active.run.output), 0);
+        int first = 0, last = 0;
+        for (int y = 0; y < kHeight; ++y)
+            for (int x = 0; x < kWidth; ++x) {
+                int lane = shading_pass_lane(x, y, size);
+                uint32_t p = pixel(marks.image, x, y);
+                first += p == kFirstLaneColour;
+                last += p == kLastLaneColour;
+                EXPECT_EQ(p == kFirstLaneColour, lane == 0) << "pixel " << x << "," << y;
+                EXPECT_EQ(p == kLastLaneColour, lane == size - 1) << "pixel " << x << "," << y;
+                EXPECT_EQ(pixel(active.image, x, y), kActiveRamp[2]) << "pixel " << x << "," << y << ": not every lane active";
+            }
+        EXPECT_EQ(first, kWidth * kHeight / size);
+        EXPECT_EQ(last, kWidth * kHeight / size);
+        EXPECT_EQ(active.report["counters"]["view"]["subgroups"].get<int>(), kWidth * kHeight / size);
+    }
+}
+
 // --mask-stages removes support as a device without it would: the view falls back to the marking.
 TEST(DebugViews, MaskedStagesDrawTheMarkingAndSayWhy) {
     REQUIRE_DRAWING();

@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <tuple>
 
 #include <glm/glm.hpp>
 
@@ -286,6 +287,50 @@ INSTANTIATE_TEST_SUITE_P(Samples, QuadMip,
                                          MipCase{"truck_odd", &kTruck, 1, {255, 143}, false},
                                          MipCase{"suzanne_grid_odd", &kSuzanne, 3, {201, 111}, true}),
                          [](const auto& info) { return std::string(info.param.name); });
+
+// The visibility path's shading pass writes the quad mip as it shades (--shading visibility --mip
+// subgroup, visibility_shade.comp SHADE_QUAD_MIP): bit for bit the CPU box filter of the frame it
+// wrote, at odd sizes (partial tiles, the last row and column in no texel), on large triangles
+// (props) and on a dense mesh whose quads are mostly split between triangles (knot grid); the same
+// frame and mip as the compute fallback's downsample of the same visibility frame; no edge list.
+TEST(VisibilityMip, ShadingPassWritesTheBoxFilterOfItsFrame) {
+    REQUIRE_DRAWING();
+    Context ctx;
+    ContextOptions options;
+    options.validate = true;
+    create_context(ctx, options);
+    uint32_t messages_before = validation_message_count();
+    auto plan_for = [&](Request mip) {
+        PlanRequest request;
+        request[PassId::mip] = mip;
+        request.shading = Shading::visibility;
+        return make_plan(ctx.subgroup, ctx.features, request);
+    };
+    Plan quad_plan = plan_for(Request::subgroup);
+    ASSERT_EQ(quad_plan.shading.shading, Shading::visibility) << quad_plan.shading.reason;
+    ASSERT_EQ(quad_plan[PassId::mip].variant, Variant::subgroup) << quad_plan[PassId::mip].reason;
+    for (auto [path, instances, extent] : {std::tuple{&kProps, 1u, VkExtent2D{255, 143}}, std::tuple{&kKnot, 2u, VkExtent2D{201, 111}}}) {
+        SCOPED_TRACE(*path);
+        Scene scene = load_scene(*path);
+        if (instances > 1) replicate_grid(scene, instances);
+        MipFrame quad = render(ctx, scene, extent, quad_plan);
+        ASSERT_EQ(quad.mip.width, extent.width / 2);
+        EXPECT_EQ(first_box_filter_mismatch(quad.hdr, quad.mip), "") << "the shading pass's quad mip";
+        EXPECT_EQ(quad.counters.mip_edge_appends, 0u) << "every quad is four real pixels: no edge list";
+        uint32_t geometry = 0;
+        for (uint32_t y = 0; y < quad.mip.height; ++y)
+            for (uint32_t x = 0; x < quad.mip.width; ++x) {
+                auto p = quad_pixels(quad.hdr, x, y);
+                geometry += !(is_clear(p[0]) && is_clear(p[1]) && is_clear(p[2]) && is_clear(p[3]));
+            }
+        EXPECT_GT(geometry, quad.mip.width * quad.mip.height / 10) << "too little geometry to tell";
+        MipFrame fallback = render(ctx, scene, extent, plan_for(Request::fallback));
+        ASSERT_EQ(fallback.hdr.rgba, quad.hdr.rgba) << "the visibility frame differs between the mip variants";
+        EXPECT_TRUE(fallback.mip.rgba == quad.mip.rgba) << "the shading pass's mip and the fallback's differ";
+        EXPECT_TRUE(fallback.color.rgba == quad.color.rgba) << "the 8-bit frame differs";
+    }
+    EXPECT_EQ(validation_message_count(), messages_before) << "validation messages (printed above)";
+}
 
 // Through the executable, validated: in every variant the report names it and times what ran (the
 // resolve pass always; the fallback's own pass; the forward variant's fix-up); --mip-dump (the HDR

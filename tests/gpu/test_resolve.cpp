@@ -1,8 +1,8 @@
 // The resolve pass's two forms on the same HDR frame, in-process: the full-screen fragment pass
 // (forward shading's) and the compute dispatch (resolve.comp, the visibility path's,
-// docs/visibility.md) must write the same 8-bit frame and the same quad mip, bit for bit, with and
-// without the mip and with the exposure pass's exposure applied. The frame is pseudo-random half
-// values at an odd size, so tiles, quads and the mip's last row and column are partial.
+// docs/visibility.md) must write the same 8-bit frame, bit for bit, whether or not the fragment
+// form also writes the quad mip, with and without the exposure pass's exposure applied. The frame
+// is pseudo-random half values at an odd size, so the compute tiles are partial.
 // (tests/gpu_compute/test_exposure_compute.cpp holds the compute form against the CPU's box filter
 // and tonemap at every width; this needs drawing, so not at 16 lanes.)
 #include <gtest/gtest.h>
@@ -17,14 +17,13 @@ namespace {
 
 using namespace hdr_frame;
 
-TEST(Resolve, ComputeWritesTheFragmentPassesFrameAndMipBitForBit) {
+TEST(Resolve, ComputeWritesTheFragmentPassesFrameBitForBit) {
     REQUIRE_DRAWING();
     const Context& ctx = test_context();
     uint32_t messages = validation_message_count();
     ResolvePass pass;
     pass.create(ctx);
     ASSERT_TRUE(pass.mip) << "the fragment quad mip is supported on lavapipe";
-    ASSERT_TRUE(pass.compute_mip) << compute_resolve_mip_missing(ctx.subgroup);
     const VkExtent2D extent{203, 117};
     PassFrame frame(ctx, extent);
     HdrImage hdr = random_hdr(extent, 4242);
@@ -45,14 +44,12 @@ TEST(Resolve, ComputeWritesTheFragmentPassesFrameAndMipBitForBit) {
         SCOPED_TRACE("mip " + std::string(request_name(mip)) + ", exposure " + std::string(request_name(exposure)));
         auto resolve = [&](bool compute) {
             frame.run(plan, 0, [&](FrameContext& f) { compute ? pass.record_compute(f) : pass.record(f); });
-            return std::make_pair(read_image(ctx, frame.targets.color, 4), read_image(ctx, frame.targets.mip, 8));
+            return read_image(ctx, frame.targets.color, 4);
         };
-        auto [fragment_color, fragment_mip] = resolve(false);
-        auto [compute_color, compute_mip] = resolve(true);
-        EXPECT_TRUE(compute_color == fragment_color) << "the 8-bit frames differ";
+        std::vector<uint8_t> fragment_color = resolve(false);
+        EXPECT_TRUE(resolve(true) == fragment_color) << "the 8-bit frames differ";
         // Not a flat frame that any two writers would agree on.
         EXPECT_GT(std::set<uint8_t>(fragment_color.begin(), fragment_color.end()).size(), 64u);
-        if (mip == Request::subgroup) EXPECT_TRUE(compute_mip == fragment_mip) << "the quad mips differ";
     }
     EXPECT_EQ(validation_message_count(), messages) << "validation messages (printed above)";
 }
