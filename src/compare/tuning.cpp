@@ -307,5 +307,5 @@ std::string tuning_summary(const LoadedTuning& t, bool disabled) {
     if (disabled) return "off (--no-tuning): auto follows the capabilities";
     if (!t.found) return "none (no file " + (t.path.empty() ? std::string("in the cache folder") : t.path) + "; run --tune)";
     if (!t.ignored.empty()) return t.path + " ignored: " + t.ignored;
-    return t.path + ": " + std::to_string(t.count()) + " pass(es) measured significantly (" + t.made_by + " of " + t.date + ")";
+    return t.path + ": " + std::to_string(t.count()) + " significant verdict(s) (" + t.made_by + " of " + t.date + ")";
 }

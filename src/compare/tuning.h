@@ -52,7 +52,7 @@ LoadedTuning apply_tuning(const Context& ctx, Options& options);
 std::string save_tuning(const DeviceInfo& device, const std::string& made_by, uint32_t width, uint32_t height,
                         const PassRatios& ratios, const ShadingRatios& shading);
 std::string today_utc();
-// For --info and the HUD: "off (--no-tuning)", "none (no file PATH)", "PATH: 2 passes measured
+// For --info and the HUD: "off (--no-tuning)", "none (no file PATH)", "PATH: 2 significant verdict(s)
 // (tune of DATE)", or "PATH ignored: WHY".
 std::string tuning_summary(const LoadedTuning& t, bool disabled);  // "2026-11-25"
 
