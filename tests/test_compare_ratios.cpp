@@ -54,7 +54,7 @@ TEST(CompareMatrix, EachPassInEachVariantWithTheOthersAutoThenAllSubgroupAndAllF
     size_t offered = 0;
     for (const PassInfo& pass : kPasses)
         for (Request r : {Request::subgroup, Request::forward, Request::fallback, Request::off}) offered += offers(pass, r);
-    ASSERT_EQ(m.size(), offered + 3 + 2);
+    ASSERT_EQ(m.size(), offered + 3 + 3 + 2);
     std::set<std::string> names;
     for (const CompareConfig& c : m) names.insert(c.name);
     EXPECT_EQ(names.size(), m.size()) << "names are file names: they must be unique";
@@ -68,8 +68,21 @@ TEST(CompareMatrix, EachPassInEachVariantWithTheOthersAutoThenAllSubgroupAndAllF
     // The light loop offers no off.
     EXPECT_TRUE(names.count("light-loop-subgroup") && names.count("light-loop-fallback"));
     EXPECT_FALSE(names.count("light-loop-off"));
-    size_t single = 0, meshlet = 0;
+    size_t single = 0, meshlet = 0, shading = 0;
     for (const CompareConfig& c : m) {
+        if (c.shading) {
+            // --shading with every pass at auto; visibility's derivatives forced each way.
+            ++shading;
+            for (const PassInfo& pass : kPasses) EXPECT_EQ(c[pass.id], Request::automatic) << c.name;
+            EXPECT_EQ(c.geometry, Geometry::indexed) << c.name;
+            PlanRequest request = plan_request(c, false);
+            EXPECT_EQ(request.shading, c.shading) << c.name;
+            EXPECT_EQ(request.derivatives, c.derivatives) << c.name;
+            EXPECT_FALSE(request.lod);
+            continue;
+        }
+        EXPECT_FALSE(c.shading) << c.name << ": the other rows shade as auto does";
+        EXPECT_EQ(c.derivatives, Request::automatic) << c.name;
         if (c.geometry == Geometry::meshlet) {
             // --geometry meshlet with only --cull given: its culling in that variant.
             ++meshlet;
@@ -102,6 +115,20 @@ TEST(CompareMatrix, EachPassInEachVariantWithTheOthersAutoThenAllSubgroupAndAllF
     }
     EXPECT_EQ(single, offered);
     EXPECT_EQ(meshlet, 3u);
+    EXPECT_EQ(shading, 3u);
+    auto row = [&](const std::string& name) {
+        auto it = std::find_if(m.begin(), m.end(), [&](const CompareConfig& c) { return c.name == name; });
+        EXPECT_NE(it, m.end()) << name;
+        return it == m.end() ? CompareConfig{} : *it;
+    };
+    EXPECT_EQ(row("shading-forward").shading, Shading::forward);
+    EXPECT_EQ(row("shading-forward").derivatives, Request::automatic);
+    EXPECT_EQ(row("shading-visibility").shading, Shading::visibility);
+    EXPECT_EQ(row("shading-visibility").derivatives, Request::subgroup);
+    EXPECT_EQ(row("shading-visibility-fallback").shading, Shading::visibility);
+    EXPECT_EQ(row("shading-visibility-fallback").derivatives, Request::fallback);
+    // all-fallback stays last (the run-to-run repeat and the progress lines count on it).
+    EXPECT_EQ(m.back().name, "all-fallback");
     EXPECT_TRUE(names.count("meshlet-subgroup") && names.count("meshlet-fallback") && names.count("meshlet-off"));
     EXPECT_TRUE(names.count("all-subgroup") && names.count("all-fallback"));
 }
@@ -125,6 +152,57 @@ TEST(CompareRatios, MeshletCullAndGeometryRatios) {
     r = compute_meshlet_ratios(runs);
     EXPECT_FALSE(r[0].ratio.has_value());
     EXPECT_NE(r[1].reason.find("VK_EXT_mesh_shader"), std::string::npos) << r[1].reason;
+}
+
+// shading: forward's frame over visibility's (the quad-swap row, or the analytic row where the
+// quad-swap row was skipped: what auto runs on that device); derivatives: the visibility shade
+// pass in the analytic row over the same in the quad-swap row.
+TEST(CompareRatios, ShadingAndDerivativesRatios) {
+    std::vector<CompareRun> runs = {
+        timed("shading-forward", {{Timer::forward, 4.0}, {Timer::frame, 9.0}}),
+        timed("shading-visibility", {{Timer::shade, 0.5}, {Timer::frame, 6.0}}),
+        timed("shading-visibility-fallback", {{Timer::shade, 0.6}, {Timer::frame, 6.5}}),
+        timed("all-subgroup", {{Timer::frame, 7.0}}),
+    };
+    ShadingRatios r = compute_shading_ratios(runs);
+    EXPECT_EQ(r[0].key, "shading");
+    ASSERT_TRUE(r[0].ratio) << r[0].reason;
+    EXPECT_DOUBLE_EQ(*r[0].ratio, 9.0 / 6.0);
+    EXPECT_EQ(r[0].fallback_run, "shading-forward");
+    EXPECT_EQ(r[0].subgroup_run, "shading-visibility");
+    EXPECT_EQ(r[0].subgroup_side, "visibility");
+    EXPECT_EQ(r[0].fallback_side, "forward");
+    EXPECT_TRUE(r[0].graphics_vs_compute) << "fragment shading against compute shading: the probe belongs beside it";
+    EXPECT_EQ(r[1].key, "derivatives");
+    ASSERT_TRUE(r[1].ratio) << r[1].reason;
+    EXPECT_DOUBLE_EQ(*r[1].ratio, 0.6 / 0.5);
+    EXPECT_DOUBLE_EQ(r[1].subgroup_ms, 0.5);
+    EXPECT_FALSE(r[1].graphics_vs_compute);
+    EXPECT_NE(r[1].measured_as.find("visibility shade pass median"), std::string::npos) << r[1].measured_as;
+
+    // Without compute quads the quad-swap row is skipped: shading is measured on the analytic row,
+    // derivatives has no ratio and says why.
+    runs[1] = skipped("shading-visibility", "visibility's quad-swap derivatives: quad subgroup operations are not supported");
+    r = compute_shading_ratios(runs);
+    ASSERT_TRUE(r[0].ratio) << r[0].reason;
+    EXPECT_DOUBLE_EQ(*r[0].ratio, 9.0 / 6.5);
+    EXPECT_EQ(r[0].subgroup_run, "shading-visibility-fallback");
+    EXPECT_FALSE(r[1].ratio);
+    EXPECT_NE(r[1].reason.find("shading-visibility was skipped: visibility's quad-swap derivatives"), std::string::npos)
+        << r[1].reason;
+
+    // Without the visibility path (no geometryShader) both visibility rows are skipped.
+    runs[2] = skipped("shading-visibility-fallback", "--shading visibility: device lacks the geometryShader feature");
+    runs[1].skip_reason = runs[2].skip_reason;
+    r = compute_shading_ratios(runs);
+    EXPECT_FALSE(r[0].ratio || r[1].ratio);
+    EXPECT_NE(r[0].reason.find("geometryShader"), std::string::npos) << r[0].reason;
+    EXPECT_NE(r[1].reason.find("geometryShader"), std::string::npos) << r[1].reason;
+    // A visibility row whose shading pass did not run (a forward frame) gives no derivatives ratio.
+    runs[1] = timed("shading-visibility", {{Timer::forward, 4.0}, {Timer::frame, 9.0}});
+    runs[2] = timed("shading-visibility-fallback", {{Timer::shade, 0.6}, {Timer::frame, 6.5}});
+    r = compute_shading_ratios(runs);
+    EXPECT_NE(r[1].reason.find("the shade pass recorded no GPU time in shading-visibility"), std::string::npos) << r[1].reason;
 }
 
 TEST(CompareRatios, FallbackMedianOverSubgroupMedianOfThePass) {

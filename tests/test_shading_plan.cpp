@@ -99,6 +99,67 @@ TEST(ShadingPlan, QuadSwapDerivativesExactlyWhereComputeHasQuadsAndFullSubgroups
     EXPECT_NE(no_full.shading.reason.find("computeFullSubgroups"), std::string::npos) << no_full.shading.reason;
 }
 
+// The comparison's shading-visibility rows force each derivative variant through the request:
+// the quad swaps are refused where compute cannot run them (that row is skipped with the reason),
+// the analytic ones run everywhere; either is reported as requested.
+TEST(ShadingPlan, ARequestedDerivativeVariantIsHonouredOrRefused) {
+    PlanRequest request;
+    request.shading = Shading::visibility;
+    request.derivatives = Request::fallback;
+    Plan analytic = make_plan(lavapipe_like_caps(), every_feature(), request);
+    EXPECT_EQ(analytic.shading.derivatives, Variant::fallback) << "the device could run quad swaps: the request wins";
+    EXPECT_EQ(analytic.shading.derivatives_requested, Request::fallback);
+    EXPECT_NE(analytic.shading.reason.find("requested analytic derivatives everywhere"), std::string::npos)
+        << analytic.shading.reason;
+    request.derivatives = Request::subgroup;
+    Plan quads = make_plan(lavapipe_like_caps(), every_feature(), request);
+    EXPECT_EQ(quads.shading.derivatives, Variant::subgroup);
+    EXPECT_NE(quads.shading.reason.find("requested quad-broadcast derivatives"), std::string::npos) << quads.shading.reason;
+    try {
+        make_plan(quad_masked(lavapipe_like_caps()), every_feature(), request);
+        ADD_FAILURE() << "quad-swap derivatives planned with quad operations masked";
+    } catch (const UnsupportedRequest& e) {
+        EXPECT_NE(std::string(e.what()).find("quad-swap derivatives: quad subgroup operations are not supported"),
+                  std::string::npos)
+            << e.what();
+    }
+    DeviceFeatures partial = every_feature();
+    partial.compute_full_subgroups = false;
+    EXPECT_THROW(make_plan(lavapipe_like_caps(), partial, request), UnsupportedRequest);
+    // Masked, the analytic request still runs.
+    request.derivatives = Request::fallback;
+    EXPECT_EQ(make_plan(quad_masked(lavapipe_like_caps()), every_feature(), request).shading.derivatives, Variant::fallback);
+}
+
+// Auto's derivatives: capabilities first, then a measured winner, else the quad swaps; a request
+// ignores the verdict.
+TEST(ShadingPlan, AutoDerivativesFollowAMeasuredVerdictWhereTheDeviceCanRunIt) {
+    PlanRequest request;
+    request.shading = Shading::visibility;
+    request.measured_derivatives = MeasuredPreference{Variant::fallback, 0.93, "compare", "2026-11-27"};
+    Plan analytic = make_plan(lavapipe_like_caps(), every_feature(), request);
+    EXPECT_EQ(analytic.shading.derivatives, Variant::fallback);
+    EXPECT_NE(analytic.shading.reason.find("analytic derivatives everywhere: measured 0.93x on this device (compare of 2026-11-27)"),
+              std::string::npos)
+        << analytic.shading.reason;
+    request.measured_derivatives->winner = Variant::subgroup;
+    request.measured_derivatives->ratio = 1.2;
+    Plan quads = make_plan(lavapipe_like_caps(), every_feature(), request);
+    EXPECT_EQ(quads.shading.derivatives, Variant::subgroup);
+    EXPECT_NE(quads.shading.reason.find("measured 1.20x"), std::string::npos) << quads.shading.reason;
+    // A verdict for the quad swaps cannot choose them where compute lacks quads.
+    Plan masked = make_plan(quad_masked(lavapipe_like_caps()), every_feature(), request);
+    EXPECT_EQ(masked.shading.derivatives, Variant::fallback);
+    EXPECT_EQ(masked.shading.reason.find("measured"), std::string::npos) << masked.shading.reason;
+    // An explicit request is not overruled by a verdict.
+    request.measured_derivatives->winner = Variant::fallback;
+    request.derivatives = Request::subgroup;
+    EXPECT_EQ(make_plan(lavapipe_like_caps(), every_feature(), request).shading.derivatives, Variant::subgroup);
+    // Forward shades without visibility's derivatives, whatever was measured.
+    request.shading = Shading::forward;
+    EXPECT_EQ(make_plan(lavapipe_like_caps(), every_feature(), request).shading.derivatives, Variant::off);
+}
+
 TEST(ShadingPlan, RequestsThatCannotRunAreRefused) {
     DeviceFeatures no_geometry = every_feature();
     no_geometry.geometry = false;

@@ -89,7 +89,23 @@ PassRatios ratios() {
     return r;
 }
 
-std::string file_text(const DeviceInfo& d) { return tuning_json(d, "tune", "2026-11-25", 1920, 1080, ratios()).dump(); }
+// The visibility path's two, as a comparison gives them: visibility faster than forward (forward
+// over visibility 1.9x), the analytic derivatives faster than the quad swaps (0.95x, slower).
+ShadingRatios shading_ratios(Verdict shading = Verdict::faster, Verdict derivatives = Verdict::slower) {
+    ShadingRatios r;
+    r[0].key = "shading", r[1].key = "derivatives";
+    r[0].ratio = shading == Verdict::faster ? 1.9 : 0.7;
+    r[0].ci95 = shading == Verdict::faster ? Interval{1.7, 2.1} : Interval{0.6, 0.8};
+    r[0].verdict = shading;
+    r[1].ratio = derivatives == Verdict::slower ? 0.95 : 1.02;
+    r[1].ci95 = derivatives == Verdict::slower ? Interval{0.93, 0.97} : Interval{0.98, 1.06};
+    r[1].verdict = derivatives;
+    return r;
+}
+
+std::string file_text(const DeviceInfo& d, const ShadingRatios& shading = shading_ratios(Verdict::level, Verdict::level)) {
+    return tuning_json(d, "tune", "2026-11-25", 1920, 1080, ratios(), shading).dump();
+}
 
 TEST(TuningFile, SignificantVerdictsBecomePreferences) {
     LoadedTuning t = parse_tuning(file_text(device()), device());
@@ -104,6 +120,47 @@ TEST(TuningFile, SignificantVerdictsBecomePreferences) {
     EXPECT_EQ(t.measured[size_t(PassId::mip)]->made_by, "tune");
     EXPECT_FALSE(t.measured[size_t(PassId::light_loop)]) << "level: the interval holds 1.0";
     EXPECT_FALSE(t.measured[size_t(PassId::ray_trace)]) << "no ratio";
+}
+
+// The shading verdict picks --shading auto's path and the derivatives verdict visibility's
+// derivatives, both only where significant; a format-1 file from before they were stored has none.
+TEST(TuningFile, ShadingAndDerivativesVerdictsBecomePreferences) {
+    LoadedTuning t = parse_tuning(file_text(device(), shading_ratios()), device());
+    EXPECT_TRUE(t.ignored.empty()) << t.ignored;
+    EXPECT_EQ(t.count(), 4u);  // cull, mip, shading, derivatives
+    ASSERT_TRUE(t.shading);
+    EXPECT_EQ(t.shading->winner, Variant::subgroup) << "faster: visibility wins";
+    EXPECT_DOUBLE_EQ(t.shading->ratio, 1.9);
+    EXPECT_EQ(t.shading->made_by, "tune");
+    ASSERT_TRUE(t.derivatives);
+    EXPECT_EQ(t.derivatives->winner, Variant::fallback) << "slower: the analytic derivatives win";
+    EXPECT_DOUBLE_EQ(t.derivatives->ratio, 0.95);
+    EXPECT_FALSE(parse_tuning(file_text(device()), device()).shading) << "level: the interval holds 1.0";
+    // A file written before the visibility verdicts were kept: the passes still count.
+    nlohmann::json older = nlohmann::json::parse(file_text(device(), shading_ratios()));
+    older.erase("visibility");
+    LoadedTuning o = parse_tuning(older.dump(), device());
+    EXPECT_TRUE(o.ignored.empty()) << o.ignored;
+    EXPECT_FALSE(o.shading || o.derivatives);
+    EXPECT_EQ(o.count(), 2u);
+
+    // Into a request (what auto consults), and out again (--no-tuning, the window's T key off).
+    PlanRequest request;
+    set_measured(request, &t);
+    EXPECT_TRUE(has_measured(request));
+    Plan p = make_plan(lavapipe_like_caps(), every_feature(), request);
+    EXPECT_EQ(p.shading.shading, Shading::visibility);
+    EXPECT_EQ(p.shading.source, PlanSource::measured);
+    EXPECT_NE(p.shading.reason.find("visibility measured 1.90x on this device (tune of 2026-11-25)"), std::string::npos)
+        << p.shading.reason;
+    EXPECT_EQ(p.shading.derivatives, Variant::fallback);
+    EXPECT_NE(p.shading.reason.find("analytic derivatives everywhere: measured 0.95x"), std::string::npos) << p.shading.reason;
+    set_measured(request, nullptr);
+    EXPECT_FALSE(has_measured(request));
+    EXPECT_EQ(make_plan(lavapipe_like_caps(), every_feature(), request).shading.shading, Shading::forward);
+    // A shading verdict alone is a tuned request too.
+    request.measured_shading = t.shading;
+    EXPECT_TRUE(has_measured(request));
 }
 
 TEST(TuningFile, AFileThatDoesNotFitIsIgnoredWithWhy) {

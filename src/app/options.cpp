@@ -136,8 +136,9 @@ Modes:
   --headless             render --frames frames offscreen
   --info                 print the device, its subgroup capabilities and the plan
   --compare --out DIR    run every configuration and write a comparison sheet and report
-  --tune                 measure each pass's subgroup against its fallback at --size and keep
-                         the verdicts for tuned auto (--out DIR: also DIR/tune.json)
+  --tune                 measure each pass's subgroup against its fallback, and forward against
+                         visibility shading, at --size and keep the verdicts for tuned auto
+                         (--out DIR: also DIR/tune.json)
   --atlas PATH           one PNG of every subgroup view (rows) in every stage (columns), each
                          cell a --size frame (default 480x270) with the occupancy measured there
   --list-devices         list Vulkan physical devices

@@ -316,6 +316,7 @@ nlohmann::json plan_json(const Plan& plan) {
     j["shading"] = {{"requested", shading_request_name(plan.shading)},
                     {"mode", shading_name(plan.shading.shading)},
                     {"derivatives", variant_name(plan.shading.derivatives)},
+                    {"derivatives_requested", request_name(plan.shading.derivatives_requested)},
                     {"light_loop", variant_name(plan.shading.light_loop)},
                     {"reason", plan.shading.reason},
                     {"source", plan_source_name(plan.shading.source)}};

@@ -23,7 +23,7 @@ struct ChartBar {
 
 // One ratio: its subgroup path against its fallback (PassRatio), as measured for the ratio.
 struct ChartPair {
-    std::string name;  // the ratio's name: "cull", "light-loop", "frame", "indexed/meshlet"
+    std::string name;  // the ratio's name: "cull", "light-loop", "frame", "indexed/meshlet", "forward/visibility"
     std::string key;   // its report.json key
     std::string subgroup_side = "subgroup", fallback_side = "fallback";
     bool measured = false;
@@ -59,8 +59,8 @@ struct CompareChart {
     Verdict frame_verdict = Verdict::level;
 };
 
-// The pairs' count: the pass table's ratios, frame, meshlet_cull and geometry.
-constexpr size_t kChartPairs = kPassCount + 3;
+// The pairs' count: the pass table's ratios, frame, meshlet_cull, geometry, shading and derivatives.
+constexpr size_t kChartPairs = kPassCount + 5;
 CompareChart build_chart(const CompareResult& c);
 
 // The speed-up with the word its interval earns: "1.16x faster", "0.02x, 57x slower", "1.01x level".

@@ -27,12 +27,32 @@ std::vector<CompareConfig> comparison_matrix() {
         c.geometry = Geometry::meshlet;
         m.push_back(c);
     }
+    // The frame shaded each way; within visibility, its derivatives each way.
+    CompareConfig forward{"shading-forward", {}};
+    forward.shading = Shading::forward;
+    CompareConfig visibility{"shading-visibility", {}};
+    visibility.shading = Shading::visibility;
+    visibility.derivatives = Request::subgroup;
+    CompareConfig analytic = visibility;
+    analytic.name = "shading-visibility-fallback";
+    analytic.derivatives = Request::fallback;
+    m.insert(m.end(), {forward, visibility, analytic});
     for (Request r : {Request::subgroup, Request::fallback}) {
         CompareConfig c{"all-" + std::string(request_name(r)), {}};
         for (const PassInfo& pass : kPasses) c.requests[size_t(pass.id)] = pass.in_all_rows ? r : Request::automatic;
         m.push_back(c);
     }
     return m;
+}
+
+PlanRequest plan_request(const CompareConfig& config, bool lod) {
+    PlanRequest request;
+    request.passes = config.requests;
+    request.geometry = config.geometry;
+    request.shading = config.shading;
+    request.derivatives = config.derivatives;
+    request.lod = lod;
+    return request;
 }
 
 namespace {
@@ -154,6 +174,8 @@ nlohmann::json config_json(const CompareConfig& c) {
     nlohmann::json j = nlohmann::json::object();
     for (const PassInfo& pass : kPasses) j[std::string(pass.key)] = request_name(c[pass.id]);
     j["geometry"] = geometry_name(c.geometry);
+    j["shading"] = c.shading ? shading_name(*c.shading) : "auto";
+    j["derivatives"] = request_name(c.derivatives);
     return j;
 }
 
@@ -318,8 +340,9 @@ std::string markdown_report(const Context& ctx, const Options& o, const Scene& s
     if (graphics) {
         line("");
         line("Fragment " + fixed(*graphics, *graphics < 10 ? 2 : 1) + "x compute: " + kStageProbeMeaning + ". It stands beside `mip` (the quad mip in "
-             "the resolve pass's fragment shader against the compute downsample) and `geometry` (the meshlet path's task/mesh "
-             "culling against the compute cull). The two stages' results differ in " + std::to_string(c.probe.differing_texels) +
+             "the resolve pass's fragment shader against the compute downsample), `geometry` (the meshlet path's task/mesh "
+             "culling against the compute cull) and `shading` (forward's fragment shading against visibility's compute "
+             "shading). The two stages' results differ in " + std::to_string(c.probe.differing_texels) +
              " texels (the same loop on the same inputs: 0).");
     }
     line("");
@@ -359,6 +382,9 @@ std::string markdown_report(const Context& ctx, const Options& o, const Scene& s
         rules += " --- |";
         empty_cells += " |";
     }
+    columns += " shading |";
+    rules += " --- |";
+    empty_cells += " |";
     line(columns + " frame ms | triangles visible | light-list entries | screenshot |");
     line(rules + " ---: | ---: | ---: | --- |");
     for (const CompareRun& r : c.runs) {
@@ -371,6 +397,8 @@ std::string markdown_report(const Context& ctx, const Options& o, const Scene& s
             std::string variant(variant_name(r.plan[pass.id].variant));
             cells += " " + (r.config[pass.id] == Request::automatic ? "auto: " + variant : variant) + " |";
         }
+        // "auto: forward", "visibility/subgroup" (its derivatives), as --info names them.
+        cells += " " + std::string(r.config.shading ? "" : "auto: ") + shading_variant_name(r.plan.shading) + " |";
         const nlohmann::json& counters = r.report["counters"];
         line("| " + r.config.name + " |" + cells + " " + format_ms(r.result.timings[size_t(Timer::frame)].median) + " | " +
              std::to_string(counters["triangles_visible"].get<uint64_t>()) + " | " +
@@ -435,12 +463,12 @@ RgbaImage comparison_sheet(const Context& ctx, const Options& o, const Scene& sc
     for (const PassRatio& r : all_ratios(c))
         speedups += "   " + r.name + " " + format_ratio(r) + (r.ratio ? " " + std::string(verdict_name(r.verdict)) : "");
     std::vector<TextLine> header = {{"subgroup-demo --compare   " + device, white}, {setup, grey}};
-    // The speed-ups on (at most) two lines, then the probe.
+    // The speed-ups on (at most) three lines, then the probe.
     std::vector<std::string> wrapped = wrap_text(speedups, layout.width - 2 * layout.margin, layout.text_scale);
-    for (size_t i = 0; i < 2; ++i) header.push_back({i < wrapped.size() ? wrapped[i] : "", gold});
+    for (size_t i = 0; i < 3; ++i) header.push_back({i < wrapped.size() ? wrapped[i] : "", gold});
     auto graphics = c.probe.ratio();
     header.push_back({graphics ? "probe: the same loop takes " + fixed(*graphics, *graphics < 10 ? 2 : 1) +
-                                     "x as long in a fragment shader as in compute; see mip and indexed/meshlet"
+                                     "x as long in a fragment shader as in compute; see mip, indexed/meshlet, forward/visibility"
                                : stage_probe_summary(c.probe),
                       grey});
 
@@ -528,7 +556,29 @@ PassRatio timer_ratio(const std::vector<CompareRun>& runs, std::string_view key,
 std::vector<PassRatio> all_ratios(const CompareResult& c) {
     std::vector<PassRatio> all(c.ratios.begin(), c.ratios.end());
     all.insert(all.end(), c.meshlet_ratios.begin(), c.meshlet_ratios.end());
+    all.insert(all.end(), c.shading_ratios.begin(), c.shading_ratios.end());
     return all;
+}
+
+ShadingRatios compute_shading_ratios(const std::vector<CompareRun>& runs) {
+    // The visibility side runs the derivatives auto runs on this device: quad swaps, or where the
+    // device cannot (that row skipped) the analytic ones, so a device without compute quads still
+    // gets a verdict on the path it would take.
+    const CompareRun* quads = find_run(runs, "shading-visibility");
+    std::string visibility = quads && quads->skipped ? "shading-visibility-fallback" : "shading-visibility";
+    PassRatio shading = timer_ratio(runs, "shading", "forward/visibility", "shading-forward", visibility, Timer::frame);
+    shading.measured_as = "frame median in shading-forward (fragment shading) over the same in " + visibility +
+                          " (compute shading over quads)";
+    shading.subgroup_side = "visibility";
+    shading.fallback_side = "forward";
+    shading.graphics_vs_compute = true;
+    PassRatio derivatives = timer_ratio(runs, "derivatives", "derivatives", "shading-visibility-fallback", "shading-visibility",
+                                        Timer::shade);
+    derivatives.measured_as = "visibility shade pass median in shading-visibility-fallback (analytic derivatives) over the "
+                              "same in shading-visibility (quad-swap derivatives)";
+    derivatives.subgroup_side = "quad-swap";
+    derivatives.fallback_side = "analytic";
+    return {shading, derivatives};
 }
 
 std::array<PassRatio, 2> compute_meshlet_ratios(const std::vector<CompareRun>& runs) {
@@ -558,10 +608,7 @@ namespace {
 // The options one configuration renders with: its own requests and screenshot, nothing else written.
 Options run_options(const Options& options, const CompareRun& run, const std::string& screenshot) {
     Options o = options;
-    o.plan = PlanRequest{};
-    o.plan.passes = run.config.requests;
-    o.plan.geometry = run.config.geometry;
-    o.plan.lod = options.plan.lod;  // every row with the same --lod (auto: geometry is measured with LOD on)
+    o.plan = plan_request(run.config, options.plan.lod);  // every row with the same --lod (auto: geometry is measured with LOD on)
     o.test_extra_work = run.config.test_extra_work;
     o.screenshot = screenshot;
     o.mip_dump.clear();
@@ -669,12 +716,8 @@ CompareResult run_comparison(const Context& ctx, const Scene& scene, const Optio
         run.config = config;
         // Timings compare passes, so every configuration renders the plain shaded frame: a debug
         // view (the window may be showing one) would add its own pass and change the screenshots.
-        PlanRequest request;
-        request.passes = config.requests;
-        request.geometry = config.geometry;
-        request.lod = options.plan.lod;
         try {
-            run.plan = make_plan(ctx.subgroup, ctx.features, request);
+            run.plan = make_plan(ctx.subgroup, ctx.features, plan_request(config, options.plan.lod));
         } catch (const UnsupportedRequest& e) {
             run.skipped = true;
             run.skip_reason = e.what();
@@ -733,6 +776,7 @@ CompareResult run_comparison(const Context& ctx, const Scene& scene, const Optio
 
     c.ratios = compute_ratios(c.runs);
     c.meshlet_ratios = compute_meshlet_ratios(c.runs);
+    c.shading_ratios = compute_shading_ratios(c.runs);
     // Thumbnails and differences from the screenshots as written, so the sheet shows exactly what
     // the files hold.
     std::vector<RgbaImage> shots(c.runs.size());
@@ -810,7 +854,7 @@ int run_compare(const Options& options) {
     printf("%s\n", stage_probe_summary(c.probe).c_str());
     // The verdicts are what tuned auto reads (compare/tuning.h): kept for this device and driver.
     printf("tuning: wrote %s (auto takes the faster path where a verdict is faster or slower)\n",
-           save_tuning(ctx.info, "compare", options.width, options.height, c.ratios).c_str());
+           save_tuning(ctx.info, "compare", options.width, options.height, c.ratios, c.shading_ratios).c_str());
     printf("wrote the sheet %s, the chart %s, %s, %s and %zu screenshots\n", c.sheet.c_str(), c.chart.c_str(),
            c.report_md.c_str(), c.report_json.c_str(),
            c.runs.size() - std::count_if(c.runs.begin(), c.runs.end(), [](const CompareRun& r) { return r.skipped; }));

@@ -29,15 +29,23 @@ struct CompareConfig {
     std::string name;  // "cull-subgroup", "mip-off", "all-fallback", ...: also the screenshot's file name
     std::array<Request, kPassCount> requests{};  // by PassId; value-initialised to auto
     Geometry geometry = Geometry::indexed;        // the meshlet-* rows: --geometry meshlet, with --cull as requested
+    std::optional<Shading> shading;               // the shading-* rows: --shading; nullopt: auto
+    Request derivatives = Request::automatic;     // visibility's derivatives (PlanRequest::derivatives)
     uint32_t test_extra_work = 0;                 // tests only: RendererConfig::test_extra_work
 
     Request operator[](PassId id) const { return requests[size_t(id)]; }
 };
 
+// What the configuration asks of the planner, every row with the same --lod; no measured verdicts
+// (the comparison plans by capabilities alone, so its rows are the same on every run).
+PlanRequest plan_request(const CompareConfig& config, bool lod);
+
 // In this order: each pass of the table in each variant it offers (subgroup, forward: the mip's
 // alone, fallback, off) with the others at auto; the meshlet geometry path with its culling in each
 // variant (meshlet-subgroup, -fallback, -off; skipped with the reason where the device has no mesh
-// shaders); all-subgroup and all-fallback, which set every pass whose entry has `in_all_rows` (the
+// shaders); shading-forward, shading-visibility (quad-swap derivatives; skipped where compute has
+// no quad operations) and shading-visibility-fallback (analytic derivatives), the others at auto
+// (skipped where the device cannot run visibility); all-subgroup and all-fallback, which set every pass whose entry has `in_all_rows` (the
 // ray tracer stays at auto in both). A configuration the device cannot run is skipped (CompareRun).
 std::vector<CompareConfig> comparison_matrix();
 
@@ -94,6 +102,13 @@ PassRatios compute_ratios(const std::vector<CompareRun>& runs);
 // and "geometry", the indexed frame over the meshlet frame (frame medians in cull-subgroup and
 // meshlet-subgroup: above 1 the meshlet path is faster).
 std::array<PassRatio, 2> compute_meshlet_ratios(const std::vector<CompareRun>& runs);
+// The visibility path's two ratios: "shading", the forward frame over the visibility frame (frame
+// medians in shading-forward and shading-visibility, or shading-visibility-fallback where the
+// quad-swap row was skipped: the derivatives auto runs there; above 1 visibility is faster); and
+// "derivatives", the shading pass's median in shading-visibility-fallback over the same in
+// shading-visibility (above 1 the quad swaps are faster).
+using ShadingRatios = std::array<PassRatio, 2>;
+ShadingRatios compute_shading_ratios(const std::vector<CompareRun>& runs);
 
 struct CompareProgress {
     size_t index = 0, count = 0;  // index is 1-based
@@ -135,13 +150,15 @@ struct CompareResult {
     CompareDifference run_to_run;  // pair {kRunToRunRun, kRunToRunRun}; not compared when it was skipped
     PassRatios ratios;
     std::array<PassRatio, 2> meshlet_ratios;
+    ShadingRatios shading_ratios;
     StageProbe probe;              // the device's graphics-to-compute throughput (compare/stage_probe.h)
     nlohmann::json report;         // what DIR/report.json holds
     std::string dir, report_json, report_md, sheet, chart;  // chart: DIR/chart.svg
     uint32_t validation_messages = 0;
 };
 
-// Every ratio: the pass table's, frame, then meshlet_cull and geometry (report.json's order).
+// Every ratio: the pass table's, frame, meshlet_cull and geometry, then shading and derivatives
+// (report.json's order).
 std::vector<PassRatio> all_ratios(const CompareResult& c);
 
 // The timed frames: renders every run that is not skipped in rounds (CompareMethod), all renderers
@@ -180,7 +197,7 @@ CompareResult run_comparison(const Context& ctx, const Scene& scene, const Optio
 // identical, with the count of differing pixels) and the run-to-run cell, then one per
 // configuration, in matrix order (the first at grid index difference_cells()).
 size_t difference_cells();
-constexpr int kCompareHeaderLines = 5;
+constexpr int kCompareHeaderLines = 6;  // device, set-up, three lines of speed-ups, the probe
 // Name, frame time, then the pass timers two to a line (every timer but frame and view).
 constexpr int kCompareLabelLines = 2 + int(kTimerCount - 2 + 1) / 2;
 SheetLayout compare_sheet_layout(uint32_t frame_width, uint32_t frame_height, size_t configurations);

@@ -38,6 +38,30 @@ nlohmann::json device_identity(const DeviceInfo& d) {
 
 nlohmann::json bound(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
 
+// One ratio's entry: its ratio, interval and verdict (null without a ratio, and then the reason).
+nlohmann::json verdict_json(const PassRatio& r) {
+    nlohmann::json j = {
+        {"ratio", r.ratio ? nlohmann::json(*r.ratio) : nlohmann::json(nullptr)},
+        {"ratio_ci95", r.ci95 ? nlohmann::json::array({bound(r.ci95->lo), bound(r.ci95->hi)}) : nlohmann::json(nullptr)},
+        {"verdict", r.ratio ? nlohmann::json(verdict_name(r.verdict)) : nlohmann::json(nullptr)}};
+    if (!r.ratio) j["reason"] = r.reason;
+    return j;
+}
+
+nlohmann::json member(const nlohmann::json& o, const char* key) {
+    return o.is_object() && o.contains(key) ? o[key] : nlohmann::json();
+}
+
+// An entry's winner where its verdict was significant: "level" (the interval holds 1.0), no ratio
+// or an entry of the wrong shape leave auto to the capability rule.
+std::optional<MeasuredPreference> preference(const nlohmann::json& entry, const std::string& made_by, const std::string& date) {
+    nlohmann::json ratio = member(entry, "ratio"), verdict = member(entry, "verdict");
+    if (!ratio.is_number() || ratio.get<double>() <= 0 || !verdict.is_string()) return std::nullopt;
+    std::string word = verdict.get<std::string>();
+    if (word != "faster" && word != "slower") return std::nullopt;
+    return MeasuredPreference{word == "faster" ? Variant::subgroup : Variant::fallback, ratio.get<double>(), made_by, date};
+}
+
 }  // namespace
 
 std::string today_utc() {
@@ -50,24 +74,29 @@ std::string today_utc() {
 }
 
 nlohmann::json tuning_json(const DeviceInfo& device, const std::string& made_by, const std::string& date, uint32_t width,
-                           uint32_t height, const PassRatios& ratios) {
+                           uint32_t height, const PassRatios& ratios, const ShadingRatios& shading) {
     nlohmann::json passes = nlohmann::json::object();
-    for (const PassInfo& pass : kPasses) {
-        const PassRatio& r = ratios[size_t(pass.id)];
-        passes[std::string(pass.key)] = {
-            {"ratio", r.ratio ? nlohmann::json(*r.ratio) : nlohmann::json(nullptr)},
-            {"ratio_ci95", r.ci95 ? nlohmann::json::array({bound(r.ci95->lo), bound(r.ci95->hi)}) : nlohmann::json(nullptr)},
-            {"verdict", r.ratio ? nlohmann::json(verdict_name(r.verdict)) : nlohmann::json(nullptr)}};
-        if (!r.ratio) passes[std::string(pass.key)]["reason"] = r.reason;
-    }
+    for (const PassInfo& pass : kPasses) passes[std::string(pass.key)] = verdict_json(ratios[size_t(pass.id)]);
+    nlohmann::json visibility = {{"shading", verdict_json(shading[0])}, {"derivatives", verdict_json(shading[1])}};
+    // "visibility" is new in format 1 without raising it: a file without it reads as no verdict.
     return {{"format", kTuningFormat}, {"device", device_identity(device)}, {"made_by", made_by}, {"date", date},
-            {"size", {width, height}}, {"passes", passes}};
+            {"size", {width, height}}, {"passes", passes}, {"visibility", visibility}};
 }
 
 size_t LoadedTuning::count() const {
     size_t n = 0;
     for (const auto& m : measured) n += m.has_value();
-    return n;
+    return n + shading.has_value() + derivatives.has_value();
+}
+
+void set_measured(PlanRequest& request, const LoadedTuning* tuning) {
+    request.measured = tuning ? tuning->measured : MeasuredPreferences{};
+    request.measured_shading = tuning ? tuning->shading : std::nullopt;
+    request.measured_derivatives = tuning ? tuning->derivatives : std::nullopt;
+}
+
+bool has_measured(const PlanRequest& request) {
+    return request.measured != MeasuredPreferences{} || request.measured_shading || request.measured_derivatives;
 }
 
 LoadedTuning parse_tuning(const std::string& text, const DeviceInfo& device) {
@@ -79,7 +108,7 @@ LoadedTuning parse_tuning(const std::string& text, const DeviceInfo& device) {
         return t;
     }
     // Every field is checked for its type before use: a hand-edited file must not throw.
-    auto get = [](const nlohmann::json& o, const char* key) { return o.is_object() && o.contains(key) ? o[key] : nlohmann::json(); };
+    auto get = member;
     nlohmann::json format = get(j, "format"), d = get(j, "device"), passes = get(j, "passes");
     if (!format.is_number_integer()) {
         t.ignored = "not a valid tuning file (no format version)";
@@ -106,17 +135,11 @@ LoadedTuning parse_tuning(const std::string& text, const DeviceInfo& device) {
     }
     t.made_by = j["made_by"].get<std::string>();
     t.date = j["date"].get<std::string>();
-    for (const PassInfo& pass : kPasses) {
-        nlohmann::json p = get(passes, std::string(pass.key).c_str());
-        nlohmann::json ratio = get(p, "ratio"), verdict = get(p, "verdict");
-        if (!ratio.is_number() || ratio.get<double>() <= 0 || !verdict.is_string()) continue;
-        // Only a significant verdict picks a path: "level" (the interval holds 1.0) leaves auto to
-        // the capability rule.
-        std::string word = verdict.get<std::string>();
-        if (word != "faster" && word != "slower") continue;
-        t.measured[size_t(pass.id)] =
-            MeasuredPreference{word == "faster" ? Variant::subgroup : Variant::fallback, ratio.get<double>(), t.made_by, t.date};
-    }
+    for (const PassInfo& pass : kPasses)
+        t.measured[size_t(pass.id)] = preference(get(passes, std::string(pass.key).c_str()), t.made_by, t.date);
+    nlohmann::json visibility = get(j, "visibility");
+    t.shading = preference(get(visibility, "shading"), t.made_by, t.date);
+    t.derivatives = preference(get(visibility, "derivatives"), t.made_by, t.date);
     return t;
 }
 
@@ -134,22 +157,22 @@ LoadedTuning load_tuning(const DeviceInfo& device) {
 }
 
 LoadedTuning apply_tuning(const Context& ctx, Options& options) {
-    options.plan.measured = {};
+    set_measured(options.plan, nullptr);
     if (options.no_tuning) return {};
     LoadedTuning t = load_tuning(ctx.info);
     if (!t.ignored.empty()) fprintf(stderr, "note: tuning file %s ignored: %s\n", t.path.c_str(), t.ignored.c_str());
-    else options.plan.measured = t.measured;
+    else set_measured(options.plan, &t);
     return t;
 }
 
 std::string save_tuning(const DeviceInfo& device, const std::string& made_by, uint32_t width, uint32_t height,
-                        const PassRatios& ratios) {
+                        const PassRatios& ratios, const ShadingRatios& shading) {
     if (tuning_folder().empty()) throw std::runtime_error("no cache folder for the tuning file: set XDG_CACHE_HOME or HOME");
     std::error_code error;
     fs::create_directories(tuning_folder(), error);
     std::string path = tuning_path(device);
     std::ofstream file(path);
-    if (!file || !(file << tuning_json(device, made_by, today_utc(), width, height, ratios).dump(2) << "\n"))
+    if (!file || !(file << tuning_json(device, made_by, today_utc(), width, height, ratios, shading).dump(2) << "\n"))
         throw std::runtime_error("cannot write the tuning file " + path);
     return path;
 }
@@ -157,26 +180,28 @@ std::string save_tuning(const DeviceInfo& device, const std::string& made_by, ui
 namespace {
 
 // The pass rows --tune renders: each pass's subgroup and fallback, and its off where its subgroup
-// path is timed inside another pass (the quad mip's cost is the resolve pass's time over mip-off).
+// path is timed inside another pass (the quad mip's cost is the resolve pass's time over mip-off);
+// then the shading rows (forward, visibility with each derivative variant).
 std::vector<CompareConfig> tune_rows() {
     std::vector<CompareConfig> rows;
-    for (const CompareConfig& c : comparison_matrix())
+    for (const CompareConfig& c : comparison_matrix()) {
+        if (c.shading) rows.push_back(c);
         for (const PassInfo& pass : kPasses) {
             std::string prefix = std::string(pass.name) + "-";
             if (c.geometry != Geometry::indexed || c.name.rfind(prefix, 0) != 0) continue;
             std::string variant = c.name.substr(prefix.size());
             if (variant == "subgroup" || variant == "fallback" || (variant == "off" && pass.host_timer)) rows.push_back(c);
         }
+    }
     return rows;
 }
 
-CompareRun planned(const Context& ctx, const CompareConfig& config, bool lod, const MeasuredPreferences& measured = {}) {
+// Planned as --compare plans it (every row with the same --lod), with the tuning's winners if given.
+CompareRun planned(const Context& ctx, const CompareConfig& config, bool lod, const LoadedTuning* tuning = nullptr) {
     CompareRun run;
     run.config = config;
-    PlanRequest request;
-    request.passes = config.requests;
-    request.lod = lod;  // every row with the same --lod, as --compare's
-    request.measured = measured;
+    PlanRequest request = plan_request(config, lod);
+    set_measured(request, tuning);
     try {
         run.plan = make_plan(ctx.subgroup, ctx.features, request);
     } catch (const UnsupportedRequest& e) {
@@ -213,7 +238,8 @@ int run_tune(const Options& options) {
     for (const CompareConfig& c : tune_rows()) runs.push_back(planned(ctx, c, options.plan.lod));
     render_in_rounds(ctx, scene, options, runs, progress_line);
     PassRatios ratios = compute_ratios(runs);
-    std::string path = save_tuning(ctx.info, "tune", options.width, options.height, ratios);
+    ShadingRatios shading = compute_shading_ratios(runs);
+    std::string path = save_tuning(ctx.info, "tune", options.width, options.height, ratios, shading);
     LoadedTuning tuning = load_tuning(ctx.info);  // read back: the check uses what auto will read
     if (!tuning.ignored.empty()) throw std::runtime_error("the tuning file just written was ignored: " + tuning.ignored);
 
@@ -221,7 +247,7 @@ int run_tune(const Options& options) {
     std::vector<CompareRun> check;
     for (const CompareConfig& c : comparison_matrix())
         if (c.name == "all-subgroup" || c.name == "all-fallback") check.push_back(planned(ctx, c, options.plan.lod));
-    check.push_back(planned(ctx, CompareConfig{"tuned-auto", {}}, options.plan.lod, tuning.measured));
+    check.push_back(planned(ctx, CompareConfig{"tuned-auto", {}}, options.plan.lod, &tuning));
     render_in_rounds(ctx, scene, options, check, progress_line);
     const CompareRun *sg = run_named(check, "all-subgroup"), *fb = run_named(check, "all-fallback");
     std::string best = !fb || (sg && sg->result.timings[size_t(Timer::frame)].median <= fb->result.timings[size_t(Timer::frame)].median)
@@ -229,14 +255,20 @@ int run_tune(const Options& options) {
     PassRatio verdict = timer_ratio(check, "tuned_auto", "tuned-auto", best, "tuned-auto", Timer::frame);
 
     const Plan& tuned = check.back().plan;
-    for (const PassInfo& pass : kPasses) {
-        const PassRatio& r = ratios[size_t(pass.id)];
-        std::string measured = r.ratio ? fixed(*r.ratio, 2) + "x " + (r.ci95 ? "[" + fixed(r.ci95->lo, 3) + ", " + fixed(r.ci95->hi, 3) + "]" : "[none]") +
-                                             " " + std::string(verdict_name(r.verdict))
-                                       : "no ratio: " + r.reason;
-        printf("%-12s %-40s auto -> %s (%s)\n", std::string(pass.key).c_str(), measured.c_str(),
+    auto measured = [](const PassRatio& r) {
+        return r.ratio ? fixed(*r.ratio, 2) + "x " + (r.ci95 ? "[" + fixed(r.ci95->lo, 3) + ", " + fixed(r.ci95->hi, 3) + "]" : "[none]") +
+                             " " + std::string(verdict_name(r.verdict))
+                       : "no ratio: " + r.reason;
+    };
+    for (const PassInfo& pass : kPasses)
+        printf("%-12s %-40s auto -> %s (%s)\n", std::string(pass.key).c_str(), measured(ratios[size_t(pass.id)]).c_str(),
                std::string(variant_name(tuned[pass.id].variant)).c_str(), tuned[pass.id].reason.c_str());
-    }
+    // The shading line names the shading and visibility's derivatives auto now takes; the
+    // derivatives line the same (off: auto shades forward).
+    for (const PassRatio& r : shading)
+        printf("%-12s %-40s auto -> %s (%s)\n", r.key.c_str(), measured(r).c_str(),
+               (r.key == "shading" ? shading_variant_name(tuned.shading) : std::string(variant_name(tuned.shading.derivatives))).c_str(),
+               tuned.shading.reason.c_str());
     printf("tuning: wrote %s\n", path.c_str());
     if (verdict.ratio)
         printf("check: %s frame %s ms, tuned auto %s ms: %s over tuned auto %.3fx, 95%% interval [%s, %s]: tuned auto is %s\n",
@@ -254,7 +286,7 @@ int run_tune(const Options& options) {
             frames[r.config.name] = r.skipped ? nlohmann::json(nullptr) : nlohmann::json(r.result.timings[size_t(Timer::frame)].median);
         nlohmann::json out = {
             {"tuning_file", path},
-            {"tuning", tuning_json(ctx.info, "tune", tuning.date, options.width, options.height, ratios)},
+            {"tuning", tuning_json(ctx.info, "tune", tuning.date, options.width, options.height, ratios, shading)},
             {"check",
              {{"frame_ms", frames},
               {"faster_of_all", best},
@@ -275,5 +307,5 @@ std::string tuning_summary(const LoadedTuning& t, bool disabled) {
     if (disabled) return "off (--no-tuning): auto follows the capabilities";
     if (!t.found) return "none (no file " + (t.path.empty() ? std::string("in the cache folder") : t.path) + "; run --tune)";
     if (!t.ignored.empty()) return t.path + " ignored: " + t.ignored;
-    return t.path + ": " + std::to_string(t.count()) + " pass(es) measured significantly (" + t.made_by + " of " + t.date + ")";
+    return t.path + ": " + std::to_string(t.count()) + " significant verdict(s) (" + t.made_by + " of " + t.date + ")";
 }

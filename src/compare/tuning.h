@@ -18,18 +18,26 @@ std::string tuning_folder();
 std::string tuning_path(const DeviceInfo& device);
 
 // The file's contents: format, device, date, and per pass of the comparison its ratio, interval
-// and verdict (null where there was none).
+// and verdict (null where there was none); under "visibility" the same for `shading` (forward over
+// visibility) and `derivatives` (analytic over quad swaps).
 nlohmann::json tuning_json(const DeviceInfo& device, const std::string& made_by, const std::string& date, uint32_t width,
-                           uint32_t height, const PassRatios& ratios);
+                           uint32_t height, const PassRatios& ratios, const ShadingRatios& shading);
 
 struct LoadedTuning {
     std::string path;
     MeasuredPreferences measured{};  // a winner only where the verdict was faster or slower
+    // The same for --shading (winner subgroup: visibility) and visibility's derivatives.
+    std::optional<MeasuredPreference> shading, derivatives;
     std::string made_by, date;
     std::string ignored;  // why the file was not used (empty: used, or there was none)
     bool found = false;   // a file was there (used or ignored)
-    size_t count() const;  // passes with a measured winner
+    size_t count() const;  // passes, shading and derivatives with a measured winner
 };
+
+// Puts the tuning's winners into a request, where auto consults them; null clears them (untuned).
+void set_measured(PlanRequest& request, const LoadedTuning* tuning);
+// Whether a request carries any measured winner (the window's T key: tuned auto on).
+bool has_measured(const PlanRequest& request);
 
 // Reads a file's text for this device: a corrupt file, another device's or driver's, or another
 // format's, comes back with `ignored` saying why and no preferences. Pure: unit-tested.
@@ -42,14 +50,15 @@ LoadedTuning apply_tuning(const Context& ctx, Options& options);
 // Writes the tuning file of a comparison or a tune into tuning_folder() (created if missing) and
 // returns its path; throws std::runtime_error when it cannot.
 std::string save_tuning(const DeviceInfo& device, const std::string& made_by, uint32_t width, uint32_t height,
-                        const PassRatios& ratios);
+                        const PassRatios& ratios, const ShadingRatios& shading);
 std::string today_utc();
-// For --info and the HUD: "off (--no-tuning)", "none (no file PATH)", "PATH: 2 passes measured
+// For --info and the HUD: "off (--no-tuning)", "none (no file PATH)", "PATH: 2 significant verdict(s)
 // (tune of DATE)", or "PATH ignored: WHY".
 std::string tuning_summary(const LoadedTuning& t, bool disabled);  // "2026-11-25"
 
 // `--tune`: only the pass rows of the comparison (each pass's subgroup and fallback, and off where
-// the subgroup path is timed inside another pass), at --size, then the tuning file; then a check:
+// the subgroup path is timed inside another pass) and its three shading rows, at --size, then the
+// tuning file; then a check:
 // all-subgroup, all-fallback and the tuned auto frame rendered in rounds, with the interval of the
 // faster of the first two over tuned auto. With --out DIR, DIR/tune.json holds both.
 int run_tune(const Options& options);

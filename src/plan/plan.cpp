@@ -109,12 +109,45 @@ std::optional<Timer> hosting_timer(const PassInfo& pass, const Plan& plan) {
 
 namespace {
 
+// Visibility's derivatives, as plan_pass resolves a pass: capabilities first (quad swaps only where
+// `quads_missing` is empty), then a measured winner, else quad swaps. The reason is appended.
+void plan_derivatives(ShadingPlan& plan, const std::string& quads_missing, const PlanRequest& request) {
+    constexpr const char* kQuads = "quad-broadcast derivatives where the quad's first three pixels show the pixel's triangle, analytic elsewhere";
+    constexpr const char* kAnalytic = "analytic derivatives everywhere";
+    switch (request.derivatives) {
+        case Request::subgroup:
+            if (!quads_missing.empty())
+                throw UnsupportedRequest("visibility's quad-swap derivatives: " + quads_missing + " on this device");
+            plan.derivatives = Variant::subgroup;
+            plan.reason += "; requested " + std::string(kQuads);
+            return;
+        case Request::fallback:
+            plan.derivatives = Variant::fallback;
+            plan.reason += "; requested " + std::string(kAnalytic);
+            return;
+        case Request::automatic: break;
+        default: throw UnsupportedRequest("visibility's derivatives have no " + std::string(request_name(request.derivatives)) + " variant");
+    }
+    if (!quads_missing.empty()) {
+        plan.derivatives = Variant::fallback;
+        plan.reason += "; " + std::string(kAnalytic) + ": " + quads_missing;
+    } else if (request.measured_derivatives && request.measured_derivatives->winner == Variant::fallback) {
+        plan.derivatives = Variant::fallback;
+        plan.reason += "; " + std::string(kAnalytic) + ": " + measured_reason(*request.measured_derivatives);
+    } else {
+        plan.derivatives = Variant::subgroup;
+        plan.reason += "; " + std::string(kQuads) +
+                       (request.measured_derivatives ? ": " + measured_reason(*request.measured_derivatives) : "");
+    }
+}
+
 // Resolves --shading for make_plan, which has already refused an explicit visibility the device or
 // geometry cannot run (before the geometry's own checks, so the refusal names the shading).
 ShadingPlan plan_shading(const SubgroupCaps& caps, const DeviceFeatures& features, const PlanRequest& request,
                          Variant light_loop) {
     ShadingPlan plan;
     plan.requested = request.shading;
+    plan.derivatives_requested = request.derivatives;
     std::string missing = visibility_missing(features, request.geometry);
     if (request.shading == Shading::forward) {
         plan.source = PlanSource::requested;
@@ -136,10 +169,7 @@ ShadingPlan plan_shading(const SubgroupCaps& caps, const DeviceFeatures& feature
         plan.reason = "auto takes forward: no verdict from a tune of this device says visibility is faster";
     }
     if (plan.shading == Shading::forward) return plan;
-    std::string quads = visibility_derivatives_missing(caps, features);
-    plan.derivatives = quads.empty() ? Variant::subgroup : Variant::fallback;
-    plan.reason += quads.empty() ? "; quad-broadcast derivatives where the quad's first three pixels show the pixel's triangle, analytic elsewhere"
-                                 : "; analytic derivatives everywhere: " + quads;
+    plan_derivatives(plan, visibility_derivatives_missing(caps, features), request);
     // The light loop's subgroup variant runs in the compute stage here: it needs its operations there.
     const PassInfo& loop = pass_info(PassId::light_loop);
     std::string loop_missing = missing_support(caps, {Stage::compute, loop.ops});

@@ -68,6 +68,7 @@ struct ShadingPlan {
     Shading shading = Shading::forward;
     // Visibility's texture derivatives: subgroup (quad swaps where a quad's four pixels share a
     // triangle, else analytic) or fallback (analytic everywhere); off with forward.
+    Request derivatives_requested = Request::automatic;  // PlanRequest::derivatives
     Variant derivatives = Variant::off;
     // Visibility's light loop: the plan's light-loop variant where the compute stage can run it.
     Variant light_loop = Variant::off;
@@ -101,8 +102,13 @@ struct PlanRequest {
     Geometry geometry = Geometry::indexed;
     bool lod = true;  // --lod auto | off
     std::optional<Shading> shading;  // --shading; nullopt: auto
+    // Visibility's derivatives: auto, subgroup (quad swaps; refused where compute lacks quads) or
+    // fallback (analytic). No option sets it: the comparison's shading-visibility rows do.
+    Request derivatives = Request::automatic;
     // A verdict of this device on forward against visibility (winner subgroup: visibility faster).
     std::optional<MeasuredPreference> measured_shading;
+    // A verdict on visibility's derivatives (winner fallback: analytic faster than quad swaps).
+    std::optional<MeasuredPreference> measured_derivatives;
     // What this device measured (empty: --no-tuning, no tuning file, or the window's T key off).
     // Only `auto` consults it, and only where the measured winner can run.
     MeasuredPreferences measured{};

@@ -231,6 +231,8 @@ private:
                 all_auto.shading = request_.shading;    // nor is shading: I toggles it
                 all_auto.lod = request_.lod;            // nor the level of detail: L toggles it
                 all_auto.measured = request_.measured;  // T toggles tuning
+                all_auto.measured_shading = request_.measured_shading;
+                all_auto.measured_derivatives = request_.measured_derivatives;
                 apply({all_auto, make_plan(caps, features, all_auto), {}});
                 break;
             }
@@ -306,8 +308,8 @@ private:
             return;
         }
         PlanRequest request = request_;
-        bool on = request.measured == MeasuredPreferences{};
-        request.measured = on ? tuning_.measured : MeasuredPreferences{};
+        bool on = !has_measured(request);
+        set_measured(request, on ? &tuning_ : nullptr);
         apply({request, make_plan(ctx_.subgroup, ctx_.features, request), {}});
         hud_.tuning = tuning_line();
         note(std::string("tuned auto ") + (on ? "on: " + tuning_.made_by + " of " + tuning_.date : "off: auto follows the capabilities"));
@@ -315,7 +317,7 @@ private:
 
     std::string tuning_line() const {
         if (tuning_.count() == 0) return "tuning: none (T)";
-        bool on = request_.measured != MeasuredPreferences{};
+        bool on = has_measured(request_);
         return std::string("tuned auto ") + (on ? "on" : "off") + " (T): " + tuning_.made_by + " of " + tuning_.date;
     }
 

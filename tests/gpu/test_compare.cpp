@@ -117,6 +117,17 @@ int geometry_pixels(const Png& png) {
     return count;
 }
 
+// Peak signal-to-noise ratio of two frames over their colour channels (infinite when identical).
+double shading_psnr(const Png& a, const Png& b) {
+    double squared = 0;
+    for (size_t i = 0; i < a.rgba.size(); ++i)
+        if (i % 4 != 3) squared += (double(a.rgba[i]) - double(b.rgba[i])) * (double(a.rgba[i]) - double(b.rgba[i]));
+    double mean = squared / (double(a.width) * a.height * 3);
+    return mean == 0 ? INFINITY : 10 * std::log10(255.0 * 255.0 / mean);
+}
+// The visibility path's bound against forward's frame (issue 42, docs/visibility.md).
+constexpr double kMinShadingPsnr = 45.0;
+
 const nlohmann::json* find_run(const nlohmann::json& report, const std::string& name) {
     for (const nlohmann::json& run : report["runs"])
         if (run["name"] == name) return &run;
@@ -152,6 +163,7 @@ std::set<std::string> ray_tracing_skips(const nlohmann::json& report) {
 // without the tuning file (as the comparison plans), then `more`.
 std::vector<std::string> headless_args(const CompareConfig& config, std::vector<std::string> more) {
     std::vector<std::string> args = {"--headless", "--no-tuning", "--geometry", std::string(geometry_name(config.geometry))};
+    if (config.shading) args.insert(args.end(), {"--shading", std::string(shading_name(*config.shading))});
     for (const PassInfo& pass : kPasses)
         if (config[pass.id] != Request::automatic) args.insert(args.end(), {"--" + std::string(pass.name), std::string(request_name(config[pass.id]))});
     args.insert(args.end(), more.begin(), more.end());
@@ -209,7 +221,17 @@ TEST(Compare, EveryConfigurationRunsValidatedAndTheSheetShowsEachScreenshot) {
             // An explicit request is what the plan used.
             if (req != Request::automatic) EXPECT_EQ((*r)["plan"][key]["variant"], request_name(req)) << config.name;
         }
-        for (const char* pass : {"depth", "forward", "frame"}) EXPECT_TRUE((*r)["timings_ms"].contains(pass)) << config.name << " " << pass;
+        // The shading rows: the shading and the derivatives asked for are what the plan used.
+        bool visibility = config.shading == Shading::visibility;
+        EXPECT_EQ((*r)["config"]["shading"], config.shading ? shading_name(*config.shading) : "auto") << config.name;
+        EXPECT_EQ((*r)["config"]["derivatives"], request_name(config.derivatives)) << config.name;
+        EXPECT_EQ((*r)["plan"]["shading"]["mode"], visibility ? "visibility" : "forward") << config.name;
+        EXPECT_EQ((*r)["plan"]["shading"]["derivatives_requested"], request_name(config.derivatives)) << config.name;
+        if (visibility) EXPECT_EQ((*r)["plan"]["shading"]["derivatives"], request_name(config.derivatives)) << config.name;
+        // Visibility shades in its compute pass instead of forward's.
+        for (const char* pass : {"depth", visibility ? "shade" : "forward", "frame"})
+            EXPECT_TRUE((*r)["timings_ms"].contains(pass)) << config.name << " " << pass;
+        EXPECT_EQ((*r)["timings_ms"].contains(visibility ? "forward" : "shade"), false) << config.name;
         EXPECT_EQ((*r)["outputs"]["screenshot"], dir + "/" + config.name + ".png");
         // How its frames were taken: one warm-up, two rounds of one frame, and its outliers per
         // timer over those two frames (too few for quartiles: none).
@@ -249,9 +271,9 @@ TEST(Compare, EveryConfigurationRunsValidatedAndTheSheetShowsEachScreenshot) {
     EXPECT_TRUE(std::isfinite(probe["fragment_over_compute"].get<double>()));
     EXPECT_EQ(probe["differing_texels"], 0);
     EXPECT_EQ(probe["invocations"], uint64_t(kStageProbeSize) * kStageProbeSize);
-    for (const char* key : {"mip", "geometry"})
+    for (const char* key : {"mip", "geometry", "shading"})
         EXPECT_EQ(report["ratio_details"][key]["graphics_to_compute"], probe["fragment_over_compute"]) << key;
-    for (const char* key : {"cull", "light_cull", "frame", "meshlet_cull"})
+    for (const char* key : {"cull", "light_cull", "frame", "meshlet_cull", "derivatives"})
         EXPECT_FALSE(report["ratio_details"][key].contains("graphics_to_compute")) << key;
     std::string md = read_text_file(dir + "/report.md");
     for (const char* text : {"95% interval", "| verdict |", "## Graphics-to-compute probe", "## Method", "2 graphics-capable TPCs"})
@@ -283,6 +305,14 @@ TEST(Compare, EveryConfigurationRunsValidatedAndTheSheetShowsEachScreenshot) {
     // The meshlet path: its culling (in the depth pass), and the indexed frame over the meshlet frame.
     expect_ratio("meshlet_cull", both("meshlet-fallback", "meshlet-subgroup", "depth", "depth"));
     expect_ratio("geometry", both("cull-subgroup", "meshlet-subgroup", "frame", "frame"));
+    // The visibility path: forward's frame over visibility's, and its shading pass with analytic
+    // derivatives over the same with quad swaps.
+    expect_ratio("shading", both("shading-forward", "shading-visibility", "frame", "frame"));
+    expect_ratio("derivatives", both("shading-visibility-fallback", "shading-visibility", "shade", "shade"));
+    for (const char* key : {"shading", "derivatives"}) {
+        EXPECT_NE(md.find("| " + std::string(key) + " |"), std::string::npos) << key;
+        EXPECT_NE(run.output.find("\n" + std::string(key) + " "), std::string::npos) << key << ": " << run.output;
+    }
     expect_ratio("ray_trace", no_rt.empty() ? both("ray-trace-fallback", "ray-trace-subgroup", "ray_trace", "ray_trace")
                                             : std::nullopt);
     {
@@ -327,6 +357,14 @@ TEST(Compare, EveryConfigurationRunsValidatedAndTheSheetShowsEachScreenshot) {
         EXPECT_LE(d.max, 2) << a << " vs " << b;
         EXPECT_LE(d.pixels * 200, kCompareWidth * kCompareHeight) << a << " vs " << b << ": " << d.pixels << " pixels differ";
     }
+    // The visibility frames against forward's, within the issue's bound; the two derivative variants
+    // against each other within the same (they differ by rounding at most: docs/visibility.md). Not
+    // pairs of the difference panel, which holds only frames that must be identical.
+    for (const char* row : {"shading-visibility", "shading-visibility-fallback"})
+        EXPECT_GE(shading_psnr(shots[row], shots["shading-forward"]), kMinShadingPsnr) << row;
+    EXPECT_GE(shading_psnr(shots["shading-visibility"], shots["shading-visibility-fallback"]), kMinShadingPsnr);
+    // Every row but the shading ones shades as auto does, without tuning: forward.
+    EXPECT_EQ(shots["shading-forward"].rgba, shots["cull-subgroup"].rgba);
     // Ray tracing: the variants trace the same rays (only their statistics are counted otherwise),
     // and the traced frame has shadows and reflections that the untraced one lacks.
     if (!no_rt.count("ray-trace-fallback")) {
@@ -450,8 +488,9 @@ TEST(Compare, UnsupportedSubgroupPathIsSkippedWithItsReason) {
         skipped.insert(s["name"].get<std::string>());
         if (!no_rt.count(s["name"])) EXPECT_NE(s["reason"].get<std::string>().find("quad"), std::string::npos) << s.dump();
     }
-    // The pyramid's subgroup variant reduces 2x2 texels with quad swaps in compute.
-    std::set<std::string> expected = {"mip-subgroup", "mip-forward", "occlusion-subgroup", "all-subgroup"};
+    // The pyramid's subgroup variant reduces 2x2 texels with quad swaps in compute; so do
+    // visibility's quad-swap derivatives.
+    std::set<std::string> expected = {"mip-subgroup", "mip-forward", "occlusion-subgroup", "shading-visibility", "all-subgroup"};
     expected.insert(no_rt.begin(), no_rt.end());
     EXPECT_EQ(skipped, expected);
     EXPECT_EQ(report["runs"].size(), comparison_matrix().size() - expected.size());
@@ -465,6 +504,14 @@ TEST(Compare, UnsupportedSubgroupPathIsSkippedWithItsReason) {
     EXPECT_TRUE(report["ratios"]["mip"].is_null());
     EXPECT_NE(report["ratio_details"]["mip"]["reason"].get<std::string>().find("mip-subgroup was skipped"), std::string::npos);
     EXPECT_TRUE(report["ratios"]["frame"].is_null());
+    // Visibility against forward is still measured, with the analytic derivatives auto runs here;
+    // the derivatives ratio is null with the reason.
+    EXPECT_EQ(report["ratio_details"]["shading"]["subgroup_run"], "shading-visibility-fallback");
+    EXPECT_TRUE(report["ratios"]["shading"].is_number()) << report["ratio_details"]["shading"].dump();
+    EXPECT_TRUE(report["ratios"]["derivatives"].is_null());
+    EXPECT_NE(report["ratio_details"]["derivatives"]["reason"].get<std::string>().find("shading-visibility was skipped"),
+              std::string::npos)
+        << report["ratio_details"]["derivatives"].dump();
     EXPECT_TRUE(report["ratios"].contains("cull"));
     EXPECT_TRUE(report["ratios"].contains("light_cull"));
     EXPECT_FALSE(std::filesystem::exists(dir + "/mip-subgroup.png"));

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 
 #include "compare/tuning.h"
 #include "gpu/harness.h"
@@ -76,21 +77,36 @@ TEST(Tune, InfoShowsMeasuredChoicesAfterATuneAndNoneWithNoTuning) {
         EXPECT_NE(tuned.plan[key]["reason"].get<std::string>().find("measured "), std::string::npos) << tuned.plan[key];
     // The --info table: "source" column, then the reason.
     EXPECT_NE(tuned.run.output.find("measured      measured "), std::string::npos) << tuned.run.output;
+    // The shading rows were tuned too: both verdicts in the file, each with its ratio (lavapipe runs
+    // both derivative variants), and --shading auto follows the shading verdict the file holds.
+    for (const char* line : {"\nshading ", "\nderivatives "}) EXPECT_NE(tunes.find(line), std::string::npos) << tunes;
+    nlohmann::json file = read_json(tuning_path(test_context().info));
+    for (const char* key : {"shading", "derivatives"})
+        EXPECT_TRUE(file["visibility"][key]["ratio"].is_number()) << key << ": " << file["visibility"].dump();
+    std::string shading = file["visibility"]["shading"]["verdict"].is_string() ? file["visibility"]["shading"]["verdict"] : "";
+    EXPECT_EQ(tuned.plan["shading"]["mode"], shading == "faster" ? "visibility" : "forward") << shading;
+    EXPECT_EQ(tuned.plan["shading"]["source"], shading == "faster" || shading == "slower" ? "measured" : "capabilities") << shading;
     InfoPlan untuned = info({"--no-tuning"});
     EXPECT_TRUE(untuned.measured.empty()) << untuned.run.output;
     EXPECT_EQ(untuned.run.output.find("measured "), std::string::npos) << untuned.run.output;
 }
 
-// A tuning file for this device, as --tune writes it, with the given verdicts.
-void write_tuning(const std::vector<std::pair<PassId, Verdict>>& verdicts, nlohmann::json edit = nullptr) {
+void set_verdict(PassRatio& r, Verdict verdict) {
+    r.ratio = verdict == Verdict::faster ? 4.0 : 0.25;
+    r.ci95 = verdict == Verdict::faster ? Interval{3.5, 4.5} : Interval{0.2, 0.3};
+    r.verdict = verdict;
+}
+
+// A tuning file for this device, as --tune writes it, with the given verdicts (shading's: forward
+// over visibility, then the derivatives').
+void write_tuning(const std::vector<std::pair<PassId, Verdict>>& verdicts, nlohmann::json edit = nullptr,
+                  std::optional<Verdict> shading = {}, std::optional<Verdict> derivatives = {}) {
     PassRatios ratios;
-    for (auto [pass, verdict] : verdicts) {
-        PassRatio& r = ratios[size_t(pass)];
-        r.ratio = verdict == Verdict::faster ? 4.0 : 0.25;
-        r.ci95 = verdict == Verdict::faster ? Interval{3.5, 4.5} : Interval{0.2, 0.3};
-        r.verdict = verdict;
-    }
-    nlohmann::json j = tuning_json(test_context().info, "tune", "2026-11-25", 96, 54, ratios);
+    for (auto [pass, verdict] : verdicts) set_verdict(ratios[size_t(pass)], verdict);
+    ShadingRatios visibility;
+    if (shading) set_verdict(visibility[0], *shading);
+    if (derivatives) set_verdict(visibility[1], *derivatives);
+    nlohmann::json j = tuning_json(test_context().info, "tune", "2026-11-25", 96, 54, ratios, visibility);
     if (!edit.is_null()) j.merge_patch(edit);
     std::filesystem::create_directories(tuning_folder());
     std::ofstream(tuning_path(test_context().info)) << j.dump(2);
@@ -115,6 +131,31 @@ TEST(Tune, AHandMadeFileCannotChooseAPathTheDeviceLacksOrThatIsMasked) {
         EXPECT_EQ(tuned.plan["mip"]["variant"], "fallback");
         EXPECT_EQ(tuned.plan["mip"]["source"], "measured");
     }
+}
+
+// --shading auto follows a stored verdict that visibility is faster, and the derivatives verdict
+// within it; --info says "measured"; --no-tuning and masking quads (derivatives) do not follow it.
+TEST(Tune, AStoredShadingVerdictMakesAutoShadeWithVisibility) {
+    REQUIRE_DRAWING();  // the visibility pre-pass draws
+    fresh_cache("cache");
+    write_tuning({}, nullptr, Verdict::faster, Verdict::slower);
+    InfoPlan tuned = info({});
+    EXPECT_EQ(tuned.plan["shading"]["mode"], "visibility") << tuned.run.output;
+    EXPECT_EQ(tuned.plan["shading"]["source"], "measured");
+    EXPECT_EQ(tuned.plan["shading"]["derivatives"], "fallback") << "the analytic derivatives measured faster";
+    std::string reason = tuned.plan["shading"]["reason"];
+    EXPECT_NE(reason.find("visibility measured 4.00x on this device (tune of 2026-11-25)"), std::string::npos) << reason;
+    EXPECT_NE(reason.find("analytic derivatives everywhere: measured 0.25x"), std::string::npos) << reason;
+    EXPECT_NE(tuned.run.output.find("visibility/fallback measured"), std::string::npos) << tuned.run.output;
+    InfoPlan untuned = info({"--no-tuning"});
+    EXPECT_EQ(untuned.plan["shading"]["mode"], "forward");
+    EXPECT_EQ(untuned.plan["shading"]["source"], "capabilities");
+    // A verdict that forward is faster keeps forward, and says it was measured.
+    write_tuning({}, nullptr, Verdict::slower);
+    InfoPlan slower = info({});
+    EXPECT_EQ(slower.plan["shading"]["mode"], "forward");
+    EXPECT_NE(slower.plan["shading"]["reason"].get<std::string>().find("forward measured 0.25x"), std::string::npos)
+        << slower.plan["shading"];
 }
 
 TEST(Tune, FilesThatDoNotFitAreIgnoredWithOneLine) {
