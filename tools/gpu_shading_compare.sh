@@ -18,7 +18,7 @@ size=${SIZE:-1920x1080}
 say() { echo "$*" | tee -a "$log"; }
 say "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)"
 start=$(date +%s)
-$demo --compare --out "$out/cmp" --size $size --instances ${INSTANCES:-5} --lights ${LIGHTS:-4096} \
+$demo --compare --out "$out/cmp" --scene assets/default_scene.gltf --size $size --instances ${INSTANCES:-5} --lights ${LIGHTS:-4096} \
   --frames ${FRAMES:-60} --warmup ${WARMUP:-10} > "$out/compare.txt" 2>> "$log" || { say "FAILED: --compare at $size"; exit 1; }
 say "--compare at $size: $(( $(date +%s) - start )) s"
 grep -E '^(shading|derivatives|frame|geometry) ' "$out/compare.txt" | tee -a "$log"
