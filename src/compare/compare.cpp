@@ -278,7 +278,9 @@ nlohmann::json comparison_json(const Context& ctx, const Options& o, const Scene
 // mip, inside resolve or the shading pass), or null.
 const PassInfo* hosted_elsewhere(const CompareRun& r, Timer t) {
     for (const PassInfo& pass : kPasses)
-        if (pass.timer == t && pass.host_timer && !r.result.ran[size_t(t)] && r.plan[pass.id].variant == Variant::subgroup)
+        // (A pass timed in its host's own slot, the light loop in forward, is not hosted elsewhere:
+        // under visibility that slot did not run at all, and the sheet says "-".)
+        if (pass.timer == t && pass.host_timer && has_own_timer(pass) && !r.result.ran[size_t(t)] && r.plan[pass.id].variant == Variant::subgroup)
             return &pass;
     return nullptr;
 }
