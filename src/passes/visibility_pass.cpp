@@ -61,7 +61,7 @@ void VisibilityPass::create(const Context& ctx) {
     if (!visibility_missing(ctx.features, Geometry::indexed).empty()) return;
     // The derivatives' quad broadcasts and the mip's quad swaps need the same: quad operations in
     // compute on lanes numbered by subgroup, which full subgroups make dense.
-    quads = visibility_derivatives_missing(ctx.subgroup, ctx.features).empty();
+    bool quads = visibility_derivatives_missing(ctx.subgroup, ctx.features).empty();
     bool loop = missing_support(ctx.subgroup, {Stage::compute, pass_info(PassId::light_loop).ops}).empty();
     for (bool meshlet : {false, true}) {
         if (!(meshlet ? meshlet_missing(ctx.features) : visibility_missing(ctx.features, Geometry::indexed)).empty()) continue;
@@ -87,8 +87,6 @@ void VisibilityPass::create(const Context& ctx) {
 bool VisibilityPass::draws_view(const Plan& plan) const {
     return plan.view.shading_pass && views[plan.geometry == Geometry::meshlet][0][0];
 }
-
-bool VisibilityPass::writes_mip(const Plan& plan) const { return quads && plan[PassId::mip].variant == Variant::subgroup; }
 
 // What every dispatch of the pass binds, after making its images ready: the scene, lights, ray-traced
 // image, drawn triangles, the visibility image (read with texelFetch: an R32G32_UINT storage image
@@ -137,8 +135,9 @@ void VisibilityPass::dispatch(FrameContext& f, const Pipeline& pipeline, Descrip
 void VisibilityPass::record(FrameContext& f) {
     const ShadingPlan& plan = f.plan.shading;
     const auto& variants = shade[f.plan.geometry == Geometry::meshlet];
-    bool quad_derivatives = plan.derivatives == Variant::subgroup && quads;
-    bool mip = writes_mip(f.plan);
+    // The planner chose these by the same capabilities create() made the pipelines by.
+    bool quad_derivatives = plan.derivatives == Variant::subgroup;
+    bool mip = plan.quad_mip;
     bool loop = plan.light_loop == Variant::subgroup && variants[quad_derivatives][1][mip];
     const Pipeline& pipeline = variants[quad_derivatives][loop][mip];
     std::string label = quad_derivatives ? "quad-swap derivatives" : "analytic derivatives";
@@ -157,7 +156,7 @@ void VisibilityPass::record(FrameContext& f) {
 
 bool VisibilityPass::record_view(FrameContext& f, const Buffer& params) {
     if (!draws_view(f.plan) || !f.targets.visibility.image) return false;
-    bool quad_derivatives = f.plan.shading.derivatives == Variant::subgroup && quads;
+    bool quad_derivatives = f.plan.shading.derivatives == Variant::subgroup;
     const Pipeline& pipeline = views[f.plan.geometry == Geometry::meshlet][quad_derivatives][view_index(f.plan.view.mode)];
     Descriptors d = bind_frame(f, pipeline);
     // Each invocation reads and writes only its own pixel of the 8-bit frame.

@@ -7,7 +7,6 @@
 #include "render/frame.h"
 
 struct VisibilityPass {
-    bool quads = false;  // compute can run the quad variants (visibility_derivatives_missing)
     // visibility_shade.comp by [geometry meshlet][quad-swap derivatives][subgroup light loop][writes
     // the quad mip]; the quad variants (derivatives or mip) only where the device can run them, the
     // light loop where compute has its operations; the meshlet path's (VISIBILITY_MESHLET: the
@@ -17,10 +16,8 @@ struct VisibilityPass {
     Pipeline views[2][2][3];
 
     void create(const Context& ctx);
+    // Writes the quad mip too where the plan says so (ShadingPlan::quad_mip).
     void record(FrameContext& f);
-    // With --mip subgroup the shading pass writes the quad mip where compute has quad operations;
-    // otherwise the resolve pass's fragment shader does (Renderer::record).
-    bool writes_mip(const Plan& plan) const;
     // The compute stage's lane views under --shading visibility are this pass's own: it runs again
     // after the frame (the same shading, the same HDR values) and paints each pixel's lane record
     // over the 8-bit frame. record_view() draws it (false: not this plan's view); `params` holds the

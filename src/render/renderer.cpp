@@ -262,8 +262,7 @@ void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_i
     // shading pass wrote the quad mip), unless the quad mip is asked for where compute cannot write
     // it (no quad operations or full subgroups in compute): then the fragment resolve writes frame
     // and mip, as for forward.
-    bool mip_elsewhere = config_.plan[PassId::mip].variant != Variant::subgroup || visibility_pass_.writes_mip(config_.plan);
-    if (visibility && mip_elsewhere)
+    if (visibility && (config_.plan[PassId::mip].variant != Variant::subgroup || config_.plan.shading.quad_mip))
         resolve_pass_.record_compute(f);
     else
         resolve_pass_.record(f);
