@@ -37,6 +37,13 @@ MUTANTS = {
         "    if (measured == 0u) imageStore(color_image, pixel, vec4(display(hdr.rgb, exposure), 1.0));\n",
         r"^Resolve\.|^ResolveCompute\.|^VisibilityMip\.",
     ),
+    "visibility-pipelines-need-geometry-for-meshlets": (
+        "src/passes/visibility_pass.cpp",
+        "void VisibilityPass::create(const Context& ctx) {\n",
+        "void VisibilityPass::create(const Context& ctx) {\n"
+        "    if (!visibility_missing(ctx.features, Geometry::indexed).empty()) return;\n",
+        r"^Visibility\.MeshletPathShadesWithoutTheGeometryFeature",
+    ),
 }
 
 
