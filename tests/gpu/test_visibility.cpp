@@ -35,7 +35,7 @@ constexpr double kMinPsnr = 60.0;
 struct Shot {
     std::vector<uint8_t> color;   // RGBA8
     std::vector<uint8_t> hdr;     // RGBA16F
-    std::vector<uint32_t> ids;    // visibility: (draw, primitive) per pixel
+    std::vector<uint32_t> ids;    // visibility: (draw, primitive) per pixel, decoded from the visibility id
     std::vector<uint8_t> mip;     // visibility: the half-resolution mip (RGBA16F)
     GpuCounters counters{};
     Plan plan;
@@ -356,9 +356,10 @@ TEST(Visibility, OcclusionPhaseTwoMatchesForward) {
 
 // The meshlet path against its own forward: both derivative variants within the PSNR bound, and every
 // pixel's triangle the one forward's mesh shader drew there. Both sides name it (draw, meshlet << 7 |
-// the triangle's index in the meshlet) (meshlet.glsl's meshlet_triangle_id): the visibility image
-// from the pre-pass's mesh shader, forward's from forward's (meshlet_forward.mesh.ids): on the
-// meshlet path gl_PrimitiveID is not set, so forward.frag.meshlet_ids reads that name instead.
+// the triangle's index in the meshlet), decoded from the 32-bit visibility id (visibility_id.glsl):
+// the visibility image's from the pre-pass's mesh shader, decoded on the CPU (read_visibility);
+// forward's from forward's (meshlet_forward.mesh.ids), decoded by forward.frag.meshlet_ids (on the
+// meshlet path gl_PrimitiveID is not set).
 // `street`: occlusion on, a street view of a 2 x 2 grid with the camera moving, so that occlusion
 // phase 2's late meshlet draw writes ids too (its pixels, the late bit, are also held on their own).
 void expect_meshlet_matches_forward(const Scene& scene, const char* name, bool street = false) {
