@@ -8,8 +8,9 @@
 // - the switch itself: new buffers and images hold the documented pattern (so the comparison
 //   below can fail);
 // - the same command with and without poison: byte-identical screenshot, mip, cull dump, and equal
-//   counters, for the default pipeline, the meshlet path, every pass on its fallback and the quad
-//   mip in the forward pass; the poisoned run under --validate (the clears stay validation-clean).
+//   counters, for the default pipeline, the meshlet path, every pass on its fallback, the quad mip
+//   in the forward pass and --shading visibility; the poisoned run under --validate (the clears
+//   stay validation-clean).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -190,5 +191,8 @@ INSTANTIATE_TEST_SUITE_P(Paths, PoisonedFrame,
                                          PoisonCase{"fallbacks",
                                                     {"--cull", "fallback", "--light-cull", "fallback", "--light-loop", "fallback",
                                                      "--mip", "fallback", "--exposure", "fallback"}},
-                                         PoisonCase{"quad_mip_in_forward", {"--mip", "forward"}}),
+                                         PoisonCase{"quad_mip_in_forward", {"--mip", "forward"}},
+                                         // The visibility image (cleared by the pre-pass, loaded by the
+                                         // late draw) and the late list the shading pass reads ids through.
+                                         PoisonCase{"visibility", {"--shading", "visibility"}}),
                          [](const testing::TestParamInfo<PoisonCase>& info) { return std::string(info.param.name); });
