@@ -13,6 +13,7 @@
 //   stay validation-clean).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -182,6 +183,8 @@ TEST_P(PoisonedFrame, FrameMipCullDumpAndCountersAreUnchanged) {
     counters_a.erase("cull_lookback_fallbacks");
     counters_b.erase("cull_lookback_fallbacks");
     EXPECT_GT(counters_a["triangles_visible"].get<uint64_t>(), 0u);
+    if (std::find(param.args.begin(), param.args.end(), "--occlusion") != param.args.end())
+        EXPECT_GT(counters_a["occlusion"]["triangles_rejected_phase1"].get<uint64_t>(), 0u) << "phase 2 had nothing to test";
     EXPECT_EQ(counters_a, counters_b) << "counters changed under poisoned allocations";
 }
 
@@ -193,6 +196,9 @@ INSTANTIATE_TEST_SUITE_P(Paths, PoisonedFrame,
                                                      "--mip", "fallback", "--exposure", "fallback"}},
                                          PoisonCase{"quad_mip_in_forward", {"--mip", "forward"}},
                                          // The visibility image (cleared by the pre-pass, loaded by the
-                                         // late draw) and the late list the shading pass reads ids through.
-                                         PoisonCase{"visibility", {"--shading", "visibility"}}),
+                                         // late draw) and occlusion phase 2's lists, which the late draw
+                                         // and the shading pass read ids through: occlusion on at the
+                                         // street, where phase 1 rejects much (auto rests at the overview).
+                                         PoisonCase{"visibility",
+                                                    {"--shading", "visibility", "--occlusion", "subgroup", "--camera", "street"}}),
                          [](const testing::TestParamInfo<PoisonCase>& info) { return std::string(info.param.name); });
