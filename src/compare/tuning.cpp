@@ -490,7 +490,7 @@ nlohmann::json tuning_report_json(const LoadedTuning& t, bool disabled) {
             {"used", t.usable() && !disabled},
             {"made_by", text(t.made_by)},
             {"date", text(t.date)},
-            {"build", current_build_id()},
+            {"build", disabled ? nlohmann::json(nullptr) : nlohmann::json(current_build_id())},
             {"ignored", text(t.ignored)},
             {"measured_now", t.measured_now},
             {"measure_seconds", t.measured_now ? nlohmann::json(t.measure_seconds) : nlohmann::json(nullptr)}};

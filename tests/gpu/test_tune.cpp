@@ -93,8 +93,14 @@ TEST(Tune, InfoShowsMeasuredChoicesAfterATuneAndNoneWithNoTuning) {
     // both derivative variants), and --shading auto follows the shading verdict the file holds.
     for (const char* line : {"\nshading ", "\nderivatives "}) EXPECT_NE(tunes.find(line), std::string::npos) << tunes;
     nlohmann::json file = read_json(tuning_path(test_context().info));
-    for (const char* key : {"shading", "derivatives", "mip"})
+    for (const char* key : {"shading", "derivatives"})
         EXPECT_TRUE(file["visibility"][key]["ratio"].is_number()) << key << ": " << file["visibility"].dump();
+    // The quad mip's cost is what it adds to the shade pass: on a loaded lavapipe it can sink into
+    // the noise (no ratio then), but its entry always comes from the visibility rows.
+    const nlohmann::json& vis_mip = file["visibility"]["mip"];
+    EXPECT_TRUE(vis_mip["ratio"].is_number() ||
+                vis_mip["reason"].get<std::string>().find("shading-visibility-mip-fallback") != std::string::npos)
+        << vis_mip;
     EXPECT_EQ(file["visibility"]["mip"]["measured_in"]["shading"], "visibility");
     EXPECT_EQ(file["passes"]["mip"]["measured_in"]["shading"], "forward");
     EXPECT_EQ(file["made_by"], "tune");
@@ -169,7 +175,7 @@ TEST(Tune, AStoredShadingVerdictMakesAutoShadeWithVisibility) {
     std::string reason = tuned.plan["shading"]["reason"];
     EXPECT_NE(reason.find("visibility measured 4.00x on this device (tune of 2026-11-25)"), std::string::npos) << reason;
     EXPECT_NE(reason.find("analytic derivatives everywhere: measured 0.25x"), std::string::npos) << reason;
-    EXPECT_NE(tuned.run.output.find("visibility/fallback measured"), std::string::npos) << tuned.run.output;
+    EXPECT_NE(tuned.run.output.find("visibility/fallback tune 2026-11-25"), std::string::npos) << tuned.run.output;
     InfoPlan untuned = info({"--no-tuning"});
     EXPECT_EQ(untuned.plan["shading"]["mode"], "forward");
     EXPECT_EQ(untuned.plan["shading"]["source"], "capabilities");
