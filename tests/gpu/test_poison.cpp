@@ -34,21 +34,6 @@ struct ScopedPoison {
     ~ScopedPoison() { unsetenv("SGD_POISON_ALLOCATIONS"); }
 };
 
-std::vector<uint8_t> read_image_bytes(const Context& ctx, Image& image, VkDeviceSize texel_bytes, VkImageAspectFlags aspect) {
-    VkDeviceSize bytes = VkDeviceSize(image.extent.width) * image.extent.height * texel_bytes;
-    Buffer readback = create_buffer(ctx, bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryKind::host_readback, "test readback");
-    VkCommandBuffer cmd = begin_one_shot(ctx);
-    transition(cmd, image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_READ_BIT);
-    VkBufferImageCopy region{};
-    region.imageSubresource = {aspect, 0, 0, 1};
-    region.imageExtent = {image.extent.width, image.extent.height, 1};
-    vkCmdCopyImageToBuffer(cmd, image.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, readback.buffer, 1, &region);
-    end_one_shot(ctx, cmd);
-    std::vector<uint8_t> out(bytes);
-    memcpy(out.data(), readback.mapped, bytes);
-    return out;
-}
-
 }  // namespace
 
 // The switch does what the other test relies on: a device-local buffer, a mapped one, and images
@@ -84,7 +69,7 @@ TEST(PoisonedAllocations, NewBuffersAndImagesHoldThePattern) {
     // HDR targets: every half a NaN (exponent all ones, mantissa not zero).
     Image hdr = create_image(ctx, {13, 7}, VK_FORMAT_R16G16B16A16_SFLOAT, VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
                              "test hdr");
-    std::vector<uint8_t> halves = read_image_bytes(ctx, hdr, 8, VK_IMAGE_ASPECT_COLOR_BIT);
+    std::vector<uint8_t> halves = read_image(ctx, hdr, 8, VK_IMAGE_ASPECT_COLOR_BIT);
     wrong = 0;
     for (size_t i = 0; i < halves.size(); i += 2) {
         uint16_t h = uint16_t(halves[i] | halves[i + 1] << 8);
@@ -94,14 +79,14 @@ TEST(PoisonedAllocations, NewBuffersAndImagesHoldThePattern) {
     // Integer targets: the pattern itself.
     Image flags = create_image(ctx, {13, 7}, VK_FORMAT_R32_UINT, VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
                                "test flags");
-    std::vector<uint8_t> words = read_image_bytes(ctx, flags, 4, VK_IMAGE_ASPECT_COLOR_BIT);
+    std::vector<uint8_t> words = read_image(ctx, flags, 4, VK_IMAGE_ASPECT_COLOR_BIT);
     wrong = 0;
     for (size_t i = 0; i < words.size(); i += 4) wrong += memcmp(&words[i], &kPoisonWord, 4) != 0;
     EXPECT_EQ(wrong, 0) << "R32_UINT texels that are not 0x7fc0dead";
     // 8-bit colour: (0.93, 0.11, 0.71, 0.37), an odd colour no frame starts from.
     Image color = create_image(ctx, {13, 7}, VK_FORMAT_R8G8B8A8_UNORM, VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
                                "test color");
-    std::vector<uint8_t> rgba = read_image_bytes(ctx, color, 4, VK_IMAGE_ASPECT_COLOR_BIT);
+    std::vector<uint8_t> rgba = read_image(ctx, color, 4, VK_IMAGE_ASPECT_COLOR_BIT);
     const int expected[4] = {237, 28, 181, 94};  // round(255 x)
     wrong = 0;
     for (size_t i = 0; i < rgba.size(); ++i) wrong += std::abs(int(rgba[i]) - expected[i % 4]) > 1;
@@ -109,7 +94,7 @@ TEST(PoisonedAllocations, NewBuffersAndImagesHoldThePattern) {
     // Depth: 0.37, in front of the far plane the frame clears to (reversed Z: 0).
     Image depth = create_image(ctx, {13, 7}, VK_FORMAT_D32_SFLOAT,
                                VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT, "test depth");
-    std::vector<uint8_t> depths = read_image_bytes(ctx, depth, 4, VK_IMAGE_ASPECT_DEPTH_BIT);
+    std::vector<uint8_t> depths = read_image(ctx, depth, 4, VK_IMAGE_ASPECT_DEPTH_BIT);
     wrong = 0;
     for (size_t i = 0; i < depths.size(); i += 4) {
         float d;
