@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The GPU benchmarks of docs/benchmarks.md, batched so one device call runs a whole group.
-# Usage: tools/gpu_bench.sh OUTDIR GROUP...   GROUP: cull | lights | mip | compare | views | auto
+# Usage: tools/gpu_bench.sh OUTDIR GROUP...   GROUP: cull | lights | mip | compare | views | auto | materials
 # Every run is headless with timestamps; reports (the contract's JSON) land in OUTDIR/<group>/, and
 # docs/benchmarks.md quotes their timings_ms medians.
 set -uo pipefail
@@ -71,6 +71,30 @@ print(f"auto {size}: first run measured {t1['measure_seconds']:.2f} s (limit 3 s
       f"(shading {r['tuned']['plan']['shading']['mode']}): first/tuned {frame['first'] / frame['tuned']:.3f}x (limit 1.05x)")
 PY
     done ;;
+  materials)  # issue 56: mipmapped textures at their own sizes (docs/scenes.md "Textures"), 4K, 25 copies, 4096 lights
+    m="$out/materials"
+    for run in "forward --shading forward" "quads --shading visibility" "analytic --shading visibility --mask-ops quad"; do
+      set -- $run; name=$1; shift
+      $demo --headless --size 3840x2160 --instances 5 --lights 4096 --frames 120 --warmup 20 "$@" \
+        --report "$m/$name.json" --screenshot "$m/$name.png" > /dev/null || echo "FAILED: materials $name"
+    done
+    python3 - "$m" <<'PY'
+import json, sys
+m = sys.argv[1]
+for name in ("forward", "quads", "analytic"):
+    r = json.load(open(f"{m}/{name}.json"))
+    t, s = r["timings_ms"], r["scene"]
+    med = lambda k: t[k]["median"] if isinstance(t.get(k), dict) else None
+    print(f"materials {name}: frame {med('frame')} ms, forward {med('forward')} ms, shade {med('shade')} ms; "
+          f"textures {s['textures']} ({s['texture_bytes']} bytes with mips, {s['texture_ms']:.0f} ms to build and upload, "
+          f"anisotropy {s['texture_anisotropy']}x)")
+PY
+    # The derivatives ratio now that they choose mip levels (and the shading ratio): the comparison at 4K.
+    SIZE=3840x2160 tools/gpu_shading_compare.sh build "$m/compare" > /dev/null
+    grep -E '^(shading|derivatives):' "$m/compare/log.txt"
+    # Validation-clean with the textures: the 42 views and the atlas.
+    $demo --atlas "$m/atlas.png" --size 1280x720 --validate > "$m/atlas.txt" 2>&1; echo "atlas --validate: exit $?"
+    ;;
   *) echo "unknown group $group"; exit 2 ;;
   esac
   echo "done: $group"

@@ -21,6 +21,7 @@
 #include "passes/light_cull_pass.h"
 #include "scene/lod.h"
 #include "passes/ray_trace_pass.h"
+#include "render/gpu_scene.h"
 
 uint64_t lod_index_bytes(const Scene& scene) {
     uint64_t bytes = 0;
@@ -159,6 +160,8 @@ HeadlessRun::HeadlessRun(const Context& ctx, const Scene& scene, const Options& 
     VK_CHECK(vkCreateFence(ctx.device, &fence_info, nullptr, &fence_));
 
     result_.triangles_in = renderer_->gpu_scene().triangle_count;
+    result_.texture_bytes = renderer_->gpu_scene().texture_bytes;
+    result_.texture_ms = renderer_->gpu_scene().texture_ms;
     if (const MeshletPass* m = renderer_->meshlets()) {
         result_.meshlets = m->meshlets().meshlets.size();
         result_.meshlet_build_ms = m->meshlets().build_ms;
@@ -419,6 +422,11 @@ nlohmann::json report_json(const Context& ctx, const Options& options, const Pla
           {"draws", scene.instances.size()},
           {"lights", options.lights},
           {"textures", scene.textures.size()},
+          // Every texture at its own size with its full mip chain (docs/scenes.md, "Textures"): GPU
+          // bytes, and the host time of building the chains and uploading them.
+          {"texture_bytes", r.texture_bytes},
+          {"texture_ms", r.texture_ms},
+          {"texture_anisotropy", sampler_anisotropy(ctx)},
           {"geometry", geometry_name(plan.geometry)},
           {"camera", camera_view_name(options.camera)},
           // Meshlets of the unique meshes (built once, shared by --instances copies), and the

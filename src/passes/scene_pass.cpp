@@ -9,10 +9,11 @@
 
 namespace {
 
+// Binding 3 is free (it held the single texture array before the scene's textures moved to set 1,
+// scene_textures.glsl): the numbers after it stay those of every shader that includes these.
 const LayoutDesc kSceneLayout = {
-    {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-     VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER},
-    VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0};
+    {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, kNoBinding},
+    VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0, true};
 
 // The forward pass's clear, linear HDR: 2^-8 x (1, 1.25, 1.75), values a half float holds exactly.
 // The shading-time quad mip starts from the same colour, so texels that no quad touches (four
@@ -71,7 +72,7 @@ Descriptors scene_descriptors(const FrameContext& f) {
     d.buffer(0, f.uniforms, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER)
         .buffer(1, f.scene.draws)
         .buffer(2, f.lights)
-        .sampled_image(3, f.scene.textures.view, f.scene.sampler);
+        .textures(f.scene.texture_set);
     return d;
 }
 
