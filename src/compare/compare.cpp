@@ -862,3 +862,187 @@ int run_compare(const Options& options) {
            c.runs.size() - std::count_if(c.runs.begin(), c.runs.end(), [](const CompareRun& r) { return r.skipped; }));
     return 0;
 }
+
+CompareChart build_chart(const CompareResult& result) {
+    CompareChart c;
+    std::optional<double> graphics = result.probe.ratio();
+    for (const PassRatio& r : all_ratios(result)) {
+        ChartPair p;
+        p.name = r.name;
+        p.key = r.key;
+        p.subgroup_side = r.subgroup_side;
+        p.fallback_side = r.fallback_side;
+        p.measured = r.measured;
+        p.subgroup = {r.subgroup_ms, std::min(r.subgroup_min, r.subgroup_ms), std::max(r.subgroup_max, r.subgroup_ms)};
+        p.fallback = {r.fallback_ms, std::min(r.fallback_min, r.fallback_ms), std::max(r.fallback_max, r.fallback_ms)};
+        p.ratio = r.ratio;
+        p.ci95 = r.ci95;
+        p.verdict = r.verdict;
+        if (r.graphics_vs_compute) p.graphics_to_compute = graphics;
+        p.note = r.reason;
+        c.pairs.push_back(p);
+    }
+    const PassRatio& frame = result.ratios[kPassCount];
+    c.frame_ratio = frame.ratio;
+    c.frame_verdict = frame.verdict;
+    const std::vector<CompareRun>& runs = result.runs;
+    const PassRatios& ratios = result.ratios;
+    const char* names[2] = {"all-subgroup", "all-fallback"};
+    for (int i = 0; i < 2; ++i) {
+        ChartStack& st = c.stacks[i];
+        st.run = names[i];
+        auto run = std::find_if(runs.begin(), runs.end(), [&](const CompareRun& r) { return r.config.name == st.run; });
+        if (run == runs.end() || run->skipped) continue;
+        st.measured = true;
+        st.frame_ms = run->result.timings[size_t(Timer::frame)].median;
+        for (const TimerInfo& t : kTimers) {
+            if (t.timer == Timer::frame || t.timer == Timer::view || !run->result.ran[size_t(t.timer)]) continue;
+            ChartSegment seg{std::string(t.brief), size_t(t.timer), run->result.timings[size_t(t.timer)].median, 0, ""};
+            // A pass whose subgroup path runs inside this timer's pass in this run: its measured share.
+            for (const PassInfo& pass : kPasses)
+                if (hosting_timer(pass, run->plan) == t.timer && has_own_timer(pass) && run->plan[pass.id].variant == Variant::subgroup &&
+                    ratios[size_t(pass.id)].measured) {
+                    seg.hosted_ms = std::max(0.0, ratios[size_t(pass.id)].subgroup_ms);
+                    seg.hosted_label = std::string(pass.hosted_label);
+                }
+            st.segments.push_back(seg);
+        }
+    }
+    return c;
+}
+
+std::vector<DifferencePair> difference_pairs() {
+    std::vector<DifferencePair> pairs;
+    for (const PassInfo& pass : kPasses)
+        if (offers(pass, Request::subgroup) && offers(pass, Request::fallback))
+            pairs.push_back({std::string(pass.name) + "-subgroup", std::string(pass.name) + "-fallback"});
+    pairs.push_back({"all-subgroup", "all-fallback"});
+    return pairs;
+}
+
+namespace {
+
+// The pass rows --tune renders: each pass's subgroup and fallback, and its off where its subgroup
+// path is timed inside another pass (the quad mip's cost is the resolve pass's time over mip-off);
+// then the shading rows (forward, visibility with each derivative variant).
+std::vector<CompareConfig> tune_rows() {
+    std::vector<CompareConfig> rows;
+    for (const CompareConfig& c : comparison_matrix()) {
+        if (c.shading) rows.push_back(c);
+        for (const PassInfo& pass : kPasses) {
+            std::string prefix = std::string(pass.name) + "-";
+            if (c.geometry != Geometry::indexed || c.name.rfind(prefix, 0) != 0) continue;
+            std::string variant = c.name.substr(prefix.size());
+            if (variant == "subgroup" || variant == "fallback" || (variant == "off" && pass.host_timer)) rows.push_back(c);
+        }
+    }
+    return rows;
+}
+
+// Planned as --compare plans it (every row with the same --lod), with the tuning's winners if given.
+CompareRun planned(const Context& ctx, const CompareConfig& config, bool lod, const LoadedTuning* tuning = nullptr) {
+    CompareRun run;
+    run.config = config;
+    PlanRequest request = plan_request(config, lod);
+    set_measured(request, tuning);
+    try {
+        run.plan = make_plan(ctx.subgroup, ctx.features, request);
+    } catch (const UnsupportedRequest& e) {
+        run.skipped = true;
+        run.skip_reason = e.what();
+    }
+    return run;
+}
+
+void progress_line(const std::string& name, bool skipped) {
+    fprintf(stderr, "  %-22s %s\n", name.c_str(), skipped ? "skipped" : "");
+}
+
+const CompareRun* run_named(const std::vector<CompareRun>& runs, const std::string& name) {
+    for (const CompareRun& r : runs)
+        if (r.config.name == name && !r.skipped) return &r;
+    return nullptr;
+}
+
+}  // namespace
+
+int run_tune(const Options& options) {
+    namespace fs = std::filesystem;
+    Context ctx;
+    create_context(ctx, context_options(options));
+    Scene scene = load_requested_scene(options);
+    check_device_limits(ctx, options, scene);
+    fprintf(stderr, "tune: %s, %ux%u, %llu triangles, %u lights, %u frames (%u warm-up) per configuration\n",
+            ctx.info.name.c_str(), options.width, options.height, (unsigned long long)scene.triangle_count(), options.lights,
+            options.frames, options.warmup);
+    if (!options.out_dir.empty()) fs::create_directories(options.out_dir);
+
+    // 1. The pass rows, planned by capabilities alone (like --compare's), in rounds.
+    std::vector<CompareRun> runs;
+    for (const CompareConfig& c : tune_rows()) runs.push_back(planned(ctx, c, options.plan.lod));
+    render_in_rounds(ctx, scene, options, runs, progress_line);
+    PassRatios ratios = compute_ratios(runs);
+    ShadingRatios shading = compute_shading_ratios(runs);
+    std::string path = save_tuning(ctx.info, "tune", options.width, options.height, ratios, shading);
+    LoadedTuning tuning = load_tuning(ctx.info);  // read back: the check uses what auto will read
+    if (!tuning.ignored.empty()) throw std::runtime_error("the tuning file just written was ignored: " + tuning.ignored);
+
+    // 2. The check: tuned auto against the faster of all-subgroup and all-fallback, in rounds.
+    std::vector<CompareRun> check;
+    for (const CompareConfig& c : comparison_matrix())
+        if (c.name == "all-subgroup" || c.name == "all-fallback") check.push_back(planned(ctx, c, options.plan.lod));
+    check.push_back(planned(ctx, CompareConfig{"tuned-auto", {}}, options.plan.lod, &tuning));
+    render_in_rounds(ctx, scene, options, check, progress_line);
+    const CompareRun *sg = run_named(check, "all-subgroup"), *fb = run_named(check, "all-fallback");
+    std::string best = !fb || (sg && sg->result.timings[size_t(Timer::frame)].median <= fb->result.timings[size_t(Timer::frame)].median)
+                           ? "all-subgroup" : "all-fallback";
+    PassRatio verdict = timer_ratio(check, "tuned_auto", "tuned-auto", best, "tuned-auto", Timer::frame);
+
+    const Plan& tuned = check.back().plan;
+    auto measured = [](const PassRatio& r) {
+        return r.ratio ? fixed(*r.ratio, 2) + "x " + (r.ci95 ? "[" + fixed(r.ci95->lo, 3) + ", " + fixed(r.ci95->hi, 3) + "]" : "[none]") +
+                             " " + std::string(verdict_name(r.verdict))
+                       : "no ratio: " + r.reason;
+    };
+    for (const PassInfo& pass : kPasses)
+        printf("%-12s %-40s auto -> %s (%s)\n", std::string(pass.key).c_str(), measured(ratios[size_t(pass.id)]).c_str(),
+               std::string(variant_name(tuned[pass.id].variant)).c_str(), tuned[pass.id].reason.c_str());
+    // The shading line names the shading and visibility's derivatives auto now takes; the
+    // derivatives line the same (off: auto shades forward).
+    for (const PassRatio& r : shading)
+        printf("%-12s %-40s auto -> %s (%s)\n", r.key.c_str(), measured(r).c_str(),
+               (r.key == "shading" ? shading_variant_name(tuned.shading) : std::string(variant_name(tuned.shading.derivatives))).c_str(),
+               tuned.shading.reason.c_str());
+    printf("tuning: wrote %s\n", path.c_str());
+    if (verdict.ratio)
+        printf("check: %s frame %s ms, tuned auto %s ms: %s over tuned auto %.3fx, 95%% interval [%s, %s]: tuned auto is %s\n",
+               best.c_str(), format_ms(verdict.fallback_ms).c_str(), format_ms(verdict.subgroup_ms).c_str(), best.c_str(),
+               *verdict.ratio, verdict.ci95 ? fixed(verdict.ci95->lo, 3).c_str() : "-",
+               verdict.ci95 ? fixed(verdict.ci95->hi, 3).c_str() : "-",
+               verdict.verdict == Verdict::slower ? "SLOWER than the faster of all-subgroup and all-fallback"
+                                                  : "at least as fast as the faster of all-subgroup and all-fallback, within the interval");
+    else
+        printf("check: no ratio: %s\n", verdict.reason.c_str());
+
+    if (!options.out_dir.empty()) {
+        nlohmann::json frames = nlohmann::json::object();
+        for (const CompareRun& r : check)
+            frames[r.config.name] = r.skipped ? nlohmann::json(nullptr) : nlohmann::json(r.result.timings[size_t(Timer::frame)].median);
+        nlohmann::json out = {
+            {"tuning_file", path},
+            {"tuning", tuning_json(ctx.info, "tune", tuning.date, options.width, options.height, ratios, shading)},
+            {"check",
+             {{"frame_ms", frames},
+              {"faster_of_all", best},
+              {"ratio", verdict.ratio ? nlohmann::json(*verdict.ratio) : nlohmann::json(nullptr)},
+              {"ratio_ci95", verdict.ci95 ? nlohmann::json::array({bound_json(verdict.ci95->lo), bound_json(verdict.ci95->hi)}) : nlohmann::json(nullptr)},
+              {"verdict", verdict.ratio ? nlohmann::json(verdict_name(verdict.verdict)) : nlohmann::json(nullptr)},
+              {"meaning", "frame median of the faster of all-subgroup and all-fallback over that of tuned auto: "
+                          "faster or level means tuned auto is at least as fast within the interval"}}},
+            {"plan", plan_json(tuned)}};
+        std::string file = (fs::path(options.out_dir) / "tune.json").string();
+        std::ofstream(file) << out.dump(2) << "\n";
+        printf("wrote %s\n", file.c_str());
+    }
+    return 0;
+}

@@ -7,7 +7,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "compare/compare.h"
+#include "app/options.h"
+#include "compare/ratio.h"
+#include "plan/plan.h"
 #include "vk/context.h"
 
 constexpr int kTuningFormat = 1;  // raise when the file's meaning changes: older files are then ignored
@@ -55,10 +57,3 @@ std::string today_utc();
 // For --info and the HUD: "off (--no-tuning)", "none (no file PATH)", "PATH: 2 significant verdict(s)
 // (tune of DATE)", or "PATH ignored: WHY".
 std::string tuning_summary(const LoadedTuning& t, bool disabled);  // "2026-11-25"
-
-// `--tune`: only the pass rows of the comparison (each pass's subgroup and fallback, and off where
-// the subgroup path is timed inside another pass) and its three shading rows, at --size, then the
-// tuning file; then a check:
-// all-subgroup, all-fallback and the tuned auto frame rendered in rounds, with the interval of the
-// faster of the first two over tuned auto. With --out DIR, DIR/tune.json holds both.
-int run_tune(const Options& options);
