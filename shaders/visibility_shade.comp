@@ -55,15 +55,16 @@
 #include "shading.glsl"
 #include "box_filter.glsl"
 #include "quad_tile.glsl"
+#include "visibility_id.glsl"
 
 layout(local_size_x = 128) in;
 
 // After shading.glsl's bindings 0..6 (scene, light lists, loop counters, ray-traced image).
 layout(set = 0, binding = 7, std430) readonly buffer Vertices { float vertex_data[]; };  // scene.h's Vertex: 8 floats
 layout(set = 0, binding = 8, std430) readonly buffer Indices { uint indices[]; };        // what the pre-pass drew
-// VkDrawIndexedIndirectCommand per draw (5 words): the pre-pass's, and occlusion phase 2's late draw's.
+// VkDrawIndexedIndirectCommand per draw (5 words): the list forward draws (with occlusion, phase
+// 1's survivors and the late draw's additions merged), which the ids name. (Binding 10 is unused.)
 layout(set = 0, binding = 9, std430) readonly buffer Indirect { uint indirect[]; };
-layout(set = 0, binding = 10, std430) readonly buffer LateIndirect { uint late_indirect[]; };
 layout(set = 0, binding = 11) uniform utexture2D visibility_image;  // texelFetch: no sampler
 layout(set = 0, binding = 12, rgba16f) writeonly uniform image2D hdr_image;
 #ifdef SHADE_QUAD_MIP
@@ -73,8 +74,6 @@ layout(set = 0, binding = 13, rgba16f) writeonly uniform image2D mip_image;  // 
 layout(set = 0, binding = 16, rgba8) uniform image2D view_frame;
 #endif
 
-const uint kNoTriangle = 0xffffffffu;  // the visibility image's clear (scene_pass.cpp)
-const uint kLateBit = 0x80000000u;     // visibility.frag: drawn by occlusion phase 2's late draw
 // Forward's clear colour (scene_pass.cpp kClearColor): where no triangle covers the pixel.
 const vec4 kClearColor = vec4(0.00390625, 0.0048828125, 0.0068359375, 1.0);
 // Tests only (push flag after shading.glsl's): write the uv derivatives taken instead of a colour.
@@ -90,19 +89,21 @@ struct Triangle {
 };
 
 #ifdef VISIBILITY_MESHLET
-// The meshlet path (docs/visibility.md, "The meshlet path"): the id names the draw, the meshlet and
-// the triangle's index in it (meshlet.glsl's meshlet_triangle_id); the vertices come from the
+// The meshlet path (docs/visibility.md, "The meshlet path"): the id names the visible-list entry
+// (whose task chunk gives the draw and the meshlet) and the triangle's index in the meshlet
+// (visibility_id.glsl); the vertices come from the
 // meshlet's own arrays (bindings 17 and up, MeshletPass) and are transformed with the mesh shaders'
 // `precise` math (meshlet_clip, meshlet_forward.mesh), so the clip positions are the rasterizer's.
 // Whichever occlusion phase drew the triangle, its name is the same: the late bit is not needed.
 #define MESHLET_BINDING 17  // after this pass's own, the views' 14..16 included (visibility_pass.cpp)
 #include "meshlet.glsl"
 
-Triangle fetch_triangle(uvec2 ids) {
+Triangle fetch_triangle(uint id) {
     Triangle t;
-    t.draw = ids.x & ~kLateBit;
-    Meshlet m = meshlets[ids.y >> kMeshletTriangleBits];
-    uint packed = triangles[m.triangle_offset + (ids.y & ((1u << kMeshletTriangleBits) - 1u))];
+    ListedMeshlet lm = listed_meshlet(visibility_id_entry(id));
+    t.draw = lm.draw;
+    Meshlet m = meshlets[lm.meshlet];
+    uint packed = triangles[m.triangle_offset + visibility_id_meshlet_triangle(id)];
     DrawData draw = draws[t.draw];
     for (uint i = 0u; i < 3u; ++i) {
         uint v = m.vertex_offset + ((packed >> (8u * i)) & 0xffu);
@@ -120,16 +121,16 @@ Triangle fetch_triangle(uvec2 ids) {
 #else
 vec3 vertex_vec3(uint v, uint at) { return vec3(vertex_data[v * 8u + at], vertex_data[v * 8u + at + 1u], vertex_data[v * 8u + at + 2u]); }
 
-Triangle fetch_triangle(uvec2 ids) {
+Triangle fetch_triangle(uint id) {
     Triangle t;
-    t.draw = ids.x & ~kLateBit;
+    t.draw = visibility_id_draw(id, frame.tiles.w);  // frame.tiles.w: the draw count, the id's split
     uint command = t.draw * 5u;
-    bool late = (ids.x & kLateBit) != 0u;
-    uint first_index = late ? late_indirect[command + 2u] : indirect[command + 2u];
-    int vertex_offset = int(late ? late_indirect[command + 3u] : indirect[command + 3u]);
+    uint primitive = visibility_id_primitive(id, frame.tiles.w);
+    uint first_index = indirect[command + 2u];
+    int vertex_offset = int(indirect[command + 3u]);
     DrawData draw = draws[t.draw];
     for (uint i = 0u; i < 3u; ++i) {
-        uint v = uint(int(indices[first_index + 3u * ids.y + i]) + vertex_offset);
+        uint v = uint(int(indices[first_index + 3u * primitive + i]) + vertex_offset);
         // scene.vert's transform, `precise` as there: the same clip positions the rasterizer had.
         precise vec4 world = draw.model * vec4(vertex_vec3(v, 0u), 1.0);
         precise vec4 clip = frame.view_proj * world;
@@ -174,14 +175,14 @@ void main() {
     uvec2 pixel = quad_tile_pixel(lane);
     uvec2 quad_origin = pixel & ~uvec2(1u);  // the quad's top-left pixel: quads start at even coordinates
     bool inside = all(lessThan(pixel, frame.sizes.xy));
-    uvec2 ids = inside ? texelFetch(visibility_image, ivec2(pixel), 0).xy : uvec2(kNoTriangle);
-    bool covered = ids.x != kNoTriangle;
+    uint id = inside ? texelFetch(visibility_image, ivec2(pixel), 0).x : kVisibilityNone;
+    bool covered = id != kVisibilityNone;
 
     Triangle t;
     vec3 b = vec3(0.0);
     vec2 uv = vec2(0.0);
     if (covered) {
-        t = fetch_triangle(ids);
+        t = fetch_triangle(id);
         b = weights_at(t, vec2(pixel));
         uv = uv_at(t, b);
     }
@@ -189,11 +190,11 @@ void main() {
     bool from_quad = false;
 #ifdef VISIBILITY_QUADS
     // Every lane of the subgroup is here (no lane has branched off yet), so each quad is whole.
-    uvec2 id0 = subgroupQuadBroadcast(ids, 0u), id1 = subgroupQuadBroadcast(ids, 1u), id2 = subgroupQuadBroadcast(ids, 2u);
+    uint id0 = subgroupQuadBroadcast(id, 0u), id1 = subgroupQuadBroadcast(id, 1u), id2 = subgroupQuadBroadcast(id, 2u);
     vec2 uv0 = subgroupQuadBroadcast(uv, 0u), uv1 = subgroupQuadBroadcast(uv, 1u), uv2 = subgroupQuadBroadcast(uv, 2u);
     // Lanes 0, 1, 2 hold this lane's triangle: the differences a fragment quad would take, already
     // computed by its neighbours (lane 3's own value never enters coarse derivatives).
-    from_quad = covered && id0 == ids && id1 == ids && id2 == ids;
+    from_quad = covered && id0 == id && id1 == id && id2 == id;
     uv_dx = uv1 - uv0;
     uv_dy = uv2 - uv0;
 #endif

@@ -1,6 +1,7 @@
 #include "render/renderer.h"
 #include "passes/mip_pass.h"
 #include "passes/occlusion_pass.h"
+#include "render/visibility_id.h"
 
 #include <algorithm>
 #include <cstring>
@@ -108,12 +109,14 @@ void Renderer::set_plan(const Plan& plan) {
         meshlets->create(ctx_, cpu_scene_, scene_, config_.capture_meshlets, config_.test_forward_output);
         meshlets_ = std::move(meshlets);
     }
-    // The visibility image's second word holds the meshlet above the triangle's 7 bits
-    // (meshlet.glsl's meshlet_triangle_id).
-    if (plan.geometry == Geometry::meshlet && plan.shading.shading == Shading::visibility &&
-        meshlets_->meshlets().meshlets.size() > (size_t(1) << 25))
-        throw UnsupportedRequest("--shading visibility: the scene has " + std::to_string(meshlets_->meshlets().meshlets.size()) +
-                                 " meshlets, the meshlet path's visibility image names at most 2^25; use --shading forward");
+    // The 32-bit visibility id names a triangle by (draw, primitive) on the indexed path and by
+    // (visible-list entry, triangle) on the meshlet path (render/visibility_id.h): refuse a scene
+    // whose counts do not fit.
+    if (plan.shading.shading == Shading::visibility) {
+        std::string error = plan.geometry == Geometry::meshlet ? visibility_meshlet_id_error(meshlets_->task_chunks().size())
+                                                               : visibility_id_error(cpu_scene_);
+        if (!error.empty()) throw UnsupportedRequest(error);
+    }
     make_visibility_target();
 }
 
@@ -206,11 +209,12 @@ void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_i
     f.view_legend = config_.view_legend;
     // --shading visibility: the pre-pass also writes the visibility image, a compute pass shades.
     const bool visibility = config_.plan.shading.shading == Shading::visibility && targets_.visibility.image;
-    bool merge_after_shading = false;
+    const bool two_phases = occlusion_culls(f) && !cull_frozen_;
+    f.ids_after_late_draw = visibility && two_phases;
     record_units(f, FramePoint::before_depth);
     scene_pass_.record_depth(f);
     record_units(f, FramePoint::after_prepass);
-    if (occlusion_culls(f) && !cull_frozen_) {
+    if (two_phases) {
         // Occlusion phase 2 (docs/occlusion.md): only what phase 1 rejected as occluded, against
         // the pyramid just built; the re-admitted are added to the depth (no triangle is drawn
         // into it twice), then forward gets phase 1's survivors and the additions in input order.
@@ -226,19 +230,12 @@ void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_i
             scene_pass_.record_depth(f, true);
         } else {
             CullPass& cull = unit<CullPass>(PassId::cull);
-            const Buffer* early_indirect = f.draw_indirect;
             cull.record_late(f);
             scene_pass_.record_depth(f, true);
-            if (visibility) {
-                // The visibility image names triangles by their place in phase 1's list and in the
-                // late list: the merge, which rewrites both, waits until the shading pass read them.
-                f.late_indirect = f.draw_indirect;
-                f.draw_indirect = early_indirect;
-                merge_after_shading = true;
-            } else {
-                cull.record_merge(f);
-            }
+            cull.record_merge(f);
         }
+        // The ids of the merged list, which names each triangle by its place in it (ScenePass::record_ids).
+        if (f.ids_after_late_draw) scene_pass_.record_ids(f);
         slot.timer->end(cmd, Timer::late_depth);
         end_label(ctx_, cmd);
     }
@@ -246,13 +243,8 @@ void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_i
     // With --mip forward, forward also writes the mip, and appends to the mip pass's edge list.
     f.mip_edges = &unit<MipPass>(PassId::mip).edges;
     f.mip_edge_capacity = unit<MipPass>(PassId::mip).edge_capacity;
-    // The shading pass's own debug view runs it again after the frame: the merge waits for it too.
-    const bool merge_after_view = merge_after_shading && visibility_pass_.draws_view(config_.plan);
     if (visibility) {
         visibility_pass_.record(f);
-        // Forward's list (the debug views draw it, the cull dump reads it): phase 1's and the late
-        // draw's triangles in input order, as without visibility.
-        if (merge_after_shading && !merge_after_view) unit<CullPass>(PassId::cull).record_merge(f);
     } else {
         scene_pass_.record_forward(f);
     }
@@ -270,7 +262,6 @@ void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_i
     // Views that show what a pass made (the mip, the light lists) are its unit's.
     for (const auto& unit : units_) unit->record_view(f);
     view_pass_.record(f, config_.view_legend);
-    if (merge_after_view) unit<CullPass>(PassId::cull).record_merge(f);
     if (overlay_hook_) overlay_hook_(overlay_);
     overlay_.record(f, slot_index);
 
@@ -341,7 +332,7 @@ GpuCounters Renderer::read_frame_counters(uint32_t slot) const {
 }
 
 std::vector<uint8_t> Renderer::read_image(Image& image) {
-    VkDeviceSize texel_bytes = image.format == kHdrFormat || image.format == kVisibilityFormat ? 8 : 4;
+    VkDeviceSize texel_bytes = image.format == kHdrFormat ? 8 : 4;
     VkDeviceSize bytes = VkDeviceSize(image.extent.width) * image.extent.height * texel_bytes;
     Buffer readback = create_buffer(ctx_, bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryKind::host_readback, "readback");
     VkCommandBuffer cmd = begin_one_shot(ctx_);
@@ -389,10 +380,26 @@ std::vector<uint32_t> Renderer::read_ray_traced() {
 }
 
 std::vector<uint32_t> Renderer::read_visibility() {
-    std::vector<uint8_t> bytes = read_image(targets_.visibility);  // R32G32_UINT: (draw, primitive)
-    std::vector<uint32_t> words(bytes.size() / 4);
-    memcpy(words.data(), bytes.data(), bytes.size());
-    return words;
+    std::vector<uint8_t> bytes = read_image(targets_.visibility);  // R32_UINT: the visibility id
+    std::vector<uint32_t> ids(bytes.size() / 4);
+    memcpy(ids.data(), bytes.data(), bytes.size());
+    // Decoded as render/visibility_id.h lays it out: the meshlet path's entry through the task chunks.
+    const std::vector<TaskChunk>* chunks = config_.plan.geometry == Geometry::meshlet && meshlets_ ? &meshlets_->task_chunks() : nullptr;
+    std::vector<uint32_t> pairs(ids.size() * 2, kNoTriangle);
+    for (size_t p = 0; p < ids.size(); ++p) {
+        uint32_t id = ids[p];
+        if (id == kVisibilityNone) continue;
+        if (chunks) {
+            uint32_t entry = visibility_id_entry(id);
+            const TaskChunk& chunk = chunks->at(entry / 32);
+            pairs[2 * p] = chunk.draw;
+            pairs[2 * p + 1] = (chunk.first_meshlet + entry % 32) << kVisibilityMeshletTriangleBits | visibility_id_meshlet_triangle(id);
+        } else {
+            pairs[2 * p] = visibility_id_draw(id, scene_.draw_count);
+            pairs[2 * p + 1] = visibility_id_primitive(id, scene_.draw_count);
+        }
+    }
+    return pairs;
 }
 
 std::vector<float> Renderer::read_depth() {

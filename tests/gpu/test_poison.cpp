@@ -8,10 +8,12 @@
 // - the switch itself: new buffers and images hold the documented pattern (so the comparison
 //   below can fail);
 // - the same command with and without poison: byte-identical screenshot, mip, cull dump, and equal
-//   counters, for the default pipeline, the meshlet path, every pass on its fallback and the quad
-//   mip in the forward pass; the poisoned run under --validate (the clears stay validation-clean).
+//   counters, for the default pipeline, the meshlet path, every pass on its fallback, the quad mip
+//   in the forward pass and --shading visibility; the poisoned run under --validate (the clears
+//   stay validation-clean).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -166,6 +168,8 @@ TEST_P(PoisonedFrame, FrameMipCullDumpAndCountersAreUnchanged) {
     counters_a.erase("cull_lookback_fallbacks");
     counters_b.erase("cull_lookback_fallbacks");
     EXPECT_GT(counters_a["triangles_visible"].get<uint64_t>(), 0u);
+    if (std::find(param.args.begin(), param.args.end(), "--occlusion") != param.args.end())
+        EXPECT_GT(counters_a["occlusion"]["triangles_rejected_phase1"].get<uint64_t>(), 0u) << "phase 2 had nothing to test";
     EXPECT_EQ(counters_a, counters_b) << "counters changed under poisoned allocations";
 }
 
@@ -175,5 +179,11 @@ INSTANTIATE_TEST_SUITE_P(Paths, PoisonedFrame,
                                          PoisonCase{"fallbacks",
                                                     {"--cull", "fallback", "--light-cull", "fallback", "--light-loop", "fallback",
                                                      "--mip", "fallback", "--exposure", "fallback"}},
-                                         PoisonCase{"quad_mip_in_forward", {"--mip", "forward"}}),
+                                         PoisonCase{"quad_mip_in_forward", {"--mip", "forward"}},
+                                         // The visibility image (cleared by the pre-pass, loaded by the
+                                         // late draw) and occlusion phase 2's lists, which the late draw
+                                         // and the shading pass read ids through: occlusion on at the
+                                         // street, where phase 1 rejects much (auto rests at the overview).
+                                         PoisonCase{"visibility",
+                                                    {"--shading", "visibility", "--occlusion", "subgroup", "--camera", "street"}}),
                          [](const testing::TestParamInfo<PoisonCase>& info) { return std::string(info.param.name); });
