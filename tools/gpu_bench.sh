@@ -39,6 +39,10 @@
 #   poison       SGD_POISON_ALLOCATIONS=1 against plain: frame, mip, cull dump, ray dump, counters
 #   tune         --tune at both sizes: tuned auto against the faster of all-subgroup and all-fallback
 #   pipeline-stats  the driver's statistics of the cull pipelines (SGD_PIPELINE_STATS), both paths
+#   auto         from an empty cache at each size: the first run's quick measurement and time, the
+#                second run's, the first frame against the frame after a full --tune
+#   materials    mipmapped textures at the large size: forward and both derivative variants, the
+#                comparison's derivatives and shading ratios, the atlas validated
 # Adding a suite: one case block below (runs through `run` / `compare_run`, a table through
 # tools/bench_tables.py), one line above and one in tools/README.md.
 set -uo pipefail
@@ -331,6 +335,45 @@ for suite in "${suites[@]}"; do
         --size $small --geometry $geometry --cull $v
     done; done
     $tables pipeline-stats "$d" >> "$md" ;;
+  auto)  # the first run on a device it has never seen (the quick measurement) against a full --tune
+    for size in "${sizes[@]}"; do
+      cache=$d/cache-$size; rm -rf "$cache"; mkdir -p "$cache"
+      XDG_CACHE_HOME=$cache run "first-$size" --headless "${scaled[@]}" --size $size --frames 200 --warmup 30
+      XDG_CACHE_HOME=$cache run "second-$size" --headless "${scaled[@]}" --size $size --frames 200 --warmup 30
+      cp "$cache"/subgroup-demo/tuning-*.json "$d/quick-$size.json"
+      # --tune replaces the quick verdict; its "quick:" line sets the quick choice against tuned auto in rounds.
+      XDG_CACHE_HOME=$cache "$demo" --tune "${scaled[@]}" --size $size --frames 120 --warmup 20 --out "$d/tune-$size" \
+        > "$d/tune-$size.out" 2>&1 || say "FAILED ($?): auto --tune $size"
+      XDG_CACHE_HOME=$cache run "tuned-$size" --headless "${scaled[@]}" --size $size --frames 200 --warmup 30
+      { grep -h '^auto: ' "$d/first-$size.out"; grep -h '^quick: ' "$d/tune-$size.out"
+        python3 - "$d" "$size" <<'PY'
+import json, sys
+d, size = sys.argv[1], sys.argv[2]
+r = {k: json.load(open(f"{d}/{k}-{size}.json")) for k in ("first", "second", "tuned")}
+frame = {k: v["timings_ms"]["frame"]["median"] for k, v in r.items()}
+t1, t2 = r["first"]["tuning"], r["second"]["tuning"]
+print(f"auto {size}: first run measured {t1['measure_seconds']:.2f} s (limit 3 s: {'ok' if t1['measure_seconds'] <= 3 else 'OVER'}), "
+      f"shading {r['first']['plan']['shading']['mode']}; second run measured: {t2['measured_now']} (must be False); "
+      f"frame first {frame['first']:.3f} ms, second {frame['second']:.3f} ms, after --tune {frame['tuned']:.3f} ms "
+      f"(shading {r['tuned']['plan']['shading']['mode']}): first/tuned {frame['first'] / frame['tuned']:.3f}x (limit 1.05x)")
+PY
+      } >> "$d/notes.txt" 2>&1
+    done
+    $tables runs "$d" frame depth forward shade resolve plan:shading.mode >> "$md"
+    cat "$d/notes.txt" >> "$md" ;;
+  materials)  # mipmapped textures at their own sizes (docs/scenes.md "Textures") at the large size
+    for config in "forward:--shading forward" "quads:--shading visibility" "analytic:--shading visibility --mask-ops quad"; do
+      # shellcheck disable=SC2086
+      run "${config%%:*}" --headless "${scaled[@]}" --size $large --frames 120 --warmup 20 ${config#*:} --screenshot "$d/${config%%:*}.png"
+    done
+    # The derivatives ratio now that they choose mip levels, and the shading ratio: the comparison at the large size.
+    compare_run "compare-$large" "${scaled[@]}" --size $large --frames 60 --warmup $warmup
+    # Validation-clean with the textures: the atlas.
+    "$demo" --atlas "$d/atlas.png" "${scene[@]}" --size 1280x720 --validate > "$d/atlas.out" 2>&1
+    echo "atlas --validate: exit $?" >> "$d/notes.txt"
+    $tables runs "$d" frame forward shade scene:textures scene:texture_bytes scene:texture_ms scene:texture_anisotropy >> "$md"
+    $tables compare "$d"/compare-*/report.json >> "$md"
+    cat "$d/notes.txt" >> "$md" ;;
   *) say "gpu_bench.sh: unknown suite $suite"; exit 2 ;;
   esac
   say "$suite: $((SECONDS - t0)) s"

@@ -52,17 +52,19 @@ void print_info(const Context& ctx, const Plan& plan) {
            ctx.features.quad_control ? "yes" : "no", ctx.features.maximal_reconvergence ? "yes" : "no",
            ctx.features.mesh_shader ? "yes" : "no", ctx.features.ray_tracing ? "yes" : "no");
 
-    printf("\n%-12s %-10s %-12s %-13s %s\n", "pass", "requested", "variant", "source", "reason");
+    // The source column: requested, capabilities, or the verdict's maker and date (quick, tune, compare).
+    printf("\n%-12s %-10s %-12s %-18s %s\n", "pass", "requested", "variant", "source", "reason");
     auto row = [](const char* name, const PassPlan& p) {
-        printf("%-12s %-10s %-12s %-13s %s\n", name, std::string(request_name(p.requested)).c_str(),
-               std::string(variant_name(p.variant)).c_str(), std::string(plan_source_name(p.source)).c_str(), p.reason.c_str());
+        printf("%-12s %-10s %-12s %-18s %s\n", name, std::string(request_name(p.requested)).c_str(),
+               std::string(variant_name(p.variant)).c_str(), source_text(p.source, p.measured_by, p.measured_on).c_str(),
+               p.reason.c_str());
     };
     for (const PassInfo& pass : kPasses) row(std::string(pass.key).c_str(), plan[pass.id]);
     // --shading: forward or visibility; visibility's variant is its derivatives' (docs/visibility.md).
     const ShadingPlan& shading = plan.shading;
-    printf("%-12s %-10s %-12s %-13s %s\n", "shading", std::string(shading_request_name(shading)).c_str(),
-           std::string(shading_variant_name(shading)).c_str(), std::string(plan_source_name(shading.source)).c_str(),
-           shading.reason.c_str());
+    printf("%-12s %-10s %-12s %-18s %s\n", "shading", std::string(shading_request_name(shading)).c_str(),
+           std::string(shading_variant_name(shading)).c_str(),
+           source_text(shading.source, shading.measured_by, shading.measured_on).c_str(), shading.reason.c_str());
 
     printf("\n%-16s %-13s %s\n", "debug view", "stage", "variant / reason");
     for (ViewMode mode : {ViewMode::lane_id, ViewMode::first_last_lane, ViewMode::active_lanes})

@@ -8,7 +8,6 @@
 #include <fstream>
 
 #include "compare/chart.h"
-#include "compare/tuning.h"
 #include "app/image_io.h"
 #include "render/text_format.h"
 
@@ -126,26 +125,31 @@ std::string missing_timing(const CompareRun* run, const std::string& name, Timer
 // A pass whose subgroup path runs inside another pass (the quad mip, stored by the resolve pass's
 // fragment shader) has no time of its own there: its cost is what it adds to the host pass over
 // the same frame with the pass off, from the same run.
-PassRatio hosted_ratio(const std::vector<CompareRun>& runs, const PassInfo& pass) {
-    std::string name(pass.name), own(timer_info(pass.timer).key), host(timer_info(*pass.host_timer).key);
+PassRatio hosted_ratio(const std::vector<CompareRun>& runs, const PassInfo& pass, const std::string& fallback_run,
+                       const std::string& subgroup_run, const std::string& off_run, Timer host_timer) {
+    std::string own(timer_info(pass.timer).key), host(timer_info(host_timer).key);
     PassRatio r;
     r.key = pass.key;
     r.name = pass.name;
-    r.fallback_run = name + "-fallback";
-    r.subgroup_run = name + "-subgroup";
-    std::string off_run = name + "-off";
+    r.fallback_run = fallback_run;
+    r.subgroup_run = subgroup_run;
     r.measured_as = own + " pass median in " + r.fallback_run + " over the " + host + " pass median in " + r.subgroup_run +
                     " minus that in " + off_run;
     // The quad mip's host is the resolve pass's fragment shader; its fallback, a compute dispatch.
-    r.graphics_vs_compute = true;
+    r.graphics_vs_compute = host_timer != Timer::shade;
     const CompareRun* sg = find_run(runs, r.subgroup_run);
     const CompareRun* fb = find_run(runs, r.fallback_run);
     const CompareRun* off = find_run(runs, off_run);
-    r.reason = missing_timing(sg, r.subgroup_run, *pass.host_timer);
-    if (r.reason.empty()) r.reason = missing_timing(off, off_run, *pass.host_timer);
+    r.reason = missing_timing(sg, r.subgroup_run, host_timer);
+    if (r.reason.empty()) r.reason = missing_timing(off, off_run, host_timer);
     if (r.reason.empty()) r.reason = missing_timing(fb, r.fallback_run, pass.timer);
-    if (r.reason.empty()) finish_ratio(r, {fb, pass.timer}, {sg, *pass.host_timer, off});
+    if (r.reason.empty()) finish_ratio(r, {fb, pass.timer}, {sg, host_timer, off});
     return r;
+}
+
+PassRatio hosted_ratio(const std::vector<CompareRun>& runs, const PassInfo& pass) {
+    std::string name(pass.name);
+    return hosted_ratio(runs, pass, name + "-fallback", name + "-subgroup", name + "-off", *pass.host_timer);
 }
 
 PassRatio ratio_of(const std::vector<CompareRun>& runs, const PassInfo& pass) {
@@ -533,6 +537,8 @@ RgbaImage comparison_sheet(const Context& ctx, const Options& o, const Scene& sc
 
 size_t difference_cells() { return difference_pairs().size() + 1; }
 
+std::string interval_text(const PassRatio& r) { return format_interval(r); }
+
 SheetLayout compare_sheet_layout(uint32_t frame_width, uint32_t frame_height, size_t configurations) {
     SheetLayout probe = make_sheet_layout(frame_width, frame_height, 1, kCompareHeaderLines, kCompareLabelLines);
     return make_sheet_layout(frame_width, frame_height, difference_cells() + configurations, kCompareHeaderLines,
@@ -581,6 +587,28 @@ ShadingRatios compute_shading_ratios(const std::vector<CompareRun>& runs) {
     derivatives.subgroup_side = "quad-swap";
     derivatives.fallback_side = "analytic";
     return {shading, derivatives};
+}
+
+std::vector<CompareConfig> visibility_mip_rows() {
+    std::vector<CompareConfig> rows;
+    for (const CompareConfig& c : comparison_matrix())
+        if (c.name == "shading-visibility")
+            for (Request r : {Request::fallback, Request::off}) {
+                CompareConfig row = c;
+                row.name = "shading-visibility-mip-" + std::string(request_name(r));
+                row.requests[size_t(PassId::mip)] = r;
+                rows.push_back(row);
+            }
+    return rows;
+}
+
+PassRatio compute_visibility_mip_ratio(const std::vector<CompareRun>& runs) {
+    PassRatio r = hosted_ratio(runs, pass_info(PassId::mip), "shading-visibility-mip-fallback", "shading-visibility",
+                               "shading-visibility-mip-off", Timer::shade);
+    r.measured_as = "under visibility: mip pass median in shading-visibility-mip-fallback (compute downsample) over the "
+                    "shade pass median in shading-visibility (the shading pass writes the quad mip) minus that in "
+                    "shading-visibility-mip-off";
+    return r;
 }
 
 std::array<PassRatio, 2> compute_meshlet_ratios(const std::vector<CompareRun>& runs) {
@@ -645,7 +673,8 @@ void charge(CompareRun& run, const std::function<void()>& work) {
 }  // namespace
 
 CompareMethod render_in_rounds(const Context& ctx, const Scene& scene, const Options& options, std::vector<CompareRun>& runs,
-                               const std::function<void(const std::string&, bool)>& step) {
+                               const std::function<void(const std::string&, bool)>& step, double budget_s) {
+    auto started = std::chrono::steady_clock::now();
     CompareMethod method;
     method.warmup_frames = options.warmup;
     method.round_frames = round_sizes(options.frames - options.warmup);
@@ -674,6 +703,10 @@ CompareMethod render_in_rounds(const Context& ctx, const Scene& scene, const Opt
             Active& a = active[(r + k) % active.size()];
             charge(*a.run, [&] { a.headless->render(method.round_frames[r], r); });
         }
+        // Out of time: the rounds so far, at least kMinBudgetRounds (an interval needs several).
+        double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        if (budget_s > 0 && r + 1 >= kMinBudgetRounds && r + 1 < method.rounds() && elapsed > budget_s)
+            method.round_frames.resize(r + 1);
     }
     // Read back, one at a time, each renderer freed as soon as its timings are out.
     for (Active& a : active) {
@@ -829,39 +862,6 @@ CompareResult run_comparison(const Context& ctx, const Scene& scene, const Optio
     return c;
 }
 
-int run_compare(const Options& options) {
-    Context ctx;
-    create_context(ctx, context_options(options));
-    Scene scene = load_requested_scene(options);
-    check_device_limits(ctx, options, scene);
-
-    fprintf(stderr, "compare: %s, subgroup size %u, %ux%u, %llu triangles, %u lights, %u frames (%u warm-up)\n",
-            ctx.info.name.c_str(), ctx.subgroup.size, options.width, options.height,
-            (unsigned long long)scene.triangle_count(), options.lights, options.frames, options.warmup);
-    CompareResult c = run_comparison(ctx, scene, options, [](const CompareProgress& p) {
-        std::string eta = p.eta_s < 0 ? std::string("estimating") : "about " + std::to_string(int(std::ceil(p.eta_s))) + " s left";
-        fprintf(stderr, "[%zu/%zu] %-20s %s  (%.0f s elapsed, %s)\n", p.index, p.count, p.name.c_str(),
-                p.skipped ? "skipped" : "running", p.elapsed_s, eta.c_str());
-    });
-    for (const CompareRun& r : c.runs)
-        if (r.skipped) fprintf(stderr, "skipped %s: %s\n", r.config.name.c_str(), r.skip_reason.c_str());
-    for (const PassRatio& r : all_ratios(c)) {
-        if (r.ratio)
-            printf("%-12s speed-up %.2fx, 95%% interval %s: %s (fallback %s ms / subgroup %s ms)\n", r.key.c_str(), *r.ratio,
-                   format_interval(r).c_str(), std::string(verdict_name(r.verdict)).c_str(), format_ms(r.fallback_ms).c_str(),
-                   format_ms(r.subgroup_ms).c_str());
-        else
-            printf("%-12s no ratio: %s\n", r.key.c_str(), r.reason.c_str());
-    }
-    printf("%s\n", stage_probe_summary(c.probe).c_str());
-    // The verdicts are what tuned auto reads (compare/tuning.h): kept for this device and driver.
-    printf("tuning: wrote %s (auto takes the faster path where a verdict is faster or slower)\n",
-           save_tuning(ctx.info, "compare", options.width, options.height, c.ratios, c.shading_ratios).c_str());
-    printf("wrote the sheet %s, the chart %s, %s, %s and %zu screenshots\n", c.sheet.c_str(), c.chart.c_str(),
-           c.report_md.c_str(), c.report_json.c_str(),
-           c.runs.size() - std::count_if(c.runs.begin(), c.runs.end(), [](const CompareRun& r) { return r.skipped; }));
-    return 0;
-}
 
 CompareChart build_chart(const CompareResult& result) {
     CompareChart c;
@@ -920,139 +920,3 @@ std::vector<DifferencePair> difference_pairs() {
     return pairs;
 }
 
-namespace {
-
-// The pass rows --tune renders: each pass's subgroup and fallback, and its off where its subgroup
-// path is timed inside another pass (the quad mip's cost is the resolve pass's time over mip-off);
-// then the shading rows (forward, visibility with each derivative variant).
-std::vector<CompareConfig> tune_rows() {
-    std::vector<CompareConfig> rows;
-    for (const CompareConfig& c : comparison_matrix()) {
-        if (c.shading) rows.push_back(c);
-        for (const PassInfo& pass : kPasses) {
-            std::string prefix = std::string(pass.name) + "-";
-            if (c.geometry != Geometry::indexed || c.name.rfind(prefix, 0) != 0) continue;
-            std::string variant = c.name.substr(prefix.size());
-            if (variant == "subgroup" || variant == "fallback" || (variant == "off" && pass.host_timer)) rows.push_back(c);
-        }
-    }
-    return rows;
-}
-
-// Planned as --compare plans it (every row with the same --lod), with the tuning's winners if given.
-CompareRun planned(const Context& ctx, const CompareConfig& config, bool lod, const LoadedTuning* tuning = nullptr) {
-    CompareRun run;
-    run.config = config;
-    PlanRequest request = plan_request(config, lod);
-    set_measured(request, tuning);
-    try {
-        run.plan = make_plan(ctx.subgroup, ctx.features, request);
-    } catch (const UnsupportedRequest& e) {
-        run.skipped = true;
-        run.skip_reason = e.what();
-    }
-    return run;
-}
-
-void progress_line(const std::string& name, bool skipped) {
-    fprintf(stderr, "  %-22s %s\n", name.c_str(), skipped ? "skipped" : "");
-}
-
-const CompareRun* run_named(const std::vector<CompareRun>& runs, const std::string& name) {
-    for (const CompareRun& r : runs)
-        if (r.config.name == name && !r.skipped) return &r;
-    return nullptr;
-}
-
-}  // namespace
-
-int run_tune(const Options& options) {
-    namespace fs = std::filesystem;
-    Context ctx;
-    create_context(ctx, context_options(options));
-    Scene scene = load_requested_scene(options);
-    check_device_limits(ctx, options, scene);
-    fprintf(stderr, "tune: %s, %ux%u, %llu triangles, %u lights, %u frames (%u warm-up) per configuration\n",
-            ctx.info.name.c_str(), options.width, options.height, (unsigned long long)scene.triangle_count(), options.lights,
-            options.frames, options.warmup);
-    if (!options.out_dir.empty()) fs::create_directories(options.out_dir);
-
-    // 1. The pass rows, planned by capabilities alone (like --compare's), in rounds.
-    std::vector<CompareRun> runs;
-    for (const CompareConfig& c : tune_rows()) runs.push_back(planned(ctx, c, options.plan.lod));
-    render_in_rounds(ctx, scene, options, runs, progress_line);
-    PassRatios ratios = compute_ratios(runs);
-    ShadingRatios shading = compute_shading_ratios(runs);
-    std::string path = save_tuning(ctx.info, "tune", options.width, options.height, ratios, shading);
-    LoadedTuning tuning = load_tuning(ctx.info);  // read back: the check uses what auto will read
-    if (!tuning.ignored.empty()) throw std::runtime_error("the tuning file just written was ignored: " + tuning.ignored);
-
-    // 2. The check: tuned auto against the faster of all-subgroup and all-fallback, in rounds.
-    std::vector<CompareRun> check;
-    for (const CompareConfig& c : comparison_matrix())
-        if (c.name == "all-subgroup" || c.name == "all-fallback") check.push_back(planned(ctx, c, options.plan.lod));
-    check.push_back(planned(ctx, CompareConfig{"tuned-auto", {}}, options.plan.lod, &tuning));
-    render_in_rounds(ctx, scene, options, check, progress_line);
-    const CompareRun *sg = run_named(check, "all-subgroup"), *fb = run_named(check, "all-fallback");
-    std::string best = !fb || (sg && sg->result.timings[size_t(Timer::frame)].median <= fb->result.timings[size_t(Timer::frame)].median)
-                           ? "all-subgroup" : "all-fallback";
-    PassRatio verdict = timer_ratio(check, "tuned_auto", "tuned-auto", best, "tuned-auto", Timer::frame);
-
-    const Plan& tuned = check.back().plan;
-    auto measured = [](const PassRatio& r) {
-        return r.ratio ? fixed(*r.ratio, 2) + "x " + (r.ci95 ? "[" + fixed(r.ci95->lo, 3) + ", " + fixed(r.ci95->hi, 3) + "]" : "[none]") +
-                             " " + std::string(verdict_name(r.verdict))
-                       : "no ratio: " + r.reason;
-    };
-    for (const PassInfo& pass : kPasses)
-        printf("%-12s %-40s auto -> %s (%s)\n", std::string(pass.key).c_str(), measured(ratios[size_t(pass.id)]).c_str(),
-               std::string(variant_name(tuned[pass.id].variant)).c_str(), tuned[pass.id].reason.c_str());
-    // The shading line names the shading and visibility's derivatives auto now takes; the
-    // derivatives line the same (off: auto shades forward).
-    for (const PassRatio& r : shading)
-        printf("%-12s %-40s auto -> %s (%s)\n", r.key.c_str(), measured(r).c_str(),
-               (r.key == "shading" ? shading_variant_name(tuned.shading) : std::string(variant_name(tuned.shading.derivatives))).c_str(),
-               tuned.shading.reason.c_str());
-    printf("tuning: wrote %s\n", path.c_str());
-    if (verdict.ratio)
-        printf("check: %s frame %s ms, tuned auto %s ms: %s over tuned auto %.3fx, 95%% interval [%s, %s]: tuned auto is %s\n",
-               best.c_str(), format_ms(verdict.fallback_ms).c_str(), format_ms(verdict.subgroup_ms).c_str(), best.c_str(),
-               *verdict.ratio, verdict.ci95 ? fixed(verdict.ci95->lo, 3).c_str() : "-",
-               verdict.ci95 ? fixed(verdict.ci95->hi, 3).c_str() : "-",
-               verdict.verdict == Verdict::slower ? "SLOWER than the faster of all-subgroup and all-fallback"
-                                                  : "at least as fast as the faster of all-subgroup and all-fallback, within the interval");
-    else
-        printf("check: no ratio: %s\n", verdict.reason.c_str());
-
-    if (!options.out_dir.empty()) {
-        nlohmann::json frames = nlohmann::json::object();
-        for (const CompareRun& r : check)
-            frames[r.config.name] = r.skipped ? nlohmann::json(nullptr) : nlohmann::json(r.result.timings[size_t(Timer::frame)].median);
-        // Each row's medians (ms) per timer that ran in it: what the ratios of `tuning` divide, so a
-        // reader can check each ratio against the measurement it came from.
-        nlohmann::json rows = nlohmann::json::object();
-        for (const CompareRun& r : runs) {
-            nlohmann::json medians = nlohmann::json::object();
-            for (const TimerInfo& t : kTimers)
-                if (!r.skipped && r.result.ran[size_t(t.timer)]) medians[std::string(t.key)] = r.result.timings[size_t(t.timer)].median;
-            rows[r.config.name] = r.skipped ? nlohmann::json(nullptr) : medians;
-        }
-        nlohmann::json out = {
-            {"tuning_file", path},
-            {"rows", rows},
-            {"tuning", tuning_json(ctx.info, "tune", tuning.date, options.width, options.height, ratios, shading)},
-            {"check",
-             {{"frame_ms", frames},
-              {"faster_of_all", best},
-              {"ratio", verdict.ratio ? nlohmann::json(*verdict.ratio) : nlohmann::json(nullptr)},
-              {"ratio_ci95", verdict.ci95 ? nlohmann::json::array({bound_json(verdict.ci95->lo), bound_json(verdict.ci95->hi)}) : nlohmann::json(nullptr)},
-              {"verdict", verdict.ratio ? nlohmann::json(verdict_name(verdict.verdict)) : nlohmann::json(nullptr)},
-              {"meaning", "frame median of the faster of all-subgroup and all-fallback over that of tuned auto: "
-                          "faster or level means tuned auto is at least as fast within the interval"}}},
-            {"plan", plan_json(tuned)}};
-        std::string file = (fs::path(options.out_dir) / "tune.json").string();
-        std::ofstream(file) << out.dump(2) << "\n";
-        printf("wrote %s\n", file.c_str());
-    }
-    return 0;
-}

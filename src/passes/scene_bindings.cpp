@@ -4,10 +4,11 @@
 
 namespace {
 
+// Binding 3 is free (it held the single texture array before the scene's textures moved to set 1,
+// scene_textures.glsl): the numbers after it stay those of every shader that includes these.
 const LayoutDesc kSceneLayout = {
-    {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-     VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER},
-    VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0};
+    {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, kNoBinding},
+    VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0, true};
 
 // The forward pipelines: the scene's bindings, 4 the light lists (scene_bindings.glsl), then with
 // the quad mip 5 the mip as a storage image and 6 the edge list (quad_mip.glsl), then the
@@ -56,6 +57,6 @@ Descriptors scene_descriptors(const FrameContext& f) {
     d.buffer(0, f.uniforms, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER)
         .buffer(1, f.scene.draws)
         .buffer(2, f.lights)
-        .sampled_image(3, f.scene.textures.view, f.scene.sampler);
+        .textures(f.scene.texture_set);
     return d;
 }

@@ -21,6 +21,7 @@
 #include "passes/light_cull_pass.h"
 #include "scene/lod.h"
 #include "passes/ray_trace_pass.h"
+#include "render/gpu_scene.h"
 
 uint64_t lod_index_bytes(const Scene& scene) {
     uint64_t bytes = 0;
@@ -159,6 +160,8 @@ HeadlessRun::HeadlessRun(const Context& ctx, const Scene& scene, const Options& 
     VK_CHECK(vkCreateFence(ctx.device, &fence_info, nullptr, &fence_));
 
     result_.triangles_in = renderer_->gpu_scene().triangle_count;
+    result_.texture_bytes = renderer_->gpu_scene().texture_bytes;
+    result_.texture_ms = renderer_->gpu_scene().texture_ms;
     if (const MeshletPass* m = renderer_->meshlets()) {
         result_.meshlets = m->meshlets().meshlets.size();
         result_.meshlet_build_ms = m->meshlets().build_ms;

@@ -27,6 +27,8 @@ struct RunResult {
     uint64_t base_meshlet_bytes = 0, lod_meshlet_bytes = 0;  // their GPU bytes: level 0, the coarser levels
     double meshlet_build_ms = 0.0;  // and the host time it took  // the instrumented frame's counters: light_atomics, the light loop's trips
     uint64_t triangles_in = 0;
+    uint64_t texture_bytes = 0;  // every texture's mip chain on the GPU (render/gpu_scene.h)
+    double texture_ms = 0.0;     // host time of building the chains and uploading them
     ExposureState exposure{};  // after the last frame (exposure_pass.h)
     std::string screenshot;  // path written, or empty
     std::string mip;

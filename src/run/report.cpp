@@ -19,6 +19,7 @@
 #include "render/exposure_reference.h"
 #include "render/mip_reference.h"
 #include "render/tonemap.h"
+#include "render/gpu_scene.h"
 #include "scene/lod.h"
 
 nlohmann::json device_json(const Context& ctx) {
@@ -41,11 +42,15 @@ nlohmann::json subgroup_json(const Context& ctx) {
             {"forced_size", ctx.subgroup_size ? nlohmann::json(ctx.subgroup_size) : nlohmann::json(nullptr)}};
 }
 
+static nlohmann::json measured_by_json(const std::string& by) { return by.empty() ? nlohmann::json(nullptr) : nlohmann::json(by); }
+
 static nlohmann::json pass_json(const PassPlan& p) {
     return {{"requested", request_name(p.requested)},
             {"variant", variant_name(p.variant)},
             {"reason", p.reason},
-            {"source", plan_source_name(p.source)}};
+            {"source", plan_source_name(p.source)},
+            {"measured_by", measured_by_json(p.measured_by)},
+            {"measured_on", measured_by_json(p.measured_on)}};
 }
 
 nlohmann::json plan_json(const Plan& plan) {
@@ -60,8 +65,11 @@ nlohmann::json plan_json(const Plan& plan) {
                     {"derivatives", variant_name(plan.shading.derivatives)},
                     {"derivatives_requested", request_name(plan.shading.derivatives_requested)},
                     {"light_loop", variant_name(plan.shading.light_loop)},
+                    {"quad_mip", plan.shading.quad_mip},
                     {"reason", plan.shading.reason},
-                    {"source", plan_source_name(plan.shading.source)}};
+                    {"source", plan_source_name(plan.shading.source)},
+                    {"measured_by", measured_by_json(plan.shading.measured_by)},
+                    {"measured_on", measured_by_json(plan.shading.measured_on)}};
     j["view"] = {{"mode", view_mode_name(plan.view.mode)},
                  {"stage", stage_name(plan.view.stage)},
                  {"variant", variant_name(plan.view.variant)},
@@ -154,6 +162,11 @@ nlohmann::json report_json(const Context& ctx, const Options& options, const Pla
           {"draws", scene.instances.size()},
           {"lights", options.lights},
           {"textures", scene.textures.size()},
+          // Every texture at its own size with its full mip chain (docs/scenes.md, "Textures"): GPU
+          // bytes, and the host time of building the chains and uploading them.
+          {"texture_bytes", r.texture_bytes},
+          {"texture_ms", r.texture_ms},
+          {"texture_anisotropy", sampler_anisotropy(ctx)},
           {"geometry", geometry_name(plan.geometry)},
           {"camera", camera_view_name(options.camera)},
           // Meshlets of the unique meshes (built once, shared by --instances copies), and the
