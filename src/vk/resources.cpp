@@ -251,7 +251,7 @@ Image create_image(const Context& ctx, VkExtent2D extent, VkFormat format, VkIma
     img.extent = extent;
     img.layers = layers;
     img.levels = levels;
-    // Every format the renderer uses is 4 bytes a texel, but HDR and visibility (8); every level counted.
+    // Every format the renderer uses is 4 bytes a texel, but HDR and visibility (8); every level counts.
     VkDeviceSize texel = format == VK_FORMAT_R16G16B16A16_SFLOAT || format == VK_FORMAT_R32G32_UINT ? 8 : 4;
     VkDeviceSize texels = 0;
     for (uint32_t l = 0; l < levels; ++l)
@@ -271,7 +271,7 @@ Image create_image(const Context& ctx, VkExtent2D extent, VkFormat format, VkIma
     info.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
     VkDeviceSize allocated = 0;
     VkResult created = vkCreateImage(ctx.device, &info, nullptr, &img.image);
-    img.memory = bind_new_memory(ctx, created, img.image, texels * texel, MemoryKind::device_local, name, allocated);
+    img.memory = bind_new_memory(ctx, created, img.image, texels * 4, MemoryKind::device_local, name, allocated);
 
     bool depth = format == VK_FORMAT_D32_SFLOAT;
     VkImageViewCreateInfo view{VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO};
