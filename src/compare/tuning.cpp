@@ -455,8 +455,18 @@ int run_tune(const Options& options) {
         nlohmann::json frames = nlohmann::json::object();
         for (const CompareRun& r : check)
             frames[r.config.name] = r.skipped ? nlohmann::json(nullptr) : nlohmann::json(r.result.timings[size_t(Timer::frame)].median);
+        // Each row's medians (ms) per timer that ran in it: what the ratios of `tuning` divide, so a
+        // reader can check each ratio against the measurement it came from.
+        nlohmann::json rows = nlohmann::json::object();
+        for (const CompareRun& r : runs) {
+            nlohmann::json medians = nlohmann::json::object();
+            for (const TimerInfo& t : kTimers)
+                if (!r.skipped && r.result.ran[size_t(t.timer)]) medians[std::string(t.key)] = r.result.timings[size_t(t.timer)].median;
+            rows[r.config.name] = r.skipped ? nlohmann::json(nullptr) : medians;
+        }
         nlohmann::json out = {
             {"tuning_file", path},
+            {"rows", rows},
             {"tuning", tuning_json(ctx.info, "tune", tuning.date, options.width, options.height, ratios, shading, visibility_mip)},
             {"quick", !quick_gap ? nlohmann::json(nullptr)
                                  : nlohmann::json{{"date", before.date},

@@ -4,6 +4,7 @@
 // and old-format files are ignored with one line.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -53,6 +54,48 @@ int count_of(const std::string& text, const std::string& needle) {
     return n;
 }
 
+// One stored entry against the tune's own medians: its ratio is the fallback side's median over
+// the subgroup side's, and its word is what its interval says (faster: above 1, slower: below 1).
+void check_entry(const nlohmann::json& entry, double fallback_ms, double subgroup_ms, const std::string& what) {
+    SCOPED_TRACE(what + ": " + entry.dump());
+    ASSERT_TRUE(entry["ratio"].is_number());
+    EXPECT_NEAR(entry["ratio"].get<double>(), fallback_ms / subgroup_ms, 1e-9 * fallback_ms / subgroup_ms)
+        << fallback_ms << " ms over " << subgroup_ms << " ms";
+    const nlohmann::json& ci = entry["ratio_ci95"];
+    ASSERT_TRUE(ci.is_array());
+    bool above = ci[0].is_number() && ci[0].get<double>() > 1.0, below = ci[1].is_number() && ci[1].get<double>() < 1.0;
+    EXPECT_EQ(entry["verdict"], std::string(above ? "faster" : below ? "slower" : "level")) << "the word its interval gives";
+}
+
+// The tuning file's ratios are the tune's medians divided as docs/benchmarks.md defines them (from
+// tune.json's rows, the measurement itself, not the file): shading is shading-forward's frame over
+// shading-visibility's, derivatives the shade pass of shading-visibility-fallback (analytic) over
+// shading-visibility's (quad swaps), each pass with a timer of its own its fallback row over its
+// subgroup row. Ratios or verdicts written under the wrong key fail here.
+void check_ratios_against_medians(const nlohmann::json& file, const nlohmann::json& rows) {
+    ASSERT_TRUE(rows.is_object()) << "tune.json has no rows";
+    auto median = [&](const std::string& row, const char* timer) {
+        EXPECT_TRUE(rows[row].is_object() && rows[row][timer].is_number()) << row << " " << timer << ": " << rows.dump();
+        return rows[row].is_object() && rows[row][timer].is_number() ? rows[row][timer].get<double>() : NAN;
+    };
+    // lavapipe runs both derivative variants, so the visibility side is shading-visibility.
+    check_entry(file["visibility"]["shading"], median("shading-forward", "frame"), median("shading-visibility", "frame"),
+                "shading");
+    check_entry(file["visibility"]["derivatives"], median("shading-visibility-fallback", "shade"),
+                median("shading-visibility", "shade"), "derivatives");
+    int own = 0;
+    for (const PassInfo& pass : kPasses) {
+        std::string timer(timer_info(pass.timer).key), name(pass.name);
+        const nlohmann::json& sg = rows[name + "-subgroup"];
+        if (pass.host_timer || !sg.is_object() || !sg.contains(timer) || !file["passes"][std::string(pass.key)]["ratio"].is_number())
+            continue;
+        check_entry(file["passes"][std::string(pass.key)], median(name + "-fallback", timer.c_str()), median(name + "-subgroup", timer.c_str()),
+                    name);
+        ++own;
+    }
+    EXPECT_GE(own, 3) << "cull, light culling and exposure at least have timers of their own: " << rows.dump();
+}
+
 TEST(Tune, InfoShowsMeasuredChoicesAfterATuneAndNoneWithNoTuning) {
     REQUIRE_DRAWING();
     fresh_cache("cache");
@@ -67,9 +110,9 @@ TEST(Tune, InfoShowsMeasuredChoicesAfterATuneAndNoneWithNoTuning) {
     ASSERT_EQ(first.exit_code, 0) << first.output;
     ASSERT_NE(first.output.find("stored as a quick verdict"), std::string::npos) << first.output;
     InfoPlan tuned;
-    std::string tunes;
+    std::string tunes, out = test_dir("tune-out");
     for (int attempt = 1; attempt <= 3 && tuned.measured.empty(); ++attempt) {
-        DemoRun tune = run_demo({"--tune", "--size", "96x54", "--frames", "12", "--warmup", "2", "--lights", "16"});
+        DemoRun tune = run_demo({"--tune", "--size", "96x54", "--frames", "12", "--warmup", "2", "--lights", "16", "--out", out});
         ASSERT_EQ(tune.exit_code, 0) << tune.output;
         EXPECT_NE(tune.output.find("tuning: wrote "), std::string::npos) << tune.output;
         EXPECT_NE(tune.output.find("check: "), std::string::npos) << tune.output;
@@ -95,6 +138,7 @@ TEST(Tune, InfoShowsMeasuredChoicesAfterATuneAndNoneWithNoTuning) {
     nlohmann::json file = read_json(tuning_path(test_context().info));
     for (const char* key : {"shading", "derivatives"})
         EXPECT_TRUE(file["visibility"][key]["ratio"].is_number()) << key << ": " << file["visibility"].dump();
+    check_ratios_against_medians(file, read_json(out + "/tune.json")["rows"]);
     // The quad mip's cost is what it adds to the shade pass: on a loaded lavapipe it can sink into
     // the noise (no ratio then), but its entry always comes from the visibility rows.
     const nlohmann::json& vis_mip = file["visibility"]["mip"];
