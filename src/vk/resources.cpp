@@ -248,25 +248,15 @@ Image create_image(const Context& ctx, VkExtent2D extent, VkFormat format, VkIma
     Image img;
     img.device = ctx.device;
     img.format = format;
-<<<<<<< HEAD
-    img.extent = extent;
-    img.layers = layers;
-    // Every format the renderer uses is 4 bytes a texel, but HDR and visibility (8).
-    VkDeviceSize texel = format == VK_FORMAT_R16G16B16A16_SFLOAT || format == VK_FORMAT_R32G32_UINT ? 8 : 4;
-    VkDeviceSize texels = VkDeviceSize(extent.width) * extent.height * layers;
-    log_allocation(name, texels * texel, true);
-=======
-    if (g_allocation_log) {  // every format the renderer uses is 4 bytes a texel, but HDR and visibility (8)
-        VkDeviceSize texel = format == VK_FORMAT_R16G16B16A16_SFLOAT || format == VK_FORMAT_R32G32_UINT ? 8 : 4;
-        VkDeviceSize texels = 0;
-        for (uint32_t l = 0; l < levels; ++l)
-            texels += VkDeviceSize(std::max(1u, extent.width >> l)) * std::max(1u, extent.height >> l);
-        g_allocation_log->push_back({name, texels * texel * layers, true});
-    }
     img.extent = extent;
     img.layers = layers;
     img.levels = levels;
->>>>>>> materials
+    // Every format the renderer uses is 4 bytes a texel, but HDR and visibility (8); every level counts.
+    VkDeviceSize texel = format == VK_FORMAT_R16G16B16A16_SFLOAT || format == VK_FORMAT_R32G32_UINT ? 8 : 4;
+    VkDeviceSize texels = 0;
+    for (uint32_t l = 0; l < levels; ++l)
+        texels += VkDeviceSize(std::max(1u, extent.width >> l)) * std::max(1u, extent.height >> l);
+    log_allocation(name, texels * texel * layers, true);
     VkImageCreateInfo info{VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO};
     info.imageType = VK_IMAGE_TYPE_2D;
     info.format = format;
