@@ -552,3 +552,5 @@ void ray_trace_frame_allocations(const AllocationQuery& q, std::vector<PlannedAl
     out.push_back({"ray trace instances", (q.scene.instances.size() + 1) * sizeof(VkAccelerationStructureInstanceKHR),
                    AllocationKind::buffer});
 }
+
+std::unique_ptr<PassUnit> create_ray_trace_unit(const UnitSetup& s) { return make_unit<RayTracePass>(s.ctx, s.scene, s.lights); }

@@ -2,7 +2,7 @@
 #include "vk/fault_injection.h"
 #include "vk/pipeline_stats.h"
 #include "vk/shader_cache.h"
-#include "plan/plan.h"  // the stage table (kStages), UnsupportedRequest
+#include "passes/pass_table.h"  // the stage table (kStages), UnsupportedRequest
 
 #include <algorithm>
 #include <atomic>

@@ -256,7 +256,8 @@ Image create_image(const Context& ctx, VkExtent2D extent, VkFormat format, VkIma
     VkDeviceSize texels = 0;
     for (uint32_t l = 0; l < levels; ++l)
         texels += VkDeviceSize(std::max(1u, extent.width >> l)) * std::max(1u, extent.height >> l);
-    log_allocation(name, texels * texel * layers, true);
+    texels *= layers;
+    log_allocation(name, texels * texel, true);
     VkImageCreateInfo info{VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO};
     info.imageType = VK_IMAGE_TYPE_2D;
     info.format = format;
