@@ -29,7 +29,8 @@
 #include "window/hud.h"
 #include "app/image_io.h"
 #include "window/present.h"
-#include "app/run.h"
+#include "run/headless.h"
+#include "run/report.h"
 #include "app/soak.h"
 #include "window/swapchain.h"
 
@@ -311,6 +312,7 @@ private:
         log_line("window: " + hud_.tuning);
         if (wait_while_minimised() && (swapchain_.swapchain || recreate_swapchain())) draw_frame(0.0);
         vkDeviceWaitIdle(ctx_.device);
+        frame_count_ = 0;  // the frame that said so is not one of the run's (--soak-frames counts from here)
         tuning_ = quick_tune(ctx_, scene_, options_);
         PlanRequest request = request_;
         set_measured(request, tuning_.usable() ? &tuning_ : nullptr);
