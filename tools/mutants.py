@@ -20,8 +20,9 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 MUTANTS = {
     "shade-per-lane-loop-magenta": (
         "shaders/visibility_shade.comp",
-        "        color = vec4(shaded, 1.0);\n",
-        "        color = vec4(shaded, 1.0);\n#ifndef LIGHT_LOOP_SUBGROUP\n        color = vec4(1.0, 0.0, 1.0, 1.0);\n#endif\n",
+        "        color = vec4(shaded + material.emissive, 1.0);\n",
+        "        color = vec4(shaded + material.emissive, 1.0);\n#ifndef LIGHT_LOOP_SUBGROUP\n"
+        "        color = vec4(1.0, 0.0, 1.0, 1.0);\n#endif\n",
         r"^Visibility\.BundledSceneMatchesForward",
     ),
     "light-list-of-the-tile-to-the-right": (
