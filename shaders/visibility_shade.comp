@@ -58,13 +58,10 @@
 
 layout(local_size_x = 128) in;
 
-// After shading.glsl's bindings 0..6 (scene, light lists, loop counters, ray-traced image).
+// After shading.glsl's bindings 0..6 (scene, light lists, loop counters, ray-traced image): 7 the
+// scene's vertices, 8..11 visibility_surface.glsl's (drawn indices, the two indirect commands, the
+// visibility image), 12 the HDR target.
 layout(set = 0, binding = 7, std430) readonly buffer Vertices { float vertex_data[]; };  // scene.h's Vertex: 8 floats
-layout(set = 0, binding = 8, std430) readonly buffer Indices { uint indices[]; };        // what the pre-pass drew
-// VkDrawIndexedIndirectCommand per draw (5 words): the pre-pass's, and occlusion phase 2's late draw's.
-layout(set = 0, binding = 9, std430) readonly buffer Indirect { uint indirect[]; };
-layout(set = 0, binding = 10, std430) readonly buffer LateIndirect { uint late_indirect[]; };
-layout(set = 0, binding = 11) uniform utexture2D visibility_image;  // texelFetch: no sampler
 layout(set = 0, binding = 12, rgba16f) writeonly uniform image2D hdr_image;
 #ifdef SHADE_QUAD_MIP
 layout(set = 0, binding = 13, rgba16f) writeonly uniform image2D mip_image;  // floor(W/2) x floor(H/2)
@@ -73,88 +70,21 @@ layout(set = 0, binding = 13, rgba16f) writeonly uniform image2D mip_image;  // 
 layout(set = 0, binding = 16, rgba8) uniform image2D view_frame;
 #endif
 
-const uint kNoTriangle = 0xffffffffu;  // the visibility image's clear (scene_pass.cpp)
-const uint kLateBit = 0x80000000u;     // visibility.frag: drawn by occlusion phase 2's late draw
 // Forward's clear colour (scene_pass.cpp kClearColor): where no triangle covers the pixel.
 const vec4 kClearColor = vec4(0.00390625, 0.0048828125, 0.0068359375, 1.0);
 // Tests only (push flag after shading.glsl's): write the uv derivatives taken instead of a colour.
 const uint kShadeDerivatives = 8u;
 
-struct Triangle {
-    uint draw;
-    vec4 clip[3];
-    vec3 world[3];
-    vec3 normal[3];
-    vec2 uv[3];
-    mat3 to_weights;  // inverse of the clip-space (x, y, w) columns: perspective-correct weights
-};
-
 #ifdef VISIBILITY_MESHLET
-// The meshlet path (docs/visibility.md, "The meshlet path"): the id names the draw, the meshlet and
-// the triangle's index in it (meshlet.glsl's meshlet_triangle_id); the vertices come from the
-// meshlet's own arrays (bindings 17 and up, MeshletPass) and are transformed with the mesh shaders'
-// `precise` math (meshlet_clip, meshlet_forward.mesh), so the clip positions are the rasterizer's.
-// Whichever occlusion phase drew the triangle, its name is the same: the late bit is not needed.
-#define MESHLET_BINDING 17  // after this pass's own, the views' 14..16 included (visibility_pass.cpp)
+// The meshlet path's arrays (bindings 17 and up, MeshletPass): after this pass's own, the views'
+// 14..16 included (visibility_pass.cpp).
+#define MESHLET_BINDING 17
 #include "meshlet.glsl"
-
-Triangle fetch_triangle(uvec2 ids) {
-    Triangle t;
-    t.draw = ids.x & ~kLateBit;
-    Meshlet m = meshlets[ids.y >> kMeshletTriangleBits];
-    uint packed = triangles[m.triangle_offset + (ids.y & ((1u << kMeshletTriangleBits) - 1u))];
-    DrawData draw = draws[t.draw];
-    for (uint i = 0u; i < 3u; ++i) {
-        uint v = m.vertex_offset + ((packed >> (8u * i)) & 0xffu);
-        precise vec4 world = draw.model * vec4(meshlet_position(v), 1.0);
-        precise vec4 clip = frame.view_proj * world;
-        t.clip[i] = clip;
-        t.world[i] = world.xyz;
-        uint a = v * 5u;  // normal, uv
-        t.normal[i] = mat3(draw.normal_matrix) * vec3(attributes[a], attributes[a + 1u], attributes[a + 2u]);
-        t.uv[i] = vec2(attributes[a + 3u], attributes[a + 4u]);
-    }
-    t.to_weights = inverse(mat3(t.clip[0].xyw, t.clip[1].xyw, t.clip[2].xyw));  // as below
-    return t;
-}
-#else
-vec3 vertex_vec3(uint v, uint at) { return vec3(vertex_data[v * 8u + at], vertex_data[v * 8u + at + 1u], vertex_data[v * 8u + at + 2u]); }
-
-Triangle fetch_triangle(uvec2 ids) {
-    Triangle t;
-    t.draw = ids.x & ~kLateBit;
-    uint command = t.draw * 5u;
-    bool late = (ids.x & kLateBit) != 0u;
-    uint first_index = late ? late_indirect[command + 2u] : indirect[command + 2u];
-    int vertex_offset = int(late ? late_indirect[command + 3u] : indirect[command + 3u]);
-    DrawData draw = draws[t.draw];
-    for (uint i = 0u; i < 3u; ++i) {
-        uint v = uint(int(indices[first_index + 3u * ids.y + i]) + vertex_offset);
-        // scene.vert's transform, `precise` as there: the same clip positions the rasterizer had.
-        precise vec4 world = draw.model * vec4(vertex_vec3(v, 0u), 1.0);
-        precise vec4 clip = frame.view_proj * world;
-        t.clip[i] = clip;
-        t.world[i] = world.xyz;
-        t.normal[i] = mat3(draw.normal_matrix) * vertex_vec3(v, 3u);
-        t.uv[i] = vec2(vertex_data[v * 8u + 6u], vertex_data[v * 8u + 7u]);
-    }
-    // A point of the triangle with perspective-correct barycentrics b has clip position sum b_i c_i;
-    // it projects to the pixel p (NDC) iff (x, y, w) of that sum is w (p, 1). So b is proportional
-    // to M^-1 (p, 1), M the matrix of the vertices' (x, y, w) columns, and sums to 1.
-    t.to_weights = inverse(mat3(t.clip[0].xyw, t.clip[1].xyw, t.clip[2].xyw));
-    return t;
-}
 #endif
-
-// Perspective-correct barycentrics of the pixel centre `pixel` (may lie outside the triangle: a
-// fragment quad's helper lanes extrapolate the same way).
-vec3 weights_at(Triangle t, vec2 pixel) {
-    vec2 ndc = (pixel + 0.5) / vec2(frame.sizes.xy) * 2.0 - 1.0;
-    vec3 k = t.to_weights * vec3(ndc, 1.0);
-    return k / (k.x + k.y + k.z);
-}
-
-vec2 uv_at(Triangle t, vec3 b) { return b.x * t.uv[0] + b.y * t.uv[1] + b.z * t.uv[2]; }
+// The pixel's triangle and the rasterizer's interpolation of it, shared with the ray tracer's
+// ray generation (which starts its rays from the same surface).
+#define VISIBILITY_SURFACE_BINDING 8
+#include "visibility_surface.glsl"
 
 // lane: the lane's number (0..127) in the numbering that makes lanes 4q..4q+3 a quad.
 uint lane_number() {
@@ -174,14 +104,15 @@ void main() {
     uvec2 pixel = quad_tile_pixel(lane);
     uvec2 quad_origin = pixel & ~uvec2(1u);  // the quad's top-left pixel: quads start at even coordinates
     bool inside = all(lessThan(pixel, frame.sizes.xy));
-    uvec2 ids = inside ? texelFetch(visibility_image, ivec2(pixel), 0).xy : uvec2(kNoTriangle);
-    bool covered = ids.x != kNoTriangle;
+    VisibleTriangle id = inside ? visibility_at(ivec2(pixel)) : VisibleTriangle(false, 0u, false, 0u, uvec2(kNoTriangle));
+    bool covered = id.covered;
+    uvec2 ids = id.name;
 
     Triangle t;
     vec3 b = vec3(0.0);
     vec2 uv = vec2(0.0);
     if (covered) {
-        t = fetch_triangle(ids);
+        t = fetch_triangle(id);
         b = weights_at(t, vec2(pixel));
         uv = uv_at(t, b);
     }
@@ -207,10 +138,10 @@ void main() {
         DrawData draw = draws[t.draw];
         vec4 texel = textureGrad(base_color_textures, vec3(uv, float(draw.texture_layer)), uv_dx, uv_dy);
         vec3 albedo = srgb_decode(texel.rgb) * draw.base_color.rgb;
-        vec3 world = b.x * t.world[0] + b.y * t.world[1] + b.z * t.world[2];
+        vec3 world = world_at(t, b);
         // The pipelines cull back faces: every triangle in the image faces the camera (forward's
         // gl_FrontFacing is always true).
-        vec3 normal = normalize(b.x * t.normal[0] + b.y * t.normal[1] + b.z * t.normal[2]);
+        vec3 normal = normal_at(t, b);
         vec4 traced = ray_traced_light(ivec2(pixel));
         vec3 shaded = ambient_and_sun(albedo, normal, traced.x);
         shaded += shade_point_lights(pixel, albedo, world, normal);

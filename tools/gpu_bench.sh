@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The GPU benchmarks of docs/benchmarks.md, batched so one device call runs a whole group.
-# Usage: tools/gpu_bench.sh OUTDIR GROUP...   GROUP: cull | lights | mip | compare | views
+# Usage: tools/gpu_bench.sh OUTDIR GROUP...   GROUP: cull | lights | mip | compare | views | rays
 # Every run is headless with timestamps; reports (the contract's JSON) land in OUTDIR/<group>/, and
 # docs/benchmarks.md quotes their timings_ms medians.
 set -uo pipefail
@@ -43,6 +43,52 @@ for group in "$@"; do
       $demo --headless --size 960x540 --frames 2 --warmup 1 --view lane-id --view-stage $stage --mask-stages $stage \
         --screenshot "$out/views/masked-$stage.png" > /dev/null
     done ;;
+  rays)  # docs/ray-tracing.md: the ray tracer on the visibility path (no primary rays), subgroup against fallback
+    # Per size: the pass's time, rays per second per kind and per-stage invocations in each report
+    # (counters.ray_trace), the images and ray dumps of the two variants compared byte for byte,
+    # the forward path (primary rays kept) beside it, then --compare's ray-trace rows for the
+    # subgroup / fallback ratio with its 95% interval (ratio_details.ray_trace).
+    for size in "${sizes[@]}"; do
+      for shading in visibility forward; do for rt in subgroup fallback off; do
+        name=rays-$size-$shading-$rt
+        $demo --headless --size $size --instances 5 --lights 4096 --shading $shading --ray-trace $rt --frames 200 --warmup 30 \
+          --report "$out/rays/$name.json" --screenshot "$out/rays/$name.png" \
+          $([ $rt != off ] && echo --ray-dump "$out/rays/$name-dump.png") > /dev/null || echo "FAILED: $name"
+      done
+      cmp -s "$out/rays/rays-$size-$shading-subgroup.png" "$out/rays/rays-$size-$shading-fallback.png" && \
+        cmp -s "$out/rays/rays-$size-$shading-subgroup-dump.png" "$out/rays/rays-$size-$shading-fallback-dump.png" && \
+        echo "rays $size $shading: subgroup and fallback frames and ray dumps identical"
+      done
+      python3 - "$out/rays" "$size" <<'PY'
+import json, sys
+d, size = sys.argv[1], sys.argv[2]
+for shading in ("visibility", "forward"):
+    runs = {v: json.load(open(f"{d}/rays-{size}-{shading}-{v}.json")) for v in ("subgroup", "fallback", "off")}
+    for v in ("subgroup", "fallback"):
+        r, c = runs[v], runs[v]["counters"]["ray_trace"]
+        rps = c["rays_per_second"] or {}
+        print(f"{size} {shading} {v}: ray_trace {r['timings_ms']['ray_trace']['median']:.3f} ms, frame {r['timings_ms']['frame']['median']:.3f} ms"
+              f" (off {runs['off']['timings_ms']['frame']['median']:.3f}); rays {c['rays']}; rays/s "
+              + ", ".join(f"{k} {rps.get(k, 0) / 1e9:.2f} G" for k in ("primary", "shadow", "reflection", "total")))
+        print("   invocations " + ", ".join(f"{k} {s['invocations']}" + (f" ({s['lanes_per_subgroup']:.1f} lanes/subgroup)" if 'lanes_per_subgroup' in s else "")
+                                        for k, s in c["stages"].items()))
+    same = all(runs["subgroup"]["counters"]["ray_trace"][k] == runs["fallback"]["counters"]["ray_trace"][k] for k in ("rays", "any_hit_rejections"))
+    print(f"   subgroup and fallback rays and rejections equal: {same}")
+PY
+      # (The comparison's ray-trace rows shade with `auto`: its shading column says which path they took.)
+      $demo --compare --out "$out/rays/compare-$size" --size $size --instances 5 --lights 4096 \
+        --frames 120 --warmup 20 > /dev/null
+      python3 -c "import json,sys; r=json.load(open(sys.argv[1])); d=r['ratio_details'].get('ray_trace'); print('$size ray_trace fallback/subgroup', r['ratios'].get('ray_trace'), d)" \
+        "$out/rays/compare-$size/report.json"
+      grep '^| ray_trace ' "$out/rays/compare-$size/report.md"
+    done
+    # The six stages' views on the visibility path, validation on (both geometry paths).
+    for geometry in indexed meshlet; do for stage in raygen any-hit closest-hit miss intersection callable; do
+      $demo --headless --size 960x540 --frames 2 --warmup 1 --validate --shading visibility --geometry $geometry \
+        --view lane-id --view-stage $stage --screenshot "$out/rays/view-$geometry-$stage.png" \
+        --report "$out/rays/view-$geometry-$stage.json" > "$out/rays/view-$geometry-$stage.log" 2>&1 || echo "FAILED: view $geometry $stage"
+      grep -c "Validation" "$out/rays/view-$geometry-$stage.log" | sed "s/^/view $geometry $stage validation lines: /"
+    done; done ;;
   *) echo "unknown group $group"; exit 2 ;;
   esac
   echo "done: $group"

@@ -173,6 +173,7 @@ void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_i
                    frame_index, config_.lights, instrument, &overlay_};
     f.light_loop_split_tiles = config_.light_loop_split_tiles;
     f.test_derivatives = config_.test_forward_output == ForwardTestOutput::derivatives;
+    f.test_camera_rays = config_.test_camera_rays;
     f.exposure_state = &unit<ExposurePass>(PassId::exposure).state;
     f.meshlets = meshlets_.get();
     f.view_sizes = view_sizes_;
@@ -246,8 +247,10 @@ void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_i
     // With --mip forward, forward also writes the mip, and appends to the mip pass's edge list.
     f.mip_edges = &unit<MipPass>(PassId::mip).edges;
     f.mip_edge_capacity = unit<MipPass>(PassId::mip).edge_capacity;
-    // The shading pass's own debug view runs it again after the frame: the merge waits for it too.
-    const bool merge_after_view = merge_after_shading && visibility_pass_.draws_view(config_.plan);
+    // The shading pass's own debug view runs it again after the frame, and a view in a ray-tracing
+    // stage traces the frame's rays again from the visibility image: the merge waits for them too.
+    const bool merge_after_view = merge_after_shading && (visibility_pass_.draws_view(config_.plan) ||
+                                                          (bit(config_.plan.view.stage) & kRayTracingStages));
     if (visibility) {
         visibility_pass_.record(f);
         // Forward's list (the debug views draw it, the cull dump reads it): phase 1's and the late
