@@ -40,10 +40,14 @@ struct PlaneSides {
     bvec3 high;  // clearly outside x = w (right), y = w (bottom), z = w (near)
 };
 
+// `precise` here and in every test below: cull.comp's look-back fallback recounts a predecessor's
+// survivors with a second inlined copy of these tests, which must give the same verdict bit for bit;
+// without it a compiler may fuse a multiply-add in one copy and not in the other.
 PlaneSides outside_planes(vec4 v, float eps) {
-    vec3 margin = vec3(-eps * abs(v.w));
-    return PlaneSides(lessThan(vec3(v.w + v.x, v.w + v.y, v.z), margin),
-                      lessThan(vec3(v.w - v.x, v.w - v.y, v.w - v.z), margin));
+    precise vec3 margin = vec3(-eps * abs(v.w));
+    precise vec3 low = vec3(v.w + v.x, v.w + v.y, v.z);
+    precise vec3 high = vec3(v.w - v.x, v.w - v.y, v.w - v.z);
+    return PlaneSides(lessThan(low, margin), lessThan(high, margin));
 }
 
 bvec3 and3(bvec3 a, bvec3 b, bvec3 c) { return bvec3(uvec3(a) & uvec3(b) & uvec3(c)); }
@@ -55,8 +59,9 @@ bool outside_one_plane(vec4 a, vec4 b, vec4 c, float eps) {
 
 // Clearly between the near and far planes (so w > 0): the clipper leaves such a vertex alone.
 bool inside_depth_range(vec4 v, float eps) {
-    float margin = eps * abs(v.w);
-    return all(bvec3(v.w > 0.0, v.z >= margin, v.w - v.z >= margin));
+    precise float margin = eps * abs(v.w);
+    precise float to_near = v.w - v.z;
+    return all(bvec3(v.w > 0.0, v.z >= margin, to_near >= margin));
 }
 
 // Framebuffer position of a vertex with w > 0 (the viewport transform of the depth pass).

@@ -51,15 +51,19 @@ vec3 shade() {
 #if defined(FORWARD_IDS)
 // Tests only (RendererConfig::test_forward_output): instead of a colour, which triangle forward drew
 // here, (draw, gl_PrimitiveID) in 11-bit pieces that RGBA16F holds exactly: the oracle of the
-// visibility pre-pass's image (tests/gpu/test_visibility.cpp). MESHLET_IDS: the meshlet path's name
-// of the triangle instead, from meshlet_forward.mesh.ids (meshlet.glsl's meshlet_triangle_id), as
-// the meshlet pre-pass writes it (there gl_PrimitiveID is whatever the mesh shader would set).
+// visibility pre-pass's image (tests/gpu/test_visibility.cpp). MESHLET_IDS: the meshlet path's
+// triangle instead, from the visibility id meshlet_forward.mesh.ids gives it (visibility_id.glsl),
+// decoded to (draw, meshlet << 7 | its triangle) through the task chunks, as Renderer::read_visibility
+// decodes the pre-pass's (there gl_PrimitiveID is whatever the mesh shader would set).
 #ifdef MESHLET_IDS
-layout(location = 4) perprimitiveEXT flat in uvec2 in_triangle;
+#include "meshlet_chunks.glsl"
+#include "visibility_id.glsl"
+layout(location = 4) perprimitiveEXT flat in uint in_triangle;
 #endif
 void main() {
 #ifdef MESHLET_IDS
-    uvec2 id = in_triangle;
+    ListedMeshlet lm = listed_meshlet(visibility_id_entry(in_triangle));
+    uvec2 id = uvec2(lm.draw, lm.meshlet << kVisibilityMeshletTriangleBits | visibility_id_meshlet_triangle(in_triangle));
 #else
     uvec2 id = uvec2(in_draw, uint(gl_PrimitiveID));
 #endif

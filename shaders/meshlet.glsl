@@ -5,6 +5,8 @@
 #define MESHLET_GLSL
 
 #include "scene_bindings.glsl"
+#include "meshlet_chunks.glsl"  // the task chunks (binding MESHLET_BINDING + 4), listed_meshlet()
+#include "visibility_id.glsl"
 
 // Meshlet limits (src/scene/meshlets.h): vertices and triangles per meshlet; each mesh or task
 // workgroup is 32 invocations (one per meshlet in the task shader; the mesh shader's lanes take
@@ -12,7 +14,6 @@
 const uint kMeshletVertices = 64u;
 const uint kMeshletTriangles = 124u;
 const uint kMeshletRounds = 4u;        // ceil(124 / 32): triangle rounds per mesh-shader lane
-const uint kMeshletsPerTask = 32u;
 
 struct Meshlet {
     vec4 sphere;           // object space centre, radius
@@ -40,17 +41,11 @@ struct VisibleMeshlet {
     uint pad;
     uvec4 mask;
 };
-// The first of these bindings: 16, after the graphics pipelines' own; a pipeline with more of its
-// own moves them (visibility_shade.comp's: 17). with_meshlet_bindings() in meshlet_pass.cpp.
-#ifndef MESHLET_BINDING
-#define MESHLET_BINDING 16
-#endif
+// The first of these bindings: MESHLET_BINDING (meshlet_chunks.glsl: 16 unless a pipeline moves it).
 layout(set = 0, binding = MESHLET_BINDING, std430) readonly buffer Meshlets { Meshlet meshlets[]; };
 layout(set = 0, binding = MESHLET_BINDING + 1, std430) readonly buffer Positions { float positions[]; };    // 3 per meshlet vertex
 layout(set = 0, binding = MESHLET_BINDING + 2, std430) readonly buffer Attributes { float attributes[]; };  // normal, uv: 5 per meshlet vertex
 layout(set = 0, binding = MESHLET_BINDING + 3, std430) readonly buffer Triangles { uint triangles[]; };     // i0 | i1 << 8 | i2 << 16
-// One per task workgroup: draw, first meshlet, meshlets (<= 32), whether the normal cone applies.
-layout(set = 0, binding = MESHLET_BINDING + 4, std430) readonly buffer TaskChunks { uvec4 task_chunks[]; };
 // The frame's visible list: 32 entries per task chunk, in the chunk table's order, so it is the
 // same on every run and in every variant (no atomic hands out entries). Forward launches one task
 // workgroup per chunk, which draws that chunk's chunk_kept entries.
@@ -118,30 +113,6 @@ bool meshlet_culled(Meshlet m, mat4 model, bool cone, float snap_px) {
     bool sizes_ok = all(bvec3(d_min > 0.0, delta > 0.0, area2_px > 1.01 * snap_margin));
     bool backface = all(bvec4(cone, in_depth_range, m.cone.w < 1.0, all(bvec2(facing_away, sizes_ok))));
     return any(bvec2(frustum, backface));
-}
-
-// The draw, meshlet and level of detail of visible-list entry e (32 chunk + i).
-struct ListedMeshlet {
-    uint chunk;
-    uint index;  // i: the meshlet's bit in the chunk's masks
-    uint draw;
-    uint meshlet;
-    uint level;
-};
-ListedMeshlet listed_meshlet(uint e) {
-    uint chunk = e / kMeshletsPerTask, i = e % kMeshletsPerTask;
-    uvec4 c = task_chunks[chunk];  // draw, first meshlet, count, flags (level in bits 8 and up)
-    return ListedMeshlet(chunk, i, c.x, c.y + i, c.w >> 8u);
-}
-
-// --shading visibility (docs/visibility.md): how the meshlet path names a triangle in the visibility
-// image. x: the draw, as on the indexed path (bit 31: drawn by occlusion phase 2's late draw); y: the
-// meshlet (its index into meshlets[]) and the triangle's ORIGINAL index t in it (< 128): the mesh
-// shaders compact their primitive outputs, so the slot would not find the triangle again.
-const uint kMeshletTriangleBits = 7u;
-const uint kMeshletLateBit = 0x80000000u;
-uvec2 meshlet_triangle_id(uint draw, uint meshlet, uint t, bool late) {
-    return uvec2(draw | (late ? kMeshletLateBit : 0u), meshlet << kMeshletTriangleBits | t);
 }
 
 // Clip position of a meshlet vertex: scene.vert's expressions, `precise` included, so the

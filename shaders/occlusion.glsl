@@ -27,9 +27,11 @@ struct ScreenExtent {
     bool judgeable;
 };
 
+// `precise` (as in cull_tests.glsl): the look-back fallback's recount must repeat the verdict bit for bit.
 ScreenExtent extent_of_point(vec4 c, vec2 viewport, float eps) {
     vec2 s = to_pixels(c, viewport);
-    return ScreenExtent(s, s, c.z / c.w, inside_depth_range(c, eps));
+    precise float depth = c.z / c.w;
+    return ScreenExtent(s, s, depth, inside_depth_range(c, eps));
 }
 
 ScreenExtent extent_add(ScreenExtent e, vec4 c, vec2 viewport, float eps) {
@@ -46,14 +48,19 @@ ScreenExtent extent_add(ScreenExtent e, vec4 c, vec2 viewport, float eps) {
 const uint kBoxFinerLevels = 3u;
 bool extent_occluded(ScreenExtent e, vec2 viewport, float margin_px, uint pyramid_base, uint finer) {
     // The pixels whose centres the widened rectangle can hold (one more on each side for safety).
+    // Clamped while still floats: a point near w = 0 projects far outside the range of int, where
+    // the conversion is undefined.
     ivec2 size = ivec2(viewport);
-    ivec2 lo = clamp(ivec2(floor(e.lo - margin_px)) - 1, ivec2(0), size - 1);
-    ivec2 hi = clamp(ivec2(floor(e.hi + margin_px)) + 1, ivec2(0), size - 1);
+    vec2 last = vec2(size - 1);
+    precise vec2 lo_px = floor(e.lo - margin_px) - 1.0;
+    precise vec2 hi_px = floor(e.hi + margin_px) + 1.0;
+    ivec2 lo = ivec2(clamp(lo_px, vec2(0.0), last));
+    ivec2 hi = ivec2(clamp(hi_px, vec2(0.0), last));
     // Nearest depth: depth is interpolated linearly in screen space, so no fragment of a triangle
     // is nearer (larger, reversed Z) than its largest vertex depth, and none of a convex hull's
     // triangles nearer than the hull's largest corner depth. A relative margin covers the
     // rasterizer's own rounding of z / w.
-    float nearest = e.nearest * (1.0 + 1.0 / 4096.0) + 1e-7;
+    precise float nearest = e.nearest * (1.0 + 1.0 / 4096.0) + 1e-7;
     // The coarsest useful level is where the rectangle spans at most 2x2 texels (texel = pixel >>
     // (level + 1)): a run of d + 1 pixels lies in at most two texels of 2^(level+1) pixels once
     // 2^(level+1) >= d + 1, the first such level being findMSB(d) (0 for d = 0). `finer` levels

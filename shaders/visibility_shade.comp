@@ -55,6 +55,7 @@
 #include "shading.glsl"
 #include "box_filter.glsl"
 #include "quad_tile.glsl"
+#include "visibility_id.glsl"
 
 layout(local_size_x = 128) in;
 
@@ -76,13 +77,11 @@ const vec4 kClearColor = vec4(0.00390625, 0.0048828125, 0.0068359375, 1.0);
 const uint kShadeDerivatives = 8u;
 
 #ifdef VISIBILITY_MESHLET
-// The meshlet path's arrays (bindings 17 and up, MeshletPass): after this pass's own, the views'
-// 14..16 included (visibility_pass.cpp).
-#define MESHLET_BINDING 17
+#define MESHLET_BINDING 17  // after this pass's own, the views' 14..16 included (visibility_pass.cpp)
 #include "meshlet.glsl"
 #endif
-// The pixel's triangle and the rasterizer's interpolation of it, shared with the ray tracer's
-// ray generation (which starts its rays from the same surface).
+// The pixel's triangle and the rasterizer's interpolation of it, shared with the ray tracer's ray
+// generation, which starts its rays from the same surface.
 #define VISIBILITY_SURFACE_BINDING 8
 #include "visibility_surface.glsl"
 
@@ -104,9 +103,8 @@ void main() {
     uvec2 pixel = quad_tile_pixel(lane);
     uvec2 quad_origin = pixel & ~uvec2(1u);  // the quad's top-left pixel: quads start at even coordinates
     bool inside = all(lessThan(pixel, frame.sizes.xy));
-    VisibleTriangle id = inside ? visibility_at(ivec2(pixel)) : VisibleTriangle(false, 0u, false, 0u, uvec2(kNoTriangle));
-    bool covered = id.covered;
-    uvec2 ids = id.name;
+    uint id = inside ? visibility_at(ivec2(pixel)) : kVisibilityNone;
+    bool covered = id != kVisibilityNone;
 
     Triangle t;
     vec3 b = vec3(0.0);
@@ -120,11 +118,11 @@ void main() {
     bool from_quad = false;
 #ifdef VISIBILITY_QUADS
     // Every lane of the subgroup is here (no lane has branched off yet), so each quad is whole.
-    uvec2 id0 = subgroupQuadBroadcast(ids, 0u), id1 = subgroupQuadBroadcast(ids, 1u), id2 = subgroupQuadBroadcast(ids, 2u);
+    uint id0 = subgroupQuadBroadcast(id, 0u), id1 = subgroupQuadBroadcast(id, 1u), id2 = subgroupQuadBroadcast(id, 2u);
     vec2 uv0 = subgroupQuadBroadcast(uv, 0u), uv1 = subgroupQuadBroadcast(uv, 1u), uv2 = subgroupQuadBroadcast(uv, 2u);
     // Lanes 0, 1, 2 hold this lane's triangle: the differences a fragment quad would take, already
     // computed by its neighbours (lane 3's own value never enters coarse derivatives).
-    from_quad = covered && id0 == ids && id1 == ids && id2 == ids;
+    from_quad = covered && id0 == id && id1 == id && id2 == id;
     uv_dx = uv1 - uv0;
     uv_dy = uv2 - uv0;
 #endif

@@ -8,9 +8,11 @@
 //  - `vertex_data[]`, the scene's vertices (scene.h's Vertex: 8 floats);
 //  - VISIBILITY_SURFACE_BINDING: the first of this file's four bindings (the drawn indices, the
 //    pre-pass's and the late draw's indirect commands, the visibility image);
-//  - with VISIBILITY_MESHLET, meshlet.glsl (the meshlet path names its triangles by meshlet).
+//  - with VISIBILITY_MESHLET, meshlet.glsl (the meshlet path names its triangles by visible-list entry).
 #ifndef VISIBILITY_SURFACE_GLSL
 #define VISIBILITY_SURFACE_GLSL
+
+#include "visibility_id.glsl"
 
 layout(set = 0, binding = VISIBILITY_SURFACE_BINDING, std430) readonly buffer DrawnIndices { uint indices[]; };  // what the pre-pass drew
 // VkDrawIndexedIndirectCommand per draw (5 words): the pre-pass's, and occlusion phase 2's late draw's.
@@ -18,29 +20,8 @@ layout(set = 0, binding = VISIBILITY_SURFACE_BINDING + 1, std430) readonly buffe
 layout(set = 0, binding = VISIBILITY_SURFACE_BINDING + 2, std430) readonly buffer LateIndirect { uint late_indirect[]; };
 layout(set = 0, binding = VISIBILITY_SURFACE_BINDING + 3) uniform utexture2D visibility_image;  // texelFetch: no sampler
 
-const uint kNoTriangle = 0xffffffffu;  // the visibility image's clear (scene_pass.cpp)
-const uint kLateBit = 0x80000000u;     // visibility.frag: drawn by occlusion phase 2's late draw
-
-// A pixel's entry of the visibility image, decoded. The one place that knows the image's layout:
-// every reader goes through visibility_at().
-struct VisibleTriangle {
-    bool covered;   // a triangle covers the pixel (else the fields below mean nothing)
-    uint draw;      // the draw's index
-    bool late;      // drawn by occlusion phase 2's late draw (indexed path: its list)
-    uint triangle;  // indexed: the place in the draw's list; meshlet: meshlet << 7 | its triangle
-    uvec2 name;     // the entry as stored: equal names, the same triangle (kNoTriangle where uncovered)
-};
-
-VisibleTriangle visibility_at(ivec2 pixel) {
-    uvec2 ids = texelFetch(visibility_image, pixel, 0).xy;
-    VisibleTriangle v;
-    v.covered = ids.x != kNoTriangle;
-    v.draw = ids.x & ~kLateBit;
-    v.late = (ids.x & kLateBit) != 0u;
-    v.triangle = ids.y;
-    v.name = ids;
-    return v;
-}
+// The visibility id of a pixel (visibility_id.glsl; kVisibilityNone where no triangle covers it).
+uint visibility_at(ivec2 pixel) { return texelFetch(visibility_image, pixel, 0).x; }
 
 struct Triangle {
     uint draw;
@@ -52,16 +33,18 @@ struct Triangle {
 };
 
 #ifdef VISIBILITY_MESHLET
-// The meshlet path (docs/visibility.md, "The meshlet path"): the id names the draw, the meshlet and
-// the triangle's index in it (meshlet.glsl's meshlet_triangle_id); the vertices come from the
-// meshlet's own arrays and are transformed with the mesh shaders' `precise` math (meshlet_clip,
-// meshlet_forward.mesh), so the clip positions are the rasterizer's. Whichever occlusion phase drew
-// the triangle, its name is the same: the late bit is not needed.
-Triangle fetch_triangle(VisibleTriangle id) {
+// The meshlet path (docs/visibility.md, "The meshlet path"): the id names the visible-list entry
+// (whose task chunk gives the draw and the meshlet) and the triangle's index in the
+// meshlet (visibility_id.glsl); the vertices come from the meshlet's own arrays and are transformed
+// with the mesh shaders' `precise` math (meshlet_clip, meshlet_forward.mesh), so the clip positions
+// are the rasterizer's. Whichever occlusion phase drew the triangle, its name is the same: the late
+// bit is not needed.
+Triangle fetch_triangle(uint id) {
     Triangle t;
-    t.draw = id.draw;
-    Meshlet m = meshlets[id.triangle >> kMeshletTriangleBits];
-    uint packed = triangles[m.triangle_offset + (id.triangle & ((1u << kMeshletTriangleBits) - 1u))];
+    ListedMeshlet lm = listed_meshlet(visibility_id_entry(id));
+    t.draw = lm.draw;
+    Meshlet m = meshlets[lm.meshlet];
+    uint packed = triangles[m.triangle_offset + visibility_id_meshlet_triangle(id)];
     DrawData draw = draws[t.draw];
     for (uint i = 0u; i < 3u; ++i) {
         uint v = m.vertex_offset + ((packed >> (8u * i)) & 0xffu);
@@ -77,23 +60,25 @@ Triangle fetch_triangle(VisibleTriangle id) {
     return t;
 }
 #else
-vec3 surface_vertex_vec3(uint v, uint at) { return vec3(vertex_data[v * 8u + at], vertex_data[v * 8u + at + 1u], vertex_data[v * 8u + at + 2u]); }
+vec3 vertex_vec3(uint v, uint at) { return vec3(vertex_data[v * 8u + at], vertex_data[v * 8u + at + 1u], vertex_data[v * 8u + at + 2u]); }
 
-Triangle fetch_triangle(VisibleTriangle id) {
+Triangle fetch_triangle(uint id) {
     Triangle t;
-    t.draw = id.draw;
+    t.draw = visibility_id_draw(id, frame.tiles.w);  // frame.tiles.w: the draw count, the id's split
     uint command = t.draw * 5u;
-    uint first_index = id.late ? late_indirect[command + 2u] : indirect[command + 2u];
-    int vertex_offset = int(id.late ? late_indirect[command + 3u] : indirect[command + 3u]);
+    bool late = visibility_id_late(id);
+    uint primitive = visibility_id_primitive(id, frame.tiles.w);
+    uint first_index = late ? late_indirect[command + 2u] : indirect[command + 2u];
+    int vertex_offset = int(late ? late_indirect[command + 3u] : indirect[command + 3u]);
     DrawData draw = draws[t.draw];
     for (uint i = 0u; i < 3u; ++i) {
-        uint v = uint(int(indices[first_index + 3u * id.triangle + i]) + vertex_offset);
+        uint v = uint(int(indices[first_index + 3u * primitive + i]) + vertex_offset);
         // scene.vert's transform, `precise` as there: the same clip positions the rasterizer had.
-        precise vec4 world = draw.model * vec4(surface_vertex_vec3(v, 0u), 1.0);
+        precise vec4 world = draw.model * vec4(vertex_vec3(v, 0u), 1.0);
         precise vec4 clip = frame.view_proj * world;
         t.clip[i] = clip;
         t.world[i] = world.xyz;
-        t.normal[i] = mat3(draw.normal_matrix) * surface_vertex_vec3(v, 3u);
+        t.normal[i] = mat3(draw.normal_matrix) * vertex_vec3(v, 3u);
         t.uv[i] = vec2(vertex_data[v * 8u + 6u], vertex_data[v * 8u + 7u]);
     }
     // A point of the triangle with perspective-correct barycentrics b has clip position sum b_i c_i;
@@ -114,10 +99,10 @@ vec3 weights_at(Triangle t, vec2 pixel) {
 
 vec2 uv_at(Triangle t, vec3 b) { return b.x * t.uv[0] + b.y * t.uv[1] + b.z * t.uv[2]; }
 
-// The surface point and normals at barycentrics b, as the rasterizer interpolates them for forward.frag.
+// The surface point and shading normal at barycentrics b, as the rasterizer interpolates them for
+// forward.frag; the plane's normal (world space, oriented by the vertex order).
 vec3 world_at(Triangle t, vec3 b) { return b.x * t.world[0] + b.y * t.world[1] + b.z * t.world[2]; }
 vec3 normal_at(Triangle t, vec3 b) { return normalize(b.x * t.normal[0] + b.y * t.normal[1] + b.z * t.normal[2]); }
-// The plane's normal, world space, unnormalized orientation: (p1 - p0) x (p2 - p0).
 vec3 face_normal(Triangle t) { return normalize(cross(t.world[1] - t.world[0], t.world[2] - t.world[0])); }
 
 #endif

@@ -2,6 +2,7 @@
 // against sizes worked out by hand, and the refusals against made-up device limits.
 #include "app/limits.h"
 #include "render/gpu_types.h"
+#include "render/visibility_id.h"
 
 #include <gtest/gtest.h>
 
@@ -89,14 +90,14 @@ TEST(Limits, PlannedAllocationsMatchHandCountedSizes) {
     EXPECT_EQ(a["exposure state"], 48u);
     EXPECT_EQ(a["lights"], 2u * 10 * 32);  // one copy per frame in flight
     EXPECT_EQ(a["staging"], 3u * 512 * 512 * 4);  // the texture upload is the largest
-    // The visibility image (R32G32_UINT), unless forward is asked for where nothing can switch.
-    EXPECT_EQ(a["visibility"], 100u * 50 * 8);  // --shading auto: a tune's verdict may pick it
+    // The visibility image (R32_UINT: the 32-bit id), unless forward is asked for where nothing can switch.
+    EXPECT_EQ(a["visibility"], 100u * 50 * 4);  // --shading auto: a tune's verdict may pick it
     Options forward = options_at(100, 50, 10);
     forward.mode = Mode::headless;
     forward.plan.shading = Shading::forward;
     EXPECT_EQ(by_name(planned_allocations(scene, forward)).count("visibility"), 0u);
     forward.mode = Mode::window;  // the I key switches to visibility
-    EXPECT_EQ(by_name(planned_allocations(scene, forward))["visibility"], 100u * 50 * 8);
+    EXPECT_EQ(by_name(planned_allocations(scene, forward))["visibility"], 100u * 50 * 4);
 }
 
 TEST(Limits, WithinLavapipeLimitsPasses) {
@@ -169,4 +170,51 @@ TEST(Limits, TooManyTexturesForTheArray) {
 TEST(Limits, TooManyDraws) {
     expect_refusal([&] { check_limits(lavapipe(), options_at(64, 64), make_scene(3, 1, uint32_t(kMaxDraws) + 1)); },
                    {"draws", "smaller --instances"});
+}
+
+// The 32-bit visibility id (render/visibility_id.h): the draw field takes ceil(log2(draws)) bits,
+// the primitive the rest of 31; a scene whose largest draw needs more is refused (exit 2) before
+// anything is allocated, and every id the limits allow decodes to itself and is never "none".
+TEST(VisibilityId, SplitFollowsTheDrawCountAndRefusesPastIt) {
+    auto scene_of = [](uint32_t draws, uint32_t triangles) {
+        Scene scene;
+        scene.meshes.push_back({0, triangles * 3, 0});
+        scene.instances.assign(draws, {0, glm::mat4(1.0f)});
+        return scene;
+    };
+    EXPECT_EQ(visibility_draw_bits(1), 0u);
+    EXPECT_EQ(visibility_draw_bits(2), 1u);
+    EXPECT_EQ(visibility_draw_bits(4096), 12u);
+    EXPECT_EQ(visibility_draw_bits(4097), 13u);
+    // 4096 draws: 12 bits, 19 left, 2^19 - 1 triangles a draw.
+    EXPECT_EQ(visibility_id_error(scene_of(4096, (1u << 19) - 1)), "");
+    std::string error = visibility_id_error(scene_of(4096, 1u << 19));
+    EXPECT_NE(error.find("4096 draws (12 bits"), std::string::npos) << error;
+    EXPECT_NE(error.find("more than the 524287"), std::string::npos) << error;
+    EXPECT_NE(visibility_id_error(scene_of(4097, (1u << 19) - 1)), "");
+    // The bundled scene's largest draw, 49152 triangles, at --instances 14 (29792 draws) and 15 (34200).
+    EXPECT_EQ(visibility_id_error(scene_of(29792, 49152)), "");
+    EXPECT_NE(visibility_id_error(scene_of(34200, 49152)), "");
+    for (uint32_t draws : {1u, 2u, 3u, 4096u, 34200u}) {
+        uint32_t last_draw = draws - 1, last_primitive = uint32_t(visibility_max_primitives(draws)) - 1;
+        for (bool late : {false, true}) {
+            uint32_t id = visibility_id_indexed(last_draw, last_primitive, late, draws);
+            EXPECT_NE(id, kVisibilityNone) << draws;
+            EXPECT_EQ(visibility_id_draw(id, draws), last_draw);
+            EXPECT_EQ(visibility_id_primitive(id, draws), last_primitive);
+            EXPECT_EQ(visibility_id_late(id), late);
+        }
+    }
+    uint32_t meshlet = visibility_id_meshlet(uint32_t(kVisibilityMaxMeshletEntries) - 1, 123, true);
+    EXPECT_NE(meshlet, kVisibilityNone);
+    EXPECT_EQ(visibility_id_entry(meshlet), kVisibilityMaxMeshletEntries - 1);
+    EXPECT_EQ(visibility_id_meshlet_triangle(meshlet), 123u);
+    EXPECT_EQ(visibility_meshlet_id_error(1u << 19), "");
+    EXPECT_NE(visibility_meshlet_id_error((1u << 19) + 1), "");
+    // Through the start-up checks: only where the run shades with visibility.
+    Options visibility = options_at(64, 64);
+    visibility.plan.shading = Shading::visibility;
+    Scene big = make_scene(3, 1, 3);
+    big.meshes[0].index_count = 3u << 30;  // 2^30 triangles: 3 draws leave 29 bits
+    expect_refusal([&] { check_limits(lavapipe(), visibility, big); }, {"32-bit visibility id", "--shading forward"});
 }

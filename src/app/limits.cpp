@@ -1,4 +1,5 @@
 #include "app/limits.h"
+#include "render/visibility_id.h"
 
 #include <algorithm>
 
@@ -86,10 +87,10 @@ std::vector<PlannedAllocation> planned_allocations(const Scene& scene, const Opt
         {"exposure state", 48, K::storage_buffer},
         {"view params", 4096, K::buffer},  // the debug views' constant palette: under 4 KiB
     };
-    // --shading visibility's image (R32G32_UINT: draw, primitive), made when the plan shades with
-    // visibility: counted unless forward was asked for and nothing can switch (the window's I key can).
+    // --shading visibility's image (R32_UINT: the 32-bit visibility id), made when the plan shades
+    // with visibility: counted unless forward was asked for and nothing can switch (the window's I key can).
     if (options.plan.shading != Shading::forward || options.mode == Mode::window)
-        a.push_back({"visibility", w * h * 8, K::image});
+        a.push_back({"visibility", w * h * 4, K::image});
     // Each pass's own share (its table entry).
     AllocationQuery query{scene, options.width, options.height, options.lights, options.cull_group_size, ray_tracing};
     for (const PassInfo& pass : kPasses)
@@ -117,6 +118,10 @@ void check_limits(const DeviceLimits& limits, const Options& options, const Scen
     if (scene.instances.size() > kMaxDraws)
         throw UsageError("the scene has " + std::to_string(scene.instances.size()) + " draws, more than the " +
                          std::to_string(kMaxDraws) + " the renderer supports; use a smaller --instances");
+    // The 32-bit visibility id (render/visibility_id.h), before anything is allocated for a scene
+    // it cannot name. (The meshlet path's limit needs the meshlets: the renderer checks it.)
+    if (options.plan.shading == Shading::visibility && options.plan.geometry != Geometry::meshlet)
+        if (std::string error = visibility_id_error(scene); !error.empty()) throw UsageError(error);
     if (scene.textures.size() + 1 > limits.max_image_array_layers)
         throw UsageError("the scene has " + std::to_string(scene.textures.size()) +
                          " textures; the texture array holds at most " +

@@ -47,7 +47,7 @@ public:
     // record false: depth only (a debug view's redraw), no list, no counters, no capture, no occlusion.
     // `ids` (here and in the late and frozen draws): --shading visibility, inside a rendering that
     // also has the visibility image: every primitive writes its triangle's name there
-    // (meshlet.glsl's meshlet_triangle_id, visibility.frag.meshlet).
+    // (its visibility id, render/visibility_id.h, through visibility.frag.meshlet).
     void record_depth(FrameContext& f, bool record = true, bool ids = false);
     // Occlusion phase 2 (docs/occlusion.md), after the pyramid: outside rendering, the list of
     // phase 1's rejected meshlets (meshlet_late_list.comp); then inside the late depth pass, the
@@ -73,6 +73,9 @@ public:
     std::vector<std::vector<uint32_t>> read_kept_meshlets(const Context& ctx, uint32_t draw_count) const;
 
     const Meshlets& meshlets() const { return meshlets_; }
+    // The task chunks, in the table's order: visible-list entry e is meshlet e % 32 of chunk e / 32
+    // (what the meshlet path's visibility id names, render/visibility_id.h).
+    const std::vector<TaskChunk>& task_chunks() const { return chunks_cpu_; }
     uint32_t meshlet_instances() const { return instances_; }
 
     // Bindings first..first + 9 (with_meshlet_bindings): the meshlet data, the list, the counters,

@@ -1,6 +1,7 @@
 #include "passes/ray_trace_pass.h"
 #include "passes/meshlet_pass.h"  // with_meshlet_bindings, the meshlet data
 #include "passes/subgroup_tally.h"
+#include "scene/lod.h"  // kLodMaxErrorPixels
 
 #include <cmath>
 #include <cstdio>
@@ -32,13 +33,14 @@ constexpr VkPipelineStageFlags2 kRayShader = VK_PIPELINE_STAGE_2_RAY_TRACING_SHA
 constexpr VkPipelineStageFlags2 kBuild = VK_PIPELINE_STAGE_2_ACCELERATION_STRUCTURE_BUILD_BIT_KHR;
 
 // shaders/raytrace.glsl's set 0: frame, draws, lights, textures, TLAS, vertices, indices, depth,
-// the traced image, the statistics (GpuCounters).
+// the traced image, the statistics (GpuCounters). Push constant: --lod's bound in pixels, with
+// which the visibility path's ray generation finds the level the raster drew (raytrace.rgen).
 const LayoutDesc kRayTraceLayout = {
     {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
      VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, VK_DESCRIPTOR_TYPE_ACCELERATION_STRUCTURE_KHR,
      VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE,
      VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
-    kRayStages, 0};
+    kRayStages, sizeof(float)};
 // Where ray generation takes each pixel's surface from (raytrace.rgen): a primary ray (forward
 // shading's depth-only pre-pass), or the pixel's triangle in the visibility image, whose bindings
 // follow the views' 10 and 11: 12 the drawn indices, 13 and 14 the pre-pass's and the late draw's
@@ -506,6 +508,8 @@ void RayTracePass::trace(FrameContext& f, const Pipeline& pipeline, const Buffer
         if (surface == RaySurface::visibility_meshlet) f.meshlets->push_bindings(f, d, kRayMeshletBinding);
     }
     d.push(f.cmd, pipeline);
+    float lod_max_error_px = f.plan.lod ? kLodMaxErrorPixels : 0.0f;
+    vkCmdPushConstants(f.cmd, pipeline.layout, kRayStages, 0, sizeof(lod_max_error_px), &lod_max_error_px);
 
     VkDeviceAddress base = align_up(sbt.address, f.ctx.ray_tracing_properties.shaderGroupBaseAlignment);
     auto region = [&](const SbtRegion& r) { return VkStridedDeviceAddressRegionKHR{base + r.offset, r.stride, r.size}; };

@@ -2,6 +2,7 @@
 #include "passes/pass_unit.h"
 
 #include "passes/meshlet_pass.h"
+#include "render/visibility_id.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -103,7 +104,7 @@ void ScenePass::create(const Context& ctx, bool alpha_masked, ForwardTestOutput 
         // Of the fragments at a pixel's final depth the last drawn keeps its id, as forward's EQUAL
         // test keeps the last one's colour (visibility.frag). The depth written is the same as GREATER's.
         v.depth_compare = VK_COMPARE_OP_GREATER_OR_EQUAL;
-        v.layout.push_constant_bytes = sizeof(uint32_t);  // the late draw's bit
+        v.layout.push_constant_bytes = sizeof(uint32_t);  // 1 in the late draw
         visibility = create_graphics_pipeline(ctx, v);
     }
     // (forward.frag.ids reads gl_PrimitiveID: the Geometry capability.)
@@ -202,7 +203,7 @@ void ScenePass::record_depth(FrameContext& f, bool late) {
                    VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
                    VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT | VK_ACCESS_2_COLOR_ATTACHMENT_READ_BIT, !late);
         VkClearColorValue none{};
-        none.uint32[0] = none.uint32[1] = kNoTriangle;
+        none.uint32[0] = kVisibilityNone;
         id_target = color_attachment(f.targets.visibility, late ? VK_ATTACHMENT_LOAD_OP_LOAD : VK_ATTACHMENT_LOAD_OP_CLEAR, none);
     }
     begin_rendering(f.cmd, f.targets.extent, ids ? &id_target : nullptr, &depth_target);
@@ -211,9 +212,9 @@ void ScenePass::record_depth(FrameContext& f, bool late) {
     } else if (meshlets) {
         late ? meshlets->record_late_depth(f, ids) : meshlets->record_depth(f, true, ids);
     } else if (ids) {
-        uint32_t late_bit = late ? kLateDrawBit : 0u;
+        uint32_t late_draw = late ? 1u : 0u;  // visibility.frag sets the id's late bit
         vkCmdPushConstants(f.cmd, visibility.layout, VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0,
-                           sizeof(late_bit), &late_bit);
+                           sizeof(late_draw), &late_draw);
         draw_scene(f, visibility);
     } else {
         draw_scene(f, depth);

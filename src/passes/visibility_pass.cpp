@@ -58,11 +58,12 @@ const char* const kShadeShaders[2][2][2] = {
 }  // namespace
 
 void VisibilityPass::create(const Context& ctx) {
-    if (!visibility_missing(ctx.features, Geometry::indexed).empty()) return;
     // The derivatives' quad broadcasts and the mip's quad swaps need the same: quad operations in
     // compute on lanes numbered by subgroup, which full subgroups make dense.
     bool quads = visibility_derivatives_missing(ctx.subgroup, ctx.features).empty();
     bool loop = missing_support(ctx.subgroup, {Stage::compute, pass_info(PassId::light_loop).ops}).empty();
+    // Each geometry path by its own needs: a device with mesh shaders but no geometryShader shades
+    // the meshlet path with visibility though the indexed pre-pass cannot name its triangles.
     for (bool meshlet : {false, true}) {
         if (!(meshlet ? meshlet_missing(ctx.features) : visibility_missing(ctx.features, Geometry::indexed)).empty()) continue;
         const std::string suffix = meshlet ? "_meshlet" : "";

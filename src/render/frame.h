@@ -14,13 +14,16 @@ constexpr VkFormat kColorFormat = VK_FORMAT_R8G8B8A8_UNORM;  // holds sRGB-encod
 constexpr VkFormat kHdrFormat = VK_FORMAT_R16G16B16A16_SFLOAT;
 constexpr VkFormat kDepthFormat = VK_FORMAT_D32_SFLOAT;
 constexpr uint32_t kTileSize = 16;  // light-list tiles, pixels
-// --shading visibility (docs/visibility.md): per pixel (draw, primitive) of the triangle that covers
-// it, written by the pre-pass; the draw word's top bit marks occlusion phase 2's late draw.
-constexpr VkFormat kVisibilityFormat = VK_FORMAT_R32G32_UINT;
+// --shading visibility (docs/visibility.md): per pixel the 32-bit visibility id of the triangle that
+// covers it (render/visibility_id.h), written by the pre-pass; its top bit marks occlusion phase 2's
+// late draw.
+constexpr VkFormat kVisibilityFormat = VK_FORMAT_R32_UINT;
 // The pixels a workgroup of the quad compute passes covers (shaders/quad_tile.glsl: 128 lanes,
 // 8x4 quads): the visibility shading pass and the compute resolve.
 constexpr uint32_t kQuadTileWidth = 16, kQuadTileHeight = 8;
-constexpr uint32_t kNoTriangle = 0xffffffffu;  // both words where no triangle covers the pixel
+// Renderer::read_visibility's (draw, primitive) pairs: both words where no triangle covers the
+// pixel; the draw word's top bit where the late draw drew it (the id's kVisibilityLateBit).
+constexpr uint32_t kNoTriangle = 0xffffffffu;
 constexpr uint32_t kLateDrawBit = 0x80000000u;
 
 // Render targets at the frame's size; recreated on resize.

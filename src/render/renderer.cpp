@@ -1,6 +1,7 @@
 #include "render/renderer.h"
 #include "passes/mip_pass.h"
 #include "passes/occlusion_pass.h"
+#include "render/visibility_id.h"
 
 #include <algorithm>
 #include <cstring>
@@ -108,12 +109,14 @@ void Renderer::set_plan(const Plan& plan) {
         meshlets->create(ctx_, cpu_scene_, scene_, config_.capture_meshlets, config_.test_forward_output);
         meshlets_ = std::move(meshlets);
     }
-    // The visibility image's second word holds the meshlet above the triangle's 7 bits
-    // (meshlet.glsl's meshlet_triangle_id).
-    if (plan.geometry == Geometry::meshlet && plan.shading.shading == Shading::visibility &&
-        meshlets_->meshlets().meshlets.size() > (size_t(1) << 25))
-        throw UnsupportedRequest("--shading visibility: the scene has " + std::to_string(meshlets_->meshlets().meshlets.size()) +
-                                 " meshlets, the meshlet path's visibility image names at most 2^25; use --shading forward");
+    // The 32-bit visibility id names a triangle by (draw, primitive) on the indexed path and by
+    // (visible-list entry, triangle) on the meshlet path (render/visibility_id.h): refuse a scene
+    // whose counts do not fit.
+    if (plan.shading.shading == Shading::visibility) {
+        std::string error = plan.geometry == Geometry::meshlet ? visibility_meshlet_id_error(meshlets_->task_chunks().size())
+                                                               : visibility_id_error(cpu_scene_);
+        if (!error.empty()) throw UnsupportedRequest(error);
+    }
     make_visibility_target();
 }
 
@@ -344,7 +347,7 @@ GpuCounters Renderer::read_frame_counters(uint32_t slot) const {
 }
 
 std::vector<uint8_t> Renderer::read_image(Image& image) {
-    VkDeviceSize texel_bytes = image.format == kHdrFormat || image.format == kVisibilityFormat ? 8 : 4;
+    VkDeviceSize texel_bytes = image.format == kHdrFormat ? 8 : 4;
     VkDeviceSize bytes = VkDeviceSize(image.extent.width) * image.extent.height * texel_bytes;
     Buffer readback = create_buffer(ctx_, bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryKind::host_readback, "readback");
     VkCommandBuffer cmd = begin_one_shot(ctx_);
@@ -392,10 +395,27 @@ std::vector<uint32_t> Renderer::read_ray_traced() {
 }
 
 std::vector<uint32_t> Renderer::read_visibility() {
-    std::vector<uint8_t> bytes = read_image(targets_.visibility);  // R32G32_UINT: (draw, primitive)
-    std::vector<uint32_t> words(bytes.size() / 4);
-    memcpy(words.data(), bytes.data(), bytes.size());
-    return words;
+    std::vector<uint8_t> bytes = read_image(targets_.visibility);  // R32_UINT: the visibility id
+    std::vector<uint32_t> ids(bytes.size() / 4);
+    memcpy(ids.data(), bytes.data(), bytes.size());
+    // Decoded as render/visibility_id.h lays it out: the meshlet path's entry through the task chunks.
+    const std::vector<TaskChunk>* chunks = config_.plan.geometry == Geometry::meshlet && meshlets_ ? &meshlets_->task_chunks() : nullptr;
+    std::vector<uint32_t> pairs(ids.size() * 2, kNoTriangle);
+    for (size_t p = 0; p < ids.size(); ++p) {
+        uint32_t id = ids[p];
+        if (id == kVisibilityNone) continue;
+        uint32_t late = visibility_id_late(id) ? kLateDrawBit : 0u;
+        if (chunks) {
+            uint32_t entry = visibility_id_entry(id);
+            const TaskChunk& chunk = chunks->at(entry / 32);
+            pairs[2 * p] = chunk.draw | late;
+            pairs[2 * p + 1] = (chunk.first_meshlet + entry % 32) << kVisibilityMeshletTriangleBits | visibility_id_meshlet_triangle(id);
+        } else {
+            pairs[2 * p] = visibility_id_draw(id, scene_.draw_count) | late;
+            pairs[2 * p + 1] = visibility_id_primitive(id, scene_.draw_count);
+        }
+    }
+    return pairs;
 }
 
 std::vector<float> Renderer::read_depth() {

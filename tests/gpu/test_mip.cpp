@@ -56,6 +56,7 @@ struct MipFrame {
     Image8 color;
     ImageF hdr, mip;
     GpuCounters counters{};
+    float exposure = 1.0f;  // what the last frame's resolve multiplied the HDR frame by
 };
 
 // Renders one frame with the real Renderer (warm-up frame first, as a headless run does) and reads
@@ -90,6 +91,7 @@ MipFrame render(const Context& ctx, const Scene& scene, VkExtent2D extent, const
     f.hdr = {extent.width, extent.height, halves_to_floats(renderer.read_hdr())};
     f.mip = {std::max(1u, extent.width / 2), std::max(1u, extent.height / 2), halves_to_floats(renderer.read_mip())};
     f.counters = renderer.read_counters();
+    if (plan[PassId::exposure].variant != Variant::off) f.exposure = renderer.read_exposure().applied;
     return f;
 }
 
@@ -292,7 +294,8 @@ INSTANTIATE_TEST_SUITE_P(Samples, QuadMip,
 // subgroup, visibility_shade.comp SHADE_QUAD_MIP): bit for bit the CPU box filter of the frame it
 // wrote, at odd sizes (partial tiles, the last row and column in no texel), on large triangles
 // (props) and on a dense mesh whose quads are mostly split between triangles (knot grid); the same
-// frame and mip as the compute fallback's downsample of the same visibility frame; no edge list.
+// frame and mip as the compute fallback's downsample of the same visibility frame; no edge list;
+// the 8-bit frame the CPU's tonemap of the HDR frame at the measured exposure.
 TEST(VisibilityMip, ShadingPassWritesTheBoxFilterOfItsFrame) {
     REQUIRE_DRAWING();
     Context ctx;
@@ -316,6 +319,14 @@ TEST(VisibilityMip, ShadingPassWritesTheBoxFilterOfItsFrame) {
         MipFrame quad = render(ctx, scene, extent, quad_plan);
         ASSERT_EQ(quad.mip.width, extent.width / 2);
         EXPECT_EQ(first_box_filter_mismatch(quad.hdr, quad.mip), "") << "the shading pass's quad mip";
+        // The 8-bit frame the compute resolve wrote: the CPU's tonemap of that HDR frame at the
+        // exposure the exposure pass measured (applied from the second frame on), within a step.
+        ASSERT_EQ(quad_plan[PassId::exposure].variant == Variant::off, false) << "a measured exposure to resolve with";
+        ASSERT_NE(quad.exposure, 1.0f) << "the measured exposure equals the fixed one: nothing told apart";
+        std::vector<uint8_t> tonemapped = tonemap_rgba8(quad.hdr.rgba, quad.exposure);
+        int off = 0;
+        for (size_t i = 0; i < tonemapped.size(); ++i) off += std::abs(int(quad.color.rgba[i]) - int(tonemapped[i])) > 1;
+        EXPECT_EQ(off, 0) << "channels of the 8-bit frame off the CPU's tonemap at exposure " << quad.exposure;
         EXPECT_EQ(quad.counters.mip_edge_appends, 0u) << "every quad is four real pixels: no edge list";
         uint32_t geometry = 0;
         for (uint32_t y = 0; y < quad.mip.height; ++y)

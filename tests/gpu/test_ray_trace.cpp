@@ -820,3 +820,4 @@ TEST(RayTrace, SurfaceShadowsMatchCpuReferenceThroughTheAlphaMask) {
     }
     EXPECT_EQ(validation_message_count(), before);
 }
+

@@ -380,6 +380,13 @@ TEST(RobustLimits, TooManyDrawsExit2) {
                    "--instances 62 makes 4228400 draws (1100 per copy)");
 }
 
+// The 32-bit visibility id (render/visibility_id.h): a 15 x 15 grid of the bundled scene has 34200
+// draws (16 bits), which leave 15 bits, 32767 triangles, for a draw; its largest has 49152.
+TEST(RobustLimits, VisibilityIdBeyondItsBitsExit2) {
+    expect_failure(run_demo(small_run({"--instances", "15", "--shading", "visibility"})), 2,
+                   "34200 draws (16 bits of the 32-bit visibility id) and a draw of 49152 triangles");
+}
+
 TEST(RobustLimits, LightsBeyondTheCapExit2) {
     expect_failure(run_demo({"--headless", "--lights", "65537"}), 2, "--lights must be between 0 and 65536");
 }

@@ -63,29 +63,39 @@ TEST(MipCompute, FallbackIsTheExactBoxFilterOfTheHdrFrame) {
 TEST(ResolveCompute, FrameIsTheTonemapOfEveryPixel) {
     ValidatedContext v;
     ASSERT_EQ(v.ctx.subgroup.size, uint32_t(expected_subgroup_size()));
-    PlanRequest request;
-    request[PassId::exposure] = Request::off;
-    Plan plan = make_plan(v.ctx.subgroup, v.ctx.features, request);
     ResolvePass pass;
     pass.create(v.ctx);
-    for (VkExtent2D extent : {VkExtent2D{256, 144}, VkExtent2D{201, 111}}) {
-        SCOPED_TRACE(std::to_string(extent.width) + "x" + std::to_string(extent.height));
-        PassFrame frame(v.ctx, extent);
-        HdrImage hdr = random_hdr(extent, 777);
-        for (float& value : hdr.rgba) value = round_to_half(value * 0.0009765625f);  // 2^-10: most below the shoulder
-        upload(v.ctx, frame.targets.hdr, hdr.rgba);
-        std::vector<uint8_t> poison(size_t(extent.width) * extent.height * 4, 0x5A);
-        upload_image(v.ctx, frame.targets.color, poison.data(), 4);
-        frame.run(plan, 0, [&](FrameContext& f) { pass.record_compute(f); });
-        std::vector<uint8_t> color = read_image(v.ctx, frame.targets.color, 4);
-        std::vector<uint8_t> want = tonemap_rgba8(hdr.rgba, 1.0f);
-        ASSERT_EQ(color.size(), want.size());
-        int off = 0;
-        for (size_t i = 0; i < color.size(); ++i)
-            if (std::abs(int(color[i]) - int(want[i])) > 1 && ++off <= 5)
-                ADD_FAILURE() << "pixel " << (i / 4) % extent.width << "," << (i / 4) / extent.width << " channel " << i % 4
-                              << ": " << int(color[i]) << ", the CPU's " << int(want[i]);
-        EXPECT_EQ(off, 0);
+    // The fixed exposure (exposure off) and a measured one (the exposure pass's state, as the
+    // exposure pass leaves it: resolve.comp's `measured` branch).
+    for (Request exposure : {Request::off, Request::fallback}) {
+        PlanRequest request;
+        request[PassId::exposure] = exposure;
+        Plan plan = make_plan(v.ctx.subgroup, v.ctx.features, request);
+        ASSERT_EQ(plan[PassId::exposure].variant, exposure == Request::off ? Variant::off : Variant::fallback);
+        for (VkExtent2D extent : {VkExtent2D{256, 144}, VkExtent2D{201, 111}}) {
+            SCOPED_TRACE(std::to_string(extent.width) + "x" + std::to_string(extent.height) + ", exposure " +
+                         std::string(request_name(exposure)));
+            PassFrame frame(v.ctx, extent);
+            ExposureState state{};
+            state.exposure = 1.75f;
+            memcpy(frame.exposure_state.mapped, &state, sizeof(state));
+            float applied = exposure == Request::off ? 1.0f : state.exposure;
+            HdrImage hdr = random_hdr(extent, 777);
+            for (float& value : hdr.rgba) value = round_to_half(value * 0.0009765625f);  // 2^-10: most below the shoulder
+            upload(v.ctx, frame.targets.hdr, hdr.rgba);
+            std::vector<uint8_t> poison(size_t(extent.width) * extent.height * 4, 0x5A);
+            upload_image(v.ctx, frame.targets.color, poison.data(), 4);
+            frame.run(plan, 0, [&](FrameContext& f) { pass.record_compute(f); });
+            std::vector<uint8_t> color = read_image(v.ctx, frame.targets.color, 4);
+            std::vector<uint8_t> want = tonemap_rgba8(hdr.rgba, applied);
+            ASSERT_EQ(color.size(), want.size());
+            int off = 0;
+            for (size_t i = 0; i < color.size(); ++i)
+                if (std::abs(int(color[i]) - int(want[i])) > 1 && ++off <= 5)
+                    ADD_FAILURE() << "pixel " << (i / 4) % extent.width << "," << (i / 4) / extent.width << " channel " << i % 4
+                                  << ": " << int(color[i]) << ", the CPU's " << int(want[i]);
+            EXPECT_EQ(off, 0);
+        }
     }
     EXPECT_EQ(validation_message_count(), v.messages_before) << "validation messages (printed above)";
 }

@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+"""Shader and source mutants, each with the tests that must catch it (docs/testing.md, "Mutants").
+
+A mutant is one textual edit of one file of the tree. `run` applies it, rebuilds, runs its tests at
+4 and 8 lanes (lavapipe's LP_NATIVE_VECTOR_WIDTH 128 and 256) and restores the file whatever
+happens. A mutant is KILLED when at least one of its tests fails, SURVIVED when they all pass: a
+survivor is a hole in the suite.
+
+Usage: tools/mutants.py list
+       tools/mutants.py run [NAME...] [--build DIR]     (all mutants when no NAME is given)
+"""
+import argparse
+import pathlib
+import subprocess
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+
+# name: (file, text to find (exactly once), its replacement, ctest regex of the tests that must catch it)
+MUTANTS = {
+    "shade-per-lane-loop-magenta": (
+        "shaders/visibility_shade.comp",
+        "        color = vec4(shaded, 1.0);\n",
+        "        color = vec4(shaded, 1.0);\n#ifndef LIGHT_LOOP_SUBGROUP\n        color = vec4(1.0, 0.0, 1.0, 1.0);\n#endif\n",
+        r"^Visibility\.BundledSceneMatchesForward",
+    ),
+    "light-list-of-the-tile-to-the-right": (
+        "shaders/shading.glsl",
+        "    uint tile = light_tile_of_pixel(pixel, frame.tiles.x);\n",
+        "    uint tile = light_tile_of_pixel(pixel, frame.tiles.x);\n#ifdef SHADING_IN_COMPUTE\n"
+        "    tile = min(tile + 1u, frame.tiles.x * frame.tiles.y - 1u);\n#endif\n",
+        r"^Visibility\.BundledSceneMatchesForward|^Visibility\.OcclusionPhaseTwoMatchesForward",
+    ),
+    "resolve-compute-skips-measured-exposure": (
+        "shaders/resolve.comp",
+        "    imageStore(color_image, pixel, vec4(display(hdr.rgb, exposure), 1.0));\n",
+        "    if (measured == 0u) imageStore(color_image, pixel, vec4(display(hdr.rgb, exposure), 1.0));\n",
+        r"^Resolve\.|^ResolveCompute\.|^VisibilityMip\.",
+    ),
+    "visibility-pipelines-need-geometry-for-meshlets": (
+        "src/passes/visibility_pass.cpp",
+        "void VisibilityPass::create(const Context& ctx) {\n",
+        "void VisibilityPass::create(const Context& ctx) {\n"
+        "    if (!visibility_missing(ctx.features, Geometry::indexed).empty()) return;\n",
+        r"^Visibility\.MeshletPathShadesWithoutTheGeometryFeature",
+    ),
+}
+
+
+def build(build_dir):
+    subprocess.run(["cmake", "--build", str(build_dir)], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+
+
+def run_tests(build_dir, regex):
+    """True when every selected test passed at 4 and 8 lanes (none selected counts as a failure of the tool)."""
+    pattern = f"({regex}).*\\.sg(4|8)$"
+    listed = subprocess.run(["ctest", "--test-dir", str(build_dir), "-N", "-R", pattern], capture_output=True, text=True)
+    if "Total Tests: 0" in listed.stdout:
+        sys.exit(f"no test matches {pattern}")
+    r = subprocess.run(["ctest", "--test-dir", str(build_dir), "-R", pattern, "-j2", "--output-on-failure"],
+                       capture_output=True, text=True)
+    failed = [l for l in r.stdout.splitlines() if "***Failed" in l or "Exception" in l or "***Timeout" in l]
+    for line in failed:
+        print("   ", line.strip())
+    return r.returncode == 0
+
+
+def run_mutant(name, build_dir):
+    path, find, replace, regex = MUTANTS[name]
+    file = ROOT / path
+    original = file.read_text()
+    if original.count(find) != 1:
+        sys.exit(f"{name}: the text to mutate occurs {original.count(find)} times in {path}, not once")
+    print(f"{name}: {path}; tests {regex}")
+    try:
+        file.write_text(original.replace(find, replace))
+        build(build_dir)
+        passed = run_tests(build_dir, regex)
+    finally:
+        file.write_text(original)
+    print(f"  {'SURVIVED' if passed else 'KILLED'}")
+    return not passed
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("command", choices=["list", "run"])
+    parser.add_argument("names", nargs="*")
+    parser.add_argument("--build", default="build")
+    args = parser.parse_args()
+    if args.command == "list":
+        for name, (path, _, _, regex) in MUTANTS.items():
+            print(f"{name:45} {path:35} {regex}")
+        return 0
+    names = args.names or list(MUTANTS)
+    unknown = [n for n in names if n not in MUTANTS]
+    if unknown:
+        sys.exit(f"unknown mutant(s): {', '.join(unknown)} (tools/mutants.py list)")
+    build_dir = (ROOT / args.build).resolve()
+    survivors = [n for n in names if not run_mutant(n, build_dir)]
+    build(build_dir)  # the unmutated tree again
+    print(f"{len(names) - len(survivors)} of {len(names)} killed" + (f"; survived: {', '.join(survivors)}" if survivors else ""))
+    return 1 if survivors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
