@@ -60,8 +60,8 @@
 layout(local_size_x = 128) in;
 
 // After shading.glsl's bindings 0..6 (scene, light lists, loop counters, ray-traced image): 7 the
-// scene's vertices, 8..11 visibility_surface.glsl's (drawn indices, the two indirect commands, the
-// visibility image), 12 the HDR target.
+// scene's vertices, 8, 9 and 11 visibility_surface.glsl's (the drawn indices, their indirect
+// commands, the visibility image; 10 unused), 12 the HDR target.
 layout(set = 0, binding = 7, std430) readonly buffer Vertices { float vertex_data[]; };  // scene.h's Vertex: 8 floats
 layout(set = 0, binding = 12, rgba16f) writeonly uniform image2D hdr_image;
 #ifdef SHADE_QUAD_MIP

@@ -6,8 +6,8 @@
 // The includer has declared, before including this:
 //  - scene_bindings.glsl (frame, draws);
 //  - `vertex_data[]`, the scene's vertices (scene.h's Vertex: 8 floats);
-//  - VISIBILITY_SURFACE_BINDING: the first of this file's four bindings (the drawn indices, the
-//    pre-pass's and the late draw's indirect commands, the visibility image);
+//  - VISIBILITY_SURFACE_BINDING: the first of this file's bindings (the drawn indices, their
+//    indirect commands, the visibility image at + 3; + 2 unused);
 //  - with VISIBILITY_MESHLET, meshlet.glsl (the meshlet path names its triangles by visible-list entry).
 #ifndef VISIBILITY_SURFACE_GLSL
 #define VISIBILITY_SURFACE_GLSL
@@ -15,9 +15,9 @@
 #include "visibility_id.glsl"
 
 layout(set = 0, binding = VISIBILITY_SURFACE_BINDING, std430) readonly buffer DrawnIndices { uint indices[]; };  // what the pre-pass drew
-// VkDrawIndexedIndirectCommand per draw (5 words): the pre-pass's, and occlusion phase 2's late draw's.
+// VkDrawIndexedIndirectCommand per draw (5 words): the list forward draws (with occlusion, phase
+// 1's survivors and the late draw's additions merged), which the ids name.
 layout(set = 0, binding = VISIBILITY_SURFACE_BINDING + 1, std430) readonly buffer Indirect { uint indirect[]; };
-layout(set = 0, binding = VISIBILITY_SURFACE_BINDING + 2, std430) readonly buffer LateIndirect { uint late_indirect[]; };
 layout(set = 0, binding = VISIBILITY_SURFACE_BINDING + 3) uniform utexture2D visibility_image;  // texelFetch: no sampler
 
 // The visibility id of a pixel (visibility_id.glsl; kVisibilityNone where no triangle covers it).
@@ -66,10 +66,9 @@ Triangle fetch_triangle(uint id) {
     Triangle t;
     t.draw = visibility_id_draw(id, frame.tiles.w);  // frame.tiles.w: the draw count, the id's split
     uint command = t.draw * 5u;
-    bool late = visibility_id_late(id);
     uint primitive = visibility_id_primitive(id, frame.tiles.w);
-    uint first_index = late ? late_indirect[command + 2u] : indirect[command + 2u];
-    int vertex_offset = int(late ? late_indirect[command + 3u] : indirect[command + 3u]);
+    uint first_index = indirect[command + 2u];
+    int vertex_offset = int(indirect[command + 3u]);
     DrawData draw = draws[t.draw];
     for (uint i = 0u; i < 3u; ++i) {
         uint v = uint(int(indices[first_index + 3u * primitive + i]) + vertex_offset);

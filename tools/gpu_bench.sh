@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The GPU benchmarks of docs/benchmarks.md, batched so one device call runs a whole group.
-# Usage: tools/gpu_bench.sh OUTDIR GROUP...   GROUP: cull | lights | mip | compare | views | rays
+# Usage: tools/gpu_bench.sh OUTDIR GROUP...   GROUP: cull | lights | mip | compare | views | auto | rays
 # Every run is headless with timestamps; reports (the contract's JSON) land in OUTDIR/<group>/, and
 # docs/benchmarks.md quotes their timings_ms medians.
 set -uo pipefail
@@ -42,6 +42,34 @@ for group in "$@"; do
     for stage in vertex tess-eval fragment; do
       $demo --headless --size 960x540 --frames 2 --warmup 1 --view lane-id --view-stage $stage --mask-stages $stage \
         --screenshot "$out/views/masked-$stage.png" > /dev/null
+    done ;;
+  auto)  # issue 57: the first run on a device it has never seen (the quick measurement) against a full --tune
+    for size in "${sizes[@]}"; do
+      cache="$out/auto/cache-$size"; rm -rf "$cache"; mkdir -p "$cache"
+      run=(--size $size --instances 5 --lights 4096)
+      XDG_CACHE_HOME="$cache" $demo --headless "${run[@]}" --frames 200 --warmup 30 \
+        --report "$out/auto/first-$size.json" > "$out/auto/first-$size.log" 2>&1
+      XDG_CACHE_HOME="$cache" $demo --headless "${run[@]}" --frames 200 --warmup 30 \
+        --report "$out/auto/second-$size.json" > "$out/auto/second-$size.log" 2>&1
+      cp "$cache"/subgroup-demo/tuning-*.json "$out/auto/quick-$size.json"
+      # --tune replaces the quick verdict; its "quick:" line sets the quick choice against tuned auto in rounds.
+      XDG_CACHE_HOME="$cache" $demo --tune "${run[@]}" --frames 120 --warmup 20 --out "$out/auto/tune-$size" \
+        > "$out/auto/tune-$size.log" 2>&1
+      XDG_CACHE_HOME="$cache" $demo --headless "${run[@]}" --frames 200 --warmup 30 \
+        --report "$out/auto/tuned-$size.json" > "$out/auto/tuned-$size.log" 2>&1
+      grep -h '^auto: ' "$out/auto/first-$size.log"
+      grep -h '^quick: ' "$out/auto/tune-$size.log"
+      python3 - "$out/auto" "$size" <<'PY'
+import json, sys
+d, size = sys.argv[1], sys.argv[2]
+r = {k: json.load(open(f"{d}/{k}-{size}.json")) for k in ("first", "second", "tuned")}
+frame = {k: v["timings_ms"]["frame"]["median"] for k, v in r.items()}
+t1, t2 = r["first"]["tuning"], r["second"]["tuning"]
+print(f"auto {size}: first run measured {t1['measure_seconds']:.2f} s (limit 3 s: {'ok' if t1['measure_seconds'] <= 3 else 'OVER'}), "
+      f"shading {r['first']['plan']['shading']['mode']}; second run measured: {t2['measured_now']} (must be False); "
+      f"frame first {frame['first']:.3f} ms, second {frame['second']:.3f} ms, after --tune {frame['tuned']:.3f} ms "
+      f"(shading {r['tuned']['plan']['shading']['mode']}): first/tuned {frame['first'] / frame['tuned']:.3f}x (limit 1.05x)")
+PY
     done ;;
   rays)  # docs/ray-tracing.md: the ray tracer on the visibility path (no primary rays), subgroup against fallback
     # Per size: the pass's time, rays per second per kind and per-stage invocations in each report

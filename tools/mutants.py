@@ -44,6 +44,12 @@ MUTANTS = {
         "    if (!visibility_missing(ctx.features, Geometry::indexed).empty()) return;\n",
         r"^Visibility\.MeshletPathShadesWithoutTheGeometryFeature",
     ),
+    "late-draw-writes-ids": (
+        "src/render/renderer.cpp",
+        "    f.ids_after_late_draw = visibility && two_phases;\n",
+        "    f.ids_after_late_draw = false;\n",
+        r"^VisibilityTies\.|^Visibility\.OcclusionPhaseTwoMatchesForward",
+    ),
 }
 
 

@@ -43,9 +43,9 @@ const LayoutDesc kRayTraceLayout = {
     kRayStages, sizeof(float)};
 // Where ray generation takes each pixel's surface from (raytrace.rgen): a primary ray (forward
 // shading's depth-only pre-pass), or the pixel's triangle in the visibility image, whose bindings
-// follow the views' 10 and 11: 12 the drawn indices, 13 and 14 the pre-pass's and the late draw's
-// indirect commands, 15 the visibility image (visibility_surface.glsl), and on the meshlet path the
-// meshlet data from 16 (meshlet.glsl).
+// follow the views' 10 and 11: 12 the drawn indices, 13 their indirect commands, (14 unused) 15 the
+// visibility image (visibility_surface.glsl), and on the meshlet path the meshlet data from 16
+// (meshlet.glsl).
 constexpr uint32_t kSurfaceBinding = 12, kRayMeshletBinding = 16;
 
 // The layout of a pipeline for `surface`; `view`: the debug views' (10 their colours, unused by the
@@ -58,8 +58,8 @@ LayoutDesc ray_layout(RaySurface surface, bool view) {
     }
     if (surface == RaySurface::camera) return layout;
     layout.bindings.resize(kSurfaceBinding, kNoBinding);
-    for (VkDescriptorType t : {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                               VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE})
+    for (VkDescriptorType t : {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, kNoBinding,
+                               VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE})
         layout.bindings.push_back(t);
     if (surface == RaySurface::visibility_meshlet) layout = with_meshlet_bindings(layout, kRayMeshletBinding);
     layout.stages = kRayStages;
@@ -492,18 +492,17 @@ void RayTracePass::trace(FrameContext& f, const Pipeline& pipeline, const Buffer
     depth.descriptorType = VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE;
     depth.pImageInfo = &d.images.back();
     d.writes.push_back(depth);
-    d.storage_image(8, f.targets.ray_traced.view).buffer(9, f.counters);
-    if (view_params) d.buffer(10, *view_params, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER).buffer(11, f.counters);
+    d.storage_image(8, f.targets.ray_traced.view).buffer(kRayStatsBinding, f.counters);
+    if (view_params)
+        d.buffer(kRayViewCountersBinding - 1, *view_params, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER).buffer(kRayViewCountersBinding, f.counters);
     if (surface != RaySurface::camera) {
         // The pre-pass's triangles, as the shading pass reads them (VisibilityPass::bind_frame).
         // The cull's and the meshlet path's writes of the lists are ordered before the rays by the
         // counters' barrier above (a global memory barrier from their stages).
         transition(f.cmd, f.targets.visibility, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, kRayShader,
                    VK_ACCESS_2_SHADER_SAMPLED_READ_BIT);
-        const Buffer& indirect = f.draw_indirect ? *f.draw_indirect : f.scene.indirect_all;
         d.buffer(kSurfaceBinding, f.draw_indices ? *f.draw_indices : f.scene.indices)
-            .buffer(kSurfaceBinding + 1, indirect)
-            .buffer(kSurfaceBinding + 2, f.late_indirect ? *f.late_indirect : indirect)
+            .buffer(kSurfaceBinding + 1, f.draw_indirect ? *f.draw_indirect : f.scene.indirect_all)
             .sampled_texels(kSurfaceBinding + 3, f.targets.visibility.view, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
         if (surface == RaySurface::visibility_meshlet) f.meshlets->push_bindings(f, d, kRayMeshletBinding);
     }
