@@ -2,7 +2,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
+#include <string>
 #include <utility>
 
 #include "compare/chart.h"  // image_difference, the comparison's difference panel
@@ -13,6 +15,13 @@ namespace {
 uint32_t pixel(const RgbaImage& image, int x, int y) {
     const uint8_t* p = image.at(uint32_t(x), uint32_t(y));
     return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24;
+}
+
+// 0xAABBGGRR as text, so a failure names the colour.
+std::string hex(uint32_t rgba) {
+    char text[16];
+    snprintf(text, sizeof text, "0x%08x", rgba);
+    return text;
 }
 
 int count_not(const RgbaImage& image, PixelRect r, uint32_t colour) {
@@ -209,7 +218,7 @@ TEST(DifferencePanel, CountsColoursAndPlacesEachDifferingPixel) {
     };
     for (uint32_t y = 0; y < 5; ++y)
         for (uint32_t x = 0; x < 7; ++x)
-            EXPECT_EQ(pixel(d.amplified, int(x), int(y)), expected(x, y)) << "amplified pixel at " << x << "," << y;
+            EXPECT_EQ(hex(pixel(d.amplified, int(x), int(y))), hex(expected(x, y))) << "amplified pixel at " << x << "," << y;
     // Symmetric, and identical images give 0 and an all-black panel.
     EXPECT_EQ(image_difference(b, a).differing, 2u);
     ImageDifference same = image_difference(a, a);

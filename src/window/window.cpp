@@ -311,6 +311,7 @@ private:
         log_line("window: " + hud_.tuning);
         if (wait_while_minimised() && (swapchain_.swapchain || recreate_swapchain())) draw_frame(0.0);
         vkDeviceWaitIdle(ctx_.device);
+        frame_count_ = 0;  // the frame that said so is not one of the run's (--soak-frames counts from here)
         tuning_ = quick_tune(ctx_, scene_, options_);
         PlanRequest request = request_;
         set_measured(request, tuning_.usable() ? &tuning_ : nullptr);

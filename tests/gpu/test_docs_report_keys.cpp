@@ -19,7 +19,6 @@ namespace {
 // Dotted tokens in the docs that are not report keys although they start like one.
 const std::map<std::string, std::string> kNotReportKeys = {
     {"frame.tiles.z", "a shader's FrameUniforms member (light-lists.md)"},
-    {"frame.tiles.w", "a shader's FrameUniforms member: the draw count (visibility.md)"},
     {"plan.tint", "architecture.md's example of adding a pass"},
     {"timings_ms.tint", "architecture.md's example of adding a pass"},
     {"renderer.passes.tint", "architecture.md's example of adding a pass"},

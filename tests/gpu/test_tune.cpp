@@ -64,7 +64,7 @@ void check_entry(const nlohmann::json& entry, double fallback_ms, double subgrou
     const nlohmann::json& ci = entry["ratio_ci95"];
     ASSERT_TRUE(ci.is_array());
     bool above = ci[0].is_number() && ci[0].get<double>() > 1.0, below = ci[1].is_number() && ci[1].get<double>() < 1.0;
-    EXPECT_EQ(entry["verdict"], above ? "faster" : below ? "slower" : "level");
+    EXPECT_EQ(entry["verdict"], std::string(above ? "faster" : below ? "slower" : "level")) << "the word its interval gives";
 }
 
 // The tuning file's ratios are the tune's medians divided as docs/benchmarks.md defines them (from
