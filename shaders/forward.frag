@@ -33,12 +33,13 @@ layout(location = 0) out vec4 out_color;
 
 vec3 shade() {
     DrawData draw = draws[in_draw];
-    vec4 texel = texture(base_color_textures, vec3(in_uv, float(draw.texture_layer)));
+    // Implicit derivatives: the quad's own, which choose the level and the anisotropic footprint.
+    vec4 texel = texture(scene_textures[nonuniformEXT(draw.base_color_texture)], in_uv);
 #ifdef QUAD_MIP
     // The last use of the quad's helper invocations (implicit LOD): they end here (quad_mip.glsl).
     if (quad_mip_helper_done()) return vec3(0.0);
 #endif
-    vec3 albedo = srgb_decode(texel.rgb) * draw.base_color.rgb;
+    vec3 albedo = texel.rgb * draw.base_color.rgb;  // linear: the sRGB texture decodes it
     vec3 normal = normalize(in_normal);
     if (!gl_FrontFacing) normal = -normal;
     vec4 traced = ray_traced_light(ivec2(gl_FragCoord.xy));

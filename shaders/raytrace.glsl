@@ -106,10 +106,10 @@ vec2 hit_uv(uvec3 v, vec2 barycentrics) {
     return vertex_uv(v.x) * b.x + vertex_uv(v.y) * b.y + vertex_uv(v.z) * b.z;
 }
 
-// Alpha of a masked material at uv: the texture's (level 0, the only level) times the factor.
-// The depth pre-pass (depth_alpha.frag) tests the same texel values against the same cutoff.
+// Alpha of a masked material at uv: the texture's (level 0) times the factor. The depth pre-pass
+// (depth_alpha.frag) tests the same texel values against the same cutoff.
 float material_alpha(DrawData draw, vec2 uv) {
-    return textureLod(base_color_textures, vec3(uv, float(draw.texture_layer)), 0.0).a * draw.base_color.a;
+    return scene_texture_lod0(draw.base_color_texture, uv).a * draw.base_color.a;
 }
 
 // Reflection weight: Schlick Fresnel from F0 (dielectric 0.06, metal 1), faded by roughness.

@@ -134,8 +134,8 @@ void main() {
             uv_dy = uv_at(t, weights_at(t, vec2(quad_origin) + vec2(0.0, 1.0))) - at_origin;
         }
         DrawData draw = draws[t.draw];
-        vec4 texel = textureGrad(base_color_textures, vec3(uv, float(draw.texture_layer)), uv_dx, uv_dy);
-        vec3 albedo = srgb_decode(texel.rgb) * draw.base_color.rgb;
+        vec4 texel = scene_texture_grad(draw.base_color_texture, uv, uv_dx, uv_dy);
+        vec3 albedo = texel.rgb * draw.base_color.rgb;
         vec3 world = world_at(t, b);
         // The pipelines cull back faces: every triangle in the image faces the camera (forward's
         // gl_FrontFacing is always true).

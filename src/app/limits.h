@@ -16,7 +16,7 @@ struct Context;
 // The device numbers that bound those allocations.
 struct DeviceLimits {
     uint64_t max_image_dimension_2d = 0;
-    uint64_t max_image_array_layers = 0;
+    uint64_t max_scene_textures = 0;     // Context::max_scene_textures: the texture array's capacity
     uint64_t max_storage_buffer_range = 0;
     uint64_t max_buffer_size = 0;        // VkPhysicalDeviceMaintenance4Properties (core in 1.3)
     uint64_t max_allocation_size = 0;    // VkPhysicalDeviceMaintenance3Properties; every buffer is its own allocation

@@ -505,3 +505,37 @@ nlohmann::json tuning_report_json(const LoadedTuning& t, bool disabled) {
             {"measured_now", t.measured_now},
             {"measure_seconds", t.measured_now ? nlohmann::json(t.measure_seconds) : nlohmann::json(nullptr)}};
 }
+
+int run_compare(const Options& options) {
+    Context ctx;
+    create_context(ctx, context_options(options));
+    Scene scene = load_requested_scene(options);
+    check_device_limits(ctx, options, scene);
+
+    fprintf(stderr, "compare: %s, subgroup size %u, %ux%u, %llu triangles, %u lights, %u frames (%u warm-up)\n",
+            ctx.info.name.c_str(), ctx.subgroup.size, options.width, options.height,
+            (unsigned long long)scene.triangle_count(), options.lights, options.frames, options.warmup);
+    CompareResult c = run_comparison(ctx, scene, options, [](const CompareProgress& p) {
+        std::string eta = p.eta_s < 0 ? std::string("estimating") : "about " + std::to_string(int(std::ceil(p.eta_s))) + " s left";
+        fprintf(stderr, "[%zu/%zu] %-20s %s  (%.0f s elapsed, %s)\n", p.index, p.count, p.name.c_str(),
+                p.skipped ? "skipped" : "running", p.elapsed_s, eta.c_str());
+    });
+    for (const CompareRun& r : c.runs)
+        if (r.skipped) fprintf(stderr, "skipped %s: %s\n", r.config.name.c_str(), r.skip_reason.c_str());
+    for (const PassRatio& r : all_ratios(c)) {
+        if (r.ratio)
+            printf("%-12s speed-up %.2fx, 95%% interval %s: %s (fallback %s ms / subgroup %s ms)\n", r.key.c_str(), *r.ratio,
+                   interval_text(r).c_str(), std::string(verdict_name(r.verdict)).c_str(), format_ms(r.fallback_ms).c_str(),
+                   format_ms(r.subgroup_ms).c_str());
+        else
+            printf("%-12s no ratio: %s\n", r.key.c_str(), r.reason.c_str());
+    }
+    printf("%s\n", stage_probe_summary(c.probe).c_str());
+    // The verdicts are what tuned auto reads (compare/tuning.h): kept for this device and driver.
+    printf("tuning: wrote %s (auto takes the faster path where a verdict is faster or slower)\n",
+           save_tuning(ctx.info, "compare", options.width, options.height, c.ratios, c.shading_ratios).c_str());
+    printf("wrote the sheet %s, the chart %s, %s, %s and %zu screenshots\n", c.sheet.c_str(), c.chart.c_str(),
+           c.report_md.c_str(), c.report_json.c_str(),
+           c.runs.size() - std::count_if(c.runs.begin(), c.runs.end(), [](const CompareRun& r) { return r.skipped; }));
+    return 0;
+}

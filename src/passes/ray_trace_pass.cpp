@@ -32,15 +32,16 @@ constexpr VkShaderStageFlags kRayStages = VK_SHADER_STAGE_RAYGEN_BIT_KHR | VK_SH
 constexpr VkPipelineStageFlags2 kRayShader = VK_PIPELINE_STAGE_2_RAY_TRACING_SHADER_BIT_KHR;
 constexpr VkPipelineStageFlags2 kBuild = VK_PIPELINE_STAGE_2_ACCELERATION_STRUCTURE_BUILD_BIT_KHR;
 
-// shaders/raytrace.glsl's set 0: frame, draws, lights, textures, TLAS, vertices, indices, depth,
-// the traced image, the statistics (GpuCounters). Push constant: --lod's bound in pixels, with
-// which the visibility path's ray generation finds the level the raster drew (raytrace.rgen).
+// shaders/raytrace.glsl's set 0: frame, draws, lights, (3 free), TLAS, vertices, indices, depth,
+// the traced image, the statistics (GpuCounters); set 1 the scene's textures (scene_textures.glsl).
+// Push constant: --lod's bound in pixels, with which the visibility path's ray generation finds the
+// level the raster drew (raytrace.rgen).
 const LayoutDesc kRayTraceLayout = {
     {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-     VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, VK_DESCRIPTOR_TYPE_ACCELERATION_STRUCTURE_KHR,
+     kNoBinding, VK_DESCRIPTOR_TYPE_ACCELERATION_STRUCTURE_KHR,
      VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE,
      VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
-    kRayStages, sizeof(float)};
+    kRayStages, sizeof(float), true};
 // Where ray generation takes each pixel's surface from (raytrace.rgen): a primary ray (forward
 // shading's depth-only pre-pass), or the pixel's triangle in the visibility image, whose bindings
 // follow the views' 10 and 11: 12 the drawn indices, 13 their indirect commands, (14 unused) 15 the
@@ -481,7 +482,7 @@ void RayTracePass::trace(FrameContext& f, const Pipeline& pipeline, const Buffer
     d.buffer(0, f.uniforms, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER)
         .buffer(1, f.scene.draws)
         .buffer(2, f.lights)
-        .sampled_image(3, f.scene.textures.view, f.scene.sampler)
+        .textures(f.scene.texture_set)
         .acceleration_structure(4, tlas_.handle)
         .buffer(5, f.scene.vertices)
         .buffer(6, f.scene.indices);
@@ -644,3 +645,5 @@ void ray_trace_frame_allocations(const AllocationQuery& q, std::vector<PlannedAl
     out.push_back({"ray trace instances", (q.scene.instances.size() + 1) * sizeof(VkAccelerationStructureInstanceKHR),
                    AllocationKind::buffer});
 }
+
+std::unique_ptr<PassUnit> create_ray_trace_unit(const UnitSetup& s) { return make_unit<RayTracePass>(s.ctx, s.scene, s.lights); }

@@ -107,10 +107,6 @@ private:
     VkDeviceSize light_scratch_offset_ = 0, tlas_scratch_offset_ = 0;
 };
 
-// The pass's report counters, HUD line and memory-plan share (its table entry).
-void ray_trace_report_counters(nlohmann::json& counters, const PassCounters& c);
-std::optional<HudLine> ray_trace_hud_line(const PassCounters& c);
-void ray_trace_frame_allocations(const AllocationQuery& q, std::vector<PlannedAllocation>& out);
 // counters.ray_trace.rays_per_second: each kind's rays (`rays`, the report's) over the pass's
 // median milliseconds; null where the pass took no time.
 nlohmann::json ray_trace_rays_per_second(const nlohmann::json& rays, double median_ms);

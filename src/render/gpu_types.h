@@ -11,7 +11,7 @@ struct GpuDraw {
     glm::mat4 model;
     glm::mat4 normal_matrix;
     glm::vec4 base_color;
-    uint32_t texture_layer;
+    uint32_t base_color_texture;  // into GpuScene::textures (0: white)
     uint32_t first_index;
     uint32_t index_count;
     uint32_t out_first;

@@ -17,10 +17,12 @@ struct Vertex {
 };
 static_assert(sizeof(Vertex) == 32);
 
+// One image at its own size, as decoded; the renderer adds its mip chain (scene/texture_mips.h).
 struct Texture {
     int width = 0;
     int height = 0;
-    std::vector<uint8_t> rgba;  // width * height * 4 bytes, RGBA8 (sRGB-encoded as stored in the file)
+    std::vector<uint8_t> rgba;  // width * height * 4 bytes, RGBA8 as stored in the file
+    bool srgb = true;           // colour (sRGB-encoded, base colour): sampled and filtered in linear light
 };
 
 struct Material {
