@@ -11,7 +11,9 @@
 #extension GL_KHR_shader_subgroup_ballot : require
 #endif
 
-#include "common.glsl"
+// Set 0, pushed each frame (the numbers match kRayTraceLayout in ray_trace_pass.cpp): 0..3 the
+// scene's (frame, draws, lights, textures), as the graphics pipelines have them.
+#include "scene_bindings.glsl"
 
 // The debug views in the six stages (RT_VIEW variants, docs/ray-tracing.md): the stage under view
 // (VIEW_HERE, with one of view_common.glsl's VIEW_* defines) measures its lane with lane_record()
@@ -22,18 +24,14 @@
 #include "view_common.glsl"
 #endif
 
-// Set 0, pushed each frame (the numbers match kRayTraceLayout in ray_trace_pass.cpp).
-layout(set = 0, binding = 0) uniform Frame { FrameUniforms frame; };
-layout(set = 0, binding = 1, std430) readonly buffer Draws { DrawData draws[]; };
-layout(set = 0, binding = 2, std430) readonly buffer Lights { PointLight lights[]; };
-// binding 3 free; the textures are set 1 (scene_textures.glsl)
-#include "scene_textures.glsl"
 layout(set = 0, binding = 4) uniform accelerationStructureEXT scene_tlas;
 layout(set = 0, binding = 5, std430) readonly buffer Vertices { float vertex_data[]; };  // Vertex: 8 floats
 layout(set = 0, binding = 6, std430) readonly buffer Indices { uint index_data[]; };
 layout(set = 0, binding = 7) uniform texture2D depth_image;            // reversed Z, from the pre-pass
 layout(set = 0, binding = 8, r32ui) uniform uimage2D traced_image;     // what forward reads (encoding below)
-// binding 9: the statistics (RayStats below)
+// binding 9: the statistics (RayStats below); 10 and 11 the views' (view_common.glsl);
+// RT_SURFACE_VISIBILITY (ray generation on the visibility path): 12..15 visibility_surface.glsl's,
+// and with VISIBILITY_MESHLET 16.. the meshlet path's (meshlet.glsl).
 
 // TLAS instance masks and SBT layout (ray_trace_pass.cpp builds the same).
 const uint kMaskGeometry = 1u, kMaskLights = 2u;

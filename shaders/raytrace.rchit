@@ -1,8 +1,8 @@
 #version 460
 // Closest hit of the ray_trace pass, for both hit groups: the scene's triangles and the lights'
 // procedural spheres (gl_HitKindEXT tells them apart).
-//   primary ray:    the surface's shading and geometric normals and its draw, for raygen;
-//   shadow ray:     "blocked" (its hit distance);
+//   primary ray:    the surface's shading and geometric normals and its draw, for raygen (the
+//                   forward path only: on the visibility path raygen knows the surface);
 //   reflection ray: the reflected surface lit by the sun (unshadowed) and the sky ambient, plus its
 //                   emission, its material evaluated by the callable shader (material.glsl); a
 //                   light's sphere glows in its colour.
@@ -23,7 +23,7 @@ void main() {
     if (gl_HitKindEXT == kHitKindLight && record_from_attribute(barycentrics.x) != 0u)
         payload.record = record_from_attribute(barycentrics.x);
 #endif
-    if (payload.kind == kRayShadow) return;
+    // (Shadow rays never come here: they skip the closest-hit shader, raytrace.rgen.)
     if (gl_HitKindEXT == kHitKindLight) {  // a light's sphere (only reflection rays see them)
         payload.color = lights[gl_PrimitiveID].color.rgb * 0.5;
         return;

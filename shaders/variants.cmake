@@ -215,6 +215,21 @@ foreach(stage rgen rchit rahit rmiss rint rcall)
   sgd_shader(raytrace.${stage} subgroup RT_SUBGROUP=1)
   sgd_shader(raytrace.${stage} fallback)
 endforeach()
+# Ray generation on the visibility path (--shading visibility): the surface from the pixel's
+# triangle, no primary ray; `_visibility` the indexed path's ids, `_visibility_meshlet` the meshlet path's.
+foreach(surface visibility visibility_meshlet)
+  if(surface STREQUAL "visibility_meshlet")
+    set(surface_defines RT_SURFACE_VISIBILITY=1 VISIBILITY_MESHLET=1)
+  else()
+    set(surface_defines RT_SURFACE_VISIBILITY=1)
+  endif()
+  sgd_shader(raytrace.rgen subgroup_${surface} RT_SUBGROUP=1 ${surface_defines})
+  sgd_shader(raytrace.rgen fallback_${surface} ${surface_defines})
+  sgd_shader(raytrace.rgen view_plain_${surface} RT_VIEW=1 ${surface_defines})
+  sgd_shader(raytrace.rgen view_lane_id_${surface} RT_VIEW=1 VIEW_HERE=1 VIEW_LANE_ID=1 ${surface_defines})
+  sgd_shader(raytrace.rgen view_first_last_${surface} RT_VIEW=1 VIEW_HERE=1 VIEW_FIRST_LAST=1 ${surface_defines})
+  sgd_shader(raytrace.rgen view_active_${surface} RT_VIEW=1 VIEW_HERE=1 VIEW_ACTIVE=1 ${surface_defines})
+endforeach()
 sgd_shader(light_aabbs.comp main)
 # The debug views in the six stages: `view_plain` passes the records through (and counts nothing),
 # `view_<kind>` measures lanes in its own stage (VIEW_HERE); raytrace_view.comp colours the records.

@@ -60,13 +60,10 @@
 
 layout(local_size_x = 128) in;
 
-// After shading.glsl's bindings 0..6 (scene, light lists, loop counters, ray-traced image).
+// After shading.glsl's bindings 0..6 (scene, light lists, loop counters, ray-traced image): 7 the
+// scene's vertices, 8, 9 and 11 visibility_surface.glsl's (the drawn indices, their indirect
+// commands, the visibility image; 10 unused), 12 the HDR target.
 layout(set = 0, binding = 7, std430) readonly buffer Vertices { float vertex_data[]; };  // scene.h's Vertex: 8 floats
-layout(set = 0, binding = 8, std430) readonly buffer Indices { uint indices[]; };        // what the pre-pass drew
-// VkDrawIndexedIndirectCommand per draw (5 words): the list forward draws (with occlusion, phase
-// 1's survivors and the late draw's additions merged), which the ids name. (Binding 10 is unused.)
-layout(set = 0, binding = 9, std430) readonly buffer Indirect { uint indirect[]; };
-layout(set = 0, binding = 11) uniform utexture2D visibility_image;  // texelFetch: no sampler
 layout(set = 0, binding = 12, rgba16f) writeonly uniform image2D hdr_image;
 #ifdef SHADE_QUAD_MIP
 layout(set = 0, binding = 13, rgba16f) writeonly uniform image2D mip_image;  // floor(W/2) x floor(H/2)
@@ -80,83 +77,14 @@ const vec4 kClearColor = vec4(0.00390625, 0.0048828125, 0.0068359375, 1.0);
 // Tests only (push flag after shading.glsl's): write the uv derivatives taken instead of a colour.
 const uint kShadeDerivatives = 8u;
 
-struct Triangle {
-    uint draw;
-    vec4 clip[3];
-    vec3 world[3];
-    vec3 normal[3];
-    vec2 uv[3];
-    mat3 to_weights;  // inverse of the clip-space (x, y, w) columns: perspective-correct weights
-};
-
 #ifdef VISIBILITY_MESHLET
-// The meshlet path (docs/visibility.md, "The meshlet path"): the id names the visible-list entry
-// (whose task chunk gives the draw and the meshlet) and the triangle's index in the meshlet
-// (visibility_id.glsl); the vertices come from the
-// meshlet's own arrays (bindings 17 and up, MeshletPass) and are transformed with the mesh shaders'
-// `precise` math (meshlet_clip, meshlet_forward.mesh), so the clip positions are the rasterizer's.
-// Whichever occlusion phase drew the triangle, its name is the same: the late bit is not needed.
 #define MESHLET_BINDING 17  // after this pass's own, the views' 14..16 included (visibility_pass.cpp)
 #include "meshlet.glsl"
-
-Triangle fetch_triangle(uint id) {
-    Triangle t;
-    ListedMeshlet lm = listed_meshlet(visibility_id_entry(id));
-    t.draw = lm.draw;
-    Meshlet m = meshlets[lm.meshlet];
-    uint packed = triangles[m.triangle_offset + visibility_id_meshlet_triangle(id)];
-    DrawData draw = draws[t.draw];
-    for (uint i = 0u; i < 3u; ++i) {
-        uint v = m.vertex_offset + ((packed >> (8u * i)) & 0xffu);
-        precise vec4 world = draw.model * vec4(meshlet_position(v), 1.0);
-        precise vec4 clip = frame.view_proj * world;
-        t.clip[i] = clip;
-        t.world[i] = world.xyz;
-        uint a = v * 5u;  // normal, uv
-        t.normal[i] = mat3(draw.normal_matrix) * vec3(attributes[a], attributes[a + 1u], attributes[a + 2u]);
-        t.uv[i] = vec2(attributes[a + 3u], attributes[a + 4u]);
-    }
-    t.to_weights = inverse(mat3(t.clip[0].xyw, t.clip[1].xyw, t.clip[2].xyw));  // as below
-    return t;
-}
-#else
-vec3 vertex_vec3(uint v, uint at) { return vec3(vertex_data[v * 8u + at], vertex_data[v * 8u + at + 1u], vertex_data[v * 8u + at + 2u]); }
-
-Triangle fetch_triangle(uint id) {
-    Triangle t;
-    t.draw = visibility_id_draw(id, frame.tiles.w);  // frame.tiles.w: the draw count, the id's split
-    uint command = t.draw * 5u;
-    uint primitive = visibility_id_primitive(id, frame.tiles.w);
-    uint first_index = indirect[command + 2u];
-    int vertex_offset = int(indirect[command + 3u]);
-    DrawData draw = draws[t.draw];
-    for (uint i = 0u; i < 3u; ++i) {
-        uint v = uint(int(indices[first_index + 3u * primitive + i]) + vertex_offset);
-        // scene.vert's transform, `precise` as there: the same clip positions the rasterizer had.
-        precise vec4 world = draw.model * vec4(vertex_vec3(v, 0u), 1.0);
-        precise vec4 clip = frame.view_proj * world;
-        t.clip[i] = clip;
-        t.world[i] = world.xyz;
-        t.normal[i] = mat3(draw.normal_matrix) * vertex_vec3(v, 3u);
-        t.uv[i] = vec2(vertex_data[v * 8u + 6u], vertex_data[v * 8u + 7u]);
-    }
-    // A point of the triangle with perspective-correct barycentrics b has clip position sum b_i c_i;
-    // it projects to the pixel p (NDC) iff (x, y, w) of that sum is w (p, 1). So b is proportional
-    // to M^-1 (p, 1), M the matrix of the vertices' (x, y, w) columns, and sums to 1.
-    t.to_weights = inverse(mat3(t.clip[0].xyw, t.clip[1].xyw, t.clip[2].xyw));
-    return t;
-}
 #endif
-
-// Perspective-correct barycentrics of the pixel centre `pixel` (may lie outside the triangle: a
-// fragment quad's helper lanes extrapolate the same way).
-vec3 weights_at(Triangle t, vec2 pixel) {
-    vec2 ndc = (pixel + 0.5) / vec2(frame.sizes.xy) * 2.0 - 1.0;
-    vec3 k = t.to_weights * vec3(ndc, 1.0);
-    return k / (k.x + k.y + k.z);
-}
-
-vec2 uv_at(Triangle t, vec3 b) { return b.x * t.uv[0] + b.y * t.uv[1] + b.z * t.uv[2]; }
+// The pixel's triangle and the rasterizer's interpolation of it, shared with the ray tracer's ray
+// generation, which starts its rays from the same surface.
+#define VISIBILITY_SURFACE_BINDING 8
+#include "visibility_surface.glsl"
 
 // lane: the lane's number (0..127) in the numbering that makes lanes 4q..4q+3 a quad.
 uint lane_number() {
@@ -176,7 +104,7 @@ void main() {
     uvec2 pixel = quad_tile_pixel(lane);
     uvec2 quad_origin = pixel & ~uvec2(1u);  // the quad's top-left pixel: quads start at even coordinates
     bool inside = all(lessThan(pixel, frame.sizes.xy));
-    uint id = inside ? texelFetch(visibility_image, ivec2(pixel), 0).x : kVisibilityNone;
+    uint id = inside ? visibility_at(ivec2(pixel)) : kVisibilityNone;
     bool covered = id != kVisibilityNone;
 
     Triangle t;
@@ -209,10 +137,10 @@ void main() {
         DrawData draw = draws[t.draw];
         SurfaceMaterial material = evaluate_material(draw, uv, uv_dx, uv_dy);
         vec3 albedo = material.base_color.rgb;
-        vec3 world = b.x * t.world[0] + b.y * t.world[1] + b.z * t.world[2];
+        vec3 world = world_at(t, b);
         // The pipelines cull back faces: every triangle in the image faces the camera (forward's
         // gl_FrontFacing is always true).
-        vec3 normal = normalize(b.x * t.normal[0] + b.y * t.normal[1] + b.z * t.normal[2]);
+        vec3 normal = normal_at(t, b);
         vec4 traced = ray_traced_light(ivec2(pixel));
         vec3 shaded = ambient_and_sun(albedo, normal, traced.x);
         shaded += shade_point_lights(pixel, albedo, world, normal);

@@ -46,6 +46,10 @@
 #                second run's, the first frame against the frame after a full --tune
 #   materials    mipmapped textures at the large size: forward and both derivative variants, the
 #                comparison's derivatives and shading ratios, the atlas validated
+#   rays         the ray tracer without primary rays (docs/ray-tracing.md): --shading visibility and
+#                forward, subgroup / fallback / off, rays per second per kind and every stage's
+#                invocations, the variants' frames and dumps compared; --compare's ray_trace ratio
+#                with its interval; the six stages' views on the visibility path, validated
 # Adding a suite: one case block below (runs through `run` / `compare_run`, a table through
 # tools/bench_tables.py), one line above and one in tools/README.md.
 set -uo pipefail
@@ -305,6 +309,31 @@ for suite in "${suites[@]}"; do
     "$build/png-sheet" "$d/views-sheet.png" --columns 6 "$d"/view-*.png > /dev/null 2>&1
     rm -f "$d"/frame-3840x2160-*.png "$d"/dump-3840x2160-*.png
     $tables runs "$d" ray_trace frame c:ray_trace.rays.primary c:ray_trace.rays.shadow validation: >> "$md"
+    cat "$d/notes.txt" >> "$md" ;;
+  rays)
+    for size in "${sizes[@]}"; do
+      for shading in visibility forward; do
+        for v in subgroup fallback; do
+          run "$size-$shading-$v" --headless "${scaled[@]}" --size $size --shading $shading --ray-trace $v --frames $frames \
+            --warmup $warmup --screenshot "$d/frame-$size-$shading-$v.png" --ray-dump "$d/dump-$size-$shading-$v.png"
+        done
+        echo "$size $shading: frames identical $(same "$d/frame-$size-$shading-subgroup.png" "$d/frame-$size-$shading-fallback.png"), ray dumps identical $(same "$d/dump-$size-$shading-subgroup.png" "$d/dump-$size-$shading-fallback.png")" >> "$d/notes.txt"
+        run "$size-$shading-off" --headless "${scaled[@]}" --size $size --shading $shading --ray-trace off --frames $frames --warmup $warmup
+      done
+      # The ray_trace ratio with its 95% interval (the comparison's ray-trace rows shade with auto:
+      # its shading column says which path), the rays per second beside it.
+      compare_run "compare-$size" "${scaled[@]}" --size $size --frames $frames --warmup $warmup
+      grep '^| ray_trace ' "$d/compare-$size/report.md" | sed "s/^/$size: /" >> "$d/notes.txt"
+    done
+    for geometry in indexed meshlet; do for stage in raygen any-hit closest-hit miss intersection callable; do
+      run "view-$geometry-$stage" --headless "${scene[@]}" --size 960x540 --frames 2 --warmup 1 --validate --shading visibility \
+        --geometry $geometry --view lane-id --view-stage $stage --screenshot "$d/view-$geometry-$stage.png"
+    done; done
+    rm -f "$d"/frame-3840x2160-*.png "$d"/dump-3840x2160-*.png
+    $tables runs "$d" ray_trace frame c:ray_trace.rays.primary c:ray_trace.rays.shadow c:ray_trace.rays.reflection \
+      c:ray_trace.rays_per_second.shadow c:ray_trace.rays_per_second.reflection c:ray_trace.rays_per_second.total \
+      c:ray_trace.stages.closest_hit.invocations c:ray_trace.stages.miss.invocations c:ray_trace.stages.any_hit.invocations \
+      c:ray_trace.stages.intersection.invocations c:ray_trace.stages.callable.invocations validation: >> "$md"
     cat "$d/notes.txt" >> "$md" ;;
   poison)
     for size in "${sizes[@]}"; do for geometry in indexed meshlet; do

@@ -51,6 +51,20 @@ MUTANTS = {
         "    f.ids_after_late_draw = false;\n",
         r"^VisibilityTies\.|^Visibility\.OcclusionPhaseTwoMatchesForward",
     ),
+    # docs/ray-tracing.md: shadow rays that skip the any-hit shader's alpha test (opaque), and ray
+    # generation on the visibility path that takes the neighbouring triangle's surface.
+    "shadow-ray-skips-any-hit": (
+        "shaders/raytrace.rgen",
+        "gl_RayFlagsTerminateOnFirstHitEXT | gl_RayFlagsSkipClosestHitShaderEXT, kMaskGeometry,",
+        "gl_RayFlagsTerminateOnFirstHitEXT | gl_RayFlagsSkipClosestHitShaderEXT | gl_RayFlagsOpaqueEXT, kMaskGeometry,",
+        r"^RayTrace\.(Surface)?ShadowsMatchCpuReferenceThroughTheAlphaMask",
+    ),
+    "raygen-surface-of-the-wrong-triangle": (
+        "shaders/raytrace.rgen",
+        "        Triangle t = fetch_triangle(id);\n",
+        "        Triangle t = fetch_triangle(id ^ 1u);\n",
+        r"^RayTrace\.SurfaceFromTheTriangleMatchesThePrimaryRay",
+    ),
     "difference-panel-always-zero": (
         "src/compare/chart.cpp",
         "            if (worst == 0) continue;\n",

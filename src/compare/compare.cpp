@@ -9,6 +9,7 @@
 
 #include "compare/chart.h"
 #include "app/image_io.h"
+#include "passes/ray_trace_pass.h"  // ray_trace_rays_per_second
 #include "render/text_format.h"
 
 std::vector<CompareConfig> comparison_matrix() {
@@ -295,6 +296,31 @@ std::string pass_ms(const CompareRun& r, Timer t) {
     return hosted ? "in " + std::string(timer_info(*hosting_timer(*hosted, r.plan)).brief) : "-";
 }
 
+// The ray tracer's rays per second of each kind in run `name` (its rays over its median ray_trace
+// time in this comparison's rounds), for the ray_trace row: "fallback: primary 0, shadow 1.2 G/s,
+// reflection 80 M/s". Empty where the run did not trace.
+std::string rays_per_second_text(const CompareResult& c, const std::string& side, const std::string& name) {
+    for (const CompareRun& r : c.runs) {
+        if (r.skipped || r.config.name != name || !r.result.ran[size_t(Timer::ray_trace)]) continue;
+        const nlohmann::json& counters = r.report["counters"]["ray_trace"];
+        if (!counters.is_object()) return "";
+        nlohmann::json per_second = ray_trace_rays_per_second(counters["rays"], r.result.timings[size_t(Timer::ray_trace)].median);
+        if (per_second.is_null()) return "";
+        auto rate = [](double v) {
+            char text[32];
+            if (v >= 1e9) snprintf(text, sizeof(text), "%.2f G/s", v / 1e9);
+            else if (v >= 1e6) snprintf(text, sizeof(text), "%.1f M/s", v / 1e6);
+            else snprintf(text, sizeof(text), "%.0f /s", v);
+            return std::string(text);
+        };
+        std::string text = side + " rays/s: ";
+        for (const char* kind : {"primary", "shadow", "reflection"})
+            text += std::string(kind) + " " + rate(per_second[kind].get<double>()) + (std::string(kind) == "reflection" ? "" : ", ");
+        return text;
+    }
+    return "";
+}
+
 // The timers of report.md's pass table: every slot but the views'.
 std::vector<Timer> table_timers() {
     std::vector<Timer> timers;
@@ -335,6 +361,10 @@ std::string markdown_report(const Context& ctx, const Options& o, const Scene& s
         if (r.graphics_vs_compute)
             how += "; graphics stage against compute: the probe's fragment/compute is " +
                    (graphics ? fixed(*graphics, *graphics < 10 ? 2 : 1) + "x" : std::string("not measured")) + " on this device";
+        // Beside the ray tracer's row: the rays per second of each kind it traced on each side.
+        if (r.key == "ray_trace")
+            for (const auto& [side, run] : {std::pair{std::string("fallback"), r.fallback_run}, std::pair{std::string("subgroup"), r.subgroup_run}})
+                if (std::string text = rays_per_second_text(c, side, run); !text.empty()) how += "; " + text;
         std::string costs = r.measured ? format_ms(r.fallback_ms) + " | " + format_ms(r.subgroup_ms) : " | ";
         line("| " + r.key + " | " + costs + " | " + format_ratio(r) + " | " + format_interval(r) + " | " +
              (r.ratio ? std::string(verdict_name(r.verdict)) : "n/a") + " | " + how + " |");

@@ -185,14 +185,16 @@ const std::array<PassInfo, kPassCount> kPasses = {{
      .tag = "rt",
      .window_key = '5',
      .variants = kAllVariants,
-     // Both variants trace the same rays with the same six shaders; they differ in how every stage
-     // counts its statistics (shaders/raytrace_stats.glsl): subgroupBallot + BitCount + Elect, one
-     // atomic per subgroup (basic, ballot), and raygen's subgroupAny skip of the shadow ray (vote).
+     // Both variants trace the same rays with the same six shaders; they differ in how the
+     // statistics are counted (shaders/raytrace_stats.glsl: raygen after each trace, the
+     // closest-hit, any-hit, intersection and callable stages in place): subgroupBallot + BitCount
+     // + Elect, one atomic per subgroup (basic, ballot), and raygen's subgroupAny skip of the
+     // shadow ray (vote).
      .stage = Stage::raygen,
      .stages = kRayTracingStages,
      .ops = bit(Op::basic) | bit(Op::vote) | bit(Op::ballot),
-     .uses = "sun shadows and reflections traced in all six ray-tracing stages; each stage counts its "
-             "ray statistics with one ballot-aggregated atomic per subgroup",
+     .uses = "sun shadows and reflections traced from the raster's surfaces in all six ray-tracing stages; "
+             "the statistics counted with one ballot-aggregated atomic per subgroup",
      .fallback = "the same rays, one atomic per invocation and counter",
      .missing_feature = nullptr,
      .unavailable = ray_tracing_missing,

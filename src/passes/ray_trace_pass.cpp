@@ -1,5 +1,7 @@
 #include "passes/ray_trace_pass.h"
+#include "passes/meshlet_pass.h"  // with_meshlet_bindings, the meshlet data
 #include "passes/subgroup_tally.h"
+#include "scene/lod.h"  // kLodMaxErrorPixels
 
 #include <cmath>
 #include <cstdio>
@@ -32,12 +34,45 @@ constexpr VkPipelineStageFlags2 kBuild = VK_PIPELINE_STAGE_2_ACCELERATION_STRUCT
 
 // shaders/raytrace.glsl's set 0: frame, draws, lights, (3 free), TLAS, vertices, indices, depth,
 // the traced image, the statistics (GpuCounters); set 1 the scene's textures (scene_textures.glsl).
+// Push constant: --lod's bound in pixels, with which the visibility path's ray generation finds the
+// level the raster drew (raytrace.rgen).
 const LayoutDesc kRayTraceLayout = {
     {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
      kNoBinding, VK_DESCRIPTOR_TYPE_ACCELERATION_STRUCTURE_KHR,
      VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE,
      VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
-    kRayStages, 0, true};
+    kRayStages, sizeof(float), true};
+// Where ray generation takes each pixel's surface from (raytrace.rgen): a primary ray (forward
+// shading's depth-only pre-pass), or the pixel's triangle in the visibility image, whose bindings
+// follow the views' 10 and 11: 12 the drawn indices, 13 their indirect commands, (14 unused) 15 the
+// visibility image (visibility_surface.glsl), and on the meshlet path the meshlet data from 16
+// (meshlet.glsl).
+constexpr uint32_t kSurfaceBinding = 12, kRayMeshletBinding = 16;
+
+// The layout of a pipeline for `surface`; `view`: the debug views' (10 their colours, unused by the
+// trace; 11 the counters, for the sizes that ran).
+LayoutDesc ray_layout(RaySurface surface, bool view) {
+    LayoutDesc layout = kRayTraceLayout;
+    if (view) {
+        layout.bindings.push_back(VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER);
+        layout.bindings.push_back(VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
+    }
+    if (surface == RaySurface::camera) return layout;
+    layout.bindings.resize(kSurfaceBinding, kNoBinding);
+    for (VkDescriptorType t : {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, kNoBinding,
+                               VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE})
+        layout.bindings.push_back(t);
+    if (surface == RaySurface::visibility_meshlet) layout = with_meshlet_bindings(layout, kRayMeshletBinding);
+    layout.stages = kRayStages;
+    return layout;
+}
+
+// The raygen variant's suffix for `surface` (shaders/variants.cmake): the other five stages are
+// the same in every pipeline.
+const char* surface_suffix(RaySurface surface) {
+    return surface == RaySurface::visibility ? "_visibility" : surface == RaySurface::visibility_meshlet ? "_visibility_meshlet" : "";
+}
+
 // light_aabbs.comp: lights, AABBs; push constant count and radius.
 const LayoutDesc kAabbLayout = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
                                 VK_SHADER_STAGE_COMPUTE_BIT, 8};
@@ -56,7 +91,7 @@ Pipeline create_ray_pipeline(const Context& ctx, const LayoutDesc& layout, Varia
     p.device = ctx.device;
     p.bind_point = VK_PIPELINE_BIND_POINT_RAY_TRACING_KHR;
     create_pipeline_layout(ctx, layout, p);
-    for (auto [stage, name] : kShaders) p.modules.push_back(load_shader(ctx, std::string(name) + "." + variant(stage)));
+    for (auto [stage, name] : kShaders) p.modules.push_back(load_shader(ctx, std::string(name) + "." + std::string(variant(stage))));
     // Compiled where first traced (resources.h, Pipeline).
     p.compile = [&ctx, modules = p.modules, layout = p.layout] {
         std::vector<VkPipelineShaderStageCreateInfo> infos;
@@ -193,9 +228,19 @@ void RayTracePass::create(const Context& ctx, const GpuScene& scene, uint32_t li
     load(ctx.device, group_handles, "vkGetRayTracingShaderGroupHandlesKHR");
     load(ctx.device, cmd_trace_rays, "vkCmdTraceRaysKHR");
 
-    pipeline_[0] = create_ray_pipeline(ctx, kRayTraceLayout, [](Stage) { return "fallback"; });
-    if (pass_missing(ctx.subgroup_unmasked, ctx.features, PassId::ray_trace).empty())
-        pipeline_[1] = create_ray_pipeline(ctx, kRayTraceLayout, [](Stage) { return "subgroup"; });
+    // Per surface the device can give (compiled where first traced: a run uses one or two).
+    bool subgroup = pass_missing(ctx.subgroup_unmasked, ctx.features, PassId::ray_trace).empty();
+    for (RaySurface surface : {RaySurface::camera, RaySurface::visibility, RaySurface::visibility_meshlet}) {
+        if (!surface_available(ctx, surface)) continue;
+        size_t s = size_t(surface);
+        auto variant = [surface](const char* kind) {
+            return [surface, kind](Stage stage) {
+                return std::string(kind) + (stage == Stage::raygen ? surface_suffix(surface) : "");
+            };
+        };
+        pipeline_[s][0] = create_ray_pipeline(ctx, ray_layout(surface, false), variant("fallback"));
+        if (subgroup) pipeline_[s][1] = create_ray_pipeline(ctx, ray_layout(surface, false), variant("subgroup"));
+    }
     aabbs_ = create_compute_pipeline(ctx, {"light_aabbs.comp.main", kAabbLayout});
     const auto& rt = ctx.ray_tracing_properties;
     sbt_layout_ = sbt_layout(rt.shaderGroupHandleSize, rt.shaderGroupHandleAlignment, rt.shaderGroupBaseAlignment, 1, 2, 1);
@@ -345,15 +390,31 @@ void RayTracePass::build_static(const Context& ctx, const GpuScene& scene) {
     end_one_shot(ctx, cmd);
 }
 
+bool RayTracePass::surface_available(const Context& ctx, RaySurface surface) {
+    if (surface == RaySurface::camera) return true;
+    if (!visibility_missing(ctx.features, Geometry::indexed).empty()) return false;
+    return surface == RaySurface::visibility || meshlet_missing(ctx.features).empty();
+}
+
+RaySurface RayTracePass::surface(const FrameContext& f) const {
+    if (f.test_camera_rays || f.plan.shading.shading != Shading::visibility || !f.targets.visibility.image)
+        return RaySurface::camera;
+    RaySurface s = f.plan.geometry == Geometry::meshlet && f.meshlets ? RaySurface::visibility_meshlet : RaySurface::visibility;
+    return pipeline_[size_t(s)][0] ? s : RaySurface::camera;
+}
+
 void RayTracePass::record(FrameContext& f) {
     Variant variant = f.plan[PassId::ray_trace].variant;
     if (!enabled_ || variant == Variant::off) return;
-    int v = variant == Variant::subgroup && pipeline_[1] ? 1 : 0;
+    RaySurface s = surface(f);
+    auto& pipelines = pipeline_[size_t(s)];
+    int v = variant == Variant::subgroup && pipelines[1] ? 1 : 0;
     begin_label(f.ctx, f.cmd, debug_label(PassId::ray_trace, v ? Variant::subgroup : Variant::fallback));
     f.timer.begin(f.cmd, Timer::ray_trace);
     build_frame(f);
-    if (!sbt_[v].buffer) sbt_[v] = make_sbt(f.ctx, pipeline_[v]);  // where the pipeline is first compiled
-    trace(f, pipeline_[v], sbt_[v], nullptr);
+    Buffer& sbt = sbt_[size_t(s)][v];
+    if (!sbt.buffer) sbt = make_sbt(f.ctx, pipelines[v]);  // where the pipeline is first compiled
+    trace(f, pipelines[v], sbt, s, nullptr);
     f.ray_traced = true;
     f.timer.end(f.cmd, Timer::ray_trace);
     end_label(f.ctx, f.cmd);
@@ -405,7 +466,8 @@ void RayTracePass::build_frame(FrameContext& f) {
 }
 
 // One ray per pixel through `pipeline` into the traced image (view_params: the views' pipelines).
-void RayTracePass::trace(FrameContext& f, const Pipeline& pipeline, const Buffer& sbt, const Buffer* view_params) {
+void RayTracePass::trace(FrameContext& f, const Pipeline& pipeline, const Buffer& sbt, RaySurface surface,
+                         const Buffer* view_params) {
     // Depth sampled in the layout light culling and the forward depth test also use; the traced
     // image written whole (every pixel is stored; forward may have read it: wait for that).
     transition(f.cmd, f.targets.depth, VK_IMAGE_LAYOUT_DEPTH_READ_ONLY_OPTIMAL, kRayShader, VK_ACCESS_2_SHADER_SAMPLED_READ_BIT);
@@ -434,7 +496,20 @@ void RayTracePass::trace(FrameContext& f, const Pipeline& pipeline, const Buffer
     d.storage_image(8, f.targets.ray_traced.view).buffer(kRayStatsBinding, f.counters);
     if (view_params)
         d.buffer(kRayViewCountersBinding - 1, *view_params, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER).buffer(kRayViewCountersBinding, f.counters);
+    if (surface != RaySurface::camera) {
+        // The pre-pass's triangles, as the shading pass reads them (VisibilityPass::bind_frame).
+        // The cull's and the meshlet path's writes of the lists are ordered before the rays by the
+        // counters' barrier above (a global memory barrier from their stages).
+        transition(f.cmd, f.targets.visibility, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, kRayShader,
+                   VK_ACCESS_2_SHADER_SAMPLED_READ_BIT);
+        d.buffer(kSurfaceBinding, f.draw_indices ? *f.draw_indices : f.scene.indices)
+            .buffer(kSurfaceBinding + 1, f.draw_indirect ? *f.draw_indirect : f.scene.indirect_all)
+            .sampled_texels(kSurfaceBinding + 3, f.targets.visibility.view, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
+        if (surface == RaySurface::visibility_meshlet) f.meshlets->push_bindings(f, d, kRayMeshletBinding);
+    }
     d.push(f.cmd, pipeline);
+    float lod_max_error_px = f.plan.lod ? kLodMaxErrorPixels : 0.0f;
+    vkCmdPushConstants(f.cmd, pipeline.layout, kRayStages, 0, sizeof(lod_max_error_px), &lod_max_error_px);
 
     VkDeviceAddress base = align_up(sbt.address, f.ctx.ray_tracing_properties.shaderGroupBaseAlignment);
     auto region = [&](const SbtRegion& r) { return VkStridedDeviceAddressRegionKHR{base + r.offset, r.stride, r.size}; };
@@ -446,16 +521,16 @@ void RayTracePass::trace(FrameContext& f, const Pipeline& pipeline, const Buffer
 bool RayTracePass::record_stage_view(FrameContext& f, const Buffer& params) {
     const ViewPlan& plan = f.plan.view;
     if (!enabled_ || !(kRayTracingStages & bit(plan.stage))) return false;
-    ViewPipeline& view = views_[{uint32_t(plan.stage), uint32_t(plan.mode)}];
+    RaySurface s = surface(f);
+    ViewPipeline& view = views_[{uint32_t(plan.stage), uint32_t(plan.mode), uint32_t(s)}];
     if (!view.pipeline) {
         const char* kind = plan.mode == ViewMode::lane_id           ? "view_lane_id"
                            : plan.mode == ViewMode::first_last_lane ? "view_first_last"
                                                                     : "view_active";
-        LayoutDesc layout = kRayTraceLayout;
-        layout.bindings.push_back(VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER);  // 10: the views' colours (unused by the trace)
-        layout.bindings.push_back(VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);  // 11: the counters, for the sizes that ran
         Stage under_view = plan.stage;
-        view.pipeline = create_ray_pipeline(f.ctx, layout, [&](Stage s) { return s == under_view ? kind : "view_plain"; });
+        view.pipeline = create_ray_pipeline(f.ctx, ray_layout(s, true), [&](Stage stage) {
+            return std::string(stage == under_view ? kind : "view_plain") + (stage == Stage::raygen ? surface_suffix(s) : "");
+        });
         view.sbt = make_sbt(f.ctx, view.pipeline);
     }
     if (!view_colour_)
@@ -464,7 +539,7 @@ bool RayTracePass::record_stage_view(FrameContext& f, const Buffer& params) {
                     {{VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER}}});
     // The structures of this frame (built already where the pass ran).
     if (!f.ray_traced) build_frame(f);
-    trace(f, view.pipeline, view.sbt, &params);
+    trace(f, view.pipeline, view.sbt, s, &params);
     transition(f.cmd, f.targets.ray_traced, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
                VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
     transition(f.cmd, f.targets.color, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
@@ -482,6 +557,21 @@ bool RayTracePass::record_stage_view(FrameContext& f, const Buffer& params) {
 // What the subgroup variant's stage `stage` counted about its subgroups (raytrace_stats.glsl).
 static SubgroupTally ray_stage_tally(const GpuCounters& c, int stage) {
     return {c.rays.subgroups[stage], c.rays.invocations[stage], c.ray_lane_slots[stage], c.ray_sizes[stage]};
+}
+
+// Rays per second of each kind: the last frame's rays over the pass's median time (the same rays
+// every frame of a run: the camera and the geometry do not move, only the lights).
+nlohmann::json ray_trace_rays_per_second(const nlohmann::json& rays, double median_ms) {
+    if (!(median_ms > 0)) return nullptr;
+    nlohmann::json out = nlohmann::json::object();
+    uint64_t total = 0;
+    for (const char* kind : {"primary", "shadow", "reflection"}) {
+        uint64_t n = rays[kind].get<uint64_t>();
+        total += n;
+        out[kind] = double(n) / (median_ms * 1e-3);
+    }
+    out["total"] = double(total) / (median_ms * 1e-3);
+    return out;
 }
 
 // The statistics of the last frame (docs/ray-tracing.md): rays per kind, each stage's invocations
@@ -502,6 +592,9 @@ void ray_trace_report_counters(nlohmann::json& counters, const PassCounters& c) 
     for (int i = 0; i < 6; ++i) {
         uint32_t atomics = subgroup ? s.subgroups[i] : s.invocations[i];
         nlohmann::json st = {{"invocations", s.invocations[i]}, {"atomics", atomics}};
+        // The miss shader's invocations are counted in raygen after each trace (raytrace.rgen):
+        // its atomics are raygen's, and there are no subgroups of its own to measure.
+        if (i == 3) st["counted_in"] = "raygen";
         if (subgroup && atomics) {
             SubgroupTally tally = ray_stage_tally(c.frame, i);
             st["lanes_per_subgroup"] = double(s.invocations[i]) / double(atomics);

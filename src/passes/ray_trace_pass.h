@@ -7,6 +7,7 @@
 #pragma once
 
 #include <map>
+#include <tuple>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -48,6 +49,11 @@ struct TlasInstance {
 std::vector<TlasInstance> tlas_instances(const GpuScene& scene);
 
 
+// Where ray generation takes each pixel's surface from: a primary ray from the camera (forward
+// shading: its pre-pass keeps only depth), or the pixel's triangle in the visibility image
+// (--shading visibility), indexed or meshlet path; raytrace.rgen's variants.
+enum class RaySurface : uint32_t { camera, visibility, visibility_meshlet, count };
+
 class RayTracePass : public PassUnit {
 public:
     RayTracePass() = default;
@@ -71,7 +77,9 @@ private:
     void build_static(const Context& ctx, const GpuScene& scene);
     void build_frame(FrameContext& f);  // this frame's light boxes, light BLAS and TLAS
     Buffer make_sbt(const Context& ctx, const Pipeline& pipeline) const;
-    void trace(FrameContext& f, const Pipeline& pipeline, const Buffer& sbt, const Buffer* view_params);
+    void trace(FrameContext& f, const Pipeline& pipeline, const Buffer& sbt, RaySurface surface, const Buffer* view_params);
+    static bool surface_available(const Context& ctx, RaySurface surface);
+    RaySurface surface(const FrameContext& f) const;  // this frame's (a pipeline for it exists)
     void light_build_info(VkAccelerationStructureBuildGeometryInfoKHR& info, VkAccelerationStructureGeometryKHR& geometry) const;
     void tlas_build_info(VkAccelerationStructureBuildGeometryInfoKHR& info, VkAccelerationStructureGeometryKHR& geometry) const;
 
@@ -79,24 +87,29 @@ private:
     bool enabled_ = false;  // the device has ray tracing
     uint32_t lights_ = 0;
     uint32_t instance_count_ = 0;
-    Pipeline pipeline_[2];  // [0] fallback, [1] subgroup (where the device's stages have subgroups)
+    // By surface: [0] fallback, [1] subgroup (where the device's stages have subgroups).
+    Pipeline pipeline_[size_t(RaySurface::count)][2];
     Pipeline aabbs_;        // light_aabbs.comp
     Buffer structures_;     // every BLAS and the TLAS, at 256-byte aligned offsets
     Buffer scratch_;
     Buffer instances_;      // VkAccelerationStructureInstanceKHR per TlasInstance
     Buffer light_aabbs_;    // VkAabbPositionsKHR per light
-    Buffer sbt_[2];
+    Buffer sbt_[size_t(RaySurface::count)][2];
     struct ViewPipeline {
         Pipeline pipeline;
         Buffer sbt;
     };
-    std::map<std::pair<uint32_t, uint32_t>, ViewPipeline> views_;  // (stage, view mode), made on first use
+    std::map<std::tuple<uint32_t, uint32_t, uint32_t>, ViewPipeline> views_;  // (stage, view mode, surface), made on first use
     Pipeline view_colour_;                                           // raytrace_view.comp
     SbtLayout sbt_layout_;
     std::vector<Structure> blas_;  // per unique mesh, then the lights'
     Structure tlas_;
     VkDeviceSize light_scratch_offset_ = 0, tlas_scratch_offset_ = 0;
 };
+
+// counters.ray_trace.rays_per_second: each kind's rays (`rays`, the report's) over the pass's
+// median milliseconds; null where the pass took no time.
+nlohmann::json ray_trace_rays_per_second(const nlohmann::json& rays, double median_ms);
 
 // The value ray_trace writes per pixel (shaders/raytrace.glsl): a shadow ray was traced; the sun is
 // blocked; the reflection's bits (0: none).

@@ -155,6 +155,8 @@ struct FrameContext {
     bool light_loop_split_tiles = false;
     // Tests only: the visibility shading pass writes the uv derivatives it took instead of a colour.
     bool test_derivatives = false;
+    // Tests only: the ray tracer's primary rays on the visibility path too (RendererConfig).
+    bool test_camera_rays = false;
 
     // The meshlet path's resources (render with plan.geometry == meshlet); null where not created.
     MeshletPass* meshlets = nullptr;

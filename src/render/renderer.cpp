@@ -176,6 +176,7 @@ void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_i
                    frame_index, config_.lights, instrument, &overlay_};
     f.light_loop_split_tiles = config_.light_loop_split_tiles;
     f.test_derivatives = config_.test_forward_output == ForwardTestOutput::derivatives;
+    f.test_camera_rays = config_.test_camera_rays;
     f.exposure_state = &unit<ExposurePass>(PassId::exposure).state;
     f.meshlets = meshlets_.get();
     f.view_sizes = view_sizes_;

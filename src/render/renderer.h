@@ -45,6 +45,10 @@ struct RendererConfig {
     // Tests only (tests/gpu/test_visibility.cpp): forward writes which triangle it drew, or its uv
     // derivatives, instead of a colour; with derivatives the visibility shading pass writes its own.
     ForwardTestOutput test_forward_output = ForwardTestOutput::colour;
+    // Tests only (tests/gpu/test_ray_trace.cpp): on the visibility path the ray tracer finds each
+    // pixel's surface with a primary ray, as on the forward path, instead of from its triangle:
+    // the oracle the triangle's surface is compared against (FrameContext::test_camera_rays).
+    bool test_camera_rays = false;
     CameraView camera = CameraView::overview;  // --camera: what default_view() is
 };
 

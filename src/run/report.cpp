@@ -122,6 +122,12 @@ nlohmann::json report_json(const Context& ctx, const Options& options, const Pla
     for (size_t p = 0; p < r.timings.size(); ++p)
         if (r.ran[p])
             timings[std::string(kTimers[p].key)] = {{"median", r.timings[p].median}, {"min", r.timings[p].min}, {"max", r.timings[p].max}};
+    // The physical measure of the ray tracer: rays per second of each kind (the contract's "ray
+    // counts per type with rays per second"), over the pass's median time.
+    const size_t ray_timer = size_t(Timer::ray_trace);
+    if (counters.contains("ray_trace") && counters["ray_trace"].is_object())
+        counters["ray_trace"]["rays_per_second"] =
+            r.ran[ray_timer] ? ray_trace_rays_per_second(counters["ray_trace"]["rays"], r.timings[ray_timer].median) : nlohmann::json(nullptr);
     auto path_or_null = [](const std::string& s) { return s.empty() ? nlohmann::json(nullptr) : nlohmann::json(s); };
     // Bytes per second of the cull pass (host-computed bytes over its median time), and the copy
     // bandwidth measured in this run to compare it with (--bandwidth-probe). 1 GB/s = 1e9 B/s.

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -157,6 +158,19 @@ int differing_pixels(const Png& a, const Png& b) {
     for (size_t i = 0; i < a.rgba.size(); i += 4)
         n += a.rgba[i] != b.rgba[i] || a.rgba[i + 1] != b.rgba[i + 1] || a.rgba[i + 2] != b.rgba[i + 2];
     return n;
+}
+
+double rgb_psnr(const std::vector<uint8_t>& a, const std::vector<uint8_t>& b) {
+    double squared = 0.0;
+    size_t samples = 0;
+    for (size_t i = 0; i < std::min(a.size(), b.size()); ++i) {
+        if (i % 4 == 3) continue;
+        double d = double(a[i]) - double(b[i]);
+        squared += d * d;
+        ++samples;
+    }
+    if (squared == 0.0) return INFINITY;
+    return 10.0 * std::log10(255.0 * 255.0 / (squared / double(samples)));
 }
 
 nlohmann::json read_json(const std::string& path) {

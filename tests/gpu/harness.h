@@ -60,6 +60,8 @@ inline int lit_pixels(const Png& png) { return lit_pixels(png.rgba); }
     EXPECT_GE(lit_pixels(rgba), int((rgba).size() / 4 / 10)) << "a blank frame (" #rgba "): an image comparison would pass on it"
 // Pixels whose RGB differs between two images of the same size (-1 for different sizes).
 int differing_pixels(const Png& a, const Png& b);
+// Peak signal-to-noise ratio of two RGBA8 images' RGB (alpha ignored), in dB; infinity where equal.
+double rgb_psnr(const std::vector<uint8_t>& a, const std::vector<uint8_t>& b);
 nlohmann::json read_json(const std::string& path);
 // A file's bytes (empty where it cannot be read): for comparing dumps byte for byte.
 std::string file_bytes(const std::string& path);

@@ -89,6 +89,10 @@ Shot render(const Scene& scene, Path path, ForwardTestOutput output = ForwardTes
     config.plan = plan_for(path, setup);
     config.camera = setup.view;
     config.test_forward_output = output;
+    // Both sides trace the same rays (the camera's, as forward does), so the comparison holds the
+    // shading pass alone; the visibility path's own ray generation (surfaces from the triangles)
+    // has its tests in test_ray_trace.cpp (RayTrace.SurfaceFromTheTriangleMatchesThePrimaryRay).
+    config.test_camera_rays = true;
     Renderer renderer(ctx, scene, config);
     Camera camera = renderer.default_view();
     for (int i = 0; i < setup.frames; ++i) {
@@ -460,6 +464,7 @@ TEST(Visibility, MeshletFrozenCullingMatchesMeshletForward) {
         config.lights = 64;
         config.plan = plan_for(path, FrameSetup{.geometry = Geometry::meshlet});
         config.test_forward_output = output;
+        config.test_camera_rays = true;  // as render()'s: the shading pass alone
         Renderer renderer(ctx, default_scene(), config);
         Camera camera = renderer.default_view();
         for (uint32_t i = 0; i < 2; ++i) {
@@ -495,9 +500,12 @@ TEST(Visibility, MaskingQuadsFallsBackWithTheReason) {
     REQUIRE_DRAWING();
     std::string dir = test_dir("visibility-mask");
     auto run = [&](const std::string& tag, std::vector<std::string> extra) {
+        // Without ray tracing: forward traces primary rays and the visibility path takes the surfaces
+        // from the triangles, whose shadows differ at silhouettes (RayTrace.SurfaceFromTheTriangle...
+        // bounds that); this compares the shading passes.
         std::vector<std::string> args = {"--headless", "--validate", "--size", "320x180", "--frames", "1", "--warmup", "0",
-                                         "--lights", "64", "--exposure", "off", "--report", dir + "/" + tag + ".json",
-                                         "--screenshot", dir + "/" + tag + ".png"};
+                                         "--lights", "64", "--exposure", "off", "--ray-trace", "off",
+                                         "--report", dir + "/" + tag + ".json", "--screenshot", dir + "/" + tag + ".png"};
         args.insert(args.end(), extra.begin(), extra.end());
         DemoRun r = run_demo(args);
         EXPECT_EQ(r.exit_code, 0) << r.output.substr(0, 4000);

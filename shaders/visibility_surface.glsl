@@ -1,0 +1,107 @@
+// The surface a pixel of the visibility image shows, rebuilt from its triangle: shared by the
+// visibility path's shading pass (visibility_shade.comp) and the ray tracer's ray generation
+// (raytrace.rgen's RT_SURFACE_VISIBILITY variants), so the shadow and reflection rays start from
+// exactly the point, normal and draw the shading pass shades (docs/visibility.md, docs/ray-tracing.md).
+//
+// The includer has declared, before including this:
+//  - scene_bindings.glsl (frame, draws);
+//  - `vertex_data[]`, the scene's vertices (scene.h's Vertex: 8 floats);
+//  - VISIBILITY_SURFACE_BINDING: the first of this file's bindings (the drawn indices, their
+//    indirect commands, the visibility image at + 3; + 2 unused);
+//  - with VISIBILITY_MESHLET, meshlet.glsl (the meshlet path names its triangles by visible-list entry).
+#ifndef VISIBILITY_SURFACE_GLSL
+#define VISIBILITY_SURFACE_GLSL
+
+#include "visibility_id.glsl"
+
+layout(set = 0, binding = VISIBILITY_SURFACE_BINDING, std430) readonly buffer DrawnIndices { uint indices[]; };  // what the pre-pass drew
+// VkDrawIndexedIndirectCommand per draw (5 words): the list forward draws (with occlusion, phase
+// 1's survivors and the late draw's additions merged), which the ids name.
+layout(set = 0, binding = VISIBILITY_SURFACE_BINDING + 1, std430) readonly buffer Indirect { uint indirect[]; };
+layout(set = 0, binding = VISIBILITY_SURFACE_BINDING + 3) uniform utexture2D visibility_image;  // texelFetch: no sampler
+
+// The visibility id of a pixel (visibility_id.glsl; kVisibilityNone where no triangle covers it).
+uint visibility_at(ivec2 pixel) { return texelFetch(visibility_image, pixel, 0).x; }
+
+struct Triangle {
+    uint draw;
+    vec4 clip[3];
+    vec3 world[3];
+    vec3 normal[3];
+    vec2 uv[3];
+    mat3 to_weights;  // inverse of the clip-space (x, y, w) columns: perspective-correct weights
+};
+
+#ifdef VISIBILITY_MESHLET
+// The meshlet path (docs/visibility.md, "The meshlet path"): the id names the visible-list entry
+// (whose task chunk gives the draw and the meshlet) and the triangle's index in the
+// meshlet (visibility_id.glsl); the vertices come from the meshlet's own arrays and are transformed
+// with the mesh shaders' `precise` math (meshlet_clip, meshlet_forward.mesh), so the clip positions
+// are the rasterizer's. Whichever occlusion phase drew the triangle, its name is the same: the late
+// bit is not needed.
+Triangle fetch_triangle(uint id) {
+    Triangle t;
+    ListedMeshlet lm = listed_meshlet(visibility_id_entry(id));
+    t.draw = lm.draw;
+    Meshlet m = meshlets[lm.meshlet];
+    uint packed = triangles[m.triangle_offset + visibility_id_meshlet_triangle(id)];
+    DrawData draw = draws[t.draw];
+    for (uint i = 0u; i < 3u; ++i) {
+        uint v = m.vertex_offset + ((packed >> (8u * i)) & 0xffu);
+        precise vec4 world = draw.model * vec4(meshlet_position(v), 1.0);
+        precise vec4 clip = frame.view_proj * world;
+        t.clip[i] = clip;
+        t.world[i] = world.xyz;
+        uint a = v * 5u;  // normal, uv
+        t.normal[i] = mat3(draw.normal_matrix) * vec3(attributes[a], attributes[a + 1u], attributes[a + 2u]);
+        t.uv[i] = vec2(attributes[a + 3u], attributes[a + 4u]);
+    }
+    t.to_weights = inverse(mat3(t.clip[0].xyw, t.clip[1].xyw, t.clip[2].xyw));  // as below
+    return t;
+}
+#else
+vec3 vertex_vec3(uint v, uint at) { return vec3(vertex_data[v * 8u + at], vertex_data[v * 8u + at + 1u], vertex_data[v * 8u + at + 2u]); }
+
+Triangle fetch_triangle(uint id) {
+    Triangle t;
+    t.draw = visibility_id_draw(id, frame.tiles.w);  // frame.tiles.w: the draw count, the id's split
+    uint command = t.draw * 5u;
+    uint primitive = visibility_id_primitive(id, frame.tiles.w);
+    uint first_index = indirect[command + 2u];
+    int vertex_offset = int(indirect[command + 3u]);
+    DrawData draw = draws[t.draw];
+    for (uint i = 0u; i < 3u; ++i) {
+        uint v = uint(int(indices[first_index + 3u * primitive + i]) + vertex_offset);
+        // scene.vert's transform, `precise` as there: the same clip positions the rasterizer had.
+        precise vec4 world = draw.model * vec4(vertex_vec3(v, 0u), 1.0);
+        precise vec4 clip = frame.view_proj * world;
+        t.clip[i] = clip;
+        t.world[i] = world.xyz;
+        t.normal[i] = mat3(draw.normal_matrix) * vertex_vec3(v, 3u);
+        t.uv[i] = vec2(vertex_data[v * 8u + 6u], vertex_data[v * 8u + 7u]);
+    }
+    // A point of the triangle with perspective-correct barycentrics b has clip position sum b_i c_i;
+    // it projects to the pixel p (NDC) iff (x, y, w) of that sum is w (p, 1). So b is proportional
+    // to M^-1 (p, 1), M the matrix of the vertices' (x, y, w) columns, and sums to 1.
+    t.to_weights = inverse(mat3(t.clip[0].xyw, t.clip[1].xyw, t.clip[2].xyw));
+    return t;
+}
+#endif
+
+// Perspective-correct barycentrics of the pixel centre `pixel` (may lie outside the triangle: a
+// fragment quad's helper lanes extrapolate the same way).
+vec3 weights_at(Triangle t, vec2 pixel) {
+    vec2 ndc = (pixel + 0.5) / vec2(frame.sizes.xy) * 2.0 - 1.0;
+    vec3 k = t.to_weights * vec3(ndc, 1.0);
+    return k / (k.x + k.y + k.z);
+}
+
+vec2 uv_at(Triangle t, vec3 b) { return b.x * t.uv[0] + b.y * t.uv[1] + b.z * t.uv[2]; }
+
+// The surface point and shading normal at barycentrics b, as the rasterizer interpolates them for
+// forward.frag; the plane's normal (world space, oriented by the vertex order).
+vec3 world_at(Triangle t, vec3 b) { return b.x * t.world[0] + b.y * t.world[1] + b.z * t.world[2]; }
+vec3 normal_at(Triangle t, vec3 b) { return normalize(b.x * t.normal[0] + b.y * t.normal[1] + b.z * t.normal[2]); }
+vec3 face_normal(Triangle t) { return normalize(cross(t.world[1] - t.world[0], t.world[2] - t.world[0])); }
+
+#endif
