@@ -320,6 +320,11 @@ nlohmann::json plan_json(const Plan& plan) {
                     {"light_loop", variant_name(plan.shading.light_loop)},
                     {"reason", plan.shading.reason},
                     {"source", plan_source_name(plan.shading.source)}};
+    j["raster"] = {{"requested", plan.raster.requested ? raster_name(*plan.raster.requested) : "auto"},
+                   {"mode", raster_name(plan.raster.raster)},
+                   {"variant", variant_name(plan.raster.variant)},
+                   {"reason", plan.raster.reason},
+                   {"source", plan_source_name(plan.raster.source)}};
     j["view"] = {{"mode", view_mode_name(plan.view.mode)},
                  {"stage", stage_name(plan.view.stage)},
                  {"variant", variant_name(plan.view.variant)},
@@ -493,6 +498,10 @@ void print_info(const Context& ctx, const Plan& plan) {
     printf("%-12s %-10s %-12s %-13s %s\n", "shading", std::string(shading_request_name(shading)).c_str(),
            std::string(shading_variant_name(shading)).c_str(), std::string(plan_source_name(shading.source)).c_str(),
            shading.reason.c_str());
+    // --raster: hardware, or the compute rasterizer's path (docs/raster.md).
+    const RasterPlan& raster = plan.raster;
+    printf("%-12s %-10s %-16s %-13s %s\n", "raster", raster.requested ? std::string(raster_name(*raster.requested)).c_str() : "auto",
+           raster_variant_name(raster).c_str(), std::string(plan_source_name(raster.source)).c_str(), raster.reason.c_str());
 
     printf("\n%-16s %-13s %s\n", "debug view", "stage", "variant / reason");
     for (ViewMode mode : {ViewMode::lane_id, ViewMode::first_last_lane, ViewMode::active_lanes})
