@@ -1,5 +1,50 @@
-# One line per SPIR-V output: sgd_shader(SOURCE VARIANT [DEFINES...]).
-# The renderer loads them by "SOURCE.VARIANT" (see shader_path() in src/vk/resources.cpp).
+# Every SPIR-V output: sgd_shader(SOURCE VARIANT [DEFINES...]), or sgd_shaders(SOURCE TABLE) for each
+# "VARIANT DEFINES..." entry of a table. The renderer loads them by "SOURCE.VARIANT" (see
+# shader_path() in src/vk/resources.cpp).
+
+# sgd_variants(OUT AXIS...): the table of every combination of one entry from each AXIS (a list of
+# "NAME DEFINES..." entries, NAME "-" for none): the names joined by "_" in axis order, the defines
+# together. sgd_variants(t a b) with a = "quads Q=1;analytic" and b = "-;mip M=1" makes
+# "quads Q=1;quads_mip Q=1 M=1;analytic;analytic_mip M=1".
+function(sgd_variants out)
+  set(table "-")
+  foreach(axis ${ARGN})
+    set(next "")
+    foreach(left IN LISTS table)
+      foreach(right IN LISTS ${axis})
+        separate_arguments(left_words UNIX_COMMAND "${left}")
+        separate_arguments(right_words UNIX_COMMAND "${right}")
+        list(POP_FRONT left_words left_name)
+        list(POP_FRONT right_words right_name)
+        set(names ${left_name} ${right_name})
+        list(REMOVE_ITEM names "-")
+        list(JOIN names "_" name)
+        if(name STREQUAL "")
+          set(name "-")
+        endif()
+        list(JOIN left_words " " left_defines)
+        list(JOIN right_words " " right_defines)
+        string(STRIP "${name} ${left_defines} ${right_defines}" entry)
+        list(APPEND next "${entry}")
+      endforeach()
+    endforeach()
+    set(table ${next})
+  endforeach()
+  set(${out} ${table} PARENT_SCOPE)
+endfunction()
+
+# sgd_shaders(SOURCE TABLE [FLAGS...]): sgd_shader(SOURCE VARIANT DEFINES... FLAGS...) for each entry of
+# the list TABLE.
+function(sgd_shaders source table)
+  foreach(entry IN LISTS ${table})
+    separate_arguments(words UNIX_COMMAND "${entry}")
+    sgd_shader(${source} ${words} ${ARGN})
+  endforeach()
+  set(SGD_SPIRV_OUTPUTS ${SGD_SPIRV_OUTPUTS} PARENT_SCOPE)
+endfunction()
+
+# The records of the debug views (view_common.glsl), in every stage that shows them.
+set(view_kinds "lane_id VIEW_LANE_ID=1" "first_last VIEW_FIRST_LAST=1" "active VIEW_ACTIVE=1")
 
 # Scene draws: depth pre-pass and forward shading.
 sgd_shader(scene.vert depth DEPTH_ONLY=1)
@@ -16,38 +61,20 @@ sgd_shader(visibility.frag plain)
 sgd_shader(visibility.frag alpha ALPHA=1)
 sgd_shader(visibility.frag meshlet MESHLET=1)
 sgd_shader(visibility.frag meshlet_alpha MESHLET=1 ALPHA=1)
-sgd_shader(visibility_shade.comp quads VISIBILITY_QUADS=1)
-sgd_shader(visibility_shade.comp analytic)
-sgd_shader(visibility_shade.comp quads_light_loop VISIBILITY_QUADS=1 LIGHT_LOOP_SUBGROUP=1)
-sgd_shader(visibility_shade.comp analytic_light_loop LIGHT_LOOP_SUBGROUP=1)
-# ... and each of those writing the quad mip as it shades (--mip subgroup).
-sgd_shader(visibility_shade.comp quads_mip VISIBILITY_QUADS=1 SHADE_QUAD_MIP=1)
-sgd_shader(visibility_shade.comp analytic_mip SHADE_QUAD_MIP=1)
-sgd_shader(visibility_shade.comp quads_light_loop_mip VISIBILITY_QUADS=1 LIGHT_LOOP_SUBGROUP=1 SHADE_QUAD_MIP=1)
-sgd_shader(visibility_shade.comp analytic_light_loop_mip LIGHT_LOOP_SUBGROUP=1 SHADE_QUAD_MIP=1)
-# The pass's debug views (--view-stage compute under --shading visibility): each derivative variant
-# with the lane record of each view (view_common.glsl), the per-lane light loop.
-sgd_shader(visibility_shade.comp quads_view_lane_id VISIBILITY_QUADS=1 SHADE_VIEW=1 VIEW_LANE_ID=1)
-sgd_shader(visibility_shade.comp quads_view_first_last VISIBILITY_QUADS=1 SHADE_VIEW=1 VIEW_FIRST_LAST=1)
-sgd_shader(visibility_shade.comp quads_view_active VISIBILITY_QUADS=1 SHADE_VIEW=1 VIEW_ACTIVE=1)
-sgd_shader(visibility_shade.comp analytic_view_lane_id SHADE_VIEW=1 VIEW_LANE_ID=1)
-sgd_shader(visibility_shade.comp analytic_view_first_last SHADE_VIEW=1 VIEW_FIRST_LAST=1)
-sgd_shader(visibility_shade.comp analytic_view_active SHADE_VIEW=1 VIEW_ACTIVE=1)
-# All of them again on the meshlet path: the vertices fetched through the meshlet (VISIBILITY_MESHLET).
-sgd_shader(visibility_shade.comp quads_meshlet VISIBILITY_QUADS=1 VISIBILITY_MESHLET=1)
-sgd_shader(visibility_shade.comp analytic_meshlet VISIBILITY_MESHLET=1)
-sgd_shader(visibility_shade.comp quads_light_loop_meshlet VISIBILITY_QUADS=1 LIGHT_LOOP_SUBGROUP=1 VISIBILITY_MESHLET=1)
-sgd_shader(visibility_shade.comp analytic_light_loop_meshlet LIGHT_LOOP_SUBGROUP=1 VISIBILITY_MESHLET=1)
-sgd_shader(visibility_shade.comp quads_mip_meshlet VISIBILITY_QUADS=1 SHADE_QUAD_MIP=1 VISIBILITY_MESHLET=1)
-sgd_shader(visibility_shade.comp analytic_mip_meshlet SHADE_QUAD_MIP=1 VISIBILITY_MESHLET=1)
-sgd_shader(visibility_shade.comp quads_light_loop_mip_meshlet VISIBILITY_QUADS=1 LIGHT_LOOP_SUBGROUP=1 SHADE_QUAD_MIP=1 VISIBILITY_MESHLET=1)
-sgd_shader(visibility_shade.comp analytic_light_loop_mip_meshlet LIGHT_LOOP_SUBGROUP=1 SHADE_QUAD_MIP=1 VISIBILITY_MESHLET=1)
-sgd_shader(visibility_shade.comp quads_view_lane_id_meshlet VISIBILITY_QUADS=1 SHADE_VIEW=1 VIEW_LANE_ID=1 VISIBILITY_MESHLET=1)
-sgd_shader(visibility_shade.comp quads_view_first_last_meshlet VISIBILITY_QUADS=1 SHADE_VIEW=1 VIEW_FIRST_LAST=1 VISIBILITY_MESHLET=1)
-sgd_shader(visibility_shade.comp quads_view_active_meshlet VISIBILITY_QUADS=1 SHADE_VIEW=1 VIEW_ACTIVE=1 VISIBILITY_MESHLET=1)
-sgd_shader(visibility_shade.comp analytic_view_lane_id_meshlet SHADE_VIEW=1 VIEW_LANE_ID=1 VISIBILITY_MESHLET=1)
-sgd_shader(visibility_shade.comp analytic_view_first_last_meshlet SHADE_VIEW=1 VIEW_FIRST_LAST=1 VISIBILITY_MESHLET=1)
-sgd_shader(visibility_shade.comp analytic_view_active_meshlet SHADE_VIEW=1 VIEW_ACTIVE=1 VISIBILITY_MESHLET=1)
+# The shading pass: [quad-swap or analytic derivatives] x [per-lane or subgroup light loop] x [writing
+# the quad mip as it shades (--mip subgroup) or not] x [vertices from the index buffer or fetched
+# through the meshlet (VISIBILITY_MESHLET)]; and its debug views (--view-stage compute under
+# --shading visibility): each derivative variant with the lane record of each view, the per-lane
+# light loop.
+set(shade_derivatives "quads VISIBILITY_QUADS=1" "analytic")
+set(shade_light_loops "-" "light_loop LIGHT_LOOP_SUBGROUP=1")
+set(shade_mips "-" "mip SHADE_QUAD_MIP=1")
+set(shade_vertices "-" "meshlet VISIBILITY_MESHLET=1")
+set(shade_view "view SHADE_VIEW=1")
+sgd_variants(shade_table shade_derivatives shade_light_loops shade_mips shade_vertices)
+sgd_variants(shade_view_table shade_derivatives shade_view view_kinds shade_vertices)
+sgd_shaders(visibility_shade.comp shade_table)
+sgd_shaders(visibility_shade.comp shade_view_table)
 sgd_shader(forward.frag ids FORWARD_IDS=1)
 sgd_shader(forward.frag meshlet_ids FORWARD_IDS=1 MESHLET_IDS=1)
 sgd_shader(forward.frag derivatives FORWARD_DERIVATIVES=1)
@@ -68,35 +95,26 @@ sgd_shader(cull.comp fallback)
 # --cull off on the indexed path: no culling, each draw's level of detail (docs/lod.md).
 sgd_shader(lod_select.comp plain)
 
-# Half-resolution mip (docs/quad-mip.md), --mip forward: the forward shader writing it with quad swaps, the same
 # The meshlet path (--geometry meshlet, src/passes/meshlet_pass.cpp, docs/meshlets.md). The depth
 # pre-pass's task and mesh shaders cull (subgroup compaction, shared-memory fallback, off) and
 # record the visible list; forward draws the list. The debug views in the task and mesh stages:
 # task view_* + mesh view_task (the task lane's record per primitive), or task view_plain + mesh
 # view_* (the mesh lane's own record); view_plain is the hatch where the stage lacks subgroups.
+set(meshlet_culls "subgroup CULL_SUBGROUP=1" "fallback" "off CULL_OFF=1")
+set(meshlet_views "view_plain VIEW_PLAIN=1" "view_lane_id VIEW_LANE_ID=1" "view_first_last VIEW_FIRST_LAST=1"
+    "view_active VIEW_ACTIVE=1")
 foreach(stage task mesh)
-  sgd_shader(meshlet_cull.${stage} subgroup CULL_SUBGROUP=1)
-  sgd_shader(meshlet_cull.${stage} fallback)
-  sgd_shader(meshlet_cull.${stage} off CULL_OFF=1)
-  sgd_shader(meshlet_cull.${stage} view_plain VIEW_PLAIN=1)
-  sgd_shader(meshlet_cull.${stage} view_lane_id VIEW_LANE_ID=1)
-  sgd_shader(meshlet_cull.${stage} view_first_last VIEW_FIRST_LAST=1)
-  sgd_shader(meshlet_cull.${stage} view_active VIEW_ACTIVE=1)
+  sgd_shaders(meshlet_cull.${stage} meshlet_views)
 endforeach()
 sgd_shader(meshlet_cull.mesh view_task VIEW_FROM_TASK=1)
-# Scenes with alphaMode MASK materials: the pre-pass's mesh shader also outputs uv and draw for
-# depth_alpha.frag.
-sgd_shader(meshlet_cull.mesh subgroup_alpha CULL_SUBGROUP=1 DEPTH_ALPHA=1)
-sgd_shader(meshlet_cull.mesh fallback_alpha DEPTH_ALPHA=1)
-sgd_shader(meshlet_cull.mesh off_alpha CULL_OFF=1 DEPTH_ALPHA=1)
-# --shading visibility: the pre-pass's mesh shader also names each primitive's triangle for
-# visibility.frag.meshlet(_alpha).
-sgd_shader(meshlet_cull.mesh subgroup_ids CULL_SUBGROUP=1 VISIBILITY_IDS=1)
-sgd_shader(meshlet_cull.mesh fallback_ids VISIBILITY_IDS=1)
-sgd_shader(meshlet_cull.mesh off_ids CULL_OFF=1 VISIBILITY_IDS=1)
-sgd_shader(meshlet_cull.mesh subgroup_alpha_ids CULL_SUBGROUP=1 DEPTH_ALPHA=1 VISIBILITY_IDS=1)
-sgd_shader(meshlet_cull.mesh fallback_alpha_ids DEPTH_ALPHA=1 VISIBILITY_IDS=1)
-sgd_shader(meshlet_cull.mesh off_alpha_ids CULL_OFF=1 DEPTH_ALPHA=1 VISIBILITY_IDS=1)
+sgd_shaders(meshlet_cull.task meshlet_culls)
+# Every cull variant of the mesh shader, also for scenes with alphaMode MASK materials (the pre-pass's
+# mesh shader also outputs uv and draw for depth_alpha.frag) and under --shading visibility (it also
+# names each primitive's triangle for visibility.frag.meshlet(_alpha)).
+set(meshlet_alpha "-" "alpha DEPTH_ALPHA=1")
+set(meshlet_ids "-" "ids VISIBILITY_IDS=1")
+sgd_variants(meshlet_mesh_table meshlet_culls meshlet_alpha meshlet_ids)
+sgd_shaders(meshlet_cull.mesh meshlet_mesh_table)
 sgd_shader(meshlet_forward.task main)
 sgd_shader(meshlet_forward.mesh main)
 # The same names from forward's mesh shader: the frozen pre-pass under visibility, and the tests'
@@ -173,32 +191,17 @@ sgd_shader(light_count.comp main)
 
 # Debug views (src/passes/debug_view_pass.cpp): in each stage a variant per view, and `plain`
 # without any subgroup operation (pass-through, colouring of records, and the hatch).
-sgd_shader(view.vert plain)
-sgd_shader(view.vert lane_id VIEW_LANE_ID=1)
-sgd_shader(view.vert first_last VIEW_FIRST_LAST=1)
-sgd_shader(view.vert active VIEW_ACTIVE=1)
-sgd_shader(view.tesc plain)
-sgd_shader(view.tesc lane_id VIEW_LANE_ID=1)
-sgd_shader(view.tesc first_last VIEW_FIRST_LAST=1)
-sgd_shader(view.tesc active VIEW_ACTIVE=1)
-sgd_shader(view.tese plain)
-sgd_shader(view.tese lane_id VIEW_LANE_ID=1)
-sgd_shader(view.tese first_last VIEW_FIRST_LAST=1)
-sgd_shader(view.tese active VIEW_ACTIVE=1)
-sgd_shader(view.geom plain)
-sgd_shader(view.geom lane_id VIEW_LANE_ID=1)
-sgd_shader(view.geom first_last VIEW_FIRST_LAST=1)
-sgd_shader(view.geom active VIEW_ACTIVE=1)
-sgd_shader(view.frag plain)
+foreach(stage vert tesc tese geom frag comp)
+  sgd_shader(view.${stage} plain)
+endforeach()
+foreach(stage vert tesc tese geom comp)
+  sgd_shaders(view.${stage} view_kinds)
+endforeach()
 sgd_shader(view.frag lane_id VIEW_LANE_ID=1)
 sgd_shader(view.frag first_last VIEW_FIRST_LAST=1)
 # SPIR-V 1.5: in 1.6 gl_HelperInvocation is a volatile load, which Mesa 22.3's llvmpipe cannot
 # compile (it crashes); the 1.5 form means the same here, as nothing demotes to a helper.
 sgd_shader(view.frag active VIEW_ACTIVE=1 --target-env=vulkan1.2)
-sgd_shader(view.comp plain)
-sgd_shader(view.comp lane_id VIEW_LANE_ID=1)
-sgd_shader(view.comp first_last VIEW_FIRST_LAST=1)
-sgd_shader(view.comp active VIEW_ACTIVE=1)
 
 # Tests: a probe that GPU-assisted validation must catch writing past its binding.
 sgd_shader(robust_probe.comp main)
@@ -215,11 +218,10 @@ endforeach()
 sgd_shader(light_aabbs.comp main)
 # The debug views in the six stages: `view_plain` passes the records through (and counts nothing),
 # `view_<kind>` measures lanes in its own stage (VIEW_HERE); raytrace_view.comp colours the records.
+set(raytrace_views "view_plain RT_VIEW=1" "view_lane_id RT_VIEW=1 VIEW_HERE=1 VIEW_LANE_ID=1"
+    "view_first_last RT_VIEW=1 VIEW_HERE=1 VIEW_FIRST_LAST=1" "view_active RT_VIEW=1 VIEW_HERE=1 VIEW_ACTIVE=1")
 foreach(stage rgen rchit rahit rmiss rint rcall)
-  sgd_shader(raytrace.${stage} view_plain RT_VIEW=1)
-  sgd_shader(raytrace.${stage} view_lane_id RT_VIEW=1 VIEW_HERE=1 VIEW_LANE_ID=1)
-  sgd_shader(raytrace.${stage} view_first_last RT_VIEW=1 VIEW_HERE=1 VIEW_FIRST_LAST=1)
-  sgd_shader(raytrace.${stage} view_active RT_VIEW=1 VIEW_HERE=1 VIEW_ACTIVE=1)
+  sgd_shaders(raytrace.${stage} raytrace_views)
 endforeach()
 sgd_shader(raytrace_view.comp main)
 

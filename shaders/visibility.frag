@@ -3,12 +3,13 @@
 // each pixel keeps which triangle covers it, the 32-bit visibility id (visibility_id.glsl): the
 // draw's index (its indirect command's firstInstance, scene.vert's out_draw) and gl_PrimitiveID,
 // the triangle's place in the list that draw drew (indices firstIndex + 3 primitive .. + 2).
-// Occlusion phase 2's late draw sets the id's top bit: its triangles are in the late list
-// (visibility_shade.comp reads that list's indirect commands for them). The pipeline tests GREATER_OR_EQUAL, so of the fragments
-// at a pixel's final depth the last one drawn keeps its id: the one forward's EQUAL test shows.
+// The pipeline tests GREATER_OR_EQUAL, so of the fragments at a pixel's final depth the last one
+// drawn keeps its id: the one forward's EQUAL test shows. With occlusion's two phases the depth
+// passes draw depth only and the merged list writes the ids afterwards with an EQUAL test
+// (ScenePass::record_ids), so the list is always the one forward draws.
 // ALPHA: alphaMode MASK materials cut their holes here exactly as depth_alpha.frag does.
 // MESHLET: the meshlet path's pre-pass (meshlet_cull.mesh VISIBILITY_IDS): the mesh shader names
-// each primitive's triangle (its visibility id, the late bit included); this writes that id.
+// each primitive's triangle (its visibility id); this writes that id.
 #ifdef MESHLET
 #extension GL_EXT_mesh_shader : require
 #endif
@@ -29,8 +30,6 @@ layout(location = 0) out uint out_triangle;
 
 #ifdef MESHLET
 layout(location = 4) perprimitiveEXT flat in uint in_triangle;
-#else
-layout(push_constant) uniform VisibilityPush { uint late; } push;  // 1 in occlusion phase 2's late draw
 #endif
 
 void main() {
@@ -45,6 +44,6 @@ void main() {
     out_triangle = in_triangle;
 #else
     // frame.tiles.w: the draw count, which sets the split between draw and primitive bits.
-    out_triangle = visibility_id_indexed(in_draw, uint(gl_PrimitiveID), push.late != 0u, frame.tiles.w);
+    out_triangle = visibility_id_indexed(in_draw, uint(gl_PrimitiveID), false, frame.tiles.w);
 #endif
 }

@@ -3,10 +3,10 @@
 // C++ mirror. Written by the pre-pass (visibility.frag, the meshlet mesh shaders); read by the
 // shading pass and by anything else that needs the triangle under a pixel.
 //
-//   bit 31        drawn by occlusion phase 2's late draw
+//   bit 31        0 (reserved; occlusion's late draw writes no ids: ScenePass::record_ids)
 //   indexed path  bits 30..P the draw (its indirect command's firstInstance), bits P-1..0 the
-//                 primitive: the triangle's place in the list that draw drew (indices firstIndex +
-//                 3 primitive .. + 2 of the phase-1 command, or of the late command with bit 31).
+//                 primitive: the triangle's place in the list forward draws (indices firstIndex +
+//                 3 primitive .. + 2; with occlusion the merged list).
 //                 P = 31 - draw_bits, draw_bits = ceil(log2(draw count)): the split follows the
 //                 scene, so the draw count alone (frame.tiles.w) decodes it.
 //   meshlet path  bits 30..7 the visible-list entry e = 32 chunk + i (meshlet.glsl's

@@ -62,9 +62,9 @@ layout(local_size_x = 128) in;
 // After shading.glsl's bindings 0..6 (scene, light lists, loop counters, ray-traced image).
 layout(set = 0, binding = 7, std430) readonly buffer Vertices { float vertex_data[]; };  // scene.h's Vertex: 8 floats
 layout(set = 0, binding = 8, std430) readonly buffer Indices { uint indices[]; };        // what the pre-pass drew
-// VkDrawIndexedIndirectCommand per draw (5 words): the pre-pass's, and occlusion phase 2's late draw's.
+// VkDrawIndexedIndirectCommand per draw (5 words): the list forward draws (with occlusion, phase
+// 1's survivors and the late draw's additions merged), which the ids name. (Binding 10 is unused.)
 layout(set = 0, binding = 9, std430) readonly buffer Indirect { uint indirect[]; };
-layout(set = 0, binding = 10, std430) readonly buffer LateIndirect { uint late_indirect[]; };
 layout(set = 0, binding = 11) uniform utexture2D visibility_image;  // texelFetch: no sampler
 layout(set = 0, binding = 12, rgba16f) writeonly uniform image2D hdr_image;
 #ifdef SHADE_QUAD_MIP
@@ -125,10 +125,9 @@ Triangle fetch_triangle(uint id) {
     Triangle t;
     t.draw = visibility_id_draw(id, frame.tiles.w);  // frame.tiles.w: the draw count, the id's split
     uint command = t.draw * 5u;
-    bool late = visibility_id_late(id);
     uint primitive = visibility_id_primitive(id, frame.tiles.w);
-    uint first_index = late ? late_indirect[command + 2u] : indirect[command + 2u];
-    int vertex_offset = int(late ? late_indirect[command + 3u] : indirect[command + 3u]);
+    uint first_index = indirect[command + 2u];
+    int vertex_offset = int(indirect[command + 3u]);
     DrawData draw = draws[t.draw];
     for (uint i = 0u; i < 3u; ++i) {
         uint v = uint(int(indices[first_index + 3u * primitive + i]) + vertex_offset);

@@ -2,6 +2,7 @@
 // to the contract's exit code with one line on stderr.
 #include <cstdio>
 #include <fstream>
+#include <optional>
 
 #include "app/run.h"
 #include "window/window.h"
@@ -37,7 +38,17 @@ int run(const Options& options) {
     create_context(ctx, context_options(options));
     Options tuned = options;
     LoadedTuning tuning = apply_tuning(ctx, tuned);
-    Plan plan = make_plan(ctx.subgroup, ctx.features, tuned.plan);
+    Plan plan = make_plan(ctx.subgroup, ctx.features, tuned.plan);  // a request it refuses fails before any measuring
+    // The first run on this device, driver and build: a quick measurement decides what auto takes
+    // (--info measures nothing: it says the next run will).
+    std::optional<Scene> scene;
+    if (options.mode == Mode::headless && needs_quick_tune(tuning, options)) {
+        scene = load_requested_scene(options);
+        check_device_limits(ctx, options, *scene);
+        tuning = quick_tune(ctx, *scene, options);
+        set_measured(tuned.plan, tuning.usable() ? &tuning : nullptr);
+        plan = make_plan(ctx.subgroup, ctx.features, tuned.plan);
+    }
     if (plan.view.variant == Variant::unsupported)
         fprintf(stderr, "note: --view %s in the %s stage is unsupported here (%s); the scene is drawn hatched instead\n",
                 std::string(view_mode_name(plan.view.mode)).c_str(), std::string(stage_name(plan.view.stage)).c_str(),
@@ -46,7 +57,8 @@ int run(const Options& options) {
         print_info(ctx, plan);
         printf("\ntuning      %s\n", tuning_summary(tuning, options.no_tuning).c_str());
         nlohmann::json report = {{"schema", 1}, {"device", device_json(ctx)}, {"subgroup", subgroup_json(ctx)},
-                                 {"plan", plan_json(plan)}, {"views", views_json(ctx)}};
+                                 {"plan", plan_json(plan)}, {"views", views_json(ctx)},
+                                 {"tuning", tuning_report_json(tuning, options.no_tuning)}};
         if (options.probe) {
             StageProbe probe = measure_stage_throughput(ctx);
             printf("\n%s\n", stage_probe_summary(probe).c_str());
@@ -56,10 +68,16 @@ int run(const Options& options) {
         if (!options.report.empty()) write_json(options.report, report);
         return kOk;
     }
-    Scene scene = load_requested_scene(options);
-    check_device_limits(ctx, options, scene);
-    RunResult result = run_headless(ctx, scene, options, plan);
-    if (!options.report.empty()) write_json(options.report, report_json(ctx, options, plan, scene, result));
+    if (!scene) {
+        scene = load_requested_scene(options);
+        check_device_limits(ctx, options, *scene);
+    }
+    RunResult result = run_headless(ctx, *scene, options, plan);
+    if (!options.report.empty()) {
+        nlohmann::json report = report_json(ctx, options, plan, *scene, result);
+        report["tuning"] = tuning_report_json(tuning, options.no_tuning);
+        write_json(options.report, report);
+    }
     printf("%s: %llu of %llu triangles visible, frame %.3f ms (median of %u)\n", ctx.info.name.c_str(),
            (unsigned long long)(plan[PassId::cull].variant == Variant::off ? result.triangles_in : result.counters.triangles_visible),
            (unsigned long long)result.triangles_in, result.timings[size_t(Timer::frame)].median,

@@ -1,5 +1,5 @@
-// Image upload and readback for in-process tests (tests/gpu_compute and tests/gpu), and a
-// pseudo-random sequence.
+// Image upload for in-process tests (tests/gpu_compute and tests/gpu; the readback is read_image,
+// vk/resources.h), and a pseudo-random sequence.
 #pragma once
 
 #include <cstring>
@@ -25,20 +25,4 @@ inline void upload_image(const Context& ctx, Image& image, const void* texels, u
     region.imageExtent = {image.extent.width, image.extent.height, 1};
     vkCmdCopyBufferToImage(cmd, staging.buffer, image.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &region);
     end_one_shot(ctx, cmd);
-}
-
-// The whole colour image's texels (texel_bytes each), tightly packed.
-inline std::vector<uint8_t> read_image(const Context& ctx, Image& image, uint32_t texel_bytes) {
-    VkDeviceSize bytes = VkDeviceSize(image.extent.width) * image.extent.height * texel_bytes;
-    Buffer readback = create_buffer(ctx, bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryKind::host_readback, "readback");
-    VkCommandBuffer cmd = begin_one_shot(ctx);
-    transition(cmd, image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_READ_BIT);
-    VkBufferImageCopy region{};
-    region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
-    region.imageExtent = {image.extent.width, image.extent.height, 1};
-    vkCmdCopyImageToBuffer(cmd, image.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, readback.buffer, 1, &region);
-    end_one_shot(ctx, cmd);
-    std::vector<uint8_t> texels(bytes);
-    memcpy(texels.data(), readback.mapped, bytes);
-    return texels;
 }

@@ -2,9 +2,12 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
+#include <string>
 #include <utility>
 
+#include "compare/chart.h"  // image_difference, the comparison's difference panel
 #include "compare/sheet.h"
 
 namespace {
@@ -12,6 +15,13 @@ namespace {
 uint32_t pixel(const RgbaImage& image, int x, int y) {
     const uint8_t* p = image.at(uint32_t(x), uint32_t(y));
     return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24;
+}
+
+// 0xAABBGGRR as text, so a failure names the colour.
+std::string hex(uint32_t rgba) {
+    char text[16];
+    snprintf(text, sizeof text, "0x%08x", rgba);
+    return text;
 }
 
 int count_not(const RgbaImage& image, PixelRect r, uint32_t colour) {
@@ -182,6 +192,38 @@ TEST(Sheet, ThumbnailsLabelsAndEmptyCellsLandWhereTheLayoutSays) {
     // The margin between the first two cells is untouched background.
     PixelRect gap{l.cell(0).x + l.cell_width, l.cell(0).y, l.margin, l.cell_height};
     EXPECT_EQ(count_not(sheet, gap, kSheetBackground), 0);
+}
+
+// The comparison's difference panel (image_difference): two synthetic images that differ at known
+// pixels, by known amounts. On lavapipe every pair of the comparison reads 0, so only this test
+// sees the count, the amplified colour and the position where they are not.
+TEST(DifferencePanel, CountsColoursAndPlacesEachDifferingPixel) {
+    const uint32_t grey = pack_rgba(90, 120, 150);
+    RgbaImage a(7, 5, grey), b(7, 5, grey);
+    // One step in green at (1, 2); 40 steps in red and 3 in blue at (6, 4), the last pixel; alpha
+    // alone at (3, 0), which is not a colour difference.
+    b.at(1, 2)[1] += 1;
+    b.at(6, 4)[0] -= 40, b.at(6, 4)[2] += 3;
+    b.at(3, 0)[3] = 7;
+    ImageDifference d = image_difference(a, b);
+    EXPECT_EQ(d.differing, 2u);
+    ASSERT_EQ(d.amplified.width, 7u);
+    ASSERT_EQ(d.amplified.height, 5u);
+    // The largest channel difference, x16 over a floor of 64, in (v, v/4, v/2): a one-step
+    // difference reads 80, 40 steps saturate.
+    auto expected = [](uint32_t x, uint32_t y) {
+        if (x == 1 && y == 2) return pack_rgba(80, 20, 40);
+        if (x == 6 && y == 4) return pack_rgba(255, 63, 127);
+        return pack_rgba(0, 0, 0);
+    };
+    for (uint32_t y = 0; y < 5; ++y)
+        for (uint32_t x = 0; x < 7; ++x)
+            EXPECT_EQ(hex(pixel(d.amplified, int(x), int(y))), hex(expected(x, y))) << "amplified pixel at " << x << "," << y;
+    // Symmetric, and identical images give 0 and an all-black panel.
+    EXPECT_EQ(image_difference(b, a).differing, 2u);
+    ImageDifference same = image_difference(a, a);
+    EXPECT_EQ(same.differing, 0u);
+    EXPECT_EQ(count_not(same.amplified, {0, 0, 7, 5}, pack_rgba(0, 0, 0)), 0);
 }
 
 }  // namespace

@@ -3,9 +3,12 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 
 #include "compare/tuning.h"
 #include "caps_fixtures.h"
+#include <unistd.h>
 #include "plan/plan.h"
 
 namespace {
@@ -180,7 +183,7 @@ TEST(TuningFile, AFileThatDoesNotFitIsIgnoredWithWhy) {
     EXPECT_NE(ignored(file_text(new_driver)).find("another driver (NVIDIA 580.1)"), std::string::npos);
     nlohmann::json old = nlohmann::json::parse(file_text(device()));
     old["format"] = kTuningFormat - 1;
-    EXPECT_NE(ignored(old.dump()).find("tuning format 0"), std::string::npos);
+    EXPECT_NE(ignored(old.dump()).find("tuning format " + std::to_string(kTuningFormat - 1)), std::string::npos);
     EXPECT_NE(ignored("{ \"format\": 1, \"device\": ").find("corrupt"), std::string::npos);
     EXPECT_NE(ignored("[1, 2]").find("corrupt"), std::string::npos);
     EXPECT_NE(ignored("{}").find("no format version"), std::string::npos);
@@ -194,6 +197,178 @@ TEST(TuningFile, AFileThatDoesNotFitIsIgnoredWithWhy) {
     LoadedTuning t = parse_tuning(odd_pass.dump(), device());
     EXPECT_TRUE(t.ignored.empty());
     EXPECT_EQ(t.count(), 0u);
+}
+
+// The build is part of the key: another build's file (or one without a build id) is re-measured.
+TEST(TuningFile, AnotherBuildsFileIsIgnored) {
+    nlohmann::json j = nlohmann::json::parse(file_text(device()));
+    EXPECT_EQ(j["build"], current_build_id());
+    EXPECT_EQ(current_build_id().size(), 16u);
+    EXPECT_TRUE(parse_tuning(j.dump(), device()).usable());
+    LoadedTuning other = parse_tuning(j.dump(), device(), "0123456789abcdef");
+    EXPECT_FALSE(other.usable());
+    EXPECT_NE(other.ignored.find("another build of subgroup-demo (" + current_build_id() + ")"), std::string::npos) << other.ignored;
+    EXPECT_EQ(other.count(), 0u);
+    j.erase("build");
+    EXPECT_NE(parse_tuning(j.dump(), device()).ignored.find("no build id"), std::string::npos);
+    // The id follows the executable's bytes.
+    std::string dir = (std::filesystem::temp_directory_path() / ("build-id." + std::to_string(getpid()))).string();
+    std::filesystem::create_directories(dir + "/shaders");
+    std::ofstream(dir + "/demo") << "one";
+    std::string first = build_id(dir + "/demo");
+    EXPECT_EQ(build_id(dir + "/demo"), first);
+    std::ofstream(dir + "/demo") << "two";
+    EXPECT_NE(build_id(dir + "/demo"), first);
+    // And its shaders'.
+    std::string second = build_id(dir + "/demo");
+    std::ofstream(dir + "/shaders/a.spv") << "spirv";
+    EXPECT_NE(build_id(dir + "/demo"), second);
+    std::filesystem::remove_all(dir);
+}
+
+// Every verdict names where it was measured; the mip's under visibility comes from the shading
+// rows (visibility.mip) and is the only mip verdict used there.
+TEST(TuningFile, VerdictsNameTheirConfigurationAndApplyOnlyThere) {
+    PassRatio vis_mip;
+    vis_mip.ratio = 0.5, vis_mip.ci95 = Interval{0.4, 0.6}, vis_mip.verdict = Verdict::slower;  // the downsample wins under visibility
+    nlohmann::json j = tuning_json(device(), "tune", "2026-11-25", 1920, 1080, ratios(), shading_ratios(), vis_mip);
+    EXPECT_EQ(j["passes"]["mip"]["measured_in"], (nlohmann::json{{"geometry", "indexed"}, {"shading", "forward"}}));
+    EXPECT_EQ(j["visibility"]["mip"]["measured_in"], (nlohmann::json{{"geometry", "indexed"}, {"shading", "visibility"}}));
+    EXPECT_EQ(j["visibility"]["shading"]["measured_in"]["geometry"], "indexed");
+    LoadedTuning t = parse_tuning(j.dump(), device());
+    ASSERT_TRUE(t.measured_visibility[size_t(PassId::mip)]);
+    EXPECT_EQ(t.measured_visibility[size_t(PassId::mip)]->in.shading, Shading::visibility);
+    EXPECT_EQ(t.measured[size_t(PassId::mip)]->in.shading, Shading::forward);
+
+    // Forward's mip verdict (fallback 0.14x) against visibility's (fallback 0.5x): each in its own plan.
+    PlanRequest request;
+    set_measured(request, &t);
+    request.measured_shading.reset();
+    Plan forward = make_plan(every_subgroup_caps(), every_feature(), request);
+    EXPECT_EQ(forward[PassId::mip].variant, Variant::fallback);
+    EXPECT_NE(forward[PassId::mip].reason.find("0.14x"), std::string::npos) << forward[PassId::mip].reason;
+    request.shading = Shading::visibility;
+    Plan visibility = make_plan(every_subgroup_caps(), every_feature(), request);
+    EXPECT_EQ(visibility[PassId::mip].variant, Variant::fallback);
+    EXPECT_NE(visibility[PassId::mip].reason.find("0.50x"), std::string::npos) << visibility[PassId::mip].reason;
+    // Without a visibility verdict, forward's does not choose there: the capabilities do (the quad mip).
+    request.measured_visibility = {};
+    visibility = make_plan(every_subgroup_caps(), every_feature(), request);
+    EXPECT_EQ(visibility[PassId::mip].variant, Variant::subgroup);
+    EXPECT_EQ(visibility[PassId::mip].source, PlanSource::capabilities);
+    EXPECT_TRUE(visibility.shading.quad_mip);
+    // Forward's light-loop verdict does not choose the shading pass's loop either.
+    request.measured[size_t(PassId::light_loop)] = measured(Variant::fallback, 0.5);
+    EXPECT_EQ(make_plan(every_subgroup_caps(), every_feature(), request)[PassId::light_loop].source, PlanSource::capabilities);
+    request.shading.reset();
+    EXPECT_EQ(make_plan(every_subgroup_caps(), every_feature(), request)[PassId::light_loop].source, PlanSource::measured);
+    // The shading verdict was measured on the indexed path: the meshlet path does not follow it.
+    request.measured_shading = t.shading;
+    EXPECT_EQ(make_plan(every_subgroup_caps(), every_feature(), request).shading.shading, Shading::visibility);
+    request.geometry = Geometry::meshlet;
+    EXPECT_EQ(make_plan(every_subgroup_caps(), every_feature(), request).shading.shading, Shading::forward);
+}
+
+// Under visibility the shading pass writes the quad mip in compute: a masked fragment stage does
+// not send the mip to the compute downsample.
+TEST(TunedPlan, UnderVisibilityTheMipIsPlannedAgainstCompute) {
+    SubgroupCaps caps = every_subgroup_caps();
+    apply_masks(caps, bit(Stage::fragment), 0);
+    PlanRequest request;
+    request.shading = Shading::visibility;
+    Plan p = make_plan(caps, every_feature(), request);
+    EXPECT_EQ(p[PassId::mip].variant, Variant::subgroup) << p[PassId::mip].reason;
+    EXPECT_TRUE(p.shading.quad_mip);
+    request[PassId::mip] = Request::subgroup;  // typed, too
+    EXPECT_TRUE(make_plan(caps, every_feature(), request).shading.quad_mip);
+    // Forward still needs the fragment stage.
+    request.shading = Shading::forward;
+    EXPECT_THROW(make_plan(caps, every_feature(), request), UnsupportedRequest);
+    request[PassId::mip] = Request::automatic;
+    EXPECT_EQ(make_plan(caps, every_feature(), request)[PassId::mip].variant, Variant::fallback);
+    // Compute without quads under visibility: the fragment resolve writes it, where it can.
+    SubgroupCaps no_compute_quads = every_subgroup_caps();
+    apply_masks(no_compute_quads, bit(Stage::compute), 0);
+    request.shading = Shading::visibility;
+    Plan q = make_plan(no_compute_quads, every_feature(), request);
+    EXPECT_EQ(q[PassId::mip].variant, Variant::subgroup);
+    EXPECT_FALSE(q.shading.quad_mip);
+}
+
+// A typed request constrains auto and never loses to a stored verdict: every pairing of a typed
+// request (each pass's variants, --shading) with stored verdicts for the other side (each pass's,
+// under forward and visibility, shading's and the derivatives') plans what the untuned plan plans
+// for it, or what auto takes where it is auto, never an error the untuned plan does not make.
+TEST(TunedPlan, ATypedRequestNeverLosesToAStoredVerdict) {
+    int pairings = 0;
+    for (Variant winner : {Variant::subgroup, Variant::fallback})
+        for (const PassInfo& pass : kPasses)
+            for (Request typed : {Request::subgroup, Request::forward, Request::fallback, Request::off})
+                for (std::optional<Shading> shading : {std::optional<Shading>{}, std::optional<Shading>{Shading::forward},
+                                                       std::optional<Shading>{Shading::visibility}}) {
+                    if (!offers(pass, typed)) continue;
+                    PlanRequest untuned;
+                    untuned[pass.id] = typed;
+                    untuned.shading = shading;
+                    PlanRequest tuned = untuned;
+                    for (const PassInfo& other : kPasses) {
+                        tuned.measured[size_t(other.id)] = measured(winner, winner == Variant::subgroup ? 2.0 : 0.5);
+                        tuned.measured_visibility[size_t(other.id)] = tuned.measured[size_t(other.id)];
+                        tuned.measured_visibility[size_t(other.id)]->in.shading = Shading::visibility;
+                    }
+                    tuned.measured_shading = measured(winner, winner == Variant::subgroup ? 2.0 : 0.5);
+                    tuned.measured_derivatives = tuned.measured_shading;
+                    std::string what = std::string(pass.name) + " " + std::string(request_name(typed)) + ", shading " +
+                                       (shading ? std::string(shading_name(*shading)) : "auto") + ", verdicts " +
+                                       std::string(variant_name(winner));
+                    Plan plain;
+                    try {
+                        plain = make_plan(lavapipe_like_caps(), every_feature(), untuned);
+                    } catch (const UnsupportedRequest&) {
+                        continue;  // refused without any verdict: the request itself cannot run here
+                    }
+                    ++pairings;
+                    Plan p;
+                    ASSERT_NO_THROW(p = make_plan(lavapipe_like_caps(), every_feature(), tuned)) << what;
+                    EXPECT_EQ(p[pass.id].variant, plain[pass.id].variant) << what;
+                    EXPECT_EQ(p[pass.id].source, PlanSource::requested) << what;
+                    if (shading) EXPECT_EQ(p.shading.shading, *shading) << what;
+                }
+    EXPECT_GT(pairings, 40);
+    // The case: a stored "visibility is faster" and --mip forward: auto shades forward and says why.
+    PlanRequest request;
+    request[PassId::mip] = Request::forward;
+    request.measured_shading = measured(Variant::subgroup, 1.9);
+    Plan p = make_plan(lavapipe_like_caps(), every_feature(), request);
+    EXPECT_EQ(p.shading.shading, Shading::forward);
+    EXPECT_EQ(p[PassId::mip].variant, Variant::forward);
+    EXPECT_EQ(p.shading.source, PlanSource::requested);
+    EXPECT_NE(p.shading.reason.find("--mip forward"), std::string::npos) << p.shading.reason;
+    EXPECT_NE(p.shading.reason.find("not the stored verdict: visibility measured 1.90x"), std::string::npos) << p.shading.reason;
+    // Both typed: still the user's own conflict, an error.
+    request.shading = Shading::visibility;
+    EXPECT_THROW(make_plan(lavapipe_like_caps(), every_feature(), request), UnsupportedRequest);
+}
+
+TEST(TuningFile, SavedByRenamingAWholeFile) {
+    std::string saved_xdg = getenv("XDG_CACHE_HOME") ? getenv("XDG_CACHE_HOME") : "";
+    std::string dir = (std::filesystem::temp_directory_path() / ("save-tuning." + std::to_string(getpid()))).string();
+    std::filesystem::remove_all(dir);
+    setenv("XDG_CACHE_HOME", dir.c_str(), 1);
+    std::string path = save_tuning(device(), "quick", 320, 180, ratios(), shading_ratios(), {}, {{"seconds", 1.5}});
+    std::string second = save_tuning(device(), "tune", 320, 180, ratios(), shading_ratios());
+    EXPECT_EQ(path, second);
+    size_t files = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(tuning_folder())) files += entry.is_regular_file();
+    EXPECT_EQ(files, 1u) << "no temporary file left";
+    std::ifstream in(path);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    LoadedTuning t = parse_tuning(text, device());
+    EXPECT_TRUE(t.usable()) << t.ignored;
+    EXPECT_EQ(t.made_by, "tune");
+    std::filesystem::remove_all(dir);
+    if (saved_xdg.empty()) unsetenv("XDG_CACHE_HOME");
+    else setenv("XDG_CACHE_HOME", saved_xdg.c_str(), 1);
 }
 
 TEST(TuningFile, LivesInTheCacheFolderPerDeviceAndDriver) {

@@ -1,9 +1,11 @@
 // The debug views' barrier on the frame's counters (issue 43): for every view and every stage, the
-// stages it waits in (view_counter_stages) must include every stage whose shader reads or writes
-// the counters in the pipelines the view draws with. The oracle is the compiled SPIR-V itself: a
+// stages it waits in (its destination) must be every stage whose shader reads or writes the
+// counters in the pipelines the view draws with, and the stages it waits for (its source) every
+// stage whose shader writes them anywhere in the frame. The oracle is the compiled SPIR-V itself: a
 // stage counts when its module accesses the storage buffer at the binding where that pipeline
-// family gets the counters. lavapipe never binds a view variant in the vertex, tessellation or
-// geometry stages (it has no subgroups there), so no validated render could catch a missing stage.
+// family gets the counters (the bindings the passes push them at, from the passes' headers).
+// lavapipe never binds a view variant in the vertex, tessellation or geometry stages (it has no
+// subgroups there), so no validated render could catch a missing stage.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -13,6 +15,8 @@
 #include <set>
 
 #include "passes/debug_view_pass.h"
+#include "passes/meshlet_pass.h"
+#include "passes/ray_trace_pass.h"
 
 namespace {
 
@@ -62,11 +66,12 @@ VkPipelineStageFlags2 stage_of(VkShaderStageFlagBits s) {
     }
 }
 
-// Where each family's pipelines get the counters (the bindings the passes push them at):
-// the views' graphics pipelines 5, the compute view 2, the meshlet path 22 and its views 5, the
-// ray tracer 9 (its statistics) and its views 11.
-const std::set<uint32_t> kGraphicsCounters = {5}, kComputeCounters = {2}, kMeshletCounters = {5, 22},
-                         kRayCounters = {9, 11};
+// Where each family's pipelines get the counters (the bindings the passes push them at): the
+// views' graphics pipelines and their compute pipeline, the meshlet path (and in its views also
+// the views' binding), the ray tracer (its statistics, and in its views also the views' binding).
+const std::set<uint32_t> kGraphicsCounters = {kViewGraphicsCountersBinding}, kComputeCounters = {kViewComputeCountersBinding},
+                         kMeshletCounters = {kMeshletViewCountersBinding, kMeshletFirstBinding + kMeshletCountersOffset},
+                         kRayCounters = {kRayStatsBinding, kRayViewCountersBinding};
 
 // Every built module whose name starts with `prefix` ("meshlet_cull.task.").
 std::vector<std::string> modules_named(const std::string& prefix) {
@@ -79,24 +84,100 @@ std::vector<std::string> modules_named(const std::string& prefix) {
 }
 
 constexpr ViewKind kKinds[] = {ViewKind::lane_id, ViewKind::first_last, ViewKind::active, ViewKind::plain};
+constexpr Stage kRasterAndCompute[] = {Stage::vertex, Stage::tess_control, Stage::tess_eval, Stage::geometry, Stage::fragment,
+                                       Stage::compute};
+
+// The stages that the counters' accesses of the views' pipelines run in, from their SPIR-V.
+VkPipelineStageFlags2 counting_stages(Stage stage, ViewKind kind) {
+    const std::set<uint32_t>& bindings = stage == Stage::compute ? kComputeCounters : kGraphicsCounters;
+    VkPipelineStageFlags2 counting = 0;
+    for (const PipelineShaders& pipeline : view_pipelines(stage, kind))
+        for (const auto& [shader_stage, module] : pipeline) {
+            std::vector<uint32_t> spirv = load_spirv(module);
+            EXPECT_GT(spirv.size(), 5u) << module << ": not built";
+            if (accesses_binding(spirv, bindings)) counting |= stage_of(shader_stage);
+        }
+    return counting;
+}
+
+// The single stages a mask names: the synchronization2 spec's expansion of the aggregate bits
+// this project uses (a barrier that names PRE_RASTERIZATION_SHADERS covers vertex to mesh).
+VkPipelineStageFlags2 expand(VkPipelineStageFlags2 mask) {
+    if (mask & VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT) return ~VkPipelineStageFlags2(0);
+    if (mask & VK_PIPELINE_STAGE_2_PRE_RASTERIZATION_SHADERS_BIT)
+        mask |= VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT | VK_PIPELINE_STAGE_2_TESSELLATION_CONTROL_SHADER_BIT |
+                VK_PIPELINE_STAGE_2_TESSELLATION_EVALUATION_SHADER_BIT | VK_PIPELINE_STAGE_2_GEOMETRY_SHADER_BIT |
+                VK_PIPELINE_STAGE_2_TASK_SHADER_BIT_EXT | VK_PIPELINE_STAGE_2_MESH_SHADER_BIT_EXT;
+    if (mask & VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT)
+        mask |= VK_PIPELINE_STAGE_2_COPY_BIT | VK_PIPELINE_STAGE_2_BLIT_BIT | VK_PIPELINE_STAGE_2_RESOLVE_BIT |
+                VK_PIPELINE_STAGE_2_CLEAR_BIT;
+    return mask;
+}
+
+// A device with every stage this project can run.
+DeviceFeatures every_stage() {
+    DeviceFeatures f;
+    f.tessellation = f.geometry = f.mesh_shader = f.ray_tracing = true;
+    return f;
+}
 
 }  // namespace
 
 TEST(ViewBarrier, CoversEveryStageThatCountsInTheViewsOwnPipelines) {
-    for (Stage stage : {Stage::vertex, Stage::tess_control, Stage::tess_eval, Stage::geometry, Stage::fragment, Stage::compute})
+    for (Stage stage : kRasterAndCompute)
         for (ViewKind kind : kKinds) {
-            const std::set<uint32_t>& bindings = stage == Stage::compute ? kComputeCounters : kGraphicsCounters;
-            VkPipelineStageFlags2 counting = 0;
-            for (const PipelineShaders& pipeline : view_pipelines(stage, kind))
-                for (const auto& [shader_stage, module] : pipeline) {
-                    std::vector<uint32_t> spirv = load_spirv(module);
-                    ASSERT_GT(spirv.size(), 5u) << module << ": not built";
-                    if (accesses_binding(spirv, bindings)) counting |= stage_of(shader_stage);
-                }
+            VkPipelineStageFlags2 counting = counting_stages(stage, kind);
             std::string what = std::string(stage_name(stage)) + " kind " + std::to_string(int(kind));
             // A view variant counts the sizes that ran in its own stage; the hatch (plain) counts nothing.
             EXPECT_EQ(counting == 0, kind == ViewKind::plain) << what;
             EXPECT_EQ(view_counter_stages(stage, kind), counting) << what;
+            // The barrier the view records waits in exactly those stages (none for the hatch).
+            EXPECT_EQ(view_counter_barrier(every_stage(), stage, kind).dst, counting) << what;
+        }
+}
+
+// The barrier's source: every stage whose shaders write the counters in any pipeline of the frame
+// (the views', the meshlet path's task and mesh shaders, the ray tracer's six stages, read from
+// their SPIR-V), and the clear at the frame's start (vkCmdFillBuffer, a transfer). Each of those
+// may have run before the view: the barrier must wait for all of them, on a device with every
+// stage; on a device without mesh shaders or ray tracing it must not name those stages at all
+// (a stage the device lacks is a validation error).
+TEST(ViewBarrier, WaitsForEveryStageThatWritesTheCountersEarlierInTheFrame) {
+    VkPipelineStageFlags2 writers = VK_PIPELINE_STAGE_2_CLEAR_BIT;
+    for (Stage stage : kRasterAndCompute)
+        for (ViewKind kind : kKinds) writers |= counting_stages(stage, kind);
+    for (auto [prefix, stage] : {std::pair{"meshlet_cull.task.", VK_PIPELINE_STAGE_2_TASK_SHADER_BIT_EXT},
+                                 std::pair{"meshlet_cull.mesh.", VK_PIPELINE_STAGE_2_MESH_SHADER_BIT_EXT}})
+        for (const std::string& m : modules_named(prefix))
+            if (accesses_binding(load_spirv(m), kMeshletCounters)) writers |= stage;
+    for (const std::string& m : modules_named("raytrace."))
+        if (accesses_binding(load_spirv(m), kRayCounters)) writers |= VK_PIPELINE_STAGE_2_RAY_TRACING_SHADER_BIT_KHR;
+    // What the SPIR-V shows must include every kind of stage, or the oracle itself is broken.
+    for (VkPipelineStageFlags2 s : {VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT, VK_PIPELINE_STAGE_2_TESSELLATION_CONTROL_SHADER_BIT,
+                                    VK_PIPELINE_STAGE_2_TESSELLATION_EVALUATION_SHADER_BIT, VK_PIPELINE_STAGE_2_GEOMETRY_SHADER_BIT,
+                                    VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                                    VK_PIPELINE_STAGE_2_TASK_SHADER_BIT_EXT, VK_PIPELINE_STAGE_2_MESH_SHADER_BIT_EXT,
+                                    VK_PIPELINE_STAGE_2_RAY_TRACING_SHADER_BIT_KHR})
+        EXPECT_TRUE(writers & s) << std::hex << s;
+
+    for (Stage stage : kRasterAndCompute)
+        for (ViewKind kind : kKinds) {
+            std::string what = std::string(stage_name(stage)) + " kind " + std::to_string(int(kind));
+            CounterBarrier b = view_counter_barrier(every_stage(), stage, kind);
+            if (kind == ViewKind::plain) {
+                EXPECT_EQ(b.src, 0u) << what << ": the hatch counts nothing and records no barrier";
+                continue;
+            }
+            EXPECT_EQ(expand(b.src) & writers, writers) << what << std::hex << ": source 0x" << b.src << " misses 0x"
+                                                        << (writers & ~expand(b.src));
+            DeviceFeatures plain = every_stage();
+            plain.mesh_shader = plain.ray_tracing = false;
+            VkPipelineStageFlags2 lacking = VK_PIPELINE_STAGE_2_TASK_SHADER_BIT_EXT | VK_PIPELINE_STAGE_2_MESH_SHADER_BIT_EXT |
+                                            VK_PIPELINE_STAGE_2_RAY_TRACING_SHADER_BIT_KHR;
+            CounterBarrier without = view_counter_barrier(plain, stage, kind);
+            EXPECT_EQ(without.src & lacking, 0u) << what;
+            VkPipelineStageFlags2 present = writers & ~lacking;
+            EXPECT_EQ(expand(without.src) & present, present) << what;
         }
 }
 

@@ -37,6 +37,57 @@ MUTANTS = {
         "    if (measured == 0u) imageStore(color_image, pixel, vec4(display(hdr.rgb, exposure), 1.0));\n",
         r"^Resolve\.|^ResolveCompute\.|^VisibilityMip\.",
     ),
+    "visibility-pipelines-need-geometry-for-meshlets": (
+        "src/passes/visibility_pass.cpp",
+        "void VisibilityPass::create(const Context& ctx) {\n",
+        "void VisibilityPass::create(const Context& ctx) {\n"
+        "    if (!visibility_missing(ctx.features, Geometry::indexed).empty()) return;\n",
+        r"^Visibility\.MeshletPathShadesWithoutTheGeometryFeature",
+    ),
+    "late-draw-writes-ids": (
+        "src/render/renderer.cpp",
+        "    f.ids_after_late_draw = visibility && two_phases;\n",
+        "    f.ids_after_late_draw = false;\n",
+        r"^VisibilityTies\.|^Visibility\.OcclusionPhaseTwoMatchesForward",
+    ),
+    "difference-panel-always-zero": (
+        "src/compare/chart.cpp",
+        "            if (worst == 0) continue;\n",
+        "            if (worst >= 0) continue;\n",
+        r"^DifferencePanel\.",
+    ),
+    "lod-error-scaled-0.6": (
+        "src/scene/lod.cpp",
+        "        error_so_far += relative_error * scale;\n",
+        "        error_so_far += relative_error * scale * 0.6f;\n",
+        r"^LodChain\.StoredErrorsMatchTheDistanceToLevelZeroOnAScaledSphere",
+    ),
+    "lod-error-scaled-1.6": (
+        "src/scene/lod.cpp",
+        "        error_so_far += relative_error * scale;\n",
+        "        error_so_far += relative_error * scale * 1.6f;\n",
+        r"^LodChain\.StoredErrorsMatchTheDistanceToLevelZeroOnAScaledSphere",
+    ),
+    "tuning-verdicts-swapped": (
+        "src/compare/tuning.cpp",
+        '    {"shading", 0, &LoadedTuning::shading, &PlanRequest::measured_shading, Shading::forward},\n'
+        '    {"derivatives", 1, &LoadedTuning::derivatives, &PlanRequest::measured_derivatives, Shading::visibility},\n',
+        '    {"shading", 1, &LoadedTuning::shading, &PlanRequest::measured_shading, Shading::forward},\n'
+        '    {"derivatives", 0, &LoadedTuning::derivatives, &PlanRequest::measured_derivatives, Shading::visibility},\n',
+        r"^Tune\.InfoShowsMeasuredChoicesAfterATuneAndNoneWithNoTuning",
+    ),
+    "counter-barrier-without-fragment": (
+        "src/render/renderer.cpp",
+        "VK_PIPELINE_STAGE_2_PRE_RASTERIZATION_SHADERS_BIT | VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT;\n",
+        "VK_PIPELINE_STAGE_2_PRE_RASTERIZATION_SHADERS_BIT;\n",
+        r"^ViewBarrier\.",
+    ),
+    "lookback-recount-ignores-pyramid": (
+        "shaders/cull.comp",
+        "    workgroup_exclusive_scan(bitCount(r.visible), total);\n",
+        "    workgroup_exclusive_scan(bitCount(r.visible | r.occlusion_rejected), total);\n",
+        r"^Occlusion\.LookbackFallbackInPhase1CountsOnlyWhatThePyramidKeeps",
+    ),
 }
 
 

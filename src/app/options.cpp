@@ -136,9 +136,10 @@ Modes:
   --headless             render --frames frames offscreen
   --info                 print the device, its subgroup capabilities and the plan
   --compare --out DIR    run every configuration and write a comparison sheet and report
-  --tune                 measure each pass's subgroup against its fallback, and forward against
-                         visibility shading, at --size and keep the verdicts for tuned auto
-                         (--out DIR: also DIR/tune.json)
+  --tune                 measure each pass's subgroup against its fallback, and the shading rows
+                         (forward against visibility, its derivatives, its quad mip against the
+                         downsample), at --size and keep the verdicts for tuned auto, replacing
+                         a first run's quick verdict (--out DIR: also DIR/tune.json)
   --atlas PATH           one PNG of every subgroup view (rows) in every stage (columns), each
                          cell a --size frame (default 480x270) with the occupancy measured there
   --list-devices         list Vulkan physical devices
@@ -159,7 +160,8 @@ Options:
                          forward: the fragment stage shades; visibility: the pre-pass writes
                          each pixel's triangle, a compute pass over 2x2 quads shades and the
                          resolve runs in compute (docs/visibility.md); auto takes forward unless
-                         a verdict measured on this device says visibility is faster
+                         a verdict measured on this device says visibility is faster (without
+                         one, the first run measures both for at most 3 s and stores it)
   --raster R             auto | hardware | compute
                          hardware: the graphics pipeline draws the visibility pre-pass; compute:
                          a compute rasterizer writes each pixel's 64-bit word (depth, id) with
@@ -171,7 +173,8 @@ Options:
                          projects to at most a quarter pixel, docs/lod.md) | off (full detail)
                          (default auto)
   --no-legend            hide the debug views' legends and labels (for image comparisons)
-  --no-tuning            auto ignores the measured verdicts of --tune / --compare (capabilities only)
+  --no-tuning            auto ignores the measured verdicts of --tune / --compare / a first run
+                         (capabilities only) and measures nothing
   --mask-stages LIST     comma list of stages to treat as lacking subgroup support
   --mask-ops LIST        comma list of basic,vote,arithmetic,ballot,shuffle,shuffle-relative,clustered,quad
   --screenshot PATH      PNG of the final frame

@@ -299,11 +299,15 @@ nlohmann::json subgroup_json(const Context& ctx) {
             {"forced_size", ctx.subgroup_size ? nlohmann::json(ctx.subgroup_size) : nlohmann::json(nullptr)}};
 }
 
+static nlohmann::json measured_by_json(const std::string& by) { return by.empty() ? nlohmann::json(nullptr) : nlohmann::json(by); }
+
 static nlohmann::json pass_json(const PassPlan& p) {
     return {{"requested", request_name(p.requested)},
             {"variant", variant_name(p.variant)},
             {"reason", p.reason},
-            {"source", plan_source_name(p.source)}};
+            {"source", plan_source_name(p.source)},
+            {"measured_by", measured_by_json(p.measured_by)},
+            {"measured_on", measured_by_json(p.measured_on)}};
 }
 
 nlohmann::json plan_json(const Plan& plan) {
@@ -318,8 +322,11 @@ nlohmann::json plan_json(const Plan& plan) {
                     {"derivatives", variant_name(plan.shading.derivatives)},
                     {"derivatives_requested", request_name(plan.shading.derivatives_requested)},
                     {"light_loop", variant_name(plan.shading.light_loop)},
+                    {"quad_mip", plan.shading.quad_mip},
                     {"reason", plan.shading.reason},
-                    {"source", plan_source_name(plan.shading.source)}};
+                    {"source", plan_source_name(plan.shading.source)},
+                    {"measured_by", measured_by_json(plan.shading.measured_by)},
+                    {"measured_on", measured_by_json(plan.shading.measured_on)}};
     j["raster"] = {{"requested", plan.raster.requested ? raster_name(*plan.raster.requested) : "auto"},
                    {"mode", raster_name(plan.raster.raster)},
                    {"variant", variant_name(plan.raster.variant)},
@@ -487,17 +494,19 @@ void print_info(const Context& ctx, const Plan& plan) {
            ctx.features.quad_control ? "yes" : "no", ctx.features.maximal_reconvergence ? "yes" : "no",
            ctx.features.mesh_shader ? "yes" : "no", ctx.features.ray_tracing ? "yes" : "no");
 
-    printf("\n%-12s %-10s %-12s %-13s %s\n", "pass", "requested", "variant", "source", "reason");
+    // The source column: requested, capabilities, or the verdict's maker and date (quick, tune, compare).
+    printf("\n%-12s %-10s %-12s %-18s %s\n", "pass", "requested", "variant", "source", "reason");
     auto row = [](const char* name, const PassPlan& p) {
-        printf("%-12s %-10s %-12s %-13s %s\n", name, std::string(request_name(p.requested)).c_str(),
-               std::string(variant_name(p.variant)).c_str(), std::string(plan_source_name(p.source)).c_str(), p.reason.c_str());
+        printf("%-12s %-10s %-12s %-18s %s\n", name, std::string(request_name(p.requested)).c_str(),
+               std::string(variant_name(p.variant)).c_str(), source_text(p.source, p.measured_by, p.measured_on).c_str(),
+               p.reason.c_str());
     };
     for (const PassInfo& pass : kPasses) row(std::string(pass.key).c_str(), plan[pass.id]);
     // --shading: forward or visibility; visibility's variant is its derivatives' (docs/visibility.md).
     const ShadingPlan& shading = plan.shading;
-    printf("%-12s %-10s %-12s %-13s %s\n", "shading", std::string(shading_request_name(shading)).c_str(),
-           std::string(shading_variant_name(shading)).c_str(), std::string(plan_source_name(shading.source)).c_str(),
-           shading.reason.c_str());
+    printf("%-12s %-10s %-12s %-18s %s\n", "shading", std::string(shading_request_name(shading)).c_str(),
+           std::string(shading_variant_name(shading)).c_str(),
+           source_text(shading.source, shading.measured_by, shading.measured_on).c_str(), shading.reason.c_str());
     // --raster: hardware, or the compute rasterizer's path (docs/raster.md).
     const RasterPlan& raster = plan.raster;
     printf("%-12s %-10s %-16s %-13s %s\n", "raster", raster.requested ? std::string(raster_name(*raster.requested)).c_str() : "auto",

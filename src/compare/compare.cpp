@@ -126,26 +126,31 @@ std::string missing_timing(const CompareRun* run, const std::string& name, Timer
 // A pass whose subgroup path runs inside another pass (the quad mip, stored by the resolve pass's
 // fragment shader) has no time of its own there: its cost is what it adds to the host pass over
 // the same frame with the pass off, from the same run.
-PassRatio hosted_ratio(const std::vector<CompareRun>& runs, const PassInfo& pass) {
-    std::string name(pass.name), own(timer_info(pass.timer).key), host(timer_info(*pass.host_timer).key);
+PassRatio hosted_ratio(const std::vector<CompareRun>& runs, const PassInfo& pass, const std::string& fallback_run,
+                       const std::string& subgroup_run, const std::string& off_run, Timer host_timer) {
+    std::string own(timer_info(pass.timer).key), host(timer_info(host_timer).key);
     PassRatio r;
     r.key = pass.key;
     r.name = pass.name;
-    r.fallback_run = name + "-fallback";
-    r.subgroup_run = name + "-subgroup";
-    std::string off_run = name + "-off";
+    r.fallback_run = fallback_run;
+    r.subgroup_run = subgroup_run;
     r.measured_as = own + " pass median in " + r.fallback_run + " over the " + host + " pass median in " + r.subgroup_run +
                     " minus that in " + off_run;
     // The quad mip's host is the resolve pass's fragment shader; its fallback, a compute dispatch.
-    r.graphics_vs_compute = true;
+    r.graphics_vs_compute = host_timer != Timer::shade;
     const CompareRun* sg = find_run(runs, r.subgroup_run);
     const CompareRun* fb = find_run(runs, r.fallback_run);
     const CompareRun* off = find_run(runs, off_run);
-    r.reason = missing_timing(sg, r.subgroup_run, *pass.host_timer);
-    if (r.reason.empty()) r.reason = missing_timing(off, off_run, *pass.host_timer);
+    r.reason = missing_timing(sg, r.subgroup_run, host_timer);
+    if (r.reason.empty()) r.reason = missing_timing(off, off_run, host_timer);
     if (r.reason.empty()) r.reason = missing_timing(fb, r.fallback_run, pass.timer);
-    if (r.reason.empty()) finish_ratio(r, {fb, pass.timer}, {sg, *pass.host_timer, off});
+    if (r.reason.empty()) finish_ratio(r, {fb, pass.timer}, {sg, host_timer, off});
     return r;
+}
+
+PassRatio hosted_ratio(const std::vector<CompareRun>& runs, const PassInfo& pass) {
+    std::string name(pass.name);
+    return hosted_ratio(runs, pass, name + "-fallback", name + "-subgroup", name + "-off", *pass.host_timer);
 }
 
 PassRatio ratio_of(const std::vector<CompareRun>& runs, const PassInfo& pass) {
@@ -583,6 +588,28 @@ ShadingRatios compute_shading_ratios(const std::vector<CompareRun>& runs) {
     return {shading, derivatives};
 }
 
+std::vector<CompareConfig> visibility_mip_rows() {
+    std::vector<CompareConfig> rows;
+    for (const CompareConfig& c : comparison_matrix())
+        if (c.name == "shading-visibility")
+            for (Request r : {Request::fallback, Request::off}) {
+                CompareConfig row = c;
+                row.name = "shading-visibility-mip-" + std::string(request_name(r));
+                row.requests[size_t(PassId::mip)] = r;
+                rows.push_back(row);
+            }
+    return rows;
+}
+
+PassRatio compute_visibility_mip_ratio(const std::vector<CompareRun>& runs) {
+    PassRatio r = hosted_ratio(runs, pass_info(PassId::mip), "shading-visibility-mip-fallback", "shading-visibility",
+                               "shading-visibility-mip-off", Timer::shade);
+    r.measured_as = "under visibility: mip pass median in shading-visibility-mip-fallback (compute downsample) over the "
+                    "shade pass median in shading-visibility (the shading pass writes the quad mip) minus that in "
+                    "shading-visibility-mip-off";
+    return r;
+}
+
 std::array<PassRatio, 2> compute_meshlet_ratios(const std::vector<CompareRun>& runs) {
     PassRatio cull = timer_ratio(runs, "meshlet_cull", "meshlet cull", "meshlet-fallback", "meshlet-subgroup", Timer::depth);
     cull.measured_as = "depth pass median (where the task and mesh shaders cull) in meshlet-fallback over the same in "
@@ -645,7 +672,8 @@ void charge(CompareRun& run, const std::function<void()>& work) {
 }  // namespace
 
 CompareMethod render_in_rounds(const Context& ctx, const Scene& scene, const Options& options, std::vector<CompareRun>& runs,
-                               const std::function<void(const std::string&, bool)>& step) {
+                               const std::function<void(const std::string&, bool)>& step, double budget_s) {
+    auto started = std::chrono::steady_clock::now();
     CompareMethod method;
     method.warmup_frames = options.warmup;
     method.round_frames = round_sizes(options.frames - options.warmup);
@@ -674,6 +702,10 @@ CompareMethod render_in_rounds(const Context& ctx, const Scene& scene, const Opt
             Active& a = active[(r + k) % active.size()];
             charge(*a.run, [&] { a.headless->render(method.round_frames[r], r); });
         }
+        // Out of time: the rounds so far, at least kMinBudgetRounds (an interval needs several).
+        double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        if (budget_s > 0 && r + 1 >= kMinBudgetRounds && r + 1 < method.rounds() && elapsed > budget_s)
+            method.round_frames.resize(r + 1);
     }
     // Read back, one at a time, each renderer freed as soon as its timings are out.
     for (Active& a : active) {

@@ -110,6 +110,14 @@ std::array<PassRatio, 2> compute_meshlet_ratios(const std::vector<CompareRun>& r
 using ShadingRatios = std::array<PassRatio, 2>;
 ShadingRatios compute_shading_ratios(const std::vector<CompareRun>& runs);
 
+// Under visibility the mip's pair is the shading pass's quad mip against the compute downsample:
+// shading-visibility (the mip at auto: the quad mip where compute has quads) with two more rows,
+// shading-visibility-mip-fallback and -mip-off, which only --tune renders. The ratio ("mip") is the
+// mip pass's median in the fallback row over what the quad mip adds to the shade pass (its median in
+// shading-visibility minus that in the off row).
+std::vector<CompareConfig> visibility_mip_rows();
+PassRatio compute_visibility_mip_ratio(const std::vector<CompareRun>& runs);
+
 struct CompareProgress {
     size_t index = 0, count = 0;  // index is 1-based
     std::string name;
@@ -166,8 +174,11 @@ std::vector<PassRatio> all_ratios(const CompareResult& c);
 // matrix order, then the rounds, then reads each one's timings back into run.result and frees it.
 // Nothing is written. `step` is called before each configuration's set-up (skipped ones too) and
 // each round with what is about to happen.
+// With a budget (seconds, from the call), no round starts once it is spent and kMinBudgetRounds are
+// done (the first run's quick measurement); method.round_frames then holds the rounds rendered.
+constexpr uint32_t kMinBudgetRounds = 4;
 CompareMethod render_in_rounds(const Context& ctx, const Scene& scene, const Options& options, std::vector<CompareRun>& runs,
-                               const std::function<void(const std::string&, bool skipped)>& step = {});
+                               const std::function<void(const std::string&, bool skipped)>& step = {}, double budget_s = 0);
 
 // The images: each run that is not skipped rendered once more, alone (the renderers of the rounds
 // are freed, and each of these is freed before the next is built), exactly as a separate

@@ -90,19 +90,9 @@ struct Probe {
     }
 
     std::vector<float> read(Image& image) {
-        VkDeviceSize bytes = VkDeviceSize(image.extent.width) * image.extent.height * sizeof(float);
-        Buffer readback = create_buffer(ctx, bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryKind::host_readback, "probe readback");
-        VkCommandBuffer cmd = begin_one_shot(ctx);
-        transition(cmd, image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_READ_BIT);
-        VkBufferImageCopy region{};
-        region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
-        region.imageExtent = {image.extent.width, image.extent.height, 1};
-        vkCmdCopyImageToBuffer(cmd, image.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, readback.buffer, 1, &region);
-        memory_barrier(cmd, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_2_HOST_BIT,
-                       VK_ACCESS_2_HOST_READ_BIT);
-        end_one_shot(ctx, cmd);
+        std::vector<uint8_t> bytes = read_image(ctx, image, sizeof(float));
         std::vector<float> values(image.extent.width * image.extent.height);
-        memcpy(values.data(), readback.mapped, bytes);
+        memcpy(values.data(), bytes.data(), bytes.size());
         return values;
     }
 };

@@ -1,5 +1,6 @@
 #include "compare/tuning.h"
 
+#include <algorithm>
 #include <cctype>
 #include <chrono>
 #include <cmath>
@@ -9,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <unistd.h>
 
 #include "render/text_format.h"
 
@@ -30,6 +32,37 @@ std::string tuning_path(const DeviceInfo& device) {
     return (fs::path(tuning_folder()) / ("tuning-" + std::string(ids) + "-" + driver + ".json")).string();
 }
 
+std::string build_id(const std::string& executable) {
+    // FNV-1a over the executable's bytes, then each shader's name and bytes in name order.
+    uint64_t hash = 0xcbf29ce484222325ull;
+    auto add = [&](const std::string& bytes) {
+        for (unsigned char c : bytes) hash = (hash ^ c) * 0x100000001b3ull;
+    };
+    auto read = [](const fs::path& path) {
+        std::ifstream in(path, std::ios::binary);
+        return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    };
+    add(read(executable));
+    std::error_code error;
+    std::vector<fs::path> shaders;
+    for (const auto& entry : fs::directory_iterator(fs::path(executable).parent_path() / "shaders", error))
+        if (entry.path().extension() == ".spv") shaders.push_back(entry.path());
+    std::sort(shaders.begin(), shaders.end());
+    for (const fs::path& shader : shaders) add(shader.filename().string() + "\n" + read(shader));
+    char text[24];
+    snprintf(text, sizeof text, "%016llx", (unsigned long long)hash);
+    return text;
+}
+
+std::string current_build_id() {
+    static const std::string id = [] {
+        std::error_code error;
+        fs::path self = fs::read_symlink("/proc/self/exe", error);
+        return build_id(error ? std::string("") : self.string());
+    }();
+    return id;
+}
+
 namespace {
 
 nlohmann::json device_identity(const DeviceInfo& d) {
@@ -39,8 +72,13 @@ nlohmann::json device_identity(const DeviceInfo& d) {
 nlohmann::json bound(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
 
 // One ratio's entry: its ratio, interval and verdict (null without a ratio, and then the reason).
-nlohmann::json verdict_json(const PassRatio& r) {
+nlohmann::json measured_in_json(MeasuredIn in) {
+    return {{"geometry", geometry_name(in.geometry)}, {"shading", shading_name(in.shading)}};
+}
+
+nlohmann::json verdict_json(const PassRatio& r, MeasuredIn in) {
     nlohmann::json j = {
+        {"measured_in", measured_in_json(in)},
         {"ratio", r.ratio ? nlohmann::json(*r.ratio) : nlohmann::json(nullptr)},
         {"ratio_ci95", r.ci95 ? nlohmann::json::array({bound(r.ci95->lo), bound(r.ci95->hi)}) : nlohmann::json(nullptr)},
         {"verdict", r.ratio ? nlohmann::json(verdict_name(r.verdict)) : nlohmann::json(nullptr)}};
@@ -54,13 +92,23 @@ nlohmann::json member(const nlohmann::json& o, const char* key) {
 
 // An entry's winner where its verdict was significant: "level" (the interval holds 1.0), no ratio
 // or an entry of the wrong shape leave auto to the capability rule.
-std::optional<MeasuredPreference> preference(const nlohmann::json& entry, const std::string& made_by, const std::string& date) {
+// The entry's `measured_in`, where it has one of the right shape, else the section's configuration.
+std::optional<MeasuredPreference> preference(const nlohmann::json& entry, const std::string& made_by, const std::string& date,
+                                             MeasuredIn in) {
     nlohmann::json ratio = member(entry, "ratio"), verdict = member(entry, "verdict");
     if (!ratio.is_number() || ratio.get<double>() <= 0 || !verdict.is_string()) return std::nullopt;
     std::string word = verdict.get<std::string>();
     if (word != "faster" && word != "slower") return std::nullopt;
-    return MeasuredPreference{word == "faster" ? Variant::subgroup : Variant::fallback, ratio.get<double>(), made_by, date};
+    nlohmann::json where = member(entry, "measured_in"), geometry = member(where, "geometry"), shading = member(where, "shading");
+    if (geometry.is_string())
+        if (auto g = parse_geometry(geometry.get<std::string>())) in.geometry = *g;
+    if (shading.is_string())
+        if (auto s = parse_shading(shading.get<std::string>())) in.shading = *s;
+    return MeasuredPreference{word == "faster" ? Variant::subgroup : Variant::fallback, ratio.get<double>(), made_by, date, in};
 }
+
+constexpr MeasuredIn kForwardRows{Geometry::indexed, Shading::forward};
+constexpr MeasuredIn kVisibilityRows{Geometry::indexed, Shading::visibility};
 
 }  // namespace
 
@@ -73,33 +121,46 @@ std::string today_utc() {
     return date;
 }
 
+const std::array<PathDecision, 2> kPathDecisions = {{
+    {"shading", 0, &LoadedTuning::shading, &PlanRequest::measured_shading, Shading::forward},
+    {"derivatives", 1, &LoadedTuning::derivatives, &PlanRequest::measured_derivatives, Shading::visibility},
+}};
+
 nlohmann::json tuning_json(const DeviceInfo& device, const std::string& made_by, const std::string& date, uint32_t width,
-                           uint32_t height, const PassRatios& ratios, const ShadingRatios& shading) {
+                           uint32_t height, const PassRatios& ratios, const ShadingRatios& shading,
+                           const PassRatio& visibility_mip, const std::string& build, const nlohmann::json& quick) {
     nlohmann::json passes = nlohmann::json::object();
-    for (const PassInfo& pass : kPasses) passes[std::string(pass.key)] = verdict_json(ratios[size_t(pass.id)]);
-    nlohmann::json visibility = {{"shading", verdict_json(shading[0])}, {"derivatives", verdict_json(shading[1])}};
-    // "visibility" is new in format 1 without raising it: a file without it reads as no verdict.
-    return {{"format", kTuningFormat}, {"device", device_identity(device)}, {"made_by", made_by}, {"date", date},
-            {"size", {width, height}}, {"passes", passes}, {"visibility", visibility}};
+    for (const PassInfo& pass : kPasses) passes[std::string(pass.key)] = verdict_json(ratios[size_t(pass.id)], kForwardRows);
+    nlohmann::json visibility = nlohmann::json::object();
+    // The forward/visibility verdict names the indexed path its rows draw; its shading is forward's side.
+    for (const PathDecision& d : kPathDecisions)
+        visibility[d.key] = verdict_json(shading[d.ratio], {Geometry::indexed, d.measured_under});
+    visibility["mip"] = verdict_json(visibility_mip, kVisibilityRows);
+    return {{"format", kTuningFormat}, {"device", device_identity(device)}, {"build", build}, {"made_by", made_by},
+            {"date", date}, {"size", {width, height}}, {"passes", passes}, {"visibility", visibility}, {"quick", quick}};
 }
 
 size_t LoadedTuning::count() const {
     size_t n = 0;
     for (const auto& m : measured) n += m.has_value();
-    return n + shading.has_value() + derivatives.has_value();
+    for (const auto& m : measured_visibility) n += m.has_value();
+    for (const PathDecision& d : kPathDecisions) n += (this->*d.loaded).has_value();
+    return n;
 }
 
 void set_measured(PlanRequest& request, const LoadedTuning* tuning) {
     request.measured = tuning ? tuning->measured : MeasuredPreferences{};
-    request.measured_shading = tuning ? tuning->shading : std::nullopt;
-    request.measured_derivatives = tuning ? tuning->derivatives : std::nullopt;
+    request.measured_visibility = tuning ? tuning->measured_visibility : MeasuredPreferences{};
+    for (const PathDecision& d : kPathDecisions) request.*d.request = tuning ? tuning->*d.loaded : std::nullopt;
 }
 
 bool has_measured(const PlanRequest& request) {
-    return request.measured != MeasuredPreferences{} || request.measured_shading || request.measured_derivatives;
+    bool any = request.measured != MeasuredPreferences{} || request.measured_visibility != MeasuredPreferences{};
+    for (const PathDecision& d : kPathDecisions) any = any || (request.*d.request).has_value();
+    return any;
 }
 
-LoadedTuning parse_tuning(const std::string& text, const DeviceInfo& device) {
+LoadedTuning parse_tuning(const std::string& text, const DeviceInfo& device, const std::string& build) {
     LoadedTuning t;
     t.found = true;
     nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
@@ -133,13 +194,22 @@ LoadedTuning parse_tuning(const std::string& text, const DeviceInfo& device) {
         t.ignored = "measured with another driver (" + driver.get<std::string>() + "), this one is " + device.driver;
         return t;
     }
+    if (!get(j, "build").is_string()) {
+        t.ignored = "not a valid tuning file (no build id)";
+        return t;
+    }
+    if (j["build"].get<std::string>() != build) {
+        t.ignored = "measured with another build of subgroup-demo (" + j["build"].get<std::string>() + "), this one is " + build;
+        return t;
+    }
     t.made_by = j["made_by"].get<std::string>();
     t.date = j["date"].get<std::string>();
     for (const PassInfo& pass : kPasses)
-        t.measured[size_t(pass.id)] = preference(get(passes, std::string(pass.key).c_str()), t.made_by, t.date);
+        t.measured[size_t(pass.id)] = preference(get(passes, std::string(pass.key).c_str()), t.made_by, t.date, kForwardRows);
     nlohmann::json visibility = get(j, "visibility");
-    t.shading = preference(get(visibility, "shading"), t.made_by, t.date);
-    t.derivatives = preference(get(visibility, "derivatives"), t.made_by, t.date);
+    for (const PathDecision& d : kPathDecisions)
+        t.*d.loaded = preference(get(visibility, d.key), t.made_by, t.date, {Geometry::indexed, d.measured_under});
+    t.measured_visibility[size_t(PassId::mip)] = preference(get(visibility, "mip"), t.made_by, t.date, kVisibilityRows);
     return t;
 }
 
@@ -166,26 +236,48 @@ LoadedTuning apply_tuning(const Context& ctx, Options& options) {
 }
 
 std::string save_tuning(const DeviceInfo& device, const std::string& made_by, uint32_t width, uint32_t height,
-                        const PassRatios& ratios, const ShadingRatios& shading) {
+                        const PassRatios& ratios, const ShadingRatios& shading, const PassRatio& visibility_mip,
+                        const nlohmann::json& quick) {
     if (tuning_folder().empty()) throw std::runtime_error("no cache folder for the tuning file: set XDG_CACHE_HOME or HOME");
     std::error_code error;
     fs::create_directories(tuning_folder(), error);
     std::string path = tuning_path(device);
-    std::ofstream file(path);
-    if (!file || !(file << tuning_json(device, made_by, today_utc(), width, height, ratios, shading).dump(2) << "\n"))
-        throw std::runtime_error("cannot write the tuning file " + path);
+    // This process's own temporary file, renamed over the old one (atomic within a folder): a
+    // reader sees the old file or the new one, and of two writers the last rename wins whole.
+    std::string temporary = path + ".tmp." + std::to_string(getpid());
+    {
+        std::ofstream file(temporary);
+        nlohmann::json j = tuning_json(device, made_by, today_utc(), width, height, ratios, shading, visibility_mip,
+                                       current_build_id(), quick);
+        if (!file || !(file << j.dump(2) << "\n") || !file.flush()) {
+            fs::remove(temporary, error);
+            throw std::runtime_error("cannot write the tuning file " + temporary);
+        }
+    }
+    fs::rename(temporary, path, error);
+    if (error) {
+        fs::remove(temporary, error);
+        throw std::runtime_error("cannot replace the tuning file " + path + ": " + error.message());
+    }
     return path;
+}
+
+bool needs_quick_tune(const LoadedTuning& t, const Options& options) {
+    return !options.no_tuning && !t.usable() && !options.plan.shading && !tuning_folder().empty();
 }
 
 namespace {
 
 // The pass rows --tune renders: each pass's subgroup and fallback, and its off where its subgroup
 // path is timed inside another pass (the quad mip's cost is the resolve pass's time over mip-off);
-// then the shading rows (forward, visibility with each derivative variant).
+// then the shading rows (forward, visibility with each derivative variant) and, under visibility, the
+// mip's pair (visibility_mip_rows: the shading pass's quad mip against the compute downsample).
 std::vector<CompareConfig> tune_rows() {
     std::vector<CompareConfig> rows;
     for (const CompareConfig& c : comparison_matrix()) {
         if (c.shading) rows.push_back(c);
+        if (c.name == "shading-visibility")
+            for (const CompareConfig& mip : visibility_mip_rows()) rows.push_back(mip);
         for (const PassInfo& pass : kPasses) {
             std::string prefix = std::string(pass.name) + "-";
             if (c.geometry != Geometry::indexed || c.name.rfind(prefix, 0) != 0) continue;
@@ -221,7 +313,59 @@ const CompareRun* run_named(const std::vector<CompareRun>& runs, const std::stri
     return nullptr;
 }
 
+std::string measured_text(const PassRatio& r) {
+    return r.ratio ? fixed(*r.ratio, 2) + "x " + (r.ci95 ? "[" + fixed(r.ci95->lo, 3) + ", " + fixed(r.ci95->hi, 3) + "]" : "[none]") +
+                         " " + std::string(verdict_name(r.verdict))
+                   : "no ratio: " + r.reason;
+}
+
 }  // namespace
+
+LoadedTuning quick_tune(const Context& ctx, const Scene& scene, const Options& options) {
+    using clock = std::chrono::steady_clock;
+    auto started = clock::now();
+    // The rows of the decisions between whole paths: the comparison's rows that set --shading.
+    std::vector<CompareRun> runs;
+    std::string names;
+    for (const CompareConfig& c : comparison_matrix())
+        if (c.shading) {
+            runs.push_back(planned(ctx, c, options.plan.lod));
+            names += (names.empty() ? "" : ", ") + c.name;
+        }
+    fprintf(stderr, "auto: no verdict stored for this device, driver and build: measuring this device for at most %.0f s "
+                    "(%s; --tune measures every pass, --no-tuning skips this)\n", kQuickSeconds, names.c_str());
+    // A few frames each: two of warm-up, then rounds of one frame until the budget's rounds are
+    // spent (set-up, the frames and the read-back inside kQuickSeconds on the devices measured).
+    Options o = options;
+    o.warmup = 2;
+    o.frames = o.warmup + 10;
+    o.screenshot.clear(), o.mip_dump.clear(), o.report.clear(), o.cull_dump.clear(), o.ray_dump.clear();
+    o.bandwidth_probe = false;
+    CompareMethod method = render_in_rounds(ctx, scene, o, runs, {}, kQuickSeconds * 0.6);
+    ShadingRatios shading = compute_shading_ratios(runs);
+    double seconds = std::chrono::duration<double>(clock::now() - started).count();
+    nlohmann::json rows = nlohmann::json::array();
+    for (const CompareRun& r : runs) rows.push_back(r.config.name);
+    nlohmann::json quick = {{"seconds", seconds}, {"rounds", method.rounds()}, {"warmup_frames", o.warmup}, {"rows", rows}};
+    std::string result;
+    for (const PathDecision& d : kPathDecisions) result += std::string(result.empty() ? "" : "; ") + d.key + " " + measured_text(shading[d.ratio]);
+    LoadedTuning t;
+    try {
+        std::string path = save_tuning(ctx.info, "quick", options.width, options.height, PassRatios{}, shading, PassRatio{}, quick);
+        t = load_tuning(ctx.info);
+        fprintf(stderr, "auto: measured this device in %.2f s (%u rounds): %s; stored as a quick verdict in %s\n", seconds,
+                method.rounds(), result.c_str(), path.c_str());
+    } catch (const std::exception& e) {
+        // Not stored: the verdicts still serve this run, read back from the file's text.
+        t = parse_tuning(tuning_json(ctx.info, "quick", today_utc(), options.width, options.height, PassRatios{}, shading,
+                                     PassRatio{}, current_build_id(), quick).dump(), ctx.info);
+        fprintf(stderr, "warning: auto measured this device in %.2f s (%s) but cannot store it (%s): the next run measures again\n",
+                seconds, result.c_str(), e.what());
+    }
+    t.measured_now = true;
+    t.measure_seconds = seconds;
+    return t;
+}
 
 int run_tune(const Options& options) {
     Context ctx;
@@ -233,13 +377,18 @@ int run_tune(const Options& options) {
             options.frames, options.warmup);
     if (!options.out_dir.empty()) fs::create_directories(options.out_dir);
 
+    // The file this tune replaces: a quick one's choice is set against the tuned one's in the check.
+    LoadedTuning before = options.no_tuning ? LoadedTuning{} : load_tuning(ctx.info);
+    bool replaces_quick = before.usable() && before.made_by == "quick";
+
     // 1. The pass rows, planned by capabilities alone (like --compare's), in rounds.
     std::vector<CompareRun> runs;
     for (const CompareConfig& c : tune_rows()) runs.push_back(planned(ctx, c, options.plan.lod));
     render_in_rounds(ctx, scene, options, runs, progress_line);
     PassRatios ratios = compute_ratios(runs);
     ShadingRatios shading = compute_shading_ratios(runs);
-    std::string path = save_tuning(ctx.info, "tune", options.width, options.height, ratios, shading);
+    PassRatio visibility_mip = compute_visibility_mip_ratio(runs);
+    std::string path = save_tuning(ctx.info, "tune", options.width, options.height, ratios, shading, visibility_mip);
     LoadedTuning tuning = load_tuning(ctx.info);  // read back: the check uses what auto will read
     if (!tuning.ignored.empty()) throw std::runtime_error("the tuning file just written was ignored: " + tuning.ignored);
 
@@ -247,6 +396,7 @@ int run_tune(const Options& options) {
     std::vector<CompareRun> check;
     for (const CompareConfig& c : comparison_matrix())
         if (c.name == "all-subgroup" || c.name == "all-fallback") check.push_back(planned(ctx, c, options.plan.lod));
+    if (replaces_quick) check.push_back(planned(ctx, CompareConfig{"quick-auto", {}}, options.plan.lod, &before));
     check.push_back(planned(ctx, CompareConfig{"tuned-auto", {}}, options.plan.lod, &tuning));
     render_in_rounds(ctx, scene, options, check, progress_line);
     const CompareRun *sg = run_named(check, "all-subgroup"), *fb = run_named(check, "all-fallback");
@@ -254,12 +404,12 @@ int run_tune(const Options& options) {
                            ? "all-subgroup" : "all-fallback";
     PassRatio verdict = timer_ratio(check, "tuned_auto", "tuned-auto", best, "tuned-auto", Timer::frame);
 
+    // How far the quick choice it replaces was from the tuned one: quick auto's frame over tuned auto's.
+    std::optional<PassRatio> quick_gap;
+    if (replaces_quick) quick_gap = timer_ratio(check, "quick_auto", "quick-auto", "quick-auto", "tuned-auto", Timer::frame);
+
     const Plan& tuned = check.back().plan;
-    auto measured = [](const PassRatio& r) {
-        return r.ratio ? fixed(*r.ratio, 2) + "x " + (r.ci95 ? "[" + fixed(r.ci95->lo, 3) + ", " + fixed(r.ci95->hi, 3) + "]" : "[none]") +
-                             " " + std::string(verdict_name(r.verdict))
-                       : "no ratio: " + r.reason;
-    };
+    auto measured = measured_text;
     for (const PassInfo& pass : kPasses)
         printf("%-12s %-40s auto -> %s (%s)\n", std::string(pass.key).c_str(), measured(ratios[size_t(pass.id)]).c_str(),
                std::string(variant_name(tuned[pass.id].variant)).c_str(), tuned[pass.id].reason.c_str());
@@ -269,7 +419,21 @@ int run_tune(const Options& options) {
         printf("%-12s %-40s auto -> %s (%s)\n", r.key.c_str(), measured(r).c_str(),
                (r.key == "shading" ? shading_variant_name(tuned.shading) : std::string(variant_name(tuned.shading.derivatives))).c_str(),
                tuned.shading.reason.c_str());
-    printf("tuning: wrote %s\n", path.c_str());
+    printf("%-12s %-40s auto -> %s under visibility (%s)\n", "mip (vis.)", measured(visibility_mip).c_str(),
+           tuned.shading.quad_mip ? "the shading pass's quad mip" : std::string(variant_name(tuned[PassId::mip].variant)).c_str(),
+           tuned.shading.shading == Shading::visibility ? tuned[PassId::mip].reason.c_str() : "auto shades forward here");
+    printf("tuning: wrote %s (replacing %s)\n", path.c_str(),
+           before.usable() ? (before.made_by + " of " + before.date).c_str() : before.found ? "an ignored file" : "no file");
+    if (quick_gap && quick_gap->ratio) {
+        const CompareRun& q = *run_named(check, "quick-auto");
+        bool same = plan_json(q.plan) == plan_json(tuned);
+        printf("quick: the quick choice of %s (shading %s) frame %s ms, tuned auto %s ms: %.3fx tuned auto, 95%% interval [%s, %s]%s\n",
+               before.date.c_str(), shading_variant_name(q.plan.shading).c_str(), format_ms(quick_gap->fallback_ms).c_str(),
+               format_ms(quick_gap->subgroup_ms).c_str(), *quick_gap->ratio, quick_gap->ci95 ? fixed(quick_gap->ci95->lo, 3).c_str() : "-",
+               quick_gap->ci95 ? fixed(quick_gap->ci95->hi, 3).c_str() : "-", same ? " (the same plan)" : "");
+    } else if (quick_gap) {
+        printf("quick: no ratio: %s\n", quick_gap->reason.c_str());
+    }
     if (verdict.ratio)
         printf("check: %s frame %s ms, tuned auto %s ms: %s over tuned auto %.3fx, 95%% interval [%s, %s]: tuned auto is %s\n",
                best.c_str(), format_ms(verdict.fallback_ms).c_str(), format_ms(verdict.subgroup_ms).c_str(), best.c_str(),
@@ -284,9 +448,25 @@ int run_tune(const Options& options) {
         nlohmann::json frames = nlohmann::json::object();
         for (const CompareRun& r : check)
             frames[r.config.name] = r.skipped ? nlohmann::json(nullptr) : nlohmann::json(r.result.timings[size_t(Timer::frame)].median);
+        // Each row's medians (ms) per timer that ran in it: what the ratios of `tuning` divide, so a
+        // reader can check each ratio against the measurement it came from.
+        nlohmann::json rows = nlohmann::json::object();
+        for (const CompareRun& r : runs) {
+            nlohmann::json medians = nlohmann::json::object();
+            for (const TimerInfo& t : kTimers)
+                if (!r.skipped && r.result.ran[size_t(t.timer)]) medians[std::string(t.key)] = r.result.timings[size_t(t.timer)].median;
+            rows[r.config.name] = r.skipped ? nlohmann::json(nullptr) : medians;
+        }
         nlohmann::json out = {
             {"tuning_file", path},
-            {"tuning", tuning_json(ctx.info, "tune", tuning.date, options.width, options.height, ratios, shading)},
+            {"rows", rows},
+            {"tuning", tuning_json(ctx.info, "tune", tuning.date, options.width, options.height, ratios, shading, visibility_mip)},
+            {"quick", !quick_gap ? nlohmann::json(nullptr)
+                                 : nlohmann::json{{"date", before.date},
+                                                  {"ratio", quick_gap->ratio ? nlohmann::json(*quick_gap->ratio) : nlohmann::json(nullptr)},
+                                                  {"ratio_ci95", quick_gap->ci95 ? nlohmann::json::array({bound(quick_gap->ci95->lo), bound(quick_gap->ci95->hi)})
+                                                                                 : nlohmann::json(nullptr)},
+                                                  {"meaning", "frame median of the quick choice's plan over tuned auto's: 1.0 is the same speed"}}},
             {"check",
              {{"frame_ms", frames},
               {"faster_of_all", best},
@@ -304,8 +484,24 @@ int run_tune(const Options& options) {
 }
 
 std::string tuning_summary(const LoadedTuning& t, bool disabled) {
-    if (disabled) return "off (--no-tuning): auto follows the capabilities";
-    if (!t.found) return "none (no file " + (t.path.empty() ? std::string("in the cache folder") : t.path) + "; run --tune)";
-    if (!t.ignored.empty()) return t.path + " ignored: " + t.ignored;
-    return t.path + ": " + std::to_string(t.count()) + " significant verdict(s) (" + t.made_by + " of " + t.date + ")";
+    if (disabled) return "off (--no-tuning): auto follows the capabilities and nothing is measured";
+    constexpr const char* kNext = "; the next run measures this device for at most 3 s, --tune thoroughly";
+    if (!t.found) return "none (no file " + (t.path.empty() ? std::string("in the cache folder") : t.path) + ")" + kNext;
+    if (!t.ignored.empty()) return t.path + " ignored: " + t.ignored + kNext;
+    std::string what = t.path + ": " + std::to_string(t.count()) + " significant verdict(s) (" + t.made_by + " of " + t.date + ")";
+    if (t.made_by == "quick") what += "; quick: forward against visibility only, --tune measures every pass";
+    return what;
+}
+
+nlohmann::json tuning_report_json(const LoadedTuning& t, bool disabled) {
+    auto text = [](const std::string& s) { return s.empty() ? nlohmann::json(nullptr) : nlohmann::json(s); };
+    return {{"disabled", disabled},
+            {"file", text(t.path)},
+            {"used", t.usable() && !disabled},
+            {"made_by", text(t.made_by)},
+            {"date", text(t.date)},
+            {"build", disabled ? nlohmann::json(nullptr) : nlohmann::json(current_build_id())},
+            {"ignored", text(t.ignored)},
+            {"measured_now", t.measured_now},
+            {"measure_seconds", t.measured_now ? nlohmann::json(t.measure_seconds) : nlohmann::json(nullptr)}};
 }

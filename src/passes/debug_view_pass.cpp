@@ -21,12 +21,10 @@ struct ViewParams {
 };
 static_assert(sizeof(ViewParams) == 128 * 4 + 48);
 
-constexpr uint32_t kGraphicsParamsBinding = 4;  // after the scene's bindings 0..3
-constexpr uint32_t kComputeParamsBinding = 1;   // after the colour image
-// The frame's counters, where the stage under view ORs in the subgroup sizes it ran at
-// (GpuCounters::view_sizes): the binding after the colours' in every view (view_common.glsl).
-constexpr uint32_t kGraphicsCountersBinding = kGraphicsParamsBinding + 1;
-constexpr uint32_t kComputeCountersBinding = kComputeParamsBinding + 1;
+constexpr uint32_t kGraphicsParamsBinding = kViewGraphicsCountersBinding - 1;  // after the scene's bindings 0..3
+constexpr uint32_t kComputeParamsBinding = kViewComputeCountersBinding - 1;    // after the colour image
+constexpr uint32_t kGraphicsCountersBinding = kViewGraphicsCountersBinding;
+constexpr uint32_t kComputeCountersBinding = kViewComputeCountersBinding;
 
 const char* kind_suffix(ViewKind kind) {
     switch (kind) {
@@ -192,6 +190,12 @@ VkPipelineStageFlags2 view_counter_stages(Stage stage, ViewKind kind) {
     return stages;
 }
 
+CounterBarrier view_counter_barrier(const DeviceFeatures& features, Stage stage, ViewKind kind) {
+    VkPipelineStageFlags2 counting = view_counter_stages(stage, kind);
+    if (!counting) return {};
+    return {counter_stages(features), counting};
+}
+
 void DebugViewPass::create(const Context& ctx) {
     ViewParams params{};
     for (uint32_t i = 0; i < kLanePaletteSize; ++i) params.palette[i] = lane_colour(i);
@@ -262,9 +266,9 @@ void DebugViewPass::record(FrameContext& f, bool legend) {
     // Those stages come from the pipelines themselves (view_counter_stages), so a stage a view
     // draws in cannot be missing here (issue 43: vertex, tessellation and geometry were).
     Stage drawn = ray_stage && supported ? plan.stage : stage;
-    if (VkPipelineStageFlags2 counting = view_counter_stages(drawn, kind))
-        memory_barrier(f.cmd, counter_stages(f.ctx.features), VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT | VK_ACCESS_2_TRANSFER_WRITE_BIT,
-                       counting, VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+    if (CounterBarrier b = view_counter_barrier(f.ctx.features, drawn, kind); b.dst)
+        memory_barrier(f.cmd, b.src, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT | VK_ACCESS_2_TRANSFER_WRITE_BIT, b.dst,
+                       VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
     // The ray tracer draws its stages' views; under --shading visibility the shading pass draws compute's.
     if ((ray_stage || stage == Stage::compute) && supported && unit_view && unit_view(f, params_)) {
         f.timer.end(f.cmd, Timer::view);

@@ -37,6 +37,13 @@ constexpr std::array<uint32_t, kMaxLodLevels> kLodColours = {rgba8(40, 200, 90),
 // Whether pixel (x, y) lies on a stripe of the hatch (shaders/view_common.glsl, hatch_stripe).
 constexpr bool hatch_stripe(int x, int y) { return ((x + y) / 6) % 2 == 0; }
 
+// The frame's counters, where the stage under view ORs in the subgroup sizes it ran at
+// (GpuCounters::view_sizes): the binding after the colours' in every view (view_common.glsl), 5 in
+// the graphics views (after the scene's 0..3 and ViewParams), 2 in the compute view (after the
+// colour image and ViewParams).
+constexpr uint32_t kViewGraphicsCountersBinding = 5;
+constexpr uint32_t kViewComputeCountersBinding = 2;
+
 // Which SPIR-V variant a view stage runs: `plain` has no subgroup operation at all.
 enum class ViewKind : uint32_t { plain, lane_id, first_last, active, count };
 
@@ -52,6 +59,14 @@ std::vector<PipelineShaders> view_pipelines(Stage stage, ViewKind kind);
 // meshlet path's shaders count in every variant), for a ray-tracing stage the ray-tracing stage.
 // The view's barrier makes the frame's earlier counter writes visible there.
 VkPipelineStageFlags2 view_counter_stages(Stage stage, ViewKind kind);
+
+// The view's barrier on the counters: from every stage that may have written them earlier in the
+// frame on this device (counter_stages) to the stages the view counts in (view_counter_stages).
+// Both 0 where the view counts nowhere (the hatch): no barrier then.
+struct CounterBarrier {
+    VkPipelineStageFlags2 src = 0, dst = 0;
+};
+CounterBarrier view_counter_barrier(const DeviceFeatures& features, Stage stage, ViewKind kind);
 
 class DebugViewPass {
 public:

@@ -233,7 +233,7 @@ void MeshletPass::push_bindings(FrameContext& f, Descriptors& d, uint32_t first)
         .buffer(first + 3, triangles_)
         .buffer(first + 4, chunks_)
         .buffer(first + 5, visible_)
-        .buffer(first + 6, f.counters)
+        .buffer(first + kMeshletCountersOffset, f.counters)
         .buffer(first + 7, capture_)
         .buffer(first + 8, f.pyramid ? *f.pyramid : no_pyramid_)
         .buffer(first + 9, late_list_);
@@ -359,7 +359,7 @@ void MeshletPass::record_view(FrameContext& f, Stage stage, const std::string& k
     }
     vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, p->handle());
     Descriptors d = scene_descriptors(f);
-    d.buffer(4, view_params, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER).buffer(5, f.counters);
+    d.buffer(kMeshletViewCountersBinding - 1, view_params, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER).buffer(kMeshletViewCountersBinding, f.counters);
     push_bindings(f, d);
     d.push(f.cmd, *p);
     CullParams params = make_cull_params(f.targets.extent.width, f.targets.extent.height,

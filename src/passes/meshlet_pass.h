@@ -15,6 +15,10 @@
 // The first of the meshlet shaders' bindings (meshlet.glsl's MESHLET_BINDING), after the graphics
 // pipelines' own (up to 15).
 constexpr uint32_t kMeshletFirstBinding = 16;
+// The frame's counters among the meshlet bindings (push_bindings: first + 6), and in the task and
+// mesh views' pipelines also at 5 (after the scene's 0..3 and ViewParams, view_common.glsl).
+constexpr uint32_t kMeshletCountersOffset = 6;
+constexpr uint32_t kMeshletViewCountersBinding = 5;
 
 // The task workgroups: one per 32 meshlets of one level of detail of one draw (every level of
 // every draw has its chunks; the task shader keeps nothing in the levels not chosen, docs/lod.md).

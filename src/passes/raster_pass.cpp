@@ -63,17 +63,18 @@ void RasterPass::make_list(const Context& ctx, uint64_t triangles) {
                                   MemoryKind::device_local, "raster hardware list");
 }
 
-void RasterPass::record(FrameContext& f, bool late) {
-    if (!late) begin_label(f.ctx, f.cmd, debug_label(Timer::depth, f.plan.raster.variant == Variant::subgroup ? "compute raster, subgroup"
+void RasterPass::record(FrameContext& f, RasterPhase phase) {
+    const bool timed = phase == RasterPhase::first, late = phase == RasterPhase::late;
+    if (timed) begin_label(f.ctx, f.cmd, debug_label(Timer::depth, f.plan.raster.variant == Variant::subgroup ? "compute raster, subgroup"
                                                                                                               : "compute raster, fallback"));
-    if (!late) f.timer.begin(f.cmd, Timer::depth);
+    if (timed) f.timer.begin(f.cmd, Timer::depth);
     FrameTargets& t = f.targets;
     // The previous frame's (or phase 1's) split and hardware draw read the words and the list.
     memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_ALL_GRAPHICS_BIT | VK_PIPELINE_STAGE_2_COPY_BIT,
                    VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT | VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT |
                        VK_ACCESS_2_TRANSFER_READ_BIT,
                    VK_PIPELINE_STAGE_2_CLEAR_BIT | VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT);
-    // Phase 1 starts from "nothing, at the far plane" (0); the late draw adds to phase 1's words.
+    // Phase 1 and the ids start from "nothing, at the far plane" (0); the late draw adds to phase 1's words.
     if (!late) vkCmdFillBuffer(f.cmd, t.raster_words.buffer, 0, VK_WHOLE_SIZE, 0);
     const uint32_t header[4] = {0, 1, 0, 0};  // vertexCount, instanceCount, firstVertex, firstInstance
     vkCmdUpdateBuffer(f.cmd, hardware_list.buffer, 0, sizeof(header), header);
@@ -95,7 +96,8 @@ void RasterPass::record(FrameContext& f, bool late) {
     const Pipeline& compute = raster[f.plan.raster.variant == Variant::subgroup ? 1 : 0];
     vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, compute.handle());
     d.push(f.cmd, compute);
-    RasterPush push{late ? 1u : 0u, kRasterMaxExtent, capacity, top_left};
+    // No late bit: after occlusion's two phases the ids pass names the merged list.
+    RasterPush push{0u, kRasterMaxExtent, capacity, top_left};
     vkCmdPushConstants(f.cmd, compute.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
     vkCmdDispatch(f.cmd, f.scene.draw_count, 1, 1);  // a workgroup per draw
 
@@ -109,6 +111,10 @@ void RasterPass::record(FrameContext& f, bool late) {
     vkCmdDrawIndirect(f.cmd, hardware_list.buffer, 0, 1, sizeof(VkDrawIndirectCommand));
     vkCmdEndRendering(f.cmd);
 
+    // What comes next may rewrite the lists this read (occlusion's merge, a compute pass).
+    memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT | VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                   VK_ACCESS_2_SHADER_STORAGE_READ_BIT, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+    if (late) return;  // (the ids pass follows, and splits)
     // The split: the id image the shading pass reads, the depth the later passes read.
     memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT | VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
                    VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
@@ -122,6 +128,6 @@ void RasterPass::record(FrameContext& f, bool late) {
         .storage_image(3, t.raster_depth.view);
     s.push(f.cmd, split);
     vkCmdDispatch(f.cmd, ceil_div(t.extent.width, 8u), ceil_div(t.extent.height, 8u), 1);
-    if (!late) f.timer.end(f.cmd, Timer::depth);
-    if (!late) end_label(f.ctx, f.cmd);
+    if (timed) f.timer.end(f.cmd, Timer::depth);
+    if (timed) end_label(f.ctx, f.cmd);
 }

@@ -12,6 +12,12 @@
 // 32-bit edge functions).
 constexpr uint32_t kRasterMaxExtent = 32;
 
+// Which draw of the frame: the pre-pass (occlusion phase 1, or the only one), occlusion phase 2's
+// late draw (adds to phase 1's words: the depth is then final), and, after the merge, the ids of
+// the merged list (ScenePass::record_ids's place: the words again from nothing, so that of equal
+// depths the last in input order keeps the pixel, as forward).
+enum class RasterPhase { first, late, ids };
+
 struct RasterPass {
     Pipeline raster[2];  // raster.comp by [subgroup path]
     Pipeline hardware;   // raster_hw.vert + .frag (alpha where the scene has masked materials)
@@ -27,9 +33,9 @@ struct RasterPass {
     // The hardware list, once a plan rasterizes in compute. `triangles`: the most the draws list at
     // once, the scene's triangles (level 0 of every draw).
     void make_list(const Context& ctx, uint64_t triangles);
-    // In place of ScenePass::record_depth under --raster compute: the phase-1 pre-pass (late false:
-    // clears the words first, timed as Timer::depth) or occlusion phase 2's late draw.
-    void record(FrameContext& f, bool late);
+    // In place of ScenePass::record_depth (first: timed as Timer::depth; late) and record_ids (ids)
+    // under --raster compute. first and ids clear the words and end with the split.
+    void record(FrameContext& f, RasterPhase phase);
 };
 
 // The frame-size targets: the words (8 bytes a pixel) and the depth taken from them.

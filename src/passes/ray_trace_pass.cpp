@@ -432,8 +432,9 @@ void RayTracePass::trace(FrameContext& f, const Pipeline& pipeline, const Buffer
     depth.descriptorType = VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE;
     depth.pImageInfo = &d.images.back();
     d.writes.push_back(depth);
-    d.storage_image(8, f.targets.ray_traced.view).buffer(9, f.counters);
-    if (view_params) d.buffer(10, *view_params, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER).buffer(11, f.counters);
+    d.storage_image(8, f.targets.ray_traced.view).buffer(kRayStatsBinding, f.counters);
+    if (view_params)
+        d.buffer(kRayViewCountersBinding - 1, *view_params, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER).buffer(kRayViewCountersBinding, f.counters);
     d.push(f.cmd, pipeline);
 
     VkDeviceAddress base = align_up(sbt.address, f.ctx.ray_tracing_properties.shaderGroupBaseAlignment);

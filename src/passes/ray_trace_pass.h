@@ -31,6 +31,9 @@ SbtLayout sbt_layout(uint32_t handle_size, uint32_t handle_alignment, uint32_t b
 // The shader groups, in the order of the pipeline's groups and the SBT's records.
 enum RayGroup : uint32_t { kGroupRaygen, kGroupMiss, kGroupTriangles, kGroupLights, kGroupMaterial, kGroupCount };
 constexpr uint32_t kTlasMaskGeometry = 1, kTlasMaskLights = 2;  // raytrace.glsl kMask*
+// The frame's counters in the ray-tracing pipelines: 9 for the rays' statistics (raytrace_stats.glsl),
+// and in the views' pipelines also 11, after their ViewParams at 10 (view_common.glsl).
+constexpr uint32_t kRayStatsBinding = 9, kRayViewCountersBinding = 11;
 constexpr float kBulbRadius = 0.3f;                               // raytrace.glsl kBulbRadius
 
 // The TLAS's instances without their BLAS addresses (CPU-testable): one per draw (custom index the

@@ -104,8 +104,11 @@ void ScenePass::create(const Context& ctx, bool alpha_masked, ForwardTestOutput 
         // Of the fragments at a pixel's final depth the last drawn keeps its id, as forward's EQUAL
         // test keeps the last one's colour (visibility.frag). The depth written is the same as GREATER's.
         v.depth_compare = VK_COMPARE_OP_GREATER_OR_EQUAL;
-        v.layout.push_constant_bytes = sizeof(uint32_t);  // 1 in the late draw
         visibility = create_graphics_pipeline(ctx, v);
+        // After occlusion's two phases (record_ids): the merged list over the final depth, as forward.
+        v.depth_compare = VK_COMPARE_OP_EQUAL;
+        v.depth_write = false;
+        visibility_merged = create_graphics_pipeline(ctx, v);
     }
     // (forward.frag.ids reads gl_PrimitiveID: the Geometry capability.)
     if (test_output == ForwardTestOutput::derivatives || (test_output == ForwardTestOutput::ids && ctx.features.geometry)) {
@@ -194,9 +197,11 @@ void ScenePass::record_depth(FrameContext& f, bool late) {
     // the last list as forward will.
     MeshletPass* meshlets = f.plan.geometry == Geometry::meshlet ? f.meshlets : nullptr;
     if (meshlets && !late && !f.cull_frozen) meshlets->record_reset(f);
-    // --shading visibility: the pre-pass and the late draw also write which triangle covers each
-    // pixel; the pre-pass clears it to "none". (On the meshlet path its own pipelines, MeshletPass.)
-    bool ids = f.plan.shading.shading == Shading::visibility && (meshlets || visibility) && f.targets.visibility.image;
+    // --shading visibility: the pre-pass also writes which triangle covers each pixel, and clears it
+    // to "none" first (on the meshlet path with its own pipelines, MeshletPass); unless occlusion's
+    // two phases run, whose ids record_ids writes once the depth is final.
+    bool ids = f.plan.shading.shading == Shading::visibility && (meshlets || visibility) && f.targets.visibility.image &&
+               !f.ids_after_late_draw;
     VkRenderingAttachmentInfo id_target{};
     if (ids) {
         transition(f.cmd, f.targets.visibility, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
@@ -212,9 +217,6 @@ void ScenePass::record_depth(FrameContext& f, bool late) {
     } else if (meshlets) {
         late ? meshlets->record_late_depth(f, ids) : meshlets->record_depth(f, true, ids);
     } else if (ids) {
-        uint32_t late_draw = late ? 1u : 0u;  // visibility.frag sets the id's late bit
-        vkCmdPushConstants(f.cmd, visibility.layout, VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0,
-                           sizeof(late_draw), &late_draw);
         draw_scene(f, visibility);
     } else {
         draw_scene(f, depth);
@@ -223,6 +225,34 @@ void ScenePass::record_depth(FrameContext& f, bool late) {
     if (meshlets) meshlets->record_depth_done(f);
     if (!late) f.timer.end(f.cmd, Timer::depth);
     if (!late) end_label(f.ctx, f.cmd);
+}
+
+// Occlusion's late draw adds triangles after phase 1's, out of input order (and, on the indexed path,
+// in the order of an atomic): had they written ids, they would win every tie of equal depth that
+// forward gives to the later triangle in input order, and ties among them would change from run to
+// run. So both phases draw depth only, and then the list forward draws (phase 1's survivors and the
+// additions, merged in input order) writes the ids over the final depth: the indexed path with an
+// EQUAL test, as forward itself; the meshlet path with the frozen-culling draw of its visible list
+// (forward's task and mesh shaders, in bit order; GREATER_OR_EQUAL over a final depth passes
+// exactly the fragments at it). Of equal depths the last in input order keeps the pixel, as in
+// forward, in every run (docs/visibility.md, "Ties").
+void ScenePass::record_ids(FrameContext& f) {
+    transition(f.cmd, f.targets.depth, VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL,
+               VK_PIPELINE_STAGE_2_EARLY_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT,
+               VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_READ_BIT | VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT);
+    transition(f.cmd, f.targets.visibility, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
+               VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT | VK_ACCESS_2_COLOR_ATTACHMENT_READ_BIT, true);
+    VkClearColorValue none{};
+    none.uint32[0] = kVisibilityNone;
+    VkRenderingAttachmentInfo id_target = color_attachment(f.targets.visibility, VK_ATTACHMENT_LOAD_OP_CLEAR, none);
+    VkRenderingAttachmentInfo depth_target = depth_attachment(f.targets.depth, VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL,
+                                                              VK_ATTACHMENT_LOAD_OP_LOAD, VK_ATTACHMENT_STORE_OP_STORE);
+    begin_rendering(f.cmd, f.targets.extent, &id_target, &depth_target);
+    if (f.plan.geometry == Geometry::meshlet && f.meshlets)
+        f.meshlets->record_frozen_depth(f, true);
+    else
+        draw_scene(f, visibility_merged);
+    vkCmdEndRendering(f.cmd);
 }
 
 void ScenePass::record_forward(FrameContext& f) {

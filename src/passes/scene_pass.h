@@ -23,6 +23,8 @@ struct ScenePass {
     // (visibility.frag), where the device can run it (visibility_missing); with the alpha test where
     // the scene has masked materials. (The meshlet path's are MeshletPass's.)
     Pipeline visibility;
+    // The same writing ids only, EQUAL over the final depth: record_ids.
+    Pipeline visibility_merged;
     // Tests only (RendererConfig::test_forward_output): forward.frag.ids or .derivatives in forward's place.
     Pipeline forward_test;
     // EXPERIMENT ONLY (SGD_MIP_EXPERIMENT, scene_pass.cpp): fragment invocations of the forward pass.
@@ -38,6 +40,9 @@ struct ScenePass {
     void create(const Context& ctx, bool alpha_masked, ForwardTestOutput test_output = ForwardTestOutput::colour);
     // late: occlusion phase 2's draw, the re-admitted only, on top of the pre-pass's depth.
     void record_depth(FrameContext& f, bool late = false);
+    // --shading visibility after occlusion phase 2 (f.ids_after_late_draw): the visibility image
+    // from the list forward draws, over the final depth.
+    void record_ids(FrameContext& f);
     void record_forward(FrameContext& f);
 };
 

@@ -171,14 +171,17 @@ void plan_derivatives(ShadingPlan& plan, const std::string& quads_missing, const
     }
 }
 
-// Resolves --shading for make_plan, which has already refused an explicit visibility the device or
+// The shading --shading resolves to, with its reason and source (derivatives and light loop come
+// later, in finish_shading). make_plan has already refused an explicit visibility the device or
 // geometry cannot run (before the geometry's own checks, so the refusal names the shading).
-ShadingPlan plan_shading(const SubgroupCaps& caps, const DeviceFeatures& features, const PlanRequest& request,
-                         Variant light_loop) {
+ShadingPlan choose_shading(const DeviceFeatures& features, const PlanRequest& request) {
     ShadingPlan plan;
     plan.requested = request.shading;
     plan.derivatives_requested = request.derivatives;
     std::string missing = visibility_missing(features, request.geometry);
+    // The shading verdict was measured on the indexed path's rows: elsewhere it does not apply.
+    std::optional<MeasuredPreference> measured = request.measured_shading;
+    if (measured && !verdict_applies(*measured, std::nullopt, request.geometry, Shading::forward)) measured.reset();
     if (request.shading == Shading::forward) {
         plan.source = PlanSource::requested;
         plan.reason = "requested forward";
@@ -188,27 +191,39 @@ ShadingPlan plan_shading(const SubgroupCaps& caps, const DeviceFeatures& feature
         plan.reason = "requested visibility";
     } else if (!missing.empty()) {
         plan.reason = "auto takes forward: " + missing;
-    } else if (request.raster == Raster::compute) {
-        plan.shading = Shading::visibility;
-        plan.reason = "auto takes visibility: --raster compute writes the visibility words";
-    } else if (request.measured_shading && request.measured_shading->winner == Variant::subgroup) {
+    } else if (auto needed = shading_needed_by(request)) {
+        // A typed request constrains auto; a verdict that says otherwise is named, not followed.
+        plan.source = PlanSource::requested;
+        plan.shading = needed->first;
+        plan.reason = "auto takes " + std::string(shading_name(needed->first)) + ": " + needed->second;
+        if (measured && (measured->winner == Variant::subgroup) != (needed->first == Shading::visibility))
+            plan.reason += " (not the stored verdict: " +
+                           std::string(measured->winner == Variant::subgroup ? "visibility " : "forward ") + measured_reason(*measured) + ")";
+    } else if (measured) {
         plan.source = PlanSource::measured;
-        plan.shading = Shading::visibility;
-        plan.reason = "visibility " + measured_reason(*request.measured_shading);
-    } else if (request.measured_shading) {
-        plan.source = PlanSource::measured;
-        plan.reason = "forward " + measured_reason(*request.measured_shading);
+        plan.measured_by = measured->made_by, plan.measured_on = measured->date;
+        plan.shading = measured->winner == Variant::subgroup ? Shading::visibility : Shading::forward;
+        plan.reason = std::string(shading_name(plan.shading)) + " " + measured_reason(*measured);
     } else {
-        plan.reason = "auto takes forward: no verdict from a tune of this device says visibility is faster";
+        plan.reason = "auto takes forward: no verdict stored for this device says visibility is faster";
     }
-    if (plan.shading == Shading::forward) return plan;
-    plan_derivatives(plan, visibility_derivatives_missing(caps, features), request);
+    return plan;
+}
+
+// Visibility's derivatives and light loop, once the passes are planned.
+void finish_shading(ShadingPlan& plan, const SubgroupCaps& caps, const DeviceFeatures& features, const PlanRequest& request,
+                    Variant light_loop) {
+    if (plan.shading == Shading::forward) return;
+    PlanRequest applying = request;
+    if (applying.measured_derivatives &&
+        !verdict_applies(*applying.measured_derivatives, std::nullopt, request.geometry, Shading::visibility))
+        applying.measured_derivatives.reset();
+    plan_derivatives(plan, visibility_derivatives_missing(caps, features), applying);
     // The light loop's subgroup variant runs in the compute stage here: it needs its operations there.
     const PassInfo& loop = pass_info(PassId::light_loop);
     std::string loop_missing = missing_support(caps, {Stage::compute, loop.ops});
     plan.light_loop = light_loop == Variant::subgroup && !loop_missing.empty() ? Variant::fallback : light_loop;
     if (light_loop == Variant::subgroup && !loop_missing.empty()) plan.reason += "; per-lane light loop: " + loop_missing;
-    return plan;
 }
 
 }  // namespace
@@ -216,6 +231,31 @@ ShadingPlan plan_shading(const SubgroupCaps& caps, const DeviceFeatures& feature
 std::string_view plan_source_name(PlanSource s) {
     constexpr std::array<std::string_view, 3> names = {"requested", "capabilities", "measured"};
     return names[size_t(s)];
+}
+
+bool verdict_applies(const MeasuredPreference& m, std::optional<PassId> id, Geometry geometry, Shading shading) {
+    // Shading and derivatives: the comparison's shading rows draw the indexed path.
+    if (!id) return m.in.geometry == geometry;
+    // The meshlet path's task/mesh culling is another pair than the indexed path's compute cull.
+    if (*id == PassId::cull) return m.in.geometry == geometry;
+    // Under visibility the shading pass runs the light loop and writes the quad mip, in compute:
+    // other code than forward's fragment shader and resolve pass.
+    if (*id == PassId::mip || *id == PassId::light_loop) return m.in.shading == shading;
+    return true;
+}
+
+std::optional<std::pair<Shading, std::string>> shading_needed_by(const PlanRequest& request) {
+    if (request[PassId::mip] == Request::forward)
+        return std::pair{Shading::forward, std::string("--mip forward writes the quad mip while the forward pass shades")};
+    // The rasterizer's choice: the compute rasterizer writes the visibility path's words.
+    if (request.raster == Raster::compute)
+        return std::pair{Shading::visibility, std::string("--raster compute writes the visibility words")};
+    return std::nullopt;
+}
+
+std::string source_text(PlanSource source, const std::string& measured_by, const std::string& measured_on) {
+    if (source == PlanSource::measured && !measured_by.empty()) return measured_by + " " + measured_on;
+    return std::string(plan_source_name(source));
 }
 
 std::string measured_reason(const MeasuredPreference& m) {
@@ -260,6 +300,7 @@ PassPlan plan_pass(const PassInfo& pass, Request requested, const std::string& m
             if (measured && offers(pass, measured->winner == Variant::fallback ? Request::fallback : Request::subgroup) &&
                 (measured->winner == Variant::fallback || missing.empty())) {
                 plan.source = PlanSource::measured;
+                plan.measured_by = measured->made_by, plan.measured_on = measured->date;
                 plan.variant = measured->winner;
                 plan.reason = measured_reason(*measured);
             }
@@ -313,8 +354,6 @@ ViewPlan plan_view(const SubgroupCaps& caps, const DeviceFeatures& features, Vie
 
 namespace {
 
-// The comparison measures the cull pass as the compute cull of the indexed path; the meshlet
-// path's task/mesh culling is another pair, so the cull measurement does not choose for it.
 // Resolves --raster for make_plan, once the shading, geometry and view are planned.
 RasterPlan plan_raster(const SubgroupCaps& caps, const DeviceFeatures& features, const PlanRequest& request, const Plan& plan) {
     RasterPlan r;
@@ -359,9 +398,14 @@ RasterPlan plan_raster(const SubgroupCaps& caps, const DeviceFeatures& features,
     return r;
 }
 
-std::optional<MeasuredPreference> measured_for(const PlanRequest& request, PassId id) {
-    if (id == PassId::cull && request.geometry == Geometry::meshlet) return std::nullopt;
-    return request.measured[size_t(id)];
+// The verdict that applies to a pass in this plan (verdict_applies), or none: under visibility the
+// mip's is the one measured there (the shading pass's quad mip against its fallback).
+std::optional<MeasuredPreference> measured_for(const PlanRequest& request, PassId id, Shading shading) {
+    const MeasuredPreferences& verdicts =
+        shading == Shading::visibility && id == PassId::mip ? request.measured_visibility : request.measured;
+    const std::optional<MeasuredPreference>& m = verdicts[size_t(id)];
+    if (!m || !verdict_applies(*m, id, request.geometry, shading)) return std::nullopt;
+    return m;
 }
 
 }  // namespace
@@ -377,13 +421,24 @@ Plan make_plan(const SubgroupCaps& caps, const DeviceFeatures& features, const P
     if (request.geometry == Geometry::meshlet)
         if (std::string missing = meshlet_missing(features); !missing.empty())
             throw UnsupportedRequest("--geometry meshlet: " + missing + "; use --geometry indexed");
+    // The shading first: which code runs the mip and the light loop, so which verdicts apply.
+    plan.shading = choose_shading(features, request);
+    const bool visibility = plan.shading.shading == Shading::visibility;
+    // Under visibility the shading pass writes the quad mip in compute: the mip is planned against
+    // the compute stage's capabilities there (the resolve pass's fragment needs only where compute
+    // cannot: then the fragment resolve writes it, as for forward).
+    const std::string compute_quads_missing = visibility_derivatives_missing(caps, features);
     for (const PassInfo& pass : kPasses) {
         if (std::string why = pass.unavailable ? pass.unavailable(features) : ""; !why.empty()) {
             plan[pass.id] = plan_unavailable_pass(pass, request[pass.id], why);
             continue;
         }
-        PassPlan& p = plan[pass.id] = plan_pass(pass, request[pass.id], pass_missing(caps, features, pass.id, request.geometry),
-                                                forward_missing(caps, features, pass.id), measured_for(request, pass.id));
+        std::string missing = pass_missing(caps, features, pass.id, request.geometry);
+        if (visibility && pass.id == PassId::mip && compute_quads_missing.empty()) missing.clear();
+        std::optional<MeasuredPreference> measured = measured_for(request, pass.id, plan.shading.shading);
+        // The visibility mip verdict timed the shading pass's quad mip: only where it can be written.
+        if (visibility && pass.id == PassId::mip && !compute_quads_missing.empty()) measured.reset();
+        PassPlan& p = plan[pass.id] = plan_pass(pass, request[pass.id], missing, forward_missing(caps, features, pass.id), measured);
         if (p.variant == Variant::subgroup && pass.subgroup_note) p.reason += pass.subgroup_note(features);
         if (pass.id == PassId::cull && request.geometry == Geometry::meshlet && p.variant != Variant::off)
             p.reason += "; meshlets culled in the task shader, triangles in the mesh shader";
@@ -416,7 +471,7 @@ Plan make_plan(const SubgroupCaps& caps, const DeviceFeatures& features, const P
     } else if (exposure.variant == Variant::off) {
         exposure.reason += ": exposure fixed at 1.0";
     }
-    plan.shading = plan_shading(caps, features, request, plan[PassId::light_loop].variant);
+    finish_shading(plan.shading, caps, features, request, plan[PassId::light_loop].variant);
     // The mip's forward variant is written by the forward pass, which visibility does not run.
     PassPlan& mip = plan[PassId::mip];
     if (plan.shading.shading == Shading::visibility && mip.variant == Variant::forward)
@@ -436,8 +491,7 @@ Plan make_plan(const SubgroupCaps& caps, const DeviceFeatures& features, const P
                             ", 16x8-pixel workgroups";
     }
     // The mip's subgroup variant under visibility: the shading pass's quad swaps, where compute has them.
-    if (plan.shading.shading == Shading::visibility && mip.variant == Variant::subgroup &&
-        visibility_derivatives_missing(caps, features).empty()) {
+    if (visibility && mip.variant == Variant::subgroup && compute_quads_missing.empty()) {
         plan.shading.quad_mip = true;
         std::string resolve_note = pass_info(PassId::mip).subgroup_note(features);
         if (size_t at = mip.reason.find(resolve_note); at != std::string::npos) mip.reason.erase(at, resolve_note.size());

@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "caps/caps.h"
@@ -34,6 +35,26 @@ struct PassPlan {
     Variant variant = Variant::off;
     std::string reason;
     PlanSource source = PlanSource::capabilities;
+    std::string measured_by, measured_on;  // source measured: the verdict's maker ("quick", "tune") and date
+};
+// --info's source column: "requested", "capabilities", or the verdict's maker and date ("quick 2026-11-28").
+std::string source_text(PlanSource source, const std::string& measured_by, const std::string& measured_on);
+
+// --shading (docs/visibility.md): forward shades in the fragment stage; visibility has the pre-pass
+// write which triangle covers each pixel and a compute pass over 2x2-pixel quads shade it.
+enum class Shading { forward, visibility };
+std::string_view shading_name(Shading s);  // "forward", "visibility"
+std::optional<Shading> parse_shading(std::string_view name);
+
+// The configuration a verdict was measured in. A verdict holds for the paths it timed: auto uses
+// it only where the plan runs those same paths (verdict_applies): the cull's only on the geometry
+// path it was measured on, the mip's and the light loop's only under the shading they were
+// measured under (under visibility the shading pass runs both), the shading and derivatives
+// verdicts only on the indexed path their rows draw.
+struct MeasuredIn {
+    Geometry geometry = Geometry::indexed;
+    Shading shading = Shading::forward;
+    bool operator==(const MeasuredIn&) const = default;
 };
 
 // What a comparison measured for one pass on this device, where its verdict was significant (the
@@ -42,8 +63,9 @@ struct PassPlan {
 struct MeasuredPreference {
     Variant winner = Variant::subgroup;  // subgroup (ratio above 1) or fallback (below 1)
     double ratio = 1;                    // fallback ms / subgroup ms
-    std::string made_by;                 // "compare" or "tune"
+    std::string made_by;                 // "compare", "tune" or "quick" (the first run's measurement)
     std::string date;                    // "2026-11-25"
+    MeasuredIn in{};                     // where it was measured
     bool operator==(const MeasuredPreference&) const = default;
 };
 using MeasuredPreferences = std::array<std::optional<MeasuredPreference>, kPassCount>;  // by PassId
@@ -57,11 +79,6 @@ struct ViewPlan {
     bool shading_pass = false;  // compute lane views under --shading visibility: the shading pass draws them
 };
 
-// --shading (docs/visibility.md): forward shades in the fragment stage; visibility has the pre-pass
-// write which triangle covers each pixel and a compute pass over 2x2-pixel quads shade it.
-enum class Shading { forward, visibility };
-std::string_view shading_name(Shading s);  // "forward", "visibility"
-std::optional<Shading> parse_shading(std::string_view name);
 
 struct ShadingPlan {
     std::optional<Shading> requested;  // nullopt: auto
@@ -72,10 +89,13 @@ struct ShadingPlan {
     Variant derivatives = Variant::off;
     // Visibility's light loop: the plan's light-loop variant where the compute stage can run it.
     Variant light_loop = Variant::off;
-    // Visibility with --mip subgroup where compute has quad operations: the shading pass writes the mip.
+    // Visibility with --mip subgroup where compute has quad operations: the shading pass writes the
+    // mip. Under visibility the mip is planned against the compute stage's capabilities, so a
+    // masked fragment stage does not take the quad mip from the shading pass.
     bool quad_mip = false;
     std::string reason;
     PlanSource source = PlanSource::capabilities;
+    std::string measured_by, measured_on;  // as PassPlan's
 };
 
 std::string_view shading_request_name(const ShadingPlan& p);  // "auto", "forward", "visibility"
@@ -136,8 +156,12 @@ struct PlanRequest {
     Request raster_variant = Request::automatic;
     std::optional<MeasuredPreference> measured_raster;
     // What this device measured (empty: --no-tuning, no tuning file, or the window's T key off).
-    // Only `auto` consults it, and only where the measured winner can run.
+    // Only `auto` consults it, and only where the measured winner can run and the verdict applies
+    // (verdict_applies): `measured` holds the pass rows' verdicts (forward shading, indexed
+    // geometry), `measured_visibility` those measured under visibility (the mip's: the shading
+    // pass's quad mip against the compute downsample).
     MeasuredPreferences measured{};
+    MeasuredPreferences measured_visibility{};
 
     Request& operator[](PassId id) { return passes[size_t(id)]; }
     Request operator[](PassId id) const { return passes[size_t(id)]; }
@@ -178,6 +202,13 @@ std::string forward_missing(const SubgroupCaps& caps, const DeviceFeatures& feat
 // The same for a pass the device cannot run at all (`unavailable` says why): auto is off with the
 // reason, off is off, subgroup and fallback throw UnsupportedRequest naming what is missing.
 PassPlan plan_unavailable_pass(const PassInfo& pass, Request requested, const std::string& unavailable);
+
+// Whether a verdict measured in `m.in` holds for pass `id` (nullopt: shading's and derivatives')
+// in a plan of this geometry and shading (MeasuredIn).
+bool verdict_applies(const MeasuredPreference& m, std::optional<PassId> id, Geometry geometry, Shading shading);
+// The shading a typed request needs of --shading auto, and why (--mip forward: forward), or
+// nullopt. A stored verdict never turns a typed request into an error: auto takes what it needs.
+std::optional<std::pair<Shading, std::string>> shading_needed_by(const PlanRequest& request);
 
 // Why the device cannot run the visibility path on this geometry at all, or empty.
 std::string visibility_missing(const DeviceFeatures& features, Geometry geometry);

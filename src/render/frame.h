@@ -15,16 +15,14 @@ constexpr VkFormat kHdrFormat = VK_FORMAT_R16G16B16A16_SFLOAT;
 constexpr VkFormat kDepthFormat = VK_FORMAT_D32_SFLOAT;
 constexpr uint32_t kTileSize = 16;  // light-list tiles, pixels
 // --shading visibility (docs/visibility.md): per pixel the 32-bit visibility id of the triangle that
-// covers it (render/visibility_id.h), written by the pre-pass; its top bit marks occlusion phase 2's
-// late draw.
+// covers it (render/visibility_id.h), written by the pre-pass, or with occlusion's two phases by
+// ScenePass::record_ids from the merged list.
 constexpr VkFormat kVisibilityFormat = VK_FORMAT_R32_UINT;
 // The pixels a workgroup of the quad compute passes covers (shaders/quad_tile.glsl: 128 lanes,
 // 8x4 quads): the visibility shading pass and the compute resolve.
 constexpr uint32_t kQuadTileWidth = 16, kQuadTileHeight = 8;
-// Renderer::read_visibility's (draw, primitive) pairs: both words where no triangle covers the
-// pixel; the draw word's top bit where the late draw drew it (the id's kVisibilityLateBit).
+// Renderer::read_visibility's (draw, primitive) pairs: both words where no triangle covers the pixel.
 constexpr uint32_t kNoTriangle = 0xffffffffu;
-constexpr uint32_t kLateDrawBit = 0x80000000u;
 
 // Render targets at the frame's size; recreated on resize.
 struct FrameTargets {
@@ -169,9 +167,9 @@ struct FrameContext {
     // Set by the cull pass (else the whole scene): what depth and forward draw.
     const Buffer* draw_indices = nullptr;
     const Buffer* draw_indirect = nullptr;
-    // --shading visibility with occlusion phase 2: the late draw's indirect commands (the visibility
-    // image's late-bit ids index its lists); null where no late draw ran.
-    const Buffer* late_indirect = nullptr;
+    // --shading visibility with occlusion phase 2: the depth passes draw depth only, and
+    // ScenePass::record_ids writes the visibility image from the merged list once the depth is final.
+    bool ids_after_late_draw = false;
     // The depth pyramids (OcclusionPass::pyramid), which the cull's occlusion phases read; set by
     // the renderer. Null where there is no occlusion unit (tests).
     const Buffer* pyramid = nullptr;

@@ -218,13 +218,14 @@ void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_i
     f.view_legend = config_.view_legend;
     // --shading visibility: the pre-pass also writes the visibility image, a compute pass shades.
     const bool visibility = config_.plan.shading.shading == Shading::visibility && targets_.visibility.image;
-    bool merge_after_shading = false;
+    const bool two_phases = occlusion_culls(f) && !cull_frozen_;
+    f.ids_after_late_draw = visibility && two_phases;
     // --raster compute: the compute rasterizer writes the visibility words (docs/raster.md).
     const bool compute_raster = visibility && config_.plan.raster.raster == Raster::compute && targets_.raster_words.buffer;
     record_units(f, FramePoint::before_depth);
-    compute_raster ? raster_pass_.record(f, false) : scene_pass_.record_depth(f);
+    compute_raster ? raster_pass_.record(f, RasterPhase::first) : scene_pass_.record_depth(f);
     record_units(f, FramePoint::after_prepass);
-    if (occlusion_culls(f) && !cull_frozen_) {
+    if (two_phases) {
         // Occlusion phase 2 (docs/occlusion.md): only what phase 1 rejected as occluded, against
         // the pyramid just built; the re-admitted are added to the depth (no triangle is drawn
         // into it twice), then forward gets phase 1's survivors and the additions in input order.
@@ -240,19 +241,12 @@ void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_i
             scene_pass_.record_depth(f, true);
         } else {
             CullPass& cull = unit<CullPass>(PassId::cull);
-            const Buffer* early_indirect = f.draw_indirect;
             cull.record_late(f);
-            compute_raster ? raster_pass_.record(f, true) : scene_pass_.record_depth(f, true);
-            if (visibility) {
-                // The visibility image names triangles by their place in phase 1's list and in the
-                // late list: the merge, which rewrites both, waits until the shading pass read them.
-                f.late_indirect = f.draw_indirect;
-                f.draw_indirect = early_indirect;
-                merge_after_shading = true;
-            } else {
-                cull.record_merge(f);
-            }
+            compute_raster ? raster_pass_.record(f, RasterPhase::late) : scene_pass_.record_depth(f, true);
+            cull.record_merge(f);
         }
+        // The ids of the merged list, which names each triangle by its place in it (ScenePass::record_ids).
+        if (f.ids_after_late_draw) compute_raster ? raster_pass_.record(f, RasterPhase::ids) : scene_pass_.record_ids(f);
         slot.timer->end(cmd, Timer::late_depth);
         end_label(ctx_, cmd);
     }
@@ -260,13 +254,8 @@ void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_i
     // With --mip forward, forward also writes the mip, and appends to the mip pass's edge list.
     f.mip_edges = &unit<MipPass>(PassId::mip).edges;
     f.mip_edge_capacity = unit<MipPass>(PassId::mip).edge_capacity;
-    // The shading pass's own debug view runs it again after the frame: the merge waits for it too.
-    const bool merge_after_view = merge_after_shading && visibility_pass_.draws_view(config_.plan);
     if (visibility) {
         visibility_pass_.record(f);
-        // Forward's list (the debug views draw it, the cull dump reads it): phase 1's and the late
-        // draw's triangles in input order, as without visibility.
-        if (merge_after_shading && !merge_after_view) unit<CullPass>(PassId::cull).record_merge(f);
     } else {
         scene_pass_.record_forward(f);
     }
@@ -284,7 +273,6 @@ void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_i
     // Views that show what a pass made (the mip, the light lists) are its unit's.
     for (const auto& unit : units_) unit->record_view(f);
     view_pass_.record(f, config_.view_legend);
-    if (merge_after_view) unit<CullPass>(PassId::cull).record_merge(f);
     if (overlay_hook_) overlay_hook_(overlay_);
     overlay_.record(f, slot_index);
 
@@ -412,14 +400,13 @@ std::vector<uint32_t> Renderer::read_visibility() {
     for (size_t p = 0; p < ids.size(); ++p) {
         uint32_t id = ids[p];
         if (id == kVisibilityNone) continue;
-        uint32_t late = visibility_id_late(id) ? kLateDrawBit : 0u;
         if (chunks) {
             uint32_t entry = visibility_id_entry(id);
             const TaskChunk& chunk = chunks->at(entry / 32);
-            pairs[2 * p] = chunk.draw | late;
+            pairs[2 * p] = chunk.draw;
             pairs[2 * p + 1] = (chunk.first_meshlet + entry % 32) << kVisibilityMeshletTriangleBits | visibility_id_meshlet_triangle(id);
         } else {
-            pairs[2 * p] = visibility_id_draw(id, scene_.draw_count) | late;
+            pairs[2 * p] = visibility_id_draw(id, scene_.draw_count);
             pairs[2 * p + 1] = visibility_id_primitive(id, scene_.draw_count);
         }
     }

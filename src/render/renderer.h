@@ -100,7 +100,7 @@ public:
     ExposureState read_exposure() const;
     std::vector<float> read_depth();  // reversed Z, row-major
     // --shading visibility: per pixel the visibility id decoded to (draw, primitive), two words,
-    // row-major (frame.h, kNoTriangle; the draw's kLateDrawBit where the late draw drew it). On the
+    // row-major (frame.h, kNoTriangle). On the
     // meshlet path the primitive word is meshlet << 7 | its triangle.
     std::vector<uint32_t> read_visibility();
     // --raster compute: the last frame's 64-bit visibility words (shaders/raster.glsl), row-major;

@@ -56,6 +56,44 @@ VkDeviceMemory allocate(const Context& ctx, VkMemoryRequirements req, MemoryKind
 
 std::vector<AllocationRecord>* g_allocation_log = nullptr;
 
+void log_allocation(const char* name, VkDeviceSize bytes, bool image) {
+    if (g_allocation_log) g_allocation_log->push_back({name, bytes, image});
+}
+
+VkMemoryRequirements memory_requirements(VkDevice device, VkBuffer buffer) {
+    VkMemoryRequirements req;
+    vkGetBufferMemoryRequirements(device, buffer, &req);
+    return req;
+}
+VkMemoryRequirements memory_requirements(VkDevice device, VkImage image) {
+    VkMemoryRequirements req;
+    vkGetImageMemoryRequirements(device, image, &req);
+    return req;
+}
+void bind_memory(VkDevice device, VkBuffer buffer, VkDeviceMemory memory) {
+    VK_CHECK(vkBindBufferMemory(device, buffer, memory, 0));
+}
+void bind_memory(VkDevice device, VkImage image, VkDeviceMemory memory) { VK_CHECK(vkBindImageMemory(device, image, memory, 0)); }
+constexpr VkObjectType object_type(VkBuffer) { return VK_OBJECT_TYPE_BUFFER; }
+constexpr VkObjectType object_type(VkImage) { return VK_OBJECT_TYPE_IMAGE; }
+
+// The one way a new buffer or image gets its memory, after its vkCreate* call returned `created`:
+// out of memory is reported as such, naming `requested` bytes; then memory of `kind` is allocated,
+// bound, and the object named. `allocated`: the allocation's size (what the poison fills).
+template <typename Handle>
+VkDeviceMemory bind_new_memory(const Context& ctx, VkResult created, Handle handle, VkDeviceSize requested, MemoryKind kind,
+                               const char* name, VkDeviceSize& allocated, bool device_address = false) {
+    if (created == VK_ERROR_OUT_OF_DEVICE_MEMORY || created == VK_ERROR_OUT_OF_HOST_MEMORY)
+        throw VulkanError(out_of_memory_message(created, requested, name));
+    VK_CHECK(created);
+    VkMemoryRequirements req = memory_requirements(ctx.device, handle);
+    VkDeviceMemory memory = allocate(ctx, req, kind, name, device_address);
+    bind_memory(ctx.device, handle, memory);
+    set_name(ctx, object_type(handle), uint64_t(handle), name);
+    allocated = req.size;
+    return memory;
+}
+
 // SGD_POISON_ALLOCATIONS (vk/fault_injection.h): the word every new buffer starts out as. As a float
 // it is a NaN, as an index or count it is out of range, so a read of memory nobody wrote shows.
 constexpr uint32_t kPoisonWord = 0x7fc0dead;
@@ -172,23 +210,18 @@ Buffer create_buffer(const Context& ctx, VkDeviceSize size, VkBufferUsageFlags u
     Buffer b;
     b.device = ctx.device;
     b.size = size;
-    if (g_allocation_log) g_allocation_log->push_back({name, size, false});
+    log_allocation(name, size, false);
     VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
     info.size = size ? size : 4;
     bool poison = poison_allocations();
     info.usage = usage | (poison ? VK_BUFFER_USAGE_TRANSFER_DST_BIT : 0);
+    bool device_address = (usage & VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT) != 0;
+    VkDeviceSize allocated = 0;
     VkResult created = vkCreateBuffer(ctx.device, &info, nullptr, &b.buffer);
-    if (created == VK_ERROR_OUT_OF_DEVICE_MEMORY || created == VK_ERROR_OUT_OF_HOST_MEMORY)
-        throw VulkanError(out_of_memory_message(created, info.size, name));
-    VK_CHECK(created);
-    VkMemoryRequirements req;
-    vkGetBufferMemoryRequirements(ctx.device, b.buffer, &req);
-    b.memory = allocate(ctx, req, kind, name, (usage & VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT) != 0);
-    VK_CHECK(vkBindBufferMemory(ctx.device, b.buffer, b.memory, 0));
+    b.memory = bind_new_memory(ctx, created, b.buffer, info.size, kind, name, allocated, device_address);
     if (kind != MemoryKind::device_local) VK_CHECK(vkMapMemory(ctx.device, b.memory, 0, VK_WHOLE_SIZE, 0, &b.mapped));
-    set_name(ctx, VK_OBJECT_TYPE_BUFFER, uint64_t(b.buffer), name);
-    if (poison) poison_buffer(ctx, b, req.size);
-    if (usage & VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT) {
+    if (poison) poison_buffer(ctx, b, allocated);
+    if (device_address) {
         VkBufferDeviceAddressInfo address{VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO};
         address.buffer = b.buffer;
         b.address = vkGetBufferDeviceAddress(ctx.device, &address);
@@ -214,12 +247,12 @@ Image create_image(const Context& ctx, VkExtent2D extent, VkFormat format, VkIma
     Image img;
     img.device = ctx.device;
     img.format = format;
-    if (g_allocation_log) {  // every format the renderer uses is 4 bytes a texel, but HDR and visibility (8)
-        VkDeviceSize texel = format == VK_FORMAT_R16G16B16A16_SFLOAT || format == VK_FORMAT_R32G32_UINT ? 8 : 4;
-        g_allocation_log->push_back({name, VkDeviceSize(extent.width) * extent.height * texel * layers, true});
-    }
     img.extent = extent;
     img.layers = layers;
+    // Every format the renderer uses is 4 bytes a texel, but HDR and visibility (8).
+    VkDeviceSize texel = format == VK_FORMAT_R16G16B16A16_SFLOAT || format == VK_FORMAT_R32G32_UINT ? 8 : 4;
+    VkDeviceSize texels = VkDeviceSize(extent.width) * extent.height * layers;
+    log_allocation(name, texels * texel, true);
     VkImageCreateInfo info{VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO};
     info.imageType = VK_IMAGE_TYPE_2D;
     info.format = format;
@@ -231,14 +264,9 @@ Image create_image(const Context& ctx, VkExtent2D extent, VkFormat format, VkIma
     bool poison = poison_allocations();
     info.usage = usage | (poison ? VK_IMAGE_USAGE_TRANSFER_DST_BIT : 0);
     info.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+    VkDeviceSize allocated = 0;
     VkResult created = vkCreateImage(ctx.device, &info, nullptr, &img.image);
-    if (created == VK_ERROR_OUT_OF_DEVICE_MEMORY || created == VK_ERROR_OUT_OF_HOST_MEMORY)
-        throw VulkanError(out_of_memory_message(created, VkDeviceSize(extent.width) * extent.height * 4 * layers, name));
-    VK_CHECK(created);
-    VkMemoryRequirements req;
-    vkGetImageMemoryRequirements(ctx.device, img.image, &req);
-    img.memory = allocate(ctx, req, MemoryKind::device_local, name);
-    VK_CHECK(vkBindImageMemory(ctx.device, img.image, img.memory, 0));
+    img.memory = bind_new_memory(ctx, created, img.image, texels * 4, MemoryKind::device_local, name, allocated);
 
     bool depth = format == VK_FORMAT_D32_SFLOAT;
     VkImageViewCreateInfo view{VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO};
@@ -248,7 +276,6 @@ Image create_image(const Context& ctx, VkExtent2D extent, VkFormat format, VkIma
     view.subresourceRange = {VkImageAspectFlags(depth ? VK_IMAGE_ASPECT_DEPTH_BIT : VK_IMAGE_ASPECT_COLOR_BIT), 0, 1, 0,
                              layers};
     VK_CHECK(vkCreateImageView(ctx.device, &view, nullptr, &img.view));
-    set_name(ctx, VK_OBJECT_TYPE_IMAGE, uint64_t(img.image), name);
     if (poison) poison_image(ctx, img);
     return img;
 }
@@ -723,4 +750,21 @@ std::vector<uint8_t> read_buffer(const Context& ctx, const Buffer& buffer) {
     std::vector<uint8_t> bytes(buffer.size);
     memcpy(bytes.data(), readback.mapped, bytes.size());
     return bytes;
+}
+
+std::vector<uint8_t> read_image(const Context& ctx, Image& image, uint32_t texel_bytes, VkImageAspectFlags aspect) {
+    VkDeviceSize bytes = VkDeviceSize(image.extent.width) * image.extent.height * texel_bytes;
+    Buffer readback = create_buffer(ctx, bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryKind::host_readback, "readback");
+    VkCommandBuffer cmd = begin_one_shot(ctx);
+    transition(cmd, image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_READ_BIT);
+    VkBufferImageCopy region{};
+    region.imageSubresource = {aspect, 0, 0, 1};
+    region.imageExtent = {image.extent.width, image.extent.height, 1};
+    vkCmdCopyImageToBuffer(cmd, image.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, readback.buffer, 1, &region);
+    memory_barrier(cmd, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_2_HOST_BIT,
+                   VK_ACCESS_2_HOST_READ_BIT);
+    end_one_shot(ctx, cmd);
+    std::vector<uint8_t> texels(bytes);
+    memcpy(texels.data(), readback.mapped, bytes);
+    return texels;
 }

@@ -116,8 +116,9 @@ struct WindowFrame {
 class WindowApp {
 public:
     WindowApp(const Options& options, GLFWwindow* window, const Context& ctx, VkSurfaceKHR surface, const Scene& scene,
-              const Plan& plan, const LoadedTuning& tuning)
-        : options_(options), window_(window), ctx_(ctx), surface_(surface), request_(options.plan), tuning_(tuning) {
+              const Plan& plan, const LoadedTuning& tuning, bool measure_first)
+        : options_(options), window_(window), ctx_(ctx), surface_(surface), scene_(scene), request_(options.plan), tuning_(tuning),
+          measure_first_(measure_first) {
         int width = 0, height = 0;
         glfwGetFramebufferSize(window, &width, &height);
         RendererConfig config =
@@ -169,6 +170,7 @@ public:
                                       [this](int width, int height) { glfwSetWindowSize(window_, width, height); },
                                       &camera_});
         glfwGetCursorPos(window_, &cursor_x_, &cursor_y_);
+        if (measure_first_) measure_this_device();
         double last_time = glfwGetTime();
         while (!glfwWindowShouldClose(window_)) {
             glfwPollEvents();
@@ -301,6 +303,30 @@ private:
         renderer_->set_plan(change.plan);
     }
 
+    // The first run on this device, driver and build (compare/tuning.h, quick_tune): a frame whose HUD
+    // says so, the measurement (the window waits for it, at most kQuickSeconds), then auto's plan
+    // from what it measured, as a later run would read it from the file.
+    void measure_this_device() {
+        hud_.tuning = "measuring this device for auto (first run, at most 3 s)";
+        log_line("window: " + hud_.tuning);
+        if (wait_while_minimised() && (swapchain_.swapchain || recreate_swapchain())) draw_frame(0.0);
+        vkDeviceWaitIdle(ctx_.device);
+        frame_count_ = 0;  // the frame that said so is not one of the run's (--soak-frames counts from here)
+        tuning_ = quick_tune(ctx_, scene_, options_);
+        PlanRequest request = request_;
+        set_measured(request, tuning_.usable() ? &tuning_ : nullptr);
+        try {
+            apply({request, make_plan(ctx_.subgroup, ctx_.features, request), {}});
+        } catch (const UnsupportedRequest& e) {
+            note(std::string("auto: the measured plan cannot run (") + e.what() + "); auto follows the capabilities");
+        }
+        hud_.tuning = tuning_line();
+        char seconds[32];
+        snprintf(seconds, sizeof seconds, "%.1f s", tuning_.measure_seconds);
+        note("auto: measured this device in " + std::string(seconds) + ": shading " +
+             shading_variant_name(renderer_->plan().shading) + " (" + renderer_->plan().shading.reason + ")");
+    }
+
     // Key T: tuned auto on (the measured winners of the tuning file) or off (capabilities only).
     void toggle_tuning() {
         if (tuning_.count() == 0) {
@@ -316,7 +342,8 @@ private:
     }
 
     std::string tuning_line() const {
-        if (tuning_.count() == 0) return "tuning: none (T)";
+        if (tuning_.count() == 0)
+            return tuning_.usable() ? "tuning: " + tuning_.made_by + " of " + tuning_.date + ", nothing significant (T)" : "tuning: none (T)";
         bool on = has_measured(request_);
         return std::string("tuned auto ") + (on ? "on" : "off") + " (T): " + tuning_.made_by + " of " + tuning_.date;
     }
@@ -556,6 +583,7 @@ private:
     GLFWwindow* window_;
     const Context& ctx_;
     VkSurfaceKHR surface_;
+    const Scene& scene_;
     std::unique_ptr<Renderer> renderer_;
     Swapchain swapchain_;
     Presenter presenter_;
@@ -565,6 +593,7 @@ private:
 
     PlanRequest request_;
     LoadedTuning tuning_;  // what the tuning file held; request_.measured is it or empty (key T)
+    bool measure_first_ = false;  // no file fits this device, driver and build: measure_this_device()
     OrbitCamera camera_;
     double cursor_x_ = 0, cursor_y_ = 0;
     uint32_t frame_count_ = 0;
@@ -635,7 +664,7 @@ int run_window(const Options& options) {
     Scene scene = load_requested_scene(options);
     check_device_limits(ctx, options, scene);
 
-    WindowApp app(tuned, window.window, ctx, surface.surface, scene, plan, tuning);
+    WindowApp app(tuned, window.window, ctx, surface.surface, scene, plan, tuning, needs_quick_tune(tuning, options));
     glfwSetWindowUserPointer(window.window, &app.input());
     glfwSetKeyCallback(window.window, on_key);
     glfwSetScrollCallback(window.window, on_scroll);

@@ -12,8 +12,12 @@ struct DemoRun {
     std::string output;  // stdout and stderr together
 };
 
-// Runs build/subgroup-demo with the arguments (shell-quoted here); captures its output.
+// Runs build/subgroup-demo with the arguments (shell-quoted here); captures its output. Every test
+// process starts with XDG_CACHE_HOME at an empty folder of its own (isolated_cache()); while it is
+// there, run_demo adds --no-tuning (auto by capabilities, no first-run measurement). A test that
+// points XDG_CACHE_HOME elsewhere gets the real tuning: its file, or the first run's measurement.
 DemoRun run_demo(const std::vector<std::string>& args);
+std::string isolated_cache();
 // The last line of a run's output (trailing newlines ignored).
 std::string last_line(const std::string& output);
 

@@ -18,6 +18,7 @@
 #include "known_drivers.h"
 #include "passes/occlusion_pass.h"
 #include "render/renderer.h"
+#include "scoped_env.h"
 
 namespace {
 
@@ -229,6 +230,42 @@ TEST(Occlusion, StillAndMovingFramesEqualOcclusionOffInBothPathsAndPhase2Retests
             << street_removed[Geometry::indexed];
     std::printf("street, still: occlusion removed %.3f (indexed) and %.3f (meshlet) of the triangles\n",
                 street_removed[Geometry::indexed], street_removed.count(Geometry::meshlet) ? street_removed[Geometry::meshlet] : 0.0);
+    EXPECT_EQ(validation_message_count(), messages_before) << "validation messages (printed above)";
+}
+
+// The look-back's fallback during occlusion phase 1 (cull.comp, count_survivors): a workgroup that
+// finds a predecessor not yet started counts that predecessor's survivors itself, and in phase 1 a
+// survivor must also pass the previous frame's pyramid, or the counted prefix is larger than what
+// the predecessor writes and the list gets holes. SGD_CULL_LOOKBACK=late@8 (read when the cull pass
+// is created) hands out each run of 8 partitions last first, so most workgroups fall back. The
+// oracle is the natural schedule's run of the same renderer set-up: the same lists, counters and
+// frames, at the street camera still (phase 1 rejects a large share) and moved, in both variants.
+TEST(Occlusion, LookbackFallbackInPhase1CountsOnlyWhatThePyramidKeeps) {
+    REQUIRE_DRAWING();
+    Context& ctx = validated_context();
+    uint32_t messages_before = validation_message_count();
+    auto run = [&](Request cull) {
+        auto renderer = make_renderer(ctx, occlusion_plan(ctx, Geometry::indexed, cull, Request::subgroup), CameraView::street);
+        return render_path(ctx, *renderer, camera_path(*renderer, CameraView::street), true);
+    };
+    for (Request cull : {Request::subgroup, Request::fallback}) {
+        SCOPED_TRACE(std::string("cull ") + std::string(request_name(cull)));
+        PathRun natural = run(cull), late;
+        {
+            ScopedEnv schedule("SGD_CULL_LOOKBACK", "late@8");
+            late = run(cull);
+        }
+        for (uint32_t i = 1; i < natural.frames.size(); ++i) {
+            SCOPED_TRACE("frame " + std::to_string(i));
+            const OcclusionFrame &a = late.frames[i], &b = natural.frames[i];
+            EXPECT_GT(b.counters.occlusion_triangles.rejected_phase1, 0u) << "phase 1 rejected nothing: no test of its recount";
+            EXPECT_GT(a.counters.cull_lookback_fallbacks, 0u) << "the fallback never ran";
+            EXPECT_EQ(a.counters.occlusion_triangles.rejected_phase1, b.counters.occlusion_triangles.rejected_phase1);
+            EXPECT_EQ(a.counters.triangles_visible, b.counters.triangles_visible);
+            EXPECT_TRUE(a.drawn == b.drawn) << "the late schedule drew other lists";
+            EXPECT_TRUE(a.color == b.color) << "the late schedule drew another frame";
+        }
+    }
     EXPECT_EQ(validation_message_count(), messages_before) << "validation messages (printed above)";
 }
 

@@ -8,10 +8,12 @@
 // - the switch itself: new buffers and images hold the documented pattern (so the comparison
 //   below can fail);
 // - the same command with and without poison: byte-identical screenshot, mip, cull dump, and equal
-//   counters, for the default pipeline, the meshlet path, every pass on its fallback and the quad
-//   mip in the forward pass; the poisoned run under --validate (the clears stay validation-clean).
+//   counters, for the default pipeline, the meshlet path, every pass on its fallback, the quad mip
+//   in the forward pass and --shading visibility; the poisoned run under --validate (the clears
+//   stay validation-clean).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -31,21 +33,6 @@ struct ScopedPoison {
     ScopedPoison() { setenv("SGD_POISON_ALLOCATIONS", "1", 1); }
     ~ScopedPoison() { unsetenv("SGD_POISON_ALLOCATIONS"); }
 };
-
-std::vector<uint8_t> read_image_bytes(const Context& ctx, Image& image, VkDeviceSize texel_bytes, VkImageAspectFlags aspect) {
-    VkDeviceSize bytes = VkDeviceSize(image.extent.width) * image.extent.height * texel_bytes;
-    Buffer readback = create_buffer(ctx, bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryKind::host_readback, "test readback");
-    VkCommandBuffer cmd = begin_one_shot(ctx);
-    transition(cmd, image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_READ_BIT);
-    VkBufferImageCopy region{};
-    region.imageSubresource = {aspect, 0, 0, 1};
-    region.imageExtent = {image.extent.width, image.extent.height, 1};
-    vkCmdCopyImageToBuffer(cmd, image.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, readback.buffer, 1, &region);
-    end_one_shot(ctx, cmd);
-    std::vector<uint8_t> out(bytes);
-    memcpy(out.data(), readback.mapped, bytes);
-    return out;
-}
 
 }  // namespace
 
@@ -82,7 +69,7 @@ TEST(PoisonedAllocations, NewBuffersAndImagesHoldThePattern) {
     // HDR targets: every half a NaN (exponent all ones, mantissa not zero).
     Image hdr = create_image(ctx, {13, 7}, VK_FORMAT_R16G16B16A16_SFLOAT, VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
                              "test hdr");
-    std::vector<uint8_t> halves = read_image_bytes(ctx, hdr, 8, VK_IMAGE_ASPECT_COLOR_BIT);
+    std::vector<uint8_t> halves = read_image(ctx, hdr, 8, VK_IMAGE_ASPECT_COLOR_BIT);
     wrong = 0;
     for (size_t i = 0; i < halves.size(); i += 2) {
         uint16_t h = uint16_t(halves[i] | halves[i + 1] << 8);
@@ -92,14 +79,14 @@ TEST(PoisonedAllocations, NewBuffersAndImagesHoldThePattern) {
     // Integer targets: the pattern itself.
     Image flags = create_image(ctx, {13, 7}, VK_FORMAT_R32_UINT, VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
                                "test flags");
-    std::vector<uint8_t> words = read_image_bytes(ctx, flags, 4, VK_IMAGE_ASPECT_COLOR_BIT);
+    std::vector<uint8_t> words = read_image(ctx, flags, 4, VK_IMAGE_ASPECT_COLOR_BIT);
     wrong = 0;
     for (size_t i = 0; i < words.size(); i += 4) wrong += memcmp(&words[i], &kPoisonWord, 4) != 0;
     EXPECT_EQ(wrong, 0) << "R32_UINT texels that are not 0x7fc0dead";
     // 8-bit colour: (0.93, 0.11, 0.71, 0.37), an odd colour no frame starts from.
     Image color = create_image(ctx, {13, 7}, VK_FORMAT_R8G8B8A8_UNORM, VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
                                "test color");
-    std::vector<uint8_t> rgba = read_image_bytes(ctx, color, 4, VK_IMAGE_ASPECT_COLOR_BIT);
+    std::vector<uint8_t> rgba = read_image(ctx, color, 4, VK_IMAGE_ASPECT_COLOR_BIT);
     const int expected[4] = {237, 28, 181, 94};  // round(255 x)
     wrong = 0;
     for (size_t i = 0; i < rgba.size(); ++i) wrong += std::abs(int(rgba[i]) - expected[i % 4]) > 1;
@@ -107,7 +94,7 @@ TEST(PoisonedAllocations, NewBuffersAndImagesHoldThePattern) {
     // Depth: 0.37, in front of the far plane the frame clears to (reversed Z: 0).
     Image depth = create_image(ctx, {13, 7}, VK_FORMAT_D32_SFLOAT,
                                VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT, "test depth");
-    std::vector<uint8_t> depths = read_image_bytes(ctx, depth, 4, VK_IMAGE_ASPECT_DEPTH_BIT);
+    std::vector<uint8_t> depths = read_image(ctx, depth, 4, VK_IMAGE_ASPECT_DEPTH_BIT);
     wrong = 0;
     for (size_t i = 0; i < depths.size(); i += 4) {
         float d;
@@ -181,6 +168,8 @@ TEST_P(PoisonedFrame, FrameMipCullDumpAndCountersAreUnchanged) {
     counters_a.erase("cull_lookback_fallbacks");
     counters_b.erase("cull_lookback_fallbacks");
     EXPECT_GT(counters_a["triangles_visible"].get<uint64_t>(), 0u);
+    if (std::find(param.args.begin(), param.args.end(), "--occlusion") != param.args.end())
+        EXPECT_GT(counters_a["occlusion"]["triangles_rejected_phase1"].get<uint64_t>(), 0u) << "phase 2 had nothing to test";
     EXPECT_EQ(counters_a, counters_b) << "counters changed under poisoned allocations";
 }
 
@@ -190,5 +179,11 @@ INSTANTIATE_TEST_SUITE_P(Paths, PoisonedFrame,
                                          PoisonCase{"fallbacks",
                                                     {"--cull", "fallback", "--light-cull", "fallback", "--light-loop", "fallback",
                                                      "--mip", "fallback", "--exposure", "fallback"}},
-                                         PoisonCase{"quad_mip_in_forward", {"--mip", "forward"}}),
+                                         PoisonCase{"quad_mip_in_forward", {"--mip", "forward"}},
+                                         // The visibility image (cleared by the pre-pass, loaded by the
+                                         // late draw) and occlusion phase 2's lists, which the late draw
+                                         // and the shading pass read ids through: occlusion on at the
+                                         // street, where phase 1 rejects much (auto rests at the overview).
+                                         PoisonCase{"visibility",
+                                                    {"--shading", "visibility", "--occlusion", "subgroup", "--camera", "street"}}),
                          [](const testing::TestParamInfo<PoisonCase>& info) { return std::string(info.param.name); });

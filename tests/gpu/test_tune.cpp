@@ -4,10 +4,12 @@
 // and old-format files are ignored with one line.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <tuple>
 
 #include "compare/tuning.h"
 #include "gpu/harness.h"
@@ -52,6 +54,48 @@ int count_of(const std::string& text, const std::string& needle) {
     return n;
 }
 
+// One stored entry against the tune's own medians: its ratio is the fallback side's median over
+// the subgroup side's, and its word is what its interval says (faster: above 1, slower: below 1).
+void check_entry(const nlohmann::json& entry, double fallback_ms, double subgroup_ms, const std::string& what) {
+    SCOPED_TRACE(what + ": " + entry.dump());
+    ASSERT_TRUE(entry["ratio"].is_number());
+    EXPECT_NEAR(entry["ratio"].get<double>(), fallback_ms / subgroup_ms, 1e-9 * fallback_ms / subgroup_ms)
+        << fallback_ms << " ms over " << subgroup_ms << " ms";
+    const nlohmann::json& ci = entry["ratio_ci95"];
+    ASSERT_TRUE(ci.is_array());
+    bool above = ci[0].is_number() && ci[0].get<double>() > 1.0, below = ci[1].is_number() && ci[1].get<double>() < 1.0;
+    EXPECT_EQ(entry["verdict"], std::string(above ? "faster" : below ? "slower" : "level")) << "the word its interval gives";
+}
+
+// The tuning file's ratios are the tune's medians divided as docs/benchmarks.md defines them (from
+// tune.json's rows, the measurement itself, not the file): shading is shading-forward's frame over
+// shading-visibility's, derivatives the shade pass of shading-visibility-fallback (analytic) over
+// shading-visibility's (quad swaps), each pass with a timer of its own its fallback row over its
+// subgroup row. Ratios or verdicts written under the wrong key fail here.
+void check_ratios_against_medians(const nlohmann::json& file, const nlohmann::json& rows) {
+    ASSERT_TRUE(rows.is_object()) << "tune.json has no rows";
+    auto median = [&](const std::string& row, const char* timer) {
+        EXPECT_TRUE(rows[row].is_object() && rows[row][timer].is_number()) << row << " " << timer << ": " << rows.dump();
+        return rows[row].is_object() && rows[row][timer].is_number() ? rows[row][timer].get<double>() : NAN;
+    };
+    // lavapipe runs both derivative variants, so the visibility side is shading-visibility.
+    check_entry(file["visibility"]["shading"], median("shading-forward", "frame"), median("shading-visibility", "frame"),
+                "shading");
+    check_entry(file["visibility"]["derivatives"], median("shading-visibility-fallback", "shade"),
+                median("shading-visibility", "shade"), "derivatives");
+    int own = 0;
+    for (const PassInfo& pass : kPasses) {
+        std::string timer(timer_info(pass.timer).key), name(pass.name);
+        const nlohmann::json& sg = rows[name + "-subgroup"];
+        if (pass.host_timer || !sg.is_object() || !sg.contains(timer) || !file["passes"][std::string(pass.key)]["ratio"].is_number())
+            continue;
+        check_entry(file["passes"][std::string(pass.key)], median(name + "-fallback", timer.c_str()), median(name + "-subgroup", timer.c_str()),
+                    name);
+        ++own;
+    }
+    EXPECT_GE(own, 3) << "cull, light culling and exposure at least have timers of their own: " << rows.dump();
+}
+
 TEST(Tune, InfoShowsMeasuredChoicesAfterATuneAndNoneWithNoTuning) {
     REQUIRE_DRAWING();
     fresh_cache("cache");
@@ -61,28 +105,49 @@ TEST(Tune, InfoShowsMeasuredChoicesAfterATuneAndNoneWithNoTuning) {
     // intervals far from 1.0. A test running beside this one on the other core can still widen
     // every interval across 1.0 (CI saw that once), so a tune that finds nothing significant is
     // repeated, up to three tunes; a tuner that never marks a pass still fails.
+    // A first run stores a quick verdict; the tune replaces it and says how far its choice was.
+    DemoRun first = run_demo({"--headless", "--scene", kKnot, "--size", "64x36", "--frames", "2", "--warmup", "1", "--lights", "16"});
+    ASSERT_EQ(first.exit_code, 0) << first.output;
+    ASSERT_NE(first.output.find("stored as a quick verdict"), std::string::npos) << first.output;
     InfoPlan tuned;
-    std::string tunes;
+    std::string tunes, out = test_dir("tune-out");
     for (int attempt = 1; attempt <= 3 && tuned.measured.empty(); ++attempt) {
-        DemoRun tune = run_demo({"--tune", "--size", "96x54", "--frames", "12", "--warmup", "2", "--lights", "16"});
+        DemoRun tune = run_demo({"--tune", "--size", "96x54", "--frames", "12", "--warmup", "2", "--lights", "16", "--out", out});
         ASSERT_EQ(tune.exit_code, 0) << tune.output;
         EXPECT_NE(tune.output.find("tuning: wrote "), std::string::npos) << tune.output;
         EXPECT_NE(tune.output.find("check: "), std::string::npos) << tune.output;
         EXPECT_TRUE(std::filesystem::exists(tuning_path(test_context().info))) << tuning_path(test_context().info);
         tunes += "tune " + std::to_string(attempt) + ":\n" + verdict_lines(tune.output) + "\n";
+        if (attempt == 1) {
+            EXPECT_NE(tune.output.find("(replacing quick of "), std::string::npos) << tune.output;
+            EXPECT_NE(tune.output.find("quick: the quick choice of "), std::string::npos) << tune.output;
+        }
         tuned = info({});
     }
     ASSERT_FALSE(tuned.measured.empty()) << tunes << tuned.run.output;
     for (const std::string& key : tuned.measured)
         EXPECT_NE(tuned.plan[key]["reason"].get<std::string>().find("measured "), std::string::npos) << tuned.plan[key];
-    // The --info table: "source" column, then the reason.
-    EXPECT_NE(tuned.run.output.find("measured      measured "), std::string::npos) << tuned.run.output;
+    // The --info table: "source" column (the verdict's maker and date), then the reason.
+    EXPECT_NE(tuned.run.output.find(" tune " + today_utc() + "    measured "), std::string::npos) << tuned.run.output;
+    // Under visibility the mip's verdict is the shading pass's quad mip against the downsample,
+    // from the rows that shade with visibility (lavapipe's compute has quads: both rows run).
+    EXPECT_NE(tunes.find("\nmip (vis.) "), std::string::npos) << tunes;
     // The shading rows were tuned too: both verdicts in the file, each with its ratio (lavapipe runs
     // both derivative variants), and --shading auto follows the shading verdict the file holds.
     for (const char* line : {"\nshading ", "\nderivatives "}) EXPECT_NE(tunes.find(line), std::string::npos) << tunes;
     nlohmann::json file = read_json(tuning_path(test_context().info));
     for (const char* key : {"shading", "derivatives"})
         EXPECT_TRUE(file["visibility"][key]["ratio"].is_number()) << key << ": " << file["visibility"].dump();
+    check_ratios_against_medians(file, read_json(out + "/tune.json")["rows"]);
+    // The quad mip's cost is what it adds to the shade pass: on a loaded lavapipe it can sink into
+    // the noise (no ratio then), but its entry always comes from the visibility rows.
+    const nlohmann::json& vis_mip = file["visibility"]["mip"];
+    EXPECT_TRUE(vis_mip["ratio"].is_number() ||
+                vis_mip["reason"].get<std::string>().find("shading-visibility-mip-fallback") != std::string::npos)
+        << vis_mip;
+    EXPECT_EQ(file["visibility"]["mip"]["measured_in"]["shading"], "visibility");
+    EXPECT_EQ(file["passes"]["mip"]["measured_in"]["shading"], "forward");
+    EXPECT_EQ(file["made_by"], "tune");
     std::string shading = file["visibility"]["shading"]["verdict"].is_string() ? file["visibility"]["shading"]["verdict"] : "";
     EXPECT_EQ(tuned.plan["shading"]["mode"], shading == "faster" ? "visibility" : "forward") << shading;
     EXPECT_EQ(tuned.plan["shading"]["source"], shading == "faster" || shading == "slower" ? "measured" : "capabilities") << shading;
@@ -99,14 +164,22 @@ void set_verdict(PassRatio& r, Verdict verdict) {
 
 // A tuning file for this device, as --tune writes it, with the given verdicts (shading's: forward
 // over visibility, then the derivatives').
+std::string demo_build() {
+    static const std::string id = build_id(SGD_DEMO);
+    return id;
+}
+
 void write_tuning(const std::vector<std::pair<PassId, Verdict>>& verdicts, nlohmann::json edit = nullptr,
-                  std::optional<Verdict> shading = {}, std::optional<Verdict> derivatives = {}) {
+                  std::optional<Verdict> shading = {}, std::optional<Verdict> derivatives = {},
+                  std::optional<Verdict> visibility_mip = {}) {
+    PassRatio vis_mip;
+    if (visibility_mip) set_verdict(vis_mip, *visibility_mip);
     PassRatios ratios;
     for (auto [pass, verdict] : verdicts) set_verdict(ratios[size_t(pass)], verdict);
     ShadingRatios visibility;
     if (shading) set_verdict(visibility[0], *shading);
     if (derivatives) set_verdict(visibility[1], *derivatives);
-    nlohmann::json j = tuning_json(test_context().info, "tune", "2026-11-25", 96, 54, ratios, visibility);
+    nlohmann::json j = tuning_json(test_context().info, "tune", "2026-11-25", 96, 54, ratios, visibility, vis_mip, demo_build());
     if (!edit.is_null()) j.merge_patch(edit);
     std::filesystem::create_directories(tuning_folder());
     std::ofstream(tuning_path(test_context().info)) << j.dump(2);
@@ -146,7 +219,7 @@ TEST(Tune, AStoredShadingVerdictMakesAutoShadeWithVisibility) {
     std::string reason = tuned.plan["shading"]["reason"];
     EXPECT_NE(reason.find("visibility measured 4.00x on this device (tune of 2026-11-25)"), std::string::npos) << reason;
     EXPECT_NE(reason.find("analytic derivatives everywhere: measured 0.25x"), std::string::npos) << reason;
-    EXPECT_NE(tuned.run.output.find("visibility/fallback measured"), std::string::npos) << tuned.run.output;
+    EXPECT_NE(tuned.run.output.find("visibility/fallback tune 2026-11-25"), std::string::npos) << tuned.run.output;
     InfoPlan untuned = info({"--no-tuning"});
     EXPECT_EQ(untuned.plan["shading"]["mode"], "forward");
     EXPECT_EQ(untuned.plan["shading"]["source"], "capabilities");
@@ -189,6 +262,210 @@ TEST(Tune, FilesThatDoNotFitAreIgnoredWithOneLine) {
     EXPECT_EQ(fits.plan["mip"]["variant"], "fallback") << fits.run.output;
     EXPECT_EQ(fits.measured, std::vector<std::string>{"mip"});
     EXPECT_EQ(fits.run.output.find("ignored"), std::string::npos) << fits.run.output;
+}
+
+// ---- The first run (docs/architecture.md, "Tuned auto"): no file fits, so auto measures. ----
+
+// A small, fast first run: the knot at 64x36; the quick measurement renders its shading rows.
+std::vector<std::string> small_run(const std::string& dir, const std::string& name) {
+    return {"--headless", "--scene", kKnot, "--size", "64x36", "--frames", "2", "--warmup", "1", "--lights", "16",
+            "--report", dir + "/" + name + ".json", "--screenshot", dir + "/" + name + ".png"};
+}
+
+std::string tuning_text() { return file_bytes(tuning_path(test_context().info)); }
+
+// Checks that a run measured (or not) and, when it did, that the file it left is a quick one of this build.
+void expect_measured(const DemoRun& run, const std::string& report, bool measured, const std::string& what) {
+    ASSERT_EQ(run.exit_code, 0) << what << ": " << run.output;
+    EXPECT_EQ(run.output.find("auto: no verdict stored") != std::string::npos, measured) << what << ": " << run.output;
+    EXPECT_EQ(run.output.find("stored as a quick verdict in " + tuning_path(test_context().info)) != std::string::npos, measured)
+        << what << ": " << run.output;
+    nlohmann::json tuning = read_json(report)["tuning"];
+    EXPECT_EQ(tuning["measured_now"], measured) << what << ": " << tuning;
+    EXPECT_EQ(tuning["used"], true) << what << ": " << tuning;
+    EXPECT_EQ(tuning["made_by"], "quick") << what << ": " << tuning;
+    if (measured) EXPECT_GT(tuning["measure_seconds"].get<double>(), 0.0) << what;
+    nlohmann::json file = nlohmann::json::parse(tuning_text(), nullptr, false);
+    ASSERT_TRUE(file.is_object()) << what << ": " << tuning_text();
+    EXPECT_EQ(file["made_by"], "quick") << what;
+    EXPECT_EQ(file["build"], demo_build()) << what;
+    EXPECT_EQ(file["device"]["driver"], test_context().info.driver) << what;
+    EXPECT_GE(file["quick"]["rounds"].get<int>(), int(kMinBudgetRounds)) << what;
+    EXPECT_TRUE(file["visibility"]["shading"]["ratio"].is_number()) << what << ": " << file["visibility"];
+    EXPECT_TRUE(parse_tuning(tuning_text(), test_context().info, demo_build()).usable()) << what;
+}
+
+TEST(FirstRun, StoresAQuickVerdictThatTheNextRunUsesUntilTheDriverOrBuildChanges) {
+    REQUIRE_DRAWING();
+    std::string dir = fresh_cache("cache");
+    // --no-tuning measures nothing and stores nothing.
+    DemoRun off = run_demo({"--headless", "--no-tuning", "--scene", kKnot, "--size", "64x36", "--frames", "2", "--warmup", "1"});
+    ASSERT_EQ(off.exit_code, 0) << off.output;
+    EXPECT_EQ(off.output.find("auto:"), std::string::npos) << off.output;
+    EXPECT_FALSE(std::filesystem::exists(tuning_path(test_context().info)));
+    // --info names the next run's measurement, and measures nothing itself.
+    InfoPlan before = info({});
+    EXPECT_NE(before.run.output.find("the next run measures this device"), std::string::npos) << before.run.output;
+    EXPECT_FALSE(std::filesystem::exists(tuning_path(test_context().info)));
+
+    DemoRun first = run_demo(small_run(dir, "first"));
+    expect_measured(first, dir + "/first.json", true, "first run");
+    std::string stored = tuning_text();
+    DemoRun second = run_demo(small_run(dir, "second"));
+    expect_measured(second, dir + "/second.json", false, "second run");
+    EXPECT_EQ(tuning_text(), stored) << "the second run rewrote the file";
+    // The frame the first run rendered after measuring is the one the stored verdict plans.
+    EXPECT_EQ(file_bytes(dir + "/first.png"), file_bytes(dir + "/second.png"));
+    EXPECT_EQ(read_json(dir + "/first.json")["plan"], read_json(dir + "/second.json")["plan"]);
+    InfoPlan after = info({});
+    EXPECT_NE(after.run.output.find("(quick of " + today_utc() + ")"), std::string::npos) << after.run.output;
+
+    // Another driver string, another build: the file is ignored with one line and measured again.
+    for (const auto& [what, edit, why] :
+         {std::tuple{"another driver", nlohmann::json{{"device", {{"driver", "Mesa 19.0"}}}}, "measured with another driver (Mesa 19.0)"},
+          std::tuple{"another build", nlohmann::json{{"build", "0000000000000000"}}, "measured with another build of subgroup-demo"}}) {
+        nlohmann::json file = nlohmann::json::parse(stored);
+        file.merge_patch(edit);
+        std::ofstream(tuning_path(test_context().info)) << file.dump(2);
+        DemoRun again = run_demo(small_run(dir, "again"));
+        EXPECT_EQ(count_of(again.output, "note: tuning file "), 1) << what << ": " << again.output;
+        EXPECT_NE(again.output.find(std::string("ignored: ") + why), std::string::npos) << what << ": " << again.output;
+        expect_measured(again, dir + "/again.json", true, what);
+    }
+}
+
+// A corrupt file: one warning, measured again, replaced; the frame is the one the new verdict
+// plans, as a run that reads it renders it.
+TEST(FirstRun, ACorruptFileGivesOneWarningAndIsReplaced) {
+    REQUIRE_DRAWING();
+    std::string dir = fresh_cache("cache");
+    std::filesystem::create_directories(tuning_folder());
+    std::ofstream(tuning_path(test_context().info)) << "{\"format\": 2, \"passes\": {\"mip\": ";
+    DemoRun corrupt = run_demo(small_run(dir, "corrupt"));
+    EXPECT_EQ(count_of(corrupt.output, "note: tuning file "), 1) << corrupt.output;
+    EXPECT_EQ(count_of(corrupt.output, "warning"), 0) << corrupt.output;
+    EXPECT_NE(corrupt.output.find("ignored: not a valid tuning file (corrupt JSON)"), std::string::npos) << corrupt.output;
+    expect_measured(corrupt, dir + "/corrupt.json", true, "corrupt file");
+    DemoRun next = run_demo(small_run(dir, "next"));
+    expect_measured(next, dir + "/next.json", false, "after the corrupt file");
+    EXPECT_EQ(file_bytes(dir + "/corrupt.png"), file_bytes(dir + "/next.png"));
+    EXPECT_NOT_BLANK(read_png(dir + "/next.png").rgba);
+}
+
+// Two first runs at once: each measures and renames its own whole file over the other's.
+TEST(FirstRun, TwoConcurrentFirstRunsLeaveOneValidFile) {
+    REQUIRE_DRAWING();
+    std::string dir = fresh_cache("cache");
+    auto command = [&](const std::string& name) {
+        std::string c = "'" SGD_DEMO "'";
+        for (const std::string& a : small_run(dir, name)) c += " '" + a + "'";
+        return c + " --lod off > '" + dir + "/" + name + ".txt' 2>&1";
+    };
+    ASSERT_EQ(system((command("a") + " & " + command("b") + " & wait").c_str()), 0);
+    // Both start before either has stored a file, so both measure (one finding the other's file
+    // already there would only measure less; either way each used a verdict).
+    int measured = 0;
+    for (const char* name : {"a", "b"}) {
+        std::string output = file_bytes(dir + "/" + name + ".txt");
+        measured += output.find("stored as a quick verdict") != std::string::npos;
+        nlohmann::json tuning = read_json(dir + "/" + name + ".json")["tuning"];
+        EXPECT_EQ(tuning["used"], true) << name << ": " << output;
+        EXPECT_EQ(tuning["made_by"], "quick") << name << ": " << output;
+    }
+    EXPECT_GE(measured, 1);
+    std::vector<std::string> files;
+    for (const auto& entry : std::filesystem::directory_iterator(tuning_folder())) files.push_back(entry.path().filename().string());
+    ASSERT_EQ(files.size(), 1u) << "a temporary file left behind: " << testing::PrintToString(files);
+    LoadedTuning t = parse_tuning(tuning_text(), test_context().info, demo_build());
+    EXPECT_TRUE(t.usable()) << t.ignored << "\n" << tuning_text();
+    EXPECT_EQ(t.made_by, "quick");
+}
+
+// Under visibility the mip is planned against compute: with the fragment stage masked, the shading
+// pass still writes the quad mip. The image shows it: the mip equals the CPU box filter of the same
+// frame and the compute downsample's mip of it, and the downsample never ran (no mip timing).
+TEST(FirstRun, VisibilityWithTheFragmentStageMaskedStillWritesTheQuadMip) {
+    REQUIRE_DRAWING();
+    std::string dir = test_dir("vis-mip");
+    DemoRun run = run_demo({"--headless", "--scene", kKnot, "--size", "96x54", "--frames", "2", "--warmup", "1", "--lights", "16",
+                            "--shading", "visibility", "--mask-stages", "fragment", "--mip-dump", dir + "/mip.png",
+                            "--report", dir + "/r.json"});
+    ASSERT_EQ(run.exit_code, 0) << run.output;
+    nlohmann::json r = read_json(dir + "/r.json");
+    EXPECT_EQ(r["plan"]["mip"]["variant"], "subgroup") << r["plan"]["mip"];
+    EXPECT_EQ(r["plan"]["shading"]["quad_mip"], true) << r["plan"]["shading"];
+    EXPECT_FALSE(r["timings_ms"].contains("mip")) << "the compute downsample ran: " << r["timings_ms"];
+    EXPECT_TRUE(r["timings_ms"].contains("shade")) << r["timings_ms"];
+    const nlohmann::json& check = r["outputs"]["mip_check"];
+    EXPECT_GT(check["texels"].get<int>(), 0);
+    EXPECT_EQ(check["mismatched"], 0) << check;
+    EXPECT_EQ(check["fallback_mismatched"], 0) << check;
+    EXPECT_NOT_BLANK(read_png(dir + "/mip.png").rgba);
+}
+
+// A typed request constrains auto: with stored verdicts for the other side, each request is run
+// as typed, exit 0, and --info says why.
+TEST(FirstRun, ATypedRequestNeverLosesToAStoredVerdict) {
+    REQUIRE_DRAWING();
+    std::string dir = fresh_cache("cache");
+    // The case: "visibility is faster" stored, --mip forward: forward shades, exit 0.
+    write_tuning({{PassId::mip, Verdict::slower}}, nullptr, Verdict::faster, Verdict::slower, Verdict::slower);
+    DemoRun run = run_demo({"--headless", "--scene", kKnot, "--size", "64x36", "--frames", "2", "--warmup", "1", "--lights", "16",
+                            "--mip", "forward", "--report", dir + "/r.json"});
+    ASSERT_EQ(run.exit_code, 0) << run.output;
+    nlohmann::json plan = read_json(dir + "/r.json")["plan"];
+    EXPECT_EQ(plan["shading"]["mode"], "forward") << plan["shading"];
+    EXPECT_EQ(plan["mip"]["variant"], "forward");
+    InfoPlan why = info({"--mip", "forward"});
+    EXPECT_NE(why.run.output.find("auto takes forward: --mip forward writes the quad mip while the forward pass shades (not the "
+                                  "stored verdict: visibility measured 4.00x"),
+              std::string::npos)
+        << why.run.output;
+    EXPECT_EQ(info({}).plan["shading"]["mode"], "visibility") << "without the request the verdict holds";
+    // The other pairings: a typed value against a stored verdict for the other side.
+    struct Pairing {
+        std::vector<std::string> typed;
+        const char* key;
+        const char* field;
+        const char* expected;
+    };
+    for (const Pairing& p : {Pairing{{"--shading", "forward"}, "shading", "mode", "forward"},
+                             Pairing{{"--mip", "subgroup"}, "mip", "variant", "subgroup"},
+                             Pairing{{"--mip", "subgroup", "--shading", "visibility"}, "mip", "variant", "subgroup"},
+                             Pairing{{"--mip", "fallback", "--shading", "forward"}, "mip", "variant", "fallback"}}) {
+        InfoPlan i = info(p.typed);
+        EXPECT_EQ(i.plan[p.key][p.field], p.expected) << testing::PrintToString(p.typed) << i.run.output;
+        EXPECT_EQ(i.plan[p.key]["source"], "requested") << testing::PrintToString(p.typed);
+    }
+    write_tuning({{PassId::mip, Verdict::faster}}, nullptr, Verdict::slower, Verdict::faster, Verdict::faster);
+    for (const Pairing& p : {Pairing{{"--shading", "visibility"}, "shading", "mode", "visibility"},
+                             Pairing{{"--mip", "fallback", "--shading", "visibility"}, "mip", "variant", "fallback"},
+                             Pairing{{"--mip", "fallback"}, "mip", "variant", "fallback"}}) {
+        InfoPlan i = info(p.typed);
+        EXPECT_EQ(i.plan[p.key][p.field], p.expected) << testing::PrintToString(p.typed) << i.run.output;
+    }
+}
+
+// Under visibility the mip follows the verdict of the shading pass's rows (visibility.mip), not the
+// forward rows' (passes.mip), and each plan names where its verdict was measured.
+TEST(FirstRun, UnderVisibilityTheMipVerdictIsTheShadingPasssOwn) {
+    fresh_cache("cache");
+    // Forward: the resolve pass's quad mip measured faster; visibility: the downsample measured faster.
+    write_tuning({{PassId::mip, Verdict::faster}}, nullptr, Verdict::faster, std::nullopt, Verdict::slower);
+    InfoPlan vis = info({});
+    EXPECT_EQ(vis.plan["shading"]["mode"], "visibility") << vis.run.output;
+    EXPECT_EQ(vis.plan["mip"]["variant"], "fallback") << vis.plan["mip"];
+    EXPECT_EQ(vis.plan["mip"]["measured_by"], "tune");
+    EXPECT_EQ(vis.plan["mip"]["measured_on"], "2026-11-25");
+    EXPECT_NE(vis.plan["mip"]["reason"].get<std::string>().find("measured 0.25x"), std::string::npos) << vis.plan["mip"];
+    InfoPlan fwd = info({"--shading", "forward"});
+    EXPECT_EQ(fwd.plan["mip"]["variant"], "subgroup") << fwd.plan["mip"];
+    EXPECT_NE(fwd.plan["mip"]["reason"].get<std::string>().find("measured 4.00x"), std::string::npos) << fwd.plan["mip"];
+    // Without a visibility verdict, the forward rows' does not choose under visibility.
+    write_tuning({{PassId::mip, Verdict::slower}}, nullptr, Verdict::faster);
+    InfoPlan none = info({});
+    EXPECT_EQ(none.plan["mip"]["variant"], "subgroup") << none.plan["mip"];
+    EXPECT_EQ(none.plan["mip"]["source"], "capabilities") << none.plan["mip"];
 }
 
 }  // namespace

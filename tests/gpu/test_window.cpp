@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <regex>
@@ -71,8 +72,11 @@ struct Child {
 };
 
 // Starts `argv` in `dir` with DISPLAY set (or unset if empty), stdout and stderr into `log`.
-Child spawn(const std::vector<std::string>& argv, const std::string& dir, const std::string& display,
+Child spawn(std::vector<std::string> argv, const std::string& dir, const std::string& display,
             const std::string& log, int keep_fd = -1) {
+    // As run_demo: with the harness's empty cache, no first-run measurement.
+    const char* cache = getenv("XDG_CACHE_HOME");
+    if (argv[0] == SGD_DEMO && cache && cache == isolated_cache()) argv.insert(argv.begin() + 1, "--no-tuning");
     Child child;
     child.pid = fork();
     if (child.pid == 0) {
@@ -610,6 +614,33 @@ TEST(Window, SoakPressesTheKeysThenRefusesTooFewFramesForAMemoryVerdict) {
     EXPECT_EQ(lines_starting(log, "window: closed after 48 frames").size(), 1u) << log;
     EXPECT_EQ(lines_starting(log, "frame ").size(), 12u) << log;  // one per configuration pressed
     EXPECT_NE(log.find("error: --soak-frames 48 is too few to compare memory"), std::string::npos) << log;
+}
+
+// The first run in the window: no tuning file fits, so it shows "measuring this device" in its HUD,
+// measures, stores a quick verdict and goes on; the soak then runs its 48 frames as without it.
+TEST(Window, AFirstRunMeasuresThisDeviceThenRuns) {
+    REQUIRE_DRAWING();
+    std::string why;
+    if (skip_without_x(why)) GTEST_SKIP() << why;
+    std::string dir = test_dir("window-first-run");
+    setenv("XDG_CACHE_HOME", (dir + "/cache").c_str(), 1);
+    XServer x;
+    ASSERT_TRUE(x.start(dir)) << "Xvfb did not start: " << read_text(dir + "/xvfb.log");
+    std::string log_path = dir + "/demo.log";
+    Child demo = spawn({SGD_DEMO, "--size", "160x90", "--scene", SGD_TEST_SCENES "/props.gltf", "--soak-frames", "48"}, dir,
+                       x.display, log_path);
+    int code = demo.wait(300s);
+    setenv("XDG_CACHE_HOME", isolated_cache().c_str(), 1);
+    ASSERT_EQ(code, 2) << read_text(log_path);
+    std::string log = read_text(log_path);
+    EXPECT_EQ(lines_starting(log, "window: measuring this device for auto").size(), 1u) << log;
+    EXPECT_EQ(lines_starting(log, "auto: measured this device in ").size(), 1u) << log;
+    EXPECT_NE(log.find("note: auto: measured this device in "), std::string::npos) << log;
+    EXPECT_EQ(lines_starting(log, "soak: 48 frames, 12 actions,").size(), 1u) << log;
+    bool stored = false;
+    for (const auto& entry : std::filesystem::directory_iterator(dir + "/cache/subgroup-demo"))
+        stored = stored || read_json(entry.path().string())["made_by"] == "quick";
+    EXPECT_TRUE(stored) << log;
 }
 
 }  // namespace
