@@ -31,6 +31,8 @@ struct CompareConfig {
     Geometry geometry = Geometry::indexed;        // the meshlet-* rows: --geometry meshlet, with --cull as requested
     std::optional<Shading> shading;               // the shading-* rows: --shading; nullopt: auto
     Request derivatives = Request::automatic;     // visibility's derivatives (PlanRequest::derivatives)
+    std::optional<Raster> raster;                 // the raster-* rows: --raster; nullopt: auto
+    Request raster_variant = Request::automatic;  // the compute rasterizer's path (PlanRequest::raster_variant)
     uint32_t test_extra_work = 0;                 // tests only: RendererConfig::test_extra_work
 
     Request operator[](PassId id) const { return requests[size_t(id)]; }
@@ -107,7 +109,9 @@ std::array<PassRatio, 2> compute_meshlet_ratios(const std::vector<CompareRun>& r
 // quad-swap row was skipped: the derivatives auto runs there; above 1 visibility is faster); and
 // "derivatives", the shading pass's median in shading-visibility-fallback over the same in
 // shading-visibility (above 1 the quad swaps are faster).
-using ShadingRatios = std::array<PassRatio, 2>;
+// shading (forward / visibility frame), derivatives, raster (hardware / compute frame) and
+// raster_path (the compute rasterizer's fallback / subgroup depth pass).
+using ShadingRatios = std::array<PassRatio, 4>;
 ShadingRatios compute_shading_ratios(const std::vector<CompareRun>& runs);
 
 // Under visibility the mip's pair is the shading pass's quad mip against the compute downsample:
