@@ -17,6 +17,7 @@
 #include "gpu/light_frame.h"
 #include "render/renderer.h"
 #include "render/visibility_id.h"
+#include "scoped_env.h"
 
 namespace raster_tests {
 
@@ -343,6 +344,18 @@ TEST(Raster, DroppingTheTopLeftConditionIsCaught) {
     Comparison c = compare(scene, hardware, dropped);
     EXPECT_NE(c.untied, "") << "the comparison did not notice the missing top-left condition";
     printf("top-left condition dropped: %s\n", c.untied.c_str());
+}
+
+// Without 64-bit atomics (SGD_MASK_FEATURES=int64-atomics takes them away anywhere): auto takes
+// hardware and says why, and --raster compute is refused with one line and exit 2.
+TEST(Raster, WithoutInt64AtomicsAutoTakesHardwareAndComputeIsRefused) {
+    ScopedEnv mask("SGD_MASK_FEATURES", "int64-atomics");
+    DemoRun info = run_demo({"--info", "--shading", "visibility", "--no-tuning"});
+    EXPECT_EQ(info.exit_code, 0) << info.output;
+    EXPECT_NE(info.output.find("auto takes hardware: device lacks shaderBufferInt64Atomics"), std::string::npos) << info.output;
+    DemoRun refused = run_demo({"--headless", "--size", "64x64", "--frames", "1", "--warmup", "0", "--raster", "compute"});
+    EXPECT_EQ(refused.exit_code, 2) << refused.output;
+    EXPECT_NE(refused.output.find("error: --raster compute: device lacks shaderBufferInt64Atomics"), std::string::npos) << refused.output;
 }
 
 }  // namespace raster_tests
