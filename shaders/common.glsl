@@ -6,7 +6,7 @@ struct DrawData {
     mat4 model;
     mat4 normal_matrix;   // inverse-transpose of model (upper 3x3 used)
     vec4 base_color;
-    uint texture_layer;   // layer of the texture array; 0 is plain white
+    uint base_color_texture;  // into the scene's textures (scene_textures.glsl); 0 is plain white
     uint first_index;     // first index of this draw's triangles in the source index buffer
     uint index_count;     // 3 x triangles
     uint out_first;       // first index of this draw's range in the culled index buffer
@@ -20,7 +20,9 @@ struct DrawData {
     uint lod_first_index[8];
     uint lod_index_count[8];
     uint lod_count;            // >= 1
-    uint lod_pad0, lod_pad1, lod_pad2;
+    uint emissive_texture;     // into the scene's textures (scene_textures.glsl); 0 is plain white
+    uint lod_pad1, lod_pad2;
+    vec4 emissive;             // rgb: emissiveFactor x emissiveStrength (linear), times the texture
 };
 
 struct PointLight {

@@ -11,7 +11,7 @@ layout(location = 3) flat in uint in_draw;
 void main() {
     DrawData draw = draws[in_draw];
     if (draw.alpha_cutoff > 0.0) {
-        float alpha = textureLod(base_color_textures, vec3(in_uv, float(draw.texture_layer)), 0.0).a * draw.base_color.a;
+        float alpha = scene_texture_lod0(draw.base_color_texture, in_uv).a * draw.base_color.a;
         if (alpha < draw.alpha_cutoff) discard;
     }
 }

@@ -26,7 +26,8 @@
 layout(set = 0, binding = 0) uniform Frame { FrameUniforms frame; };
 layout(set = 0, binding = 1, std430) readonly buffer Draws { DrawData draws[]; };
 layout(set = 0, binding = 2, std430) readonly buffer Lights { PointLight lights[]; };
-layout(set = 0, binding = 3) uniform sampler2DArray base_color_textures;
+// binding 3 free; the textures are set 1 (scene_textures.glsl)
+#include "scene_textures.glsl"
 layout(set = 0, binding = 4) uniform accelerationStructureEXT scene_tlas;
 layout(set = 0, binding = 5, std430) readonly buffer Vertices { float vertex_data[]; };  // Vertex: 8 floats
 layout(set = 0, binding = 6, std430) readonly buffer Indices { uint index_data[]; };
@@ -51,9 +52,11 @@ struct RayPayload {
     uint record;            // RT_VIEW: the packed lane record of the stage under view that served the ray (0: none)
 };
 
-struct MaterialCall {  // callableDataEXT of the material evaluation
+struct MaterialCall {  // callableDataEXT of the material evaluation (material.glsl)
     vec3 albedo;
     uint draw;
+    vec3 emissive;
+    uint pad;
     vec2 uv;
     uint record;  // RT_VIEW: the callable's packed lane record
 };
@@ -107,10 +110,10 @@ vec2 hit_uv(uvec3 v, vec2 barycentrics) {
     return vertex_uv(v.x) * b.x + vertex_uv(v.y) * b.y + vertex_uv(v.z) * b.z;
 }
 
-// Alpha of a masked material at uv: the texture's (level 0, the only level) times the factor.
-// The depth pre-pass (depth_alpha.frag) tests the same texel values against the same cutoff.
+// Alpha of a masked material at uv: the texture's (level 0) times the factor. The depth pre-pass
+// (depth_alpha.frag) tests the same texel values against the same cutoff.
 float material_alpha(DrawData draw, vec2 uv) {
-    return textureLod(base_color_textures, vec3(uv, float(draw.texture_layer)), 0.0).a * draw.base_color.a;
+    return scene_texture_lod0(draw.base_color_texture, uv).a * draw.base_color.a;
 }
 
 // Reflection weight: Schlick Fresnel from F0 (dielectric 0.06, metal 1), faded by roughness.

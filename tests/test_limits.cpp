@@ -3,6 +3,7 @@
 #include "app/limits.h"
 #include "render/gpu_types.h"
 #include "render/visibility_id.h"
+#include "scene/texture_mips.h"
 
 #include <gtest/gtest.h>
 
@@ -11,8 +12,9 @@
 
 namespace {
 
-// One mesh of `triangles` triangles over `vertices` vertices, placed `instances` times.
-Scene make_scene(uint32_t vertices, uint32_t triangles, uint32_t instances, uint32_t textures = 0) {
+// One mesh of `triangles` triangles over `vertices` vertices, placed `instances` times, and
+// `textures` textures of texture_size x texture_size texels.
+Scene make_scene(uint32_t vertices, uint32_t triangles, uint32_t instances, uint32_t textures = 0, int texture_size = 64) {
     Scene scene;
     scene.vertices.resize(vertices);
     scene.indices.resize(size_t(triangles) * 3, 0);
@@ -20,6 +22,10 @@ Scene make_scene(uint32_t vertices, uint32_t triangles, uint32_t instances, uint
     scene.materials.push_back({});
     for (uint32_t i = 0; i < instances; ++i) scene.instances.push_back({0, glm::mat4(1.0f)});
     scene.textures.resize(textures);
+    for (Texture& t : scene.textures) {
+        t.width = t.height = texture_size;
+        t.rgba.resize(size_t(texture_size) * texture_size * 4);
+    }
     return scene;
 }
 
@@ -41,7 +47,7 @@ std::map<std::string, uint64_t> by_name(const std::vector<PlannedAllocation>& li
 DeviceLimits lavapipe() {
     DeviceLimits l;
     l.max_image_dimension_2d = 16384;
-    l.max_image_array_layers = 2048;
+    l.max_scene_textures = 65536;
     l.max_storage_buffer_range = 134217728;
     l.max_buffer_size = 0xffffffffull;
     l.max_allocation_size = 0x80000000ull;
@@ -80,7 +86,10 @@ TEST(Limits, PlannedAllocationsMatchHandCountedSizes) {
     auto b = by_name(planned_allocations(scene, small_groups));
     EXPECT_EQ(b["cull chunks"], 4u * 3 * 16);
     EXPECT_EQ(b["cull look-back state"], (4u * 3 + 1) * 4);
-    EXPECT_EQ(a["base colour textures"], 3u * 512 * 512 * 4);  // white layer + 2
+    // Each texture at its own size with its full chain (64, 32, ... 1 a side), and the white texel.
+    const uint64_t chain = (64 * 64 + 32 * 32 + 16 * 16 + 8 * 8 + 4 * 4 + 2 * 2 + 1) * 4;
+    EXPECT_EQ(mip_chain_bytes(64, 64), chain);
+    EXPECT_EQ(a["textures"], 4u + 2 * chain);
     // 100x50 is 7x4 tiles of 16 pixels: a count and 512 entries each, then 64 guard words.
     EXPECT_EQ(a["light lists"], (28u * 513 + 64) * 4);
     EXPECT_EQ(a["hdr"], 100u * 50 * 8);  // RGBA16F: forward's target
@@ -89,7 +98,7 @@ TEST(Limits, PlannedAllocationsMatchHandCountedSizes) {
     EXPECT_EQ(a["half-resolution mip"], 50u * 25 * 8);  // RGBA16F
     EXPECT_EQ(a["exposure state"], 48u);
     EXPECT_EQ(a["lights"], 2u * 10 * 32);  // one copy per frame in flight
-    EXPECT_EQ(a["staging"], 3u * 512 * 512 * 4);  // the texture upload is the largest
+    EXPECT_EQ(a["staging"], 4u + 2 * chain);  // the texture upload (all of it in one batch) is the largest
     // The visibility image (R32_UINT: the 32-bit id), unless forward is asked for where nothing can switch.
     EXPECT_EQ(a["visibility"], 100u * 50 * 4);  // --shading auto: a tune's verdict may pick it
     Options forward = options_at(100, 50, 10);
@@ -161,10 +170,30 @@ TEST(Limits, HeapIsNeverOvercommitted) {
 
 TEST(Limits, TooManyTexturesForTheArray) {
     DeviceLimits l = lavapipe();
-    l.max_image_array_layers = 8;
+    l.max_scene_textures = 8;
     expect_refusal([&] { check_limits(l, options_at(64, 64), make_scene(3, 1, 1, 8)); },
                    {"8 textures", "at most 7"});
     EXPECT_NO_THROW(check_limits(l, options_at(64, 64), make_scene(3, 1, 1, 7)));
+}
+
+TEST(Limits, TextureLargerThanTheDeviceImage) {
+    DeviceLimits l = lavapipe();
+    l.max_image_dimension_2d = 128;
+    expect_refusal([&] { check_limits(l, options_at(64, 64), make_scene(3, 1, 1, 2, 256)); },
+                   {"texture 0 is 256x256", "largest image (128 pixels a side)"});
+    EXPECT_NO_THROW(check_limits(l, options_at(64, 64), make_scene(3, 1, 1, 2, 128)));
+}
+
+// Texture memory is the mip chains': a scene whose textures fit the heap alone, not with their
+// chains, is refused.
+TEST(Limits, TextureChainsCountAgainstTheHeap) {
+    DeviceLimits l = lavapipe();
+    l.device_local_heap = 64ull << 20;  // 90%: 57.6 MiB
+    l.unified_memory = false;           // the staging buffer is not in that heap
+    // 3 textures of 2048^2: 48 MiB of level 0, 64 MiB with their chains.
+    expect_refusal([&] { check_limits(l, options_at(64, 64), make_scene(3, 1, 1, 3, 2048)); },
+                   {"GPU memory", "64 MiB heap"});
+    EXPECT_NO_THROW(check_limits(l, options_at(64, 64), make_scene(3, 1, 1, 2, 2048)));
 }
 
 TEST(Limits, TooManyDraws) {

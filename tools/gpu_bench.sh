@@ -1,65 +1,357 @@
 #!/usr/bin/env bash
-# The GPU benchmarks of docs/benchmarks.md, batched so one device call runs a whole group.
-# Usage: tools/gpu_bench.sh OUTDIR GROUP...   GROUP: cull | lights | mip | compare | views | auto | raster
-# Every run is headless with timestamps; reports (the contract's JSON) land in OUTDIR/<group>/, and
-# docs/benchmarks.md quotes their timings_ms medians.
+# The GPU benchmark runner: named suites, one Markdown table each (OUT/SUITE.md, also printed), the
+# reports and images beside it in OUT/SUITE/. docs/benchmarks.md quotes these tables.
+#
+# Usage (repository root): tools/gpu_bench.sh SUITE... [--build DIR] [--base DIR] [--out DIR]
+#   --build DIR  the build measured (default build)
+#   --base DIR   frame suite only: a second build to alternate with (this build / base)
+#   --out DIR    where the tables and runs go (default $OUT, else out-bench)
+# On the GPU machine, start it after the driver set-up:
+#   for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig; tools/gpu_bench.sh frame compare --out $OUT
+# The scene is passed explicitly (--scene assets/default_scene.gltf, from the repository root): a
+# build may bake an absolute assets path that does not exist on that machine.
+# Smaller runs (lavapipe): SIZES="160x90" FRAMES=10 WARMUP=2 INSTANCES=2 LIGHTS=64 REPEATS=3
+# override the suites' defaults (sizes 1920x1080 3840x2160, --instances 5 --lights 4096).
+#
+# Suites (tools/README.md says which old script each measurement came from):
+#   frame        the default command at both sizes, untuned (--no-tuning) and tuned (--tune first)
+#   compare      --compare at both sizes: every ratio with its interval and word, the difference panel
+#   validate     every view in every stage under --validate, the atlas, all-subgroup and all-fallback
+#                on both geometry paths under --validate, the comparison's difference panel
+#   determinism  REPEATS runs of the default command (indexed, meshlet, cull fallback): distinct
+#                frames, mips, cull dumps, counter sets; --info --probe
+#   occlusion    --occlusion off against auto, both cameras and geometry paths, alternated
+#   visibility   --shading forward against visibility (quad and analytic derivatives, the mip's
+#                fallback), both geometry paths, alternated; the shading pass's views, validated
+#   cull         the cull pass per variant, --lod and --cull-group-size; the look-back's spin limits
+#                (SPINS) and late schedules (SGD_CULL_LOOKBACK)
+#   lights       light culling at 1024, 4096 and 16384 lights, each variant
+#   mip          the quad mip (resolve, forward) against the compute downsample and off; the forward
+#                shader's quad mip at three settings (its added forward time + fix-up)
+#   resolve      the resolve pass with and without its mip, exposure variants, all-subgroup against
+#                all-fallback; REPEATS runs at the large size: every mip against the CPU box filter
+#   meshlet      the meshlet path against indexed: images and counts under --validate, per-pass
+#                times, the task/mesh compaction split (SGD_MESHLET_FALLBACK_STAGE), the views
+#   lod          the geometry scaling table (--instances 2 5 8 12, --lod off and auto), the PSNR of
+#                --lod auto against off, --cull off --lod auto under --validate
+#   raytrace     the ray tracer: validated variants and their dumps, masked ops and stage, timings
+#                off / subgroup / fallback, every view in the six ray-tracing stages
+#   poison       SGD_POISON_ALLOCATIONS=1 against plain: frame, mip, cull dump, ray dump, counters
+#   tune         --tune at both sizes: tuned auto against the faster of all-subgroup and all-fallback
+#   pipeline-stats  the driver's statistics of the cull pipelines (SGD_PIPELINE_STATS), both paths
+#   ties         VisibilityTies.* (tests/gpu/test_visibility_ties.cpp) at the large size, REPEATS times:
+#                equal depths under occlusion's two phases resolve as forward and as --occlusion off
+#                (needs the build's tests/gpu-tests)
+#   auto         from an empty cache at each size: the first run's quick measurement and time, the
+#                second run's, the first frame against the frame after a full --tune
+#   raster       --raster hardware (the pre-pass with the 32-bit id) against compute and its fallback,
+#                both sizes, alternated; the tuned default frame; 12 against 5 instances at the large size
+#   materials    mipmapped textures at the large size: forward and both derivative variants, the
+#                comparison's derivatives and shading ratios, the atlas validated
+# Adding a suite: one case block below (runs through `run` / `compare_run`, a table through
+# tools/bench_tables.py), one line above and one in tools/README.md.
 set -uo pipefail
-out=$1; shift
-demo=./build/subgroup-demo
-sizes=(1920x1080 3840x2160)
-mkdir -p "$out"
+here=$(cd "$(dirname "$0")" && pwd)
+build=build base="" out=${OUT:-out-bench} suites=()
+while [ $# -gt 0 ]; do
+  case $1 in
+  --build) build=$2; shift 2 ;;
+  --base) base=$2; shift 2 ;;
+  --out) out=$2; shift 2 ;;
+  -h | --help) sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+  -*) echo "gpu_bench.sh: unknown option $1" >&2; exit 2 ;;
+  *) suites+=("$1"); shift ;;
+  esac
+done
+[ ${#suites[@]} -gt 0 ] || { echo "usage: tools/gpu_bench.sh SUITE... [--build DIR] [--base DIR] [--out DIR] (--help)" >&2; exit 2; }
 
-for group in "$@"; do
-  mkdir -p "$out/$group"
-  case $group in
-  cull)  # 25 copies of the scene: 7.5M triangles
-    for size in "${sizes[@]}"; do for cull in subgroup fallback off; do
-      $demo --headless --size $size --instances 5 --frames 200 --warmup 30 --cull $cull --bandwidth-probe \
-        --report "$out/cull/cull-$size-$cull.json" --screenshot "$out/cull/cull-$size-$cull.png" > /dev/null
+# The one preamble: the build, the scene, the scale, the log.
+demo=$build/subgroup-demo
+[ -x "$demo" ] || { echo "gpu_bench.sh: no $demo (build first, or pass --build DIR)" >&2; exit 2; }
+scene_file=$PWD/assets/default_scene.gltf
+sizes=(${SIZES:-1920x1080 3840x2160})
+small=${sizes[0]} large=${sizes[${#sizes[@]}-1]}
+frames=${FRAMES:-100} warmup=${WARMUP:-10} repeats=${REPEATS:-20}
+scene=(--scene "$scene_file")
+scaled=(--scene "$scene_file" --instances ${INSTANCES:-5} --lights ${LIGHTS:-4096})
+tables="python3 $here/bench_tables.py"
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+log=$out/log.txt
+say() { echo "$*" | tee -a "$log"; }
+device=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)
+[ -n "$device" ] || device=$("$demo" --list-devices 2>/dev/null | head -1 | sed 's/^[0-9]*: //')
+say "device: $device"
+say "commit: $(git rev-parse --short HEAD 2>/dev/null), $(date -u '+%Y-%m-%d %H:%M UTC'), build $build"
+start=$SECONDS
+
+# run TAG ARGS...: the demo with ARGS and --report D/TAG.json; TAG, its exit code and seconds go to
+# D/runs.tsv, which the tables read. ENV=... before `run` sets the environment of that run only.
+run() {
+  local tag=$1; shift
+  local t=$SECONDS
+  "$demo" "$@" --report "$d/$tag.json" > "$d/$tag.out" 2>&1
+  local rc=$?
+  printf '%s\t%s\t%s\n' "$tag" "$rc" "$((SECONDS - t))" >> "$d/runs.tsv"
+  [ $rc -eq 0 ] || say "FAILED ($rc): $suite $tag: $(tail -n 1 "$d/$tag.out")"
+}
+# compare_run TAG ARGS...: --compare into D/TAG (report.json, report.md, compare.png, chart.svg).
+compare_run() {
+  local tag=$1; shift
+  "$demo" --compare --out "$d/$tag" "$@" > "$d/$tag.out" 2>&1 || say "FAILED ($?): $suite $tag: $(tail -n 1 "$d/$tag.out")"
+  find "$d/$tag" -name '*.png' ! -name compare.png -delete  # the screenshots: too many to bring back at 4K
+}
+# tune_into CACHE ARGS...: --tune at ARGS into a tuning cache of its own (the user's is left alone).
+tune_into() {
+  local cache=$1; shift
+  XDG_CACHE_HOME=$cache "$demo" --tune "$@" > "$cache.tune.out" 2>&1 || say "FAILED ($?): $suite --tune: $(tail -n 1 "$cache.tune.out")"
+}
+# same A B: "yes" where the two files are byte-identical.
+same() { cmp -s "$1" "$2" && echo yes || echo NO; }
+
+for suite in "${suites[@]}"; do
+  d=$out/$suite
+  rm -rf "$d"; mkdir -p "$d"
+  md=$out/$suite.md
+  echo "# $suite ($(git rev-parse --short HEAD 2>/dev/null), $(date -u +%Y-%m-%d), $device)" > "$md"
+  t0=$SECONDS
+  case $suite in
+  frame)
+    builds=("$build"); [ -n "$base" ] && builds+=("$base")
+    for b in "${builds[@]}"; do [ "$b" = "$build" ] && which=this || which=base
+      for size in "${sizes[@]}"; do XDG_CACHE_HOME=$d/cache-$which-$size demo=$b/subgroup-demo \
+        tune_into "$d/cache-$which-$size" "${scaled[@]}" --size $size --frames 40 --warmup 8; done
     done
-    cmp -s "$out/cull/cull-$size-subgroup.png" "$out/cull/cull-$size-off.png" && \
-      cmp -s "$out/cull/cull-$size-fallback.png" "$out/cull/cull-$size-off.png" && echo "cull $size: images identical"
-    done ;;
-  lights)
-    for size in "${sizes[@]}"; do for n in 1024 4096 16384; do for mode in subgroup fallback off; do
-      $demo --headless --size $size --lights $n --frames 120 --warmup 20 --light-cull $mode \
-        --report "$out/lights/lights-$size-$n-$mode.json" > /dev/null
-    done; done; done ;;
-  mip)
-    for size in "${sizes[@]}"; do for mip in off subgroup fallback; do
-      $demo --headless --size $size --instances 4 --lights 2048 --frames 200 --warmup 30 --mip $mip \
-        --report "$out/mip/mip-$size-$mip.json" --mip-dump "$out/mip/mip-$size-$mip-mip.png" > /dev/null
-    done; done ;;
+    for size in "${sizes[@]}"; do for round in 1 2; do for b in "${builds[@]}"; do
+      [ "$b" = "$build" ] && which=this || which=base
+      demo=$b/subgroup-demo run "untuned-$which-$size-$round" --headless "${scaled[@]}" --size $size --frames $frames --warmup $warmup --no-tuning
+      XDG_CACHE_HOME=$d/cache-$which-$size demo=$b/subgroup-demo run "tuned-$which-$size-$round" --headless "${scaled[@]}" \
+        --size $size --frames $frames --warmup $warmup
+    done; done; done
+    $tables runs "$d" frame cull depth pyramid late_depth light_cull ray_trace forward shade mip resolve exposure \
+      plan:shading.shading plan:occlusion.variant >> "$md" ;;
   compare)
-    for size in "${sizes[@]}"; do
-      $demo --compare --out "$out/compare/$size" --size $size --instances 5 --lights 4096 --frames 120 --warmup 20
-    done ;;
-  views)
-    for view in lane-id first-last-lane active-lanes; do for stage in vertex tess-control tess-eval geometry fragment compute; do
-      $demo --headless --size 960x540 --frames 2 --warmup 1 --view $view --view-stage $stage \
-        --screenshot "$out/views/$view-$stage.png" --report "$out/views/$view-$stage.json" > /dev/null
+    for size in "${sizes[@]}"; do compare_run "compare-$size" "${scaled[@]}" --size $size --frames 60 --warmup $warmup; done
+    $tables compare "$d"/compare-*/report.json >> "$md"
+    "$demo" --info --probe --report "$d/probe.json" > "$d/probe.out" 2>&1
+    $tables probe "$d/probe.json" >> "$md" ;;
+  validate)
+    stages="vertex tess-control tess-eval geometry fragment compute task mesh raygen any-hit closest-hit miss intersection callable"
+    for view in lane-id first-last-lane active-lanes; do for stage in $stages; do
+      run "view-$view-$stage" --headless --no-tuning "${scene[@]}" --size 640x360 --frames 2 --warmup 1 --validate \
+        --geometry indexed --view $view --view-stage $stage --screenshot "$d/view-$view-$stage.png"
     done; done
-    for stage in vertex tess-eval fragment; do
-      $demo --headless --size 960x540 --frames 2 --warmup 1 --view lane-id --view-stage $stage --mask-stages $stage \
-        --screenshot "$out/views/masked-$stage.png" > /dev/null
-    done ;;
-  auto)  # issue 57: the first run on a device it has never seen (the quick measurement) against a full --tune
+    for geometry in indexed meshlet; do for v in subgroup fallback; do
+      all=(); for opt in $("$demo" --help | sed -n 's/^  --\([a-z-]*\) V  *auto | subgroup .*/\1/p'); do all+=(--$opt $v); done
+      run "all-$v-$geometry" --headless "${scaled[@]}" --size $small --frames 3 --warmup 1 --validate --geometry $geometry "${all[@]}"
+    done; done
+    "$demo" --atlas "$d/atlas.png" --no-tuning "${scene[@]}" --size 640x360 --validate > "$d/atlas.out" 2>&1
+    printf 'atlas\t%s\t0\n' $? >> "$d/runs.tsv"
+    for size in "${sizes[@]}"; do compare_run "compare-$size" "${scaled[@]}" --size $size --frames 6 --warmup 2; done
+    $tables runs "$d" validation: >> "$md"
+    $tables differences "$d"/compare-*/report.json >> "$md" ;;
+  determinism)
+    for path in indexed meshlet cull-fallback; do
+      args=(--geometry $path); [ $path = cull-fallback ] && args=(--cull fallback)
+      for i in $(seq 1 $repeats); do
+        run "$path-$i" --headless "${scaled[@]}" --size $large --frames 4 --warmup 1 "${args[@]}" \
+          --screenshot "$d/$path-$i.png" --mip-dump "$d/$path-$i-mip.png" --cull-dump "$d/$path-$i-cull.txt"
+      done
+    done
+    $tables distinct "$d" indexed meshlet cull-fallback >> "$md"
+    rm -f "$d"/*-[0-9]*.png "$d"/*-cull.txt
+    "$demo" --info --probe --report "$d/probe.json" > "$d/probe.out" 2>&1
+    $tables probe "$d/probe.json" >> "$md" ;;
+  occlusion)
+    for size in "${sizes[@]}"; do for camera in overview street; do for geometry in indexed meshlet; do
+      for round in 1 2; do for occlusion in off auto; do
+        run "$size-$camera-$geometry-$occlusion-$round" --headless --no-tuning "${scaled[@]}" --size $size --frames $frames \
+          --warmup $warmup --camera $camera --geometry $geometry --occlusion $occlusion --screenshot "$d/$size-$camera-$geometry-$occlusion-$round.png"
+      done; done
+    done; done; done
+    $tables occlusion "$d" "${sizes[@]}" >> "$md" ;;
+  visibility)
+    configs=("forward:--shading forward" "visibility:--shading visibility" "visibility-analytic:--shading visibility --mask-ops quad"
+             "visibility-mipfallback:--shading visibility --mip fallback"
+             "meshlet-forward:--geometry meshlet --shading forward" "meshlet-visibility:--geometry meshlet --shading visibility")
+    for size in "${sizes[@]}"; do for round in 1 2; do for config in "${configs[@]}"; do
+      # shellcheck disable=SC2086
+      run "${config%%:*}-$size-$round" --headless --no-tuning "${scaled[@]}" --size $size --frames $frames --warmup $warmup ${config#*:}
+    done; done; done
+    for geometry in indexed meshlet; do for view in lane-id first-last-lane active-lanes; do
+      run "view-$geometry-$view" --headless --no-tuning "${scene[@]}" --size 640x360 --frames 2 --warmup 1 --validate \
+        --geometry $geometry --shading visibility --view $view --view-stage compute --screenshot "$d/view-$geometry-$view.png"
+    done; done
+    $tables passes "$d" "${sizes[@]}" -- forward visibility visibility-analytic visibility-mipfallback meshlet-forward meshlet-visibility >> "$md"
+    $tables runs "$d" --only view- validation: plan:view.reason >> "$md" ;;
+  cull)
+    for size in "${sizes[@]}"; do for lod in off auto; do for group in 64 256; do for v in subgroup fallback off; do
+      run "$size-$lod-$group-$v" --headless "${scaled[@]}" --size $size --frames 60 --warmup $warmup --cull $v --lod $lod \
+        --cull-group-size $group --bandwidth-probe --screenshot "$d/$size-$lod-$group-$v.png"
+    done; done; done; done
+    for spin in ${SPINS:-64 256}; do for v in subgroup fallback; do
+      SGD_CULL_LOOKBACK=spin@$spin run "spin$spin-$small-$v" --headless "${scaled[@]}" --size $small --frames 60 --warmup $warmup --cull $v --lod off
+    done; done
+    for schedule in none late@8 late@8,spin@0; do for v in subgroup fallback; do
+      SGD_CULL_LOOKBACK=$([ $schedule = none ] || echo $schedule) run "lookback-$schedule-$v" --headless "${scaled[@]}" \
+        --size $small --frames 30 --warmup 5 --lod off --cull $v --cull-dump "$d/lookback-$schedule-$v.txt"
+      echo "lookback $schedule $v: cull dump as the natural schedule's: $(same "$d/lookback-none-subgroup.txt" "$d/lookback-$schedule-$v.txt")" >> "$d/notes.txt"
+    done; done
+    for size in "${sizes[@]}"; do for lod in off auto; do for group in 64 256; do
+      echo "$size --lod $lod group $group: subgroup and fallback frames identical to --cull off: $(same "$d/$size-$lod-$group-subgroup.png" "$d/$size-$lod-$group-off.png"), $(same "$d/$size-$lod-$group-fallback.png" "$d/$size-$lod-$group-off.png")" >> "$d/notes.txt"
+    done; done; done
+    rm -f "$d"/*.png
+    $tables runs "$d" cull frame c:triangles_visible c:cull_lookback_fallbacks bandwidth:cull_fraction_of_copy >> "$md"
+    cat "$d/notes.txt" >> "$md" ;;
+  lights)
+    for size in "${sizes[@]}"; do for n in 1024 4096 16384; do for v in subgroup fallback off; do
+      run "$size-$n-$v" --headless "${scene[@]}" --size $size --lights $n --frames 120 --warmup 20 --light-cull $v
+    done; done; done
+    $tables runs "$d" light_cull forward frame c:light_list_overflow >> "$md" ;;
+  mip)
+    for size in "${sizes[@]}"; do for v in off subgroup forward fallback; do
+      run "$size-$v" --headless "${scene[@]}" --instances ${INSTANCES:-4} --lights 2048 --size $size --frames 200 --warmup 30 \
+        --mip $v --mip-dump "$d/$size-$v-mip.png"
+    done; done
+    # The forward shader's quad mip (--mip forward) at three settings, two rounds: its cost is forward(--mip
+    # forward) - forward(--mip off) + mip_fixup, against the compute downsample (mip of --mip fallback).
+    for round in 1 2; do for cfg in "$small 1 0" "$small ${INSTANCES:-5} ${LIGHTS:-4096}" "$large ${INSTANCES:-5} ${LIGHTS:-4096}"; do
+      set -- $cfg
+      for v in off forward fallback; do
+        run "shading-$1-$2-$3-$v-$round" --headless "${scene[@]}" --size $1 --instances $2 --lights $3 --frames 120 --warmup 20 \
+          --mip $v --mip-dump "$d/shading-$v.png"
+      done
+      echo "round $round, $1 --instances $2 --lights $3: forward and fallback mip dumps identical $(same "$d/shading-forward.png" "$d/shading-fallback.png")" >> "$d/notes.txt"
+    done; done
+    rm -f "$d"/shading-*.png
+    $tables runs "$d" mip mip_fixup forward resolve frame out:mip_check.mismatched c:mip_edge_appends c:mip_edge_duplicates >> "$md"
+    cat "$d/notes.txt" >> "$md" ;;
+  resolve)
+    all_sub="--cull subgroup --light-cull subgroup --mip subgroup --light-loop subgroup --exposure subgroup --ray-trace subgroup"
     for size in "${sizes[@]}"; do
-      cache="$out/auto/cache-$size"; rm -rf "$cache"; mkdir -p "$cache"
-      run=(--size $size --instances 5 --lights 4096)
-      XDG_CACHE_HOME="$cache" $demo --headless "${run[@]}" --frames 200 --warmup 30 \
-        --report "$out/auto/first-$size.json" > "$out/auto/first-$size.log" 2>&1
-      XDG_CACHE_HOME="$cache" $demo --headless "${run[@]}" --frames 200 --warmup 30 \
-        --report "$out/auto/second-$size.json" > "$out/auto/second-$size.log" 2>&1
-      cp "$cache"/subgroup-demo/tuning-*.json "$out/auto/quick-$size.json"
+      for cfg in "mip-subgroup:--mip subgroup" "mip-off:--mip off" "mip-fallback:--mip fallback" "mip-forward:--mip forward" \
+                 "exposure-subgroup:--exposure subgroup" "exposure-fallback:--exposure fallback" \
+                 "all-subgroup:$all_sub" "all-fallback:${all_sub//subgroup/fallback}"; do
+        # shellcheck disable=SC2086
+        run "$size-${cfg%%:*}" --headless "${scaled[@]}" --size $size --frames 120 --warmup 20 ${cfg#*:}
+      done
+    done
+    for i in $(seq 1 $repeats); do for v in subgroup forward fallback; do
+      run "repeat-$v-$i" --headless "${scaled[@]}" --size $large --frames 2 --warmup 1 --mip $v --mip-dump "$d/repeat-$v-$i.png"
+    done
+      echo "repeat $i: subgroup mip as fallback's $(same "$d/repeat-subgroup-$i.png" "$d/repeat-fallback-$i.png"), forward $(same "$d/repeat-forward-$i.png" "$d/repeat-fallback-$i.png")" >> "$d/notes.txt"
+    done
+    rm -f "$d"/repeat-*.png
+    $tables runs "$d" resolve mip mip_fixup forward exposure frame out:mip_check.mismatched out:mip_check.fallback_mismatched >> "$md"
+    cat "$d/notes.txt" >> "$md" ;;
+  meshlet)
+    check=(--headless --validate "${scaled[@]}" --ray-trace off --size $small --frames 2 --warmup 1)
+    run check-indexed-off "${check[@]}" --geometry indexed --cull off --screenshot "$d/check-indexed-off.png"
+    run check-indexed-subgroup "${check[@]}" --geometry indexed --cull subgroup
+    for v in subgroup fallback off; do
+      run "check-meshlet-$v" "${check[@]}" --geometry meshlet --cull $v --screenshot "$d/check-meshlet-$v.png"
+      echo "meshlet --cull $v frame as indexed --cull off's: $(python3 "$here/mip_diff.py" "$d/check-indexed-off.png" "$d/check-meshlet-$v.png" 2>&1)" >> "$d/notes.txt"
+    done
+    for size in "${sizes[@]}"; do
+      run "time-$size-indexed" --headless "${scaled[@]}" --ray-trace off --size $size --frames 200 --warmup 30 --geometry indexed
+      run "time-$size-indexed-off" --headless "${scaled[@]}" --ray-trace off --size $size --frames 200 --warmup 30 --geometry indexed --cull off
+      for v in subgroup fallback off; do
+        run "time-$size-meshlet-$v" --headless "${scaled[@]}" --ray-trace off --size $size --frames 200 --warmup 30 --geometry meshlet --cull $v
+      done
+      for round in 1 2; do for pairing in subgroup task-fallback mesh-fallback fallback; do
+        cull=subgroup stage=; case $pairing in fallback) cull=fallback ;; task-fallback) stage=task ;; mesh-fallback) stage=mesh ;; esac
+        SGD_MESHLET_FALLBACK_STAGE=$stage run "split-$size-$pairing-$round" --headless --no-tuning "${scaled[@]}" --geometry meshlet \
+          --occlusion off --size $size --frames 60 --warmup $warmup --cull $cull
+      done; done
+    done
+    for stage in task mesh; do for view in lane-id first-last-lane active-lanes; do
+      run "view-$stage-$view" --headless "${scene[@]}" --size 960x540 --frames 2 --warmup 1 --geometry meshlet --view $view \
+        --view-stage $stage --screenshot "$d/view-$stage-$view.png"
+    done; done
+    $tables runs "$d" depth forward frame c:triangles_visible c:meshlets_visible c:meshlets_in validation: >> "$md"
+    cat "$d/notes.txt" >> "$md" ;;
+  lod)
+    for n in 2 5 8 12; do for geometry in indexed meshlet; do for lod in off auto; do
+      run "scaling-$n-$geometry-$lod" --headless "${scene[@]}" --instances $n --lights 1024 --ray-trace off --size $small \
+        --frames 60 --warmup $warmup --geometry $geometry --lod $lod
+    done; done; done
+    for geometry in indexed meshlet; do
+      for lod in off auto; do
+        run "psnr-$geometry-$lod" --headless "${scene[@]}" --instances ${INSTANCES:-5} --ray-trace off --occlusion off \
+          --size 1280x720 --frames 1 --warmup 0 --geometry $geometry --lod $lod --screenshot "$d/psnr-$geometry-$lod.png"
+      done
+      echo "$geometry, --lod auto against --lod off: $(python3 "$here/mip_diff.py" "$d/psnr-$geometry-off.png" "$d/psnr-$geometry-auto.png" 2>&1)" >> "$d/notes.txt"
+      run "cull-off-$geometry" --headless --validate "${scene[@]}" --instances ${INSTANCES:-5} --ray-trace off --size 1280x720 \
+        --frames 3 --warmup 1 --geometry $geometry --lod auto --cull off
+    done
+    $tables runs "$d" frame c:triangles_in c:triangles_visible c:meshlets_visible scene:lod_build_ms validation: >> "$md"
+    cat "$d/notes.txt" >> "$md" ;;
+  raytrace)
+    for size in "${sizes[@]}"; do
+      for v in subgroup fallback; do
+        run "validate-$size-$v" --headless "${scaled[@]}" --size $size --frames 4 --warmup 1 --validate --ray-trace $v \
+          --screenshot "$d/frame-$size-$v.png" --ray-dump "$d/dump-$size-$v.png"
+      done
+      echo "$size: frames identical $(same "$d/frame-$size-subgroup.png" "$d/frame-$size-fallback.png"), ray dumps identical $(same "$d/dump-$size-subgroup.png" "$d/dump-$size-fallback.png")" >> "$d/notes.txt"
+      for v in off subgroup fallback; do
+        run "time-$size-$v" --headless "${scaled[@]}" --size $size --frames 120 --warmup 20 --ray-trace $v
+      done
+    done
+    run masked-ops --headless "${scaled[@]}" --size $small --frames 2 --warmup 1 --validate --ray-trace subgroup \
+      --mask-ops arithmetic,shuffle,shuffle-relative,clustered,quad
+    run masked-stage --headless "${scaled[@]}" --size $small --frames 2 --warmup 1 --validate --mask-stages intersection
+    for view in lane-id first-last-lane active-lanes; do for stage in raygen any-hit closest-hit miss intersection callable; do
+      run "view-$view-$stage" --headless "${scene[@]}" --size 960x540 --frames 2 --warmup 1 --validate --view $view \
+        --view-stage $stage --screenshot "$d/view-$view-$stage.png"
+    done; done
+    "$build/png-sheet" "$d/views-sheet.png" --columns 6 "$d"/view-*.png > /dev/null 2>&1
+    rm -f "$d"/frame-3840x2160-*.png "$d"/dump-3840x2160-*.png
+    $tables runs "$d" ray_trace frame c:ray_trace.rays.primary c:ray_trace.rays.shadow validation: >> "$md"
+    cat "$d/notes.txt" >> "$md" ;;
+  poison)
+    for size in "${sizes[@]}"; do for geometry in indexed meshlet; do
+      for poison in 0 1; do
+        SGD_POISON_ALLOCATIONS=$poison run "$size-$geometry-poison$poison" --headless "${scaled[@]}" --no-tuning --size $size \
+          --frames 4 --warmup 1 --geometry $geometry --screenshot "$d/$size-$geometry-poison$poison.png" \
+          --mip-dump "$d/$size-$geometry-poison$poison-mip.png" --cull-dump "$d/$size-$geometry-poison$poison-cull.txt" \
+          --ray-dump "$d/$size-$geometry-poison$poison-ray.png"
+      done
+      p0=$d/$size-$geometry-poison0 p1=$d/$size-$geometry-poison1
+      echo "$size $geometry, poisoned as plain: frame $(same "$p0.png" "$p1.png"), mip $(same "$p0-mip.png" "$p1-mip.png"), cull dump $(same "$p0-cull.txt" "$p1-cull.txt"), ray dump $(same "$p0-ray.png" "$p1-ray.png"), counters $($tables same-counters "$p0.json" "$p1.json")" >> "$d/notes.txt"
+    done; done
+    rm -f "$d"/*.png "$d"/*-cull.txt
+    for poison in 0 1; do
+      SGD_POISON_ALLOCATIONS=$poison compare_run "compare-$small-poison$poison" "${scaled[@]}" --no-tuning --size $small --frames 12 --warmup 2
+    done
+    $tables differences "$d"/compare-*/report.json >> "$md"
+    cat "$d/notes.txt" >> "$md" ;;
+  tune)
+    for size in "${sizes[@]}"; do
+      mkdir -p "$d/$size"
+      XDG_CACHE_HOME=$d/cache "$demo" --tune --out "$d/$size" "${scaled[@]}" --size $size --frames 60 --warmup $warmup > "$d/tune-$size.out" 2>&1 \
+        || say "FAILED ($?): tune $size"
+      XDG_CACHE_HOME=$d/cache "$demo" --info "${scaled[@]}" --size $size 2>&1 | sed -n '/^pass /,/^$/p;/^tuning/p' > "$d/info-$size.txt"
+    done
+    $tables tune "$d"/*/tune.json >> "$md" ;;
+  pipeline-stats)
+    for geometry in indexed meshlet; do for v in subgroup fallback; do
+      rm -f "$d/$geometry-$v.jsonl"
+      SGD_PIPELINE_STATS=$d/$geometry-$v.jsonl run "$geometry-$v" --headless "${scaled[@]}" --no-tuning --frames 1 --warmup 0 \
+        --size $small --geometry $geometry --cull $v
+    done; done
+    $tables pipeline-stats "$d" >> "$md" ;;
+  auto)  # the first run on a device it has never seen (the quick measurement) against a full --tune
+    for size in "${sizes[@]}"; do
+      cache=$d/cache-$size; rm -rf "$cache"; mkdir -p "$cache"
+      XDG_CACHE_HOME=$cache run "first-$size" --headless "${scaled[@]}" --size $size --frames 200 --warmup 30
+      XDG_CACHE_HOME=$cache run "second-$size" --headless "${scaled[@]}" --size $size --frames 200 --warmup 30
+      cp "$cache"/subgroup-demo/tuning-*.json "$d/quick-$size.json"
       # --tune replaces the quick verdict; its "quick:" line sets the quick choice against tuned auto in rounds.
-      XDG_CACHE_HOME="$cache" $demo --tune "${run[@]}" --frames 120 --warmup 20 --out "$out/auto/tune-$size" \
-        > "$out/auto/tune-$size.log" 2>&1
-      XDG_CACHE_HOME="$cache" $demo --headless "${run[@]}" --frames 200 --warmup 30 \
-        --report "$out/auto/tuned-$size.json" > "$out/auto/tuned-$size.log" 2>&1
-      grep -h '^auto: ' "$out/auto/first-$size.log"
-      grep -h '^quick: ' "$out/auto/tune-$size.log"
-      python3 - "$out/auto" "$size" <<'PY'
+      XDG_CACHE_HOME=$cache "$demo" --tune "${scaled[@]}" --size $size --frames 120 --warmup 20 --out "$d/tune-$size" \
+        > "$d/tune-$size.out" 2>&1 || say "FAILED ($?): auto --tune $size"
+      XDG_CACHE_HOME=$cache run "tuned-$size" --headless "${scaled[@]}" --size $size --frames 200 --warmup 30
+      { grep -h '^auto: ' "$d/first-$size.out"; grep -h '^quick: ' "$d/tune-$size.out"
+        python3 - "$d" "$size" <<'PY'
 import json, sys
 d, size = sys.argv[1], sys.argv[2]
 r = {k: json.load(open(f"{d}/{k}-{size}.json")) for k in ("first", "second", "tuned")}
@@ -70,45 +362,53 @@ print(f"auto {size}: first run measured {t1['measure_seconds']:.2f} s (limit 3 s
       f"frame first {frame['first']:.3f} ms, second {frame['second']:.3f} ms, after --tune {frame['tuned']:.3f} ms "
       f"(shading {r['tuned']['plan']['shading']['mode']}): first/tuned {frame['first'] / frame['tuned']:.3f}x (limit 1.05x)")
 PY
-    done ;;
-  raster)  # issue 54 (docs/raster.md): the visibility pre-pass in hardware (32-bit ids) and in compute
-    run=(--headless --instances 5 --lights 4096 --shading visibility --frames 200 --warmup 30)
-    for size in "${sizes[@]}"; do
-      for r in hardware compute; do
-        $demo "${run[@]}" --size $size --raster $r --report "$out/raster/$r-$size.json" \
-          --screenshot "$out/raster/$r-$size.png" > "$out/raster/$r-$size.log" 2>&1
-      done
-      # The compute rasterizer's fallback (ballots masked), whose words are the subgroup path's.
-      $demo "${run[@]}" --size $size --raster compute --mask-ops ballot --report "$out/raster/fallback-$size.json" \
-        --screenshot "$out/raster/fallback-$size.png" > "$out/raster/fallback-$size.log" 2>&1
-      cmp -s "$out/raster/compute-$size.png" "$out/raster/fallback-$size.png" && echo "raster $size: subgroup and fallback frames identical"
-      # The default command with nothing asked, untuned (auto: hardware without a verdict).
-      $demo --headless --size $size --instances 5 --lights 4096 --frames 200 --warmup 30 \
-        --report "$out/raster/default-$size.json" > "$out/raster/default-$size.log" 2>&1
+      } >> "$d/notes.txt" 2>&1
     done
-    # Scaling with triangles at 4K: 12 against 5 instances, both rasterizers.
+    $tables runs "$d" frame depth forward shade resolve plan:shading.mode >> "$md"
+    cat "$d/notes.txt" >> "$md" ;;
+  materials)  # mipmapped textures at their own sizes (docs/scenes.md "Textures") at the large size
+    for config in "forward:--shading forward" "quads:--shading visibility" "analytic:--shading visibility --mask-ops quad"; do
+      # shellcheck disable=SC2086
+      run "${config%%:*}" --headless "${scaled[@]}" --size $large --frames 120 --warmup 20 ${config#*:} --screenshot "$d/${config%%:*}.png"
+    done
+    # The derivatives ratio now that they choose mip levels, and the shading ratio: the comparison at the large size.
+    compare_run "compare-$large" "${scaled[@]}" --size $large --frames 60 --warmup $warmup
+    # Validation-clean with the textures: the atlas.
+    "$demo" --atlas "$d/atlas.png" "${scene[@]}" --size 1280x720 --validate > "$d/atlas.out" 2>&1
+    echo "atlas --validate: exit $?" >> "$d/notes.txt"
+    $tables runs "$d" frame forward shade scene:textures scene:texture_bytes scene:texture_ms scene:texture_anisotropy >> "$md"
+    $tables compare "$d"/compare-*/report.json >> "$md"
+    cat "$d/notes.txt" >> "$md" ;;
+  ties)
+    ln -sfn "$(cd "$build" && pwd)/shaders" "$build/tests/shaders"  # the test binary loads SPIR-V beside it
+    SGD_TIES_SIZE=$large "$build/tests/gpu-tests" --gtest_filter='VisibilityTies.*' --gtest_repeat=$repeats > "$d/ties.out" 2>&1
+    say "ties: gpu-tests exit $?"
+    { echo "| test | size | runs passed | runs failed |"; echo "| --- | --- | ---: | ---: |"
+      for t in LateDrawResolvesEqualDepthsAsForward MeshletLateDrawResolvesEqualDepthsAsForward; do
+        echo "| $t | $large | $(grep -c "^\[       OK \] VisibilityTies.$t " "$d/ties.out") | $(grep -c "^\[  FAILED  \] VisibilityTies.$t " "$d/ties.out") |"
+      done; } >> "$md" ;;
+  raster)  # issue 54, docs/raster.md: the visibility pre-pass in hardware (32-bit ids) and in compute
+    vis=("${scaled[@]}" --shading visibility --frames $frames --warmup $warmup)
+    for size in "${sizes[@]}"; do for round in 1 2; do
+      run "hardware-$size-$round" --headless "${vis[@]}" --size $size --raster hardware --no-tuning
+      run "compute-$size-$round" --headless "${vis[@]}" --size $size --raster compute --no-tuning
+    done
+      # The compute rasterizer's fallback (ballots masked: the other passes fall back too).
+      run "compute-fallback-$size" --headless "${vis[@]}" --size $size --raster compute --mask-ops ballot --no-tuning
+      # The default command, tuned (--tune first: its raster verdict decides --raster auto).
+      tune_into "$d/cache-$size" "${scaled[@]}" --size $size --frames 40 --warmup 8
+      XDG_CACHE_HOME=$d/cache-$size run "tuned-$size" --headless "${scaled[@]}" --size $size --frames $frames --warmup $warmup
+    done
+    # Scaling with triangles at the large size: 12 against 5 instances, both rasterizers.
     for r in hardware compute; do
-      $demo "${run[@]}" --size 3840x2160 --instances 12 --raster $r --report "$out/raster/$r-12-3840x2160.json" \
-        > "$out/raster/$r-12-3840x2160.log" 2>&1
+      run "$r-12-$large" --headless --scene "$scene_file" --instances 12 --lights ${LIGHTS:-4096} --shading visibility \
+        --frames $frames --warmup $warmup --size $large --raster $r --no-tuning
     done
-    python3 - "$out/raster" <<'PY'
-import json, os, sys
-d = sys.argv[1]
-def t(name, key):
-    path = f"{d}/{name}.json"
-    if not os.path.exists(path): return float("nan")
-    return json.load(open(path))["timings_ms"].get(key, {}).get("median", float("nan"))
-for size in ("1920x1080", "3840x2160"):
-    for name in ("hardware", "compute", "fallback", "default"):
-        n = f"{name}-{size}"
-        print(f"raster {n}: depth {t(n, 'depth'):.3f} ms, late_depth {t(n, 'late_depth'):.3f} ms, "
-              f"pyramid {t(n, 'pyramid'):.3f} ms, ray_trace {t(n, 'ray_trace'):.3f} ms, frame {t(n, 'frame'):.3f} ms")
-for r in ("hardware", "compute"):
-    f5, f12 = t(f"{r}-3840x2160", "frame"), t(f"{r}-12-3840x2160", "frame")
-    print(f"raster {r} 4K: frame 12 instances {f12:.3f} ms / 5 instances {f5:.3f} ms = {f12 / f5:.3f}x (target <= 1.3x)")
-PY
-    ;;
-  *) echo "unknown group $group"; exit 2 ;;
+    $tables runs "$d" frame depth late_depth pyramid light_cull ray_trace shade resolve \
+      plan:shading.shading plan:raster.mode plan:raster.variant >> "$md" ;;
+  *) say "gpu_bench.sh: unknown suite $suite"; exit 2 ;;
   esac
-  echo "done: $group"
+  say "$suite: $((SECONDS - t0)) s"
+  cat "$md"
 done
+say "total $((SECONDS - start)) s; tables: $out/*.md"

@@ -7,7 +7,8 @@
 #include <unistd.h>
 
 #include "app/image_io.h"
-#include "app/run.h"
+#include "run/headless.h"
+#include "run/report.h"
 #include "passes/debug_view_pass.h"
 
 namespace {

@@ -26,7 +26,7 @@ std::string advice(const std::string& name, const Scene& scene) {
         name == "mip edge list" || name == "mip fix-up stamps")
         return "use a smaller --size";
     if (name == "lights") return "use fewer --lights";
-    if (name == "base colour textures") return "use a scene with fewer textures";
+    if (name == "textures" || name == "texture staging") return "use a scene with fewer or smaller textures";
     if (name == "vertices" || name == "source indices")  // shared by all copies, unless --unique-meshes
         return scene.unique_meshes ? "use a smaller --instances or drop --unique-meshes" : "use a smaller scene";
     return "use a smaller --instances or a smaller scene";
@@ -44,7 +44,7 @@ DeviceLimits device_limits(const Context& ctx) {
     DeviceLimits d;
     d.ray_tracing = ctx.features.ray_tracing;
     d.max_image_dimension_2d = l.maxImageDimension2D;
-    d.max_image_array_layers = l.maxImageArrayLayers;
+    d.max_scene_textures = ctx.max_scene_textures;
     d.max_storage_buffer_range = l.maxStorageBufferRange;
     d.max_buffer_size = m4.maxBufferSize;
     d.max_allocation_size = m3.maxMemoryAllocationSize;
@@ -76,7 +76,8 @@ std::vector<PlannedAllocation> planned_allocations(const Scene& scene, const Opt
         {"draws", draws * sizeof(GpuDraw), K::storage_buffer},
         {"indirect (all)", draws * indirect, K::storage_buffer},
         {"indirect template", draws * indirect, K::storage_buffer},
-        {"base colour textures", (scene.textures.size() + 1) * uint64_t(kTextureSize) * kTextureSize * 4, K::image},
+        // every texture at its own size with its full mip chain, and the white texel
+        {"textures", texture_bytes(scene), K::image},
         // frame targets (render/renderer.cpp)
         {"hdr", w * h * 8, K::image},  // RGBA16F
         {"color", w * h * 4, K::image},
@@ -112,7 +113,7 @@ std::vector<PlannedAllocation> planned_allocations(const Scene& scene, const Opt
         a.push_back({"frame counters readback", sizeof(GpuCounters), K::host_buffer});
     }
     // Uploads stage one buffer at a time; the largest staging buffer lives next to everything above.
-    uint64_t staging = (scene.textures.size() + 1) * uint64_t(kTextureSize) * kTextureSize * 4;
+    uint64_t staging = texture_staging_bytes(scene);
     for (const PlannedAllocation& p : a)
         if (p.kind == K::storage_buffer && p.uploaded) staging = std::max(staging, p.bytes);
     a.push_back({"staging", staging, K::host_buffer});
@@ -132,10 +133,17 @@ void check_limits(const DeviceLimits& limits, const Options& options, const Scen
     // it cannot name. (The meshlet path's limit needs the meshlets: the renderer checks it.)
     if (options.plan.shading == Shading::visibility && options.plan.geometry != Geometry::meshlet)
         if (std::string error = visibility_id_error(scene); !error.empty()) throw UsageError(error);
-    if (scene.textures.size() + 1 > limits.max_image_array_layers)
+    if (scene.textures.size() + 1 > limits.max_scene_textures)
         throw UsageError("the scene has " + std::to_string(scene.textures.size()) +
-                         " textures; the texture array holds at most " +
-                         std::to_string(limits.max_image_array_layers - 1) + " on this device");
+                         " textures; the texture array holds at most " + std::to_string(limits.max_scene_textures - 1) +
+                         " on this device (its sampler and sampled-image descriptor limits); use a scene with fewer textures");
+    for (size_t i = 0; i < scene.textures.size(); ++i) {
+        const Texture& t = scene.textures[i];
+        if (uint64_t(t.width) > limits.max_image_dimension_2d || uint64_t(t.height) > limits.max_image_dimension_2d)
+            throw UsageError("texture " + std::to_string(i) + " is " + std::to_string(t.width) + "x" + std::to_string(t.height) +
+                             ", larger than the device's largest image (" + std::to_string(limits.max_image_dimension_2d) +
+                             " pixels a side); resize it in the scene");
+    }
 
     uint64_t device_bytes = 0, host_bytes = 0;
     for (const PlannedAllocation& p : planned_allocations(scene, options, limits.ray_tracing)) {

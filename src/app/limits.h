@@ -16,7 +16,7 @@ struct Context;
 // The device numbers that bound those allocations.
 struct DeviceLimits {
     uint64_t max_image_dimension_2d = 0;
-    uint64_t max_image_array_layers = 0;
+    uint64_t max_scene_textures = 0;     // Context::max_scene_textures: the texture array's capacity
     uint64_t max_storage_buffer_range = 0;
     uint64_t max_buffer_size = 0;        // VkPhysicalDeviceMaintenance4Properties (core in 1.3)
     uint64_t max_allocation_size = 0;    // VkPhysicalDeviceMaintenance3Properties; every buffer is its own allocation
@@ -44,6 +44,6 @@ inline const std::vector<std::string> kDriverSizedAllocations = {"acceleration s
 // Throws UsageError (exit 2) with one line naming the limit, the size asked and what to change.
 void check_limits(const DeviceLimits& limits, const Options& options, const Scene& scene);
 
-// Draws (mesh instances after --instances) the renderer accepts: each costs GpuDraw (304 B),
+// Draws (mesh instances after --instances) the renderer accepts: each costs GpuDraw (320 B),
 // two indirect commands and a cull chunk on the GPU, and about 300 B on the host.
 constexpr uint64_t kMaxDraws = 1ull << 22;

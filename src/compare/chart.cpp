@@ -252,53 +252,6 @@ std::string speedup_text(double ratio, Verdict verdict) {
     return fixed(ratio, 2) + "x level";
 }
 
-CompareChart build_chart(const CompareResult& result) {
-    CompareChart c;
-    std::optional<double> graphics = result.probe.ratio();
-    for (const PassRatio& r : all_ratios(result)) {
-        ChartPair p;
-        p.name = r.name;
-        p.key = r.key;
-        p.subgroup_side = r.subgroup_side;
-        p.fallback_side = r.fallback_side;
-        p.measured = r.measured;
-        p.subgroup = {r.subgroup_ms, std::min(r.subgroup_min, r.subgroup_ms), std::max(r.subgroup_max, r.subgroup_ms)};
-        p.fallback = {r.fallback_ms, std::min(r.fallback_min, r.fallback_ms), std::max(r.fallback_max, r.fallback_ms)};
-        p.ratio = r.ratio;
-        p.ci95 = r.ci95;
-        p.verdict = r.verdict;
-        if (r.graphics_vs_compute) p.graphics_to_compute = graphics;
-        p.note = r.reason;
-        c.pairs.push_back(p);
-    }
-    const PassRatio& frame = result.ratios[kPassCount];
-    c.frame_ratio = frame.ratio;
-    c.frame_verdict = frame.verdict;
-    const std::vector<CompareRun>& runs = result.runs;
-    const PassRatios& ratios = result.ratios;
-    const char* names[2] = {"all-subgroup", "all-fallback"};
-    for (int i = 0; i < 2; ++i) {
-        ChartStack& st = c.stacks[i];
-        st.run = names[i];
-        auto run = std::find_if(runs.begin(), runs.end(), [&](const CompareRun& r) { return r.config.name == st.run; });
-        if (run == runs.end() || run->skipped) continue;
-        st.measured = true;
-        st.frame_ms = run->result.timings[size_t(Timer::frame)].median;
-        for (const TimerInfo& t : kTimers) {
-            if (t.timer == Timer::frame || t.timer == Timer::view || !run->result.ran[size_t(t.timer)]) continue;
-            ChartSegment seg{std::string(t.brief), size_t(t.timer), run->result.timings[size_t(t.timer)].median, 0, ""};
-            // A pass whose subgroup path runs inside this timer's pass in this run: its measured share.
-            for (const PassInfo& pass : kPasses)
-                if (hosting_timer(pass, run->plan) == t.timer && has_own_timer(pass) && run->plan[pass.id].variant == Variant::subgroup &&
-                    ratios[size_t(pass.id)].measured) {
-                    seg.hosted_ms = std::max(0.0, ratios[size_t(pass.id)].subgroup_ms);
-                    seg.hosted_label = std::string(pass.hosted_label);
-                }
-            st.segments.push_back(seg);
-        }
-    }
-    return c;
-}
 
 int chart_height(int text_scale) { return chart_units() * text_scale; }
 
@@ -373,14 +326,6 @@ std::string chart_svg(const CompareChart& chart, const std::string& title) {
     return svg;
 }
 
-std::vector<DifferencePair> difference_pairs() {
-    std::vector<DifferencePair> pairs;
-    for (const PassInfo& pass : kPasses)
-        if (offers(pass, Request::subgroup) && offers(pass, Request::fallback))
-            pairs.push_back({std::string(pass.name) + "-subgroup", std::string(pass.name) + "-fallback"});
-    pairs.push_back({"all-subgroup", "all-fallback"});
-    return pairs;
-}
 
 ImageDifference image_difference(const RgbaImage& a, const RgbaImage& b) {
     ImageDifference d;

@@ -14,8 +14,9 @@
 #include <string>
 #include <vector>
 
-#include "compare/compare.h"
 #include "compare/sheet.h"
+#include "compare/statistics.h"
+#include "passes/pass_table.h"
 
 struct ChartBar {
     double median = 0, min = 0, max = 0;  // ms
@@ -61,7 +62,6 @@ struct CompareChart {
 
 // The pairs' count: the pass table's ratios, frame, meshlet_cull, geometry, shading and derivatives.
 constexpr size_t kChartPairs = kPassCount + 5;
-CompareChart build_chart(const CompareResult& c);
 
 // The speed-up with the word its interval earns: "1.16x faster", "0.02x, 57x slower", "1.01x level".
 std::string speedup_text(double ratio, Verdict verdict);

@@ -8,7 +8,6 @@
 #include <fstream>
 
 #include "compare/chart.h"
-#include "compare/tuning.h"
 #include "app/image_io.h"
 #include "render/text_format.h"
 
@@ -553,6 +552,8 @@ RgbaImage comparison_sheet(const Context& ctx, const Options& o, const Scene& sc
 
 size_t difference_cells() { return difference_pairs().size() + 1; }
 
+std::string interval_text(const PassRatio& r) { return format_interval(r); }
+
 SheetLayout compare_sheet_layout(uint32_t frame_width, uint32_t frame_height, size_t configurations) {
     SheetLayout probe = make_sheet_layout(frame_width, frame_height, 1, kCompareHeaderLines, kCompareLabelLines);
     return make_sheet_layout(frame_width, frame_height, difference_cells() + configurations, kCompareHeaderLines,
@@ -883,36 +884,61 @@ CompareResult run_comparison(const Context& ctx, const Scene& scene, const Optio
     return c;
 }
 
-int run_compare(const Options& options) {
-    Context ctx;
-    create_context(ctx, context_options(options));
-    Scene scene = load_requested_scene(options);
-    check_device_limits(ctx, options, scene);
 
-    fprintf(stderr, "compare: %s, subgroup size %u, %ux%u, %llu triangles, %u lights, %u frames (%u warm-up)\n",
-            ctx.info.name.c_str(), ctx.subgroup.size, options.width, options.height,
-            (unsigned long long)scene.triangle_count(), options.lights, options.frames, options.warmup);
-    CompareResult c = run_comparison(ctx, scene, options, [](const CompareProgress& p) {
-        std::string eta = p.eta_s < 0 ? std::string("estimating") : "about " + std::to_string(int(std::ceil(p.eta_s))) + " s left";
-        fprintf(stderr, "[%zu/%zu] %-20s %s  (%.0f s elapsed, %s)\n", p.index, p.count, p.name.c_str(),
-                p.skipped ? "skipped" : "running", p.elapsed_s, eta.c_str());
-    });
-    for (const CompareRun& r : c.runs)
-        if (r.skipped) fprintf(stderr, "skipped %s: %s\n", r.config.name.c_str(), r.skip_reason.c_str());
-    for (const PassRatio& r : all_ratios(c)) {
-        if (r.ratio)
-            printf("%-12s speed-up %.2fx, 95%% interval %s: %s (fallback %s ms / subgroup %s ms)\n", r.key.c_str(), *r.ratio,
-                   format_interval(r).c_str(), std::string(verdict_name(r.verdict)).c_str(), format_ms(r.fallback_ms).c_str(),
-                   format_ms(r.subgroup_ms).c_str());
-        else
-            printf("%-12s no ratio: %s\n", r.key.c_str(), r.reason.c_str());
+CompareChart build_chart(const CompareResult& result) {
+    CompareChart c;
+    std::optional<double> graphics = result.probe.ratio();
+    for (const PassRatio& r : all_ratios(result)) {
+        ChartPair p;
+        p.name = r.name;
+        p.key = r.key;
+        p.subgroup_side = r.subgroup_side;
+        p.fallback_side = r.fallback_side;
+        p.measured = r.measured;
+        p.subgroup = {r.subgroup_ms, std::min(r.subgroup_min, r.subgroup_ms), std::max(r.subgroup_max, r.subgroup_ms)};
+        p.fallback = {r.fallback_ms, std::min(r.fallback_min, r.fallback_ms), std::max(r.fallback_max, r.fallback_ms)};
+        p.ratio = r.ratio;
+        p.ci95 = r.ci95;
+        p.verdict = r.verdict;
+        if (r.graphics_vs_compute) p.graphics_to_compute = graphics;
+        p.note = r.reason;
+        c.pairs.push_back(p);
     }
-    printf("%s\n", stage_probe_summary(c.probe).c_str());
-    // The verdicts are what tuned auto reads (compare/tuning.h): kept for this device and driver.
-    printf("tuning: wrote %s (auto takes the faster path where a verdict is faster or slower)\n",
-           save_tuning(ctx.info, "compare", options.width, options.height, c.ratios, c.shading_ratios).c_str());
-    printf("wrote the sheet %s, the chart %s, %s, %s and %zu screenshots\n", c.sheet.c_str(), c.chart.c_str(),
-           c.report_md.c_str(), c.report_json.c_str(),
-           c.runs.size() - std::count_if(c.runs.begin(), c.runs.end(), [](const CompareRun& r) { return r.skipped; }));
-    return 0;
+    const PassRatio& frame = result.ratios[kPassCount];
+    c.frame_ratio = frame.ratio;
+    c.frame_verdict = frame.verdict;
+    const std::vector<CompareRun>& runs = result.runs;
+    const PassRatios& ratios = result.ratios;
+    const char* names[2] = {"all-subgroup", "all-fallback"};
+    for (int i = 0; i < 2; ++i) {
+        ChartStack& st = c.stacks[i];
+        st.run = names[i];
+        auto run = std::find_if(runs.begin(), runs.end(), [&](const CompareRun& r) { return r.config.name == st.run; });
+        if (run == runs.end() || run->skipped) continue;
+        st.measured = true;
+        st.frame_ms = run->result.timings[size_t(Timer::frame)].median;
+        for (const TimerInfo& t : kTimers) {
+            if (t.timer == Timer::frame || t.timer == Timer::view || !run->result.ran[size_t(t.timer)]) continue;
+            ChartSegment seg{std::string(t.brief), size_t(t.timer), run->result.timings[size_t(t.timer)].median, 0, ""};
+            // A pass whose subgroup path runs inside this timer's pass in this run: its measured share.
+            for (const PassInfo& pass : kPasses)
+                if (hosting_timer(pass, run->plan) == t.timer && has_own_timer(pass) && run->plan[pass.id].variant == Variant::subgroup &&
+                    ratios[size_t(pass.id)].measured) {
+                    seg.hosted_ms = std::max(0.0, ratios[size_t(pass.id)].subgroup_ms);
+                    seg.hosted_label = std::string(pass.hosted_label);
+                }
+            st.segments.push_back(seg);
+        }
+    }
+    return c;
 }
+
+std::vector<DifferencePair> difference_pairs() {
+    std::vector<DifferencePair> pairs;
+    for (const PassInfo& pass : kPasses)
+        if (offers(pass, Request::subgroup) && offers(pass, Request::fallback))
+            pairs.push_back({std::string(pass.name) + "-subgroup", std::string(pass.name) + "-fallback"});
+    pairs.push_back({"all-subgroup", "all-fallback"});
+    return pairs;
+}
+

@@ -12,7 +12,10 @@
 #include <nlohmann/json.hpp>
 
 #include "app/options.h"
-#include "app/run.h"
+#include "run/headless.h"
+#include "run/report.h"
+#include "compare/chart.h"
+#include "compare/ratio.h"
 #include "compare/sheet.h"
 #include "compare/statistics.h"
 #include "compare/stage_probe.h"
@@ -62,32 +65,6 @@ struct CompareRun {
     double seconds = 0;       // wall time spent on it: set-up, warm-up, its share of the rounds, read-back
 };
 
-// The speed-up of one pass's subgroup path over its fallback, fallback ms / subgroup ms, from the
-// runs of this comparison. `ratio` is empty when it cannot be measured; `reason` says why.
-struct PassRatio {
-    std::string key;   // "cull", "mip", "light_loop" (report keys); "frame" for all-fallback vs all-subgroup
-    std::string name;  // "cull", "mip", "light-loop", "frame": the sheet's words
-    std::optional<double> ratio;
-    bool measured = false;  // both costs were taken (the ratio may still be empty: subgroup cost <= 0)
-    double fallback_ms = 0, subgroup_ms = 0;
-    // The spread over the measured frames of each side, on the same basis as the medians (for a
-    // hosted pass: its host's min and max minus the off run's median), for the chart's whiskers.
-    double fallback_min = 0, fallback_max = 0, subgroup_min = 0, subgroup_max = 0;
-    // The ratio's 95% interval, a bootstrap over the comparison's rounds (compare/statistics.h); empty
-    // without a ratio or with fewer than two rounds. The word follows from it alone.
-    std::optional<Interval> ci95;
-    Verdict verdict = Verdict::level;
-    // The two sides in the chart's words: "subgroup" and "fallback", or for `geometry` "meshlet"
-    // and "indexed".
-    std::string subgroup_side = "subgroup", fallback_side = "fallback";
-    // One side runs in a graphics stage and the other in compute (the quad mip in the resolve
-    // pass's fragment shader against the compute downsample; the task/mesh culling of the meshlet
-    // path against the compute cull): the stage probe's figure belongs beside it.
-    bool graphics_vs_compute = false;
-    std::string fallback_run, subgroup_run;
-    std::string measured_as;  // how the two costs were taken
-    std::string reason;       // why there is no ratio
-};
 
 // One per pass of the table, then frame. Pure: tested on synthetic runs.
 //  - a pass: its timer's median in <pass>-fallback over the same in <pass>-subgroup.
@@ -97,7 +74,6 @@ struct PassRatio {
 //  - a pass that is only a way of doing its host's work (the light loop, in forward): the host's
 //    median in <pass>-fallback over the same in <pass>-subgroup.
 //  - frame: frame median of all-fallback over all-subgroup.
-using PassRatios = std::array<PassRatio, kPassCount + 1>;
 PassRatios compute_ratios(const std::vector<CompareRun>& runs);
 // The meshlet path's two ratios: "meshlet_cull", its culling's fallback over subgroup (the depth
 // pass's medians in meshlet-fallback and meshlet-subgroup: the task and mesh shaders cull there);
@@ -109,9 +85,6 @@ std::array<PassRatio, 2> compute_meshlet_ratios(const std::vector<CompareRun>& r
 // quad-swap row was skipped: the derivatives auto runs there; above 1 visibility is faster); and
 // "derivatives", the shading pass's median in shading-visibility-fallback over the same in
 // shading-visibility (above 1 the quad swaps are faster).
-// shading (forward / visibility frame), derivatives, raster (hardware / compute frame) and
-// raster_path (the compute rasterizer's fallback / subgroup depth pass).
-using ShadingRatios = std::array<PassRatio, 4>;
 ShadingRatios compute_shading_ratios(const std::vector<CompareRun>& runs);
 
 // Under visibility the mip's pair is the shading pass's quad mip against the compute downsample:
@@ -217,5 +190,9 @@ constexpr int kCompareHeaderLines = 6;  // device, set-up, three lines of speed-
 constexpr int kCompareLabelLines = 2 + int(kTimerCount - 2 + 1) / 2;
 SheetLayout compare_sheet_layout(uint32_t frame_width, uint32_t frame_height, size_t configurations);
 
-// The CLI mode: creates the context, loads the scene, prints progress on stderr. Returns the exit code.
-int run_compare(const Options& options);
+// A ratio's 95% interval as report.md writes it: "[0.981, 1.012]", or "none".
+std::string interval_text(const PassRatio& r);
+
+// The chart of a comparison (compare/chart.h): its ratios' bars and the all-* frames stacked by pass.
+CompareChart build_chart(const CompareResult& c);
+

@@ -325,14 +325,19 @@ std::string measured_text(const PassRatio& r) {
 LoadedTuning quick_tune(const Context& ctx, const Scene& scene, const Options& options) {
     using clock = std::chrono::steady_clock;
     auto started = clock::now();
-    // The rows of the decisions between whole paths: the comparison's rows that set --shading.
+    // The rows of the decisions between whole paths: the comparison's rows that set --shading, with
+    // one visibility row, the derivatives auto runs (the quad swaps, else the analytic row): two
+    // renderers to set up within the budget, not three; the derivatives verdict is --tune's.
     std::vector<CompareRun> runs;
     std::string names;
-    for (const CompareConfig& c : comparison_matrix())
-        if (c.shading) {
-            runs.push_back(planned(ctx, c, options.plan.lod));
-            names += (names.empty() ? "" : ", ") + c.name;
-        }
+    for (const CompareConfig& c : comparison_matrix()) {
+        if (!c.shading) continue;
+        bool quads_run = !runs.empty() && runs.back().config.name == "shading-visibility" && !runs.back().skipped;
+        if (c.name == "shading-visibility-fallback" && quads_run) continue;
+        runs.push_back(planned(ctx, c, options.plan.lod));
+    }
+    for (const CompareRun& r : runs)
+        if (!r.skipped) names += (names.empty() ? "" : ", ") + r.config.name;
     fprintf(stderr, "auto: no verdict stored for this device, driver and build: measuring this device for at most %.0f s "
                     "(%s; --tune measures every pass, --no-tuning skips this)\n", kQuickSeconds, names.c_str());
     // A few frames each: two of warm-up, then rounds of one frame until the budget's rounds are
@@ -349,7 +354,9 @@ LoadedTuning quick_tune(const Context& ctx, const Scene& scene, const Options& o
     for (const CompareRun& r : runs) rows.push_back(r.config.name);
     nlohmann::json quick = {{"seconds", seconds}, {"rounds", method.rounds()}, {"warmup_frames", o.warmup}, {"rows", rows}};
     std::string result;
-    for (const PathDecision& d : kPathDecisions) result += std::string(result.empty() ? "" : "; ") + d.key + " " + measured_text(shading[d.ratio]);
+    for (const PathDecision& d : kPathDecisions)
+        if (shading[d.ratio].measured)  // a decision whose rows the quick measurement did not render is --tune's
+            result += std::string(result.empty() ? "" : "; ") + d.key + " " + measured_text(shading[d.ratio]);
     LoadedTuning t;
     try {
         std::string path = save_tuning(ctx.info, "quick", options.width, options.height, PassRatios{}, shading, PassRatio{}, quick);
@@ -507,4 +514,38 @@ nlohmann::json tuning_report_json(const LoadedTuning& t, bool disabled) {
             {"ignored", text(t.ignored)},
             {"measured_now", t.measured_now},
             {"measure_seconds", t.measured_now ? nlohmann::json(t.measure_seconds) : nlohmann::json(nullptr)}};
+}
+
+int run_compare(const Options& options) {
+    Context ctx;
+    create_context(ctx, context_options(options));
+    Scene scene = load_requested_scene(options);
+    check_device_limits(ctx, options, scene);
+
+    fprintf(stderr, "compare: %s, subgroup size %u, %ux%u, %llu triangles, %u lights, %u frames (%u warm-up)\n",
+            ctx.info.name.c_str(), ctx.subgroup.size, options.width, options.height,
+            (unsigned long long)scene.triangle_count(), options.lights, options.frames, options.warmup);
+    CompareResult c = run_comparison(ctx, scene, options, [](const CompareProgress& p) {
+        std::string eta = p.eta_s < 0 ? std::string("estimating") : "about " + std::to_string(int(std::ceil(p.eta_s))) + " s left";
+        fprintf(stderr, "[%zu/%zu] %-20s %s  (%.0f s elapsed, %s)\n", p.index, p.count, p.name.c_str(),
+                p.skipped ? "skipped" : "running", p.elapsed_s, eta.c_str());
+    });
+    for (const CompareRun& r : c.runs)
+        if (r.skipped) fprintf(stderr, "skipped %s: %s\n", r.config.name.c_str(), r.skip_reason.c_str());
+    for (const PassRatio& r : all_ratios(c)) {
+        if (r.ratio)
+            printf("%-12s speed-up %.2fx, 95%% interval %s: %s (fallback %s ms / subgroup %s ms)\n", r.key.c_str(), *r.ratio,
+                   interval_text(r).c_str(), std::string(verdict_name(r.verdict)).c_str(), format_ms(r.fallback_ms).c_str(),
+                   format_ms(r.subgroup_ms).c_str());
+        else
+            printf("%-12s no ratio: %s\n", r.key.c_str(), r.reason.c_str());
+    }
+    printf("%s\n", stage_probe_summary(c.probe).c_str());
+    // The verdicts are what tuned auto reads (compare/tuning.h): kept for this device and driver.
+    printf("tuning: wrote %s (auto takes the faster path where a verdict is faster or slower)\n",
+           save_tuning(ctx.info, "compare", options.width, options.height, c.ratios, c.shading_ratios).c_str());
+    printf("wrote the sheet %s, the chart %s, %s, %s and %zu screenshots\n", c.sheet.c_str(), c.chart.c_str(),
+           c.report_md.c_str(), c.report_json.c_str(),
+           c.runs.size() - std::count_if(c.runs.begin(), c.runs.end(), [](const CompareRun& r) { return r.skipped; }));
+    return 0;
 }

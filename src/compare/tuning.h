@@ -112,3 +112,7 @@ nlohmann::json tuning_report_json(const LoadedTuning& t, bool disabled);  // "20
 // faster of the first two over tuned auto; where the file it replaces was a quick one, also the
 // quick choice's frame over tuned auto's. With --out DIR, DIR/tune.json holds both.
 int run_tune(const Options& options);
+
+// `--compare`, the CLI mode: creates the context, loads the scene, runs the comparison (compare.h) with
+// progress on stderr, writes its files and the verdicts into the tuning file. Returns the exit code.
+int run_compare(const Options& options);

@@ -596,3 +596,5 @@ std::vector<std::vector<uint32_t>> read_drawn_indices(const Context& ctx, const 
     }
     return drawn;
 }
+
+std::unique_ptr<PassUnit> create_cull_unit(const UnitSetup& s) { return make_unit<CullPass>(s.ctx, s.scene, s.cull_group_size); }

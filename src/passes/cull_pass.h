@@ -110,10 +110,6 @@ struct CullPass : PassUnit {
     void record_select(FrameContext& f);
 };
 
-// Its table entry's report counters (triangles_visible), HUD line ("triangles") and device
-// allocations (culled indices, culled indirect commands, chunk table).
-void cull_report_counters(nlohmann::json& counters, const PassCounters& c);
-std::optional<HudLine> cull_hud_line(const PassCounters& c);
 // The per-level counters (GpuCounters::lod_*, docs/lod.md): whether this frame counted them (a pass
 // chose the levels: every frame that drew, on either path and with any --cull), and the text of them:
 // ": draws 40 12, tris 5,120 300 per level", levels 0 up to the coarsest drawn; "" if not counted.
@@ -121,7 +117,6 @@ bool lod_counted(const PassCounters& c);
 std::string lod_levels_text(const PassCounters& c);
 // The HUD's line of them ("LOD  draws 40 12, tris ..."), under the triangles line; none where not counted.
 std::optional<HudLine> lod_hud_line(const PassCounters& c);
-void cull_frame_allocations(const AllocationQuery& q, std::vector<PlannedAllocation>& out);
 
 // What the last frame drew through `indices` and `indirect` (one command per draw): per draw,
 // its index list (3 per triangle). For tests and --cull-dump; waits for the device.

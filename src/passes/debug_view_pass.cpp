@@ -60,11 +60,12 @@ VkShaderStageFlags layout_stages(const DeviceFeatures& features) {
     return stages;
 }
 
-// The scene's bindings 0..3 (shaders/scene_bindings.glsl), then ViewParams and the counters.
+// The scene's bindings 0..3 (shaders/scene_bindings.glsl; 3 free, the textures in set 1), then
+// ViewParams and the counters.
 LayoutDesc graphics_layout(const DeviceFeatures& features) {
     return {{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-             VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
-            layout_stages(features)};
+             kNoBinding, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
+            layout_stages(features), 0, true};
 }
 
 // The shader of `stage` in a view of `under_view`: that stage runs `variant`, the others plain.

@@ -67,3 +67,5 @@ void ExposurePass::record(FrameContext& f) {
 }
 
 ExposureState ExposurePass::read_state(const Context& ctx) const { return read_buffer_as<ExposureState>(ctx, state); }
+
+std::unique_ptr<PassUnit> create_exposure_unit(const UnitSetup& s) { return make_unit<ExposurePass>(s.ctx); }

@@ -209,3 +209,5 @@ std::vector<uint32_t> LightCullPass::read_lists(const Context& ctx) const {
     memcpy(words.data(), bytes.data(), std::min(bytes.size(), words.size() * sizeof(uint32_t)));
     return words;
 }
+
+std::unique_ptr<PassUnit> create_light_cull_unit(const UnitSetup& s) { return make_unit<LightCullPass>(s.ctx, s.extent); }

@@ -68,12 +68,6 @@ private:
     LightListLayout layout_;
 };
 
-// Its table entry's report counters (light_list_entries, light_list_overflow, light_atomics), HUD
-// line ("lights") and device allocation (the list buffer).
-void light_cull_report_counters(nlohmann::json& counters, const PassCounters& c);
-std::optional<HudLine> light_cull_hud_line(const PassCounters& c);
-void light_cull_frame_allocations(const AllocationQuery& q, std::vector<PlannedAllocation>& out);
-
 // The heat map's colour ramp (also in shaders/light_count.comp), t in [0, 1]; sRGB-encoded 0..1.
 glm::vec3 heat_color(float t);
 

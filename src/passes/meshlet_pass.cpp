@@ -7,7 +7,7 @@
 
 #include "passes/occlusion_pass.h"
 #include "vk/fault_injection.h"
-#include "passes/scene_pass.h"
+#include "passes/scene_bindings.h"
 #include "render/cull_reference.h"
 
 namespace {

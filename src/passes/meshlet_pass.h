@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "render/frame.h"
-#include "passes/scene_pass.h"  // ForwardTestOutput
+#include "passes/scene_bindings.h"  // ForwardTestOutput
 #include "scene/meshlets.h"
 
 // The first of the meshlet shaders' bindings (meshlet.glsl's MESHLET_BINDING), after the graphics

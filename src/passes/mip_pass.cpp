@@ -182,3 +182,5 @@ void MipPass::record_view(FrameContext& f) {
     overlay.label(float(split_x) + 2.0f + kLabelMargin, kLabelMargin, mip, rgba8(255, 204, 26), scale);
     end_label(f.ctx, f.cmd);
 }
+
+std::unique_ptr<PassUnit> create_mip_unit(const UnitSetup& s) { return make_unit<MipPass>(s.ctx, s.extent); }

@@ -9,11 +9,6 @@
 #include "passes/pass_unit.h"
 #include "render/overlay.h"
 
-// Its table entry's report counters (the edge list's mip_edge_*) and device allocations (the edge
-// list, the fix-up stamps and its indirect dispatch).
-void mip_report_counters(nlohmann::json& counters, const PassCounters& c);
-void mip_frame_allocations(const AllocationQuery& q, std::vector<PlannedAllocation>& out);
-
 struct MipPass : PassUnit {
     Pipeline downsample;   // mip_downsample.comp
     Pipeline fixup_args;   // mip_fixup_args.comp

@@ -226,3 +226,5 @@ void occlusion_frame_allocations(const AllocationQuery& q, std::vector<PlannedAl
     out.push_back({"depth pyramid", 8ull * pyramid_texels({q.width, q.height}), AllocationKind::storage_buffer});
     out.push_back({"pyramid finished count", 4, AllocationKind::storage_buffer});
 }
+
+std::unique_ptr<PassUnit> create_occlusion_unit(const UnitSetup& s) { return make_unit<OcclusionPass>(s.ctx, s.extent); }

@@ -33,8 +33,6 @@ uint32_t pyramid_texels(VkExtent2D depth);  // all levels
 // The depth-pyramid view's label: "pyramid level 2 of 9, 40x23".
 std::string pyramid_view_label(VkExtent2D depth, uint32_t level);
 
-void occlusion_frame_allocations(const AllocationQuery& q, std::vector<PlannedAllocation>& out);
-void occlusion_report_counters(nlohmann::json& counters, const PassCounters& c);
 // The HUD's cull line ends with this (one line less than a line of its own): ", occluded A / B" or "".
 std::string occlusion_hud_text(const PassCounters& c);
 
@@ -43,14 +41,7 @@ bool occlusion_culls(const Plan& plan);
 // Whether this frame culls by occlusion: the plan does, and `auto` is not resting.
 bool occlusion_culls(const FrameContext& f);
 
-// Occlusion `auto` rests where it removes little (docs/occlusion.md, "What auto chooses"): a frame
-// whose phase 1 had a previous pyramid, and in which occlusion finally removed less than
-// kOcclusionRestBelow of what passed every other test (triangles; meshlets on the meshlet path),
-// starts kOcclusionRestFrames frames without the pyramid or either phase. Then occlusion comes
-// back, builds a pyramid, culls with it, and the next such frame decides again. The frames are
-// the same either way (occlusion only removes what no pixel shows); only the cost changes.
-constexpr double kOcclusionRestBelow = 0.125;
-constexpr uint32_t kOcclusionRestFrames = 60;
+// Occlusion `auto` rests where it removes little: kOcclusionRestBelow, kOcclusionRestFrames (plan/plan.h).
 bool occlusion_removes_little(const GpuCounters& c, Geometry geometry);
 
 struct OcclusionPass : PassUnit {

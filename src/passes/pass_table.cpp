@@ -4,14 +4,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "plan/plan.h"
-#include "passes/cull_pass.h"
-#include "passes/exposure_pass.h"
-#include "passes/light_cull_pass.h"
-#include "passes/mip_pass.h"
-#include "passes/occlusion_pass.h"
-#include "passes/pass_unit.h"
-#include "passes/ray_trace_pass.h"
 
 const std::array<TimerInfo, kTimerCount> kTimers = {{
     {Timer::cull, "cull", "cull", "cull"},
@@ -34,38 +26,6 @@ const std::array<TimerInfo, kTimerCount> kTimers = {{
 namespace {
 
 constexpr uint32_t kAllVariants = bit(Variant::subgroup) | bit(Variant::fallback) | bit(Variant::off);
-
-// The light loop is how forward shading walks the tile lists: there is no "no loop".
-class NoUnitWork : public PassUnit {
-public:
-    void record(FrameContext&) override {}
-};
-
-// The light loop's trips in the instrumented frame (docs/light-lists.md): per lane for both
-// variants; per subgroup only where the subgroup loop ran (the fallback uses no subgroup operation).
-nlohmann::json light_loop_json(const Plan& plan, const GpuCounters& c) {
-    bool subgroup = plan[PassId::light_loop].variant == Variant::subgroup;
-    auto per = [](uint64_t a, uint64_t b) { return b ? nlohmann::json(double(a) / double(b)) : nlohmann::json(nullptr); };
-    nlohmann::json j = {{"variant", variant_name(plan[PassId::light_loop].variant)},
-                        {"lanes", c.loop_lanes},
-                        {"lane_trips", c.loop_lane_trips},
-                        {"trips_per_lane", per(c.loop_lane_trips, c.loop_lanes)}};
-    if (!subgroup) {
-        for (const char* k : {"subgroups", "subgroup_trips", "max_lane_trips", "tiles_spanned"}) j[k] = nullptr;
-        return j;
-    }
-    j["subgroups"] = c.loop_subgroups;
-    j["subgroup_trips"] = c.loop_subgroup_trips;
-    j["max_lane_trips"] = c.loop_max_lane_trips;
-    j["trips_per_subgroup"] = per(c.loop_subgroup_trips, c.loop_subgroups);
-    j["max_lane_trips_per_subgroup"] = per(c.loop_max_lane_trips, c.loop_subgroups);
-    j["tiles_spanned"] = {c.loop_tiles_spanned[0], c.loop_tiles_spanned[1], c.loop_tiles_spanned[2], c.loop_tiles_spanned[3]};
-    return j;
-}
-
-void light_loop_report_counters(nlohmann::json& counters, const PassCounters& c) {
-    counters["light_loop_iterations"] = light_loop_json(c.plan, c.instrumented);
-}
 
 std::string light_loop_note(const DeviceFeatures&) {
     // Shown in --info / the report: what the choice means beyond the shader.
@@ -127,7 +87,7 @@ const std::array<PassInfo, kPassCount> kPasses = {{
      .hosted_label = "",
      .docs = "docs/culling.md",
      .point = FramePoint::before_depth,
-     .create = [](const UnitSetup& s) { return make_unit<CullPass>(s.ctx, s.scene, s.cull_group_size); },
+     .create = create_cull_unit,
      .report_counters = cull_report_counters,
      .hud_line = cull_hud_line,
      .frame_allocations = cull_frame_allocations},
@@ -153,7 +113,7 @@ const std::array<PassInfo, kPassCount> kPasses = {{
      .hosted_label = "",
      .docs = "docs/light-lists.md",
      .point = FramePoint::after_depth,
-     .create = [](const UnitSetup& s) { return make_unit<LightCullPass>(s.ctx, s.extent); },
+     .create = create_light_cull_unit,
      .report_counters = light_cull_report_counters,
      .hud_line = light_cull_hud_line,
      .frame_allocations = light_cull_frame_allocations},
@@ -188,7 +148,7 @@ const std::array<PassInfo, kPassCount> kPasses = {{
      .hosted_label = "quad mip",
      .docs = "docs/quad-mip.md",
      .point = FramePoint::after_forward,
-     .create = [](const UnitSetup& s) { return make_unit<MipPass>(s.ctx, s.extent); },
+     .create = create_mip_unit,
      .report_counters = mip_report_counters,
      .frame_allocations = mip_frame_allocations},
     {.id = PassId::light_loop,
@@ -216,7 +176,7 @@ const std::array<PassInfo, kPassCount> kPasses = {{
      .hosted_label = "light loop",
      .docs = "docs/light-lists.md",
      .point = FramePoint::after_depth,
-     .create = [](const UnitSetup&) -> std::unique_ptr<PassUnit> { return std::make_unique<NoUnitWork>(); },
+     .create = create_light_loop_unit,
      .report_counters = light_loop_report_counters},
     {.id = PassId::ray_trace,
      .name = "ray-trace",
@@ -242,7 +202,7 @@ const std::array<PassInfo, kPassCount> kPasses = {{
      .hosted_label = "",
      .docs = "docs/ray-tracing.md",
      .point = FramePoint::after_depth,
-     .create = [](const UnitSetup& s) { return make_unit<RayTracePass>(s.ctx, s.scene, s.lights); },
+     .create = create_ray_trace_unit,
      .report_counters = ray_trace_report_counters,
      .hud_line = ray_trace_hud_line,
      .frame_allocations = ray_trace_frame_allocations,
@@ -268,7 +228,7 @@ const std::array<PassInfo, kPassCount> kPasses = {{
      .hosted_label = "",
      .docs = "docs/exposure.md",
      .point = FramePoint::after_resolve,
-     .create = [](const UnitSetup& s) { return make_unit<ExposurePass>(s.ctx); }},
+     .create = create_exposure_unit},
     {.id = PassId::occlusion,
      .name = "occlusion",
      .key = "occlusion",
@@ -292,7 +252,7 @@ const std::array<PassInfo, kPassCount> kPasses = {{
      .hosted_label = "",
      .docs = "docs/occlusion.md",
      .point = FramePoint::after_prepass,
-     .create = [](const UnitSetup& s) { return make_unit<OcclusionPass>(s.ctx, s.extent); },
+     .create = create_occlusion_unit,
      .report_counters = occlusion_report_counters,
      .frame_allocations = occlusion_frame_allocations},
 }};
@@ -354,9 +314,3 @@ std::string debug_label(PassId id, Variant v, std::string_view detail) {
 
 std::string debug_label(Timer t, std::string_view detail) { return label_of(timer_info(t).label, {}, detail); }
 
-std::string debug_label(const ViewPlan& view) {
-    std::string detail;
-    if (is_subgroup_view(view.mode))
-        detail = std::string(stage_name(view.stage)) + (view.variant == Variant::subgroup ? "" : ", unsupported");
-    return label_of(timer_info(Timer::view).label, view_mode_name(view.mode), detail);
-}

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,6 +29,11 @@ enum class Variant { subgroup, fallback, off, unsupported, forward };
 enum class Geometry { indexed, meshlet };
 
 constexpr uint32_t bit(Variant v) { return 1u << uint32_t(v); }
+
+// Thrown when the user asks for `subgroup` where the device (after masking) cannot run it: exit 2.
+struct UnsupportedRequest : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
 
 // GPU timestamp slots, in frame order; `frame` spans the whole frame. Report keys come from kTimers.
 enum class Timer : uint32_t { cull, depth, pyramid, late_depth, light_cull, ray_trace, forward, shade, mip, mip_fixup, resolve, exposure, view, frame, count };
@@ -62,21 +68,9 @@ enum class FramePoint {
 
 struct UnitSetup;
 class PassUnit;
-struct Plan;
-struct GpuCounters;
+struct PassCounters;  // passes/pass_unit.h: what a pass reads to report on a frame
 struct PlannedAllocation;
 struct AllocationQuery;
-
-// What a pass reads to report on a frame, without the device: the plan, the counters the frame
-// wrote, those of the instrumented frame (atomics, loop trips), and whether its timer ran.
-struct PassCounters {
-    const Plan& plan;
-    const GpuCounters& frame;
-    const GpuCounters& instrumented;
-    uint64_t triangles_in;  // of the scene
-    uint32_t lights;
-    bool ran;               // its own timer recorded time this frame
-};
 
 // A line of the HUD's counter block: a label and spans of text, each in a tone the HUD colours.
 enum class HudTone { normal, dim, alert };
@@ -151,11 +145,37 @@ bool has_own_timer(const PassInfo& pass);
 
 // The VK_EXT_debug_utils label of a piece of the frame's work (what RenderDoc shows), one scheme
 // from the tables' HUD labels: "<label>: <variant or view mode>", then what else it does in
-// parentheses where it says more.
-struct ViewPlan;
+// parentheses where it says more (a debug view's: debug_label(const ViewPlan&), plan/plan.h).
 std::string debug_label(PassId id, Variant v, std::string_view detail = {});  // "mip: fallback (2x2 downsample)"
 std::string debug_label(Timer t, std::string_view detail = {});               // "resolve (quad mip)", "depth"
-std::string debug_label(const ViewPlan& view);                                // "view: lane-id (vertex, unsupported)"
+
+// The functions the entries point at, each defined in its pass's unit (src/passes/<pass>_pass.cpp;
+// the light loop's in scene_pass.cpp, forward's shader). Declared here, so that the table includes
+// no unit: it stays plain data below the plan, and the units above it include it.
+// The cull: triangles_visible; "triangles"; culled indices, culled indirect commands, chunk table.
+std::unique_ptr<PassUnit> create_cull_unit(const UnitSetup& s);
+void cull_report_counters(nlohmann::json& counters, const PassCounters& c);
+std::optional<HudLine> cull_hud_line(const PassCounters& c);
+void cull_frame_allocations(const AllocationQuery& q, std::vector<PlannedAllocation>& out);
+// Light culling: light_list_entries, light_list_overflow, light_atomics; "lights"; the list buffer.
+std::unique_ptr<PassUnit> create_light_cull_unit(const UnitSetup& s);
+void light_cull_report_counters(nlohmann::json& counters, const PassCounters& c);
+std::optional<HudLine> light_cull_hud_line(const PassCounters& c);
+void light_cull_frame_allocations(const AllocationQuery& q, std::vector<PlannedAllocation>& out);
+// The mip: the edge list's mip_edge_*; the edge list, the fix-up stamps and its indirect dispatch.
+std::unique_ptr<PassUnit> create_mip_unit(const UnitSetup& s);
+void mip_report_counters(nlohmann::json& counters, const PassCounters& c);
+void mip_frame_allocations(const AllocationQuery& q, std::vector<PlannedAllocation>& out);
+std::unique_ptr<PassUnit> create_light_loop_unit(const UnitSetup& s);
+void light_loop_report_counters(nlohmann::json& counters, const PassCounters& c);
+std::unique_ptr<PassUnit> create_ray_trace_unit(const UnitSetup& s);
+void ray_trace_report_counters(nlohmann::json& counters, const PassCounters& c);
+std::optional<HudLine> ray_trace_hud_line(const PassCounters& c);
+void ray_trace_frame_allocations(const AllocationQuery& q, std::vector<PlannedAllocation>& out);
+std::unique_ptr<PassUnit> create_exposure_unit(const UnitSetup& s);
+std::unique_ptr<PassUnit> create_occlusion_unit(const UnitSetup& s);
+void occlusion_report_counters(nlohmann::json& counters, const PassCounters& c);
+void occlusion_frame_allocations(const AllocationQuery& q, std::vector<PlannedAllocation>& out);
 
 // The debug-view stages (named by stage_name()): the device feature the stage itself needs, and the shader that
 // draws the views there (shaders/<shader>.<variant>, variant plain / lane_id / first_last / active).

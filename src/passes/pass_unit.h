@@ -5,6 +5,18 @@
 
 #include "render/frame.h"
 
+// What a pass reads to report on a frame, without the device (its table entry's report_counters and
+// hud_line): the plan, the counters the frame wrote, those of the instrumented frame (atomics, loop
+// trips), and whether its timer ran.
+struct PassCounters {
+    const Plan& plan;
+    const GpuCounters& frame;
+    const GpuCounters& instrumented;
+    uint64_t triangles_in;  // of the scene
+    uint32_t lights;
+    bool ran;               // its own timer recorded time this frame
+};
+
 struct UnitSetup {
     const Context& ctx;
     const GpuScene& scene;

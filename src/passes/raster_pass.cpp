@@ -9,8 +9,9 @@ namespace {
 // The scene's bindings (0 frame, 1 draws, 2 lights, 3 textures: raster_hw.frag's alpha test),
 // then 4 vertices, 5 the listed indices, 6 the draws' indirect commands, 7 the words, 8 the
 // hardware list. The compute rasterizer's push constant: late, max extent, capacity, top-left.
-LayoutDesc raster_layout(VkShaderStageFlags stages, uint32_t push_bytes) {
+LayoutDesc raster_layout(VkShaderStageFlags stages, uint32_t push_bytes, bool textures) {
     LayoutDesc layout = scene_layout();
+    if (!textures) layout = {layout.bindings, stages, 0};  // (the compute rasterizer reads no texture)
     for (int i = 0; i < 5; ++i) layout.bindings.push_back(VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
     layout.stages = stages;
     layout.push_constant_bytes = push_bytes;
@@ -43,13 +44,13 @@ void create_raster_targets(const Context& ctx, FrameTargets& t) {
 
 void RasterPass::create(const Context& ctx, bool alpha_masked) {
     if (!ctx.features.int64_atomics) return;
-    LayoutDesc compute = raster_layout(VK_SHADER_STAGE_COMPUTE_BIT, sizeof(RasterPush));
+    LayoutDesc compute = raster_layout(VK_SHADER_STAGE_COMPUTE_BIT, sizeof(RasterPush), false);
     raster[1] = create_compute_pipeline(ctx, {.shader = "raster.comp.subgroup", .layout = compute});
     raster[0] = create_compute_pipeline(ctx, {.shader = "raster.comp.fallback", .layout = compute});
     GraphicsDesc hw;
     hw.shaders = {{VK_SHADER_STAGE_VERTEX_BIT, "raster_hw.vert.main"},
                   {VK_SHADER_STAGE_FRAGMENT_BIT, alpha_masked ? "raster_hw.frag.alpha" : "raster_hw.frag.plain"}};
-    hw.layout = raster_layout(VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0);
+    hw.layout = raster_layout(VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0, true);
     hw.vertex_attributes = 0;  // the vertex shader pulls its vertices
     hardware = create_graphics_pipeline(ctx, hw);  // no attachments: the fragment shader writes the words
     split = create_compute_pipeline(ctx, {.shader = "raster_split.comp.main", .layout = kSplitLayout});
@@ -87,7 +88,6 @@ void RasterPass::record(FrameContext& f, RasterPhase phase) {
     d.buffer(0, f.uniforms, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER)
         .buffer(1, f.scene.draws)
         .buffer(2, f.lights)
-        .sampled_image(3, f.scene.textures.view, f.scene.sampler)
         .buffer(4, f.scene.vertices)
         .buffer(5, indices)
         .buffer(6, indirect)
@@ -96,6 +96,7 @@ void RasterPass::record(FrameContext& f, RasterPhase phase) {
     const Pipeline& compute = raster[f.plan.raster.variant == Variant::subgroup ? 1 : 0];
     vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, compute.handle());
     d.push(f.cmd, compute);
+    d.textures(f.scene.texture_set);  // the hardware rasterizer's alpha test (set 1)
     // No late bit: after occlusion's two phases the ids pass names the merged list.
     RasterPush push{0u, kRasterMaxExtent, capacity, top_left};
     vkCmdPushConstants(f.cmd, compute.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);

@@ -30,14 +30,14 @@ constexpr VkShaderStageFlags kRayStages = VK_SHADER_STAGE_RAYGEN_BIT_KHR | VK_SH
 constexpr VkPipelineStageFlags2 kRayShader = VK_PIPELINE_STAGE_2_RAY_TRACING_SHADER_BIT_KHR;
 constexpr VkPipelineStageFlags2 kBuild = VK_PIPELINE_STAGE_2_ACCELERATION_STRUCTURE_BUILD_BIT_KHR;
 
-// shaders/raytrace.glsl's set 0: frame, draws, lights, textures, TLAS, vertices, indices, depth,
-// the traced image, the statistics (GpuCounters).
+// shaders/raytrace.glsl's set 0: frame, draws, lights, (3 free), TLAS, vertices, indices, depth,
+// the traced image, the statistics (GpuCounters); set 1 the scene's textures (scene_textures.glsl).
 const LayoutDesc kRayTraceLayout = {
     {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-     VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, VK_DESCRIPTOR_TYPE_ACCELERATION_STRUCTURE_KHR,
+     kNoBinding, VK_DESCRIPTOR_TYPE_ACCELERATION_STRUCTURE_KHR,
      VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE,
      VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
-    kRayStages, 0};
+    kRayStages, 0, true};
 // light_aabbs.comp: lights, AABBs; push constant count and radius.
 const LayoutDesc kAabbLayout = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
                                 VK_SHADER_STAGE_COMPUTE_BIT, 8};
@@ -421,7 +421,7 @@ void RayTracePass::trace(FrameContext& f, const Pipeline& pipeline, const Buffer
     d.buffer(0, f.uniforms, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER)
         .buffer(1, f.scene.draws)
         .buffer(2, f.lights)
-        .sampled_image(3, f.scene.textures.view, f.scene.sampler)
+        .textures(f.scene.texture_set)
         .acceleration_structure(4, tlas_.handle)
         .buffer(5, f.scene.vertices)
         .buffer(6, f.scene.indices);
@@ -553,3 +553,5 @@ void ray_trace_frame_allocations(const AllocationQuery& q, std::vector<PlannedAl
     out.push_back({"ray trace instances", (q.scene.instances.size() + 1) * sizeof(VkAccelerationStructureInstanceKHR),
                    AllocationKind::buffer});
 }
+
+std::unique_ptr<PassUnit> create_ray_trace_unit(const UnitSetup& s) { return make_unit<RayTracePass>(s.ctx, s.scene, s.lights); }

@@ -98,11 +98,6 @@ private:
     VkDeviceSize light_scratch_offset_ = 0, tlas_scratch_offset_ = 0;
 };
 
-// The pass's report counters, HUD line and memory-plan share (its table entry).
-void ray_trace_report_counters(nlohmann::json& counters, const PassCounters& c);
-std::optional<HudLine> ray_trace_hud_line(const PassCounters& c);
-void ray_trace_frame_allocations(const AllocationQuery& q, std::vector<PlannedAllocation>& out);
-
 // The value ray_trace writes per pixel (shaders/raytrace.glsl): a shadow ray was traced; the sun is
 // blocked; the reflection's bits (0: none).
 constexpr uint32_t kTracedShadowRay = 1u << 30, kTracedSunBlocked = 1u << 31, kTracedReflection = (1u << 30) - 1;

@@ -1,6 +1,8 @@
 #include "passes/scene_pass.h"
 #include "passes/pass_unit.h"
 
+#include <nlohmann/json.hpp>
+
 #include "passes/meshlet_pass.h"
 #include "render/visibility_id.h"
 
@@ -9,34 +11,10 @@
 
 namespace {
 
-const LayoutDesc kSceneLayout = {
-    {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-     VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER},
-    VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0};
-
 // The forward pass's clear, linear HDR: 2^-8 x (1, 1.25, 1.75), values a half float holds exactly.
 // The shading-time quad mip starts from the same colour, so texels that no quad touches (four
 // background pixels) already hold their box filter ((a + a) + (a + a)) / 4 = a, exactly.
 constexpr VkClearColorValue kClearColor = {{0.00390625f, 0.0048828125f, 0.0068359375f, 1.0f}};
-
-// The forward pipelines: the scene's bindings, 4 the light lists (scene_bindings.glsl), then with
-// the quad mip 5 the mip as a storage image and 6 the edge list (quad_mip.glsl), then the
-// counters (the light loop's trips in the instrumented frame, shading.glsl): 5, or 7 with the quad
-// mip, and last the ray-traced shadows and reflections (R32UI storage image, shading.glsl): 6, or
-// 8. Push constant: flags (shading.glsl). Every binding a layout has is pushed (GPU-assisted
-// validation reads them all).
-LayoutDesc forward_layout(bool quad_mip) {
-    LayoutDesc layout = kSceneLayout;
-    layout.bindings.push_back(VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
-    if (quad_mip) {
-        layout.bindings.push_back(VK_DESCRIPTOR_TYPE_STORAGE_IMAGE);
-        layout.bindings.push_back(VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
-    }
-    layout.bindings.push_back(VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
-    layout.bindings.push_back(VK_DESCRIPTOR_TYPE_STORAGE_IMAGE);
-    layout.push_constant_bytes = sizeof(uint32_t);
-    return layout;
-}
 
 // EXPERIMENT ONLY (issue #15, docs/quad-mip.md "Where the cost came from"): SGD_MIP_EXPERIMENT=NAME
 // swaps the quad mip's shader for forward.frag.mipx_NAME (shaders/variants.cmake) and counts the
@@ -45,35 +23,6 @@ const char* mip_experiment() { return std::getenv("SGD_MIP_EXPERIMENT"); }
 
 }  // namespace
 
-LayoutDesc scene_layout() { return kSceneLayout; }
-
-std::string forward_fragment_shader(const Context& ctx, bool mip, bool loop) {
-    bool quad_mip = forward_missing(ctx.subgroup, ctx.features, PassId::mip).empty();  // --mip forward
-    bool light_loop = subgroup_path_possible(ctx, PassId::light_loop);
-    if ((mip && !quad_mip) || (loop && !light_loop)) return "";
-    std::string shader = mip ? (loop ? "forward.frag.quad_mip_light_loop" : "forward.frag.quad_mip")
-                             : (loop ? "forward.frag.light_loop" : "forward.frag.plain");
-    return mip && ctx.features.quad_control_enabled ? shader + "_full_quads" : shader;
-}
-
-GraphicsDesc forward_pipeline_desc(bool quad_mip) {
-    GraphicsDesc fwd;
-    fwd.color_formats = {kHdrFormat};  // linear HDR; the resolve pass tonemaps it
-    fwd.depth_format = kDepthFormat;
-    fwd.depth_compare = VK_COMPARE_OP_EQUAL;  // shade exactly the pre-pass's surviving fragment
-    fwd.depth_write = false;
-    fwd.layout = forward_layout(quad_mip);
-    return fwd;
-}
-
-Descriptors scene_descriptors(const FrameContext& f) {
-    Descriptors d;
-    d.buffer(0, f.uniforms, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER)
-        .buffer(1, f.scene.draws)
-        .buffer(2, f.lights)
-        .sampled_image(3, f.scene.textures.view, f.scene.sampler);
-    return d;
-}
 
 uint32_t shading_push_flags(const FrameContext& f) {
     return (f.instrument ? 1u : 0u) | (f.light_loop_split_tiles ? 2u : 0u) | (f.ray_traced ? 4u : 0u);
@@ -82,7 +31,7 @@ uint32_t shading_push_flags(const FrameContext& f) {
 void ScenePass::create(const Context& ctx, bool alpha_masked, ForwardTestOutput test_output) {
     GraphicsDesc d;
     d.shaders = {{VK_SHADER_STAGE_VERTEX_BIT, "scene.vert.depth"}};
-    d.layout = kSceneLayout;
+    d.layout = scene_layout();
     d.depth_format = kDepthFormat;
     d.depth_compare = VK_COMPARE_OP_GREATER;  // reversed Z
     d.vertex_attributes = 1;                  // position only
@@ -314,3 +263,41 @@ void ScenePass::record_forward(FrameContext& f) {
     f.timer.end(f.cmd, Timer::forward);
     end_label(f.ctx, f.cmd);
 }
+
+namespace {
+
+// The light loop is how forward shading walks the tile lists: there is no "no loop".
+class NoUnitWork : public PassUnit {
+public:
+    void record(FrameContext&) override {}
+};
+
+// The light loop's trips in the instrumented frame (docs/light-lists.md): per lane for both
+// variants; per subgroup only where the subgroup loop ran (the fallback uses no subgroup operation).
+nlohmann::json light_loop_json(const Plan& plan, const GpuCounters& c) {
+    bool subgroup = plan[PassId::light_loop].variant == Variant::subgroup;
+    auto per = [](uint64_t a, uint64_t b) { return b ? nlohmann::json(double(a) / double(b)) : nlohmann::json(nullptr); };
+    nlohmann::json j = {{"variant", variant_name(plan[PassId::light_loop].variant)},
+                        {"lanes", c.loop_lanes},
+                        {"lane_trips", c.loop_lane_trips},
+                        {"trips_per_lane", per(c.loop_lane_trips, c.loop_lanes)}};
+    if (!subgroup) {
+        for (const char* k : {"subgroups", "subgroup_trips", "max_lane_trips", "tiles_spanned"}) j[k] = nullptr;
+        return j;
+    }
+    j["subgroups"] = c.loop_subgroups;
+    j["subgroup_trips"] = c.loop_subgroup_trips;
+    j["max_lane_trips"] = c.loop_max_lane_trips;
+    j["trips_per_subgroup"] = per(c.loop_subgroup_trips, c.loop_subgroups);
+    j["max_lane_trips_per_subgroup"] = per(c.loop_max_lane_trips, c.loop_subgroups);
+    j["tiles_spanned"] = {c.loop_tiles_spanned[0], c.loop_tiles_spanned[1], c.loop_tiles_spanned[2], c.loop_tiles_spanned[3]};
+    return j;
+}
+
+}  // namespace
+
+void light_loop_report_counters(nlohmann::json& counters, const PassCounters& c) {
+    counters["light_loop_iterations"] = light_loop_json(c.plan, c.instrumented);
+}
+
+std::unique_ptr<PassUnit> create_light_loop_unit(const UnitSetup&) { return std::make_unique<NoUnitWork>(); }

@@ -1,11 +1,8 @@
 // Depth pre-pass and forward shading: the two graphics passes over the (possibly culled) scene.
 #pragma once
 
+#include "passes/scene_bindings.h"
 #include "render/frame.h"
-
-// Tests only: what forward writes instead of its colour (the visibility path's oracles): which
-// triangle it drew (forward.frag.ids) or its quad's uv derivatives (forward.frag.derivatives).
-enum class ForwardTestOutput { colour, ids, derivatives };
 
 // shading.glsl's ForwardPush flags, for forward and the visibility shading pass alike: 1 count the
 // light loop's trips (the instrumented frame), 2 split tiles (tests only), 4 ray-traced shadows
@@ -52,11 +49,3 @@ void draw_scene(FrameContext& f, const Pipeline& pipeline);
 // The same with the caller's descriptors (scene_descriptors() plus the pipeline's own bindings).
 void draw_scene(FrameContext& f, const Pipeline& pipeline, Descriptors& descriptors);
 
-// Pushes bindings 0..3 of shaders/scene_bindings.glsl.
-Descriptors scene_descriptors(const FrameContext& f);
-// Bindings 0..3 (stages: vertex and fragment).
-LayoutDesc scene_layout();
-// forward.frag's SPIR-V for [quad mip][subgroup light loop], or "" where the device cannot run it.
-std::string forward_fragment_shader(const Context& ctx, bool quad_mip, bool light_loop);
-// Forward's pipeline state (targets, EQUAL depth, layout) without its shaders.
-GraphicsDesc forward_pipeline_desc(bool quad_mip);

@@ -4,18 +4,18 @@
 
 namespace {
 
-// shading.glsl's bindings as forward has them without the quad mip (0-3 the scene, 4 the light
+// shading.glsl's bindings as forward has them without the quad mip (0-3 the scene, 3 free, set 1 its textures; 4 the light
 // lists, 5 the loop counters, 6 the ray-traced image), then visibility_shade.comp's: 7 vertices, 8
 // the drawn indices, 9 the drawn list's indirect commands, 10 unused, 11 the
 // visibility image, 12 the HDR target, (mip variants) 13 the half-resolution mip. Push constant:
 // shading.glsl's flags.
 const LayoutDesc kShadeLayout = {
     {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-     VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+     kNoBinding, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
      VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
      VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE,
      VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE},
-    VK_SHADER_STAGE_COMPUTE_BIT, sizeof(uint32_t)};
+    VK_SHADER_STAGE_COMPUTE_BIT, sizeof(uint32_t), true};
 
 // The views' re-run (record_view): the same, then 14 the views' colours, 15 the frame's counters
 // (view_common.glsl), 16 the 8-bit frame the view paints over.
@@ -107,7 +107,7 @@ Descriptors VisibilityPass::bind_frame(FrameContext& f, const Pipeline& pipeline
     d.buffer(0, f.uniforms, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER)
         .buffer(1, f.scene.draws)
         .buffer(2, f.lights)
-        .sampled_image(3, f.scene.textures.view, f.scene.sampler)
+        .textures(f.scene.texture_set)
         // Without lists (light cull off) any buffer stands in: shading.glsl reads it only with lists.
         .buffer(4, f.light_lists ? *f.light_lists : f.lights)
         .buffer(5, f.counters)

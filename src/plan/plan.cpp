@@ -1,5 +1,4 @@
 #include "plan/plan.h"
-#include "passes/occlusion_pass.h"
 
 #include <cstdio>
 
@@ -20,6 +19,13 @@ std::optional<ViewMode> parse_view_mode(std::string_view n) { return parse_name<
 
 bool is_subgroup_view(ViewMode m) {
     return m == ViewMode::lane_id || m == ViewMode::first_last_lane || m == ViewMode::active_lanes;
+}
+
+std::string debug_label(const ViewPlan& view) {
+    std::string label = debug_label(Timer::view) + ": " + std::string(view_mode_name(view.mode));
+    if (is_subgroup_view(view.mode))
+        label += " (" + std::string(stage_name(view.stage)) + (view.variant == Variant::subgroup ? "" : ", unsupported") + ")";
+    return label;
 }
 
 PassNeeds pass_needs(PassId id) { return {pass_info(id).stage, pass_info(id).ops, pass_info(id).stages}; }

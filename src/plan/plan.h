@@ -78,6 +78,9 @@ struct ViewPlan {
     uint32_t level = 0;  // depth-pyramid: the level shown (the view clamps it to the coarsest)
     bool shading_pass = false;  // compute lane views under --shading visibility: the shading pass draws them
 };
+// The view's VK_EXT_debug_utils label, in the scheme of the table's (passes/pass_table.h):
+// "view: lane-id (vertex, unsupported)".
+std::string debug_label(const ViewPlan& view);
 
 
 struct ShadingPlan {
@@ -167,10 +170,15 @@ struct PlanRequest {
     Request operator[](PassId id) const { return passes[size_t(id)]; }
 };
 
-// Thrown when the user asks for `subgroup` where the device (after masking) cannot run it: exit 2.
-struct UnsupportedRequest : std::runtime_error {
-    using std::runtime_error::runtime_error;
-};
+
+// Occlusion `auto` rests where it removes little (docs/occlusion.md, "What auto chooses"): a frame
+// whose phase 1 had a previous pyramid, and in which occlusion finally removed less than
+// kOcclusionRestBelow of what passed every other test (triangles; meshlets on the meshlet path),
+// starts kOcclusionRestFrames frames without the pyramid or either phase. Then occlusion comes
+// back, builds a pyramid, culls with it, and the next such frame decides again. The frames are
+// the same either way (occlusion only removes what no pixel shows); only the cost changes.
+constexpr double kOcclusionRestBelow = 0.125;
+constexpr uint32_t kOcclusionRestFrames = 60;
 
 PassNeeds pass_needs(PassId id);
 // With --geometry meshlet the cull pass's subgroup path runs in the task shader (ballot compaction

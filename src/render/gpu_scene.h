@@ -9,16 +9,22 @@
 #include "scene/scene.h"
 #include "vk/resources.h"
 
-constexpr uint32_t kTextureSize = 512;  // every base-colour texture is resampled to one array layer
-
 struct GpuScene {
     Buffer vertices;          // Vertex[], vertex input and storage (the cull pass reads positions)
     Buffer indices;           // uint32 source indices, absolute into vertices
     Buffer draws;             // GpuDraw[], one per mesh instance
     Buffer indirect_all;      // VkDrawIndexedIndirectCommand[]: every triangle of every draw
     Buffer indirect_template; // same commands with indexCount 0 and firstIndex = out_first: the cull pass's start
-    Image textures;           // RGBA8 sRGB-encoded (stored as UNORM), kTextureSize^2, layer 0 white
-    VkSampler sampler = VK_NULL_HANDLE;
+    // The texture array the shaders index (shaders/scene_textures.glsl): [0] one white texel (the
+    // untextured materials), [i + 1] scene texture i at its own size with its full mip chain
+    // (scene/texture_mips.h), R8G8B8A8_SRGB for colour, UNORM for data. Written once into
+    // texture_set (Context::texture_set_layout), each with `sampler`.
+    std::vector<Image> textures;
+    VkSampler sampler = VK_NULL_HANDLE;  // trilinear, anisotropic where the device offers it, repeat
+    VkDescriptorPool texture_pool = VK_NULL_HANDLE;
+    VkDescriptorSet texture_set = VK_NULL_HANDLE;
+    uint64_t texture_bytes = 0;      // every level of every texture
+    double texture_ms = 0.0;         // host time of the mip chains and their upload
     VkDevice device = VK_NULL_HANDLE;
 
     std::vector<GpuDraw> cpu_draws;  // kept for the tests' CPU references and the report
@@ -45,6 +51,10 @@ void upload_scene(const Context& ctx, const Scene& scene, GpuScene& gpu);
 
 // Per-draw data for a scene (no GPU): what upload_scene puts in `draws`.
 std::vector<GpuDraw> build_draws(const Scene& scene);
-// The texture array's layers as uploaded (RGBA8, kTextureSize^2 each, layer 0 white): what the
-// shaders sample, so CPU references (the ray-traced alpha holes) can sample the same texels.
-std::vector<uint8_t> build_texture_layers(const Scene& scene);
+// Bytes of every texture's mip chain, the white texel included (GpuScene::textures), and of the
+// staging buffer their upload uses: what app/limits.cpp plans.
+uint64_t texture_bytes(const Scene& scene);
+uint64_t texture_staging_bytes(const Scene& scene);
+// The largest anisotropy the scene's sampler uses (1: none): 16, or less where the device offers
+// less; 1 on lavapipe, whose compute textureGrad would filter unlike forward (gpu_scene.cpp).
+float sampler_anisotropy(const Context& ctx);

@@ -11,7 +11,7 @@ struct GpuDraw {
     glm::mat4 model;
     glm::mat4 normal_matrix;
     glm::vec4 base_color;
-    uint32_t texture_layer;
+    uint32_t base_color_texture;  // into GpuScene::textures (0: white)
     uint32_t first_index;
     uint32_t index_count;
     uint32_t out_first;
@@ -29,9 +29,11 @@ struct GpuDraw {
     uint32_t lod_first_index[kMaxLodLevels];
     uint32_t lod_index_count[kMaxLodLevels];
     uint32_t lod_count;          // >= 1
-    uint32_t pad[3];
+    uint32_t emissive_texture;   // into GpuScene::textures (0: white)
+    uint32_t pad[2];
+    glm::vec4 emissive;          // rgb: emissiveFactor x emissiveStrength (linear)
 };
-static_assert(sizeof(GpuDraw) == 304 && kMaxLodLevels == 8);
+static_assert(sizeof(GpuDraw) == 320 && kMaxLodLevels == 8);
 
 struct GpuLight {
     glm::vec4 position_radius;

@@ -17,10 +17,12 @@ struct Vertex {
 };
 static_assert(sizeof(Vertex) == 32);
 
+// One image at its own size, as decoded; the renderer adds its mip chain (scene/texture_mips.h).
 struct Texture {
     int width = 0;
     int height = 0;
-    std::vector<uint8_t> rgba;  // width * height * 4 bytes, RGBA8 (sRGB-encoded as stored in the file)
+    std::vector<uint8_t> rgba;  // width * height * 4 bytes, RGBA8 as stored in the file
+    bool srgb = true;           // colour (sRGB-encoded, base colour): sampled and filtered in linear light
 };
 
 struct Material {
@@ -31,6 +33,10 @@ struct Material {
     // glTF alphaMode MASK: texels whose alpha (texture times factor) is below the cutoff are holes,
     // in the depth pre-pass and for every ray. 0: opaque (OPAQUE, and BLEND, drawn opaque).
     float alpha_cutoff = 0.0f;
+    // Emitted light (linear): emissiveFactor x KHR_materials_emissive_strength's emissiveStrength,
+    // times the emissive texture (sRGB colour) where there is one.
+    glm::vec3 emissive{0.0f};
+    int emissive_texture = -1;
 };
 
 // Levels of detail per mesh (docs/lod.md): level 0 is the mesh itself, each further level about

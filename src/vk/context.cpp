@@ -2,7 +2,7 @@
 #include "vk/fault_injection.h"
 #include "vk/pipeline_stats.h"
 #include "vk/shader_cache.h"
-#include "plan/plan.h"  // the stage table (kStages), UnsupportedRequest
+#include "passes/pass_table.h"  // the stage table (kStages), UnsupportedRequest
 
 #include <algorithm>
 #include <atomic>
@@ -96,6 +96,14 @@ std::string unusable_reason(VkPhysicalDevice physical) {
     if (find_queue_family(physical) == UINT32_MAX) return "no graphics+compute queue with timestamps";
     if (!has_extension(device_extensions(physical), VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME))
         return "no VK_KHR_push_descriptor";
+    // The scene's textures are one runtime array indexed per pixel (shaders/scene_bindings.glsl).
+    VkPhysicalDeviceVulkan12Features f12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+    VkPhysicalDeviceFeatures2 f2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &f12};
+    vkGetPhysicalDeviceFeatures2(physical, &f2);
+    if (!f12.runtimeDescriptorArray || !f12.descriptorBindingPartiallyBound ||
+        !f12.descriptorBindingVariableDescriptorCount || !f12.shaderSampledImageArrayNonUniformIndexing)
+        return "no descriptor indexing (runtime arrays of sampled images, partially bound, variable count, "
+               "non-uniform indexing)";
     return {};
 }
 
@@ -327,6 +335,11 @@ void create_device(Context& ctx, const ContextOptions& options) {
     f13.computeFullSubgroups = ctx.subgroup.full_subgroups;
     VkPhysicalDeviceVulkan12Features f12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES, &f13};
     f12.hostQueryReset = VK_TRUE;
+    // The scene's texture array (unusable_reason() made sure the device has these).
+    f12.runtimeDescriptorArray = VK_TRUE;
+    f12.descriptorBindingPartiallyBound = VK_TRUE;
+    f12.descriptorBindingVariableDescriptorCount = VK_TRUE;
+    f12.shaderSampledImageArrayNonUniformIndexing = VK_TRUE;
     VkPhysicalDeviceVulkan11Features f11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES, &f12};
     f11.shaderDrawParameters = VK_TRUE;
     VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &f11};
@@ -540,6 +553,28 @@ void wait_for_frame(const Context& ctx, VkFence fence) {
 
 uint32_t validation_message_count() { return g_validation_messages.load(); }
 
+// The scene textures' set layout (Context::texture_set_layout). A combined image sampler counts as a
+// sampler and as a sampled image; a few of each are left to set 0 (the depth and visibility images
+// read with texelFetch), so a pipeline layout with both sets stays within the per-stage limits.
+static void create_texture_set_layout(Context& ctx) {
+    const VkPhysicalDeviceLimits& l = ctx.properties.limits;
+    constexpr uint32_t kSetZeroShare = 16, kCap = 1u << 16;
+    uint32_t limit = std::min({l.maxPerStageDescriptorSamplers, l.maxPerStageDescriptorSampledImages,
+                               l.maxDescriptorSetSamplers, l.maxDescriptorSetSampledImages});
+    ctx.max_scene_textures = std::min(kCap, limit > kSetZeroShare ? limit - kSetZeroShare : 1u);
+    VkDescriptorSetLayoutBinding binding{0, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, ctx.max_scene_textures,
+                                         VK_SHADER_STAGE_ALL, nullptr};
+    VkDescriptorBindingFlags flags =
+        VK_DESCRIPTOR_BINDING_PARTIALLY_BOUND_BIT | VK_DESCRIPTOR_BINDING_VARIABLE_DESCRIPTOR_COUNT_BIT;
+    VkDescriptorSetLayoutBindingFlagsCreateInfo binding_flags{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_BINDING_FLAGS_CREATE_INFO};
+    binding_flags.bindingCount = 1;
+    binding_flags.pBindingFlags = &flags;
+    VkDescriptorSetLayoutCreateInfo info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO, &binding_flags};
+    info.bindingCount = 1;
+    info.pBindings = &binding;
+    VK_CHECK(vkCreateDescriptorSetLayout(ctx.device, &info, nullptr, &ctx.texture_set_layout));
+}
+
 void create_context(Context& ctx, const ContextOptions& options) {
     create_instance(ctx, options);
     ctx.physical = pick_physical_device(ctx, options.device_index);
@@ -553,6 +588,7 @@ void create_context(Context& ctx, const ContextOptions& options) {
     }
     ctx.descriptor_arena.enabled = options.validate && gpu_assisted_validation_requested();
     ctx.descriptor_arena.acceleration_structures = ctx.features.ray_tracing;
+    create_texture_set_layout(ctx);
     apply_masks(ctx.subgroup, options.mask_stages, options.mask_ops);
 }
 
@@ -563,6 +599,7 @@ Context::~Context() {
     if (device) {
         vkDeviceWaitIdle(device);
         for (VkDescriptorPool pool : descriptor_arena.pools) vkDestroyDescriptorPool(device, pool, nullptr);
+        if (texture_set_layout) vkDestroyDescriptorSetLayout(device, texture_set_layout, nullptr);
         if (command_pool) vkDestroyCommandPool(device, command_pool, nullptr);
         vkDestroyDevice(device, nullptr);
     }

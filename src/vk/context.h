@@ -94,6 +94,14 @@ struct Context {
     // else empty (vk/pipeline_stats.h, diagnosis only).
     std::string pipeline_stats_path;
     mutable DescriptorArena descriptor_arena;
+    // Set 1 of every pipeline that samples the scene's textures (LayoutDesc::scene_textures):
+    // binding 0 holds them all as one runtime array of combined image samplers, each texture at its
+    // own size with its mips (descriptor indexing: variable count, partially bound). One set per
+    // scene, written at upload (GpuScene::texture_set). max_scene_textures: the array's capacity
+    // here, below the device's per-stage sampler and sampled-image limits (app/limits.cpp refuses
+    // a scene with more).
+    VkDescriptorSetLayout texture_set_layout = VK_NULL_HANDLE;
+    uint32_t max_scene_textures = 0;
 
     Context() = default;
     Context(const Context&) = delete;

@@ -115,7 +115,7 @@ void poison_buffer(const Context& ctx, Buffer& b, VkDeviceSize allocation_size) 
 void poison_image(const Context& ctx, Image& img) {
     bool depth = img.format == VK_FORMAT_D32_SFLOAT;
     VkImageAspectFlags aspect = depth ? VK_IMAGE_ASPECT_DEPTH_BIT : VK_IMAGE_ASPECT_COLOR_BIT;
-    VkImageSubresourceRange range{aspect, 0, 1, 0, img.layers};
+    VkImageSubresourceRange range{aspect, 0, img.levels, 0, img.layers};
     VkCommandBuffer cmd = begin_one_shot(ctx);
     image_barrier(cmd, img.image, aspect, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
                   VK_PIPELINE_STAGE_2_NONE, VK_ACCESS_2_NONE, VK_PIPELINE_STAGE_2_CLEAR_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT);
@@ -185,6 +185,7 @@ Image& Image::operator=(Image&& o) noexcept {
         std::swap(format, o.format);
         std::swap(extent, o.extent);
         std::swap(layers, o.layers);
+        std::swap(levels, o.levels);
         std::swap(layout, o.layout);
         std::swap(last_stage, o.last_stage);
         std::swap(last_access, o.last_access);
@@ -243,21 +244,25 @@ Buffer create_buffer_with_data(const Context& ctx, const void* data, VkDeviceSiz
 }
 
 Image create_image(const Context& ctx, VkExtent2D extent, VkFormat format, VkImageUsageFlags usage, const char* name,
-                   uint32_t layers, bool array_view) {
+                   uint32_t layers, bool array_view, uint32_t levels) {
     Image img;
     img.device = ctx.device;
     img.format = format;
     img.extent = extent;
     img.layers = layers;
-    // Every format the renderer uses is 4 bytes a texel, but HDR and visibility (8).
+    img.levels = levels;
+    // Every format the renderer uses is 4 bytes a texel, but HDR and visibility (8); every level counts.
     VkDeviceSize texel = format == VK_FORMAT_R16G16B16A16_SFLOAT || format == VK_FORMAT_R32G32_UINT ? 8 : 4;
-    VkDeviceSize texels = VkDeviceSize(extent.width) * extent.height * layers;
+    VkDeviceSize texels = 0;
+    for (uint32_t l = 0; l < levels; ++l)
+        texels += VkDeviceSize(std::max(1u, extent.width >> l)) * std::max(1u, extent.height >> l);
+    texels *= layers;
     log_allocation(name, texels * texel, true);
     VkImageCreateInfo info{VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO};
     info.imageType = VK_IMAGE_TYPE_2D;
     info.format = format;
     info.extent = {extent.width, extent.height, 1};
-    info.mipLevels = 1;
+    info.mipLevels = levels;
     info.arrayLayers = layers;
     info.samples = VK_SAMPLE_COUNT_1_BIT;
     info.tiling = VK_IMAGE_TILING_OPTIMAL;
@@ -273,7 +278,7 @@ Image create_image(const Context& ctx, VkExtent2D extent, VkFormat format, VkIma
     view.image = img.image;
     view.viewType = layers > 1 || array_view ? VK_IMAGE_VIEW_TYPE_2D_ARRAY : VK_IMAGE_VIEW_TYPE_2D;
     view.format = format;
-    view.subresourceRange = {VkImageAspectFlags(depth ? VK_IMAGE_ASPECT_DEPTH_BIT : VK_IMAGE_ASPECT_COLOR_BIT), 0, 1, 0,
+    view.subresourceRange = {VkImageAspectFlags(depth ? VK_IMAGE_ASPECT_DEPTH_BIT : VK_IMAGE_ASPECT_COLOR_BIT), 0, levels, 0,
                              layers};
     VK_CHECK(vkCreateImageView(ctx.device, &view, nullptr, &img.view));
     if (poison) poison_image(ctx, img);
@@ -427,8 +432,9 @@ void create_pipeline_layout(const Context& ctx, const LayoutDesc& desc, Pipeline
     VK_CHECK(vkCreateDescriptorSetLayout(ctx.device, &set, nullptr, &p.set_layout));
     VkPushConstantRange range{desc.stages, 0, desc.push_constant_bytes};
     VkPipelineLayoutCreateInfo info{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
-    info.setLayoutCount = 1;
-    info.pSetLayouts = &p.set_layout;
+    VkDescriptorSetLayout sets[2] = {p.set_layout, ctx.texture_set_layout};
+    info.setLayoutCount = desc.scene_textures ? 2 : 1;
+    info.pSetLayouts = sets;
     info.pushConstantRangeCount = desc.push_constant_bytes ? 1 : 0;
     info.pPushConstantRanges = &range;
     VK_CHECK(vkCreatePipelineLayout(ctx.device, &info, nullptr, &p.layout));
@@ -693,7 +699,13 @@ VkDescriptorSet allocate_arena_set(VkDevice device, DescriptorArena& arena, VkDe
 
 }  // namespace
 
+Descriptors& Descriptors::textures(VkDescriptorSet set) {
+    texture_set = set;
+    return *this;
+}
+
 void Descriptors::push(VkCommandBuffer cmd, const Pipeline& pipeline) {
+    if (texture_set) vkCmdBindDescriptorSets(cmd, pipeline.bind_point, pipeline.layout, 1, 1, &texture_set, 0, nullptr);
     if (!pipeline.arena) {
         vkCmdPushDescriptorSet_(cmd, pipeline.bind_point, pipeline.layout, 0, uint32_t(writes.size()), writes.data());
         return;

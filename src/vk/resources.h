@@ -37,6 +37,7 @@ struct Image {
     VkFormat format = VK_FORMAT_UNDEFINED;
     VkExtent2D extent{};
     uint32_t layers = 1;
+    uint32_t levels = 1;
     // Tracked state of the whole image, so each pass asks for the layout it needs (see transition()).
     VkImageLayout layout = VK_IMAGE_LAYOUT_UNDEFINED;
     VkPipelineStageFlags2 last_stage = VK_PIPELINE_STAGE_2_NONE;
@@ -80,8 +81,9 @@ T read_buffer_as(const Context& ctx, const Buffer& buffer) {
 std::vector<uint8_t> read_image(const Context& ctx, Image& image, uint32_t texel_bytes,
                                 VkImageAspectFlags aspect = VK_IMAGE_ASPECT_COLOR_BIT);
 // array_view: the view is VK_IMAGE_VIEW_TYPE_2D_ARRAY even with one layer (for sampler2DArray).
+// levels: mip levels (the view covers them all); the allocation log records every level's bytes.
 Image create_image(const Context& ctx, VkExtent2D extent, VkFormat format, VkImageUsageFlags usage, const char* name,
-                   uint32_t layers = 1, bool array_view = false);
+                   uint32_t layers = 1, bool array_view = false, uint32_t levels = 1);
 
 // Full-resource barriers, synchronization2 style; enough for a handful of passes per frame.
 void image_barrier(VkCommandBuffer cmd, VkImage image, VkImageAspectFlags aspect, VkImageLayout old_layout,
@@ -149,10 +151,13 @@ constexpr uint32_t ceil_div(uint32_t n, uint32_t size) { return (n + size - 1) /
 constexpr VkDescriptorType kNoBinding = VK_DESCRIPTOR_TYPE_MAX_ENUM;
 
 // The descriptor types of set 0, binding i = bindings[i]; pushed with vkCmdPushDescriptorSetKHR.
+// scene_textures: set 1 is the scene's texture array (Context::texture_set_layout), bound by
+// Descriptors::textures().
 struct LayoutDesc {
     std::vector<VkDescriptorType> bindings;
     VkShaderStageFlags stages = VK_SHADER_STAGE_ALL;
     uint32_t push_constant_bytes = 0;
+    bool scene_textures = false;
 };
 
 // Every member has a default initializer, so a brace list may stop after any of them (as most
@@ -207,5 +212,9 @@ struct Descriptors {
     Descriptors& sampled_depth(uint32_t binding, VkImageView view);
     // Any image read with texelFetch the same way, in `layout`.
     Descriptors& sampled_texels(uint32_t binding, VkImageView view, VkImageLayout layout);
+    // The scene's texture array (GpuScene::texture_set): bound as set 1 by push(), for pipelines
+    // whose layout has LayoutDesc::scene_textures.
+    Descriptors& textures(VkDescriptorSet set);
+    VkDescriptorSet texture_set = VK_NULL_HANDLE;
     void push(VkCommandBuffer cmd, const Pipeline& pipeline);
 };

@@ -29,7 +29,8 @@
 #include "window/hud.h"
 #include "app/image_io.h"
 #include "window/present.h"
-#include "app/run.h"
+#include "run/headless.h"
+#include "run/report.h"
 #include "app/soak.h"
 #include "window/swapchain.h"
 

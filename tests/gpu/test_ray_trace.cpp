@@ -91,13 +91,13 @@ struct WorldTriangle {
     glm::dvec2 uv[3];
     uint32_t draw;
     double alpha_cutoff;  // 0: opaque
-    uint32_t layer;
+    uint32_t texture;  // GpuDraw::base_color_texture: 0 white, else scene texture - 1
     double alpha_factor;
 };
 
 struct CpuScene {
     std::vector<WorldTriangle> triangles;
-    std::vector<uint8_t> layers;  // the texture array as uploaded
+    const Scene* scene = nullptr;  // its textures' level 0: what the alpha tests sample
     bool alpha = true;            // false: every material opaque (the negative control)
 };
 
@@ -118,25 +118,27 @@ CpuScene cpu_scene(const Scene& scene) {
             }
             t.draw = d;
             t.alpha_cutoff = draw.alpha_cutoff;
-            t.layer = draw.texture_layer;
+            t.texture = draw.base_color_texture;
             t.alpha_factor = draw.base_color.a;
             s.triangles.push_back(t);
         }
     }
-    s.layers = build_texture_layers(scene);
+    s.scene = &scene;
     return s;
 }
 
-// Bilinear alpha at uv, repeat wrap: the GPU's linear sampler on the single-level layer.
-double sample_alpha(const CpuScene& s, uint32_t layer, glm::dvec2 uv) {
-    const int n = int(kTextureSize);
-    double x = uv.x * n - 0.5, y = uv.y * n - 0.5;
+// Bilinear alpha at uv, repeat wrap: the GPU's linear sampler on level 0 of the texture, at its size.
+double sample_alpha(const CpuScene& s, uint32_t texture, glm::dvec2 uv) {
+    if (texture == 0) return 1.0;  // the white texel
+    const Texture& t = s.scene->textures[texture - 1];
+    const int w = t.width, h = t.height;
+    double x = uv.x * w - 0.5, y = uv.y * h - 0.5;
     double fx = std::floor(x), fy = std::floor(y);
     double ax = x - fx, ay = y - fy;
     auto texel = [&](int i, int j) {
-        i = ((i % n) + n) % n;
-        j = ((j % n) + n) % n;
-        return s.layers[(size_t(layer) * n * n + size_t(j) * n + i) * 4 + 3] / 255.0;
+        i = ((i % w) + w) % w;
+        j = ((j % h) + h) % h;
+        return t.rgba[(size_t(j) * w + i) * 4 + 3] / 255.0;
     };
     int i = int(fx), j = int(fy);
     return (texel(i, j) * (1 - ax) + texel(i + 1, j) * ax) * (1 - ay) + (texel(i, j + 1) * (1 - ax) + texel(i + 1, j + 1) * ax) * ay;
@@ -174,7 +176,7 @@ CpuHit trace_cpu(const CpuScene& s, glm::dvec3 o, glm::dvec3 d, double tmax, boo
         if (hit_t < 0 || hit_t > tmax || (best.tri && hit_t >= best.t)) continue;
         if (s.alpha && t.alpha_cutoff > 0) {
             glm::dvec2 uv = t.uv[0] * (1 - u - v) + t.uv[1] * u + t.uv[2] * v;
-            double alpha = sample_alpha(s, t.layer, uv) * t.alpha_factor;
+            double alpha = sample_alpha(s, t.texture, uv) * t.alpha_factor;
             if (std::abs(alpha - t.alpha_cutoff) < kAlphaMargin) best.ambiguous = true;
             if (alpha < t.alpha_cutoff) {
                 best.through_hole = true;

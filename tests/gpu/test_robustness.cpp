@@ -16,11 +16,13 @@
 #include "scene_test_helpers.h"
 #include <nlohmann/json.hpp>
 
+#include "app/image_io.h"
 #include "app/limits.h"
 #include "app/run.h"
 #include "gpu/harness.h"
 #include "known_drivers.h"
 #include "render/renderer.h"
+#include "scene/texture_mips.h"
 #include "scoped_env.h"
 #include "vk/resources.h"
 
@@ -429,8 +431,14 @@ TEST(RobustLimits, LightsPastTheListCapacityAreCountedNotWritten) {
 
 TEST(RobustFaults, OutOfDeviceMemoryNamesTheSizeAsked) {
     std::string dir = test_dir("oom");
-    std::string scene = write_gltf(dir + "/quad.gltf", quad_gltf());
-    // Everything before the texture array is smaller than its 1 MiB white layer (512 x 512 x 4).
+    // A 512 x 512 base colour texture: its upload's staging buffer (the white texel and the texture's
+    // mip chain, 1398104 bytes) is the first allocation over 1 MiB.
+    std::vector<uint8_t> texels(512 * 512 * 4, 200);
+    write_png(dir + "/texture.png", 512, 512, texels);
+    json gltf = quad_gltf({{"pbrMetallicRoughness", {{"baseColorTexture", {{"index", 0}}}}}});
+    gltf["textures"] = {{{"source", 0}}};
+    gltf["images"] = {{{"uri", "texture.png"}}};
+    std::string scene = write_gltf(dir + "/quad.gltf", gltf);
     ScopedEnv fault("SGD_FAULT", "oom@1048575");
     DemoRun run = run_demo(small_run({"--scene", scene}));
     expect_failure(run, 1, "out of device memory allocating ");
@@ -439,9 +447,11 @@ TEST(RobustFaults, OutOfDeviceMemoryNamesTheSizeAsked) {
     ASSERT_TRUE(std::regex_search(line, m, std::regex("allocating ([0-9]+) bytes \\(([0-9.]+) MiB\\) for (.*) \\(VK_ERROR_OUT_OF_DEVICE_MEMORY\\)")))
         << line;
     uint64_t bytes = std::stoull(m[1]);
-    EXPECT_GE(bytes, 1048576u);
-    EXPECT_LT(bytes, 1048576u + 65536u);  // the driver may pad, not double
-    EXPECT_EQ(m[3], "base colour textures");
+    const uint64_t staging = 4 + mip_chain_bytes(512, 512);
+    EXPECT_EQ(staging, 1398104u);
+    EXPECT_GE(bytes, staging);
+    EXPECT_LT(bytes, staging + 65536u);  // the driver may pad, not double
+    EXPECT_EQ(m[3], "texture staging");
 }
 
 TEST(RobustFaults, DeviceLostEndsTheRunWithExit1) {

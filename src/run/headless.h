@@ -1,0 +1,94 @@
+// The headless run, shared by every way of running the renderer: the device request, the scene,
+// the limits check, and the frames rendered offscreen, timed and read back. The command line's
+// headless mode (app/run.h), the window (context and scene), the comparison and the atlas all
+// build on it; it includes nothing of theirs.
+#pragma once
+
+#include <array>
+#include <memory>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "app/options.h"
+#include "compare/bandwidth_probe.h"
+#include "compare/statistics.h"
+#include "render/mip_reference.h"
+#include "render/renderer.h"
+
+struct RunResult {
+    std::array<TimingStats, kTimerCount> timings{};  // over every measured frame
+    std::array<bool, kTimerCount> ran{};
+    // Each timer's measured frames by round (--compare renders in rounds; a plain run is one round).
+    std::array<RoundSamples, kTimerCount> rounds{};
+    GpuCounters counters{};
+    GpuCounters instrumented{};
+    uint64_t meshlets = 0;          // --geometry meshlet: meshlets built (unique meshes)
+    uint64_t base_meshlet_bytes = 0, lod_meshlet_bytes = 0;  // their GPU bytes: level 0, the coarser levels
+    double meshlet_build_ms = 0.0;  // and the host time it took  // the instrumented frame's counters: light_atomics, the light loop's trips
+    uint64_t triangles_in = 0;
+    uint64_t texture_bytes = 0;  // every texture's mip chain on the GPU (render/gpu_scene.h)
+    double texture_ms = 0.0;     // host time of building the chains and uploading them
+    ExposureState exposure{};  // after the last frame (exposure_pass.h)
+    std::string screenshot;  // path written, or empty
+    std::string mip;
+    MipCheck mip_check;  // --mip-dump: the mip against the CPU box filter of the same frame
+    std::string ray;  // --ray-dump
+    CopyBandwidth copy;  // --bandwidth-probe, else zero
+};
+
+std::string default_scene_path();
+
+// The one place options become a device request and a renderer configuration: the headless run,
+// the window and the comparison all build theirs here, so an option cannot reach one and not the
+// others. The window adds its surface's instance extensions and the swapchain to the former.
+ContextOptions context_options(const Options& options);
+RendererConfig renderer_config(const Options& options, const Plan& plan, VkExtent2D extent);
+// What the renderer was configured with, as the report's "renderer" and the window's first log line.
+nlohmann::json renderer_json(const RendererConfig& config);
+
+// Loads the scene named by the options (or the bundled one), builds its levels of detail
+// (scene/lod.h) and applies --instances.
+Scene load_requested_scene(const Options& options);
+// Bytes of the coarser levels' indices (levels 1 and up), and of the base meshes (level 0's
+// indices and the vertices): docs/lod.md's memory bound.
+uint64_t lod_index_bytes(const Scene& scene);
+uint64_t base_mesh_bytes(const Scene& scene);
+
+// Checks --size and the scene's buffer sizes against the device before anything is allocated.
+void check_device_limits(const Context& ctx, const Options& options, const Scene& scene);
+
+RunResult run_headless(const Context& ctx, const Scene& scene, const Options& options, const Plan& plan,
+                       bool quiet = false);
+
+// run_headless in pieces, for --compare's rounds: the renderer of one plan, whose frames are
+// rendered in bursts between other configurations' before its results are read back. Frame
+// indices continue from burst to burst, so the frames (and the last one, the screenshot) are those
+// of one uninterrupted run.
+class HeadlessRun {
+public:
+    // Builds the renderer and renders the instrumented frame (outside the timed ones).
+    HeadlessRun(const Context& ctx, const Scene& scene, const Options& options, const Plan& plan);
+    ~HeadlessRun();
+    HeadlessRun(const HeadlessRun&) = delete;
+    HeadlessRun& operator=(const HeadlessRun&) = delete;
+
+    // The next `count` frames; those past --warmup are timed into round `round`.
+    void render(uint32_t count, uint32_t round);
+    uint32_t frames_rendered() const { return frame_; }
+    // After the last frame: the timings, counters and readbacks (screenshot, dumps) of run_headless.
+    RunResult finish();
+
+private:
+    void submit_frame(uint32_t frame_index, bool instrument);
+
+    const Context& ctx_;
+    const Scene& scene_;
+    Options options_;
+    Plan plan_;
+    std::unique_ptr<Renderer> renderer_;
+    VkCommandBuffer cmd_ = VK_NULL_HANDLE;
+    VkFence fence_ = VK_NULL_HANDLE;
+    uint32_t frame_ = 0;
+    RunResult result_;
+};

@@ -1,0 +1,35 @@
+// The mip chains of a scene's textures, built on the CPU at load (render/gpu_scene.cpp uploads
+// them). Plain data; no Vulkan.
+//
+// Each level halves the one above (rounding down, at least 1 texel a side: Vulkan's level sizes)
+// with an area-weighted box filter, so an odd size spreads its extra texel over its neighbours
+// instead of dropping it. Colour textures (Texture::srgb) are filtered in linear light: the texels
+// are decoded from sRGB, averaged, and encoded again, as an R8G8B8A8_SRGB image's sampler filters
+// them; a 1-texel black and white checker becomes mid grey in linear light, sRGB 188, not 128.
+// Data textures (normals, metallic-roughness, occlusion) are averaged as they are. Alpha is always
+// linear. Each level is filtered from the previous one kept in float, so rounding never accumulates.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "scene/scene.h"
+
+struct MipLevel {
+    uint32_t width = 0, height = 0;
+    uint64_t offset = 0;  // into MipChain::rgba
+};
+
+struct MipChain {
+    std::vector<MipLevel> levels;  // levels[0] is the texture itself
+    std::vector<uint8_t> rgba;     // every level's RGBA8 texels, level after level
+};
+
+// floor(log2(max(width, height))) + 1: the full chain down to 1x1.
+uint32_t mip_level_count(uint32_t width, uint32_t height);
+// Bytes of the full RGBA8 chain of a width x height texture.
+uint64_t mip_chain_bytes(uint32_t width, uint32_t height);
+MipChain build_mip_chain(const Texture& texture);
+
+float srgb_to_linear(float encoded);
+float linear_to_srgb(float linear);

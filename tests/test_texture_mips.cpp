@@ -1,0 +1,87 @@
+// The mip chains built at load (scene/texture_mips.h) against values worked out by hand: the level
+// sizes Vulkan expects, colour filtered in linear light and data as it is, and odd sizes spreading
+// their extra texel by area.
+#include "scene/texture_mips.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace {
+
+Texture solid(int width, int height, uint8_t r, uint8_t g, uint8_t b, uint8_t a, bool srgb = true) {
+    Texture t;
+    t.width = width;
+    t.height = height;
+    t.srgb = srgb;
+    for (int i = 0; i < width * height; ++i) t.rgba.insert(t.rgba.end(), {r, g, b, a});
+    return t;
+}
+
+// A 1-texel black and white checker, alpha 0 on black and 255 on white.
+Texture checker(int size, bool srgb) {
+    Texture t = solid(size, size, 0, 0, 0, 0, srgb);
+    for (int y = 0; y < size; ++y)
+        for (int x = 0; x < size; ++x)
+            if ((x + y) % 2) std::fill_n(&t.rgba[(size_t(y) * size + x) * 4], 4, uint8_t(255));
+    return t;
+}
+
+}  // namespace
+
+TEST(TextureMips, LevelSizesHalveDownToOneTexel) {
+    MipChain chain = build_mip_chain(solid(37, 10, 10, 20, 30, 40));
+    ASSERT_EQ(chain.levels.size(), 6u);  // 37x10, 18x5, 9x2, 4x1, 2x1, 1x1
+    EXPECT_EQ(mip_level_count(37, 10), 6u);
+    const uint32_t widths[] = {37, 18, 9, 4, 2, 1}, heights[] = {10, 5, 2, 1, 1, 1};
+    uint64_t offset = 0;
+    for (size_t l = 0; l < chain.levels.size(); ++l) {
+        EXPECT_EQ(chain.levels[l].width, widths[l]);
+        EXPECT_EQ(chain.levels[l].height, heights[l]);
+        EXPECT_EQ(chain.levels[l].offset, offset);
+        offset += uint64_t(widths[l]) * heights[l] * 4;
+    }
+    EXPECT_EQ(chain.rgba.size(), offset);
+    EXPECT_EQ(mip_chain_bytes(37, 10), offset);
+    // A constant texture stays that constant at every level (weights sum to 1).
+    for (size_t i = 0; i < chain.rgba.size(); i += 4) {
+        ASSERT_EQ(chain.rgba[i], 10);
+        ASSERT_EQ(chain.rgba[i + 1], 20);
+        ASSERT_EQ(chain.rgba[i + 2], 30);
+        ASSERT_EQ(chain.rgba[i + 3], 40);
+    }
+}
+
+// Black and white average to half the light: sRGB 188 for colour; data averages its numbers (128).
+// Alpha is linear in both.
+TEST(TextureMips, ColourIsFilteredInLinearLightAndDataAsItIs) {
+    MipChain colour = build_mip_chain(checker(8, true));
+    MipChain data = build_mip_chain(checker(8, false));
+    const uint8_t expected_colour = uint8_t(std::lround(linear_to_srgb(0.5f) * 255.0f));
+    EXPECT_EQ(expected_colour, 188);
+    for (size_t l = 1; l < colour.levels.size(); ++l)
+        for (uint64_t i = colour.levels[l].offset; i < (l + 1 < colour.levels.size() ? colour.levels[l + 1].offset : colour.rgba.size());
+             i += 4) {
+            SCOPED_TRACE(l);
+            ASSERT_EQ(colour.rgba[i], expected_colour);
+            ASSERT_EQ(colour.rgba[i + 3], 128);  // 127.5 rounds up
+            ASSERT_EQ(data.rgba[i], 128);
+            ASSERT_EQ(data.rgba[i + 3], 128);
+        }
+}
+
+// 3 texels to 1: each counts a third (area), the odd one included: [0, 255, 0] averages to 85.
+TEST(TextureMips, OddSizesWeighEveryTexelByArea) {
+    Texture t = solid(3, 1, 0, 0, 0, 255, false);
+    std::fill_n(&t.rgba[4], 3, uint8_t(255));  // the middle texel white
+    MipChain chain = build_mip_chain(t);
+    ASSERT_EQ(chain.levels.size(), 2u);
+    EXPECT_EQ(chain.levels[1].width, 1u);
+    EXPECT_EQ(chain.rgba[chain.levels[1].offset], 85);
+    // 5 -> 2: texel 0 covers [0, 2.5): texels 0 and 1 whole, half of 2, each by 1/2.5.
+    Texture row = solid(5, 1, 0, 0, 0, 255, false);
+    for (int x = 0; x < 5; ++x) row.rgba[size_t(x) * 4] = uint8_t(x * 50);  // 0 50 100 150 200
+    MipChain five = build_mip_chain(row);
+    EXPECT_EQ(five.rgba[five.levels[1].offset], 40);       // (0 + 50 + 0.5 x 100) / 2.5
+    EXPECT_EQ(five.rgba[five.levels[1].offset + 4], 160);  // (0.5 x 100 + 150 + 200) / 2.5
+}

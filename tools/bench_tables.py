@@ -1,0 +1,245 @@
+#!/usr/bin/env python3
+"""The Markdown tables of tools/gpu_bench.sh, from the demo's reports (the contract's JSON).
+
+  runs DIR [--only PREFIX] COLUMN...   one row per run of DIR/runs.tsv: tag, exit code, seconds, COLUMNs.
+      A COLUMN is a timer (the median ms of timings_ms.NAME: frame, cull, ...), or SECTION:PATH for a
+      value of the report: c: counters, plan:, out: outputs, scene:, bandwidth:, validation: (the
+      message count); PATH is dotted (c:ray_trace.rays).
+  passes DIR SIZE... -- TAG...          per size, each timer's median ms, the mean of rounds 1 and 2
+                                       of DIR/TAG-SIZE-ROUND.json, one column per TAG.
+  compare REPORT...                    every ratio of --compare reports, with interval and word.
+  differences REPORT...                the difference panel and run to run of --compare reports.
+  distinct DIR PATH...                 runs of DIR/PATH-I.*: distinct frames, mips, cull dumps, counters.
+  occlusion DIR SIZE...                --occlusion off against auto (DIR/SIZE-CAMERA-GEOMETRY-OCC-ROUND).
+  probe REPORT                         --info --probe's graphics-to-compute figures.
+  tune TUNE_JSON...                    --tune's check: tuned auto against the faster of all-* rows.
+  pipeline-stats DIR                   the cull pipelines' statistics of DIR/*.jsonl.
+  same-counters A B                    "yes" where two reports' counters are equal (the look-back's
+                                       fallback count, which depends on scheduling, left out).
+"""
+import glob
+import hashlib
+import json
+import os
+import statistics
+import sys
+
+
+def load(path):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+def dig(value, path):
+    for key in path.split(".") if path else []:
+        if not isinstance(value, dict) or key not in value:
+            return None
+        value = value[key]
+    return value
+
+
+def cell(value):
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:.3f}" if abs(value) < 1e5 else f"{value:,.0f}"
+    if isinstance(value, int) and not isinstance(value, bool):
+        return f"{value:,}"
+    return json.dumps(value) if isinstance(value, (dict, list)) else str(value)
+
+
+SECTIONS = {"c": "counters", "plan": "plan", "out": "outputs", "scene": "scene", "bandwidth": "bandwidth"}
+
+
+def column(report, spec):
+    if report is None:
+        return "-"
+    if ":" not in spec:
+        return cell(dig(report, f"timings_ms.{spec}.median"))
+    section, path = spec.split(":", 1)
+    if section == "validation":
+        return cell(dig(report, "validation.messages"))
+    return cell(dig(report.get(SECTIONS[section]), path))
+
+
+def runs(args):
+    folder, only = args[0], None
+    columns = args[1:]
+    if columns[:1] == ["--only"]:
+        only, columns = columns[1], columns[2:]
+    print("\n| run | exit | s | " + " | ".join(columns) + " |")
+    print("| --- | ---: | ---: |" + " ---: |" * len(columns))
+    with open(os.path.join(folder, "runs.tsv")) as f:
+        for line in f:
+            tag, rc, seconds = line.rstrip("\n").split("\t")
+            if only and not tag.startswith(only):
+                continue
+            report = load(os.path.join(folder, tag + ".json"))
+            print(f"| {tag} | {rc} | {seconds} | " + " | ".join(column(report, c) for c in columns) + " |")
+
+
+def passes(args):
+    split = args.index("--")
+    folder, sizes, tags = args[0], args[1:split], args[split + 1:]
+    for size in sizes:
+        reports = {t: [r for r in (load(f"{folder}/{t}-{size}-{k}.json") for k in (1, 2)) if r] for t in tags}
+        keys = []
+        for t in tags:
+            for r in reports[t]:
+                keys += [k for k in r["timings_ms"] if k not in keys]
+        keys = [k for k in keys if k != "frame"] + ["frame"]
+        print(f"\n{size}, median ms (mean of 2 runs)\n")
+        print("| pass | " + " | ".join(tags) + " |")
+        print("| --- |" + " ---: |" * len(tags))
+        for k in keys:
+            values = [[r["timings_ms"][k]["median"] for r in reports[t] if k in r["timings_ms"]] for t in tags]
+            print(f"| {k} | " + " | ".join(f"{statistics.mean(v):.3f}" if v else "" for v in values) + " |")
+
+
+def size_of(path):
+    return os.path.basename(os.path.dirname(path)).split("-", 1)[-1]
+
+
+def compare(args):
+    print("\n| size | ratio | fallback run | fallback ms | subgroup run | subgroup ms | speed-up | 95% interval | verdict |")
+    print("| --- | --- | --- | ---: | --- | ---: | ---: | --- | --- |")
+    for path in args:
+        r = load(path)
+        if r is None:
+            print(f"| {size_of(path)} | no report |")
+            continue
+        for key, d in r.get("ratio_details", {}).items():
+            ratio = d.get("ratio")
+            print(f"| {size_of(path)} | {key} | {d.get('fallback_run', '')} | {cell(d.get('fallback_ms'))} | "
+                  f"{d.get('subgroup_run', '')} | {cell(d.get('subgroup_ms'))} | {f'{ratio:.3f}x' if ratio else 'n/a'} | "
+                  f"{d.get('ratio_ci95')} | {d.get('verdict', d.get('reason', ''))} |")
+    differences(args)
+
+
+def differences(args):
+    print("\n| report | pair | differing pixels |")
+    print("| --- | --- | ---: |")
+    for path in args:
+        r = load(path)
+        name = os.path.basename(os.path.dirname(path))
+        if r is None:
+            print(f"| {name} | no report | |")
+            continue
+        for d in r.get("differences", []):
+            print(f"| {name} | {d['subgroup_run']} vs {d['fallback_run']} | {d['differing_pixels']} |")
+        rr = r.get("run_to_run") or {}
+        print(f"| {name} | run to run ({rr.get('run')} twice) | {rr.get('differing_pixels')} |")
+
+
+def counters_without_schedule(report):
+    c = dict((report or {}).get("counters", {}))
+    c.pop("cull_lookback_fallbacks", None)
+    return json.dumps(c, sort_keys=True)
+
+
+def digest(path):
+    try:
+        with open(path, "rb") as f:
+            return hashlib.md5(f.read()).hexdigest()
+    except OSError:
+        return None
+
+
+def distinct(args):
+    folder = args[0]
+    print("\n| path | runs | distinct frames | distinct mips | distinct cull dumps | distinct counter sets |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: |")
+    for name in args[1:]:
+        reports = sorted(glob.glob(f"{folder}/{name}-[0-9]*.json"))
+        stems = [p[:-5] for p in reports]
+        kinds = [".png", "-mip.png", "-cull.txt"]
+        counts = [len({digest(s + k) for s in stems if digest(s + k)}) for k in kinds]
+        sets = len({counters_without_schedule(load(p)) for p in reports})
+        print(f"| {name} | {len(reports)} | " + " | ".join(str(c) for c in counts) + f" | {sets} |")
+
+
+def occlusion(args):
+    folder, sizes = args[0], args[1:]
+    print("\n| size | camera | geometry | frame off ms (2 runs) | frame on ms (2 runs) | on / off | triangles off | removed | "
+          "rejected phase 1 | tested phase 2 | re-admitted | auto resting | identical |")
+    print("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |")
+    for size in sizes:
+        for camera in ("overview", "street"):
+            for geometry in ("indexed", "meshlet"):
+                base = f"{folder}/{size}-{camera}-{geometry}"
+                offs = [load(f"{base}-off-{k}.json") for k in (1, 2)]
+                ons = [load(f"{base}-auto-{k}.json") for k in (1, 2)]
+                if not all(offs + ons):
+                    print(f"| {size} | {camera} | {geometry} | failed |")
+                    continue
+                fo = [r["timings_ms"]["frame"]["median"] for r in offs]
+                fn = [r["timings_ms"]["frame"]["median"] for r in ons]
+                to, tn = offs[0]["counters"]["triangles_visible"], ons[0]["counters"]["triangles_visible"]
+                o = ons[0]["counters"].get("occlusion", {})
+                unit = "meshlets" if geometry == "meshlet" else "triangles"
+                identical = all(digest(f"{base}-off-{a}.png") == digest(f"{base}-auto-{b}.png") for a in (1, 2) for b in (1, 2))
+                print(f"| {size} | {camera} | {geometry} | {fo[0]:.3f}, {fo[1]:.3f} | {fn[0]:.3f}, {fn[1]:.3f} | "
+                      f"{statistics.mean(fn) / statistics.mean(fo):.3f}x | {to:,} | {(to - tn) / max(to, 1):.1%} | "
+                      f"{cell(o.get(unit + '_rejected_phase1'))} | {cell(o.get(unit + '_tested_phase2'))} | "
+                      f"{cell(o.get(unit + '_readmitted_phase2'))} | {'yes' if o.get('resting') else 'no'} | "
+                      f"{'yes' if identical else 'NO'} |")
+
+
+def probe(args):
+    r = load(args[0])
+    print(f"\nprobe (--info --probe): {json.dumps((r or {}).get('probe'))}")
+
+
+def tune(args):
+    print("\n| size | tuned auto ms | faster of all-* | its ms | ratio | 95% interval | verdict |")
+    print("| --- | ---: | --- | ---: | ---: | --- | --- |")
+    for path in args:
+        r = load(path)
+        size = os.path.basename(os.path.dirname(path))
+        if r is None:
+            print(f"| {size} | no tune.json |")
+            continue
+        c = r["check"]
+        frames = c.get("frame_ms", {})
+        best = c.get("faster_of_all")
+        tuned = [v for k, v in frames.items() if k not in ("all-subgroup", "all-fallback")]
+        print(f"| {size} | {cell(tuned[0] if tuned else None)} | {best} | {cell(frames.get(best))} | {cell(c.get('ratio'))} | "
+              f"{c.get('ratio_ci95')} | {c.get('verdict')} |")
+
+
+def pipeline_stats(args):
+    rows = {}
+    for path in sorted(glob.glob(f"{args[0]}/*.jsonl")):
+        for line in open(path):
+            e = json.loads(line)
+            if not any(k in e["pipeline"] for k in ("cull.comp", "cull_scan", "meshlet_cull", "cull_late", "cull_merge")):
+                continue
+            for x in e["executables"]:
+                rows[(e["pipeline"], x["name"])] = (x["subgroup_size"], x["statistics"])
+    if not rows:
+        print("\n(no statistics: the driver exposes none)")
+        return
+    keys = sorted({k for _, stats in rows.values() for k in stats})
+    print("\n| pipeline | executable | subgroup | " + " | ".join(keys) + " |")
+    print("| --- | --- | ---: |" + " ---: |" * len(keys))
+    for (name, exe), (sg, stats) in sorted(rows.items()):
+        print(f"| {name} | {exe} | {sg} | " + " | ".join(str(stats.get(k, "")) for k in keys) + " |")
+
+
+def same_counters(args):
+    a, b = load(args[0]), load(args[1])
+    print("yes" if a and b and counters_without_schedule(a) == counters_without_schedule(b) else "NO")
+
+
+COMMANDS = {"runs": runs, "passes": passes, "compare": compare, "differences": differences, "distinct": distinct,
+            "occlusion": occlusion, "probe": probe, "tune": tune, "pipeline-stats": pipeline_stats,
+            "same-counters": same_counters}
+
+if __name__ == "__main__":
+    if len(sys.argv) < 2 or sys.argv[1] not in COMMANDS:
+        print(__doc__)
+        sys.exit(2)
+    COMMANDS[sys.argv[1]](sys.argv[2:])

@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""Include cycles among src/'s units (a unit: NAME.h with its NAME.cpp), and the folder graph.
+
+A unit depends on another where its header or its source #includes the other's header. Prints each
+cycle of units (strongly connected component of more than one unit), with --folders also the
+folder-to-folder edges; exits 1 where a cycle holds a unit of one of the FOLDERs (default: any).
+Usage: tools/include_cycles.py [SRC_DIR [FOLDER...]] [--folders]
+Run by ctest (Tools.NoIncludeCycles) over app, compare, passes, plan, render, run and window.
+"""
+import os
+import re
+import sys
+
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+
+
+def units(src):
+    deps = {}
+    for root, _, files in os.walk(src):
+        for name in files:
+            if not name.endswith((".h", ".cpp")):
+                continue
+            path = os.path.join(root, name)
+            unit = os.path.relpath(os.path.splitext(path)[0], src)
+            deps.setdefault(unit, set())
+            with open(path, encoding="utf-8") as f:
+                for header in INCLUDE.findall(f.read()):
+                    target = os.path.splitext(header)[0]
+                    if target != unit and os.path.exists(os.path.join(src, header)):
+                        deps[unit].add(target)
+    return deps
+
+
+def cycles(deps):
+    """Tarjan's strongly connected components with more than one unit."""
+    index, low, stack, on_stack, found = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(deps.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    sys.setrecursionlimit(10000)
+    for v in sorted(deps):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def folder(unit):
+    return unit.split("/")[0] if "/" in unit else "."
+
+
+def main():
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    src = args[0] if args else os.path.join(os.path.dirname(__file__), "..", "src")
+    checked = set(args[1:])
+    deps = units(src)
+    found = cycles(deps)
+    failing = [c for c in found if not checked or any(folder(u) in checked for u in c)]
+    for component in found:
+        print(f"cycle of {len(component)} units: " + " ".join(component) + ("" if component in failing else " (not checked)"))
+    if "--folders" in sys.argv:
+        edges = sorted({(folder(u), folder(t)) for u, ts in deps.items() for t in ts if folder(u) != folder(t)})
+        for a, b in edges:
+            print(f"{a} -> {b}")
+        folder_deps = {}
+        for a, b in edges:
+            folder_deps.setdefault(a, set()).add(b)
+        for component in cycles(folder_deps):
+            print("folder cycle: " + " ".join(component))
+    print(f"{len(deps)} units, {len(found)} cycles, {len(failing)} through " + (", ".join(sorted(checked)) or "any folder"))
+    return 1 if failing else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
