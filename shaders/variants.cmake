@@ -264,3 +264,12 @@ sgd_shader(meshlet_late_list.comp subgroup SCAN_SUBGROUP=1)
 sgd_shader(meshlet_late_list.comp fallback)
 # The depth-pyramid view (--view depth-pyramid): one level of the pyramid over the frame.
 sgd_shader(pyramid_view.comp main)
+# --raster compute (docs/raster.md): the compute rasterizer (subgroup, fallback), the hardware
+# rasterizer's triangles (with the alpha test where the scene has masked materials) writing the
+# same 64-bit words, and the split of the words into the visibility id and the depth.
+sgd_shader(raster.comp subgroup RASTER_SUBGROUP=1)
+sgd_shader(raster.comp fallback)
+sgd_shader(raster_hw.vert main)
+sgd_shader(raster_hw.frag plain)
+sgd_shader(raster_hw.frag alpha ALPHA=1)
+sgd_shader(raster_split.comp main)

@@ -27,6 +27,6 @@ inline SubgroupCaps every_subgroup_caps() {
 inline DeviceFeatures every_feature() {
     DeviceFeatures f;
     f.tessellation = f.geometry = f.fragment_stores = f.vertex_stores = f.multi_draw_indirect = true;
-    f.mesh_shader = f.ray_tracing = f.compute_full_subgroups = true;
+    f.mesh_shader = f.ray_tracing = f.compute_full_subgroups = f.int64_atomics = true;
     return f;
 }

@@ -179,3 +179,66 @@ TEST(ShadingPlan, RequestsThatCannotRunAreRefused) {
 }
 
 }  // namespace shading_plan_tests
+
+// --raster's planner (plan_raster in make_plan): auto keeps hardware unless a verdict says compute
+// is faster, and never where the device lacks 64-bit atomics, shading is forward, the geometry is
+// meshlet or a debug view draws; --raster compute is refused there (exit 2); the compute
+// rasterizer's subgroup path exactly where compute has ballots.
+namespace raster_plan_tests {
+
+TEST(RasterPlan, AutoKeepsHardwareUnlessAVerdictSaysComputeAndSaysWhy) {
+    PlanRequest request;
+    request.shading = Shading::visibility;
+    Plan plain = make_plan(lavapipe_like_caps(), every_feature(), request);
+    EXPECT_EQ(plain.raster.raster, Raster::hardware);
+    EXPECT_NE(plain.raster.reason.find("no verdict"), std::string::npos) << plain.raster.reason;
+    request.measured_raster = MeasuredPreference{Variant::subgroup, 2.5, "tune", "2026-11-28"};
+    Plan measured = make_plan(lavapipe_like_caps(), every_feature(), request);
+    EXPECT_EQ(measured.raster.raster, Raster::compute);
+    EXPECT_EQ(measured.raster.variant, Variant::subgroup);
+    EXPECT_EQ(measured.raster.source, PlanSource::measured);
+    EXPECT_NE(measured.raster.reason.find("2.50x"), std::string::npos) << measured.raster.reason;
+    // Without the 64-bit atomics even the verdict keeps hardware, and says why.
+    DeviceFeatures no_atomics = every_feature();
+    no_atomics.int64_atomics = false;
+    Plan lacking = make_plan(lavapipe_like_caps(), no_atomics, request);
+    EXPECT_EQ(lacking.raster.raster, Raster::hardware);
+    EXPECT_NE(lacking.raster.reason.find("shaderBufferInt64Atomics"), std::string::npos) << lacking.raster.reason;
+    request.raster = Raster::compute;
+    EXPECT_THROW(make_plan(lavapipe_like_caps(), no_atomics, request), UnsupportedRequest);
+}
+
+TEST(RasterPlan, ComputeNeedsTheVisibilityPathOnIndexedGeometryWithoutViews) {
+    PlanRequest request;
+    request.raster = Raster::compute;
+    // --shading auto: the request for compute makes it visibility.
+    Plan plan = make_plan(lavapipe_like_caps(), every_feature(), request);
+    EXPECT_EQ(plan.shading.shading, Shading::visibility) << plan.shading.reason;
+    EXPECT_EQ(plan.raster.raster, Raster::compute) << plan.raster.reason;
+    request.shading = Shading::forward;
+    EXPECT_THROW(make_plan(lavapipe_like_caps(), every_feature(), request), UnsupportedRequest);
+    request.shading = Shading::visibility;
+    request.geometry = Geometry::meshlet;
+    EXPECT_THROW(make_plan(lavapipe_like_caps(), every_feature(), request), UnsupportedRequest);
+    request.geometry = Geometry::indexed;
+    request.view = ViewMode::light_count;
+    EXPECT_THROW(make_plan(lavapipe_like_caps(), every_feature(), request), UnsupportedRequest);
+}
+
+TEST(RasterPlan, SubgroupPathExactlyWhereComputeHasBallots) {
+    PlanRequest request;
+    request.raster = Raster::compute;
+    EXPECT_EQ(make_plan(lavapipe_like_caps(), every_feature(), request).raster.variant, Variant::subgroup);
+    SubgroupCaps masked = lavapipe_like_caps();
+    masked.ops &= ~bit(Op::ballot);
+    masked.masked_ops |= bit(Op::ballot);
+    Plan fallback = make_plan(masked, every_feature(), request);
+    EXPECT_EQ(fallback.raster.variant, Variant::fallback);
+    EXPECT_NE(fallback.raster.reason.find("masked by --mask-ops"), std::string::npos) << fallback.raster.reason;
+    request.raster_variant = Request::subgroup;
+    EXPECT_THROW(make_plan(masked, every_feature(), request), UnsupportedRequest);
+    request.raster_variant = Request::fallback;
+    EXPECT_EQ(make_plan(lavapipe_like_caps(), every_feature(), request).raster.variant, Variant::fallback);
+}
+
+}  // namespace raster_plan_tests

@@ -92,6 +92,16 @@ std::vector<PlannedAllocation> planned_allocations(const Scene& scene, const Opt
     // with visibility: counted unless forward was asked for and nothing can switch (the window's I key can).
     if (options.plan.shading != Shading::forward || options.mode == Mode::window)
         a.push_back({"visibility", w * h * 4, K::image});
+    // --raster compute (passes/raster_pass.cpp), made when the plan rasterizes in compute: asked
+    // for, or auto with a verdict of this device for it. The 64-bit words, the depth taken from
+    // them, and the hardware list (a command, then an id for every triangle the draws may list).
+    if (options.plan.shading != Shading::forward &&
+        (options.plan.raster == Raster::compute ||
+         (!options.plan.raster && options.plan.measured_raster && options.plan.measured_raster->winner == Variant::subgroup))) {
+        a.push_back({"raster words", w * h * 8, K::storage_buffer});
+        a.push_back({"raster depth", w * h * 4, K::image});
+        a.push_back({"raster hardware list", 16 + 4 * std::max<uint64_t>(1, scene.triangle_count()), K::storage_buffer});
+    }
     // Each pass's own share (its table entry).
     AllocationQuery query{scene, options.width, options.height, options.lights, options.cull_group_size, ray_tracing};
     for (const PassInfo& pass : kPasses)

@@ -162,6 +162,11 @@ Options:
                          resolve runs in compute (docs/visibility.md); auto takes forward unless
                          a verdict measured on this device says visibility is faster (without
                          one, the first run measures both for at most 3 s and stores it)
+  --raster R             auto | hardware | compute
+                         hardware: the graphics pipeline draws the visibility pre-pass; compute:
+                         a compute rasterizer writes each pixel's 64-bit word (depth, id) with
+                         atomics, the hardware the triangles it is not built for (docs/raster.md);
+                         auto takes compute where a verdict measured on this device says it is faster
   --camera C             overview (fitted, from above) | street (eye height down a street of the
                          --instances grid, docs/occlusion.md) (default overview)
   --lod M                auto (each instance draws the coarsest level of detail whose error
@@ -243,6 +248,15 @@ Options parse_options(const std::vector<std::string>& args) {
                 auto shading = parse_shading(mode);
                 if (!shading) throw UsageError("--shading expects auto, forward or visibility, got '" + mode + "'");
                 o.plan.shading = *shading;
+            }
+        } else if (a == "--raster") {
+            const std::string& mode = value();
+            if (mode == "auto") {
+                o.plan.raster = std::nullopt;
+            } else {
+                auto raster = parse_raster(mode);
+                if (!raster) throw UsageError("--raster expects auto, hardware or compute, got '" + mode + "'");
+                o.plan.raster = *raster;
             }
         } else if (a == "--geometry") {
             auto g = parse_geometry(value());

@@ -65,6 +65,10 @@ void print_info(const Context& ctx, const Plan& plan) {
     printf("%-12s %-10s %-12s %-18s %s\n", "shading", std::string(shading_request_name(shading)).c_str(),
            std::string(shading_variant_name(shading)).c_str(),
            source_text(shading.source, shading.measured_by, shading.measured_on).c_str(), shading.reason.c_str());
+    // --raster: hardware, or the compute rasterizer's path (docs/raster.md).
+    const RasterPlan& raster = plan.raster;
+    printf("%-12s %-10s %-16s %-13s %s\n", "raster", raster.requested ? std::string(raster_name(*raster.requested)).c_str() : "auto",
+           raster_variant_name(raster).c_str(), std::string(plan_source_name(raster.source)).c_str(), raster.reason.c_str());
 
     printf("\n%-16s %-13s %s\n", "debug view", "stage", "variant / reason");
     for (ViewMode mode : {ViewMode::lane_id, ViewMode::first_last_lane, ViewMode::active_lanes})

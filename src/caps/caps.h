@@ -62,6 +62,9 @@ struct DeviceFeatures {
     bool geometry = false;
     bool fragment_stores = false;        // fragmentStoresAndAtomics: the quad mip stores from the fragment shader
     bool vertex_stores = false;          // vertexPipelineStoresAndAtomics
+    // shaderBufferInt64Atomics, shaderInt64 and fragmentStoresAndAtomics: --raster compute's 64-bit
+    // visibility words (docs/raster.md), written by compute and fragment shaders alike.
+    bool int64_atomics = false;
     bool multi_draw_indirect = false;
     // computeFullSubgroups: the single-pass depth pyramid numbers its invocations by subgroup, so
     // that a quad of lanes is a 2x2 texel block (shaders/pyramid.comp).

@@ -37,6 +37,18 @@ std::vector<CompareConfig> comparison_matrix() {
     analytic.name = "shading-visibility-fallback";
     analytic.derivatives = Request::fallback;
     m.insert(m.end(), {forward, visibility, analytic});
+    // The visibility pre-pass drawn by each rasterizer (docs/raster.md); the compute one's two paths.
+    CompareConfig hardware = visibility;
+    hardware.name = "raster-hardware";
+    hardware.raster = Raster::hardware;
+    CompareConfig compute = hardware;
+    compute.name = "raster-compute";
+    compute.raster = Raster::compute;
+    compute.raster_variant = Request::subgroup;
+    CompareConfig compute_fallback = compute;
+    compute_fallback.name = "raster-compute-fallback";
+    compute_fallback.raster_variant = Request::fallback;
+    m.insert(m.end(), {hardware, compute, compute_fallback});
     for (Request r : {Request::subgroup, Request::fallback}) {
         CompareConfig c{"all-" + std::string(request_name(r)), {}};
         for (const PassInfo& pass : kPasses) c.requests[size_t(pass.id)] = pass.in_all_rows ? r : Request::automatic;
@@ -51,6 +63,8 @@ PlanRequest plan_request(const CompareConfig& config, bool lod) {
     request.geometry = config.geometry;
     request.shading = config.shading;
     request.derivatives = config.derivatives;
+    request.raster = config.raster;
+    request.raster_variant = config.raster_variant;
     request.lod = lod;
     return request;
 }
@@ -181,6 +195,7 @@ nlohmann::json config_json(const CompareConfig& c) {
     j["geometry"] = geometry_name(c.geometry);
     j["shading"] = c.shading ? shading_name(*c.shading) : "auto";
     j["derivatives"] = request_name(c.derivatives);
+    j["raster"] = c.raster ? raster_name(*c.raster) : "auto";
     return j;
 }
 
@@ -616,7 +631,14 @@ ShadingRatios compute_shading_ratios(const std::vector<CompareRun>& runs) {
                               "same in shading-visibility (quad-swap derivatives)";
     derivatives.subgroup_side = "quad-swap";
     derivatives.fallback_side = "analytic";
-    return {shading, derivatives};
+    PassRatio raster = timer_ratio(runs, "raster", "hardware/compute", "raster-hardware", "raster-compute", Timer::frame);
+    raster.measured_as = "frame median in raster-hardware (the graphics pre-pass) over the same in raster-compute (the compute rasterizer)";
+    raster.subgroup_side = "compute";
+    raster.fallback_side = "hardware";
+    raster.graphics_vs_compute = true;
+    PassRatio raster_path = timer_ratio(runs, "raster_path", "raster-path", "raster-compute-fallback", "raster-compute", Timer::depth);
+    raster_path.measured_as = "depth pass median in raster-compute-fallback over the same in raster-compute (subgroup path)";
+    return {shading, derivatives, raster, raster_path};
 }
 
 std::vector<CompareConfig> visibility_mip_rows() {

@@ -39,4 +39,6 @@ struct PassRatio {
 // One per pass of the table, then frame (compute_ratios, compare.h).
 using PassRatios = std::array<PassRatio, kPassCount + 1>;
 // shading and derivatives (compute_shading_ratios, compare.h).
-using ShadingRatios = std::array<PassRatio, 2>;
+// ... then raster (hardware / compute frame) and raster_path (the compute rasterizer's fallback /
+// subgroup depth pass), docs/raster.md.
+using ShadingRatios = std::array<PassRatio, 4>;

@@ -121,9 +121,10 @@ std::string today_utc() {
     return date;
 }
 
-const std::array<PathDecision, 2> kPathDecisions = {{
+const std::array<PathDecision, 3> kPathDecisions = {{
     {"shading", 0, &LoadedTuning::shading, &PlanRequest::measured_shading, Shading::forward},
     {"derivatives", 1, &LoadedTuning::derivatives, &PlanRequest::measured_derivatives, Shading::visibility},
+    {"raster", 2, &LoadedTuning::raster, &PlanRequest::measured_raster, Shading::visibility},
 }};
 
 nlohmann::json tuning_json(const DeviceInfo& device, const std::string& made_by, const std::string& date, uint32_t width,
@@ -424,8 +425,10 @@ int run_tune(const Options& options) {
     // derivatives line the same (off: auto shades forward).
     for (const PassRatio& r : shading)
         printf("%-12s %-40s auto -> %s (%s)\n", r.key.c_str(), measured(r).c_str(),
-               (r.key == "shading" ? shading_variant_name(tuned.shading) : std::string(variant_name(tuned.shading.derivatives))).c_str(),
-               tuned.shading.reason.c_str());
+               (r.key == "shading"       ? shading_variant_name(tuned.shading)
+                : r.key == "derivatives" ? std::string(variant_name(tuned.shading.derivatives))
+                                         : raster_variant_name(tuned.raster)).c_str(),
+               (r.key == "shading" || r.key == "derivatives" ? tuned.shading.reason : tuned.raster.reason).c_str());
     printf("%-12s %-40s auto -> %s under visibility (%s)\n", "mip (vis.)", measured(visibility_mip).c_str(),
            tuned.shading.quad_mip ? "the shading pass's quad mip" : std::string(variant_name(tuned[PassId::mip].variant)).c_str(),
            tuned.shading.shading == Shading::visibility ? tuned[PassId::mip].reason.c_str() : "auto shades forward here");

@@ -39,7 +39,7 @@ struct PathDecision {
     std::optional<MeasuredPreference> PlanRequest::*request;
     Shading measured_under;
 };
-extern const std::array<PathDecision, 2> kPathDecisions;
+extern const std::array<PathDecision, 3> kPathDecisions;
 
 // The file's contents: format, device, build, who measured and when, and per pass of the comparison
 // its ratio, interval, verdict (null where there was none) and the configuration it was measured
@@ -57,6 +57,7 @@ struct LoadedTuning {
     MeasuredPreferences measured_visibility{};  // measured under visibility: the mip's
     // The same for --shading (winner subgroup: visibility) and visibility's derivatives.
     std::optional<MeasuredPreference> shading, derivatives;
+    std::optional<MeasuredPreference> raster;  // winner subgroup: the compute rasterizer
     std::string made_by, date;
     std::string ignored;  // why the file was not used (empty: used, or there was none)
     bool found = false;   // a file was there (used or ignored)

@@ -128,8 +128,8 @@ void LightCullPass::record(FrameContext& f) {
                    VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
                    VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
     // DEPTH_READ_ONLY_OPTIMAL: sampled here, then the forward pass's depth test reads it unchanged.
-    transition(f.cmd, f.targets.depth, VK_IMAGE_LAYOUT_DEPTH_READ_ONLY_OPTIMAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-               VK_ACCESS_2_SHADER_SAMPLED_READ_BIT);
+    Image& depth = depth_to_read(f);
+    transition(f.cmd, depth, depth_read_layout(depth), VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_SAMPLED_READ_BIT);
 
     if (variant == Variant::subgroup && !subgroup_)
         throw std::runtime_error(std::string(pass_info(PassId::light_cull).label) + ": the subgroup variant was planned but the device cannot run it");
@@ -137,7 +137,7 @@ void LightCullPass::record(FrameContext& f) {
     vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.handle());
     Descriptors d;
     d.buffer(0, f.uniforms, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER).buffer(1, f.lights);
-    d.sampled_depth(2, f.targets.depth.view);
+    d.sampled_texels(2, depth.view, depth_read_layout(depth));
     d.buffer(3, lists_).buffer(4, f.counters);
     d.push(f.cmd, pipeline);
     // Sorted lists for the subgroup light loop (forward.frag); the same sets either way.

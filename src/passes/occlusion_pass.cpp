@@ -80,7 +80,7 @@ void OcclusionPass::record(FrameContext& f) {
     if (f.cull_frozen) return;  // nothing culls; the last pyramid stays (the depth-pyramid view shows it)
     begin_label(f.ctx, f.cmd, debug_label(PassId::occlusion, variant, "depth pyramid"));
     f.timer.begin(f.cmd, Timer::pyramid);
-    build(f.cmd, f.targets.depth, variant, current);
+    build(f.cmd, depth_to_read(f), variant, current);  // --raster compute: the depth of the visibility words
     f.timer.end(f.cmd, Timer::pyramid);
     end_label(f.ctx, f.cmd);
     // What the next frame's phase 1 reads: this pyramid, seen with this frame's view-projection.
@@ -152,8 +152,7 @@ void OcclusionPass::build(VkCommandBuffer cmd, Image& depth, Variant variant, ui
         throw std::runtime_error(std::string(pass_info(PassId::occlusion).label) +
                                  ": the subgroup variant was planned but the device cannot run it");
     // DEPTH_READ_ONLY_OPTIMAL: sampled here, then the light cull and forward's depth test read it unchanged.
-    transition(cmd, depth, VK_IMAGE_LAYOUT_DEPTH_READ_ONLY_OPTIMAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-               VK_ACCESS_2_SHADER_SAMPLED_READ_BIT);
+    transition(cmd, depth, depth_read_layout(depth), VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_SAMPLED_READ_BIT);
     // The previous frame's readers and writers of the pyramid (and of the finished count) are done.
     memory_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_COPY_BIT,
                    VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT | VK_ACCESS_2_TRANSFER_READ_BIT,
@@ -161,7 +160,7 @@ void OcclusionPass::build(VkCommandBuffer cmd, Image& depth, Variant variant, ui
     const Pipeline& pipeline = variant == Variant::subgroup ? subgroup : fallback;
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.handle());
     Descriptors d;
-    d.sampled_depth(0, depth.view);
+    d.sampled_texels(0, depth.view, depth_read_layout(depth));
     d.buffer(1, pyramid).buffer(2, finished);
     d.push(cmd, pipeline);
     Push push{depth.extent.width, depth.extent.height, 0, which * pyramid_texels(depth.extent)};

@@ -470,7 +470,8 @@ void RayTracePass::trace(FrameContext& f, const Pipeline& pipeline, const Buffer
                          const Buffer* view_params) {
     // Depth sampled in the layout light culling and the forward depth test also use; the traced
     // image written whole (every pixel is stored; forward may have read it: wait for that).
-    transition(f.cmd, f.targets.depth, VK_IMAGE_LAYOUT_DEPTH_READ_ONLY_OPTIMAL, kRayShader, VK_ACCESS_2_SHADER_SAMPLED_READ_BIT);
+    Image& depth_image = depth_to_read(f);  // --raster compute: the depth taken from the visibility words
+    transition(f.cmd, depth_image, depth_read_layout(depth_image), kRayShader, VK_ACCESS_2_SHADER_SAMPLED_READ_BIT);
     transition(f.cmd, f.targets.ray_traced, VK_IMAGE_LAYOUT_GENERAL, kRayShader, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, true);
     // Every stage counts into the frame's counters (RayStats), which the clear and the compute
     // passes before it wrote; their barriers name only their own readers (compute, fragment).
@@ -486,7 +487,7 @@ void RayTracePass::trace(FrameContext& f, const Pipeline& pipeline, const Buffer
         .acceleration_structure(4, tlas_.handle)
         .buffer(5, f.scene.vertices)
         .buffer(6, f.scene.indices);
-    d.images.push_back({VK_NULL_HANDLE, f.targets.depth.view, VK_IMAGE_LAYOUT_DEPTH_READ_ONLY_OPTIMAL});
+    d.images.push_back({VK_NULL_HANDLE, depth_image.view, depth_read_layout(depth_image)});
     VkWriteDescriptorSet depth{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
     depth.dstBinding = 7;
     depth.descriptorCount = 1;

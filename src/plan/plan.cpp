@@ -97,6 +97,36 @@ std::string visibility_missing(const DeviceFeatures& features, Geometry geometry
     return features.geometry ? "" : "device lacks the geometryShader feature (the pre-pass reads gl_PrimitiveID)";
 }
 
+std::string_view raster_name(Raster r) { return r == Raster::compute ? "compute" : "hardware"; }
+
+std::optional<Raster> parse_raster(std::string_view name) {
+    if (name == "hardware") return Raster::hardware;
+    if (name == "compute") return Raster::compute;
+    return std::nullopt;
+}
+
+std::string raster_variant_name(const RasterPlan& p) {
+    return p.raster == Raster::hardware ? "hardware" : "compute/" + std::string(variant_name(p.variant));
+}
+
+std::string raster_compute_missing(const DeviceFeatures& features, const Plan& plan) {
+    if (!features.int64_atomics)
+        return "device lacks shaderBufferInt64Atomics, shaderInt64 or fragmentStoresAndAtomics (the 64-bit visibility words)";
+    if (plan.shading.shading != Shading::visibility)
+        return "the words are the visibility path's pre-pass, and forward shading tests the hardware's depth";
+    if (plan.geometry == Geometry::meshlet)
+        return "the meshlet path keeps the hardware rasterizer (its task and mesh shaders cull and compact the triangles as they draw)";
+    if (plan.view.mode != ViewMode::shaded)
+        return "the debug views draw over the hardware pre-pass's depth";
+    return "";
+}
+
+std::string raster_subgroup_missing(const SubgroupCaps& caps) {
+    // raster.comp RASTER_SUBGROUP: subgroupBallot, its bit counts, FindLSB and subgroupBroadcast
+    // (ballot), subgroupElect (basic).
+    return missing_support(caps, {Stage::compute, bit(Op::basic) | bit(Op::ballot)});
+}
+
 std::string visibility_derivatives_missing(const SubgroupCaps& caps, const DeviceFeatures& features) {
     // visibility_shade.comp VISIBILITY_QUADS: subgroupQuadBroadcast (quad) on lanes numbered by
     // gl_SubgroupID and gl_SubgroupInvocationID (basic), which full subgroups make dense.
@@ -223,7 +253,9 @@ bool verdict_applies(const MeasuredPreference& m, std::optional<PassId> id, Geom
 std::optional<std::pair<Shading, std::string>> shading_needed_by(const PlanRequest& request) {
     if (request[PassId::mip] == Request::forward)
         return std::pair{Shading::forward, std::string("--mip forward writes the quad mip while the forward pass shades")};
-    // The rasterizer's choice (--raster) joins here: it only exists under visibility.
+    // The rasterizer's choice: the compute rasterizer writes the visibility path's words.
+    if (request.raster == Raster::compute)
+        return std::pair{Shading::visibility, std::string("--raster compute writes the visibility words")};
     return std::nullopt;
 }
 
@@ -328,6 +360,50 @@ ViewPlan plan_view(const SubgroupCaps& caps, const DeviceFeatures& features, Vie
 
 namespace {
 
+// Resolves --raster for make_plan, once the shading, geometry and view are planned.
+RasterPlan plan_raster(const SubgroupCaps& caps, const DeviceFeatures& features, const PlanRequest& request, const Plan& plan) {
+    RasterPlan r;
+    r.requested = request.raster;
+    std::string missing = raster_compute_missing(features, plan);
+    if (request.raster == Raster::hardware) {
+        r.source = PlanSource::requested;
+        r.reason = "requested hardware";
+        return r;
+    }
+    if (request.raster == Raster::compute) {
+        if (!missing.empty()) throw UnsupportedRequest("--raster compute: " + missing + "; use --raster hardware or auto");
+        r.source = PlanSource::requested;
+        r.reason = "requested compute";
+    } else if (!missing.empty()) {
+        r.reason = "auto takes hardware: " + missing;
+        return r;
+    } else if (request.measured_raster && request.measured_raster->winner == Variant::subgroup) {
+        r.source = PlanSource::measured;
+        r.reason = "compute " + measured_reason(*request.measured_raster);
+    } else if (request.measured_raster) {
+        r.source = PlanSource::measured;
+        r.reason = "hardware " + measured_reason(*request.measured_raster);
+        return r;
+    } else {
+        r.reason = "auto takes hardware: no verdict from a tune of this device says the compute rasterizer is faster";
+        return r;
+    }
+    r.raster = Raster::compute;
+    std::string subgroup_missing = raster_subgroup_missing(caps);
+    if (request.raster_variant == Request::subgroup && !subgroup_missing.empty())
+        throw UnsupportedRequest("--raster compute (subgroup path): " + subgroup_missing);
+    if (request.raster_variant == Request::fallback || !subgroup_missing.empty()) {
+        r.variant = Variant::fallback;
+        r.reason += "; fallback (" + (subgroup_missing.empty() ? std::string("requested") : subgroup_missing) +
+                    "): one atomic per hardware triangle, each lane walks its own triangle's pixels";
+    } else {
+        r.variant = Variant::subgroup;
+        r.reason += "; subgroup: a ballot compacts the hardware list, the lanes of a subgroup share each triangle's pixels";
+    }
+    r.reason += "; the meshlet path keeps the hardware rasterizer";
+    return r;
+}
+
 // The verdict that applies to a pass in this plan (verdict_applies), or none: under visibility the
 // mip's is the one measured there (the shading pass's quad mip against its fallback).
 std::optional<MeasuredPreference> measured_for(const PlanRequest& request, PassId id, Shading shading) {
@@ -427,5 +503,6 @@ Plan make_plan(const SubgroupCaps& caps, const DeviceFeatures& features, const P
         if (size_t at = mip.reason.find(resolve_note); at != std::string::npos) mip.reason.erase(at, resolve_note.size());
         mip.reason += "; written by the visibility shading pass: two quad swaps and one store per quad, every quad four real pixels";
     }
+    plan.raster = plan_raster(caps, features, request, plan);
     return plan;
 }

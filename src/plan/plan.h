@@ -105,6 +105,25 @@ std::string_view shading_request_name(const ShadingPlan& p);  // "auto", "forwar
 // The --info column: "forward", or visibility's derivatives: "visibility/subgroup", "visibility/fallback".
 std::string shading_variant_name(const ShadingPlan& p);
 
+// --raster (docs/raster.md): who writes the visibility pre-pass. hardware: the graphics pipeline
+// (depth image and visibility id); compute: a compute rasterizer writes each pixel's 64-bit word
+// (depth high, id low) with atomics, and the hardware rasterizer the triangles it is not built for.
+enum class Raster { hardware, compute };
+std::string_view raster_name(Raster r);  // "hardware", "compute"
+std::optional<Raster> parse_raster(std::string_view name);
+
+struct RasterPlan {
+    std::optional<Raster> requested;  // nullopt: auto
+    Raster raster = Raster::hardware;
+    // The compute rasterizer's path: subgroup (ballot-compacted hardware list, the lanes of a
+    // subgroup sharing a triangle's pixels) or fallback (per-lane atomics and pixels); off with hardware.
+    Variant variant = Variant::off;
+    std::string reason;
+    PlanSource source = PlanSource::capabilities;
+};
+// The --info column: "hardware", "compute/subgroup", "compute/fallback".
+std::string raster_variant_name(const RasterPlan& p);
+
 // What each selectable pass (indexed by PassId, see passes/pass_table.h) and the debug view resolve to.
 struct Plan {
     std::array<PassPlan, kPassCount> passes;
@@ -112,6 +131,7 @@ struct Plan {
     Geometry geometry = Geometry::indexed;  // with meshlet, passes[cull] is the task/mesh culling
     bool lod = true;  // --lod auto: each draw's level of detail is chosen per frame (docs/lod.md)
     ShadingPlan shading;
+    RasterPlan raster;
 
     PassPlan& operator[](PassId id) { return passes[size_t(id)]; }
     const PassPlan& operator[](PassId id) const { return passes[size_t(id)]; }
@@ -132,6 +152,12 @@ struct PlanRequest {
     std::optional<MeasuredPreference> measured_shading;
     // A verdict on visibility's derivatives (winner fallback: analytic faster than quad swaps).
     std::optional<MeasuredPreference> measured_derivatives;
+    // --raster; nullopt: auto. And the compute rasterizer's path (no option sets it: the comparison's
+    // raster-compute rows and the tests do), and a verdict of hardware against compute (winner
+    // subgroup: compute faster).
+    std::optional<Raster> raster;
+    Request raster_variant = Request::automatic;
+    std::optional<MeasuredPreference> measured_raster;
     // What this device measured (empty: --no-tuning, no tuning file, or the window's T key off).
     // Only `auto` consults it, and only where the measured winner can run and the verdict applies
     // (verdict_applies): `measured` holds the pass rows' verdicts (forward shading, indexed
@@ -201,5 +227,10 @@ std::optional<Timer> hosting_timer(const PassInfo& pass, const Plan& plan);
 
 // Why visibility's quad-swap derivatives cannot run (compute quad operations, full subgroups), or empty.
 std::string visibility_derivatives_missing(const SubgroupCaps& caps, const DeviceFeatures& features);
+
+// Why --raster compute cannot run on this device with this plan's other choices, or empty.
+std::string raster_compute_missing(const DeviceFeatures& features, const Plan& plan);
+// Why the compute rasterizer's subgroup path cannot run (compute basic and ballot operations), or empty.
+std::string raster_subgroup_missing(const SubgroupCaps& caps);
 
 ViewPlan plan_view(const SubgroupCaps& caps, const DeviceFeatures& features, ViewMode mode, Stage stage);

@@ -33,7 +33,13 @@ struct FrameTargets {
     Image mip;    // (W/2) x (H/2) half-resolution mip of hdr (kHdrFormat)
     Image ray_traced;  // R32UI: the ray_trace pass's shadow and reflection per pixel (shaders/raytrace.glsl)
     Image visibility;  // kVisibilityFormat; made only while the plan shades with --shading visibility
+    // --raster compute (docs/raster.md), made only while the plan rasterizes in compute: the 64-bit
+    // visibility words (8 bytes a pixel, raster.glsl) and the depth the split takes from them
+    // (kRasterDepthFormat), which the passes after the pre-pass read instead of `depth`.
+    Buffer raster_words;
+    Image raster_depth;
 };
+constexpr VkFormat kRasterDepthFormat = VK_FORMAT_R32_SFLOAT;
 
 void create_frame_targets(const Context& ctx, VkExtent2D extent, FrameTargets& targets);
 
@@ -189,3 +195,13 @@ struct FrameContext {
     // view (a mask of GpuCounters::view_sizes); 0 before one has. The legend names them.
     uint32_t view_sizes = 0;
 };
+
+// The depth the passes after the pre-pass read (light cull, depth pyramid, ray tracer): the
+// pre-pass's depth image, or under --raster compute the depth the split took from the visibility
+// words. Both are read with texelFetch(...).r, in depth_read_layout().
+inline Image& depth_to_read(FrameContext& f) {
+    return f.plan.raster.raster == Raster::compute && f.targets.raster_depth.image ? f.targets.raster_depth : f.targets.depth;
+}
+inline VkImageLayout depth_read_layout(const Image& depth) {
+    return depth.format == kDepthFormat ? VK_IMAGE_LAYOUT_DEPTH_READ_ONLY_OPTIMAL : VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
+}

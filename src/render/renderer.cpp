@@ -29,13 +29,21 @@ void create_frame_targets(const Context& ctx, VkExtent2D extent, FrameTargets& t
     t.ray_traced = create_image(ctx, extent, VK_FORMAT_R32_UINT, VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
                                 "ray traced");
     t.visibility = Image{};  // Renderer::make_visibility_target, at this size, where the plan needs it
+    t.raster_words = Buffer{};
+    t.raster_depth = Image{};
 }
 
 void Renderer::make_visibility_target() {
+    // --raster compute: its words, the depth taken from them and the hardware list.
+    if (config_.plan.raster.raster == Raster::compute && !targets_.raster_words.buffer) {
+        create_raster_targets(ctx_, targets_);
+        raster_pass_.make_list(ctx_, cpu_scene_.triangle_count());
+    }
     if (config_.plan.shading.shading != Shading::visibility || targets_.visibility.image) return;
+    // (Storage: --raster compute's split writes it.)
     targets_.visibility = create_image(ctx_, targets_.extent, kVisibilityFormat,
                                        VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_SAMPLED_BIT |
-                                           VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
+                                           VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
                                        "visibility");
 }
 
@@ -73,6 +81,7 @@ Renderer::Renderer(const Context& ctx, const Scene& scene, const RendererConfig&
     for (const PassInfo& pass : kPasses) units_[size_t(pass.id)] = pass.create(setup);
     scene_pass_.create(ctx, scene_.alpha_masked, config.test_forward_output);
     visibility_pass_.create(ctx);
+    raster_pass_.create(ctx, scene_.alpha_masked);
     resolve_pass_.create(ctx);
     view_pass_.create(ctx);
     view_pass_.unit_view = [this](FrameContext& f, const Buffer& params) {
@@ -212,8 +221,10 @@ void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_i
     const bool visibility = config_.plan.shading.shading == Shading::visibility && targets_.visibility.image;
     const bool two_phases = occlusion_culls(f) && !cull_frozen_;
     f.ids_after_late_draw = visibility && two_phases;
+    // --raster compute: the compute rasterizer writes the visibility words (docs/raster.md).
+    const bool compute_raster = visibility && config_.plan.raster.raster == Raster::compute && targets_.raster_words.buffer;
     record_units(f, FramePoint::before_depth);
-    scene_pass_.record_depth(f);
+    compute_raster ? raster_pass_.record(f, RasterPhase::first) : scene_pass_.record_depth(f);
     record_units(f, FramePoint::after_prepass);
     if (two_phases) {
         // Occlusion phase 2 (docs/occlusion.md): only what phase 1 rejected as occluded, against
@@ -232,11 +243,11 @@ void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_i
         } else {
             CullPass& cull = unit<CullPass>(PassId::cull);
             cull.record_late(f);
-            scene_pass_.record_depth(f, true);
+            compute_raster ? raster_pass_.record(f, RasterPhase::late) : scene_pass_.record_depth(f, true);
             cull.record_merge(f);
         }
         // The ids of the merged list, which names each triangle by its place in it (ScenePass::record_ids).
-        if (f.ids_after_late_draw) scene_pass_.record_ids(f);
+        if (f.ids_after_late_draw) compute_raster ? raster_pass_.record(f, RasterPhase::ids) : scene_pass_.record_ids(f);
         slot.timer->end(cmd, Timer::late_depth);
         end_label(ctx_, cmd);
     }
@@ -403,8 +414,19 @@ std::vector<uint32_t> Renderer::read_visibility() {
     return pairs;
 }
 
+std::vector<uint64_t> Renderer::read_raster_words() {
+    if (config_.plan.raster.raster != Raster::compute || !targets_.raster_words.buffer) return {};
+    vkDeviceWaitIdle(ctx_.device);
+    std::vector<uint8_t> bytes = read_buffer(ctx_, targets_.raster_words);
+    std::vector<uint64_t> words(bytes.size() / 8);
+    memcpy(words.data(), bytes.data(), words.size() * 8);
+    return words;
+}
+
 std::vector<float> Renderer::read_depth() {
-    std::vector<uint8_t> bytes = read_image(targets_.depth);  // D32_SFLOAT: 4 bytes per pixel too
+    // --raster compute: the depth the split took from the words (R32_SFLOAT).
+    bool compute = config_.plan.raster.raster == Raster::compute && targets_.raster_depth.image;
+    std::vector<uint8_t> bytes = read_image(compute ? targets_.raster_depth : targets_.depth);  // 4 bytes per pixel
     std::vector<float> depth(bytes.size() / sizeof(float));
     memcpy(depth.data(), bytes.data(), depth.size() * sizeof(float));
     return depth;

@@ -20,6 +20,7 @@
 #include "passes/pass_unit.h"
 #include "passes/scene_pass.h"
 #include "passes/visibility_pass.h"
+#include "passes/raster_pass.h"
 #include "render/overlay.h"
 #include "scene/camera.h"
 #include "scene/lights.h"
@@ -106,6 +107,11 @@ public:
     // row-major (frame.h, kNoTriangle). On the
     // meshlet path the primitive word is meshlet << 7 | its triangle.
     std::vector<uint32_t> read_visibility();
+    // --raster compute: the last frame's 64-bit visibility words (shaders/raster.glsl), row-major;
+    // empty where the plan rasterized in hardware.
+    std::vector<uint64_t> read_raster_words();
+    // Tests only: false drops the compute rasterizer's top-left condition (RasterPass::top_left).
+    void set_raster_top_left(bool on) { raster_pass_.top_left = on ? 1u : 0u; }
     // The ray_trace pass's image of the last frame (shaders/raytrace.glsl's encoding, row-major);
     // needs a ray-trace variant other than off.
     std::vector<uint32_t> read_ray_traced();
@@ -176,6 +182,7 @@ private:
     Image test_work_target_;
     ScenePass scene_pass_;
     VisibilityPass visibility_pass_;
+    RasterPass raster_pass_;
     ResolvePass resolve_pass_;
     DebugViewPass view_pass_;
     Overlay overlay_;

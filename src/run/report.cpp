@@ -70,6 +70,11 @@ nlohmann::json plan_json(const Plan& plan) {
                     {"source", plan_source_name(plan.shading.source)},
                     {"measured_by", measured_by_json(plan.shading.measured_by)},
                     {"measured_on", measured_by_json(plan.shading.measured_on)}};
+    j["raster"] = {{"requested", plan.raster.requested ? raster_name(*plan.raster.requested) : "auto"},
+                   {"mode", raster_name(plan.raster.raster)},
+                   {"variant", variant_name(plan.raster.variant)},
+                   {"reason", plan.raster.reason},
+                   {"source", plan_source_name(plan.raster.source)}};
     j["view"] = {{"mode", view_mode_name(plan.view.mode)},
                  {"stage", stage_name(plan.view.stage)},
                  {"variant", variant_name(plan.view.variant)},

@@ -389,6 +389,15 @@ void create_device(Context& ctx, const ContextOptions& options) {
         VkPhysicalDeviceFeatures2 query{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &has_executables};
         vkGetPhysicalDeviceFeatures2(ctx.physical, &query);
         void* chain = f13.pNext;  // quad control, when enabled above
+        // --raster compute's 64-bit atomics (docs/raster.md).
+        // SGD_MASK_FEATURES=int64-atomics treats the device as lacking them (tests: auto's reason).
+        const char* masked = getenv("SGD_MASK_FEATURES");
+        bool int64_masked = masked && std::string(masked).find("int64-atomics") != std::string::npos;
+        if (has12.shaderBufferInt64Atomics && s.shaderInt64 && s.fragmentStoresAndAtomics && !int64_masked) {
+            f12.shaderBufferInt64Atomics = VK_TRUE;
+            f.shaderInt64 = VK_TRUE;
+            ctx.features.int64_atomics = true;
+        }
         if (std::string path = pipeline_stats_request(); !path.empty()) {
             if (has_extension(available, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME) &&
                 has_executables.pipelineExecutableInfo) {

@@ -325,15 +325,18 @@ TEST(RobustLimits, InstancesBeyondTheStorageRangeExit2) {
 // The limits check is only as honest as its list: every buffer and image the renderer creates for
 // a scene must be in planned_allocations() with its size (an upper bound within 4 KiB), and every
 // planned one must be created. A pass that adds a buffer fails here until app/limits.cpp lists it.
-TEST(RobustLimits, PlannedAllocationsAreWhatTheRendererAllocates) {
+// raster: --raster compute, which adds its words, depth and hardware list (where the device can).
+void expect_planned_allocations_allocated(bool raster) {
     Context ctx;
     create_context(ctx, {});
+    if (raster && !ctx.features.int64_atomics) GTEST_SKIP() << "device lacks 64-bit buffer atomics: no compute rasterizer";
     Options options;
     options.width = 96;
     options.height = 64;
     options.lights = 300;
     options.instances = 2;
     options.plan.shading = Shading::visibility;  // its image too (lavapipe has the pre-pass's gl_PrimitiveID)
+    if (raster) options.plan.raster = Raster::compute;
     Scene scene = load_requested_scene(options);
     RendererConfig config;
     config.extent = {options.width, options.height};
@@ -367,6 +370,10 @@ TEST(RobustLimits, PlannedAllocationsAreWhatTheRendererAllocates) {
     EXPECT_GE(planned["staging"], largest_staging);
     EXPECT_EQ(planned["staging"], largest_staging);
 }
+
+TEST(RobustLimits, PlannedAllocationsAreWhatTheRendererAllocates) { expect_planned_allocations_allocated(false); }
+
+TEST(RobustLimits, PlannedAllocationsAreWhatTheComputeRasterizerAllocates) { expect_planned_allocations_allocated(true); }
 
 TEST(RobustLimits, TooManyDrawsExit2) {
     std::string dir = test_dir("draws");

@@ -1,0 +1,200 @@
+#version 460
+// The compute rasterizer (--raster compute, docs/raster.md). One workgroup per draw walks the
+// triangles that draw's command lists (the cull's survivors, or occlusion phase 2's late list),
+// one lane per triangle:
+//  - the lane transforms the three vertices exactly as scene.vert does (`precise`), so the clip
+//    positions are the hardware's;
+//  - triangles this rasterizer is not built for go to the hardware list (raster_hw.vert draws it):
+//    alpha-masked materials, any vertex outside 0 <= z <= w (crossing the near or far plane,
+//    or behind the eye), a bounding box wider or taller than push.max_extent pixels, and one
+//    reaching past the frame's edge (where the hardware clips);
+//  - back faces (the pipelines' VK_CULL_MODE_BACK_BIT, counter-clockwise front) and triangles
+//    that cover no pixel centre are dropped, as the hardware drops them;
+//  - every pixel centre of the box is tested against the three edges in the device's sub-pixel
+//    fixed point (8 bits: subPixelPrecisionBits on lavapipe and on NVIDIA), with the top-left
+//    rule for centres exactly on an edge; a covered pixel gets raster_word(depth, id) by
+//    atomicMax (raster.glsl), depth the plane through the three window-space vertices at the
+//    centre (docs/raster.md says why it is the hardware's).
+// RASTER_SUBGROUP: a ballot and its exclusive bit count give each hardware triangle its slot,
+// one atomic per subgroup; then the subgroup rasterizes its compute triangles one at a time, all
+// lanes sharing the triangle's pixels (subgroupBroadcast of its set-up from the lane that made
+// it). The fallback: one atomic per hardware triangle, and each lane walks its own triangle's
+// pixels. Both write the same words: the max does not depend on who writes first.
+// Subgroup sizes 4 to 128: the loop over the workgroup's triangles is uniform (its bounds are the
+// draw's), every lane reaches the ballots, and a ballot's uvec4 holds any size.
+#extension GL_KHR_shader_subgroup_basic : enable
+#ifdef RASTER_SUBGROUP
+#extension GL_KHR_shader_subgroup_ballot : require
+#endif
+#include "common.glsl"
+#include "raster.glsl"
+#include "visibility_id.glsl"
+
+layout(local_size_x = 64) in;
+
+layout(set = 0, binding = 0) uniform Frame { FrameUniforms frame; };
+layout(set = 0, binding = 1, std430) readonly buffer Draws { DrawData draws[]; };
+layout(set = 0, binding = 4, std430) readonly buffer Vertices { float vertex_data[]; };  // scene.h's Vertex: 8 floats
+layout(set = 0, binding = 5, std430) readonly buffer Indices { uint indices[]; };        // what the draws list
+layout(set = 0, binding = 6, std430) readonly buffer Indirect { uint indirect[]; };      // VkDrawIndexedIndirectCommand per draw
+layout(set = 0, binding = 7, std430) buffer Words { uint64_t words[]; };
+// The hardware list: a VkDrawIndirectCommand (3 vertices per listed triangle), then the ids.
+layout(set = 0, binding = 8, std430) buffer HardwareList { uint hw_command[4]; uint hw_ids[]; };
+
+layout(push_constant) uniform RasterPush {
+    uint late;        // 1: occlusion phase 2's late list (the ids' late bit)
+    uint max_extent;  // the largest box side, in pixels, drawn here
+    uint capacity;    // of hw_ids
+    uint top_left;    // 1: the fill rule's top-left condition (0 only in the test that shows it matters)
+} push;
+
+const int kSubPixelBits = 8;
+const int kSubPixel = 1 << kSubPixelBits;
+
+// What rasterizing one triangle needs, relative to the fixed-point vertex 0.
+struct Setup {
+    ivec2 v0;       // vertex 0, fixed point
+    ivec4 edge_a;   // per edge i (0: v0->v1, 1: v1->v2, 2: v2->v0): (dx, dy) of the edge ...
+    ivec4 edge_b;
+    ivec3 bias;     // 0 on top-left edges, -1 elsewhere: E + bias >= 0 covers
+    ivec4 box;      // pixels: x0, y0, x1, y1 (inclusive), inside the frame
+    vec3 plane;     // depth = plane.x + plane.y * (cx - p0.x) + plane.z * (cy - p0.y)
+    vec2 p0;        // vertex 0, window space (float)
+    uint id;
+};
+
+vec4 clip_position(uint v, mat4 model) {
+    precise vec4 world = model * vec4(vertex_data[v * 8u], vertex_data[v * 8u + 1u], vertex_data[v * 8u + 2u], 1.0);
+    precise vec4 clip = frame.view_proj * world;
+    return clip;
+}
+
+// The viewport transform (x_f = (w/2) x_d + o_x + w/2, Vulkan's), without contraction.
+vec3 window_position(vec4 clip) {
+    vec2 half_size = 0.5 * vec2(frame.sizes.xy);
+    precise vec2 xy = clip.xy / clip.w * half_size + half_size;
+    return vec3(xy, clip.z / clip.w);
+}
+
+// Edge a->b as (dx, dy); E(p) = dx (p.y - a.y) - dy (p.x - a.x) is >= 0 inside a triangle wound
+// so that E_01(v2) > 0. A pixel centre exactly on an edge (E = 0) is covered only on a top edge
+// (horizontal, the inside below it: dy == 0, dx > 0) or a left edge (the inside to its right:
+// dy < 0), so that of two triangles sharing the edge exactly one covers it.
+int edge_bias(ivec2 d) { return (push.top_left != 0u && (d.y < 0 || (d.y == 0 && d.x > 0))) ? 0 : -1; }
+
+// Classifies the lane's triangle: 0 nothing to draw, 1 compute, 2 hardware.
+uint set_up(uint draw, uint primitive, out Setup s) {
+    uint command = draw * 5u;
+    uint first_index = indirect[command + 2u];
+    int vertex_offset = int(indirect[command + 3u]);
+    DrawData d = draws[draw];
+    vec4 clip[3];
+    for (uint i = 0u; i < 3u; ++i) clip[i] = clip_position(uint(int(indices[first_index + 3u * primitive + i]) + vertex_offset), d.model);
+    s.id = visibility_id_indexed(draw, primitive, push.late != 0u, frame.tiles.w);
+    bool in_depth = true;
+    for (uint i = 0u; i < 3u; ++i) in_depth = in_depth && clip[i].w > 0.0 && clip[i].z >= 0.0 && clip[i].z <= clip[i].w;
+    if (d.alpha_cutoff > 0.0 || !in_depth) return 2u;
+    vec3 p[3] = vec3[3](window_position(clip[0]), window_position(clip[1]), window_position(clip[2]));
+    vec2 lo = min(p[0].xy, min(p[1].xy, p[2].xy)), hi = max(p[0].xy, max(p[1].xy, p[2].xy));
+    if (any(greaterThan(hi - lo, vec2(float(push.max_extent))))) return 2u;
+    // Off the frame: nothing to draw. Across the frame's edge: the hardware's, which may clip it
+    // there (lavapipe does), and a clipped edge's new vertices snap on their own, which moves the
+    // edge by a rounding: the compute rasterizer would not cover the same centres.
+    if (any(lessThan(hi, vec2(0.0))) || any(greaterThan(lo, vec2(frame.sizes.xy)))) return 0u;
+    if (any(lessThan(lo, vec2(0.0))) || any(greaterThan(hi, vec2(frame.sizes.xy)))) return 2u;
+    // Sub-pixel snapping, round to nearest even as the hardware's float-to-fixed conversion.
+    ivec2 f[3];
+    for (uint i = 0u; i < 3u; ++i) f[i] = ivec2(roundEven(p[i].xy * float(kSubPixel)));
+    // The pixels whose centres (x * 256 + 128) lie in the snapped box, inside the frame: from the
+    // fixed-point corners, not the float ones, which may sit a rounding off a centre the snapped
+    // triangle covers. (>> is a floor division of negative values too.)
+    ivec2 f_lo = min(f[0], min(f[1], f[2])), f_hi = max(f[0], max(f[1], f[2]));
+    ivec2 first = (f_lo - kSubPixel / 2 + kSubPixel - 1) >> kSubPixelBits, last = (f_hi - kSubPixel / 2) >> kSubPixelBits;
+    first = max(first, ivec2(0));
+    last = min(last, ivec2(frame.sizes.xy) - 1);
+    if (any(lessThan(last, first))) return 0u;
+    ivec2 e01 = f[1] - f[0], e02 = f[2] - f[0];
+    int cross = e01.x * e02.y - e01.y * e02.x;
+    // Vulkan's area is -cross / 2 in framebuffer coordinates (y down): counter-clockwise front
+    // faces have cross < 0. Back faces and zero-area triangles are not drawn.
+    if (cross >= 0) return 0u;
+    // Wind it the other way (v1 <-> v2) so that the inside is E >= 0.
+    ivec2 a = f[0], b = f[2], c = f[1];
+    vec3 pa = p[0], pb = p[2], pc = p[1];
+    ivec2 d0 = b - a, d1 = c - b, d2 = a - c;
+    s.v0 = a;
+    s.edge_a = ivec4(d0, d1);
+    s.edge_b = ivec4(d2, 0, 0);
+    s.bias = ivec3(edge_bias(d0), edge_bias(d1), edge_bias(d2));
+    s.box = ivec4(first, last);
+    // The depth plane through the three window-space vertices.
+    vec2 ab = pb.xy - pa.xy, ac = pc.xy - pa.xy;
+    float det = ab.x * ac.y - ab.y * ac.x;
+    det = det != 0.0 ? det : 1.0;  // (a sliver whose float area rounds to 0: flat)
+    float dzdx = ((pb.z - pa.z) * ac.y - (pc.z - pa.z) * ab.y) / det;
+    float dzdy = ((pc.z - pa.z) * ab.x - (pb.z - pa.z) * ac.x) / det;
+    s.plane = vec3(pa.z, dzdx, dzdy);
+    s.p0 = pa.xy;
+    return 1u;
+}
+
+void raster_pixel(Setup s, ivec2 pixel) {
+    // The centre in fixed point, relative to vertex 0: every product below fits 32 bits, since the
+    // box is at most max_extent (<= 64) pixels a side: |d| <= 2^14, |p - v0| <= 2^14 + 2^8.
+    ivec2 q = pixel * kSubPixel + kSubPixel / 2 - s.v0;
+    ivec2 r = q - s.edge_a.xy;  // relative to vertex 1 of the wound triangle (a + d0)
+    ivec2 t = q + s.edge_b.xy;  // relative to vertex 2 (a - d2)
+    int e0 = s.edge_a.x * q.y - s.edge_a.y * q.x;
+    int e1 = s.edge_a.z * r.y - s.edge_a.w * r.x;
+    int e2 = s.edge_b.x * t.y - s.edge_b.y * t.x;
+    if (e0 + s.bias.x < 0 || e1 + s.bias.y < 0 || e2 + s.bias.z < 0) return;
+    vec2 centre = vec2(pixel) + 0.5;
+    float depth = clamp(s.plane.x + s.plane.y * (centre.x - s.p0.x) + s.plane.z * (centre.y - s.p0.y), 0.0, 1.0);
+    atomicMax(words[uint(pixel.y) * frame.sizes.x + uint(pixel.x)], raster_word(depth, s.id));
+}
+
+void raster_triangle(Setup s, uint lane, uint lanes) {
+    ivec2 size = s.box.zw - s.box.xy + 1;
+    for (uint i = lane; i < uint(size.x * size.y); i += lanes) raster_pixel(s, s.box.xy + ivec2(int(i) % size.x, int(i) / size.x));
+}
+
+void main() {
+    uint draw = gl_WorkGroupID.x;
+    uint count = indirect[draw * 5u] / 3u;  // the draw's triangles (indexCount / 3)
+    for (uint base = 0u; base < count; base += gl_WorkGroupSize.x) {
+        uint primitive = base + gl_LocalInvocationIndex;
+        Setup s;
+        uint kind = primitive < count ? set_up(draw, primitive, s) : 0u;
+        bool hardware = kind == 2u;
+#ifdef RASTER_SUBGROUP
+        uvec4 to_hardware = subgroupBallot(hardware);
+        uint listed = subgroupBallotBitCount(to_hardware);
+        uint first = 0u;
+        if (subgroupElect() && listed > 0u) first = atomicAdd(hw_command[0], 3u * listed) / 3u;
+        uint slot = subgroupBroadcastFirst(first) + subgroupBallotExclusiveBitCount(to_hardware);
+#else
+        uint slot = hardware ? atomicAdd(hw_command[0], 3u) / 3u : 0u;
+#endif
+        if (hardware && slot < push.capacity) hw_ids[slot] = s.id;
+#ifdef RASTER_SUBGROUP
+        // The subgroup's compute triangles, one at a time, their pixels shared by all its lanes.
+        uvec4 pending = subgroupBallot(kind == 1u);
+        while (subgroupBallotBitCount(pending) > 0u) {
+            uint owner = subgroupBallotFindLSB(pending);
+            Setup shared_setup;
+            shared_setup.v0 = subgroupBroadcast(s.v0, owner);
+            shared_setup.edge_a = subgroupBroadcast(s.edge_a, owner);
+            shared_setup.edge_b = subgroupBroadcast(s.edge_b, owner);
+            shared_setup.bias = subgroupBroadcast(s.bias, owner);
+            shared_setup.box = subgroupBroadcast(s.box, owner);
+            shared_setup.plane = subgroupBroadcast(s.plane, owner);
+            shared_setup.p0 = subgroupBroadcast(s.p0, owner);
+            shared_setup.id = subgroupBroadcast(s.id, owner);
+            raster_triangle(shared_setup, gl_SubgroupInvocationID, gl_SubgroupSize);
+            pending[owner / 32u] &= ~(1u << (owner % 32u));
+        }
+#else
+        if (kind == 1u) raster_triangle(s, 0u, 1u);
+#endif
+    }
+}

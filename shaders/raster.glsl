@@ -1,0 +1,22 @@
+// The visibility word (--raster compute, docs/raster.md): one 64-bit word per pixel, the depth's
+// bits high and (visibility id + 1) low, written with atomicMax by the compute rasterizer
+// (raster.comp) and by the hardware rasterizer's fragment shader (raster_hw.frag) alike, so the
+// two merge without ordering.
+//  - Reversed Z: the nearer fragment has the larger depth; a non-negative float's bits order as
+//    the float does, so the max of the words keeps the nearest.
+//  - Equal depths: the larger id wins. The hardware pre-pass (GREATER_OR_EQUAL, draws in draw
+//    order, primitives in order, the late draw last) keeps the last fragment drawn, which is the
+//    one with the largest (late, draw, primitive): the same rule.
+//  - The clear is 0: low word 0 is "no triangle" (ids go up to 0xfffffffe, so id + 1 is never 0).
+#ifndef RASTER_GLSL
+#define RASTER_GLSL
+
+#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+#extension GL_EXT_shader_atomic_int64 : require
+
+uint64_t raster_word(float depth, uint id) { return (uint64_t(floatBitsToUint(depth)) << 32) | uint64_t(id + 1u); }
+// The word's id (kVisibilityNone where nothing covered the pixel) and depth (0, the far plane, there).
+uint raster_word_id(uint64_t word) { return uint(word & 0xffffffffUL) - 1u; }
+float raster_word_depth(uint64_t word) { return uintBitsToFloat(uint(word >> 32)); }
+
+#endif

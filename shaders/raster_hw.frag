@@ -1,0 +1,29 @@
+#version 460
+// --raster compute's hardware rasterizer, the fragment stage: the visibility word of the fragment,
+// by the same atomicMax as raster.comp (raster.glsl), so the two rasterizers merge without
+// ordering. gl_FragCoord.z is the depth the --raster hardware pre-pass writes for this fragment.
+// ALPHA: masked materials cut the holes depth_alpha.frag cuts.
+#include "scene_bindings.glsl"
+#include "raster.glsl"
+
+#ifndef ALPHA
+layout(early_fragment_tests) in;
+#endif
+
+layout(set = 0, binding = 7, std430) buffer Words { uint64_t words[]; };
+
+layout(location = 0) flat in uint in_id;
+layout(location = 1) in vec2 in_uv;
+layout(location = 2) flat in uint in_draw;
+
+void main() {
+#ifdef ALPHA
+    DrawData draw = draws[in_draw];
+    if (draw.alpha_cutoff > 0.0) {
+        float alpha = scene_texture_lod0(draw.base_color_texture, in_uv).a * draw.base_color.a;
+        if (alpha < draw.alpha_cutoff) discard;
+    }
+#endif
+    uvec2 pixel = uvec2(gl_FragCoord.xy);
+    atomicMax(words[pixel.y * frame.sizes.x + pixel.x], raster_word(gl_FragCoord.z, in_id));
+}

@@ -1,0 +1,33 @@
+#version 460
+// --raster compute's hardware rasterizer (docs/raster.md): draws the triangles raster.comp listed
+// for it (alpha-masked, crossing the near or far plane, or larger than its box), 3 vertices each,
+// pulling its own vertices. The positions are scene.vert's, `precise` and from the same data, so
+// the hardware covers exactly the pixels it covers in the pre-pass of --raster hardware.
+#include "common.glsl"
+#include "visibility_id.glsl"
+
+layout(set = 0, binding = 0) uniform Frame { FrameUniforms frame; };
+layout(set = 0, binding = 1, std430) readonly buffer Draws { DrawData draws[]; };
+layout(set = 0, binding = 4, std430) readonly buffer Vertices { float vertex_data[]; };
+layout(set = 0, binding = 5, std430) readonly buffer Indices { uint indices[]; };
+layout(set = 0, binding = 6, std430) readonly buffer Indirect { uint indirect[]; };  // the commands raster.comp read
+layout(set = 0, binding = 8, std430) readonly buffer HardwareList { uint hw_command[4]; uint hw_ids[]; };
+
+layout(location = 0) flat out uint out_id;
+layout(location = 1) out vec2 out_uv;
+layout(location = 2) flat out uint out_draw;
+
+void main() {
+    uint id = hw_ids[gl_VertexIndex / 3u];
+    uint draw = visibility_id_draw(id, frame.tiles.w);
+    uint primitive = visibility_id_primitive(id, frame.tiles.w);
+    uint command = draw * 5u;
+    uint v = uint(int(indices[indirect[command + 2u] + 3u * primitive + gl_VertexIndex % 3u]) + int(indirect[command + 3u]));
+    DrawData d = draws[draw];
+    precise vec4 world = d.model * vec4(vertex_data[v * 8u], vertex_data[v * 8u + 1u], vertex_data[v * 8u + 2u], 1.0);
+    precise vec4 clip = frame.view_proj * world;
+    gl_Position = clip;
+    out_id = id;
+    out_uv = vec2(vertex_data[v * 8u + 6u], vertex_data[v * 8u + 7u]);
+    out_draw = draw;
+}

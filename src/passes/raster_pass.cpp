@@ -1,0 +1,134 @@
+#include "passes/raster_pass.h"
+
+#include "passes/scene_pass.h"  // scene_layout
+
+#include <algorithm>
+
+namespace {
+
+// The scene's bindings (0 frame, 1 draws, 2 lights, 3 textures: raster_hw.frag's alpha test),
+// then 4 vertices, 5 the listed indices, 6 the draws' indirect commands, 7 the words, 8 the
+// hardware list. The compute rasterizer's push constant: late, max extent, capacity, top-left.
+LayoutDesc raster_layout(VkShaderStageFlags stages, uint32_t push_bytes, bool textures) {
+    LayoutDesc layout = scene_layout();
+    if (!textures) layout = {layout.bindings, stages, 0};  // (the compute rasterizer reads no texture)
+    for (int i = 0; i < 5; ++i) layout.bindings.push_back(VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
+    layout.stages = stages;
+    layout.push_constant_bytes = push_bytes;
+    return layout;
+}
+
+struct RasterPush {
+    uint32_t late, max_extent, capacity, top_left;
+};
+
+// 0 the frame, 1 the words, 2 the visibility id image, 3 the depth image (raster_split.comp).
+const LayoutDesc kSplitLayout = {
+    {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE,
+     VK_DESCRIPTOR_TYPE_STORAGE_IMAGE},
+    VK_SHADER_STAGE_COMPUTE_BIT, 0};
+
+constexpr VkDeviceSize kListHeader = 16;  // VkDrawIndirectCommand
+
+}  // namespace
+
+void create_raster_targets(const Context& ctx, FrameTargets& t) {
+    VkDeviceSize pixels = VkDeviceSize(t.extent.width) * t.extent.height;
+    t.raster_words = create_buffer(ctx, pixels * 8,
+                                   VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
+                                   MemoryKind::device_local, "raster words");
+    t.raster_depth = create_image(ctx, t.extent, kRasterDepthFormat,
+                                  VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
+                                  "raster depth");
+}
+
+void RasterPass::create(const Context& ctx, bool alpha_masked) {
+    if (!ctx.features.int64_atomics) return;
+    LayoutDesc compute = raster_layout(VK_SHADER_STAGE_COMPUTE_BIT, sizeof(RasterPush), false);
+    raster[1] = create_compute_pipeline(ctx, {.shader = "raster.comp.subgroup", .layout = compute});
+    raster[0] = create_compute_pipeline(ctx, {.shader = "raster.comp.fallback", .layout = compute});
+    GraphicsDesc hw;
+    hw.shaders = {{VK_SHADER_STAGE_VERTEX_BIT, "raster_hw.vert.main"},
+                  {VK_SHADER_STAGE_FRAGMENT_BIT, alpha_masked ? "raster_hw.frag.alpha" : "raster_hw.frag.plain"}};
+    hw.layout = raster_layout(VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0, true);
+    hw.vertex_attributes = 0;  // the vertex shader pulls its vertices
+    hardware = create_graphics_pipeline(ctx, hw);  // no attachments: the fragment shader writes the words
+    split = create_compute_pipeline(ctx, {.shader = "raster_split.comp.main", .layout = kSplitLayout});
+}
+
+void RasterPass::make_list(const Context& ctx, uint64_t triangles) {
+    if (hardware_list.buffer) return;
+    capacity = uint32_t(std::min<uint64_t>(std::max<uint64_t>(triangles, 1), (uint64_t(1) << 30)));
+    hardware_list = create_buffer(ctx, kListHeader + VkDeviceSize(capacity) * 4,
+                                  VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                                  MemoryKind::device_local, "raster hardware list");
+}
+
+void RasterPass::record(FrameContext& f, RasterPhase phase) {
+    const bool timed = phase == RasterPhase::first, late = phase == RasterPhase::late;
+    if (timed) begin_label(f.ctx, f.cmd, debug_label(Timer::depth, f.plan.raster.variant == Variant::subgroup ? "compute raster, subgroup"
+                                                                                                              : "compute raster, fallback"));
+    if (timed) f.timer.begin(f.cmd, Timer::depth);
+    FrameTargets& t = f.targets;
+    // The previous frame's (or phase 1's) split and hardware draw read the words and the list.
+    memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_ALL_GRAPHICS_BIT | VK_PIPELINE_STAGE_2_COPY_BIT,
+                   VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT | VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT |
+                       VK_ACCESS_2_TRANSFER_READ_BIT,
+                   VK_PIPELINE_STAGE_2_CLEAR_BIT | VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT);
+    // Phase 1 and the ids start from "nothing, at the far plane" (0); the late draw adds to phase 1's words.
+    if (!late) vkCmdFillBuffer(f.cmd, t.raster_words.buffer, 0, VK_WHOLE_SIZE, 0);
+    const uint32_t header[4] = {0, 1, 0, 0};  // vertexCount, instanceCount, firstVertex, firstInstance
+    vkCmdUpdateBuffer(f.cmd, hardware_list.buffer, 0, sizeof(header), header);
+    memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_CLEAR_BIT | VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                   VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+
+    const Buffer& indices = f.draw_indices ? *f.draw_indices : f.scene.indices;
+    const Buffer& indirect = f.draw_indirect ? *f.draw_indirect : f.scene.indirect_all;
+    Descriptors d;
+    d.buffer(0, f.uniforms, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER)
+        .buffer(1, f.scene.draws)
+        .buffer(2, f.lights)
+        .buffer(4, f.scene.vertices)
+        .buffer(5, indices)
+        .buffer(6, indirect)
+        .buffer(7, t.raster_words)
+        .buffer(8, hardware_list);
+    const Pipeline& compute = raster[f.plan.raster.variant == Variant::subgroup ? 1 : 0];
+    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, compute.handle());
+    d.push(f.cmd, compute);
+    d.textures(f.scene.texture_set);  // the hardware rasterizer's alpha test (set 1)
+    // No late bit: after occlusion's two phases the ids pass names the merged list.
+    RasterPush push{0u, kRasterMaxExtent, capacity, top_left};
+    vkCmdPushConstants(f.cmd, compute.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
+    vkCmdDispatch(f.cmd, f.scene.draw_count, 1, 1);  // a workgroup per draw
+
+    // The hardware rasterizer: the listed triangles, no attachments, the same words.
+    memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+                   VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT | VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT | VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT,
+                   VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+    begin_rendering(f.cmd, t.extent, nullptr, nullptr);
+    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, hardware.handle());
+    d.push(f.cmd, hardware);
+    vkCmdDrawIndirect(f.cmd, hardware_list.buffer, 0, 1, sizeof(VkDrawIndirectCommand));
+    vkCmdEndRendering(f.cmd);
+
+    // What comes next may rewrite the lists this read (occlusion's merge, a compute pass).
+    memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT | VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                   VK_ACCESS_2_SHADER_STORAGE_READ_BIT, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+    if (late) return;  // (the ids pass follows, and splits)
+    // The split: the id image the shading pass reads, the depth the later passes read.
+    memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT | VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                   VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
+    transition(f.cmd, t.visibility, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, true);
+    transition(f.cmd, t.raster_depth, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, true);
+    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, split.handle());
+    Descriptors s;
+    s.buffer(0, f.uniforms, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER)
+        .buffer(1, t.raster_words)
+        .storage_image(2, t.visibility.view)
+        .storage_image(3, t.raster_depth.view);
+    s.push(f.cmd, split);
+    vkCmdDispatch(f.cmd, ceil_div(t.extent.width, 8u), ceil_div(t.extent.height, 8u), 1);
+    if (timed) f.timer.end(f.cmd, Timer::depth);
+    if (timed) end_label(f.ctx, f.cmd);
+}

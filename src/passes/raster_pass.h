@@ -1,0 +1,42 @@
+// --raster compute (docs/raster.md): the visibility pre-pass rasterized in compute. Each pixel's
+// 64-bit word (depth high, visibility id + 1 low, shaders/raster.glsl) is written with atomicMax by
+// the compute rasterizer (raster.comp) and, for the triangles it is not built for, by the hardware
+// rasterizer's fragment shader (raster_hw.frag); a split pass then writes the visibility id image
+// the shading pass reads and the depth the later passes read (depth_to_read in render/frame.h).
+#pragma once
+
+#include "render/frame.h"
+
+// The largest bounding-box side, in pixels, that the compute rasterizer draws (docs/raster.md,
+// "The threshold"); larger triangles go to the hardware rasterizer. At most 64 (raster.comp's
+// 32-bit edge functions).
+constexpr uint32_t kRasterMaxExtent = 32;
+
+// Which draw of the frame: the pre-pass (occlusion phase 1, or the only one), occlusion phase 2's
+// late draw (adds to phase 1's words: the depth is then final), and, after the merge, the ids of
+// the merged list (ScenePass::record_ids's place: the words again from nothing, so that of equal
+// depths the last in input order keeps the pixel, as forward).
+enum class RasterPhase { first, late, ids };
+
+struct RasterPass {
+    Pipeline raster[2];  // raster.comp by [subgroup path]
+    Pipeline hardware;   // raster_hw.vert + .frag (alpha where the scene has masked materials)
+    Pipeline split;
+    Buffer hardware_list;  // VkDrawIndirectCommand, then the listed triangles' ids
+    uint32_t capacity = 0;
+    // Tests only: 0 drops the fill rule's top-left condition (a pixel centre on any edge is
+    // outside), to show a test fails without it.
+    uint32_t top_left = 1;
+
+    // Nothing where the device lacks 64-bit atomics (the pipelines compile on first use).
+    void create(const Context& ctx, bool alpha_masked);
+    // The hardware list, once a plan rasterizes in compute. `triangles`: the most the draws list at
+    // once, the scene's triangles (level 0 of every draw).
+    void make_list(const Context& ctx, uint64_t triangles);
+    // In place of ScenePass::record_depth (first: timed as Timer::depth; late) and record_ids (ids)
+    // under --raster compute. first and ids clear the words and end with the split.
+    void record(FrameContext& f, RasterPhase phase);
+};
+
+// The frame-size targets: the words (8 bytes a pixel) and the depth taken from them.
+void create_raster_targets(const Context& ctx, FrameTargets& targets);

@@ -1,0 +1,361 @@
+// --raster compute (docs/raster.md) against --raster hardware, its oracle: the same scene, camera
+// and plan, the triangle each pixel names and the shaded frame. Where the two name different
+// triangles, a CPU reference (the top-left rule in 8-bit sub-pixel fixed point, the depth plane at
+// the pixel centre) must find both triangles covering the pixel at the same depth: a tie, which the
+// two rasterizers may break differently only through their depths' last bits. The subgroup and
+// fallback rasterizers must write the same 64-bit words. Scenes: a generated one with every kind
+// of triangle the rasterizer sorts (sub-pixel, mid-sized, screen-filling, crossing the near plane,
+// alpha-masked, double-sided, and a grid whose shared edges run through pixel centres, where only
+// the fill rule decides), and the bundled scene. Renders are 192x108 and validated.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "app/options.h"
+#include "app/run.h"
+#include "gpu/harness.h"
+#include "gpu/light_frame.h"
+#include "render/renderer.h"
+#include "render/visibility_id.h"
+#include "scoped_env.h"
+
+namespace raster_tests {
+
+constexpr VkExtent2D kSize{192, 108};
+
+struct Shot {
+    std::vector<uint8_t> color;
+    std::vector<uint32_t> ids;  // (draw, primitive) pairs (Renderer::read_visibility)
+    std::vector<uint64_t> words;
+    std::vector<float> depth;  // what the later passes read (--raster compute: taken from the words)
+    std::vector<std::vector<uint32_t>> drawn;
+    glm::mat4 view_proj{1.0f};
+    Plan plan;
+    GpuCounters counters{};
+};
+
+Plan raster_plan(Raster raster, Request variant, Request occlusion = Request::off) {
+    const Context& ctx = test_context();
+    PlanRequest request;
+    request.shading = Shading::visibility;
+    request.raster = raster;
+    request.raster_variant = variant;
+    request.lod = false;
+    request[PassId::occlusion] = occlusion;
+    request[PassId::exposure] = Request::off;
+    return make_plan(ctx.subgroup, ctx.features, request);
+}
+
+// `camera`: nullopt for the scene's default view. `frames` > 1: the last one steps the camera
+// sideways, so that occlusion phase 2 re-admits what the nearest buildings hid.
+Shot render(const Scene& scene, Raster raster, std::optional<Camera> camera = std::nullopt, Request variant = Request::automatic,
+            bool top_left = true, Request occlusion = Request::off, uint32_t frames = 1) {
+    const Context& ctx = test_context();
+    RendererConfig config;
+    config.extent = kSize;
+    config.lights = 16;
+    config.plan = raster_plan(raster, variant, occlusion);
+    Renderer renderer(ctx, scene, config);
+    renderer.set_raster_top_left(top_left);
+    Camera view = camera ? *camera : renderer.default_view();
+    for (uint32_t i = 0; i < frames; ++i) {
+        if (i == frames - 1 && i > 0) {
+            glm::vec3 forward = glm::normalize(view.target - view.position);
+            glm::vec3 right = glm::normalize(glm::cross(forward, glm::vec3(0.0f, 1.0f, 0.0f)));
+            glm::vec3 step = 0.04f * glm::length(view.target - view.position) * (right + 0.5f * forward);
+            view.position += step;
+            view.target += step;
+        }
+        VkCommandBuffer cmd = begin_one_shot(ctx);
+        renderer.record(cmd, 0, i, view);
+        end_one_shot(ctx, cmd);
+    }
+    Shot s;
+    s.counters = renderer.read_counters();
+    s.plan = config.plan;
+    s.color = renderer.read_color();
+    s.ids = renderer.read_visibility();
+    s.words = renderer.read_raster_words();
+    s.depth = renderer.read_depth();
+    s.drawn = renderer.read_drawn_indices();
+    s.view_proj = view.projection(float(kSize.width) / float(kSize.height)) * view.view();
+    return s;
+}
+
+// The CPU reference: whether triangle (draw, primitive) covers pixel p's centre, and its depth there.
+struct Cover {
+    bool covered = false;
+    double depth = 0.0;
+};
+Cover cover(const Scene& scene, const Shot& s, uint32_t draw, uint32_t primitive, int px, int py) {
+    glm::dvec3 w[3];
+    for (int i = 0; i < 3; ++i) {
+        const Vertex& v = scene.vertices[s.drawn[draw][3 * primitive + i]];
+        glm::vec4 clip = s.view_proj * (scene.instances[draw].transform * glm::vec4(v.position, 1.0f));
+        if (clip.w <= 0.0f) return {};  // (the comparison never names such a triangle at a tie)
+        w[i] = {(double(clip.x) / clip.w * 0.5 + 0.5) * kSize.width, (double(clip.y) / clip.w * 0.5 + 0.5) * kSize.height,
+                double(clip.z) / clip.w};
+    }
+    int64_t f[3][2];
+    for (int i = 0; i < 3; ++i)
+        for (int c = 0; c < 2; ++c) f[i][c] = int64_t(std::nearbyint(w[i][c] * 256.0));
+    int64_t cross = (f[1][0] - f[0][0]) * (f[2][1] - f[0][1]) - (f[1][1] - f[0][1]) * (f[2][0] - f[0][0]);
+    if (cross >= 0) return {};  // back face (counter-clockwise front, y down) or no area
+    int order[3] = {0, 2, 1};  // wound so that the inside is E >= 0
+    int64_t cx = int64_t(px) * 256 + 128, cy = int64_t(py) * 256 + 128;
+    for (int e = 0; e < 3; ++e) {
+        const int64_t* a = f[order[e]];
+        const int64_t* b = f[order[(e + 1) % 3]];
+        int64_t dx = b[0] - a[0], dy = b[1] - a[1];
+        int64_t value = dx * (cy - a[1]) - dy * (cx - a[0]);
+        bool top_left = dy < 0 || (dy == 0 && dx > 0);
+        if (value < 0 || (value == 0 && !top_left)) return {};
+    }
+    glm::dvec3 ab = w[2] - w[0], ac = w[1] - w[0];
+    double det = ab.x * ac.y - ab.y * ac.x;
+    double dzdx = (ab.z * ac.y - ac.z * ab.y) / det, dzdy = (ac.z * ab.x - ab.z * ac.x) / det;
+    return {true, w[0].z + dzdx * (px + 0.5 - w[0].x) + dzdy * (py + 0.5 - w[0].y)};
+}
+
+struct Comparison {
+    int covered = 0;     // pixels the hardware covered
+    int same = 0;        // of them, naming the same triangle
+    int ties = 0;        // differing, both triangles cover the centre at the same depth
+    std::string untied;  // the first differing pixel that is not a tie, and how many
+};
+
+Comparison compare(const Scene& scene, const Shot& hardware, const Shot& compute) {
+    Comparison c;
+    int untied = 0;
+    for (size_t p = 0; p < hardware.ids.size() / 2; ++p) {
+        uint32_t hd = hardware.ids[2 * p], hp = hardware.ids[2 * p + 1], cd = compute.ids[2 * p], cp = compute.ids[2 * p + 1];
+        if (hd != kNoTriangle) ++c.covered;
+        if (hd == cd && hp == cp) {
+            if (hd != kNoTriangle) ++c.same;
+            continue;
+        }
+        int x = int(p % kSize.width), y = int(p / kSize.width);
+        bool tie = false;
+        if (hd != kNoTriangle && cd != kNoTriangle) {
+            Cover h = cover(scene, hardware, hd, hp, x, y), k = cover(scene, hardware, cd, cp, x, y);
+            tie = h.covered && k.covered && std::abs(h.depth - k.depth) <= 1e-6 * std::max(h.depth, 1e-3);
+        }
+        if (tie) {
+            ++c.ties;
+        } else if (untied++ == 0) {
+            c.untied = "pixel (" + std::to_string(x) + ", " + std::to_string(y) + "): hardware (" + std::to_string(hd) + ", " +
+                       std::to_string(hp) + "), compute (" + std::to_string(cd) + ", " + std::to_string(cp) + ")";
+        }
+    }
+    if (untied) c.untied = std::to_string(untied) + " differing pixels are not depth ties, first " + c.untied;
+    return c;
+}
+
+double psnr(const std::vector<uint8_t>& a, const std::vector<uint8_t>& b) {
+    double squared = 0.0;
+    size_t samples = 0;
+    for (size_t i = 0; i < a.size(); ++i) {
+        if (i % 4 == 3) continue;
+        double d = double(a[i]) - double(b[i]);
+        squared += d * d;
+        ++samples;
+    }
+    return squared == 0.0 ? INFINITY : 10.0 * std::log10(255.0 * 255.0 / (squared / double(samples)));
+}
+
+// One quad facing +z (counter-clockwise seen from +z), corners in world space.
+void add_quad(Scene& scene, glm::vec3 a, glm::vec3 b, glm::vec3 c, glm::vec3 d, std::vector<uint32_t>& indices, bool both_sides = false) {
+    uint32_t base = uint32_t(scene.vertices.size());
+    glm::vec2 uv[4] = {{0, 0}, {1, 0}, {1, 1}, {0, 1}};
+    glm::vec3 corners[4] = {a, b, c, d};
+    for (int i = 0; i < 4; ++i) scene.vertices.push_back({corners[i], glm::vec3(0.0f, 0.0f, 1.0f), uv[i]});
+    for (uint32_t i : {0u, 1u, 2u, 0u, 2u, 3u}) indices.push_back(base + i);
+    if (both_sides)  // the back, as glTF's doubleSided is drawn here: the same corners wound the other way
+        for (uint32_t i : {0u, 2u, 1u, 0u, 3u, 2u}) indices.push_back(base + i);
+}
+
+void add_mesh(Scene& scene, const std::vector<uint32_t>& indices, glm::vec4 colour, float alpha_cutoff = 0.0f) {
+    Material material;
+    material.base_color_factor = colour;
+    material.metallic = 0.0f;
+    material.alpha_cutoff = alpha_cutoff;
+    scene.materials.push_back(material);
+    Mesh mesh;
+    mesh.first_index = uint32_t(scene.indices.size());
+    mesh.index_count = uint32_t(indices.size());
+    mesh.material = uint32_t(scene.materials.size() - 1);
+    scene.indices.insert(scene.indices.end(), indices.begin(), indices.end());
+    scene.meshes.push_back(mesh);
+    scene.instances.push_back({uint32_t(scene.meshes.size() - 1), glm::mat4(1.0f)});
+}
+
+// The generated scene's camera: at the origin, looking down -z.
+Camera generated_camera() {
+    Camera c;
+    c.position = {0.0f, 0.0f, 0.0f};
+    c.target = {0.0f, 0.0f, -1.0f};
+    c.near_plane = 0.1f;
+    c.far_plane = 100.0f;
+    return c;
+}
+
+// The world point at distance d in front of generated_camera() that lands on window position (x, y).
+glm::vec3 at_window(double x, double y, float d) {
+    glm::mat4 p = generated_camera().projection(float(kSize.width) / float(kSize.height));
+    double nx = x / kSize.width * 2.0 - 1.0, ny = y / kSize.height * 2.0 - 1.0;
+    return {float(nx * d / p[0][0]), float(ny * d / p[1][1]), -d};
+}
+
+// Every kind of triangle the compute rasterizer sorts, in front of generated_camera().
+Scene generated_scene() {
+    Scene scene;
+    std::vector<uint32_t> back, grid, small, big, near, masked, sides;
+    // Screen-filling: a wall behind everything (two triangles, each far larger than the threshold).
+    add_quad(scene, {-100, -60, -40}, {100, -60, -40}, {100, 60, -40}, {-100, 60, -40}, back);
+    add_mesh(scene, back, {0.5f, 0.5f, 0.6f, 1.0f});
+    // Mid-sized, their shared edges (and diagonals) through pixel centres: an 8 x 6 grid of 6-pixel
+    // quads from window (20.5, 20.5), so the fill rule alone decides every pixel on an edge.
+    for (int i = 0; i < 8; ++i)
+        for (int j = 0; j < 6; ++j) {
+            double x0 = 20.5 + 6 * i, y0 = 20.5 + 6 * j, x1 = x0 + 6, y1 = y0 + 6;
+            // Window y points down: (x0, y1) is the bottom left; counter-clockwise seen from +z.
+            add_quad(scene, at_window(x0, y1, 10), at_window(x1, y1, 10), at_window(x1, y0, 10), at_window(x0, y0, 10), grid);
+        }
+    add_mesh(scene, grid, {0.2f, 0.7f, 0.3f, 1.0f});
+    // Sub-pixel: a field of triangles about a third of a pixel across.
+    for (int i = 0; i < 30; ++i)
+        for (int j = 0; j < 20; ++j) {
+            double x = 80.3 + 1.7 * i, y = 60.2 + 1.9 * j;
+            add_quad(scene, at_window(x, y + 0.35, 8), at_window(x + 0.35, y + 0.35, 8), at_window(x + 0.35, y, 8),
+                     at_window(x, y, 8), small);
+        }
+    add_mesh(scene, small, {0.9f, 0.8f, 0.2f, 1.0f});
+    // Larger than the threshold: 50 pixels across.
+    add_quad(scene, at_window(120, 50, 12), at_window(170, 50, 12), at_window(170, 5, 12), at_window(120, 5, 12), big);
+    add_mesh(scene, big, {0.8f, 0.3f, 0.2f, 1.0f});
+    // Crossing the near plane: from behind the camera to 3 units in front, low on the screen.
+    add_quad(scene, {-1.0f, -0.6f, 1.0f}, {1.0f, -0.6f, 1.0f}, {1.0f, -0.6f, -3.0f}, {-1.0f, -0.6f, -3.0f}, near, true);
+    add_mesh(scene, near, {0.3f, 0.3f, 0.9f, 1.0f});
+    // Alpha-masked (every texel kept: the plain texture's alpha 1 times 0.8 is above the cutoff),
+    // small enough for the compute rasterizer, which leaves it to the hardware.
+    add_quad(scene, at_window(10, 100, 9), at_window(18, 100, 9), at_window(18, 92, 9), at_window(10, 92, 9), masked);
+    add_mesh(scene, masked, {0.9f, 0.2f, 0.9f, 0.8f}, 0.5f);
+    // Double-sided, tilted so both faces show across the frame: a strip of small quads turning.
+    for (int i = 0; i < 10; ++i) {
+        float a0 = 0.7f * float(i), a1 = a0 + 0.7f;
+        glm::vec3 c(2.0f + 0.45f * float(i), 0.8f, -9.0f);
+        add_quad(scene, c + glm::vec3(-0.2f * std::cos(a0), -0.2f, 0.2f * std::sin(a0)),
+                 c + glm::vec3(0.2f * std::cos(a1), -0.2f, -0.2f * std::sin(a1)),
+                 c + glm::vec3(0.2f * std::cos(a1), 0.2f, -0.2f * std::sin(a1)),
+                 c + glm::vec3(-0.2f * std::cos(a0), 0.2f, 0.2f * std::sin(a0)), sides, true);
+    }
+    add_mesh(scene, sides, {0.2f, 0.8f, 0.8f, 1.0f});
+    update_bounds(scene);
+    return scene;
+}
+
+void expect_compute_names_the_hardwares_triangles(const Scene& scene, std::optional<Camera> camera, const char* name) {
+    if (!test_context().features.int64_atomics) GTEST_SKIP() << "device lacks 64-bit buffer atomics: no compute rasterizer";
+    uint32_t messages = validation_message_count();
+    Shot hardware = render(scene, Raster::hardware, camera);
+    Shot compute = render(scene, Raster::compute, camera, Request::subgroup);
+    Shot fallback = render(scene, Raster::compute, camera, Request::fallback);
+    ASSERT_EQ(compute.plan.raster.raster, Raster::compute) << compute.plan.raster.reason;
+    ASSERT_EQ(compute.plan.raster.variant, Variant::subgroup) << compute.plan.raster.reason;
+    ASSERT_EQ(fallback.plan.raster.variant, Variant::fallback);
+    EXPECT_NOT_BLANK(hardware.color);
+    Comparison c = compare(scene, hardware, compute);
+    EXPECT_EQ(c.untied, "") << name;
+    EXPECT_GE(c.covered, int(kSize.width * kSize.height / 4)) << name << ": too few covered pixels";
+    EXPECT_GE(double(c.same), 0.999 * c.covered) << name;
+    double frame_psnr = psnr(compute.color, hardware.color);
+    EXPECT_GE(frame_psnr, 60.0) << name;
+    // The subgroup and fallback rasterizers: the same words, bit for bit.
+    ASSERT_EQ(compute.words.size(), size_t(kSize.width) * kSize.height);
+    EXPECT_TRUE(compute.words == fallback.words) << name << ": the subgroup and fallback rasterizers' words differ";
+    printf("%s: %d covered pixels, %d name the hardware's triangle, %d depth ties; frame %.2f dB against --raster hardware\n", name,
+           c.covered, c.same, c.ties, frame_psnr);
+    EXPECT_EQ(validation_message_count(), messages) << name;
+}
+
+TEST(Raster, GeneratedSceneComputeNamesTheHardwaresTriangles) {
+    REQUIRE_DRAWING();
+    static const Scene scene = generated_scene();
+    expect_compute_names_the_hardwares_triangles(scene, generated_camera(), "the generated scene");
+}
+
+TEST(Raster, BundledSceneComputeNamesTheHardwaresTriangles) {
+    REQUIRE_DRAWING();
+    expect_compute_names_the_hardwares_triangles(default_scene(), std::nullopt, "the bundled scene");
+}
+
+// Occlusion's two phases (a street of a 2 x 2 grid, the camera stepping sideways): phase 1 and the
+// late draw both rasterize in compute and add to the same words; the pyramid between them is built
+// from the words' depth; then the ids pass rasterizes the merged list again (RasterPhase::ids). At
+// least 99.9% of the covered pixels name the hardware's triangle, and where one does not, its
+// triangle and the hardware's meet there.
+TEST(Raster, OcclusionPhaseTwoMatchesHardware) {
+    REQUIRE_DRAWING();
+    if (!test_context().features.int64_atomics) GTEST_SKIP() << "device lacks 64-bit buffer atomics: no compute rasterizer";
+    static const Scene grid = [] {
+        Options options;
+        options.instances = 2;
+        return load_requested_scene(options);
+    }();
+    uint32_t messages = validation_message_count();
+    auto street = [&](Raster raster) {
+        Camera view = camera_for(CameraView::street, grid.bounds_min, grid.bounds_max, grid.grid);
+        return render(grid, raster, view, Request::automatic, true, Request::fallback, 3);
+    };
+    Shot hardware = street(Raster::hardware), compute = street(Raster::compute);
+    ASSERT_EQ(compute.plan.raster.raster, Raster::compute);
+    ASSERT_GT(compute.counters.occlusion_triangles.readmitted_phase2, 0u) << "no late draw to test";
+    EXPECT_EQ(compute.counters.occlusion_triangles.readmitted_phase2, hardware.counters.occlusion_triangles.readmitted_phase2);
+    EXPECT_NOT_BLANK(hardware.color);
+    // Where the two differ, the two triangles must meet at the pixel: the depths the later passes
+    // read (the hardware's depth image, the words') within 1e-6. (On lavapipe: 1 pixel of 20736, on
+    // an edge of the ground shared by two of its triangles, depths 3e-7 apart.)
+    int covered = 0, differ = 0;
+    std::string apart;
+    for (size_t p = 0; p < hardware.ids.size() / 2; ++p) {
+        if (hardware.ids[2 * p] != kNoTriangle) ++covered;
+        if (compute.ids[2 * p] == hardware.ids[2 * p] && compute.ids[2 * p + 1] == hardware.ids[2 * p + 1]) continue;
+        ++differ;
+        if (std::abs(hardware.depth[p] - compute.depth[p]) > 1e-6f * std::max(hardware.depth[p], 1e-3f) && apart.empty())
+            apart = "pixel (" + std::to_string(p % kSize.width) + ", " + std::to_string(p / kSize.width) + "): depth " +
+                    std::to_string(hardware.depth[p]) + " (hardware), " + std::to_string(compute.depth[p]) + " (compute)";
+    }
+    EXPECT_EQ(apart, "") << "a pixel whose triangle differs from the hardware's where the two do not meet";
+    EXPECT_LE(double(differ), 0.001 * covered);
+    EXPECT_GE(psnr(compute.color, hardware.color), 60.0);
+    printf("occlusion: %u triangles re-admitted, %d covered pixels, %d name another triangle than the hardware's\n",
+           compute.counters.occlusion_triangles.readmitted_phase2, covered, differ);
+    EXPECT_EQ(validation_message_count(), messages);
+}
+
+// Without the fill rule's top-left condition (a centre on an edge belongs to neither triangle),
+// the grid's shared edges lose their pixels: the comparison must find them, as no tie explains them.
+TEST(Raster, DroppingTheTopLeftConditionIsCaught) {
+    REQUIRE_DRAWING();
+    if (!test_context().features.int64_atomics) GTEST_SKIP() << "device lacks 64-bit buffer atomics: no compute rasterizer";
+    static const Scene scene = generated_scene();
+    Shot hardware = render(scene, Raster::hardware, generated_camera());
+    Shot dropped = render(scene, Raster::compute, generated_camera(), Request::subgroup, false);
+    Comparison c = compare(scene, hardware, dropped);
+    EXPECT_NE(c.untied, "") << "the comparison did not notice the missing top-left condition";
+    printf("top-left condition dropped: %s\n", c.untied.c_str());
+}
+
+// Without 64-bit atomics (SGD_MASK_FEATURES=int64-atomics takes them away anywhere): auto takes
+// hardware and says why, and --raster compute is refused with one line and exit 2.
+TEST(Raster, WithoutInt64AtomicsAutoTakesHardwareAndComputeIsRefused) {
+    ScopedEnv mask("SGD_MASK_FEATURES", "int64-atomics");
+    DemoRun info = run_demo({"--info", "--shading", "visibility", "--no-tuning"});
+    EXPECT_EQ(info.exit_code, 0) << info.output;
+    EXPECT_NE(info.output.find("auto takes hardware: device lacks shaderBufferInt64Atomics"), std::string::npos) << info.output;
+    DemoRun refused = run_demo({"--headless", "--size", "64x64", "--frames", "1", "--warmup", "0", "--raster", "compute"});
+    EXPECT_EQ(refused.exit_code, 2) << refused.output;
+    EXPECT_NE(refused.output.find("error: --raster compute: device lacks shaderBufferInt64Atomics"), std::string::npos) << refused.output;
+}
+
+}  // namespace raster_tests
