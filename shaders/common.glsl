@@ -20,7 +20,9 @@ struct DrawData {
     uint lod_first_index[8];
     uint lod_index_count[8];
     uint lod_count;            // >= 1
-    uint lod_pad0, lod_pad1, lod_pad2;
+    uint emissive_texture;     // into the scene's textures (scene_textures.glsl); 0 is plain white
+    uint lod_pad1, lod_pad2;
+    vec4 emissive;             // rgb: emissiveFactor x emissiveStrength (linear), times the texture
 };
 
 struct PointLight {

@@ -11,6 +11,7 @@
 #extension GL_KHR_shader_subgroup_ballot : require
 #endif
 #include "shading.glsl"
+#include "material.glsl"
 #include "box_filter.glsl"
 #ifdef QUAD_MIP
 #include "quad_mip.glsl"
@@ -33,20 +34,20 @@ layout(location = 0) out vec4 out_color;
 
 vec3 shade() {
     DrawData draw = draws[in_draw];
-    // Implicit derivatives: the quad's own, which choose the level and the anisotropic footprint.
-    vec4 texel = texture(scene_textures[nonuniformEXT(draw.base_color_texture)], in_uv);
+    // The fragment quad's derivatives (those texture() would take) choose the levels.
+    SurfaceMaterial material = evaluate_material(draw, in_uv, dFdx(in_uv), dFdy(in_uv));
 #ifdef QUAD_MIP
     // The last use of the quad's helper invocations (implicit LOD): they end here (quad_mip.glsl).
     if (quad_mip_helper_done()) return vec3(0.0);
 #endif
-    vec3 albedo = texel.rgb * draw.base_color.rgb;  // linear: the sRGB texture decodes it
+    vec3 albedo = material.base_color.rgb;
     vec3 normal = normalize(in_normal);
     if (!gl_FrontFacing) normal = -normal;
     vec4 traced = ray_traced_light(ivec2(gl_FragCoord.xy));
     vec3 color = ambient_and_sun(albedo, normal, traced.x);
     color += shade_point_lights(uvec2(gl_FragCoord.xy), albedo, in_world_position, normal);
     if ((forward_push.flags & kForwardRayTraced) != 0u) color += traced.yzw;
-    return color;
+    return color + material.emissive;
 }
 
 #if defined(FORWARD_IDS)

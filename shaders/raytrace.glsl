@@ -50,9 +50,11 @@ struct RayPayload {
     uint record;            // RT_VIEW: the packed lane record of the stage under view that served the ray (0: none)
 };
 
-struct MaterialCall {  // callableDataEXT of the material evaluation
+struct MaterialCall {  // callableDataEXT of the material evaluation (material.glsl)
     vec3 albedo;
     uint draw;
+    vec3 emissive;
+    uint pad;
     vec2 uv;
     uint record;  // RT_VIEW: the callable's packed lane record
 };

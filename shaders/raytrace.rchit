@@ -3,8 +3,9 @@
 // procedural spheres (gl_HitKindEXT tells them apart).
 //   primary ray:    the surface's shading and geometric normals and its draw, for raygen (the
 //                   forward path only: on the visibility path raygen knows the surface);
-//   reflection ray: the reflected surface lit by the sun (unshadowed) and the sky ambient, its
-//                   material evaluated by the callable shader; a light's sphere glows in its colour.
+//   reflection ray: the reflected surface lit by the sun (unshadowed) and the sky ambient, plus its
+//                   emission, its material evaluated by the callable shader (material.glsl); a
+//                   light's sphere glows in its colour.
 #include "raytrace.glsl"
 
 layout(location = 0) rayPayloadInEXT RayPayload payload;
@@ -51,5 +52,5 @@ void main() {
     if (dot(normal, gl_WorldRayDirectionEXT) > 0.0) normal = -normal;
     float n_dot_l = max(dot(normal, frame.sun_direction.xyz), 0.0);
     float sky = 0.5 + 0.5 * normal.y;
-    payload.color = material.albedo * (frame.ambient.rgb * sky + frame.sun_color.rgb * n_dot_l);
+    payload.color = material.albedo * (frame.ambient.rgb * sky + frame.sun_color.rgb * n_dot_l) + material.emissive;
 }

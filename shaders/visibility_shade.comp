@@ -53,6 +53,7 @@
 #endif
 #define SHADING_IN_COMPUTE 1
 #include "shading.glsl"
+#include "material.glsl"
 #include "box_filter.glsl"
 #include "quad_tile.glsl"
 #include "visibility_id.glsl"
@@ -134,8 +135,8 @@ void main() {
             uv_dy = uv_at(t, weights_at(t, vec2(quad_origin) + vec2(0.0, 1.0))) - at_origin;
         }
         DrawData draw = draws[t.draw];
-        vec4 texel = scene_texture_grad(draw.base_color_texture, uv, uv_dx, uv_dy);
-        vec3 albedo = texel.rgb * draw.base_color.rgb;
+        SurfaceMaterial material = evaluate_material(draw, uv, uv_dx, uv_dy);
+        vec3 albedo = material.base_color.rgb;
         vec3 world = world_at(t, b);
         // The pipelines cull back faces: every triangle in the image faces the camera (forward's
         // gl_FrontFacing is always true).
@@ -144,7 +145,7 @@ void main() {
         vec3 shaded = ambient_and_sun(albedo, normal, traced.x);
         shaded += shade_point_lights(pixel, albedo, world, normal);
         if ((forward_push.flags & kForwardRayTraced) != 0u) shaded += traced.yzw;
-        color = vec4(shaded, 1.0);
+        color = vec4(shaded + material.emissive, 1.0);
         if ((forward_push.flags & kShadeDerivatives) != 0u) color = vec4(uv_dx, uv_dy);
     }
     // half_exact: the value forward.frag writes (box_filter.glsl), so the mip and resolve read the same.

@@ -1,6 +1,7 @@
 // glTF loader tests: every sample model against an independent reading of its JSON, known counts,
 // and malformed files built here (so no binary blobs are committed) that must fail cleanly.
 #include "scene/scene.h"
+#include "app/image_io.h"
 
 #include <gtest/gtest.h>
 
@@ -709,6 +710,37 @@ TEST(GltfMalformed, UnsupportedRequiredExtension) {
     gltf["extensionsRequired"] = {"KHR_mesh_quantization", "EXT_meshopt_compression", "KHR_draco_mesh_compression",
                                   "EXT_texture_webp", "KHR_texture_transform"};
     EXPECT_EQ(load_json(gltf).triangle_count(), 1u);
+}
+
+// Emission as glTF and KHR_materials_emissive_strength define it: the factor (clamped to [0, 1])
+// times the strength, and the emissive texture as a colour (sRGB) texture; without a factor, none.
+TEST(GltfLoader, EmissiveFactorStrengthAndTexture) {
+    TempDir dir;
+    write_bytes(dir.path / "tri.bin", geometry_buffer({}));
+    write_png((dir.path / "glow.png").string(), 2, 2, std::vector<uint8_t>(16, 200));
+    json gltf = make_gltf({}, "tri.bin");
+    gltf["images"] = {{{"uri", "glow.png"}}};
+    gltf["textures"] = {{{"source", 0}}};
+    gltf["materials"] = {
+        {{"emissiveFactor", {1.0, 0.5, 0.25}},
+         {"emissiveTexture", {{"index", 0}}},
+         {"extensions", {{"KHR_materials_emissive_strength", {{"emissiveStrength", 4.0}}}}}},
+        {{"emissiveFactor", {2.0, -1.0, 0.5}}},  // out of range: clamped
+        {{"pbrMetallicRoughness", {{"baseColorFactor", {1, 1, 1, 1}}}}}};
+    gltf["meshes"][0]["primitives"][0]["material"] = 0;
+    gltf["extensionsUsed"] = {"KHR_materials_emissive_strength"};
+    gltf["extensionsRequired"] = {"KHR_materials_emissive_strength"};  // decoded: no warning
+    Scene scene = load_json(gltf, dir.path.string());
+    ASSERT_EQ(scene.materials.size(), 4u);
+    EXPECT_EQ(scene.materials[1].emissive, glm::vec3(4.0f, 2.0f, 1.0f));
+    ASSERT_EQ(scene.materials[1].emissive_texture, 0);
+    ASSERT_EQ(scene.textures.size(), 1u);
+    EXPECT_TRUE(scene.textures[0].srgb);
+    EXPECT_EQ(scene.textures[0].width, 2);
+    EXPECT_EQ(scene.materials[2].emissive, glm::vec3(1.0f, 0.0f, 0.5f));
+    EXPECT_EQ(scene.materials[2].emissive_texture, -1);
+    EXPECT_EQ(scene.materials[3].emissive, glm::vec3(0.0f));
+    EXPECT_TRUE(scene.warnings.empty()) << scene.warnings[0];
 }
 
 TEST(GltfMalformed, BadTexturesAreWarningsNotErrors) {

@@ -39,6 +39,9 @@
 #   poison       SGD_POISON_ALLOCATIONS=1 against plain: frame, mip, cull dump, ray dump, counters
 #   tune         --tune at both sizes: tuned auto against the faster of all-subgroup and all-fallback
 #   pipeline-stats  the driver's statistics of the cull pipelines (SGD_PIPELINE_STATS), both paths
+#   ties         VisibilityTies.* (tests/gpu/test_visibility_ties.cpp) at the large size, REPEATS times:
+#                equal depths under occlusion's two phases resolve as forward and as --occlusion off
+#                (needs the build's tests/gpu-tests)
 #   auto         from an empty cache at each size: the first run's quick measurement and time, the
 #                second run's, the first frame against the frame after a full --tune
 #   materials    mipmapped textures at the large size: forward and both derivative variants, the
@@ -403,6 +406,14 @@ PY
     $tables runs "$d" frame forward shade scene:textures scene:texture_bytes scene:texture_ms scene:texture_anisotropy >> "$md"
     $tables compare "$d"/compare-*/report.json >> "$md"
     cat "$d/notes.txt" >> "$md" ;;
+  ties)
+    ln -sfn "$(cd "$build" && pwd)/shaders" "$build/tests/shaders"  # the test binary loads SPIR-V beside it
+    SGD_TIES_SIZE=$large "$build/tests/gpu-tests" --gtest_filter='VisibilityTies.*' --gtest_repeat=$repeats > "$d/ties.out" 2>&1
+    say "ties: gpu-tests exit $?"
+    { echo "| test | size | runs passed | runs failed |"; echo "| --- | --- | ---: | ---: |"
+      for t in LateDrawResolvesEqualDepthsAsForward MeshletLateDrawResolvesEqualDepthsAsForward; do
+        echo "| $t | $large | $(grep -c "^\[       OK \] VisibilityTies.$t " "$d/ties.out") | $(grep -c "^\[  FAILED  \] VisibilityTies.$t " "$d/ties.out") |"
+      done; } >> "$md" ;;
   *) say "gpu_bench.sh: unknown suite $suite"; exit 2 ;;
   esac
   say "$suite: $((SECONDS - t0)) s"

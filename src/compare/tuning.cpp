@@ -324,14 +324,19 @@ std::string measured_text(const PassRatio& r) {
 LoadedTuning quick_tune(const Context& ctx, const Scene& scene, const Options& options) {
     using clock = std::chrono::steady_clock;
     auto started = clock::now();
-    // The rows of the decisions between whole paths: the comparison's rows that set --shading.
+    // The rows of the decisions between whole paths: the comparison's rows that set --shading, with
+    // one visibility row, the derivatives auto runs (the quad swaps, else the analytic row): two
+    // renderers to set up within the budget, not three; the derivatives verdict is --tune's.
     std::vector<CompareRun> runs;
     std::string names;
-    for (const CompareConfig& c : comparison_matrix())
-        if (c.shading) {
-            runs.push_back(planned(ctx, c, options.plan.lod));
-            names += (names.empty() ? "" : ", ") + c.name;
-        }
+    for (const CompareConfig& c : comparison_matrix()) {
+        if (!c.shading) continue;
+        bool quads_run = !runs.empty() && runs.back().config.name == "shading-visibility" && !runs.back().skipped;
+        if (c.name == "shading-visibility-fallback" && quads_run) continue;
+        runs.push_back(planned(ctx, c, options.plan.lod));
+    }
+    for (const CompareRun& r : runs)
+        if (!r.skipped) names += (names.empty() ? "" : ", ") + r.config.name;
     fprintf(stderr, "auto: no verdict stored for this device, driver and build: measuring this device for at most %.0f s "
                     "(%s; --tune measures every pass, --no-tuning skips this)\n", kQuickSeconds, names.c_str());
     // A few frames each: two of warm-up, then rounds of one frame until the budget's rounds are
@@ -348,7 +353,9 @@ LoadedTuning quick_tune(const Context& ctx, const Scene& scene, const Options& o
     for (const CompareRun& r : runs) rows.push_back(r.config.name);
     nlohmann::json quick = {{"seconds", seconds}, {"rounds", method.rounds()}, {"warmup_frames", o.warmup}, {"rows", rows}};
     std::string result;
-    for (const PathDecision& d : kPathDecisions) result += std::string(result.empty() ? "" : "; ") + d.key + " " + measured_text(shading[d.ratio]);
+    for (const PathDecision& d : kPathDecisions)
+        if (shading[d.ratio].measured)  // a decision whose rows the quick measurement did not render is --tune's
+            result += std::string(result.empty() ? "" : "; ") + d.key + " " + measured_text(shading[d.ratio]);
     LoadedTuning t;
     try {
         std::string path = save_tuning(ctx.info, "quick", options.width, options.height, PassRatios{}, shading, PassRatio{}, quick);

@@ -24,6 +24,8 @@ std::vector<GpuDraw> build_draws(const Scene& scene) {
         d.metallic = material.metallic;
         d.roughness = material.roughness;
         d.alpha_cutoff = material.alpha_cutoff;
+        d.emissive = glm::vec4(material.emissive, 0.0f);
+        d.emissive_texture = material.emissive_texture >= 0 ? uint32_t(material.emissive_texture) + 1 : 0;
         d.mesh = instance.mesh;
         // Levels (scene/lod.h); a mesh without a chain is its own only level.
         d.bounding_sphere = mesh.bounding_sphere;

@@ -29,9 +29,11 @@ struct GpuDraw {
     uint32_t lod_first_index[kMaxLodLevels];
     uint32_t lod_index_count[kMaxLodLevels];
     uint32_t lod_count;          // >= 1
-    uint32_t pad[3];
+    uint32_t emissive_texture;   // into GpuScene::textures (0: white)
+    uint32_t pad[2];
+    glm::vec4 emissive;          // rgb: emissiveFactor x emissiveStrength (linear)
 };
-static_assert(sizeof(GpuDraw) == 304 && kMaxLodLevels == 8);
+static_assert(sizeof(GpuDraw) == 320 && kMaxLodLevels == 8);
 
 struct GpuLight {
     glm::vec4 position_radius;

@@ -257,7 +257,7 @@ void check_integers(const nlohmann::json& value, const std::string& path) {
 // the raw JSON because tinygltf rejects e.g. Draco files with a less helpful message first.
 bool decoded_extension(const std::string& name) {
     return name == "KHR_mesh_quantization" || name == "KHR_texture_transform" || name == "EXT_meshopt_compression" ||
-           name == "KHR_draco_mesh_compression" || name == "EXT_texture_webp";
+           name == "KHR_draco_mesh_compression" || name == "EXT_texture_webp" || name == "KHR_materials_emissive_strength";
 }
 
 void check_required_extensions(const nlohmann::json& root, std::vector<std::string>& warnings) {
@@ -1120,6 +1120,23 @@ void load_materials(const Model& model, Scene& scene) {
             if (pbr.baseColorTexture.texCoord != 0)
                 scene.warnings.push_back(who + ": base colour texture is drawn with TEXCOORD_0, not TEXCOORD_" +
                                          std::to_string(pbr.baseColorTexture.texCoord));
+        }
+        const tinygltf::Material& material_json = model.materials[m];
+        if (material_json.emissiveFactor.size() == 3) {
+            for (int c = 0; c < 3; ++c) {
+                double v = material_json.emissiveFactor[c];
+                material.emissive[c] = std::isfinite(v) ? std::clamp(float(v), 0.0f, 1.0f) : 0.0f;
+            }
+        } else if (!material_json.emissiveFactor.empty()) {
+            scene.warnings.push_back(who + ": emissiveFactor must have 3 numbers; no emission");
+        }
+        if (const tinygltf::Value* strength = extension(material_json.extensions, "KHR_materials_emissive_strength"))
+            material.emissive *= float(std::max(0.0, number(*strength, "emissiveStrength", 1.0)));
+        if (material_json.emissiveTexture.index != -1) {
+            material.emissive_texture = load_texture(model, material_json.emissiveTexture.index, who, image_textures, scene);
+            if (material_json.emissiveTexture.texCoord != 0)
+                scene.warnings.push_back(who + ": emissive texture is drawn with TEXCOORD_0, not TEXCOORD_" +
+                                         std::to_string(material_json.emissiveTexture.texCoord));
         }
         auto unit = [](double v) { return std::isfinite(v) ? std::clamp(float(v), 0.0f, 1.0f) : 1.0f; };
         material.metallic = unit(pbr.metallicFactor);

@@ -33,6 +33,10 @@ struct Material {
     // glTF alphaMode MASK: texels whose alpha (texture times factor) is below the cutoff are holes,
     // in the depth pre-pass and for every ray. 0: opaque (OPAQUE, and BLEND, drawn opaque).
     float alpha_cutoff = 0.0f;
+    // Emitted light (linear): emissiveFactor x KHR_materials_emissive_strength's emissiveStrength,
+    // times the emissive texture (sRGB colour) where there is one.
+    glm::vec3 emissive{0.0f};
+    int emissive_texture = -1;
 };
 
 // Levels of detail per mesh (docs/lod.md): level 0 is the mesh itself, each further level about

@@ -62,7 +62,7 @@ struct Frame {
     float exposure = 0.0f;
 };
 
-Frame render(const Scene& scene, Path path, VkExtent2D size) {
+Frame render(const Scene& scene, Path path, VkExtent2D size, const Camera& camera = grazing_camera()) {
     const Context& ctx = test_context();
     PlanRequest request;
     request.shading = path == Path::forward ? Shading::forward : Shading::visibility;
@@ -75,7 +75,7 @@ Frame render(const Scene& scene, Path path, VkExtent2D size) {
     if (path == Path::analytic) config.plan.shading.derivatives = Variant::fallback;
     Renderer renderer(ctx, scene, config);
     VkCommandBuffer cmd = begin_one_shot(ctx);
-    renderer.record(cmd, 0, 0, grazing_camera());
+    renderer.record(cmd, 0, 0, camera);
     end_one_shot(ctx, cmd);
     Frame f;
     f.hdr = halves_to_floats(renderer.read_hdr());
@@ -149,6 +149,86 @@ TEST(Materials, VisibilityMatchesForwardOnTheMipmappedChecker) {
     printf("checkered plane, visibility against forward: %.2f dB (quad-swap derivatives), %.2f dB (analytic)\n", quads, analytic);
     EXPECT_GE(quads, 40.0);
     EXPECT_GE(analytic, 40.0);
+    EXPECT_EQ(validation_message_count(), messages);
+}
+
+// ---- Emission: emissiveFactor x KHR_materials_emissive_strength x the emissive texture ----------
+
+// A 16 x 16 emissive texture of four 8 x 8 blocks: black, orange, black, cyan (sRGB).
+Texture emissive_blocks() {
+    Texture t;
+    t.width = t.height = 16;
+    for (int y = 0; y < 16; ++y)
+        for (int x = 0; x < 16; ++x) {
+            int block = (x / 8) + 2 * (y / 8);
+            uint8_t c[4][3] = {{0, 0, 0}, {255, 128, 0}, {0, 0, 0}, {64, 255, 255}};
+            t.rgba.insert(t.rgba.end(), {c[block][0], c[block][1], c[block][2], 255});
+        }
+    return t;
+}
+
+// The plane seen from above, a little tilted (lookAt's up is +y).
+Camera above_camera() {
+    Camera camera;
+    camera.position = {0.0f, 12.0f, 4.0f};
+    camera.target = {0.0f, 0.0f, 0.0f};
+    camera.far_plane = 100.0f;
+    return camera;
+}
+
+// Where pixel (x, y) sees the plane y = 0, as uv (the plane's uv is position / 4).
+glm::dvec2 plane_uv(const Camera& camera, VkExtent2D size, uint32_t x, uint32_t y) {
+    glm::dmat4 inverse = glm::inverse(glm::dmat4(camera.projection(float(size.width) / float(size.height))) * glm::dmat4(camera.view()));
+    glm::dvec2 ndc((x + 0.5) / size.width * 2.0 - 1.0, (y + 0.5) / size.height * 2.0 - 1.0);
+    glm::dvec4 a = inverse * glm::dvec4(ndc, 1.0, 1.0), b = inverse * glm::dvec4(ndc, 0.5, 1.0);
+    glm::dvec3 p = glm::dvec3(a) / a.w, q = glm::dvec3(b) / b.w;
+    glm::dvec3 hit = p + (q - p) * (p.y / (p.y - q.y));
+    return glm::dvec2(hit.x, hit.z) / 4.0;
+}
+
+// Each covered pixel's HDR with emission minus without, against factor x strength x the texel
+// (decoded from sRGB) on the CPU, where the pixel's uv lies at least one texel inside a block (the
+// bilinear filter blends at block edges); black blocks must not change at all.
+TEST(Materials, EmissionAddsFactorTimesStrengthTimesTexelWhereTheTexelSays) {
+    REQUIRE_DRAWING();
+    uint32_t messages = validation_message_count();
+    Scene plain = checkered_plane();
+    plain.textures[0] = emissive_blocks();  // base colour and emission from one image: the lit frame shows the blocks too
+    Scene glowing = plain;
+    glowing.materials[1].emissive = glm::vec3(1.0f, 0.5f, 0.25f) * 2.0f;  // emissiveFactor x emissiveStrength 2
+    glowing.materials[1].emissive_texture = 0;
+    const glm::vec3 factor(2.0f, 1.0f, 0.5f);
+    Texture blocks = emissive_blocks();
+    for (Path path : {Path::forward, Path::quads, Path::analytic}) {
+        SCOPED_TRACE(int(path));
+        Frame off = render(plain, path, kSmall, above_camera()), on = render(glowing, path, kSmall, above_camera());
+        int lit = 0, dark = 0, wrong = 0;
+        std::string first;
+        for (uint32_t y = 0; y < kSmall.height; ++y)
+            for (uint32_t x = 0; x < kSmall.width; ++x) {
+                glm::dvec2 texel = plane_uv(above_camera(), kSmall, x, y) * 16.0;  // texel coordinates, repeating
+                glm::dvec2 in_block = glm::mod(texel, 8.0);
+                if (glm::any(glm::lessThan(in_block, glm::dvec2(1.0))) || glm::any(glm::greaterThan(in_block, glm::dvec2(7.0)))) continue;
+                glm::ivec2 t = glm::ivec2(glm::mod(texel, 16.0));
+                const uint8_t* c = &blocks.rgba[(size_t(t.y) * 16 + t.x) * 4];
+                size_t at = (size_t(y) * kSmall.width + x) * 4;
+                bool black = c[0] == 0 && c[1] == 0 && c[2] == 0;
+                (black ? dark : lit)++;
+                for (int k = 0; k < 3; ++k) {
+                    double expected = factor[k] * srgb_to_linear(c[k] / 255.0f);
+                    double got = double(on.hdr[at + k]) - double(off.hdr[at + k]);
+                    bool ok = black ? got == 0.0 : std::abs(got - expected) <= 0.01 * expected + 2e-3;
+                    if (!ok && wrong++ == 0)
+                        first = "pixel (" + std::to_string(x) + ", " + std::to_string(y) + ") channel " + std::to_string(k) +
+                                ": +" + std::to_string(got) + ", expected +" + std::to_string(expected);
+                }
+            }
+        EXPECT_GE(lit, 2000);
+        EXPECT_GE(dark, 2000);
+        EXPECT_EQ(wrong, 0) << first;
+        printf("emission (%s): %d pixels in glowing blocks, %d in black ones, %d channels off\n",
+               path == Path::forward ? "forward" : path == Path::quads ? "visibility, quad-swap" : "visibility, analytic", lit, dark, wrong);
+    }
     EXPECT_EQ(validation_message_count(), messages);
 }
 
