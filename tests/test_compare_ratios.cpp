@@ -49,12 +49,12 @@ const PassRatio& ratio(const PassRatios& ratios, const std::string& key) {
 
 TEST(CompareMatrix, EachPassInEachVariantWithTheOthersAutoThenAllSubgroupAndAllFallback) {
     std::vector<CompareConfig> m = comparison_matrix();
-    // Every variant each pass of the table offers, once, the meshlet path's three, then the two
-    // all-* rows.
+    // Every variant each pass of the table offers, once, the meshlet path's three, the shading
+    // rows' three, the rasterizer's three (hardware, compute, compute's fallback), then the two all-* rows.
     size_t offered = 0;
     for (const PassInfo& pass : kPasses)
         for (Request r : {Request::subgroup, Request::forward, Request::fallback, Request::off}) offered += offers(pass, r);
-    ASSERT_EQ(m.size(), offered + 3 + 3 + 2);
+    ASSERT_EQ(m.size(), offered + 3 + 3 + 3 + 2);
     std::set<std::string> names;
     for (const CompareConfig& c : m) names.insert(c.name);
     EXPECT_EQ(names.size(), m.size()) << "names are file names: they must be unique";
@@ -68,11 +68,12 @@ TEST(CompareMatrix, EachPassInEachVariantWithTheOthersAutoThenAllSubgroupAndAllF
     // The light loop offers no off.
     EXPECT_TRUE(names.count("light-loop-subgroup") && names.count("light-loop-fallback"));
     EXPECT_FALSE(names.count("light-loop-off"));
-    size_t single = 0, meshlet = 0, shading = 0;
+    size_t single = 0, meshlet = 0, shading = 0, raster = 0;
     for (const CompareConfig& c : m) {
         if (c.shading) {
-            // --shading with every pass at auto; visibility's derivatives forced each way.
-            ++shading;
+            // --shading with every pass at auto; visibility's derivatives forced each way; the
+            // rasterizer's rows shade with visibility too (--raster hardware, compute, its fallback).
+            ++(c.name.rfind("raster-", 0) == 0 ? raster : shading);
             for (const PassInfo& pass : kPasses) EXPECT_EQ(c[pass.id], Request::automatic) << c.name;
             EXPECT_EQ(c.geometry, Geometry::indexed) << c.name;
             PlanRequest request = plan_request(c, false);
@@ -116,6 +117,7 @@ TEST(CompareMatrix, EachPassInEachVariantWithTheOthersAutoThenAllSubgroupAndAllF
     EXPECT_EQ(single, offered);
     EXPECT_EQ(meshlet, 3u);
     EXPECT_EQ(shading, 3u);
+    EXPECT_EQ(raster, 3u);
     auto row = [&](const std::string& name) {
         auto it = std::find_if(m.begin(), m.end(), [&](const CompareConfig& c) { return c.name == name; });
         EXPECT_NE(it, m.end()) << name;

@@ -13,6 +13,10 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+
+#include <array>
+
 #include "gpu/harness.h"
 
 namespace {
@@ -100,10 +104,36 @@ TEST(PackedScenesRender, EveryCopyDrawsTheOriginalsImageWithinItsEncodingsError)
         double expected = original_reports[copy.original]["counters"]["triangles_visible"].get<double>();
         EXPECT_NEAR(visible, expected, 0.01 * expected);
     }
-    // Lossless: the fallback buffer's data and the decoded streams are the same bytes.
+    // Lossless: the fallback buffer's data and the decoded streams hold the same vertices and the same
+    // triangles in the same order. meshoptimizer's index codec may start a triangle at another of its
+    // corners (the cull dumps showed "4 3 6" decoded as "3 6 4"), which moves the rasterizer's
+    // rounding by a step: so the drawn triangles must be equal up to that rotation, and the frames
+    // within the meshopt copy's bound (mip chains make the rounding visible in a few texels).
     nlohmann::json fallback_report;
     ASSERT_FALSE(meshopt.rgba.empty());
-    EXPECT_EQ(render(dir, "props-meshopt-fallback.gltf", fallback_report).rgba, meshopt.rgba);
+    Difference lossless = compare(meshopt, render(dir, "props-meshopt-fallback.gltf", fallback_report));
+    EXPECT_LE(lossless.changed, 0.001);
+    EXPECT_LE(lossless.mean, 0.5);
+    auto drawn = [&](const std::string& scene) {
+        std::string dump = dir + "/" + scene + ".cull.txt";
+        DemoRun run = run_demo({"--headless", "--scene", std::string(SGD_TEST_SCENES) + "/" + scene, "--size", "256x144",
+                                "--frames", "1", "--warmup", "0", "--lights", "64", "--cull", "off", "--cull-dump", dump});
+        EXPECT_EQ(run.exit_code, 0) << run.output.substr(0, 4000);
+        std::ifstream in(dump);
+        std::vector<std::array<uint32_t, 3>> triangles;
+        std::string line;
+        while (std::getline(in, line)) {
+            std::array<uint32_t, 3> t{};
+            if (sscanf(line.c_str(), "%u %u %u", &t[0], &t[1], &t[2]) != 3 || line.find_first_not_of("0123456789 ") != std::string::npos)
+                continue;
+            std::rotate(t.begin(), std::min_element(t.begin(), t.end()), t.end());  // the same winding, from its smallest corner
+            triangles.push_back(t);
+        }
+        return triangles;
+    };
+    std::vector<std::array<uint32_t, 3>> packed = drawn("props-meshopt.glb");
+    EXPECT_GT(packed.size(), 100u);
+    EXPECT_EQ(packed, drawn("props-meshopt-fallback.gltf"));
 }
 
 }  // namespace
