@@ -23,6 +23,16 @@ struct DrawData {
     uint emissive_texture;     // into the scene's textures (scene_textures.glsl); 0 is plain white
     uint lod_pad1, lod_pad2;
     vec4 emissive;             // rgb: emissiveFactor x emissiveStrength (linear), times the texture
+    // The rest of the metallic-roughness material (material.glsl); 0: white (the factor alone; no
+    // normal map for the normal texture).
+    uint metallic_roughness_texture;
+    uint normal_texture;
+    uint occlusion_texture;
+    float normal_scale;
+    float occlusion_strength;
+    uint texcoords;            // bit s: slot s reads TEXCOORD_1 (slots: material.glsl's kSlot*)
+    uint material_pad0, material_pad1;
+    vec4 uv_transform[10];     // per slot: [2s] the 2x2 linear part's columns, [2s + 1].xy the offset
 };
 
 struct PointLight {

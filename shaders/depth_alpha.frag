@@ -4,6 +4,7 @@
 // (raytrace.rahit: same texture level, same alpha, same comparison). Forward shading needs no test
 // of its own: its EQUAL depth test only passes where the pre-pass kept the fragment.
 #include "scene_bindings.glsl"
+#include "material.glsl"  // material_alpha
 
 layout(location = 2) in vec2 in_uv;
 layout(location = 3) flat in uint in_draw;
@@ -11,7 +12,7 @@ layout(location = 3) flat in uint in_draw;
 void main() {
     DrawData draw = draws[in_draw];
     if (draw.alpha_cutoff > 0.0) {
-        float alpha = scene_texture_lod0(draw.base_color_texture, in_uv).a * draw.base_color.a;
+        float alpha = material_alpha(draw, in_uv);  // through the base colour's transform
         if (alpha < draw.alpha_cutoff) discard;
     }
 }

@@ -29,23 +29,38 @@ layout(location = 0) in vec3 in_world_position;
 layout(location = 1) in vec3 in_normal;
 layout(location = 2) in vec2 in_uv;
 layout(location = 3) flat in uint in_draw;
+layout(location = 5) in vec4 in_tangent;
+layout(location = 6) in vec2 in_uv1;
 
 layout(location = 0) out vec4 out_color;
 
 vec3 shade() {
     DrawData draw = draws[in_draw];
-    // The fragment quad's derivatives (those texture() would take) choose the levels.
-    SurfaceMaterial material = evaluate_material(draw, in_uv, dFdx(in_uv), dFdy(in_uv));
+    vec3 normal = normalize(in_normal);
+    if (!gl_FrontFacing) normal = -normal;
+    // The fragment quad's derivatives (those texture() would take) choose the levels, and build the
+    // normal map's frame where the mesh has no TANGENT (material.glsl).
+    MaterialInput surface;
+    surface.uv0 = in_uv;
+    surface.uv1 = in_uv1;
+    surface.uv0_d1 = dFdx(in_uv);
+    surface.uv0_d2 = dFdy(in_uv);
+    surface.uv1_d1 = dFdx(in_uv1);
+    surface.uv1_d2 = dFdy(in_uv1);
+    surface.p_d1 = dFdx(in_world_position);
+    surface.p_d2 = dFdy(in_world_position);
+    surface.normal = normal;
+    surface.tangent = in_tangent.w != 0.0 ? vec4(in_tangent.xyz, in_tangent.w < 0.0 ? -1.0 : 1.0) : vec4(0.0);
+    surface.footprint = 1.0;
+    SurfaceMaterial material = evaluate_material(draw, surface);
 #ifdef QUAD_MIP
     // The last use of the quad's helper invocations (implicit LOD): they end here (quad_mip.glsl).
     if (quad_mip_helper_done()) return vec3(0.0);
 #endif
-    vec3 albedo = material.base_color.rgb;
-    vec3 normal = normalize(in_normal);
-    if (!gl_FrontFacing) normal = -normal;
+    Brdf brdf = make_brdf(material.base_color.rgb, material.metallic, material.roughness, view_direction(in_world_position));
     vec4 traced = ray_traced_light(ivec2(gl_FragCoord.xy));
-    vec3 color = ambient_and_sun(albedo, normal, traced.x);
-    color += shade_point_lights(uvec2(gl_FragCoord.xy), albedo, in_world_position, normal);
+    vec3 color = ambient_and_sun(brdf, material.normal, material.occlusion, traced.x);
+    color += shade_point_lights(uvec2(gl_FragCoord.xy), brdf, in_world_position, material.normal);
     if ((forward_push.flags & kForwardRayTraced) != 0u) color += traced.yzw;
     return color + material.emissive;
 }

@@ -3,6 +3,7 @@
 // exact bytes of kLodColours. Alpha-masked materials keep their holes, as in the depth pre-pass
 // (depth_alpha.frag: same texture level, same comparison), so the view covers the frame's pixels.
 #include "scene_bindings.glsl"
+#include "material.glsl"  // material_alpha
 
 layout(location = 0) flat in uint in_level;
 layout(location = 1) flat in uint in_draw;
@@ -17,7 +18,7 @@ layout(push_constant) uniform LodViewPush {
 void main() {
     DrawData draw = draws[in_draw];
     if (draw.alpha_cutoff > 0.0) {
-        float alpha = scene_texture_lod0(draw.base_color_texture, in_uv).a * draw.base_color.a;
+        float alpha = material_alpha(draw, in_uv);  // through the base colour's transform
         if (alpha < draw.alpha_cutoff) discard;
     }
     out_color = vec4(unpackUnorm4x8(push.colours[in_level & 7u]).rgb, 1.0);

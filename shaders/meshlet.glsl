@@ -44,7 +44,9 @@ struct VisibleMeshlet {
 // The first of these bindings: MESHLET_BINDING (meshlet_chunks.glsl: 16 unless a pipeline moves it).
 layout(set = 0, binding = MESHLET_BINDING, std430) readonly buffer Meshlets { Meshlet meshlets[]; };
 layout(set = 0, binding = MESHLET_BINDING + 1, std430) readonly buffer Positions { float positions[]; };    // 3 per meshlet vertex
-layout(set = 0, binding = MESHLET_BINDING + 2, std430) readonly buffer Attributes { float attributes[]; };  // normal, uv: 5 per meshlet vertex
+// The rest of each meshlet vertex: normal (3), uv (2), tangent (4: xyz, w the sign; 0: none), TEXCOORD_1 (2).
+const uint kMeshletAttributes = 11u;
+layout(set = 0, binding = MESHLET_BINDING + 2, std430) readonly buffer Attributes { float attributes[]; };
 layout(set = 0, binding = MESHLET_BINDING + 3, std430) readonly buffer Triangles { uint triangles[]; };     // i0 | i1 << 8 | i2 << 16
 // The frame's visible list: 32 entries per task chunk, in the chunk table's order, so it is the
 // same on every run and in every variant (no atomic hands out entries). Forward launches one task

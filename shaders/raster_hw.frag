@@ -4,6 +4,7 @@
 // ordering. gl_FragCoord.z is the depth the --raster hardware pre-pass writes for this fragment.
 // ALPHA: masked materials cut the holes depth_alpha.frag cuts.
 #include "scene_bindings.glsl"
+#include "material.glsl"  // material_alpha
 #include "raster.glsl"
 
 #ifndef ALPHA
@@ -20,7 +21,7 @@ void main() {
 #ifdef ALPHA
     DrawData draw = draws[in_draw];
     if (draw.alpha_cutoff > 0.0) {
-        float alpha = scene_texture_lod0(draw.base_color_texture, in_uv).a * draw.base_color.a;
+        float alpha = material_alpha(draw, in_uv);  // through the base colour's transform
         if (alpha < draw.alpha_cutoff) discard;
     }
 #endif

@@ -108,11 +108,8 @@ vec2 hit_uv(uvec3 v, vec2 barycentrics) {
     return vertex_uv(v.x) * b.x + vertex_uv(v.y) * b.y + vertex_uv(v.z) * b.z;
 }
 
-// Alpha of a masked material at uv: the texture's (level 0) times the factor. The depth pre-pass
-// (depth_alpha.frag) tests the same texel values against the same cutoff.
-float material_alpha(DrawData draw, vec2 uv) {
-    return scene_texture_lod0(draw.base_color_texture, uv).a * draw.base_color.a;
-}
+// material_alpha (material.glsl): the alpha test's value, the depth pre-pass's (depth_alpha.frag).
+#include "material.glsl"
 
 // Reflection weight: Schlick Fresnel from F0 (dielectric 0.06, metal 1), faded by roughness.
 // Rays are traced only where it can matter: roughness below kReflectRoughness.

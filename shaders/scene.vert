@@ -10,6 +10,8 @@ layout(location = 0) in vec3 in_position;
 #ifndef DEPTH_ONLY
 layout(location = 1) in vec3 in_normal;
 layout(location = 2) in vec2 in_uv;
+layout(location = 3) in vec4 in_tangent;  // binding 1, scene.h's VertexMaterial
+layout(location = 4) in vec2 in_uv1;
 #endif
 
 #ifndef DEPTH_ONLY
@@ -17,6 +19,8 @@ layout(location = 0) out vec3 out_world_position;
 layout(location = 1) out vec3 out_normal;
 layout(location = 2) out vec2 out_uv;
 layout(location = 3) flat out uint out_draw;
+layout(location = 5) out vec4 out_tangent;  // world space; w the bitangent's sign, 0: none
+layout(location = 6) out vec2 out_uv1;
 #endif
 
 void main() {
@@ -33,5 +37,7 @@ void main() {
     out_normal = mat3(draw.normal_matrix) * in_normal;
     out_uv = in_uv;
     out_draw = draw_index;
+    out_tangent = vec4(mat3(draw.model) * in_tangent.xyz, in_tangent.w);  // a tangent moves with the surface
+    out_uv1 = in_uv1;
 #endif
 }

@@ -1,4 +1,5 @@
-// Forward shading of one pixel: base colour texture, a dim sun, ambient, and point lights.
+// Forward shading of one pixel: the material (material.glsl) under a dim sun, the sky's ambient and
+// point lights, with glTF's metallic-roughness BRDF.
 #ifndef SHADING_GLSL
 #define SHADING_GLSL
 
@@ -9,13 +10,60 @@
 // Always bound; read only when frame.tiles.z (the list capacity) is not 0.
 layout(set = 0, binding = 4, std430) readonly buffer LightLists { uint light_list_data[]; };
 
-vec3 point_light(PointLight light, vec3 albedo, vec3 position, vec3 normal) {
+// glTF 2.0's metallic-roughness BRDF (the specification's appendix B, as the Khronos
+// glTF-Sample-Viewer evaluates it): Lambert diffuse of the base colour's dielectric part, and
+// GGX / height-correlated Smith / Schlick specular with F0 = mix(0.04, base colour, metallic). All
+// of it times pi, so a rough dielectric's diffuse term is albedo x n.l, the light units of the
+// lights and the sun.
+struct Brdf {
+    vec3 diffuse;    // base colour x (1 - metallic)
+    vec3 f0;         // reflectance at normal incidence
+    float alpha;     // roughness squared (at least 0.002: a mirror's highlight stays finite)
+    float roughness;
+    vec3 view;       // towards the eye, unit
+};
+
+Brdf make_brdf(vec3 base_color, float metallic, float roughness, vec3 view) {
+    Brdf b;
+    b.diffuse = base_color * (1.0 - metallic);
+    b.f0 = mix(vec3(0.04), base_color, metallic);
+    b.roughness = clamp(roughness, 0.0, 1.0);
+    b.alpha = max(b.roughness * b.roughness, 0.002);
+    b.view = view;
+    return b;
+}
+
+// Light reflected towards the view per unit incoming light from direction l, times n.l.
+vec3 brdf_lit(Brdf b, vec3 n, vec3 l) {
+    float n_dot_l = dot(n, l);
+    if (n_dot_l <= 0.0) return vec3(0.0);
+    float n_dot_v = max(dot(n, b.view), 1e-4);
+    vec3 h = normalize(l + b.view);
+    float n_dot_h = max(dot(n, h), 0.0), v_dot_h = max(dot(b.view, h), 0.0);
+    vec3 fresnel = b.f0 + (1.0 - b.f0) * pow(1.0 - v_dot_h, 5.0);
+    float a2 = b.alpha * b.alpha;
+    float d = n_dot_h * n_dot_h * (a2 - 1.0) + 1.0;
+    float distribution = a2 / (d * d);  // GGX x pi
+    float visibility = 0.5 / (n_dot_l * sqrt(n_dot_v * n_dot_v * (1.0 - a2) + a2) + n_dot_v * sqrt(n_dot_l * n_dot_l * (1.0 - a2) + a2));
+    return n_dot_l * ((1.0 - fresnel) * b.diffuse + fresnel * (distribution * visibility));
+}
+
+// The sky's light reflected towards the view: diffuse, and specular through Karis' analytic fit of
+// the split-sum environment BRDF ("Physically Based Shading on Mobile", 2014).
+vec3 brdf_ambient(Brdf b, vec3 n) {
+    float n_dot_v = max(dot(n, b.view), 0.0);
+    vec4 r = b.roughness * vec4(-1.0, -0.0275, -0.572, 0.022) + vec4(1.0, 0.0425, 1.04, -0.04);
+    float a004 = min(r.x * r.x, exp2(-9.28 * n_dot_v)) * r.x + r.y;
+    vec2 scale_bias = vec2(-1.04, 1.04) * a004 + r.zw;
+    return b.diffuse + b.f0 * scale_bias.x + scale_bias.y;
+}
+
+vec3 point_light(PointLight light, Brdf brdf, vec3 position, vec3 normal) {
     vec3 to_light = light.position_radius.xyz - position;
     float distance = length(to_light);
     float radius = light.position_radius.w;
     if (distance >= radius) return vec3(0.0);
-    float n_dot_l = max(dot(normal, to_light / max(distance, 1e-6)), 0.0);
-    return albedo * light.color.rgb * (n_dot_l * light_falloff(distance, radius));
+    return light.color.rgb * light_falloff(distance, radius) * brdf_lit(brdf, normal, to_light / max(distance, 1e-6));
 }
 
 // The forward pass's counters, after the seven GpuCounters fields the other passes use
@@ -73,7 +121,7 @@ const uint kNoLight = 0xffffffffu;  // past the last entry; light indices are < 
 //  * Each lane sums its lights in its list's order, exactly as the per-lane loop does over the
 //    same list; the light cull sorts every list (both of its variants), so the two loops add the
 //    same terms in the same order and shade identical pixels.
-vec3 shade_tile_lights_subgroup(uint tile, uint count, uint tile_count, uint capacity, vec3 albedo, vec3 position,
+vec3 shade_tile_lights_subgroup(uint tile, uint count, uint tile_count, uint capacity, Brdf brdf, vec3 position,
                                 vec3 normal, out uint trips) {
     vec3 color = vec3(0.0);
     // Most subgroups lie in one tile: then the union is that one list, the same on every lane.
@@ -84,7 +132,7 @@ vec3 shade_tile_lights_subgroup(uint tile, uint count, uint tile_count, uint cap
         uint n = subgroupBroadcastFirst(count);
         for (uint i = 0; i < n; ++i) {
             uint light = light_list_data[light_list_entry_offset(first_tile, i, tile_count, capacity)];
-            color += point_light(lights[light], albedo, position, normal);
+            color += point_light(lights[light], brdf, position, normal);
         }
         trips = n;
         return color;
@@ -98,7 +146,7 @@ vec3 shade_tile_lights_subgroup(uint tile, uint count, uint tile_count, uint cap
         ++trips;
         PointLight data = lights[light];  // uniform address: one load for the subgroup
         if (next == light) {
-            color += point_light(data, albedo, position, normal);
+            color += point_light(data, brdf, position, normal);
             ++slot;
             next = slot < count ? light_list_data[light_list_entry_offset(tile, slot, tile_count, capacity)] : kNoLight;
         }
@@ -149,7 +197,7 @@ void count_light_loop(uint own_trips, uint loop_trips, uint tile) {
 // the branch costs no divergence. Lights left out of a tile's list are farther than their radius
 // from every pixel of the tile, where light_falloff is exactly 0: both paths give the same sum up
 // to float rounding of the summation.
-vec3 shade_point_lights(uvec2 pixel, vec3 albedo, vec3 position, vec3 normal) {
+vec3 shade_point_lights(uvec2 pixel, Brdf brdf, vec3 position, vec3 normal) {
     vec3 color = vec3(0.0);
     uint capacity = frame.tiles.z;
     uint tile_count = frame.tiles.x * frame.tiles.y;
@@ -165,19 +213,19 @@ vec3 shade_point_lights(uvec2 pixel, vec3 albedo, vec3 position, vec3 normal) {
         // already, so this is the scalar loop the subgroup variant builds; both variants run it.
         uint light_count = frame.sizes.z;
         for (uint i = 0; i < light_count; ++i)
-            color += point_light(lights[i], albedo, position, normal);
+            color += point_light(lights[i], brdf, position, normal);
         if (instrument) count_light_loop(light_count, light_count, tile);
         return color;
     }
     uint count = min(light_list_data[light_list_count_offset(tile)], capacity);  // overflow: first `capacity` only
 #ifdef LIGHT_LOOP_SUBGROUP
     uint trips;
-    color = shade_tile_lights_subgroup(tile, count, tile_count, capacity, albedo, position, normal, trips);
+    color = shade_tile_lights_subgroup(tile, count, tile_count, capacity, brdf, position, normal, trips);
     if (instrument) count_light_loop(count, trips, tile);
 #else
     for (uint i = 0; i < count; ++i) {
         uint light = light_list_data[light_list_entry_offset(tile, i, tile_count, capacity)];
-        color += point_light(lights[light], albedo, position, normal);
+        color += point_light(lights[light], brdf, position, normal);
     }
     if (instrument) count_light_loop(count, count, tile);
 #endif
@@ -185,11 +233,15 @@ vec3 shade_point_lights(uvec2 pixel, vec3 albedo, vec3 position, vec3 normal) {
 }
 
 // sun_visibility: 1, or 0 where a ray-traced shadow ray found the sun blocked (ray_traced_light).
-vec3 ambient_and_sun(vec3 albedo, vec3 normal, float sun_visibility) {
-    float n_dot_l = max(dot(normal, frame.sun_direction.xyz), 0.0) * sun_visibility;
+// occlusion: the material's, on the ambient light only (glTF).
+vec3 ambient_and_sun(Brdf brdf, vec3 normal, float occlusion, float sun_visibility) {
     float sky = 0.5 + 0.5 * normal.y;  // hemisphere ambient
-    return albedo * (frame.ambient.rgb * sky + frame.sun_color.rgb * n_dot_l);
+    return frame.ambient.rgb * (sky * occlusion) * brdf_ambient(brdf, normal) +
+           frame.sun_color.rgb * sun_visibility * brdf_lit(brdf, normal, frame.sun_direction.xyz);
 }
+
+// The viewing direction at a world position (towards the camera).
+vec3 view_direction(vec3 position) { return normalize(frame.camera_position.xyz - position); }
 
 // The ray_trace pass's result at a pixel: x the sun's visibility (0 or 1), yzw the reflected
 // radiance, already weighted. Without the pass (--ray-trace off): (1, 0, 0, 0), and the sum in

@@ -14,6 +14,7 @@
 #extension GL_EXT_mesh_shader : require
 #endif
 #include "scene_bindings.glsl"
+#include "material.glsl"  // material_alpha
 #include "visibility_id.glsl"
 
 #ifndef ALPHA
@@ -36,7 +37,7 @@ void main() {
 #ifdef ALPHA
     DrawData draw = draws[in_draw];
     if (draw.alpha_cutoff > 0.0) {
-        float alpha = scene_texture_lod0(draw.base_color_texture, in_uv).a * draw.base_color.a;
+        float alpha = material_alpha(draw, in_uv);  // through the base colour's transform
         if (alpha < draw.alpha_cutoff) discard;
     }
 #endif

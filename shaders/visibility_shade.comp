@@ -61,8 +61,8 @@
 layout(local_size_x = 128) in;
 
 // After shading.glsl's bindings 0..6 (scene, light lists, loop counters, ray-traced image): 7 the
-// scene's vertices, 8, 9 and 11 visibility_surface.glsl's (the drawn indices, their indirect
-// commands, the visibility image; 10 unused), 12 the HDR target.
+// scene's vertices, 8 to 11 visibility_surface.glsl's (the drawn indices, their indirect commands,
+// the vertices' tangents and TEXCOORD_1, the visibility image), 12 the HDR target.
 layout(set = 0, binding = 7, std430) readonly buffer Vertices { float vertex_data[]; };  // scene.h's Vertex: 8 floats
 layout(set = 0, binding = 12, rgba16f) writeonly uniform image2D hdr_image;
 #ifdef SHADE_QUAD_MIP
@@ -84,7 +84,21 @@ const uint kShadeDerivatives = 8u;
 // The pixel's triangle and the rasterizer's interpolation of it, shared with the ray tracer's ray
 // generation, which starts its rays from the same surface.
 #define VISIBILITY_SURFACE_BINDING 8
+#define VISIBILITY_SURFACE_MATERIAL 1  // tangents and TEXCOORD_1 at binding 10, for the material
 #include "visibility_surface.glsl"
+
+// The attributes the material differentiates, at a point of the triangle.
+struct Varyings {
+    vec2 uv0, uv1;
+    vec3 world;
+};
+Varyings varyings_at(Triangle t, vec3 b) { return Varyings(uv_at(t, b), uv1_at(t, b), world_at(t, b)); }
+Varyings difference(Varyings a, Varyings b) { return Varyings(a.uv0 - b.uv0, a.uv1 - b.uv1, a.world - b.world); }
+#ifdef VISIBILITY_QUADS
+Varyings quad_broadcast(Varyings v, uint lane) {
+    return Varyings(subgroupQuadBroadcast(v.uv0, lane), subgroupQuadBroadcast(v.uv1, lane), subgroupQuadBroadcast(v.world, lane));
+}
+#endif
 
 // lane: the lane's number (0..127) in the numbering that makes lanes 4q..4q+3 a quad.
 uint lane_number() {
@@ -109,44 +123,56 @@ void main() {
 
     Triangle t;
     vec3 b = vec3(0.0);
-    vec2 uv = vec2(0.0);
+    // What the material differentiates (material.glsl): both uv sets and the position.
+    Varyings here = Varyings(vec2(0.0), vec2(0.0), vec3(0.0));
     if (covered) {
         t = fetch_triangle(id);
         b = weights_at(t, vec2(pixel));
-        uv = uv_at(t, b);
+        here = varyings_at(t, b);
     }
-    vec2 uv_dx, uv_dy;
+    Varyings d1, d2;  // the quad's coarse differences: top-right and bottom-left minus top-left
     bool from_quad = false;
 #ifdef VISIBILITY_QUADS
     // Every lane of the subgroup is here (no lane has branched off yet), so each quad is whole.
     uint id0 = subgroupQuadBroadcast(id, 0u), id1 = subgroupQuadBroadcast(id, 1u), id2 = subgroupQuadBroadcast(id, 2u);
-    vec2 uv0 = subgroupQuadBroadcast(uv, 0u), uv1 = subgroupQuadBroadcast(uv, 1u), uv2 = subgroupQuadBroadcast(uv, 2u);
+    Varyings v0 = quad_broadcast(here, 0u), v1 = quad_broadcast(here, 1u), v2 = quad_broadcast(here, 2u);
     // Lanes 0, 1, 2 hold this lane's triangle: the differences a fragment quad would take, already
     // computed by its neighbours (lane 3's own value never enters coarse derivatives).
     from_quad = covered && id0 == id && id1 == id && id2 == id;
-    uv_dx = uv1 - uv0;
-    uv_dy = uv2 - uv0;
+    d1 = difference(v1, v0);
+    d2 = difference(v2, v0);
 #endif
     vec4 color = kClearColor;
     if (covered) {
         if (!from_quad) {
-            vec2 at_origin = uv_at(t, weights_at(t, vec2(quad_origin)));
-            uv_dx = uv_at(t, weights_at(t, vec2(quad_origin) + vec2(1.0, 0.0))) - at_origin;
-            uv_dy = uv_at(t, weights_at(t, vec2(quad_origin) + vec2(0.0, 1.0))) - at_origin;
+            Varyings at_origin = varyings_at(t, weights_at(t, vec2(quad_origin)));
+            d1 = difference(varyings_at(t, weights_at(t, vec2(quad_origin) + vec2(1.0, 0.0))), at_origin);
+            d2 = difference(varyings_at(t, weights_at(t, vec2(quad_origin) + vec2(0.0, 1.0))), at_origin);
         }
         DrawData draw = draws[t.draw];
-        SurfaceMaterial material = evaluate_material(draw, uv, uv_dx, uv_dy);
-        vec3 albedo = material.base_color.rgb;
-        vec3 world = world_at(t, b);
         // The pipelines cull back faces: every triangle in the image faces the camera (forward's
         // gl_FrontFacing is always true).
-        vec3 normal = normal_at(t, b);
+        MaterialInput surface;
+        surface.uv0 = here.uv0;
+        surface.uv1 = here.uv1;
+        surface.uv0_d1 = d1.uv0;
+        surface.uv0_d2 = d2.uv0;
+        surface.uv1_d1 = d1.uv1;
+        surface.uv1_d2 = d2.uv1;
+        surface.p_d1 = d1.world;
+        surface.p_d2 = d2.world;
+        surface.normal = normal_at(t, b);
+        surface.tangent = tangent_at(t, b);
+        surface.footprint = 1.0;
+        SurfaceMaterial material = evaluate_material(draw, surface);
+        vec3 world = here.world;
+        Brdf brdf = make_brdf(material.base_color.rgb, material.metallic, material.roughness, view_direction(world));
         vec4 traced = ray_traced_light(ivec2(pixel));
-        vec3 shaded = ambient_and_sun(albedo, normal, traced.x);
-        shaded += shade_point_lights(pixel, albedo, world, normal);
+        vec3 shaded = ambient_and_sun(brdf, material.normal, material.occlusion, traced.x);
+        shaded += shade_point_lights(pixel, brdf, world, material.normal);
         if ((forward_push.flags & kForwardRayTraced) != 0u) shaded += traced.yzw;
         color = vec4(shaded + material.emissive, 1.0);
-        if ((forward_push.flags & kShadeDerivatives) != 0u) color = vec4(uv_dx, uv_dy);
+        if ((forward_push.flags & kShadeDerivatives) != 0u) color = vec4(d1.uv0, d2.uv0);
     }
     // half_exact: the value forward.frag writes (box_filter.glsl), so the mip and resolve read the same.
     vec4 stored = (forward_push.flags & kShadeDerivatives) != 0u ? color : half_exact(color);

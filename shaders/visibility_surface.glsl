@@ -7,7 +7,9 @@
 //  - scene_bindings.glsl (frame, draws);
 //  - `vertex_data[]`, the scene's vertices (scene.h's Vertex: 8 floats);
 //  - VISIBILITY_SURFACE_BINDING: the first of this file's bindings (the drawn indices, their
-//    indirect commands, the visibility image at + 3; + 2 unused);
+//    indirect commands, with VISIBILITY_SURFACE_MATERIAL the vertices' VertexMaterial at + 2, the
+//    visibility image at + 3);
+//  - VISIBILITY_SURFACE_MATERIAL (the shading pass): the triangle's tangents and TEXCOORD_1 too.
 //  - with VISIBILITY_MESHLET, meshlet.glsl (the meshlet path names its triangles by visible-list entry).
 #ifndef VISIBILITY_SURFACE_GLSL
 #define VISIBILITY_SURFACE_GLSL
@@ -19,6 +21,10 @@ layout(set = 0, binding = VISIBILITY_SURFACE_BINDING, std430) readonly buffer Dr
 // 1's survivors and the late draw's additions merged), which the ids name.
 layout(set = 0, binding = VISIBILITY_SURFACE_BINDING + 1, std430) readonly buffer Indirect { uint indirect[]; };
 layout(set = 0, binding = VISIBILITY_SURFACE_BINDING + 3) uniform utexture2D visibility_image;  // texelFetch: no sampler
+#if defined(VISIBILITY_SURFACE_MATERIAL) && !defined(VISIBILITY_MESHLET)
+// scene.h's VertexMaterial, 8 floats: tangent (xyz, w the sign; 0: none), TEXCOORD_1, padding.
+layout(set = 0, binding = VISIBILITY_SURFACE_BINDING + 2, std430) readonly buffer VertexMaterials { vec4 vertex_material_data[]; };
+#endif
 
 // The visibility id of a pixel (visibility_id.glsl; kVisibilityNone where no triangle covers it).
 uint visibility_at(ivec2 pixel) { return texelFetch(visibility_image, pixel, 0).x; }
@@ -29,6 +35,10 @@ struct Triangle {
     vec3 world[3];
     vec3 normal[3];
     vec2 uv[3];
+#ifdef VISIBILITY_SURFACE_MATERIAL
+    vec4 tangent[3];  // world space (the model matrix's 3x3, as scene.vert), w the sign
+    vec2 uv1[3];
+#endif
     mat3 to_weights;  // inverse of the clip-space (x, y, w) columns: perspective-correct weights
 };
 
@@ -52,9 +62,14 @@ Triangle fetch_triangle(uint id) {
         precise vec4 clip = frame.view_proj * world;
         t.clip[i] = clip;
         t.world[i] = world.xyz;
-        uint a = v * 5u;  // normal, uv
+        uint a = v * kMeshletAttributes;  // normal, uv, tangent, TEXCOORD_1
         t.normal[i] = mat3(draw.normal_matrix) * vec3(attributes[a], attributes[a + 1u], attributes[a + 2u]);
         t.uv[i] = vec2(attributes[a + 3u], attributes[a + 4u]);
+#ifdef VISIBILITY_SURFACE_MATERIAL
+        vec4 tangent = vec4(attributes[a + 5u], attributes[a + 6u], attributes[a + 7u], attributes[a + 8u]);
+        t.tangent[i] = vec4(mat3(draw.model) * tangent.xyz, tangent.w);
+        t.uv1[i] = vec2(attributes[a + 9u], attributes[a + 10u]);
+#endif
     }
     t.to_weights = inverse(mat3(t.clip[0].xyw, t.clip[1].xyw, t.clip[2].xyw));  // as below
     return t;
@@ -79,6 +94,11 @@ Triangle fetch_triangle(uint id) {
         t.world[i] = world.xyz;
         t.normal[i] = mat3(draw.normal_matrix) * vertex_vec3(v, 3u);
         t.uv[i] = vec2(vertex_data[v * 8u + 6u], vertex_data[v * 8u + 7u]);
+#ifdef VISIBILITY_SURFACE_MATERIAL
+        vec4 tangent = vertex_material_data[v * 2u];
+        t.tangent[i] = vec4(mat3(draw.model) * tangent.xyz, tangent.w);
+        t.uv1[i] = vertex_material_data[v * 2u + 1u].xy;
+#endif
     }
     // A point of the triangle with perspective-correct barycentrics b has clip position sum b_i c_i;
     // it projects to the pixel p (NDC) iff (x, y, w) of that sum is w (p, 1). So b is proportional
@@ -97,6 +117,14 @@ vec3 weights_at(Triangle t, vec2 pixel) {
 }
 
 vec2 uv_at(Triangle t, vec3 b) { return b.x * t.uv[0] + b.y * t.uv[1] + b.z * t.uv[2]; }
+#ifdef VISIBILITY_SURFACE_MATERIAL
+vec2 uv1_at(Triangle t, vec3 b) { return b.x * t.uv1[0] + b.y * t.uv1[1] + b.z * t.uv1[2]; }
+// The interpolated tangent, as the rasterizer interpolates scene.vert's; w: +-1, or 0 without one.
+vec4 tangent_at(Triangle t, vec3 b) {
+    vec4 v = b.x * t.tangent[0] + b.y * t.tangent[1] + b.z * t.tangent[2];
+    return v.w != 0.0 ? vec4(v.xyz, v.w < 0.0 ? -1.0 : 1.0) : vec4(0.0);
+}
+#endif
 
 // The surface point and shading normal at barycentrics b, as the rasterizer interpolates them for
 // forward.frag; the plane's normal (world space, oriented by the vertex order).

@@ -889,3 +889,76 @@ TEST(SceneGrid, BoxGridCounts) {
     EXPECT_NEAR(scene.bounds_max.z - scene.bounds_min.z, 4.6f, 1e-5f);
     EXPECT_NEAR(scene.bounds_min.x + scene.bounds_max.x, 0.0f, 1e-5f);  // still centred
 }
+
+// The material's slots (docs/materials.md): data textures (metallic-roughness, normal, occlusion)
+// linear and colour ones sRGB, an image used both ways decoded once per colour space; normal
+// scale, occlusion strength (clamped), each slot's texCoord; TANGENT (normalized, w's sign) and
+// TEXCOORD_1 in the material stream; a tangent of a type glTF does not allow is a warning.
+TEST(GltfLoader, MaterialSlotsTangentsAndSecondUVs) {
+    TempDir dir;
+    write_bytes(dir.path / "tri.bin", geometry_buffer({}));
+    write_png((dir.path / "map.png").string(), 2, 2, std::vector<uint8_t>(16, 200));
+    json gltf = make_gltf({}, "tri.bin");
+    gltf["images"] = {{{"uri", "map.png"}}};
+    gltf["textures"] = {{{"source", 0}}};
+    gltf["materials"] = {{{"pbrMetallicRoughness", {{"baseColorTexture", {{"index", 0}}}, {"metallicRoughnessTexture", {{"index", 0}, {"texCoord", 1}}}}},
+                          {"normalTexture", {{"index", 0}, {"scale", 0.5}}},
+                          {"occlusionTexture", {{"index", 0}, {"strength", 3.0}}}}};
+    gltf["meshes"][0]["primitives"][0]["material"] = 0;
+    // Buffer 1: TANGENT (3 x VEC4: lengths 2, 1 and 0, w -1, 1, 1) and TEXCOORD_1 (3 x VEC2).
+    std::vector<float> extra = {2, 0, 0, -1, 0, 1, 0, 1, 0, 0, 0, 1, 0.5f, 0.25f, 1, 2, -3, 4};
+    std::vector<uint8_t> bytes(extra.size() * 4);
+    memcpy(bytes.data(), extra.data(), bytes.size());
+    gltf["buffers"].push_back({{"byteLength", bytes.size()}, {"uri", "data:application/octet-stream;base64," + base64(bytes)}});
+    gltf["bufferViews"].push_back({{"buffer", 1}, {"byteOffset", 0}, {"byteLength", 48}});
+    gltf["bufferViews"].push_back({{"buffer", 1}, {"byteOffset", 48}, {"byteLength", 24}});
+    size_t views = gltf["bufferViews"].size();
+    gltf["accessors"].push_back({{"bufferView", views - 2}, {"componentType", 5126}, {"count", 3}, {"type", "VEC4"}});
+    gltf["accessors"].push_back({{"bufferView", views - 1}, {"componentType", 5126}, {"count", 3}, {"type", "VEC2"}});
+    size_t accessors = gltf["accessors"].size();
+    gltf["meshes"][0]["primitives"][0]["attributes"]["TANGENT"] = accessors - 2;
+    gltf["meshes"][0]["primitives"][0]["attributes"]["TEXCOORD_1"] = accessors - 1;
+    Scene scene = load_json(gltf, dir.path.string());
+    EXPECT_TRUE(scene.warnings.empty()) << scene.warnings[0];
+    const Material& m = scene.materials[1];
+    ASSERT_EQ(scene.textures.size(), 2u);  // the image as colour, and as data
+    EXPECT_TRUE(scene.textures[m.base_color_texture].srgb);
+    EXPECT_FALSE(scene.textures[m.metallic_roughness_texture].srgb);
+    EXPECT_EQ(m.normal_texture, m.metallic_roughness_texture);
+    EXPECT_EQ(m.occlusion_texture, m.metallic_roughness_texture);
+    EXPECT_EQ(m.normal_scale, 0.5f);
+    EXPECT_EQ(m.occlusion_strength, 1.0f);
+    EXPECT_EQ(m.uv[kSlotMetallicRoughness].texcoord, 1);
+    EXPECT_EQ(m.uv[kSlotBaseColor].texcoord, 0);
+    ASSERT_EQ(scene.vertex_materials.size(), scene.vertices.size());
+    EXPECT_EQ(scene.vertex_materials[0].tangent, glm::vec4(1, 0, 0, -1));
+    EXPECT_EQ(scene.vertex_materials[1].tangent, glm::vec4(0, 1, 0, 1));
+    EXPECT_EQ(scene.vertex_materials[2].tangent, glm::vec4(0));  // zero length: the derivative frame
+    EXPECT_EQ(scene.vertex_materials[1].uv1, glm::vec2(1, 2));
+    // A TANGENT of unsigned bytes is not glTF's: a warning, and no tangents.
+    gltf["accessors"][accessors - 2]["componentType"] = 5121;
+    gltf["accessors"][accessors - 2]["normalized"] = true;
+    Scene bytes_tangent = load_json(gltf, dir.path.string());
+    ASSERT_EQ(bytes_tangent.warnings.size(), 1u);
+    EXPECT_NE(bytes_tangent.warnings[0].find("TANGENT must be float or normalized byte/short"), std::string::npos);
+    EXPECT_EQ(bytes_tangent.vertex_materials[0].tangent, glm::vec4(0));
+}
+
+// The bundled scene uses every map, so the paths' comparisons on it (Visibility.BundledSceneMatchesForward)
+// cover them all.
+TEST(GltfLoader, BundledSceneUsesEveryMaterialMap) {
+    Scene scene = load_scene(SGD_DEFAULT_SCENE);
+    int base = 0, metallic_roughness = 0, normal = 0, occlusion = 0, emissive = 0;
+    for (const Material& m : scene.materials) {
+        base += m.base_color_texture >= 0;
+        metallic_roughness += m.metallic_roughness_texture >= 0;
+        normal += m.normal_texture >= 0;
+        occlusion += m.occlusion_texture >= 0;
+        emissive += m.emissive_texture >= 0;
+    }
+    EXPECT_GT(base, 0);
+    EXPECT_GT(metallic_roughness, 0);
+    EXPECT_GT(normal, 0);
+    EXPECT_GT(occlusion, 0);
+    EXPECT_GT(emissive, 0);
+}

@@ -101,10 +101,12 @@ Drawn drawn(const Scene& scene, const std::function<float(const glm::mat4&)>& gr
         const Mesh& mesh = scene.meshes[instance.mesh];
         glm::mat3 normal_matrix = glm::transpose(glm::inverse(glm::mat3(instance.transform)));
         std::vector<Corner>& corners = out.instances.emplace_back();
+        // The UVs the base colour texture samples: through its KHR_texture_transform (the shader's).
+        const glm::mat3& uv_map = scene.materials[mesh.material].uv[kSlotBaseColor].map;
         for (uint32_t i = 0; i < mesh.index_count; ++i) {
             const Vertex& v = scene.vertices[scene.indices[mesh.first_index + i]];
             corners.push_back({glm::vec3(instance.transform * glm::vec4(v.position, 1.0f)),
-                               glm::normalize(normal_matrix * v.normal), v.uv});
+                               glm::normalize(normal_matrix * v.normal), glm::vec2(uv_map * glm::vec3(v.uv, 1.0f))});
         }
         out.tolerance.push_back(grid_error(instance.transform));
         out.textured.push_back(scene.materials[mesh.material].base_color_texture >= 0);
@@ -497,24 +499,30 @@ TEST(Quantization, TexcoordsOfEveryIntegerType) {
         }
 }
 
-// KHR_texture_transform on the base colour texture is baked into the primitive's UVs: offset,
-// rotation (counter-clockwise, as the extension's GLSL) and scale, in that order of application
-// scale, rotate, translate.
-TEST(Quantization, TextureTransformIsAppliedToTheBaseColourUVs) {
+// KHR_texture_transform on a texture slot becomes that slot's map (applied in the shader, per
+// slot): offset, rotation (counter-clockwise, as the extension's GLSL) and scale, in that order of
+// application scale, rotate, translate. The primitive's UVs stay as stored.
+TEST(Quantization, TextureTransformIsTheSlotsMap) {
     json gltf = quantized_triangle("TEXCOORD_0", 5123, false, {0, 0, 2, 0, 0, 4}, 2);
-    gltf["materials"] = {{{"pbrMetallicRoughness",
-                           {{"baseColorTexture",
-                             {{"index", 0},
-                              {"extensions",
-                               {{"KHR_texture_transform", {{"offset", {0.5, 0.25}}, {"rotation", M_PI / 2}, {"scale", {0.5, 0.25}}}}}}}}}}}};
+    json transform = {{"offset", {0.5, 0.25}}, {"rotation", M_PI / 2}, {"scale", {0.5, 0.25}}};
+    gltf["materials"] = {{{"pbrMetallicRoughness", {{"baseColorTexture", {{"index", 0}, {"extensions", {{"KHR_texture_transform", transform}}}}}}},
+                          {"occlusionTexture", {{"index", 0}, {"texCoord", 1}}}}};
     gltf["meshes"][0]["primitives"][0]["material"] = 0;
     Scene scene = load_text(gltf);
+    EXPECT_EQ(scene.vertices[1].uv, glm::vec2(2.0f, 0.0f));
+    const Material& m = scene.materials[1];
+    auto mapped = [&](glm::vec2 uv) { return glm::vec2(m.uv[kSlotBaseColor].map * glm::vec3(uv, 1.0f)); };
     // (2, 0) -> scaled (1, 0) -> rotated (0, 1) -> offset (0.5, 1.25); (0, 4) -> (0, 1) -> (-1, 0) -> (-0.5, 0.25)
-    EXPECT_NEAR(scene.vertices[1].uv.x, 0.5f, 1e-6f);
-    EXPECT_NEAR(scene.vertices[1].uv.y, 1.25f, 1e-6f);
-    EXPECT_NEAR(scene.vertices[2].uv.x, -0.5f, 1e-6f);
-    EXPECT_NEAR(scene.vertices[2].uv.y, 0.25f, 1e-6f);
-    EXPECT_EQ(scene.vertices[0].uv, glm::vec2(0.5f, 0.25f));
+    EXPECT_NEAR(mapped(scene.vertices[1].uv).x, 0.5f, 1e-6f);
+    EXPECT_NEAR(mapped(scene.vertices[1].uv).y, 1.25f, 1e-6f);
+    EXPECT_NEAR(mapped(scene.vertices[2].uv).x, -0.5f, 1e-6f);
+    EXPECT_NEAR(mapped(scene.vertices[2].uv).y, 0.25f, 1e-6f);
+    EXPECT_NEAR(glm::distance(mapped(scene.vertices[0].uv), glm::vec2(0.5f, 0.25f)), 0.0f, 1e-6f);
+    EXPECT_EQ(m.uv[kSlotBaseColor].texcoord, 0);
+    // The other slots keep their own: occlusion reads TEXCOORD_1 with no transform.
+    EXPECT_EQ(m.uv[kSlotOcclusion].texcoord, 1);
+    EXPECT_EQ(m.uv[kSlotOcclusion].map, glm::mat3(1.0f));
+    EXPECT_EQ(m.uv[kSlotEmissive].map, glm::mat3(1.0f));
 }
 
 // ---- meshoptimizer streams: every mode and filter, against the original values ------------------

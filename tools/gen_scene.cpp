@@ -193,6 +193,77 @@ Texture make_paving_texture(int n) {
     return t;
 }
 
+// The paving's relief, shared by its normal and occlusion maps: 0 in the joints, rising over the
+// bevel (as make_paving_texture darkens it) to 1 on the slabs' tops.
+float paving_height(int x, int y, int n) {
+    x = (x % n + n) % n, y = (y % n + n) % n;
+    const int slab = n / 4;
+    const int xs = (x + ((y / slab) & 1) * slab / 2) % n;
+    const int lx = xs % slab, ly = y % slab;
+    const int edge = std::min(std::min(lx, slab - 1 - lx), std::min(ly, slab - 1 - ly));
+    return edge < 3 ? 0.0f : std::min(1.0f, float(edge - 3) / 5.0f);
+}
+
+// The paving's tangent-space normals (linear data, glTF: +X right, +Y up in the image), from the
+// relief's central differences: the bevels lean towards the joints.
+Texture make_paving_normal_texture(int n) {
+    Texture t("paving_normal", n);
+    const float strength = 2.0f;  // height units per texel of slope
+    for (int y = 0; y < n; ++y)
+        for (int x = 0; x < n; ++x) {
+            float dx = 0.5f * (paving_height(x + 1, y, n) - paving_height(x - 1, y, n));
+            float dy = 0.5f * (paving_height(x, y + 1, n) - paving_height(x, y - 1, n));  // image y runs down
+            glm::vec3 normal = glm::normalize(glm::vec3(-strength * dx, strength * dy, 1.0f));
+            t.set(x, y, normal * 0.5f + 0.5f);
+        }
+    return t;
+}
+
+// The paving's ambient occlusion (R): the joints 0.45, the bevels between, the tops 1.
+Texture make_paving_occlusion_texture(int n) {
+    Texture t("paving_occlusion", n);
+    for (int y = 0; y < n; ++y)
+        for (int x = 0; x < n; ++x) {
+            float ao = 0.45f + 0.55f * paving_height(x, y, n);
+            t.set(x, y, glm::vec3(ao, ao, ao));
+        }
+    return t;
+}
+
+// The marble's metallic-roughness (G roughness, B metallic 0): polished, rougher in the veins
+// (times the material's roughness factor).
+Texture make_marble_roughness_texture(int n) {
+    Texture t("marble_roughness", n);
+    for (int y = 0; y < n; ++y)
+        for (int x = 0; x < n; ++x) {
+            const float u = float(x) / float(n), v = float(y) / float(n);
+            const float turb = tile_fbm(u, v, 4, 5, 31);
+            const float vein = std::pow(1.0f - std::fabs(std::sin(kTwoPi * (3.0f * u + 2.0f * v) + 7.0f * turb)), 14.0f);
+            t.set(x, y, glm::vec3(0.0f, 0.55f + 0.45f * vein, 0.0f));
+        }
+    return t;
+}
+
+// The facade's emission (sRGB): a third of the unshuttered windows lit warm from inside, the
+// cells and glass of make_facade_texture.
+Texture make_facade_emissive_texture(int n) {
+    Texture t("facade_emissive", n);
+    const int cw = n / 4, ch = n / 2;
+    for (int y = 0; y < n; ++y)
+        for (int x = 0; x < n; ++x) {
+            const int cx = x / cw, cy = y / ch;
+            const float lx = float(x % cw) / float(cw), ly = float(y % ch) / float(ch);
+            const bool in_window = lx > 0.28f && lx < 0.72f && ly > 0.22f && ly < 0.80f;
+            const bool shutters = hash01(cx, cy, 0, 42) < 0.3f;
+            const bool lit = hash01(cx, cy, 0, 43) < 0.45f;
+            const bool muntin = std::fabs(lx - 0.5f) < 0.012f || std::fabs(ly - 0.45f) < 0.008f;
+            glm::vec3 c(0.0f);
+            if (in_window && !shutters && lit && !muntin) c = glm::vec3(1.0f, 0.78f, 0.45f) * (0.75f + 0.25f * ly);
+            t.set(x, y, c);
+        }
+    return t;
+}
+
 // Red bricks in running bond: 8 bricks across, 16 courses down.
 Texture make_brick_texture(int n) {
     Texture t("brick", n);
@@ -742,6 +813,8 @@ public:
         return int(model_.materials.size() - 1);
     }
 
+    tinygltf::Material& material(int index) { return model_.materials[index]; }
+
     int add_mesh(const std::string& name, const std::vector<Primitive>& prims) {
         tinygltf::Mesh mesh;
         mesh.name = name;
@@ -901,9 +974,14 @@ Materials add_materials(GltfBuilder& gb, const std::vector<Texture>& textures) {
     for (const Texture& t : textures) tex[t.name] = gb.add_texture(t.name, "textures/" + t.name + ".png");
     Materials m{};
     m.paving = gb.add_material("paving", glm::vec3(1.0f), tex["paving"]);
+    gb.material(m.paving).normalTexture.index = tex["paving_normal"];
+    gb.material(m.paving).occlusionTexture.index = tex["paving_occlusion"];
     m.brick = gb.add_material("brick", glm::vec3(1.0f), tex["brick"]);
     m.marble = gb.add_material("marble", glm::vec3(1.0f), tex["marble"], 0.0f, 0.3f);
+    gb.material(m.marble).pbrMetallicRoughness.metallicRoughnessTexture.index = tex["marble_roughness"];
     m.facade = gb.add_material("facade", glm::vec3(1.0f), tex["facade"]);
+    gb.material(m.facade).emissiveTexture.index = tex["facade_emissive"];
+    gb.material(m.facade).emissiveFactor = {1.0, 1.0, 1.0};
     m.sandstone = gb.add_material("sandstone", glm::vec3(1.0f), tex["sandstone"], 0.0f, 0.9f);
     m.stripes = gb.add_material("awning", glm::vec3(1.0f), tex["stripes"]);
     m.checker = gb.add_material("checker_floor", glm::vec3(1.0f), tex["checker"], 0.0f, 0.35f);
@@ -1463,6 +1541,12 @@ int main(int argc, char** argv) {
     textures.push_back(make_stripes_texture(256));
     textures.push_back(make_checker_texture(256));
     textures.push_back(make_lattice_texture(256));
+    // The maps beyond base colour (docs/materials.md): the paving's normals and occlusion, the
+    // marble's roughness, the facade's lit windows.
+    textures.push_back(make_paving_normal_texture(512));
+    textures.push_back(make_paving_occlusion_texture(512));
+    textures.push_back(make_marble_roughness_texture(512));
+    textures.push_back(make_facade_emissive_texture(512));
     uintmax_t texture_bytes = 0;
     for (const Texture& t : textures) {
         const fs::path path = tex_dir / (t.name + ".png");

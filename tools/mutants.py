@@ -18,6 +18,37 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 # name: (file, text to find (exactly once), its replacement, ctest regex of the tests that must catch it)
 MUTANTS = {
+    # docs/materials.md: the normal map's frames and each slot's own texCoord set.
+    "cotangent-frame-bitangent-up-the-v-axis": (
+        "shaders/material.glsl",
+        "    return mat3(t * scale, -b * scale, n);",
+        "    return mat3(t * scale, b * scale, n);",
+        r"^MaterialMaps\.NormalMapShadesAsTheCpu|^MaterialMaps\.EverySlotReadsItsOwnTexCoord",
+    ),
+    "cotangent-frame-keeps-the-screen-orientation": (
+        "shaders/material.glsl",
+        "    if (dot(n, cross(dp1, dp2)) < 0.0) scale = -scale;\n",
+        "",
+        r"^MaterialMaps\.NormalMapShadesAsTheCpu",
+    ),
+    "tangent-frame-bitangent-flipped": (
+        "shaders/material.glsl",
+        "frame = mat3(t, cross(n, t) * in_.tangent.w, n);",
+        "frame = mat3(t, cross(t, n) * in_.tangent.w, n);",
+        r"^MaterialMaps\.NormalMapShadesAsTheCpu",
+    ),
+    "every-slot-reads-texcoord-0": (
+        "shaders/material.glsl",
+        "uint slot_set(DrawData draw, uint slot) { return (draw.texcoords >> slot) & 1u; }",
+        "uint slot_set(DrawData draw, uint slot) { return 0u; }",
+        r"^MaterialMaps\.EverySlotReadsItsOwnTexCoord",
+    ),
+    "occlusion-darkens-the-sun-too": (
+        "shaders/shading.glsl",
+        "           frame.sun_color.rgb * sun_visibility * brdf_lit(brdf, normal, frame.sun_direction.xyz);",
+        "           frame.sun_color.rgb * (sun_visibility * occlusion) * brdf_lit(brdf, normal, frame.sun_direction.xyz);",
+        r"^MaterialMaps\.EachMapChangesTheImage",
+    ),
     "shade-per-lane-loop-magenta": (
         "shaders/visibility_shade.comp",
         "        color = vec4(shaded + material.emissive, 1.0);\n",

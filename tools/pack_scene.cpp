@@ -471,6 +471,20 @@ void write_images(const Options& o, json& gltf, Writer& w) {
     }
 }
 
+// A material's texture infos (base colour, metallic-roughness, normal, occlusion, emissive) that it has.
+std::vector<json*> texture_infos(json& material) {
+    std::vector<json*> out;
+    auto add = [&](json& parent, const char* key) {
+        if (parent.is_object() && parent.contains(key) && parent[key].is_object()) out.push_back(&parent[key]);
+    };
+    if (material.contains("pbrMetallicRoughness")) {
+        add(material["pbrMetallicRoughness"], "baseColorTexture");
+        add(material["pbrMetallicRoughness"], "metallicRoughnessTexture");
+    }
+    for (const char* key : {"normalTexture", "occlusionTexture", "emissiveTexture"}) add(material, key);
+    return out;
+}
+
 int run(const Options& o) {
     Input in = read_input(o.in);
     json gltf = in.gltf;
@@ -479,8 +493,7 @@ int run(const Options& o) {
     // Per-material UV ranges (quantized UVs of primitives sharing a material share a transform).
     std::map<int, Range> uv_ranges;
     auto textured = [&](const json& material) {
-        return material.is_number() &&
-               gltf["materials"][material.get<int>()]["pbrMetallicRoughness"].contains("baseColorTexture");
+        return material.is_number() && !texture_infos(gltf["materials"][material.get<int>()]).empty();
     };
     for (const auto& primitives : in.meshes)
         for (const Primitive& p : primitives)
@@ -533,10 +546,12 @@ int run(const Options& o) {
             gltf["nodes"].push_back(child);
             gltf["nodes"][n]["children"].push_back(gltf["nodes"].size() - 1);
         }
+        // Every texture of the material that reads TEXCOORD_0 gets the dequantization, as gltfpack
+        // writes it (the renderer applies each slot's own transform).
         for (const auto& [material, range] : uv_ranges) {
-            json& info = gltf["materials"][material]["pbrMetallicRoughness"]["baseColorTexture"];
-            info["extensions"]["KHR_texture_transform"] = {{"offset", {range.lo[0], range.lo[1]}},
-                                                           {"scale", {range.hi[0] - range.lo[0], range.hi[1] - range.lo[1]}}};
+            json transform = {{"offset", {range.lo[0], range.lo[1]}}, {"scale", {range.hi[0] - range.lo[0], range.hi[1] - range.lo[1]}}};
+            for (json* info : texture_infos(gltf["materials"][material]))
+                if (info->value("texCoord", 0) == 0) (*info)["extensions"]["KHR_texture_transform"] = transform;
         }
         add_used(gltf, "KHR_mesh_quantization", true);
         if (!uv_ranges.empty()) add_used(gltf, "KHR_texture_transform", true);

@@ -72,6 +72,7 @@ std::vector<PlannedAllocation> planned_allocations(const Scene& scene, const Opt
     std::vector<PlannedAllocation> a = {
         // upload_scene (render/gpu_scene.cpp)
         {"vertices", scene.vertices.size() * sizeof(Vertex), K::storage_buffer},
+        {"vertex materials", std::max<uint64_t>(scene.vertices.size(), 1) * sizeof(VertexMaterial), K::storage_buffer},
         {"source indices", scene.indices.size() * sizeof(uint32_t), K::storage_buffer},
         {"draws", draws * sizeof(GpuDraw), K::storage_buffer},
         {"indirect (all)", draws * indirect, K::storage_buffer},

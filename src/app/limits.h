@@ -44,6 +44,6 @@ inline const std::vector<std::string> kDriverSizedAllocations = {"acceleration s
 // Throws UsageError (exit 2) with one line naming the limit, the size asked and what to change.
 void check_limits(const DeviceLimits& limits, const Options& options, const Scene& scene);
 
-// Draws (mesh instances after --instances) the renderer accepts: each costs GpuDraw (320 B),
+// Draws (mesh instances after --instances) the renderer accepts: each costs GpuDraw (512 B),
 // two indirect commands and a cull chunk on the GPU, and about 300 B on the host.
 constexpr uint64_t kMaxDraws = 1ull << 22;

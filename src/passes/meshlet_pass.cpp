@@ -105,11 +105,15 @@ void MeshletPass::create(const Context& ctx, const Scene& scene, const GpuScene&
     // rest of the vertex (forward), so each meshlet's vertices are one contiguous read.
     std::vector<float> positions, attributes;
     positions.reserve(meshlets_.vertices.size() * 3);
-    attributes.reserve(meshlets_.vertices.size() * 5);
+    // kMeshletAttributes (meshlet.glsl): normal, uv, then the material stream's tangent and TEXCOORD_1.
+    attributes.reserve(meshlets_.vertices.size() * 11);
+    const bool has_materials = scene.vertex_materials.size() == scene.vertices.size();
     for (uint32_t index : meshlets_.vertices) {
         const Vertex& v = scene.vertices[index];
+        VertexMaterial m = has_materials ? scene.vertex_materials[index] : VertexMaterial{};
         positions.insert(positions.end(), {v.position.x, v.position.y, v.position.z});
-        attributes.insert(attributes.end(), {v.normal.x, v.normal.y, v.normal.z, v.uv.x, v.uv.y});
+        attributes.insert(attributes.end(), {v.normal.x, v.normal.y, v.normal.z, v.uv.x, v.uv.y, m.tangent.x, m.tangent.y,
+                                             m.tangent.z, m.tangent.w, m.uv1.x, m.uv1.y});
     }
     const VkBufferUsageFlags storage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
     auto upload = [&](const auto& data, const char* name) {

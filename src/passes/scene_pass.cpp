@@ -39,7 +39,7 @@ void ScenePass::create(const Context& ctx, bool alpha_masked, ForwardTestOutput 
         // alphaMode MASK materials: the pre-pass discards their holes (depth_alpha.frag). Forward's
         // vertex shader (the same positions, bit for bit: scene.vert) gives it the uv and draw.
         d.shaders = {{VK_SHADER_STAGE_VERTEX_BIT, "scene.vert.forward"}, {VK_SHADER_STAGE_FRAGMENT_BIT, "depth_alpha.frag.main"}};
-        d.vertex_attributes = 3;
+        d.vertex_attributes = 5;
     }
     depth = create_graphics_pipeline(ctx, d);
 
@@ -48,7 +48,7 @@ void ScenePass::create(const Context& ctx, bool alpha_masked, ForwardTestOutput 
         GraphicsDesc v = d;
         v.shaders = {{VK_SHADER_STAGE_VERTEX_BIT, "scene.vert.forward"},
                      {VK_SHADER_STAGE_FRAGMENT_BIT, alpha_masked ? "visibility.frag.alpha" : "visibility.frag.plain"}};
-        v.vertex_attributes = 3;
+        v.vertex_attributes = 5;
         v.color_formats = {kVisibilityFormat};
         // Of the fragments at a pixel's final depth the last drawn keeps its id, as forward's EQUAL
         // test keeps the last one's colour (visibility.frag). The depth written is the same as GREATER's.
@@ -64,6 +64,7 @@ void ScenePass::create(const Context& ctx, bool alpha_masked, ForwardTestOutput 
         GraphicsDesc test = forward_pipeline_desc(false);
         test.shaders = {{VK_SHADER_STAGE_VERTEX_BIT, "scene.vert.forward"},
                         {VK_SHADER_STAGE_FRAGMENT_BIT, test_output == ForwardTestOutput::ids ? "forward.frag.ids" : "forward.frag.derivatives"}};
+        test.vertex_attributes = 5;
         forward_test = create_graphics_pipeline(ctx, test);
     }
 
@@ -80,6 +81,7 @@ void ScenePass::create(const Context& ctx, bool alpha_masked, ForwardTestOutput 
             }
             GraphicsDesc fwd = forward_pipeline_desc(mip);
             fwd.shaders = {{VK_SHADER_STAGE_VERTEX_BIT, "scene.vert.forward"}, {VK_SHADER_STAGE_FRAGMENT_BIT, shader}};
+            fwd.vertex_attributes = 5;
             forward[mip][loop] = create_graphics_pipeline(ctx, fwd);
         }
     if (mip_experiment() && ctx.features.pipeline_statistics) {
@@ -110,8 +112,10 @@ void draw_scene(FrameContext& f, const Pipeline& pipeline) {
 void draw_scene(FrameContext& f, const Pipeline& pipeline, Descriptors& descriptors) {
     vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline.handle());
     descriptors.push(f.cmd, pipeline);
-    VkDeviceSize offset = 0;
-    vkCmdBindVertexBuffers(f.cmd, 0, 1, &f.scene.vertices.buffer, &offset);
+    // Binding 1 (tangents, TEXCOORD_1) is read by scene.vert.forward; the depth-only shader ignores it.
+    VkBuffer buffers[2] = {f.scene.vertices.buffer, f.scene.vertex_materials.buffer};
+    VkDeviceSize offsets[2] = {0, 0};
+    vkCmdBindVertexBuffers(f.cmd, 0, 2, buffers, offsets);
     const Buffer& indices = f.draw_indices ? *f.draw_indices : f.scene.indices;
     const Buffer& indirect = f.draw_indirect ? *f.draw_indirect : f.scene.indirect_all;
     vkCmdBindIndexBuffer(f.cmd, indices.buffer, 0, VK_INDEX_TYPE_UINT32);

@@ -6,7 +6,7 @@ namespace {
 
 // shading.glsl's bindings as forward has them without the quad mip (0-3 the scene, 3 free, set 1 its textures; 4 the light
 // lists, 5 the loop counters, 6 the ray-traced image), then visibility_shade.comp's: 7 vertices, 8
-// the drawn indices, 9 the drawn list's indirect commands, 10 unused, 11 the
+// the drawn indices, 9 the drawn list's indirect commands, 10 the vertices' tangents and TEXCOORD_1, 11 the
 // visibility image, 12 the HDR target, (mip variants) 13 the half-resolution mip. Push constant:
 // shading.glsl's flags.
 const LayoutDesc kShadeLayout = {
@@ -115,7 +115,7 @@ Descriptors VisibilityPass::bind_frame(FrameContext& f, const Pipeline& pipeline
         .buffer(7, f.scene.vertices)
         .buffer(8, f.draw_indices ? *f.draw_indices : f.scene.indices)
         .buffer(9, indirect)
-        .buffer(10, indirect)  // unused (the layout keeps the numbers of the bindings after it)
+        .buffer(10, f.scene.vertex_materials)  // tangents, TEXCOORD_1 (visibility_surface.glsl)
         .sampled_texels(11, f.targets.visibility.view, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL)
         .storage_image(12, f.targets.hdr.view)
         // The mip variants' target; bound in every dispatch, since the layout names it (GPU-assisted

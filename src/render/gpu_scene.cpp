@@ -26,6 +26,18 @@ std::vector<GpuDraw> build_draws(const Scene& scene) {
         d.alpha_cutoff = material.alpha_cutoff;
         d.emissive = glm::vec4(material.emissive, 0.0f);
         d.emissive_texture = material.emissive_texture >= 0 ? uint32_t(material.emissive_texture) + 1 : 0;
+        auto texture = [](int t) { return t >= 0 ? uint32_t(t) + 1 : 0u; };
+        d.metallic_roughness_texture = texture(material.metallic_roughness_texture);
+        d.normal_texture = texture(material.normal_texture);
+        d.occlusion_texture = texture(material.occlusion_texture);
+        d.normal_scale = material.normal_scale;
+        d.occlusion_strength = material.occlusion_strength;
+        for (int s = 0; s < kSlotCount; ++s) {
+            const glm::mat3& m = material.uv[s].map;
+            d.uv_transform[2 * s] = glm::vec4(m[0][0], m[0][1], m[1][0], m[1][1]);
+            d.uv_transform[2 * s + 1] = glm::vec4(m[2][0], m[2][1], 0.0f, 0.0f);
+            d.texcoords |= uint32_t(material.uv[s].texcoord == 1) << s;
+        }
         d.mesh = instance.mesh;
         // Levels (scene/lod.h); a mesh without a chain is its own only level.
         d.bounding_sphere = mesh.bounding_sphere;
@@ -223,6 +235,11 @@ void upload_scene(const Context& ctx, const Scene& scene, GpuScene& gpu) {
                                                : 0;
     gpu.vertices = create_buffer_with_data(ctx, scene.vertices.data(), scene.vertices.size() * sizeof(Vertex),
                                            VK_BUFFER_USAGE_VERTEX_BUFFER_BIT | storage | build_input, "vertices");
+    // Tangents and TEXCOORD_1 (material shading only): one per vertex, defaults where the scene has none.
+    std::vector<VertexMaterial> vertex_materials = scene.vertex_materials;
+    vertex_materials.resize(std::max<size_t>(scene.vertices.size(), 1));
+    gpu.vertex_materials = create_buffer_with_data(ctx, vertex_materials.data(), vertex_materials.size() * sizeof(VertexMaterial),
+                                                   VK_BUFFER_USAGE_VERTEX_BUFFER_BIT | storage, "vertex materials");
     // Read back by --cull-dump with --cull off (each draw's whole level).
     gpu.indices = create_buffer_with_data(ctx, scene.indices.data(), scene.indices.size() * sizeof(uint32_t),
                                           VK_BUFFER_USAGE_INDEX_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | storage |

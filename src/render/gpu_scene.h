@@ -11,6 +11,7 @@
 
 struct GpuScene {
     Buffer vertices;          // Vertex[], vertex input and storage (the cull pass reads positions)
+    Buffer vertex_materials;  // VertexMaterial[] beside it: tangents, TEXCOORD_1 (materials only)
     Buffer indices;           // uint32 source indices, absolute into vertices
     Buffer draws;             // GpuDraw[], one per mesh instance
     Buffer indirect_all;      // VkDrawIndexedIndirectCommand[]: every triangle of every draw

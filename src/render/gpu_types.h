@@ -32,8 +32,20 @@ struct GpuDraw {
     uint32_t emissive_texture;   // into GpuScene::textures (0: white)
     uint32_t pad[2];
     glm::vec4 emissive;          // rgb: emissiveFactor x emissiveStrength (linear)
+    // The rest of the metallic-roughness material (shaders/material.glsl), textures into
+    // GpuScene::textures (0: white, i.e. the factor alone; a normal texture 0 maps nothing).
+    uint32_t metallic_roughness_texture;
+    uint32_t normal_texture;
+    uint32_t occlusion_texture;
+    float normal_scale;
+    float occlusion_strength;
+    uint32_t texcoords;          // bit s: slot s (MaterialSlot) reads TEXCOORD_1
+    uint32_t material_pad[2];
+    // Per slot (MaterialSlot order) its KHR_texture_transform: [2s] the 2x2 linear part's columns
+    // (x0, y0, x1, y1), [2s + 1].xy the offset.
+    glm::vec4 uv_transform[2 * kSlotCount];
 };
-static_assert(sizeof(GpuDraw) == 320 && kMaxLodLevels == 8);
+static_assert(sizeof(GpuDraw) == 512 && kMaxLodLevels == 8 && kSlotCount == 5);
 
 struct GpuLight {
     glm::vec4 position_radius;

@@ -569,16 +569,16 @@ std::vector<uint32_t> read_indices(const Model& model, int index, const std::str
 
 // The attributes we read and the component types each may have: glTF 2.0 core (float, and
 // normalized u8/u16 texture coordinates) plus KHR_mesh_quantization (8- and 16-bit integers,
-// normalized or not, as gltfpack writes them). Tangents are accepted in any of their types but not
-// read: the renderer has no normal maps.
-enum class Attribute { position, normal, texcoord };
+// normalized or not, as gltfpack writes them). Tangents are read as normals are (float, or
+// normalized byte/short); a tangent of another type is ignored with a warning.
+enum class Attribute { position, normal, texcoord, tangent };
 
 bool allowed_type(Attribute attribute, int type, bool normalized) {
     if (type == TINYGLTF_COMPONENT_TYPE_FLOAT)
         return !normalized;
     bool integer = type == TINYGLTF_COMPONENT_TYPE_BYTE || type == TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE ||
                    type == TINYGLTF_COMPONENT_TYPE_SHORT || type == TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT;
-    if (attribute == Attribute::normal)  // unit vectors: only signed normalized
+    if (attribute == Attribute::normal || attribute == Attribute::tangent)  // unit vectors: only signed normalized
         return normalized && (type == TINYGLTF_COMPONENT_TYPE_BYTE || type == TINYGLTF_COMPONENT_TYPE_SHORT);
     return integer;
 }
@@ -612,7 +612,7 @@ std::vector<float> read_floats(const Model& model, int index, int components, At
     int type = accessor.componentType;
     if (component_count(accessor.type) != components || !allowed_type(attribute, type, accessor.normalized))
         fail(who, ": accessor ", index, " must be float VEC", components,
-             attribute == Attribute::normal ? " or normalized byte/short (KHR_mesh_quantization)"
+             attribute == Attribute::normal || attribute == Attribute::tangent ? " or normalized byte/short (KHR_mesh_quantization)"
                                             : " or byte/short, normalized or not (KHR_mesh_quantization)",
              ", not component type ", type, accessor.normalized ? " normalized" : "");
     std::vector<uint8_t> raw = read_accessor(model, index, who);
@@ -874,15 +874,11 @@ std::vector<uint32_t> primitive_indices(const Model& model, const tinygltf::Prim
     return indices;
 }
 
-// The base colour texture's KHR_texture_transform as a 2D affine map (identity without one).
-// gltfpack stores quantized texture coordinates with their dequantization here (offset = the UV
-// minimum, scale = the UV range), so it is applied to the primitive's UVs at load: every primitive
-// gets its own vertices, and the base colour texture is the only texture the renderer samples.
-glm::mat3 uv_transform(const Model& model, int material) {
-    if (material < 0 || size_t(material) >= model.materials.size())
-        return glm::mat3(1.0f);
-    const tinygltf::Value* transform =
-        extension(model.materials[material].pbrMetallicRoughness.baseColorTexture.extensions, "KHR_texture_transform");
+// A texture slot's KHR_texture_transform as a 2D affine map (identity without one), applied in the
+// shader to the slot's own texCoord set (shaders/material.glsl). gltfpack stores quantized texture
+// coordinates with their dequantization here (offset = the UV minimum, scale = the UV range).
+glm::mat3 uv_transform(const tinygltf::ExtensionMap& extensions) {
+    const tinygltf::Value* transform = extension(extensions, "KHR_texture_transform");
     if (!transform)
         return glm::mat3(1.0f);
     auto pair = [&](const char* key, double fallback) {
@@ -896,7 +892,8 @@ glm::mat3 uv_transform(const Model& model, int material) {
         return out;
     };
     glm::vec2 offset = pair("offset", 0.0), scale = pair("scale", 1.0);
-    float rotation = float(number(*transform, "rotation", 0.0));
+    double rotation_value = number(*transform, "rotation", 0.0);
+    float rotation = std::isfinite(rotation_value) ? float(rotation_value) : 0.0f;
     float c = std::cos(rotation), s = std::sin(rotation);
     // translation * rotation * scale, as the extension's GLSL writes it (columns below).
     return glm::mat3(glm::vec3(c * scale.x, s * scale.x, 0.0f), glm::vec3(-s * scale.y, c * scale.y, 0.0f),
@@ -933,6 +930,21 @@ void check_limits(const Model& model, const tinygltf::Primitive& primitive, int 
         fail(who, ": scene exceeds 1 GiB of index data (", list_size, " more indices)");
 }
 
+// TANGENT (VEC4: xyz and the bitangent's sign), or empty: absent, or of a type glTF does not allow
+// (then a warning: the material's normal map takes the derivative frame).
+std::vector<float> read_tangents(const Model& model, const tinygltf::Primitive& primitive, size_t vertex_count,
+                                 const std::string& who, Scene& scene) {
+    auto it = primitive.attributes.find("TANGENT");
+    if (it == primitive.attributes.end())
+        return {};
+    const tinygltf::Accessor& accessor = accessor_at(model, it->second, who + " TANGENT");
+    if (component_count(accessor.type) != 4 || !allowed_type(Attribute::tangent, accessor.componentType, accessor.normalized)) {
+        scene.warnings.push_back(who + ": TANGENT must be float or normalized byte/short VEC4; normals mapped without it");
+        return {};
+    }
+    return read_attribute(model, primitive, "TANGENT", 4, Attribute::tangent, vertex_count, who);
+}
+
 // Appends one primitive's vertices and indices; returns false when it has nothing to draw.
 bool load_primitive(const Model& model, const tinygltf::Primitive& primitive, const std::string& who,
                     Scene& scene) {
@@ -948,6 +960,8 @@ bool load_primitive(const Model& model, const tinygltf::Primitive& primitive, co
             fail(who, ": POSITION contains a non-finite value");
     std::vector<float> normals = read_attribute(model, primitive, "NORMAL", 3, Attribute::normal, vertex_count, who);
     std::vector<float> uvs = read_attribute(model, primitive, "TEXCOORD_0", 2, Attribute::texcoord, vertex_count, who);
+    std::vector<float> uvs1 = read_attribute(model, primitive, "TEXCOORD_1", 2, Attribute::texcoord, vertex_count, who);
+    std::vector<float> tangents = read_tangents(model, primitive, vertex_count, who, scene);
     std::vector<uint32_t> triangles =
         to_triangle_list(primitive_indices(model, primitive, vertex_count, who), primitive.mode);
     if (triangles.empty())
@@ -956,10 +970,11 @@ bool load_primitive(const Model& model, const tinygltf::Primitive& primitive, co
     // Quantized normals (KHR_mesh_quantization) are a rounding away from unit length.
     bool quantized_normals = !normals.empty() && accessor_at(model, primitive.attributes.at("NORMAL"), who).componentType !=
                                                      TINYGLTF_COMPONENT_TYPE_FLOAT;
-    glm::mat3 uv_map = uv_transform(model, primitive.material);
     size_t base = scene.vertices.size();
     scene.vertices.resize(base + vertex_count);  // value-initialised: missing UVs are zero
+    scene.vertex_materials.resize(base + vertex_count);  // no tangent (w = 0), TEXCOORD_1 zero
     Vertex* vertices = scene.vertices.data() + base;
+    VertexMaterial* extras = scene.vertex_materials.data() + base;
     for (size_t v = 0; v < vertex_count; ++v) {
         vertices[v].position = {positions[v * 3], positions[v * 3 + 1], positions[v * 3 + 2]};
         if (!normals.empty()) {
@@ -967,8 +982,18 @@ bool load_primitive(const Model& model, const tinygltf::Primitive& primitive, co
             float length = glm::length(n);
             vertices[v].normal = quantized_normals && length > 0.0f ? n / length : n;
         }
+        // Texture transforms are the material's, per slot, applied in the shader.
         if (!uvs.empty())
-            vertices[v].uv = glm::vec2(uv_map * glm::vec3(uvs[v * 2], uvs[v * 2 + 1], 1.0f));
+            vertices[v].uv = {uvs[v * 2], uvs[v * 2 + 1]};
+        if (!uvs1.empty())
+            extras[v].uv1 = {uvs1[v * 2], uvs1[v * 2 + 1]};
+        if (!tangents.empty()) {
+            glm::vec3 t(tangents[v * 4], tangents[v * 4 + 1], tangents[v * 4 + 2]);
+            float length = glm::length(t);
+            // w is +-1 in a valid file; a zero-length tangent leaves the derivative frame (w = 0).
+            if (length > 0.0f)
+                extras[v].tangent = glm::vec4(t / length, tangents[v * 4 + 3] < 0.0f ? -1.0f : 1.0f);
+        }
     }
     if (normals.empty())
         compute_normals(vertices, vertex_count, triangles);
@@ -1060,22 +1085,25 @@ bool decode_image(const Model& model, int index, Texture& texture, std::vector<s
     return true;
 }
 
-// Scene texture index for glTF image `source`, or -1; decodes each image once.
-int image_texture(const Model& model, int source, std::map<int, int>& image_textures, Scene& scene) {
-    if (auto it = image_textures.find(source); it != image_textures.end())
+// Scene texture index for glTF image `source` as colour (sRGB) or data (linear), or -1; decodes each
+// image once per colour space (an image both slots use is two textures: they filter differently).
+int image_texture(const Model& model, int source, bool srgb, std::map<int, int>& image_textures, Scene& scene) {
+    int key = source * 2 + (srgb ? 1 : 0);
+    if (auto it = image_textures.find(key); it != image_textures.end())
         return it->second;
     Texture texture;
     int result = -1;
     if (decode_image(model, source, texture, scene.warnings)) {
+        texture.srgb = srgb;
         result = int(scene.textures.size());
         scene.textures.push_back(std::move(texture));
     }
-    image_textures[source] = result;  // remember failures too, so each warns once
+    image_textures[key] = result;  // remember failures too, so each warns once
     return result;
 }
 
 // Scene texture index for glTF texture `index`, or -1.
-int load_texture(const Model& model, int index, const std::string& who, std::map<int, int>& image_textures,
+int load_texture(const Model& model, int index, bool srgb, const std::string& who, std::map<int, int>& image_textures,
                  Scene& scene) {
     if (index < 0 || size_t(index) >= model.textures.size()) {
         scene.warnings.push_back(who + ": texture " + std::to_string(index) + " out of range; texture ignored");
@@ -1088,7 +1116,7 @@ int load_texture(const Model& model, int index, const std::string& who, std::map
     // loaders without WebP, used here when the WebP image does not decode.
     if (const tinygltf::Value* webp = extension(gltf_texture.extensions, "EXT_texture_webp");
         webp && webp->Has("source") && webp->Get("source").IsInt() && usable(webp->Get("source").GetNumberAsInt())) {
-        int result = image_texture(model, webp->Get("source").GetNumberAsInt(), image_textures, scene);
+        int result = image_texture(model, webp->Get("source").GetNumberAsInt(), srgb, image_textures, scene);
         if (result != -1 || !usable(source))
             return result;
     } else if (source == -1 && extension(gltf_texture.extensions, "KHR_texture_basisu")) {
@@ -1100,51 +1128,72 @@ int load_texture(const Model& model, int index, const std::string& who, std::map
         scene.warnings.push_back(who + ": texture " + std::to_string(index) + " has no usable image; texture ignored");
         return -1;
     }
-    return image_texture(model, source, image_textures, scene);
+    return image_texture(model, source, srgb, image_textures, scene);
+}
+
+// A texture slot: the scene texture (or -1), its texCoord set and KHR_texture_transform. texCoord
+// 0 and 1 are read; any other set is drawn with TEXCOORD_0 (a warning).
+int load_slot(const Model& model, int index, int texcoord, const tinygltf::ExtensionMap& extensions, bool srgb,
+              const std::string& slot, const std::string& who, std::map<int, int>& image_textures, Scene& scene,
+              TextureUv& uv) {
+    if (index == -1)
+        return -1;
+    uv.map = uv_transform(extensions);
+    uv.texcoord = texcoord == 1 ? 1 : 0;
+    if (texcoord != 0 && texcoord != 1)
+        scene.warnings.push_back(who + ": " + slot + " texture is drawn with TEXCOORD_0, not TEXCOORD_" +
+                                 std::to_string(texcoord));
+    // KHR_texture_transform's own texCoord overrides the texture info's.
+    if (const tinygltf::Value* transform = extension(extensions, "KHR_texture_transform");
+        transform && transform->Has("texCoord") && transform->Get("texCoord").IsInt())
+        uv.texcoord = transform->Get("texCoord").GetNumberAsInt() == 1 ? 1 : 0;
+    return load_texture(model, index, srgb, who, image_textures, scene);
 }
 
 void load_materials(const Model& model, Scene& scene) {
     scene.materials.push_back(Material{});  // the default: white, untextured
     std::map<int, int> image_textures;
+    auto finite_or = [](double v, float fallback) { return std::isfinite(v) ? float(v) : fallback; };
     for (size_t m = 0; m < model.materials.size(); ++m) {
         std::string who = "material " + std::to_string(m);
-        const tinygltf::PbrMetallicRoughness& pbr = model.materials[m].pbrMetallicRoughness;
+        const tinygltf::Material& gm = model.materials[m];
+        const tinygltf::PbrMetallicRoughness& pbr = gm.pbrMetallicRoughness;
         Material material;
         if (pbr.baseColorFactor.size() == 4)
             material.base_color_factor = glm::vec4(pbr.baseColorFactor[0], pbr.baseColorFactor[1],
                                                    pbr.baseColorFactor[2], pbr.baseColorFactor[3]);
         else
             scene.warnings.push_back(who + ": baseColorFactor must have 4 numbers; using white");
-        if (pbr.baseColorTexture.index != -1) {
-            material.base_color_texture = load_texture(model, pbr.baseColorTexture.index, who, image_textures, scene);
-            if (pbr.baseColorTexture.texCoord != 0)
-                scene.warnings.push_back(who + ": base colour texture is drawn with TEXCOORD_0, not TEXCOORD_" +
-                                         std::to_string(pbr.baseColorTexture.texCoord));
-        }
-        const tinygltf::Material& material_json = model.materials[m];
-        if (material_json.emissiveFactor.size() == 3) {
+        auto slot = [&](const auto& info, bool srgb, const char* name, MaterialSlot s) {
+            return load_slot(model, info.index, info.texCoord, info.extensions, srgb, name, who, image_textures, scene,
+                             material.uv[s]);
+        };
+        material.base_color_texture = slot(pbr.baseColorTexture, true, "base colour", kSlotBaseColor);
+        material.metallic_roughness_texture = slot(pbr.metallicRoughnessTexture, false, "metallic-roughness", kSlotMetallicRoughness);
+        material.normal_texture = slot(gm.normalTexture, false, "normal", kSlotNormal);
+        material.normal_scale = finite_or(gm.normalTexture.scale, 1.0f);
+        material.occlusion_texture = slot(gm.occlusionTexture, false, "occlusion", kSlotOcclusion);
+        material.occlusion_strength = std::clamp(finite_or(gm.occlusionTexture.strength, 1.0f), 0.0f, 1.0f);
+        if (gm.emissiveFactor.size() == 3) {
             for (int c = 0; c < 3; ++c) {
-                double v = material_json.emissiveFactor[c];
+                double v = gm.emissiveFactor[c];
                 material.emissive[c] = std::isfinite(v) ? std::clamp(float(v), 0.0f, 1.0f) : 0.0f;
             }
-        } else if (!material_json.emissiveFactor.empty()) {
+        } else if (!gm.emissiveFactor.empty()) {
             scene.warnings.push_back(who + ": emissiveFactor must have 3 numbers; no emission");
         }
-        if (const tinygltf::Value* strength = extension(material_json.extensions, "KHR_materials_emissive_strength"))
+        if (const tinygltf::Value* strength = extension(gm.extensions, "KHR_materials_emissive_strength"))
             material.emissive *= float(std::max(0.0, number(*strength, "emissiveStrength", 1.0)));
-        if (material_json.emissiveTexture.index != -1) {
-            material.emissive_texture = load_texture(model, material_json.emissiveTexture.index, who, image_textures, scene);
-            if (material_json.emissiveTexture.texCoord != 0)
-                scene.warnings.push_back(who + ": emissive texture is drawn with TEXCOORD_0, not TEXCOORD_" +
-                                         std::to_string(material_json.emissiveTexture.texCoord));
-        }
+        material.emissive_texture = slot(gm.emissiveTexture, true, "emissive", kSlotEmissive);
         auto unit = [](double v) { return std::isfinite(v) ? std::clamp(float(v), 0.0f, 1.0f) : 1.0f; };
         material.metallic = unit(pbr.metallicFactor);
         material.roughness = unit(pbr.roughnessFactor);
-        const tinygltf::Material& gm = model.materials[m];
         if (gm.alphaMode == "MASK") {
             // A cutoff of 0 would keep every texel; the smallest positive float keeps "is a mask".
             material.alpha_cutoff = std::isfinite(gm.alphaCutoff) ? std::clamp(float(gm.alphaCutoff), 1e-6f, 1.0f) : 0.5f;
+            // The alpha test (depth pre-pass, rasterizers, any-hit) reads TEXCOORD_0 only.
+            if (material.base_color_texture >= 0 && material.uv[kSlotBaseColor].texcoord == 1)
+                scene.warnings.push_back(who + ": alpha-masked base colour on TEXCOORD_1: holes are cut with TEXCOORD_0");
         } else if (gm.alphaMode != "OPAQUE" && gm.alphaMode != "BLEND") {
             scene.warnings.push_back(who + ": unknown alphaMode '" + gm.alphaMode + "'; drawn opaque");
         }

@@ -99,6 +99,8 @@ void replicate_grid(Scene& scene, uint32_t n, bool unique_meshes) {
         scene.meshes.reserve(size_t(mesh_count) * copies);
         for (uint64_t c = 1; c < copies; ++c) {
             for (uint32_t v = 0; v < vertex_count; ++v) scene.vertices.push_back(scene.vertices[v]);
+            if (scene.vertex_materials.size() == vertex_count)
+                for (uint32_t v = 0; v < vertex_count; ++v) scene.vertex_materials.push_back(scene.vertex_materials[v]);
             for (uint32_t i = 0; i < index_count; ++i)
                 scene.indices.push_back(scene.indices[i] + uint32_t(c) * vertex_count);
             for (uint32_t m = 0; m < mesh_count; ++m) {

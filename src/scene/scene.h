@@ -17,6 +17,16 @@ struct Vertex {
 };
 static_assert(sizeof(Vertex) == 32);
 
+// The attributes only materials read, in a stream of their own beside Scene::vertices (same index),
+// so every pass that reads positions keeps its 32-byte vertex: glTF TANGENT (xyz, w the bitangent's
+// sign; w = 0 where the primitive has none: the shader builds a frame from derivatives) and TEXCOORD_1.
+struct VertexMaterial {
+    glm::vec4 tangent{0.0f};
+    glm::vec2 uv1{0.0f};
+    glm::vec2 pad{0.0f};
+};
+static_assert(sizeof(VertexMaterial) == 32);
+
 // One image at its own size, as decoded; the renderer adds its mip chain (scene/texture_mips.h).
 struct Texture {
     int width = 0;
@@ -25,11 +35,27 @@ struct Texture {
     bool srgb = true;           // colour (sRGB-encoded, base colour): sampled and filtered in linear light
 };
 
+// Where a texture slot reads its coordinates: the glTF texCoord set (TEXCOORD_0 or TEXCOORD_1) and
+// its KHR_texture_transform (identity without one), applied in the shader per slot
+// (shaders/material.glsl): uv' = map * (uv, 1).
+struct TextureUv {
+    glm::mat3 map{1.0f};
+    int texcoord = 0;
+};
+
+// A material's texture slots, in GpuDraw::uv_transform order.
+enum MaterialSlot { kSlotBaseColor, kSlotMetallicRoughness, kSlotNormal, kSlotOcclusion, kSlotEmissive, kSlotCount };
+
 struct Material {
     glm::vec4 base_color_factor{1.0f};
     int base_color_texture = -1;  // index into Scene::textures, -1 for none
-    float metallic = 1.0f;        // glTF metallicFactor / roughnessFactor (their defaults): drive the
-    float roughness = 1.0f;       // ray-traced reflections (docs/ray-tracing.md)
+    float metallic = 1.0f;        // glTF metallicFactor / roughnessFactor (their defaults), times the
+    float roughness = 1.0f;       // metallic-roughness texture's B and G where there is one
+    int metallic_roughness_texture = -1;  // linear data: G roughness, B metallic
+    int normal_texture = -1;              // linear data: tangent-space normal, +Y up (glTF)
+    float normal_scale = 1.0f;            // normalTexture.scale: x and y of the sampled normal
+    int occlusion_texture = -1;           // linear data: R ambient occlusion
+    float occlusion_strength = 1.0f;      // occlusionTexture.strength: 1 + strength x (R - 1)
     // glTF alphaMode MASK: texels whose alpha (texture times factor) is below the cutoff are holes,
     // in the depth pre-pass and for every ray. 0: opaque (OPAQUE, and BLEND, drawn opaque).
     float alpha_cutoff = 0.0f;
@@ -37,6 +63,7 @@ struct Material {
     // times the emissive texture (sRGB colour) where there is one.
     glm::vec3 emissive{0.0f};
     int emissive_texture = -1;
+    TextureUv uv[kSlotCount];  // per slot: its texCoord set and KHR_texture_transform
 };
 
 // Levels of detail per mesh (docs/lod.md): level 0 is the mesh itself, each further level about
@@ -70,6 +97,9 @@ struct MeshInstance {
 struct Scene {
     std::string path;
     std::vector<Vertex> vertices;
+    // Empty, or one per vertex: tangents and second UVs (a scene made without them draws with
+    // none: the derivative frame and TEXCOORD_1 = 0).
+    std::vector<VertexMaterial> vertex_materials;
     std::vector<uint32_t> indices;
     std::vector<Mesh> meshes;
     std::vector<MeshInstance> instances;

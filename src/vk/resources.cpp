@@ -517,18 +517,23 @@ VkPipeline compile_graphics_pipeline(const Context& ctx, const GraphicsDesc& des
         stages.push_back(s);
     }
 
-    VkVertexInputBindingDescription binding{0, 32 /* sizeof(Vertex), scene/scene.h */, VK_VERTEX_INPUT_RATE_VERTEX};
-    VkVertexInputAttributeDescription attributes[3] = {
+    VkVertexInputBindingDescription bindings[2] = {
+        {0, 32 /* sizeof(Vertex), scene/scene.h */, VK_VERTEX_INPUT_RATE_VERTEX},
+        {1, 32 /* sizeof(VertexMaterial) */, VK_VERTEX_INPUT_RATE_VERTEX},
+    };
+    VkVertexInputAttributeDescription attributes[5] = {
         {0, 0, VK_FORMAT_R32G32B32_SFLOAT, 0},
         {1, 0, VK_FORMAT_R32G32B32_SFLOAT, 12},
         {2, 0, VK_FORMAT_R32G32_SFLOAT, 24},
+        {3, 1, VK_FORMAT_R32G32B32A32_SFLOAT, 0},  // tangent
+        {4, 1, VK_FORMAT_R32G32_SFLOAT, 16},       // TEXCOORD_1
     };
     // 2: position and uv (locations 0 and 2), no normal.
     if (desc.vertex_attributes == 2) attributes[1] = attributes[2];
     VkPipelineVertexInputStateCreateInfo vertex_input{VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO};
     if (desc.vertex_attributes) {
-        vertex_input.vertexBindingDescriptionCount = 1;
-        vertex_input.pVertexBindingDescriptions = &binding;
+        vertex_input.vertexBindingDescriptionCount = desc.vertex_attributes == 5 ? 2 : 1;
+        vertex_input.pVertexBindingDescriptions = bindings;
         vertex_input.vertexAttributeDescriptionCount = desc.vertex_attributes;
         vertex_input.pVertexAttributeDescriptions = attributes;
     }

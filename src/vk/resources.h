@@ -184,7 +184,8 @@ struct GraphicsDesc {
     VkFormat depth_format = VK_FORMAT_UNDEFINED;
     VkCompareOp depth_compare = VK_COMPARE_OP_GREATER_OR_EQUAL;  // reversed Z
     bool depth_write = true;
-    uint32_t vertex_attributes = 3;  // of the scene's Vertex at binding 0: 3 all, 2 position and uv, 1 position only, 0 none
+    uint32_t vertex_attributes = 3;  // of the scene's Vertex at binding 0: 3 all, 2 position and uv, 1 position only, 0 none;
+                                   // 5: all, and binding 1's VertexMaterial (tangent, TEXCOORD_1: scene.vert.forward)
     VkCullModeFlags cull_mode = VK_CULL_MODE_BACK_BIT;
     VkPrimitiveTopology topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST;
     uint32_t patch_control_points = 0;  // > 0: tessellation

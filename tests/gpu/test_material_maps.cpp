@@ -1,0 +1,367 @@
+// The metallic-roughness material's maps (shaders/material.glsl, docs/materials.md): normal maps
+// (TANGENT and the derivative frame), metallic-roughness, occlusion and emissive textures, and each
+// slot's own texCoord set and KHR_texture_transform, in forward and both visibility variants, on
+// both geometry paths where the device draws meshlets. The oracle is the CPU: the plane's uv at a
+// pixel (ray cast), each slot's texel lookup (its set, its transform, the texture's blocks), glTF's
+// BRDF under the frame's sun and sky (the specification's formulas, written again here), compared
+// per pixel where every slot's lookup lies a texel inside one block (the filter blends at block
+// edges). Generated scenes, no file; 320x180, no point lights.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+
+#include "gpu/harness.h"
+#include "gpu/light_frame.h"
+#include "render/tonemap.h"
+#include "scene/texture_mips.h"
+
+namespace material_maps_tests {
+
+constexpr VkExtent2D kSize{320, 180};
+constexpr int kTexels = 16;  // every texture: 16 x 16 texels, four 8 x 8 blocks
+
+// A texture of four blocks (index x / 8 + 2 (y / 8)) of the given RGBA colours, colour or data.
+Texture blocks(const std::array<glm::u8vec4, 4>& colours, bool srgb) {
+    Texture t;
+    t.width = t.height = kTexels;
+    t.srgb = srgb;
+    for (int y = 0; y < kTexels; ++y)
+        for (int x = 0; x < kTexels; ++x) {
+            glm::u8vec4 c = colours[(x / 8) + 2 * (y / 8)];
+            t.rgba.insert(t.rgba.end(), {c.r, c.g, c.b, c.a});
+        }
+    return t;
+}
+
+// A tangent-space normal as texel bytes (x, y, z in [-1, 1] to [0, 255]).
+glm::u8vec4 normal_texel(glm::vec3 n) {
+    n = glm::normalize(n);
+    return glm::u8vec4(glm::round((n * 0.5f + 0.5f) * 255.0f), 255);
+}
+
+// The textures the tests use, in this order in Scene::textures.
+enum TextureId { kBase, kMetallicRoughness, kNormal, kOcclusion, kEmissive };
+const std::array<glm::u8vec4, 4> kBaseBlocks = {glm::u8vec4{200, 200, 200, 255}, {230, 120, 40, 255}, {60, 140, 220, 255}, {200, 200, 200, 255}};
+// G roughness, B metallic: block 0 neutral (1, 1 times the factors below).
+const std::array<glm::u8vec4, 4> kMrBlocks = {glm::u8vec4{0, 255, 255, 255}, {0, 160, 255, 255}, {0, 255, 0, 255}, {0, 200, 128, 255}};
+const std::array<glm::u8vec4, 4> kNormalBlocks = {normal_texel({0, 0, 1}), normal_texel({0.6f, 0, 0.8f}), normal_texel({0, 0.6f, 0.8f}),
+                                                  normal_texel({-0.4f, -0.5f, 0.77f})};
+const std::array<glm::u8vec4, 4> kOcclusionBlocks = {glm::u8vec4{255, 0, 0, 255}, {40, 0, 0, 255}, {255, 0, 0, 255}, {150, 0, 0, 255}};
+const std::array<glm::u8vec4, 4> kEmissiveBlocks = {glm::u8vec4{0, 0, 0, 255}, {255, 128, 0, 255}, {0, 0, 0, 255}, {64, 255, 255, 255}};
+
+// A 40 x 40 plane at y = 0, TEXCOORD_0 = (x, z) / 4, TEXCOORD_1 = (z, -x) / 3 + (0.25, 0.5) (another
+// scale and a quarter turn, so a slot on the wrong set is caught), TANGENT +x with w = 1 where asked.
+Scene mapped_plane(bool tangents) {
+    Scene scene;
+    const float half = 20.0f;
+    for (float z : {-half, half})
+        for (float x : {-half, half}) {
+            scene.vertices.push_back(Vertex{{x, 0.0f, z}, {0.0f, 1.0f, 0.0f}, {x / 4.0f, z / 4.0f}});
+            VertexMaterial m;
+            m.tangent = tangents ? glm::vec4(1.0f, 0.0f, 0.0f, 1.0f) : glm::vec4(0.0f);
+            m.uv1 = glm::vec2(z, -x) / 3.0f + glm::vec2(0.25f, 0.5f);
+            scene.vertex_materials.push_back(m);
+        }
+    scene.indices = {0, 2, 3, 0, 3, 1};  // counter-clockwise seen from above
+    scene.meshes.push_back({0, 6, 1});
+    scene.materials.push_back(Material{});
+    Material m;
+    m.base_color_factor = glm::vec4(0.9f, 0.85f, 0.8f, 1.0f);
+    m.metallic = 0.0f;
+    m.roughness = 1.0f;  // times the texture's G (at least 160/255): no highlight too sharp to compare
+    scene.materials.push_back(m);
+    scene.instances.push_back({0, glm::mat4(1.0f)});
+    scene.textures = {blocks(kBaseBlocks, true), blocks(kMrBlocks, false), blocks(kNormalBlocks, false),
+                      blocks(kOcclusionBlocks, false), blocks(kEmissiveBlocks, true)};
+    update_bounds(scene);
+    return scene;
+}
+
+Camera above_camera() {
+    Camera camera;
+    camera.position = {0.0f, 12.0f, 4.0f};
+    camera.target = {0.0f, 0.0f, 0.0f};
+    camera.far_plane = 100.0f;
+    return camera;
+}
+
+enum class Path { forward, quads, analytic };
+const char* path_name(Path p) { return p == Path::forward ? "forward" : p == Path::quads ? "visibility, quad-swap" : "visibility, analytic"; }
+
+struct Frame {
+    std::vector<float> hdr;
+    FrameUniforms uniforms;
+};
+
+Frame render(const Scene& scene, Path path, Geometry geometry = Geometry::indexed) {
+    const Context& ctx = test_context();
+    PlanRequest request;
+    request.shading = path == Path::forward ? Shading::forward : Shading::visibility;
+    request.geometry = geometry;
+    request[PassId::exposure] = Request::off;
+    request[PassId::ray_trace] = Request::off;
+    RendererConfig config;
+    config.extent = kSize;
+    config.lights = 0;  // the sun and the sky: the CPU shades with the frame's constants
+    config.plan = make_plan(ctx.subgroup, ctx.features, request);
+    if (path == Path::analytic) config.plan.shading.derivatives = Variant::fallback;
+    Renderer renderer(ctx, scene, config);
+    VkCommandBuffer cmd = begin_one_shot(ctx);
+    renderer.record(cmd, 0, 0, above_camera());
+    end_one_shot(ctx, cmd);
+    EXPECT_EQ(config.plan.geometry, geometry);
+    return {halves_to_floats(renderer.read_hdr()), renderer.frame_uniforms(0, above_camera())};
+}
+
+// Where pixel (x, y) sees the plane y = 0 (double precision ray cast).
+glm::dvec3 plane_point(uint32_t x, uint32_t y) {
+    Camera camera = above_camera();
+    glm::dmat4 inverse = glm::inverse(glm::dmat4(camera.projection(float(kSize.width) / float(kSize.height))) * glm::dmat4(camera.view()));
+    glm::dvec2 ndc((x + 0.5) / kSize.width * 2.0 - 1.0, (y + 0.5) / kSize.height * 2.0 - 1.0);
+    glm::dvec4 a = inverse * glm::dvec4(ndc, 1.0, 1.0), b = inverse * glm::dvec4(ndc, 0.5, 1.0);
+    glm::dvec3 p = glm::dvec3(a) / a.w, q = glm::dvec3(b) / b.w;
+    return p + (q - p) * (p.y / (p.y - q.y));
+}
+
+// One slot's lookup: its set's uv through its transform, in texels; the block, or -1 within a texel
+// of a block's edge (where bilinear filtering and the mips blend two blocks).
+int slot_block(const Material& m, MaterialSlot slot, glm::dvec3 point) {
+    glm::dvec2 uv0 = glm::dvec2(point.x, point.z) / 4.0;
+    glm::dvec2 uv1 = glm::dvec2(point.z, -point.x) / 3.0 + glm::dvec2(0.25, 0.5);
+    glm::dvec2 uv = glm::dvec2(glm::dmat3(m.uv[slot].map) * glm::dvec3(m.uv[slot].texcoord == 1 ? uv1 : uv0, 1.0));
+    glm::dvec2 texel = uv * double(kTexels);
+    glm::dvec2 in_block = glm::mod(texel, 8.0);
+    if (glm::any(glm::lessThan(in_block, glm::dvec2(1.0))) || glm::any(glm::greaterThan(in_block, glm::dvec2(7.0)))) return -1;
+    glm::ivec2 t = glm::ivec2(glm::mod(texel, double(kTexels)));
+    return t.x / 8 + 2 * (t.y / 8);
+}
+
+double decode(uint8_t c, bool srgb) { return srgb ? srgb_to_linear(c / 255.0f) : c / 255.0; }
+
+// glTF 2.0's BRDF (specification appendix B), times pi as the renderer's lights are: the CPU's own
+// writing of it. n the shading normal, v towards the eye, l towards the light.
+glm::dvec3 brdf_lit(glm::dvec3 diffuse, glm::dvec3 f0, double alpha, glm::dvec3 n, glm::dvec3 v, glm::dvec3 l) {
+    double nl = glm::dot(n, l);
+    if (nl <= 0.0) return glm::dvec3(0.0);
+    double nv = std::max(glm::dot(n, v), 1e-4);
+    glm::dvec3 h = glm::normalize(l + v);
+    double nh = std::max(glm::dot(n, h), 0.0), vh = std::max(glm::dot(v, h), 0.0);
+    glm::dvec3 f = f0 + (1.0 - f0) * std::pow(1.0 - vh, 5.0);
+    double a2 = alpha * alpha;
+    double d = nh * nh * (a2 - 1.0) + 1.0;
+    double vis = 0.5 / (nl * std::sqrt(nv * nv * (1.0 - a2) + a2) + nv * std::sqrt(nl * nl * (1.0 - a2) + a2));
+    return nl * ((1.0 - f) * diffuse + f * (a2 / (d * d)) * vis);
+}
+// The sky: diffuse plus Karis' fit of the environment BRDF (shading.glsl cites it).
+glm::dvec3 brdf_ambient(glm::dvec3 diffuse, glm::dvec3 f0, double roughness, double nv) {
+    glm::dvec4 r = roughness * glm::dvec4(-1.0, -0.0275, -0.572, 0.022) + glm::dvec4(1.0, 0.0425, 1.04, -0.04);
+    double a004 = std::min(r.x * r.x, std::exp2(-9.28 * nv)) * r.x + r.y;
+    glm::dvec2 ab = glm::dvec2(-1.04, 1.04) * a004 + glm::dvec2(r.z, r.w);
+    return diffuse + f0 * ab.x + ab.y;
+}
+
+// The CPU's colour of the plane at `point`, or nullopt where a slot's lookup is at a block edge.
+std::optional<glm::dvec3> cpu_shade(const Scene& scene, const FrameUniforms& u, glm::dvec3 point) {
+    const Material& m = scene.materials[1];
+    auto texel = [&](int texture, MaterialSlot slot, int& block) -> glm::dvec4 {
+        if (texture < 0) return glm::dvec4(1.0);
+        block = slot_block(m, slot, point);
+        if (block < 0) return glm::dvec4(-1.0);
+        const Texture& t = scene.textures[texture];
+        int x = (block % 2) * 8 + 3, y = (block / 2) * 8 + 3;
+        const uint8_t* c = &t.rgba[(size_t(y) * kTexels + x) * 4];
+        return glm::dvec4(decode(c[0], t.srgb), decode(c[1], t.srgb), decode(c[2], t.srgb), c[3] / 255.0);
+    };
+    int bad = 0, block = 0;
+    auto lookup = [&](int texture, MaterialSlot slot) {
+        block = 0;
+        glm::dvec4 v = texel(texture, slot, block);
+        bad |= block < 0;
+        return v;
+    };
+    glm::dvec4 base = lookup(m.base_color_texture, kSlotBaseColor) * glm::dvec4(m.base_color_factor);
+    glm::dvec4 mr = lookup(m.metallic_roughness_texture, kSlotMetallicRoughness);
+    glm::dvec4 nt = lookup(m.normal_texture, kSlotNormal);
+    glm::dvec4 ao = lookup(m.occlusion_texture, kSlotOcclusion);
+    glm::dvec4 em = lookup(m.emissive_texture, kSlotEmissive);
+    if (bad) return std::nullopt;
+    double metallic = m.metallic * mr.b, roughness = m.roughness * mr.g;
+    double occlusion = 1.0 + m.occlusion_strength * (ao.r - 1.0);
+    // The plane's frame: T = +x (TANGENT, and dP/du of TEXCOORD_0), B = cross(N, T) = -z; the
+    // normal slot's transform turns and scales the frame with its uv.
+    glm::dvec3 n(0.0, 1.0, 0.0);
+    if (m.normal_texture >= 0) {
+        glm::dvec3 tn = glm::dvec3(nt) * 2.0 - 1.0;
+        tn.x *= m.normal_scale;
+        tn.y *= m.normal_scale;
+        // Gradients of the slot's u and v on the plane: the transform's rows times d(uv set)/d(x, z).
+        const TextureUv& slot = m.uv[kSlotNormal];
+        glm::dmat2 set_gradient = slot.texcoord == 1 ? glm::dmat2(glm::dvec2(0.0, -1.0 / 3.0), glm::dvec2(1.0 / 3.0, 0.0))  // d(uv1)/d(x, z)
+                                                     : glm::dmat2(glm::dvec2(0.25, 0.0), glm::dvec2(0.0, 0.25));
+        glm::dmat2 g = glm::dmat2(glm::dmat3(slot.map)) * set_gradient;  // columns: d(u, v)/dx, d(u, v)/dz
+        glm::dvec3 grad_u(g[0].x, 0.0, g[1].x), grad_v(g[0].y, 0.0, g[1].y);
+        glm::dvec3 t, b;
+        if (scene.vertex_materials.empty() || scene.vertex_materials[0].tangent.w == 0.0f) {
+            // Schüler's cotangent frame: the gradients, scaled so the larger is unit; +Y is -v.
+            double scale = 1.0 / std::sqrt(std::max(glm::dot(grad_u, grad_u), glm::dot(grad_v, grad_v)));
+            t = grad_u * scale;
+            b = -grad_v * scale;
+        } else {
+            t = glm::dvec3(1.0, 0.0, 0.0);
+            b = glm::cross(n, t);
+        }
+        n = glm::normalize(t * tn.x + b * tn.y + n * tn.z);
+    }
+    glm::dvec3 v = glm::normalize(glm::dvec3(u.camera_position) - point);
+    glm::dvec3 diffuse = glm::dvec3(base) * (1.0 - metallic);
+    glm::dvec3 f0 = glm::mix(glm::dvec3(0.04), glm::dvec3(base), metallic);
+    double alpha = std::max(roughness * roughness, 0.002);
+    double sky = 0.5 + 0.5 * n.y;
+    glm::dvec3 color = glm::dvec3(u.ambient) * (sky * occlusion) * brdf_ambient(diffuse, f0, roughness, std::max(glm::dot(n, v), 0.0)) +
+                       glm::dvec3(u.sun_color) * brdf_lit(diffuse, f0, alpha, n, v, glm::dvec3(u.sun_direction));
+    return color + glm::dvec3(m.emissive) * glm::dvec3(em);
+}
+
+struct Check {
+    int compared = 0, wrong = 0;
+    std::string first;
+};
+
+// Every pixel where the CPU can say (all lookups a texel inside a block) within 1% + 2e-3.
+Check against_cpu(const Scene& scene, const Frame& frame) {
+    Check c;
+    for (uint32_t y = 0; y < kSize.height; ++y)
+        for (uint32_t x = 0; x < kSize.width; ++x) {
+            std::optional<glm::dvec3> expected = cpu_shade(scene, frame.uniforms, plane_point(x, y));
+            if (!expected) continue;
+            ++c.compared;
+            const float* got = &frame.hdr[(size_t(y) * kSize.width + x) * 4];
+            for (int k = 0; k < 3; ++k)
+                if (std::abs(got[k] - (*expected)[k]) > 0.01 * (*expected)[k] + 2e-3 && c.wrong++ == 0)
+                    c.first = "pixel (" + std::to_string(x) + ", " + std::to_string(y) + ") channel " + std::to_string(k) + ": " +
+                              std::to_string(got[k]) + ", CPU " + std::to_string((*expected)[k]);
+        }
+    return c;
+}
+
+std::vector<Geometry> geometries() {
+    std::vector<Geometry> out = {Geometry::indexed};
+    if (meshlet_missing(test_context().features).empty()) out.push_back(Geometry::meshlet);
+    return out;
+}
+
+// Forward and both visibility variants on the indexed path; forward and quad swaps on meshlets.
+void expect_cpu_match(const Scene& scene, const char* what, int min_pixels = 3000) {
+    for (Geometry geometry : geometries())
+        for (Path path : {Path::forward, Path::quads, Path::analytic}) {
+            if (geometry == Geometry::meshlet && path == Path::analytic) continue;
+            SCOPED_TRACE(std::string(what) + ", " + path_name(path) + (geometry == Geometry::meshlet ? ", meshlets" : ""));
+            Check c = against_cpu(scene, render(scene, path, geometry));
+            EXPECT_GE(c.compared, min_pixels);
+            EXPECT_EQ(c.wrong, 0) << c.first;
+            printf("%s (%s%s): %d pixels against the CPU, %d channels off\n", what, path_name(path),
+                   geometry == Geometry::meshlet ? ", meshlets" : "", c.compared, c.wrong);
+        }
+}
+
+// A normal-mapped plane under the sun and sky: four tilts (none, +x, +y, and both negative), with
+// the mesh's TANGENT and with the derivative frame (no TANGENT), against the CPU's shading of the
+// same normals. A frame with its bitangent flipped or its axes swapped fails on the tilted blocks.
+TEST(MaterialMaps, NormalMapShadesAsTheCpuWithTangentsAndWithTheDerivativeFrame) {
+    REQUIRE_DRAWING();
+    uint32_t messages = validation_message_count();
+    for (bool tangents : {true, false}) {
+        Scene scene = mapped_plane(tangents);
+        scene.materials[1].normal_texture = kNormal;
+        expect_cpu_match(scene, tangents ? "normal map, TANGENT" : "normal map, derivative frame");
+    }
+    EXPECT_EQ(validation_message_count(), messages);
+}
+
+// Metallic-roughness, occlusion and emission each change the image where their texels say and
+// nowhere else: where a map's texel is neutral (white metallic-roughness and occlusion, black
+// emission) the frame is the one without the map, to the bit; elsewhere the CPU's shading.
+TEST(MaterialMaps, EachMapChangesTheImageWhereItsTexelsSayAndNowhereElse) {
+    REQUIRE_DRAWING();
+    uint32_t messages = validation_message_count();
+    struct Map {
+        const char* name;
+        std::function<void(Material&)> add;
+        std::array<bool, 4> neutral;  // per block: the texel leaves the material as it was
+    };
+    const Map maps[] = {
+        {"metallic-roughness", [](Material& m) { m.metallic_roughness_texture = kMetallicRoughness; }, {true, false, false, false}},
+        {"occlusion", [](Material& m) { m.occlusion_texture = kOcclusion, m.occlusion_strength = 0.8f; }, {true, false, true, false}},
+        {"emissive", [](Material& m) { m.emissive_texture = kEmissive, m.emissive = {2.0f, 1.0f, 0.5f}; }, {true, false, true, false}},
+    };
+    Scene without = mapped_plane(true);
+    without.materials[1].base_color_texture = kBase;
+    without.materials[1].metallic = 1.0f;  // the factor the metallic texel multiplies
+    for (Path path : {Path::forward, Path::quads}) {
+        Frame a = render(without, path);
+        for (const Map& map : maps) {
+            SCOPED_TRACE(std::string(map.name) + ", " + path_name(path));
+            Scene with = without;
+            map.add(with.materials[1]);
+            Frame b = render(with, path);
+            int neutral = 0, changed = 0, moved = 0;
+            for (uint32_t y = 0; y < kSize.height; ++y)
+                for (uint32_t x = 0; x < kSize.width; ++x) {
+                    int block = slot_block(with.materials[1], kSlotBaseColor, plane_point(x, y));
+                    if (block < 0) continue;
+                    size_t at = (size_t(y) * kSize.width + x) * 4;
+                    bool same = a.hdr[at] == b.hdr[at] && a.hdr[at + 1] == b.hdr[at + 1] && a.hdr[at + 2] == b.hdr[at + 2];
+                    if (map.neutral[block]) {
+                        ++neutral;
+                        moved += !same;
+                    } else {
+                        changed += !same;
+                    }
+                }
+            EXPECT_GE(neutral, 3000);
+            EXPECT_EQ(moved, 0) << "pixels changed where the texel is neutral";
+            EXPECT_GE(changed, 3000) << "pixels unchanged where the texel says otherwise";
+            Check c = against_cpu(with, b);
+            EXPECT_GE(c.compared, 3000);
+            EXPECT_EQ(c.wrong, 0) << c.first;
+            printf("%s (%s): %d neutral pixels unchanged, %d changed, %d against the CPU with %d channels off\n", map.name,
+                   path_name(path), neutral, changed, c.compared, c.wrong);
+        }
+    }
+    EXPECT_EQ(validation_message_count(), messages);
+}
+
+// Every slot on its own set and its own KHR_texture_transform (offset, rotation, scale), all five
+// maps at once, against the CPU's lookup of each: a slot that read another's uv, the wrong set, or
+// no transform would put other blocks under the compared pixels. The normal slot reads TEXCOORD_1
+// turned and scaled, without TANGENT: its derivative frame must turn with it.
+TEST(MaterialMaps, EverySlotReadsItsOwnTexCoordThroughItsOwnTransform) {
+    REQUIRE_DRAWING();
+    uint32_t messages = validation_message_count();
+    {
+        Scene scene = mapped_plane(false);  // the normal map's frame from its own set and transform
+        Material& m = scene.materials[1];
+        m.base_color_texture = kBase;
+        m.metallic_roughness_texture = kMetallicRoughness;
+        m.normal_texture = kNormal;
+        m.occlusion_texture = kOcclusion;
+        m.emissive_texture = kEmissive;
+        m.metallic = 0.7f;
+        m.emissive = {1.0f, 0.5f, 0.25f};
+        m.normal_scale = 0.8f;
+        auto transform = [](glm::vec2 offset, float rotation, glm::vec2 scale) {
+            float c = std::cos(rotation), s = std::sin(rotation);
+            return glm::mat3(glm::vec3(c * scale.x, s * scale.x, 0.0f), glm::vec3(-s * scale.y, c * scale.y, 0.0f), glm::vec3(offset, 1.0f));
+        };
+        m.uv[kSlotBaseColor] = {transform({0.1f, 0.3f}, 0.0f, {1.0f, 1.0f}), 1};
+        m.uv[kSlotMetallicRoughness] = {transform({0.0f, 0.0f}, 0.5f, {1.0f, 1.0f}), 0};
+        m.uv[kSlotNormal] = {transform({0.2f, -0.1f}, -0.7f, {1.5f, 1.5f}), 1};
+        m.uv[kSlotOcclusion] = {transform({0.0f, 0.5f}, 0.0f, {0.5f, 2.0f}), 1};
+        m.uv[kSlotEmissive] = {transform({0.3f, 0.0f}, 1.2f, {0.7f, 0.7f}), 0};
+        expect_cpu_match(scene, "every slot transformed", 1500);
+    }
+    EXPECT_EQ(validation_message_count(), messages);
+}
+
+}  // namespace material_maps_tests
