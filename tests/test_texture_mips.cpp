@@ -53,7 +53,7 @@ TEST(TextureMips, LevelSizesHalveDownToOneTexel) {
 }
 
 // Black and white average to half the light: sRGB 188 for colour; data averages its numbers (128).
-// Alpha is linear in both.
+// Alpha is linear in both (here without alpha weighting: no masked material samples these).
 TEST(TextureMips, ColourIsFilteredInLinearLightAndDataAsItIs) {
     MipChain colour = build_mip_chain(checker(8, true));
     MipChain data = build_mip_chain(checker(8, false));
@@ -68,6 +68,72 @@ TEST(TextureMips, ColourIsFilteredInLinearLightAndDataAsItIs) {
             ASSERT_EQ(data.rgba[i], 128);
             ASSERT_EQ(data.rgba[i + 3], 128);
         }
+}
+
+// A masked texture's coarse levels against a CPU premultiplied box filter written here: level l's
+// texel is the 2^l x 2^l block of level 0 under it, sum(colour x alpha) / sum(alpha) in linear
+// light, the alpha its plain mean (power-of-two sizes, so successive halvings are that block). The
+// checker's black texels are transparent: no black reaches any level, the colour stays white.
+TEST(TextureMips, MaskedTexturesAverageColourWeightedByAlpha) {
+    MipChain checked = build_mip_chain(checker(8, true), true);
+    for (size_t l = 1; l < checked.levels.size(); ++l)
+        for (uint64_t i = checked.levels[l].offset; i < (l + 1 < checked.levels.size() ? checked.levels[l + 1].offset : checked.rgba.size()); i += 4) {
+            SCOPED_TRACE(l);
+            ASSERT_EQ(checked.rgba[i], 255);
+            ASSERT_EQ(checked.rgba[i + 3], 128);
+        }
+    // A 16 x 16 texture of pseudo-random colours and alphas (a third of them transparent), colour and data.
+    for (bool srgb : {true, false}) {
+        SCOPED_TRACE(srgb ? "colour" : "data");
+        Texture t = solid(16, 16, 0, 0, 0, 0, srgb);
+        uint32_t state = 12345;
+        auto next = [&] { return (state = state * 1664525u + 1013904223u) >> 24; };
+        for (size_t i = 0; i < t.rgba.size(); i += 4) {
+            for (int c = 0; c < 3; ++c) t.rgba[i + c] = uint8_t(next());
+            uint32_t a = next();
+            t.rgba[i + 3] = uint8_t(a < 85 ? 0 : a);
+        }
+        MipChain chain = build_mip_chain(t, true);
+        auto decode = [&](uint8_t v) { return srgb ? double(srgb_to_linear(v / 255.0f)) : v / 255.0; };
+        int compared = 0;
+        for (size_t l = 1; l < chain.levels.size(); ++l) {
+            const int block = 1 << l, size = 16 >> l;
+            for (int y = 0; y < size; ++y)
+                for (int x = 0; x < size; ++x) {
+                    double weighted[3] = {0, 0, 0}, alpha = 0.0;
+                    for (int j = 0; j < block; ++j)
+                        for (int i = 0; i < block; ++i) {
+                            const uint8_t* p = &t.rgba[(size_t(y * block + j) * 16 + x * block + i) * 4];
+                            for (int c = 0; c < 3; ++c) weighted[c] += decode(p[c]) * p[3] / 255.0;
+                            alpha += p[3] / 255.0;
+                        }
+                    const uint8_t* got = &chain.rgba[chain.levels[l].offset + (size_t(y) * size + x) * 4];
+                    EXPECT_NEAR(got[3], alpha / (block * block) * 255.0, 0.5 + 1e-3);
+                    if (alpha == 0.0) continue;
+                    for (int c = 0; c < 3; ++c) {
+                        double linear = weighted[c] / alpha;
+                        double expected = (srgb ? linear_to_srgb(float(linear)) : linear) * 255.0;
+                        EXPECT_NEAR(got[c], expected, 0.5 + 1e-3) << "level " << l << " texel " << x << ", " << y << " channel " << c;
+                        ++compared;
+                    }
+                }
+        }
+        EXPECT_EQ(compared, 3 * (64 + 16 + 4 + 1));
+    }
+}
+
+// Only textures an alphaMode MASK material samples as base colour are alpha-weighted.
+TEST(TextureMips, MaskedTexturesAreTheMaskedMaterialsBaseColours) {
+    Scene scene;
+    scene.textures.resize(3);
+    Material opaque, masked;
+    opaque.base_color_texture = 0;
+    opaque.emissive_texture = 1;
+    masked.base_color_texture = 2;
+    masked.emissive_texture = 1;
+    masked.alpha_cutoff = 0.5f;
+    scene.materials = {opaque, masked};
+    EXPECT_EQ(masked_textures(scene), (std::vector<bool>{false, false, true}));
 }
 
 // 3 texels to 1: each counts a third (area), the odd one included: [0, 255, 0] averages to 85.

@@ -43,6 +43,12 @@ MUTANTS = {
         "uint slot_set(DrawData draw, uint slot) { return 0u; }",
         r"^MaterialMaps\.EverySlotReadsItsOwnTexCoord",
     ),
+    "masked-mips-average-transparent-colour": (
+        "src/scene/texture_mips.cpp",
+        "            if (alpha_weighted && i % 4 != 3 && premultiplied",
+        "            if (false && i % 4 != 3 && premultiplied",
+        r"^TextureMips\.MaskedTexturesAverageColourWeightedByAlpha",
+    ),
     "occlusion-darkens-the-sun-too": (
         "shaders/shading.glsl",
         "           frame.sun_color.rgb * sun_visibility * brdf_lit(brdf, normal, frame.sun_direction.xyz);",

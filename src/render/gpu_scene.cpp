@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <type_traits>
 
 #include "scene/texture_mips.h"
 
@@ -72,11 +73,17 @@ bool usable(const Texture& t) {
 }
 
 // Each texture as uploaded: a texture without texels (only a hand-made Scene has one) is white.
+// `each` may take a second argument: whether a masked material samples it (alpha-weighted mips).
 template <typename Each>
 void for_each_texture(const Scene& scene, Each each) {
     const Texture white = white_texel();
-    each(white);
-    for (const Texture& t : scene.textures) each(usable(t) ? t : white);
+    std::vector<bool> masked = masked_textures(scene);
+    auto call = [&](const Texture& t, bool alpha_weighted) {
+        if constexpr (std::is_invocable_v<Each, const Texture&, bool>) each(t, alpha_weighted);
+        else each(t);
+    };
+    call(white, false);
+    for (size_t i = 0; i < scene.textures.size(); ++i) call(usable(scene.textures[i]) ? scene.textures[i] : white, masked[i]);
 }
 
 // Uploads stage at most this much at a time (more only for one larger texture).
@@ -118,7 +125,8 @@ float sampler_anisotropy(const Context& ctx) {
 
 namespace {
 
-// Every texture's chain is built on the host (scene/texture_mips.h: colour filtered in linear light),
+// Every texture's chain is built on the host (scene/texture_mips.h: colour filtered in linear light,
+// premultiplied where a masked material samples it),
 // staged in batches of up to kTextureBatchBytes and copied level by level; then the array's
 // descriptors are written once.
 void upload_textures(const Context& ctx, const Scene& scene, GpuScene& gpu) {
@@ -132,8 +140,8 @@ void upload_textures(const Context& ctx, const Scene& scene, GpuScene& gpu) {
         cmd = VK_NULL_HANDLE;
         staged = 0;
     };
-    for_each_texture(scene, [&](const Texture& t) {
-        MipChain chain = build_mip_chain(t);
+    for_each_texture(scene, [&](const Texture& t, bool alpha_weighted) {
+        MipChain chain = build_mip_chain(t, alpha_weighted);
         if (staged + chain.rgba.size() > staging.size) flush();
         if (!cmd) cmd = begin_one_shot(ctx);
         memcpy(static_cast<uint8_t*>(staging.mapped) + staged, chain.rgba.data(), chain.rgba.size());

@@ -65,7 +65,7 @@ uint64_t mip_chain_bytes(uint32_t width, uint32_t height) {
     return bytes;
 }
 
-MipChain build_mip_chain(const Texture& texture) {
+MipChain build_mip_chain(const Texture& texture, bool alpha_weighted) {
     MipChain chain;
     uint32_t w = uint32_t(std::max(texture.width, 0)), h = uint32_t(std::max(texture.height, 0));
     if (w == 0 || h == 0 || texture.rgba.size() < size_t(w) * h * 4) return chain;
@@ -77,14 +77,34 @@ MipChain build_mip_chain(const Texture& texture) {
     for (int i = 0; i < 256; ++i) decode[i] = texture.srgb ? srgb_to_linear(i / 255.0f) : i / 255.0f;
     std::vector<float> level(size_t(w) * h * 4);
     for (size_t i = 0; i < level.size(); ++i) level[i] = i % 4 == 3 ? texture.rgba[i] / 255.0f : decode[texture.rgba[i]];
+    // alpha_weighted: the colour times alpha beside it, filtered the same way (the box is linear).
+    std::vector<float> premultiplied;
+    if (alpha_weighted) {
+        premultiplied = level;
+        for (size_t i = 0; i < premultiplied.size(); i += 4)
+            for (int c = 0; c < 3; ++c) premultiplied[i + c] *= level[i + 3];
+    }
 
     for (uint32_t l = 1, count = mip_level_count(w, h); l < count; ++l) {
         uint32_t nw = std::max(1u, w / 2), nh = std::max(1u, h / 2);
         level = halve(level, w, h, nw, nh);
+        if (alpha_weighted) premultiplied = halve(premultiplied, w, h, nw, nh);
         w = nw, h = nh;
         chain.levels.push_back({w, h, chain.rgba.size()});
-        for (size_t i = 0; i < level.size(); ++i)
-            chain.rgba.push_back(to_byte(i % 4 == 3 || !texture.srgb ? level[i] : linear_to_srgb(level[i])));
+        for (size_t i = 0; i < level.size(); ++i) {
+            float v = level[i];
+            if (alpha_weighted && i % 4 != 3 && premultiplied[i - i % 4 + 3] > 0.0f)
+                v = premultiplied[i] / premultiplied[i - i % 4 + 3];
+            chain.rgba.push_back(to_byte(i % 4 == 3 || !texture.srgb ? v : linear_to_srgb(v)));
+        }
     }
     return chain;
+}
+
+std::vector<bool> masked_textures(const Scene& scene) {
+    std::vector<bool> masked(scene.textures.size(), false);
+    for (const Material& m : scene.materials)
+        if (m.alpha_cutoff > 0.0f && m.base_color_texture >= 0 && size_t(m.base_color_texture) < masked.size())
+            masked[m.base_color_texture] = true;
+    return masked;
 }

@@ -8,6 +8,12 @@
 // them; a 1-texel black and white checker becomes mid grey in linear light, sRGB 188, not 128.
 // Data textures (normals, metallic-roughness, occlusion) are averaged as they are. Alpha is always
 // linear. Each level is filtered from the previous one kept in float, so rounding never accumulates.
+//
+// alpha_weighted (textures an alphaMode MASK material samples, masked_textures()): colour is
+// averaged premultiplied, sum(colour x alpha) / sum(alpha), so transparent texels, whose colour
+// nobody sees at level 0, lend none to the coarse levels (a leaf's edge stays green, not the
+// black or white of the cut-out around it). Where a texel's whole footprint is transparent its
+// colour is the plain average (the alpha test discards it anyway).
 #pragma once
 
 #include <cstdint>
@@ -29,7 +35,10 @@ struct MipChain {
 uint32_t mip_level_count(uint32_t width, uint32_t height);
 // Bytes of the full RGBA8 chain of a width x height texture.
 uint64_t mip_chain_bytes(uint32_t width, uint32_t height);
-MipChain build_mip_chain(const Texture& texture);
+MipChain build_mip_chain(const Texture& texture, bool alpha_weighted = false);
+
+// Per scene texture: whether an alphaMode MASK material samples it as its base colour.
+std::vector<bool> masked_textures(const Scene& scene);
 
 float srgb_to_linear(float encoded);
 float linear_to_srgb(float linear);
