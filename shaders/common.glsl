@@ -31,7 +31,8 @@ struct DrawData {
     float normal_scale;
     float occlusion_strength;
     uint texcoords;            // bit s: slot s reads TEXCOORD_1 (slots: material.glsl's kSlot*)
-    uint material_pad0, material_pad1;
+    uint material;             // the scene's material: draws of one material have the same material data
+    uint material_pad;
     vec4 uv_transform[10];     // per slot: [2s] the 2x2 linear part's columns, [2s + 1].xy the offset
 };
 

@@ -82,6 +82,9 @@ layout(set = 0, binding = LOOP_COUNTERS_BINDING, std430) buffer LoopCounters {
     uint subgroup_trips;       // LIGHT_LOOP_SUBGROUP: trips of the subgroup-uniform loop, once per subgroup
     uint max_lane_trips;       // LIGHT_LOOP_SUBGROUP: sum over subgroups of their longest lane's trips
     uint tiles_spanned[4];     // LIGHT_LOOP_SUBGROUP: subgroups whose lanes lie in 1, 2, 3, 4+ tiles
+    uint later_counters[69];   // GpuCounters words 16..84: ray statistics to occlusion's
+    uint material_subgroups;   // visibility_shade.comp's material waterfall (MATERIAL_WATERFALL)
+    uint material_trips;
 } loop_counters;
 // The ray_trace pass's image (shaders/raytrace.glsl has the encoding), after the counters.
 layout(set = 0, binding = LOOP_COUNTERS_BINDING + 1, r32ui) readonly uniform uimage2D ray_traced_image;

@@ -37,6 +37,10 @@
 #define QUAD_LANES 1
 #extension GL_KHR_shader_subgroup_quad : require
 #endif
+#ifdef MATERIAL_WATERFALL
+#extension GL_KHR_shader_subgroup_ballot : require
+#extension GL_KHR_shader_subgroup_arithmetic : require
+#endif
 #ifdef LIGHT_LOOP_SUBGROUP
 #extension GL_KHR_shader_subgroup_vote : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
@@ -99,6 +103,52 @@ Varyings quad_broadcast(Varyings v, uint lane) {
     return Varyings(subgroupQuadBroadcast(v.uv0, lane), subgroupQuadBroadcast(v.uv1, lane), subgroupQuadBroadcast(v.world, lane));
 }
 #endif
+
+// The pixel's material. MATERIAL_WATERFALL: a waterfall over the distinct materials of the lanes
+// here (AMD's scalarization of a non-uniform resource index). Each trip, subgroupBroadcastFirst
+// picks the material (and a draw of it) of the first lane still looping; the lanes of that
+// material evaluate it from that one draw, so the DrawData address and every texture index are
+// the same on all of them (one scalar load each, the descriptors read once), and leave; the
+// others wait for their turn. Draws of one material have the same material data (build_draws
+// copies it), so a lane gets the value its own draw would give: the frame is the fallback's, bit
+// for bit.
+// Why it ends and is right, at any subgroup size and with any set of active lanes: the lanes that
+// execute the broadcast together include the first one, whose material is the one picked, so at
+// least that lane leaves on every trip; a trip picks a material no lane left with before (those
+// lanes are gone), so the loop runs exactly once per distinct material among the lanes that
+// entered. Compute has no helper lanes, so no lane sits in the loop without a pixel of its own;
+// the uncovered lanes never enter it. Had the lanes split into groups (no maximal reconvergence),
+// each group walks its own materials the same way. Vulkan calls an index dynamically uniform over
+// the invocation group (the workgroup here), not the subgroup, so the texture index keeps its
+// nonuniformEXT (scene_textures.glsl): a compiler sees that it comes from a broadcast and adds no
+// loop of its own. The fallback: every lane evaluates its own draw's material, nonuniformEXT.
+SurfaceMaterial shade_material(uint draw_index, uint material_index, MaterialInput surface) {
+#ifdef MATERIAL_WATERFALL
+    uint trips = 0u;
+    SurfaceMaterial material;
+    for (;;) {
+        ++trips;
+        uint picked = subgroupBroadcastFirst(material_index);
+        uint picked_draw = subgroupBroadcastFirst(draw_index);
+        if (picked == material_index) {
+            material = evaluate_material(draws[picked_draw], surface);
+            break;
+        }
+    }
+    // The instrumented frame: the subgroup's trips are its last lane's (the most), counted once by
+    // the lowest covered lane (the lanes here are the covered ones: compute has no helper lanes).
+    if ((forward_push.flags & kForwardInstrument) != 0u) {
+        uint walked = subgroupMax(trips);
+        if (subgroupElect()) {
+            atomicAdd(loop_counters.material_subgroups, 1u);
+            atomicAdd(loop_counters.material_trips, walked);
+        }
+    }
+    return material;
+#else
+    return evaluate_material(draws[draw_index], surface);
+#endif
+}
 
 // lane: the lane's number (0..127) in the numbering that makes lanes 4q..4q+3 a quad.
 uint lane_number() {
@@ -164,7 +214,7 @@ void main() {
         surface.normal = normal_at(t, b);
         surface.tangent = tangent_at(t, b);
         surface.footprint = 1.0;
-        SurfaceMaterial material = evaluate_material(draw, surface);
+        SurfaceMaterial material = shade_material(t.draw, draw.material, surface);
         vec3 world = here.world;
         Brdf brdf = make_brdf(material.base_color.rgb, material.metallic, material.roughness, view_direction(world));
         vec4 traced = ray_traced_light(ivec2(pixel));

@@ -78,8 +78,11 @@ void check_invariants(const Scene& scene) {
     for (const MeshInstance& instance : scene.instances)
         if (instance.mesh >= scene.meshes.size()) broken("instance mesh out of range");
     for (const Material& material : scene.materials)
-        if (material.base_color_texture < -1 || material.base_color_texture >= int(scene.textures.size()))
-            broken("material texture out of range");
+        for (int texture : {material.base_color_texture, material.metallic_roughness_texture, material.normal_texture,
+                            material.occlusion_texture, material.emissive_texture})
+            if (texture < -1 || texture >= int(scene.textures.size())) broken("material texture out of range");
+    if (!scene.vertex_materials.empty() && scene.vertex_materials.size() != scene.vertices.size())
+        broken("vertex material stream not one per vertex");
     for (const Texture& texture : scene.textures)
         if (texture.width <= 0 || texture.height <= 0 ||
             texture.rgba.size() != size_t(texture.width) * size_t(texture.height) * 4)

@@ -46,7 +46,9 @@
 #                second run's, the first frame against the frame after a full --tune
 #   raster       --raster hardware (the pre-pass with the 32-bit id) against compute and its fallback,
 #                both sizes, alternated; the tuned default frame; 12 against 5 instances at the large size
-#   materials    mipmapped textures at the large size: forward and both derivative variants, the
+#   materials    every map (docs/materials.md) at the large size: the shade pass in forward and both
+#                derivative variants, the material waterfall against nonuniformEXT (SGD_MATERIALS,
+#                alternated, frames compared), with --base the frame before and after, the
 #                comparison's derivatives and shading ratios, the atlas validated
 #   rays         the ray tracer without primary rays (docs/ray-tracing.md): --shading visibility and
 #                forward, subgroup / fallback / off, rays per second per kind and every stage's
@@ -395,17 +397,33 @@ PY
     done
     $tables runs "$d" frame depth forward shade resolve plan:shading.mode >> "$md"
     cat "$d/notes.txt" >> "$md" ;;
-  materials)  # mipmapped textures at their own sizes (docs/scenes.md "Textures") at the large size
+  materials)  # every map (docs/materials.md) and mipmapped textures (docs/scenes.md "Textures") at the large size
+    # The shade pass with full materials: forward, quad-swap and analytic derivatives; then the
+    # material waterfall against its nonuniformEXT fallback (SGD_MATERIALS), alternated, 3 rounds.
     for config in "forward:--shading forward" "quads:--shading visibility" "analytic:--shading visibility --mask-ops quad"; do
       # shellcheck disable=SC2086
       run "${config%%:*}" --headless "${scaled[@]}" --size $large --frames 120 --warmup 20 ${config#*:} --screenshot "$d/${config%%:*}.png"
     done
-    # The derivatives ratio now that they choose mip levels, and the shading ratio: the comparison at the large size.
+    for round in 1 2 3; do for m in subgroup fallback; do
+      SGD_MATERIALS=$m run "materials-$m-$round" --headless --no-tuning "${scaled[@]}" --size $large --frames 120 --warmup 20 \
+        --shading visibility --screenshot "$d/materials-$m-$round.png"
+    done; done
+    echo "waterfall frame identical to nonuniformEXT's: $(same "$d/materials-subgroup-1.png" "$d/materials-fallback-1.png")" >> "$d/notes.txt"
+    # The frame before and after (with --base BUILD, e.g. main before the maps): forward and visibility, alternated.
+    if [ -n "$base" ]; then for round in 1 2; do for b in "$build" "$base"; do
+      [ "$b" = "$build" ] && which=after || which=before
+      for shading in forward visibility; do
+        demo=$b/subgroup-demo run "$which-$shading-$round" --headless --no-tuning "${scaled[@]}" --size $large --frames 120 \
+          --warmup 20 --shading $shading
+      done
+    done; done; fi
+    # The derivatives ratio now that they also build the normal frame, and the shading ratio: the comparison at the large size.
     compare_run "compare-$large" "${scaled[@]}" --size $large --frames 60 --warmup $warmup
-    # Validation-clean with the textures: the atlas.
+    # Validation-clean with every map: the atlas.
     "$demo" --atlas "$d/atlas.png" "${scene[@]}" --size 1280x720 --validate > "$d/atlas.out" 2>&1
     echo "atlas --validate: exit $?" >> "$d/notes.txt"
-    $tables runs "$d" frame forward shade scene:textures scene:texture_bytes scene:texture_ms scene:texture_anisotropy >> "$md"
+    $tables runs "$d" frame forward shade plan:shading.derivatives plan:shading.materials scene:textures scene:texture_bytes \
+      scene:texture_ms scene:texture_anisotropy >> "$md"
     $tables compare "$d"/compare-*/report.json >> "$md"
     cat "$d/notes.txt" >> "$md" ;;
   ties)

@@ -49,6 +49,18 @@ MUTANTS = {
         "            if (false && i % 4 != 3 && premultiplied",
         r"^TextureMips\.MaskedTexturesAverageColourWeightedByAlpha",
     ),
+    "waterfall-lanes-take-the-second-material": (
+        "shaders/visibility_shade.comp",
+        "        if (picked == material_index) {",
+        "        if (picked == material_index || trips == 2u) {",
+        r"^MaterialMaps\.WaterfallShadesTheFallbacksFrame",
+    ),
+    "waterfall-counts-the-electeds-trips": (
+        "shaders/visibility_shade.comp",
+        "        uint walked = subgroupMax(trips);",
+        "        uint walked = trips;",
+        r"^MaterialMaps\.WaterfallShadesTheFallbacksFrame",
+    ),
     "occlusion-darkens-the-sun-too": (
         "shaders/shading.glsl",
         "           frame.sun_color.rgb * sun_visibility * brdf_lit(brdf, normal, frame.sun_direction.xyz);",

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <charconv>
+#include <cstdlib>
 #include <sstream>
 
 namespace {
@@ -313,5 +314,13 @@ Options parse_options(const std::vector<std::string>& args) {
     if (o.warmup >= o.frames && (o.mode == Mode::headless || o.mode == Mode::compare || o.mode == Mode::tune))
         throw UsageError("--warmup (" + std::to_string(o.warmup) + ") must be less than --frames (" +
                          std::to_string(o.frames) + ")");
+    // The visibility shading pass's materials (docs/materials.md): no option, the environment
+    // (tools/gpu_bench.sh's materials suite measures the waterfall against its fallback).
+    if (const char* materials = std::getenv("SGD_MATERIALS"); materials && *materials) {
+        std::string_view m = materials;
+        if (m == "subgroup") o.plan.materials = Request::subgroup;
+        else if (m == "fallback") o.plan.materials = Request::fallback;
+        else if (m != "auto") throw UsageError("SGD_MATERIALS must be auto, subgroup or fallback, not '" + std::string(m) + "'");
+    }
     return o;
 }

@@ -62,6 +62,7 @@ void VisibilityPass::create(const Context& ctx) {
     // compute on lanes numbered by subgroup, which full subgroups make dense.
     bool quads = visibility_derivatives_missing(ctx.subgroup, ctx.features).empty();
     bool loop = missing_support(ctx.subgroup, {Stage::compute, pass_info(PassId::light_loop).ops}).empty();
+    bool walk = missing_support(ctx.subgroup, {Stage::compute, bit(Op::basic) | bit(Op::ballot)}).empty();  // the waterfall
     // Each geometry path by its own needs: a device with mesh shaders but no geometryShader shades
     // the meshlet path with visibility though the indexed pre-pass cannot name its triangles.
     for (bool meshlet : {false, true}) {
@@ -69,13 +70,14 @@ void VisibilityPass::create(const Context& ctx) {
         const std::string suffix = meshlet ? "_meshlet" : "";
         for (bool quad_derivatives : {false, true})
             for (bool light_loop : {false, true})
-                for (bool mip : {false, true}) {
-                    if (((quad_derivatives || mip) && !quads) || (light_loop && !loop)) continue;
-                    // Compiled on first use (Pipeline::handle): a run uses one or two of the sixteen.
-                    shade[meshlet][quad_derivatives][light_loop][mip] = create_compute_pipeline(
-                        ctx, {.shader = kShadeShaders[quad_derivatives][light_loop][mip] + suffix,
-                              .layout = for_geometry(kShadeLayout, meshlet), .full_subgroups = quad_derivatives || mip});
-                }
+                for (bool mip : {false, true})
+                    for (bool waterfall : {false, true}) {
+                        if (((quad_derivatives || mip) && !quads) || (light_loop && !loop) || (waterfall && !walk)) continue;
+                        // Compiled on first use (Pipeline::handle): a run uses one or two of the 32.
+                        shade[meshlet][quad_derivatives][light_loop][mip][waterfall] = create_compute_pipeline(
+                            ctx, {.shader = std::string(kShadeShaders[quad_derivatives][light_loop][mip]) + (waterfall ? "_waterfall" : "") + suffix,
+                                  .layout = for_geometry(kShadeLayout, meshlet), .full_subgroups = quad_derivatives || mip});
+                    }
         for (bool quad_derivatives : {false, true})
             for (int view = 0; view < 3; ++view)
                 if (!quad_derivatives || quads)
@@ -139,9 +141,11 @@ void VisibilityPass::record(FrameContext& f) {
     // The planner chose these by the same capabilities create() made the pipelines by.
     bool quad_derivatives = plan.derivatives == Variant::subgroup;
     bool mip = plan.quad_mip;
-    bool loop = plan.light_loop == Variant::subgroup && variants[quad_derivatives][1][mip];
-    const Pipeline& pipeline = variants[quad_derivatives][loop][mip];
-    std::string label = quad_derivatives ? "quad-swap derivatives" : "analytic derivatives";
+    bool loop = plan.light_loop == Variant::subgroup && variants[quad_derivatives][1][mip][0];
+    bool waterfall = plan.materials == Variant::subgroup && variants[quad_derivatives][loop][mip][1];
+    const Pipeline& pipeline = variants[quad_derivatives][loop][mip][waterfall];
+    std::string label = std::string(quad_derivatives ? "quad-swap derivatives" : "analytic derivatives") +
+                        (waterfall ? ", material waterfall" : ", materials nonuniform");
     begin_label(f.ctx, f.cmd, debug_label(Timer::shade, mip ? label + ", " + std::string(pass_info(PassId::mip).hosted_label) : label));
     f.timer.begin(f.cmd, Timer::shade);
     Descriptors d = bind_frame(f, pipeline);

@@ -11,7 +11,7 @@ struct VisibilityPass {
     // the quad mip]; the quad variants (derivatives or mip) only where the device can run them, the
     // light loop where compute has its operations; the meshlet path's (VISIBILITY_MESHLET: the
     // vertices fetched through the meshlet) where the device has mesh shaders.
-    Pipeline shade[2][2][2][2];
+    Pipeline shade[2][2][2][2][2];  // [meshlet][quad derivatives][light loop][mip][material waterfall]
     // Its debug views by [geometry meshlet][quad-swap derivatives][lane-id, first-last-lane, active-lanes].
     Pipeline views[2][2][3];
 

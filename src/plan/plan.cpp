@@ -230,6 +230,14 @@ void finish_shading(ShadingPlan& plan, const SubgroupCaps& caps, const DeviceFea
     std::string loop_missing = missing_support(caps, {Stage::compute, loop.ops});
     plan.light_loop = light_loop == Variant::subgroup && !loop_missing.empty() ? Variant::fallback : light_loop;
     if (light_loop == Variant::subgroup && !loop_missing.empty()) plan.reason += "; per-lane light loop: " + loop_missing;
+    // The material waterfall: subgroupBroadcastFirst in compute (the ballot operations).
+    plan.materials_requested = request.materials;
+    std::string waterfall_missing = missing_support(caps, {Stage::compute, bit(Op::basic) | bit(Op::ballot)});
+    if (request.materials == Request::subgroup && !waterfall_missing.empty())
+        throw UnsupportedRequest("material waterfall: " + waterfall_missing);
+    plan.materials = request.materials == Request::fallback || !waterfall_missing.empty() ? Variant::fallback : Variant::subgroup;
+    if (request.materials != Request::fallback && !waterfall_missing.empty())
+        plan.reason += "; materials indexed nonuniformEXT (no waterfall): " + waterfall_missing;
 }
 
 }  // namespace

@@ -92,6 +92,10 @@ struct ShadingPlan {
     Variant derivatives = Variant::off;
     // Visibility's light loop: the plan's light-loop variant where the compute stage can run it.
     Variant light_loop = Variant::off;
+    // Visibility's per-pixel materials (docs/materials.md): subgroup, the waterfall over the
+    // subgroup's distinct materials (ballot in compute); fallback, nonuniformEXT indexing alone.
+    Request materials_requested = Request::automatic;  // PlanRequest::materials
+    Variant materials = Variant::off;
     // Visibility with --mip subgroup where compute has quad operations: the shading pass writes the
     // mip. Under visibility the mip is planned against the compute stage's capabilities, so a
     // masked fragment stage does not take the quad mip from the shading pass.
@@ -148,6 +152,10 @@ struct PlanRequest {
     // Visibility's derivatives: auto, subgroup (quad swaps; refused where compute lacks quads) or
     // fallback (analytic). No option sets it: the comparison's shading-visibility rows do.
     Request derivatives = Request::automatic;
+    // Visibility's per-pixel materials: auto, subgroup (the waterfall; refused where compute lacks
+    // ballot) or fallback (nonuniformEXT indexing). No option sets it: tests and gpu_bench.sh's
+    // materials suite (SGD_MATERIALS) do.
+    Request materials = Request::automatic;
     // A verdict of this device on forward against visibility (winner subgroup: visibility faster).
     std::optional<MeasuredPreference> measured_shading;
     // A verdict on visibility's derivatives (winner fallback: analytic faster than quad swaps).

@@ -123,8 +123,14 @@ struct GpuCounters {
     // 1 where occlusion `auto` rested this frame (no pyramid, no phase 1 or 2: the last frames it
     // measured removed too little to pay, Renderer::record); written by the host's fill, word 84.
     uint32_t occlusion_resting;
+    // The visibility shading pass's material waterfall (visibility_shade.comp, MATERIAL_WATERFALL;
+    // shading.glsl's LoopCounters, words 85 and 86), in the instrumented frame: subgroups that
+    // shaded a covered pixel, and the waterfall's trips summed over them (one per distinct material).
+    uint32_t material_subgroups;
+    uint32_t material_trips;
 };
-static_assert(sizeof(GpuCounters) == 85 * 4);
+static_assert(sizeof(GpuCounters) == 87 * 4);
+static_assert(offsetof(GpuCounters, material_subgroups) == 85 * 4);  // shading.glsl's LoopCounters
 static_assert(offsetof(GpuCounters, occlusion_triangles) == 75 * 4);  // occlusion.glsl's kOcclusionTrianglesWord
 static_assert(offsetof(GpuCounters, occlusion_meshlets) == 79 * 4);   // occlusion.glsl's kOcclusionMeshletsWord
 static_assert(offsetof(GpuCounters, cull_lookback_fallbacks) == 83 * 4);  // cull.comp's kLookbackFallbacksWord

@@ -32,6 +32,7 @@ std::vector<GpuDraw> build_draws(const Scene& scene) {
         d.normal_texture = texture(material.normal_texture);
         d.occlusion_texture = texture(material.occlusion_texture);
         d.normal_scale = material.normal_scale;
+        d.material = mesh.material;
         d.occlusion_strength = material.occlusion_strength;
         for (int s = 0; s < kSlotCount; ++s) {
             const glm::mat3& m = material.uv[s].map;

@@ -40,7 +40,8 @@ struct GpuDraw {
     float normal_scale;
     float occlusion_strength;
     uint32_t texcoords;          // bit s: slot s (MaterialSlot) reads TEXCOORD_1
-    uint32_t material_pad[2];
+    uint32_t material;           // Scene::materials index (the shading pass's material waterfall)
+    uint32_t material_pad;
     // Per slot (MaterialSlot order) its KHR_texture_transform: [2s] the 2x2 linear part's columns
     // (x0, y0, x1, y1), [2s + 1].xy the offset.
     glm::vec4 uv_transform[2 * kSlotCount];

@@ -65,6 +65,7 @@ nlohmann::json plan_json(const Plan& plan) {
                     {"derivatives", variant_name(plan.shading.derivatives)},
                     {"derivatives_requested", request_name(plan.shading.derivatives_requested)},
                     {"light_loop", variant_name(plan.shading.light_loop)},
+                    {"materials", variant_name(plan.shading.materials)},
                     {"quad_mip", plan.shading.quad_mip},
                     {"reason", plan.shading.reason},
                     {"source", plan_source_name(plan.shading.source)},
@@ -123,6 +124,15 @@ nlohmann::json report_json(const Context& ctx, const Options& options, const Pla
                                 {"sizes", subgroup_sizes(t->sizes)},
                                 {"occupancy", full ? nlohmann::json(*full) : nlohmann::json(nullptr)}};
         }
+    // The visibility shading pass's material waterfall (docs/materials.md), in the instrumented
+    // frame: subgroups that shaded a pixel and the waterfall's trips (one per distinct material of
+    // each); null without the waterfall.
+    counters["material_waterfall"] = nullptr;
+    if (plan.shading.materials == Variant::subgroup && r.instrumented.material_subgroups)
+        counters["material_waterfall"] = {
+            {"subgroups", r.instrumented.material_subgroups},
+            {"trips", r.instrumented.material_trips},
+            {"trips_per_subgroup", double(r.instrumented.material_trips) / double(r.instrumented.material_subgroups)}};
     nlohmann::json timings = nlohmann::json::object();
     for (size_t p = 0; p < r.timings.size(); ++p)
         if (r.ran[p])

@@ -10,6 +10,9 @@
 
 #include <cmath>
 #include <functional>
+#include <set>
+
+#include <glm/gtc/matrix_transform.hpp>
 
 #include "gpu/harness.h"
 #include "gpu/light_frame.h"
@@ -361,6 +364,113 @@ TEST(MaterialMaps, EverySlotReadsItsOwnTexCoordThroughItsOwnTransform) {
         m.uv[kSlotEmissive] = {transform({0.3f, 0.0f}, 1.2f, {0.7f, 0.7f}), 0};
         expect_cpu_match(scene, "every slot transformed", 1500);
     }
+    EXPECT_EQ(validation_message_count(), messages);
+}
+
+
+// ---- Per-pixel materials in the shading pass: the waterfall against nonuniformEXT --------------
+
+// A 40 x 40 plane of 1-unit tiles, each of one of 7 materials (a hash of the tile; every material
+// its own base colour texture slot and factors), seen from above: tiles of a few pixels, so many
+// subgroups hold two to four materials. Each tile is its own draw (instances of one quad mesh per
+// material), so draws and materials differ: the waterfall walks materials, not draws.
+Scene confetti_plane() {
+    Scene scene;
+    scene.vertices = {Vertex{{0, 0, 0}, {0, 1, 0}, {0, 0}}, Vertex{{0, 0, 1}, {0, 1, 0}, {0, 1}}, Vertex{{1, 0, 1}, {0, 1, 0}, {1, 1}},
+                      Vertex{{1, 0, 0}, {0, 1, 0}, {1, 0}}};
+    scene.indices = {0, 1, 2, 0, 2, 3};
+    scene.materials.push_back(Material{});
+    scene.textures = {blocks(kBaseBlocks, true), blocks(kEmissiveBlocks, true)};
+    constexpr uint32_t kMaterials = 7;
+    for (uint32_t m = 0; m < kMaterials; ++m) {
+        Material material;
+        material.base_color_factor = glm::vec4(0.4f + 0.08f * m, 0.9f - 0.1f * m, 0.5f, 1.0f);
+        material.base_color_texture = int(m % 2);
+        material.metallic = 0.1f * m;
+        material.roughness = 0.5f + 0.05f * m;
+        scene.materials.push_back(material);
+        scene.meshes.push_back({0, 6, m + 1});
+    }
+    for (int z = -20; z < 20; ++z)
+        for (int x = -20; x < 20; ++x) {
+            uint32_t h = uint32_t(x * 73856093) ^ uint32_t(z * 19349663);
+            scene.instances.push_back({h % kMaterials, glm::translate(glm::mat4(1.0f), glm::vec3(x, 0, z))});
+        }
+    update_bounds(scene);
+    return scene;
+}
+
+struct WalkedFrame {
+    std::vector<float> hdr;
+    std::vector<uint32_t> visibility;  // (draw, primitive) per pixel
+    GpuCounters counters;
+    Plan plan;
+};
+
+WalkedFrame render_walk(const Scene& scene, Request materials) {
+    const Context& ctx = test_context();
+    PlanRequest request;
+    request.shading = Shading::visibility;
+    request.derivatives = Request::subgroup;  // quad lanes: subgroups are defined runs of 4q-lane quads
+    request.materials = materials;
+    request[PassId::exposure] = Request::off;
+    request[PassId::ray_trace] = Request::off;
+    RendererConfig config;
+    config.extent = kSize;
+    config.lights = 0;
+    config.plan = make_plan(ctx.subgroup, ctx.features, request);
+    Renderer renderer(ctx, scene, config);
+    VkCommandBuffer cmd = begin_one_shot(ctx);
+    renderer.record(cmd, 0, 0, above_camera(), true);  // instrumented: the waterfall counts its trips
+    end_one_shot(ctx, cmd);
+    return {halves_to_floats(renderer.read_hdr()), renderer.read_visibility(), renderer.read_frame_counters(0), config.plan};
+}
+
+// The CPU's count: per subgroup of the shading pass (quad_tile.glsl: 16x8-pixel workgroups, lane
+// l at quad l / 4's pixel, subgroups of `size` consecutive lanes), the distinct materials of its
+// covered pixels; and the subgroups with any.
+std::pair<uint32_t, uint32_t> cpu_walk(const Scene& scene, const std::vector<uint32_t>& visibility, uint32_t size) {
+    uint32_t subgroups = 0, trips = 0;
+    for (uint32_t gy = 0; gy < (kSize.height + kQuadTileHeight - 1) / kQuadTileHeight; ++gy)
+        for (uint32_t gx = 0; gx < (kSize.width + kQuadTileWidth - 1) / kQuadTileWidth; ++gx)
+            for (uint32_t first = 0; first < 128; first += size) {
+                std::set<uint32_t> materials;
+                for (uint32_t lane = first; lane < first + size; ++lane) {
+                    uint32_t quad = lane >> 2;
+                    uint32_t x = gx * kQuadTileWidth + 2 * (quad % (kQuadTileWidth / 2)) + (lane & 1);
+                    uint32_t y = gy * kQuadTileHeight + 2 * (quad / (kQuadTileWidth / 2)) + ((lane >> 1) & 1);
+                    if (x >= kSize.width || y >= kSize.height) continue;
+                    uint32_t draw = visibility[(size_t(y) * kSize.width + x) * 2];
+                    if (draw == kNoTriangle) continue;
+                    materials.insert(scene.meshes[scene.instances[draw].mesh].material);
+                }
+                if (materials.empty()) continue;
+                ++subgroups;
+                trips += uint32_t(materials.size());
+            }
+    return {subgroups, trips};
+}
+
+// The waterfall (subgroupBroadcastFirst picks a material, its lanes evaluate it from one draw)
+// shades the nonuniformEXT fallback's frame to the bit, and its trips per subgroup are the CPU's
+// count of the subgroup's distinct materials.
+TEST(MaterialMaps, WaterfallShadesTheFallbacksFrameAndWalksEachSubgroupsMaterials) {
+    REQUIRE_DRAWING();
+    uint32_t messages = validation_message_count();
+    Scene scene = confetti_plane();
+    WalkedFrame walk = render_walk(scene, Request::subgroup), fallback = render_walk(scene, Request::fallback);
+    ASSERT_EQ(walk.plan.shading.materials, Variant::subgroup) << walk.plan.shading.reason;
+    ASSERT_EQ(fallback.plan.shading.materials, Variant::fallback);
+    EXPECT_TRUE(walk.hdr == fallback.hdr) << "the waterfall's frame differs from the fallback's";
+    EXPECT_GE(walk.counters.material_subgroups, 1000u);
+    auto [subgroups, trips] = cpu_walk(scene, walk.visibility, test_context().subgroup.size);
+    EXPECT_EQ(walk.counters.material_subgroups, subgroups);
+    EXPECT_EQ(walk.counters.material_trips, trips);
+    EXPECT_GE(trips, subgroups + 1000) << "too few subgroups with several materials to test the walk";
+    EXPECT_EQ(fallback.counters.material_trips, 0u);  // the fallback does not walk
+    printf("material waterfall, %u lanes: %u subgroups, %u trips (the CPU: %u, %u), frame identical to nonuniformEXT: %s\n",
+           test_context().subgroup.size, walk.counters.material_subgroups, walk.counters.material_trips, subgroups, trips,
+           walk.hdr == fallback.hdr ? "yes" : "no");
     EXPECT_EQ(validation_message_count(), messages);
 }
 
