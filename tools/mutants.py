@@ -25,6 +25,13 @@ MUTANTS = {
         "    if (plan.raster.requested == Raster::compute) {\n",
         r"^Limits\.TheComputeRasterizersBuffersFollowTheResolvedPlan|^Tune\.AStoredComputeVerdictIsCheckedAgainstTheComputeRasterizersLimits",
     ),
+    "start-up-limits-of-the-untuned-plan": (
+        "src/app/run.cpp",
+        "    check_device_limits(ctx, options, s.plan, *s.scene);\n    if (!measure) return s;\n",
+        "    check_device_limits(ctx, options, make_plan(ctx.subgroup, ctx.features, options.plan), *s.scene);\n"
+        "    if (!measure) return s;\n",
+        r"^Tune\.AStoredComputeVerdictIsCheckedAgainstTheComputeRasterizersLimits",
+    ),
     "first-run-limits-skip-what-the-measurement-may-choose": (
         "src/app/run.cpp",
         "    if (measure) check_device_limits(ctx, options, *s.scene);",
