@@ -137,6 +137,9 @@ SurfaceMaterial shade_material(uint draw_index, uint material_index, MaterialInp
     }
     // The instrumented frame: the subgroup's trips are its last lane's (the most), counted once by
     // the lowest covered lane (the lanes here are the covered ones: compute has no helper lanes).
+    // After the loop, where its lanes have rejoined: maximal reconvergence guarantees that; the
+    // drivers here rejoin them at the loop's exit without it (the test's CPU count would see a
+    // split subgroup counted twice).
     if ((forward_push.flags & kForwardInstrument) != 0u) {
         uint walked = subgroupMax(trips);
         if (subgroupElect()) {

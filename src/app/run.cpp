@@ -87,6 +87,12 @@ void print_info(const Context& ctx, const Plan& plan) {
     printf("%-12s %-10s %-12s %-18s %s\n", "shading", std::string(shading_request_name(shading)).c_str(),
            std::string(shading_variant_name(shading)).c_str(),
            source_text(shading.source, shading.measured_by, shading.measured_on).c_str(), shading.reason.c_str());
+    // Visibility's per-pixel materials (docs/materials.md): the waterfall or nonuniformEXT indexing.
+    if (shading.shading == Shading::visibility)
+        printf("%-12s %-10s %-12s %-18s %s\n", "materials", std::string(request_name(shading.materials_requested)).c_str(),
+               std::string(variant_name(shading.materials)).c_str(), "capabilities",
+               shading.materials == Variant::subgroup ? "a waterfall over each subgroup's materials (subgroupBroadcastFirst)"
+                                                      : "each lane its own material, textures indexed nonuniformEXT");
     // --raster: hardware, or the compute rasterizer's path (docs/raster.md).
     const RasterPlan& raster = plan.raster;
     printf("%-12s %-10s %-16s %-13s %s\n", "raster", raster.requested ? std::string(raster_name(*raster.requested)).c_str() : "auto",
