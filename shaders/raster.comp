@@ -13,8 +13,8 @@
 //  - every pixel centre of the box is tested against the three edges in the device's sub-pixel
 //    fixed point (8 bits: subPixelPrecisionBits on lavapipe and on NVIDIA), with the top-left
 //    rule for centres exactly on an edge; a covered pixel gets raster_word(depth, id) by
-//    atomicMax (raster.glsl), depth the plane through the three window-space vertices at the
-//    centre (docs/raster.md says why it is the hardware's).
+//    atomicMax (raster.glsl), depth the plane through the three snapped vertices at the centre,
+//    clamped to the triangle's own depth range (docs/raster.md says why it is the hardware's).
 // RASTER_SUBGROUP: a ballot and its exclusive bit count give each hardware triangle its slot,
 // one atomic per subgroup; then the subgroup rasterizes its compute triangles one at a time, all
 // lanes sharing the triangle's pixels (subgroupBroadcast of its set-up from the lane that made
@@ -58,8 +58,8 @@ struct Setup {
     ivec4 edge_b;
     ivec3 bias;     // 0 on top-left edges, -1 elsewhere: E + bias >= 0 covers
     ivec4 box;      // pixels: x0, y0, x1, y1 (inclusive), inside the frame
-    vec3 plane;     // depth = plane.x + plane.y * (cx - p0.x) + plane.z * (cy - p0.y)
-    vec2 p0;        // vertex 0, window space (float)
+    vec3 plane;     // depth = plane.x + plane.y * q.x + plane.z * q.y, q the centre - v0 in fixed point
+    vec2 depths;    // the triangle's own depth range (min, max), which the plane is clamped to
     uint id;
 };
 
@@ -127,14 +127,18 @@ uint set_up(uint draw, uint primitive, out Setup s) {
     s.edge_b = ivec4(d2, 0, 0);
     s.bias = ivec3(edge_bias(d0), edge_bias(d1), edge_bias(d2));
     s.box = ivec4(first, last);
-    // The depth plane through the three window-space vertices.
-    vec2 ab = pb.xy - pa.xy, ac = pc.xy - pa.xy;
-    float det = ab.x * ac.y - ab.y * ac.x;
-    det = det != 0.0 ? det : 1.0;  // (a sliver whose float area rounds to 0: flat)
+    // The depth plane through the three snapped vertices, in fixed-point units: the geometry whose
+    // coverage is tested, so every covered centre lies in the plane's own triangle. (The float
+    // vertices give a sliver another triangle, and a covered centre outside it takes its depth
+    // from far along a steep slope.) The edges and the cross product are integers, never 0 here;
+    // the float arithmetic rounds them by 2^-24 at most. Clamped to the triangle's own depth
+    // range, which holds every point of it: what rounding is left cannot leave the triangle.
+    vec2 ab = vec2(d0), ac = vec2(-d2);  // b - a, c - a
+    float det = float(-cross);           // the wound triangle's (ab x ac), > 0
     float dzdx = ((pb.z - pa.z) * ac.y - (pc.z - pa.z) * ab.y) / det;
     float dzdy = ((pc.z - pa.z) * ab.x - (pb.z - pa.z) * ac.x) / det;
     s.plane = vec3(pa.z, dzdx, dzdy);
-    s.p0 = pa.xy;
+    s.depths = vec2(min(pa.z, min(pb.z, pc.z)), max(pa.z, max(pb.z, pc.z)));
     return 1u;
 }
 
@@ -148,8 +152,7 @@ void raster_pixel(Setup s, ivec2 pixel) {
     int e1 = s.edge_a.z * r.y - s.edge_a.w * r.x;
     int e2 = s.edge_b.x * t.y - s.edge_b.y * t.x;
     if (e0 + s.bias.x < 0 || e1 + s.bias.y < 0 || e2 + s.bias.z < 0) return;
-    vec2 centre = vec2(pixel) + 0.5;
-    float depth = clamp(s.plane.x + s.plane.y * (centre.x - s.p0.x) + s.plane.z * (centre.y - s.p0.y), 0.0, 1.0);
+    float depth = clamp(s.plane.x + s.plane.y * float(q.x) + s.plane.z * float(q.y), s.depths.x, s.depths.y);
     atomicMax(words[uint(pixel.y) * frame.sizes.x + uint(pixel.x)], raster_word(depth, s.id));
 }
 
@@ -188,7 +191,7 @@ void main() {
             shared_setup.bias = subgroupBroadcast(s.bias, owner);
             shared_setup.box = subgroupBroadcast(s.box, owner);
             shared_setup.plane = subgroupBroadcast(s.plane, owner);
-            shared_setup.p0 = subgroupBroadcast(s.p0, owner);
+            shared_setup.depths = subgroupBroadcast(s.depths, owner);
             shared_setup.id = subgroupBroadcast(s.id, owner);
             raster_triangle(shared_setup, gl_SubgroupInvocationID, gl_SubgroupSize);
             pending[owner / 32u] &= ~(1u << (owner % 32u));

@@ -1,7 +1,8 @@
 #version 460
 // --raster compute's hardware rasterizer, the fragment stage: the visibility word of the fragment,
 // by the same atomicMax as raster.comp (raster.glsl), so the two rasterizers merge without
-// ordering. gl_FragCoord.z is the depth the --raster hardware pre-pass writes for this fragment.
+// ordering. gl_FragCoord.z is the depth the --raster hardware pre-pass writes for this fragment;
+// raster_word clamps it to [0, 1] (a rounding below the far plane would otherwise sort above 1).
 // ALPHA: masked materials cut the holes depth_alpha.frag cuts.
 #include "scene_bindings.glsl"
 #include "raster.glsl"

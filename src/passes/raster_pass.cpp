@@ -3,6 +3,7 @@
 #include "passes/scene_pass.h"  // scene_layout
 
 #include <algorithm>
+#include <vector>
 
 namespace {
 
@@ -29,6 +30,8 @@ const LayoutDesc kSplitLayout = {
     VK_SHADER_STAGE_COMPUTE_BIT, 0};
 
 constexpr VkDeviceSize kListHeader = 16;  // VkDrawIndirectCommand
+constexpr VkBufferUsageFlags kListUsage =
+    VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
 
 }  // namespace
 
@@ -50,7 +53,7 @@ void RasterPass::create(const Context& ctx, bool alpha_masked) {
     GraphicsDesc hw;
     hw.shaders = {{VK_SHADER_STAGE_VERTEX_BIT, "raster_hw.vert.main"},
                   {VK_SHADER_STAGE_FRAGMENT_BIT, alpha_masked ? "raster_hw.frag.alpha" : "raster_hw.frag.plain"}};
-    hw.layout = raster_layout(VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0, true);
+    hw.layout = raster_layout(VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, sizeof(RasterPush), true);
     hw.vertex_attributes = 0;  // the vertex shader pulls its vertices
     hardware = create_graphics_pipeline(ctx, hw);  // no attachments: the fragment shader writes the words
     split = create_compute_pipeline(ctx, {.shader = "raster_split.comp.main", .layout = kSplitLayout});
@@ -59,9 +62,15 @@ void RasterPass::create(const Context& ctx, bool alpha_masked) {
 void RasterPass::make_list(const Context& ctx, uint64_t triangles) {
     if (hardware_list.buffer) return;
     capacity = uint32_t(std::min<uint64_t>(std::max<uint64_t>(triangles, 1), (uint64_t(1) << 30)));
-    hardware_list = create_buffer(ctx, kListHeader + VkDeviceSize(capacity) * 4,
-                                  VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-                                  MemoryKind::device_local, "raster hardware list");
+    hardware_list = create_buffer(ctx, kListHeader + VkDeviceSize(capacity) * 4, kListUsage, MemoryKind::device_local,
+                                  "raster hardware list");
+}
+
+void RasterPass::make_guarded_list(const Context& ctx, uint32_t list_capacity, uint32_t guard_id) {
+    constexpr uint32_t kGuard = 256;
+    std::vector<uint32_t> data(kListHeader / 4 + list_capacity + kGuard, guard_id);
+    hardware_list = create_buffer_with_data(ctx, data.data(), data.size() * 4, kListUsage, "raster hardware list (guarded)");
+    capacity = list_capacity;
 }
 
 void RasterPass::record(FrameContext& f, RasterPhase phase) {
@@ -109,6 +118,7 @@ void RasterPass::record(FrameContext& f, RasterPhase phase) {
     begin_rendering(f.cmd, t.extent, nullptr, nullptr);
     vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, hardware.handle());
     d.push(f.cmd, hardware);
+    vkCmdPushConstants(f.cmd, hardware.layout, VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof(push), &push);
     vkCmdDrawIndirect(f.cmd, hardware_list.buffer, 0, 1, sizeof(VkDrawIndirectCommand));
     vkCmdEndRendering(f.cmd);
 

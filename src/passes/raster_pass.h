@@ -33,6 +33,9 @@ struct RasterPass {
     // The hardware list, once a plan rasterizes in compute. `triangles`: the most the draws list at
     // once, the scene's triangles (level 0 of every draw).
     void make_list(const Context& ctx, uint64_t triangles);
+    // Tests only: a list of `list_capacity` triangles followed by room for more, every slot holding
+    // `guard_id` until written, so that a draw reading past the capacity shows in the words.
+    void make_guarded_list(const Context& ctx, uint32_t list_capacity, uint32_t guard_id);
     // In place of ScenePass::record_depth (first: timed as Timer::depth; late) and record_ids (ids)
     // under --raster compute. first and ids clear the words and end with the split.
     void record(FrameContext& f, RasterPhase phase);
