@@ -1,7 +1,7 @@
 #version 460
-// The compute rasterizer (--raster compute, docs/raster.md). One workgroup per draw walks the
-// triangles that draw's command lists (the cull's survivors, or occlusion phase 2's late list),
-// one lane per triangle:
+// The compute rasterizer (--raster compute, docs/raster.md). One workgroup per chunk of 64
+// triangles of one draw, over all draws (the chunk table), one lane per triangle of what the draw's
+// command lists (the cull's survivors, or occlusion phase 2's late list):
 //  - the lane transforms the three vertices exactly as scene.vert does (`precise`), so the clip
 //    positions are the hardware's;
 //  - triangles this rasterizer is not built for go to the hardware list (raster_hw.vert draws it):
@@ -20,8 +20,8 @@
 // lanes sharing the triangle's pixels (subgroupBroadcast of its set-up from the lane that made
 // it). The fallback: one atomic per hardware triangle, and each lane walks its own triangle's
 // pixels. Both write the same words: the max does not depend on who writes first.
-// Subgroup sizes 4 to 128: the loop over the workgroup's triangles is uniform (its bounds are the
-// draw's), every lane reaches the ballots, and a ballot's uvec4 holds any size.
+// Subgroup sizes 4 to 128: a workgroup leaves or stays as a whole (its chunk), every lane reaches
+// the ballots, and a ballot's uvec4 holds any size.
 #extension GL_KHR_shader_subgroup_basic : enable
 #ifdef RASTER_SUBGROUP
 #extension GL_KHR_shader_subgroup_ballot : require
@@ -40,12 +40,16 @@ layout(set = 0, binding = 6, std430) readonly buffer Indirect { uint indirect[];
 layout(set = 0, binding = 7, std430) buffer Words { uint64_t words[]; };
 // The hardware list: a VkDrawIndirectCommand (3 vertices per listed triangle), then the ids.
 layout(set = 0, binding = 8, std430) buffer HardwareList { uint hw_command[4]; uint hw_ids[]; };
+// The chunk table (RasterPass::make_list): (draw, first triangle) for every kRasterChunkTriangles
+// triangles of each draw at level 0, the most it can list; a workgroup rasterizes one chunk.
+layout(set = 0, binding = 9, std430) readonly buffer Chunks { uvec2 chunks[]; };
 
 layout(push_constant) uniform RasterPush {
     uint late;        // 1: occlusion phase 2's late list (the ids' late bit)
     uint max_extent;  // the largest box side, in pixels, drawn here
     uint capacity;    // of hw_ids
     uint top_left;    // 1: the fill rule's top-left condition (0 only in the test that shows it matters)
+    uint chunks;      // entries of the chunk table
 } push;
 
 const int kSubPixelBits = 8;
@@ -162,10 +166,15 @@ void raster_triangle(Setup s, uint lane, uint lanes) {
 }
 
 void main() {
-    uint draw = gl_WorkGroupID.x;
-    uint count = indirect[draw * 5u] / 3u;  // the draw's triangles (indexCount / 3)
-    for (uint base = 0u; base < count; base += gl_WorkGroupSize.x) {
-        uint primitive = base + gl_LocalInvocationIndex;
+    // The grid is folded into two dimensions to stay within maxComputeWorkGroupCount
+    // (RasterPass::make_list); the workgroups past the table have nothing to do. Either way the
+    // whole workgroup leaves, so the ballots below see all its lanes.
+    uint chunk = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+    if (chunk >= push.chunks) return;
+    uint draw = chunks[chunk].x;
+    uint count = indirect[draw * 5u] / 3u;  // the draw's triangles this frame (indexCount / 3)
+    {
+        uint primitive = chunks[chunk].y + gl_LocalInvocationIndex;
         Setup s;
         uint kind = primitive < count ? set_up(draw, primitive, s) : 0u;
         bool hardware = kind == 2u;

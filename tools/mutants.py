@@ -125,6 +125,12 @@ MUTANTS = {
         "    if (false) {\n",
         r"^Raster\.HardwareDrawStopsAtTheListsCapacity",
     ),
+    "raster-grid-not-folded": (
+        "src/passes/raster_pass.cpp",
+        "    grid.width = std::max(1u, std::min(chunk_count, max_groups[0]));\n",
+        "    grid.width = std::max(1u, chunk_count);\n",
+        r"^Raster\.MoreChunksThanTheWorkgroupLimitFoldIntoRows",
+    ),
     "raster-compute-whatever-the-sub-pixel-bits": (
         "src/plan/plan.cpp",
         "    if (features.sub_pixel_bits != kRasterSubPixelBits)\n",

@@ -1,6 +1,7 @@
 #include "passes/raster_pass.h"
 
 #include "passes/scene_pass.h"  // scene_layout
+#include "scene/scene.h"
 
 #include <algorithm>
 #include <vector>
@@ -9,18 +10,18 @@ namespace {
 
 // The scene's bindings (0 frame, 1 draws, 2 lights, 3 textures: raster_hw.frag's alpha test),
 // then 4 vertices, 5 the listed indices, 6 the draws' indirect commands, 7 the words, 8 the
-// hardware list. The compute rasterizer's push constant: late, max extent, capacity, top-left.
+// hardware list, 9 the chunk table. The push constant: late, max extent, capacity, top-left, chunks.
 LayoutDesc raster_layout(VkShaderStageFlags stages, uint32_t push_bytes, bool textures) {
     LayoutDesc layout = scene_layout();
     if (!textures) layout = {layout.bindings, stages, 0};  // (the compute rasterizer reads no texture)
-    for (int i = 0; i < 5; ++i) layout.bindings.push_back(VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
+    for (int i = 0; i < 6; ++i) layout.bindings.push_back(VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
     layout.stages = stages;
     layout.push_constant_bytes = push_bytes;
     return layout;
 }
 
 struct RasterPush {
-    uint32_t late, max_extent, capacity, top_left;
+    uint32_t late, max_extent, capacity, top_left, chunks;
 };
 
 // 0 the frame, 1 the words, 2 the visibility id image, 3 the depth image (raster_split.comp).
@@ -59,11 +60,39 @@ void RasterPass::create(const Context& ctx, bool alpha_masked) {
     split = create_compute_pipeline(ctx, {.shader = "raster_split.comp.main", .layout = kSplitLayout});
 }
 
-void RasterPass::make_list(const Context& ctx, uint64_t triangles) {
+std::vector<glm::uvec2> build_raster_chunks(const Scene& scene) {
+    std::vector<glm::uvec2> table;
+    table.reserve(raster_chunk_count(scene));
+    for (uint32_t draw = 0; draw < scene.instances.size(); ++draw)
+        for (uint32_t first = 0; first < scene.meshes[scene.instances[draw].mesh].index_count / 3; first += kRasterChunkTriangles)
+            table.push_back({draw, first});
+    return table;
+}
+
+uint64_t raster_chunk_count(const Scene& scene) {
+    uint64_t count = 0;
+    for (const MeshInstance& instance : scene.instances)
+        count += (scene.meshes[instance.mesh].index_count / 3 + kRasterChunkTriangles - 1) / kRasterChunkTriangles;
+    return count;
+}
+
+void RasterPass::make_list(const Context& ctx, const Scene& scene) {
     if (hardware_list.buffer) return;
-    capacity = uint32_t(std::min<uint64_t>(std::max<uint64_t>(triangles, 1), (uint64_t(1) << 30)));
+    capacity = uint32_t(std::min<uint64_t>(std::max<uint64_t>(scene.triangle_count(), 1), (uint64_t(1) << 30)));
     hardware_list = create_buffer(ctx, kListHeader + VkDeviceSize(capacity) * 4, kListUsage, MemoryKind::device_local,
                                   "raster hardware list");
+    // Folded as the cull pass folds its grid: rows of at most maxComputeWorkGroupCount[0].
+    std::vector<glm::uvec2> table = build_raster_chunks(scene);
+    const uint32_t* max_groups = ctx.properties.limits.maxComputeWorkGroupCount;
+    if (table.size() >= (uint64_t(1) << 32) || (table.size() + max_groups[0] - 1) / max_groups[0] > max_groups[1])
+        throw std::runtime_error("the scene needs " + std::to_string(table.size()) +
+                                 " compute-raster workgroups, more than the device can dispatch; use --raster hardware or a smaller --instances");
+    chunk_count = uint32_t(table.size());
+    grid.width = std::max(1u, std::min(chunk_count, max_groups[0]));
+    grid.height = std::max(1u, (chunk_count + grid.width - 1) / grid.width);
+    if (table.empty()) table.push_back({0, 0});  // (a buffer is never empty; push.chunks says 0)
+    chunks = create_buffer_with_data(ctx, table.data(), table.size() * sizeof(glm::uvec2), VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+                                     "raster chunks");
 }
 
 void RasterPass::make_guarded_list(const Context& ctx, uint32_t list_capacity, uint32_t guard_id) {
@@ -101,15 +130,16 @@ void RasterPass::record(FrameContext& f, RasterPhase phase) {
         .buffer(5, indices)
         .buffer(6, indirect)
         .buffer(7, t.raster_words)
-        .buffer(8, hardware_list);
+        .buffer(8, hardware_list)
+        .buffer(9, chunks);
     const Pipeline& compute = raster[f.plan.raster.variant == Variant::subgroup ? 1 : 0];
     vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, compute.handle());
     d.push(f.cmd, compute);
     d.textures(f.scene.texture_set);  // the hardware rasterizer's alpha test (set 1)
     // No late bit: after occlusion's two phases the ids pass names the merged list.
-    RasterPush push{0u, kRasterMaxExtent, capacity, top_left};
+    RasterPush push{0u, kRasterMaxExtent, capacity, top_left, chunk_count};
     vkCmdPushConstants(f.cmd, compute.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
-    vkCmdDispatch(f.cmd, f.scene.draw_count, 1, 1);  // a workgroup per draw
+    dispatch(f.ctx, f.cmd, grid.width, grid.height);  // a workgroup per chunk
 
     // The hardware rasterizer: the listed triangles, no attachments, the same words.
     memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,

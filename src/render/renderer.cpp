@@ -37,7 +37,7 @@ void Renderer::make_visibility_target() {
     // --raster compute: its words, the depth taken from them and the hardware list.
     if (config_.plan.raster.raster == Raster::compute && !targets_.raster_words.buffer) {
         create_raster_targets(ctx_, targets_);
-        raster_pass_.make_list(ctx_, cpu_scene_.triangle_count());
+        raster_pass_.make_list(ctx_, cpu_scene_);
     }
     if (config_.plan.shading.shading != Shading::visibility || targets_.visibility.image) return;
     // (Storage: --raster compute's split writes it.)

@@ -584,6 +584,11 @@ void wait_for_frame(const Context& ctx, VkFence fence) {
 
 uint32_t validation_message_count() { return g_validation_messages.load(); }
 
+void report_validation_error(const std::string& message) {
+    fprintf(stderr, "validation error: %s\n", message.c_str());
+    g_validation_messages++;
+}
+
 // The scene textures' set layout (Context::texture_set_layout). A combined image sampler counts as a
 // sampler and as a sampled image; a few of each are left to set 0 (the depth and visibility images
 // read with texelFetch), so a pipeline layout with both sets stays within the per-stage limits.

@@ -17,6 +17,7 @@
 #include "app/run.h"
 #include "gpu/harness.h"
 #include "gpu/light_frame.h"
+#include "passes/raster_pass.h"
 #include "render/renderer.h"
 #include "render/visibility_id.h"
 #include "scoped_env.h"
@@ -52,8 +53,8 @@ Plan raster_plan(Raster raster, Request variant, Request occlusion = Request::of
 // sideways, so that occlusion phase 2 re-admits what the nearest buildings hid.
 Shot render(const Scene& scene, Raster raster, std::optional<Camera> camera = std::nullopt, Request variant = Request::automatic,
             bool top_left = true, Request occlusion = Request::off, uint32_t frames = 1,
-            const std::function<void(Renderer&)>& prepare = {}) {
-    const Context& ctx = test_context();
+            const std::function<void(Renderer&)>& prepare = {}, const Context* context = nullptr) {
+    const Context& ctx = context ? *context : test_context();
     RendererConfig config;
     config.extent = kSize;
     config.lights = 16;
@@ -489,6 +490,54 @@ TEST(Raster, HardwareDrawStopsAtTheListsCapacity) {
         EXPECT_EQ(late, 0) << late << " pixels name the guard id: the hardware draw read past the list's capacity";
     }
     EXPECT_EQ(validation_message_count(), messages);
+}
+
+// More draws than the device's maxComputeWorkGroupCount, which SGD_MASK_LIMITS lowers to 64 in a
+// context of the test's own: 300 quads of their own draw (about 6 pixels, the compute
+// rasterizer's), a 96-triangle mesh (two chunks) and the wall. The rasterizer's workgroups (a chunk
+// of 64 triangles each, 303) must fold into rows of 64 (a dispatch past the limit is a validation
+// error, vk/resources.h dispatch()), and write the words of the unlimited context, bit for bit.
+TEST(Raster, MoreChunksThanTheWorkgroupLimitFoldIntoRows) {
+    REQUIRE_DRAWING();
+    if (!test_context().features.int64_atomics) GTEST_SKIP() << "device lacks 64-bit buffer atomics: no compute rasterizer";
+    static const Scene scene = [] {
+        Scene scene;
+        std::vector<uint32_t> back, fan;
+        add_quad(scene, {-100, -60, -40}, {100, -60, -40}, {100, 60, -40}, {-100, 60, -40}, back);
+        add_mesh(scene, back, {0.5f, 0.5f, 0.6f, 1.0f});
+        for (int i = 0; i < 20; ++i)
+            for (int j = 0; j < 15; ++j) {
+                std::vector<uint32_t> quad;
+                double x = 8.0 + 9.0 * i, y = 8.0 + 6.5 * j;
+                add_quad(scene, at_window(x, y + 5, 10), at_window(x + 6, y + 5, 10), at_window(x + 6, y, 10), at_window(x, y, 10), quad);
+                add_mesh(scene, quad, {0.2f + 0.03f * float(i), 0.7f, 0.2f + 0.05f * float(j), 1.0f});
+            }
+        for (int k = 0; k < 48; ++k) {  // 48 quads of one mesh in a strip along the bottom: 96 triangles
+            double x = 4.0 + 3.8 * k;
+            add_quad(scene, at_window(x, 106, 9), at_window(x + 3, 106, 9), at_window(x + 3, 103, 9), at_window(x, 103, 9), fan);
+        }
+        add_mesh(scene, fan, {0.9f, 0.3f, 0.3f, 1.0f});
+        update_bounds(scene);
+        return scene;
+    }();
+    ASSERT_EQ(raster_chunk_count(scene), 303u);
+    ScopedEnv mask("SGD_MASK_LIMITS", "maxComputeWorkGroupCount=64");
+    Context limited;
+    ContextOptions options;
+    options.validate = true;
+    create_context(limited, options);
+    ASSERT_EQ(limited.properties.limits.maxComputeWorkGroupCount[0], 64u);
+    uint32_t messages = validation_message_count();
+    for (Request variant : {Request::subgroup, Request::fallback}) {
+        Shot reference = render(scene, Raster::compute, generated_camera(), variant);
+        Shot folded = render(scene, Raster::compute, generated_camera(), variant, true, Request::off, 1, {}, &limited);
+        ASSERT_EQ(folded.plan.raster.raster, Raster::compute);
+        int covered = 0;
+        for (uint64_t word : folded.words) covered += uint32_t(word) != 0;
+        EXPECT_GT(covered, 300 * 20) << "the quads should cover about 30 pixels each";
+        EXPECT_TRUE(folded.words == reference.words) << "the folded grid's words differ from the unlimited one's";
+    }
+    EXPECT_EQ(validation_message_count(), messages) << "a dispatch past the limit (printed above)";
 }
 
 // Without 64-bit atomics (SGD_MASK_FEATURES=int64-atomics takes them away anywhere): auto takes
