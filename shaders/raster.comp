@@ -43,6 +43,7 @@ layout(set = 0, binding = 8, std430) buffer HardwareList { uint hw_command[4]; u
 // The chunk table (RasterPass::make_list): (draw, first triangle) for every kRasterChunkTriangles
 // triangles of each draw at level 0, the most it can list; a workgroup rasterizes one chunk.
 layout(set = 0, binding = 9, std430) readonly buffer Chunks { uvec2 chunks[]; };
+layout(set = 0, binding = 10, std430) buffer Counters { uint counters[]; };
 
 layout(push_constant) uniform RasterPush {
     uint late;        // 1: occlusion phase 2's late list (the ids' late bit)
@@ -50,6 +51,8 @@ layout(push_constant) uniform RasterPush {
     uint capacity;    // of hw_ids
     uint top_left;    // 1: the fill rule's top-left condition (0 only in the test that shows it matters)
     uint chunks;      // entries of the chunk table
+    uint count;       // 1: count the triangles by rasterizer (the instrumented frame's phase 1 and late draw)
+    uint classify;    // (raster_hw.frag's)
 } push;
 
 const int kSubPixelBits = 8;
@@ -178,6 +181,8 @@ void main() {
         Setup s;
         uint kind = primitive < count ? set_up(draw, primitive, s) : 0u;
         bool hardware = kind == 2u;
+        // (One frame outside the timed ones: an atomic per triangle costs nothing that is measured.)
+        if (push.count != 0u && kind != 0u) atomicAdd(counters[kRasterTrianglesWord + kind - 1u], 1u);
 #ifdef RASTER_SUBGROUP
         uvec4 to_hardware = subgroupBallot(hardware);
         uint listed = subgroupBallotBitCount(to_hardware);

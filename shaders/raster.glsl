@@ -27,4 +27,10 @@ uint64_t raster_word(float depth, uint id) { return (uint64_t(raster_depth_bits(
 uint raster_word_id(uint64_t word) { return uint(word & 0xffffffffUL) - 1u; }
 float raster_word_depth(uint64_t word) { return uintBitsToFloat(uint(word >> 32)); }
 
+// GpuCounters (render/frame.h), counted in the instrumented frame: the triangles each rasterizer
+// took (compute, hardware), the covered pixels, and those whose triangle the hardware drew.
+const uint kRasterTrianglesWord = 85u;
+const uint kRasterPixelsCoveredWord = 87u;
+const uint kRasterPixelsHardwareWord = 88u;
+
 #endif

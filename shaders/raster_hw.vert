@@ -20,7 +20,7 @@ layout(location = 2) flat out uint out_draw;
 layout(push_constant) uniform RasterPush {
     uint late, max_extent;
     uint capacity;  // of hw_ids: raster.comp counts every triangle for the hardware, lists the first `capacity`
-    uint top_left;
+    uint top_left, chunks, count, classify;
 } push;
 
 void main() {

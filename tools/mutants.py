@@ -131,6 +131,12 @@ MUTANTS = {
         "    grid.width = std::max(1u, chunk_count);\n",
         r"^Raster\.MoreChunksThanTheWorkgroupLimitFoldIntoRows",
     ),
+    "raster-classify-counts-every-fragment": (
+        "shaders/raster_hw.frag",
+        "        if (words[pixel.y * frame.sizes.x + pixel.x] == word) atomicAdd(counters[kRasterPixelsHardwareWord], 1u);\n",
+        "        atomicAdd(counters[kRasterPixelsHardwareWord], 1u);\n",
+        r"^Raster\.CountersSayWhoRasterizedEachTriangleAndWroteEachPixel",
+    ),
     "raster-compute-whatever-the-sub-pixel-bits": (
         "src/plan/plan.cpp",
         "    if (features.sub_pixel_bits != kRasterSubPixelBits)\n",

@@ -10,11 +10,11 @@ namespace {
 
 // The scene's bindings (0 frame, 1 draws, 2 lights, 3 textures: raster_hw.frag's alpha test),
 // then 4 vertices, 5 the listed indices, 6 the draws' indirect commands, 7 the words, 8 the
-// hardware list, 9 the chunk table. The push constant: late, max extent, capacity, top-left, chunks.
+// hardware list, 9 the chunk table, 10 the counters. The push constant: RasterPush.
 LayoutDesc raster_layout(VkShaderStageFlags stages, uint32_t push_bytes, bool textures) {
     LayoutDesc layout = scene_layout();
     if (!textures) layout = {layout.bindings, stages, 0};  // (the compute rasterizer reads no texture)
-    for (int i = 0; i < 6; ++i) layout.bindings.push_back(VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
+    for (int i = 0; i < 7; ++i) layout.bindings.push_back(VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
     layout.stages = stages;
     layout.push_constant_bytes = push_bytes;
     return layout;
@@ -22,13 +22,16 @@ LayoutDesc raster_layout(VkShaderStageFlags stages, uint32_t push_bytes, bool te
 
 struct RasterPush {
     uint32_t late, max_extent, capacity, top_left, chunks;
+    uint32_t count;     // the instrumented frame's phase 1 and late draw: count the triangles by rasterizer
+    uint32_t classify;  // the hardware draw counts the pixels it won instead of writing
 };
 
-// 0 the frame, 1 the words, 2 the visibility id image, 3 the depth image (raster_split.comp).
+// 0 the frame, 1 the words, 2 the visibility id image, 3 the depth image, 4 the counters
+// (raster_split.comp); the push constant: 1 to count the covered pixels.
 const LayoutDesc kSplitLayout = {
     {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE,
-     VK_DESCRIPTOR_TYPE_STORAGE_IMAGE},
-    VK_SHADER_STAGE_COMPUTE_BIT, 0};
+     VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
+    VK_SHADER_STAGE_COMPUTE_BIT, 4};
 
 constexpr VkDeviceSize kListHeader = 16;  // VkDrawIndirectCommand
 constexpr VkBufferUsageFlags kListUsage =
@@ -131,13 +134,18 @@ void RasterPass::record(FrameContext& f, RasterPhase phase) {
         .buffer(6, indirect)
         .buffer(7, t.raster_words)
         .buffer(8, hardware_list)
-        .buffer(9, chunks);
+        .buffer(9, chunks)
+        .buffer(10, f.counters);
     const Pipeline& compute = raster[f.plan.raster.variant == Variant::subgroup ? 1 : 0];
     vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, compute.handle());
     d.push(f.cmd, compute);
     d.textures(f.scene.texture_set);  // the hardware rasterizer's alpha test (set 1)
     // No late bit: after occlusion's two phases the ids pass names the merged list.
-    RasterPush push{0u, kRasterMaxExtent, capacity, top_left, chunk_count};
+    // The instrumented frame counts: triangles in phase 1 and the late draw (the ids pass draws
+    // them again); pixels once the words are final (the last rasterization of the frame).
+    const bool counted = f.instrument && phase != RasterPhase::ids;
+    const bool final_words = phase == RasterPhase::ids || (phase == RasterPhase::first && !f.ids_after_late_draw);
+    RasterPush push{0u, kRasterMaxExtent, capacity, top_left, chunk_count, counted ? 1u : 0u, 0u};
     vkCmdPushConstants(f.cmd, compute.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
     dispatch(f.ctx, f.cmd, grid.width, grid.height);  // a workgroup per chunk
 
@@ -166,9 +174,27 @@ void RasterPass::record(FrameContext& f, RasterPhase phase) {
     s.buffer(0, f.uniforms, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER)
         .buffer(1, t.raster_words)
         .storage_image(2, t.visibility.view)
-        .storage_image(3, t.raster_depth.view);
+        .storage_image(3, t.raster_depth.view)
+        .buffer(4, f.counters);
     s.push(f.cmd, split);
-    vkCmdDispatch(f.cmd, ceil_div(t.extent.width, 8u), ceil_div(t.extent.height, 8u), 1);
+    const uint32_t count_pixels = f.instrument && final_words ? 1u : 0u;
+    vkCmdPushConstants(f.cmd, split.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(count_pixels), &count_pixels);
+    dispatch(f.ctx, f.cmd, ceil_div(t.extent.width, 8u), ceil_div(t.extent.height, 8u));
+    if (count_pixels) {
+        // The hardware draw again, classifying: of the final words, those its fragments wrote.
+        memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+                       VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+        begin_rendering(f.cmd, t.extent, nullptr, nullptr);
+        vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, hardware.handle());
+        d.push(f.cmd, hardware);
+        push.classify = 1u;
+        vkCmdPushConstants(f.cmd, hardware.layout, VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof(push), &push);
+        vkCmdDrawIndirect(f.cmd, hardware_list.buffer, 0, 1, sizeof(VkDrawIndirectCommand));
+        vkCmdEndRendering(f.cmd);
+        memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+                       VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_ALL_GRAPHICS_BIT | VK_PIPELINE_STAGE_2_COPY_BIT,
+                       VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT | VK_ACCESS_2_TRANSFER_READ_BIT);
+    }
     if (timed) f.timer.end(f.cmd, Timer::depth);
     if (timed) end_label(f.ctx, f.cmd);
 }

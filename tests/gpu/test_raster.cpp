@@ -540,6 +540,84 @@ TEST(Raster, MoreChunksThanTheWorkgroupLimitFoldIntoRows) {
     EXPECT_EQ(validation_message_count(), messages) << "a dispatch past the limit (printed above)";
 }
 
+// The CPU reference of raster.comp's sorting (docs/raster.md, "Which rasterizer draws a
+// triangle"): 0 nobody, 1 compute, 2 hardware, from the same float window positions.
+int classify(const Scene& scene, const Shot& s, uint32_t draw, uint32_t primitive) {
+    const Material& material = scene.materials[scene.meshes[scene.instances[draw].mesh].material];
+    glm::vec4 clip[3];
+    bool in_depth = true;
+    for (int i = 0; i < 3; ++i) {
+        const Vertex& v = scene.vertices[s.drawn[draw][3 * primitive + i]];
+        clip[i] = s.view_proj * (scene.instances[draw].transform * glm::vec4(v.position, 1.0f));
+        in_depth = in_depth && clip[i].w > 0.0f && clip[i].z >= 0.0f && clip[i].z <= clip[i].w;
+    }
+    if (material.alpha_cutoff > 0.0f || !in_depth) return 2;
+    glm::vec2 half(0.5f * float(kSize.width), 0.5f * float(kSize.height)), p[3];
+    for (int i = 0; i < 3; ++i) p[i] = glm::vec2(clip[i]) / clip[i].w * half + half;
+    glm::vec2 lo = glm::min(p[0], glm::min(p[1], p[2])), hi = glm::max(p[0], glm::max(p[1], p[2]));
+    glm::vec2 frame(float(kSize.width), float(kSize.height));
+    if (hi.x - lo.x > float(kRasterMaxExtent) || hi.y - lo.y > float(kRasterMaxExtent)) return 2;
+    if (hi.x < 0 || hi.y < 0 || lo.x > frame.x || lo.y > frame.y) return 0;
+    if (lo.x < 0 || lo.y < 0 || hi.x > frame.x || hi.y > frame.y) return 2;
+    int64_t f[3][2];
+    for (int i = 0; i < 3; ++i)
+        for (int c = 0; c < 2; ++c) f[i][c] = int64_t(std::nearbyint(double(p[i][c]) * 256.0));
+    auto floor_div = [](int64_t a) { return a >= 0 ? a / 256 : -((-a + 255) / 256); };
+    for (int c = 0; c < 2; ++c) {
+        int64_t f_lo = std::min({f[0][c], f[1][c], f[2][c]}), f_hi = std::max({f[0][c], f[1][c], f[2][c]});
+        int64_t first = std::max<int64_t>(floor_div(f_lo - 128 + 255), 0);
+        int64_t last = std::min<int64_t>(floor_div(f_hi - 128), int64_t(c ? kSize.height : kSize.width) - 1);
+        if (last < first) return 0;
+    }
+    int64_t cross = (f[1][0] - f[0][0]) * (f[2][1] - f[0][1]) - (f[1][1] - f[0][1]) * (f[2][0] - f[0][0]);
+    return cross >= 0 ? 0 : 1;
+}
+
+// The report's raster counters (the instrumented frame) against the CPU: the triangles each
+// rasterizer took, by the reference sorting of every listed triangle, and the pixels: every covered
+// one, and of them those whose triangle (from the visibility image) the reference gives the hardware.
+TEST(Raster, CountersSayWhoRasterizedEachTriangleAndWroteEachPixel) {
+    REQUIRE_DRAWING();
+    if (!test_context().features.int64_atomics) GTEST_SKIP() << "device lacks 64-bit buffer atomics: no compute rasterizer";
+    static const Scene scene = generated_scene();
+    const Context& ctx = test_context();
+    uint32_t messages = validation_message_count();
+    for (Request variant : {Request::subgroup, Request::fallback}) {
+        RendererConfig config;
+        config.extent = kSize;
+        config.lights = 16;
+        config.plan = raster_plan(Raster::compute, variant);
+        Renderer renderer(ctx, scene, config);
+        VkCommandBuffer cmd = begin_one_shot(ctx);
+        renderer.record(cmd, 0, 0, generated_camera(), true);
+        end_one_shot(ctx, cmd);
+        GpuCounters counters = renderer.read_counters();
+        Shot shot;
+        shot.ids = renderer.read_visibility();
+        shot.drawn = renderer.read_drawn_indices();
+        Camera view = generated_camera();
+        shot.view_proj = view.projection(float(kSize.width) / float(kSize.height)) * view.view();
+        uint32_t triangles[3] = {}, covered = 0, hardware = 0;
+        for (uint32_t draw = 0; draw < shot.drawn.size(); ++draw)
+            for (uint32_t t = 0; t < shot.drawn[draw].size() / 3; ++t) ++triangles[classify(scene, shot, draw, t)];
+        for (size_t p = 0; p < shot.ids.size() / 2; ++p) {
+            if (shot.ids[2 * p] == kNoTriangle) continue;
+            ++covered;
+            hardware += classify(scene, shot, shot.ids[2 * p], shot.ids[2 * p + 1]) == 2;
+        }
+        EXPECT_GT(triangles[1], 100u);
+        EXPECT_GT(hardware, 1000u);
+        EXPECT_LT(hardware, covered);
+        EXPECT_EQ(counters.raster_triangles[0], triangles[1]) << "compute triangles";
+        EXPECT_EQ(counters.raster_triangles[1], triangles[2]) << "hardware triangles";
+        EXPECT_EQ(counters.raster_pixels_covered, covered);
+        EXPECT_EQ(counters.raster_pixels_hardware, hardware);
+        printf("%s: %u triangles to compute, %u to the hardware, %u to nobody; %u pixels covered, %u by the hardware\n",
+               variant == Request::subgroup ? "subgroup" : "fallback", triangles[1], triangles[2], triangles[0], covered, hardware);
+    }
+    EXPECT_EQ(validation_message_count(), messages);
+}
+
 // Without 64-bit atomics (SGD_MASK_FEATURES=int64-atomics takes them away anywhere): auto takes
 // hardware and says why, and --raster compute is refused with one line and exit 2.
 TEST(Raster, WithoutInt64AtomicsAutoTakesHardwareAndComputeIsRefused) {
