@@ -356,7 +356,8 @@ void expect_planned_allocations_allocated(bool raster) {
         else if (std::find(kDriverSizedAllocations.begin(), kDriverSizedAllocations.end(), r.name) == kDriverSizedAllocations.end())
             actual[r.name] += r.bytes;  // (the driver-sized ray-tracing buffers cannot be planned)
     }
-    for (const PlannedAllocation& p : planned_allocations(scene, options, ctx.features.ray_tracing)) planned[p.name] += p.bytes;
+    for (const PlannedAllocation& p : planned_allocations(scene, options, config.plan, ctx.features.ray_tracing))
+        planned[p.name] += p.bytes;
     ASSERT_GT(actual.size(), 10u);
     for (const auto& [name, bytes] : actual) {
         SCOPED_TRACE(name);
