@@ -256,7 +256,7 @@ void apply_limit_masks(VkPhysicalDeviceLimits& limits) {
         if (name == "maxComputeWorkGroupCount")
             for (int i = 0; i < 3; ++i) fields[i] = &limits.maxComputeWorkGroupCount[i];
         if (!fields[0] || eq == std::string::npos || !end || *end || value == 0 || value > *fields[0])
-            throw std::runtime_error("SGD_MASK_LIMITS: '" + item + "' is not subPixelPrecisionBits=N or maxComputeWorkGroupCount=N "
+            throw UnsupportedRequest("SGD_MASK_LIMITS: '" + item + "' is not subPixelPrecisionBits=N or maxComputeWorkGroupCount=N "
                                      "with 0 < N <= the device's value");
         for (uint32_t* field : fields)
             if (field) *field = uint32_t(value);

@@ -633,7 +633,7 @@ TEST(Raster, WhereTheSubPixelBitsDifferComputeIsRefused) {
     // A value the device cannot take (more than it has) is one clear line, not a silent default.
     ScopedEnv wrong("SGD_MASK_LIMITS", "subPixelPrecisionBits=99");
     DemoRun bad = run_demo({"--info"});
-    EXPECT_NE(bad.exit_code, 0);
+    EXPECT_EQ(bad.exit_code, 2) << bad.output;
     EXPECT_NE(bad.output.find("SGD_MASK_LIMITS: 'subPixelPrecisionBits=99'"), std::string::npos) << bad.output;
 }
 
