@@ -82,7 +82,7 @@ layout(set = 0, binding = LOOP_COUNTERS_BINDING, std430) buffer LoopCounters {
     uint subgroup_trips;       // LIGHT_LOOP_SUBGROUP: trips of the subgroup-uniform loop, once per subgroup
     uint max_lane_trips;       // LIGHT_LOOP_SUBGROUP: sum over subgroups of their longest lane's trips
     uint tiles_spanned[4];     // LIGHT_LOOP_SUBGROUP: subgroups whose lanes lie in 1, 2, 3, 4+ tiles
-    uint later_counters[69];   // GpuCounters words 16..84: ray statistics to occlusion's
+    uint later_counters[73];   // GpuCounters words 16..88: ray statistics to the compute rasterizer's
     uint material_subgroups;   // visibility_shade.comp's material waterfall (MATERIAL_WATERFALL)
     uint material_trips;
 } loop_counters;

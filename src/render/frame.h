@@ -123,14 +123,22 @@ struct GpuCounters {
     // 1 where occlusion `auto` rested this frame (no pyramid, no phase 1 or 2: the last frames it
     // measured removed too little to pay, Renderer::record); written by the host's fill, word 84.
     uint32_t occlusion_resting;
+    // --raster compute (docs/raster.md), counted in the instrumented frame: the triangles of phase 1
+    // and the late draw that each rasterizer took (raster.comp, words 85 and 86: compute,
+    // hardware), and the covered pixels (raster_split.comp, word 87) and of them those whose
+    // triangle the hardware drew (raster_hw.frag's classifying draw, word 88).
+    uint32_t raster_triangles[2];
+    uint32_t raster_pixels_covered;
+    uint32_t raster_pixels_hardware;
     // The visibility shading pass's material waterfall (visibility_shade.comp, MATERIAL_WATERFALL;
-    // shading.glsl's LoopCounters, words 85 and 86), in the instrumented frame: subgroups that
+    // shading.glsl's LoopCounters, words 89 and 90), in the instrumented frame: subgroups that
     // shaded a covered pixel, and the waterfall's trips summed over them (one per distinct material).
     uint32_t material_subgroups;
     uint32_t material_trips;
 };
-static_assert(sizeof(GpuCounters) == 87 * 4);
-static_assert(offsetof(GpuCounters, material_subgroups) == 85 * 4);  // shading.glsl's LoopCounters
+static_assert(sizeof(GpuCounters) == 91 * 4);
+static_assert(offsetof(GpuCounters, raster_triangles) == 85 * 4);  // raster.glsl's kRasterTrianglesWord
+static_assert(offsetof(GpuCounters, material_subgroups) == 89 * 4);  // shading.glsl's LoopCounters
 static_assert(offsetof(GpuCounters, occlusion_triangles) == 75 * 4);  // occlusion.glsl's kOcclusionTrianglesWord
 static_assert(offsetof(GpuCounters, occlusion_meshlets) == 79 * 4);   // occlusion.glsl's kOcclusionMeshletsWord
 static_assert(offsetof(GpuCounters, cull_lookback_fallbacks) == 83 * 4);  // cull.comp's kLookbackFallbacksWord
