@@ -631,8 +631,11 @@ ShadingRatios compute_shading_ratios(const std::vector<CompareRun>& runs) {
                               "same in shading-visibility (quad-swap derivatives)";
     derivatives.subgroup_side = "quad-swap";
     derivatives.fallback_side = "analytic";
-    PassRatio raster = timer_ratio(runs, "raster", "hardware/compute", "raster-hardware", "raster-compute", Timer::frame);
-    raster.measured_as = "frame median in raster-hardware (the graphics pre-pass) over the same in raster-compute (the compute rasterizer)";
+    // The hardware side: raster-hardware, or where it was not rendered (the first run's quick
+    // measurement) the visibility row, which plans the same frame without a verdict.
+    std::string hardware = find_run(runs, "raster-hardware") ? "raster-hardware" : visibility;
+    PassRatio raster = timer_ratio(runs, "raster", "hardware/compute", hardware, "raster-compute", Timer::frame);
+    raster.measured_as = "frame median in " + hardware + " (the graphics pre-pass) over the same in raster-compute (the compute rasterizer)";
     raster.subgroup_side = "compute";
     raster.fallback_side = "hardware";
     raster.graphics_vs_compute = true;
@@ -641,17 +644,33 @@ ShadingRatios compute_shading_ratios(const std::vector<CompareRun>& runs) {
     return {shading, derivatives, raster, raster_path};
 }
 
-std::vector<CompareConfig> visibility_mip_rows() {
+std::vector<CompareConfig> visibility_pass_rows() {
     std::vector<CompareConfig> rows;
     for (const CompareConfig& c : comparison_matrix())
-        if (c.name == "shading-visibility")
+        if (c.name == "shading-visibility") {
             for (Request r : {Request::fallback, Request::off}) {
                 CompareConfig row = c;
                 row.name = "shading-visibility-mip-" + std::string(request_name(r));
                 row.requests[size_t(PassId::mip)] = r;
                 rows.push_back(row);
             }
+            CompareConfig ray = c;
+            ray.name = "shading-visibility-ray-trace-fallback";
+            ray.requests[size_t(PassId::ray_trace)] = Request::fallback;
+            rows.push_back(ray);
+        }
     return rows;
+}
+
+PassRatios compute_visibility_ratios(const std::vector<CompareRun>& runs, const std::string& ray_trace_fallback_run,
+                                     const std::string& ray_trace_subgroup_run) {
+    PassRatios r;
+    r[size_t(PassId::mip)] = compute_visibility_mip_ratio(runs);
+    PassRatio& ray = r[size_t(PassId::ray_trace)];
+    ray = timer_ratio(runs, "ray_trace", "ray trace", ray_trace_fallback_run, ray_trace_subgroup_run, Timer::ray_trace);
+    ray.measured_as = "under visibility: ray_trace pass median in " + ray_trace_fallback_run + " over the same in " +
+                      ray_trace_subgroup_run;
+    return r;
 }
 
 PassRatio compute_visibility_mip_ratio(const std::vector<CompareRun>& runs) {

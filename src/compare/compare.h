@@ -92,8 +92,18 @@ ShadingRatios compute_shading_ratios(const std::vector<CompareRun>& runs);
 // shading-visibility-mip-fallback and -mip-off, which only --tune renders. The ratio ("mip") is the
 // mip pass's median in the fallback row over what the quad mip adds to the shade pass (its median in
 // shading-visibility minus that in the off row).
-std::vector<CompareConfig> visibility_mip_rows();
+// The ray tracer under visibility is other work than under forward (ray generation takes each
+// pixel's surface from the visibility image and traces no primary ray): its pair there is
+// shading-visibility against shading-visibility-ray-trace-fallback, which only --tune renders; the
+// ratio ("ray_trace") is the ray_trace pass's median in the fallback row over the same in
+// shading-visibility. visibility_pass_rows() holds the mip's two rows, then this one.
+std::vector<CompareConfig> visibility_pass_rows();
 PassRatio compute_visibility_mip_ratio(const std::vector<CompareRun>& runs);
+// Both verdicts measured under visibility, by PassId: mip and ray_trace (the others unmeasured).
+// The ray tracer's fallback side is `ray_trace_fallback_run`, its subgroup side `ray_trace_subgroup_run`.
+PassRatios compute_visibility_ratios(const std::vector<CompareRun>& runs,
+                                     const std::string& ray_trace_fallback_run = "shading-visibility-ray-trace-fallback",
+                                     const std::string& ray_trace_subgroup_run = "shading-visibility");
 
 struct CompareProgress {
     size_t index = 0, count = 0;  // index is 1-based
