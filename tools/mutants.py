@@ -116,6 +116,12 @@ MUTANTS = {
         "    if (false) {\n",
         r"^FirstRun\.AVerdictOfAnotherSizeClassIsMeasuredAgain|^TuningFile\.AFileThatDoesNotFitIsIgnoredWithWhy$",
     ),
+    "comparison-rows-ignore-autos-plan": (
+        "src/compare/compare.cpp",
+        "    PlanRequest request = base;\n    request.passes = config.requests;\n",
+        "    PlanRequest request;\n    request.lod = base.lod;\n    request.passes = config.requests;\n",
+        r"^Tune\.TheComparisonMeasuresItsRowsInAutosPlan",
+    ),
     "counter-barrier-without-fragment": (
         "src/render/renderer.cpp",
         "VK_PIPELINE_STAGE_2_PRE_RASTERIZATION_SHADERS_BIT | VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT;\n",

@@ -57,16 +57,43 @@ std::vector<CompareConfig> comparison_matrix() {
     return m;
 }
 
-PlanRequest plan_request(const CompareConfig& config, bool lod) {
-    PlanRequest request;
+PlanRequest comparison_base(const PlanRequest& plan) {
+    PlanRequest base = plan;
+    base.passes = {};
+    base.view = ViewMode::shaded;
+    base.view_stage = Stage::fragment;
+    base.view_level = 0;
+    base.geometry = Geometry::indexed;
+    return base;
+}
+
+PlanRequest plan_request(const CompareConfig& config, const PlanRequest& base) {
+    PlanRequest request = base;
     request.passes = config.requests;
     request.geometry = config.geometry;
-    request.shading = config.shading;
-    request.derivatives = config.derivatives;
-    request.raster = config.raster;
-    request.raster_variant = config.raster_variant;
-    request.lod = lod;
+    if (config.shading) request.shading = config.shading;
+    if (config.derivatives != Request::automatic) request.derivatives = config.derivatives;
+    if (config.raster) request.raster = config.raster;
+    if (config.raster_variant != Request::automatic) request.raster_variant = config.raster_variant;
     return request;
+}
+
+PlanRequest plan_request(const CompareConfig& config, bool lod) {
+    PlanRequest base;
+    base.lod = lod;
+    return plan_request(config, base);
+}
+
+std::string base_plan_text(const Plan& plan) {
+    std::string text = shading_variant_name(plan.shading) + " shading, " + raster_variant_name(plan.raster) + " rasterizer, " +
+                       std::string(geometry_name(plan.geometry)) + " geometry";
+    std::string measured;
+    if (plan.shading.source == PlanSource::measured) measured = plan.shading.measured_by + " of " + plan.shading.measured_on;
+    for (const PassPlan& p : plan.passes)
+        if (measured.empty() && p.source == PlanSource::measured) measured = p.measured_by + " of " + p.measured_on;
+    bool typed = plan.shading.requested || plan.raster.requested;
+    return text + (typed ? " (requested)" : "") +
+           (measured.empty() ? (typed ? "" : " (capabilities: no stored verdict)") : " (stored verdicts: " + measured + ")");
 }
 
 namespace {
@@ -162,9 +189,16 @@ PassRatio hosted_ratio(const std::vector<CompareRun>& runs, const PassInfo& pass
     return r;
 }
 
+// The timer a hosted pass's subgroup path runs inside in that run's plan (hosting_timer): the
+// resolve pass or forward, or under visibility the shading pass.
+Timer host_in(const CompareRun* run, const PassInfo& pass) {
+    return run && !run->skipped ? hosting_timer(pass, run->plan).value_or(*pass.host_timer) : *pass.host_timer;
+}
+
 PassRatio hosted_ratio(const std::vector<CompareRun>& runs, const PassInfo& pass) {
     std::string name(pass.name);
-    return hosted_ratio(runs, pass, name + "-fallback", name + "-subgroup", name + "-off", *pass.host_timer);
+    return hosted_ratio(runs, pass, name + "-fallback", name + "-subgroup", name + "-off",
+                        host_in(find_run(runs, name + "-subgroup"), pass));
 }
 
 PassRatio ratio_of(const std::vector<CompareRun>& runs, const PassInfo& pass) {
@@ -177,8 +211,9 @@ PassRatio ratio_of(const std::vector<CompareRun>& runs, const PassInfo& pass) {
     if (offers(pass, Request::off)) return hosted_ratio(runs, pass);
     // Hosted without one (the light loop: forward always runs some loop): both variants are the
     // host's work, so the ratio is the host's time in the fallback run over that in the subgroup run.
-    PassRatio r = timer_ratio(runs, pass.key, pass.name, prefix + "-fallback", prefix + "-subgroup", *pass.host_timer);
-    r.measured_as = std::string(timer_info(*pass.host_timer).key) + " pass median (it runs the " + std::string(pass.name) +
+    Timer host = host_in(sg, pass);
+    PassRatio r = timer_ratio(runs, pass.key, pass.name, prefix + "-fallback", prefix + "-subgroup", host);
+    r.measured_as = std::string(timer_info(host).key) + " pass median (it runs the " + std::string(pass.name) +
                     ") in " + r.fallback_run + " over the same in " + r.subgroup_run;
     return r;
 }
@@ -281,6 +316,12 @@ nlohmann::json comparison_json(const Context& ctx, const Options& o, const Scene
             {"scene",
              {{"path", scene.path}, {"triangles", scene.triangle_count()}, {"instances", o.instances}, {"lights", o.lights}}},
             {"frame", {{"width", o.width}, {"height", o.height}, {"frames", o.frames}, {"warmup", o.warmup}}},
+            {"base_plan", {{"text", base_plan_text(c.base)},
+                           {"shading", shading_name(c.base.shading.shading)},
+                           {"derivatives", variant_name(c.base.shading.derivatives)},
+                           {"raster", raster_name(c.base.raster.raster)},
+                           {"raster_variant", variant_name(c.base.raster.variant)},
+                           {"geometry", geometry_name(c.base.geometry)}}},
             {"validation", {{"enabled", o.validate}, {"messages", c.validation_messages}}},
             {"method", method_json(c.method)},
             {"probe", stage_probe_json(c.probe)},
@@ -513,7 +554,9 @@ RgbaImage comparison_sheet(const Context& ctx, const Options& o, const Scene& sc
     std::string speedups = "speed-up, fallback / subgroup (word from the 95% interval):";
     for (const PassRatio& r : all_ratios(c))
         speedups += "   " + r.name + " " + format_ratio(r) + (r.ratio ? " " + std::string(verdict_name(r.verdict)) : "");
-    std::vector<TextLine> header = {{"subgroup-demo --compare   " + device, white}, {setup, grey}};
+    std::vector<TextLine> header = {{"subgroup-demo --compare   " + device, white},
+                                    {"measured in auto's plan here: " + base_plan_text(c.base), gold},
+                                    {setup, grey}};
     // The speed-ups on (at most) three lines, then the probe.
     std::vector<std::string> wrapped = wrap_text(speedups, layout.width - 2 * layout.margin, layout.text_scale);
     for (size_t i = 0; i < 3; ++i) header.push_back({i < wrapped.size() ? wrapped[i] : "", gold});
@@ -709,7 +752,7 @@ namespace {
 // The options one configuration renders with: its own requests and screenshot, nothing else written.
 Options run_options(const Options& options, const CompareRun& run, const std::string& screenshot) {
     Options o = options;
-    o.plan = plan_request(run.config, options.plan.lod);  // every row with the same --lod (auto: geometry is measured with LOD on)
+    o.plan = plan_request(run.config, comparison_base(options.plan));  // every row in auto's plan, with the same --lod
     o.test_extra_work = run.config.test_extra_work;
     o.screenshot = screenshot;
     o.mip_dump.clear();
@@ -816,14 +859,20 @@ CompareResult run_comparison(const Context& ctx, const Scene& scene, const Optio
     if (!fs::is_directory(c.dir)) throw std::runtime_error("cannot create the --out folder " + c.dir);
 
     // Plans first (pure, no GPU): skipped configurations are known before the first frame, so the
-    // estimate counts only what will really run.
+    // estimate counts only what will really run. Every row starts from auto's plan on this device.
+    const PlanRequest base = comparison_base(options.plan);
+    try {
+        c.base = make_plan(ctx.subgroup, ctx.features, base);
+    } catch (const UnsupportedRequest& e) {
+        throw std::runtime_error(std::string("--compare: ") + e.what());
+    }
     for (const CompareConfig& config : comparison_matrix()) {
         CompareRun run;
         run.config = config;
         // Timings compare passes, so every configuration renders the plain shaded frame: a debug
         // view (the window may be showing one) would add its own pass and change the screenshots.
         try {
-            run.plan = make_plan(ctx.subgroup, ctx.features, plan_request(config, options.plan.lod));
+            run.plan = make_plan(ctx.subgroup, ctx.features, plan_request(config, base));
         } catch (const UnsupportedRequest& e) {
             run.skipped = true;
             run.skip_reason = e.what();

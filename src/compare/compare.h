@@ -41,9 +41,18 @@ struct CompareConfig {
     Request operator[](PassId id) const { return requests[size_t(id)]; }
 };
 
-// What the configuration asks of the planner, every row with the same --lod; no measured verdicts
-// (the comparison plans by capabilities alone, so its rows are the same on every run).
+// The request every row starts from: auto's plan on this device as `plan` holds it (a typed
+// --shading and --raster, the stored verdicts of this size class that run_compare put there, --lod),
+// with every pass at auto, the shaded view and the indexed geometry, so that each row switches only
+// its own pass (or path) within the plan auto takes (docs/comparison.md, "The plan the rows run in").
+PlanRequest comparison_base(const PlanRequest& plan);
+// What the configuration asks of the planner: the base with the configuration's own requests on top.
+PlanRequest plan_request(const CompareConfig& config, const PlanRequest& base);
+// The same from the capabilities alone (no typed paths, no verdicts), every row with this --lod.
 PlanRequest plan_request(const CompareConfig& config, bool lod);
+// auto's plan the rows are measured in, in words for the sheet's headline: "visibility/subgroup
+// shading, hardware rasterizer, indexed geometry (measured: tune of 2026-12-01)".
+std::string base_plan_text(const Plan& plan);
 
 // In this order: each pass of the table in each variant it offers (subgroup, forward: the mip's
 // alone, fallback, off) with the others at auto; the meshlet geometry path with its culling in each
@@ -140,6 +149,7 @@ struct CompareMethod {
 
 struct CompareResult {
     CompareMethod method;
+    Plan base;  // auto's plan on this device (comparison_base): every row's plan but for its own switch
     std::vector<CompareRun> runs;  // every configuration of the matrix, skipped ones included
     std::vector<CompareDifference> differences;  // one per difference_pairs(), in that order
     CompareDifference run_to_run;  // pair {kRunToRunRun, kRunToRunRun}; not compared when it was skipped
@@ -195,7 +205,7 @@ CompareResult run_comparison(const Context& ctx, const Scene& scene, const Optio
 // identical, with the count of differing pixels) and the run-to-run cell, then one per
 // configuration, in matrix order (the first at grid index difference_cells()).
 size_t difference_cells();
-constexpr int kCompareHeaderLines = 6;  // device, set-up, three lines of speed-ups, the probe
+constexpr int kCompareHeaderLines = 7;  // device, auto's plan, set-up, three lines of speed-ups, the probe
 // Name, frame time, then the pass timers two to a line (every timer but frame and view).
 constexpr int kCompareLabelLines = 2 + int(kTimerCount - 2 + 1) / 2;
 SheetLayout compare_sheet_layout(uint32_t frame_width, uint32_t frame_height, size_t configurations);

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <utility>
 #include <unistd.h>
 
 #include "render/text_format.h"
@@ -609,7 +610,11 @@ int run_compare(const Options& options) {
     fprintf(stderr, "compare: %s, subgroup size %u, %ux%u, %llu triangles, %u lights, %u frames (%u warm-up)\n",
             ctx.info.name.c_str(), ctx.subgroup.size, options.width, options.height,
             (unsigned long long)scene.triangle_count(), options.lights, options.frames, options.warmup);
-    CompareResult c = run_comparison(ctx, scene, options, [](const CompareProgress& p) {
+    // The rows run in auto's plan on this device: a typed --shading / --raster, else the stored
+    // verdicts of this size class (none: the capabilities'; --no-tuning: the capabilities').
+    Options tuned = options;
+    apply_tuning(ctx, tuned);
+    CompareResult c = run_comparison(ctx, scene, tuned, [](const CompareProgress& p) {
         std::string eta = p.eta_s < 0 ? std::string("estimating") : "about " + std::to_string(int(std::ceil(p.eta_s))) + " s left";
         fprintf(stderr, "[%zu/%zu] %-20s %s  (%.0f s elapsed, %s)\n", p.index, p.count, p.name.c_str(),
                 p.skipped ? "skipped" : "running", p.elapsed_s, eta.c_str());
@@ -625,9 +630,17 @@ int run_compare(const Options& options) {
             printf("%-12s no ratio: %s\n", r.key.c_str(), r.reason.c_str());
     }
     printf("%s\n", stage_probe_summary(c.probe).c_str());
-    // The verdicts are what tuned auto reads (compare/tuning.h): kept for this device and driver.
+    printf("plan: every row measured in auto's plan here: %s\n", base_plan_text(c.base).c_str());
+    // The verdicts are what tuned auto reads (compare/tuning.h): kept for this device, driver and
+    // size class. The pass rows ran in the base plan's shading: under visibility the mip's and the
+    // ray tracer's verdicts are visibility's own, and the light loop's (the shading pass's) is not stored.
+    PassRatios passes = c.ratios, under_visibility;
+    if (c.base.shading.shading == Shading::visibility) {
+        for (PassId id : {PassId::mip, PassId::ray_trace}) under_visibility[size_t(id)] = std::exchange(passes[size_t(id)], PassRatio{});
+        passes[size_t(PassId::light_loop)] = PassRatio{};
+    }
     printf("tuning: wrote %s (auto takes the faster path where a verdict is faster or slower)\n",
-           save_tuning(ctx.info, "compare", options.width, options.height, c.ratios, c.shading_ratios).c_str());
+           save_tuning(ctx.info, "compare", options.width, options.height, passes, c.shading_ratios, under_visibility).c_str());
     printf("wrote the sheet %s, the chart %s, %s, %s and %zu screenshots\n", c.sheet.c_str(), c.chart.c_str(),
            c.report_md.c_str(), c.report_json.c_str(),
            c.runs.size() - std::count_if(c.runs.begin(), c.runs.end(), [](const CompareRun& r) { return r.skipped; }));

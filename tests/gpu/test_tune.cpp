@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <optional>
 #include <tuple>
 
@@ -287,6 +288,37 @@ TEST(Tune, AStoredRasterPathVerdictIsFollowed) {
     EXPECT_NE(kept["raster"]["reason"].get<std::string>().find("subgroup measured 4.00x"), std::string::npos) << kept["raster"];
     nlohmann::json untuned = plan_of({"--no-tuning"}, "untuned");
     EXPECT_EQ(untuned["raster"]["mode"], "hardware") << untuned["raster"];
+}
+
+// --compare measures its rows in the plan auto takes on this device: with a stored verdict that
+// visibility shading is faster, the frame ratio's rows (all-subgroup, all-fallback) and a pass row
+// shade with visibility, the forward row keeps its own switch, the mip's fragment variant (which
+// needs forward) is planned under forward, and report.json and the output name the plan.
+TEST(Tune, TheComparisonMeasuresItsRowsInAutosPlan) {
+    REQUIRE_DRAWING();
+    std::string dir = fresh_cache("cache");
+    write_tuning({}, nullptr, Verdict::faster);
+    DemoRun run = run_demo({"--compare", "--out", dir + "/compare", "--scene", kKnot, "--size", "96x54", "--frames", "2",
+                            "--warmup", "1", "--lights", "16"});
+    ASSERT_EQ(run.exit_code, 0) << run.output;
+    EXPECT_NE(run.output.find("plan: every row measured in auto's plan here: visibility/subgroup shading"), std::string::npos)
+        << run.output;
+    nlohmann::json report = read_json(dir + "/compare/report.json");
+    EXPECT_EQ(report["base_plan"]["shading"], "visibility") << report["base_plan"];
+    EXPECT_NE(report["base_plan"]["text"].get<std::string>().find("stored verdicts: tune of 2026-11-25"), std::string::npos)
+        << report["base_plan"];
+    const nlohmann::json& frame = report["ratio_details"]["frame"];
+    std::map<std::string, nlohmann::json> plans;
+    for (const nlohmann::json& r : report["runs"]) plans[r["name"].get<std::string>()] = r["plan"];
+    for (const nlohmann::json& name : {frame["fallback_run"], frame["subgroup_run"], nlohmann::json("cull-subgroup")}) {
+        ASSERT_TRUE(plans.count(name.get<std::string>())) << name;
+        EXPECT_EQ(plans[name.get<std::string>()]["shading"]["mode"], "visibility") << name;
+        EXPECT_EQ(plans[name.get<std::string>()]["shading"]["source"], "measured") << name;
+    }
+    EXPECT_EQ(frame["fallback_run"], "all-fallback");
+    EXPECT_EQ(plans["shading-forward"]["shading"]["mode"], "forward");
+    ASSERT_TRUE(plans.count("mip-forward"));
+    EXPECT_EQ(plans["mip-forward"]["shading"]["mode"], "forward") << plans["mip-forward"]["shading"];
 }
 
 TEST(Tune, FilesThatDoNotFitAreIgnoredWithOneLine) {
