@@ -352,6 +352,10 @@ TEST(TuningFile, TheRayTracersVerdictIsKeptPerShading) {
     // Without a verdict measured under visibility, forward's does not choose there.
     request.measured_visibility[size_t(PassId::ray_trace)].reset();
     EXPECT_EQ(make_plan(every_subgroup_caps(), every_feature(), request)[PassId::ray_trace].source, PlanSource::capabilities);
+    // And a verdict whose entry says it was measured under visibility does not choose under forward.
+    request.shading = Shading::forward;
+    request.measured[size_t(PassId::ray_trace)]->in.shading = Shading::visibility;
+    EXPECT_EQ(make_plan(every_subgroup_caps(), every_feature(), request)[PassId::ray_trace].source, PlanSource::capabilities);
 }
 
 // Under visibility the shading pass writes the quad mip in compute: a masked fragment stage does
