@@ -303,11 +303,13 @@ def rounds(args):
     print("| --- | ---: | --- | --- | ---: | --- | --- | --- |")
     for key, d in fast.get("ratio_details", {}).items():
         e = slow.get("ratio_details", {}).get(key, {})
-        def show(x):
-            ratio = x.get("ratio")
-            return f"{f'{ratio:.3f}x' if ratio else 'n/a'} | {x.get('ratio_ci95')} | {x.get('verdict', x.get('reason', ''))}"
+        def show(x, report):
+            ratio = report.get("ratios", {}).get(key)
+            ci = x.get("ratio_ci95")
+            ci = f"[{ci[0]:.3f}, {ci[1]:.3f}]" if isinstance(ci, list) and None not in ci else str(ci)
+            return f"{f'{ratio:.3f}x' if ratio else 'n/a'} | {ci} | {x.get('verdict') or x.get('reason', '')}"
         same = "yes" if d.get("verdict") == e.get("verdict") else "NO"
-        print(f"| {key} | {show(d)} | {show(e)} | {same} |")
+        print(f"| {key} | {show(d, fast)} | {show(e, slow)} | {same} |")
 
 
 COMMANDS = {"runs": runs, "passes": passes, "compare": compare, "differences": differences, "distinct": distinct,

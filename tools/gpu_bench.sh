@@ -44,9 +44,9 @@
 #                (needs the build's tests/gpu-tests)
 #   auto         from an empty cache at each size: the first run's quick measurement and time, the
 #                second run's, the first frame against the frame after a full --tune
-#   first-compare  --compare at both sizes against a run three times as long (wall times, every
-#                ratio, interval and word in both); from an empty cache the first run (its measurement's
-#                duration) against the frame after --tune, at both sizes
+#   first-compare  from an empty cache at each size: the first run (its measurement's duration) against
+#                the frame after --tune; then --compare in that tuned plan against a run LONG (3) times
+#                as long: wall times, every ratio, interval and word in both (SIZES=one size per call)
 #   raster       --raster hardware (the pre-pass with the 32-bit id) against compute and its fallback,
 #                both sizes, alternated; the tuned default frame; 12 against 5 instances at the large size
 #   materials    mipmapped textures at the large size: forward and both derivative variants, the
@@ -442,16 +442,7 @@ PY
     done
     $tables runs "$d" frame depth late_depth pyramid light_cull ray_trace shade resolve \
       plan:shading.shading plan:raster.mode plan:raster.variant >> "$md" ;;
-  first-compare)  # the comparison and the first run, on the plan that runs (docs/comparison.md)
-    # --compare at each size against a run three times as long (three times the measured frames, in
-    # the same 10 rounds): wall time, every ratio with its interval and word in both, and whether
-    # the words agree.
-    for size in "${sizes[@]}"; do
-      t=$SECONDS; compare_run "compare-$size" "${scaled[@]}" --size $size --frames 60 --warmup $warmup
-      echo "compare $size: $((SECONDS - t)) s wall, --frames 60 --warmup $warmup" >> "$d/notes.txt"
-      t=$SECONDS; compare_run "long-$size" "${scaled[@]}" --size $size --frames $((3 * (60 - warmup) + warmup)) --warmup $warmup
-      echo "compare $size, three times as long: $((SECONDS - t)) s wall" >> "$d/notes.txt"
-    done
+  first-compare)  # the first run and the comparison, on the plan that runs (docs/comparison.md)
     # From an empty cache: the first run (its quick measurement and its duration), then --tune
     # and the tuned frame; the first frame over the tuned one (target 1.05x, measurement <= 3 s).
     for size in "${sizes[@]}"; do
@@ -473,6 +464,19 @@ ratio = frame["first"] / frame["tuned"]
 print(f"first run {size}: measured {seconds:.2f} s ({'ok' if seconds <= 3 else 'OVER'} 3 s); frame {frame['first']:.3f} ms, "
       f"after --tune {frame['tuned']:.3f} ms: first/tuned {ratio:.3f}x ({'ok' if ratio <= 1.05 else 'OVER'} 1.05x)")
 PY
+      # --compare in the tuned plan (a copy of the cache each, so both measure in the same plan: a
+      # comparison stores its own verdicts) against a run three times as long (three times the
+      # measured frames, in the same 10 rounds): wall time, every ratio with its interval and
+      # word in both, and whether the words agree; the plan line names the plan.
+      # LONG=0 leaves the long run out (at 4K it alone takes minutes: run one size per call).
+      kinds=(compare); [ "${LONG:-3}" -gt 0 ] && kinds+=(long)
+      for kind in "${kinds[@]}"; do
+        rm -rf "$cache-$kind"; cp -r "$cache" "$cache-$kind"
+        [ $kind = compare ] && f=60 || f=$((${LONG:-3} * (60 - warmup) + warmup))
+        t=$SECONDS; XDG_CACHE_HOME=$cache-$kind compare_run "$kind-$size" "${scaled[@]}" --size $size --frames $f --warmup $warmup
+        echo "$kind $size: $((SECONDS - t)) s wall, --frames $f --warmup $warmup" >> "$d/notes.txt"
+        grep -h '^plan: ' "$d/$kind-$size.out" >> "$d/notes.txt"
+      done
     done
     for size in "${sizes[@]}"; do $tables rounds "$d/long-$size/report.json" "$d/compare-$size/report.json" >> "$md"; done
     $tables runs "$d" frame depth ray_trace shade plan:shading.mode plan:raster.mode plan:raster.variant plan:ray_trace.variant \

@@ -864,7 +864,7 @@ CompareResult run_comparison(const Context& ctx, const Scene& scene, const Optio
     try {
         c.base = make_plan(ctx.subgroup, ctx.features, base);
     } catch (const UnsupportedRequest& e) {
-        throw std::runtime_error(std::string("--compare: ") + e.what());
+        throw UnsupportedRequest(std::string("--compare: ") + e.what());  // a typed path the device refuses: exit 2
     }
     for (const CompareConfig& config : comparison_matrix()) {
         CompareRun run;
