@@ -122,6 +122,18 @@ MUTANTS = {
         "    PlanRequest request;\n    request.lod = base.lod;\n    request.passes = config.requests;\n",
         r"^Tune\.TheComparisonMeasuresItsRowsInAutosPlan",
     ),
+    "adaptive-rounds-never-stop": (
+        "src/compare/compare.cpp",
+        "            if (a.running) charge(*a.run, [&] { a.headless->render(method.round_frames[r], r); });\n",
+        "            charge(*a.run, [&] { a.headless->render(method.round_frames[r], r); });\n",
+        r"^Verdicts\.AdaptiveRoundsStopADecidedPairAndRunAnUndecidedOneToTheCap",
+    ),
+    "adaptive-rule-forgets-the-off-row": (
+        "src/compare/compare.cpp",
+        'mark(std::string(pass.name) + "-off");',
+        '(void)pass;',
+        r"^CompareRatios\.AdaptiveRoundsGoOnOnlyForTheRowsOfUndecidedRatios$",
+    ),
     "counter-barrier-without-fragment": (
         "src/render/renderer.cpp",
         "VK_PIPELINE_STAGE_2_PRE_RASTERIZATION_SHADERS_BIT | VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT;\n",

@@ -272,7 +272,10 @@ nlohmann::json measurement_json(const RunResult& r, const CompareMethod& method)
         for (const std::vector<double>& round : r.rounds[t]) all.insert(all.end(), round.begin(), round.end());
         outliers[std::string(kTimers[t].key)] = outliers_json(tukey_outliers(all));
     }
-    return {{"warmup_frames", method.warmup_frames}, {"rounds", method.rounds()}, {"round_frames", method.round_frames},
+    // Its own rounds: with adaptive rounds a configuration stops once its ratios are decided.
+    uint32_t rounds = r.ran[size_t(Timer::frame)] ? uint32_t(r.rounds[size_t(Timer::frame)].size()) : method.rounds();
+    std::vector<uint32_t> round_frames(method.round_frames.begin(), method.round_frames.begin() + std::min<size_t>(rounds, method.rounds()));
+    return {{"warmup_frames", method.warmup_frames}, {"rounds", rounds}, {"round_frames", round_frames},
             {"outliers", outliers}};
 }
 
@@ -281,6 +284,11 @@ nlohmann::json method_json(const CompareMethod& m) {
             {"rounds", m.rounds()},
             {"round_frames", m.round_frames},
             {"order", "round r renders every configuration, starting at the r-th (mod their count)"},
+            {"adaptive", {{"cap_rounds", m.cap_rounds},
+                          {"min_rounds", kMinAdaptiveRounds},
+                          {"noise_floor", kNoiseFloor},
+                          {"rule", "a configuration renders more rounds while a ratio it is a side of has a 95% interval that "
+                                   "holds 1 and reaches past 1 +- noise_floor; none left: the rounds end"}}},
             {"images", "each configuration rendered once more after the rounds, alone in the process, as a --headless "
                        "run of its own: its screenshot, counters and exposure"},
             {"interval", {{"confidence", 0.95},
@@ -787,14 +795,17 @@ void charge(CompareRun& run, const std::function<void()>& work) {
 }  // namespace
 
 CompareMethod render_in_rounds(const Context& ctx, const Scene& scene, const Options& options, std::vector<CompareRun>& runs,
-                               const std::function<void(const std::string&, bool)>& step, double budget_s) {
+                               const std::function<void(const std::string&, bool)>& step, double budget_s,
+                               const RoundsNeeded& needed) {
     auto started = std::chrono::steady_clock::now();
     CompareMethod method;
     method.warmup_frames = options.warmup;
     method.round_frames = round_sizes(options.frames - options.warmup);
+    method.cap_rounds = method.rounds();
     struct Active {
         CompareRun* run;
         std::unique_ptr<HeadlessRun> headless;
+        bool running = true;  // adaptive rounds: false once no undecided ratio needs it
     };
     std::vector<Active> active;
     // Set-up in matrix order: renderer, instrumented frame, warm-up frames (untimed). The renderers
@@ -804,7 +815,7 @@ CompareMethod render_in_rounds(const Context& ctx, const Scene& scene, const Opt
         if (run.skipped) continue;
         Options o = run_options(options, run, "");
         o.bandwidth_probe = false;
-        Active& a = active.emplace_back(Active{&run, nullptr});
+        Active& a = active.emplace_back(Active{&run, nullptr, true});
         charge(run, [&] {
             a.headless = std::make_unique<HeadlessRun>(ctx, scene, o, run.plan);
             a.headless->render(options.warmup, 0);
@@ -815,12 +826,24 @@ CompareMethod render_in_rounds(const Context& ctx, const Scene& scene, const Opt
         if (step) step("round " + std::to_string(r + 1) + "/" + std::to_string(method.rounds()), false);
         for (size_t k = 0; k < active.size(); ++k) {
             Active& a = active[(r + k) % active.size()];
-            charge(*a.run, [&] { a.headless->render(method.round_frames[r], r); });
+            if (a.running) charge(*a.run, [&] { a.headless->render(method.round_frames[r], r); });
         }
         // Out of time: the rounds so far, at least kMinBudgetRounds (an interval needs several).
         double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
         if (budget_s > 0 && r + 1 >= kMinBudgetRounds && r + 1 < method.rounds() && elapsed > budget_s)
             method.round_frames.resize(r + 1);
+        // Adaptive: the configurations no undecided ratio needs stop; with none left, the rounds end.
+        if (needed && r + 1 >= kMinAdaptiveRounds && r + 1 < method.rounds()) {
+            for (Active& a : active)
+                if (a.running) a.run->result = a.headless->timings();
+            std::vector<bool> keep = needed(runs);
+            bool any = false;
+            for (Active& a : active) {
+                a.running = a.running && keep[size_t(a.run - runs.data())];
+                any = any || a.running;
+            }
+            if (!any) method.round_frames.resize(r + 1);
+        }
     }
     // Read back, one at a time, each renderer freed as soon as its timings are out.
     for (Active& a : active) {
@@ -828,6 +851,24 @@ CompareMethod render_in_rounds(const Context& ctx, const Scene& scene, const Opt
         a.headless.reset();
     }
     return method;
+}
+
+std::vector<bool> rounds_needed(const std::vector<CompareRun>& runs, double noise_floor) {
+    std::vector<bool> keep(runs.size(), false);
+    auto mark = [&](const std::string& name) {
+        for (size_t i = 0; i < runs.size(); ++i) keep[i] = keep[i] || runs[i].config.name == name;
+    };
+    PassRatios passes = compute_ratios(runs);
+    std::vector<PassRatio> ratios(passes.begin(), passes.end());
+    for (const PassRatio& r : compute_meshlet_ratios(runs)) ratios.push_back(r);
+    for (const PassRatio& r : compute_shading_ratios(runs)) ratios.push_back(r);
+    for (const PassRatio& r : ratios) {
+        if (!r.ratio || interval_decided(r.ci95, noise_floor)) continue;  // no ratio: more rounds give none
+        mark(r.fallback_run), mark(r.subgroup_run);
+        for (const PassInfo& pass : kPasses)  // a hosted cost is the host's time less its off row's
+            if (r.key == pass.key && pass.host_timer && offers(pass, Request::off)) mark(std::string(pass.name) + "-off");
+    }
+    return keep;
 }
 
 void render_alone(const Context& ctx, const Scene& scene, const Options& options, std::vector<CompareRun>& runs,
@@ -909,7 +950,10 @@ CompareResult run_comparison(const Context& ctx, const Scene& scene, const Optio
         if (done > 0) p.eta_s = p.elapsed_s / done * (total - done);
         progress(p);
     };
-    c.method = render_in_rounds(ctx, scene, options, c.runs, report_progress);
+    // Adaptive rounds: each configuration renders until every ratio it is a side of is decided,
+    // at most the rounds of --frames.
+    c.method = render_in_rounds(ctx, scene, options, c.runs, report_progress, 0,
+                                [](const std::vector<CompareRun>& runs) { return rounds_needed(runs); });
     render_alone(ctx, scene, options, c.runs, c.dir, c.method, report_progress);
     for (const CompareRun& run : c.runs) c.validation_messages += run.validation_messages;
 

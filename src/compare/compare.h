@@ -143,7 +143,8 @@ constexpr const char* kRunToRunRun = "all-fallback";
 // count) so that drift falls on every configuration alike.
 struct CompareMethod {
     uint32_t warmup_frames = 0;
-    std::vector<uint32_t> round_frames;  // round_sizes(frames - warmup)
+    std::vector<uint32_t> round_frames;  // round_sizes(frames - warmup), or the rounds rendered where they ended early
+    uint32_t cap_rounds = 0;             // round_sizes(frames - warmup).size(): the most any configuration renders
     uint32_t rounds() const { return uint32_t(round_frames.size()); }
 };
 
@@ -173,9 +174,20 @@ std::vector<PassRatio> all_ratios(const CompareResult& c);
 // each round with what is about to happen.
 // With a budget (seconds, from the call), no round starts once it is spent and kMinBudgetRounds are
 // done (the first run's quick measurement); method.round_frames then holds the rounds rendered.
+// Adaptive rounds (`needed`): after each round from kMinAdaptiveRounds on, each running
+// configuration's timings so far go into its run.result and `needed` says, per entry of `runs`,
+// which must go on (a ratio it is a side of is still undecided); the others render no more rounds,
+// and where none must, the rounds end (method.round_frames then holds the rounds rendered). The
+// cap is the rounds of --frames.
 constexpr uint32_t kMinBudgetRounds = 4;
+constexpr uint32_t kMinAdaptiveRounds = 4;
+using RoundsNeeded = std::function<std::vector<bool>(const std::vector<CompareRun>&)>;
 CompareMethod render_in_rounds(const Context& ctx, const Scene& scene, const Options& options, std::vector<CompareRun>& runs,
-                               const std::function<void(const std::string&, bool skipped)>& step = {}, double budget_s = 0);
+                               const std::function<void(const std::string&, bool skipped)>& step = {}, double budget_s = 0,
+                               const RoundsNeeded& needed = {});
+// The comparison's rule: a configuration goes on while a ratio it is a side of (or, for a hosted
+// pass, its off row) has an interval that is not decided (interval_decided, within noise_floor).
+std::vector<bool> rounds_needed(const std::vector<CompareRun>& runs, double noise_floor = kNoiseFloor);
 
 // The images: each run that is not skipped rendered once more, alone (the renderers of the rounds
 // are freed, and each of these is freed before the next is built), exactly as a separate
