@@ -321,6 +321,46 @@ TEST(Tune, TheComparisonMeasuresItsRowsInAutosPlan) {
     EXPECT_EQ(plans["mip-forward"]["shading"]["mode"], "forward") << plans["mip-forward"]["shading"];
 }
 
+// The smallest frame 4096 pixels wide whose compute rasterizer words (8 bytes a pixel, one storage
+// buffer) pass the device's storage range, as --size's argument; empty where the device's largest
+// image is smaller (lavapipe: 4096x4097).
+std::string size_past_the_raster_words() {
+    const VkPhysicalDeviceLimits& limits = test_context().properties.limits;
+    uint64_t height = limits.maxStorageBufferRange / (8 * 4096) + 1;
+    if (height > limits.maxImageDimension2D || height > 32768) return "";
+    return "4096x" + std::to_string(height);
+}
+
+// Auto that takes the compute rasterizer from a stored verdict allocates what --raster compute
+// allocates, so the start-up's limits check (on the plan auto resolved) refuses a size past its
+// words with the same line and exit 2 as the typed request, not at allocation or binding.
+TEST(Tune, AStoredComputeVerdictIsCheckedAgainstTheComputeRasterizersLimits) {
+    if (!test_context().features.int64_atomics) GTEST_SKIP() << "device lacks 64-bit buffer atomics: no compute rasterizer";
+    std::string size = size_past_the_raster_words();
+    if (size.empty()) GTEST_SKIP() << "no --size puts the rasterizer's words past this device's storage range";
+    fresh_cache("cache");
+    write_tuning({}, nullptr, Verdict::faster, std::nullopt, std::nullopt, Verdict::faster);
+    InfoPlan tuned = info({});
+    // The same verdicts for the size class of `size` (verdicts apply to the class they were measured at).
+    uint32_t height = uint32_t(std::stoul(size.substr(size.find('x') + 1)));
+    nlohmann::json large = read_json(cache_file());
+    large["size"] = {4096, height};
+    std::ofstream(tuning_path(test_context().info, 4096, height)) << large.dump(2);
+    ASSERT_EQ(tuned.plan["raster"]["mode"], "compute") << tuned.plan["raster"];
+    ASSERT_EQ(tuned.plan["raster"]["source"], "measured");
+
+    std::vector<std::string> run = {"--headless", "--size", size, "--frames", "2", "--warmup", "1"};
+    DemoRun typed = run_demo([&] { auto a = run; a.insert(a.end(), {"--raster", "compute", "--no-tuning"}); return a; }());
+    ASSERT_EQ(typed.exit_code, 2) << typed.output;
+    ASSERT_NE(last_line(typed.output).find("the raster words buffer would need"), std::string::npos) << typed.output;
+    DemoRun automatic = run_demo(run);
+    EXPECT_EQ(automatic.exit_code, 2) << automatic.output;
+    EXPECT_EQ(last_line(automatic.output), last_line(typed.output));
+    // Without the verdict auto rasterizes in hardware: no words to count.
+    DemoRun untuned = run_demo([&] { auto a = run; a.push_back("--no-tuning"); return a; }());
+    EXPECT_EQ(untuned.output.find("raster words"), std::string::npos) << untuned.output;
+}
+
 TEST(Tune, FilesThatDoNotFitAreIgnoredWithOneLine) {
     fresh_cache("cache");
     const std::vector<std::pair<PassId, Verdict>> mip_slower = {{PassId::mip, Verdict::slower}};
@@ -474,6 +514,25 @@ TEST(FirstRun, AVerdictOfAnotherSizeClassIsMeasuredAgain) {
     EXPECT_NE(copied.run.output.find("ignored: measured at 320x180 (up to 640x360), this run is 1280x720 (up to 1920x1080): another size class"),
               std::string::npos) << copied.run.output;
     EXPECT_NE(copied.run.output.find("the next run measures this device"), std::string::npos) << copied.run.output;
+}
+
+// The first run's measurement renders the compute rasterizer's row, and auto may take it after
+// measuring: with no file, a size past the rasterizer's words is refused before measuring, with
+// the line --raster compute gives.
+TEST(FirstRun, TheLimitsCoverEveryPathTheMeasurementMayChoose) {
+    if (!test_context().features.int64_atomics) GTEST_SKIP() << "device lacks 64-bit buffer atomics: no compute rasterizer";
+    std::string size = size_past_the_raster_words();
+    if (size.empty()) GTEST_SKIP() << "no --size puts the rasterizer's words past this device's storage range";
+    fresh_cache("cache");
+    std::vector<std::string> run = {"--headless", "--size", size, "--frames", "2", "--warmup", "1"};
+    DemoRun typed = run_demo([&] { auto a = run; a.insert(a.end(), {"--raster", "compute", "--no-tuning"}); return a; }());
+    ASSERT_EQ(typed.exit_code, 2) << typed.output;
+    DemoRun first = run_demo(run);
+    EXPECT_EQ(first.exit_code, 2) << first.output;
+    EXPECT_EQ(last_line(first.output), last_line(typed.output));
+    EXPECT_EQ(first.output.find("measuring this device"), std::string::npos) << first.output;
+    uint32_t height = uint32_t(std::stoul(size.substr(size.find('x') + 1)));
+    EXPECT_FALSE(std::filesystem::exists(tuning_path(test_context().info, 4096, height)));
 }
 
 // A corrupt file: one warning, measured again, replaced; the frame is the one the new verdict
