@@ -44,6 +44,9 @@
 #                (needs the build's tests/gpu-tests)
 #   auto         from an empty cache at each size: the first run's quick measurement and time, the
 #                second run's, the first frame against the frame after a full --tune
+#   first-compare  from an empty cache at each size: the first run (its measurement's duration) against
+#                the frame after --tune; then --compare in that tuned plan against a run LONG (3) times
+#                as long: wall times, every ratio, interval and word in both (SIZES=one size per call)
 #   raster       --raster hardware (the pre-pass with the 32-bit id) against compute, both sizes,
 #                alternated: the plain frame, --ray-trace off (everything but the ray tracer), the street
 #                camera with occlusion auto and off; compute's fallback; the default command from an
@@ -121,6 +124,10 @@ same() { cmp -s "$1" "$2" && echo yes || echo NO; }
 for suite in "${suites[@]}"; do
   d=$out/$suite
   rm -rf "$d"; mkdir -p "$d"
+  # Every suite has a tuning cache of its own (empty at its start): what `auto` means in one suite's
+  # rows is measured there, never left by an earlier suite or the user, and the plans table says
+  # what each row ran. Runs that set XDG_CACHE_HOME themselves use the folder they name.
+  export XDG_CACHE_HOME=$d/cache; mkdir -p "$XDG_CACHE_HOME"
   md=$out/$suite.md
   echo "# $suite ($(git rev-parse --short HEAD 2>/dev/null), $(date -u +%Y-%m-%d), $device)" > "$md"
   t0=$SECONDS
@@ -468,8 +475,49 @@ PY
       plan:shading.shading plan:raster.mode plan:raster.variant plan:occlusion.variant >> "$md"
     $tables passes "$d" "${sizes[@]}" -- hardware compute rtoff-hardware rtoff-compute street-hardware-occlusion \
       street-hardware-noocclusion street-compute-occlusion street-compute-noocclusion >> "$md" ;;
+  first-compare)  # the first run and the comparison, on the plan that runs (docs/comparison.md)
+    # From an empty cache: the first run (its quick measurement and its duration), then --tune
+    # and the tuned frame; the first frame over the tuned one (target 1.05x, measurement <= 3 s).
+    for size in "${sizes[@]}"; do
+      cache=$d/cache-$size; rm -rf "$cache"; mkdir -p "$cache"
+      t=$SECONDS; XDG_CACHE_HOME=$cache run "first-$size" --headless "${scaled[@]}" --size $size --frames 200 --warmup 30
+      echo "first run $size: $((SECONDS - t)) s wall" >> "$d/notes.txt"
+      grep -h '^auto: ' "$d/first-$size.out" >> "$d/notes.txt"
+      XDG_CACHE_HOME=$cache "$demo" --tune "${scaled[@]}" --size $size --frames 120 --warmup 20 --out "$d/tune-$size" \
+        > "$d/tune-$size.out" 2>&1 || say "FAILED ($?): first-compare --tune $size"
+      grep -h '^quick: \|^check: ' "$d/tune-$size.out" >> "$d/notes.txt"
+      XDG_CACHE_HOME=$cache run "tuned-$size" --headless "${scaled[@]}" --size $size --frames 200 --warmup 30
+      python3 - "$d" "$size" >> "$d/notes.txt" 2>&1 <<'PY'
+import json, sys
+d, size = sys.argv[1], sys.argv[2]
+r = {k: json.load(open(f"{d}/{k}-{size}.json")) for k in ("first", "tuned")}
+frame = {k: v["timings_ms"]["frame"]["median"] for k, v in r.items()}
+seconds = r["first"]["tuning"]["measure_seconds"]
+ratio = frame["first"] / frame["tuned"]
+print(f"first run {size}: measured {seconds:.2f} s ({'ok' if seconds <= 3 else 'OVER'} 3 s); frame {frame['first']:.3f} ms, "
+      f"after --tune {frame['tuned']:.3f} ms: first/tuned {ratio:.3f}x ({'ok' if ratio <= 1.05 else 'OVER'} 1.05x)")
+PY
+      # --compare in the tuned plan (a copy of the cache each, so both measure in the same plan: a
+      # comparison stores its own verdicts) against a run three times as long (three times the
+      # measured frames, in the same 10 rounds): wall time, every ratio with its interval and
+      # word in both, and whether the words agree; the plan line names the plan.
+      # LONG=0 leaves the long run out (at 4K it alone takes minutes: run one size per call).
+      kinds=(compare); [ "${LONG:-3}" -gt 0 ] && kinds+=(long)
+      for kind in "${kinds[@]}"; do
+        rm -rf "$cache-$kind"; cp -r "$cache" "$cache-$kind"
+        [ $kind = compare ] && f=60 || f=$((${LONG:-3} * (60 - warmup) + warmup))
+        t=$SECONDS; XDG_CACHE_HOME=$cache-$kind compare_run "$kind-$size" "${scaled[@]}" --size $size --frames $f --warmup $warmup
+        echo "$kind $size: $((SECONDS - t)) s wall, --frames $f --warmup $warmup" >> "$d/notes.txt"
+        grep -h '^plan: ' "$d/$kind-$size.out" >> "$d/notes.txt"
+      done
+    done
+    for size in "${sizes[@]}"; do $tables rounds "$d/long-$size/report.json" "$d/compare-$size/report.json" >> "$md"; done
+    $tables runs "$d" frame depth ray_trace shade plan:shading.mode plan:raster.mode plan:raster.variant plan:ray_trace.variant \
+      tuning:measure_seconds >> "$md"
+    cat "$d/notes.txt" >> "$md" ;;
   *) say "gpu_bench.sh: unknown suite $suite"; exit 2 ;;
   esac
+  $tables plans "$d" >> "$md"
   say "$suite: $((SECONDS - t0)) s"
   cat "$md"
 done

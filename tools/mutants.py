@@ -160,6 +160,49 @@ MUTANTS = {
         '    {"derivatives", 0, &LoadedTuning::derivatives, &PlanRequest::measured_derivatives, Shading::visibility},\n',
         r"^Tune\.InfoShowsMeasuredChoicesAfterATuneAndNoneWithNoTuning",
     ),
+    # Tuned auto's stored decisions and size classes (docs/comparison.md, "Which verdict applies").
+    "raster-path-verdict-ignored": (
+        "src/plan/plan.cpp",
+        "    } else if (path && path->winner == Variant::fallback) {\n",
+        "    } else if (false && path) {\n",
+        r"^TuningFile\.TheRasterPathIsStoredAndFollowed$|^Tune\.AStoredRasterPathVerdictIsFollowed",
+    ),
+    "ray-trace-verdict-across-shadings": (
+        "src/plan/plan.cpp",
+        "    if (*id == PassId::ray_trace) return m.in.shading == shading;\n",
+        "    if (*id == PassId::ray_trace) return true;\n",
+        r"^TuningFile\.TheRayTracersVerdictIsKeptPerShading$",
+    ),
+    "size-class-not-in-the-file-name": (
+        "src/compare/tuning.cpp",
+        '("tuning-" + std::string(ids) + "-" + driver + "-" + size_class(width, height).tag + ".json")).string();',
+        '("tuning-" + std::string(ids) + "-" + driver + ".json")).string();',
+        r"^FirstRun\.AVerdictOfAnotherSizeClassIsMeasuredAgain|^TuningFile\.LivesInTheCacheFolderPerDeviceAndDriver$",
+    ),
+    "size-class-not-checked": (
+        "src/compare/tuning.cpp",
+        "    if (&measured != &run) {\n",
+        "    if (false) {\n",
+        r"^FirstRun\.AVerdictOfAnotherSizeClassIsMeasuredAgain|^TuningFile\.AFileThatDoesNotFitIsIgnoredWithWhy$",
+    ),
+    "comparison-rows-ignore-autos-plan": (
+        "src/compare/compare.cpp",
+        "    PlanRequest request = base;\n    request.passes = config.requests;\n",
+        "    PlanRequest request;\n    request.lod = base.lod;\n    request.passes = config.requests;\n",
+        r"^Tune\.TheComparisonMeasuresItsRowsInAutosPlan",
+    ),
+    "adaptive-rounds-never-stop": (
+        "src/compare/compare.cpp",
+        "            if (a.running) charge(*a.run, [&] { a.headless->render(method.round_frames[r], r); });\n",
+        "            charge(*a.run, [&] { a.headless->render(method.round_frames[r], r); });\n",
+        r"^Verdicts\.AdaptiveRoundsStopADecidedPairAndRunAnUndecidedOneToTheCap",
+    ),
+    "adaptive-rule-forgets-the-off-row": (
+        "src/compare/compare.cpp",
+        'mark(std::string(pass.name) + "-off");',
+        '(void)pass;',
+        r"^CompareRatios\.AdaptiveRoundsGoOnOnlyForTheRowsOfUndecidedRatios$",
+    ),
     "counter-barrier-without-fragment": (
         "src/render/renderer.cpp",
         "VK_PIPELINE_STAGE_2_PRE_RASTERIZATION_SHADERS_BIT | VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT;\n",
