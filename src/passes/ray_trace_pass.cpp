@@ -165,6 +165,7 @@ std::vector<TlasInstance> tlas_instances(const GpuScene& scene) {
         t.mask = kTlasMaskGeometry;
         t.sbt_offset = kGroupTriangles - kGroupTriangles;
         t.blas = scene.cpu_draws[i].mesh;
+        t.flip_facing = glm::determinant(glm::mat3(scene.cpu_draws[i].model)) < 0.0f;
         out.push_back(t);
     }
     TlasInstance lights{};
@@ -362,7 +363,7 @@ void RayTracePass::build_static(const Context& ctx, const GpuScene& scene) {
         out.instanceCustomIndex = cpu[i].custom_index;
         out.mask = cpu[i].mask;
         out.instanceShaderBindingTableRecordOffset = cpu[i].sbt_offset;
-        out.flags = 0;
+        out.flags = cpu[i].flip_facing ? VK_GEOMETRY_INSTANCE_TRIANGLE_FLIP_FACING_BIT_KHR : 0;
         out.accelerationStructureReference = blas_[cpu[i].blas].address;
     }
     Buffer staging = create_buffer(ctx, instances.size() * sizeof(instances[0]), VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
