@@ -59,6 +59,14 @@ MUTANTS = {
         "gl_RayFlagsTerminateOnFirstHitEXT | gl_RayFlagsSkipClosestHitShaderEXT | gl_RayFlagsOpaqueEXT, kMaskGeometry,",
         r"^RayTrace\.(Surface)?ShadowsMatchCpuReferenceThroughTheAlphaMask",
     ),
+    # docs/ray-tracing.md, "Statistics": the miss shader counts its own invocations, so a miss
+    # shader that leaves shadow rays "blocked" breaks rays == closest-hit + miss + blocked.
+    "miss-shader-marks-nothing-lit": (
+        "shaders/raytrace.rmiss",
+        "    payload.t = -1.0;\n",
+        "    if (payload.kind != kRayShadow) payload.t = -1.0;\n",
+        r"^RayTrace\.(Surface)?StatisticsAreSelfConsistent",
+    ),
     "raygen-surface-of-the-wrong-triangle": (
         "shaders/raytrace.rgen",
         "        Triangle t = fetch_triangle(id);\n",
