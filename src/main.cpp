@@ -2,7 +2,6 @@
 // to the contract's exit code with one line on stderr.
 #include <cstdio>
 #include <fstream>
-#include <optional>
 
 #include "app/run.h"
 #include "window/window.h"
@@ -35,30 +34,18 @@ int run(const Options& options) {
     if (options.mode == Mode::atlas) return run_atlas(options);
 
     Context ctx;
-    create_context(ctx, context_options(options));
-    Options tuned = options;
-    LoadedTuning tuning = apply_tuning(ctx, tuned);
-    Plan plan = make_plan(ctx.subgroup, ctx.features, tuned.plan);  // a request it refuses fails before any measuring
-    // The first run on this device, driver and build: a quick measurement decides what auto takes
-    // (--info measures nothing: it says the next run will).
-    std::optional<Scene> scene;
-    if (options.mode == Mode::headless && needs_quick_tune(tuning, options)) {
-        scene = load_requested_scene(options);
-        check_device_limits(ctx, options, *scene);
-        tuning = quick_tune(ctx, *scene, options);
-        set_measured(tuned.plan, tuning.usable() ? &tuning : nullptr);
-        plan = make_plan(ctx.subgroup, ctx.features, tuned.plan);
-    }
+    StartUp start = start_up(ctx, context_options(options), options);
+    const Plan& plan = start.plan;
     if (plan.view.variant == Variant::unsupported)
         fprintf(stderr, "note: --view %s in the %s stage is unsupported here (%s); the scene is drawn hatched instead\n",
                 std::string(view_mode_name(plan.view.mode)).c_str(), std::string(stage_name(plan.view.stage)).c_str(),
                 plan.view.reason.c_str());
     if (options.mode == Mode::info) {
         print_info(ctx, plan);
-        printf("\ntuning      %s\n", tuning_summary(tuning, options.no_tuning).c_str());
+        printf("\ntuning      %s\n", tuning_summary(start.tuning, options.no_tuning).c_str());
         nlohmann::json report = {{"schema", 1}, {"device", device_json(ctx)}, {"subgroup", subgroup_json(ctx)},
                                  {"plan", plan_json(plan)}, {"views", views_json(ctx)},
-                                 {"tuning", tuning_report_json(tuning, options.no_tuning)}};
+                                 {"tuning", tuning_report_json(start.tuning, options.no_tuning)}};
         if (options.probe) {
             StageProbe probe = measure_stage_throughput(ctx);
             printf("\n%s\n", stage_probe_summary(probe).c_str());
@@ -68,14 +55,11 @@ int run(const Options& options) {
         if (!options.report.empty()) write_json(options.report, report);
         return kOk;
     }
-    if (!scene) {
-        scene = load_requested_scene(options);
-        check_device_limits(ctx, options, *scene);
-    }
-    RunResult result = run_headless(ctx, *scene, options, plan);
+    const Scene& scene = *start.scene;
+    RunResult result = run_headless(ctx, scene, options, plan);
     if (!options.report.empty()) {
-        nlohmann::json report = report_json(ctx, options, plan, *scene, result);
-        report["tuning"] = tuning_report_json(tuning, options.no_tuning);
+        nlohmann::json report = report_json(ctx, options, plan, scene, result);
+        report["tuning"] = tuning_report_json(start.tuning, options.no_tuning);
         write_json(options.report, report);
     }
     printf("%s: %llu of %llu triangles visible, frame %.3f ms (median of %u)\n", ctx.info.name.c_str(),

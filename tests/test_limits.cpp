@@ -71,7 +71,7 @@ void expect_refusal(const std::function<void()>& check, const std::vector<std::s
 
 TEST(Limits, PlannedAllocationsMatchHandCountedSizes) {
     Scene scene = make_scene(100, 130, 4, 2);  // 130 triangles: 1 cull chunk of 8 x 64 per draw
-    auto a = by_name(planned_allocations(scene, options_at(100, 50, 10)));
+    auto a = by_name(planned_allocations(scene, options_at(100, 50, 10), Plan{}));
     EXPECT_EQ(a["vertices"], 100u * 32);
     EXPECT_EQ(a["source indices"], 390u * 4);
     EXPECT_EQ(a["draws"], 4u * sizeof(GpuDraw));
@@ -83,7 +83,7 @@ TEST(Limits, PlannedAllocationsMatchHandCountedSizes) {
     EXPECT_EQ(a["cull look-back state"], (4u * 1 + 1) * 4);  // a word per chunk and the ticket
     Options small_groups = options_at(100, 50, 10);
     small_groups.cull_group_size = 8;  // chunks of 8 x 8 = 64 triangles: 3 per draw
-    auto b = by_name(planned_allocations(scene, small_groups));
+    auto b = by_name(planned_allocations(scene, small_groups, Plan{}));
     EXPECT_EQ(b["cull chunks"], 4u * 3 * 16);
     EXPECT_EQ(b["cull look-back state"], (4u * 3 + 1) * 4);
     // Each texture at its own size with its full chain (64, 32, ... 1 a side), and the white texel.
@@ -104,57 +104,81 @@ TEST(Limits, PlannedAllocationsMatchHandCountedSizes) {
     Options forward = options_at(100, 50, 10);
     forward.mode = Mode::headless;
     forward.plan.shading = Shading::forward;
-    EXPECT_EQ(by_name(planned_allocations(scene, forward)).count("visibility"), 0u);
+    EXPECT_EQ(by_name(planned_allocations(scene, forward, Plan{})).count("visibility"), 0u);
     forward.mode = Mode::window;  // the I key switches to visibility
-    EXPECT_EQ(by_name(planned_allocations(scene, forward))["visibility"], 100u * 50 * 4);
+    EXPECT_EQ(by_name(planned_allocations(scene, forward, Plan{}))["visibility"], 100u * 50 * 4);
+}
+
+// The compute rasterizer's buffers follow the plan that runs, not the typed request: --raster
+// auto that a stored verdict sends to compute (plan.raster compute, options.plan.raster unset)
+// counts its words, depth and hardware list, and a storage range they pass is refused naming them.
+TEST(Limits, TheComputeRasterizersBuffersFollowTheResolvedPlan) {
+    Scene scene = make_scene(100, 130, 4);  // 520 triangles
+    Options automatic = options_at(100, 50);
+    Plan hardware, compute;
+    hardware.shading.shading = compute.shading.shading = Shading::visibility;
+    compute.raster.raster = Raster::compute;
+    EXPECT_EQ(by_name(planned_allocations(scene, automatic, hardware)).count("raster words"), 0u);
+    auto a = by_name(planned_allocations(scene, automatic, compute));
+    EXPECT_EQ(a["raster words"], 100u * 50 * 8);  // a 64-bit word a pixel
+    EXPECT_EQ(a["raster depth"], 100u * 50 * 4);
+    EXPECT_EQ(a["raster hardware list"], 16u + 4 * 520);  // a command, then an id a triangle
+    DeviceLimits l = lavapipe();
+    l.max_storage_buffer_range = 100 * 50 * 8 - 1;
+    expect_refusal([&] { check_limits(l, automatic, compute, scene); }, {"raster words buffer", "40000 bytes", "smaller --size"});
+    try {
+        check_limits(l, automatic, hardware, scene);
+    } catch (const UsageError& e) {
+        EXPECT_EQ(std::string(e.what()).find("raster words"), std::string::npos) << e.what();
+    }
 }
 
 TEST(Limits, WithinLavapipeLimitsPasses) {
-    EXPECT_NO_THROW(check_limits(lavapipe(), options_at(1280, 720), make_scene(10000, 20000, 16)));
-    EXPECT_NO_THROW(check_limits(lavapipe(), options_at(3840, 2160, 65536), make_scene(10000, 20000, 16)));
+    EXPECT_NO_THROW(check_limits(lavapipe(), options_at(1280, 720), Plan{}, make_scene(10000, 20000, 16)));
+    EXPECT_NO_THROW(check_limits(lavapipe(), options_at(3840, 2160, 65536), Plan{}, make_scene(10000, 20000, 16)));
 }
 
 TEST(Limits, SizeBeyondTheLargestImage) {
     DeviceLimits l = lavapipe();
     l.max_image_dimension_2d = 1024;
-    expect_refusal([&] { check_limits(l, options_at(2000, 100), make_scene(3, 1, 1)); },
+    expect_refusal([&] { check_limits(l, options_at(2000, 100), Plan{}, make_scene(3, 1, 1)); },
                    {"--size 2000x100 exceeds the device's largest image (1024 pixels a side)", "smaller --size"});
-    expect_refusal([&] { check_limits(l, options_at(100, 1025), make_scene(3, 1, 1)); }, {"--size 100x1025"});
-    EXPECT_NO_THROW(check_limits(l, options_at(1024, 1024), make_scene(3, 1, 1)));
+    expect_refusal([&] { check_limits(l, options_at(100, 1025), Plan{}, make_scene(3, 1, 1)); }, {"--size 100x1025"});
+    EXPECT_NO_THROW(check_limits(l, options_at(1024, 1024), Plan{}, make_scene(3, 1, 1)));
 }
 
 TEST(Limits, LightListsBoundTheSizeOnLavapipe) {
     // 4096x4096 is 65536 tiles: (65536 * 513 + 64) * 4 bytes = 134480128 > 134217728.
-    expect_refusal([&] { check_limits(lavapipe(), options_at(4096, 4096), make_scene(3, 1, 1)); },
+    expect_refusal([&] { check_limits(lavapipe(), options_at(4096, 4096), Plan{}, make_scene(3, 1, 1)); },
                    {"light lists buffer would need", "134480128 bytes", "storage buffer range of 128 MiB",
                     "smaller --size"});
-    EXPECT_NO_THROW(check_limits(lavapipe(), options_at(4096, 4080), make_scene(3, 1, 1)));
+    EXPECT_NO_THROW(check_limits(lavapipe(), options_at(4096, 4080), Plan{}, make_scene(3, 1, 1)));
 }
 
 TEST(Limits, CulledIndicesBoundTheInstancesOnLavapipe) {
     // 11,184,811 triangles * 12 bytes is just over 128 MiB; 11,184,810 just fits. A single mesh
     // that large is too big by itself (its source indices); as 4096 instances of a 2731-triangle
     // mesh (what --instances 64 does) only the culled copy of every drawn triangle is.
-    expect_refusal([&] { check_limits(lavapipe(), options_at(320, 180), make_scene(3, 11184811, 1)); },
+    expect_refusal([&] { check_limits(lavapipe(), options_at(320, 180), Plan{}, make_scene(3, 11184811, 1)); },
                    {"source indices buffer would need", "134217732 bytes", "use a smaller scene"});
-    EXPECT_NO_THROW(check_limits(lavapipe(), options_at(320, 180), make_scene(3, 11184810, 1)));
-    expect_refusal([&] { check_limits(lavapipe(), options_at(320, 180), make_scene(3, 2731, 4096)); },
+    EXPECT_NO_THROW(check_limits(lavapipe(), options_at(320, 180), Plan{}, make_scene(3, 11184810, 1)));
+    expect_refusal([&] { check_limits(lavapipe(), options_at(320, 180), Plan{}, make_scene(3, 2731, 4096)); },
                    {"culled indices buffer would need", "134234112 bytes", "smaller --instances"});
-    EXPECT_NO_THROW(check_limits(lavapipe(), options_at(320, 180), make_scene(3, 2730, 4096)));
+    EXPECT_NO_THROW(check_limits(lavapipe(), options_at(320, 180), Plan{}, make_scene(3, 2730, 4096)));
 }
 
 TEST(Limits, BufferAndAllocationSizeLimits) {
     DeviceLimits l = lavapipe();
     l.max_storage_buffer_range = 0xffffffffull;
     l.max_buffer_size = 1u << 20;
-    expect_refusal([&] { check_limits(l, options_at(320, 180), make_scene(40000, 10, 1)); },
+    expect_refusal([&] { check_limits(l, options_at(320, 180), Plan{}, make_scene(40000, 10, 1)); },
                    {"vertices buffer would need", "1280000 bytes", "largest buffer of 1.0 MiB"});
     l = lavapipe();
     l.max_allocation_size = 4u << 20;  // 1024x512: 2048 tiles, (2048 * 513 + 64) * 4 bytes of lists
-    expect_refusal([&] { check_limits(l, options_at(1024, 512), make_scene(3, 1, 1)); },
+    expect_refusal([&] { check_limits(l, options_at(1024, 512), Plan{}, make_scene(3, 1, 1)); },
                    {"the light lists buffer would need 4.0 MiB (4202752 bytes)", "largest allocation of 4.0 MiB",
                     "smaller --size"});
-    EXPECT_NO_THROW(check_limits(l, options_at(512, 512), make_scene(3, 1, 1)));
+    EXPECT_NO_THROW(check_limits(l, options_at(512, 512), Plan{}, make_scene(3, 1, 1)));
 }
 
 TEST(Limits, HeapIsNeverOvercommitted) {
@@ -162,26 +186,26 @@ TEST(Limits, HeapIsNeverOvercommitted) {
     l.max_storage_buffer_range = 0xffffffffull;
     l.device_local_heap = 64ull << 20;
     // 1 M vertices (32 MiB) + 1 M triangles (12 MiB source, 12 MiB culled) + targets: over 90% of 64 MiB.
-    expect_refusal([&] { check_limits(l, options_at(320, 180), make_scene(1 << 20, 1 << 20, 1)); },
+    expect_refusal([&] { check_limits(l, options_at(320, 180), Plan{}, make_scene(1 << 20, 1 << 20, 1)); },
                    {"GPU memory", "more than 90% of the device's 64 MiB heap"});
     l.device_local_heap = 128ull << 20;
-    EXPECT_NO_THROW(check_limits(l, options_at(320, 180), make_scene(1 << 20, 1 << 20, 1)));
+    EXPECT_NO_THROW(check_limits(l, options_at(320, 180), Plan{}, make_scene(1 << 20, 1 << 20, 1)));
 }
 
 TEST(Limits, TooManyTexturesForTheArray) {
     DeviceLimits l = lavapipe();
     l.max_scene_textures = 8;
-    expect_refusal([&] { check_limits(l, options_at(64, 64), make_scene(3, 1, 1, 8)); },
+    expect_refusal([&] { check_limits(l, options_at(64, 64), Plan{}, make_scene(3, 1, 1, 8)); },
                    {"8 textures", "at most 7"});
-    EXPECT_NO_THROW(check_limits(l, options_at(64, 64), make_scene(3, 1, 1, 7)));
+    EXPECT_NO_THROW(check_limits(l, options_at(64, 64), Plan{}, make_scene(3, 1, 1, 7)));
 }
 
 TEST(Limits, TextureLargerThanTheDeviceImage) {
     DeviceLimits l = lavapipe();
     l.max_image_dimension_2d = 128;
-    expect_refusal([&] { check_limits(l, options_at(64, 64), make_scene(3, 1, 1, 2, 256)); },
+    expect_refusal([&] { check_limits(l, options_at(64, 64), Plan{}, make_scene(3, 1, 1, 2, 256)); },
                    {"texture 0 is 256x256", "largest image (128 pixels a side)"});
-    EXPECT_NO_THROW(check_limits(l, options_at(64, 64), make_scene(3, 1, 1, 2, 128)));
+    EXPECT_NO_THROW(check_limits(l, options_at(64, 64), Plan{}, make_scene(3, 1, 1, 2, 128)));
 }
 
 // Texture memory is the mip chains': a scene whose textures fit the heap alone, not with their
@@ -191,13 +215,13 @@ TEST(Limits, TextureChainsCountAgainstTheHeap) {
     l.device_local_heap = 64ull << 20;  // 90%: 57.6 MiB
     l.unified_memory = false;           // the staging buffer is not in that heap
     // 3 textures of 2048^2: 48 MiB of level 0, 64 MiB with their chains.
-    expect_refusal([&] { check_limits(l, options_at(64, 64), make_scene(3, 1, 1, 3, 2048)); },
+    expect_refusal([&] { check_limits(l, options_at(64, 64), Plan{}, make_scene(3, 1, 1, 3, 2048)); },
                    {"GPU memory", "64 MiB heap"});
-    EXPECT_NO_THROW(check_limits(l, options_at(64, 64), make_scene(3, 1, 1, 2, 2048)));
+    EXPECT_NO_THROW(check_limits(l, options_at(64, 64), Plan{}, make_scene(3, 1, 1, 2, 2048)));
 }
 
 TEST(Limits, TooManyDraws) {
-    expect_refusal([&] { check_limits(lavapipe(), options_at(64, 64), make_scene(3, 1, uint32_t(kMaxDraws) + 1)); },
+    expect_refusal([&] { check_limits(lavapipe(), options_at(64, 64), Plan{}, make_scene(3, 1, uint32_t(kMaxDraws) + 1)); },
                    {"draws", "smaller --instances"});
 }
 
@@ -245,5 +269,15 @@ TEST(VisibilityId, SplitFollowsTheDrawCountAndRefusesPastIt) {
     visibility.plan.shading = Shading::visibility;
     Scene big = make_scene(3, 1, 3);
     big.meshes[0].index_count = 3u << 30;  // 2^30 triangles: 3 draws leave 29 bits
-    expect_refusal([&] { check_limits(lavapipe(), visibility, big); }, {"32-bit visibility id", "--shading forward"});
+    Plan shading_visibility;
+    shading_visibility.shading.shading = Shading::visibility;
+    expect_refusal([&] { check_limits(lavapipe(), visibility, shading_visibility, big); },
+                   {"32-bit visibility id", "--shading forward"});
+    // Auto that a stored verdict sends to visibility is checked the same way: the plan decides.
+    expect_refusal([&] { check_limits(lavapipe(), options_at(64, 64), shading_visibility, big); }, {"32-bit visibility id"});
+    try {  // forward names no triangle by id (the scene is refused for its culled indices instead)
+        check_limits(lavapipe(), options_at(64, 64), Plan{}, big);
+    } catch (const UsageError& e) {
+        EXPECT_EQ(std::string(e.what()).find("visibility id"), std::string::npos) << e.what();
+    }
 }

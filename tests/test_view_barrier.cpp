@@ -1,4 +1,4 @@
-// The debug views' barrier on the frame's counters (issue 43): for every view and every stage, the
+// The debug views' barrier on the frame's counters: for every view and every stage, the
 // stages it waits in (its destination) must be every stage whose shader reads or writes the
 // counters in the pipelines the view draws with, and the stages it waits for (its source) every
 // stage whose shader writes them anywhere in the frame. The oracle is the compiled SPIR-V itself: a

@@ -4,7 +4,7 @@
 For checking that a change kept the report's shape: `--report` or `--compare` output before and
 after. Arrays are walked element by element and shown as `[]` (so `runs[].counters.mip_edge_texels`
 is a key of any run); values are not compared. Always exits 0: the differences are for a person
-to explain (docs/architecture.md, "Same behaviour before and after").
+to explain.
 Usage: tools/compare_report_keys.py OLD.json NEW.json
 """
 import json

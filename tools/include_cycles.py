@@ -5,7 +5,7 @@ A unit depends on another where its header or its source #includes the other's h
 cycle of units (strongly connected component of more than one unit), with --folders also the
 folder-to-folder edges; exits 1 where a cycle holds a unit of one of the FOLDERs (default: any).
 Usage: tools/include_cycles.py [SRC_DIR [FOLDER...]] [--folders]
-Run by ctest (Tools.NoIncludeCycles) over app, compare, passes, plan, render, run and window.
+Run by ctest (Tools.NoIncludeCycles) over every folder.
 """
 import os
 import re

@@ -18,6 +18,26 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 # name: (file, text to find (exactly once), its replacement, ctest regex of the tests that must catch it)
 MUTANTS = {
+    # docs/robustness.md, "Limits": the memory plan of the plan that runs, not of the typed request.
+    "limits-count-the-rasterizer-only-where-typed": (
+        "src/app/limits.cpp",
+        "    if (plan.raster.raster == Raster::compute) {\n",
+        "    if (plan.raster.requested == Raster::compute) {\n",
+        r"^Limits\.TheComputeRasterizersBuffersFollowTheResolvedPlan|^Tune\.AStoredComputeVerdictIsCheckedAgainstTheComputeRasterizersLimits",
+    ),
+    "start-up-limits-of-the-untuned-plan": (
+        "src/app/run.cpp",
+        "    check_device_limits(ctx, options, s.plan, *s.scene);\n    if (!measure) return s;\n",
+        "    check_device_limits(ctx, options, make_plan(ctx.subgroup, ctx.features, options.plan), *s.scene);\n"
+        "    if (!measure) return s;\n",
+        r"^Tune\.AStoredComputeVerdictIsCheckedAgainstTheComputeRasterizersLimits",
+    ),
+    "first-run-limits-skip-what-the-measurement-may-choose": (
+        "src/app/run.cpp",
+        "    if (measure) check_device_limits(ctx, options, *s.scene);",
+        "    if (false) check_device_limits(ctx, options, *s.scene);",
+        r"^FirstRun\.TheLimitsCoverEveryPathTheMeasurementMayChoose",
+    ),
     "shade-per-lane-loop-magenta": (
         "shaders/visibility_shade.comp",
         "        color = vec4(shaded + material.emissive, 1.0);\n",

@@ -23,7 +23,8 @@ std::string size_text(const Options& o) { return std::to_string(o.width) + "x" +
 // What to change to make an allocation smaller, by what it scales with.
 std::string advice(const std::string& name, const Scene& scene) {
     if (name == "light lists" || name == "color" || name == "hdr" || name == "depth" || name == "half-resolution mip" || name == "ray traced" ||
-        name == "mip edge list" || name == "mip fix-up stamps")
+        name == "mip edge list" || name == "mip fix-up stamps" || name == "visibility" || name == "raster words" ||
+        name == "raster depth")
         return "use a smaller --size";
     if (name == "lights") return "use fewer --lights";
     if (name == "textures" || name == "texture staging") return "use a scene with fewer or smaller textures";
@@ -63,7 +64,8 @@ DeviceLimits device_limits(const Context& ctx) {
     return d;
 }
 
-std::vector<PlannedAllocation> planned_allocations(const Scene& scene, const Options& options, bool ray_tracing) {
+std::vector<PlannedAllocation> planned_allocations(const Scene& scene, const Options& options, const Plan& plan,
+                                                   bool ray_tracing) {
     using K = AllocationKind;
     const uint64_t draws = scene.instances.size();
     const uint64_t indirect = sizeof(VkDrawIndexedIndirectCommand);
@@ -92,12 +94,10 @@ std::vector<PlannedAllocation> planned_allocations(const Scene& scene, const Opt
     // with visibility: counted unless forward was asked for and nothing can switch (the window's I key can).
     if (options.plan.shading != Shading::forward || options.mode == Mode::window)
         a.push_back({"visibility", w * h * 4, K::image});
-    // --raster compute (passes/raster_pass.cpp), made when the plan rasterizes in compute: asked
-    // for, or auto with a verdict of this device for it. The 64-bit words, the depth taken from
-    // them, and the hardware list (a command, then an id for every triangle the draws may list).
-    if (options.plan.shading != Shading::forward &&
-        (options.plan.raster == Raster::compute ||
-         (!options.plan.raster && options.plan.measured_raster && options.plan.measured_raster->winner == Variant::subgroup))) {
+    // The compute rasterizer (passes/raster_pass.cpp), made when the plan rasterizes in compute:
+    // asked for, or auto with a verdict of this device for it. The 64-bit words, the depth taken
+    // from them, and the hardware list (a command, then an id for every triangle the draws may list).
+    if (plan.raster.raster == Raster::compute) {
         a.push_back({"raster words", w * h * 8, K::storage_buffer});
         a.push_back({"raster depth", w * h * 4, K::image});
         a.push_back({"raster hardware list", 16 + 4 * std::max<uint64_t>(1, scene.triangle_count()), K::storage_buffer});
@@ -122,7 +122,7 @@ std::vector<PlannedAllocation> planned_allocations(const Scene& scene, const Opt
     return a;
 }
 
-void check_limits(const DeviceLimits& limits, const Options& options, const Scene& scene) {
+void check_limits(const DeviceLimits& limits, const Options& options, const Plan& plan, const Scene& scene) {
     if (options.width > limits.max_image_dimension_2d || options.height > limits.max_image_dimension_2d)
         throw UsageError("--size " + size_text(options) + " exceeds the device's largest image (" +
                          std::to_string(limits.max_image_dimension_2d) + " pixels a side); use a smaller --size");
@@ -131,7 +131,7 @@ void check_limits(const DeviceLimits& limits, const Options& options, const Scen
                          std::to_string(kMaxDraws) + " the renderer supports; use a smaller --instances");
     // The 32-bit visibility id (render/visibility_id.h), before anything is allocated for a scene
     // it cannot name. (The meshlet path's limit needs the meshlets: the renderer checks it.)
-    if (options.plan.shading == Shading::visibility && options.plan.geometry != Geometry::meshlet)
+    if (plan.shading.shading == Shading::visibility && plan.geometry != Geometry::meshlet)
         if (std::string error = visibility_id_error(scene); !error.empty()) throw UsageError(error);
     if (scene.textures.size() + 1 > limits.max_scene_textures)
         throw UsageError("the scene has " + std::to_string(scene.textures.size()) +
@@ -146,7 +146,7 @@ void check_limits(const DeviceLimits& limits, const Options& options, const Scen
     }
 
     uint64_t device_bytes = 0, host_bytes = 0;
-    for (const PlannedAllocation& p : planned_allocations(scene, options, limits.ray_tracing)) {
+    for (const PlannedAllocation& p : planned_allocations(scene, options, plan, limits.ray_tracing)) {
         auto refuse = [&](const std::string& limit, uint64_t value) {
             const char* what = p.kind == AllocationKind::image ? " image" : " buffer";
             throw UsageError("the " + p.name + what + " would need " + mib(p.bytes) + " (" + std::to_string(p.bytes) +

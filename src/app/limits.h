@@ -29,11 +29,13 @@ DeviceLimits device_limits(const Context& ctx);
 
 // Everything Renderer's constructor and its passes allocate for `scene` (already replicated by
 // --instances) at options.width x options.height with options.lights lights and
-// options.cull_group_size invocations per cull workgroup, plus the largest staging buffer the
-// uploads use at the same time.
+// options.cull_group_size invocations per cull workgroup, running `plan` (what auto resolved,
+// not what was typed: the compute rasterizer's buffers where plan.raster is compute), plus the
+// largest staging buffer the uploads use at the same time.
 // With ray_tracing, the ray_trace pass's buffers whose size the scene alone gives (light AABBs,
 // TLAS instances); kDriverSizedAllocations are not planned.
-std::vector<PlannedAllocation> planned_allocations(const Scene& scene, const Options& options, bool ray_tracing = false);
+std::vector<PlannedAllocation> planned_allocations(const Scene& scene, const Options& options, const Plan& plan,
+                                                   bool ray_tracing = false);
 
 // Allocations whose size only the driver knows once asked (vkGetAccelerationStructureBuildSizesKHR,
 // the shader group handle size): not in planned_allocations, so not checked in advance. A device
@@ -42,7 +44,7 @@ inline const std::vector<std::string> kDriverSizedAllocations = {"acceleration s
                                                                  "acceleration structure scratch", "shader binding table"};
 
 // Throws UsageError (exit 2) with one line naming the limit, the size asked and what to change.
-void check_limits(const DeviceLimits& limits, const Options& options, const Scene& scene);
+void check_limits(const DeviceLimits& limits, const Options& options, const Plan& plan, const Scene& scene);
 
 // Draws (mesh instances after --instances) the renderer accepts: each costs GpuDraw (320 B),
 // two indirect commands and a cull chunk on the GPU, and about 300 B on the host.

@@ -21,6 +21,28 @@
 #include "render/tonemap.h"
 #include "scene/lod.h"
 
+StartUp start_up(Context& ctx, const ContextOptions& device, const Options& options) {
+    create_context(ctx, device);
+    StartUp s{options};
+    s.tuning = apply_tuning(ctx, s.tuned);
+    s.plan = make_plan(ctx.subgroup, ctx.features, s.tuned.plan);
+    if (options.mode == Mode::info) return s;
+    s.scene = load_requested_scene(options);
+    const bool measure = needs_quick_tune(s.tuning, options);
+    if (measure) check_device_limits(ctx, options, *s.scene);  // what the measurement may choose: a superset
+    check_device_limits(ctx, options, s.plan, *s.scene);
+    if (!measure) return s;
+    if (options.mode == Mode::window) {
+        s.measure_later = true;
+        return s;
+    }
+    s.tuning = quick_tune(ctx, *s.scene, options);
+    set_measured(s.tuned.plan, s.tuning.usable() ? &s.tuning : nullptr);
+    s.plan = make_plan(ctx.subgroup, ctx.features, s.tuned.plan);
+    check_device_limits(ctx, options, s.plan, *s.scene);
+    return s;
+}
+
 void print_info(const Context& ctx, const Plan& plan) {
     const SubgroupCaps& s = ctx.subgroup;
     const SubgroupCaps& raw = ctx.subgroup_unmasked;

@@ -1,15 +1,35 @@
-// --info's tables. The headless run (context, scene, limits, frames) is run/headless.h and its report
-// run/report.h, which the window, the comparison and the atlas use too.
+// The start-up that the headless run, --info and the window share, and --info's tables. The
+// headless run (context, scene, limits, frames) is run/headless.h and its report run/report.h,
+// which the window, the comparison and the atlas use too.
 #pragma once
 
 #include <array>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "app/options.h"
+#include "compare/tuning.h"
 #include "run/headless.h"
 #include "run/report.h"
+
+// What a run starts from, made in this order: the context, the tuning file (tuned auto), the plan
+// auto resolves with it, the scene, and the limits check of that plan on that scene.
+struct StartUp {
+    Options tuned;         // the options with the file's verdicts in tuned.plan: what auto consults
+    LoadedTuning tuning;   // the file read, or the first run's measurement
+    Plan plan;             // the resolved plan: the one the limits were checked for
+    std::optional<Scene> scene;  // none for --info
+    bool measure_later = false;  // the window measures this device after its first frame (quick_tune)
+};
+
+// Creates the context from `device` (the window adds its surface's extensions and the swapchain)
+// and goes through the start-up. A request the plan refuses fails before the scene is loaded. With
+// no usable tuning file (needs_quick_tune) the limits also cover every path the first run's quick
+// measurement renders and auto may take after it; a headless run then measures here, the window
+// after its first frame (measure_later). --info loads no scene and measures nothing.
+StartUp start_up(Context& ctx, const ContextOptions& device, const Options& options);
 
 // `--info`: the device, its subgroup capabilities per stage and per operation, and the plan.
 void print_info(const Context& ctx, const Plan& plan);

@@ -74,6 +74,31 @@ struct MergePush {  // cull_merge.comp
 
 uint32_t scan_blocks(uint32_t chunk_count) { return chunk_count / kCullScanBlock + 1; }  // chunk_count + 1 elements
 
+// Bindings 0-4 of cull.comp and cull_late.comp: the frame's uniforms, the scene's draws, vertices
+// and indices, and the chunk table.
+Descriptors scene_and_chunks(const FrameContext& f, const Buffer& chunks) {
+    Descriptors d;
+    d.buffer(0, f.uniforms, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER)
+        .buffer(1, f.scene.draws)
+        .buffer(2, f.scene.vertices)
+        .buffer(3, f.scene.indices)
+        .buffer(4, chunks);
+    return d;
+}
+
+// The bound scan step (cull_scan.comp) over `values`, writing each block's sum to `sums`: its
+// descriptors and push constants, for the caller's dispatch.
+void push_scan(VkCommandBuffer cmd, const Pipeline& scan, const Buffer& values, const Buffer& sums, ScanPush push) {
+    Descriptors s;
+    s.buffer(0, values).buffer(1, sums);
+    s.push(cmd, scan);
+    vkCmdPushConstants(cmd, scan.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
+}
+
+CullParams frame_cull_params(const FrameContext& f) {
+    return make_cull_params(f.targets.extent.width, f.targets.extent.height, f.ctx.properties.limits.subPixelPrecisionBits);
+}
+
 constexpr uint32_t kIndirectStride = sizeof(VkDrawIndexedIndirectCommand);
 // cull.comp's state word: bit 31 the parity of the dispatch that wrote it. Filled in once with
 // parity 1, every word reads NOT READY to the first dispatch (parity 0).
@@ -295,13 +320,8 @@ void CullPass::record_phase(FrameContext& f, uint32_t occlusion_phase) {
                    VK_ACCESS_2_NONE, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_NONE);
 
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, own.test.handle());
-    Descriptors d;
-    d.buffer(0, f.uniforms, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER)
-        .buffer(1, f.scene.draws)
-        .buffer(2, f.scene.vertices)
-        .buffer(3, f.scene.indices)
-        .buffer(4, chunks)
-        .buffer(5, lookback)
+    Descriptors d = scene_and_chunks(f, chunks);
+    d.buffer(5, lookback)
         .buffer(6, culled_indices)
         .buffer(7, indirect)
         .buffer(8, f.counters)
@@ -312,8 +332,7 @@ void CullPass::record_phase(FrameContext& f, uint32_t occlusion_phase) {
         .buffer(13, drawn_masks)
         .buffer(14, late_indirect);
     d.push(cmd, own.test);
-    CullParams params = make_cull_params(f.targets.extent.width, f.targets.extent.height,
-                                         f.ctx.properties.limits.subPixelPrecisionBits);
+    CullParams params = frame_cull_params(f);
     CullPush push{chunk_count,     params.snap_px,       params.frustum_eps, f.plan.lod ? kLodMaxErrorPixels : 0.0f,
                   occlusion_phase, schedule.spin_limit, schedule.late_group};
     vkCmdPushConstants(cmd, own.test.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
@@ -330,16 +349,11 @@ void CullPass::record_phase(FrameContext& f, uint32_t occlusion_phase) {
         };
         compute_to_compute();
         vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, own.scan.handle());
-        auto scan = [&](const Buffer& values, const Buffer& sums, ScanPush scan_push, uint32_t groups) {
-            Descriptors s;
-            s.buffer(0, values).buffer(1, sums);
-            s.push(cmd, own.scan);
-            vkCmdPushConstants(cmd, own.scan.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(scan_push), &scan_push);
-            vkCmdDispatch(cmd, groups, 1, 1);
-        };
-        scan(rejected_starts, rejected_block_starts, {chunk_count, 1}, blocks);
+        push_scan(cmd, own.scan, rejected_starts, rejected_block_starts, {chunk_count, 1});
+        vkCmdDispatch(cmd, blocks, 1, 1);
         compute_to_compute();
-        scan(rejected_block_starts, scan_totals, {blocks, (blocks + kCullScanBlock) / kCullScanBlock}, 1);
+        push_scan(cmd, own.scan, rejected_block_starts, scan_totals, {blocks, (blocks + kCullScanBlock) / kCullScanBlock});
+        vkCmdDispatch(cmd, 1, 1, 1);
     }
 
     // The scene passes read the indirect commands and indices; the counters are read by later
@@ -376,13 +390,8 @@ void CullPass::record_late(FrameContext& f) {
                        VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT,
                    VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, late.handle());
-    Descriptors d;
-    d.buffer(0, f.uniforms, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER)
-        .buffer(1, f.scene.draws)
-        .buffer(2, f.scene.vertices)
-        .buffer(3, f.scene.indices)
-        .buffer(4, chunks)
-        .buffer(5, rejected_ranks)
+    Descriptors d = scene_and_chunks(f, chunks);
+    d.buffer(5, rejected_ranks)
         .buffer(6, rejected_starts)
         .buffer(7, rejected_block_starts)
         .buffer(8, *f.pyramid)
@@ -394,8 +403,7 @@ void CullPass::record_late(FrameContext& f) {
         .buffer(14, indirect)
         .buffer(15, merge_dispatches);
     d.push(cmd, late);
-    CullParams params = make_cull_params(f.targets.extent.width, f.targets.extent.height,
-                                         f.ctx.properties.limits.subPixelPrecisionBits);
+    CullParams params = frame_cull_params(f);
     LatePush push{chunk_count, kCullScanBlock, params.snap_px, params.frustum_eps, cull_chunk_triangles(group_size), blocks,
                   grid.width};
     vkCmdPushConstants(cmd, late.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
@@ -421,17 +429,12 @@ void CullPass::record_merge(FrameContext& f) {
     // 1. Scan phase 1's counts plus the additions (cull_late.comp wrote them).
     const uint32_t blocks = scan_blocks(chunk_count);
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, own.scan.handle());
-    auto scan = [&](const Buffer& values, const Buffer& sums, ScanPush scan_push, VkDeviceSize dispatch) {
-        Descriptors s;
-        s.buffer(0, values).buffer(1, sums);
-        s.push(cmd, own.scan);
-        vkCmdPushConstants(cmd, own.scan.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(scan_push), &scan_push);
-        vkCmdDispatchIndirect(cmd, merge_dispatches.buffer, dispatch * sizeof(VkDispatchIndirectCommand));
-    };
-    scan(drawn_starts, drawn_block_starts, {chunk_count, 1}, 0);
+    push_scan(cmd, own.scan, drawn_starts, drawn_block_starts, {chunk_count, 1});
+    vkCmdDispatchIndirect(cmd, merge_dispatches.buffer, 0);
     memory_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
                    VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
-    scan(drawn_block_starts, scan_totals, {blocks, (blocks + kCullScanBlock) / kCullScanBlock}, 1);
+    push_scan(cmd, own.scan, drawn_block_starts, scan_totals, {blocks, (blocks + kCullScanBlock) / kCullScanBlock});
+    vkCmdDispatchIndirect(cmd, merge_dispatches.buffer, sizeof(VkDispatchIndirectCommand));
     // 2. The merged lists of the draws with additions, over their ranges, which the depth passes
     // have read (phase 1's list and the late list), and their indexCount.
     memory_barrier(cmd,

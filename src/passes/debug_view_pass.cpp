@@ -265,7 +265,7 @@ void DebugViewPass::record(FrameContext& f, bool legend) {
     // The frame's counters: its earlier writers (the clear, the compute passes, forward's counts,
     // the meshlet path, the ray tracer) finish before the stages this view's pipelines count in.
     // Those stages come from the pipelines themselves (view_counter_stages), so a stage a view
-    // draws in cannot be missing here (issue 43: vertex, tessellation and geometry were).
+    // draws in cannot be missing here (a fixed list once missed vertex, tessellation and geometry).
     Stage drawn = ray_stage && supported ? plan.stage : stage;
     if (CounterBarrier b = view_counter_barrier(f.ctx.features, drawn, kind); b.dst)
         memory_barrier(f.cmd, b.src, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT | VK_ACCESS_2_TRANSFER_WRITE_BIT, b.dst,

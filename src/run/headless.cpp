@@ -109,7 +109,17 @@ nlohmann::json renderer_json(const RendererConfig& c) {
 }
 
 void check_device_limits(const Context& ctx, const Options& options, const Scene& scene) {
-    check_limits(device_limits(ctx), options, scene);  // app/limits.cpp: every buffer the renderer makes
+    // The typed request's shading and geometry (the visibility id is checked where visibility is
+    // asked for), counted with the compute rasterizer's buffers where the device can make them.
+    Plan widest;
+    widest.geometry = options.plan.geometry;
+    widest.shading.shading = options.plan.shading.value_or(Shading::forward);
+    if (ctx.features.int64_atomics) widest.raster.raster = Raster::compute;
+    check_device_limits(ctx, options, widest, scene);
+}
+
+void check_device_limits(const Context& ctx, const Options& options, const Plan& plan, const Scene& scene) {
+    check_limits(device_limits(ctx), options, plan, scene);  // app/limits.cpp: every buffer the renderer makes
     const VkPhysicalDeviceLimits& limits = ctx.properties.limits;
     if (options.cull_group_size > limits.maxComputeWorkGroupSize[0] ||
         options.cull_group_size > limits.maxComputeWorkGroupInvocations)

@@ -55,7 +55,12 @@ Scene load_requested_scene(const Options& options);
 uint64_t lod_index_bytes(const Scene& scene);
 uint64_t base_mesh_bytes(const Scene& scene);
 
-// Checks --size and the scene's buffer sizes against the device before anything is allocated.
+// Checks --size and the scene's buffer sizes against the device before anything is allocated,
+// for `plan`: the plan that will run, as auto resolved it (app/run.h, start_up).
+void check_device_limits(const Context& ctx, const Options& options, const Plan& plan, const Scene& scene);
+// The same for every path that runs of these options may render besides their own plan: the
+// comparison's and --tune's rows, the atlas's cells, the first run's quick measurement and the
+// plan auto takes after it. Counts the compute rasterizer wherever this device has one.
 void check_device_limits(const Context& ctx, const Options& options, const Scene& scene);
 
 RunResult run_headless(const Context& ctx, const Scene& scene, const Options& options, const Plan& plan,

@@ -11,19 +11,8 @@
 #include <vulkan/vulkan.h>
 
 #include "caps/caps.h"
+#include "vk/errors.h"
 
-// A Vulkan call failed at run time: exit 1.
-struct VulkanError : std::runtime_error {
-    using std::runtime_error::runtime_error;
-};
-// No device that can run the demo: exit 4.
-struct NoDeviceError : std::runtime_error {
-    using std::runtime_error::runtime_error;
-};
-
-std::string vk_result_name(VkResult result);
-void vk_check(VkResult result, const char* call);
-#define VK_CHECK(call) vk_check((call), #call)
 
 struct ContextOptions {
     bool validate = false;
@@ -119,10 +108,6 @@ std::vector<std::string> list_devices();  // "INDEX: NAME (type, api)"
 // once, a frame that takes longer than the timeout (600 s; tests shorten it, vk/fault_injection.h)
 // throws too (and marks the device abandoned), so a run ends with a message instead of blocking forever.
 void wait_for_frame(const Context& ctx, VkFence fence);
-
-// After a timeout the GPU may still be running the frame: teardown must not wait for it.
-void mark_device_abandoned();
-bool device_abandoned();
 
 // Forgets what was pushed into `cmd` under emulated push descriptors (see DescriptorArena): call
 // when recording of `cmd` begins. A no-op otherwise.

@@ -9,7 +9,7 @@
 #include <string>
 #include <thread>
 
-#include "vk/context.h"
+#include "vk/errors.h"
 
 namespace {
 

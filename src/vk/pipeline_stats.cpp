@@ -1,5 +1,5 @@
 #include "vk/pipeline_stats.h"
-#include "vk/context.h"
+#include "vk/errors.h"
 
 #include <cstdlib>
 #include <fstream>
@@ -12,8 +12,8 @@ std::string pipeline_stats_request() {
     return path ? path : "";
 }
 
-VkPipelineCreateFlags pipeline_stats_flags(const Context& ctx) {
-    return ctx.pipeline_stats_path.empty() ? 0 : VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
+VkPipelineCreateFlags pipeline_stats_flags(const std::string& path) {
+    return path.empty() ? 0 : VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
 }
 
 namespace {
@@ -30,25 +30,25 @@ nlohmann::json statistic_value(const VkPipelineExecutableStatisticKHR& s) {
 
 }  // namespace
 
-void write_pipeline_stats(const Context& ctx, VkPipeline pipeline, const std::string& name) {
-    if (ctx.pipeline_stats_path.empty()) return;
-    auto properties = (PFN_vkGetPipelineExecutablePropertiesKHR)vkGetDeviceProcAddr(ctx.device, "vkGetPipelineExecutablePropertiesKHR");
-    auto statistics = (PFN_vkGetPipelineExecutableStatisticsKHR)vkGetDeviceProcAddr(ctx.device, "vkGetPipelineExecutableStatisticsKHR");
+void write_pipeline_stats(VkDevice device, const std::string& path, VkPipeline pipeline, const std::string& name) {
+    if (path.empty()) return;
+    auto properties = (PFN_vkGetPipelineExecutablePropertiesKHR)vkGetDeviceProcAddr(device, "vkGetPipelineExecutablePropertiesKHR");
+    auto statistics = (PFN_vkGetPipelineExecutableStatisticsKHR)vkGetDeviceProcAddr(device, "vkGetPipelineExecutableStatisticsKHR");
     VkPipelineInfoKHR info{VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR};
     info.pipeline = pipeline;
     uint32_t count = 0;
-    VK_CHECK(properties(ctx.device, &info, &count, nullptr));
+    VK_CHECK(properties(device, &info, &count, nullptr));
     std::vector<VkPipelineExecutablePropertiesKHR> executables(count, {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_PROPERTIES_KHR});
-    VK_CHECK(properties(ctx.device, &info, &count, executables.data()));
+    VK_CHECK(properties(device, &info, &count, executables.data()));
     nlohmann::json out = nlohmann::json::array();
     for (uint32_t i = 0; i < count; ++i) {
         VkPipelineExecutableInfoKHR executable{VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR};
         executable.pipeline = pipeline;
         executable.executableIndex = i;
         uint32_t stat_count = 0;
-        VK_CHECK(statistics(ctx.device, &executable, &stat_count, nullptr));
+        VK_CHECK(statistics(device, &executable, &stat_count, nullptr));
         std::vector<VkPipelineExecutableStatisticKHR> stats(stat_count, {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR});
-        VK_CHECK(statistics(ctx.device, &executable, &stat_count, stats.data()));
+        VK_CHECK(statistics(device, &executable, &stat_count, stats.data()));
         nlohmann::json values = nlohmann::json::object();
         for (const auto& s : stats) values[s.name] = statistic_value(s);
         out.push_back({{"name", executables[i].name},
@@ -57,6 +57,6 @@ void write_pipeline_stats(const Context& ctx, VkPipeline pipeline, const std::st
                        {"subgroup_size", executables[i].subgroupSize},
                        {"statistics", values}});
     }
-    std::ofstream(ctx.pipeline_stats_path, std::ios::app)
+    std::ofstream(path, std::ios::app)
         << nlohmann::json{{"pipeline", name}, {"executables", out}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
 }

@@ -15,15 +15,13 @@
 
 #include <vulkan/vulkan.h>
 
-struct Context;
-
 // FILE of SGD_PIPELINE_STATS, or empty.
 std::string pipeline_stats_request();
 
 // Flags a pipeline is created with: VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR where statistics
-// are being written (ctx.pipeline_stats_path), else 0.
-VkPipelineCreateFlags pipeline_stats_flags(const Context& ctx);
+// are being written (`path`: Context::pipeline_stats_path, empty where not), else 0.
+VkPipelineCreateFlags pipeline_stats_flags(const std::string& path);
 
-// Appends the pipeline's executables and their statistics to ctx.pipeline_stats_path, if set.
+// Appends the pipeline's executables and their statistics to `path`, if set.
 // `name`: what the pipeline runs, e.g. "cull.comp.subgroup [64]".
-void write_pipeline_stats(const Context& ctx, VkPipeline pipeline, const std::string& name);
+void write_pipeline_stats(VkDevice device, const std::string& path, VkPipeline pipeline, const std::string& name);

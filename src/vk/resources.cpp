@@ -150,61 +150,15 @@ std::string executable_dir() {
     return s.substr(0, s.rfind('/'));
 }
 
-Buffer& Buffer::operator=(Buffer&& o) noexcept {
-    if (this != &o) {
-        reset();
-        std::swap(device, o.device);
-        std::swap(buffer, o.buffer);
-        std::swap(memory, o.memory);
-        std::swap(size, o.size);
-        std::swap(mapped, o.mapped);
-        std::swap(address, o.address);
-    }
-    return *this;
+void destroy(BufferFields& b) {
+    if (b.buffer) vkDestroyBuffer(b.device, b.buffer, nullptr);
+    if (b.memory) vkFreeMemory(b.device, b.memory, nullptr);
 }
 
-void Buffer::reset() {
-    if (!device) return;
-    if (buffer) vkDestroyBuffer(device, buffer, nullptr);
-    if (memory) vkFreeMemory(device, memory, nullptr);
-    device = VK_NULL_HANDLE;
-    buffer = VK_NULL_HANDLE;
-    memory = VK_NULL_HANDLE;
-    size = 0;
-    mapped = nullptr;
-    address = 0;
-}
-
-Image& Image::operator=(Image&& o) noexcept {
-    if (this != &o) {
-        reset();
-        std::swap(device, o.device);
-        std::swap(image, o.image);
-        std::swap(memory, o.memory);
-        std::swap(view, o.view);
-        std::swap(format, o.format);
-        std::swap(extent, o.extent);
-        std::swap(layers, o.layers);
-        std::swap(levels, o.levels);
-        std::swap(layout, o.layout);
-        std::swap(last_stage, o.last_stage);
-        std::swap(last_access, o.last_access);
-    }
-    return *this;
-}
-
-void Image::reset() {
-    if (!device) return;
-    if (view) vkDestroyImageView(device, view, nullptr);
-    if (image) vkDestroyImage(device, image, nullptr);
-    if (memory) vkFreeMemory(device, memory, nullptr);
-    device = VK_NULL_HANDLE;
-    image = VK_NULL_HANDLE;
-    memory = VK_NULL_HANDLE;
-    view = VK_NULL_HANDLE;
-    layout = VK_IMAGE_LAYOUT_UNDEFINED;
-    last_stage = VK_PIPELINE_STAGE_2_NONE;
-    last_access = VK_ACCESS_2_NONE;
+void destroy(ImageFields& i) {
+    if (i.view) vkDestroyImageView(i.device, i.view, nullptr);
+    if (i.image) vkDestroyImage(i.device, i.image, nullptr);
+    if (i.memory) vkFreeMemory(i.device, i.memory, nullptr);
 }
 
 Buffer create_buffer(const Context& ctx, VkDeviceSize size, VkBufferUsageFlags usage, MemoryKind kind, const char* name) {
@@ -381,43 +335,21 @@ VkShaderModule load_shader(const Context& ctx, const std::string& name) {
     return module;
 }
 
-Pipeline& Pipeline::operator=(Pipeline&& o) noexcept {
-    if (this != &o) {
-        reset();
-        std::swap(device, o.device);
-        std::swap(pipeline_, o.pipeline_);
-        std::swap(modules, o.modules);
-        std::swap(compile, o.compile);
-        std::swap(layout, o.layout);
-        std::swap(set_layout, o.set_layout);
-        std::swap(bind_point, o.bind_point);
-        std::swap(arena, o.arena);
+void destroy(PipelineFields& p) {
+    if (p.arena) {  // the layout's handle may be reused by the next pipeline
+        for (auto it = p.arena->pushed.begin(); it != p.arena->pushed.end();)
+            it = it->first.second == p.layout ? p.arena->pushed.erase(it) : std::next(it);
+        p.arena->binding_counts.erase(p.layout);
     }
-    return *this;
-}
-
-void Pipeline::reset() {
-    if (!device) return;
-    if (arena) {  // the layout's handle may be reused by the next pipeline
-        for (auto it = arena->pushed.begin(); it != arena->pushed.end();)
-            it = it->first.second == layout ? arena->pushed.erase(it) : std::next(it);
-        arena->binding_counts.erase(layout);
-    }
-    if (pipeline_) vkDestroyPipeline(device, pipeline_, nullptr);
-    for (VkShaderModule m : modules) vkDestroyShaderModule(device, m, nullptr);
-    modules.clear();
-    if (layout) vkDestroyPipelineLayout(device, layout, nullptr);
-    if (set_layout) vkDestroyDescriptorSetLayout(device, set_layout, nullptr);
-    device = VK_NULL_HANDLE;
-    pipeline_ = VK_NULL_HANDLE;
-    compile = nullptr;
-    layout = VK_NULL_HANDLE;
-    set_layout = VK_NULL_HANDLE;
+    if (p.compiled) vkDestroyPipeline(p.device, p.compiled, nullptr);
+    for (VkShaderModule m : p.modules) vkDestroyShaderModule(p.device, m, nullptr);
+    if (p.layout) vkDestroyPipelineLayout(p.device, p.layout, nullptr);
+    if (p.set_layout) vkDestroyDescriptorSetLayout(p.device, p.set_layout, nullptr);
 }
 
 VkPipeline Pipeline::handle() const {
-    if (!pipeline_ && compile) pipeline_ = compile();
-    return pipeline_;
+    if (!compiled && compile) compiled = compile();
+    return compiled;
 }
 
 void create_pipeline_layout(const Context& ctx, const LayoutDesc& desc, Pipeline& p) {
@@ -469,13 +401,13 @@ Pipeline create_compute_pipeline(const Context& ctx, const ComputeDesc& desc) {
                                             desc.specialization.size() * sizeof(uint32_t), desc.specialization.data()};
         info.stage.pSpecializationInfo = entries.empty() ? nullptr : &specialization;
         info.layout = layout;
-        info.flags = pipeline_stats_flags(ctx);
+        info.flags = pipeline_stats_flags(ctx.pipeline_stats_path);
         VkPipeline pipeline = VK_NULL_HANDLE;
         VK_CHECK(vkCreateComputePipelines(ctx.device, VK_NULL_HANDLE, 1, &info, nullptr, &pipeline));
         std::string name = desc.shader, constants;
         for (uint32_t value : desc.specialization) constants += (constants.empty() ? "" : ", ") + std::to_string(value);
         if (!constants.empty()) name += " [" + constants + "]";
-        write_pipeline_stats(ctx, pipeline, name);
+        write_pipeline_stats(ctx.device, ctx.pipeline_stats_path, pipeline, name);
         return pipeline;
     };
     return p;
@@ -591,12 +523,12 @@ VkPipeline compile_graphics_pipeline(const Context& ctx, const GraphicsDesc& des
     info.pColorBlendState = &blend;
     info.pDynamicState = &dynamic;
     info.layout = layout;
-    info.flags = pipeline_stats_flags(ctx);
+    info.flags = pipeline_stats_flags(ctx.pipeline_stats_path);
     VkPipeline pipeline = VK_NULL_HANDLE;
     VK_CHECK(vkCreateGraphicsPipelines(ctx.device, VK_NULL_HANDLE, 1, &info, nullptr, &pipeline));
     std::string name;
     for (auto& [stage, shader] : desc.shaders) name += (name.empty() ? "" : " + ") + shader;
-    write_pipeline_stats(ctx, pipeline, name);
+    write_pipeline_stats(ctx.device, ctx.pipeline_stats_path, pipeline, name);
     return pipeline;
 }
 
@@ -611,26 +543,23 @@ Descriptors& Descriptors::buffer(uint32_t binding, const Buffer& b, VkDescriptor
     return *this;
 }
 
-Descriptors& Descriptors::storage_image(uint32_t binding, VkImageView view) {
-    images.push_back({VK_NULL_HANDLE, view, VK_IMAGE_LAYOUT_GENERAL});
+Descriptors& Descriptors::image(uint32_t binding, VkDescriptorType type, VkDescriptorImageInfo info) {
+    images.push_back(info);
     VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
     w.dstBinding = binding;
     w.descriptorCount = 1;
-    w.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_IMAGE;
+    w.descriptorType = type;
     w.pImageInfo = &images.back();
     writes.push_back(w);
     return *this;
 }
 
+Descriptors& Descriptors::storage_image(uint32_t binding, VkImageView view) {
+    return image(binding, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, {VK_NULL_HANDLE, view, VK_IMAGE_LAYOUT_GENERAL});
+}
+
 Descriptors& Descriptors::sampled_image(uint32_t binding, VkImageView view, VkSampler sampler) {
-    images.push_back({sampler, view, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL});
-    VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-    w.dstBinding = binding;
-    w.descriptorCount = 1;
-    w.descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
-    w.pImageInfo = &images.back();
-    writes.push_back(w);
-    return *this;
+    return image(binding, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, {sampler, view, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL});
 }
 
 Descriptors& Descriptors::sampled_depth(uint32_t binding, VkImageView view) {
@@ -638,14 +567,7 @@ Descriptors& Descriptors::sampled_depth(uint32_t binding, VkImageView view) {
 }
 
 Descriptors& Descriptors::sampled_texels(uint32_t binding, VkImageView view, VkImageLayout layout) {
-    images.push_back({VK_NULL_HANDLE, view, layout});
-    VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-    w.dstBinding = binding;
-    w.descriptorCount = 1;
-    w.descriptorType = VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE;
-    w.pImageInfo = &images.back();
-    writes.push_back(w);
-    return *this;
+    return image(binding, VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE, {VK_NULL_HANDLE, view, layout});
 }
 
 Descriptors& Descriptors::acceleration_structure(uint32_t binding, VkAccelerationStructureKHR tlas) {

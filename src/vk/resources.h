@@ -12,24 +12,41 @@
 
 #include "vk/context.h"
 
-// Move-only owner of a VkBuffer and its memory. Host-visible buffers stay mapped.
-struct Buffer {
+// Move-only ownership of a plain struct of Vulkan handles whose default value owns nothing (its
+// `device` is null): a move takes every field and leaves the source at that default value; reset()
+// frees what it owns with destroy(Fields&), declared beside each Fields, and returns it there.
+template <typename Fields>
+struct Owned : Fields {
+    Owned() = default;
+    Owned(Owned&& o) noexcept : Fields(std::exchange(static_cast<Fields&>(o), Fields{})) {}
+    Owned& operator=(Owned&& o) noexcept {
+        if (this != &o) {
+            reset();
+            static_cast<Fields&>(*this) = std::exchange(static_cast<Fields&>(o), Fields{});
+        }
+        return *this;
+    }
+    ~Owned() { reset(); }
+    void reset() {
+        if (this->device) destroy(static_cast<Fields&>(*this));
+        static_cast<Fields&>(*this) = Fields{};
+    }
+};
+
+// A VkBuffer and its memory. Host-visible buffers stay mapped.
+struct BufferFields {
     VkDevice device = VK_NULL_HANDLE;
     VkBuffer buffer = VK_NULL_HANDLE;
     VkDeviceMemory memory = VK_NULL_HANDLE;
     VkDeviceSize size = 0;
     void* mapped = nullptr;
     VkDeviceAddress address = 0;  // where created with VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT
-
-    Buffer() = default;
-    Buffer(Buffer&& o) noexcept { *this = std::move(o); }
-    Buffer& operator=(Buffer&& o) noexcept;
-    ~Buffer() { reset(); }
-    void reset();
 };
+void destroy(BufferFields& b);
+struct Buffer : Owned<BufferFields> {};
 
-// Move-only owner of a VkImage, its memory and one view of all its mips/layers.
-struct Image {
+// A VkImage, its memory and one view of all its mips/layers.
+struct ImageFields {
     VkDevice device = VK_NULL_HANDLE;
     VkImage image = VK_NULL_HANDLE;
     VkDeviceMemory memory = VK_NULL_HANDLE;
@@ -42,13 +59,9 @@ struct Image {
     VkImageLayout layout = VK_IMAGE_LAYOUT_UNDEFINED;
     VkPipelineStageFlags2 last_stage = VK_PIPELINE_STAGE_2_NONE;
     VkAccessFlags2 last_access = VK_ACCESS_2_NONE;
-
-    Image() = default;
-    Image(Image&& o) noexcept { *this = std::move(o); }
-    Image& operator=(Image&& o) noexcept;
-    ~Image() { reset(); }
-    void reset();
 };
+void destroy(ImageFields& i);
+struct Image : Owned<ImageFields> {};
 
 enum class MemoryKind { device_local, host_upload, host_readback };
 
@@ -122,7 +135,7 @@ VkShaderModule load_shader(const Context& ctx, const std::string& name);
 // creating them in a fixed order keeps its instrumented shaders (and Mesa's cache of them) the
 // same in every run. A driver that fails to compile reports it from handle(), at the first frame
 // that needs the pipeline.
-struct Pipeline {
+struct PipelineFields {
     VkDevice device = VK_NULL_HANDLE;
     VkPipelineLayout layout = VK_NULL_HANDLE;
     VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;
@@ -130,17 +143,12 @@ struct Pipeline {
     DescriptorArena* arena = nullptr;  // set when push descriptors are emulated (GPU-assisted validation)
     std::vector<VkShaderModule> modules;  // destroyed with the pipeline
     std::function<VkPipeline()> compile;  // made by create_*_pipeline; run once, by handle()
-
-    Pipeline() = default;
-    Pipeline(Pipeline&& o) noexcept { *this = std::move(o); }
-    Pipeline& operator=(Pipeline&& o) noexcept;
-    ~Pipeline() { reset(); }
-    void reset();
-    VkPipeline handle() const;                                        // compiles on first use
-    explicit operator bool() const { return pipeline_ || compile; }  // made (for this device)?
-
-private:
-    mutable VkPipeline pipeline_ = VK_NULL_HANDLE;
+    mutable VkPipeline compiled = VK_NULL_HANDLE;  // what compile made: read it through handle()
+};
+void destroy(PipelineFields& p);
+struct Pipeline : Owned<PipelineFields> {
+    VkPipeline handle() const;                                       // compiles on first use
+    explicit operator bool() const { return compiled || compile; }  // made (for this device)?
 };
 
 // A binding number a layout leaves unused (LayoutDesc::bindings), so that a pipeline's own bindings
@@ -217,4 +225,7 @@ struct Descriptors {
     Descriptors& textures(VkDescriptorSet set);
     VkDescriptorSet texture_set = VK_NULL_HANDLE;
     void push(VkCommandBuffer cmd, const Pipeline& pipeline);
+
+private:
+    Descriptors& image(uint32_t binding, VkDescriptorType type, VkDescriptorImageInfo info);
 };

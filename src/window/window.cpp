@@ -28,6 +28,7 @@
 #include "compare/tuning.h"
 #include "window/hud.h"
 #include "app/image_io.h"
+#include "app/run.h"
 #include "window/present.h"
 #include "run/headless.h"
 #include "run/report.h"
@@ -650,7 +651,7 @@ int run_window(const Options& options) {
     device_request.instance_extensions.assign(required, required + count);
     device_request.swapchain = true;
     Context ctx;
-    create_context(ctx, device_request);
+    StartUp start = start_up(ctx, device_request, options);
 
     SurfaceHandle surface{ctx.instance};
     VK_CHECK(glfwCreateWindowSurface(ctx.instance, window.window, nullptr, &surface.surface));
@@ -659,13 +660,7 @@ int run_window(const Options& options) {
     if (!can_present)
         throw NoDeviceError(ctx.info.name + " cannot present to this window; pick another device with --device (see --list-devices) or use --headless");
 
-    Options tuned = options;
-    LoadedTuning tuning = apply_tuning(ctx, tuned);
-    Plan plan = make_plan(ctx.subgroup, ctx.features, tuned.plan);
-    Scene scene = load_requested_scene(options);
-    check_device_limits(ctx, options, scene);
-
-    WindowApp app(tuned, window.window, ctx, surface.surface, scene, plan, tuning, needs_quick_tune(tuning, options));
+    WindowApp app(start.tuned, window.window, ctx, surface.surface, *start.scene, start.plan, start.tuning, start.measure_later);
     glfwSetWindowUserPointer(window.window, &app.input());
     glfwSetKeyCallback(window.window, on_key);
     glfwSetScrollCallback(window.window, on_scroll);

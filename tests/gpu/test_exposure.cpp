@@ -18,7 +18,7 @@ struct ExposureRun {
 };
 
 // The generated props scene (textured, lit, a dark background like the bundled scene's): the exposure's
-// oracles are of whatever frame was drawn, and its start-up is a third of the bundled scene's (issue 39).
+// oracles are of whatever frame was drawn, and its start-up is a third of the bundled scene's.
 // Two frames (--frames counts the warm-up): frame 0 measures and jumps to its target, frame 1 applies
 // it and adapts with the frame-index rate (docs/exposure.md): the report's exposure is a measured one.
 const std::string kExposureScene = SGD_TEST_SCENES "/props.gltf";

@@ -64,20 +64,6 @@ LodRun run_lod(const std::string& dir, const std::string& lod, const std::string
     return r;
 }
 
-// Peak signal-to-noise ratio over the RGB channels, in dB (infinite for equal images).
-double psnr(const Png& a, const Png& b) {
-    double squared = 0.0;
-    size_t samples = 0;
-    for (size_t i = 0; i < a.rgba.size(); ++i) {
-        if (i % 4 == 3) continue;
-        double d = double(a.rgba[i]) - double(b.rgba[i]);
-        squared += d * d;
-        ++samples;
-    }
-    if (squared == 0.0) return INFINITY;
-    return 10.0 * std::log10(255.0 * 255.0 / (squared / double(samples)));
-}
-
 // The levels the CPU mirror of the rule picks for every draw of `instances` copies of the bundled
 // scene, seen by the default camera at width x height.
 std::vector<uint32_t> cpu_levels(const std::vector<GpuDraw>& draws, const Scene& scene, uint32_t width, uint32_t height) {
@@ -109,15 +95,22 @@ void expect_per_level_counters(const nlohmann::json& report, const std::vector<u
     EXPECT_EQ(sum, report["counters"]["triangles_visible"].get<uint64_t>()) << what << ": the levels add up to triangles_visible";
 }
 
+// The bundled scene with its levels of detail, copied instances x instances times (as the demo
+// loads it with --instances).
+Scene bundled_scene_with_levels(uint32_t instances) {
+    Scene scene = load_scene(SGD_DEFAULT_SCENE);
+    build_lod_chain(scene);
+    replicate_grid(scene, instances);
+    return scene;
+}
+
 }  // namespace
 
 TEST(LodGpu, EachDrawCullsTheLevelTheCpuRulePicks) {
     REQUIRE_DRAWING();
     std::string dir = test_dir("lod-levels");
     const uint32_t width = 320, height = 180, instances = 2;
-    Scene scene = load_scene(SGD_DEFAULT_SCENE);
-    build_lod_chain(scene);
-    replicate_grid(scene, instances);
+    Scene scene = bundled_scene_with_levels(instances);
     std::vector<GpuDraw> draws = build_draws(scene);
 
     LodRun r = run_lod(dir, "auto", std::to_string(width) + "x" + std::to_string(height), instances, true);
@@ -161,9 +154,7 @@ TEST(LodGpu, BothGeometryPathsDrawTheSameLevelOfEveryDraw) {
 
     // The per-level counters, counted by each path where it chose the levels (the task and mesh
     // shaders here), against the CPU rule and the triangles each draw kept.
-    Scene scene = load_scene(SGD_DEFAULT_SCENE);
-    build_lod_chain(scene);
-    replicate_grid(scene, 2);
+    Scene scene = bundled_scene_with_levels(2);
     std::vector<uint32_t> levels = cpu_levels(build_draws(scene), scene, 320, 180);
     expect_per_level_counters(indexed.report, levels, indexed.dump.draws, "indexed");
     expect_per_level_counters(meshlet.report, levels, meshlet.dump.draws, "meshlet");
@@ -204,9 +195,7 @@ TEST(LodGpu, NoLevelMovesAPointOnScreenByMoreThanItsBudgetAndBothPathsChooseTheS
     REQUIRE_DRAWING();
     std::string dir = test_dir("lod-oracle");
     const uint32_t width = 320, height = 180, instances = 3;
-    Scene scene = load_scene(SGD_DEFAULT_SCENE);
-    build_lod_chain(scene);
-    replicate_grid(scene, instances);
+    Scene scene = bundled_scene_with_levels(instances);
     std::vector<GpuDraw> draws = build_draws(scene);
     for (const GpuDraw& d : draws) {
         glm::vec3 centre(d.bounding_sphere);
@@ -294,7 +283,7 @@ TEST(LodGpu, AtLeast35DbAgainstFullDetailOnBothPathsWhereSeveralLevelsShow) {
         int levels = 0;
         for (uint64_t draws : lod.report["counters"]["lod"]["draws_per_level"].get<std::vector<uint64_t>>()) levels += draws > 0;
         EXPECT_GE(levels, 5) << "levels with draws: LOD must engage, or the PSNR below says nothing";
-        double db = psnr(off.image, lod.image);
+        double db = rgb_psnr(off.image.rgba, lod.image.rgba);
         EXPECT_GE(db, 35.0) << "PSNR of --lod auto against --lod off";
         RecordProperty("psnr_db_" + geometry, std::to_string(db));
         std::printf("lod psnr at 320x180, %s: %.2f dB\n", geometry.c_str(), db);
@@ -350,9 +339,7 @@ TEST(LodGpu, LodViewColoursEveryDrawByTheLevelTheCpuRulePicks) {
     for (int n : pixels_per_level) levels_seen += n > 0;
     EXPECT_GE(levels_seen, 3) << "--instances 2 at 320x180 shows several levels";
 
-    Scene scene = load_scene(SGD_DEFAULT_SCENE);
-    build_lod_chain(scene);
-    replicate_grid(scene, instances);
+    Scene scene = bundled_scene_with_levels(instances);
     std::vector<GpuDraw> draws = build_draws(scene);
     std::vector<uint32_t> levels = cpu_levels(draws, scene, width, height);
     Camera camera = default_camera(scene.bounds_min, scene.bounds_max);

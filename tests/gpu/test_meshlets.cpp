@@ -57,9 +57,9 @@ bool device_has_mesh_shaders() {
         GTEST_SKIP() << why_not_;                                                                           \
     }
 
-// The frame of the demo runs below (issue 39): 128x72, 16:9 like the 256x144 they rendered before
-// (the same default view), one timed frame after the instrumented one. Nothing checked depends on
-// the size: the reference is computed at it, and the image tolerances are fractions of the frame.
+// The frame of the demo runs below: 128x72, 16:9 (the default view), one timed frame after the
+// instrumented one. Nothing checked depends on the size: the reference is computed at it, and the
+// image tolerances are fractions of the frame.
 constexpr uint32_t kMeshletFrameWidth = 128, kMeshletFrameHeight = 72;
 
 struct MeshletRun {
@@ -288,7 +288,7 @@ TEST(MeshletGpu, KeptMeshletsAgainstABruteForceTestOfTheirTriangles) {
         build_lod_chain(scene);
         replicate_grid(scene, instances);
         // The brute force's findings per draw and meshlet: the same frame in both variants, so
-        // found once per scene (it was most of this test's time, issue 39).
+        // found once per scene (per variant it would be most of this test's time).
         std::vector<std::vector<MeshletTruth>> truths;
         glm::mat4 truths_view_proj{};
         size_t truths_meshlets = 0;

@@ -67,25 +67,11 @@ MipFrame render(const Context& ctx, const Scene& scene, VkExtent2D extent, const
     config.lights = 64;
     config.plan = plan;
     Renderer renderer(ctx, scene, config);
-    VkCommandBufferAllocateInfo alloc{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
-    alloc.commandPool = ctx.command_pool;
-    alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-    alloc.commandBufferCount = 1;
-    VkCommandBuffer cmd;
-    VK_CHECK(vkAllocateCommandBuffers(ctx.device, &alloc, &cmd));
     for (uint32_t frame = 0; frame < 2; ++frame) {
-        VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-        begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-        VK_CHECK(vkBeginCommandBuffer(cmd, &begin));
+        VkCommandBuffer cmd = begin_one_shot(ctx);
         renderer.record(cmd, 0, frame, renderer.default_view());
-        VK_CHECK(vkEndCommandBuffer(cmd));
-        VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
-        submit.commandBufferCount = 1;
-        submit.pCommandBuffers = &cmd;
-        VK_CHECK(vkQueueSubmit(ctx.queue, 1, &submit, VK_NULL_HANDLE));
-        VK_CHECK(vkQueueWaitIdle(ctx.queue));
+        end_one_shot(ctx, cmd);
     }
-    vkFreeCommandBuffers(ctx.device, ctx.command_pool, 1, &cmd);
     MipFrame f;
     f.color = {extent.width, extent.height, renderer.read_color()};
     f.hdr = {extent.width, extent.height, halves_to_floats(renderer.read_hdr())};

@@ -43,7 +43,7 @@ Difference compare(const Png& a, const Png& b) {
 }
 
 // Renders a test scene (build/test-scenes) validated; returns its frame and report.
-// At the fixed exposure (issue 26): at the measured one (x1.53 here) one pixel of 36,864 differs by
+// At the fixed exposure: at the measured one (x1.53 here) one pixel of 36,864 differs by
 // one step between two lossless copies, so their renders already differ below 8-bit precision (not
 // investigated); and the lossless check below reuses the meshopt copy's render from the loop.
 Png render(const std::string& dir, const std::string& scene, nlohmann::json& report) {

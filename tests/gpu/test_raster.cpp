@@ -151,18 +151,6 @@ Comparison compare(const Scene& scene, const Shot& hardware, const Shot& compute
     return c;
 }
 
-double psnr(const std::vector<uint8_t>& a, const std::vector<uint8_t>& b) {
-    double squared = 0.0;
-    size_t samples = 0;
-    for (size_t i = 0; i < a.size(); ++i) {
-        if (i % 4 == 3) continue;
-        double d = double(a[i]) - double(b[i]);
-        squared += d * d;
-        ++samples;
-    }
-    return squared == 0.0 ? INFINITY : 10.0 * std::log10(255.0 * 255.0 / (squared / double(samples)));
-}
-
 // One quad facing +z (counter-clockwise seen from +z), corners in world space.
 void add_quad(Scene& scene, glm::vec3 a, glm::vec3 b, glm::vec3 c, glm::vec3 d, std::vector<uint32_t>& indices, bool both_sides = false) {
     uint32_t base = uint32_t(scene.vertices.size());
@@ -268,7 +256,7 @@ void expect_compute_names_the_hardwares_triangles(const Scene& scene, std::optio
     EXPECT_EQ(c.untied, "") << name;
     EXPECT_GE(c.covered, int(kSize.width * kSize.height / 4)) << name << ": too few covered pixels";
     EXPECT_GE(double(c.same), 0.999 * c.covered) << name;
-    double frame_psnr = psnr(compute.color, hardware.color);
+    double frame_psnr = rgb_psnr(compute.color, hardware.color);
     EXPECT_GE(frame_psnr, 60.0) << name;
     // The subgroup and fallback rasterizers: the same words, bit for bit.
     ASSERT_EQ(compute.words.size(), size_t(kSize.width) * kSize.height);
@@ -327,7 +315,7 @@ TEST(Raster, OcclusionPhaseTwoMatchesHardware) {
     }
     EXPECT_EQ(apart, "") << "a pixel whose triangle differs from the hardware's where the two do not meet";
     EXPECT_LE(double(differ), 0.001 * covered);
-    EXPECT_GE(psnr(compute.color, hardware.color), 60.0);
+    EXPECT_GE(rgb_psnr(compute.color, hardware.color), 60.0);
     printf("occlusion: %u triangles re-admitted, %d covered pixels, %d name another triangle than the hardware's\n",
            compute.counters.occlusion_triangles.readmitted_phase2, covered, differ);
     EXPECT_EQ(validation_message_count(), messages);

@@ -356,7 +356,8 @@ void expect_planned_allocations_allocated(bool raster) {
         else if (std::find(kDriverSizedAllocations.begin(), kDriverSizedAllocations.end(), r.name) == kDriverSizedAllocations.end())
             actual[r.name] += r.bytes;  // (the driver-sized ray-tracing buffers cannot be planned)
     }
-    for (const PlannedAllocation& p : planned_allocations(scene, options, ctx.features.ray_tracing)) planned[p.name] += p.bytes;
+    for (const PlannedAllocation& p : planned_allocations(scene, options, config.plan, ctx.features.ray_tracing))
+        planned[p.name] += p.bytes;
     ASSERT_GT(actual.size(), 10u);
     for (const auto& [name, bytes] : actual) {
         SCOPED_TRACE(name);
@@ -565,7 +566,7 @@ std::string gpu_av_unusable_reason() {
 // ids its image holds) with one view: each view of --help, in every --view-stage for the views --info lists per
 // stage. 4096 lights in a 64x64 frame overflow the per-tile lists (512), so the capacity bound runs.
 // The scene is the generated props (textured, several primitives and materials): the layer checks
-// the shaders' accesses, which the bundled scene's 300k triangles only repeat (issue 39).
+// the shaders' accesses, which the bundled scene's 300k triangles only repeat.
 // The sweep is split into kGpuAvShards tests of every kGpuAvShards-th run. ctest runs them one at a
 // time (RESOURCE_LOCK, tests/CMakeLists.txt) beside other tests: the first run compiles every
 // instrumented pipeline (about a minute on lavapipe), and shards started together each compiled

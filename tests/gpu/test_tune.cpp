@@ -184,7 +184,7 @@ std::string demo_build() {
 
 void write_tuning(const std::vector<std::pair<PassId, Verdict>>& verdicts, nlohmann::json edit = nullptr,
                   std::optional<Verdict> shading = {}, std::optional<Verdict> derivatives = {},
-                  std::optional<Verdict> visibility_mip = {}) {
+                  std::optional<Verdict> visibility_mip = {}, std::optional<Verdict> raster = {}) {
     PassRatio vis_mip;
     if (visibility_mip) set_verdict(vis_mip, *visibility_mip);
     PassRatios ratios;
@@ -192,6 +192,7 @@ void write_tuning(const std::vector<std::pair<PassId, Verdict>>& verdicts, nlohm
     ShadingRatios visibility;
     if (shading) set_verdict(visibility[0], *shading);
     if (derivatives) set_verdict(visibility[1], *derivatives);
+    if (raster) set_verdict(visibility[2], *raster);
     nlohmann::json j = tuning_json(test_context().info, "tune", "2026-11-25", 96, 54, ratios, visibility, vis_mip, demo_build());
     if (!edit.is_null()) j.merge_patch(edit);
     std::filesystem::create_directories(tuning_folder());
@@ -242,6 +243,41 @@ TEST(Tune, AStoredShadingVerdictMakesAutoShadeWithVisibility) {
     EXPECT_EQ(slower.plan["shading"]["mode"], "forward");
     EXPECT_NE(slower.plan["shading"]["reason"].get<std::string>().find("forward measured 0.25x"), std::string::npos)
         << slower.plan["shading"];
+}
+
+// The smallest frame 4096 pixels wide whose compute rasterizer words (8 bytes a pixel, one storage
+// buffer) pass the device's storage range, as --size's argument; empty where the device's largest
+// image is smaller (lavapipe: 4096x4097).
+std::string size_past_the_raster_words() {
+    const VkPhysicalDeviceLimits& limits = test_context().properties.limits;
+    uint64_t height = limits.maxStorageBufferRange / (8 * 4096) + 1;
+    if (height > limits.maxImageDimension2D || height > 32768) return "";
+    return "4096x" + std::to_string(height);
+}
+
+// Auto that takes the compute rasterizer from a stored verdict allocates what --raster compute
+// allocates, so the start-up's limits check (on the plan auto resolved) refuses a size past its
+// words with the same line and exit 2 as the typed request, not at allocation or binding.
+TEST(Tune, AStoredComputeVerdictIsCheckedAgainstTheComputeRasterizersLimits) {
+    if (!test_context().features.int64_atomics) GTEST_SKIP() << "device lacks 64-bit buffer atomics: no compute rasterizer";
+    std::string size = size_past_the_raster_words();
+    if (size.empty()) GTEST_SKIP() << "no --size puts the rasterizer's words past this device's storage range";
+    fresh_cache("cache");
+    write_tuning({}, nullptr, Verdict::faster, std::nullopt, std::nullopt, Verdict::faster);
+    InfoPlan tuned = info({});
+    ASSERT_EQ(tuned.plan["raster"]["mode"], "compute") << tuned.plan["raster"];
+    ASSERT_EQ(tuned.plan["raster"]["source"], "measured");
+
+    std::vector<std::string> run = {"--headless", "--size", size, "--frames", "2", "--warmup", "1"};
+    DemoRun typed = run_demo([&] { auto a = run; a.insert(a.end(), {"--raster", "compute", "--no-tuning"}); return a; }());
+    ASSERT_EQ(typed.exit_code, 2) << typed.output;
+    ASSERT_NE(last_line(typed.output).find("the raster words buffer would need"), std::string::npos) << typed.output;
+    DemoRun automatic = run_demo(run);
+    EXPECT_EQ(automatic.exit_code, 2) << automatic.output;
+    EXPECT_EQ(last_line(automatic.output), last_line(typed.output));
+    // Without the verdict auto rasterizes in hardware: no words to count.
+    DemoRun untuned = run_demo([&] { auto a = run; a.push_back("--no-tuning"); return a; }());
+    EXPECT_EQ(untuned.output.find("raster words"), std::string::npos) << untuned.output;
 }
 
 TEST(Tune, FilesThatDoNotFitAreIgnoredWithOneLine) {
@@ -345,6 +381,24 @@ TEST(FirstRun, StoresAQuickVerdictThatTheNextRunUsesUntilTheDriverOrBuildChanges
         EXPECT_NE(again.output.find(std::string("ignored: ") + why), std::string::npos) << what << ": " << again.output;
         expect_measured(again, dir + "/again.json", true, what);
     }
+}
+
+// The first run's measurement renders the compute rasterizer's row, and auto may take it after
+// measuring: with no file, a size past the rasterizer's words is refused before measuring, with
+// the line --raster compute gives.
+TEST(FirstRun, TheLimitsCoverEveryPathTheMeasurementMayChoose) {
+    if (!test_context().features.int64_atomics) GTEST_SKIP() << "device lacks 64-bit buffer atomics: no compute rasterizer";
+    std::string size = size_past_the_raster_words();
+    if (size.empty()) GTEST_SKIP() << "no --size puts the rasterizer's words past this device's storage range";
+    fresh_cache("cache");
+    std::vector<std::string> run = {"--headless", "--size", size, "--frames", "2", "--warmup", "1"};
+    DemoRun typed = run_demo([&] { auto a = run; a.insert(a.end(), {"--raster", "compute", "--no-tuning"}); return a; }());
+    ASSERT_EQ(typed.exit_code, 2) << typed.output;
+    DemoRun first = run_demo(run);
+    EXPECT_EQ(first.exit_code, 2) << first.output;
+    EXPECT_EQ(last_line(first.output), last_line(typed.output));
+    EXPECT_EQ(first.output.find("measuring this device"), std::string::npos) << first.output;
+    EXPECT_FALSE(std::filesystem::exists(tuning_path(test_context().info)));
 }
 
 // A corrupt file: one warning, measured again, replaced; the frame is the one the new verdict

@@ -122,18 +122,6 @@ Shot render(const Scene& scene, Path path, ForwardTestOutput output = ForwardTes
     return s;
 }
 
-double psnr(const std::vector<uint8_t>& a, const std::vector<uint8_t>& b) {
-    double squared = 0.0;
-    size_t samples = 0;
-    for (size_t i = 0; i < a.size(); ++i) {
-        if (i % 4 == 3) continue;
-        double d = double(a[i]) - double(b[i]);
-        squared += d * d;
-        ++samples;
-    }
-    return squared == 0.0 ? INFINITY : 10.0 * std::log10(255.0 * 255.0 / (squared / double(samples)));
-}
-
 // Forward's FORWARD_IDS frame decoded: (draw, primitive) per pixel, kNoTriangle where the clear
 // colour (not an integer) is.
 std::vector<uint32_t> forward_ids(const std::vector<uint8_t>& hdr) {
@@ -242,7 +230,7 @@ void expect_matches_forward(const Scene& scene, const char* name) {
                 ASSERT_EQ(shot.plan[PassId::light_loop].variant, loop == Request::subgroup ? Variant::subgroup : Variant::fallback)
                     << label;
                 ASSERT_EQ(shot.plan.shading.quad_mip, mip == Request::subgroup) << label;
-                double db = psnr(shot.color, forward.color);
+                double db = rgb_psnr(shot.color, forward.color);
                 EXPECT_GE(db, kMinPsnr) << label;
                 printf("%s: PSNR against forward %.2f dB\n", label.c_str(), db);
                 if (path == Path::quads && loop == Request::subgroup && mip == Request::subgroup) {
@@ -272,7 +260,7 @@ void expect_setup_matches_forward(const Scene& scene, const FrameSetup& setup, c
     Shot visibility = render(scene, Path::quads, ForwardTestOutput::colour, setup);
     ASSERT_EQ(visibility.plan.shading.shading, Shading::visibility) << visibility.plan.shading.reason;
     EXPECT_NOT_BLANK(forward.color);
-    double db = psnr(visibility.color, forward.color);
+    double db = rgb_psnr(visibility.color, forward.color);
     EXPECT_GE(db, kMinPsnr) << name;
     printf("%s: PSNR against forward %.2f dB\n", name, db);
     int covered = 0;
@@ -344,7 +332,7 @@ TEST(Visibility, OcclusionPhaseTwoMatchesForward) {
     ASSERT_GT(quads.counters.occlusion_triangles.readmitted_phase2, 0u) << "no late draw to test";
     EXPECT_EQ(quads.counters.occlusion_triangles.readmitted_phase2, forward.counters.occlusion_triangles.readmitted_phase2);
     EXPECT_NOT_BLANK(forward.color);
-    double db = psnr(quads.color, forward.color);
+    double db = rgb_psnr(quads.color, forward.color);
     EXPECT_GE(db, kMinPsnr);
     printf("occlusion, street of a 2 x 2 grid: PSNR against forward %.2f dB\n", db);
     int covered = 0;
@@ -382,7 +370,7 @@ void expect_meshlet_matches_forward(const Scene& scene, const char* name, bool s
     ASSERT_EQ(quads.plan.shading.shading, Shading::visibility);
     ASSERT_EQ(quads.plan.shading.derivatives, Variant::subgroup) << quads.plan.shading.reason;
     EXPECT_NOT_BLANK(forward.color);
-    double quad_psnr = psnr(quads.color, forward.color);
+    double quad_psnr = rgb_psnr(quads.color, forward.color);
     EXPECT_GE(quad_psnr, kMinPsnr) << name << ", quad-swap derivatives";
     int covered = 0;
     EXPECT_EQ(id_mismatches(quads.ids, forward_ids(ids.hdr), kSize.width, &covered), "") << name;
@@ -402,7 +390,7 @@ void expect_meshlet_matches_forward(const Scene& scene, const char* name, bool s
         printf("%s: PSNR against meshlet forward %.2f dB\n", name, quad_psnr);
     } else {
         Shot analytic = meshlet(Path::analytic);
-        double analytic_psnr = psnr(analytic.color, forward.color);
+        double analytic_psnr = rgb_psnr(analytic.color, forward.color);
         EXPECT_GE(analytic_psnr, kMinPsnr) << name << ", analytic derivatives";
         printf("%s: PSNR against meshlet forward %.2f dB (quad-swap derivatives), %.2f dB (analytic)\n", name, quad_psnr,
                analytic_psnr);
@@ -446,7 +434,7 @@ TEST(Visibility, MeshletPathShadesWithoutTheGeometryFeature) {
     Shot visibility = render(default_scene(), Path::quads, ForwardTestOutput::colour, setup);
     Shot forward = render(default_scene(), Path::forward, ForwardTestOutput::colour, FrameSetup{.geometry = Geometry::meshlet});
     EXPECT_NOT_BLANK(forward.color);
-    EXPECT_GE(psnr(visibility.color, forward.color), kMinPsnr);
+    EXPECT_GE(rgb_psnr(visibility.color, forward.color), kMinPsnr);
     EXPECT_EQ(validation_message_count(), messages);
 }
 
@@ -486,7 +474,7 @@ TEST(Visibility, MeshletFrozenCullingMatchesMeshletForward) {
     Shot ids = frozen(Path::forward, ForwardTestOutput::ids);
     Shot quads = frozen(Path::quads, ForwardTestOutput::colour);
     EXPECT_NOT_BLANK(forward.color);
-    EXPECT_GE(psnr(quads.color, forward.color), kMinPsnr);
+    EXPECT_GE(rgb_psnr(quads.color, forward.color), kMinPsnr);
     int covered = 0;
     EXPECT_EQ(id_mismatches(quads.ids, forward_ids(ids.hdr), kSize.width, &covered), "");
     EXPECT_GE(covered, int(kSize.width * kSize.height / 10)) << "too few covered pixels to compare";
@@ -525,7 +513,7 @@ TEST(Visibility, MaskingQuadsFallsBackWithTheReason) {
     EXPECT_FALSE(masked["timings_ms"].contains("forward"));
     Png forward = read_png(dir + "/auto.png"), visibility = read_png(dir + "/masked.png");
     EXPECT_NOT_BLANK(forward.rgba);
-    EXPECT_GE(psnr(visibility.rgba, forward.rgba), kMinPsnr);
+    EXPECT_GE(rgb_psnr(visibility.rgba, forward.rgba), kMinPsnr);
 
     if (!test_context().features.mesh_shader) return;
     nlohmann::json meshlet = run("meshlet", {"--shading", "visibility", "--geometry", "meshlet"});
@@ -534,7 +522,7 @@ TEST(Visibility, MaskingQuadsFallsBackWithTheReason) {
     EXPECT_EQ(meshlet["plan"]["shading"]["derivatives"], "subgroup") << meshlet["plan"]["shading"]["reason"];
     EXPECT_TRUE(meshlet["timings_ms"].contains("shade"));
     EXPECT_FALSE(meshlet["timings_ms"].contains("forward"));
-    EXPECT_GE(psnr(read_png(dir + "/meshlet.png").rgba, forward.rgba), kMinPsnr);
+    EXPECT_GE(rgb_psnr(read_png(dir + "/meshlet.png").rgba, forward.rgba), kMinPsnr);
 }
 
 }  // namespace visibility_tests

@@ -134,6 +134,25 @@ private:
 // sizes' cold LLVM compiles at 16 lanes took 116 s, each in its own 5-10 s (issue 39).
 class CullComputeAtGroupSize : public testing::TestWithParam<uint32_t> {};
 
+// The bundled scene at its default view at 256x144, and the CPU reference's survivors there.
+struct BundledView {
+    Scene scene;
+    std::vector<GpuDraw> draws;
+    VkExtent2D extent{256, 144};
+    glm::mat4 view_proj{1.0f};
+    CullReference ref;
+};
+
+BundledView bundled_scene_at_its_default_view() {
+    BundledView b;
+    b.scene = load_scene(SGD_DEFAULT_SCENE);
+    b.draws = build_draws(b.scene);
+    Camera camera = default_camera(b.scene.bounds_min, b.scene.bounds_max);
+    b.view_proj = camera.projection(float(b.extent.width) / float(b.extent.height)) * camera.view();
+    b.ref = cull_reference(b.scene, b.draws, b.view_proj, make_cull_params(b.extent.width, b.extent.height, 8));
+    return b;
+}
+
 TEST_P(CullComputeAtGroupSize, DesignedSceneMatchesTheReferenceExactly) {
     const uint32_t group_size = GetParam();
     DesignedMesh mesh = designed_mesh();
@@ -186,12 +205,7 @@ TEST(CullCompute, InputOrderCheckCatchesTwoSwappedSurvivors) {
 // sizes with and without partial subgroups, and at size 1 with 299,928 workgroups (a 2D grid on
 // lavapipe, whose grid dimensions stop at 65535).
 TEST(CullCompute, BundledSceneSubgroupAndFallbackWriteTheSameListAndMatchTheReference) {
-    Scene scene = load_scene(SGD_DEFAULT_SCENE);
-    std::vector<GpuDraw> draws = build_draws(scene);
-    const VkExtent2D extent{256, 144};
-    Camera camera = default_camera(scene.bounds_min, scene.bounds_max);
-    glm::mat4 view_proj = camera.projection(float(extent.width) / float(extent.height)) * camera.view();
-    CullReference ref = cull_reference(scene, draws, view_proj, make_cull_params(extent.width, extent.height, 8));
+    auto [scene, draws, extent, view_proj, ref] = bundled_scene_at_its_default_view();
 
     ValidatedContext v;
     ASSERT_EQ(v.ctx.subgroup.size, uint32_t(expected_subgroup_size()));
@@ -276,12 +290,7 @@ TEST(CullCompute, LookbackStateCarriesFromDispatchToDispatchWithoutAReset) {
 // and the fallback must have run (GpuCounters::cull_lookback_fallbacks). On one thread, with the
 // natural schedule, every predecessor has finished before its successor starts: nothing falls back.
 TEST(CullCompute, LateScheduleFallsBackAndWritesTheSameListOnOneAndTwoThreads) {
-    Scene scene = load_scene(SGD_DEFAULT_SCENE);
-    std::vector<GpuDraw> draws = build_draws(scene);
-    const VkExtent2D extent{256, 144};
-    Camera camera = default_camera(scene.bounds_min, scene.bounds_max);
-    glm::mat4 view_proj = camera.projection(float(extent.width) / float(extent.height)) * camera.view();
-    CullReference ref = cull_reference(scene, draws, view_proj, make_cull_params(extent.width, extent.height, 8));
+    auto [scene, draws, extent, view_proj, ref] = bundled_scene_at_its_default_view();
 
     for (const char* threads : {"1", "2"}) {
         SCOPED_TRACE(std::string("LP_NUM_THREADS=") + threads);
