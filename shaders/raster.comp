@@ -1,7 +1,7 @@
 #version 460
-// The compute rasterizer (--raster compute, docs/raster.md). One workgroup per draw walks the
-// triangles that draw's command lists (the cull's survivors, or occlusion phase 2's late list),
-// one lane per triangle:
+// The compute rasterizer (--raster compute, docs/raster.md). One workgroup per chunk of 64
+// triangles of one draw, over all draws (the chunk table), one lane per triangle of what the draw's
+// command lists (the cull's survivors, or occlusion phase 2's late list):
 //  - the lane transforms the three vertices exactly as scene.vert does (`precise`), so the clip
 //    positions are the hardware's;
 //  - triangles this rasterizer is not built for go to the hardware list (raster_hw.vert draws it):
@@ -13,15 +13,15 @@
 //  - every pixel centre of the box is tested against the three edges in the device's sub-pixel
 //    fixed point (8 bits: subPixelPrecisionBits on lavapipe and on NVIDIA), with the top-left
 //    rule for centres exactly on an edge; a covered pixel gets raster_word(depth, id) by
-//    atomicMax (raster.glsl), depth the plane through the three window-space vertices at the
-//    centre (docs/raster.md says why it is the hardware's).
+//    atomicMax (raster.glsl), depth the plane through the three snapped vertices at the centre,
+//    clamped to the triangle's own depth range (docs/raster.md says why it is the hardware's).
 // RASTER_SUBGROUP: a ballot and its exclusive bit count give each hardware triangle its slot,
 // one atomic per subgroup; then the subgroup rasterizes its compute triangles one at a time, all
 // lanes sharing the triangle's pixels (subgroupBroadcast of its set-up from the lane that made
 // it). The fallback: one atomic per hardware triangle, and each lane walks its own triangle's
 // pixels. Both write the same words: the max does not depend on who writes first.
-// Subgroup sizes 4 to 128: the loop over the workgroup's triangles is uniform (its bounds are the
-// draw's), every lane reaches the ballots, and a ballot's uvec4 holds any size.
+// Subgroup sizes 4 to 128: a workgroup leaves or stays as a whole (its chunk), every lane reaches
+// the ballots, and a ballot's uvec4 holds any size.
 #extension GL_KHR_shader_subgroup_basic : enable
 #ifdef RASTER_SUBGROUP
 #extension GL_KHR_shader_subgroup_ballot : require
@@ -40,12 +40,19 @@ layout(set = 0, binding = 6, std430) readonly buffer Indirect { uint indirect[];
 layout(set = 0, binding = 7, std430) buffer Words { uint64_t words[]; };
 // The hardware list: a VkDrawIndirectCommand (3 vertices per listed triangle), then the ids.
 layout(set = 0, binding = 8, std430) buffer HardwareList { uint hw_command[4]; uint hw_ids[]; };
+// The chunk table (RasterPass::make_list): (draw, first triangle) for every kRasterChunkTriangles
+// triangles of each draw at level 0, the most it can list; a workgroup rasterizes one chunk.
+layout(set = 0, binding = 9, std430) readonly buffer Chunks { uvec2 chunks[]; };
+layout(set = 0, binding = 10, std430) buffer Counters { uint counters[]; };
 
 layout(push_constant) uniform RasterPush {
     uint late;        // 1: occlusion phase 2's late list (the ids' late bit)
     uint max_extent;  // the largest box side, in pixels, drawn here
     uint capacity;    // of hw_ids
     uint top_left;    // 1: the fill rule's top-left condition (0 only in the test that shows it matters)
+    uint chunks;      // entries of the chunk table
+    uint count;       // 1: count the triangles by rasterizer (the instrumented frame's phase 1 and late draw)
+    uint classify;    // (raster_hw.frag's)
 } push;
 
 const int kSubPixelBits = 8;
@@ -58,8 +65,8 @@ struct Setup {
     ivec4 edge_b;
     ivec3 bias;     // 0 on top-left edges, -1 elsewhere: E + bias >= 0 covers
     ivec4 box;      // pixels: x0, y0, x1, y1 (inclusive), inside the frame
-    vec3 plane;     // depth = plane.x + plane.y * (cx - p0.x) + plane.z * (cy - p0.y)
-    vec2 p0;        // vertex 0, window space (float)
+    vec3 plane;     // depth = plane.x + plane.y * q.x + plane.z * q.y, q the centre - v0 in fixed point
+    vec2 depths;    // the triangle's own depth range (min, max), which the plane is clamped to
     uint id;
 };
 
@@ -127,14 +134,18 @@ uint set_up(uint draw, uint primitive, out Setup s) {
     s.edge_b = ivec4(d2, 0, 0);
     s.bias = ivec3(edge_bias(d0), edge_bias(d1), edge_bias(d2));
     s.box = ivec4(first, last);
-    // The depth plane through the three window-space vertices.
-    vec2 ab = pb.xy - pa.xy, ac = pc.xy - pa.xy;
-    float det = ab.x * ac.y - ab.y * ac.x;
-    det = det != 0.0 ? det : 1.0;  // (a sliver whose float area rounds to 0: flat)
+    // The depth plane through the three snapped vertices, in fixed-point units: the geometry whose
+    // coverage is tested, so every covered centre lies in the plane's own triangle. (The float
+    // vertices give a sliver another triangle, and a covered centre outside it takes its depth
+    // from far along a steep slope.) The edges and the cross product are integers, never 0 here;
+    // the float arithmetic rounds them by 2^-24 at most. Clamped to the triangle's own depth
+    // range, which holds every point of it: what rounding is left cannot leave the triangle.
+    vec2 ab = vec2(d0), ac = vec2(-d2);  // b - a, c - a
+    float det = float(-cross);           // the wound triangle's (ab x ac), > 0
     float dzdx = ((pb.z - pa.z) * ac.y - (pc.z - pa.z) * ab.y) / det;
     float dzdy = ((pc.z - pa.z) * ab.x - (pb.z - pa.z) * ac.x) / det;
     s.plane = vec3(pa.z, dzdx, dzdy);
-    s.p0 = pa.xy;
+    s.depths = vec2(min(pa.z, min(pb.z, pc.z)), max(pa.z, max(pb.z, pc.z)));
     return 1u;
 }
 
@@ -148,8 +159,7 @@ void raster_pixel(Setup s, ivec2 pixel) {
     int e1 = s.edge_a.z * r.y - s.edge_a.w * r.x;
     int e2 = s.edge_b.x * t.y - s.edge_b.y * t.x;
     if (e0 + s.bias.x < 0 || e1 + s.bias.y < 0 || e2 + s.bias.z < 0) return;
-    vec2 centre = vec2(pixel) + 0.5;
-    float depth = clamp(s.plane.x + s.plane.y * (centre.x - s.p0.x) + s.plane.z * (centre.y - s.p0.y), 0.0, 1.0);
+    float depth = clamp(s.plane.x + s.plane.y * float(q.x) + s.plane.z * float(q.y), s.depths.x, s.depths.y);
     atomicMax(words[uint(pixel.y) * frame.sizes.x + uint(pixel.x)], raster_word(depth, s.id));
 }
 
@@ -159,13 +169,20 @@ void raster_triangle(Setup s, uint lane, uint lanes) {
 }
 
 void main() {
-    uint draw = gl_WorkGroupID.x;
-    uint count = indirect[draw * 5u] / 3u;  // the draw's triangles (indexCount / 3)
-    for (uint base = 0u; base < count; base += gl_WorkGroupSize.x) {
-        uint primitive = base + gl_LocalInvocationIndex;
+    // The grid is folded into two dimensions to stay within maxComputeWorkGroupCount
+    // (RasterPass::make_list); the workgroups past the table have nothing to do. Either way the
+    // whole workgroup leaves, so the ballots below see all its lanes.
+    uint chunk = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+    if (chunk >= push.chunks) return;
+    uint draw = chunks[chunk].x;
+    uint count = indirect[draw * 5u] / 3u;  // the draw's triangles this frame (indexCount / 3)
+    {
+        uint primitive = chunks[chunk].y + gl_LocalInvocationIndex;
         Setup s;
         uint kind = primitive < count ? set_up(draw, primitive, s) : 0u;
         bool hardware = kind == 2u;
+        // (One frame outside the timed ones: an atomic per triangle costs nothing that is measured.)
+        if (push.count != 0u && kind != 0u) atomicAdd(counters[kRasterTrianglesWord + kind - 1u], 1u);
 #ifdef RASTER_SUBGROUP
         uvec4 to_hardware = subgroupBallot(hardware);
         uint listed = subgroupBallotBitCount(to_hardware);
@@ -188,7 +205,7 @@ void main() {
             shared_setup.bias = subgroupBroadcast(s.bias, owner);
             shared_setup.box = subgroupBroadcast(s.box, owner);
             shared_setup.plane = subgroupBroadcast(s.plane, owner);
-            shared_setup.p0 = subgroupBroadcast(s.p0, owner);
+            shared_setup.depths = subgroupBroadcast(s.depths, owner);
             shared_setup.id = subgroupBroadcast(s.id, owner);
             raster_triangle(shared_setup, gl_SubgroupInvocationID, gl_SubgroupSize);
             pending[owner / 32u] &= ~(1u << (owner % 32u));

@@ -7,6 +7,7 @@
 //  - Equal depths: the larger id wins. The hardware pre-pass (GREATER_OR_EQUAL, draws in draw
 //    order, primitives in order, the late draw last) keeps the last fragment drawn, which is the
 //    one with the largest (late, draw, primitive): the same rule.
+//  - Depths outside [0, 1] are clamped to it in the word (raster_depth_bits).
 //  - The clear is 0: low word 0 is "no triangle" (ids go up to 0xfffffffe, so id + 1 is never 0).
 #ifndef RASTER_GLSL
 #define RASTER_GLSL
@@ -14,9 +15,22 @@
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #extension GL_EXT_shader_atomic_int64 : require
 
-uint64_t raster_word(float depth, uint id) { return (uint64_t(floatBitsToUint(depth)) << 32) | uint64_t(id + 1u); }
+// The depth enters as its float's bits clamped to [0, 1] in integers: a negative value (-0 and
+// -epsilon included: the sign bit set) would sort above 1.0, and beat every nearer surface; one
+// past 1 (or +NaN, +inf) is 1. A float clamp would keep -0's sign bit and pass NaN on.
+uint raster_depth_bits(float depth) {
+    uint bits = floatBitsToUint(depth);
+    return (bits & 0x80000000u) != 0u ? 0u : min(bits, 0x3f800000u);
+}
+uint64_t raster_word(float depth, uint id) { return (uint64_t(raster_depth_bits(depth)) << 32) | uint64_t(id + 1u); }
 // The word's id (kVisibilityNone where nothing covered the pixel) and depth (0, the far plane, there).
 uint raster_word_id(uint64_t word) { return uint(word & 0xffffffffUL) - 1u; }
 float raster_word_depth(uint64_t word) { return uintBitsToFloat(uint(word >> 32)); }
+
+// GpuCounters (render/frame.h), counted in the instrumented frame: the triangles each rasterizer
+// took (compute, hardware), the covered pixels, and those whose triangle the hardware drew.
+const uint kRasterTrianglesWord = 85u;
+const uint kRasterPixelsCoveredWord = 87u;
+const uint kRasterPixelsHardwareWord = 88u;
 
 #endif

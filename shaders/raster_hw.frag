@@ -1,7 +1,8 @@
 #version 460
 // --raster compute's hardware rasterizer, the fragment stage: the visibility word of the fragment,
 // by the same atomicMax as raster.comp (raster.glsl), so the two rasterizers merge without
-// ordering. gl_FragCoord.z is the depth the --raster hardware pre-pass writes for this fragment.
+// ordering. gl_FragCoord.z is the depth the --raster hardware pre-pass writes for this fragment;
+// raster_word clamps it to [0, 1] (a rounding below the far plane would otherwise sort above 1).
 // ALPHA: masked materials cut the holes depth_alpha.frag cuts.
 #include "scene_bindings.glsl"
 #include "raster.glsl"
@@ -11,6 +12,12 @@ layout(early_fragment_tests) in;
 #endif
 
 layout(set = 0, binding = 7, std430) buffer Words { uint64_t words[]; };
+layout(set = 0, binding = 10, std430) buffer Counters { uint counters[]; };
+
+layout(push_constant) uniform RasterPush {
+    uint late, max_extent, capacity, top_left, chunks, count;
+    uint classify;  // 1: the words are final; count the pixels whose word is this fragment's
+} push;
 
 layout(location = 0) flat in uint in_id;
 layout(location = 1) in vec2 in_uv;
@@ -25,5 +32,12 @@ void main() {
     }
 #endif
     uvec2 pixel = uvec2(gl_FragCoord.xy);
-    atomicMax(words[pixel.y * frame.sizes.x + pixel.x], raster_word(gl_FragCoord.z, in_id));
+    uint64_t word = raster_word(gl_FragCoord.z, in_id);
+    // The classifying draw (the instrumented frame, after the last rasterization): a word names one
+    // triangle, which covers the pixel once, so equality counts each hardware-won pixel once.
+    if (push.classify != 0u) {
+        if (words[pixel.y * frame.sizes.x + pixel.x] == word) atomicAdd(counters[kRasterPixelsHardwareWord], 1u);
+        return;
+    }
+    atomicMax(words[pixel.y * frame.sizes.x + pixel.x], word);
 }

@@ -17,8 +17,21 @@ layout(location = 0) flat out uint out_id;
 layout(location = 1) out vec2 out_uv;
 layout(location = 2) flat out uint out_draw;
 
+layout(push_constant) uniform RasterPush {
+    uint late, max_extent;
+    uint capacity;  // of hw_ids: raster.comp counts every triangle for the hardware, lists the first `capacity`
+    uint top_left, chunks, count, classify;
+} push;
+
 void main() {
-    uint id = hw_ids[gl_VertexIndex / 3u];
+    uint slot = gl_VertexIndex / 3u;
+    if (slot >= push.capacity) {
+        // Past the list's end (the count went on where the list was full): nothing was written
+        // there. All three vertices at one point: no area, no fragment.
+        gl_Position = vec4(0.0, 0.0, 0.0, 1.0);
+        return;
+    }
+    uint id = hw_ids[slot];
     uint draw = visibility_id_draw(id, frame.tiles.w);
     uint primitive = visibility_id_primitive(id, frame.tiles.w);
     uint command = draw * 5u;

@@ -11,6 +11,9 @@ layout(set = 0, binding = 0) uniform Frame { FrameUniforms frame; };
 layout(set = 0, binding = 1, std430) readonly buffer Words { uint64_t words[]; };
 layout(set = 0, binding = 2, r32ui) writeonly uniform uimage2D id_image;
 layout(set = 0, binding = 3, r32f) writeonly uniform image2D depth_image;
+layout(set = 0, binding = 4, std430) buffer Counters { uint counters[]; };
+
+layout(push_constant) uniform SplitPush { uint count; } push;  // 1: count the covered pixels (the instrumented frame)
 
 void main() {
     uvec2 pixel = gl_GlobalInvocationID.xy;
@@ -18,4 +21,5 @@ void main() {
     uint64_t word = words[pixel.y * frame.sizes.x + pixel.x];
     imageStore(id_image, ivec2(pixel), uvec4(raster_word_id(word)));
     imageStore(depth_image, ivec2(pixel), vec4(raster_word_depth(word)));
+    if (push.count != 0u && word != 0UL) atomicAdd(counters[kRasterPixelsCoveredWord], 1u);
 }

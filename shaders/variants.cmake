@@ -273,3 +273,5 @@ sgd_shader(raster_hw.vert main)
 sgd_shader(raster_hw.frag plain)
 sgd_shader(raster_hw.frag alpha ALPHA=1)
 sgd_shader(raster_split.comp main)
+# Tests: the visibility word of given depths (raster.glsl), to hold its order to theirs.
+sgd_shader(raster_word_probe.comp main)

@@ -110,6 +110,32 @@ TEST(Hud, VisibilityShadeRowNamesWhatItHosts) {
     EXPECT_FALSE(forward) << "no forward row under visibility";
 }
 
+// Under visibility the depth row says who rasterizes the pre-pass (--raster, the X key): the
+// compute rasterizer's path, marked where auto took a measured verdict, or hardware.
+TEST(Hud, VisibilityDepthRowNamesTheRasterizer) {
+    auto depth_row = [](const Plan& plan) {
+        HudState hud = worst_case_hud({1920, 1080}, false, "r");
+        hud.plan.shading.shading = plan.shading.shading;
+        hud.plan.raster = plan.raster;
+        Overlay overlay;
+        std::vector<HudText> texts;
+        draw_hud(overlay, hud, &texts);
+        for (size_t i = 0; i + 1 < texts.size(); ++i)
+            if (texts[i].text == "depth") return texts[i + 1].text;
+        return std::string("(no depth row)");
+    };
+    Plan plan;
+    plan.shading.shading = Shading::visibility;
+    EXPECT_EQ(depth_row(plan), "hardware");
+    plan.raster.raster = Raster::compute;
+    plan.raster.variant = Variant::subgroup;
+    plan.raster.source = PlanSource::measured;
+    EXPECT_EQ(depth_row(plan), "compute/subgroup*");
+    plan.raster.variant = Variant::fallback;
+    plan.raster.source = PlanSource::requested;
+    EXPECT_EQ(depth_row(plan), "compute/fallback");
+}
+
 TEST(Hud, FrameHistoryKeepsTheLastFramesInOrder) {
     FrameHistory h;
     std::array<double, kTimerCount> sample{};

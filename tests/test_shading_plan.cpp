@@ -225,6 +225,28 @@ TEST(RasterPlan, ComputeNeedsTheVisibilityPathOnIndexedGeometryWithoutViews) {
     EXPECT_THROW(make_plan(lavapipe_like_caps(), every_feature(), request), UnsupportedRequest);
 }
 
+// The compute rasterizer snaps to kRasterSubPixelBits; where the device's hardware snaps otherwise,
+// the two would disagree on the edges they share: auto keeps hardware even with a verdict for
+// compute, says why, and --raster compute is refused.
+TEST(RasterPlan, ComputeOnlyWhereTheDeviceSnapsToTheSameSubPixelBits) {
+    PlanRequest request;
+    request.shading = Shading::visibility;
+    request.measured_raster = MeasuredPreference{Variant::subgroup, 2.5, "tune", "2026-11-28"};
+    EXPECT_EQ(make_plan(lavapipe_like_caps(), every_feature(), request).raster.raster, Raster::compute);
+    for (uint32_t bits : {4u, 6u, 10u}) {
+        DeviceFeatures features = every_feature();
+        features.sub_pixel_bits = bits;
+        Plan plan = make_plan(lavapipe_like_caps(), features, request);
+        EXPECT_EQ(plan.raster.raster, Raster::hardware) << bits;
+        EXPECT_NE(plan.raster.reason.find("auto takes hardware: device snaps vertices to " + std::to_string(bits) + " sub-pixel bits"),
+                  std::string::npos)
+            << plan.raster.reason;
+        PlanRequest compute = request;
+        compute.raster = Raster::compute;
+        EXPECT_THROW(make_plan(lavapipe_like_caps(), features, compute), UnsupportedRequest) << bits;
+    }
+}
+
 TEST(RasterPlan, SubgroupPathExactlyWhereComputeHasBallots) {
     PlanRequest request;
     request.raster = Raster::compute;

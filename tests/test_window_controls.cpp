@@ -108,6 +108,31 @@ TEST(WindowControls, LodKeyTogglesAutoAndOffAndKeepsTheRest) {
     EXPECT_TRUE(back.plan.lod);
 }
 
+// X: hardware <> compute from what the plan rasterizes with (auto is hardware without a verdict),
+// keeping every pass's request; compute takes the visibility path with it; where compute cannot run
+// (the device lacks the 64-bit atomics, or forward shading was asked for) it stays, with the reason.
+TEST(WindowControls, RasterKeyTogglesHardwareAndComputeAndSkipsWhereItCannot) {
+    DeviceFeatures features = all_features();
+    features.int64_atomics = true;
+    PlanRequest request;
+    request[PassId::cull] = Request::fallback;
+    PlanChange compute = toggle_raster(lavapipe_like_caps(), features, request);
+    EXPECT_EQ(compute.note, "");
+    EXPECT_EQ(compute.plan.raster.raster, Raster::compute);
+    EXPECT_EQ(compute.plan.shading.shading, Shading::visibility);
+    EXPECT_EQ(compute.plan[PassId::cull].variant, Variant::fallback);
+    PlanChange hardware = toggle_raster(lavapipe_like_caps(), features, compute.request);
+    EXPECT_EQ(hardware.plan.raster.raster, Raster::hardware);
+    EXPECT_EQ(toggle_raster(lavapipe_like_caps(), features, hardware.request).plan.raster.raster, Raster::compute);
+    PlanChange lacking = toggle_raster(lavapipe_like_caps(), all_features(), request);
+    EXPECT_EQ(lacking.plan.raster.raster, Raster::hardware);
+    EXPECT_NE(lacking.note.find("skipped raster compute: device lacks shaderBufferInt64Atomics"), std::string::npos) << lacking.note;
+    request.shading = Shading::forward;
+    PlanChange forward = toggle_raster(lavapipe_like_caps(), features, request);
+    EXPECT_EQ(forward.plan.raster.raster, Raster::hardware);
+    EXPECT_NE(forward.note.find("skipped raster compute"), std::string::npos) << forward.note;
+}
+
 // I: forward <> visibility from what the plan shades with (auto is forward without a verdict),
 // keeping every pass's request, on both geometry paths; without geometry shaders the indexed path's
 // visibility is skipped with the planner's reason.

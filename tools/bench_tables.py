@@ -62,6 +62,8 @@ def column(report, spec):
     section, path = spec.split(":", 1)
     if section == "validation":
         return cell(dig(report, "validation.messages"))
+    if section == "n":  # n:PASS: the measured frames PASS ran in
+        return cell(dig(report, f"timings_ms.{path}.frames"))
     return cell(dig(report.get(SECTIONS[section]), path))
 
 

@@ -44,8 +44,11 @@
 #                (needs the build's tests/gpu-tests)
 #   auto         from an empty cache at each size: the first run's quick measurement and time, the
 #                second run's, the first frame against the frame after a full --tune
-#   raster       --raster hardware (the pre-pass with the 32-bit id) against compute and its fallback,
-#                both sizes, alternated; the tuned default frame; 12 against 5 instances at the large size
+#   raster       --raster hardware (the pre-pass with the 32-bit id) against compute, both sizes,
+#                alternated: the plain frame, --ray-trace off (everything but the ray tracer), the street
+#                camera with occlusion auto and off; compute's fallback; the default command from an
+#                empty cache and tuned; 12 against 5 instances at the large size; per-pass medians and
+#                the frames each pass ran in
 #   materials    mipmapped textures at the large size: forward and both derivative variants, the
 #                comparison's derivatives and shading ratios, the atlas validated
 #   rays         the ray tracer (docs/ray-tracing.md): --shading visibility and forward, the subgroup
@@ -423,25 +426,37 @@ PY
       for t in LateDrawResolvesEqualDepthsAsForward MeshletLateDrawResolvesEqualDepthsAsForward; do
         echo "| $t | $large | $(grep -c "^\[       OK \] VisibilityTies.$t " "$d/ties.out") | $(grep -c "^\[  FAILED  \] VisibilityTies.$t " "$d/ties.out") |"
       done; } >> "$md" ;;
-  raster)  # issue 54, docs/raster.md: the visibility pre-pass in hardware (32-bit ids) and in compute
-    vis=("${scaled[@]}" --shading visibility --frames $frames --warmup $warmup)
-    for size in "${sizes[@]}"; do for round in 1 2; do
-      run "hardware-$size-$round" --headless "${vis[@]}" --size $size --raster hardware --no-tuning
-      run "compute-$size-$round" --headless "${vis[@]}" --size $size --raster compute --no-tuning
-    done
+  raster)  # docs/raster.md: the visibility pre-pass in hardware (32-bit ids) and in compute
+    vis=("${scaled[@]}" --shading visibility --frames $frames --warmup $warmup --no-tuning)
+    configs=("hardware:--raster hardware" "compute:--raster compute"
+             "rtoff-hardware:--raster hardware --ray-trace off" "rtoff-compute:--raster compute --ray-trace off"
+             "street-hardware-occlusion:--raster hardware --camera street --occlusion auto"
+             "street-hardware-noocclusion:--raster hardware --camera street --occlusion off"
+             "street-compute-occlusion:--raster compute --camera street --occlusion auto"
+             "street-compute-noocclusion:--raster compute --camera street --occlusion off")
+    for size in "${sizes[@]}"; do
+      for round in 1 2; do for config in "${configs[@]}"; do
+        # shellcheck disable=SC2086
+        run "${config%%:*}-$size-$round" --headless "${vis[@]}" --size $size ${config#*:}
+      done; done
       # The compute rasterizer's fallback (ballots masked: the other passes fall back too).
-      run "compute-fallback-$size" --headless "${vis[@]}" --size $size --raster compute --mask-ops ballot --no-tuning
-      # The default command, tuned (--tune first: its raster verdict decides --raster auto).
+      run "compute-fallback-$size" --headless "${vis[@]}" --size $size --raster compute --mask-ops ballot
+      # The default command from an empty cache (its first run's quick measurement), then after --tune.
+      XDG_CACHE_HOME=$d/empty-$size run "first-$size" --headless "${scaled[@]}" --size $size --frames $frames --warmup $warmup
       tune_into "$d/cache-$size" "${scaled[@]}" --size $size --frames 40 --warmup 8
       XDG_CACHE_HOME=$d/cache-$size run "tuned-$size" --headless "${scaled[@]}" --size $size --frames $frames --warmup $warmup
     done
-    # Scaling with triangles at the large size: 12 against 5 instances, both rasterizers.
+    # Scaling with triangles at the large size: 12 against 5 instances (the rounds above), both rasterizers.
     for r in hardware compute; do
       run "$r-12-$large" --headless --scene "$scene_file" --instances 12 --lights ${LIGHTS:-4096} --shading visibility \
         --frames $frames --warmup $warmup --size $large --raster $r --no-tuning
     done
-    $tables runs "$d" frame depth late_depth pyramid light_cull ray_trace shade resolve \
-      plan:shading.shading plan:raster.mode plan:raster.variant >> "$md" ;;
+    # Every run with each pass's median and the measured frames it ran in (n:): occlusion's late draw
+    # and pyramid run only where phase 2 ran, so their rows add up to the frame only with those counts.
+    $tables runs "$d" frame n:frame depth late_depth n:late_depth pyramid n:pyramid light_cull ray_trace shade resolve \
+      plan:shading.shading plan:raster.mode plan:raster.variant plan:occlusion.variant >> "$md"
+    $tables passes "$d" "${sizes[@]}" -- hardware compute rtoff-hardware rtoff-compute street-hardware-occlusion \
+      street-hardware-noocclusion street-compute-occlusion street-compute-noocclusion >> "$md" ;;
   *) say "gpu_bench.sh: unknown suite $suite"; exit 2 ;;
   esac
   say "$suite: $((SECONDS - t0)) s"

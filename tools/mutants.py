@@ -146,6 +146,46 @@ MUTANTS = {
         "    workgroup_exclusive_scan(bitCount(r.visible | r.occlusion_rejected), total);\n",
         r"^Occlusion\.LookbackFallbackInPhase1CountsOnlyWhatThePyramidKeeps",
     ),
+    # docs/raster.md: the compute rasterizer's depth plane from the float vertices (not the snapped
+    # ones its coverage tests), a negative depth's sign bit kept in the word, the hardware draw of
+    # the list past its capacity, and compute allowed where the device snaps to other sub-pixel bits.
+    "raster-depth-plane-from-float-vertices": (
+        "shaders/raster.comp",
+        "    vec2 ab = vec2(d0), ac = vec2(-d2);  // b - a, c - a\n    float det = float(-cross);           // the wound triangle's (ab x ac), > 0\n",
+        "    vec2 ab = (pb.xy - pa.xy) * float(kSubPixel), ac = (pc.xy - pa.xy) * float(kSubPixel);\n"
+        "    float det = ab.x * ac.y - ab.y * ac.x;\n    det = det != 0.0 ? det : 1.0;\n",
+        r"^Raster\.SliverDepthIsTheSnappedPlaneClampedToTheTriangle",
+    ),
+    "raster-word-keeps-the-sign-bit": (
+        "shaders/raster.glsl",
+        "    return (bits & 0x80000000u) != 0u ? 0u : min(bits, 0x3f800000u);\n",
+        "    return bits;\n",
+        r"^RasterWordCompute\.",
+    ),
+    "raster-hardware-draw-past-the-list-capacity": (
+        "shaders/raster_hw.vert",
+        "    if (slot >= push.capacity) {\n",
+        "    if (false) {\n",
+        r"^Raster\.HardwareDrawStopsAtTheListsCapacity",
+    ),
+    "raster-grid-not-folded": (
+        "src/passes/raster_pass.cpp",
+        "    grid.width = std::max(1u, std::min(chunk_count, max_groups[0]));\n",
+        "    grid.width = std::max(1u, chunk_count);\n",
+        r"^Raster\.MoreChunksThanTheWorkgroupLimitFoldIntoRows",
+    ),
+    "raster-classify-counts-every-fragment": (
+        "shaders/raster_hw.frag",
+        "        if (words[pixel.y * frame.sizes.x + pixel.x] == word) atomicAdd(counters[kRasterPixelsHardwareWord], 1u);\n",
+        "        atomicAdd(counters[kRasterPixelsHardwareWord], 1u);\n",
+        r"^Raster\.CountersSayWhoRasterizedEachTriangleAndWroteEachPixel",
+    ),
+    "raster-compute-whatever-the-sub-pixel-bits": (
+        "src/plan/plan.cpp",
+        "    if (features.sub_pixel_bits != kRasterSubPixelBits)\n",
+        "    if (false)\n",
+        r"^RasterPlan\.ComputeOnlyWhereTheDeviceSnapsToTheSameSubPixelBits|^Raster\.WhereTheSubPixelBitsDifferComputeIsRefused",
+    ),
 }
 
 

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "passes/raster_pass.h"  // raster_chunk_count
 #include "render/frame.h"
 #include "render/gpu_scene.h"
 #include "render/renderer.h"
@@ -101,6 +102,7 @@ std::vector<PlannedAllocation> planned_allocations(const Scene& scene, const Opt
         a.push_back({"raster words", w * h * 8, K::storage_buffer});
         a.push_back({"raster depth", w * h * 4, K::image});
         a.push_back({"raster hardware list", 16 + 4 * std::max<uint64_t>(1, scene.triangle_count()), K::storage_buffer});
+        a.push_back({"raster chunks", 8 * std::max<uint64_t>(1, raster_chunk_count(scene)), K::storage_buffer});
     }
     // Each pass's own share (its table entry).
     AllocationQuery query{scene, options.width, options.height, options.lights, options.cull_group_size, ray_tracing};

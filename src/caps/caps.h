@@ -65,6 +65,9 @@ struct DeviceFeatures {
     // shaderBufferInt64Atomics, shaderInt64 and fragmentStoresAndAtomics: --raster compute's 64-bit
     // visibility words (docs/raster.md), written by compute and fragment shaders alike.
     bool int64_atomics = false;
+    // subPixelPrecisionBits: the compute rasterizer snaps to 8 bits (kRasterSubPixelBits) and runs
+    // only where the hardware it shares edges with snaps the same (docs/raster.md).
+    uint32_t sub_pixel_bits = 8;
     bool multi_draw_indirect = false;
     // computeFullSubgroups: the single-pass depth pyramid numbers its invocations by subgroup, so
     // that a quad of lanes is a 2x2 texel block (shaders/pyramid.comp).

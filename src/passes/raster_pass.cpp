@@ -1,34 +1,41 @@
 #include "passes/raster_pass.h"
 
 #include "passes/scene_pass.h"  // scene_layout
+#include "scene/scene.h"
 
 #include <algorithm>
+#include <vector>
 
 namespace {
 
 // The scene's bindings (0 frame, 1 draws, 2 lights, 3 textures: raster_hw.frag's alpha test),
 // then 4 vertices, 5 the listed indices, 6 the draws' indirect commands, 7 the words, 8 the
-// hardware list. The compute rasterizer's push constant: late, max extent, capacity, top-left.
+// hardware list, 9 the chunk table, 10 the counters. The push constant: RasterPush.
 LayoutDesc raster_layout(VkShaderStageFlags stages, uint32_t push_bytes, bool textures) {
     LayoutDesc layout = scene_layout();
     if (!textures) layout = {layout.bindings, stages, 0};  // (the compute rasterizer reads no texture)
-    for (int i = 0; i < 5; ++i) layout.bindings.push_back(VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
+    for (int i = 0; i < 7; ++i) layout.bindings.push_back(VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
     layout.stages = stages;
     layout.push_constant_bytes = push_bytes;
     return layout;
 }
 
 struct RasterPush {
-    uint32_t late, max_extent, capacity, top_left;
+    uint32_t late, max_extent, capacity, top_left, chunks;
+    uint32_t count;     // the instrumented frame's phase 1 and late draw: count the triangles by rasterizer
+    uint32_t classify;  // the hardware draw counts the pixels it won instead of writing
 };
 
-// 0 the frame, 1 the words, 2 the visibility id image, 3 the depth image (raster_split.comp).
+// 0 the frame, 1 the words, 2 the visibility id image, 3 the depth image, 4 the counters
+// (raster_split.comp); the push constant: 1 to count the covered pixels.
 const LayoutDesc kSplitLayout = {
     {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE,
-     VK_DESCRIPTOR_TYPE_STORAGE_IMAGE},
-    VK_SHADER_STAGE_COMPUTE_BIT, 0};
+     VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
+    VK_SHADER_STAGE_COMPUTE_BIT, 4};
 
 constexpr VkDeviceSize kListHeader = 16;  // VkDrawIndirectCommand
+constexpr VkBufferUsageFlags kListUsage =
+    VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
 
 }  // namespace
 
@@ -50,18 +57,52 @@ void RasterPass::create(const Context& ctx, bool alpha_masked) {
     GraphicsDesc hw;
     hw.shaders = {{VK_SHADER_STAGE_VERTEX_BIT, "raster_hw.vert.main"},
                   {VK_SHADER_STAGE_FRAGMENT_BIT, alpha_masked ? "raster_hw.frag.alpha" : "raster_hw.frag.plain"}};
-    hw.layout = raster_layout(VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0, true);
+    hw.layout = raster_layout(VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, sizeof(RasterPush), true);
     hw.vertex_attributes = 0;  // the vertex shader pulls its vertices
     hardware = create_graphics_pipeline(ctx, hw);  // no attachments: the fragment shader writes the words
     split = create_compute_pipeline(ctx, {.shader = "raster_split.comp.main", .layout = kSplitLayout});
 }
 
-void RasterPass::make_list(const Context& ctx, uint64_t triangles) {
+std::vector<glm::uvec2> build_raster_chunks(const Scene& scene) {
+    std::vector<glm::uvec2> table;
+    table.reserve(raster_chunk_count(scene));
+    for (uint32_t draw = 0; draw < scene.instances.size(); ++draw)
+        for (uint32_t first = 0; first < scene.meshes[scene.instances[draw].mesh].index_count / 3; first += kRasterChunkTriangles)
+            table.push_back({draw, first});
+    return table;
+}
+
+uint64_t raster_chunk_count(const Scene& scene) {
+    uint64_t count = 0;
+    for (const MeshInstance& instance : scene.instances)
+        count += (scene.meshes[instance.mesh].index_count / 3 + kRasterChunkTriangles - 1) / kRasterChunkTriangles;
+    return count;
+}
+
+void RasterPass::make_list(const Context& ctx, const Scene& scene) {
     if (hardware_list.buffer) return;
-    capacity = uint32_t(std::min<uint64_t>(std::max<uint64_t>(triangles, 1), (uint64_t(1) << 30)));
-    hardware_list = create_buffer(ctx, kListHeader + VkDeviceSize(capacity) * 4,
-                                  VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-                                  MemoryKind::device_local, "raster hardware list");
+    capacity = uint32_t(std::min<uint64_t>(std::max<uint64_t>(scene.triangle_count(), 1), (uint64_t(1) << 30)));
+    hardware_list = create_buffer(ctx, kListHeader + VkDeviceSize(capacity) * 4, kListUsage, MemoryKind::device_local,
+                                  "raster hardware list");
+    // Folded as the cull pass folds its grid: rows of at most maxComputeWorkGroupCount[0].
+    std::vector<glm::uvec2> table = build_raster_chunks(scene);
+    const uint32_t* max_groups = ctx.properties.limits.maxComputeWorkGroupCount;
+    if (table.size() >= (uint64_t(1) << 32) || (table.size() + max_groups[0] - 1) / max_groups[0] > max_groups[1])
+        throw std::runtime_error("the scene needs " + std::to_string(table.size()) +
+                                 " compute-raster workgroups, more than the device can dispatch; use --raster hardware or a smaller --instances");
+    chunk_count = uint32_t(table.size());
+    grid.width = std::max(1u, std::min(chunk_count, max_groups[0]));
+    grid.height = std::max(1u, (chunk_count + grid.width - 1) / grid.width);
+    if (table.empty()) table.push_back({0, 0});  // (a buffer is never empty; push.chunks says 0)
+    chunks = create_buffer_with_data(ctx, table.data(), table.size() * sizeof(glm::uvec2), VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+                                     "raster chunks");
+}
+
+void RasterPass::make_guarded_list(const Context& ctx, uint32_t list_capacity, uint32_t guard_id) {
+    constexpr uint32_t kGuard = 256;
+    std::vector<uint32_t> data(kListHeader / 4 + list_capacity + kGuard, guard_id);
+    hardware_list = create_buffer_with_data(ctx, data.data(), data.size() * 4, kListUsage, "raster hardware list (guarded)");
+    capacity = list_capacity;
 }
 
 void RasterPass::record(FrameContext& f, RasterPhase phase) {
@@ -92,15 +133,21 @@ void RasterPass::record(FrameContext& f, RasterPhase phase) {
         .buffer(5, indices)
         .buffer(6, indirect)
         .buffer(7, t.raster_words)
-        .buffer(8, hardware_list);
+        .buffer(8, hardware_list)
+        .buffer(9, chunks)
+        .buffer(10, f.counters);
     const Pipeline& compute = raster[f.plan.raster.variant == Variant::subgroup ? 1 : 0];
     vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, compute.handle());
     d.push(f.cmd, compute);
     d.textures(f.scene.texture_set);  // the hardware rasterizer's alpha test (set 1)
     // No late bit: after occlusion's two phases the ids pass names the merged list.
-    RasterPush push{0u, kRasterMaxExtent, capacity, top_left};
+    // The instrumented frame counts: triangles in phase 1 and the late draw (the ids pass draws
+    // them again); pixels once the words are final (the last rasterization of the frame).
+    const bool counted = f.instrument && phase != RasterPhase::ids;
+    const bool final_words = phase == RasterPhase::ids || (phase == RasterPhase::first && !f.ids_after_late_draw);
+    RasterPush push{0u, kRasterMaxExtent, capacity, top_left, chunk_count, counted ? 1u : 0u, 0u};
     vkCmdPushConstants(f.cmd, compute.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
-    vkCmdDispatch(f.cmd, f.scene.draw_count, 1, 1);  // a workgroup per draw
+    dispatch(f.ctx, f.cmd, grid.width, grid.height);  // a workgroup per chunk
 
     // The hardware rasterizer: the listed triangles, no attachments, the same words.
     memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
@@ -109,6 +156,7 @@ void RasterPass::record(FrameContext& f, RasterPhase phase) {
     begin_rendering(f.cmd, t.extent, nullptr, nullptr);
     vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, hardware.handle());
     d.push(f.cmd, hardware);
+    vkCmdPushConstants(f.cmd, hardware.layout, VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof(push), &push);
     vkCmdDrawIndirect(f.cmd, hardware_list.buffer, 0, 1, sizeof(VkDrawIndirectCommand));
     vkCmdEndRendering(f.cmd);
 
@@ -126,9 +174,27 @@ void RasterPass::record(FrameContext& f, RasterPhase phase) {
     s.buffer(0, f.uniforms, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER)
         .buffer(1, t.raster_words)
         .storage_image(2, t.visibility.view)
-        .storage_image(3, t.raster_depth.view);
+        .storage_image(3, t.raster_depth.view)
+        .buffer(4, f.counters);
     s.push(f.cmd, split);
-    vkCmdDispatch(f.cmd, ceil_div(t.extent.width, 8u), ceil_div(t.extent.height, 8u), 1);
+    const uint32_t count_pixels = f.instrument && final_words ? 1u : 0u;
+    vkCmdPushConstants(f.cmd, split.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(count_pixels), &count_pixels);
+    dispatch(f.ctx, f.cmd, ceil_div(t.extent.width, 8u), ceil_div(t.extent.height, 8u));
+    if (count_pixels) {
+        // The hardware draw again, classifying: of the final words, those its fragments wrote.
+        memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+                       VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+        begin_rendering(f.cmd, t.extent, nullptr, nullptr);
+        vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, hardware.handle());
+        d.push(f.cmd, hardware);
+        push.classify = 1u;
+        vkCmdPushConstants(f.cmd, hardware.layout, VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof(push), &push);
+        vkCmdDrawIndirect(f.cmd, hardware_list.buffer, 0, 1, sizeof(VkDrawIndirectCommand));
+        vkCmdEndRendering(f.cmd);
+        memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+                       VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_ALL_GRAPHICS_BIT | VK_PIPELINE_STAGE_2_COPY_BIT,
+                       VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT | VK_ACCESS_2_TRANSFER_READ_BIT);
+    }
     if (timed) f.timer.end(f.cmd, Timer::depth);
     if (timed) end_label(f.ctx, f.cmd);
 }

@@ -7,10 +7,21 @@
 
 #include "render/frame.h"
 
+#include <vector>
+
+struct Scene;
+
 // The largest bounding-box side, in pixels, that the compute rasterizer draws (docs/raster.md,
 // "The threshold"); larger triangles go to the hardware rasterizer. At most 64 (raster.comp's
 // 32-bit edge functions).
 constexpr uint32_t kRasterMaxExtent = 32;
+// Triangles a workgroup of raster.comp rasterizes, one a lane (its local_size_x).
+constexpr uint32_t kRasterChunkTriangles = 64;
+
+// The chunk table: (draw, first triangle) for every kRasterChunkTriangles triangles of each draw at
+// level 0 (the most a draw lists), in draw order. Its length is raster_chunk_count.
+std::vector<glm::uvec2> build_raster_chunks(const Scene& scene);
+uint64_t raster_chunk_count(const Scene& scene);
 
 // Which draw of the frame: the pre-pass (occlusion phase 1, or the only one), occlusion phase 2's
 // late draw (adds to phase 1's words: the depth is then final), and, after the merge, the ids of
@@ -24,15 +35,22 @@ struct RasterPass {
     Pipeline split;
     Buffer hardware_list;  // VkDrawIndirectCommand, then the listed triangles' ids
     uint32_t capacity = 0;
+    Buffer chunks;  // build_raster_chunks: a workgroup each
+    uint32_t chunk_count = 0;
+    VkExtent2D grid{};  // the chunks' workgroups folded within maxComputeWorkGroupCount
     // Tests only: 0 drops the fill rule's top-left condition (a pixel centre on any edge is
     // outside), to show a test fails without it.
     uint32_t top_left = 1;
 
     // Nothing where the device lacks 64-bit atomics (the pipelines compile on first use).
     void create(const Context& ctx, bool alpha_masked);
-    // The hardware list, once a plan rasterizes in compute. `triangles`: the most the draws list at
-    // once, the scene's triangles (level 0 of every draw).
-    void make_list(const Context& ctx, uint64_t triangles);
+    // The hardware list and the chunk table, once a plan rasterizes in compute. The list holds the
+    // most the draws list at once, the scene's triangles (level 0 of every draw). Throws where the
+    // chunks need more workgroups than the device can dispatch.
+    void make_list(const Context& ctx, const Scene& scene);
+    // Tests only: a list of `list_capacity` triangles followed by room for more, every slot holding
+    // `guard_id` until written, so that a draw reading past the capacity shows in the words.
+    void make_guarded_list(const Context& ctx, uint32_t list_capacity, uint32_t guard_id);
     // In place of ScenePass::record_depth (first: timed as Timer::depth; late) and record_ids (ids)
     // under --raster compute. first and ids clear the words and end with the split.
     void record(FrameContext& f, RasterPhase phase);

@@ -112,6 +112,10 @@ std::string raster_variant_name(const RasterPlan& p) {
 std::string raster_compute_missing(const DeviceFeatures& features, const Plan& plan) {
     if (!features.int64_atomics)
         return "device lacks shaderBufferInt64Atomics, shaderInt64 or fragmentStoresAndAtomics (the 64-bit visibility words)";
+    if (features.sub_pixel_bits != kRasterSubPixelBits)
+        return "device snaps vertices to " + std::to_string(features.sub_pixel_bits) + " sub-pixel bits (subPixelPrecisionBits), the compute "
+               "rasterizer to " + std::to_string(kRasterSubPixelBits) + ": the edges it shares with the hardware's triangles would "
+               "leave pinholes";
     if (plan.shading.shading != Shading::visibility)
         return "the words are the visibility path's pre-pass, and forward shading tests the hardware's depth";
     if (plan.geometry == Geometry::meshlet)

@@ -109,6 +109,9 @@ std::string shading_variant_name(const ShadingPlan& p);
 // (depth image and visibility id); compute: a compute rasterizer writes each pixel's 64-bit word
 // (depth high, id low) with atomics, and the hardware rasterizer the triangles it is not built for.
 enum class Raster { hardware, compute };
+// The compute rasterizer's sub-pixel precision (raster.comp's kSubPixelBits): it runs only where
+// the device's subPixelPrecisionBits is the same, so that both rasterizers snap alike.
+constexpr uint32_t kRasterSubPixelBits = 8;
 std::string_view raster_name(Raster r);  // "hardware", "compute"
 std::optional<Raster> parse_raster(std::string_view name);
 

@@ -123,8 +123,16 @@ struct GpuCounters {
     // 1 where occlusion `auto` rested this frame (no pyramid, no phase 1 or 2: the last frames it
     // measured removed too little to pay, Renderer::record); written by the host's fill, word 84.
     uint32_t occlusion_resting;
+    // --raster compute (docs/raster.md), counted in the instrumented frame: the triangles of phase 1
+    // and the late draw that each rasterizer took (raster.comp, words 85 and 86: compute,
+    // hardware), and the covered pixels (raster_split.comp, word 87) and of them those whose
+    // triangle the hardware drew (raster_hw.frag's classifying draw, word 88).
+    uint32_t raster_triangles[2];
+    uint32_t raster_pixels_covered;
+    uint32_t raster_pixels_hardware;
 };
-static_assert(sizeof(GpuCounters) == 85 * 4);
+static_assert(sizeof(GpuCounters) == 89 * 4);
+static_assert(offsetof(GpuCounters, raster_triangles) == 85 * 4);  // raster.glsl's kRasterTrianglesWord
 static_assert(offsetof(GpuCounters, occlusion_triangles) == 75 * 4);  // occlusion.glsl's kOcclusionTrianglesWord
 static_assert(offsetof(GpuCounters, occlusion_meshlets) == 79 * 4);   // occlusion.glsl's kOcclusionMeshletsWord
 static_assert(offsetof(GpuCounters, cull_lookback_fallbacks) == 83 * 4);  // cull.comp's kLookbackFallbacksWord

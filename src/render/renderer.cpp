@@ -37,7 +37,7 @@ void Renderer::make_visibility_target() {
     // --raster compute: its words, the depth taken from them and the hardware list.
     if (config_.plan.raster.raster == Raster::compute && !targets_.raster_words.buffer) {
         create_raster_targets(ctx_, targets_);
-        raster_pass_.make_list(ctx_, cpu_scene_.triangle_count());
+        raster_pass_.make_list(ctx_, cpu_scene_);
     }
     if (config_.plan.shading.shading != Shading::visibility || targets_.visibility.image) return;
     // (Storage: --raster compute's split writes it.)
@@ -195,10 +195,11 @@ void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_i
     // With frames in flight the previous frame may still read or write the counters (passes, readback copy).
     memory_barrier(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, VK_ACCESS_2_MEMORY_READ_BIT | VK_ACCESS_2_MEMORY_WRITE_BIT,
                    VK_PIPELINE_STAGE_2_CLEAR_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT);
-    // Two fills of disjoint ranges (no write-after-write between them): zeros, then the resting flag.
+    // Fills of disjoint ranges (no write-after-write between them): zeros, the resting flag, zeros.
     constexpr VkDeviceSize kRestingWord = offsetof(GpuCounters, occlusion_resting);
     vkCmdFillBuffer(cmd, counters_.buffer, 0, kRestingWord, 0);
     vkCmdFillBuffer(cmd, counters_.buffer, kRestingWord, sizeof(uint32_t), occlusion_resting_ ? 1u : 0u);
+    vkCmdFillBuffer(cmd, counters_.buffer, kRestingWord + 4, sizeof(GpuCounters) - kRestingWord - 4, 0);
     memory_barrier(cmd, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT, counter_stages(ctx_.features),
                    VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT |
                        VK_ACCESS_2_TRANSFER_READ_BIT);

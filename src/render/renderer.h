@@ -112,6 +112,9 @@ public:
     std::vector<uint64_t> read_raster_words();
     // Tests only: false drops the compute rasterizer's top-left condition (RasterPass::top_left).
     void set_raster_top_left(bool on) { raster_pass_.top_left = on ? 1u : 0u; }
+    // Tests only: the hardware list holds `capacity` triangles, the slots after them `guard_id`
+    // (RasterPass::make_guarded_list).
+    void set_raster_list_capacity(uint32_t capacity, uint32_t guard_id) { raster_pass_.make_guarded_list(ctx_, capacity, guard_id); }
     // The ray_trace pass's image of the last frame (shaders/raytrace.glsl's encoding, row-major);
     // needs a ray-trace variant other than off.
     std::vector<uint32_t> read_ray_traced();

@@ -105,6 +105,18 @@ nlohmann::json report_json(const Context& ctx, const Options& options, const Pla
     // the mip's average luminance the exposure pass measured in that frame (null without it): exp2
     // of the mean fixed-point log2 luminance (docs/exposure.md). Read from the exposure unit's
     // state, not from the frame's counters.
+    // --raster compute (docs/raster.md): who rasterized the instrumented frame's triangles and who
+    // wrote its pixels; null under the hardware pre-pass.
+    counters["raster"] = nullptr;
+    if (plan.shading.shading == Shading::visibility && plan.raster.raster == Raster::compute) {
+        const GpuCounters& i = r.instrumented;
+        counters["raster"] = {{"compute_path", plan.raster.variant == Variant::subgroup ? "subgroup-split" : "per-lane"},
+                              {"triangles_compute", i.raster_triangles[0]},
+                              {"triangles_hardware", i.raster_triangles[1]},
+                              {"pixels_covered", i.raster_pixels_covered},
+                              {"pixels_compute", i.raster_pixels_covered - std::min(i.raster_pixels_covered, i.raster_pixels_hardware)},
+                              {"pixels_hardware", i.raster_pixels_hardware}};
+    }
     bool measured = r.exposure.texels != 0;
     counters["exposure"] = r.exposure.applied;
     counters["luminance_average"] = measured ? nlohmann::json(std::exp2(double(r.exposure.log2_average))) : nlohmann::json(nullptr);
@@ -126,7 +138,8 @@ nlohmann::json report_json(const Context& ctx, const Options& options, const Pla
     nlohmann::json timings = nlohmann::json::object();
     for (size_t p = 0; p < r.timings.size(); ++p)
         if (r.ran[p])
-            timings[std::string(kTimers[p].key)] = {{"median", r.timings[p].median}, {"min", r.timings[p].min}, {"max", r.timings[p].max}};
+            timings[std::string(kTimers[p].key)] = {{"median", r.timings[p].median}, {"min", r.timings[p].min}, {"max", r.timings[p].max},
+                                                    {"frames", r.timings[p].frames}};
     // The physical measure of the ray tracer: rays per second of each kind (the contract's "ray
     // counts per type with rays per second"), over the pass's median time.
     const size_t ray_timer = size_t(Timer::ray_trace);

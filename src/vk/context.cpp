@@ -234,6 +234,35 @@ VkPhysicalDevice pick_physical_device(Context& ctx, int index) {
     return best;
 }
 
+// SGD_MASK_LIMITS="name=value,...": the device reports these limits instead of its own, so that
+// what depends on them can be seen anywhere (tests: the compute rasterizer's refusal where the
+// sub-pixel precision differs, dispatches folded under a small workgroup count). Names:
+// subPixelPrecisionBits, maxComputeWorkGroupCount (all three dimensions). The values may only
+// lower a limit: a device cannot be made to do more than it can.
+void apply_limit_masks(VkPhysicalDeviceLimits& limits) {
+    const char* spec = getenv("SGD_MASK_LIMITS");
+    if (!spec || !*spec) return;
+    std::string rest = spec;
+    while (!rest.empty()) {
+        size_t comma = rest.find(',');
+        std::string item = rest.substr(0, comma);
+        rest = comma == std::string::npos ? "" : rest.substr(comma + 1);
+        size_t eq = item.find('=');
+        char* end = nullptr;
+        unsigned long value = eq == std::string::npos ? 0 : strtoul(item.c_str() + eq + 1, &end, 10);
+        std::string name = item.substr(0, eq);
+        uint32_t* fields[3] = {};
+        if (name == "subPixelPrecisionBits") fields[0] = &limits.subPixelPrecisionBits;
+        if (name == "maxComputeWorkGroupCount")
+            for (int i = 0; i < 3; ++i) fields[i] = &limits.maxComputeWorkGroupCount[i];
+        if (!fields[0] || eq == std::string::npos || !end || *end || value == 0 || value > *fields[0])
+            throw UnsupportedRequest("SGD_MASK_LIMITS: '" + item + "' is not subPixelPrecisionBits=N or maxComputeWorkGroupCount=N "
+                                     "with 0 < N <= the device's value");
+        for (uint32_t* field : fields)
+            if (field) *field = uint32_t(value);
+    }
+}
+
 void read_capabilities(Context& ctx, const std::vector<VkExtensionProperties>& extensions) {
     VkPhysicalDeviceSubgroupSizeControlProperties size_control{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_PROPERTIES};
     VkPhysicalDeviceSubgroupProperties subgroup{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES, &size_control};
@@ -241,6 +270,7 @@ void read_capabilities(Context& ctx, const std::vector<VkExtensionProperties>& e
     VkPhysicalDeviceProperties2 props2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &driver};
     vkGetPhysicalDeviceProperties2(ctx.physical, &props2);
     ctx.properties = props2.properties;
+    apply_limit_masks(ctx.properties.limits);
     vkGetPhysicalDeviceMemoryProperties(ctx.physical, &ctx.memory);
 
     VkPhysicalDeviceVulkan13Features f13{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
@@ -398,6 +428,7 @@ void create_device(Context& ctx, const ContextOptions& options) {
             f.shaderInt64 = VK_TRUE;
             ctx.features.int64_atomics = true;
         }
+        ctx.features.sub_pixel_bits = ctx.properties.limits.subPixelPrecisionBits;
         if (std::string path = pipeline_stats_request(); !path.empty()) {
             if (has_extension(available, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME) &&
                 has_executables.pipelineExecutableInfo) {
@@ -510,6 +541,11 @@ void wait_for_frame(const Context& ctx, VkFence fence) {
 }
 
 uint32_t validation_message_count() { return g_validation_messages.load(); }
+
+void report_validation_error(const std::string& message) {
+    fprintf(stderr, "validation error: %s\n", message.c_str());
+    g_validation_messages++;
+}
 
 // The scene textures' set layout (Context::texture_set_layout). A combined image sampler counts as a
 // sampler and as a sampled image; a few of each are left to set 0 (the depth and visibility images

@@ -100,6 +100,10 @@ struct Context {
 
 // Messages the validation layer reported so far (warnings and errors), across all contexts.
 uint32_t validation_message_count();
+// A message of the program's own checks where the layer cannot check (a dispatch past the limits
+// SGD_MASK_LIMITS lowered: the layer holds it to the device's own): printed and counted as one of
+// the layer's.
+void report_validation_error(const std::string& message);
 
 void create_context(Context& ctx, const ContextOptions& options);
 std::vector<std::string> list_devices();  // "INDEX: NAME (type, api)"

@@ -269,6 +269,15 @@ void transition(VkCommandBuffer cmd, Image& image, VkImageLayout layout, VkPipel
     image.last_access = access;
 }
 
+void dispatch(const Context& ctx, VkCommandBuffer cmd, uint32_t x, uint32_t y, uint32_t z) {
+    const uint32_t* most = ctx.properties.limits.maxComputeWorkGroupCount;
+    if (x > most[0] || y > most[1] || z > most[2])
+        report_validation_error("vkCmdDispatch(" + std::to_string(x) + ", " + std::to_string(y) + ", " + std::to_string(z) +
+                                ") exceeds maxComputeWorkGroupCount (" + std::to_string(most[0]) + ", " + std::to_string(most[1]) +
+                                ", " + std::to_string(most[2]) + ")");
+    vkCmdDispatch(cmd, x, y, z);
+}
+
 void memory_barrier(VkCommandBuffer cmd, VkPipelineStageFlags2 src_stage, VkAccessFlags2 src_access,
                     VkPipelineStageFlags2 dst_stage, VkAccessFlags2 dst_access) {
     VkMemoryBarrier2 barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER_2};

@@ -108,6 +108,10 @@ void transition(VkCommandBuffer cmd, Image& image, VkImageLayout layout, VkPipel
                 VkAccessFlags2 access, bool discard = false);
 void memory_barrier(VkCommandBuffer cmd, VkPipelineStageFlags2 src_stage, VkAccessFlags2 src_access,
                     VkPipelineStageFlags2 dst_stage, VkAccessFlags2 dst_access);
+// vkCmdDispatch, held to maxComputeWorkGroupCount as the context reports it (SGD_MASK_LIMITS may
+// lower it below the device's, which is what the layer checks): a count past it is reported as a
+// validation error (VUID-vkCmdDispatch-groupCountX-00386 and its Y, Z siblings).
+void dispatch(const Context& ctx, VkCommandBuffer cmd, uint32_t x, uint32_t y = 1, uint32_t z = 1);
 
 // The folder holding the running executable (build/).
 std::string executable_dir();

@@ -7,7 +7,7 @@ TimingStats summarize(std::vector<double> samples) {
     std::sort(samples.begin(), samples.end());
     size_t n = samples.size();
     double median = n % 2 ? samples[n / 2] : 0.5 * (samples[n / 2 - 1] + samples[n / 2]);
-    return {median, samples.front(), samples.back()};
+    return {median, samples.front(), samples.back(), uint32_t(n)};
 }
 
 GpuTimer::GpuTimer(const Context& ctx) : ctx_(ctx) {

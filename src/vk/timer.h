@@ -10,6 +10,7 @@
 
 struct TimingStats {
     double median = 0, min = 0, max = 0;
+    uint32_t frames = 0;  // the measured frames it ran in (occlusion's late draw: those of phase 2)
 };
 TimingStats summarize(std::vector<double> samples);
 

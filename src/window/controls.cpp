@@ -93,6 +93,13 @@ PlanChange toggle_shading(const SubgroupCaps& caps, const DeviceFeatures& featur
     return plan_or_keep(caps, features, current, wanted);
 }
 
+PlanChange toggle_raster(const SubgroupCaps& caps, const DeviceFeatures& features, const PlanRequest& current) {
+    Raster now = make_plan(caps, features, current).raster.raster;
+    PlanRequest wanted = current;
+    wanted.raster = now == Raster::compute ? Raster::hardware : Raster::compute;
+    return plan_or_keep(caps, features, current, wanted);
+}
+
 PlanChange step_pyramid_level(const SubgroupCaps& caps, const DeviceFeatures& features, const PlanRequest& current,
                               int step, uint32_t levels) {
     PlanChange change{current, {}, {}};

@@ -35,6 +35,9 @@ PlanChange toggle_geometry(const SubgroupCaps& caps, const DeviceFeatures& featu
 // included), on either geometry path. Where visibility cannot run (the indexed path without
 // geometry shaders) the request stays, with a note saying why.
 PlanChange toggle_shading(const SubgroupCaps& caps, const DeviceFeatures& features, const PlanRequest& current);
+// X: --raster hardware <> compute, from what the plan rasterizes with now; where compute cannot run
+// (forward shading typed, the meshlet path, a debug view, the device) it stays, with the reason.
+PlanChange toggle_raster(const SubgroupCaps& caps, const DeviceFeatures& features, const PlanRequest& current);
 // L: --lod auto <> off (docs/lod.md).
 PlanChange toggle_lod(const SubgroupCaps& caps, const DeviceFeatures& features, const PlanRequest& current);
 // P: the depth-pyramid view's level, by `step` around the pyramid's `levels` (docs/occlusion.md);

@@ -117,6 +117,7 @@ const KeyHelp kOtherKeys[] = {
     {"V / B (Shift: back)", "debug view / its shader stage"},
     {"M", "geometry: indexed / meshlet"},
     {"I", "shading: forward / visibility"},
+    {"X", "visibility pre-pass: hardware / compute rasterizer"},
     {"L", "level of detail: auto / off"},
     {"T", "tuned auto on / off (the measured winners)"},
     {"Space", "pause the light animation"},
@@ -199,6 +200,12 @@ OverlayBox draw_stats(Overlay& overlay, const HudState& hud, float s, float x, f
             std::string hosted = hosted_note(plan, t.timer);  // "+ quad mip + light loop"
             rows.push_back({label, std::string(variant_name(v)) + mark + (hosted.empty() ? "" : " " + hosted), variant_color(v),
                             ms(t.timer), t.timer});
+        } else if (t.timer == Timer::depth && visibility) {
+            // The visibility pre-pass: who rasterizes it (--raster, X), "compute/subgroup*" where
+            // auto took a measured verdict.
+            std::string mark = plan.raster.source == PlanSource::measured ? "*" : "";
+            rows.push_back({label, raster_variant_name(plan.raster) + mark,
+                            plan.raster.raster == Raster::compute ? variant_color(plan.raster.variant) : kWhite, ms(t.timer), t.timer});
         } else if (t.timer == Timer::view) {
             rows.push_back({label, std::string(view_mode_name(plan.view.mode)),
                             is_subgroup_view(plan.view.mode) ? variant_color(plan.view.variant) : kWhite, ms(t.timer), t.timer});

@@ -233,6 +233,7 @@ private:
                 all_auto.view_stage = request_.view_stage;
                 all_auto.geometry = request_.geometry;  // the geometry path is not a pass: M toggles it
                 all_auto.shading = request_.shading;    // nor is shading: I toggles it
+                all_auto.raster = request_.raster;      // nor the rasterizer: X toggles it
                 all_auto.lod = request_.lod;            // nor the level of detail: L toggles it
                 all_auto.measured = request_.measured;  // T toggles tuning
                 all_auto.measured_shading = request_.measured_shading;
@@ -243,6 +244,7 @@ private:
             case GLFW_KEY_V: apply(cycle_view_mode(caps, features, request_, step)); break;
             case GLFW_KEY_M: apply(toggle_geometry(caps, features, request_)); break;
             case GLFW_KEY_I: apply(toggle_shading(caps, features, request_)); break;
+            case GLFW_KEY_X: apply(toggle_raster(caps, features, request_)); break;
             case GLFW_KEY_L: apply(toggle_lod(caps, features, request_)); break;
             case GLFW_KEY_P: {
                 uint32_t levels = uint32_t(pyramid_levels(renderer_->extent()).size());

@@ -38,6 +38,10 @@ TEST(Render, DefaultSceneIsValidationCleanAndReportFollowsContract) {
         EXPECT_LE(t["min"].get<double>(), t["median"].get<double>());
         EXPECT_LE(t["median"].get<double>(), t["max"].get<double>());
         EXPECT_GT(t["max"].get<double>(), 0.0);
+        // The measured frames it ran in: every one, for these passes (at most the frames rendered).
+        EXPECT_EQ(t["frames"], r["timings_ms"]["frame"]["frames"]) << pass;
+        EXPECT_GE(t["frames"].get<int>(), 1) << pass;
+        EXPECT_LE(t["frames"].get<int>(), 3) << pass;
     }
     if (int sg = expected_subgroup_size()) EXPECT_EQ(r["subgroup"]["size"], sg);
     EXPECT_EQ(r["outputs"]["screenshot"], dir + "/s.png");
