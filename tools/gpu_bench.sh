@@ -56,10 +56,12 @@
 #                derivative variants, the material waterfall against nonuniformEXT (SGD_MATERIALS,
 #                alternated, frames compared), with --base the frame before and after, the
 #                comparison's derivatives and shading ratios, the atlas validated
-#   rays         the ray tracer without primary rays (docs/ray-tracing.md): --shading visibility and
-#                forward, subgroup / fallback / off, rays per second per kind and every stage's
-#                invocations, the variants' frames and dumps compared; --compare's ray_trace ratio
-#                with its interval; the six stages' views on the visibility path, validated
+#   rays         the ray tracer (docs/ray-tracing.md): --shading visibility and forward, the subgroup
+#                and fallback variants alternated over two rounds, and off: the traces' time
+#                (ray_trace) beside the acceleration structures' rebuild (ray_build), rays per second
+#                per kind (over the traces alone) and every stage's invocations, the variants' frames
+#                and dumps compared; --compare's ray_trace ratio with its interval; the six stages'
+#                views on the visibility path (both geometry paths) and forward, validated
 # Adding a suite: one case block below (runs through `run` / `compare_run`, a table through
 # tools/bench_tables.py), one line above and one in tools/README.md.
 set -uo pipefail
@@ -327,10 +329,11 @@ for suite in "${suites[@]}"; do
   rays)
     for size in "${sizes[@]}"; do
       for shading in visibility forward; do
-        for v in subgroup fallback; do
-          run "$size-$shading-$v" --headless "${scaled[@]}" --size $size --shading $shading --ray-trace $v --frames $frames \
+        # Alternated (subgroup, fallback, subgroup, fallback): drift in the device's clocks falls on both.
+        for round in 1 2; do for v in subgroup fallback; do
+          run "$size-$shading-$v-$round" --headless "${scaled[@]}" --size $size --shading $shading --ray-trace $v --frames $frames \
             --warmup $warmup --screenshot "$d/frame-$size-$shading-$v.png" --ray-dump "$d/dump-$size-$shading-$v.png"
-        done
+        done; done
         echo "$size $shading: frames identical $(same "$d/frame-$size-$shading-subgroup.png" "$d/frame-$size-$shading-fallback.png"), ray dumps identical $(same "$d/dump-$size-$shading-subgroup.png" "$d/dump-$size-$shading-fallback.png")" >> "$d/notes.txt"
         run "$size-$shading-off" --headless "${scaled[@]}" --size $size --shading $shading --ray-trace off --frames $frames --warmup $warmup
       done
@@ -339,13 +342,17 @@ for suite in "${suites[@]}"; do
       compare_run "compare-$size" "${scaled[@]}" --size $size --frames $frames --warmup $warmup
       grep '^| ray_trace ' "$d/compare-$size/report.md" | sed "s/^/$size: /" >> "$d/notes.txt"
     done
-    for geometry in indexed meshlet; do for stage in raygen any-hit closest-hit miss intersection callable; do
-      run "view-$geometry-$stage" --headless "${scene[@]}" --size 960x540 --frames 2 --warmup 1 --validate --shading visibility \
-        --geometry $geometry --view lane-id --view-stage $stage --screenshot "$d/view-$geometry-$stage.png"
-    done; done
+    for path in "visibility indexed" "visibility meshlet" "forward indexed"; do
+      read -r shading geometry <<< "$path"
+      for stage in raygen any-hit closest-hit miss intersection callable; do
+        run "view-$shading-$geometry-$stage" --headless "${scene[@]}" --size 960x540 --frames 2 --warmup 1 --validate \
+          --shading $shading --geometry $geometry --view lane-id --view-stage $stage \
+          --screenshot "$d/view-$shading-$geometry-$stage.png"
+      done
+    done
     rm -f "$d"/frame-3840x2160-*.png "$d"/dump-3840x2160-*.png
-    $tables runs "$d" ray_trace frame c:ray_trace.rays.primary c:ray_trace.rays.shadow c:ray_trace.rays.reflection \
-      c:ray_trace.rays_per_second.shadow c:ray_trace.rays_per_second.reflection c:ray_trace.rays_per_second.total \
+    $tables runs "$d" ray_build ray_trace frame c:ray_trace.rays.primary c:ray_trace.rays.shadow c:ray_trace.rays.reflection \
+      c:ray_trace.rays_per_second.primary c:ray_trace.rays_per_second.shadow c:ray_trace.rays_per_second.reflection c:ray_trace.rays_per_second.total \
       c:ray_trace.stages.closest_hit.invocations c:ray_trace.stages.miss.invocations c:ray_trace.stages.any_hit.invocations \
       c:ray_trace.stages.intersection.invocations c:ray_trace.stages.callable.invocations validation: >> "$md"
     cat "$d/notes.txt" >> "$md" ;;

@@ -128,10 +128,33 @@ MUTANTS = {
         "gl_RayFlagsTerminateOnFirstHitEXT | gl_RayFlagsSkipClosestHitShaderEXT | gl_RayFlagsOpaqueEXT, kMaskGeometry,",
         r"^RayTrace\.(Surface)?ShadowsMatchCpuReferenceThroughTheAlphaMask",
     ),
+    # docs/ray-tracing.md, "Statistics": the miss shader counts its own invocations, so a miss
+    # shader that leaves shadow rays "blocked" breaks rays == closest-hit + miss + blocked.
+    "miss-shader-marks-nothing-lit": (
+        "shaders/raytrace.rmiss",
+        "    payload.t = -1.0;\n",
+        "    if (payload.kind != kRayShadow) payload.t = -1.0;\n",
+        r"^RayTrace\.(Surface)?StatisticsAreSelfConsistent",
+    ),
+    # docs/ray-tracing.md, "Where a ray starts": the shadow ray from the flat triangle (no terminator
+    # fix) shadows the coarse sphere where its smooth normal faces the sun; Waechter and Binder's
+    # constant band and step of a unit-sized scene (not the triangle's) move the shadow at x0.001.
+    "shadow-ray-from-the-flat-triangle": (
+        "shaders/ray_origin.glsl",
+        "smooth_surface_point(s.position, corner, unit, b)",
+        "s.position",
+        r"^RayTrace\.CoarseSphereShadowsOnlyWhereTheMeshBlocksTheSun",
+    ),
+    "ray-offset-band-of-a-unit-scene": (
+        "shaders/ray_origin.glsl",
+        "    float magnitude = max(max(largest.x, largest.y), max(largest.z, 1e-30));\n",
+        "    float magnitude = 1.0;\n",
+        r"^RayTrace\.CoarseSphereShadowsOnlyWhereTheMeshBlocksTheSun",
+    ),
     "raygen-surface-of-the-wrong-triangle": (
         "shaders/raytrace.rgen",
-        "        Triangle t = fetch_triangle(id);\n",
-        "        Triangle t = fetch_triangle(id ^ 1u);\n",
+        "        t = fetch_triangle(id);\n",
+        "        t = fetch_triangle(id ^ 1u);\n",
         r"^RayTrace\.SurfaceFromTheTriangleMatchesThePrimaryRay",
     ),
     "difference-panel-always-zero": (
