@@ -511,7 +511,7 @@ Plan make_plan(const SubgroupCaps& caps, const DeviceFeatures& features, const P
     // --view raster colours the compute rasterizer's words by who wrote them: nothing to show without them.
     if (plan.view.mode == ViewMode::raster && plan.raster.raster != Raster::compute) {
         plan.view.variant = Variant::unsupported;
-        plan.view.reason = "the pre-pass is the hardware's, with no visibility words (--raster: " + plan.raster.reason + ")";
+        plan.view.reason = "the pre-pass is the hardware's (" + plan.raster.reason + ")";
     } else if (plan.view.mode == ViewMode::raster) {
         plan.view.reason = "the compute rasterizer's words, by who wrote them";
     }
