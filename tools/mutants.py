@@ -165,6 +165,12 @@ MUTANTS = {
         "    const uint32_t compute_colour = kRasterSubgroupSplitColour;\n",
         r"^Raster\.ViewColoursEachPixelByWhoWroteItsWord",
     ),
+    "raster-view-runs-without-words": (
+        "src/run/headless.cpp",
+        "    if (plan.view.mode == ViewMode::raster && plan.view.variant == Variant::unsupported)\n",
+        "    if (false)\n",
+        r"^Raster\.ViewWithoutTheComputeRasterizerIsRefused",
+    ),
     "raster-classify-counts-every-fragment": (
         "shaders/raster_hw.frag",
         "        if (words[pixel.y * frame.sizes.x + pixel.x] == word) atomicAdd(counters[kRasterPixelsHardwareWord], 1u);\n",
