@@ -41,13 +41,12 @@ const uint kRayPrimary = 0u, kRayShadow = 1u, kRayReflection = 2u;
 
 // One payload type for every ray kind (the hit and miss shaders see the kind).
 struct RayPayload {
-    vec3 color;   // reflection: the reflected radiance
-    float t;      // hit distance, < 0 on a miss
-    vec3 normal;  // primary: the shading normal at the hit (world)
-    uint kind;    // kRayPrimary, kRayShadow, kRayReflection
-    vec3 geometric_normal;  // primary: the triangle's normal (world), for the ray offsets
-    uint draw;              // primary: the hit's draw
-    uint record;            // RT_VIEW: the packed lane record of the stage under view that served the ray (0: none)
+    vec3 color;         // reflection: the reflected radiance
+    float t;            // hit distance, < 0 on a miss
+    uint primitive;     // primary: the hit's triangle in its draw's mesh (raygen rebuilds the surface)
+    uint kind;          // kRayPrimary, kRayShadow, kRayReflection
+    uint draw;          // primary: the hit's draw
+    uint record;        // RT_VIEW: the packed lane record of the stage under view that served the ray (0: none)
 };
 
 struct MaterialCall {  // callableDataEXT of the material evaluation (material.glsl)

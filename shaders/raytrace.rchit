@@ -1,8 +1,8 @@
 #version 460
 // Closest hit of the ray_trace pass, for both hit groups: the scene's triangles and the lights'
 // procedural spheres (gl_HitKindEXT tells them apart).
-//   primary ray:    the surface's shading and geometric normals and its draw, for raygen (the
-//                   forward path only: on the visibility path raygen knows the surface);
+//   primary ray:    the hit's draw and triangle, from which raygen rebuilds the
+//                   surface (the forward path only: on the visibility path raygen knows the surface);
 //   reflection ray: the reflected surface lit by the sun (unshadowed) and the sky ambient, plus its
 //                   emission, its material evaluated by the callable shader (material.glsl); a
 //                   light's sphere glows in its colour.
@@ -28,19 +28,16 @@ void main() {
         payload.color = lights[gl_PrimitiveID].color.rgb * 0.5;
         return;
     }
+    if (payload.kind == kRayPrimary) {  // raygen rebuilds the surface from the triangle (ray_origin.glsl)
+        payload.primitive = gl_PrimitiveID;
+        payload.draw = gl_InstanceCustomIndexEXT;
+        return;
+    }
     DrawData draw = draws[gl_InstanceCustomIndexEXT];
     uvec3 v = triangle_vertices(draw, gl_PrimitiveID);
     vec3 b = vec3(1.0 - barycentrics.x - barycentrics.y, barycentrics);
     vec3 object_normal = vertex_normal(v.x) * b.x + vertex_normal(v.y) * b.y + vertex_normal(v.z) * b.z;
     vec3 normal = normalize(mat3(draw.normal_matrix) * object_normal);
-    vec3 p0 = vertex_position(v.x), p1 = vertex_position(v.y), p2 = vertex_position(v.z);
-    vec3 geometric = normalize(mat3(draw.normal_matrix) * cross(p1 - p0, p2 - p0));
-    if (payload.kind == kRayPrimary) {
-        payload.normal = normal;
-        payload.geometric_normal = geometric;
-        payload.draw = gl_InstanceCustomIndexEXT;
-        return;
-    }
     // Reflection: the material from the callable shader (index 0), then the sun and the sky.
     material.draw = gl_InstanceCustomIndexEXT;
     material.uv = hit_uv(v, barycentrics);

@@ -1,12 +1,10 @@
 // The ray statistics of the ray_trace pass, every frame it runs. Both variants count the same
 // events; they differ only in how (the `subgroup` variant is RT_SUBGROUP). Where they are counted:
-//   raygen, after each trace: its own invocations, the rays of each kind, and the miss shader's
-//     invocations (a ray that missed ran it once; shadow rays skip the closest-hit shader, so a
-//     blocked one ends in neither), so the miss shader, which most shadow rays end in, counts
-//     nothing;
-//   closest-hit (reflection rays, and the forward path's primary rays), any-hit (the alpha test),
-//     intersection (the light spheres) and callable (the reflected materials): in the stage, the
-//     only place their invocations are known.
+//   raygen, after each trace: its own invocations and the rays of each kind;
+//   closest-hit (reflection rays, and the forward path's primary rays), miss (most of them shadow
+//     rays that reach the sun), any-hit (the alpha test), intersection (the light spheres) and
+//     callable (the reflected materials): in the stage, where they happen, so the rays raygen
+//     asked for and the stages that ran for them are counted independently.
 //   fallback: one atomicAdd per invocation and counter.
 //   subgroup: one atomicAdd per subgroup: subgroupBallot of the event, subgroupBallotBitCount,
 //             and the subgroupElect() lane adds the count. The elected lane of each stage's

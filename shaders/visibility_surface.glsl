@@ -13,6 +13,7 @@
 #define VISIBILITY_SURFACE_GLSL
 
 #include "visibility_id.glsl"
+#include "triangle_surface.glsl"  // Triangle, place_vertex, weights_at, world_at, ...
 
 layout(set = 0, binding = VISIBILITY_SURFACE_BINDING, std430) readonly buffer DrawnIndices { uint indices[]; };  // what the pre-pass drew
 // VkDrawIndexedIndirectCommand per draw (5 words): the list forward draws (with occlusion, phase
@@ -22,15 +23,6 @@ layout(set = 0, binding = VISIBILITY_SURFACE_BINDING + 3) uniform utexture2D vis
 
 // The visibility id of a pixel (visibility_id.glsl; kVisibilityNone where no triangle covers it).
 uint visibility_at(ivec2 pixel) { return texelFetch(visibility_image, pixel, 0).x; }
-
-struct Triangle {
-    uint draw;
-    vec4 clip[3];
-    vec3 world[3];
-    vec3 normal[3];
-    vec2 uv[3];
-    mat3 to_weights;  // inverse of the clip-space (x, y, w) columns: perspective-correct weights
-};
 
 #ifdef VISIBILITY_MESHLET
 // The meshlet path (docs/visibility.md, "The meshlet path"): the id names the visible-list entry
@@ -48,15 +40,11 @@ Triangle fetch_triangle(uint id) {
     DrawData draw = draws[t.draw];
     for (uint i = 0u; i < 3u; ++i) {
         uint v = m.vertex_offset + ((packed >> (8u * i)) & 0xffu);
-        precise vec4 world = draw.model * vec4(meshlet_position(v), 1.0);
-        precise vec4 clip = frame.view_proj * world;
-        t.clip[i] = clip;
-        t.world[i] = world.xyz;
         uint a = v * 5u;  // normal, uv
-        t.normal[i] = mat3(draw.normal_matrix) * vec3(attributes[a], attributes[a + 1u], attributes[a + 2u]);
-        t.uv[i] = vec2(attributes[a + 3u], attributes[a + 4u]);
+        place_vertex(t, i, draw, meshlet_position(v), vec3(attributes[a], attributes[a + 1u], attributes[a + 2u]),
+                     vec2(attributes[a + 3u], attributes[a + 4u]));
     }
-    t.to_weights = inverse(mat3(t.clip[0].xyw, t.clip[1].xyw, t.clip[2].xyw));  // as below
+    finish_triangle(t);
     return t;
 }
 #else
@@ -72,36 +60,11 @@ Triangle fetch_triangle(uint id) {
     DrawData draw = draws[t.draw];
     for (uint i = 0u; i < 3u; ++i) {
         uint v = uint(int(indices[first_index + 3u * primitive + i]) + vertex_offset);
-        // scene.vert's transform, `precise` as there: the same clip positions the rasterizer had.
-        precise vec4 world = draw.model * vec4(vertex_vec3(v, 0u), 1.0);
-        precise vec4 clip = frame.view_proj * world;
-        t.clip[i] = clip;
-        t.world[i] = world.xyz;
-        t.normal[i] = mat3(draw.normal_matrix) * vertex_vec3(v, 3u);
-        t.uv[i] = vec2(vertex_data[v * 8u + 6u], vertex_data[v * 8u + 7u]);
+        place_vertex(t, i, draw, vertex_vec3(v, 0u), vertex_vec3(v, 3u), vec2(vertex_data[v * 8u + 6u], vertex_data[v * 8u + 7u]));
     }
-    // A point of the triangle with perspective-correct barycentrics b has clip position sum b_i c_i;
-    // it projects to the pixel p (NDC) iff (x, y, w) of that sum is w (p, 1). So b is proportional
-    // to M^-1 (p, 1), M the matrix of the vertices' (x, y, w) columns, and sums to 1.
-    t.to_weights = inverse(mat3(t.clip[0].xyw, t.clip[1].xyw, t.clip[2].xyw));
+    finish_triangle(t);
     return t;
 }
 #endif
-
-// Perspective-correct barycentrics of the pixel centre `pixel` (may lie outside the triangle: a
-// fragment quad's helper lanes extrapolate the same way).
-vec3 weights_at(Triangle t, vec2 pixel) {
-    vec2 ndc = (pixel + 0.5) / vec2(frame.sizes.xy) * 2.0 - 1.0;
-    vec3 k = t.to_weights * vec3(ndc, 1.0);
-    return k / (k.x + k.y + k.z);
-}
-
-vec2 uv_at(Triangle t, vec3 b) { return b.x * t.uv[0] + b.y * t.uv[1] + b.z * t.uv[2]; }
-
-// The surface point and shading normal at barycentrics b, as the rasterizer interpolates them for
-// forward.frag; the plane's normal (world space, oriented by the vertex order).
-vec3 world_at(Triangle t, vec3 b) { return b.x * t.world[0] + b.y * t.world[1] + b.z * t.world[2]; }
-vec3 normal_at(Triangle t, vec3 b) { return normalize(b.x * t.normal[0] + b.y * t.normal[1] + b.z * t.normal[2]); }
-vec3 face_normal(Triangle t) { return normalize(cross(t.world[1] - t.world[0], t.world[2] - t.world[0])); }
 
 #endif

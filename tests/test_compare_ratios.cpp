@@ -349,4 +349,28 @@ TEST(CompareRatios, IntervalsComeFromTheRoundsAndTheWordFromTheInterval) {
     EXPECT_EQ(single.verdict, Verdict::level);
 }
 
+// The comparison's adaptive rule: the cull pair, 2x apart every round, is decided and stops; the
+// light-cull pair, alternating 10% either way, holds 1 and reaches past the 2% floor, so both its
+// rows go on; the quad mip's cost is its host's time less mip-off's, so while the mip is
+// undecided its off row goes on too; rows no ratio reads stop.
+TEST(CompareRatios, AdaptiveRoundsGoOnOnlyForTheRowsOfUndecidedRatios) {
+    std::vector<double> a = {1.0, 1.0, 1.0, 1.0, 1.0, 1.0}, b = {2.0, 2.0, 2.0, 2.0, 2.0, 2.0};
+    std::vector<double> wobble = {0.9, 1.1, 0.9, 1.1, 0.9, 1.1}, wobble2 = {1.1, 0.9, 1.1, 0.9, 1.1, 0.9};
+    std::vector<CompareRun> runs = {
+        in_rounds("cull-subgroup", {{Timer::cull, a}}),
+        in_rounds("cull-fallback", {{Timer::cull, b}}),
+        in_rounds("light-cull-subgroup", {{Timer::light_cull, wobble}}),
+        in_rounds("light-cull-fallback", {{Timer::light_cull, wobble2}}),
+        in_rounds("mip-subgroup", {{Timer::resolve, {1.5, 1.7, 1.5, 1.7, 1.5, 1.7}}}),
+        in_rounds("mip-fallback", {{Timer::mip, {0.6, 0.4, 0.6, 0.4, 0.6, 0.4}}}),
+        in_rounds("mip-off", {{Timer::resolve, {1.0, 1.0, 1.0, 1.0, 1.0, 1.0}}}),
+        in_rounds("exposure-off", {{Timer::frame, a}}),
+    };
+    std::vector<bool> keep = rounds_needed(runs);
+    EXPECT_EQ(keep, (std::vector<bool>{false, false, true, true, true, true, true, false}));
+    // A floor as wide as the wobble decides the light cull (level within it).
+    keep = rounds_needed(runs, 0.25);
+    EXPECT_FALSE(keep[2] || keep[3]);
+}
+
 }  // namespace

@@ -59,9 +59,10 @@ TEST(RayTraceLayout, OneInstancePerDrawSharingTheMeshesBlas) {
     GpuScene scene;
     scene.meshes = {{0, 6, false}, {6, 3, true}};
     glm::mat4 moved = glm::translate(glm::mat4(1.0f), glm::vec3(1, 2, 3)) * glm::scale(glm::mat4(1.0f), glm::vec3(2.0f));
+    glm::mat4 mirrored = moved * glm::scale(glm::mat4(1.0f), glm::vec3(-1, 1, 1));
     for (uint32_t mesh : {0u, 1u, 0u}) {  // three draws, two of mesh 0 (--instances shares meshes)
         GpuDraw d{};
-        d.model = moved;
+        d.model = scene.cpu_draws.size() == 2 ? mirrored : moved;  // the last mirrored
         d.mesh = mesh;
         scene.cpu_draws.push_back(d);
     }
@@ -78,6 +79,9 @@ TEST(RayTraceLayout, OneInstancePerDrawSharingTheMeshesBlas) {
         EXPECT_FLOAT_EQ(instances[i].transform[1][3], 2.0f);
         EXPECT_FLOAT_EQ(instances[i].transform[2][3], 3.0f);
         EXPECT_FLOAT_EQ(instances[i].transform[1][1], 2.0f);
+        EXPECT_FLOAT_EQ(instances[i].transform[0][0], i == 2 ? -2.0f : 2.0f);
+        // The mirrored draw's facing flipped, so its primary rays cull what the raster culls.
+        EXPECT_EQ(instances[i].flip_facing, i == 2);
         EXPECT_FLOAT_EQ(instances[i].transform[0][1], 0.0f);
     }
     EXPECT_EQ(instances[3].blas, 2u);  // after the meshes' BLASes
@@ -85,6 +89,7 @@ TEST(RayTraceLayout, OneInstancePerDrawSharingTheMeshesBlas) {
     EXPECT_EQ(instances[3].sbt_offset, 1u);  // the procedural hit group
     EXPECT_FLOAT_EQ(instances[3].transform[0][0], 1.0f);
     EXPECT_FLOAT_EQ(instances[3].transform[0][3], 0.0f);
+    EXPECT_FALSE(instances[3].flip_facing);
 }
 
 TEST(RayTracePlan, NoRayTracingMeansOffAndExplicitRequestsFail) {

@@ -121,6 +121,18 @@ TEST(Statistics, VerdictIsAWordOnlyWhenTheIntervalExcludesOne) {
     EXPECT_EQ(verdict_name(Verdict::level), "level");
 }
 
+// Adaptive rounds go on while an interval holds 1 and reaches past the noise floor.
+TEST(Statistics, AnIntervalIsDecidedBeyondOneOrWithinTheNoiseFloor) {
+    EXPECT_TRUE(interval_decided(Interval{1.01, 1.3}));    // faster
+    EXPECT_TRUE(interval_decided(Interval{0.5, 0.99}));    // slower
+    EXPECT_TRUE(interval_decided(Interval{0.985, 1.015}));  // level within 2%
+    EXPECT_FALSE(interval_decided(Interval{0.97, 1.01}));   // holds 1, reaches past 0.98
+    EXPECT_FALSE(interval_decided(Interval{0.99, 1.05}));
+    EXPECT_FALSE(interval_decided(std::nullopt));           // no interval yet
+    EXPECT_FALSE(interval_decided(Interval{0.999, 1.001}, 0.0)) << "a floor of 0: only beyond 1 decides";
+    EXPECT_TRUE(interval_decided(Interval{0.95, 1.04}, 0.05));
+}
+
 TEST(Statistics, TukeyFencesCountMildAndSevereOutliersOnEachSide) {
     // 1..20: quartiles 5.75 and 15.25, IQR 9.5: mild fences -8.5 and 29.5, severe -22.75 and 43.75.
     std::vector<double> s;

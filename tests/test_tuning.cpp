@@ -111,7 +111,7 @@ std::string file_text(const DeviceInfo& d, const ShadingRatios& shading = shadin
 }
 
 TEST(TuningFile, SignificantVerdictsBecomePreferences) {
-    LoadedTuning t = parse_tuning(file_text(device()), device());
+    LoadedTuning t = parse_tuning(file_text(device()), device(), 1920, 1080);
     EXPECT_TRUE(t.ignored.empty()) << t.ignored;
     ASSERT_EQ(t.count(), 2u);
     ASSERT_TRUE(t.measured[size_t(PassId::cull)]);
@@ -128,7 +128,7 @@ TEST(TuningFile, SignificantVerdictsBecomePreferences) {
 // The shading verdict picks --shading auto's path and the derivatives verdict visibility's
 // derivatives, both only where significant; a format-1 file from before they were stored has none.
 TEST(TuningFile, ShadingAndDerivativesVerdictsBecomePreferences) {
-    LoadedTuning t = parse_tuning(file_text(device(), shading_ratios()), device());
+    LoadedTuning t = parse_tuning(file_text(device(), shading_ratios()), device(), 1920, 1080);
     EXPECT_TRUE(t.ignored.empty()) << t.ignored;
     EXPECT_EQ(t.count(), 4u);  // cull, mip, shading, derivatives
     ASSERT_TRUE(t.shading);
@@ -138,11 +138,11 @@ TEST(TuningFile, ShadingAndDerivativesVerdictsBecomePreferences) {
     ASSERT_TRUE(t.derivatives);
     EXPECT_EQ(t.derivatives->winner, Variant::fallback) << "slower: the analytic derivatives win";
     EXPECT_DOUBLE_EQ(t.derivatives->ratio, 0.95);
-    EXPECT_FALSE(parse_tuning(file_text(device()), device()).shading) << "level: the interval holds 1.0";
+    EXPECT_FALSE(parse_tuning(file_text(device()), device(), 1920, 1080).shading) << "level: the interval holds 1.0";
     // A file written before the visibility verdicts were kept: the passes still count.
     nlohmann::json older = nlohmann::json::parse(file_text(device(), shading_ratios()));
     older.erase("visibility");
-    LoadedTuning o = parse_tuning(older.dump(), device());
+    LoadedTuning o = parse_tuning(older.dump(), device(), 1920, 1080);
     EXPECT_TRUE(o.ignored.empty()) << o.ignored;
     EXPECT_FALSE(o.shading || o.derivatives);
     EXPECT_EQ(o.count(), 2u);
@@ -168,7 +168,7 @@ TEST(TuningFile, ShadingAndDerivativesVerdictsBecomePreferences) {
 
 TEST(TuningFile, AFileThatDoesNotFitIsIgnoredWithWhy) {
     auto ignored = [](const std::string& text) {
-        LoadedTuning t = parse_tuning(text, device());
+        LoadedTuning t = parse_tuning(text, device(), 1920, 1080);
         EXPECT_EQ(t.count(), 0u);
         return t.ignored;
     };
@@ -190,11 +190,20 @@ TEST(TuningFile, AFileThatDoesNotFitIsIgnoredWithWhy) {
     nlohmann::json wrong_types = nlohmann::json::parse(file_text(device()));
     wrong_types["device"]["vendor_id"] = "nvidia";
     EXPECT_NE(ignored(wrong_types.dump()).find("not a valid tuning file"), std::string::npos);
+    // Measured at 1920x1080 (up to 1920x1080): not at 3840x2160 or 320x180, and a file without its size is not used.
+    LoadedTuning at_4k = parse_tuning(file_text(device()), device(), 3840, 2160);
+    EXPECT_EQ(at_4k.count(), 0u);
+    EXPECT_EQ(at_4k.ignored, "measured at 1920x1080 (up to 1920x1080), this run is 3840x2160 (above 1920x1080): another size class");
+    EXPECT_NE(parse_tuning(file_text(device()), device(), 320, 180).ignored.find("another size class"), std::string::npos);
+    EXPECT_TRUE(parse_tuning(file_text(device()), device(), 1280, 720).usable());
+    nlohmann::json no_size = nlohmann::json::parse(file_text(device()));
+    no_size.erase("size");
+    EXPECT_NE(ignored(no_size.dump()).find("no size"), std::string::npos);
     // A pass entry of the wrong shape is skipped, not an error: the others still count.
     nlohmann::json odd_pass = nlohmann::json::parse(file_text(device()));
     odd_pass["passes"]["cull"] = "fast";
     odd_pass["passes"]["mip"]["ratio"] = -1;
-    LoadedTuning t = parse_tuning(odd_pass.dump(), device());
+    LoadedTuning t = parse_tuning(odd_pass.dump(), device(), 1920, 1080);
     EXPECT_TRUE(t.ignored.empty());
     EXPECT_EQ(t.count(), 0u);
 }
@@ -204,13 +213,13 @@ TEST(TuningFile, AnotherBuildsFileIsIgnored) {
     nlohmann::json j = nlohmann::json::parse(file_text(device()));
     EXPECT_EQ(j["build"], current_build_id());
     EXPECT_EQ(current_build_id().size(), 16u);
-    EXPECT_TRUE(parse_tuning(j.dump(), device()).usable());
-    LoadedTuning other = parse_tuning(j.dump(), device(), "0123456789abcdef");
+    EXPECT_TRUE(parse_tuning(j.dump(), device(), 1920, 1080).usable());
+    LoadedTuning other = parse_tuning(j.dump(), device(), 1920, 1080, "0123456789abcdef");
     EXPECT_FALSE(other.usable());
     EXPECT_NE(other.ignored.find("another build of subgroup-demo (" + current_build_id() + ")"), std::string::npos) << other.ignored;
     EXPECT_EQ(other.count(), 0u);
     j.erase("build");
-    EXPECT_NE(parse_tuning(j.dump(), device()).ignored.find("no build id"), std::string::npos);
+    EXPECT_NE(parse_tuning(j.dump(), device(), 1920, 1080).ignored.find("no build id"), std::string::npos);
     // The id follows the executable's bytes.
     std::string dir = (std::filesystem::temp_directory_path() / ("build-id." + std::to_string(getpid()))).string();
     std::filesystem::create_directories(dir + "/shaders");
@@ -231,11 +240,13 @@ TEST(TuningFile, AnotherBuildsFileIsIgnored) {
 TEST(TuningFile, VerdictsNameTheirConfigurationAndApplyOnlyThere) {
     PassRatio vis_mip;
     vis_mip.ratio = 0.5, vis_mip.ci95 = Interval{0.4, 0.6}, vis_mip.verdict = Verdict::slower;  // the downsample wins under visibility
-    nlohmann::json j = tuning_json(device(), "tune", "2026-11-25", 1920, 1080, ratios(), shading_ratios(), vis_mip);
+    PassRatios under_visibility;
+    under_visibility[size_t(PassId::mip)] = vis_mip;
+    nlohmann::json j = tuning_json(device(), "tune", "2026-11-25", 1920, 1080, ratios(), shading_ratios(), under_visibility);
     EXPECT_EQ(j["passes"]["mip"]["measured_in"], (nlohmann::json{{"geometry", "indexed"}, {"shading", "forward"}}));
     EXPECT_EQ(j["visibility"]["mip"]["measured_in"], (nlohmann::json{{"geometry", "indexed"}, {"shading", "visibility"}}));
     EXPECT_EQ(j["visibility"]["shading"]["measured_in"]["geometry"], "indexed");
-    LoadedTuning t = parse_tuning(j.dump(), device());
+    LoadedTuning t = parse_tuning(j.dump(), device(), 1920, 1080);
     ASSERT_TRUE(t.measured_visibility[size_t(PassId::mip)]);
     EXPECT_EQ(t.measured_visibility[size_t(PassId::mip)]->in.shading, Shading::visibility);
     EXPECT_EQ(t.measured[size_t(PassId::mip)]->in.shading, Shading::forward);
@@ -267,6 +278,84 @@ TEST(TuningFile, VerdictsNameTheirConfigurationAndApplyOnlyThere) {
     EXPECT_EQ(make_plan(every_subgroup_caps(), every_feature(), request).shading.shading, Shading::visibility);
     request.geometry = Geometry::meshlet;
     EXPECT_EQ(make_plan(every_subgroup_caps(), every_feature(), request).shading.shading, Shading::forward);
+}
+
+// The compute rasterizer's path is a stored decision: a raster_path verdict of "slower" (the
+// per-lane fallback faster) is written under visibility.raster_path, read back, and auto's compute
+// rasterizer takes the fallback with the verdict as its reason; "faster" keeps subgroup, and a
+// typed path or missing ballots win over either.
+TEST(TuningFile, TheRasterPathIsStoredAndFollowed) {
+    ShadingRatios visibility = shading_ratios();
+    visibility[2].key = "raster", visibility[2].ratio = 1.6, visibility[2].ci95 = Interval{1.5, 1.7};
+    visibility[2].verdict = Verdict::faster;  // the compute rasterizer's frame is faster
+    visibility[3].key = "raster_path", visibility[3].ratio = 0.8, visibility[3].ci95 = Interval{0.75, 0.85};
+    visibility[3].verdict = Verdict::slower;  // its fallback path is faster
+    nlohmann::json j = tuning_json(device(), "quick", "2026-12-01", 1920, 1080, ratios(), visibility);
+    EXPECT_EQ(j["visibility"]["raster_path"]["verdict"], "slower");
+    EXPECT_EQ(j["visibility"]["raster_path"]["measured_in"]["shading"], "visibility");
+    LoadedTuning t = parse_tuning(j.dump(), device(), 1920, 1080);
+    ASSERT_TRUE(t.raster_path);
+    EXPECT_EQ(t.raster_path->winner, Variant::fallback);
+    EXPECT_EQ(t.count(), 6u);  // cull, mip, shading, derivatives, raster, raster_path
+
+    PlanRequest request;
+    set_measured(request, &t);
+    ASSERT_TRUE(request.measured_raster_path);
+    Plan p = make_plan(lavapipe_like_caps(), every_feature(), request);
+    EXPECT_EQ(p.shading.shading, Shading::visibility);
+    EXPECT_EQ(p.raster.raster, Raster::compute);
+    EXPECT_EQ(p.raster.variant, Variant::fallback);
+    EXPECT_NE(p.raster.reason.find("fallback measured 0.80x on this device (quick of 2026-12-01)"), std::string::npos)
+        << p.raster.reason;
+    // Typed: the comparison's raster-compute row asks for the subgroup path and gets it.
+    request.raster_variant = Request::subgroup;
+    EXPECT_EQ(make_plan(lavapipe_like_caps(), every_feature(), request).raster.variant, Variant::subgroup);
+    request.raster_variant = Request::automatic;
+    // A "faster" verdict keeps the subgroup path and says so.
+    request.measured_raster_path->winner = Variant::subgroup, request.measured_raster_path->ratio = 1.25;
+    p = make_plan(lavapipe_like_caps(), every_feature(), request);
+    EXPECT_EQ(p.raster.variant, Variant::subgroup);
+    EXPECT_NE(p.raster.reason.find("subgroup measured 1.25x"), std::string::npos) << p.raster.reason;
+    // Untuned: subgroup from the capabilities; the verdict alone is a tuned request.
+    set_measured(request, nullptr);
+    EXPECT_FALSE(has_measured(request));
+    request.measured_raster_path = t.raster_path;
+    EXPECT_TRUE(has_measured(request));
+}
+
+// The ray tracer's verdict holds under the shading it was measured under: forward's (passes.ray_trace,
+// the fallback faster there) chooses only the forward plan, visibility's (visibility.ray_trace, the
+// subgroup path faster) only the visibility plan, each read back from the file.
+TEST(TuningFile, TheRayTracersVerdictIsKeptPerShading) {
+    PassRatios forward = ratios();
+    PassRatio& fr = forward[size_t(PassId::ray_trace)];
+    fr.ratio = 0.92, fr.ci95 = Interval{0.9, 0.94}, fr.verdict = Verdict::slower, fr.reason.clear();
+    PassRatios under_visibility;
+    PassRatio& vr = under_visibility[size_t(PassId::ray_trace)];
+    vr.ratio = 1.3, vr.ci95 = Interval{1.2, 1.4}, vr.verdict = Verdict::faster;
+    nlohmann::json j = tuning_json(device(), "quick", "2026-12-01", 1920, 1080, forward, shading_ratios(), under_visibility);
+    EXPECT_EQ(j["visibility"]["ray_trace"]["measured_in"]["shading"], "visibility");
+    EXPECT_EQ(j["passes"]["ray_trace"]["measured_in"]["shading"], "forward");
+    LoadedTuning t = parse_tuning(j.dump(), device(), 1920, 1080);
+    ASSERT_TRUE(t.measured_visibility[size_t(PassId::ray_trace)]);
+    PlanRequest request;
+    set_measured(request, &t);
+    request.measured_shading.reset();
+    Plan p = make_plan(every_subgroup_caps(), every_feature(), request);
+    EXPECT_EQ(p[PassId::ray_trace].variant, Variant::fallback);
+    EXPECT_NE(p[PassId::ray_trace].reason.find("0.92x"), std::string::npos) << p[PassId::ray_trace].reason;
+    request.shading = Shading::visibility;
+    p = make_plan(every_subgroup_caps(), every_feature(), request);
+    EXPECT_EQ(p[PassId::ray_trace].variant, Variant::subgroup);
+    EXPECT_EQ(p[PassId::ray_trace].source, PlanSource::measured);
+    EXPECT_NE(p[PassId::ray_trace].reason.find("1.30x"), std::string::npos) << p[PassId::ray_trace].reason;
+    // Without a verdict measured under visibility, forward's does not choose there.
+    request.measured_visibility[size_t(PassId::ray_trace)].reset();
+    EXPECT_EQ(make_plan(every_subgroup_caps(), every_feature(), request)[PassId::ray_trace].source, PlanSource::capabilities);
+    // And a verdict whose entry says it was measured under visibility does not choose under forward.
+    request.shading = Shading::forward;
+    request.measured[size_t(PassId::ray_trace)]->in.shading = Shading::visibility;
+    EXPECT_EQ(make_plan(every_subgroup_caps(), every_feature(), request)[PassId::ray_trace].source, PlanSource::capabilities);
 }
 
 // Under visibility the shading pass writes the quad mip in compute: a masked fragment stage does
@@ -363,7 +452,7 @@ TEST(TuningFile, SavedByRenamingAWholeFile) {
     EXPECT_EQ(files, 1u) << "no temporary file left";
     std::ifstream in(path);
     std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    LoadedTuning t = parse_tuning(text, device());
+    LoadedTuning t = parse_tuning(text, device(), 320, 180);
     EXPECT_TRUE(t.usable()) << t.ignored;
     EXPECT_EQ(t.made_by, "tune");
     std::filesystem::remove_all(dir);
@@ -376,10 +465,16 @@ TEST(TuningFile, LivesInTheCacheFolderPerDeviceAndDriver) {
     std::string saved_home = getenv("HOME") ? getenv("HOME") : "";
     setenv("XDG_CACHE_HOME", "/tmp/xdg", 1);
     EXPECT_EQ(tuning_folder(), "/tmp/xdg/subgroup-demo");
-    EXPECT_EQ(tuning_path(device()), "/tmp/xdg/subgroup-demo/tuning-10de-2330-NVIDIA-570.86.15.json");
+    EXPECT_EQ(tuning_path(device(), 1920, 1080), "/tmp/xdg/subgroup-demo/tuning-10de-2330-NVIDIA-570.86.15-to1920x1080.json");
     DeviceInfo new_driver = device();
     new_driver.driver = "NVIDIA 580.1";
-    EXPECT_NE(tuning_path(new_driver), tuning_path(device()));
+    EXPECT_NE(tuning_path(new_driver, 1920, 1080), tuning_path(device(), 1920, 1080));
+    // One file per size class: 320x180 and 640x360 share one, 1280x720 and 1920x1080 another, 4K a third.
+    EXPECT_EQ(tuning_path(device(), 320, 180), tuning_path(device(), 640, 360));
+    EXPECT_EQ(tuning_path(device(), 1280, 720), tuning_path(device(), 1920, 1080));
+    EXPECT_NE(tuning_path(device(), 320, 180), tuning_path(device(), 1280, 720));
+    EXPECT_NE(tuning_path(device(), 1920, 1080), tuning_path(device(), 3840, 2160));
+    EXPECT_NE(tuning_path(device(), 1920, 1080), tuning_path(device(), 1921, 1080));
     unsetenv("XDG_CACHE_HOME");
     setenv("HOME", "/home/someone", 1);
     EXPECT_EQ(tuning_folder(), "/home/someone/.cache/subgroup-demo");

@@ -16,6 +16,10 @@
   pipeline-stats DIR                   the cull pipelines' statistics of DIR/*.jsonl.
   same-counters A B                    "yes" where two reports' counters are equal (the look-back's
                                        fallback count, which depends on scheduling, left out).
+  plans DIR                            the plan each run of DIR ran (its report's plan and tuning), and
+                                       each configuration of every --compare report under DIR.
+  rounds SLOW FAST                     two --compare reports of one size: every ratio with interval and
+                                       word in both, whether the words agree, and each run's rounds.
 """
 import glob
 import hashlib
@@ -51,7 +55,7 @@ def cell(value):
     return json.dumps(value) if isinstance(value, (dict, list)) else str(value)
 
 
-SECTIONS = {"c": "counters", "plan": "plan", "out": "outputs", "scene": "scene", "bandwidth": "bandwidth"}
+SECTIONS = {"c": "counters", "plan": "plan", "out": "outputs", "scene": "scene", "bandwidth": "bandwidth", "tuning": "tuning"}
 
 
 def column(report, spec):
@@ -236,9 +240,83 @@ def same_counters(args):
     print("yes" if a and b and counters_without_schedule(a) == counters_without_schedule(b) else "NO")
 
 
+def plan_text(plan):
+    """A report's plan in one cell: shading (and derivatives), rasterizer, geometry, then each pass's variant."""
+    if not isinstance(plan, dict):
+        return "-"
+    shading = plan.get("shading", {})
+    raster = plan.get("raster", {})
+    text = shading.get("mode", "?")
+    if shading.get("mode") == "visibility":
+        text += "/" + str(shading.get("derivatives", "?"))
+    text += ", raster " + str(raster.get("mode", "?"))
+    if raster.get("mode") == "compute":
+        text += "/" + str(raster.get("variant", "?"))
+    geometry = plan.get("geometry")
+    text += ", " + str(geometry.get("mode", "?") if isinstance(geometry, dict) else geometry)
+    variants = [f"{k} {v['variant']}" for k, v in plan.items()
+                if isinstance(v, dict) and "variant" in v and k not in ("shading", "raster", "view", "geometry")]
+    return text + "; " + ", ".join(variants)
+
+
+def tuning_text(tuning):
+    if not isinstance(tuning, dict):
+        return "-"
+    if tuning.get("disabled"):
+        return "off"
+    if not tuning.get("used"):
+        return "none" + (" (measured now)" if tuning.get("measured_now") else "")
+    text = f"{tuning.get('made_by')} {tuning.get('measured_size')}"
+    if tuning.get("measured_now"):
+        text += f", measured now in {tuning.get('measure_seconds', 0):.2f} s"
+    return text
+
+
+def plans(args):
+    folder = args[0]
+    print("\nThe plan each run ran (shading, rasterizer, geometry; each pass's variant) and the tuning it read:\n")
+    print("| run | plan | tuning |")
+    print("| --- | --- | --- |")
+    tsv = os.path.join(folder, "runs.tsv")
+    if os.path.exists(tsv):
+        with open(tsv) as f:
+            for line in f:
+                tag = line.split("\t")[0]
+                report = load(os.path.join(folder, tag + ".json"))
+                if report is not None:
+                    print(f"| {tag} | {plan_text(report.get('plan'))} | {tuning_text(report.get('tuning'))} |")
+    for path in sorted(glob.glob(os.path.join(folder, "**", "report.json"), recursive=True)):
+        report = load(path)
+        for run in (report or {}).get("runs", []):
+            print(f"| {os.path.relpath(os.path.dirname(path), folder)}: {run.get('name')} | {plan_text(run.get('plan'))} | "
+                  f"{tuning_text(run.get('tuning'))} |")
+
+
+def rounds(args):
+    slow, fast = load(args[0]), load(args[1])
+    if slow is None or fast is None:
+        print(f"\nno report: {args[0] if slow is None else args[1]}")
+        return
+    def method(r):
+        m = r.get("method", {})
+        return f"{m.get('rounds', '?')} rounds of {m.get('round_frames')} frames"
+    print(f"\n{size_of(args[1])}: {method(fast)} against {method(slow)}\n")
+    print("| ratio | speed-up | 95% interval | verdict | speed-up (longer run) | 95% interval | verdict | same word |")
+    print("| --- | ---: | --- | --- | ---: | --- | --- | --- |")
+    for key, d in fast.get("ratio_details", {}).items():
+        e = slow.get("ratio_details", {}).get(key, {})
+        def show(x, report):
+            ratio = report.get("ratios", {}).get(key)
+            ci = x.get("ratio_ci95")
+            ci = f"[{ci[0]:.3f}, {ci[1]:.3f}]" if isinstance(ci, list) and None not in ci else str(ci)
+            return f"{f'{ratio:.3f}x' if ratio else 'n/a'} | {ci} | {x.get('verdict') or x.get('reason', '')}"
+        same = "yes" if d.get("verdict") == e.get("verdict") else "NO"
+        print(f"| {key} | {show(d, fast)} | {show(e, slow)} | {same} |")
+
+
 COMMANDS = {"runs": runs, "passes": passes, "compare": compare, "differences": differences, "distinct": distinct,
             "occlusion": occlusion, "probe": probe, "tune": tune, "pipeline-stats": pipeline_stats,
-            "same-counters": same_counters}
+            "same-counters": same_counters, "plans": plans, "rounds": rounds}
 
 if __name__ == "__main__":
     if len(sys.argv) < 2 or sys.argv[1] not in COMMANDS:

@@ -45,6 +45,9 @@
 #                (needs the build's tests/gpu-tests)
 #   auto         from an empty cache at each size: the first run's quick measurement and time, the
 #                second run's, the first frame against the frame after a full --tune
+#   first-compare  from an empty cache at each size: the first run (its measurement's duration) against
+#                the frame after --tune; then --compare in that tuned plan against a run LONG (3) times
+#                as long: wall times, every ratio, interval and word in both (SIZES=one size per call)
 #   raster       --raster hardware (the pre-pass with the 32-bit id) against compute, both sizes,
 #                alternated: the plain frame, --ray-trace off (everything but the ray tracer), the street
 #                camera with occlusion auto and off; compute's fallback; the default command from an
@@ -52,10 +55,12 @@
 #                the frames each pass ran in; --view raster's picture and pixel counts at the large size
 #   materials    mipmapped textures at the large size: forward and both derivative variants, the
 #                comparison's derivatives and shading ratios, the atlas validated
-#   rays         the ray tracer without primary rays (docs/ray-tracing.md): --shading visibility and
-#                forward, subgroup / fallback / off, rays per second per kind and every stage's
-#                invocations, the variants' frames and dumps compared; --compare's ray_trace ratio
-#                with its interval; the six stages' views on the visibility path, validated
+#   rays         the ray tracer (docs/ray-tracing.md): --shading visibility and forward, the subgroup
+#                and fallback variants alternated over two rounds, and off: the traces' time
+#                (ray_trace) beside the acceleration structures' rebuild (ray_build), rays per second
+#                per kind (over the traces alone) and every stage's invocations, the variants' frames
+#                and dumps compared; --compare's ray_trace ratio with its interval; the six stages'
+#                views on the visibility path (both geometry paths) and forward, validated
 # Adding a suite: one case block below (runs through `run` / `compare_run`, a table through
 # tools/bench_tables.py), one line above and one in tools/README.md.
 set -uo pipefail
@@ -120,6 +125,10 @@ same() { cmp -s "$1" "$2" && echo yes || echo NO; }
 for suite in "${suites[@]}"; do
   d=$out/$suite
   rm -rf "$d"; mkdir -p "$d"
+  # Every suite has a tuning cache of its own (empty at its start): what `auto` means in one suite's
+  # rows is measured there, never left by an earlier suite or the user, and the plans table says
+  # what each row ran. Runs that set XDG_CACHE_HOME themselves use the folder they name.
+  export XDG_CACHE_HOME=$d/cache; mkdir -p "$XDG_CACHE_HOME"
   md=$out/$suite.md
   echo "# $suite ($(git rev-parse --short HEAD 2>/dev/null), $(date -u +%Y-%m-%d), $device)" > "$md"
   t0=$SECONDS
@@ -326,10 +335,11 @@ for suite in "${suites[@]}"; do
   rays)
     for size in "${sizes[@]}"; do
       for shading in visibility forward; do
-        for v in subgroup fallback; do
-          run "$size-$shading-$v" --headless "${scaled[@]}" --size $size --shading $shading --ray-trace $v --frames $frames \
+        # Alternated (subgroup, fallback, subgroup, fallback): drift in the device's clocks falls on both.
+        for round in 1 2; do for v in subgroup fallback; do
+          run "$size-$shading-$v-$round" --headless "${scaled[@]}" --size $size --shading $shading --ray-trace $v --frames $frames \
             --warmup $warmup --screenshot "$d/frame-$size-$shading-$v.png" --ray-dump "$d/dump-$size-$shading-$v.png"
-        done
+        done; done
         echo "$size $shading: frames identical $(same "$d/frame-$size-$shading-subgroup.png" "$d/frame-$size-$shading-fallback.png"), ray dumps identical $(same "$d/dump-$size-$shading-subgroup.png" "$d/dump-$size-$shading-fallback.png")" >> "$d/notes.txt"
         run "$size-$shading-off" --headless "${scaled[@]}" --size $size --shading $shading --ray-trace off --frames $frames --warmup $warmup
       done
@@ -338,13 +348,17 @@ for suite in "${suites[@]}"; do
       compare_run "compare-$size" "${scaled[@]}" --size $size --frames $frames --warmup $warmup
       grep '^| ray_trace ' "$d/compare-$size/report.md" | sed "s/^/$size: /" >> "$d/notes.txt"
     done
-    for geometry in indexed meshlet; do for stage in raygen any-hit closest-hit miss intersection callable; do
-      run "view-$geometry-$stage" --headless "${scene[@]}" --size 960x540 --frames 2 --warmup 1 --validate --shading visibility \
-        --geometry $geometry --view lane-id --view-stage $stage --screenshot "$d/view-$geometry-$stage.png"
-    done; done
+    for path in "visibility indexed" "visibility meshlet" "forward indexed"; do
+      read -r shading geometry <<< "$path"
+      for stage in raygen any-hit closest-hit miss intersection callable; do
+        run "view-$shading-$geometry-$stage" --headless "${scene[@]}" --size 960x540 --frames 2 --warmup 1 --validate \
+          --shading $shading --geometry $geometry --view lane-id --view-stage $stage \
+          --screenshot "$d/view-$shading-$geometry-$stage.png"
+      done
+    done
     rm -f "$d"/frame-3840x2160-*.png "$d"/dump-3840x2160-*.png
-    $tables runs "$d" ray_trace frame c:ray_trace.rays.primary c:ray_trace.rays.shadow c:ray_trace.rays.reflection \
-      c:ray_trace.rays_per_second.shadow c:ray_trace.rays_per_second.reflection c:ray_trace.rays_per_second.total \
+    $tables runs "$d" ray_build ray_trace frame c:ray_trace.rays.primary c:ray_trace.rays.shadow c:ray_trace.rays.reflection \
+      c:ray_trace.rays_per_second.primary c:ray_trace.rays_per_second.shadow c:ray_trace.rays_per_second.reflection c:ray_trace.rays_per_second.total \
       c:ray_trace.stages.closest_hit.invocations c:ray_trace.stages.miss.invocations c:ray_trace.stages.any_hit.invocations \
       c:ray_trace.stages.intersection.invocations c:ray_trace.stages.callable.invocations validation: >> "$md"
     cat "$d/notes.txt" >> "$md" ;;
@@ -463,8 +477,49 @@ PY
       street-hardware-noocclusion street-compute-occlusion street-compute-noocclusion >> "$md"
     $tables runs "$d" --only view-raster frame view c:raster.compute_path c:raster.pixels_covered c:raster.pixels_hardware \
       c:raster.triangles_compute c:raster.triangles_hardware >> "$md" ;;
+  first-compare)  # the first run and the comparison, on the plan that runs (docs/comparison.md)
+    # From an empty cache: the first run (its quick measurement and its duration), then --tune
+    # and the tuned frame; the first frame over the tuned one (target 1.05x, measurement <= 3 s).
+    for size in "${sizes[@]}"; do
+      cache=$d/cache-$size; rm -rf "$cache"; mkdir -p "$cache"
+      t=$SECONDS; XDG_CACHE_HOME=$cache run "first-$size" --headless "${scaled[@]}" --size $size --frames 200 --warmup 30
+      echo "first run $size: $((SECONDS - t)) s wall" >> "$d/notes.txt"
+      grep -h '^auto: ' "$d/first-$size.out" >> "$d/notes.txt"
+      XDG_CACHE_HOME=$cache "$demo" --tune "${scaled[@]}" --size $size --frames 120 --warmup 20 --out "$d/tune-$size" \
+        > "$d/tune-$size.out" 2>&1 || say "FAILED ($?): first-compare --tune $size"
+      grep -h '^quick: \|^check: ' "$d/tune-$size.out" >> "$d/notes.txt"
+      XDG_CACHE_HOME=$cache run "tuned-$size" --headless "${scaled[@]}" --size $size --frames 200 --warmup 30
+      python3 - "$d" "$size" >> "$d/notes.txt" 2>&1 <<'PY'
+import json, sys
+d, size = sys.argv[1], sys.argv[2]
+r = {k: json.load(open(f"{d}/{k}-{size}.json")) for k in ("first", "tuned")}
+frame = {k: v["timings_ms"]["frame"]["median"] for k, v in r.items()}
+seconds = r["first"]["tuning"]["measure_seconds"]
+ratio = frame["first"] / frame["tuned"]
+print(f"first run {size}: measured {seconds:.2f} s ({'ok' if seconds <= 3 else 'OVER'} 3 s); frame {frame['first']:.3f} ms, "
+      f"after --tune {frame['tuned']:.3f} ms: first/tuned {ratio:.3f}x ({'ok' if ratio <= 1.05 else 'OVER'} 1.05x)")
+PY
+      # --compare in the tuned plan (a copy of the cache each, so both measure in the same plan: a
+      # comparison stores its own verdicts) against a run three times as long (three times the
+      # measured frames, in the same 10 rounds): wall time, every ratio with its interval and
+      # word in both, and whether the words agree; the plan line names the plan.
+      # LONG=0 leaves the long run out (at 4K it alone takes minutes: run one size per call).
+      kinds=(compare); [ "${LONG:-3}" -gt 0 ] && kinds+=(long)
+      for kind in "${kinds[@]}"; do
+        rm -rf "$cache-$kind"; cp -r "$cache" "$cache-$kind"
+        [ $kind = compare ] && f=60 || f=$((${LONG:-3} * (60 - warmup) + warmup))
+        t=$SECONDS; XDG_CACHE_HOME=$cache-$kind compare_run "$kind-$size" "${scaled[@]}" --size $size --frames $f --warmup $warmup
+        echo "$kind $size: $((SECONDS - t)) s wall, --frames $f --warmup $warmup" >> "$d/notes.txt"
+        grep -h '^plan: ' "$d/$kind-$size.out" >> "$d/notes.txt"
+      done
+    done
+    for size in "${sizes[@]}"; do $tables rounds "$d/long-$size/report.json" "$d/compare-$size/report.json" >> "$md"; done
+    $tables runs "$d" frame depth ray_trace shade plan:shading.mode plan:raster.mode plan:raster.variant plan:ray_trace.variant \
+      tuning:measure_seconds >> "$md"
+    cat "$d/notes.txt" >> "$md" ;;
   *) say "gpu_bench.sh: unknown suite $suite"; exit 2 ;;
   esac
+  $tables plans "$d" >> "$md"
   say "$suite: $((SECONDS - t0)) s"
   cat "$md"
 done

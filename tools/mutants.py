@@ -79,10 +79,33 @@ MUTANTS = {
         "gl_RayFlagsTerminateOnFirstHitEXT | gl_RayFlagsSkipClosestHitShaderEXT | gl_RayFlagsOpaqueEXT, kMaskGeometry,",
         r"^RayTrace\.(Surface)?ShadowsMatchCpuReferenceThroughTheAlphaMask",
     ),
+    # docs/ray-tracing.md, "Statistics": the miss shader counts its own invocations, so a miss
+    # shader that leaves shadow rays "blocked" breaks rays == closest-hit + miss + blocked.
+    "miss-shader-marks-nothing-lit": (
+        "shaders/raytrace.rmiss",
+        "    payload.t = -1.0;\n",
+        "    if (payload.kind != kRayShadow) payload.t = -1.0;\n",
+        r"^RayTrace\.(Surface)?StatisticsAreSelfConsistent",
+    ),
+    # docs/ray-tracing.md, "Where a ray starts": the shadow ray from the flat triangle (no terminator
+    # fix) shadows the coarse sphere where its smooth normal faces the sun; Waechter and Binder's
+    # constant band and step of a unit-sized scene (not the triangle's) move the shadow at x0.001.
+    "shadow-ray-from-the-flat-triangle": (
+        "shaders/ray_origin.glsl",
+        "smooth_surface_point(s.position, corner, unit, b)",
+        "s.position",
+        r"^RayTrace\.CoarseSphereShadowsOnlyWhereTheMeshBlocksTheSun",
+    ),
+    "ray-offset-band-of-a-unit-scene": (
+        "shaders/ray_origin.glsl",
+        "    float magnitude = max(max(largest.x, largest.y), max(largest.z, 1e-30));\n",
+        "    float magnitude = 1.0;\n",
+        r"^RayTrace\.CoarseSphereShadowsOnlyWhereTheMeshBlocksTheSun",
+    ),
     "raygen-surface-of-the-wrong-triangle": (
         "shaders/raytrace.rgen",
-        "        Triangle t = fetch_triangle(id);\n",
-        "        Triangle t = fetch_triangle(id ^ 1u);\n",
+        "        t = fetch_triangle(id);\n",
+        "        t = fetch_triangle(id ^ 1u);\n",
         r"^RayTrace\.SurfaceFromTheTriangleMatchesThePrimaryRay",
     ),
     "difference-panel-always-zero": (
@@ -110,6 +133,49 @@ MUTANTS = {
         '    {"shading", 1, &LoadedTuning::shading, &PlanRequest::measured_shading, Shading::forward},\n'
         '    {"derivatives", 0, &LoadedTuning::derivatives, &PlanRequest::measured_derivatives, Shading::visibility},\n',
         r"^Tune\.InfoShowsMeasuredChoicesAfterATuneAndNoneWithNoTuning",
+    ),
+    # Tuned auto's stored decisions and size classes (docs/comparison.md, "Which verdict applies").
+    "raster-path-verdict-ignored": (
+        "src/plan/plan.cpp",
+        "    } else if (path && path->winner == Variant::fallback) {\n",
+        "    } else if (false && path) {\n",
+        r"^TuningFile\.TheRasterPathIsStoredAndFollowed$|^Tune\.AStoredRasterPathVerdictIsFollowed",
+    ),
+    "ray-trace-verdict-across-shadings": (
+        "src/plan/plan.cpp",
+        "    if (*id == PassId::ray_trace) return m.in.shading == shading;\n",
+        "    if (*id == PassId::ray_trace) return true;\n",
+        r"^TuningFile\.TheRayTracersVerdictIsKeptPerShading$",
+    ),
+    "size-class-not-in-the-file-name": (
+        "src/compare/tuning.cpp",
+        '("tuning-" + std::string(ids) + "-" + driver + "-" + size_class(width, height).tag + ".json")).string();',
+        '("tuning-" + std::string(ids) + "-" + driver + ".json")).string();',
+        r"^FirstRun\.AVerdictOfAnotherSizeClassIsMeasuredAgain|^TuningFile\.LivesInTheCacheFolderPerDeviceAndDriver$",
+    ),
+    "size-class-not-checked": (
+        "src/compare/tuning.cpp",
+        "    if (&measured != &run) {\n",
+        "    if (false) {\n",
+        r"^FirstRun\.AVerdictOfAnotherSizeClassIsMeasuredAgain|^TuningFile\.AFileThatDoesNotFitIsIgnoredWithWhy$",
+    ),
+    "comparison-rows-ignore-autos-plan": (
+        "src/compare/compare.cpp",
+        "    PlanRequest request = base;\n    request.passes = config.requests;\n",
+        "    PlanRequest request;\n    request.lod = base.lod;\n    request.passes = config.requests;\n",
+        r"^Tune\.TheComparisonMeasuresItsRowsInAutosPlan",
+    ),
+    "adaptive-rounds-never-stop": (
+        "src/compare/compare.cpp",
+        "            if (a.running) charge(*a.run, [&] { a.headless->render(method.round_frames[r], r); });\n",
+        "            charge(*a.run, [&] { a.headless->render(method.round_frames[r], r); });\n",
+        r"^Verdicts\.AdaptiveRoundsStopADecidedPairAndRunAnUndecidedOneToTheCap",
+    ),
+    "adaptive-rule-forgets-the-off-row": (
+        "src/compare/compare.cpp",
+        'mark(std::string(pass.name) + "-off");',
+        '(void)pass;',
+        r"^CompareRatios\.AdaptiveRoundsGoOnOnlyForTheRowsOfUndecidedRatios$",
     ),
     "counter-barrier-without-fragment": (
         "src/render/renderer.cpp",

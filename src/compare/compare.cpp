@@ -57,16 +57,43 @@ std::vector<CompareConfig> comparison_matrix() {
     return m;
 }
 
-PlanRequest plan_request(const CompareConfig& config, bool lod) {
-    PlanRequest request;
+PlanRequest comparison_base(const PlanRequest& plan) {
+    PlanRequest base = plan;
+    base.passes = {};
+    base.view = ViewMode::shaded;
+    base.view_stage = Stage::fragment;
+    base.view_level = 0;
+    base.geometry = Geometry::indexed;
+    return base;
+}
+
+PlanRequest plan_request(const CompareConfig& config, const PlanRequest& base) {
+    PlanRequest request = base;
     request.passes = config.requests;
     request.geometry = config.geometry;
-    request.shading = config.shading;
-    request.derivatives = config.derivatives;
-    request.raster = config.raster;
-    request.raster_variant = config.raster_variant;
-    request.lod = lod;
+    if (config.shading) request.shading = config.shading;
+    if (config.derivatives != Request::automatic) request.derivatives = config.derivatives;
+    if (config.raster) request.raster = config.raster;
+    if (config.raster_variant != Request::automatic) request.raster_variant = config.raster_variant;
     return request;
+}
+
+PlanRequest plan_request(const CompareConfig& config, bool lod) {
+    PlanRequest base;
+    base.lod = lod;
+    return plan_request(config, base);
+}
+
+std::string base_plan_text(const Plan& plan) {
+    std::string text = shading_variant_name(plan.shading) + " shading, " + raster_variant_name(plan.raster) + " rasterizer, " +
+                       std::string(geometry_name(plan.geometry)) + " geometry";
+    std::string measured;
+    if (plan.shading.source == PlanSource::measured) measured = plan.shading.measured_by + " of " + plan.shading.measured_on;
+    for (const PassPlan& p : plan.passes)
+        if (measured.empty() && p.source == PlanSource::measured) measured = p.measured_by + " of " + p.measured_on;
+    bool typed = plan.shading.requested || plan.raster.requested;
+    return text + (typed ? " (requested)" : "") +
+           (measured.empty() ? (typed ? "" : " (capabilities: no stored verdict)") : " (stored verdicts: " + measured + ")");
 }
 
 namespace {
@@ -162,9 +189,16 @@ PassRatio hosted_ratio(const std::vector<CompareRun>& runs, const PassInfo& pass
     return r;
 }
 
+// The timer a hosted pass's subgroup path runs inside in that run's plan (hosting_timer): the
+// resolve pass or forward, or under visibility the shading pass.
+Timer host_in(const CompareRun* run, const PassInfo& pass) {
+    return run && !run->skipped ? hosting_timer(pass, run->plan).value_or(*pass.host_timer) : *pass.host_timer;
+}
+
 PassRatio hosted_ratio(const std::vector<CompareRun>& runs, const PassInfo& pass) {
     std::string name(pass.name);
-    return hosted_ratio(runs, pass, name + "-fallback", name + "-subgroup", name + "-off", *pass.host_timer);
+    return hosted_ratio(runs, pass, name + "-fallback", name + "-subgroup", name + "-off",
+                        host_in(find_run(runs, name + "-subgroup"), pass));
 }
 
 PassRatio ratio_of(const std::vector<CompareRun>& runs, const PassInfo& pass) {
@@ -177,8 +211,9 @@ PassRatio ratio_of(const std::vector<CompareRun>& runs, const PassInfo& pass) {
     if (offers(pass, Request::off)) return hosted_ratio(runs, pass);
     // Hosted without one (the light loop: forward always runs some loop): both variants are the
     // host's work, so the ratio is the host's time in the fallback run over that in the subgroup run.
-    PassRatio r = timer_ratio(runs, pass.key, pass.name, prefix + "-fallback", prefix + "-subgroup", *pass.host_timer);
-    r.measured_as = std::string(timer_info(*pass.host_timer).key) + " pass median (it runs the " + std::string(pass.name) +
+    Timer host = host_in(sg, pass);
+    PassRatio r = timer_ratio(runs, pass.key, pass.name, prefix + "-fallback", prefix + "-subgroup", host);
+    r.measured_as = std::string(timer_info(host).key) + " pass median (it runs the " + std::string(pass.name) +
                     ") in " + r.fallback_run + " over the same in " + r.subgroup_run;
     return r;
 }
@@ -237,7 +272,10 @@ nlohmann::json measurement_json(const RunResult& r, const CompareMethod& method)
         for (const std::vector<double>& round : r.rounds[t]) all.insert(all.end(), round.begin(), round.end());
         outliers[std::string(kTimers[t].key)] = outliers_json(tukey_outliers(all));
     }
-    return {{"warmup_frames", method.warmup_frames}, {"rounds", method.rounds()}, {"round_frames", method.round_frames},
+    // Its own rounds: with adaptive rounds a configuration stops once its ratios are decided.
+    uint32_t rounds = r.ran[size_t(Timer::frame)] ? uint32_t(r.rounds[size_t(Timer::frame)].size()) : method.rounds();
+    std::vector<uint32_t> round_frames(method.round_frames.begin(), method.round_frames.begin() + std::min<size_t>(rounds, method.rounds()));
+    return {{"warmup_frames", method.warmup_frames}, {"rounds", rounds}, {"round_frames", round_frames},
             {"outliers", outliers}};
 }
 
@@ -246,6 +284,11 @@ nlohmann::json method_json(const CompareMethod& m) {
             {"rounds", m.rounds()},
             {"round_frames", m.round_frames},
             {"order", "round r renders every configuration, starting at the r-th (mod their count)"},
+            {"adaptive", {{"cap_rounds", m.cap_rounds},
+                          {"min_rounds", kMinAdaptiveRounds},
+                          {"noise_floor", kNoiseFloor},
+                          {"rule", "a configuration renders more rounds while a ratio it is a side of has a 95% interval that "
+                                   "holds 1 and reaches past 1 +- noise_floor; none left: the rounds end"}}},
             {"images", "each configuration rendered once more after the rounds, alone in the process, as a --headless "
                        "run of its own: its screenshot, counters and exposure"},
             {"interval", {{"confidence", 0.95},
@@ -281,6 +324,12 @@ nlohmann::json comparison_json(const Context& ctx, const Options& o, const Scene
             {"scene",
              {{"path", scene.path}, {"triangles", scene.triangle_count()}, {"instances", o.instances}, {"lights", o.lights}}},
             {"frame", {{"width", o.width}, {"height", o.height}, {"frames", o.frames}, {"warmup", o.warmup}}},
+            {"base_plan", {{"text", base_plan_text(c.base)},
+                           {"shading", shading_name(c.base.shading.shading)},
+                           {"derivatives", variant_name(c.base.shading.derivatives)},
+                           {"raster", raster_name(c.base.raster.raster)},
+                           {"raster_variant", variant_name(c.base.raster.variant)},
+                           {"geometry", geometry_name(c.base.geometry)}}},
             {"validation", {{"enabled", o.validate}, {"messages", c.validation_messages}}},
             {"method", method_json(c.method)},
             {"probe", stage_probe_json(c.probe)},
@@ -513,7 +562,9 @@ RgbaImage comparison_sheet(const Context& ctx, const Options& o, const Scene& sc
     std::string speedups = "speed-up, fallback / subgroup (word from the 95% interval):";
     for (const PassRatio& r : all_ratios(c))
         speedups += "   " + r.name + " " + format_ratio(r) + (r.ratio ? " " + std::string(verdict_name(r.verdict)) : "");
-    std::vector<TextLine> header = {{"subgroup-demo --compare   " + device, white}, {setup, grey}};
+    std::vector<TextLine> header = {{"subgroup-demo --compare   " + device, white},
+                                    {"measured in auto's plan here: " + base_plan_text(c.base), gold},
+                                    {setup, grey}};
     // The speed-ups on (at most) three lines, then the probe.
     std::vector<std::string> wrapped = wrap_text(speedups, layout.width - 2 * layout.margin, layout.text_scale);
     for (size_t i = 0; i < 3; ++i) header.push_back({i < wrapped.size() ? wrapped[i] : "", gold});
@@ -631,8 +682,11 @@ ShadingRatios compute_shading_ratios(const std::vector<CompareRun>& runs) {
                               "same in shading-visibility (quad-swap derivatives)";
     derivatives.subgroup_side = "quad-swap";
     derivatives.fallback_side = "analytic";
-    PassRatio raster = timer_ratio(runs, "raster", "hardware/compute", "raster-hardware", "raster-compute", Timer::frame);
-    raster.measured_as = "frame median in raster-hardware (the graphics pre-pass) over the same in raster-compute (the compute rasterizer)";
+    // The hardware side: raster-hardware, or where it was not rendered (the first run's quick
+    // measurement) the visibility row, which plans the same frame without a verdict.
+    std::string hardware = find_run(runs, "raster-hardware") ? "raster-hardware" : visibility;
+    PassRatio raster = timer_ratio(runs, "raster", "hardware/compute", hardware, "raster-compute", Timer::frame);
+    raster.measured_as = "frame median in " + hardware + " (the graphics pre-pass) over the same in raster-compute (the compute rasterizer)";
     raster.subgroup_side = "compute";
     raster.fallback_side = "hardware";
     raster.graphics_vs_compute = true;
@@ -641,17 +695,33 @@ ShadingRatios compute_shading_ratios(const std::vector<CompareRun>& runs) {
     return {shading, derivatives, raster, raster_path};
 }
 
-std::vector<CompareConfig> visibility_mip_rows() {
+std::vector<CompareConfig> visibility_pass_rows() {
     std::vector<CompareConfig> rows;
     for (const CompareConfig& c : comparison_matrix())
-        if (c.name == "shading-visibility")
+        if (c.name == "shading-visibility") {
             for (Request r : {Request::fallback, Request::off}) {
                 CompareConfig row = c;
                 row.name = "shading-visibility-mip-" + std::string(request_name(r));
                 row.requests[size_t(PassId::mip)] = r;
                 rows.push_back(row);
             }
+            CompareConfig ray = c;
+            ray.name = "shading-visibility-ray-trace-fallback";
+            ray.requests[size_t(PassId::ray_trace)] = Request::fallback;
+            rows.push_back(ray);
+        }
     return rows;
+}
+
+PassRatios compute_visibility_ratios(const std::vector<CompareRun>& runs, const std::string& ray_trace_fallback_run,
+                                     const std::string& ray_trace_subgroup_run) {
+    PassRatios r;
+    r[size_t(PassId::mip)] = compute_visibility_mip_ratio(runs);
+    PassRatio& ray = r[size_t(PassId::ray_trace)];
+    ray = timer_ratio(runs, "ray_trace", "ray trace", ray_trace_fallback_run, ray_trace_subgroup_run, Timer::ray_trace);
+    ray.measured_as = "under visibility: ray_trace pass median in " + ray_trace_fallback_run + " over the same in " +
+                      ray_trace_subgroup_run;
+    return r;
 }
 
 PassRatio compute_visibility_mip_ratio(const std::vector<CompareRun>& runs) {
@@ -690,7 +760,7 @@ namespace {
 // The options one configuration renders with: its own requests and screenshot, nothing else written.
 Options run_options(const Options& options, const CompareRun& run, const std::string& screenshot) {
     Options o = options;
-    o.plan = plan_request(run.config, options.plan.lod);  // every row with the same --lod (auto: geometry is measured with LOD on)
+    o.plan = plan_request(run.config, comparison_base(options.plan));  // every row in auto's plan, with the same --lod
     o.test_extra_work = run.config.test_extra_work;
     o.screenshot = screenshot;
     o.mip_dump.clear();
@@ -725,14 +795,17 @@ void charge(CompareRun& run, const std::function<void()>& work) {
 }  // namespace
 
 CompareMethod render_in_rounds(const Context& ctx, const Scene& scene, const Options& options, std::vector<CompareRun>& runs,
-                               const std::function<void(const std::string&, bool)>& step, double budget_s) {
+                               const std::function<void(const std::string&, bool)>& step, double budget_s,
+                               const RoundsNeeded& needed) {
     auto started = std::chrono::steady_clock::now();
     CompareMethod method;
     method.warmup_frames = options.warmup;
     method.round_frames = round_sizes(options.frames - options.warmup);
+    method.cap_rounds = method.rounds();
     struct Active {
         CompareRun* run;
         std::unique_ptr<HeadlessRun> headless;
+        bool running = true;  // adaptive rounds: false once no undecided ratio needs it
     };
     std::vector<Active> active;
     // Set-up in matrix order: renderer, instrumented frame, warm-up frames (untimed). The renderers
@@ -742,7 +815,7 @@ CompareMethod render_in_rounds(const Context& ctx, const Scene& scene, const Opt
         if (run.skipped) continue;
         Options o = run_options(options, run, "");
         o.bandwidth_probe = false;
-        Active& a = active.emplace_back(Active{&run, nullptr});
+        Active& a = active.emplace_back(Active{&run, nullptr, true});
         charge(run, [&] {
             a.headless = std::make_unique<HeadlessRun>(ctx, scene, o, run.plan);
             a.headless->render(options.warmup, 0);
@@ -753,12 +826,24 @@ CompareMethod render_in_rounds(const Context& ctx, const Scene& scene, const Opt
         if (step) step("round " + std::to_string(r + 1) + "/" + std::to_string(method.rounds()), false);
         for (size_t k = 0; k < active.size(); ++k) {
             Active& a = active[(r + k) % active.size()];
-            charge(*a.run, [&] { a.headless->render(method.round_frames[r], r); });
+            if (a.running) charge(*a.run, [&] { a.headless->render(method.round_frames[r], r); });
         }
         // Out of time: the rounds so far, at least kMinBudgetRounds (an interval needs several).
         double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
         if (budget_s > 0 && r + 1 >= kMinBudgetRounds && r + 1 < method.rounds() && elapsed > budget_s)
             method.round_frames.resize(r + 1);
+        // Adaptive: the configurations no undecided ratio needs stop; with none left, the rounds end.
+        if (needed && r + 1 >= kMinAdaptiveRounds && r + 1 < method.rounds()) {
+            for (Active& a : active)
+                if (a.running) a.run->result = a.headless->timings();
+            std::vector<bool> keep = needed(runs);
+            bool any = false;
+            for (Active& a : active) {
+                a.running = a.running && keep[size_t(a.run - runs.data())];
+                any = any || a.running;
+            }
+            if (!any) method.round_frames.resize(r + 1);
+        }
     }
     // Read back, one at a time, each renderer freed as soon as its timings are out.
     for (Active& a : active) {
@@ -766,6 +851,24 @@ CompareMethod render_in_rounds(const Context& ctx, const Scene& scene, const Opt
         a.headless.reset();
     }
     return method;
+}
+
+std::vector<bool> rounds_needed(const std::vector<CompareRun>& runs, double noise_floor) {
+    std::vector<bool> keep(runs.size(), false);
+    auto mark = [&](const std::string& name) {
+        for (size_t i = 0; i < runs.size(); ++i) keep[i] = keep[i] || runs[i].config.name == name;
+    };
+    PassRatios passes = compute_ratios(runs);
+    std::vector<PassRatio> ratios(passes.begin(), passes.end());
+    for (const PassRatio& r : compute_meshlet_ratios(runs)) ratios.push_back(r);
+    for (const PassRatio& r : compute_shading_ratios(runs)) ratios.push_back(r);
+    for (const PassRatio& r : ratios) {
+        if (!r.ratio || interval_decided(r.ci95, noise_floor)) continue;  // no ratio: more rounds give none
+        mark(r.fallback_run), mark(r.subgroup_run);
+        for (const PassInfo& pass : kPasses)  // a hosted cost is the host's time less its off row's
+            if (r.key == pass.key && pass.host_timer && offers(pass, Request::off)) mark(std::string(pass.name) + "-off");
+    }
+    return keep;
 }
 
 void render_alone(const Context& ctx, const Scene& scene, const Options& options, std::vector<CompareRun>& runs,
@@ -797,14 +900,20 @@ CompareResult run_comparison(const Context& ctx, const Scene& scene, const Optio
     if (!fs::is_directory(c.dir)) throw std::runtime_error("cannot create the --out folder " + c.dir);
 
     // Plans first (pure, no GPU): skipped configurations are known before the first frame, so the
-    // estimate counts only what will really run.
+    // estimate counts only what will really run. Every row starts from auto's plan on this device.
+    const PlanRequest base = comparison_base(options.plan);
+    try {
+        c.base = make_plan(ctx.subgroup, ctx.features, base);
+    } catch (const UnsupportedRequest& e) {
+        throw UnsupportedRequest(std::string("--compare: ") + e.what());  // a typed path the device refuses: exit 2
+    }
     for (const CompareConfig& config : comparison_matrix()) {
         CompareRun run;
         run.config = config;
         // Timings compare passes, so every configuration renders the plain shaded frame: a debug
         // view (the window may be showing one) would add its own pass and change the screenshots.
         try {
-            run.plan = make_plan(ctx.subgroup, ctx.features, plan_request(config, options.plan.lod));
+            run.plan = make_plan(ctx.subgroup, ctx.features, plan_request(config, base));
         } catch (const UnsupportedRequest& e) {
             run.skipped = true;
             run.skip_reason = e.what();
@@ -841,7 +950,10 @@ CompareResult run_comparison(const Context& ctx, const Scene& scene, const Optio
         if (done > 0) p.eta_s = p.elapsed_s / done * (total - done);
         progress(p);
     };
-    c.method = render_in_rounds(ctx, scene, options, c.runs, report_progress);
+    // Adaptive rounds: each configuration renders until every ratio it is a side of is decided,
+    // at most the rounds of --frames.
+    c.method = render_in_rounds(ctx, scene, options, c.runs, report_progress, 0,
+                                [](const std::vector<CompareRun>& runs) { return rounds_needed(runs); });
     render_alone(ctx, scene, options, c.runs, c.dir, c.method, report_progress);
     for (const CompareRun& run : c.runs) c.validation_messages += run.validation_messages;
 

@@ -41,9 +41,18 @@ struct CompareConfig {
     Request operator[](PassId id) const { return requests[size_t(id)]; }
 };
 
-// What the configuration asks of the planner, every row with the same --lod; no measured verdicts
-// (the comparison plans by capabilities alone, so its rows are the same on every run).
+// The request every row starts from: auto's plan on this device as `plan` holds it (a typed
+// --shading and --raster, the stored verdicts of this size class that run_compare put there, --lod),
+// with every pass at auto, the shaded view and the indexed geometry, so that each row switches only
+// its own pass (or path) within the plan auto takes (docs/comparison.md, "The plan the rows run in").
+PlanRequest comparison_base(const PlanRequest& plan);
+// What the configuration asks of the planner: the base with the configuration's own requests on top.
+PlanRequest plan_request(const CompareConfig& config, const PlanRequest& base);
+// The same from the capabilities alone (no typed paths, no verdicts), every row with this --lod.
 PlanRequest plan_request(const CompareConfig& config, bool lod);
+// auto's plan the rows are measured in, in words for the sheet's headline: "visibility/subgroup
+// shading, hardware rasterizer, indexed geometry (measured: tune of 2026-12-01)".
+std::string base_plan_text(const Plan& plan);
 
 // In this order: each pass of the table in each variant it offers (subgroup, forward: the mip's
 // alone, fallback, off) with the others at auto; the meshlet geometry path with its culling in each
@@ -92,8 +101,18 @@ ShadingRatios compute_shading_ratios(const std::vector<CompareRun>& runs);
 // shading-visibility-mip-fallback and -mip-off, which only --tune renders. The ratio ("mip") is the
 // mip pass's median in the fallback row over what the quad mip adds to the shade pass (its median in
 // shading-visibility minus that in the off row).
-std::vector<CompareConfig> visibility_mip_rows();
+// The ray tracer under visibility is other work than under forward (ray generation takes each
+// pixel's surface from the visibility image and traces no primary ray): its pair there is
+// shading-visibility against shading-visibility-ray-trace-fallback, which only --tune renders; the
+// ratio ("ray_trace") is the ray_trace pass's median in the fallback row over the same in
+// shading-visibility. visibility_pass_rows() holds the mip's two rows, then this one.
+std::vector<CompareConfig> visibility_pass_rows();
 PassRatio compute_visibility_mip_ratio(const std::vector<CompareRun>& runs);
+// Both verdicts measured under visibility, by PassId: mip and ray_trace (the others unmeasured).
+// The ray tracer's fallback side is `ray_trace_fallback_run`, its subgroup side `ray_trace_subgroup_run`.
+PassRatios compute_visibility_ratios(const std::vector<CompareRun>& runs,
+                                     const std::string& ray_trace_fallback_run = "shading-visibility-ray-trace-fallback",
+                                     const std::string& ray_trace_subgroup_run = "shading-visibility");
 
 struct CompareProgress {
     size_t index = 0, count = 0;  // index is 1-based
@@ -124,12 +143,14 @@ constexpr const char* kRunToRunRun = "all-fallback";
 // count) so that drift falls on every configuration alike.
 struct CompareMethod {
     uint32_t warmup_frames = 0;
-    std::vector<uint32_t> round_frames;  // round_sizes(frames - warmup)
+    std::vector<uint32_t> round_frames;  // round_sizes(frames - warmup), or the rounds rendered where they ended early
+    uint32_t cap_rounds = 0;             // round_sizes(frames - warmup).size(): the most any configuration renders
     uint32_t rounds() const { return uint32_t(round_frames.size()); }
 };
 
 struct CompareResult {
     CompareMethod method;
+    Plan base;  // auto's plan on this device (comparison_base): every row's plan but for its own switch
     std::vector<CompareRun> runs;  // every configuration of the matrix, skipped ones included
     std::vector<CompareDifference> differences;  // one per difference_pairs(), in that order
     CompareDifference run_to_run;  // pair {kRunToRunRun, kRunToRunRun}; not compared when it was skipped
@@ -153,9 +174,20 @@ std::vector<PassRatio> all_ratios(const CompareResult& c);
 // each round with what is about to happen.
 // With a budget (seconds, from the call), no round starts once it is spent and kMinBudgetRounds are
 // done (the first run's quick measurement); method.round_frames then holds the rounds rendered.
+// Adaptive rounds (`needed`): after each round from kMinAdaptiveRounds on, each running
+// configuration's timings so far go into its run.result and `needed` says, per entry of `runs`,
+// which must go on (a ratio it is a side of is still undecided); the others render no more rounds,
+// and where none must, the rounds end (method.round_frames then holds the rounds rendered). The
+// cap is the rounds of --frames.
 constexpr uint32_t kMinBudgetRounds = 4;
+constexpr uint32_t kMinAdaptiveRounds = 4;
+using RoundsNeeded = std::function<std::vector<bool>(const std::vector<CompareRun>&)>;
 CompareMethod render_in_rounds(const Context& ctx, const Scene& scene, const Options& options, std::vector<CompareRun>& runs,
-                               const std::function<void(const std::string&, bool skipped)>& step = {}, double budget_s = 0);
+                               const std::function<void(const std::string&, bool skipped)>& step = {}, double budget_s = 0,
+                               const RoundsNeeded& needed = {});
+// The comparison's rule: a configuration goes on while a ratio it is a side of (or, for a hosted
+// pass, its off row) has an interval that is not decided (interval_decided, within noise_floor).
+std::vector<bool> rounds_needed(const std::vector<CompareRun>& runs, double noise_floor = kNoiseFloor);
 
 // The images: each run that is not skipped rendered once more, alone (the renderers of the rounds
 // are freed, and each of these is freed before the next is built), exactly as a separate
@@ -185,7 +217,7 @@ CompareResult run_comparison(const Context& ctx, const Scene& scene, const Optio
 // identical, with the count of differing pixels) and the run-to-run cell, then one per
 // configuration, in matrix order (the first at grid index difference_cells()).
 size_t difference_cells();
-constexpr int kCompareHeaderLines = 6;  // device, set-up, three lines of speed-ups, the probe
+constexpr int kCompareHeaderLines = 7;  // device, auto's plan, set-up, three lines of speed-ups, the probe
 // Name, frame time, then the pass timers two to a line (every timer but frame and view).
 constexpr int kCompareLabelLines = 2 + int(kTimerCount - 2 + 1) / 2;
 SheetLayout compare_sheet_layout(uint32_t frame_width, uint32_t frame_height, size_t configurations);

@@ -64,6 +64,11 @@ Verdict verdict_of(const std::optional<Interval>& ci) {
     return Verdict::level;
 }
 
+bool interval_decided(const std::optional<Interval>& ci, double noise_floor) {
+    if (!ci) return false;
+    return ci->lo > 1.0 || ci->hi < 1.0 || (ci->lo >= 1.0 - noise_floor && ci->hi <= 1.0 + noise_floor);
+}
+
 std::string_view verdict_name(Verdict v) {
     switch (v) {
         case Verdict::faster: return "faster";

@@ -42,6 +42,12 @@ std::optional<Interval> bootstrap_ci95(uint32_t rounds, const RoundStatistic& st
 // only when it is below, else level. No interval (one round) is level: the noise is unknown.
 enum class Verdict { faster, slower, level };
 Verdict verdict_of(const std::optional<Interval>& ci95);
+// Whether more rounds could change what an interval says (adaptive rounds, docs/comparison.md):
+// decided where it excludes 1 (faster or slower) or lies within the noise floor around 1 (level
+// within it: [1 - floor, 1 + floor]); undecided where it holds 1 and reaches past the floor, or
+// where there is none yet.
+constexpr double kNoiseFloor = 0.02;
+bool interval_decided(const std::optional<Interval>& ci95, double noise_floor = kNoiseFloor);
 std::string_view verdict_name(Verdict v);
 
 // Criterion's classification of samples by Tukey's fences: mild beyond 1.5 interquartile ranges

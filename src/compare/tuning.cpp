@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <utility>
 #include <unistd.h>
 
 #include "render/text_format.h"
@@ -22,14 +23,27 @@ std::string tuning_folder() {
     return "";
 }
 
-std::string tuning_path(const DeviceInfo& device) {
+const SizeClass& size_class(uint32_t width, uint32_t height) {
+    static constexpr std::array<SizeClass, 3> kClasses = {{
+        {"up to 640x360", "to640x360", 640ull * 360},
+        {"up to 1920x1080", "to1920x1080", 1920ull * 1080},
+        {"above 1920x1080", "above1920x1080", UINT64_MAX},
+    }};
+    uint64_t pixels = uint64_t(width) * height;
+    for (const SizeClass& c : kClasses)
+        if (pixels <= c.max_pixels) return c;
+    return kClasses.back();
+}
+
+std::string tuning_path(const DeviceInfo& device, uint32_t width, uint32_t height) {
     // The driver string names the version ("Mesa 25.0.7", "NVIDIA 570.86.15"): a new driver is a
     // new file, so an upgrade starts untuned instead of trusting the old driver's timings.
     std::string driver;
     for (char c : device.driver) driver += std::isalnum(uint8_t(c)) || c == '.' ? c : '-';
     char ids[32];
     snprintf(ids, sizeof ids, "%04x-%04x", device.vendor_id, device.device_id);
-    return (fs::path(tuning_folder()) / ("tuning-" + std::string(ids) + "-" + driver + ".json")).string();
+    return (fs::path(tuning_folder()) /
+            ("tuning-" + std::string(ids) + "-" + driver + "-" + size_class(width, height).tag + ".json")).string();
 }
 
 std::string build_id(const std::string& executable) {
@@ -109,6 +123,8 @@ std::optional<MeasuredPreference> preference(const nlohmann::json& entry, const 
 
 constexpr MeasuredIn kForwardRows{Geometry::indexed, Shading::forward};
 constexpr MeasuredIn kVisibilityRows{Geometry::indexed, Shading::visibility};
+// The passes whose verdict under visibility is one of its own (verdict_applies): "visibility.mip", "visibility.ray_trace".
+constexpr std::array<PassId, 2> kVisibilityPasses = {PassId::mip, PassId::ray_trace};
 
 }  // namespace
 
@@ -121,22 +137,23 @@ std::string today_utc() {
     return date;
 }
 
-const std::array<PathDecision, 3> kPathDecisions = {{
+const std::array<PathDecision, 4> kPathDecisions = {{
     {"shading", 0, &LoadedTuning::shading, &PlanRequest::measured_shading, Shading::forward},
     {"derivatives", 1, &LoadedTuning::derivatives, &PlanRequest::measured_derivatives, Shading::visibility},
     {"raster", 2, &LoadedTuning::raster, &PlanRequest::measured_raster, Shading::visibility},
+    {"raster_path", 3, &LoadedTuning::raster_path, &PlanRequest::measured_raster_path, Shading::visibility},
 }};
 
 nlohmann::json tuning_json(const DeviceInfo& device, const std::string& made_by, const std::string& date, uint32_t width,
                            uint32_t height, const PassRatios& ratios, const ShadingRatios& shading,
-                           const PassRatio& visibility_mip, const std::string& build, const nlohmann::json& quick) {
+                           const PassRatios& under_visibility, const std::string& build, const nlohmann::json& quick) {
     nlohmann::json passes = nlohmann::json::object();
     for (const PassInfo& pass : kPasses) passes[std::string(pass.key)] = verdict_json(ratios[size_t(pass.id)], kForwardRows);
     nlohmann::json visibility = nlohmann::json::object();
     // The forward/visibility verdict names the indexed path its rows draw; its shading is forward's side.
     for (const PathDecision& d : kPathDecisions)
         visibility[d.key] = verdict_json(shading[d.ratio], {Geometry::indexed, d.measured_under});
-    visibility["mip"] = verdict_json(visibility_mip, kVisibilityRows);
+    for (PassId id : kVisibilityPasses) visibility[std::string(pass_info(id).key)] = verdict_json(under_visibility[size_t(id)], kVisibilityRows);
     return {{"format", kTuningFormat}, {"device", device_identity(device)}, {"build", build}, {"made_by", made_by},
             {"date", date}, {"size", {width, height}}, {"passes", passes}, {"visibility", visibility}, {"quick", quick}};
 }
@@ -161,9 +178,11 @@ bool has_measured(const PlanRequest& request) {
     return any;
 }
 
-LoadedTuning parse_tuning(const std::string& text, const DeviceInfo& device, const std::string& build) {
+LoadedTuning parse_tuning(const std::string& text, const DeviceInfo& device, uint32_t width, uint32_t height,
+                          const std::string& build) {
     LoadedTuning t;
     t.found = true;
+    t.run_width = width, t.run_height = height;
     nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
     if (j.is_discarded() || !j.is_object()) {
         t.ignored = "not a valid tuning file (corrupt JSON)";
@@ -203,6 +222,21 @@ LoadedTuning parse_tuning(const std::string& text, const DeviceInfo& device, con
         t.ignored = "measured with another build of subgroup-demo (" + j["build"].get<std::string>() + "), this one is " + build;
         return t;
     }
+    // The size class: a file holds the verdicts of the class it was measured at (its name says
+    // which); a file of another class, copied or renamed, is not used at this size.
+    nlohmann::json size = get(j, "size");
+    if (!size.is_array() || size.size() != 2 || !size[0].is_number_unsigned() || !size[1].is_number_unsigned()) {
+        t.ignored = "not a valid tuning file (no size)";
+        return t;
+    }
+    t.measured_width = size[0].get<uint32_t>(), t.measured_height = size[1].get<uint32_t>();
+    const SizeClass &measured = size_class(t.measured_width, t.measured_height), &run = size_class(width, height);
+    if (&measured != &run) {
+        t.ignored = "measured at " + std::to_string(t.measured_width) + "x" + std::to_string(t.measured_height) + " (" +
+                    measured.name + "), this run is " + std::to_string(width) + "x" + std::to_string(height) + " (" + run.name +
+                    "): another size class";
+        return t;
+    }
     t.made_by = j["made_by"].get<std::string>();
     t.date = j["date"].get<std::string>();
     for (const PassInfo& pass : kPasses)
@@ -210,19 +244,21 @@ LoadedTuning parse_tuning(const std::string& text, const DeviceInfo& device, con
     nlohmann::json visibility = get(j, "visibility");
     for (const PathDecision& d : kPathDecisions)
         t.*d.loaded = preference(get(visibility, d.key), t.made_by, t.date, {Geometry::indexed, d.measured_under});
-    t.measured_visibility[size_t(PassId::mip)] = preference(get(visibility, "mip"), t.made_by, t.date, kVisibilityRows);
+    for (PassId id : kVisibilityPasses)
+        t.measured_visibility[size_t(id)] = preference(get(visibility, std::string(pass_info(id).key).c_str()), t.made_by, t.date, kVisibilityRows);
     return t;
 }
 
-LoadedTuning load_tuning(const DeviceInfo& device) {
+LoadedTuning load_tuning(const DeviceInfo& device, uint32_t width, uint32_t height) {
     LoadedTuning t;
-    t.path = tuning_path(device);
+    t.path = tuning_path(device, width, height);
+    t.run_width = width, t.run_height = height;
     std::ifstream file(t.path);
     if (tuning_folder().empty() || !file) return t;
     std::stringstream text;
     text << file.rdbuf();
     std::string path = t.path;
-    t = parse_tuning(text.str(), device);
+    t = parse_tuning(text.str(), device, width, height);
     t.path = path;
     return t;
 }
@@ -230,25 +266,25 @@ LoadedTuning load_tuning(const DeviceInfo& device) {
 LoadedTuning apply_tuning(const Context& ctx, Options& options) {
     set_measured(options.plan, nullptr);
     if (options.no_tuning) return {};
-    LoadedTuning t = load_tuning(ctx.info);
+    LoadedTuning t = load_tuning(ctx.info, options.width, options.height);
     if (!t.ignored.empty()) fprintf(stderr, "note: tuning file %s ignored: %s\n", t.path.c_str(), t.ignored.c_str());
     else set_measured(options.plan, &t);
     return t;
 }
 
 std::string save_tuning(const DeviceInfo& device, const std::string& made_by, uint32_t width, uint32_t height,
-                        const PassRatios& ratios, const ShadingRatios& shading, const PassRatio& visibility_mip,
+                        const PassRatios& ratios, const ShadingRatios& shading, const PassRatios& under_visibility,
                         const nlohmann::json& quick) {
     if (tuning_folder().empty()) throw std::runtime_error("no cache folder for the tuning file: set XDG_CACHE_HOME or HOME");
     std::error_code error;
     fs::create_directories(tuning_folder(), error);
-    std::string path = tuning_path(device);
+    std::string path = tuning_path(device, width, height);
     // This process's own temporary file, renamed over the old one (atomic within a folder): a
     // reader sees the old file or the new one, and of two writers the last rename wins whole.
     std::string temporary = path + ".tmp." + std::to_string(getpid());
     {
         std::ofstream file(temporary);
-        nlohmann::json j = tuning_json(device, made_by, today_utc(), width, height, ratios, shading, visibility_mip,
+        nlohmann::json j = tuning_json(device, made_by, today_utc(), width, height, ratios, shading, under_visibility,
                                        current_build_id(), quick);
         if (!file || !(file << j.dump(2) << "\n") || !file.flush()) {
             fs::remove(temporary, error);
@@ -272,13 +308,14 @@ namespace {
 // The pass rows --tune renders: each pass's subgroup and fallback, and its off where its subgroup
 // path is timed inside another pass (the quad mip's cost is the resolve pass's time over mip-off);
 // then the shading rows (forward, visibility with each derivative variant) and, under visibility, the
-// mip's pair (visibility_mip_rows: the shading pass's quad mip against the compute downsample).
+// mip's pair and the ray tracer's fallback (visibility_pass_rows: the shading pass's quad mip against
+// the compute downsample, the ray tracer's two paths where it takes its surfaces from the visibility image).
 std::vector<CompareConfig> tune_rows() {
     std::vector<CompareConfig> rows;
     for (const CompareConfig& c : comparison_matrix()) {
         if (c.shading) rows.push_back(c);
         if (c.name == "shading-visibility")
-            for (const CompareConfig& mip : visibility_mip_rows()) rows.push_back(mip);
+            for (const CompareConfig& row : visibility_pass_rows()) rows.push_back(row);
         for (const PassInfo& pass : kPasses) {
             std::string prefix = std::string(pass.name) + "-";
             if (c.geometry != Geometry::indexed || c.name.rfind(prefix, 0) != 0) continue;
@@ -314,6 +351,9 @@ const CompareRun* run_named(const std::vector<CompareRun>& runs, const std::stri
     return nullptr;
 }
 
+// The quick measurement's row of fallbacks: the compute rasterizer's fallback path and the ray tracer's.
+constexpr const char* kQuickFallbacks = "raster-compute-fallback+ray-trace-fallback";
+
 std::string measured_text(const PassRatio& r) {
     return r.ratio ? fixed(*r.ratio, 2) + "x " + (r.ci95 ? "[" + fixed(r.ci95->lo, 3) + ", " + fixed(r.ci95->hi, 3) + "]" : "[none]") +
                          " " + std::string(verdict_name(r.verdict))
@@ -325,19 +365,38 @@ std::string measured_text(const PassRatio& r) {
 LoadedTuning quick_tune(const Context& ctx, const Scene& scene, const Options& options) {
     using clock = std::chrono::steady_clock;
     auto started = clock::now();
-    // The rows of the decisions between whole paths: the comparison's rows that set --shading, with
-    // one visibility row, the derivatives auto runs (the quad swaps, else the analytic row): two
-    // renderers to set up within the budget, not three; the derivatives verdict is --tune's.
+    // The rows of the decisions that change the frame (docs/comparison.md, "The first run"):
+    // forward against visibility (one visibility row: the derivatives auto runs, the quad swaps,
+    // else the analytic row; the derivatives verdict is --tune's); that visibility row, which is
+    // the hardware rasterizer, against the compute rasterizer's subgroup path (raster-hardware plans
+    // the same frame untuned: not rendered twice); and one row of fallbacks, the compute
+    // rasterizer's fallback path with the ray tracer's fallback, against raster-compute: each of
+    // the two ratios reads its own pass's timer (depth, ray_trace), so four renderers, not five.
+    // Where the compute rasterizer cannot run, the ray tracer's fallback has a visibility row of its own.
+    const bool ray_tracing = pass_info(PassId::ray_trace).unavailable(ctx.features).empty();
     std::vector<CompareRun> runs;
     std::string names;
     for (const CompareConfig& c : comparison_matrix()) {
-        if (!c.shading) continue;
-        // The compute rasterizer's subgroup path against its fallback decides a pass's variant, not
-        // a path: --tune's (a fifth renderer took the first run past its 3 s on the H200).
-        if (c.name == "raster-compute-fallback") continue;
+        if (!c.shading || c.name == "raster-hardware") continue;
         bool quads_run = !runs.empty() && runs.back().config.name == "shading-visibility" && !runs.back().skipped;
         if (c.name == "shading-visibility-fallback" && quads_run) continue;
-        runs.push_back(planned(ctx, c, options.plan.lod));
+        CompareConfig row = c;
+        if (c.name == "raster-compute-fallback" && ray_tracing) {
+            row.name = kQuickFallbacks;
+            row.requests[size_t(PassId::ray_trace)] = Request::fallback;
+        }
+        runs.push_back(planned(ctx, row, options.plan.lod));
+    }
+    const CompareRun* compute = run_named(runs, "raster-compute");
+    const CompareRun* visibility = run_named(runs, "shading-visibility") ? run_named(runs, "shading-visibility")
+                                                                          : run_named(runs, "shading-visibility-fallback");
+    std::string ray_fallback = kQuickFallbacks, ray_subgroup = "raster-compute";
+    if (ray_tracing && !compute && visibility) {
+        CompareConfig row = visibility->config;
+        row.name = ray_fallback = "shading-visibility-ray-trace-fallback";
+        row.requests[size_t(PassId::ray_trace)] = Request::fallback;
+        ray_subgroup = visibility->config.name;
+        runs.push_back(planned(ctx, row, options.plan.lod));
     }
     for (const CompareRun& r : runs)
         if (!r.skipped) names += (names.empty() ? "" : ", ") + r.config.name;
@@ -352,6 +411,14 @@ LoadedTuning quick_tune(const Context& ctx, const Scene& scene, const Options& o
     o.bandwidth_probe = false;
     CompareMethod method = render_in_rounds(ctx, scene, o, runs, {}, kQuickSeconds * 0.6);
     ShadingRatios shading = compute_shading_ratios(runs);
+    if (ray_tracing) {  // the fallbacks row holds the compute rasterizer's fallback path
+        PassRatio& path = shading[3];
+        path = timer_ratio(runs, "raster_path", "raster-path", kQuickFallbacks, "raster-compute", Timer::depth);
+        path.measured_as = "depth pass median in " + std::string(kQuickFallbacks) + " over the same in raster-compute (subgroup path)";
+    }
+    PassRatios under_visibility;
+    if (ray_tracing) under_visibility = compute_visibility_ratios(runs, ray_fallback, ray_subgroup);
+    under_visibility[size_t(PassId::mip)] = PassRatio{};  // not measured here: --tune's
     double seconds = std::chrono::duration<double>(clock::now() - started).count();
     nlohmann::json rows = nlohmann::json::array();
     for (const CompareRun& r : runs) rows.push_back(r.config.name);
@@ -360,16 +427,18 @@ LoadedTuning quick_tune(const Context& ctx, const Scene& scene, const Options& o
     for (const PathDecision& d : kPathDecisions)
         if (shading[d.ratio].measured)  // a decision whose rows the quick measurement did not render is --tune's
             result += std::string(result.empty() ? "" : "; ") + d.key + " " + measured_text(shading[d.ratio]);
+    if (under_visibility[size_t(PassId::ray_trace)].measured)
+        result += "; ray_trace under visibility " + measured_text(under_visibility[size_t(PassId::ray_trace)]);
     LoadedTuning t;
     try {
-        std::string path = save_tuning(ctx.info, "quick", options.width, options.height, PassRatios{}, shading, PassRatio{}, quick);
-        t = load_tuning(ctx.info);
+        std::string path = save_tuning(ctx.info, "quick", options.width, options.height, PassRatios{}, shading, under_visibility, quick);
+        t = load_tuning(ctx.info, options.width, options.height);
         fprintf(stderr, "auto: measured this device in %.2f s (%u rounds): %s; stored as a quick verdict in %s\n", seconds,
                 method.rounds(), result.c_str(), path.c_str());
     } catch (const std::exception& e) {
         // Not stored: the verdicts still serve this run, read back from the file's text.
         t = parse_tuning(tuning_json(ctx.info, "quick", today_utc(), options.width, options.height, PassRatios{}, shading,
-                                     PassRatio{}, current_build_id(), quick).dump(), ctx.info);
+                                     under_visibility, current_build_id(), quick).dump(), ctx.info, options.width, options.height);
         fprintf(stderr, "warning: auto measured this device in %.2f s (%s) but cannot store it (%s): the next run measures again\n",
                 seconds, result.c_str(), e.what());
     }
@@ -389,7 +458,7 @@ int run_tune(const Options& options) {
     if (!options.out_dir.empty()) fs::create_directories(options.out_dir);
 
     // The file this tune replaces: a quick one's choice is set against the tuned one's in the check.
-    LoadedTuning before = options.no_tuning ? LoadedTuning{} : load_tuning(ctx.info);
+    LoadedTuning before = options.no_tuning ? LoadedTuning{} : load_tuning(ctx.info, options.width, options.height);
     bool replaces_quick = before.usable() && before.made_by == "quick";
 
     // 1. The pass rows, planned by capabilities alone (like --compare's), in rounds.
@@ -398,9 +467,10 @@ int run_tune(const Options& options) {
     render_in_rounds(ctx, scene, options, runs, progress_line);
     PassRatios ratios = compute_ratios(runs);
     ShadingRatios shading = compute_shading_ratios(runs);
-    PassRatio visibility_mip = compute_visibility_mip_ratio(runs);
-    std::string path = save_tuning(ctx.info, "tune", options.width, options.height, ratios, shading, visibility_mip);
-    LoadedTuning tuning = load_tuning(ctx.info);  // read back: the check uses what auto will read
+    PassRatios under_visibility = compute_visibility_ratios(runs);
+    const PassRatio& visibility_mip = under_visibility[size_t(PassId::mip)];
+    std::string path = save_tuning(ctx.info, "tune", options.width, options.height, ratios, shading, under_visibility);
+    LoadedTuning tuning = load_tuning(ctx.info, options.width, options.height);  // read back: the check uses what auto will read
     if (!tuning.ignored.empty()) throw std::runtime_error("the tuning file just written was ignored: " + tuning.ignored);
 
     // 2. The check: tuned auto against the faster of all-subgroup and all-fallback, in rounds.
@@ -435,6 +505,9 @@ int run_tune(const Options& options) {
     printf("%-12s %-40s auto -> %s under visibility (%s)\n", "mip (vis.)", measured(visibility_mip).c_str(),
            tuned.shading.quad_mip ? "the shading pass's quad mip" : std::string(variant_name(tuned[PassId::mip].variant)).c_str(),
            tuned.shading.shading == Shading::visibility ? tuned[PassId::mip].reason.c_str() : "auto shades forward here");
+    printf("%-12s %-40s auto -> %s under visibility (%s)\n", "ray_trace (vis.)", measured(under_visibility[size_t(PassId::ray_trace)]).c_str(),
+           std::string(variant_name(tuned[PassId::ray_trace].variant)).c_str(),
+           tuned.shading.shading == Shading::visibility ? tuned[PassId::ray_trace].reason.c_str() : "auto shades forward here");
     printf("tuning: wrote %s (replacing %s)\n", path.c_str(),
            before.usable() ? (before.made_by + " of " + before.date).c_str() : before.found ? "an ignored file" : "no file");
     if (quick_gap && quick_gap->ratio) {
@@ -473,7 +546,7 @@ int run_tune(const Options& options) {
         nlohmann::json out = {
             {"tuning_file", path},
             {"rows", rows},
-            {"tuning", tuning_json(ctx.info, "tune", tuning.date, options.width, options.height, ratios, shading, visibility_mip)},
+            {"tuning", tuning_json(ctx.info, "tune", tuning.date, options.width, options.height, ratios, shading, under_visibility)},
             {"quick", !quick_gap ? nlohmann::json(nullptr)
                                  : nlohmann::json{{"date", before.date},
                                                   {"ratio", quick_gap->ratio ? nlohmann::json(*quick_gap->ratio) : nlohmann::json(nullptr)},
@@ -499,10 +572,17 @@ int run_tune(const Options& options) {
 std::string tuning_summary(const LoadedTuning& t, bool disabled) {
     if (disabled) return "off (--no-tuning): auto follows the capabilities and nothing is measured";
     constexpr const char* kNext = "; the next run measures this device for at most 3 s, --tune thoroughly";
-    if (!t.found) return "none (no file " + (t.path.empty() ? std::string("in the cache folder") : t.path) + ")" + kNext;
+    auto size = [](uint32_t w, uint32_t h) { return std::to_string(w) + "x" + std::to_string(h); };
+    std::string run_class = size_class(t.run_width, t.run_height).name;
+    if (!t.found)
+        return "none for " + size(t.run_width, t.run_height) + " (size class " + run_class + ": no file " +
+               (t.path.empty() ? std::string("in the cache folder") : t.path) + ")" + kNext;
     if (!t.ignored.empty()) return t.path + " ignored: " + t.ignored + kNext;
-    std::string what = t.path + ": " + std::to_string(t.count()) + " significant verdict(s) (" + t.made_by + " of " + t.date + ")";
-    if (t.made_by == "quick") what += "; quick: forward against visibility only, --tune measures every pass";
+    std::string what = t.path + ": " + std::to_string(t.count()) + " significant verdict(s) (" + t.made_by + " of " + t.date +
+                       " at " + size(t.measured_width, t.measured_height) + "); applies to " + size(t.run_width, t.run_height) +
+                       ": the same size class, " + run_class;
+    if (t.made_by == "quick")
+        what += "; quick: the shading, the rasterizer, its path and the ray tracer under visibility, --tune measures every pass";
     return what;
 }
 
@@ -515,6 +595,8 @@ nlohmann::json tuning_report_json(const LoadedTuning& t, bool disabled) {
             {"date", text(t.date)},
             {"build", disabled ? nlohmann::json(nullptr) : nlohmann::json(current_build_id())},
             {"ignored", text(t.ignored)},
+            {"size_class", disabled ? nlohmann::json(nullptr) : nlohmann::json(size_class(t.run_width, t.run_height).name)},
+            {"measured_size", t.measured_width ? nlohmann::json::array({t.measured_width, t.measured_height}) : nlohmann::json(nullptr)},
             {"measured_now", t.measured_now},
             {"measure_seconds", t.measured_now ? nlohmann::json(t.measure_seconds) : nlohmann::json(nullptr)}};
 }
@@ -528,7 +610,11 @@ int run_compare(const Options& options) {
     fprintf(stderr, "compare: %s, subgroup size %u, %ux%u, %llu triangles, %u lights, %u frames (%u warm-up)\n",
             ctx.info.name.c_str(), ctx.subgroup.size, options.width, options.height,
             (unsigned long long)scene.triangle_count(), options.lights, options.frames, options.warmup);
-    CompareResult c = run_comparison(ctx, scene, options, [](const CompareProgress& p) {
+    // The rows run in auto's plan on this device: a typed --shading / --raster, else the stored
+    // verdicts of this size class (none: the capabilities'; --no-tuning: the capabilities').
+    Options tuned = options;
+    apply_tuning(ctx, tuned);
+    CompareResult c = run_comparison(ctx, scene, tuned, [](const CompareProgress& p) {
         std::string eta = p.eta_s < 0 ? std::string("estimating") : "about " + std::to_string(int(std::ceil(p.eta_s))) + " s left";
         fprintf(stderr, "[%zu/%zu] %-20s %s  (%.0f s elapsed, %s)\n", p.index, p.count, p.name.c_str(),
                 p.skipped ? "skipped" : "running", p.elapsed_s, eta.c_str());
@@ -544,9 +630,17 @@ int run_compare(const Options& options) {
             printf("%-12s no ratio: %s\n", r.key.c_str(), r.reason.c_str());
     }
     printf("%s\n", stage_probe_summary(c.probe).c_str());
-    // The verdicts are what tuned auto reads (compare/tuning.h): kept for this device and driver.
+    printf("plan: every row measured in auto's plan here: %s\n", base_plan_text(c.base).c_str());
+    // The verdicts are what tuned auto reads (compare/tuning.h): kept for this device, driver and
+    // size class. The pass rows ran in the base plan's shading: under visibility the mip's and the
+    // ray tracer's verdicts are visibility's own, and the light loop's (the shading pass's) is not stored.
+    PassRatios passes = c.ratios, under_visibility;
+    if (c.base.shading.shading == Shading::visibility) {
+        for (PassId id : {PassId::mip, PassId::ray_trace}) under_visibility[size_t(id)] = std::exchange(passes[size_t(id)], PassRatio{});
+        passes[size_t(PassId::light_loop)] = PassRatio{};
+    }
     printf("tuning: wrote %s (auto takes the faster path where a verdict is faster or slower)\n",
-           save_tuning(ctx.info, "compare", options.width, options.height, c.ratios, c.shading_ratios).c_str());
+           save_tuning(ctx.info, "compare", options.width, options.height, passes, c.shading_ratios, under_visibility).c_str());
     printf("wrote the sheet %s, the chart %s, %s, %s and %zu screenshots\n", c.sheet.c_str(), c.chart.c_str(),
            c.report_md.c_str(), c.report_json.c_str(),
            c.runs.size() - std::count_if(c.runs.begin(), c.runs.end(), [](const CompareRun& r) { return r.skipped; }));

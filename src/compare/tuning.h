@@ -21,10 +21,22 @@ constexpr int kTuningFormat = 2;  // raise when the file's meaning changes: olde
 std::string build_id(const std::string& executable);
 std::string current_build_id();  // this process's, computed once
 
+// The size classes a verdict applies to (docs/comparison.md, "Which verdict applies"): what is
+// faster moves with the pixel count (the compute rasterizer's and the visibility path's costs grow
+// with pixels, the per-draw costs do not), so a verdict holds only at sizes of the class it was
+// measured at: up to 640x360 (small windows, thumbnails, the tests), up to 1920x1080, and above.
+struct SizeClass {
+    const char* name;  // "up to 1920x1080"
+    const char* tag;   // the file name's part: "to1920x1080"
+    uint64_t max_pixels;
+};
+const SizeClass& size_class(uint32_t width, uint32_t height);
+
 // $XDG_CACHE_HOME/subgroup-demo, else $HOME/.cache/subgroup-demo; empty when neither is set.
 std::string tuning_folder();
-// The folder's file for this device and driver: "tuning-10de-2330-<driver>.json".
-std::string tuning_path(const DeviceInfo& device);
+// The folder's file for this device, driver and the size class of width x height:
+// "tuning-10de-2330-<driver>-to1920x1080.json".
+std::string tuning_path(const DeviceInfo& device, uint32_t width, uint32_t height);
 
 // The choices between whole paths that auto takes from a verdict, besides each pass's variant: the
 // file's key under "visibility", the ratio's index in ShadingRatios (compute_shading_ratios), where
@@ -39,26 +51,29 @@ struct PathDecision {
     std::optional<MeasuredPreference> PlanRequest::*request;
     Shading measured_under;
 };
-extern const std::array<PathDecision, 3> kPathDecisions;
+extern const std::array<PathDecision, 4> kPathDecisions;
 
 // The file's contents: format, device, build, who measured and when, and per pass of the comparison
 // its ratio, interval, verdict (null where there was none) and the configuration it was measured
-// in (`measured_in`: geometry, shading); under "visibility" the same for `shading` (forward over
-// visibility), `derivatives` (analytic over quad swaps) and `mip` (the compute downsample over the
-// shading pass's quad mip). `quick`: the first run's measurement (seconds, rounds, rows), else null.
+// in (`measured_in`: geometry, shading); under "visibility" the same for the path decisions
+// (kPathDecisions) and the passes measured there (`under_visibility`: `mip`, the compute downsample
+// over the shading pass's quad mip, and `ray_trace`, the ray tracer's fallback over its subgroup path). `quick`: the first run's measurement (seconds, rounds, rows), else null.
 nlohmann::json tuning_json(const DeviceInfo& device, const std::string& made_by, const std::string& date, uint32_t width,
                            uint32_t height, const PassRatios& ratios, const ShadingRatios& shading,
-                           const PassRatio& visibility_mip = {}, const std::string& build = current_build_id(),
+                           const PassRatios& under_visibility = {}, const std::string& build = current_build_id(),
                            const nlohmann::json& quick = nullptr);
 
 struct LoadedTuning {
     std::string path;
     MeasuredPreferences measured{};  // a winner only where the verdict was faster or slower
-    MeasuredPreferences measured_visibility{};  // measured under visibility: the mip's
+    MeasuredPreferences measured_visibility{};  // measured under visibility: the mip's and the ray tracer's
     // The same for --shading (winner subgroup: visibility) and visibility's derivatives.
     std::optional<MeasuredPreference> shading, derivatives;
     std::optional<MeasuredPreference> raster;  // winner subgroup: the compute rasterizer
+    std::optional<MeasuredPreference> raster_path;  // winner fallback: the compute rasterizer's per-lane path
     std::string made_by, date;
+    uint32_t measured_width = 0, measured_height = 0;  // the size it was measured at (the file's `size`)
+    uint32_t run_width = 0, run_height = 0;            // the size of the run that reads it: its class chose the file
     std::string ignored;  // why the file was not used (empty: used, or there was none)
     bool found = false;   // a file was there (used or ignored)
     bool measured_now = false;   // this process measured it (the quick measurement)
@@ -72,11 +87,13 @@ void set_measured(PlanRequest& request, const LoadedTuning* tuning);
 // Whether a request carries any measured winner (the window's T key: tuned auto on).
 bool has_measured(const PlanRequest& request);
 
-// Reads a file's text for this device: a corrupt file, another device's or driver's, or another
-// format's, comes back with `ignored` saying why and no preferences. Pure: unit-tested.
-LoadedTuning parse_tuning(const std::string& text, const DeviceInfo& device, const std::string& build = current_build_id());
-// tuning_path(device) read and parsed; not found: found false, nothing ignored.
-LoadedTuning load_tuning(const DeviceInfo& device);
+// Reads a file's text for this device and a run of width x height: a corrupt file, another device's
+// or driver's, another format's, or one measured in another size class comes back with `ignored`
+// saying why and no preferences. Pure: unit-tested.
+LoadedTuning parse_tuning(const std::string& text, const DeviceInfo& device, uint32_t width, uint32_t height,
+                          const std::string& build = current_build_id());
+// tuning_path(device, width, height) read and parsed; not found: found false, nothing ignored.
+LoadedTuning load_tuning(const DeviceInfo& device, uint32_t width, uint32_t height);
 // Loads the tuning unless --no-tuning, prints the one line of an ignored file on stderr, and puts
 // the preferences into options.plan (what auto consults). Returns what it read.
 LoadedTuning apply_tuning(const Context& ctx, Options& options);
@@ -85,7 +102,7 @@ LoadedTuning apply_tuning(const Context& ctx, Options& options);
 // temporary file of this process and renamed over the old one: two processes writing at once
 // leave one of their files whole, never a mix.
 std::string save_tuning(const DeviceInfo& device, const std::string& made_by, uint32_t width, uint32_t height,
-                        const PassRatios& ratios, const ShadingRatios& shading, const PassRatio& visibility_mip = {},
+                        const PassRatios& ratios, const ShadingRatios& shading, const PassRatios& under_visibility = {},
                         const nlohmann::json& quick = nullptr);
 
 // Whether this run takes the quick measurement: no usable file for this device, driver and build,

@@ -11,6 +11,9 @@ const std::array<TimerInfo, kTimerCount> kTimers = {{
     {Timer::pyramid, "pyramid", "occlusion", "pyr"},
     {Timer::late_depth, "late_depth", "late depth", "late", Timer::pyramid},
     {Timer::light_cull, "light_cull", "light cull", "light-cull"},
+    // The ray tracer's per-frame rebuild of the lights' BLAS and the TLAS (and the light boxes'
+    // dispatch), timed apart from its traces so rays per second divide by the traces alone.
+    {Timer::ray_build, "ray_build", "AS rebuild", "rt-build"},
     {Timer::ray_trace, "ray_trace", "ray trace", "rt"},
     {Timer::forward, "forward", "forward", "fwd"},
     // --shading visibility's compute pass (docs/visibility.md) instead of forward: forward's HUD row.

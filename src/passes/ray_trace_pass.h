@@ -38,13 +38,18 @@ constexpr uint32_t kRayStatsBinding = 9, kRayViewCountersBinding = 11;
 constexpr float kBulbRadius = 0.3f;                               // raytrace.glsl kBulbRadius
 
 // The TLAS's instances without their BLAS addresses (CPU-testable): one per draw (custom index the
-// draw, its model transform, geometry mask, hit group 0) and last the lights (identity, hit group 1).
+// draw, its model transform, geometry mask, hit group 0, its facing flipped where the transform
+// mirrors) and last the lights (identity, hit group 1).
 struct TlasInstance {
     float transform[3][4];  // row-major 3x4, VkTransformMatrixKHR
     uint32_t custom_index;
     uint32_t mask;
     uint32_t sbt_offset;
     uint32_t blas;  // index into the BLAS list: a mesh, or meshes.size() for the lights
+    // Mirrored (det < 0): the triangles' facing flipped. Ray tracing decides facing in object
+    // space, the raster in window space, where a mirror turns the winding; flipped, a primary ray
+    // culls the back faces the raster culls (VK_GEOMETRY_INSTANCE_TRIANGLE_FLIP_FACING_BIT_KHR).
+    bool flip_facing;
 };
 std::vector<TlasInstance> tlas_instances(const GpuScene& scene);
 

@@ -251,6 +251,9 @@ bool verdict_applies(const MeasuredPreference& m, std::optional<PassId> id, Geom
     // Under visibility the shading pass runs the light loop and writes the quad mip, in compute:
     // other code than forward's fragment shader and resolve pass.
     if (*id == PassId::mip || *id == PassId::light_loop) return m.in.shading == shading;
+    // Under visibility ray generation takes each pixel's surface from the visibility image and
+    // traces no primary ray: other work than forward's, with a verdict of its own.
+    if (*id == PassId::ray_trace) return m.in.shading == shading;
     return true;
 }
 
@@ -396,23 +399,32 @@ RasterPlan plan_raster(const SubgroupCaps& caps, const DeviceFeatures& features,
     std::string subgroup_missing = raster_subgroup_missing(caps);
     if (request.raster_variant == Request::subgroup && !subgroup_missing.empty())
         throw UnsupportedRequest("--raster compute (subgroup path): " + subgroup_missing);
+    // The path: a typed request, then the capabilities, then a stored verdict, else subgroup.
+    std::optional<MeasuredPreference> path = request.raster_variant == Request::automatic ? request.measured_raster_path
+                                                                                          : std::nullopt;
+    constexpr const char* kFallback = "one atomic per hardware triangle, each lane walks its own triangle's pixels";
+    constexpr const char* kSubgroup = "a ballot compacts the hardware list, the lanes of a subgroup share each triangle's pixels";
     if (request.raster_variant == Request::fallback || !subgroup_missing.empty()) {
         r.variant = Variant::fallback;
-        r.reason += "; fallback (" + (subgroup_missing.empty() ? std::string("requested") : subgroup_missing) +
-                    "): one atomic per hardware triangle, each lane walks its own triangle's pixels";
+        r.reason += "; fallback (" + (subgroup_missing.empty() ? std::string("requested") : subgroup_missing) + "): " + kFallback;
+    } else if (path && path->winner == Variant::fallback) {
+        r.variant = Variant::fallback;
+        r.reason += "; fallback " + measured_reason(*path) + ": " + kFallback;
     } else {
         r.variant = Variant::subgroup;
-        r.reason += "; subgroup: a ballot compacts the hardware list, the lanes of a subgroup share each triangle's pixels";
+        r.reason += "; subgroup" + (path ? " " + measured_reason(*path) : std::string()) + ": " + kSubgroup;
     }
     r.reason += "; the meshlet path keeps the hardware rasterizer";
     return r;
 }
 
 // The verdict that applies to a pass in this plan (verdict_applies), or none: under visibility the
-// mip's is the one measured there (the shading pass's quad mip against its fallback).
+// mip's and the ray tracer's are the ones measured there (the shading pass's quad mip against its
+// fallback; the ray tracer starting from the visibility image's surfaces).
 std::optional<MeasuredPreference> measured_for(const PlanRequest& request, PassId id, Shading shading) {
     const MeasuredPreferences& verdicts =
-        shading == Shading::visibility && id == PassId::mip ? request.measured_visibility : request.measured;
+        shading == Shading::visibility && (id == PassId::mip || id == PassId::ray_trace) ? request.measured_visibility
+                                                                                          : request.measured;
     const std::optional<MeasuredPreference>& m = verdicts[size_t(id)];
     if (!m || !verdict_applies(*m, id, request.geometry, shading)) return std::nullopt;
     return m;

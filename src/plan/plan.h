@@ -49,8 +49,9 @@ std::optional<Shading> parse_shading(std::string_view name);
 // The configuration a verdict was measured in. A verdict holds for the paths it timed: auto uses
 // it only where the plan runs those same paths (verdict_applies): the cull's only on the geometry
 // path it was measured on, the mip's and the light loop's only under the shading they were
-// measured under (under visibility the shading pass runs both), the shading and derivatives
-// verdicts only on the indexed path their rows draw.
+// measured under (under visibility the shading pass runs both), the ray tracer's only under the
+// shading it was measured under (under visibility it starts from the visibility image's surfaces),
+// the shading and derivatives verdicts only on the indexed path their rows draw.
 struct MeasuredIn {
     Geometry geometry = Geometry::indexed;
     Shading shading = Shading::forward;
@@ -163,11 +164,15 @@ struct PlanRequest {
     std::optional<Raster> raster;
     Request raster_variant = Request::automatic;
     std::optional<MeasuredPreference> measured_raster;
+    // A verdict on the compute rasterizer's path (winner fallback: per-lane atomics faster than the
+    // ballot-compacted subgroup path); auto follows it where the subgroup path could run.
+    std::optional<MeasuredPreference> measured_raster_path;
     // What this device measured (empty: --no-tuning, no tuning file, or the window's T key off).
     // Only `auto` consults it, and only where the measured winner can run and the verdict applies
     // (verdict_applies): `measured` holds the pass rows' verdicts (forward shading, indexed
     // geometry), `measured_visibility` those measured under visibility (the mip's: the shading
-    // pass's quad mip against the compute downsample).
+    // pass's quad mip against the compute downsample; the ray tracer's, tracing from the
+    // visibility image's surfaces).
     MeasuredPreferences measured{};
     MeasuredPreferences measured_visibility{};
 

@@ -235,17 +235,33 @@ RunResult run_headless(const Context& ctx, const Scene& scene, const Options& op
     return run.finish();
 }
 
-RunResult HeadlessRun::finish() {
-    const Options& options = options_;
-    const Plan& plan = plan_;
-    Renderer& renderer = *renderer_;
-    RunResult result = std::move(result_);
+namespace {
+
+// Each timer's summary over all its rounds' frames.
+void summarize_rounds(RunResult& result) {
     for (size_t p = 0; p < result.rounds.size(); ++p) {
         std::vector<double> all;
         for (const std::vector<double>& round : result.rounds[p]) all.insert(all.end(), round.begin(), round.end());
         result.ran[p] = !all.empty();
         result.timings[p] = summarize(all);
     }
+}
+
+}  // namespace
+
+RunResult HeadlessRun::timings() const {
+    RunResult result;
+    result.rounds = result_.rounds;
+    summarize_rounds(result);
+    return result;
+}
+
+RunResult HeadlessRun::finish() {
+    const Options& options = options_;
+    const Plan& plan = plan_;
+    Renderer& renderer = *renderer_;
+    RunResult result = std::move(result_);
+    summarize_rounds(result);
     result.counters = renderer.read_counters();
     result.counters.light_atomics = result.instrumented.light_atomics;
     result.exposure = renderer.read_exposure();

@@ -83,6 +83,9 @@ public:
     uint32_t frames_rendered() const { return frame_; }
     // After the last frame: the timings, counters and readbacks (screenshot, dumps) of run_headless.
     RunResult finish();
+    // The timings of the frames so far (rounds, ran, timings), nothing read back: adaptive rounds
+    // look at them between rounds.
+    RunResult timings() const;
 
 private:
     void submit_frame(uint32_t frame_index, bool instrument);

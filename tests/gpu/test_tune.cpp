@@ -4,10 +4,12 @@
 // and old-format files are ignored with one line.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <optional>
 #include <tuple>
 
@@ -24,6 +26,11 @@ std::string fresh_cache(const std::string& name) {
     return dir;
 }
 
+// The tests run at small sizes (64x36 .. 160x90), all in one size class (compare/tuning.h): --info
+// runs at 160x90 unless told, so it reads the verdicts of that class, and cache_file() is its file.
+constexpr uint32_t kTestWidth = 160, kTestHeight = 90;
+std::string cache_file() { return tuning_path(test_context().info, kTestWidth, kTestHeight); }
+
 struct InfoPlan {
     DemoRun run;
     nlohmann::json plan;
@@ -32,6 +39,8 @@ struct InfoPlan {
 
 InfoPlan info(std::vector<std::string> args) {
     std::string report = test_dir("info") + "/info.json";
+    if (std::find(args.begin(), args.end(), "--size") == args.end())
+        args.insert(args.begin(), {"--size", std::to_string(kTestWidth) + "x" + std::to_string(kTestHeight)});
     args.insert(args.begin(), {"--info", "--report", report});
     InfoPlan i{run_demo(args)};
     EXPECT_EQ(i.run.exit_code, 0) << i.run.output;
@@ -129,7 +138,7 @@ TEST(Tune, InfoShowsMeasuredChoicesAfterATuneAndNoneWithNoTuning) {
         ASSERT_EQ(tune.exit_code, 0) << tune.output;
         EXPECT_NE(tune.output.find("tuning: wrote "), std::string::npos) << tune.output;
         EXPECT_NE(tune.output.find("check: "), std::string::npos) << tune.output;
-        EXPECT_TRUE(std::filesystem::exists(tuning_path(test_context().info))) << tuning_path(test_context().info);
+        EXPECT_TRUE(std::filesystem::exists(cache_file())) << cache_file();
         tunes += "tune " + std::to_string(attempt) + ":\n" + verdict_lines(tune.output) + "\n";
         if (attempt == 1) {
             EXPECT_NE(tune.output.find("(replacing quick of "), std::string::npos) << tune.output;
@@ -148,7 +157,7 @@ TEST(Tune, InfoShowsMeasuredChoicesAfterATuneAndNoneWithNoTuning) {
     // The shading rows were tuned too: both verdicts in the file, each with its ratio (lavapipe runs
     // both derivative variants), and --shading auto follows the shading verdict the file holds.
     for (const char* line : {"\nshading ", "\nderivatives "}) EXPECT_NE(tunes.find(line), std::string::npos) << tunes;
-    nlohmann::json file = read_json(tuning_path(test_context().info));
+    nlohmann::json file = read_json(cache_file());
     for (const char* key : {"shading", "derivatives"})
         EXPECT_TRUE(file["visibility"][key]["ratio"].is_number()) << key << ": " << file["visibility"].dump();
     check_ratios_against_medians(file, read_json(out + "/tune.json")["rows"]);
@@ -184,7 +193,8 @@ std::string demo_build() {
 
 void write_tuning(const std::vector<std::pair<PassId, Verdict>>& verdicts, nlohmann::json edit = nullptr,
                   std::optional<Verdict> shading = {}, std::optional<Verdict> derivatives = {},
-                  std::optional<Verdict> visibility_mip = {}, std::optional<Verdict> raster = {}) {
+                  std::optional<Verdict> visibility_mip = {}, std::optional<Verdict> raster = {},
+                  std::optional<Verdict> raster_path = {}) {
     PassRatio vis_mip;
     if (visibility_mip) set_verdict(vis_mip, *visibility_mip);
     PassRatios ratios;
@@ -193,10 +203,13 @@ void write_tuning(const std::vector<std::pair<PassId, Verdict>>& verdicts, nlohm
     if (shading) set_verdict(visibility[0], *shading);
     if (derivatives) set_verdict(visibility[1], *derivatives);
     if (raster) set_verdict(visibility[2], *raster);
-    nlohmann::json j = tuning_json(test_context().info, "tune", "2026-11-25", 96, 54, ratios, visibility, vis_mip, demo_build());
+    if (raster_path) set_verdict(visibility[3], *raster_path);
+    PassRatios under_visibility;
+    under_visibility[size_t(PassId::mip)] = vis_mip;
+    nlohmann::json j = tuning_json(test_context().info, "tune", "2026-11-25", 96, 54, ratios, visibility, under_visibility, demo_build());
     if (!edit.is_null()) j.merge_patch(edit);
     std::filesystem::create_directories(tuning_folder());
-    std::ofstream(tuning_path(test_context().info)) << j.dump(2);
+    std::ofstream(cache_file()) << j.dump(2);
 }
 
 TEST(Tune, AHandMadeFileCannotChooseAPathTheDeviceLacksOrThatIsMasked) {
@@ -245,6 +258,69 @@ TEST(Tune, AStoredShadingVerdictMakesAutoShadeWithVisibility) {
         << slower.plan["shading"];
 }
 
+// The compute rasterizer's path is a stored decision that auto follows: with verdicts that
+// visibility and the compute rasterizer are faster and its fallback path faster than its subgroup
+// path, a plain run rasterizes in compute on the fallback path (its report's plan, and the frame it
+// draws is the typed fallback's, byte for byte); a "faster" path verdict keeps the subgroup path;
+// --no-tuning keeps the hardware rasterizer.
+TEST(Tune, AStoredRasterPathVerdictIsFollowed) {
+    REQUIRE_DRAWING();
+    if (!test_context().features.int64_atomics) GTEST_SKIP() << "device lacks 64-bit buffer atomics: no compute rasterizer";
+    fresh_cache("cache");
+    auto plan_of = [](std::vector<std::string> args, const std::string& name) {
+        std::string dir = test_dir(name);
+        args.insert(args.end(), {"--headless", "--size", "160x90", "--frames", "2", "--warmup", "1", "--lights", "16", "--screenshot",
+                                 dir + "/frame.png", "--report", dir + "/report.json"});
+        DemoRun run = run_demo(args);
+        EXPECT_EQ(run.exit_code, 0) << run.output;
+        return run.exit_code == 0 ? read_json(dir + "/report.json")["plan"] : nlohmann::json();
+    };
+    write_tuning({}, nullptr, Verdict::faster, std::nullopt, std::nullopt, Verdict::faster, Verdict::slower);
+    nlohmann::json tuned = plan_of({}, "tuned");
+    EXPECT_EQ(tuned["shading"]["mode"], "visibility");
+    EXPECT_EQ(tuned["raster"]["mode"], "compute") << tuned["raster"];
+    EXPECT_EQ(tuned["raster"]["variant"], "fallback") << tuned["raster"];
+    EXPECT_NE(tuned["raster"]["reason"].get<std::string>().find("fallback measured 0.25x on this device (tune of 2026-11-25)"),
+              std::string::npos) << tuned["raster"];
+    write_tuning({}, nullptr, Verdict::faster, std::nullopt, std::nullopt, Verdict::faster, Verdict::faster);
+    nlohmann::json kept = plan_of({}, "kept");
+    EXPECT_EQ(kept["raster"]["variant"], "subgroup") << kept["raster"];
+    EXPECT_NE(kept["raster"]["reason"].get<std::string>().find("subgroup measured 4.00x"), std::string::npos) << kept["raster"];
+    nlohmann::json untuned = plan_of({"--no-tuning"}, "untuned");
+    EXPECT_EQ(untuned["raster"]["mode"], "hardware") << untuned["raster"];
+}
+
+// --compare measures its rows in the plan auto takes on this device: with a stored verdict that
+// visibility shading is faster, the frame ratio's rows (all-subgroup, all-fallback) and a pass row
+// shade with visibility, the forward row keeps its own switch, the mip's fragment variant (which
+// needs forward) is planned under forward, and report.json and the output name the plan.
+TEST(Tune, TheComparisonMeasuresItsRowsInAutosPlan) {
+    REQUIRE_DRAWING();
+    std::string dir = fresh_cache("cache");
+    write_tuning({}, nullptr, Verdict::faster);
+    DemoRun run = run_demo({"--compare", "--out", dir + "/compare", "--scene", kKnot, "--size", "96x54", "--frames", "2",
+                            "--warmup", "1", "--lights", "16"});
+    ASSERT_EQ(run.exit_code, 0) << run.output;
+    EXPECT_NE(run.output.find("plan: every row measured in auto's plan here: visibility/subgroup shading"), std::string::npos)
+        << run.output;
+    nlohmann::json report = read_json(dir + "/compare/report.json");
+    EXPECT_EQ(report["base_plan"]["shading"], "visibility") << report["base_plan"];
+    EXPECT_NE(report["base_plan"]["text"].get<std::string>().find("stored verdicts: tune of 2026-11-25"), std::string::npos)
+        << report["base_plan"];
+    const nlohmann::json& frame = report["ratio_details"]["frame"];
+    std::map<std::string, nlohmann::json> plans;
+    for (const nlohmann::json& r : report["runs"]) plans[r["name"].get<std::string>()] = r["plan"];
+    for (const nlohmann::json& name : {frame["fallback_run"], frame["subgroup_run"], nlohmann::json("cull-subgroup")}) {
+        ASSERT_TRUE(plans.count(name.get<std::string>())) << name;
+        EXPECT_EQ(plans[name.get<std::string>()]["shading"]["mode"], "visibility") << name;
+        EXPECT_EQ(plans[name.get<std::string>()]["shading"]["source"], "measured") << name;
+    }
+    EXPECT_EQ(frame["fallback_run"], "all-fallback");
+    EXPECT_EQ(plans["shading-forward"]["shading"]["mode"], "forward");
+    ASSERT_TRUE(plans.count("mip-forward"));
+    EXPECT_EQ(plans["mip-forward"]["shading"]["mode"], "forward") << plans["mip-forward"]["shading"];
+}
+
 // The smallest frame 4096 pixels wide whose compute rasterizer words (8 bytes a pixel, one storage
 // buffer) pass the device's storage range, as --size's argument; empty where the device's largest
 // image is smaller (lavapipe: 4096x4097).
@@ -265,6 +341,11 @@ TEST(Tune, AStoredComputeVerdictIsCheckedAgainstTheComputeRasterizersLimits) {
     fresh_cache("cache");
     write_tuning({}, nullptr, Verdict::faster, std::nullopt, std::nullopt, Verdict::faster);
     InfoPlan tuned = info({});
+    // The same verdicts for the size class of `size` (verdicts apply to the class they were measured at).
+    uint32_t height = uint32_t(std::stoul(size.substr(size.find('x') + 1)));
+    nlohmann::json large = read_json(cache_file());
+    large["size"] = {4096, height};
+    std::ofstream(tuning_path(test_context().info, 4096, height)) << large.dump(2);
     ASSERT_EQ(tuned.plan["raster"]["mode"], "compute") << tuned.plan["raster"];
     ASSERT_EQ(tuned.plan["raster"]["source"], "measured");
 
@@ -296,7 +377,7 @@ TEST(Tune, FilesThatDoNotFitAreIgnoredWithOneLine) {
         {"corrupt", nullptr, "not a valid tuning file (corrupt JSON)"},
     };
     for (const Case& c : cases) {
-        if (c.what == "corrupt") std::ofstream(tuning_path(test_context().info)) << "{\"format\": 1, \"passes\": {\"mip\": ";
+        if (c.what == "corrupt") std::ofstream(cache_file()) << "{\"format\": 1, \"passes\": {\"mip\": ";
         else write_tuning(mip_slower, c.edit);
         InfoPlan i = info({});
         EXPECT_EQ(i.run.exit_code, 0) << c.what;
@@ -321,13 +402,13 @@ std::vector<std::string> small_run(const std::string& dir, const std::string& na
             "--report", dir + "/" + name + ".json", "--screenshot", dir + "/" + name + ".png"};
 }
 
-std::string tuning_text() { return file_bytes(tuning_path(test_context().info)); }
+std::string tuning_text() { return file_bytes(cache_file()); }
 
 // Checks that a run measured (or not) and, when it did, that the file it left is a quick one of this build.
 void expect_measured(const DemoRun& run, const std::string& report, bool measured, const std::string& what) {
     ASSERT_EQ(run.exit_code, 0) << what << ": " << run.output;
     EXPECT_EQ(run.output.find("auto: no verdict stored") != std::string::npos, measured) << what << ": " << run.output;
-    EXPECT_EQ(run.output.find("stored as a quick verdict in " + tuning_path(test_context().info)) != std::string::npos, measured)
+    EXPECT_EQ(run.output.find("stored as a quick verdict in " + cache_file()) != std::string::npos, measured)
         << what << ": " << run.output;
     nlohmann::json tuning = read_json(report)["tuning"];
     EXPECT_EQ(tuning["measured_now"], measured) << what << ": " << tuning;
@@ -341,7 +422,7 @@ void expect_measured(const DemoRun& run, const std::string& report, bool measure
     EXPECT_EQ(file["device"]["driver"], test_context().info.driver) << what;
     EXPECT_GE(file["quick"]["rounds"].get<int>(), int(kMinBudgetRounds)) << what;
     EXPECT_TRUE(file["visibility"]["shading"]["ratio"].is_number()) << what << ": " << file["visibility"];
-    EXPECT_TRUE(parse_tuning(tuning_text(), test_context().info, demo_build()).usable()) << what;
+    EXPECT_TRUE(parse_tuning(tuning_text(), test_context().info, kTestWidth, kTestHeight, demo_build()).usable()) << what;
 }
 
 TEST(FirstRun, StoresAQuickVerdictThatTheNextRunUsesUntilTheDriverOrBuildChanges) {
@@ -351,11 +432,11 @@ TEST(FirstRun, StoresAQuickVerdictThatTheNextRunUsesUntilTheDriverOrBuildChanges
     DemoRun off = run_demo({"--headless", "--no-tuning", "--scene", kKnot, "--size", "64x36", "--frames", "2", "--warmup", "1"});
     ASSERT_EQ(off.exit_code, 0) << off.output;
     EXPECT_EQ(off.output.find("auto:"), std::string::npos) << off.output;
-    EXPECT_FALSE(std::filesystem::exists(tuning_path(test_context().info)));
+    EXPECT_FALSE(std::filesystem::exists(cache_file()));
     // --info names the next run's measurement, and measures nothing itself.
     InfoPlan before = info({});
     EXPECT_NE(before.run.output.find("the next run measures this device"), std::string::npos) << before.run.output;
-    EXPECT_FALSE(std::filesystem::exists(tuning_path(test_context().info)));
+    EXPECT_FALSE(std::filesystem::exists(cache_file()));
 
     DemoRun first = run_demo(small_run(dir, "first"));
     expect_measured(first, dir + "/first.json", true, "first run");
@@ -367,7 +448,8 @@ TEST(FirstRun, StoresAQuickVerdictThatTheNextRunUsesUntilTheDriverOrBuildChanges
     EXPECT_EQ(file_bytes(dir + "/first.png"), file_bytes(dir + "/second.png"));
     EXPECT_EQ(read_json(dir + "/first.json")["plan"], read_json(dir + "/second.json")["plan"]);
     InfoPlan after = info({});
-    EXPECT_NE(after.run.output.find("(quick of " + today_utc() + ")"), std::string::npos) << after.run.output;
+    EXPECT_NE(after.run.output.find("(quick of " + today_utc() + " at 64x36); applies to 160x90: the same size class"),
+              std::string::npos) << after.run.output;
 
     // Another driver string, another build: the file is ignored with one line and measured again.
     for (const auto& [what, edit, why] :
@@ -375,12 +457,63 @@ TEST(FirstRun, StoresAQuickVerdictThatTheNextRunUsesUntilTheDriverOrBuildChanges
           std::tuple{"another build", nlohmann::json{{"build", "0000000000000000"}}, "measured with another build of subgroup-demo"}}) {
         nlohmann::json file = nlohmann::json::parse(stored);
         file.merge_patch(edit);
-        std::ofstream(tuning_path(test_context().info)) << file.dump(2);
+        std::ofstream(cache_file()) << file.dump(2);
         DemoRun again = run_demo(small_run(dir, "again"));
         EXPECT_EQ(count_of(again.output, "note: tuning file "), 1) << what << ": " << again.output;
         EXPECT_NE(again.output.find(std::string("ignored: ") + why), std::string::npos) << what << ": " << again.output;
         expect_measured(again, dir + "/again.json", true, what);
     }
+}
+
+// Verdicts are kept per size class (compare/tuning.h): a quick verdict of 320x180 is not
+// applied at 1280x720, which measures again into a file of its own, and each size reads its own
+// file afterwards; --info says which verdict applies and why, and a file of the small class copied
+// over the large class's is ignored with the reason.
+TEST(FirstRun, AVerdictOfAnotherSizeClassIsMeasuredAgain) {
+    REQUIRE_DRAWING();
+    std::string dir = fresh_cache("cache");
+    auto run_at = [&](const std::string& size, const std::string& name) {
+        return run_demo({"--headless", "--scene", kKnot, "--size", size, "--frames", "2", "--warmup", "1", "--lights", "16",
+                         "--report", dir + "/" + name + ".json"});
+    };
+    auto measured_now = [&](const std::string& name) { return read_json(dir + "/" + name + ".json")["tuning"]["measured_now"]; };
+    const std::string small_file = tuning_path(test_context().info, 320, 180), large_file = tuning_path(test_context().info, 1280, 720);
+    ASSERT_NE(small_file, large_file);
+    ASSERT_EQ(small_file, cache_file());
+    // A first run's verdict at 320x180: visibility faster (written as quick_tune stores it; measuring
+    // at 320x180 as well would only add seconds, FirstRun.Stores* measures at 64x36).
+    write_tuning({}, {{"size", {320, 180}}, {"made_by", "quick"}}, Verdict::faster);
+    std::string small_text = file_bytes(small_file);
+    // --info at 1280x720 names the class and the next run's measurement; at 320x180 the verdict and why.
+    InfoPlan large_info = info({"--size", "1280x720"});
+    EXPECT_NE(large_info.run.output.find("none for 1280x720 (size class up to 1920x1080: no file " + large_file + ")"),
+              std::string::npos) << large_info.run.output;
+    EXPECT_EQ(large_info.plan["shading"]["source"], "capabilities");
+    InfoPlan small_info = info({"--size", "320x180"});
+    EXPECT_NE(small_info.run.output.find("(quick of 2026-11-25 at 320x180); applies to 320x180: the same size class, up to 640x360"),
+              std::string::npos) << small_info.run.output;
+    EXPECT_EQ(small_info.plan["shading"]["source"], "measured");
+
+    DemoRun large = run_at("1280x720", "large");
+    ASSERT_EQ(large.exit_code, 0) << large.output;
+    EXPECT_EQ(measured_now("large"), true) << "the 320x180 verdict was applied at 1280x720: " << large.output;
+    EXPECT_NE(large.output.find("stored as a quick verdict in " + large_file), std::string::npos) << large.output;
+    EXPECT_EQ(nlohmann::json::parse(file_bytes(large_file))["size"], (nlohmann::json{1280, 720}));
+    EXPECT_EQ(file_bytes(small_file), small_text) << "measuring 1280x720 replaced the 320x180 verdict";
+    EXPECT_EQ(read_json(dir + "/large.json")["tuning"]["size_class"], "up to 1920x1080");
+    // Each size now reads its own class's file.
+    ASSERT_EQ(run_at("160x90", "small-again").exit_code, 0);
+    EXPECT_EQ(measured_now("small-again"), false);
+    EXPECT_EQ(read_json(dir + "/small-again.json")["tuning"]["measured_size"], (nlohmann::json{320, 180}));
+    EXPECT_EQ(read_json(dir + "/small-again.json")["plan"]["shading"]["mode"], "visibility");
+
+    // The small class's file under the large class's name: ignored with why (--info measures nothing;
+    // the next run at 1280x720 measures again, as above).
+    std::filesystem::copy_file(small_file, large_file, std::filesystem::copy_options::overwrite_existing);
+    InfoPlan copied = info({"--size", "1280x720"});
+    EXPECT_NE(copied.run.output.find("ignored: measured at 320x180 (up to 640x360), this run is 1280x720 (up to 1920x1080): another size class"),
+              std::string::npos) << copied.run.output;
+    EXPECT_NE(copied.run.output.find("the next run measures this device"), std::string::npos) << copied.run.output;
 }
 
 // The first run's measurement renders the compute rasterizer's row, and auto may take it after
@@ -398,7 +531,8 @@ TEST(FirstRun, TheLimitsCoverEveryPathTheMeasurementMayChoose) {
     EXPECT_EQ(first.exit_code, 2) << first.output;
     EXPECT_EQ(last_line(first.output), last_line(typed.output));
     EXPECT_EQ(first.output.find("measuring this device"), std::string::npos) << first.output;
-    EXPECT_FALSE(std::filesystem::exists(tuning_path(test_context().info)));
+    uint32_t height = uint32_t(std::stoul(size.substr(size.find('x') + 1)));
+    EXPECT_FALSE(std::filesystem::exists(tuning_path(test_context().info, 4096, height)));
 }
 
 // A corrupt file: one warning, measured again, replaced; the frame is the one the new verdict
@@ -407,7 +541,7 @@ TEST(FirstRun, ACorruptFileGivesOneWarningAndIsReplaced) {
     REQUIRE_DRAWING();
     std::string dir = fresh_cache("cache");
     std::filesystem::create_directories(tuning_folder());
-    std::ofstream(tuning_path(test_context().info)) << "{\"format\": 2, \"passes\": {\"mip\": ";
+    std::ofstream(cache_file()) << "{\"format\": 2, \"passes\": {\"mip\": ";
     DemoRun corrupt = run_demo(small_run(dir, "corrupt"));
     EXPECT_EQ(count_of(corrupt.output, "note: tuning file "), 1) << corrupt.output;
     EXPECT_EQ(count_of(corrupt.output, "warning"), 0) << corrupt.output;
@@ -443,7 +577,7 @@ TEST(FirstRun, TwoConcurrentFirstRunsLeaveOneValidFile) {
     std::vector<std::string> files;
     for (const auto& entry : std::filesystem::directory_iterator(tuning_folder())) files.push_back(entry.path().filename().string());
     ASSERT_EQ(files.size(), 1u) << "a temporary file left behind: " << testing::PrintToString(files);
-    LoadedTuning t = parse_tuning(tuning_text(), test_context().info, demo_build());
+    LoadedTuning t = parse_tuning(tuning_text(), test_context().info, kTestWidth, kTestHeight, demo_build());
     EXPECT_TRUE(t.usable()) << t.ignored << "\n" << tuning_text();
     EXPECT_EQ(t.made_by, "quick");
 }

@@ -83,6 +83,52 @@ TEST(Verdicts, IdenticalConfigurationsAreLevelAndASlowedOneIsSlower) {
     EXPECT_EQ(validation_message_count(), messages);
 }
 
+// Adaptive rounds (render_in_rounds with a rule, as --compare runs them): the slowed pair is
+// decided after the first rounds, so the slowed configuration stops there; the twins' pair, with a
+// noise floor of 0, is decided only by an interval that excludes 1, so (but for that 1-in-20 chance,
+// given a second attempt) both twins run to the cap of 10 rounds.
+TEST(Verdicts, AdaptiveRoundsStopADecidedPairAndRunAnUndecidedOneToTheCap) {
+    REQUIRE_DRAWING();
+    const Context& ctx = test_context();
+    Scene scene = load_scene(SGD_TEST_SCENES "/knot.gltf");
+    RoundsNeeded rule = [](const std::vector<CompareRun>& runs) {
+        std::vector<bool> keep(runs.size(), false);
+        for (auto [fallback, subgroup] : {std::pair{"twin-b", "twin-a"}, std::pair{"twin-a", "slowed"}}) {
+            PassRatio r = timer_ratio(runs, "pair", "pair", fallback, subgroup, Timer::frame);
+            if (r.ratio && interval_decided(r.ci95, 0.0)) continue;
+            for (size_t i = 0; i < runs.size(); ++i)
+                keep[i] = keep[i] || runs[i].config.name == fallback || runs[i].config.name == subgroup;
+        }
+        return keep;
+    };
+    std::vector<size_t> rounds;
+    PassRatio twins;
+    for (int attempt = 0; attempt < 2; ++attempt) {
+        std::vector<CompareRun> runs = {configuration(ctx, "twin-a"), configuration(ctx, "twin-b"),
+                                        configuration(ctx, "slowed", 2048)};
+        Options o;
+        o.width = 64, o.height = 36;
+        o.lights = 16;
+        o.warmup = 2;
+        o.frames = 2 + 10;  // at most 10 rounds of 1 frame
+        CompareMethod method = render_in_rounds(ctx, scene, o, runs, {}, 0, rule);
+        rounds.clear();
+        for (const CompareRun& r : runs) rounds.push_back(r.result.rounds[size_t(Timer::frame)].size());
+        twins = timer_ratio(runs, "twins", "twins", "twin-b", "twin-a", Timer::frame);
+        PassRatio slowed = timer_ratio(runs, "slowed", "slowed", "twin-a", "slowed", Timer::frame);
+        ASSERT_TRUE(slowed.ratio && slowed.ci95) << slowed.reason;
+        EXPECT_EQ(slowed.verdict, Verdict::slower);
+        EXPECT_EQ(method.cap_rounds, 10u);
+        EXPECT_EQ(rounds[2], size_t(kMinAdaptiveRounds)) << "the slowed pair was decided after the first rounds";
+        if (twins.ci95 && !interval_decided(twins.ci95, 0.0)) {
+            EXPECT_EQ(method.rounds(), 10u);
+            break;
+        }
+    }
+    EXPECT_EQ(rounds[0], 10u) << "twin-a: the undecided pair runs to the cap";
+    EXPECT_EQ(rounds[1], 10u) << "twin-b";
+}
+
 TEST(StageProbe, TheSameLoopInBothStagesGivesTheSameTexelsAndAPositiveRatio) {
     REQUIRE_DRAWING();
     const Context& ctx = test_context();
