@@ -275,5 +275,9 @@ sgd_shader(raster_hw.vert main)
 sgd_shader(raster_hw.frag plain)
 sgd_shader(raster_hw.frag alpha ALPHA=1)
 sgd_shader(raster_split.comp main)
+# --view raster: the covered pixels in the compute rasterizer's colour, then the hardware's over
+# the pixels whose word its fragments wrote (the classifying draw's test).
+sgd_shader(raster_view.comp main)
+sgd_shader(raster_hw.frag view VIEW=1)
 # Tests: the visibility word of given depths (raster.glsl), to hold its order to theirs.
 sgd_shader(raster_word_probe.comp main)

@@ -36,7 +36,7 @@ int run(const Options& options) {
     Context ctx;
     StartUp start = start_up(ctx, context_options(options), options);
     const Plan& plan = start.plan;
-    if (plan.view.variant == Variant::unsupported)
+    if (plan.view.variant == Variant::unsupported && is_subgroup_view(plan.view.mode))  // (--view raster: a run refuses it, the window labels it)
         fprintf(stderr, "note: --view %s in the %s stage is unsupported here (%s); the scene is drawn hatched instead\n",
                 std::string(view_mode_name(plan.view.mode)).c_str(), std::string(stage_name(plan.view.stage)).c_str(),
                 plan.view.reason.c_str());

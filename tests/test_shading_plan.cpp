@@ -225,6 +225,27 @@ TEST(RasterPlan, ComputeNeedsTheVisibilityPathOnIndexedGeometryWithoutViews) {
     EXPECT_THROW(make_plan(lavapipe_like_caps(), every_feature(), request), UnsupportedRequest);
 }
 
+// --view raster shows the compute rasterizer's words: it runs with compute, and where the plan
+// takes hardware it is marked unsupported with the rasterizer's reason (the run refuses it).
+TEST(RasterPlan, TheRasterViewNeedsTheComputeRasterizer) {
+    PlanRequest request;
+    request.view = ViewMode::raster;
+    request.shading = Shading::visibility;
+    request.raster = Raster::compute;
+    Plan compute = make_plan(lavapipe_like_caps(), every_feature(), request);
+    EXPECT_EQ(compute.raster.raster, Raster::compute) << compute.raster.reason;
+    EXPECT_EQ(compute.view.variant, Variant::off) << compute.view.reason;
+    request.raster = Raster::hardware;
+    Plan hardware = make_plan(lavapipe_like_caps(), every_feature(), request);
+    EXPECT_EQ(hardware.view.variant, Variant::unsupported);
+    EXPECT_NE(hardware.view.reason.find("requested hardware"), std::string::npos) << hardware.view.reason;
+    request.raster.reset();
+    request.shading = Shading::forward;
+    Plan forward = make_plan(lavapipe_like_caps(), every_feature(), request);
+    EXPECT_EQ(forward.view.variant, Variant::unsupported);
+    EXPECT_NE(forward.view.reason.find("forward shading"), std::string::npos) << forward.view.reason;
+}
+
 // The compute rasterizer snaps to kRasterSubPixelBits; where the device's hardware snaps otherwise,
 // the two would disagree on the edges they share: auto keeps hardware even with a verdict for
 // compute, says why, and --raster compute is refused.

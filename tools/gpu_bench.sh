@@ -16,7 +16,8 @@
 # Suites (tools/README.md says which old script each measurement came from):
 #   frame        the default command at both sizes, untuned (--no-tuning) and tuned (--tune first)
 #   compare      --compare at both sizes: every ratio with its interval and word, the difference panel
-#   validate     every view in every stage under --validate, the atlas, all-subgroup and all-fallback
+#   validate     every view in every stage under --validate, --view raster (both compute paths and a
+#                two-phase frame), the atlas, all-subgroup and all-fallback
 #                on both geometry paths under --validate, the comparison's difference panel
 #   determinism  REPEATS runs of the default command (indexed, meshlet, cull fallback): distinct
 #                frames, mips, cull dumps, counter sets; --info --probe
@@ -51,7 +52,7 @@
 #                alternated: the plain frame, --ray-trace off (everything but the ray tracer), the street
 #                camera with occlusion auto and off; compute's fallback; the default command from an
 #                empty cache and tuned; 12 against 5 instances at the large size; per-pass medians and
-#                the frames each pass ran in
+#                the frames each pass ran in; --view raster's picture and pixel counts at the large size
 #   materials    every map (docs/materials.md) at the large size: the shade pass in forward and both
 #                derivative variants, the material waterfall against nonuniformEXT (SGD_MATERIALS,
 #                alternated, frames compared), with --base the frame before and after, the
@@ -163,6 +164,13 @@ for suite in "${suites[@]}"; do
       all=(); for opt in $("$demo" --help | sed -n 's/^  --\([a-z-]*\) V  *auto | subgroup .*/\1/p'); do all+=(--$opt $v); done
       run "all-$v-$geometry" --headless "${scaled[@]}" --size $small --frames 3 --warmup 1 --validate --geometry $geometry "${all[@]}"
     done; done
+    # --view raster (docs/raster.md): both compute paths (ballots masked: the fallback), and a two-phase
+    # frame (street, occlusion), whose last rasterization is the ids pass.
+    for path in subgroup fallback street; do
+      extra=(); [ $path = fallback ] && extra=(--mask-ops ballot); [ $path = street ] && extra=(--camera street --occlusion auto)
+      run "view-raster-$path" --headless --no-tuning "${scaled[@]}" --size 640x360 --frames 3 --warmup 1 --validate \
+        --shading visibility --raster compute --view raster "${extra[@]}" --screenshot "$d/view-raster-$path.png"
+    done
     "$demo" --atlas "$d/atlas.png" --no-tuning "${scene[@]}" --size 640x360 --validate > "$d/atlas.out" 2>&1
     printf 'atlas\t%s\t0\n' $? >> "$d/runs.tsv"
     for size in "${sizes[@]}"; do compare_run "compare-$size" "${scaled[@]}" --size $size --frames 6 --warmup 2; done
@@ -476,12 +484,17 @@ PY
       run "$r-12-$large" --headless --scene "$scene_file" --instances 12 --lights ${LIGHTS:-4096} --shading visibility \
         --frames $frames --warmup $warmup --size $large --raster $r --no-tuning
     done
+    # --view raster at the large size: who wrote each pixel's word (the picture of docs/raster.md).
+    run "view-raster-$large" --headless "${scaled[@]}" --no-tuning --shading visibility --raster compute --size $large \
+      --frames 4 --warmup 1 --view raster --screenshot "$d/view-raster-$large.png"
     # Every run with each pass's median and the measured frames it ran in (n:): occlusion's late draw
     # and pyramid run only where phase 2 ran, so their rows add up to the frame only with those counts.
     $tables runs "$d" frame n:frame depth late_depth n:late_depth pyramid n:pyramid light_cull ray_trace shade resolve \
       plan:shading.shading plan:raster.mode plan:raster.variant plan:occlusion.variant >> "$md"
     $tables passes "$d" "${sizes[@]}" -- hardware compute rtoff-hardware rtoff-compute street-hardware-occlusion \
-      street-hardware-noocclusion street-compute-occlusion street-compute-noocclusion >> "$md" ;;
+      street-hardware-noocclusion street-compute-occlusion street-compute-noocclusion >> "$md"
+    $tables runs "$d" --only view-raster frame view c:raster.compute_path c:raster.pixels_covered c:raster.pixels_hardware \
+      c:raster.triangles_compute c:raster.triangles_hardware >> "$md" ;;
   first-compare)  # the first run and the comparison, on the plan that runs (docs/comparison.md)
     # From an empty cache: the first run (its quick measurement and its duration), then --tune
     # and the tuned frame; the first frame over the tuned one (target 1.05x, measurement <= 3 s).

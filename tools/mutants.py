@@ -266,6 +266,26 @@ MUTANTS = {
         "    grid.width = std::max(1u, chunk_count);\n",
         r"^Raster\.MoreChunksThanTheWorkgroupLimitFoldIntoRows",
     ),
+    # --view raster: the hardware's colour on every fragment of its list (not only where the final
+    # word is the fragment's), and the compute pixels in the subgroup path's colour whichever path ran.
+    "raster-view-paints-every-hardware-fragment": (
+        "shaders/raster_hw.frag",
+        "    if (uint(words[pixel.y * frame.sizes.x + pixel.x]) != uint(word)) discard;\n",
+        "",
+        r"^Raster\.ViewColoursEachPixelByWhoWroteItsWord",
+    ),
+    "raster-view-names-one-compute-path": (
+        "src/passes/raster_pass.cpp",
+        "    const uint32_t compute_colour = subgroup ? kRasterSubgroupSplitColour : kRasterPerLaneColour;\n",
+        "    const uint32_t compute_colour = kRasterSubgroupSplitColour;\n",
+        r"^Raster\.ViewColoursEachPixelByWhoWroteItsWord",
+    ),
+    "raster-view-runs-without-words": (
+        "src/run/headless.cpp",
+        "    if (plan.view.mode == ViewMode::raster && plan.view.variant == Variant::unsupported)\n",
+        "    if (false)\n",
+        r"^Raster\.ViewWithoutTheComputeRasterizerIsRefused",
+    ),
     "raster-classify-counts-every-fragment": (
         "shaders/raster_hw.frag",
         "        if (words[pixel.y * frame.sizes.x + pixel.x] == word) atomicAdd(counters[kRasterPixelsHardwareWord], 1u);\n",

@@ -154,7 +154,9 @@ Options:
   --size WxH             render resolution (default 1280x720)
   --frames N             frames rendered (default 60)
   --warmup N             frames excluded from timing (default 10)
-@PASSES@  --view M               shaded | lane-id | first-last-lane | active-lanes | mip | light-count | lod | depth-pyramid
+@PASSES@  --view M               shaded | lane-id | first-last-lane | active-lanes | mip | light-count | lod | depth-pyramid |
+                         raster (who wrote each pixel's word: --raster compute's lanes, its
+                         subgroup split, or the hardware rasterizer)
   --view-stage S         @STAGES@
   --geometry G           indexed (compute cull + indirect draws) | meshlet (task + mesh shaders)
   --shading S            auto | forward | visibility
@@ -235,7 +237,7 @@ Options parse_options(const std::vector<std::string>& args) {
             o.plan[*pass] = request_of(pass_info(*pass), value());
         else if (a == "--view") {
             auto m = parse_view_mode(value());
-            if (!m) throw UsageError("--view expects shaded, lane-id, first-last-lane, active-lanes, mip, light-count, lod or depth-pyramid, got '" + args[i] + "'");
+            if (!m) throw UsageError("--view expects shaded, lane-id, first-last-lane, active-lanes, mip, light-count, lod, depth-pyramid or raster, got '" + args[i] + "'");
             o.plan.view = *m;
         } else if (a == "--view-stage") {
             auto s = parse_stage(value());

@@ -2,6 +2,7 @@
 
 #include "passes/scene_pass.h"  // scene_layout
 #include "scene/scene.h"
+#include "passes/debug_view_pass.h"  // kLegendDoubleSizeHeight
 
 #include <algorithm>
 #include <vector>
@@ -24,6 +25,7 @@ struct RasterPush {
     uint32_t late, max_extent, capacity, top_left, chunks;
     uint32_t count;     // the instrumented frame's phase 1 and late draw: count the triangles by rasterizer
     uint32_t classify;  // the hardware draw counts the pixels it won instead of writing
+    uint32_t view_colour;  // raster_hw.frag.view: the hardware's colour in --view raster
 };
 
 // 0 the frame, 1 the words, 2 the visibility id image, 3 the depth image, 4 the counters
@@ -31,6 +33,11 @@ struct RasterPush {
 const LayoutDesc kSplitLayout = {
     {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE,
      VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
+    VK_SHADER_STAGE_COMPUTE_BIT, 4};
+
+// 0 the frame, 1 the words, 2 the colour image (raster_view.comp); the push constant: the compute path's colour.
+const LayoutDesc kViewLayout = {
+    {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE},
     VK_SHADER_STAGE_COMPUTE_BIT, 4};
 
 constexpr VkDeviceSize kListHeader = 16;  // VkDrawIndirectCommand
@@ -61,6 +68,10 @@ void RasterPass::create(const Context& ctx, bool alpha_masked) {
     hw.vertex_attributes = 0;  // the vertex shader pulls its vertices
     hardware = create_graphics_pipeline(ctx, hw);  // no attachments: the fragment shader writes the words
     split = create_compute_pipeline(ctx, {.shader = "raster_split.comp.main", .layout = kSplitLayout});
+    view = create_compute_pipeline(ctx, {.shader = "raster_view.comp.main", .layout = kViewLayout});
+    hw.shaders.back().second = "raster_hw.frag.view";
+    hw.color_formats = {kColorFormat};
+    hardware_view = create_graphics_pipeline(ctx, hw);
 }
 
 std::vector<glm::uvec2> build_raster_chunks(const Scene& scene) {
@@ -145,7 +156,7 @@ void RasterPass::record(FrameContext& f, RasterPhase phase) {
     // them again); pixels once the words are final (the last rasterization of the frame).
     const bool counted = f.instrument && phase != RasterPhase::ids;
     const bool final_words = phase == RasterPhase::ids || (phase == RasterPhase::first && !f.ids_after_late_draw);
-    RasterPush push{0u, kRasterMaxExtent, capacity, top_left, chunk_count, counted ? 1u : 0u, 0u};
+    RasterPush push{0u, kRasterMaxExtent, capacity, top_left, chunk_count, counted ? 1u : 0u, 0u, 0u};
     vkCmdPushConstants(f.cmd, compute.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
     dispatch(f.ctx, f.cmd, grid.width, grid.height);  // a workgroup per chunk
 
@@ -197,4 +208,78 @@ void RasterPass::record(FrameContext& f, RasterPhase phase) {
     }
     if (timed) f.timer.end(f.cmd, Timer::depth);
     if (timed) end_label(f.ctx, f.cmd);
+}
+
+void RasterPass::record_view(FrameContext& f) {
+    if (f.plan.view.mode != ViewMode::raster) return;
+    FrameTargets& t = f.targets;
+    if (f.plan.view.variant == Variant::unsupported || !t.raster_words.buffer) {
+        if (f.overlay) f.overlay->label(8, 8, "raster view: " + f.plan.view.reason);
+        return;
+    }
+    const bool subgroup = f.plan.raster.variant == Variant::subgroup;
+    begin_label(f.ctx, f.cmd, debug_label(f.plan.view));
+    f.timer.begin(f.cmd, Timer::view);
+    // The frame's last rasterization wrote the words (compute and fragment) and the list (compute).
+    memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT,
+                   VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+                   VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT | VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT |
+                       VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT,
+                   VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT);
+    // Every covered pixel in the compute path's colour, the uncovered dimmed.
+    transition(f.cmd, t.color, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+               VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, view.handle());
+    Descriptors()
+        .buffer(0, f.uniforms, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER)
+        .buffer(1, t.raster_words)
+        .storage_image(2, t.color.view)
+        .push(f.cmd, view);
+    const uint32_t compute_colour = subgroup ? kRasterSubgroupSplitColour : kRasterPerLaneColour;
+    vkCmdPushConstants(f.cmd, view.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(compute_colour), &compute_colour);
+    dispatch(f.ctx, f.cmd, ceil_div(t.extent.width, 8u), ceil_div(t.extent.height, 8u));
+    // Then the hardware list again, as the counting draw classifies: its colour where the word is its fragment's.
+    transition(f.cmd, t.color, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
+               VK_ACCESS_2_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT);
+    VkRenderingAttachmentInfo color = color_attachment(t.color, VK_ATTACHMENT_LOAD_OP_LOAD);
+    begin_rendering(f.cmd, t.extent, &color, nullptr);
+    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, hardware_view.handle());
+    const Buffer& indices = f.draw_indices ? *f.draw_indices : f.scene.indices;
+    const Buffer& indirect = f.draw_indirect ? *f.draw_indirect : f.scene.indirect_all;
+    Descriptors d;
+    d.buffer(0, f.uniforms, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER)
+        .buffer(1, f.scene.draws)
+        .buffer(2, f.lights)
+        .buffer(4, f.scene.vertices)
+        .buffer(5, indices)
+        .buffer(6, indirect)
+        .buffer(7, t.raster_words)
+        .buffer(8, hardware_list)
+        .buffer(9, chunks)
+        .buffer(10, f.counters);
+    d.push(f.cmd, hardware_view);
+    d.textures(f.scene.texture_set);
+    RasterPush push{0u, kRasterMaxExtent, capacity, top_left, chunk_count, 0u, 0u, kRasterHardwareColour};
+    vkCmdPushConstants(f.cmd, hardware_view.layout, VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof(push), &push);
+    vkCmdDrawIndirect(f.cmd, hardware_list.buffer, 0, 1, sizeof(VkDrawIndirectCommand));
+    vkCmdEndRendering(f.cmd);
+    f.timer.end(f.cmd, Timer::view);
+    end_label(f.ctx, f.cmd);
+    if (f.overlay && f.view_legend) add_raster_legend(*f.overlay, t.extent, f.plan.raster.variant);
+}
+
+void add_raster_legend(Overlay& o, VkExtent2D extent, Variant compute_path) {
+    // The other views' layout (add_lod_legend): the same text size at one frame size.
+    const float pad = 4.0f, scale = extent.height >= kLegendDoubleSizeHeight ? 2.0f : 1.0f;
+    const float row = Overlay::text_height("0", scale) + 4 * scale + 2, swatch = 6.0f * scale;
+    const bool subgroup = compute_path == Variant::subgroup;
+    o.label(pad, pad, std::string("raster | who wrote each pixel | compute/") + std::string(variant_name(compute_path)), rgba8(255, 255, 255), scale);
+    float x = pad, y = pad + row;
+    auto key = [&](uint32_t colour, const std::string& text) {
+        o.rect(x, y, swatch, swatch, colour);
+        o.label(x + swatch + 1, y - 2 * scale, text, rgba8(255, 255, 255), scale);
+        x += swatch + Overlay::text_width(text, scale) + 8 * scale;
+    };
+    key(subgroup ? kRasterSubgroupSplitColour : kRasterPerLaneColour, subgroup ? "subgroup-split" : "per-lane");
+    key(kRasterHardwareColour, "hardware");
 }

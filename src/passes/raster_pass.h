@@ -6,6 +6,7 @@
 #pragma once
 
 #include "render/frame.h"
+#include "render/overlay.h"
 
 #include <vector>
 
@@ -23,6 +24,12 @@ constexpr uint32_t kRasterChunkTriangles = 64;
 std::vector<glm::uvec2> build_raster_chunks(const Scene& scene);
 uint64_t raster_chunk_count(const Scene& scene);
 
+// --view raster: who wrote each pixel's final word. RGBA8 as 0xAABBGGRR, exactly what the view
+// writes (tests decode images with these); pixels no triangle covers keep 30% of the shaded frame.
+constexpr uint32_t kRasterPerLaneColour = rgba8(60, 110, 250);       // compute, the fallback: a lane walks its triangle
+constexpr uint32_t kRasterSubgroupSplitColour = rgba8(40, 200, 90);  // compute, the subgroup path: lanes split the box
+constexpr uint32_t kRasterHardwareColour = rgba8(240, 60, 40);       // the hardware rasterizer's fragments
+
 // Which draw of the frame: the pre-pass (occlusion phase 1, or the only one), occlusion phase 2's
 // late draw (adds to phase 1's words: the depth is then final), and, after the merge, the ids of
 // the merged list (ScenePass::record_ids's place: the words again from nothing, so that of equal
@@ -33,6 +40,7 @@ struct RasterPass {
     Pipeline raster[2];  // raster.comp by [subgroup path]
     Pipeline hardware;   // raster_hw.vert + .frag (alpha where the scene has masked materials)
     Pipeline split;
+    Pipeline view, hardware_view;  // --view raster: raster_view.comp, then the classifying draw in colour
     Buffer hardware_list;  // VkDrawIndirectCommand, then the listed triangles' ids
     uint32_t capacity = 0;
     Buffer chunks;  // build_raster_chunks: a workgroup each
@@ -54,7 +62,13 @@ struct RasterPass {
     // In place of ScenePass::record_depth (first: timed as Timer::depth; late) and record_ids (ids)
     // under --raster compute. first and ids clear the words and end with the split.
     void record(FrameContext& f, RasterPhase phase);
+    // --view raster over the resolved frame, from the frame's final words and hardware list; where
+    // the plan has no words, the plan's reason as a label.
+    void record_view(FrameContext& f);
 };
+
+// The raster view's legend: its title and a swatch for the compute path that ran and the hardware.
+void add_raster_legend(Overlay& overlay, VkExtent2D extent, Variant compute_path);
 
 // The frame-size targets: the words (8 bytes a pixel) and the depth taken from them.
 void create_raster_targets(const Context& ctx, FrameTargets& targets);

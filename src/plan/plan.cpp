@@ -6,8 +6,8 @@ namespace {
 
 constexpr std::array<std::string_view, 5> kRequestNames = {"auto", "subgroup", "fallback", "off", "forward"};
 constexpr std::array<std::string_view, 5> kVariantNames = {"subgroup", "fallback", "off", "unsupported", "forward"};
-constexpr std::array<std::string_view, 8> kViewNames = {
-    "shaded", "lane-id", "first-last-lane", "active-lanes", "mip", "light-count", "lod", "depth-pyramid"};
+constexpr std::array<std::string_view, 9> kViewNames = {
+    "shaded", "lane-id", "first-last-lane", "active-lanes", "mip", "light-count", "lod", "depth-pyramid", "raster"};
 
 }  // namespace
 
@@ -120,7 +120,7 @@ std::string raster_compute_missing(const DeviceFeatures& features, const Plan& p
         return "the words are the visibility path's pre-pass, and forward shading tests the hardware's depth";
     if (plan.geometry == Geometry::meshlet)
         return "the meshlet path keeps the hardware rasterizer (its task and mesh shaders cull and compact the triangles as they draw)";
-    if (plan.view.mode != ViewMode::shaded)
+    if (plan.view.mode != ViewMode::shaded && plan.view.mode != ViewMode::raster)
         return "the debug views draw over the hardware pre-pass's depth";
     return "";
 }
@@ -528,5 +528,12 @@ Plan make_plan(const SubgroupCaps& caps, const DeviceFeatures& features, const P
         mip.reason += "; written by the visibility shading pass: two quad swaps and one store per quad, every quad four real pixels";
     }
     plan.raster = plan_raster(caps, features, request, plan);
+    // --view raster colours the compute rasterizer's words by who wrote them: nothing to show without them.
+    if (plan.view.mode == ViewMode::raster && plan.raster.raster != Raster::compute) {
+        plan.view.variant = Variant::unsupported;
+        plan.view.reason = "the pre-pass is the hardware's (" + plan.raster.reason + ")";
+    } else if (plan.view.mode == ViewMode::raster) {
+        plan.view.reason = "the compute rasterizer's words, by who wrote them";
+    }
     return plan;
 }

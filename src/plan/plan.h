@@ -16,7 +16,7 @@
 #include "caps/caps.h"
 #include "passes/pass_table.h"
 
-enum class ViewMode { shaded, lane_id, first_last_lane, active_lanes, mip, light_count, lod, depth_pyramid };
+enum class ViewMode { shaded, lane_id, first_last_lane, active_lanes, mip, light_count, lod, depth_pyramid, raster };
 
 std::string_view request_name(Request r);
 std::string_view variant_name(Variant v);
@@ -74,7 +74,9 @@ using MeasuredPreferences = std::array<std::optional<MeasuredPreference>, kPassC
 struct ViewPlan {
     ViewMode mode = ViewMode::shaded;
     Stage stage = Stage::fragment;
-    Variant variant = Variant::off;  // subgroup, unsupported, or off for non-subgroup views
+    // subgroup or unsupported for the subgroup views; the raster view unsupported where the
+    // pre-pass is not the compute rasterizer's; off for the others
+    Variant variant = Variant::off;
     std::string reason;
     uint32_t level = 0;  // depth-pyramid: the level shown (the view clamps it to the coarsest)
     bool shading_pass = false;  // compute lane views under --shading visibility: the shading pass draws them

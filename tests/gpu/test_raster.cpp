@@ -37,9 +37,10 @@ struct Shot {
     GpuCounters counters{};
 };
 
-Plan raster_plan(Raster raster, Request variant, Request occlusion = Request::off) {
+Plan raster_plan(Raster raster, Request variant, Request occlusion = Request::off, ViewMode view = ViewMode::shaded) {
     const Context& ctx = test_context();
     PlanRequest request;
+    request.view = view;
     request.shading = Shading::visibility;
     request.raster = raster;
     request.raster_variant = variant;
@@ -604,6 +605,87 @@ TEST(Raster, CountersSayWhoRasterizedEachTriangleAndWroteEachPixel) {
                variant == Request::subgroup ? "subgroup" : "fallback", triangles[1], triangles[2], triangles[0], covered, hardware);
     }
     EXPECT_EQ(validation_message_count(), messages);
+}
+
+// --view raster against the CPU: every covered pixel in the colour of the compute path that ran
+// or the hardware's, the hardware's exactly where the pixel's triangle (the visibility image's) is
+// one the reference sorting gives the hardware, no colour on uncovered pixels, and the colours'
+// counts the report's pixel counters.
+TEST(Raster, ViewColoursEachPixelByWhoWroteItsWord) {
+    REQUIRE_DRAWING();
+    if (!test_context().features.int64_atomics) GTEST_SKIP() << "device lacks 64-bit buffer atomics: no compute rasterizer";
+    static const Scene scene = generated_scene();
+    const Context& ctx = test_context();
+    uint32_t messages = validation_message_count();
+    for (Request variant : {Request::subgroup, Request::fallback}) {
+        RendererConfig config;
+        config.extent = kSize;
+        config.lights = 16;
+        config.view_legend = false;
+        config.plan = raster_plan(Raster::compute, variant, Request::off, ViewMode::raster);
+        ASSERT_EQ(config.plan.view.variant, Variant::off) << config.plan.view.reason;
+        Renderer renderer(ctx, scene, config);
+        VkCommandBuffer cmd = begin_one_shot(ctx);
+        renderer.record(cmd, 0, 0, generated_camera(), true);
+        end_one_shot(ctx, cmd);
+        GpuCounters counters = renderer.read_counters();
+        Shot shot;
+        shot.color = renderer.read_color();
+        shot.ids = renderer.read_visibility();
+        shot.drawn = renderer.read_drawn_indices();
+        Camera view = generated_camera();
+        shot.view_proj = view.projection(float(kSize.width) / float(kSize.height)) * view.view();
+        const bool subgroup = variant == Request::subgroup;
+        const uint32_t compute_colour = subgroup ? kRasterSubgroupSplitColour : kRasterPerLaneColour;
+        const uint32_t other_path = subgroup ? kRasterPerLaneColour : kRasterSubgroupSplitColour;
+        uint32_t covered = 0, compute = 0, hardware = 0, unclassified = 0, wrong = 0, coloured_uncovered = 0;
+        for (size_t p = 0; p < shot.ids.size() / 2; ++p) {
+            uint32_t colour;
+            memcpy(&colour, &shot.color[4 * p], 4);
+            bool is_compute = colour == compute_colour, is_hardware = colour == kRasterHardwareColour;
+            if (shot.ids[2 * p] == kNoTriangle) {
+                coloured_uncovered += is_compute || is_hardware || colour == other_path;
+                continue;
+            }
+            ++covered;
+            compute += is_compute;
+            hardware += is_hardware;
+            if (!is_compute && !is_hardware) {
+                if (unclassified++ == 0) ADD_FAILURE() << "pixel " << p % kSize.width << ", " << p / kSize.width << " unclassified: 0x" << std::hex << colour;
+                continue;
+            }
+            bool to_hardware = classify(scene, shot, shot.ids[2 * p], shot.ids[2 * p + 1]) == 2;
+            if (to_hardware != is_hardware && wrong++ == 0)
+                ADD_FAILURE() << "pixel " << p % kSize.width << ", " << p / kSize.width << ": the reference sorts its triangle to "
+                              << (to_hardware ? "the hardware" : "compute") << " (draw " << shot.ids[2 * p] << ", triangle " << shot.ids[2 * p + 1] << ")";
+        }
+        EXPECT_GT(compute, 1000u);
+        EXPECT_GT(hardware, 1000u);
+        EXPECT_EQ(unclassified, 0u) << "covered pixels in neither colour";
+        EXPECT_EQ(wrong, 0u) << "pixels coloured for the other rasterizer";
+        EXPECT_EQ(coloured_uncovered, 0u) << "uncovered pixels in a rasterizer's colour";
+        EXPECT_EQ(covered, counters.raster_pixels_covered);
+        EXPECT_EQ(hardware, counters.raster_pixels_hardware) << "hardware-coloured pixels";
+        EXPECT_EQ(compute, counters.raster_pixels_covered - counters.raster_pixels_hardware) << "compute-coloured pixels";
+        printf("%s: %u covered pixels, %u in the compute path's colour, %u in the hardware's\n", subgroup ? "subgroup" : "fallback",
+               covered, compute, hardware);
+    }
+    EXPECT_EQ(validation_message_count(), messages);
+}
+
+// Where the pre-pass is the hardware's there are no words to colour: --view raster is one line and
+// exit 2 (the window's V shows that reason as the view's label instead).
+TEST(Raster, ViewWithoutTheComputeRasterizerIsRefused) {
+    for (std::vector<std::string> args : {std::vector<std::string>{"--shading", "visibility", "--raster", "hardware"},
+                                          std::vector<std::string>{"--shading", "forward"}}) {
+        std::vector<std::string> command = {"--headless", "--size", "64x64", "--frames", "1", "--warmup", "0", "--no-tuning", "--view", "raster"};
+        command.insert(command.end(), args.begin(), args.end());
+        DemoRun refused = run_demo(command);
+        EXPECT_EQ(refused.exit_code, 2) << refused.output;
+        EXPECT_NE(refused.output.find("error: --view raster shows who wrote the compute rasterizer's words, but the pre-pass is the hardware's"),
+                  std::string::npos)
+            << refused.output;
+    }
 }
 
 // Without 64-bit atomics (SGD_MASK_FEATURES=int64-atomics takes them away anywhere): auto takes
