@@ -116,6 +116,24 @@ void RasterPass::make_guarded_list(const Context& ctx, uint32_t list_capacity, u
     capacity = list_capacity;
 }
 
+// The bindings raster.comp, raster_hw.vert/.frag and the view's draw share (set 0).
+Descriptors RasterPass::bindings(const FrameContext& f) const {
+    const Buffer& indices = f.draw_indices ? *f.draw_indices : f.scene.indices;
+    const Buffer& indirect = f.draw_indirect ? *f.draw_indirect : f.scene.indirect_all;
+    Descriptors d;
+    d.buffer(0, f.uniforms, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER)
+        .buffer(1, f.scene.draws)
+        .buffer(2, f.lights)
+        .buffer(4, f.scene.vertices)
+        .buffer(5, indices)
+        .buffer(6, indirect)
+        .buffer(7, f.targets.raster_words)
+        .buffer(8, hardware_list)
+        .buffer(9, chunks)
+        .buffer(10, f.counters);
+    return d;
+}
+
 void RasterPass::record(FrameContext& f, RasterPhase phase) {
     const bool timed = phase == RasterPhase::first, late = phase == RasterPhase::late;
     if (timed) begin_label(f.ctx, f.cmd, debug_label(Timer::depth, f.plan.raster.variant == Variant::subgroup ? "compute raster, subgroup"
@@ -134,19 +152,7 @@ void RasterPass::record(FrameContext& f, RasterPhase phase) {
     memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_CLEAR_BIT | VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
                    VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
 
-    const Buffer& indices = f.draw_indices ? *f.draw_indices : f.scene.indices;
-    const Buffer& indirect = f.draw_indirect ? *f.draw_indirect : f.scene.indirect_all;
-    Descriptors d;
-    d.buffer(0, f.uniforms, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER)
-        .buffer(1, f.scene.draws)
-        .buffer(2, f.lights)
-        .buffer(4, f.scene.vertices)
-        .buffer(5, indices)
-        .buffer(6, indirect)
-        .buffer(7, t.raster_words)
-        .buffer(8, hardware_list)
-        .buffer(9, chunks)
-        .buffer(10, f.counters);
+    Descriptors d = bindings(f);
     const Pipeline& compute = raster[f.plan.raster.variant == Variant::subgroup ? 1 : 0];
     vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, compute.handle());
     d.push(f.cmd, compute);
@@ -244,19 +250,7 @@ void RasterPass::record_view(FrameContext& f) {
     VkRenderingAttachmentInfo color = color_attachment(t.color, VK_ATTACHMENT_LOAD_OP_LOAD);
     begin_rendering(f.cmd, t.extent, &color, nullptr);
     vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, hardware_view.handle());
-    const Buffer& indices = f.draw_indices ? *f.draw_indices : f.scene.indices;
-    const Buffer& indirect = f.draw_indirect ? *f.draw_indirect : f.scene.indirect_all;
-    Descriptors d;
-    d.buffer(0, f.uniforms, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER)
-        .buffer(1, f.scene.draws)
-        .buffer(2, f.lights)
-        .buffer(4, f.scene.vertices)
-        .buffer(5, indices)
-        .buffer(6, indirect)
-        .buffer(7, t.raster_words)
-        .buffer(8, hardware_list)
-        .buffer(9, chunks)
-        .buffer(10, f.counters);
+    Descriptors d = bindings(f);
     d.push(f.cmd, hardware_view);
     d.textures(f.scene.texture_set);
     RasterPush push{0u, kRasterMaxExtent, capacity, top_left, chunk_count, 0u, 0u, kRasterHardwareColour};

@@ -65,6 +65,7 @@ struct RasterPass {
     // --view raster over the resolved frame, from the frame's final words and hardware list; where
     // the plan has no words, the plan's reason as a label.
     void record_view(FrameContext& f);
+    Descriptors bindings(const FrameContext& f) const;
 };
 
 // The raster view's legend: its title and a swatch for the compute path that ran and the hardware.
