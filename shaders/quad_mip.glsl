@@ -128,7 +128,7 @@ void write_quad_mip(vec4 colour) {
 #endif
 }
 
-#else  // MIP_X_OLD: the shader before issue #15 (every quad stores its real pixels' average), for timing
+#else  // MIP_X_OLD: the earlier shader (every quad stores its real pixels' average), for timing
 
 void write_quad_mip(vec4 colour) {
     vec3 stored = round(clamp(colour.rgb, 0.0, 1.0) * 255.0) / 255.0;

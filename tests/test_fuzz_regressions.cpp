@@ -75,7 +75,7 @@ TEST(FuzzRegressions, PngChunkNameWithNewlineStaysOneLine) {
     Outcome crafted =
         load_like_the_fuzzer(fs::path(SGD_TEST_DATA) / "fuzz-regressions/png-unknown-chunk-named-with-a-newline.gltf");
     ASSERT_TRUE(crafted.loaded) << crafted.error;
-    // libpng (since #18) names the chunk itself, its bytes in brackets; the loader's escaping stays.
+    // libpng names the chunk itself, its bytes in brackets; the loader's escaping stays.
     EXPECT_TRUE(has_warning(crafted.scene, "image 0: cannot decode (libpng: [04][10]A[0A]: invalid chunk type); texture ignored"));
     for (const std::string& w : crafted.scene.warnings) EXPECT_TRUE(one_clean_line(w)) << w;
     EXPECT_TRUE(crafted.scene.textures.empty());
@@ -121,7 +121,7 @@ TEST(FuzzRegressions, PngChunkPastTheEndIsRefusedBeforeDecoding) {
     EXPECT_EQ(intact.scene.textures[0].width, 2);
 }
 
-// Issue #18: a JPEG whose DHT declares more than 256 codes made Debian's stb_image (2022-09-08)
+// A JPEG whose DHT declares more than 256 codes made Debian's stb_image (2022-09-08)
 // write past its Huffman tables (UBSan: index 257 out of bounds for type 'stbi_uc[257]' in
 // stbi__build_huffman). Found by fuzzing with real JPEG textures; the files are crafted the same
 // way by tools/make_fuzz_corpus.py: 257 codes (the finding) and 4080 (the most 16 counts hold).
@@ -250,7 +250,7 @@ TEST(FuzzCorpus, SeedsLoadWithTheCountsTheyWereWrittenWith) {
         {"interleaved.gltf", {1, 0}}, {"sparse.gltf", {1, 0}},  {"nodes.gltf", {3, 0}},
         {"textured.gltf", {1, 1}},   {"textured.glb", {1, 1}},  {"broken_textures.gltf", {1, 0}},
         {"huge_extent.gltf", {1, 0}},
-        // Real textures (#18): JPEG baseline and progressive, PNG palette, 16-bit and interlaced;
+        // Real textures: JPEG baseline and progressive, PNG palette, 16-bit and interlaced;
         // a CMYK JPEG, which has no conversion to RGBA and is a warning.
         {"jpeg_baseline.glb", {1, 1}},  {"jpeg_baseline.gltf", {1, 1}}, {"jpeg_progressive.glb", {1, 1}},
         {"jpeg_progressive_gray.gltf", {1, 1}}, {"jpeg_progressive_64_scans.glb", {1, 1}},

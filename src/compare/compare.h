@@ -194,7 +194,7 @@ std::vector<bool> rounds_needed(const std::vector<CompareRun>& runs, double nois
 // `--headless` process of that configuration renders it: its screenshot (dir/<name>.png; none
 // without a dir), counters and exposure replace the timed renderer's, whose timings stay; then
 // run.report. Renderers that shared the device in the rounds gave the NVIDIA H100 frames a few
-// pixels off those of a process of their own (issue 43, docs/testing.md). `step` as above.
+// pixels off those of a process of their own (docs/testing.md). `step` as above.
 void render_alone(const Context& ctx, const Scene& scene, const Options& options, std::vector<CompareRun>& runs,
                   const std::string& dir, const CompareMethod& method,
                   const std::function<void(const std::string&, bool skipped)>& step = {});

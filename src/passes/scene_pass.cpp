@@ -16,7 +16,7 @@ namespace {
 // background pixels) already hold their box filter ((a + a) + (a + a)) / 4 = a, exactly.
 constexpr VkClearColorValue kClearColor = {{0.00390625f, 0.0048828125f, 0.0068359375f, 1.0f}};
 
-// EXPERIMENT ONLY (issue #15, docs/quad-mip.md "Where the cost came from"): SGD_MIP_EXPERIMENT=NAME
+// EXPERIMENT ONLY (docs/quad-mip.md "Where the cost came from"): SGD_MIP_EXPERIMENT=NAME
 // swaps the quad mip's shader for forward.frag.mipx_NAME (shaders/variants.cmake) and counts the
 // forward pass's fragment shader invocations (pipeline statistics), printed when the renderer ends.
 const char* mip_experiment() { return std::getenv("SGD_MIP_EXPERIMENT"); }

@@ -3,7 +3,7 @@
 // JPEG goes to libjpeg-turbo, PNG to libpng: both fuzzed continuously upstream (OSS-Fuzz), with
 // their errors caught here, so a hostile image is a reason string, never a crash. stb_image is not
 // used for anything a scene file holds: Debian's copy (2022-09-08) writes past its Huffman tables
-// on a JPEG declaring more than 256 codes (issue #18, docs/robustness.md).
+// on a JPEG declaring more than 256 codes (docs/robustness.md).
 #pragma once
 
 #include <cstddef>
