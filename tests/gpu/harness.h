@@ -35,6 +35,11 @@ std::string lavapipe_cannot_draw_reason();
     if (const std::string why_not_ = lavapipe_cannot_draw_reason(); !why_not_.empty()) \
     GTEST_SKIP() << why_not_
 
+// Tests of the compute rasterizer: skipped (with the reason) on a device without 64-bit buffer atomics.
+#define REQUIRE_COMPUTE_RASTER()            \
+    if (!test_context().features.int64_atomics) \
+    GTEST_SKIP() << "device lacks 64-bit buffer atomics: no compute rasterizer"
+
 // "" where the device draws --geometry meshlet, else why not (the demo's exit-2 message). Asked
 // once per process.
 std::string no_mesh_shaders_reason();

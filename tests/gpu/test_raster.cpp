@@ -296,7 +296,7 @@ Scene sliver_scene() {
 }
 
 void expect_compute_names_the_hardwares_triangles(const Scene& scene, std::optional<Camera> camera, const char* name) {
-    if (!test_context().features.int64_atomics) GTEST_SKIP() << "device lacks 64-bit buffer atomics: no compute rasterizer";
+    REQUIRE_COMPUTE_RASTER();
     uint32_t messages = validation_message_count();
     Shot hardware = render(scene, Raster::hardware, camera);
     Shot compute = render(scene, Raster::compute, camera, Request::subgroup);
@@ -335,7 +335,7 @@ TEST(Raster, BundledSceneComputeNamesTheHardwaresTriangles) {
 // reference (cover()), within a thousandth of the triangle's depth range, for both paths.
 TEST(Raster, SliverDepthIsTheSnappedPlaneClampedToTheTriangle) {
     REQUIRE_DRAWING();
-    if (!test_context().features.int64_atomics) GTEST_SKIP() << "device lacks 64-bit buffer atomics: no compute rasterizer";
+    REQUIRE_COMPUTE_RASTER();
     static const Scene scene = sliver_scene();
     uint32_t messages = validation_message_count();
     for (Request variant : {Request::subgroup, Request::fallback}) {
@@ -382,7 +382,7 @@ TEST(Raster, SliverDepthIsTheSnappedPlaneClampedToTheTriangle) {
 // triangle and the hardware's meet there.
 TEST(Raster, OcclusionPhaseTwoMatchesHardware) {
     REQUIRE_DRAWING();
-    if (!test_context().features.int64_atomics) GTEST_SKIP() << "device lacks 64-bit buffer atomics: no compute rasterizer";
+    REQUIRE_COMPUTE_RASTER();
     static const Scene grid = [] {
         Options options;
         options.instances = 2;
@@ -443,7 +443,7 @@ TEST(Raster, OcclusionPhaseTwoMatchesHardware) {
 // the grid's shared edges lose their pixels: the comparison must find them, as no tie explains them.
 TEST(Raster, DroppingTheTopLeftConditionIsCaught) {
     REQUIRE_DRAWING();
-    if (!test_context().features.int64_atomics) GTEST_SKIP() << "device lacks 64-bit buffer atomics: no compute rasterizer";
+    REQUIRE_COMPUTE_RASTER();
     static const Scene scene = generated_scene();
     Shot hardware = render(scene, Raster::hardware, generated_camera());
     Shot dropped = render(scene, Raster::compute, generated_camera(), Request::subgroup, false);
@@ -459,7 +459,7 @@ TEST(Raster, DroppingTheTopLeftConditionIsCaught) {
 // beats the wall's own at equal depth.
 TEST(Raster, HardwareDrawStopsAtTheListsCapacity) {
     REQUIRE_DRAWING();
-    if (!test_context().features.int64_atomics) GTEST_SKIP() << "device lacks 64-bit buffer atomics: no compute rasterizer";
+    REQUIRE_COMPUTE_RASTER();
     static const Scene scene = generated_scene();
     uint32_t messages = validation_message_count();
     const uint32_t guard = visibility_id_indexed(0, 0, true, uint32_t(scene.instances.size()));
@@ -488,7 +488,7 @@ TEST(Raster, HardwareDrawStopsAtTheListsCapacity) {
 // error, vk/resources.h dispatch()), and write the words of the unlimited context, bit for bit.
 TEST(Raster, MoreChunksThanTheWorkgroupLimitFoldIntoRows) {
     REQUIRE_DRAWING();
-    if (!test_context().features.int64_atomics) GTEST_SKIP() << "device lacks 64-bit buffer atomics: no compute rasterizer";
+    REQUIRE_COMPUTE_RASTER();
     static const Scene scene = [] {
         Scene scene;
         std::vector<uint32_t> back, fan;
@@ -567,7 +567,7 @@ int classify(const Scene& scene, const Shot& s, uint32_t draw, uint32_t primitiv
 // one, and of them those whose triangle (from the visibility image) the reference gives the hardware.
 TEST(Raster, CountersSayWhoRasterizedEachTriangleAndWroteEachPixel) {
     REQUIRE_DRAWING();
-    if (!test_context().features.int64_atomics) GTEST_SKIP() << "device lacks 64-bit buffer atomics: no compute rasterizer";
+    REQUIRE_COMPUTE_RASTER();
     static const Scene scene = generated_scene();
     const Context& ctx = test_context();
     uint32_t messages = validation_message_count();
@@ -613,7 +613,7 @@ TEST(Raster, CountersSayWhoRasterizedEachTriangleAndWroteEachPixel) {
 // counts the report's pixel counters.
 TEST(Raster, ViewColoursEachPixelByWhoWroteItsWord) {
     REQUIRE_DRAWING();
-    if (!test_context().features.int64_atomics) GTEST_SKIP() << "device lacks 64-bit buffer atomics: no compute rasterizer";
+    REQUIRE_COMPUTE_RASTER();
     static const Scene scene = generated_scene();
     const Context& ctx = test_context();
     uint32_t messages = validation_message_count();

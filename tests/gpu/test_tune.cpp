@@ -265,7 +265,7 @@ TEST(Tune, AStoredShadingVerdictMakesAutoShadeWithVisibility) {
 // --no-tuning keeps the hardware rasterizer.
 TEST(Tune, AStoredRasterPathVerdictIsFollowed) {
     REQUIRE_DRAWING();
-    if (!test_context().features.int64_atomics) GTEST_SKIP() << "device lacks 64-bit buffer atomics: no compute rasterizer";
+    REQUIRE_COMPUTE_RASTER();
     fresh_cache("cache");
     auto plan_of = [](std::vector<std::string> args, const std::string& name) {
         std::string dir = test_dir(name);
@@ -335,7 +335,7 @@ std::string size_past_the_raster_words() {
 // allocates, so the start-up's limits check (on the plan auto resolved) refuses a size past its
 // words with the same line and exit 2 as the typed request, not at allocation or binding.
 TEST(Tune, AStoredComputeVerdictIsCheckedAgainstTheComputeRasterizersLimits) {
-    if (!test_context().features.int64_atomics) GTEST_SKIP() << "device lacks 64-bit buffer atomics: no compute rasterizer";
+    REQUIRE_COMPUTE_RASTER();
     std::string size = size_past_the_raster_words();
     if (size.empty()) GTEST_SKIP() << "no --size puts the rasterizer's words past this device's storage range";
     fresh_cache("cache");
@@ -520,7 +520,7 @@ TEST(FirstRun, AVerdictOfAnotherSizeClassIsMeasuredAgain) {
 // measuring: with no file, a size past the rasterizer's words is refused before measuring, with
 // the line --raster compute gives.
 TEST(FirstRun, TheLimitsCoverEveryPathTheMeasurementMayChoose) {
-    if (!test_context().features.int64_atomics) GTEST_SKIP() << "device lacks 64-bit buffer atomics: no compute rasterizer";
+    REQUIRE_COMPUTE_RASTER();
     std::string size = size_past_the_raster_words();
     if (size.empty()) GTEST_SKIP() << "no --size puts the rasterizer's words past this device's storage range";
     fresh_cache("cache");
