@@ -622,6 +622,21 @@ struct SurfaceFrame {
     FrameUniforms uniforms{};
 };
 
+// Frame 3 of `renderer` from `view` in one submission, and what the surface tests read back.
+SurfaceFrame record_surface_frame(Renderer& renderer, const Plan& plan, const Camera& view) {
+    VkCommandBuffer cmd = begin_one_shot(test_context());
+    renderer.record(cmd, 0, 3, view);
+    end_one_shot(test_context(), cmd);
+    SurfaceFrame f;
+    f.plan = plan;
+    f.color = renderer.read_color();
+    f.traced = renderer.read_ray_traced();
+    f.depth = renderer.read_depth();
+    f.counters = renderer.read_counters();
+    f.uniforms = renderer.frame_uniforms(3, view);
+    return f;
+}
+
 SurfaceFrame render_surface(const Scene& scene, Geometry geometry, bool camera_rays, VkExtent2D size,
                             Request ray_trace = Request::fallback) {
     const Context& ctx = test_context();
@@ -636,17 +651,7 @@ SurfaceFrame render_surface(const Scene& scene, Geometry geometry, bool camera_r
     config.plan = make_plan(ctx.subgroup, ctx.features, request);
     config.test_camera_rays = camera_rays;
     Renderer renderer(ctx, scene, config);
-    VkCommandBuffer cmd = begin_one_shot(ctx);
-    renderer.record(cmd, 0, 3, renderer.default_view());
-    end_one_shot(ctx, cmd);
-    SurfaceFrame f;
-    f.plan = config.plan;
-    f.color = renderer.read_color();
-    f.traced = renderer.read_ray_traced();
-    f.depth = renderer.read_depth();
-    f.counters = renderer.read_counters();
-    f.uniforms = renderer.frame_uniforms(3, renderer.default_view());
-    return f;
+    return record_surface_frame(renderer, config.plan, renderer.default_view());
 }
 
 // --ray-dump's flags of a traced value (run.cpp writes them as red, green, blue): lit by the sun,
@@ -942,18 +947,7 @@ SurfaceFrame render_view(const Scene& scene, const ShadingPath& path, std::optio
     config.lights = 1;
     config.plan = make_plan(ctx.subgroup, ctx.features, request);
     Renderer renderer(ctx, scene, config);
-    Camera view = camera ? *camera : renderer.default_view();
-    VkCommandBuffer cmd = begin_one_shot(ctx);
-    renderer.record(cmd, 0, 3, view);
-    end_one_shot(ctx, cmd);
-    SurfaceFrame f;
-    f.plan = config.plan;
-    f.color = renderer.read_color();
-    f.traced = renderer.read_ray_traced();
-    f.depth = renderer.read_depth();
-    f.counters = renderer.read_counters();
-    f.uniforms = renderer.frame_uniforms(3, view);
-    return f;
+    return record_surface_frame(renderer, config.plan, camera ? *camera : renderer.default_view());
 }
 
 // The CPU's view of the sphere scene: per sample point of the window, what the camera sees there
