@@ -298,6 +298,57 @@ MUTANTS = {
         "    if (false)\n",
         r"^RasterPlan\.ComputeOnlyWhereTheDeviceSnapsToTheSameSubPixelBits|^Raster\.WhereTheSubPixelBitsDifferComputeIsRefused",
     ),
+    # docs/architecture.md, "The frame graph": the derivation of barriers from declared uses.
+    "graph-write-after-read-forgets-the-readers": (
+        "src/render/frame_graph.cpp",
+        "            d.src_stage = state.read_stages;\n",
+        "            d.src_stage = state.write_stages;\n",
+        r"^FrameGraph\.",
+    ),
+    "graph-read-after-write-without-the-writes-access": (
+        "src/render/frame_graph.cpp",
+        "    d.src_stage = state.write_stages;\n    d.src_access = state.write_access;\n    state.visible.push_back",
+        "    d.src_stage = state.write_stages;\n    state.visible.push_back",
+        r"^FrameGraph\.",
+    ),
+    "graph-one-barrier-makes-a-write-visible-everywhere": (
+        "src/render/frame_graph.cpp",
+        "        if ((v.access & access) == access) seen |= v.stage;",
+        "        seen |= v.stage | stage;",
+        r"^FrameGraph\.",
+    ),
+    "graph-discard-keeps-the-layout": (
+        "src/render/frame_graph.cpp",
+        "    d.layout_change = image && (use.discard || use.layout != state.layout);",
+        "    d.layout_change = image && use.layout != state.layout;",
+        r"^FrameGraph\.",
+    ),
+    "graph-a-write-stays-visible-to-old-readers": (
+        "src/render/frame_graph.cpp",
+        "        state.visible.clear();\n",
+        "",
+        r"^FrameGraph\.",
+    ),
+    "graph-merge-keeps-the-last-dependency": (
+        "src/render/frame_graph.cpp",
+        "        batch.memory.src_stage |= d.src_stage;",
+        "        batch.memory.src_stage = d.src_stage;",
+        r"^FrameGraph\.",
+    ),
+    "graph-ignores-hand-written-transitions": (
+        "src/render/frame_graph.cpp",
+        "        if (s.image && (s.image->layout != s.written_layout",
+        "        if (false && (s.image->layout != s.written_layout",
+        r"^FrameGraph\.",
+    ),
+    # A pass that forgets a write in its declaration: the frame's later readers of it go unsynchronized.
+    "light-cull-declares-no-list-write": (
+        "src/passes/light_cull_pass.cpp",
+        "                   writes(Res::light_lists, kComputeStage, kStorageReadWrite), ",
+        "                   ",
+        r"^LightCullDemo\.EveryModeRunsValidationCleanAndReports",
+    ),
+
 }
 
 

@@ -36,15 +36,14 @@ void ExposurePass::record(FrameContext& f) {
     const Pipeline& pipeline = reduce[variant == Variant::subgroup ? 0 : 1];
     begin_label(f.ctx, f.cmd, debug_label(PassId::exposure, variant));
     f.timer.begin(f.cmd, Timer::exposure);
-    // This frame's resolve read the state, the previous frame's adapt wrote it.
-    memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT | VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-                   VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
-                   VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT);
+    // The sums cleared (this frame's resolve read the state, the previous frame's adapt wrote it),
+    // the mip's luminance summed into them, then the exposure adapted from the sums.
+    FrameGraph& g = f.graph();
+    g.bind(Res::exposure, state);
+    g.pass(f.cmd, {writes(Res::exposure, kTransferStage, VK_ACCESS_2_TRANSFER_WRITE_BIT)});
     vkCmdFillBuffer(f.cmd, state.buffer, 0, 8, 0);  // sum_lo, sum_hi
-    memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
-                   VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
-    transition(f.cmd, f.targets.mip, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-               VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
+    g.pass(f.cmd, {reads(Res::mip, kComputeStage, kStorageRead, VK_IMAGE_LAYOUT_GENERAL),
+                   writes(Res::exposure, kComputeStage, kStorageReadWrite)});
 
     vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.handle());
     Descriptors d;
@@ -52,9 +51,8 @@ void ExposurePass::record(FrameContext& f) {
     d.push(f.cmd, pipeline);
     VkExtent2D mip = f.targets.mip.extent;
     vkCmdDispatch(f.cmd, ceil_div(mip.width, kExposureGroupSize), ceil_div(mip.height, kExposureGroupSize), 1);
-    memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
-                   VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
 
+    g.pass(f.cmd, {writes(Res::exposure, kComputeStage, kStorageReadWrite)});
     vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, adapt.handle());
     Descriptors a;
     a.buffer(0, state);

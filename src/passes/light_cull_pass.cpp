@@ -112,24 +112,16 @@ void LightCullPass::record(FrameContext& f) {
     begin_label(f.ctx, f.cmd, debug_label(PassId::light_cull, variant));
     f.timer.begin(f.cmd, Timer::light_cull);
 
-    // Before the counts are cleared and the lists rebuilt: the previous frame's readers of the lists
-    // (forward, light-count view) finish, and so do earlier writers of the counters (the frame's
-    // clear of the counters, compute passes). vkCmdFillBuffer is a transfer command: the validation
-    // layer files it under the copy stage, the spec under clear; ALL_TRANSFER covers both.
-    memory_barrier(f.cmd,
-                   VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT | VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT |
-                       VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT,
-                   VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT | VK_ACCESS_2_TRANSFER_WRITE_BIT,
-                   VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT | VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-                   VK_ACCESS_2_TRANSFER_WRITE_BIT | VK_ACCESS_2_SHADER_STORAGE_READ_BIT |
-                       VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+    // The counts cleared, after the previous frame's readers of the lists (forward, the
+    // light-count view); then the lists built from the depth. DEPTH_READ_ONLY_OPTIMAL: sampled
+    // here, then the forward pass's depth test reads it unchanged.
+    FrameGraph& g = f.graph();
+    g.bind(Res::light_lists, lists_);
+    g.pass(f.cmd, {writes(Res::light_lists, kTransferStage, VK_ACCESS_2_TRANSFER_WRITE_BIT)});
     vkCmdFillBuffer(f.cmd, lists_.buffer, 0, VkDeviceSize(layout_.tile_count()) * sizeof(uint32_t), 0);
-    memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
-                   VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-                   VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
-    // DEPTH_READ_ONLY_OPTIMAL: sampled here, then the forward pass's depth test reads it unchanged.
-    Image& depth = depth_to_read(f);
-    transition(f.cmd, depth, depth_read_layout(depth), VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_SAMPLED_READ_BIT);
+    Image& depth = g.image(Res::depth);
+    g.pass(f.cmd, {reads(Res::depth, kComputeStage, VK_ACCESS_2_SHADER_SAMPLED_READ_BIT, depth_read_layout(depth)),
+                   writes(Res::light_lists, kComputeStage, kStorageReadWrite), writes(Res::counters, kComputeStage, kStorageReadWrite)});
 
     if (variant == Variant::subgroup && !subgroup_)
         throw std::runtime_error(std::string(pass_info(PassId::light_cull).label) + ": the subgroup variant was planned but the device cannot run it");
@@ -145,12 +137,6 @@ void LightCullPass::record(FrameContext& f) {
     vkCmdPushConstants(f.cmd, pipeline.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(instrument), &instrument);
     vkCmdDispatch(f.cmd, layout_.tiles_x, layout_.tiles_y, 1);
 
-    memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-                   VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
-                   VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT | VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT |
-                       VK_PIPELINE_STAGE_2_COPY_BIT,
-                   VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT |
-                       VK_ACCESS_2_TRANSFER_READ_BIT);
     f.light_lists = &lists_;
     f.timer.end(f.cmd, Timer::light_cull);
     end_label(f.ctx, f.cmd);
@@ -190,8 +176,8 @@ void LightCullPass::record_view(FrameContext& f) {
     }
     begin_label(f.ctx, f.cmd, debug_label(f.plan.view));
     f.timer.begin(f.cmd, Timer::view);
-    transition(f.cmd, f.targets.color, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-               VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+    f.graph().pass(f.cmd, {writes(Res::color, kComputeStage, kStorageReadWrite, VK_IMAGE_LAYOUT_GENERAL),
+                           reads(Res::light_lists, kComputeStage, kStorageRead)});
     vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, view_.handle());
     Descriptors d;
     d.buffer(0, f.uniforms, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER).buffer(1, *f.light_lists).storage_image(2, f.targets.color.view);

@@ -68,34 +68,35 @@ void MipPass::resize(const Context& ctx, VkExtent2D extent) {
 void MipPass::record_fixup(FrameContext& f) {
     begin_label(f.ctx, f.cmd, debug_label(PassId::mip, Variant::forward, "edge fix-up"));
     f.timer.begin(f.cmd, Timer::mip_fixup);
+    FrameGraph& g = f.graph();
+    g.bind(Res::mip_stamps, stamps);
+    g.bind(Res::mip_dispatch, fixup_dispatch);
     if (!stamps_cleared) {  // once per buffer: stamps are compared, never reset (mip_fixup.comp)
+        g.pass(f.cmd, {writes(Res::mip_stamps, kTransferStage, VK_ACCESS_2_TRANSFER_WRITE_BIT)});
         vkCmdFillBuffer(f.cmd, stamps.buffer, 0, VK_WHOLE_SIZE, 0);
         stamps_cleared = true;
         stamp = 0;
     }
     if (++stamp == 0) ++stamp;  // 0 is "never fixed"; wraps after 2^32 frames
-    // The finished HDR frame and the edge list the forward shader appended to; the mip keeps the
-    // texels the quads stored (no discard).
-    transition(f.cmd, f.targets.hdr, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-               VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
-    transition(f.cmd, f.targets.mip, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-               VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
-    memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT | VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT,
-                   VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT | VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-                   VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
     uint32_t texels = mip_extent.width * mip_extent.height;
 
+    // The edge list the forward shader appended to -> the fix-up's dispatch and the counters.
+    g.pass(f.cmd, {reads(Res::mip_edges, kComputeStage, kStorageRead), writes(Res::mip_dispatch, kComputeStage, kStorageWrite),
+                   writes(Res::counters, kComputeStage, kStorageReadWrite)});
     vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, fixup_args.handle());
     Descriptors args;
     args.buffer(0, edges).buffer(1, fixup_dispatch).buffer(2, f.counters);
     args.push(f.cmd, fixup_args);
     vkCmdPushConstants(f.cmd, fixup_args.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(texels), &texels);
     vkCmdDispatch(f.cmd, 1, 1, 1);
-    memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
-                   VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT | VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-                   VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_READ_BIT |
-                       VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
 
+    // The finished HDR frame read, the mip's edge texels rewritten (it keeps the texels the quads
+    // stored: no discard).
+    g.pass(f.cmd, {reads(Res::mip_dispatch, VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT, VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT),
+                   reads(Res::hdr, kComputeStage, kStorageRead, VK_IMAGE_LAYOUT_GENERAL),
+                   writes(Res::mip, kComputeStage, kStorageWrite, VK_IMAGE_LAYOUT_GENERAL),
+                   reads(Res::mip_edges, kComputeStage, kStorageRead), writes(Res::mip_stamps, kComputeStage, kStorageReadWrite),
+                   writes(Res::counters, kComputeStage, kStorageReadWrite)});
     vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, fixup.handle());
     Descriptors d;
     d.storage_image(0, f.targets.hdr.view)
@@ -114,15 +115,15 @@ void MipPass::record_fixup(FrameContext& f) {
 void MipPass::record_downsample(FrameContext& f) {
     begin_label(f.ctx, f.cmd, debug_label(PassId::mip, Variant::fallback, "2x2 downsample"));
     f.timer.begin(f.cmd, Timer::mip);
+    // Every texel of the mip is rewritten.
+    f.graph().pass(f.cmd, {reads(Res::hdr, kComputeStage, kStorageRead, VK_IMAGE_LAYOUT_GENERAL),
+                           writes(Res::mip, kComputeStage, kStorageWrite, VK_IMAGE_LAYOUT_GENERAL, true)});
     dispatch_downsample(f.cmd, f.targets.hdr, f.targets.mip);
     f.timer.end(f.cmd, Timer::mip);
     end_label(f.ctx, f.cmd);
 }
 
-void MipPass::dispatch_downsample(VkCommandBuffer cmd, Image& hdr, Image& mip) const {
-    transition(cmd, hdr, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
-    transition(cmd, mip, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
-               true);  // every texel is rewritten
+void MipPass::dispatch_downsample(VkCommandBuffer cmd, const Image& hdr, const Image& mip) const {
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, downsample.handle());
     Descriptors descriptors;
     descriptors.storage_image(0, hdr.view).storage_image(1, mip.view);
@@ -158,14 +159,11 @@ void MipPass::record_view(FrameContext& f) {
     Overlay& overlay = *f.overlay;
     begin_label(f.ctx, f.cmd, debug_label(f.plan.view));
     f.timer.begin(f.cmd, Timer::view);
-    transition(f.cmd, f.targets.mip, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-               VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
-    transition(f.cmd, f.targets.color, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-               VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+    f.graph().pass(f.cmd, {reads(Res::mip, kComputeStage, kStorageRead, VK_IMAGE_LAYOUT_GENERAL),
+                           writes(Res::color, kComputeStage, kStorageReadWrite, VK_IMAGE_LAYOUT_GENERAL),
+                           reads(Res::exposure, kComputeStage, kStorageRead)});
     vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, view.handle());
     Descriptors descriptors;
-    memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
-                   VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT);  // the exposure state
     descriptors.storage_image(0, f.targets.color.view).storage_image(1, f.targets.mip.view).buffer(2, *f.exposure_state);
     descriptors.push(f.cmd, view);
     int32_t split_x = int32_t(f.targets.extent.width / 2);

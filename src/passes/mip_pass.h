@@ -36,8 +36,9 @@ struct MipPass : PassUnit {
     // After forward: f.targets.mip = box filter of f.targets.hdr. Timed as Timer::mip.
     void record_downsample(FrameContext& f);
     // The downsample itself, into any RGBA16F image of the mip's extent: the frame's fallback, and
-    // Renderer::read_fallback_mip, which holds another writer's mip to it on the same frame.
-    void dispatch_downsample(VkCommandBuffer cmd, Image& hdr, Image& mip) const;
+    // Renderer::read_fallback_mip, which holds another writer's mip to it on the same frame. The
+    // caller has hdr readable and mip writable in GENERAL in the compute stage.
+    void dispatch_downsample(VkCommandBuffer cmd, const Image& hdr, const Image& mip) const;
     // After forward with the quad mip: the texels on the edge list (or, if it overflowed, all of
     // them) = box filter of f.targets.hdr, dispatched indirectly from the list's count. Timed as
     // Timer::mip_fixup.

@@ -43,15 +43,15 @@ void ResolvePass::create(const Context& ctx) {
 namespace {
 
 // What both forms do first, in the stage that reads the HDR frame (fragment or compute): the label
-// and timer, the HDR frame readable, the mip writable (every texel is written: one store per quad,
-// all quads inside the frame are full), and the exposure the previous frame's exposure pass wrote.
-void begin_resolve(FrameContext& f, bool write_mip, VkPipelineStageFlags2 stage) {
+// and timer, and the uses: the HDR frame read, the exposure the previous frame's exposure pass
+// wrote, the mip written (every texel: one store per quad, all quads inside the frame are full),
+// and the 8-bit frame written whole.
+void begin_resolve(FrameContext& f, bool write_mip, VkPipelineStageFlags2 stage, Use color) {
     begin_label(f.ctx, f.cmd, debug_label(Timer::resolve, write_mip ? pass_info(PassId::mip).hosted_label : ""));
     f.timer.begin(f.cmd, Timer::resolve);
-    transition(f.cmd, f.targets.hdr, VK_IMAGE_LAYOUT_GENERAL, stage, VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
-    if (write_mip) transition(f.cmd, f.targets.mip, VK_IMAGE_LAYOUT_GENERAL, stage, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, true);
-    memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, stage,
-                   VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
+    Use uses[] = {reads(Res::hdr, stage, kStorageRead, VK_IMAGE_LAYOUT_GENERAL), reads(Res::exposure, stage, kStorageRead), color,
+                  writes(Res::mip, stage, kStorageWrite, VK_IMAGE_LAYOUT_GENERAL, true)};
+    f.graph().pass(f.cmd, std::span<const Use>(uses, write_mip ? 4 : 3));
 }
 
 void end_resolve(FrameContext& f) {
@@ -64,9 +64,9 @@ void end_resolve(FrameContext& f) {
 void ResolvePass::record(FrameContext& f) {
     bool write_mip = f.plan[PassId::mip].variant == Variant::subgroup && mip;
     ResolvePush push = resolve_push(f);
-    begin_resolve(f, write_mip, VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT);
-    transition(f.cmd, f.targets.color, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
-               VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT, true);
+    begin_resolve(f, write_mip, kFragmentStage,
+                  writes(Res::color, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT, VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT,
+                         VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, true));
     VkRenderingAttachmentInfo color = color_attachment(f.targets.color, VK_ATTACHMENT_LOAD_OP_DONT_CARE);
     begin_rendering(f.cmd, f.targets.extent, &color, nullptr);
     const Pipeline& pipeline = write_mip ? mip : plain;
@@ -83,9 +83,7 @@ void ResolvePass::record(FrameContext& f) {
 
 void ResolvePass::record_compute(FrameContext& f) {
     ResolvePush push = resolve_push(f);
-    begin_resolve(f, false, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT);
-    transition(f.cmd, f.targets.color, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-               VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, true);
+    begin_resolve(f, false, kComputeStage, writes(Res::color, kComputeStage, kStorageWrite, VK_IMAGE_LAYOUT_GENERAL, true));
     vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, compute.handle());
     Descriptors d;
     d.storage_image(0, f.targets.hdr.view).buffer(1, *f.exposure_state).storage_image(2, f.targets.color.view);

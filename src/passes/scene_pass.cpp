@@ -211,35 +211,36 @@ void ScenePass::record_ids(FrameContext& f) {
 void ScenePass::record_forward(FrameContext& f) {
     begin_label(f.ctx, f.cmd, debug_label(Timer::forward));
     f.timer.begin(f.cmd, Timer::forward);
-    transition(f.cmd, f.targets.depth, VK_IMAGE_LAYOUT_DEPTH_READ_ONLY_OPTIMAL,
-               VK_PIPELINE_STAGE_2_EARLY_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT,
-               VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_READ_BIT);
-    transition(f.cmd, f.targets.hdr, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
-               VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
-               VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT | VK_ACCESS_2_COLOR_ATTACHMENT_READ_BIT, true);
-    // The ray_trace pass's image (its contents unused unless it ran this frame).
-    transition(f.cmd, f.targets.ray_traced, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT,
-               VK_ACCESS_2_SHADER_STORAGE_READ_BIT, !f.ray_traced);
     bool quad_mip = f.plan[PassId::mip].variant == Variant::forward && forward[1][0] && f.mip_edges;
     bool light_loop = f.plan[PassId::light_loop].variant == Variant::subgroup && forward[quad_mip][1];
     const Pipeline& pipeline = forward_test ? forward_test : forward[quad_mip][light_loop];
+    FrameGraph& g = f.graph();
     if (quad_mip) {
         // Texels that no quad touches are never stored by the shader: start from the clear. And an
-        // empty edge list with its capacity. Timed with the forward pass, as part of what the
-        // in-shader mip costs. (The previous frame's fix-up read the list: wait for it.)
-        transition(f.cmd, f.targets.mip, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_PIPELINE_STAGE_2_CLEAR_BIT,
-                   VK_ACCESS_2_TRANSFER_WRITE_BIT, true);
+        // empty edge list with its capacity (the previous frame's fix-up read it). Timed with the
+        // forward pass, as part of what the in-shader mip costs.
+        g.pass(f.cmd, {writes(Res::mip, kTransferStage, VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, true),
+                       writes(Res::mip_edges, kTransferStage, VK_ACCESS_2_TRANSFER_WRITE_BIT)});
         VkImageSubresourceRange range{VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
         vkCmdClearColorImage(f.cmd, f.targets.mip.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &kClearColor, 1, &range);
-        memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT,
-                       VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT);
         vkCmdFillBuffer(f.cmd, f.mip_edges->buffer, 0, 4, 0);                         // count
         vkCmdFillBuffer(f.cmd, f.mip_edges->buffer, 4, 4, f.mip_edge_capacity);  // capacity
-        memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
-                       VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
-        transition(f.cmd, f.targets.mip, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT,
-                   VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
     }
+    // Depth tested EQUAL (read only), the HDR frame written whole, the ray_trace pass's image (its
+    // contents unused unless it ran this frame), the light lists, the counters (the light loop's
+    // trips), and with the quad mip the mip and its edge list.
+    std::vector<Use> uses = {
+        reads(Res::depth, kDepthTestStages, VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_READ_BIT, VK_IMAGE_LAYOUT_DEPTH_READ_ONLY_OPTIMAL),
+        writes(Res::hdr, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
+               VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT | VK_ACCESS_2_COLOR_ATTACHMENT_READ_BIT, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, true),
+        {Res::ray_traced, kFragmentStage, kStorageRead, VK_IMAGE_LAYOUT_GENERAL, !f.ray_traced},
+        writes(Res::counters, VK_PIPELINE_STAGE_2_PRE_RASTERIZATION_SHADERS_BIT | kFragmentStage, kStorageReadWrite)};
+    if (f.light_lists) uses.push_back(reads(Res::light_lists, kFragmentStage, kStorageRead));
+    if (quad_mip) {
+        uses.push_back(writes(Res::mip, kFragmentStage, kStorageWrite, VK_IMAGE_LAYOUT_GENERAL));
+        uses.push_back(writes(Res::mip_edges, kFragmentStage, kStorageReadWrite));
+    }
+    g.pass(f.cmd, uses);
     if (statistics) vkCmdResetQueryPool(f.cmd, statistics, 0, 1);
     VkRenderingAttachmentInfo color = color_attachment(f.targets.hdr, VK_ATTACHMENT_LOAD_OP_CLEAR, kClearColor);
     VkRenderingAttachmentInfo depth_target = depth_attachment(

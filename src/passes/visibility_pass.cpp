@@ -95,14 +95,16 @@ bool VisibilityPass::draws_view(const Plan& plan) const {
 // image, drawn triangles, the visibility image (read with texelFetch: an R32G32_UINT storage image
 // would need shaderStorageImageExtendedFormats) and the HDR target (every pixel written, the clear
 // colour where no triangle is).
-Descriptors VisibilityPass::bind_frame(FrameContext& f, const Pipeline& pipeline) {
-    transition(f.cmd, f.targets.visibility, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-               VK_ACCESS_2_SHADER_SAMPLED_READ_BIT);
-    transition(f.cmd, f.targets.hdr, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-               VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, true);
-    // The ray_trace pass's image (its contents unused unless it ran this frame).
-    transition(f.cmd, f.targets.ray_traced, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-               VK_ACCESS_2_SHADER_STORAGE_READ_BIT, !f.ray_traced);
+Descriptors VisibilityPass::bind_frame(FrameContext& f, const Pipeline& pipeline, std::initializer_list<Use> more) {
+    // The ray_trace pass's image: its contents unused unless it ran this frame.
+    std::vector<Use> uses = {
+        reads(Res::visibility, kComputeStage, VK_ACCESS_2_SHADER_SAMPLED_READ_BIT, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL),
+        writes(Res::hdr, kComputeStage, kStorageWrite, VK_IMAGE_LAYOUT_GENERAL, true),
+        {Res::ray_traced, kComputeStage, kStorageRead, VK_IMAGE_LAYOUT_GENERAL, !f.ray_traced},
+        writes(Res::counters, kComputeStage, kStorageReadWrite)};
+    if (f.light_lists) uses.push_back(reads(Res::light_lists, kComputeStage, kStorageRead));
+    uses.insert(uses.end(), more);
+    f.graph().pass(f.cmd, uses);
     vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.handle());
     const Buffer& indirect = f.draw_indirect ? *f.draw_indirect : f.scene.indirect_all;
     Descriptors d;
@@ -148,12 +150,9 @@ void VisibilityPass::record(FrameContext& f) {
                         (waterfall ? ", material waterfall" : ", materials nonuniform");
     begin_label(f.ctx, f.cmd, debug_label(Timer::shade, mip ? label + ", " + std::string(pass_info(PassId::mip).hosted_label) : label));
     f.timer.begin(f.cmd, Timer::shade);
-    Descriptors d = bind_frame(f, pipeline);
-    if (mip) {
-        // Every texel is written (one store per quad, and every quad inside the frame is whole).
-        transition(f.cmd, f.targets.mip, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-                   VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, true);
-    }
+    // With the mip, every texel is written (one store per quad, and every quad inside the frame is whole).
+    Descriptors d = mip ? bind_frame(f, pipeline, {writes(Res::mip, kComputeStage, kStorageWrite, VK_IMAGE_LAYOUT_GENERAL, true)})
+                        : bind_frame(f, pipeline);
     dispatch(f, pipeline, d);
     f.timer.end(f.cmd, Timer::shade);
     end_label(f.ctx, f.cmd);
@@ -163,10 +162,8 @@ bool VisibilityPass::record_view(FrameContext& f, const Buffer& params) {
     if (!draws_view(f.plan) || !f.targets.visibility.image) return false;
     bool quad_derivatives = f.plan.shading.derivatives == Variant::subgroup;
     const Pipeline& pipeline = views[f.plan.geometry == Geometry::meshlet][quad_derivatives][view_index(f.plan.view.mode)];
-    Descriptors d = bind_frame(f, pipeline);
     // Each invocation reads and writes only its own pixel of the 8-bit frame.
-    transition(f.cmd, f.targets.color, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-               VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+    Descriptors d = bind_frame(f, pipeline, {writes(Res::color, kComputeStage, kStorageReadWrite, VK_IMAGE_LAYOUT_GENERAL)});
     d.buffer(14, params, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER).buffer(15, f.counters).storage_image(16, f.targets.color.view);
     dispatch(f, pipeline, d);
     return true;

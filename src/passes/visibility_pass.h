@@ -27,6 +27,7 @@ struct VisibilityPass {
     bool record_view(FrameContext& f, const Buffer& params);
 
 private:
-    Descriptors bind_frame(FrameContext& f, const Pipeline& pipeline);
+    // Declares the frame's uses to the graph (and `more`), binds the pipeline, and returns the frame's bindings.
+    Descriptors bind_frame(FrameContext& f, const Pipeline& pipeline, std::initializer_list<Use> more = {});
     void dispatch(FrameContext& f, const Pipeline& pipeline, Descriptors& d);
 };

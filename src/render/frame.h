@@ -5,6 +5,7 @@
 #include <cstddef>
 
 #include "plan/plan.h"
+#include "render/frame_graph.h"
 #include "render/gpu_scene.h"
 #include "vk/timer.h"
 
@@ -38,6 +39,9 @@ struct FrameTargets {
     // (kRasterDepthFormat), which the passes after the pre-pass read instead of `depth`.
     Buffer raster_words;
     Image raster_depth;
+    // Names these and the frame's shared buffers for the passes that declare their reads and
+    // writes (render/frame_graph.h); its states carry over from frame to frame.
+    FrameGraph graph;
 };
 constexpr VkFormat kRasterDepthFormat = VK_FORMAT_R32_SFLOAT;
 
@@ -208,6 +212,10 @@ struct FrameContext {
     // The subgroup sizes the debug view's stage ran at in the last completed frame that drew this
     // view (a mask of GpuCounters::view_sizes); 0 before one has. The legend names them.
     uint32_t view_sizes = 0;
+
+    // The frame graph with this frame's resources bound to their names: the targets (Res::depth is
+    // depth_to_read()), the counters, and where set the exposure state and the quad mip's edge list.
+    FrameGraph& graph();
 };
 
 // The depth the passes after the pre-pass read (light cull, depth pyramid, ray tracer): the
@@ -219,3 +227,28 @@ inline Image& depth_to_read(FrameContext& f) {
 inline VkImageLayout depth_read_layout(const Image& depth) {
     return depth.format == kDepthFormat ? VK_IMAGE_LAYOUT_DEPTH_READ_ONLY_OPTIMAL : VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
 }
+
+inline FrameGraph& FrameContext::graph() {
+    FrameGraph& g = targets.graph;
+    g.bind(Res::depth, depth_to_read(*this));
+    g.bind(Res::hdr, targets.hdr);
+    g.bind(Res::color, targets.color);
+    g.bind(Res::mip, targets.mip);
+    g.bind(Res::ray_traced, targets.ray_traced);
+    if (targets.visibility.image) g.bind(Res::visibility, targets.visibility);
+    g.bind(Res::counters, counters);
+    if (exposure_state) g.bind(Res::exposure, *exposure_state);
+    if (mip_edges) g.bind(Res::mip_edges, *mip_edges);
+    if (light_lists) g.bind(Res::light_lists, *light_lists);
+    return g;
+}
+
+// Stages and accesses the passes declare often.
+constexpr VkPipelineStageFlags2 kComputeStage = VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT;
+constexpr VkPipelineStageFlags2 kFragmentStage = VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT;
+constexpr VkPipelineStageFlags2 kTransferStage = VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT;  // fills: copy to the layer, clear to the spec
+constexpr VkPipelineStageFlags2 kDepthTestStages =
+    VK_PIPELINE_STAGE_2_EARLY_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT;
+constexpr VkAccessFlags2 kStorageRead = VK_ACCESS_2_SHADER_STORAGE_READ_BIT;
+constexpr VkAccessFlags2 kStorageWrite = VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT;
+constexpr VkAccessFlags2 kStorageReadWrite = kStorageRead | kStorageWrite;

@@ -192,17 +192,21 @@ void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_i
 
     slot.timer->reset(cmd);
     slot.timer->begin(cmd, Timer::frame);
-    // With frames in flight the previous frame may still read or write the counters (passes, readback copy).
-    memory_barrier(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, VK_ACCESS_2_MEMORY_READ_BIT | VK_ACCESS_2_MEMORY_WRITE_BIT,
-                   VK_PIPELINE_STAGE_2_CLEAR_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT);
-    // Fills of disjoint ranges (no write-after-write between them): zeros, the resting flag, zeros.
+    // The frame graph (render/frame_graph.h): the passes after the pre-pass declare what they read
+    // and write, and it records the barriers between them.
+    FrameGraph& graph = f.graph();
+    // The counters zeroed, after the previous frame's last use (its readback copy). Fills of
+    // disjoint ranges (no write-after-write between them): zeros, the resting flag, zeros.
+    graph.pass(cmd, {writes(Res::counters, kTransferStage, VK_ACCESS_2_TRANSFER_WRITE_BIT)});
     constexpr VkDeviceSize kRestingWord = offsetof(GpuCounters, occlusion_resting);
     vkCmdFillBuffer(cmd, counters_.buffer, 0, kRestingWord, 0);
     vkCmdFillBuffer(cmd, counters_.buffer, kRestingWord, sizeof(uint32_t), occlusion_resting_ ? 1u : 0u);
     vkCmdFillBuffer(cmd, counters_.buffer, kRestingWord + 4, sizeof(GpuCounters) - kRestingWord - 4, 0);
-    memory_barrier(cmd, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT, counter_stages(ctx_.features),
-                   VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT |
-                       VK_ACCESS_2_TRANSFER_READ_BIT);
+    // Cull, the pre-pass or the compute rasterizer, and occlusion's two phases record their own
+    // barriers (hand-written, not yet declared): to the graph they are one pass that reads and
+    // writes the counters in any stage.
+    const VkPipelineStageFlags2 any_counter_stage = counter_stages(ctx_.features);
+    graph.pass(cmd, {writes(Res::counters, any_counter_stage, kStorageReadWrite | VK_ACCESS_2_TRANSFER_READ_BIT)});
 
     if (config_.test_extra_work) {
         // Tests only: known extra work in the frame timer (RendererConfig::test_extra_work). Each
@@ -252,7 +256,13 @@ void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_i
         slot.timer->end(cmd, Timer::late_depth);
         end_label(ctx_, cmd);
     }
+    // From here each pass declares its reads and writes: light cull, the ray tracer (which still
+    // records its own barriers: the graph learns what it did to the counters), forward or the
+    // visibility shading pass, the mip, resolve, exposure, the views of the declared passes, the
+    // overlay and the frame's end.
     record_units(f, FramePoint::after_depth);
+    if (f.ray_traced)
+        graph.hand_written({writes(Res::counters, VK_PIPELINE_STAGE_2_RAY_TRACING_SHADER_BIT_KHR, kStorageReadWrite)});
     // With --mip forward, forward also writes the mip, and appends to the mip pass's edge list.
     f.mip_edges = &unit<MipPass>(PassId::mip).edges;
     f.mip_edge_capacity = unit<MipPass>(PassId::mip).edge_capacity;
@@ -273,22 +283,25 @@ void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_i
         resolve_pass_.record(f);
     record_units(f, FramePoint::after_resolve);
     // Views that show what a pass made (the mip, the light lists, the raster words) are its unit's.
+    // The rasterizer's, the cull's and occlusion's, the ray tracer's and the debug view pass's record
+    // their own barriers: to the graph they are one pass over the counters in any stage.
+    graph.pass(cmd, {writes(Res::counters, any_counter_stage, kStorageReadWrite)});
     raster_pass_.record_view(f);
     for (const auto& unit : units_) unit->record_view(f);
     view_pass_.record(f, config_.view_legend);
     if (overlay_hook_) overlay_hook_(overlay_);
     overlay_.record(f, slot_index);
 
-    // The frame ends with the colour ready to copy out (screenshot, swapchain blit).
-    transition(cmd, targets_.color, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_PIPELINE_STAGE_2_COPY_BIT | VK_PIPELINE_STAGE_2_BLIT_BIT,
-               VK_ACCESS_2_TRANSFER_READ_BIT);
-    // This slot's copy of the counters, read by the host after the slot's fence (read_frame_counters).
-    memory_barrier(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, VK_ACCESS_2_MEMORY_WRITE_BIT, VK_PIPELINE_STAGE_2_COPY_BIT,
-                   VK_ACCESS_2_TRANSFER_READ_BIT);
+    // The frame ends with the colour ready to copy out (screenshot, swapchain blit), and this
+    // slot's copy of the counters, which the host reads after the slot's fence (read_frame_counters).
+    graph.bind(Res::counters_readback, slot.counters_readback);
+    graph.pass(cmd, {reads(Res::color, VK_PIPELINE_STAGE_2_COPY_BIT | VK_PIPELINE_STAGE_2_BLIT_BIT, VK_ACCESS_2_TRANSFER_READ_BIT,
+                           VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL),
+                     reads(Res::counters, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_READ_BIT),
+                     writes(Res::counters_readback, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT)});
     VkBufferCopy counters_region{0, 0, sizeof(GpuCounters)};
     vkCmdCopyBuffer(cmd, counters_.buffer, slot.counters_readback.buffer, 1, &counters_region);
-    memory_barrier(cmd, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_2_HOST_BIT,
-                   VK_ACCESS_2_HOST_READ_BIT);
+    graph.pass(cmd, {reads(Res::counters_readback, VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT)});
     slot.timer->end(cmd, Timer::frame);
 }
 
@@ -378,6 +391,9 @@ std::vector<uint8_t> Renderer::read_fallback_mip() {
     Image mip = create_image(ctx_, targets_.mip.extent, kHdrFormat, VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
                              "fallback mip (check)");
     VkCommandBuffer cmd = begin_one_shot(ctx_);
+    // A one-shot readback outside the frame: its own barriers.
+    transition(cmd, targets_.hdr, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
+    transition(cmd, mip, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, true);
     unit<MipPass>(PassId::mip).dispatch_downsample(cmd, targets_.hdr, mip);
     end_one_shot(ctx_, cmd);
     targets_.hdr.last_stage = VK_PIPELINE_STAGE_2_NONE;  // the one-shot's queue wait covers the read
