@@ -109,6 +109,15 @@ TEST(FrameGraph, ReadsNeedABarrierOnlyWhereTheWriteIsNotYetVisible) {
                   {kFragment | kVertex, VK_ACCESS_2_NONE, kTransfer, VK_ACCESS_2_TRANSFER_WRITE_BIT});
 }
 
+// A new write is new to every reader: a stage the last write was made visible to waits again.
+TEST(FrameGraph, ANewWriteIsNewToEveryReader) {
+    Sequence s;
+    for (int frame = 0; frame < 2; ++frame) {
+        s.pass({writes(Res::exposure, kCompute, kRead | kWrite)});
+        expect_memory(s.pass({reads(Res::exposure, kFragment, kRead)}), {kCompute, kWrite, kFragment, kRead});
+    }
+}
+
 // A read in one stage with one access does not make the write visible to another access.
 TEST(FrameGraph, VisibilityIsPerStageAndAccess) {
     Sequence s;
