@@ -9,6 +9,8 @@
                                        of DIR/TAG-SIZE-ROUND.json, one column per TAG.
   compare REPORT...                    every ratio of --compare reports, with interval and word.
   differences REPORT...                the difference panel and run to run of --compare reports.
+  builds REPORT...                     --compare reports of two builds (compare-this|base-SIZE-ROUND):
+                                       each row's frame ms in both, and this over base.
   distinct DIR PATH...                 runs of DIR/PATH-I.*: distinct frames, mips, cull dumps, counters.
   occlusion DIR SIZE...                --occlusion off against auto (DIR/SIZE-CAMERA-GEOMETRY-OCC-ROUND).
   probe REPORT                         --info --probe's graphics-to-compute figures.
@@ -122,6 +124,30 @@ def compare(args):
             print(f"| {size_of(path)} | {key} | {d.get('fallback_run', '')} | {cell(d.get('fallback_ms'))} | "
                   f"{d.get('subgroup_run', '')} | {cell(d.get('subgroup_ms'))} | {f'{ratio:.3f}x' if ratio else 'n/a'} | "
                   f"{d.get('ratio_ci95')} | {d.get('verdict', d.get('reason', ''))} |")
+    differences(args)
+
+
+def builds(args):
+    """--compare reports of two builds, in folders compare-this-SIZE-ROUND and compare-base-SIZE-ROUND:
+    each row's median frame time in each build (the mean over rounds) and this build's over base's."""
+    frames = {}
+    for path in args:
+        parts = os.path.basename(os.path.dirname(path)).split("-")
+        r = load(path)
+        if len(parts) < 4 or r is None:
+            continue
+        which, size = parts[1], parts[2]
+        for run in r.get("runs", []):
+            median = ((run.get("timings_ms") or {}).get("frame") or {}).get("median")
+            if median is not None:
+                frames.setdefault((size, run.get("name", "")), {"this": [], "base": []})[which].append(median)
+    print("\n| size | row | this build ms | base build ms | this / base |")
+    print("| --- | --- | ---: | ---: | ---: |")
+    for (size, name), m in frames.items():
+        this = sum(m["this"]) / len(m["this"]) if m["this"] else None
+        base = sum(m["base"]) / len(m["base"]) if m["base"] else None
+        ratio = f"{this / base:.3f}" if this and base else "n/a"
+        print(f"| {size} | {name} | {cell(this)} | {cell(base)} | {ratio} |")
     differences(args)
 
 
@@ -314,7 +340,7 @@ def rounds(args):
         print(f"| {key} | {show(d, fast)} | {show(e, slow)} | {same} |")
 
 
-COMMANDS = {"runs": runs, "passes": passes, "compare": compare, "differences": differences, "distinct": distinct,
+COMMANDS = {"runs": runs, "passes": passes, "compare": compare, "builds": builds, "differences": differences, "distinct": distinct,
             "occlusion": occlusion, "probe": probe, "tune": tune, "pipeline-stats": pipeline_stats,
             "same-counters": same_counters, "plans": plans, "rounds": rounds}
 

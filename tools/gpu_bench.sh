@@ -63,6 +63,10 @@
 #                per kind (over the traces alone) and every stage's invocations, the variants' frames
 #                and dumps compared; --compare's ray_trace ratio with its interval; the six stages'
 #                views on the visibility path (both geometry paths) and forward, validated
+#   graph        the frame graph against the build before it (--base DIR, needed): the default frame
+#                (untuned) and every --compare row at both sizes, this build and base alternated over
+#                two rounds, frame times side by side and this over base; the default frames compared
+#                byte for byte; the views under --validate (validate suite) cover the graph's passes
 # Adding a suite: one case block below (runs through `run` / `compare_run`, a table through
 # tools/bench_tables.py), one line above and one in tools/README.md.
 set -uo pipefail
@@ -149,6 +153,20 @@ for suite in "${suites[@]}"; do
     done; done; done
     $tables runs "$d" frame cull depth pyramid late_depth light_cull ray_trace forward shade mip resolve exposure \
       plan:shading.shading plan:occlusion.variant >> "$md" ;;
+  graph)
+    [ -n "$base" ] || { say "graph: needs --base DIR (the build before the frame graph)"; continue; }
+    for size in "${sizes[@]}"; do
+      for round in 1 2; do for which in this base; do
+        [ $which = this ] && b=$build || b=$base
+        demo=$b/subgroup-demo run "frame-$which-$size-$round" --headless --no-tuning "${scaled[@]}" --size $size \
+          --frames $frames --warmup $warmup --screenshot "$d/frame-$which-$size-$round.png"
+        demo=$b/subgroup-demo compare_run "compare-$which-$size-$round" --no-tuning "${scaled[@]}" --size $size \
+          --frames 60 --warmup $warmup
+      done; done
+      echo "frame at $size, this build and base byte-identical: $(same "$d/frame-this-$size-1.png" "$d/frame-base-$size-1.png")" >> "$md"
+    done
+    $tables runs "$d" frame light_cull ray_trace forward shade mip resolve exposure >> "$md"
+    $tables builds "$d"/compare-*/report.json >> "$md" ;;
   compare)
     for size in "${sizes[@]}"; do compare_run "compare-$size" "${scaled[@]}" --size $size --frames 60 --warmup $warmup; done
     $tables compare "$d"/compare-*/report.json >> "$md"

@@ -119,12 +119,19 @@ uint32_t lerp_colour(uint32_t a, uint32_t b, float t) {
     return out;
 }
 
+// A view's own depth, cleared: the old contents are not needed.
+const Use kDepthRedraw = writes(Res::prepass_depth, kDepthTestStages,
+                                VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_READ_BIT | VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT,
+                                VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL, true);
+// Drawn over the finished frame.
+const Use kColorOver = writes(Res::color, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
+                              VK_ACCESS_2_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT,
+                              VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL);
+
 // Replaces the pre-pass depth (nothing after the view reads it) with a view's own: a depth-only
 // pass cleared to 0, the far plane of reversed Z. The caller draws, then ends rendering.
 void begin_depth_redraw(FrameContext& f) {
-    transition(f.cmd, f.targets.depth, VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL,
-               VK_PIPELINE_STAGE_2_EARLY_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT,
-               VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_READ_BIT | VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT, true);
+    f.graph().pass(f.cmd, {kDepthRedraw});
     VkRenderingAttachmentInfo depth = depth_attachment(f.targets.depth, VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL,
                                                        VK_ATTACHMENT_LOAD_OP_CLEAR, VK_ATTACHMENT_STORE_OP_STORE);
     begin_rendering(f.cmd, f.targets.extent, nullptr, &depth);
@@ -266,6 +273,8 @@ void DebugViewPass::record(FrameContext& f, bool legend) {
     // the meshlet path, the ray tracer) finish before the stages this view's pipelines count in.
     // Those stages come from the pipelines themselves (view_counter_stages), so a stage a view
     // draws in cannot be missing here (a fixed list once missed vertex, tessellation and geometry).
+    // (Hand-written: ViewBarrier.* holds these stages to the SPIR-V; the renderer declares the views
+    // to the frame graph as one pass over the counters in any stage.)
     Stage drawn = ray_stage && supported ? plan.stage : stage;
     if (CounterBarrier b = view_counter_barrier(f.ctx.features, drawn, kind); b.dst)
         memory_barrier(f.cmd, b.src, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT | VK_ACCESS_2_TRANSFER_WRITE_BIT, b.dst,
@@ -329,12 +338,9 @@ void DebugViewPass::record_graphics(FrameContext& f, const Pipeline& p) {
 
 // Over the shaded frame, depth EQUAL against the pre-pass's (read only).
 void DebugViewPass::begin_view_rendering(FrameContext& f) {
-    transition(f.cmd, f.targets.depth, VK_IMAGE_LAYOUT_DEPTH_READ_ONLY_OPTIMAL,
-               VK_PIPELINE_STAGE_2_EARLY_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT,
-               VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_READ_BIT);
-    transition(f.cmd, f.targets.color, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
-               VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
-               VK_ACCESS_2_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT);
+    f.graph().pass(f.cmd, {reads(Res::prepass_depth, kDepthTestStages, VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_READ_BIT,
+                                 VK_IMAGE_LAYOUT_DEPTH_READ_ONLY_OPTIMAL),
+                           kColorOver});
     VkRenderingAttachmentInfo color = color_attachment(f.targets.color, VK_ATTACHMENT_LOAD_OP_LOAD);  // over the shaded frame
     VkRenderingAttachmentInfo depth = depth_attachment(f.targets.depth, VK_IMAGE_LAYOUT_DEPTH_READ_ONLY_OPTIMAL,
                                                        VK_ATTACHMENT_LOAD_OP_LOAD, VK_ATTACHMENT_STORE_OP_NONE);
@@ -343,8 +349,7 @@ void DebugViewPass::begin_view_rendering(FrameContext& f) {
 
 void DebugViewPass::record_compute(FrameContext& f, const Pipeline& p) {
     // Each invocation reads and writes only its own pixel.
-    transition(f.cmd, f.targets.color, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-               VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+    f.graph().pass(f.cmd, {writes(Res::color, kComputeStage, kStorageReadWrite, VK_IMAGE_LAYOUT_GENERAL)});
     vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p.handle());
     Descriptors()
         .storage_image(0, f.targets.color.view)
@@ -389,11 +394,7 @@ void DebugViewPass::record_lod(FrameContext& f, bool legend) {
     f.timer.begin(f.cmd, Timer::view);
     // Its own depth, cleared (nothing after the view reads the pre-pass's), over the shaded frame:
     // the chosen levels' nearest surfaces, whichever geometry path drew the frame.
-    transition(f.cmd, f.targets.depth, VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL,
-               VK_PIPELINE_STAGE_2_EARLY_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT,
-               VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_READ_BIT | VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT, true);
-    transition(f.cmd, f.targets.color, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
-               VK_ACCESS_2_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT);
+    f.graph().pass(f.cmd, {kDepthRedraw, kColorOver});
     VkRenderingAttachmentInfo color = color_attachment(f.targets.color, VK_ATTACHMENT_LOAD_OP_LOAD);
     VkRenderingAttachmentInfo depth = depth_attachment(f.targets.depth, VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL,
                                                        VK_ATTACHMENT_LOAD_OP_CLEAR, VK_ATTACHMENT_STORE_OP_STORE);

@@ -231,6 +231,7 @@ inline VkImageLayout depth_read_layout(const Image& depth) {
 inline FrameGraph& FrameContext::graph() {
     FrameGraph& g = targets.graph;
     g.bind(Res::depth, depth_to_read(*this));
+    g.bind(Res::prepass_depth, targets.depth);
     g.bind(Res::hdr, targets.hdr);
     g.bind(Res::color, targets.color);
     g.bind(Res::mip, targets.mip);

@@ -7,7 +7,7 @@
 namespace {
 
 constexpr std::array<const char*, kResourceCount> kResourceNames = {
-    "depth",      "hdr",      "color",      "mip",       "ray traced", "visibility",
+    "depth",      "pre-pass depth", "hdr",      "color",      "mip",       "ray traced", "visibility",
     "counters",   "light lists", "exposure", "mip edges", "mip stamps", "mip dispatch", "counters readback"};
 
 // Whether earlier barriers made the last write visible to `access` in every stage of `stage`.

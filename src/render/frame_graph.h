@@ -20,6 +20,7 @@
 // (Renderer::bind_frame_resources).
 enum class Res : uint32_t {
     depth,            // the depth the passes after the pre-pass read (the pre-pass's, or --raster compute's)
+    prepass_depth,    // the hardware pre-pass's depth attachment (the views test against it or redraw it)
     hdr,              // the shaded HDR frame
     color,            // the 8-bit frame: resolve, then the views and the overlay over it
     mip,              // the half-resolution mip of hdr

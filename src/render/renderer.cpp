@@ -285,7 +285,7 @@ void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_i
     // Views that show what a pass made (the mip, the light lists, the raster words) are its unit's.
     // The rasterizer's, the cull's and occlusion's, the ray tracer's and the debug view pass's record
     // their own barriers: to the graph they are one pass over the counters in any stage.
-    graph.pass(cmd, {writes(Res::counters, any_counter_stage, kStorageReadWrite)});
+    if (config_.plan.view.mode != ViewMode::shaded) graph.pass(cmd, {writes(Res::counters, any_counter_stage, kStorageReadWrite)});
     raster_pass_.record_view(f);
     for (const auto& unit : units_) unit->record_view(f);
     view_pass_.record(f, config_.view_legend);
