@@ -226,11 +226,12 @@ void ScenePass::record_forward(FrameContext& f) {
         vkCmdFillBuffer(f.cmd, f.mip_edges->buffer, 0, 4, 0);                         // count
         vkCmdFillBuffer(f.cmd, f.mip_edges->buffer, 4, 4, f.mip_edge_capacity);  // capacity
     }
-    // Depth tested EQUAL (read only), the HDR frame written whole, the ray_trace pass's image (its
+    // The pre-pass's depth tested EQUAL (read only), the HDR frame written whole, the ray_trace pass's image (its
     // contents unused unless it ran this frame), the light lists, the counters (the light loop's
     // trips), and with the quad mip the mip and its edge list.
     std::vector<Use> uses = {
-        reads(Res::depth, kDepthTestStages, VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_READ_BIT, VK_IMAGE_LAYOUT_DEPTH_READ_ONLY_OPTIMAL),
+        reads(Res::prepass_depth, kDepthTestStages, VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_READ_BIT,
+              VK_IMAGE_LAYOUT_DEPTH_READ_ONLY_OPTIMAL),
         writes(Res::hdr, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
                VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT | VK_ACCESS_2_COLOR_ATTACHMENT_READ_BIT, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, true),
         {Res::ray_traced, kFragmentStage, kStorageRead, VK_IMAGE_LAYOUT_GENERAL, !f.ray_traced},
