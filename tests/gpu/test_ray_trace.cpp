@@ -354,8 +354,10 @@ TEST(RayTrace, ShadowsMatchCpuReferenceThroughTheAlphaMask) {
 // invocations. Both shading paths, and on the visibility path both geometry paths.
 namespace {
 
+// `dense`: the dense launch (one ray generation per listed ray, docs/ray-tracing.md "Dense rays"),
+// else one per pixel.
 void expect_consistent_statistics(const RayStats& s, const std::vector<float>& depth, const std::vector<uint32_t>& traced,
-                                  bool primary_rays) {
+                                  bool primary_rays, bool dense = false) {
     uint64_t surface = 0, shadow = 0, blocked = 0, reflection = 0;
     for (size_t i = 0; i < depth.size(); ++i) {
         surface += depth[i] > 0;
@@ -363,7 +365,7 @@ void expect_consistent_statistics(const RayStats& s, const std::vector<float>& d
         blocked += (traced[i] & kTracedSunBlocked) != 0;
         reflection += (traced[i] & kTracedReflection) != 0;
     }
-    EXPECT_EQ(s.invocations[0], depth.size());  // raygen
+    EXPECT_EQ(s.invocations[0], dense ? uint64_t(s.rays[1]) + s.rays[2] : depth.size());  // raygen
     EXPECT_EQ(s.rays[0], primary_rays ? surface : 0u);
     EXPECT_EQ(s.rays[1], shadow);
     EXPECT_GE(s.rays[2], reflection);
@@ -638,10 +640,11 @@ SurfaceFrame record_surface_frame(Renderer& renderer, const Plan& plan, const Ca
 }
 
 SurfaceFrame render_surface(const Scene& scene, Geometry geometry, bool camera_rays, VkExtent2D size,
-                            Request ray_trace = Request::fallback) {
+                            Request ray_trace = Request::fallback, Request ray_lists = Request::automatic) {
     const Context& ctx = test_context();
     PlanRequest request;
     request[PassId::ray_trace] = ray_trace;
+    request.ray_lists = ray_lists;
     request[PassId::exposure] = Request::off;  // the fixed exposure: every frame its own
     request.shading = Shading::visibility;
     request.geometry = geometry;
@@ -801,6 +804,61 @@ TEST(RayTrace, SurfaceSubgroupVariantMatchesTheFallback) {
     EXPECT_EQ(validation_message_count(), before);
 }
 
+// The dense launch (docs/ray-tracing.md, "Dense rays") against the plain one, one ray generation
+// per pixel, on the visibility path (the bundled scene on the indexed path, the trellis on both
+// geometry paths, for the suite's time): the
+// rays listed with ballots (the compaction's subgroup variant, which runs in compute: 4 and 8 lanes
+// here) and with one atomic per ray trace exactly the plain launch's rays. The same frame and
+// traced image, byte for byte; the same rays of each kind, the same invocations of every stage
+// but raygen (which runs once per listed ray instead of once per pixel), rejections and sphere hits.
+// The forward path keeps its per-pixel launch (its primary rays), and says why.
+TEST(RayTrace, DenseLaunchTracesThePlainLaunchsRays) {
+    REQUIRE_DRAWING();
+    REQUIRE_RAY_TRACING();
+    const Context& ctx = test_context();
+    if (!ctx.features.ray_tracing_indirect) {
+        if (device_traces()) FAIL() << "the record's driver traces rays indirectly (rayTracingPipelineTraceRaysIndirect)";
+        GTEST_SKIP() << "device lacks rayTracingPipelineTraceRaysIndirect: no dense launch";
+    }
+    uint32_t before = validation_message_count();
+    for (Geometry geometry : visibility_geometries())
+        for (const Scene* scene : {&default_scene(), &trellis_scene()}) {
+            if (geometry == Geometry::meshlet && scene == &default_scene()) continue;
+            SCOPED_TRACE(std::string(geometry_label(geometry)) + " " + scene->path);
+            SurfaceFrame plain = render_surface(*scene, geometry, false, kRayTraceSize, Request::fallback, Request::off);
+            ASSERT_EQ(plain.plan.ray_lists, Variant::off);
+            const RayStats& p = plain.counters.rays;
+            EXPECT_EQ(p.invocations[0], uint64_t(kRayTraceSize.width) * kRayTraceSize.height);
+            for (Request lists : {Request::fallback, Request::subgroup}) {
+                SCOPED_TRACE(lists == Request::subgroup ? "ballots" : "atomics");
+                SurfaceFrame dense = render_surface(*scene, geometry, false, kRayTraceSize, Request::fallback, lists);
+                ASSERT_EQ(dense.plan.ray_lists, lists == Request::subgroup ? Variant::subgroup : Variant::fallback);
+                EXPECT_EQ(dense.traced, plain.traced);
+                EXPECT_EQ(dense.color, plain.color);
+                size_t differing = 0;
+                for (size_t i = 0; i < plain.traced.size(); ++i) differing += dense.traced[i] != plain.traced[i];
+                EXPECT_EQ(differing, 0u) << "traced pixels differing";
+                const RayStats& d = dense.counters.rays;
+                for (int k = 0; k < 3; ++k) EXPECT_EQ(d.rays[k], p.rays[k]) << "ray kind " << k;
+                EXPECT_EQ(d.invocations[0], uint64_t(p.rays[1]) + p.rays[2]) << "one ray generation per listed ray";
+                for (int k = 1; k < 6; ++k) EXPECT_EQ(d.invocations[k], p.invocations[k]) << "stage " << k;
+                EXPECT_EQ(d.any_hit_rejections, p.any_hit_rejections);
+                EXPECT_EQ(d.sphere_hits, p.sphere_hits);
+                EXPECT_GT(p.rays[1], 1000u);
+                EXPECT_GT(p.rays[2], 100u);
+            }
+        }
+    PlanRequest forward;
+    forward.shading = Shading::forward;
+    Plan plan = make_plan(ctx.subgroup, ctx.features, forward);
+    EXPECT_EQ(plan.ray_lists, Variant::off);
+    EXPECT_NE(plan.ray_lists_reason.find("one ray generation per pixel: forward shading"), std::string::npos)
+        << plan.ray_lists_reason;
+    forward.ray_lists = Request::subgroup;
+    EXPECT_THROW(make_plan(ctx.subgroup, ctx.features, forward), UnsupportedRequest);
+    EXPECT_EQ(validation_message_count(), before);
+}
+
 // The visibility path's statistics (StatisticsAreSelfConsistent's counts): no primary ray, and
 // only reflection rays run the closest-hit shader.
 TEST(RayTrace, SurfaceStatisticsAreSelfConsistent) {
@@ -810,9 +868,11 @@ TEST(RayTrace, SurfaceStatisticsAreSelfConsistent) {
     for (Geometry geometry : visibility_geometries())
         for (const Scene* scene : {&trellis_scene(), &default_scene()}) {
             SCOPED_TRACE(std::string(geometry_label(geometry)) + " " + scene->path);
-            SurfaceFrame f = render_surface(*scene, geometry, false, kRayTraceSize);
-            ASSERT_EQ(f.plan.shading.shading, Shading::visibility);
-            expect_consistent_statistics(f.counters.rays, f.depth, f.traced, false);
+            for (Request lists : {Request::off, Request::automatic}) {
+                SurfaceFrame f = render_surface(*scene, geometry, false, kRayTraceSize, Request::fallback, lists);
+                ASSERT_EQ(f.plan.shading.shading, Shading::visibility);
+                expect_consistent_statistics(f.counters.rays, f.depth, f.traced, false, f.plan.ray_lists != Variant::off);
+            }
         }
     EXPECT_EQ(validation_message_count(), before);
 }
