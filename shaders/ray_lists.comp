@@ -1,7 +1,8 @@
 #version 460
 // The compaction pass of the ray_trace pass's dense launch (docs/ray-tracing.md, "Dense rays"):
-// one invocation per pixel, in 8x8 tiles, before the rays. It takes the pixel's surface and rays
-// with ray generation's own functions (ray_surface.glsl: pixel_rays), writes the pixel's value of
+// one invocation per pixel, in 8x8 tiles, before the rays. It takes the pixel's surface (from the
+// visibility image, RT_SURFACE_VISIBILITY, or from the forward path's primary launch's hits) and
+// rays with ray generation's own functions (ray_surface.glsl: pixel_rays), writes the pixel's value of
 // the traced image as far as it is known without a ray (the "shadow ray traced" bit; the rays OR in
 // the rest), and appends the pixel to the shadow list and to the reflection list where it traces
 // that ray. The dense launch (vkCmdTraceRaysIndirectKHR, its width the lists' entries) then runs
@@ -35,6 +36,7 @@ void main() { ray_lists.trace_width = ray_lists.list_count[0] + ray_lists.list_c
 
 layout(local_size_x = 8, local_size_y = 8) in;
 
+#define RT_LISTS 1
 #include "ray_scene.glsl"
 #include "ray_surface.glsl"
 
@@ -71,7 +73,7 @@ void main() {
     Triangle t;
     vec3 weights = vec3(1.0, 0.0, 0.0);
     float lod_offset = 0.0;
-    bool hit = inside && visibility_surface_at(pixel, t, weights, lod_offset);
+    bool hit = inside && pixel_surface_at(pixel, t, weights, lod_offset);
     PixelRays rays = pixel_rays(hit, t, weights, lod_offset);
     if (inside) imageStore(traced_image, pixel, uvec4(rays.shadow ? kTracedShadowRay : 0u));
     uint shadow_slot = list_slot(rays.shadow, kListShadow);

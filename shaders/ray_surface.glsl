@@ -44,6 +44,49 @@ bool visibility_surface_at(ivec2 pixel, out Triangle t, out vec3 weights, out fl
 }
 #endif
 
+
+// The hit of a primary ray (the forward path, which names the triangle by its draw and primitive),
+// rebuilt as the visibility path rebuilds the raster's: the same corners, normals and barycentrics
+// of the pixel centre, bit for bit, wherever the primary ray and the raster see the same triangle.
+void camera_triangle(uint draw, uint primitive, ivec2 pixel, out Triangle t, out vec3 weights) {
+    t.draw = draw;
+    DrawData drawn = draws[draw];
+    uvec3 v = triangle_vertices(drawn, primitive);
+    for (uint i = 0u; i < 3u; ++i) place_vertex(t, i, drawn, vertex_position(v[i]), vertex_normal(v[i]), vertex_uv(v[i]));
+    finish_triangle(t);
+    weights = weights_at(t, vec2(pixel));
+}
+
+#if !defined(RT_SURFACE_VISIBILITY) && (defined(RT_PRIMARY) || defined(RT_DENSE) || defined(RT_LISTS))
+// The forward path's dense launch: its primary launch (RT_PRIMARY ray generation) stores each
+// pixel's hit, (draw, primitive) or kNoPrimaryHit, at binding 12 (the visibility path's surface
+// bindings start there; the forward path has none).
+layout(set = 0, binding = 12, std430) buffer PrimaryHits { uvec2 primary_hits[]; };
+const uint kNoPrimaryHit = 0xffffffffu;
+uint primary_hit_index(ivec2 pixel) { return uint(pixel.x) + uint(pixel.y) * frame.sizes.x; }
+
+bool camera_surface_at(ivec2 pixel, out Triangle t, out vec3 weights, out float lod_offset) {
+    uvec2 hit = primary_hits[primary_hit_index(pixel)];
+    weights = vec3(1.0, 0.0, 0.0);
+    lod_offset = 0.0;  // the primary ray met the full detail
+    if (hit.x == kNoPrimaryHit) return false;
+    camera_triangle(hit.x, hit.y, pixel, t, weights);
+    return true;
+}
+#endif
+
+// The pixel's surface where no ray is needed to find it: the visibility image's triangle, or the
+// primary launch's hit.
+#if defined(RT_SURFACE_VISIBILITY) || defined(RT_DENSE) || defined(RT_LISTS)
+bool pixel_surface_at(ivec2 pixel, out Triangle t, out vec3 weights, out float lod_offset) {
+#ifdef RT_SURFACE_VISIBILITY
+    return visibility_surface_at(pixel, t, weights, lod_offset);
+#else
+    return camera_surface_at(pixel, t, weights, lod_offset);
+#endif
+}
+#endif
+
 #include "ray_origin.glsl"
 
 // What a pixel traces: where its rays start (ray_origin.glsl), the view direction, its draw, and

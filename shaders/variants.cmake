@@ -239,6 +239,14 @@ foreach(surface visibility visibility_meshlet)
   sgd_shader(ray_lists.comp subgroup_${surface} RT_LISTS_BALLOT=1 ${surface_defines})
   sgd_shader(ray_lists.comp fallback_${surface} ${surface_defines})
 endforeach()
+# The forward path's dense launch: its primary launch stores the hits (`primary`), the compaction
+# and the dense launch rebuild the surfaces from them.
+sgd_shader(raytrace.rgen subgroup_primary RT_SUBGROUP=1 RT_PRIMARY=1)
+sgd_shader(raytrace.rgen fallback_primary RT_PRIMARY=1)
+sgd_shader(raytrace.rgen subgroup_dense RT_SUBGROUP=1 RT_DENSE=1)
+sgd_shader(raytrace.rgen fallback_dense RT_DENSE=1)
+sgd_shader(ray_lists.comp subgroup_camera RT_LISTS_BALLOT=1)
+sgd_shader(ray_lists.comp fallback_camera)
 sgd_shader(ray_lists.comp finish RT_LISTS_FINISH=1)
 sgd_shader(light_aabbs.comp main)
 # The debug views in the six stages: `view_plain` passes the records through (and counts nothing),

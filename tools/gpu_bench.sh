@@ -58,8 +58,8 @@
 #                alternated, frames compared), with --base the frame before and after, the
 #                comparison's derivatives and shading ratios, the atlas validated
 #   rays         the ray tracer (docs/ray-tracing.md): --shading visibility and forward, the subgroup
-#                and fallback variants alternated over two rounds (on the visibility path each with
-#                the dense launch and the plain one, SGD_RAY_LISTS), and off: the traces' time
+#                and fallback variants, each with the dense launch and the plain one (SGD_RAY_LISTS),
+#                alternated over two rounds, and off: the traces' time
 #                (ray_trace) beside the acceleration structures' rebuild (ray_build), rays per second
 #                per kind (over the traces alone) and every stage's invocations, the variants' frames
 #                and dumps compared, the targets (dense ray_trace, its speed-ups); --compare's ray_trace ratio with its interval; the six stages'
@@ -338,22 +338,21 @@ for suite in "${suites[@]}"; do
   rays)
     for size in "${sizes[@]}"; do
       for shading in visibility forward; do
-        # The variants, and on the visibility path the dense launch (SGD_RAY_LISTS auto: the rays
-        # listed with ballots in the subgroup variant, one atomic per ray in the fallback) against
-        # the plain one (off: one ray generation per pixel), alternated over two rounds: drift in
-        # the device's clocks falls on all of them. Forward shading traces per pixel only.
-        launches="dense plain"; [ $shading = forward ] && launches=plain
-        for round in 1 2; do for launch in $launches; do for v in subgroup fallback; do
+        # The variants, each with the dense launch (SGD_RAY_LISTS auto: the rays listed with
+        # ballots in the subgroup variant, one atomic per ray in the fallback) and the plain one
+        # (off: one ray generation per pixel), alternated over two rounds: drift in the device's
+        # clocks falls on all of them.
+        for round in 1 2; do for launch in dense plain; do for v in subgroup fallback; do
           lists=auto; [ $launch = plain ] && lists=off
           SGD_RAY_LISTS=$lists run "$shading-$v-$launch-$size-$round" --headless "${scaled[@]}" --size $size --shading $shading \
             --ray-trace $v --frames $frames --warmup $warmup --screenshot "$d/frame-$size-$shading-$v-$launch.png" \
             --ray-dump "$d/dump-$size-$shading-$v-$launch.png"
         done; done; done
-        for launch in $launches; do
+        for launch in dense plain; do
           f=$d/frame-$size-$shading dump=$d/dump-$size-$shading
           echo "$size $shading $launch: frames identical $(same "$f-subgroup-$launch.png" "$f-fallback-$launch.png"), ray dumps identical $(same "$dump-subgroup-$launch.png" "$dump-fallback-$launch.png")" >> "$d/notes.txt"
         done
-        [ $shading = visibility ] && echo "$size visibility, dense against plain (subgroup): frames identical $(same "$d/frame-$size-visibility-subgroup-dense.png" "$d/frame-$size-visibility-subgroup-plain.png"), ray dumps identical $(same "$d/dump-$size-visibility-subgroup-dense.png" "$d/dump-$size-visibility-subgroup-plain.png")" >> "$d/notes.txt"
+        echo "$size $shading, dense against plain (subgroup): frames identical $(same "$d/frame-$size-$shading-subgroup-dense.png" "$d/frame-$size-$shading-subgroup-plain.png"), ray dumps identical $(same "$d/dump-$size-$shading-subgroup-dense.png" "$d/dump-$size-$shading-subgroup-plain.png")" >> "$d/notes.txt"
         run "$shading-off-$size" --headless "${scaled[@]}" --size $size --shading $shading --ray-trace off --frames $frames --warmup $warmup
       done
       # The targets: ray_trace (mean of the two rounds' medians) of the dense subgroup variant, and
@@ -367,17 +366,19 @@ def ms(tag):
 def counts(tag):  # the rays and every stage's invocations but raygen's (per listed ray, or per pixel)
     r = json.load(open(f"{d}/{tag}-{size}-1.json"))["counters"]["ray_trace"]
     return r["rays"], {k: s["invocations"] for k, s in r["stages"].items() if k != "raygen"}
-try:
-    same = all(counts(f"visibility-{v}-dense") == counts(f"visibility-{v}-plain") for v in ("subgroup", "fallback"))
-    print(f"{size} visibility, dense against plain: rays and closest-hit, miss, any-hit, intersection, callable "
-          f"invocations equal: {'yes' if same else 'NO'}")
-    sg, fb, plain = ms("visibility-subgroup-dense"), ms("visibility-fallback-dense"), ms("visibility-subgroup-plain")
-    target = 1.2 if size == "3840x2160" else 0.5
-    print(f"{size} visibility ray_trace: dense subgroup {sg:.3f} ms (target <= {target}), dense fallback {fb:.3f} ms, "
-          f"plain subgroup {plain:.3f} ms, plain fallback {ms('visibility-fallback-plain'):.3f} ms; "
-          f"subgroup over its fallback {fb / sg:.2f}x (target >= 1.10), dense over plain {plain / sg:.2f}x")
-except (OSError, KeyError, ValueError) as e:
-    print(f"{size}: no ray_trace figures ({e})")
+for shading in ("visibility", "forward"):
+    try:
+        same = all(counts(f"{shading}-{v}-dense") == counts(f"{shading}-{v}-plain") for v in ("subgroup", "fallback"))
+        print(f"{size} {shading}, dense against plain: rays and closest-hit, miss, any-hit, intersection, callable "
+              f"invocations equal: {'yes' if same else 'NO'}")
+        sg, fb = ms(f"{shading}-subgroup-dense"), ms(f"{shading}-fallback-dense")
+        plain_sg, plain_fb = ms(f"{shading}-subgroup-plain"), ms(f"{shading}-fallback-plain")
+        target = 1.2 if size == "3840x2160" else 0.5
+        print(f"{size} {shading} ray_trace: dense subgroup {sg:.3f} ms (target <= {target}), dense fallback {fb:.3f} ms, "
+              f"plain subgroup {plain_sg:.3f} ms, plain fallback {plain_fb:.3f} ms; subgroup over its fallback "
+              f"{fb / sg:.2f}x (target >= 1.10), dense over plain {plain_sg / sg:.2f}x")
+    except (OSError, KeyError, ValueError) as e:
+        print(f"{size} {shading}: no ray_trace figures ({e})")
 PY
       # The ray_trace ratio with its 95% interval (the comparison's ray-trace rows shade with auto:
       # its shading column says which path), the rays per second beside it.
@@ -394,7 +395,7 @@ PY
     done
     rm -f "$d"/frame-3840x2160-*.png "$d"/dump-3840x2160-*.png
     $tables passes "$d" "${sizes[@]}" -- visibility-subgroup-dense visibility-fallback-dense visibility-subgroup-plain \
-      visibility-fallback-plain forward-subgroup-plain forward-fallback-plain >> "$md"
+      visibility-fallback-plain forward-subgroup-dense forward-fallback-dense forward-subgroup-plain forward-fallback-plain >> "$md"
     $tables runs "$d" plan:ray_trace.lists ray_build ray_trace frame c:ray_trace.rays.primary c:ray_trace.rays.shadow c:ray_trace.rays.reflection \
       c:ray_trace.rays_per_second.primary c:ray_trace.rays_per_second.shadow c:ray_trace.rays_per_second.reflection c:ray_trace.rays_per_second.total \
       c:ray_trace.stages.closest_hit.invocations c:ray_trace.stages.miss.invocations c:ray_trace.stages.any_hit.invocations \

@@ -74,16 +74,21 @@ const char* surface_suffix(RaySurface surface) {
     return surface == RaySurface::visibility ? "_visibility" : surface == RaySurface::visibility_meshlet ? "_visibility_meshlet" : "";
 }
 
-// The dense launch's layout (ray_lists.comp's and the dense ray generation's): ray_layout's with the
-// lists at 3; the compaction pass (`stages` compute) binds no TLAS.
+// The dense launch's layout (ray_lists.comp's, the dense ray generation's and the forward path's
+// primary launch's): ray_layout's with the lists at 3 and, on the forward path, the primary hits at
+// 12; the compaction pass (`stages` compute) binds no TLAS.
+constexpr uint32_t kRayListsBinding = 3, kPrimaryHitsBinding = 12;
 LayoutDesc dense_layout(RaySurface surface, VkShaderStageFlags stages) {
     LayoutDesc layout = ray_layout(surface, false);
-    layout.bindings[3] = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    layout.bindings[kRayListsBinding] = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    if (surface == RaySurface::camera) {
+        layout.bindings.resize(kPrimaryHitsBinding + 1, kNoBinding);
+        layout.bindings[kPrimaryHitsBinding] = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    }
     if (stages == VK_SHADER_STAGE_COMPUTE_BIT) layout.bindings[4] = kNoBinding;
     layout.stages = stages;
     return layout;
 }
-constexpr uint32_t kRayListsBinding = 3;
 // ray_lists.comp's finish: the lists' header alone.
 const LayoutDesc kListsFinishLayout = {{kNoBinding, kNoBinding, kNoBinding, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
                                        VK_SHADER_STAGE_COMPUTE_BIT};
@@ -257,14 +262,17 @@ void RayTracePass::create(const Context& ctx, const GpuScene& scene, uint32_t li
         };
         pipeline_[s][0] = create_ray_pipeline(ctx, ray_layout(surface, false), variant("fallback"));
         if (subgroup) pipeline_[s][1] = create_ray_pipeline(ctx, ray_layout(surface, false), variant("subgroup"));
-        if (surface == RaySurface::camera || !ctx.features.ray_tracing_indirect) continue;
-        auto dense = [surface](const char* kind) {
-            return [surface, kind](Stage stage) {
-                return std::string(kind) + (stage == Stage::raygen ? std::string("_dense") + surface_suffix(surface) : "");
+        if (!ctx.features.ray_tracing_indirect) continue;
+        auto dense = [surface](const char* kind, const char* raygen) {
+            return [surface, kind, raygen](Stage stage) {
+                return std::string(kind) + (stage == Stage::raygen ? raygen + std::string(surface_suffix(surface)) : "");
             };
         };
-        dense_[s][0] = create_ray_pipeline(ctx, dense_layout(surface, kRayStages), dense("fallback"));
-        if (subgroup) dense_[s][1] = create_ray_pipeline(ctx, dense_layout(surface, kRayStages), dense("subgroup"));
+        dense_[s][0] = create_ray_pipeline(ctx, dense_layout(surface, kRayStages), dense("fallback", "_dense"));
+        if (subgroup) dense_[s][1] = create_ray_pipeline(ctx, dense_layout(surface, kRayStages), dense("subgroup", "_dense"));
+        if (surface != RaySurface::camera) continue;
+        primary_[0] = create_ray_pipeline(ctx, dense_layout(surface, kRayStages), dense("fallback", "_primary"));
+        if (subgroup) primary_[1] = create_ray_pipeline(ctx, dense_layout(surface, kRayStages), dense("subgroup", "_primary"));
     }
     resize(ctx, extent);
     aabbs_ = create_compute_pipeline(ctx, {"light_aabbs.comp.main", kAabbLayout});
@@ -440,9 +448,7 @@ void RayTracePass::record(FrameContext& f) {
     build_frame(f);
     f.timer.end(f.cmd, Timer::ray_build);
     f.timer.begin(f.cmd, Timer::ray_trace);
-    // The dense launch where planned, on the visibility surfaces (the forward path's, and the
-    // tests' primary rays on the visibility path, trace one ray generation per pixel), and where
-    // its width fits one dimension of a launch.
+    // The dense launch where planned, and where its width fits one dimension of a launch.
     const auto& limits = f.ctx.properties.limits;
     uint64_t most = std::min<uint64_t>(f.ctx.ray_tracing_properties.maxRayDispatchInvocationCount,
                                        uint64_t(limits.maxComputeWorkGroupCount[0]) * limits.maxComputeWorkGroupSize[0]);
@@ -573,6 +579,7 @@ void RayTracePass::trace(FrameContext& f, const Pipeline& pipeline, const Buffer
 }
 
 uint64_t ray_lists_bytes(VkExtent2D extent) { return 32 + 2 * uint64_t(extent.width) * extent.height * sizeof(uint32_t); }
+uint64_t ray_primary_hits_bytes(VkExtent2D extent) { return uint64_t(extent.width) * extent.height * 2 * sizeof(uint32_t); }
 
 void RayTracePass::resize(const Context& ctx, VkExtent2D extent) {
     if (!enabled_) return;
@@ -581,6 +588,8 @@ void RayTracePass::resize(const Context& ctx, VkExtent2D extent) {
                                       VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT |
                                           VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT,
                                       MemoryKind::device_local, "ray lists");
+    primary_hits_ = create_buffer(ctx, ray_primary_hits_bytes(extent), VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, MemoryKind::device_local,
+                                  "ray primary hits");
 }
 
 // The dense launch (docs/ray-tracing.md, "Dense rays"): ray_lists.comp lists the pixels by the rays
@@ -594,7 +603,8 @@ void RayTracePass::trace_dense(FrameContext& f, RaySurface surface, int variant)
     if (!lists) {
         const char* shader = surface == RaySurface::visibility_meshlet
                                  ? (ballot ? "ray_lists.comp.subgroup_visibility_meshlet" : "ray_lists.comp.fallback_visibility_meshlet")
-                                 : (ballot ? "ray_lists.comp.subgroup_visibility" : "ray_lists.comp.fallback_visibility");
+                             : surface == RaySurface::visibility ? (ballot ? "ray_lists.comp.subgroup_visibility" : "ray_lists.comp.fallback_visibility")
+                                                                 : (ballot ? "ray_lists.comp.subgroup_camera" : "ray_lists.comp.fallback_camera");
         lists = create_compute_pipeline(f.ctx, {shader, dense_layout(surface, VK_SHADER_STAGE_COMPUTE_BIT)});
     }
     if (!ray_lists_finish_) ray_lists_finish_ = create_compute_pipeline(f.ctx, {"ray_lists.comp.finish", kListsFinishLayout});
@@ -617,11 +627,33 @@ void RayTracePass::trace_dense(FrameContext& f, RaySurface surface, int variant)
     // The compaction writes every pixel of the traced image (forward may have read it: wait for that).
     transition(f.cmd, f.targets.ray_traced, VK_IMAGE_LAYOUT_GENERAL, kCompute, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, true);
     float lod_max_error_px = f.plan.lod ? kLodMaxErrorPixels : 0.0f;
+    if (surface == RaySurface::camera) {
+        // The forward path: its primary launch, one raygen per pixel, stores each pixel's hit
+        // (after the last frame's compaction and rays read them), which the compaction reads.
+        memory_barrier(f.cmd, kCompute | kRayShader, 0, kRayShader, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+        Buffer& primary_sbt = primary_sbt_[variant];
+        if (!primary_sbt.buffer) primary_sbt = make_sbt(f.ctx, primary_[variant]);
+        const Pipeline& primary = primary_[variant];
+        vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_RAY_TRACING_KHR, primary.handle());
+        Descriptors d;
+        push_scene(f, d, surface);
+        d.acceleration_structure(4, tlas_.handle).buffer(kRayListsBinding, ray_lists_buffer_).buffer(kPrimaryHitsBinding, primary_hits_);
+        d.push(f.cmd, primary);
+        vkCmdPushConstants(f.cmd, primary.layout, kRayStages, 0, sizeof(lod_max_error_px), &lod_max_error_px);
+        VkStridedDeviceAddressRegionKHR raygen = sbt_region(f, primary_sbt, sbt_layout_.raygen),
+                                        miss = sbt_region(f, primary_sbt, sbt_layout_.miss),
+                                        hit = sbt_region(f, primary_sbt, sbt_layout_.hit),
+                                        callable = sbt_region(f, primary_sbt, sbt_layout_.callable);
+        cmd_trace_rays(f.cmd, &raygen, &miss, &hit, &callable, extent_.width, extent_.height, 1);
+        memory_barrier(f.cmd, kRayShader, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, kCompute | kRayShader,
+                       VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+    }
     {
         vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, lists.handle());
         Descriptors d;
         push_scene(f, d, surface);
         d.buffer(kRayListsBinding, ray_lists_buffer_);
+        if (surface == RaySurface::camera) d.buffer(kPrimaryHitsBinding, primary_hits_);
         d.push(f.cmd, lists);
         vkCmdPushConstants(f.cmd, lists.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(lod_max_error_px), &lod_max_error_px);
         dispatch(f.ctx, f.cmd, (extent_.width + 7) / 8, (extent_.height + 7) / 8);
@@ -643,6 +675,7 @@ void RayTracePass::trace_dense(FrameContext& f, RaySurface surface, int variant)
     Descriptors d;
     push_scene(f, d, surface);
     d.acceleration_structure(4, tlas_.handle).buffer(kRayListsBinding, ray_lists_buffer_);
+    if (surface == RaySurface::camera) d.buffer(kPrimaryHitsBinding, primary_hits_);
     d.push(f.cmd, pipeline);
     vkCmdPushConstants(f.cmd, pipeline.layout, kRayStages, 0, sizeof(lod_max_error_px), &lod_max_error_px);
     VkStridedDeviceAddressRegionKHR raygen = sbt_region(f, sbt, sbt_layout_.raygen), miss = sbt_region(f, sbt, sbt_layout_.miss),
@@ -775,6 +808,7 @@ void ray_trace_frame_allocations(const AllocationQuery& q, std::vector<PlannedAl
     out.push_back({"ray trace instances", (q.scene.instances.size() + 1) * sizeof(VkAccelerationStructureInstanceKHR),
                    AllocationKind::buffer});
     out.push_back({"ray lists", ray_lists_bytes({q.width, q.height}), AllocationKind::storage_buffer, false});
+    out.push_back({"ray primary hits", ray_primary_hits_bytes({q.width, q.height}), AllocationKind::storage_buffer, false});
 }
 
 std::unique_ptr<PassUnit> create_ray_trace_unit(const UnitSetup& s) {

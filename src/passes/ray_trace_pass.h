@@ -107,7 +107,7 @@ private:
     Buffer instances_;      // VkAccelerationStructureInstanceKHR per TlasInstance
     Buffer light_aabbs_;    // VkAabbPositionsKHR per light
     Buffer sbt_[size_t(RaySurface::count)][2];
-    // The dense launch, on the visibility surfaces (docs/ray-tracing.md, "Dense rays"): by surface
+    // The dense launch (docs/ray-tracing.md, "Dense rays"): by surface
     // and [0] fallback, [1] subgroup, the pipelines whose ray generation traces one listed ray per
     // invocation (the statistics' variant), and the compaction passes (ray_lists.comp: atomics per
     // ray, ballots), made on first use; ray_lists_finish_ writes the launch's width.
@@ -115,6 +115,11 @@ private:
     Buffer dense_sbt_[size_t(RaySurface::count)][2];
     Pipeline ray_lists_[size_t(RaySurface::count)][2];
     Pipeline ray_lists_finish_;
+    // The forward path's primary launch before its dense one ([0] fallback, [1] subgroup): one
+    // raygen per pixel traces the primary ray and stores the hit in primary_hits_.
+    Pipeline primary_[2];
+    Buffer primary_sbt_[2];
+    Buffer primary_hits_;  // (draw, primitive) per pixel
     Buffer ray_lists_buffer_;  // header (the indirect launch, the counts) + a shadow and a reflection list
     VkExtent2D extent_{};
     struct ViewPipeline {
@@ -132,6 +137,8 @@ private:
 // The lists of the dense launch at `extent`: a 32-byte header (VkTraceRaysIndirectCommandKHR, the
 // two lists' counts, the reflection list's start) and one entry per pixel in each list.
 uint64_t ray_lists_bytes(VkExtent2D extent);
+// The forward path's primary hits at `extent`: (draw, primitive) per pixel.
+uint64_t ray_primary_hits_bytes(VkExtent2D extent);
 
 // counters.ray_trace.rays_per_second: each kind's rays (`rays`, the report's) over the pass's
 // median milliseconds; null where the pass took no time.

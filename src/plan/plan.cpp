@@ -220,9 +220,7 @@ ShadingPlan choose_shading(const DeviceFeatures& features, const PlanRequest& re
     return plan;
 }
 
-// The ray tracer's launch, once the pass and the shading are planned (Plan::ray_lists). The dense
-// launch takes its surfaces from the visibility image: on the forward path ray generation traces a
-// primary ray for every covered pixel anyway, and stays one invocation per pixel.
+// The ray tracer's launch, once the pass is planned (Plan::ray_lists).
 void plan_ray_lists(Plan& plan, const SubgroupCaps& caps, const DeviceFeatures& features, const PlanRequest& request) {
     const PassPlan& ray_trace = plan[PassId::ray_trace];
     Request asked = plan.ray_lists_requested = request.ray_lists;
@@ -235,10 +233,8 @@ void plan_ray_lists(Plan& plan, const SubgroupCaps& caps, const DeviceFeatures& 
         plan.ray_lists_reason = "one ray generation per pixel (requested)";
         return;
     }
-    std::string why;
-    if (!features.ray_tracing_indirect) why = "the device lacks rayTracingPipelineTraceRaysIndirect";
-    else if (plan.shading.shading != Shading::visibility) why = "forward shading traces a primary ray from every covered pixel";
-    if (!why.empty()) {
+    if (!features.ray_tracing_indirect) {
+        const std::string why = "the device lacks rayTracingPipelineTraceRaysIndirect";
         if (asked != Request::automatic) throw UnsupportedRequest("dense ray launch: " + why);
         plan.ray_lists_reason = "one ray generation per pixel: " + why;
         return;

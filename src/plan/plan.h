@@ -145,8 +145,8 @@ struct Plan {
     // The ray tracer's launch (docs/ray-tracing.md, "Dense rays"): subgroup, a compute pass lists
     // the pixels by the rays they trace with ballots (one atomic per subgroup and list) and an
     // indirect launch traces one ray per invocation; fallback, the same lists with one atomic per
-    // ray; off, one ray generation per pixel (forward shading, which traces its primary ray there,
-    // a device without indirect trace launches, or asked).
+    // ray; off, one ray generation per pixel (a device without indirect trace launches, or asked).
+    // The forward path's primary rays are a per-pixel launch of their own before the lists.
     Variant ray_lists = Variant::off;
     Request ray_lists_requested = Request::automatic;  // PlanRequest::ray_lists
     std::string ray_lists_reason;
