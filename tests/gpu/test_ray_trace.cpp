@@ -854,8 +854,9 @@ TEST(RayTrace, DenseLaunchTracesThePlainLaunchsRays) {
                 EXPECT_GT(p.rays[2], 100u);
             }
         }
-    // The forward path: its primary launch per pixel, then the lists (the trellis, for the suite's time).
-    for (const Scene* scene : {&trellis_scene()}) {
+    // The forward path: its primary launch per pixel, then the lists (the bundled scene, whose curved
+    // surfaces tell a wrong triangle from the right one, as the trellis's coplanar pairs do not).
+    for (const Scene* scene : {&default_scene()}) {
         SCOPED_TRACE(std::string("forward ") + scene->path);
         TracedFrame plain = render_traced(*scene, Request::fallback, 64, Request::off);
         const RayStats& p = plain.counters.rays;
