@@ -115,6 +115,8 @@ public:
     // Tests only: the hardware list holds `capacity` triangles, the slots after them `guard_id`
     // (RasterPass::make_guarded_list).
     void set_raster_list_capacity(uint32_t capacity, uint32_t guard_id) { raster_pass_.make_guarded_list(ctx_, capacity, guard_id); }
+    // Tests only: tile bins of `entries` entries (RasterPass::set_bin_capacity).
+    void set_raster_bin_capacity(uint32_t entries) { raster_pass_.set_bin_capacity(entries); }
     // The ray_trace pass's image of the last frame (shaders/raytrace.glsl's encoding, row-major);
     // needs a ray-trace variant other than off.
     std::vector<uint32_t> read_ray_traced();
