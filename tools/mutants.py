@@ -308,6 +308,12 @@ MUTANTS = {
         "    for (uint i = 1u; i < s_split; ++i) raster_triangle(",
         r"^Raster\.GeneratedSceneComputeNamesTheHardwaresTriangles|^Raster\.BundledSceneComputeNamesTheHardwaresTriangles",
     ),
+    "raster-tile-bins-dispatch-not-folded": (
+        "shaders/raster_bin_args.comp",
+        "    bins.groups_x = min(entries, push.max_groups_x);",
+        "    bins.groups_x = entries;",
+        r"^Raster\.MoreChunksThanTheWorkgroupLimitFoldIntoRows",
+    ),
     "raster-full-tile-bins-drop-the-triangle": (
         "shaders/raster.comp",
         "    if (kind == kTileBin && binning && first_entry + tiles > push.bin_capacity) kind = kHardware;\n",

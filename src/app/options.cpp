@@ -155,8 +155,8 @@ Options:
   --frames N             frames rendered (default 60)
   --warmup N             frames excluded from timing (default 10)
 @PASSES@  --view M               shaded | lane-id | first-last-lane | active-lanes | mip | light-count | lod | depth-pyramid |
-                         raster (who wrote each pixel's word: --raster compute's lanes, its
-                         subgroup split, or the hardware rasterizer)
+                         raster (who wrote each pixel's word under --raster compute: a lane,
+                         a split over lanes, a tile bin, or the hardware rasterizer)
   --view-stage S         @STAGES@
   --geometry G           indexed (compute cull + indirect draws) | meshlet (task + mesh shaders)
   --shading S            auto | forward | visibility

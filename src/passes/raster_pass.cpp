@@ -122,8 +122,8 @@ void RasterPass::make_list(const Context& ctx, const Scene& scene) {
     if (table.empty()) table.push_back({0, 0});  // (a buffer is never empty; push.chunks says 0)
     chunks = create_buffer_with_data(ctx, table.data(), table.size() * sizeof(glm::uvec2), VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
                                      "raster chunks");
-    tile_bins = create_buffer(ctx, kBinsHeader + VkDeviceSize(kRasterBinCapacity) * 16, kListUsage, MemoryKind::device_local,
-                              "raster tile bins");
+    tile_bins = create_buffer(ctx, kBinsHeader + VkDeviceSize(kRasterBinCapacity) * 16, kListUsage | VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
+                              MemoryKind::device_local, "raster tile bins");  // (tests read its header back)
 }
 
 void RasterPass::make_guarded_list(const Context& ctx, uint32_t list_capacity, uint32_t guard_id) {

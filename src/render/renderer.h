@@ -110,6 +110,10 @@ public:
     // --raster compute: the last frame's 64-bit visibility words (shaders/raster.glsl), row-major;
     // empty where the plan rasterized in hardware.
     std::vector<uint64_t> read_raster_words();
+    // --raster compute: the tile bins' header after the last rasterization: its dispatch's
+    // workgroups (x, y, z) and the entries appended (past the capacity where triangles went to the
+    // hardware instead); zeros without the compute rasterizer.
+    std::array<uint32_t, 4> read_raster_bins();
     // Tests only: false drops the compute rasterizer's top-left condition (RasterPass::top_left).
     void set_raster_top_left(bool on) { raster_pass_.top_left = on ? 1u : 0u; }
     // Tests only: the hardware list holds `capacity` triangles, the slots after them `guard_id`

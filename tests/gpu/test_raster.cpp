@@ -30,6 +30,7 @@ struct Shot {
     std::vector<uint8_t> color;
     std::vector<uint32_t> ids;  // (draw, primitive) pairs (Renderer::read_visibility)
     std::vector<uint64_t> words;
+    std::array<uint32_t, 4> bins{};  // the tile bins' dispatch (x, y, z) and entries, last rasterization
     std::vector<float> depth;  // what the later passes read (--raster compute: taken from the words)
     std::vector<std::vector<uint32_t>> drawn;
     glm::mat4 view_proj{1.0f};
@@ -82,6 +83,7 @@ Shot render(const Scene& scene, Raster raster, std::optional<Camera> camera = st
     s.color = renderer.read_color();
     s.ids = renderer.read_visibility();
     s.words = renderer.read_raster_words();
+    s.bins = renderer.read_raster_bins();
     s.depth = renderer.read_depth();
     s.drawn = renderer.read_drawn_indices();
     s.view_proj = view.projection(float(kSize.width) / float(kSize.height)) * view.view();
@@ -494,9 +496,11 @@ TEST(Raster, HardwareDrawStopsAtTheListsCapacity) {
 
 // More draws than the device's maxComputeWorkGroupCount, which SGD_MASK_LIMITS lowers to 64 in a
 // context of the test's own: 300 quads of their own draw (about 6 pixels, the compute
-// rasterizer's), a 96-triangle mesh (two chunks) and the wall. The rasterizer's workgroups (a chunk
-// of 64 triangles each, 303) must fold into rows of 64 (a dispatch past the limit is a validation
-// error, vk/resources.h dispatch()), and write the words of the unlimited context, bit for bit.
+// rasterizer's), a 96-triangle mesh (two chunks), two large quads behind them (tile bins: 78
+// entries) and the wall. The rasterizer's workgroups (a chunk of 64 triangles each, 304) and the
+// tile bins' (one per entry, an indirect dispatch) must fold into rows of 64 (a dispatch past the
+// limit is a validation error, vk/resources.h dispatch(); the indirect one is sized by
+// raster_bin_args.comp), and write the words of the unlimited context, bit for bit.
 TEST(Raster, MoreChunksThanTheWorkgroupLimitFoldIntoRows) {
     REQUIRE_DRAWING();
     REQUIRE_COMPUTE_RASTER();
@@ -517,10 +521,14 @@ TEST(Raster, MoreChunksThanTheWorkgroupLimitFoldIntoRows) {
             add_quad(scene, at_window(x, 106, 9), at_window(x + 3, 106, 9), at_window(x + 3, 103, 9), at_window(x, 103, 9), fan);
         }
         add_mesh(scene, fan, {0.9f, 0.3f, 0.3f, 1.0f});
+        std::vector<uint32_t> large;  // boxes over tiles 0-5 x 0-3 (24 entries a triangle) and 1-5 x 1-3 (15)
+        add_quad(scene, at_window(6, 104, 30), at_window(186, 104, 30), at_window(186, 4, 30), at_window(6, 4, 30), large);
+        add_quad(scene, at_window(40, 100, 20), at_window(180, 100, 20), at_window(180, 40, 20), at_window(40, 40, 20), large);
+        add_mesh(scene, large, {0.4f, 0.4f, 0.8f, 1.0f});
         update_bounds(scene);
         return scene;
     }();
-    ASSERT_EQ(raster_chunk_count(scene), 303u);
+    ASSERT_EQ(raster_chunk_count(scene), 304u);
     ScopedEnv mask("SGD_MASK_LIMITS", "maxComputeWorkGroupCount=64");
     Context limited;
     ContextOptions options;
@@ -535,6 +543,9 @@ TEST(Raster, MoreChunksThanTheWorkgroupLimitFoldIntoRows) {
         int covered = 0;
         for (uint64_t word : folded.words) covered += uint32_t(word) != 0;
         EXPECT_GT(covered, 300 * 20) << "the quads should cover about 30 pixels each";
+        EXPECT_EQ(folded.bins[3], 78u) << "the large quads' tiles";
+        EXPECT_LE(folded.bins[0], 64u) << "the tile bins' dispatch past the limit";
+        EXPECT_GE(uint64_t(folded.bins[0]) * folded.bins[1], folded.bins[3]) << "the tile bins' dispatch misses entries";
         EXPECT_TRUE(folded.words == reference.words) << "the folded grid's words differ from the unlimited one's";
     }
     EXPECT_EQ(validation_message_count(), messages) << "a dispatch past the limit (printed above)";
