@@ -36,6 +36,8 @@
 //    in every lane, so subgroupBroadcast's index is dynamically uniform (SPIR-V 1.5, Vulkan 1.2);
 //  - a ballot's uvec4 holds up to 128 lanes and the loops clear a bit by owner / 32 and
 //    owner % 32, so 4 lanes use bits 0-3 of word 0, and 64 lanes two words;
+//  - subgroupElect picks the lowest active lane, and subgroupBroadcastFirst reads that same lane:
+//    every lane is active there, so the one atomic's result reaches the whole subgroup;
 //  - the split strides by gl_SubgroupSize, so any size covers the whole box exactly once.
 // VIEW (--view raster) and push.classify (the instrumented frame's pixel counters) run after the
 // frame's last rasterization: a covered pixel whose final word is this triangle's (a word names one

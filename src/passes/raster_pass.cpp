@@ -122,6 +122,9 @@ void RasterPass::make_list(const Context& ctx, const Scene& scene) {
     if (table.empty()) table.push_back({0, 0});  // (a buffer is never empty; push.chunks says 0)
     chunks = create_buffer_with_data(ctx, table.data(), table.size() * sizeof(glm::uvec2), VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
                                      "raster chunks");
+    // The bins' dispatch (a workgroup per entry) folds into rows of max_groups[0]: never more rows
+    // than the device dispatches.
+    bin_capacity = uint32_t(std::min<uint64_t>(kRasterBinCapacity, uint64_t(max_groups[0]) * max_groups[1]));
     tile_bins = create_buffer(ctx, kBinsHeader + VkDeviceSize(kRasterBinCapacity) * 16, kListUsage | VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
                               MemoryKind::device_local, "raster tile bins");  // (tests read its header back)
 }
