@@ -324,5 +324,13 @@ Options parse_options(const std::vector<std::string>& args) {
         else if (m == "fallback") o.plan.materials = Request::fallback;
         else if (m != "auto") throw UsageError("SGD_MATERIALS must be auto, subgroup or fallback, not '" + std::string(m) + "'");
     }
+    // The compute rasterizer's path (docs/raster.md): likewise the environment alone (the raster
+    // suite measures the subgroup path against its fallback with the other passes as they are).
+    if (const char* path = std::getenv("SGD_RASTER_PATH"); path && *path) {
+        std::string_view m = path;
+        if (m == "subgroup") o.plan.raster_variant = Request::subgroup;
+        else if (m == "fallback") o.plan.raster_variant = Request::fallback;
+        else if (m != "auto") throw UsageError("SGD_RASTER_PATH must be auto, subgroup or fallback, not '" + std::string(m) + "'");
+    }
     return o;
 }
