@@ -84,6 +84,7 @@ layout(push_constant) uniform RasterPush {
     uint view_colour;  // (raster_hw.frag's)
     uint tiny_pixels;  // the largest box, in pixels, a lane walks alone
     uint bin_capacity;  // of bin_entries
+    uint guard_band;    // pixels past the frame's edge taken here (SGD_RASTER_GUARD_BAND; 0: none)
     uint path_colours[3];  // VIEW: per lane, split, tile bin (RGBA8)
 } push;
 
@@ -142,9 +143,12 @@ uint set_up(uint draw, uint primitive, out Setup s) {
     bool large = any(greaterThan(hi - lo, vec2(float(push.max_extent))));
     // Off the frame: nothing to draw. Across the frame's edge: the hardware's, which may clip it
     // there (lavapipe does), and a clipped edge's new vertices snap on their own, which moves the
-    // edge by a rounding: the compute rasterizer would not cover the same centres.
+    // edge by a rounding: the compute rasterizer would not cover the same centres. Unless the run
+    // measures taking them here (push.guard_band, at most 16,384 pixels: the fixed-point
+    // coordinates stay below 2^23, exact in the depth plane's floats, their products in 64 bits).
     if (any(lessThan(hi, vec2(0.0))) || any(greaterThan(lo, vec2(frame.sizes.xy)))) return kNothing;
-    if (any(lessThan(lo, vec2(0.0))) || any(greaterThan(hi, vec2(frame.sizes.xy)))) return kHardware;
+    float guard = float(push.guard_band);
+    if (any(lessThan(lo, vec2(-guard))) || any(greaterThan(hi, vec2(frame.sizes.xy) + guard))) return kHardware;
     // Sub-pixel snapping, round to nearest even as the hardware's float-to-fixed conversion.
     ivec2 f[3];
     for (uint i = 0u; i < 3u; ++i) f[i] = ivec2(roundEven(p[i].xy * float(kSubPixel)));

@@ -314,6 +314,12 @@ MUTANTS = {
         "    bins.groups_x = entries;",
         r"^Raster\.MoreChunksThanTheWorkgroupLimitFoldIntoRows",
     ),
+    "raster-guard-band-ignored": (
+        "shaders/raster.comp",
+        "    float guard = float(push.guard_band);\n",
+        "    float guard = 0.0;\n",
+        r"^Raster\.AGuardBandTakesTheFrameCrossingTrianglesInCompute",
+    ),
     "raster-full-tile-bins-drop-the-triangle": (
         "shaders/raster.comp",
         "    if (kind == kTileBin && binning && first_entry + tiles > push.bin_capacity) kind = kHardware;\n",

@@ -1,5 +1,7 @@
 #include "app/options.h"
 
+#include "passes/raster_pass.h"  // raster_guard_band
+
 #include <algorithm>
 #include <bit>
 #include <charconv>
@@ -332,5 +334,8 @@ Options parse_options(const std::vector<std::string>& args) {
         else if (m == "fallback") o.plan.raster_variant = Request::fallback;
         else if (m != "auto") throw UsageError("SGD_RASTER_PATH must be auto, subgroup or fallback, not '" + std::string(m) + "'");
     }
+    if (!raster_guard_band(std::getenv("SGD_RASTER_GUARD_BAND")))
+        throw UsageError("SGD_RASTER_GUARD_BAND must be a number of pixels from 0 to " + std::to_string(kRasterMaxGuardBand) + ", not '" +
+                         std::getenv("SGD_RASTER_GUARD_BAND") + "'");
     return o;
 }

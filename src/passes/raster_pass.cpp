@@ -5,6 +5,9 @@
 #include "passes/debug_view_pass.h"  // kLegendDoubleSizeHeight
 
 #include <algorithm>
+#include <charconv>
+#include <cstdlib>
+#include <cstring>
 #include <vector>
 
 namespace {
@@ -31,8 +34,18 @@ struct RasterPush {
     uint32_t classify;  // the hardware draw counts the pixels it won instead of writing
     uint32_t view_colour;  // raster_hw.frag.view: the hardware's colour in --view raster
     uint32_t tiny_pixels, bin_capacity;
+    uint32_t guard_band;  // pixels past the frame's edge the compute rasterizer takes
     uint32_t path_colours[3];  // raster.comp's VIEW: per lane, split, tile bin
 };
+
+std::optional<uint32_t> raster_guard_band(const char* value) {
+    if (!value || !*value) return 0;
+    uint32_t pixels = 0;
+    const char* end = value + strlen(value);
+    auto [at, error] = std::from_chars(value, end, pixels);
+    if (error != std::errc() || at != end || pixels > kRasterMaxGuardBand) return std::nullopt;
+    return pixels;
+}
 
 // raster_bin_args.comp: 0 the tile bins; the push constant: their capacity and maxComputeWorkGroupCount[0].
 const LayoutDesc kBinArgsLayout = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER}, VK_SHADER_STAGE_COMPUTE_BIT, 8};
@@ -67,6 +80,7 @@ void create_raster_targets(const Context& ctx, FrameTargets& t) {
 }
 
 void RasterPass::create(const Context& ctx, bool alpha_masked) {
+    guard_band = raster_guard_band(getenv("SGD_RASTER_GUARD_BAND")).value_or(0);  // (the options checked it)
     if (!ctx.features.int64_atomics) return;
     LayoutDesc compute = raster_layout(VK_SHADER_STAGE_COMPUTE_BIT, sizeof(RasterPush), false);
     raster[1] = create_compute_pipeline(ctx, {.shader = "raster.comp.subgroup", .layout = compute});
@@ -157,7 +171,7 @@ Descriptors RasterPass::bindings(const FrameContext& f) const {
 
 RasterPush RasterPass::make_push(uint32_t count, uint32_t classify) const {
     return {0u,           kRasterMaxExtent, capacity,     top_left, chunk_count, count, classify, kRasterHardwareColour,
-            kRasterTinyPixels, bin_capacity, {kRasterPerLaneColour, kRasterSplitColour, kRasterTileBinColour}};
+            kRasterTinyPixels, bin_capacity, guard_band, {kRasterPerLaneColour, kRasterSplitColour, kRasterTileBinColour}};
 }
 
 // raster.comp over the chunks, then the tile bins: (with `size_bins`) their dispatch's size from

@@ -8,6 +8,7 @@
 #include "render/frame.h"
 #include "render/overlay.h"
 
+#include <optional>
 #include <vector>
 
 struct Scene;
@@ -23,6 +24,12 @@ constexpr uint32_t kRasterTile = 32;  // raster.comp's kTile
 // The tile bins' entries (16 bytes each): about 8 times the tiles of a 4K frame. A large triangle
 // whose tiles no longer fit goes to the hardware rasterizer instead.
 constexpr uint32_t kRasterBinCapacity = 1u << 18;
+// SGD_RASTER_GUARD_BAND=PIXELS (docs/raster.md, "Not yet"; a measurement, off by default): triangles
+// reaching past the frame's edge by at most PIXELS go to the compute rasterizer (their box clamped to
+// the frame) instead of the hardware, which lavapipe clips there. nullopt: not a number of 0 to
+// kRasterMaxGuardBand; unset or empty: 0.
+constexpr uint32_t kRasterMaxGuardBand = 16384;
+std::optional<uint32_t> raster_guard_band(const char* value);
 // Triangles a workgroup of raster.comp rasterizes, one a lane (its local_size_x).
 constexpr uint32_t kRasterChunkTriangles = 64;
 
@@ -58,6 +65,7 @@ struct RasterPass {
     uint32_t capacity = 0;
     Buffer tile_bins;  // VkDispatchIndirectCommand, the entries appended, then the entries
     uint32_t bin_capacity = kRasterBinCapacity;
+    uint32_t guard_band = 0;  // SGD_RASTER_GUARD_BAND
     Buffer chunks;  // build_raster_chunks: a workgroup each
     uint32_t chunk_count = 0;
     VkExtent2D grid{};  // the chunks' workgroups folded within maxComputeWorkGroupCount

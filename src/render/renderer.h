@@ -121,6 +121,8 @@ public:
     void set_raster_list_capacity(uint32_t capacity, uint32_t guard_id) { raster_pass_.make_guarded_list(ctx_, capacity, guard_id); }
     // Tests only: tile bins of `entries` entries (RasterPass::set_bin_capacity).
     void set_raster_bin_capacity(uint32_t entries) { raster_pass_.set_bin_capacity(entries); }
+    // Tests only: SGD_RASTER_GUARD_BAND's pixels past the frame's edge (RasterPass::guard_band).
+    void set_raster_guard_band(uint32_t pixels) { raster_pass_.guard_band = pixels; }
     // The ray_trace pass's image of the last frame (shaders/raytrace.glsl's encoding, row-major);
     // needs a ray-trace variant other than off.
     std::vector<uint32_t> read_ray_traced();

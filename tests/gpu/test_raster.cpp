@@ -554,7 +554,8 @@ TEST(Raster, MoreChunksThanTheWorkgroupLimitFoldIntoRows) {
 // The CPU reference of raster.comp's sorting (docs/raster.md, "Which rasterizer draws a
 // triangle"), from the same float window positions.
 enum Path { kNobody, kPerLane, kSplit, kTileBin, kHardware, kPaths };
-int classify(const Scene& scene, const Shot& s, uint32_t draw, uint32_t primitive) {
+// `guard`: SGD_RASTER_GUARD_BAND's pixels past the frame's edge that compute takes.
+int classify(const Scene& scene, const Shot& s, uint32_t draw, uint32_t primitive, float guard = 0.0f) {
     const Material& material = scene.materials[scene.meshes[scene.instances[draw].mesh].material];
     glm::vec4 clip[3];
     bool in_depth = true;
@@ -570,7 +571,7 @@ int classify(const Scene& scene, const Shot& s, uint32_t draw, uint32_t primitiv
     glm::vec2 frame(float(kSize.width), float(kSize.height));
     const bool large = hi.x - lo.x > float(kRasterMaxExtent) || hi.y - lo.y > float(kRasterMaxExtent);
     if (hi.x < 0 || hi.y < 0 || lo.x > frame.x || lo.y > frame.y) return kNobody;
-    if (lo.x < 0 || lo.y < 0 || hi.x > frame.x || hi.y > frame.y) return kHardware;
+    if (lo.x < -guard || lo.y < -guard || hi.x > frame.x + guard || hi.y > frame.y + guard) return kHardware;
     int64_t f[3][2];
     for (int i = 0; i < 3; ++i)
         for (int c = 0; c < 2; ++c) f[i][c] = int64_t(std::nearbyint(double(p[i][c]) * 256.0));
@@ -687,6 +688,59 @@ TEST(Raster, FullTileBinsSendTheRestToTheHardware) {
                variant == Request::subgroup ? "subgroup" : "fallback", b.raster_path_triangles[2], a.raster_path_triangles[2],
                b.raster_triangles[1], c.same, c.covered);
     }
+    EXPECT_EQ(validation_message_count(), messages);
+}
+
+// SGD_RASTER_GUARD_BAND (a measurement for GPUs that do not clip inside their guard band): the
+// triangles reaching past the frame's edge by up to 4,096 pixels go to compute. lavapipe's hardware
+// clips them at the edge, where the clipped edges' new vertices snap on their own, so a few pixels
+// along such a triangle's edges may name its neighbour. What must still hold: each path's triangles
+// as the CPU reference sorts them with the guard band (the hardware keeps the near-plane and
+// alpha-masked ones), every pixel that differs from the hardware pre-pass involves a triangle
+// reaching past the frame's edge, at least 99.9% of covered pixels the hardware's triangle, and the
+// subgroup and fallback words identical; validated.
+TEST(Raster, AGuardBandTakesTheFrameCrossingTrianglesInCompute) {
+    REQUIRE_DRAWING();
+    REQUIRE_COMPUTE_RASTER();
+    static const Scene scene = generated_scene();
+    uint32_t messages = validation_message_count();
+    Shot hardware = render(scene, Raster::hardware, generated_camera());
+    auto guarded = [](Renderer& r) { r.set_raster_guard_band(4096); };
+    Shot shots[2] = {instrumented_shot(scene, Request::subgroup, false, guarded), instrumented_shot(scene, Request::fallback, false, guarded)};
+    auto crosses = [&](uint32_t draw, uint32_t primitive) {
+        return classify(scene, hardware, draw, primitive) == kHardware && classify(scene, hardware, draw, primitive, 4096.0f) != kHardware;
+    };
+    for (const Shot& shot : shots) {
+        uint32_t triangles[kPaths] = {}, crossing = 0;
+        for (uint32_t draw = 0; draw < shot.drawn.size(); ++draw)
+            for (uint32_t t = 0; t < shot.drawn[draw].size() / 3; ++t) {
+                ++triangles[classify(scene, shot, draw, t, 4096.0f)];
+                crossing += crosses(draw, t);
+            }
+        EXPECT_GT(crossing, 0u) << "the wall reaches past the frame's edge";
+        const GpuCounters& k = shot.counters;
+        EXPECT_EQ(k.raster_path_triangles[0], triangles[kPerLane]);
+        EXPECT_EQ(k.raster_path_triangles[1], triangles[kSplit]);
+        EXPECT_EQ(k.raster_path_triangles[2], triangles[kTileBin]);
+        EXPECT_EQ(k.raster_triangles[1], triangles[kHardware]) << "the hardware's triangles with the guard band";
+        int covered = 0, same = 0, unexplained = 0;
+        for (size_t p = 0; p < hardware.ids.size() / 2; ++p) {
+            uint32_t hd = hardware.ids[2 * p], hp = hardware.ids[2 * p + 1], cd = shot.ids[2 * p], cp = shot.ids[2 * p + 1];
+            covered += hd != kNoTriangle;
+            if (hd == cd && hp == cp) {
+                same += hd != kNoTriangle;
+                continue;
+            }
+            bool explained = (hd != kNoTriangle && crosses(hd, hp)) || (cd != kNoTriangle && crosses(cd, cp));
+            if (!explained && unexplained++ == 0)
+                ADD_FAILURE() << "pixel " << p % kSize.width << ", " << p / kSize.width << " differs between triangles that stay inside the frame";
+        }
+        EXPECT_EQ(unexplained, 0);
+        EXPECT_GE(double(same), 0.999 * covered);
+        printf("guard band, %s: %u triangles to the hardware, %u reaching past the frame's edge in compute; %d of %d covered pixels the hardware's triangle\n",
+               &shot == &shots[0] ? "subgroup" : "fallback", triangles[kHardware], crossing, same, covered);
+    }
+    EXPECT_TRUE(shots[0].words == shots[1].words) << "the subgroup and fallback rasterizers' words differ";
     EXPECT_EQ(validation_message_count(), messages);
 }
 
