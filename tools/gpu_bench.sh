@@ -50,18 +50,22 @@
 #                as long: wall times, every ratio, interval and word in both (SIZES=one size per call)
 #   raster       --raster hardware (the pre-pass with the 32-bit id) against compute, both sizes,
 #                alternated: the plain frame, --ray-trace off (everything but the ray tracer), the street
-#                camera with occlusion auto and off; compute's fallback; the default command from an
-#                empty cache and tuned; 12 against 5 instances at the large size; per-pass medians and
-#                the frames each pass ran in; --view raster's picture and pixel counts at the large size
+#                camera with occlusion auto and off; compute's subgroup path against its fallback
+#                (SGD_RASTER_PATH=fallback: the rasterizer alone; alternated in the same rounds: the
+#                fallback's depth and frame over the subgroup's); the triangles and pixels of each
+#                path (per lane, split, tile bin, hardware); the default command from an empty cache
+#                and tuned; 12 against 5 instances at the large size; per-pass medians and the frames
+#                each pass ran in; --view raster's picture and pixel counts at the large size
 #   materials    every map (docs/materials.md) at the large size: the shade pass in forward and both
 #                derivative variants, the material waterfall against nonuniformEXT (SGD_MATERIALS,
 #                alternated, frames compared), with --base the frame before and after, the
 #                comparison's derivatives and shading ratios, the atlas validated
 #   rays         the ray tracer (docs/ray-tracing.md): --shading visibility and forward, the subgroup
-#                and fallback variants alternated over two rounds, and off: the traces' time
+#                and fallback variants, each with the dense launch and the plain one (SGD_RAY_LISTS),
+#                alternated over two rounds, and off: the traces' time
 #                (ray_trace) beside the acceleration structures' rebuild (ray_build), rays per second
 #                per kind (over the traces alone) and every stage's invocations, the variants' frames
-#                and dumps compared; --compare's ray_trace ratio with its interval; the six stages'
+#                and dumps compared, the targets (dense ray_trace, its speed-ups); --compare's ray_trace ratio with its interval; the six stages'
 #                views on the visibility path (both geometry paths) and forward, validated
 #   graph        the frame graph against the build before it (--base DIR, needed): the default frame
 #                (untuned) and every --compare row at both sizes, this build and base alternated over
@@ -355,14 +359,48 @@ for suite in "${suites[@]}"; do
   rays)
     for size in "${sizes[@]}"; do
       for shading in visibility forward; do
-        # Alternated (subgroup, fallback, subgroup, fallback): drift in the device's clocks falls on both.
-        for round in 1 2; do for v in subgroup fallback; do
-          run "$size-$shading-$v-$round" --headless "${scaled[@]}" --size $size --shading $shading --ray-trace $v --frames $frames \
-            --warmup $warmup --screenshot "$d/frame-$size-$shading-$v.png" --ray-dump "$d/dump-$size-$shading-$v.png"
-        done; done
-        echo "$size $shading: frames identical $(same "$d/frame-$size-$shading-subgroup.png" "$d/frame-$size-$shading-fallback.png"), ray dumps identical $(same "$d/dump-$size-$shading-subgroup.png" "$d/dump-$size-$shading-fallback.png")" >> "$d/notes.txt"
-        run "$size-$shading-off" --headless "${scaled[@]}" --size $size --shading $shading --ray-trace off --frames $frames --warmup $warmup
+        # The variants, each with the dense launch (SGD_RAY_LISTS auto: the rays listed with
+        # ballots in the subgroup variant, one atomic per ray in the fallback) and the plain one
+        # (off: one ray generation per pixel), alternated over two rounds: drift in the device's
+        # clocks falls on all of them.
+        for round in 1 2; do for launch in dense plain; do for v in subgroup fallback; do
+          lists=auto; [ $launch = plain ] && lists=off
+          SGD_RAY_LISTS=$lists run "$shading-$v-$launch-$size-$round" --headless "${scaled[@]}" --size $size --shading $shading \
+            --ray-trace $v --frames $frames --warmup $warmup --screenshot "$d/frame-$size-$shading-$v-$launch.png" \
+            --ray-dump "$d/dump-$size-$shading-$v-$launch.png"
+        done; done; done
+        for launch in dense plain; do
+          f=$d/frame-$size-$shading dump=$d/dump-$size-$shading
+          echo "$size $shading $launch: frames identical $(same "$f-subgroup-$launch.png" "$f-fallback-$launch.png"), ray dumps identical $(same "$dump-subgroup-$launch.png" "$dump-fallback-$launch.png")" >> "$d/notes.txt"
+        done
+        echo "$size $shading, dense against plain (subgroup): frames identical $(same "$d/frame-$size-$shading-subgroup-dense.png" "$d/frame-$size-$shading-subgroup-plain.png"), ray dumps identical $(same "$d/dump-$size-$shading-subgroup-dense.png" "$d/dump-$size-$shading-subgroup-plain.png")" >> "$d/notes.txt"
+        run "$shading-off-$size" --headless "${scaled[@]}" --size $size --shading $shading --ray-trace off --frames $frames --warmup $warmup
       done
+      # The targets: ray_trace (mean of the two rounds' medians) of the dense subgroup variant, and
+      # its speed-up over its fallback and over the plain launch.
+      python3 - "$d" "$size" >> "$d/notes.txt" <<'PY'
+import json, sys
+d, size = sys.argv[1:]
+def ms(tag):
+    v = [json.load(open(f"{d}/{tag}-{size}-{k}.json"))["timings_ms"]["ray_trace"]["median"] for k in (1, 2)]
+    return sum(v) / 2
+def counts(tag):  # the rays and every stage's invocations but raygen's (per listed ray, or per pixel)
+    r = json.load(open(f"{d}/{tag}-{size}-1.json"))["counters"]["ray_trace"]
+    return r["rays"], {k: s["invocations"] for k, s in r["stages"].items() if k != "raygen"}
+for shading in ("visibility", "forward"):
+    try:
+        same = all(counts(f"{shading}-{v}-dense") == counts(f"{shading}-{v}-plain") for v in ("subgroup", "fallback"))
+        print(f"{size} {shading}, dense against plain: rays and closest-hit, miss, any-hit, intersection, callable "
+              f"invocations equal: {'yes' if same else 'NO'}")
+        sg, fb = ms(f"{shading}-subgroup-dense"), ms(f"{shading}-fallback-dense")
+        plain_sg, plain_fb = ms(f"{shading}-subgroup-plain"), ms(f"{shading}-fallback-plain")
+        target = 1.2 if size == "3840x2160" else 0.5
+        print(f"{size} {shading} ray_trace: dense subgroup {sg:.3f} ms (target <= {target}), dense fallback {fb:.3f} ms, "
+              f"plain subgroup {plain_sg:.3f} ms, plain fallback {plain_fb:.3f} ms; subgroup over its fallback "
+              f"{fb / sg:.2f}x (target >= 1.10), dense over plain {plain_sg / sg:.2f}x")
+    except (OSError, KeyError, ValueError) as e:
+        print(f"{size} {shading}: no ray_trace figures ({e})")
+PY
       # The ray_trace ratio with its 95% interval (the comparison's ray-trace rows shade with auto:
       # its shading column says which path), the rays per second beside it.
       compare_run "compare-$size" "${scaled[@]}" --size $size --frames $frames --warmup $warmup
@@ -377,7 +415,9 @@ for suite in "${suites[@]}"; do
       done
     done
     rm -f "$d"/frame-3840x2160-*.png "$d"/dump-3840x2160-*.png
-    $tables runs "$d" ray_build ray_trace frame c:ray_trace.rays.primary c:ray_trace.rays.shadow c:ray_trace.rays.reflection \
+    $tables passes "$d" "${sizes[@]}" -- visibility-subgroup-dense visibility-fallback-dense visibility-subgroup-plain \
+      visibility-fallback-plain forward-subgroup-dense forward-fallback-dense forward-subgroup-plain forward-fallback-plain >> "$md"
+    $tables runs "$d" plan:ray_trace.lists ray_build ray_trace frame c:ray_trace.rays.primary c:ray_trace.rays.shadow c:ray_trace.rays.reflection \
       c:ray_trace.rays_per_second.primary c:ray_trace.rays_per_second.shadow c:ray_trace.rays_per_second.reflection c:ray_trace.rays_per_second.total \
       c:ray_trace.stages.closest_hit.invocations c:ray_trace.stages.miss.invocations c:ray_trace.stages.any_hit.invocations \
       c:ray_trace.stages.intersection.invocations c:ray_trace.stages.callable.invocations validation: >> "$md"
@@ -484,14 +524,19 @@ PY
              "street-hardware-occlusion:--raster hardware --camera street --occlusion auto"
              "street-hardware-noocclusion:--raster hardware --camera street --occlusion off"
              "street-compute-occlusion:--raster compute --camera street --occlusion auto"
-             "street-compute-noocclusion:--raster compute --camera street --occlusion off")
+             "street-compute-noocclusion:--raster compute --camera street --occlusion off"
+             "compute-fallback:--raster compute"
+             "rtoff-compute-fallback:--raster compute --ray-trace off"
+             "compute-guard:--raster compute"
+             "rtoff-compute-guard:--raster compute --ray-trace off")
     for size in "${sizes[@]}"; do
       for round in 1 2; do for config in "${configs[@]}"; do
+        # The *-fallback rows: the compute rasterizer's fallback path alone (SGD_RASTER_PATH); the
+        # *-guard rows: the triangles reaching past the frame's edge in compute too (a guard band).
+        path=auto guard=0; [[ ${config%%:*} == *-fallback ]] && path=fallback; [[ ${config%%:*} == *-guard ]] && guard=4096
         # shellcheck disable=SC2086
-        run "${config%%:*}-$size-$round" --headless "${vis[@]}" --size $size ${config#*:}
+        SGD_RASTER_PATH=$path SGD_RASTER_GUARD_BAND=$guard run "${config%%:*}-$size-$round" --headless "${vis[@]}" --size $size ${config#*:}
       done; done
-      # The compute rasterizer's fallback (ballots masked: the other passes fall back too).
-      run "compute-fallback-$size" --headless "${vis[@]}" --size $size --raster compute --mask-ops ballot
       # The default command from an empty cache (its first run's quick measurement), then after --tune.
       XDG_CACHE_HOME=$d/empty-$size run "first-$size" --headless "${scaled[@]}" --size $size --frames $frames --warmup $warmup
       tune_into "$d/cache-$size" "${scaled[@]}" --size $size --frames 40 --warmup 8
@@ -510,9 +555,34 @@ PY
     $tables runs "$d" frame n:frame depth late_depth n:late_depth pyramid n:pyramid light_cull ray_trace shade resolve \
       plan:shading.shading plan:raster.mode plan:raster.variant plan:occlusion.variant >> "$md"
     $tables passes "$d" "${sizes[@]}" -- hardware compute rtoff-hardware rtoff-compute street-hardware-occlusion \
-      street-hardware-noocclusion street-compute-occlusion street-compute-noocclusion >> "$md"
-    $tables runs "$d" --only view-raster frame view c:raster.compute_path c:raster.pixels_covered c:raster.pixels_hardware \
-      c:raster.triangles_compute c:raster.triangles_hardware >> "$md" ;;
+      street-hardware-noocclusion street-compute-occlusion street-compute-noocclusion compute-fallback rtoff-compute-fallback \
+      compute-guard rtoff-compute-guard >> "$md"
+    # The compute rasterizer's subgroup path against its fallback (only the rasterizer differs): the
+    # depth pass (its dispatches and the hardware's share) and the frame, alternated in the rounds
+    # above; the target is >= 1.10x.
+    # Then the frame-crossing triangles in compute (SGD_RASTER_GUARD_BAND=4096) over the default.
+    for timer in depth frame; do
+      $tables speedup "$d" $timer "${sizes[@]}" -- compute-fallback:compute rtoff-compute-fallback:rtoff-compute \
+        compute:compute-guard rtoff-compute:rtoff-compute-guard >> "$md"
+    done
+    # Does this GPU's hardware clip inside its guard band? The coverage tests (docs/raster.md) with
+    # the frame-crossing triangles in compute: where they pass, the guard band could be this
+    # device's choice (lavapipe clips: 4 of the generated scene's pixels differ). Needs the build's
+    # tests/gpu-tests.
+    if [ -x "$build/tests/gpu-tests" ]; then
+      ln -sfn "$(cd "$build" && pwd)/shaders" "$build/tests/shaders"  # the test binary loads SPIR-V beside it
+      SGD_RASTER_GUARD_BAND=4096 "$build/tests/gpu-tests" --gtest_filter='Raster.GeneratedSceneComputeNamesTheHardwaresTriangles:Raster.BundledSceneComputeNamesTheHardwaresTriangles:Raster.AGuardBandTakesTheFrameCrossingTrianglesInCompute' \
+        > "$d/guard-band-coverage.out" 2>&1
+      say "raster: the coverage tests with SGD_RASTER_GUARD_BAND=4096: gpu-tests exit $?"
+      { echo; echo "Coverage with the frame-crossing triangles in compute (SGD_RASTER_GUARD_BAND=4096):"; echo
+        grep -E "^\[ +(OK|FAILED) +\] Raster|covered pixels|not depth ties" "$d/guard-band-coverage.out" | sed 's/^/    /'; } >> "$md"
+    fi
+    # Who rasterized what in each compute run (the instrumented frame): triangles and pixels per path.
+    $tables runs "$d" --only compute c:raster.compute_path c:raster.paths.per_lane.triangles c:raster.paths.split.triangles \
+      c:raster.paths.tile_bin.triangles c:raster.paths.hardware.triangles c:raster.paths.per_lane.pixels c:raster.paths.split.pixels \
+      c:raster.paths.tile_bin.pixels c:raster.paths.hardware.pixels c:raster.pixels_covered >> "$md"
+    $tables runs "$d" --only view-raster frame view c:raster.compute_path c:raster.pixels_covered c:raster.paths.per_lane.pixels \
+      c:raster.paths.split.pixels c:raster.paths.tile_bin.pixels c:raster.pixels_hardware >> "$md" ;;
   first-compare)  # the first run and the comparison, on the plan that runs (docs/comparison.md)
     # From an empty cache: the first run (its quick measurement and its duration), then --tune
     # and the tuned frame; the first frame over the tuned one (target 1.05x, measurement <= 3 s).

@@ -257,12 +257,12 @@ void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_i
         end_label(ctx_, cmd);
     }
     // From here each pass declares its reads and writes: light cull, the ray tracer (which still
-    // records its own barriers: the graph learns what it did to the counters), forward or the
-    // visibility shading pass, the mip, resolve, exposure, the views of the declared passes, the
-    // overlay and the frame's end.
+    // records its own barriers: the graph learns that its ray-tracing and compute stages wrote the
+    // counters), forward or the visibility shading pass, the mip, resolve, exposure, the views of
+    // the declared passes, the overlay and the frame's end.
     record_units(f, FramePoint::after_depth);
     if (f.ray_traced)
-        graph.hand_written({writes(Res::counters, VK_PIPELINE_STAGE_2_RAY_TRACING_SHADER_BIT_KHR, kStorageReadWrite)});
+        graph.hand_written({writes(Res::counters, VK_PIPELINE_STAGE_2_RAY_TRACING_SHADER_BIT_KHR | kComputeStage, kStorageReadWrite)});
     // With --mip forward, forward also writes the mip, and appends to the mip pass's edge list.
     f.mip_edges = &unit<MipPass>(PassId::mip).edges;
     f.mip_edge_capacity = unit<MipPass>(PassId::mip).edge_capacity;
@@ -439,6 +439,15 @@ std::vector<uint64_t> Renderer::read_raster_words() {
     std::vector<uint64_t> words(bytes.size() / 8);
     memcpy(words.data(), bytes.data(), words.size() * 8);
     return words;
+}
+
+std::array<uint32_t, 4> Renderer::read_raster_bins() {
+    std::array<uint32_t, 4> header{};
+    if (!raster_pass_.tile_bins.buffer) return header;
+    vkDeviceWaitIdle(ctx_.device);
+    std::vector<uint8_t> bytes = read_buffer(ctx_, raster_pass_.tile_bins);
+    memcpy(header.data(), bytes.data(), sizeof(header));
+    return header;
 }
 
 std::vector<float> Renderer::read_depth() {
