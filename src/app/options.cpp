@@ -330,6 +330,15 @@ Options parse_options(const std::vector<std::string>& args) {
     if (o.warmup >= o.frames && (o.mode == Mode::headless || o.mode == Mode::compare || o.mode == Mode::tune))
         throw UsageError("--warmup (" + std::to_string(o.warmup) + ") must be less than --frames (" +
                          std::to_string(o.frames) + ")");
+    // The ray tracer's launch (docs/ray-tracing.md, "Dense rays"): no option, the environment
+    // (tools/gpu_bench.sh's rays suite measures the dense launch against the plain one).
+    if (const char* lists = std::getenv("SGD_RAY_LISTS"); lists && *lists) {
+        std::string_view m = lists;
+        if (m == "subgroup") o.plan.ray_lists = Request::subgroup;
+        else if (m == "fallback") o.plan.ray_lists = Request::fallback;
+        else if (m == "off") o.plan.ray_lists = Request::off;
+        else if (m != "auto") throw UsageError("SGD_RAY_LISTS must be auto, subgroup, fallback or off, not '" + std::string(m) + "'");
+    }
     // The compute rasterizer's path (docs/raster.md): likewise the environment alone (the raster
     // suite measures the subgroup path against its fallback with the other passes as they are).
     if (const char* path = std::getenv("SGD_RASTER_PATH"); path && *path) {

@@ -81,6 +81,8 @@ struct DeviceFeatures {
     // ray-tracing stages. Without them those stages cannot run at all.
     bool mesh_shader = false;  // VK_EXT_mesh_shader
     bool ray_tracing = false;  // VK_KHR_ray_tracing_pipeline + VK_KHR_acceleration_structure
+    // With ray_tracing: rayTracingPipelineTraceRaysIndirect, the ray tracer's dense launch.
+    bool ray_tracing_indirect = false;
     // Descriptor indexing (a runtime array of sampled images, partially bound, variable count,
     // indexed non-uniformly): the scene's textures as one array of descriptors, each at its own
     // size. Without it (the Mesa 22.3 lavapipe, SGD_MASK_FEATURES=descriptor-indexing) they are

@@ -467,6 +467,9 @@ void create_device(Context& ctx, const ContextOptions& options) {
             has_as.accelerationStructure && has12.bufferDeviceAddress && ctx.features.descriptor_indexing) {
             // (VK_KHR_acceleration_structure requires descriptor indexing: a device masked to lack it lacks this too.)
             ray_tracing.rayTracingPipeline = VK_TRUE;
+            // The dense launch (ray_trace_pass.cpp): its width written by the compaction pass.
+            ray_tracing.rayTracingPipelineTraceRaysIndirect = has_rt.rayTracingPipelineTraceRaysIndirect;
+            ctx.features.ray_tracing_indirect = has_rt.rayTracingPipelineTraceRaysIndirect;
             acceleration.accelerationStructure = VK_TRUE;
             acceleration.pNext = chain;
             ray_tracing.pNext = &acceleration;
