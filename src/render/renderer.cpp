@@ -287,6 +287,7 @@ void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_i
     // their own barriers: to the graph they are one pass over the counters in any stage.
     if (config_.plan.view.mode != ViewMode::shaded) graph.pass(cmd, {writes(Res::counters, any_counter_stage, kStorageReadWrite)});
     raster_pass_.record_view(f);
+    visibility_pass_.record_material_view(f);
     for (const auto& unit : units_) unit->record_view(f);
     view_pass_.record(f, config_.view_legend);
     if (overlay_hook_) overlay_hook_(overlay_);
