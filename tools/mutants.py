@@ -198,8 +198,8 @@ MUTANTS = {
     ),
     "size-class-not-in-the-file-name": (
         "src/compare/tuning.cpp",
-        '("tuning-" + std::string(ids) + "-" + driver + "-" + size_class(width, height).tag + ".json")).string();',
-        '("tuning-" + std::string(ids) + "-" + driver + ".json")).string();',
+        '("tuning-" + std::string(ids) + "-" + driver + "-" + size_class(key.width, key.height).tag + "-" +',
+        '("tuning-" + std::string(ids) + "-" + driver + "-" +',
         r"^FirstRun\.AVerdictOfAnotherSizeClassIsMeasuredAgain|^TuningFile\.LivesInTheCacheFolderPerDeviceAndDriver$",
     ),
     "size-class-not-checked": (
@@ -207,6 +207,24 @@ MUTANTS = {
         "    if (&measured != &run) {\n",
         "    if (false) {\n",
         r"^FirstRun\.AVerdictOfAnotherSizeClassIsMeasuredAgain|^TuningFile\.AFileThatDoesNotFitIsIgnoredWithWhy$",
+    ),
+    "scene-class-not-in-the-file-name": (
+        "src/compare/tuning.cpp",
+        "             scene_class(key.triangles, key.lights).tag() + \".json\")).string();",
+        "             std::string(\"any-scene\") + \".json\")).string();",
+        r"^FirstRun\.AVerdictOfAnotherSceneClassIsMeasuredAgain|^TuningFile\.LivesInTheCacheFolderPerDeviceAndDriver$",
+    ),
+    "scene-class-not-checked": (
+        "src/compare/tuning.cpp",
+        "    if (measured_scene != run_scene) {\n",
+        "    if (false) {\n",
+        r"^FirstRun\.AVerdictOfAnotherSceneClassIsMeasuredAgain|^TuningFile\.AVerdictOfAnotherSceneClassIsIgnored$",
+    ),
+    "scene-key-without-lights": (
+        "src/compare/tuning.cpp",
+        "    return {options.width, options.height, triangles, options.lights};\n",
+        "    return {options.width, options.height, triangles, 0};\n",
+        r"^FirstRun\.AVerdictOfAnotherSceneClassIsMeasuredAgain",
     ),
     "comparison-rows-ignore-autos-plan": (
         "src/compare/compare.cpp",

@@ -35,7 +35,53 @@ const SizeClass& size_class(uint32_t width, uint32_t height) {
     return kClasses.back();
 }
 
-std::string tuning_path(const DeviceInfo& device, uint32_t width, uint32_t height) {
+namespace {
+
+// The band of n: the least 16^k >= n with k >= min_exponent (capped where 16^k would overflow).
+uint64_t band(uint64_t n, int min_exponent) {
+    uint64_t top = 1;
+    for (int k = 0; k < min_exponent; ++k) top *= 16;
+    while (top < n && top <= UINT64_MAX / 16) top *= 16;
+    return top;
+}
+
+// 256, 4K, 64K, 1M, 16M, 256M, 4G: a band's bound in binary units, as the file name spells it.
+std::string short_count(uint64_t n) {
+    const char* units[] = {"", "K", "M", "G", "T", "P"};
+    int u = 0;
+    while (n >= 1024 && n % 1024 == 0 && u < 5) n /= 1024, ++u;
+    return std::to_string(n) + units[u];
+}
+
+std::string grouped(uint64_t n) {  // 1,048,576
+    std::string digits = std::to_string(n), text;
+    for (size_t i = 0; i < digits.size(); ++i) {
+        if (i && (digits.size() - i) % 3 == 0) text += ',';
+        text += digits[i];
+    }
+    return text;
+}
+
+}  // namespace
+
+SceneClass scene_class(uint64_t triangles, uint32_t lights) { return {band(triangles, 5), band(lights, 2)}; }
+
+std::string SceneClass::name() const {
+    return "up to " + short_count(max_triangles) + " triangles and " + short_count(max_lights) + " lights";
+}
+
+std::string SceneClass::tag() const { return "to" + short_count(max_triangles) + "tri-to" + short_count(max_lights) + "lights"; }
+
+std::string key_text(const TuningKey& key) {
+    return std::to_string(key.width) + "x" + std::to_string(key.height) + ", " + grouped(key.triangles) + " triangles, " +
+           grouped(key.lights) + " lights";
+}
+
+TuningKey tuning_key(const Options& options, uint64_t triangles) {
+    return {options.width, options.height, triangles, options.lights};
+}
+
+std::string tuning_path(const DeviceInfo& device, const TuningKey& key) {
     // The driver string names the version ("Mesa 25.0.7", "NVIDIA 570.86.15"): a new driver is a
     // new file, so an upgrade starts untuned instead of trusting the old driver's timings.
     std::string driver;
@@ -43,7 +89,8 @@ std::string tuning_path(const DeviceInfo& device, uint32_t width, uint32_t heigh
     char ids[32];
     snprintf(ids, sizeof ids, "%04x-%04x", device.vendor_id, device.device_id);
     return (fs::path(tuning_folder()) /
-            ("tuning-" + std::string(ids) + "-" + driver + "-" + size_class(width, height).tag + ".json")).string();
+            ("tuning-" + std::string(ids) + "-" + driver + "-" + size_class(key.width, key.height).tag + "-" +
+             scene_class(key.triangles, key.lights).tag() + ".json")).string();
 }
 
 std::string build_id(const std::string& executable) {
@@ -144,8 +191,8 @@ const std::array<PathDecision, 4> kPathDecisions = {{
     {"raster_path", 3, &LoadedTuning::raster_path, &PlanRequest::measured_raster_path, Shading::visibility},
 }};
 
-nlohmann::json tuning_json(const DeviceInfo& device, const std::string& made_by, const std::string& date, uint32_t width,
-                           uint32_t height, const PassRatios& ratios, const ShadingRatios& shading,
+nlohmann::json tuning_json(const DeviceInfo& device, const std::string& made_by, const std::string& date, const TuningKey& key,
+                           const PassRatios& ratios, const ShadingRatios& shading,
                            const PassRatios& under_visibility, const std::string& build, const nlohmann::json& quick) {
     nlohmann::json passes = nlohmann::json::object();
     for (const PassInfo& pass : kPasses) passes[std::string(pass.key)] = verdict_json(ratios[size_t(pass.id)], kForwardRows);
@@ -155,7 +202,8 @@ nlohmann::json tuning_json(const DeviceInfo& device, const std::string& made_by,
         visibility[d.key] = verdict_json(shading[d.ratio], {Geometry::indexed, d.measured_under});
     for (PassId id : kVisibilityPasses) visibility[std::string(pass_info(id).key)] = verdict_json(under_visibility[size_t(id)], kVisibilityRows);
     return {{"format", kTuningFormat}, {"device", device_identity(device)}, {"build", build}, {"made_by", made_by},
-            {"date", date}, {"size", {width, height}}, {"passes", passes}, {"visibility", visibility}, {"quick", quick}};
+            {"date", date}, {"size", {key.width, key.height}},
+            {"scene", {{"triangles", key.triangles}, {"lights", key.lights}}}, {"passes", passes}, {"visibility", visibility}, {"quick", quick}};
 }
 
 size_t LoadedTuning::count() const {
@@ -178,11 +226,10 @@ bool has_measured(const PlanRequest& request) {
     return any;
 }
 
-LoadedTuning parse_tuning(const std::string& text, const DeviceInfo& device, uint32_t width, uint32_t height,
-                          const std::string& build) {
+LoadedTuning parse_tuning(const std::string& text, const DeviceInfo& device, const TuningKey& key, const std::string& build) {
     LoadedTuning t;
     t.found = true;
-    t.run_width = width, t.run_height = height;
+    t.run = key;
     nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
     if (j.is_discarded() || !j.is_object()) {
         t.ignored = "not a valid tuning file (corrupt JSON)";
@@ -229,12 +276,27 @@ LoadedTuning parse_tuning(const std::string& text, const DeviceInfo& device, uin
         t.ignored = "not a valid tuning file (no size)";
         return t;
     }
-    t.measured_width = size[0].get<uint32_t>(), t.measured_height = size[1].get<uint32_t>();
-    const SizeClass &measured = size_class(t.measured_width, t.measured_height), &run = size_class(width, height);
+    t.measured_for.width = size[0].get<uint32_t>(), t.measured_for.height = size[1].get<uint32_t>();
+    const SizeClass &measured = size_class(t.measured_for.width, t.measured_for.height), &run = size_class(key.width, key.height);
     if (&measured != &run) {
-        t.ignored = "measured at " + std::to_string(t.measured_width) + "x" + std::to_string(t.measured_height) + " (" +
-                    measured.name + "), this run is " + std::to_string(width) + "x" + std::to_string(height) + " (" + run.name +
-                    "): another size class";
+        t.ignored = "measured at " + std::to_string(t.measured_for.width) + "x" + std::to_string(t.measured_for.height) + " (" +
+                    measured.name + "), this run is " + std::to_string(key.width) + "x" + std::to_string(key.height) + " (" +
+                    run.name + "): another size class";
+        return t;
+    }
+    // The scene class, the same way: a verdict of a scene with other bands of triangles or lights.
+    nlohmann::json scene = get(j, "scene"), triangles = get(scene, "triangles"), lights = get(scene, "lights");
+    if (!triangles.is_number_unsigned() || !lights.is_number_unsigned()) {
+        t.ignored = "not a valid tuning file (no scene)";
+        return t;
+    }
+    t.measured_for.triangles = triangles.get<uint64_t>(), t.measured_for.lights = lights.get<uint32_t>();
+    SceneClass measured_scene = scene_class(t.measured_for.triangles, t.measured_for.lights);
+    SceneClass run_scene = scene_class(key.triangles, key.lights);
+    if (measured_scene != run_scene) {
+        t.ignored = "measured on a scene of " + grouped(t.measured_for.triangles) + " triangles and " +
+                    grouped(t.measured_for.lights) + " lights (" + measured_scene.name() + "), this one has " +
+                    grouped(key.triangles) + " and " + grouped(key.lights) + " (" + run_scene.name() + "): another scene class";
         return t;
     }
     t.made_by = j["made_by"].get<std::string>();
@@ -249,42 +311,42 @@ LoadedTuning parse_tuning(const std::string& text, const DeviceInfo& device, uin
     return t;
 }
 
-LoadedTuning load_tuning(const DeviceInfo& device, uint32_t width, uint32_t height) {
+LoadedTuning load_tuning(const DeviceInfo& device, const TuningKey& key) {
     LoadedTuning t;
-    t.path = tuning_path(device, width, height);
-    t.run_width = width, t.run_height = height;
+    t.path = tuning_path(device, key);
+    t.run = key;
     std::ifstream file(t.path);
     if (tuning_folder().empty() || !file) return t;
     std::stringstream text;
     text << file.rdbuf();
     std::string path = t.path;
-    t = parse_tuning(text.str(), device, width, height);
+    t = parse_tuning(text.str(), device, key);
     t.path = path;
     return t;
 }
 
-LoadedTuning apply_tuning(const Context& ctx, Options& options) {
+LoadedTuning apply_tuning(const Context& ctx, Options& options, uint64_t triangles) {
     set_measured(options.plan, nullptr);
     if (options.no_tuning) return {};
-    LoadedTuning t = load_tuning(ctx.info, options.width, options.height);
+    LoadedTuning t = load_tuning(ctx.info, tuning_key(options, triangles));
     if (!t.ignored.empty()) fprintf(stderr, "note: tuning file %s ignored: %s\n", t.path.c_str(), t.ignored.c_str());
     else set_measured(options.plan, &t);
     return t;
 }
 
-std::string save_tuning(const DeviceInfo& device, const std::string& made_by, uint32_t width, uint32_t height,
+std::string save_tuning(const DeviceInfo& device, const std::string& made_by, const TuningKey& key,
                         const PassRatios& ratios, const ShadingRatios& shading, const PassRatios& under_visibility,
                         const nlohmann::json& quick) {
     if (tuning_folder().empty()) throw std::runtime_error("no cache folder for the tuning file: set XDG_CACHE_HOME or HOME");
     std::error_code error;
     fs::create_directories(tuning_folder(), error);
-    std::string path = tuning_path(device, width, height);
+    std::string path = tuning_path(device, key);
     // This process's own temporary file, renamed over the old one (atomic within a folder): a
     // reader sees the old file or the new one, and of two writers the last rename wins whole.
     std::string temporary = path + ".tmp." + std::to_string(getpid());
     {
         std::ofstream file(temporary);
-        nlohmann::json j = tuning_json(device, made_by, today_utc(), width, height, ratios, shading, under_visibility,
+        nlohmann::json j = tuning_json(device, made_by, today_utc(), key, ratios, shading, under_visibility,
                                        current_build_id(), quick);
         if (!file || !(file << j.dump(2) << "\n") || !file.flush()) {
             fs::remove(temporary, error);
@@ -365,6 +427,7 @@ std::string measured_text(const PassRatio& r) {
 LoadedTuning quick_tune(const Context& ctx, const Scene& scene, const Options& options) {
     using clock = std::chrono::steady_clock;
     auto started = clock::now();
+    const TuningKey key = tuning_key(options, scene.triangle_count());
     // The rows of the decisions that change the frame (docs/comparison.md, "The first run"):
     // forward against visibility (one visibility row: the derivatives auto runs, the quad swaps,
     // else the analytic row; the derivatives verdict is --tune's); that visibility row, which is
@@ -431,14 +494,14 @@ LoadedTuning quick_tune(const Context& ctx, const Scene& scene, const Options& o
         result += "; ray_trace under visibility " + measured_text(under_visibility[size_t(PassId::ray_trace)]);
     LoadedTuning t;
     try {
-        std::string path = save_tuning(ctx.info, "quick", options.width, options.height, PassRatios{}, shading, under_visibility, quick);
-        t = load_tuning(ctx.info, options.width, options.height);
+        std::string path = save_tuning(ctx.info, "quick", key, PassRatios{}, shading, under_visibility, quick);
+        t = load_tuning(ctx.info, key);
         fprintf(stderr, "auto: measured this device in %.2f s (%u rounds): %s; stored as a quick verdict in %s\n", seconds,
                 method.rounds(), result.c_str(), path.c_str());
     } catch (const std::exception& e) {
         // Not stored: the verdicts still serve this run, read back from the file's text.
-        t = parse_tuning(tuning_json(ctx.info, "quick", today_utc(), options.width, options.height, PassRatios{}, shading,
-                                     under_visibility, current_build_id(), quick).dump(), ctx.info, options.width, options.height);
+        t = parse_tuning(tuning_json(ctx.info, "quick", today_utc(), key, PassRatios{}, shading, under_visibility,
+                                     current_build_id(), quick).dump(), ctx.info, key);
         fprintf(stderr, "warning: auto measured this device in %.2f s (%s) but cannot store it (%s): the next run measures again\n",
                 seconds, result.c_str(), e.what());
     }
@@ -458,7 +521,8 @@ int run_tune(const Options& options) {
     if (!options.out_dir.empty()) fs::create_directories(options.out_dir);
 
     // The file this tune replaces: a quick one's choice is set against the tuned one's in the check.
-    LoadedTuning before = options.no_tuning ? LoadedTuning{} : load_tuning(ctx.info, options.width, options.height);
+    const TuningKey key = tuning_key(options, scene.triangle_count());
+    LoadedTuning before = options.no_tuning ? LoadedTuning{} : load_tuning(ctx.info, key);
     bool replaces_quick = before.usable() && before.made_by == "quick";
 
     // 1. The pass rows, planned by capabilities alone (like --compare's), in rounds.
@@ -469,8 +533,8 @@ int run_tune(const Options& options) {
     ShadingRatios shading = compute_shading_ratios(runs);
     PassRatios under_visibility = compute_visibility_ratios(runs);
     const PassRatio& visibility_mip = under_visibility[size_t(PassId::mip)];
-    std::string path = save_tuning(ctx.info, "tune", options.width, options.height, ratios, shading, under_visibility);
-    LoadedTuning tuning = load_tuning(ctx.info, options.width, options.height);  // read back: the check uses what auto will read
+    std::string path = save_tuning(ctx.info, "tune", key, ratios, shading, under_visibility);
+    LoadedTuning tuning = load_tuning(ctx.info, key);  // read back: the check uses what auto will read
     if (!tuning.ignored.empty()) throw std::runtime_error("the tuning file just written was ignored: " + tuning.ignored);
 
     // 2. The check: tuned auto against the faster of all-subgroup and all-fallback, in rounds.
@@ -546,7 +610,7 @@ int run_tune(const Options& options) {
         nlohmann::json out = {
             {"tuning_file", path},
             {"rows", rows},
-            {"tuning", tuning_json(ctx.info, "tune", tuning.date, options.width, options.height, ratios, shading, under_visibility)},
+            {"tuning", tuning_json(ctx.info, "tune", tuning.date, key, ratios, shading, under_visibility)},
             {"quick", !quick_gap ? nlohmann::json(nullptr)
                                  : nlohmann::json{{"date", before.date},
                                                   {"ratio", quick_gap->ratio ? nlohmann::json(*quick_gap->ratio) : nlohmann::json(nullptr)},
@@ -572,15 +636,15 @@ int run_tune(const Options& options) {
 std::string tuning_summary(const LoadedTuning& t, bool disabled) {
     if (disabled) return "off (--no-tuning): auto follows the capabilities and nothing is measured";
     constexpr const char* kNext = "; the next run measures this device for at most 3 s, --tune thoroughly";
-    auto size = [](uint32_t w, uint32_t h) { return std::to_string(w) + "x" + std::to_string(h); };
-    std::string run_class = size_class(t.run_width, t.run_height).name;
+    std::string run_class = size_class(t.run.width, t.run.height).name;
+    std::string run_scene = scene_class(t.run.triangles, t.run.lights).name();
     if (!t.found)
-        return "none for " + size(t.run_width, t.run_height) + " (size class " + run_class + ": no file " +
+        return "none for " + key_text(t.run) + " (size class " + run_class + ", scene class " + run_scene + ": no file " +
                (t.path.empty() ? std::string("in the cache folder") : t.path) + ")" + kNext;
     if (!t.ignored.empty()) return t.path + " ignored: " + t.ignored + kNext;
     std::string what = t.path + ": " + std::to_string(t.count()) + " significant verdict(s) (" + t.made_by + " of " + t.date +
-                       " at " + size(t.measured_width, t.measured_height) + "); applies to " + size(t.run_width, t.run_height) +
-                       ": the same size class, " + run_class;
+                       " at " + key_text(t.measured_for) + "); applies to " + key_text(t.run) + ": the same size class, " +
+                       run_class + ", and scene class, " + run_scene;
     if (t.made_by == "quick")
         what += "; quick: the shading, the rasterizer, its path and the ray tracer under visibility, --tune measures every pass";
     return what;
@@ -595,8 +659,12 @@ nlohmann::json tuning_report_json(const LoadedTuning& t, bool disabled) {
             {"date", text(t.date)},
             {"build", disabled ? nlohmann::json(nullptr) : nlohmann::json(current_build_id())},
             {"ignored", text(t.ignored)},
-            {"size_class", disabled ? nlohmann::json(nullptr) : nlohmann::json(size_class(t.run_width, t.run_height).name)},
-            {"measured_size", t.measured_width ? nlohmann::json::array({t.measured_width, t.measured_height}) : nlohmann::json(nullptr)},
+            {"size_class", disabled ? nlohmann::json(nullptr) : nlohmann::json(size_class(t.run.width, t.run.height).name)},
+            {"measured_size", t.measured_for.width ? nlohmann::json::array({t.measured_for.width, t.measured_for.height})
+                                                   : nlohmann::json(nullptr)},
+            {"scene_class", disabled ? nlohmann::json(nullptr) : nlohmann::json(scene_class(t.run.triangles, t.run.lights).name())},
+            {"measured_scene", t.measured_for.width ? nlohmann::json{{"triangles", t.measured_for.triangles}, {"lights", t.measured_for.lights}}
+                                                    : nlohmann::json(nullptr)},
             {"measured_now", t.measured_now},
             {"measure_seconds", t.measured_now ? nlohmann::json(t.measure_seconds) : nlohmann::json(nullptr)}};
 }
@@ -613,7 +681,7 @@ int run_compare(const Options& options) {
     // The rows run in auto's plan on this device: a typed --shading / --raster, else the stored
     // verdicts of this size class (none: the capabilities'; --no-tuning: the capabilities').
     Options tuned = options;
-    apply_tuning(ctx, tuned);
+    apply_tuning(ctx, tuned, scene.triangle_count());
     CompareResult c = run_comparison(ctx, scene, tuned, [](const CompareProgress& p) {
         std::string eta = p.eta_s < 0 ? std::string("estimating") : "about " + std::to_string(int(std::ceil(p.eta_s))) + " s left";
         fprintf(stderr, "[%zu/%zu] %-20s %s  (%.0f s elapsed, %s)\n", p.index, p.count, p.name.c_str(),
@@ -640,7 +708,8 @@ int run_compare(const Options& options) {
         passes[size_t(PassId::light_loop)] = PassRatio{};
     }
     printf("tuning: wrote %s (auto takes the faster path where a verdict is faster or slower)\n",
-           save_tuning(ctx.info, "compare", options.width, options.height, passes, c.shading_ratios, under_visibility).c_str());
+           save_tuning(ctx.info, "compare", tuning_key(options, scene.triangle_count()), passes, c.shading_ratios,
+                       under_visibility).c_str());
     printf("wrote the sheet %s, the chart %s, %s, %s and %zu screenshots\n", c.sheet.c_str(), c.chart.c_str(),
            c.report_md.c_str(), c.report_json.c_str(),
            c.runs.size() - std::count_if(c.runs.begin(), c.runs.end(), [](const CompareRun& r) { return r.skipped; }));
