@@ -238,6 +238,24 @@ MUTANTS = {
         "            charge(*a.run, [&] { a.headless->render(method.round_frames[r], r); });\n",
         r"^Verdicts\.AdaptiveRoundsStopADecidedPairAndRunAnUndecidedOneToTheCap",
     ),
+    "one-renderer-never-shared": (
+        "src/compare/compare.cpp",
+        "            if (one_renderer && !shared && earlier.run->config.test_extra_work == run.config.test_extra_work) shared = earlier.headless.get();\n",
+        "            if (false && one_renderer && !shared) shared = earlier.headless.get();\n",
+        r"^Verdicts\.OneRendererForSeveralRowsStillStopsADecidedPairEarly",
+    ),
+    "shared-renderer-keeps-the-last-plan": (
+        "src/run/headless.cpp",
+        "    if (shared_) renderer_->set_plan(plan_);  // the frames are synchronous: the renderer is idle here\n",
+        "",
+        r"^Verdicts\.OneRendererForSeveralRowsStillStopsADecidedPairEarly",
+    ),
+    "shared-renderer-ignores-test-work": (
+        "src/compare/compare.cpp",
+        "            if (one_renderer && !shared && earlier.run->config.test_extra_work == run.config.test_extra_work) shared = earlier.headless.get();\n",
+        "            if (one_renderer && !shared) shared = earlier.headless.get();\n",
+        r"^Verdicts\.OneRendererForSeveralRowsStillStopsADecidedPairEarly",
+    ),
     "adaptive-rule-forgets-the-off-row": (
         "src/compare/compare.cpp",
         'mark(std::string(pass.name) + "-off");',

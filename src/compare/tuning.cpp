@@ -465,27 +465,44 @@ LoadedTuning quick_tune(const Context& ctx, const Scene& scene, const Options& o
         if (!r.skipped) names += (names.empty() ? "" : ", ") + r.config.name;
     fprintf(stderr, "auto: no verdict stored for this device, driver and build: measuring this device for at most %.0f s "
                     "(%s; --tune measures every pass, --no-tuning skips this)\n", kQuickSeconds, names.c_str());
-    // A few frames each: two of warm-up, then rounds of one frame until the budget's rounds are
-    // spent (set-up, the frames and the read-back inside kQuickSeconds on the devices measured).
+    // The decisions' ratios from the rows' timings so far (between rounds) or in the end.
+    ShadingRatios shading;
+    PassRatios under_visibility;
+    auto ratios_of = [&](const std::vector<CompareRun>& rows) {
+        shading = compute_shading_ratios(rows);
+        if (ray_tracing) {  // the fallbacks row holds the compute rasterizer's fallback path
+            PassRatio& path = shading[3];
+            path = timer_ratio(rows, "raster_path", "raster-path", kQuickFallbacks, "raster-compute", Timer::depth);
+            path.measured_as = "depth pass median in " + std::string(kQuickFallbacks) + " over the same in raster-compute (subgroup path)";
+        }
+        under_visibility = ray_tracing ? compute_visibility_ratios(rows, ray_fallback, ray_subgroup) : PassRatios{};
+        under_visibility[size_t(PassId::mip)] = PassRatio{};  // not measured here: --tune's
+        std::vector<PassRatio> all(shading.begin(), shading.end());
+        all.push_back(under_visibility[size_t(PassId::ray_trace)]);
+        return all;
+    };
+    // One renderer for every row (its scene upload and pipelines made once: most of the time of a
+    // renderer per row), two warm-up frames per row, then rounds of one frame: adaptive (a row
+    // stops once every decision it is a side of is decided, after kMinAdaptiveRounds), at most 10,
+    // and none started past the budget once kMinBudgetRounds are done.
     Options o = options;
     o.warmup = 2;
     o.frames = o.warmup + 10;
     o.screenshot.clear(), o.mip_dump.clear(), o.report.clear(), o.cull_dump.clear(), o.ray_dump.clear();
     o.bandwidth_probe = false;
-    CompareMethod method = render_in_rounds(ctx, scene, o, runs, {}, kQuickSeconds * 0.6);
-    ShadingRatios shading = compute_shading_ratios(runs);
-    if (ray_tracing) {  // the fallbacks row holds the compute rasterizer's fallback path
-        PassRatio& path = shading[3];
-        path = timer_ratio(runs, "raster_path", "raster-path", kQuickFallbacks, "raster-compute", Timer::depth);
-        path.measured_as = "depth pass median in " + std::string(kQuickFallbacks) + " over the same in raster-compute (subgroup path)";
-    }
-    PassRatios under_visibility;
-    if (ray_tracing) under_visibility = compute_visibility_ratios(runs, ray_fallback, ray_subgroup);
-    under_visibility[size_t(PassId::mip)] = PassRatio{};  // not measured here: --tune's
+    CompareMethod method = render_in_rounds(
+        ctx, scene, o, runs, {}, kQuickSeconds * 0.6,
+        [&](const std::vector<CompareRun>& rows) { return sides_of_undecided(rows, ratios_of(rows)); }, true);
+    ratios_of(runs);
     double seconds = std::chrono::duration<double>(clock::now() - started).count();
-    nlohmann::json rows = nlohmann::json::array();
-    for (const CompareRun& r : runs) rows.push_back(r.config.name);
-    nlohmann::json quick = {{"seconds", seconds}, {"rounds", method.rounds()}, {"warmup_frames", o.warmup}, {"rows", rows}};
+    nlohmann::json rows = nlohmann::json::array(), row_rounds = nlohmann::json::object();
+    for (const CompareRun& r : runs) {
+        rows.push_back(r.config.name);
+        if (!r.skipped) row_rounds[r.config.name] = r.result.rounds[size_t(Timer::frame)].size();
+    }
+    nlohmann::json quick = {{"seconds", seconds},         {"setup_seconds", method.setup_seconds},
+                            {"rounds", method.rounds()},  {"row_rounds", row_rounds},
+                            {"warmup_frames", o.warmup},  {"rows", rows}};
     std::string result;
     for (const PathDecision& d : kPathDecisions)
         if (shading[d.ratio].measured)  // a decision whose rows the quick measurement did not render is --tune's
@@ -496,8 +513,8 @@ LoadedTuning quick_tune(const Context& ctx, const Scene& scene, const Options& o
     try {
         std::string path = save_tuning(ctx.info, "quick", key, PassRatios{}, shading, under_visibility, quick);
         t = load_tuning(ctx.info, key);
-        fprintf(stderr, "auto: measured this device in %.2f s (%u rounds): %s; stored as a quick verdict in %s\n", seconds,
-                method.rounds(), result.c_str(), path.c_str());
+        fprintf(stderr, "auto: measured this device in %.2f s (one renderer's set-up and warm-up %.2f s, %u rounds): %s; "
+                "stored as a quick verdict in %s\n", seconds, method.setup_seconds, method.rounds(), result.c_str(), path.c_str());
     } catch (const std::exception& e) {
         // Not stored: the verdicts still serve this run, read back from the file's text.
         t = parse_tuning(tuning_json(ctx.info, "quick", today_utc(), key, PassRatios{}, shading, under_visibility,

@@ -133,9 +133,9 @@ std::string save_tuning(const DeviceInfo& device, const std::string& made_by, co
 // Whether this run takes the quick measurement: no usable file for this device, driver and build,
 // tuning not turned off, and --shading left to auto (the decision it measures).
 bool needs_quick_tune(const LoadedTuning& t, const Options& options);
-// The first run's measurement (docs/architecture.md, "Tuned auto"): the comparison's shading rows
-// (forward, visibility with each derivative variant) planned by capabilities, a few frames each in
-// rounds, within kQuickSeconds including their set-up; stored marked "quick" and read back. Prints
+// The first run's measurement (docs/architecture.md, "Tuned auto"): the rows of the path decisions
+// (docs/comparison.md, "The first run") planned by capabilities, in one renderer, a few frames each
+// in adaptive rounds, within kQuickSeconds including their set-up; stored marked "quick" and read back. Prints
 // a progress line and the result on stderr (the window shows "measuring this device" in its HUD
 // first). A failure to store is a warning: the verdict still serves this run.
 constexpr double kQuickSeconds = 3.0;

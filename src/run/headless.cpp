@@ -163,7 +163,20 @@ void check_run_request(const Options& options, const Plan& plan) {
 HeadlessRun::HeadlessRun(const Context& ctx, const Scene& scene, const Options& options, const Plan& plan)
     : ctx_(ctx), scene_(scene), options_(options), plan_(plan) {
     check_run_request(options, plan);
-    renderer_ = std::make_unique<Renderer>(ctx, scene, renderer_config(options, plan, {options.width, options.height}));
+    renderer_ = std::make_shared<Renderer>(ctx, scene, renderer_config(options, plan, {options.width, options.height}));
+    start();
+}
+
+HeadlessRun::HeadlessRun(const Options& options, const Plan& plan, HeadlessRun& shared)
+    : ctx_(shared.ctx_), scene_(shared.scene_), options_(options), plan_(plan), renderer_(shared.renderer_), shared_(true) {
+    check_run_request(options, plan);
+    shared.shared_ = true;  // from now on the first run switches the plan back to its own as well
+    start();
+}
+
+void HeadlessRun::start() {
+    const Context& ctx = ctx_;
+    if (shared_) renderer_->set_plan(plan_);  // the meshlet path's buffers are made here where this plan needs them
     VkCommandBufferAllocateInfo alloc{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
     alloc.commandPool = ctx.command_pool;
     alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
@@ -193,6 +206,7 @@ HeadlessRun::~HeadlessRun() {
 }
 
 void HeadlessRun::submit_frame(uint32_t frame_index, bool instrument) {
+    if (shared_) renderer_->set_plan(plan_);  // the frames are synchronous: the renderer is idle here
     VK_CHECK(vkResetCommandBuffer(cmd_, 0));
     VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
     begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
@@ -260,6 +274,9 @@ RunResult HeadlessRun::finish() {
     const Options& options = options_;
     const Plan& plan = plan_;
     Renderer& renderer = *renderer_;
+    // A shared renderer's last frame may be another run's: one more frame of this plan, untimed,
+    // so that the counters and read-backs below are this plan's.
+    if (shared_) submit_frame(frame_++, false);
     RunResult result = std::move(result_);
     summarize_rounds(result);
     result.counters = renderer.read_counters();

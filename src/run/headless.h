@@ -74,6 +74,11 @@ class HeadlessRun {
 public:
     // Builds the renderer and renders the instrumented frame (outside the timed ones).
     HeadlessRun(const Context& ctx, const Scene& scene, const Options& options, const Plan& plan);
+    // Builds no renderer: renders `plan` with `shared`'s, switched to this plan before each of its
+    // frames (Renderer::set_plan: every pass's pipelines are made with the renderer, so a switch
+    // makes none), then the instrumented frame. Only the plan may differ from `shared`'s: the
+    // options that make the renderer (size, lights, test work) must be the same.
+    HeadlessRun(const Options& options, const Plan& plan, HeadlessRun& shared);
     ~HeadlessRun();
     HeadlessRun(const HeadlessRun&) = delete;
     HeadlessRun& operator=(const HeadlessRun&) = delete;
@@ -89,12 +94,15 @@ public:
 
 private:
     void submit_frame(uint32_t frame_index, bool instrument);
+    void start();  // the counts of the scene on the GPU and the instrumented frame
+
 
     const Context& ctx_;
     const Scene& scene_;
     Options options_;
     Plan plan_;
-    std::unique_ptr<Renderer> renderer_;
+    std::shared_ptr<Renderer> renderer_;
+    bool shared_ = false;  // the renderer serves other runs too: set to this plan before each frame
     VkCommandBuffer cmd_ = VK_NULL_HANDLE;
     VkFence fence_ = VK_NULL_HANDLE;
     uint32_t frame_ = 0;
