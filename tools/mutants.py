@@ -69,7 +69,7 @@ MUTANTS = {
     ),
     # docs/robustness.md, "Limits": the memory plan of the plan that runs, not of the typed request.
     "limits-count-the-rasterizer-only-where-typed": (
-        "src/app/limits.cpp",
+        "src/run/limits.cpp",
         "    if (plan.raster.raster == Raster::compute) {\n",
         "    if (plan.raster.requested == Raster::compute) {\n",
         r"^Limits\.TheComputeRasterizersBuffersFollowTheResolvedPlan|^Tune\.AStoredComputeVerdictIsCheckedAgainstTheComputeRasterizersLimits",
@@ -176,7 +176,7 @@ MUTANTS = {
         r"^LodChain\.StoredErrorsMatchTheDistanceToLevelZeroOnAScaledSphere",
     ),
     "tuning-verdicts-swapped": (
-        "src/compare/tuning.cpp",
+        "src/tuning/cache.cpp",
         '    {"shading", 0, &LoadedTuning::shading, &PlanRequest::measured_shading, Shading::forward},\n'
         '    {"derivatives", 1, &LoadedTuning::derivatives, &PlanRequest::measured_derivatives, Shading::visibility},\n',
         '    {"shading", 1, &LoadedTuning::shading, &PlanRequest::measured_shading, Shading::forward},\n'
@@ -197,31 +197,31 @@ MUTANTS = {
         r"^TuningFile\.TheRayTracersVerdictIsKeptPerShading$",
     ),
     "size-class-not-in-the-file-name": (
-        "src/compare/tuning.cpp",
+        "src/tuning/cache.cpp",
         '("tuning-" + std::string(ids) + "-" + driver + "-" + size_class(key.width, key.height).tag + "-" +',
         '("tuning-" + std::string(ids) + "-" + driver + "-" +',
         r"^FirstRun\.AVerdictOfAnotherSizeClassIsMeasuredAgain|^TuningFile\.LivesInTheCacheFolderPerDeviceAndDriver$",
     ),
     "size-class-not-checked": (
-        "src/compare/tuning.cpp",
+        "src/tuning/cache.cpp",
         "    if (&measured != &run) {\n",
         "    if (false) {\n",
         r"^FirstRun\.AVerdictOfAnotherSizeClassIsMeasuredAgain|^TuningFile\.AFileThatDoesNotFitIsIgnoredWithWhy$",
     ),
     "scene-class-not-in-the-file-name": (
-        "src/compare/tuning.cpp",
+        "src/tuning/cache.cpp",
         "             scene_class(key.triangles, key.lights).tag() + \".json\")).string();",
         "             std::string(\"any-scene\") + \".json\")).string();",
         r"^FirstRun\.AVerdictOfAnotherSceneClassIsMeasuredAgain|^TuningFile\.LivesInTheCacheFolderPerDeviceAndDriver$",
     ),
     "scene-class-not-checked": (
-        "src/compare/tuning.cpp",
+        "src/tuning/cache.cpp",
         "    if (measured_scene != run_scene) {\n",
         "    if (false) {\n",
         r"^FirstRun\.AVerdictOfAnotherSceneClassIsMeasuredAgain|^TuningFile\.AVerdictOfAnotherSceneClassIsIgnored$",
     ),
     "scene-key-without-lights": (
-        "src/compare/tuning.cpp",
+        "src/tuning/cache.cpp",
         "    return {options.width, options.height, triangles, options.lights};\n",
         "    return {options.width, options.height, triangles, 0};\n",
         r"^FirstRun\.AVerdictOfAnotherSceneClassIsMeasuredAgain",

@@ -7,9 +7,10 @@
 #include <filesystem>
 #include <fstream>
 
-#include "app/cull_dump.h"
-#include "app/image_io.h"
-#include "app/limits.h"
+#include "compare/tuning.h"  // quick_tune
+#include "run/cull_dump.h"
+#include "run/image_io.h"
+#include "run/limits.h"
 #include "passes/cull_pass.h"
 #include "passes/debug_view_pass.h"
 #include "passes/exposure_pass.h"

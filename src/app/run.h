@@ -9,8 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "app/options.h"
-#include "compare/tuning.h"
+#include "run/options.h"
+#include "tuning/cache.h"
 #include "run/headless.h"
 #include "run/report.h"
 

@@ -8,7 +8,7 @@
 #include <fstream>
 
 #include "compare/chart.h"
-#include "app/image_io.h"
+#include "run/image_io.h"
 #include "passes/ray_trace_pass.h"  // ray_trace_rays_per_second
 #include "render/text_format.h"
 

@@ -11,13 +11,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "app/options.h"
+#include "run/options.h"
 #include "run/headless.h"
 #include "run/report.h"
 #include "compare/chart.h"
-#include "compare/ratio.h"
+#include "tuning/ratio.h"
 #include "compare/sheet.h"
-#include "compare/statistics.h"
+#include "run/statistics.h"
 #include "compare/stage_probe.h"
 
 // The image pairs that the comparison expects to be identical, subgroup against fallback: each pass

@@ -13,9 +13,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "app/cull_dump.h"
-#include "app/image_io.h"
-#include "app/limits.h"
+#include "run/cull_dump.h"
+#include "run/image_io.h"
+#include "run/limits.h"
 #include "passes/debug_view_pass.h"
 #include "passes/exposure_pass.h"
 #include "passes/light_cull_pass.h"
@@ -119,7 +119,7 @@ void check_device_limits(const Context& ctx, const Options& options, const Scene
 }
 
 void check_device_limits(const Context& ctx, const Options& options, const Plan& plan, const Scene& scene) {
-    check_limits(device_limits(ctx), options, plan, scene);  // app/limits.cpp: every buffer the renderer makes
+    check_limits(device_limits(ctx), options, plan, scene);  // run/limits.cpp: every buffer the renderer makes
     const VkPhysicalDeviceLimits& limits = ctx.properties.limits;
     if (options.cull_group_size > limits.maxComputeWorkGroupSize[0] ||
         options.cull_group_size > limits.maxComputeWorkGroupInvocations)

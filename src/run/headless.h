@@ -10,9 +10,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "app/options.h"
-#include "compare/bandwidth_probe.h"
-#include "compare/statistics.h"
+#include "run/options.h"
+#include "run/bandwidth_probe.h"
+#include "run/statistics.h"
 #include "render/mip_reference.h"
 #include "render/renderer.h"
 
