@@ -425,6 +425,15 @@ std::vector<uint64_t> Renderer::read_raster_words() {
     return words;
 }
 
+std::array<uint32_t, 4> Renderer::read_raster_bins() {
+    std::array<uint32_t, 4> header{};
+    if (!raster_pass_.tile_bins.buffer) return header;
+    vkDeviceWaitIdle(ctx_.device);
+    std::vector<uint8_t> bytes = read_buffer(ctx_, raster_pass_.tile_bins);
+    memcpy(header.data(), bytes.data(), sizeof(header));
+    return header;
+}
+
 std::vector<float> Renderer::read_depth() {
     // --raster compute: the depth the split took from the words (R32_SFLOAT).
     bool compute = config_.plan.raster.raster == Raster::compute && targets_.raster_depth.image;
