@@ -246,7 +246,7 @@ MUTANTS = {
     ),
     "shared-renderer-keeps-the-last-plan": (
         "src/run/headless.cpp",
-        "    if (shared_) renderer_->set_plan(plan_);  // the frames are synchronous: the renderer is idle here\n",
+        "        renderer_->set_plan(plan_);  // the frames are synchronous: the renderer is idle here\n",
         "",
         r"^Verdicts\.OneRendererForSeveralRowsStillStopsADecidedPairEarly",
     ),

@@ -168,15 +168,21 @@ HeadlessRun::HeadlessRun(const Context& ctx, const Scene& scene, const Options& 
 }
 
 HeadlessRun::HeadlessRun(const Options& options, const Plan& plan, HeadlessRun& shared)
-    : ctx_(shared.ctx_), scene_(shared.scene_), options_(options), plan_(plan), renderer_(shared.renderer_), shared_(true) {
+    : ctx_(shared.ctx_), scene_(shared.scene_), options_(options), plan_(plan), renderer_(shared.renderer_) {
     check_run_request(options, plan);
-    shared.shared_ = true;  // from now on the first run switches the plan back to its own as well
+    // From now on the first run switches the renderer back to its own plan as well.
+    if (!shared.last_user_) shared.last_user_ = std::make_shared<const HeadlessRun*>(&shared);
+    last_user_ = shared.last_user_;
     start();
+}
+
+void HeadlessRun::settle() {
+    if (last_user_ && *last_user_ != this) submit_frame(frame_, false);  // frame_ not advanced: untimed, warm-up unchanged
 }
 
 void HeadlessRun::start() {
     const Context& ctx = ctx_;
-    if (shared_) renderer_->set_plan(plan_);  // the meshlet path's buffers are made here where this plan needs them
+    if (last_user_) renderer_->set_plan(plan_);  // the meshlet path's buffers are made here where this plan needs them
     VkCommandBufferAllocateInfo alloc{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
     alloc.commandPool = ctx.command_pool;
     alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
@@ -206,7 +212,10 @@ HeadlessRun::~HeadlessRun() {
 }
 
 void HeadlessRun::submit_frame(uint32_t frame_index, bool instrument) {
-    if (shared_) renderer_->set_plan(plan_);  // the frames are synchronous: the renderer is idle here
+    if (last_user_) {
+        renderer_->set_plan(plan_);  // the frames are synchronous: the renderer is idle here
+        *last_user_ = this;
+    }
     VK_CHECK(vkResetCommandBuffer(cmd_, 0));
     VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
     begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
@@ -222,6 +231,7 @@ void HeadlessRun::submit_frame(uint32_t frame_index, bool instrument) {
 }
 
 void HeadlessRun::render(uint32_t count, uint32_t round) {
+    settle();
     for (uint32_t i = 0; i < count; ++i, ++frame_) {
         submit_frame(frame_, false);
         std::array<double, kTimerCount> ms = renderer_->read_timings(0);
@@ -274,9 +284,9 @@ RunResult HeadlessRun::finish() {
     const Options& options = options_;
     const Plan& plan = plan_;
     Renderer& renderer = *renderer_;
-    // A shared renderer's last frame may be another run's: one more frame of this plan, untimed,
-    // so that the counters and read-backs below are this plan's.
-    if (shared_) submit_frame(frame_++, false);
+    // A shared renderer's last frame may be another run's: the counters and read-backs below are
+    // then of one more frame, of this plan.
+    settle();
     RunResult result = std::move(result_);
     summarize_rounds(result);
     result.counters = renderer.read_counters();

@@ -76,7 +76,9 @@ public:
     HeadlessRun(const Context& ctx, const Scene& scene, const Options& options, const Plan& plan);
     // Builds no renderer: renders `plan` with `shared`'s, switched to this plan before each of its
     // frames (Renderer::set_plan: every pass's pipelines are made with the renderer, so a switch
-    // makes none), then the instrumented frame. Only the plan may differ from `shared`'s: the
+    // makes none), then the instrumented frame. Where another run rendered the renderer's last
+    // frame, one untimed frame of this plan comes first, so that no timed frame follows another
+    // plan's (its occlusion pyramid, its exposure). Only the plan may differ from `shared`'s: the
     // options that make the renderer (size, lights, test work) must be the same.
     HeadlessRun(const Options& options, const Plan& plan, HeadlessRun& shared);
     ~HeadlessRun();
@@ -95,6 +97,7 @@ public:
 private:
     void submit_frame(uint32_t frame_index, bool instrument);
     void start();  // the counts of the scene on the GPU and the instrumented frame
+    void settle();  // a shared renderer whose last frame was another run's: one untimed frame of this plan
 
 
     const Context& ctx_;
@@ -102,7 +105,9 @@ private:
     Options options_;
     Plan plan_;
     std::shared_ptr<Renderer> renderer_;
-    bool shared_ = false;  // the renderer serves other runs too: set to this plan before each frame
+    // Set where the renderer serves several runs: which of them rendered its last frame (each run
+    // sets its plan before its frames).
+    std::shared_ptr<const HeadlessRun*> last_user_;
     VkCommandBuffer cmd_ = VK_NULL_HANDLE;
     VkFence fence_ = VK_NULL_HANDLE;
     uint32_t frame_ = 0;

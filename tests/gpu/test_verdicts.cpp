@@ -182,7 +182,8 @@ TEST(Verdicts, OneRendererForSeveralRowsStillStopsADecidedPairEarly) {
         PassRatio slowed = timer_ratio(runs, "slowed", "slowed", "twin-a", "slowed", Timer::frame);
         ASSERT_TRUE(slowed.ratio && slowed.ci95) << slowed.reason;
         EXPECT_EQ(slowed.verdict, Verdict::slower);
-        EXPECT_EQ(rounds[2], size_t(kMinAdaptiveRounds)) << "the slowed pair was decided after the first rounds";
+        EXPECT_GE(rounds[2], size_t(kMinAdaptiveRounds));
+        EXPECT_LT(rounds[2], 10u) << "the slowed pair was decided before the cap";
         PassRatio twins = timer_ratio(runs, "twins", "twins", "twin-b", "twin-a", Timer::frame);
         if (twins.ci95 && !interval_decided(twins.ci95, 0.0)) {
             EXPECT_EQ(method.rounds(), 10u);
