@@ -13,7 +13,7 @@
 #include <cmath>
 #include <functional>
 
-#include "app/options.h"
+#include "run/options.h"
 #include "app/run.h"
 #include "gpu/harness.h"
 #include "gpu/light_frame.h"
