@@ -44,9 +44,11 @@ layout(set = 0, binding = 8, std430) buffer HardwareList { uint hw_command[4]; u
 // triangles of each draw at level 0, the most it can list; a workgroup rasterizes one chunk.
 layout(set = 0, binding = 9, std430) readonly buffer Chunks { uvec2 chunks[]; };
 layout(set = 0, binding = 10, std430) buffer Counters { uint counters[]; };
+// Where push.ranked: beside each listed triangle, its index in its draw's chosen level (the cull's).
+layout(set = 0, binding = 11, std430) readonly buffer SourceRanks { uint source_ranks[]; };
 
 layout(push_constant) uniform RasterPush {
-    uint late;        // 1: occlusion phase 2's late list (the ids' late bit)
+    uint ranked;      // 1: the list is a culled one, source_ranks names its triangles; 0: the source's levels
     uint max_extent;  // the largest box side, in pixels, drawn here
     uint capacity;    // of hw_ids
     uint top_left;    // 1: the fill rule's top-left condition (0 only in the test that shows it matters)
@@ -89,6 +91,15 @@ vec3 window_position(vec4 clip) {
 // dy < 0), so that of two triangles sharing the edge exactly one covers it.
 int edge_bias(ivec2 d) { return (push.top_left != 0u && (d.y < 0 || (d.y == 0 && d.x > 0))) ? 0 : -1; }
 
+// The triangle's visibility id: its draw and its index in the draw's chosen level, the same
+// whichever list (phase 1's survivors, the late list, a frozen merged list) holds it, and with no
+// late bit. So phase 1's words plus the late draw's are the frame's words, and of equal depths
+// atomicMax keeps the largest id, the last triangle in input order, whatever the order of writes.
+uint source_id(uint draw, uint first_index, uint primitive) {
+    uint triangle = push.ranked != 0u ? source_ranks[first_index / 3u + primitive] : primitive;
+    return visibility_id_indexed(draw, triangle, false, frame.tiles.w);
+}
+
 // Classifies the lane's triangle: 0 nothing to draw, 1 compute, 2 hardware.
 uint set_up(uint draw, uint primitive, out Setup s) {
     uint command = draw * 5u;
@@ -97,7 +108,7 @@ uint set_up(uint draw, uint primitive, out Setup s) {
     DrawData d = draws[draw];
     vec4 clip[3];
     for (uint i = 0u; i < 3u; ++i) clip[i] = clip_position(uint(int(indices[first_index + 3u * primitive + i]) + vertex_offset), d.model);
-    s.id = visibility_id_indexed(draw, primitive, push.late != 0u, frame.tiles.w);
+    s.id = source_id(draw, first_index, primitive);
     bool in_depth = true;
     for (uint i = 0u; i < 3u; ++i) in_depth = in_depth && clip[i].w > 0.0 && clip[i].z >= 0.0 && clip[i].z <= clip[i].w;
     if (d.alpha_cutoff > 0.0 || !in_depth) return 2u;

@@ -256,9 +256,57 @@ MUTANTS = {
     ),
     "raster-hardware-draw-past-the-list-capacity": (
         "shaders/raster_hw.vert",
-        "    if (slot >= push.capacity) {\n",
-        "    if (false) {\n",
+        "    if (slot >= push.capacity || slot >= hw_command[0] / 3u) {\n",
+        "    if (slot >= hw_command[0] / 3u) {\n",
         r"^Raster\.HardwareDrawStopsAtTheListsCapacity",
+    ),
+    # docs/raster.md, "Ties": the ids name source triangles, so occlusion's two phases write the
+    # frame's words: the late draw's words dropped, an id from the triangle's place in the list it
+    # was listed in, a late triangle named by its rank in its chunk instead of in its draw's level.
+    "raster-late-draw-writes-no-words": (
+        "src/passes/raster_pass.cpp",
+        "    dispatch(f.ctx, f.cmd, grid.width, grid.height);  // a workgroup per chunk\n",
+        "    if (!late) dispatch(f.ctx, f.cmd, grid.width, grid.height);\n",
+        r"^Raster\.OcclusionPhasesWriteTheWordsOfOneRasterizationInEveryFrame|^Raster\.OcclusionPhaseTwoMatchesHardware",
+    ),
+    "raster-id-from-the-listed-place": (
+        "shaders/raster.comp",
+        "    uint triangle = push.ranked != 0u ? source_ranks[first_index / 3u + primitive] : primitive;\n",
+        "    uint triangle = primitive;\n",
+        r"^Raster\.OcclusionPhasesWriteTheWordsOfOneRasterizationInEveryFrame|^Raster\.GeneratedSceneComputeNamesTheHardwaresTriangles",
+    ),
+    "late-list-source-rank-within-its-chunk": (
+        "shaders/cull_late.comp",
+        "            source_ranks[dst / 3u] = triangle;\n",
+        "            source_ranks[dst / 3u] = rank;\n",
+        r"^Raster\.OcclusionPhasesWriteTheWordsOfOneRasterizationInEveryFrame",
+    ),
+    # docs/visibility.md, "Ties": the hardware pre-pass's ids pass after occlusion's merge draws with
+    # a count from the GPU, every draw only where phase 2 re-admitted something; phase 1 writes the
+    # ids the other frames keep; the report's ids timing counts the frames it drew in.
+    "ids-pass-count-in-every-frame": (
+        "src/passes/cull_pass.cpp",
+        "    vkCmdFillBuffer(cmd, ids_draw_count.buffer, 0, 4, 0);\n",
+        "    vkCmdFillBuffer(cmd, ids_draw_count.buffer, 0, 4, draw_count);\n",
+        r"^VisibilityTies\.HardwareIdsPassDrawsOnlyWhereThePhaseTwoReadmitted",
+    ),
+    "ids-pass-count-never-written": (
+        "shaders/cull_late.comp",
+        "            ids_draw_count = frame.tiles.w;  // the draw count\n",
+        "",
+        r"^VisibilityTies\.HardwareIdsPassDrawsOnlyWhereThePhaseTwoReadmitted|^VisibilityTies\.LateDrawResolvesEqualDepthsAsForward",
+    ),
+    "phase-1-writes-no-ids-where-the-ids-pass-is-gated": (
+        "src/passes/scene_pass.cpp",
+        "               (!f.ids_after_late_draw || (!late && ids_gated(f)));\n",
+        "               !f.ids_after_late_draw;\n",
+        r"^VisibilityTies\.HardwareIdsPassDrawsOnlyWhereThePhaseTwoReadmitted",
+    ),
+    "ids-timing-in-every-frame-of-phase-2": (
+        "src/render/renderer.cpp",
+        "    if (ids >= 0.0 && slots_[slot].ids_gated && read_frame_counters(slot).occlusion_triangles.readmitted_phase2 == 0) ids = -1.0;\n",
+        "",
+        r"^VisibilityTies\.HardwareIdsPassDrawsOnlyWhereThePhaseTwoReadmitted",
     ),
     "raster-grid-not-folded": (
         "src/passes/raster_pass.cpp",

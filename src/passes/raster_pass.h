@@ -30,11 +30,10 @@ constexpr uint32_t kRasterPerLaneColour = rgba8(60, 110, 250);       // compute,
 constexpr uint32_t kRasterSubgroupSplitColour = rgba8(40, 200, 90);  // compute, the subgroup path: lanes split the box
 constexpr uint32_t kRasterHardwareColour = rgba8(240, 60, 40);       // the hardware rasterizer's fragments
 
-// Which draw of the frame: the pre-pass (occlusion phase 1, or the only one), occlusion phase 2's
-// late draw (adds to phase 1's words: the depth is then final), and, after the merge, the ids of
-// the merged list (ScenePass::record_ids's place: the words again from nothing, so that of equal
-// depths the last in input order keeps the pixel, as forward).
-enum class RasterPhase { first, late, ids };
+// Which draw of the frame: the pre-pass (occlusion phase 1, or the only one), or occlusion phase
+// 2's late draw, which adds to phase 1's words and hardware list: the ids name source triangles
+// (raster.comp's source_id), so the two phases' words are the frame's (docs/raster.md, "Ties").
+enum class RasterPhase { first, late };
 
 struct RasterPass {
     Pipeline raster[2];  // raster.comp by [subgroup path]
@@ -42,6 +41,7 @@ struct RasterPass {
     Pipeline split;
     Pipeline view, hardware_view;  // --view raster: raster_view.comp, then the classifying draw in colour
     Buffer hardware_list;  // VkDrawIndirectCommand, then the listed triangles' ids
+    Buffer late_command;   // the late draw's VkDrawIndirectCommand: the list from phase 1's count on
     uint32_t capacity = 0;
     Buffer chunks;  // build_raster_chunks: a workgroup each
     uint32_t chunk_count = 0;
@@ -59,13 +59,14 @@ struct RasterPass {
     // Tests only: a list of `list_capacity` triangles followed by room for more, every slot holding
     // `guard_id` until written, so that a draw reading past the capacity shows in the words.
     void make_guarded_list(const Context& ctx, uint32_t list_capacity, uint32_t guard_id);
-    // In place of ScenePass::record_depth (first: timed as Timer::depth; late) and record_ids (ids)
-    // under --raster compute. first and ids clear the words and end with the split.
+    // In place of ScenePass::record_depth (first: timed as Timer::depth; late) under --raster
+    // compute. first clears the words and the list; both end with the split.
     void record(FrameContext& f, RasterPhase phase);
     // --view raster over the resolved frame, from the frame's final words and hardware list; where
     // the plan has no words, the plan's reason as a label.
     void record_view(FrameContext& f);
-    Descriptors bindings(const FrameContext& f) const;
+    // named: the hardware draws' (5, 6: the list the ids name, render/frame.h's named_indices).
+    Descriptors bindings(const FrameContext& f, bool named) const;
 };
 
 // The raster view's legend: its title and a swatch for the compute path that ran and the hardware.

@@ -506,8 +506,8 @@ void RayTracePass::trace(FrameContext& f, const Pipeline& pipeline, const Buffer
         // counters' barrier above (a global memory barrier from their stages).
         transition(f.cmd, f.targets.visibility, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, kRayShader,
                    VK_ACCESS_2_SHADER_SAMPLED_READ_BIT);
-        d.buffer(kSurfaceBinding, f.draw_indices ? *f.draw_indices : f.scene.indices)
-            .buffer(kSurfaceBinding + 1, f.draw_indirect ? *f.draw_indirect : f.scene.indirect_all)
+        d.buffer(kSurfaceBinding, named_indices(f))  // the list the visibility ids name
+            .buffer(kSurfaceBinding + 1, named_indirect(f))
             .sampled_texels(kSurfaceBinding + 3, f.targets.visibility.view, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
         if (surface == RaySurface::visibility_meshlet) f.meshlets->push_bindings(f, d, kRayMeshletBinding);
     }
