@@ -275,6 +275,18 @@ MUTANTS = {
         "    uint triangle = primitive;\n",
         r"^Raster\.OcclusionPhasesWriteTheWordsOfOneRasterizationInEveryFrame|^Raster\.GeneratedSceneComputeNamesTheHardwaresTriangles",
     ),
+    "cull-level-command-names-level-0": (
+        "shaders/cull.comp",
+        "            level_commands[draw_id * 5u + 2u] = draws[draw_id].lod_first_index[level];\n",
+        "            level_commands[draw_id * 5u + 2u] = draws[draw_id].first_index;\n",
+        r"^Raster\.CoarserLevelsOfDetailNameTheHardwaresTriangles",
+    ),
+    "decoders-read-the-rasterized-list": (
+        "src/render/frame.h",
+        "    if (f.ids_name_source) return f.level_commands ? *f.level_commands : f.scene.indirect_all;\n",
+        "",
+        r"^Raster\.CoarserLevelsOfDetailNameTheHardwaresTriangles|^Raster\.BundledSceneComputeNamesTheHardwaresTriangles",
+    ),
     "late-list-source-rank-within-its-chunk": (
         "shaders/cull_late.comp",
         "            source_ranks[dst / 3u] = triangle;\n",

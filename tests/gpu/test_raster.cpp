@@ -41,7 +41,7 @@ struct Shot {
 };
 
 Plan raster_plan(Raster raster, Request variant, Request occlusion = Request::off, ViewMode view = ViewMode::shaded,
-                 Request ray_trace = Request::automatic) {
+                 Request ray_trace = Request::automatic, bool lod = false) {
     const Context& ctx = test_context();
     PlanRequest request;
     request[PassId::ray_trace] = ray_trace;
@@ -49,7 +49,7 @@ Plan raster_plan(Raster raster, Request variant, Request occlusion = Request::of
     request.shading = Shading::visibility;
     request.raster = raster;
     request.raster_variant = variant;
-    request.lod = false;
+    request.lod = lod;
     request[PassId::occlusion] = occlusion;
     request[PassId::exposure] = Request::off;
     return make_plan(ctx.subgroup, ctx.features, request);
@@ -516,6 +516,53 @@ TEST(Raster, OcclusionPhasesWriteTheWordsOfOneRasterizationInEveryFrame) {
     EXPECT_GE(with_late, 3u) << "too few frames re-admitted anything: the late draw's words were hardly tested";
     printf("occlusion, moving camera: %u of %u frames' words identical to --occlusion off's; %u frames re-admitted %u triangles\n",
            identical, kFrames, with_late, readmitted);
+    EXPECT_EQ(validation_message_count(), messages);
+}
+
+// Levels of detail (--lod auto): the compute rasterizer's ids name a triangle by its index in the
+// level the cull chose for its draw this frame, which the decoders find in that level's command
+// (CullPass::level_indirect, written by the cull). On the bundled scene from its default view, where
+// many draws take a coarser level: every covered pixel names the hardware's triangle or a confirmed
+// tie (the triangle read through each path's own list), and the shaded frame is the hardware's.
+TEST(Raster, CoarserLevelsOfDetailNameTheHardwaresTriangles) {
+    REQUIRE_DRAWING();
+    REQUIRE_COMPUTE_RASTER();
+    static const Scene scene = load_requested_scene(Options{});  // the bundled scene with its levels, as the program loads it
+    const Context& ctx = test_context();
+    uint32_t messages = validation_message_count();
+    auto shoot = [&](Raster raster) {
+        RendererConfig config;
+        config.extent = kSize;
+        config.lights = 16;
+        config.plan = raster_plan(raster, Request::automatic, Request::off, ViewMode::shaded, Request::off, true);
+        Renderer renderer(ctx, scene, config);
+        Camera view = renderer.default_view();
+        VkCommandBuffer cmd = begin_one_shot(ctx);
+        renderer.record(cmd, 0, 0, view);
+        end_one_shot(ctx, cmd);
+        Shot s;
+        s.plan = config.plan;
+        s.counters = renderer.read_counters();
+        s.color = renderer.read_color();
+        s.ids = renderer.read_visibility();
+        s.drawn = renderer.read_named_indices();
+        s.view_proj = view.projection(float(kSize.width) / float(kSize.height)) * view.view();
+        return s;
+    };
+    Shot hardware = shoot(Raster::hardware), compute = shoot(Raster::compute);
+    ASSERT_EQ(compute.plan.raster.raster, Raster::compute) << compute.plan.raster.reason;
+    ASSERT_TRUE(compute.plan.lod);
+    uint32_t coarser = 0;
+    for (uint32_t level = 1; level < kMaxLodLevels; ++level) coarser += compute.counters.lod_draws[level];
+    EXPECT_GE(coarser, 40u) << "draws should take coarser levels from the default view (60 of 152 on lavapipe)";
+    Comparison c = compare(scene, hardware, compute);
+    EXPECT_EQ(c.untied, "");
+    EXPECT_GE(c.covered, int(kSize.width * kSize.height / 4));
+    EXPECT_GE(double(c.same), 0.999 * c.covered);
+    double frame_psnr = rgb_psnr(compute.color, hardware.color);
+    EXPECT_GE(frame_psnr, 60.0);
+    printf("levels of detail: %u draws at a coarser level, %u at level 0; %d covered pixels, %d the hardware's triangle, %d ties; "
+           "frame %.2f dB\n", coarser, compute.counters.lod_draws[0], c.covered, c.same, c.ties, frame_psnr);
     EXPECT_EQ(validation_message_count(), messages);
 }
 
