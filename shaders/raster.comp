@@ -6,22 +6,43 @@
 //    positions are the hardware's;
 //  - triangles this rasterizer is not built for go to the hardware list (raster_hw.vert draws it):
 //    alpha-masked materials, any vertex outside 0 <= z <= w (crossing the near or far plane,
-//    or behind the eye), a bounding box wider or taller than push.max_extent pixels, and one
-//    reaching past the frame's edge (where the hardware clips);
+//    or behind the eye), and one reaching past the frame's edge (where the hardware clips);
 //  - back faces (the pipelines' VK_CULL_MODE_BACK_BIT, counter-clockwise front) and triangles
 //    that cover no pixel centre are dropped, as the hardware drops them;
-//  - every pixel centre of the box is tested against the three edges in the device's sub-pixel
-//    fixed point (8 bits: subPixelPrecisionBits on lavapipe and on NVIDIA), with the top-left
-//    rule for centres exactly on an edge; a covered pixel gets raster_word(depth, id) by
-//    atomicMax (raster.glsl), depth the plane through the three snapped vertices at the centre,
-//    clamped to the triangle's own depth range (docs/raster.md says why it is the hardware's).
-// RASTER_SUBGROUP: a ballot and its exclusive bit count give each hardware triangle its slot,
-// one atomic per subgroup; then the subgroup rasterizes its compute triangles one at a time, all
-// lanes sharing the triangle's pixels (subgroupBroadcast of its set-up from the lane that made
-// it). The fallback: one atomic per hardware triangle, and each lane walks its own triangle's
-// pixels. Both write the same words: the max does not depend on who writes first.
-// Subgroup sizes 4 to 128: a workgroup leaves or stays as a whole (its chunk), every lane reaches
-// the ballots, and a ballot's uvec4 holds any size.
+//  - the rest is sorted by its box of pixel centres: tiny (at most push.tiny_pixels pixels) the
+//    lane walks itself (per lane); medium (no side over push.max_extent) the lanes of a subgroup
+//    (a workgroup in the fallback) split, one triangle at a time (split); large ones are binned:
+//    an entry per kRasterTile-pixel tile of their box (Laine and Karras's coarse binning), which
+//    the second dispatch (RASTER_BIN, indirect) rasterizes a workgroup per entry (tile bin);
+//  - every pixel centre is tested against the three edges in the device's sub-pixel fixed point
+//    (8 bits: subPixelPrecisionBits on lavapipe and on NVIDIA), with the top-left rule for centres
+//    exactly on an edge; a covered pixel gets raster_word(depth, id) by atomicMax (raster.glsl),
+//    depth the plane through the three snapped vertices at the centre, clamped to the triangle's
+//    own depth range (docs/raster.md says why it is the hardware's).
+// RASTER_SUBGROUP sorts with ballots: the hardware list's and the tile bins' slots come from one
+// atomic per subgroup and each lane's exclusive bit count (or its share of the tiles, summed over
+// the ballot's lanes); the medium triangles go one at a time to all the subgroup's lanes
+// (subgroupBroadcast of the set-up from the lane that made it). The fallback sorts the same way
+// with shared memory: workgroup-local atomics, one global atomic per workgroup, the medium
+// triangles queued in shared memory and split over the workgroup's 64 lanes. Both write the same
+// words: the max does not depend on who writes first, the lists are unordered sets, and the kind
+// of a triangle depends on the triangle alone (save a full tile bin, which sends the triangle to the
+// hardware instead: it then covers the same pixels).
+// Why the ballots are sound at any subgroup size (lavapipe runs 4, 8 and 16 lanes, NVIDIA 32):
+//  - a workgroup leaves (its chunk past the table) or stays as a whole, and every lane reaches
+//    every ballot, also a lane without a triangle (it votes false): no lane is inactive there;
+//  - each ballot loop's condition is a function of a ballot, the same in every lane, so the
+//    subgroup runs each trip together and reconverges after it; the owner of a trip is the same
+//    in every lane, so subgroupBroadcast's index is dynamically uniform (SPIR-V 1.5, Vulkan 1.2);
+//  - a ballot's uvec4 holds up to 128 lanes and the loops clear a bit by owner / 32 and
+//    owner % 32, so 4 lanes use bits 0-3 of word 0, and 64 lanes two words;
+//  - subgroupElect picks the lowest active lane, and subgroupBroadcastFirst reads that same lane:
+//    every lane is active there, so the one atomic's result reaches the whole subgroup;
+//  - the split strides by gl_SubgroupSize, so any size covers the whole box exactly once.
+// VIEW (--view raster) and push.classify (the instrumented frame's pixel counters) run after the
+// frame's last rasterization: a covered pixel whose final word is this triangle's (a word names one
+// triangle) is painted in, or counted for, the path that rasterized the triangle; no lists are
+// written then, and the tile bins are the last rasterization's.
 #extension GL_KHR_shader_subgroup_basic : enable
 #ifdef RASTER_SUBGROUP
 #extension GL_KHR_shader_subgroup_ballot : require
@@ -44,18 +65,34 @@ layout(set = 0, binding = 8, std430) buffer HardwareList { uint hw_command[4]; u
 // triangles of each draw at level 0, the most it can list; a workgroup rasterizes one chunk.
 layout(set = 0, binding = 9, std430) readonly buffer Chunks { uvec2 chunks[]; };
 layout(set = 0, binding = 10, std430) buffer Counters { uint counters[]; };
+// The tile bins: a VkDispatchIndirectCommand for RASTER_BIN (raster_bin_args.comp folds the count
+// into it), the entries appended (which may run past the capacity: those triangles went to the
+// hardware), then an entry per (large triangle, tile of its box): draw, primitive, tile x, tile y.
+layout(set = 0, binding = 11, std430) buffer TileBins { uint bin_dispatch[3]; uint bin_count; uvec4 bin_entries[]; };
+#ifdef VIEW
+layout(set = 0, binding = 13, rgba8) uniform writeonly image2D view_image;  // --view raster's colour (sRGB-encoded bytes)
+#endif
 // Where push.ranked: beside each listed triangle, its index in its draw's chosen level (the cull's).
-layout(set = 0, binding = 11, std430) readonly buffer SourceRanks { uint source_ranks[]; };
+layout(set = 0, binding = 12, std430) readonly buffer SourceRanks { uint source_ranks[]; };
 
 layout(push_constant) uniform RasterPush {
     uint ranked;      // 1: the list is a culled one, source_ranks names its triangles; 0: the source's levels
-    uint max_extent;  // the largest box side, in pixels, drawn here
+    uint max_extent;  // the largest box side, in pixels, of a medium triangle (larger: the tile bins)
     uint capacity;    // of hw_ids
     uint top_left;    // 1: the fill rule's top-left condition (0 only in the test that shows it matters)
     uint chunks;      // entries of the chunk table
     uint count;       // 1: count the triangles by rasterizer (the instrumented frame's phase 1 and late draw)
-    uint classify;    // (raster_hw.frag's)
+    uint classify;    // 1: the words are final; count (VIEW: paint) the pixels whose word each path wrote
+    uint view_colour;  // (raster_hw.frag's)
+    uint tiny_pixels;  // the largest box, in pixels, a lane walks alone
+    uint bin_capacity;  // of bin_entries
+    uint guard_band;    // pixels past the frame's edge taken here (SGD_RASTER_GUARD_BAND; 0: none)
+    uint path_colours[3];  // VIEW: per lane, split, tile bin (RGBA8)
 } push;
+
+// What set_up sorts a triangle into (the report's per-path counters, --view raster's colours).
+const uint kNothing = 0u, kPerLane = 1u, kSplit = 2u, kTileBin = 3u, kHardware = 4u;
+const int kTile = 32;  // a tile bin's side in pixels (C++ kRasterTile): a workgroup of 64 lanes, 16 pixels each
 
 const int kSubPixelBits = 8;
 const int kSubPixel = 1 << kSubPixelBits;
@@ -100,7 +137,7 @@ uint source_id(uint draw, uint first_index, uint primitive) {
     return visibility_id_indexed(draw, triangle, false, frame.tiles.w);
 }
 
-// Classifies the lane's triangle: 0 nothing to draw, 1 compute, 2 hardware.
+// Sorts the lane's triangle: kNothing, kPerLane, kSplit, kTileBin or kHardware.
 uint set_up(uint draw, uint primitive, out Setup s) {
     uint command = draw * 5u;
     uint first_index = indirect[command + 2u];
@@ -111,15 +148,18 @@ uint set_up(uint draw, uint primitive, out Setup s) {
     s.id = source_id(draw, first_index, primitive);
     bool in_depth = true;
     for (uint i = 0u; i < 3u; ++i) in_depth = in_depth && clip[i].w > 0.0 && clip[i].z >= 0.0 && clip[i].z <= clip[i].w;
-    if (d.alpha_cutoff > 0.0 || !in_depth) return 2u;
+    if (d.alpha_cutoff > 0.0 || !in_depth) return kHardware;
     vec3 p[3] = vec3[3](window_position(clip[0]), window_position(clip[1]), window_position(clip[2]));
     vec2 lo = min(p[0].xy, min(p[1].xy, p[2].xy)), hi = max(p[0].xy, max(p[1].xy, p[2].xy));
-    if (any(greaterThan(hi - lo, vec2(float(push.max_extent))))) return 2u;
+    bool large = any(greaterThan(hi - lo, vec2(float(push.max_extent))));
     // Off the frame: nothing to draw. Across the frame's edge: the hardware's, which may clip it
     // there (lavapipe does), and a clipped edge's new vertices snap on their own, which moves the
-    // edge by a rounding: the compute rasterizer would not cover the same centres.
-    if (any(lessThan(hi, vec2(0.0))) || any(greaterThan(lo, vec2(frame.sizes.xy)))) return 0u;
-    if (any(lessThan(lo, vec2(0.0))) || any(greaterThan(hi, vec2(frame.sizes.xy)))) return 2u;
+    // edge by a rounding: the compute rasterizer would not cover the same centres. Unless the run
+    // measures taking them here (push.guard_band, at most 16,384 pixels: the fixed-point
+    // coordinates stay below 2^23, exact in the depth plane's floats, their products in 64 bits).
+    if (any(lessThan(hi, vec2(0.0))) || any(greaterThan(lo, vec2(frame.sizes.xy)))) return kNothing;
+    float guard = float(push.guard_band);
+    if (any(lessThan(lo, vec2(-guard))) || any(greaterThan(hi, vec2(frame.sizes.xy) + guard))) return kHardware;
     // Sub-pixel snapping, round to nearest even as the hardware's float-to-fixed conversion.
     ivec2 f[3];
     for (uint i = 0u; i < 3u; ++i) f[i] = ivec2(roundEven(p[i].xy * float(kSubPixel)));
@@ -130,12 +170,13 @@ uint set_up(uint draw, uint primitive, out Setup s) {
     ivec2 first = (f_lo - kSubPixel / 2 + kSubPixel - 1) >> kSubPixelBits, last = (f_hi - kSubPixel / 2) >> kSubPixelBits;
     first = max(first, ivec2(0));
     last = min(last, ivec2(frame.sizes.xy) - 1);
-    if (any(lessThan(last, first))) return 0u;
+    if (any(lessThan(last, first))) return kNothing;
     ivec2 e01 = f[1] - f[0], e02 = f[2] - f[0];
-    int cross = e01.x * e02.y - e01.y * e02.x;
+    // (64 bits: a large triangle's edges reach 2^20 units, the frame's width in fixed point.)
+    int64_t cross = int64_t(e01.x) * int64_t(e02.y) - int64_t(e01.y) * int64_t(e02.x);
     // Vulkan's area is -cross / 2 in framebuffer coordinates (y down): counter-clockwise front
     // faces have cross < 0. Back faces and zero-area triangles are not drawn.
-    if (cross >= 0) return 0u;
+    if (cross >= 0) return kNothing;
     // Wind it the other way (v1 <-> v2) so that the inside is E >= 0.
     ivec2 a = f[0], b = f[2], c = f[1];
     vec3 pa = p[0], pb = p[2], pc = p[1];
@@ -157,72 +198,185 @@ uint set_up(uint draw, uint primitive, out Setup s) {
     float dzdy = ((pc.z - pa.z) * ab.x - (pb.z - pa.z) * ac.x) / det;
     s.plane = vec3(pa.z, dzdx, dzdy);
     s.depths = vec2(min(pa.z, min(pb.z, pc.z)), max(pa.z, max(pb.z, pc.z)));
-    return 1u;
+    ivec2 size = last - first + 1;
+    return large ? kTileBin : uint(size.x * size.y) <= push.tiny_pixels ? kPerLane : kSplit;
 }
 
-void raster_pixel(Setup s, ivec2 pixel) {
-    // The centre in fixed point, relative to vertex 0: every product below fits 32 bits, since the
-    // box is at most max_extent (<= 64) pixels a side: |d| <= 2^14, |p - v0| <= 2^14 + 2^8.
-    ivec2 q = pixel * kSubPixel + kSubPixel / 2 - s.v0;
+// A covered pixel: its word by atomicMax; after the last rasterization (push.classify), counted
+// for (VIEW: painted in the colour of) the triangle's path where the final word is its own.
+void write_pixel(Setup s, ivec2 pixel, ivec2 q, uint path) {
+    float depth = clamp(s.plane.x + s.plane.y * float(q.x) + s.plane.z * float(q.y), s.depths.x, s.depths.y);
+    uint64_t word = raster_word(depth, s.id);
+    uint at = uint(pixel.y) * frame.sizes.x + uint(pixel.x);
+    if (push.classify == 0u) {
+        atomicMax(words[at], word);
+        return;
+    }
+    if (words[at] != word) return;
+#ifdef VIEW
+    imageStore(view_image, pixel, unpackUnorm4x8(push.path_colours[path - 1u]));
+#else
+    atomicAdd(counters[kRasterPathPixelsWord + path - 1u], 1u);
+#endif
+}
+
+// The edge functions of a tiny or medium triangle: every product fits 32 bits, since its box is at
+// most max_extent (<= 64) pixels a side: |d| <= 2^14, |p - v0| <= 2^14 + 2^8.
+void raster_pixel(Setup s, ivec2 pixel, uint path) {
+    ivec2 q = pixel * kSubPixel + kSubPixel / 2 - s.v0;  // the centre in fixed point, relative to vertex 0
     ivec2 r = q - s.edge_a.xy;  // relative to vertex 1 of the wound triangle (a + d0)
     ivec2 t = q + s.edge_b.xy;  // relative to vertex 2 (a - d2)
     int e0 = s.edge_a.x * q.y - s.edge_a.y * q.x;
     int e1 = s.edge_a.z * r.y - s.edge_a.w * r.x;
     int e2 = s.edge_b.x * t.y - s.edge_b.y * t.x;
     if (e0 + s.bias.x < 0 || e1 + s.bias.y < 0 || e2 + s.bias.z < 0) return;
-    float depth = clamp(s.plane.x + s.plane.y * float(q.x) + s.plane.z * float(q.y), s.depths.x, s.depths.y);
-    atomicMax(words[uint(pixel.y) * frame.sizes.x + uint(pixel.x)], raster_word(depth, s.id));
+    write_pixel(s, pixel, q, path);
 }
 
-void raster_triangle(Setup s, uint lane, uint lanes) {
-    ivec2 size = s.box.zw - s.box.xy + 1;
-    for (uint i = lane; i < uint(size.x * size.y); i += lanes) raster_pixel(s, s.box.xy + ivec2(int(i) % size.x, int(i) / size.x));
+// The same test for a large triangle (the tile bins), in 64 bits: its edges and centres reach 2^20
+// units, their products 2^40. The same integers, so the same pixels as raster_pixel where both fit.
+void raster_pixel_wide(Setup s, ivec2 pixel) {
+    ivec2 q = pixel * kSubPixel + kSubPixel / 2 - s.v0;
+    ivec2 r = q - s.edge_a.xy, t = q + s.edge_b.xy;
+    int64_t e0 = int64_t(s.edge_a.x) * q.y - int64_t(s.edge_a.y) * q.x;
+    int64_t e1 = int64_t(s.edge_a.z) * r.y - int64_t(s.edge_a.w) * r.x;
+    int64_t e2 = int64_t(s.edge_b.x) * t.y - int64_t(s.edge_b.y) * t.x;
+    if (e0 + s.bias.x < 0 || e1 + s.bias.y < 0 || e2 + s.bias.z < 0) return;
+    write_pixel(s, pixel, q, kTileBin);
 }
+
+void raster_triangle(Setup s, uint lane, uint lanes, uint path) {
+    ivec2 size = s.box.zw - s.box.xy + 1;
+    for (uint i = lane; i < uint(size.x * size.y); i += lanes) raster_pixel(s, s.box.xy + ivec2(int(i) % size.x, int(i) / size.x), path);
+}
+
+// A large triangle's tiles: the first tile (x, y) and the tiles across and down its box.
+uvec4 tile_rect(Setup s) {
+    uvec2 first = uvec2(s.box.xy) / uint(kTile), last = uvec2(s.box.zw) / uint(kTile);
+    return uvec4(first, last - first + 1u);
+}
+
+void write_entries(uvec2 triangle, uvec4 rect, uint first, uint lane, uint lanes) {
+    for (uint k = lane; k < rect.z * rect.w; k += lanes) bin_entries[first + k] = uvec4(triangle, rect.x + k % rect.z, rect.y + k / rect.z);
+}
+
+#ifdef RASTER_BIN
+// The second dispatch: a workgroup per tile bin entry (folded into rows by raster_bin_args.comp),
+// its 64 lanes 16 pixels each of the tile's 32 x 32, where the triangle's box covers them.
+void main() {
+    uint entry = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+    if (entry >= min(bin_count, push.bin_capacity)) return;
+    uvec4 e = bin_entries[entry];
+    Setup s;
+    // The same lists and arithmetic as when it was binned: the same set-up, a large triangle.
+    if (set_up(e.x, e.y, s) != kTileBin) return;
+    ivec2 origin = ivec2(e.zw) * kTile;
+    for (uint i = gl_LocalInvocationIndex; i < uint(kTile * kTile); i += gl_WorkGroupSize.x) {
+        ivec2 pixel = origin + ivec2(int(i) % kTile, int(i) / kTile);
+        if (all(greaterThanEqual(pixel, s.box.xy)) && all(lessThanEqual(pixel, s.box.zw))) raster_pixel_wide(s, pixel);
+    }
+}
+#else
+
+#ifndef RASTER_SUBGROUP
+shared uint s_tiles, s_tiles_base, s_listed, s_listed_base, s_split;
+shared Setup s_split_queue[64];
+#endif
 
 void main() {
     // The grid is folded into two dimensions to stay within maxComputeWorkGroupCount
     // (RasterPass::make_list); the workgroups past the table have nothing to do. Either way the
-    // whole workgroup leaves, so the ballots below see all its lanes.
+    // whole workgroup leaves, so the ballots and barriers below see all its lanes.
     uint chunk = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
     if (chunk >= push.chunks) return;
     uint draw = chunks[chunk].x;
     uint count = indirect[draw * 5u] / 3u;  // the draw's triangles this frame (indexCount / 3)
-    {
-        uint primitive = chunks[chunk].y + gl_LocalInvocationIndex;
-        Setup s;
-        uint kind = primitive < count ? set_up(draw, primitive, s) : 0u;
-        bool hardware = kind == 2u;
-        // (One frame outside the timed ones: an atomic per triangle costs nothing that is measured.)
-        if (push.count != 0u && kind != 0u) atomicAdd(counters[kRasterTrianglesWord + kind - 1u], 1u);
+    uint primitive = chunks[chunk].y + gl_LocalInvocationIndex;
+    Setup s;
+    uint kind = primitive < count ? set_up(draw, primitive, s) : kNothing;
+    const bool binning = push.classify == 0u;  // (after the last rasterization the lists stay as they are)
+    uvec4 rect = kind == kTileBin ? tile_rect(s) : uvec4(0u);
+    uint tiles = rect.z * rect.w;
 #ifdef RASTER_SUBGROUP
-        uvec4 to_hardware = subgroupBallot(hardware);
-        uint listed = subgroupBallotBitCount(to_hardware);
-        uint first = 0u;
-        if (subgroupElect() && listed > 0u) first = atomicAdd(hw_command[0], 3u * listed) / 3u;
-        uint slot = subgroupBroadcastFirst(first) + subgroupBallotExclusiveBitCount(to_hardware);
-#else
-        uint slot = hardware ? atomicAdd(hw_command[0], 3u) / 3u : 0u;
-#endif
-        if (hardware && slot < push.capacity) hw_ids[slot] = s.id;
-#ifdef RASTER_SUBGROUP
-        // The subgroup's compute triangles, one at a time, their pixels shared by all its lanes.
-        uvec4 pending = subgroupBallot(kind == 1u);
-        while (subgroupBallotBitCount(pending) > 0u) {
-            uint owner = subgroupBallotFindLSB(pending);
-            Setup shared_setup;
-            shared_setup.v0 = subgroupBroadcast(s.v0, owner);
-            shared_setup.edge_a = subgroupBroadcast(s.edge_a, owner);
-            shared_setup.edge_b = subgroupBroadcast(s.edge_b, owner);
-            shared_setup.bias = subgroupBroadcast(s.bias, owner);
-            shared_setup.box = subgroupBroadcast(s.box, owner);
-            shared_setup.plane = subgroupBroadcast(s.plane, owner);
-            shared_setup.depths = subgroupBroadcast(s.depths, owner);
-            shared_setup.id = subgroupBroadcast(s.id, owner);
-            raster_triangle(shared_setup, gl_SubgroupInvocationID, gl_SubgroupSize);
-            pending[owner / 32u] &= ~(1u << (owner % 32u));
-        }
-#else
-        if (kind == 1u) raster_triangle(s, 0u, 1u);
-#endif
+    // The tile bins: each binned lane's first entry is the tiles of the binned lanes below it,
+    // summed one lane at a time (a subgroup rarely holds more than one or two large triangles),
+    // after one atomic for the subgroup's total.
+    uvec4 binned = subgroupBallot(kind == kTileBin);
+    uint before = 0u, total = 0u;
+    for (uvec4 left = binned; subgroupBallotBitCount(left) > 0u;) {
+        uint owner = subgroupBallotFindLSB(left);
+        uint owned = subgroupBroadcast(tiles, owner);
+        if (owner < gl_SubgroupInvocationID) before += owned;
+        total += owned;
+        left[owner / 32u] &= ~(1u << (owner % 32u));
     }
+    uint base = 0u;
+    if (subgroupElect() && binning && total > 0u) base = atomicAdd(bin_count, total);
+    uint first_entry = subgroupBroadcastFirst(base) + before;
+#else
+    if (gl_LocalInvocationIndex == 0u) s_tiles = s_listed = s_split = 0u;
+    barrier();
+    uint before = kind == kTileBin ? atomicAdd(s_tiles, tiles) : 0u;
+    barrier();
+    if (gl_LocalInvocationIndex == 0u && binning && s_tiles > 0u) s_tiles_base = atomicAdd(bin_count, s_tiles);
+    barrier();
+    uint first_entry = s_tiles_base + before;
+#endif
+    // A full tile bin: the hardware draws the triangle (inside the frame, in depth: the same pixels).
+    if (kind == kTileBin && binning && first_entry + tiles > push.bin_capacity) kind = kHardware;
+    // (One frame outside the timed ones: an atomic per triangle costs nothing that is measured.)
+    if (push.count != 0u && kind != kNothing) {
+        atomicAdd(counters[kRasterTrianglesWord + (kind == kHardware ? 1u : 0u)], 1u);
+        if (kind != kHardware) atomicAdd(counters[kRasterPathTrianglesWord + kind - 1u], 1u);
+    }
+    bool hardware = kind == kHardware && binning;
+#ifdef RASTER_SUBGROUP
+    // The hardware list: one atomic per subgroup, each lane's slot its exclusive bit count.
+    uvec4 to_hardware = subgroupBallot(hardware);
+    uint listed = subgroupBallotBitCount(to_hardware);
+    uint first = 0u;
+    if (subgroupElect() && listed > 0u) first = atomicAdd(hw_command[0], 3u * listed) / 3u;
+    uint slot = subgroupBroadcastFirst(first) + subgroupBallotExclusiveBitCount(to_hardware);
+#else
+    uint local_slot = hardware ? atomicAdd(s_listed, 1u) : 0u;
+    barrier();
+    if (gl_LocalInvocationIndex == 0u && s_listed > 0u) s_listed_base = atomicAdd(hw_command[0], 3u * s_listed) / 3u;
+    barrier();
+    uint slot = s_listed_base + local_slot;
+#endif
+    if (hardware && slot < push.capacity) hw_ids[slot] = s.id;
+#ifdef RASTER_SUBGROUP
+    // The subgroup's medium triangles, one at a time, their pixels shared by all its lanes; then
+    // the binned triangles' entries, written by all its lanes.
+    uvec4 pending = subgroupBallot(kind == kSplit);
+    while (subgroupBallotBitCount(pending) > 0u) {
+        uint owner = subgroupBallotFindLSB(pending);
+        Setup shared_setup;
+        shared_setup.v0 = subgroupBroadcast(s.v0, owner);
+        shared_setup.edge_a = subgroupBroadcast(s.edge_a, owner);
+        shared_setup.edge_b = subgroupBroadcast(s.edge_b, owner);
+        shared_setup.bias = subgroupBroadcast(s.bias, owner);
+        shared_setup.box = subgroupBroadcast(s.box, owner);
+        shared_setup.plane = subgroupBroadcast(s.plane, owner);
+        shared_setup.depths = subgroupBroadcast(s.depths, owner);
+        shared_setup.id = subgroupBroadcast(s.id, owner);
+        raster_triangle(shared_setup, gl_SubgroupInvocationID, gl_SubgroupSize, kSplit);
+        pending[owner / 32u] &= ~(1u << (owner % 32u));
+    }
+    for (uvec4 left = subgroupBallot(kind == kTileBin && binning); subgroupBallotBitCount(left) > 0u;) {
+        uint owner = subgroupBallotFindLSB(left);
+        write_entries(uvec2(draw, subgroupBroadcast(primitive, owner)), subgroupBroadcast(rect, owner),
+                      subgroupBroadcast(first_entry, owner), gl_SubgroupInvocationID, gl_SubgroupSize);
+        left[owner / 32u] &= ~(1u << (owner % 32u));
+    }
+#else
+    // The workgroup's medium triangles, queued in shared memory, each split over its 64 lanes.
+    if (kind == kSplit) s_split_queue[atomicAdd(s_split, 1u)] = s;
+    barrier();
+    for (uint i = 0u; i < s_split; ++i) raster_triangle(s_split_queue[i], gl_LocalInvocationIndex, gl_WorkGroupSize.x, kSplit);
+    if (kind == kTileBin && binning) write_entries(uvec2(draw, primitive), rect, first_entry, 0u, 1u);
+#endif
+    // The tiny triangles: each lane its own.
+    if (kind == kPerLane) raster_triangle(s, 0u, 1u, kPerLane);
 }
+#endif

@@ -28,9 +28,13 @@ uint raster_word_id(uint64_t word) { return uint(word & 0xffffffffUL) - 1u; }
 float raster_word_depth(uint64_t word) { return uintBitsToFloat(uint(word >> 32)); }
 
 // GpuCounters (render/frame.h), counted in the instrumented frame: the triangles each rasterizer
-// took (compute, hardware), the covered pixels, and those whose triangle the hardware drew.
+// took (words 85, 86: compute, hardware), the covered pixels, and those whose triangle the hardware drew.
 const uint kRasterTrianglesWord = 85u;
 const uint kRasterPixelsCoveredWord = 87u;
 const uint kRasterPixelsHardwareWord = 88u;
+// Words 91-93: the compute rasterizer's triangles per path (per lane, split, tile bin), counted
+// where it sorts them; words 94-96: the pixels whose final word each path wrote.
+const uint kRasterPathTrianglesWord = 91u;
+const uint kRasterPathPixelsWord = 94u;
 
 #endif

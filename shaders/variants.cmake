@@ -271,13 +271,18 @@ sgd_shader(pyramid_view.comp main)
 # same 64-bit words, and the split of the words into the visibility id and the depth.
 sgd_shader(raster.comp subgroup RASTER_SUBGROUP=1)
 sgd_shader(raster.comp fallback)
+# The large triangles' tile bins: the indirect dispatch's size, then a workgroup per entry.
+sgd_shader(raster_bin_args.comp main)
+sgd_shader(raster.comp bin RASTER_BIN=1)
 sgd_shader(raster_hw.vert main)
 sgd_shader(raster_hw.frag plain)
 sgd_shader(raster_hw.frag alpha ALPHA=1)
 sgd_shader(raster_split.comp main)
-# --view raster: the covered pixels in the compute rasterizer's colour, then the hardware's over
-# the pixels whose word its fragments wrote (the classifying draw's test).
+# --view raster: the frame dimmed, then each path's colour over the pixels whose final word its
+# triangles wrote (the compute rasterizer's classifying dispatches, the hardware's classifying draw).
 sgd_shader(raster_view.comp main)
+sgd_shader(raster.comp view VIEW=1)
+sgd_shader(raster.comp bin_view RASTER_BIN=1 VIEW=1)
 sgd_shader(raster_hw.frag view VIEW=1)
 # Tests: the visibility word of given depths (raster.glsl), to hold its order to theirs.
 sgd_shader(raster_word_probe.comp main)

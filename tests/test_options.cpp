@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "app/options.h"
+#include "scoped_env.h"
 
 namespace {
 
@@ -69,6 +70,32 @@ std::string usage_error(const std::vector<std::string>& args) {
         return e.what();
     }
     return "";
+}
+
+// The compute rasterizer's path from the environment (docs/raster.md; tools/gpu_bench.sh's raster
+// suite): subgroup or fallback for the rasterizer alone, auto or unset leaves it to the plan, and
+// anything else is one clear usage error.
+TEST(Options, RasterPathFromTheEnvironment) {
+    EXPECT_EQ(parse({}).plan.raster_variant, Request::automatic);
+    {
+        ScopedEnv path("SGD_RASTER_PATH", "fallback");
+        EXPECT_EQ(parse({}).plan.raster_variant, Request::fallback);
+    }
+    {
+        ScopedEnv path("SGD_RASTER_PATH", "subgroup");
+        EXPECT_EQ(parse({}).plan.raster_variant, Request::subgroup);
+    }
+    {
+        ScopedEnv path("SGD_RASTER_PATH", "auto");
+        EXPECT_EQ(parse({}).plan.raster_variant, Request::automatic);
+    }
+    ScopedEnv path("SGD_RASTER_PATH", "ballot");
+    try {
+        parse({});
+        ADD_FAILURE() << "SGD_RASTER_PATH=ballot was accepted";
+    } catch (const UsageError& e) {
+        EXPECT_NE(std::string(e.what()).find("SGD_RASTER_PATH must be auto, subgroup or fallback"), std::string::npos) << e.what();
+    }
 }
 
 }  // namespace

@@ -7,6 +7,9 @@
       message count); PATH is dotted (c:ray_trace.rays).
   passes DIR SIZE... -- TAG...          per size, each timer's median ms, the mean of rounds 1 and 2
                                        of DIR/TAG-SIZE-ROUND.json, one column per TAG.
+  speedup DIR TIMER SIZE... -- SLOW:FAST...  per size and pair, TIMER's median ms in DIR/SLOW-SIZE-ROUND.json
+                                       and DIR/FAST-SIZE-ROUND.json for rounds 1 and 2 (run alternated),
+                                       each round's SLOW / FAST and their mean: FAST's speed-up.
   compare REPORT...                    every ratio of --compare reports, with interval and word.
   differences REPORT...                the difference panel and run to run of --compare reports.
   distinct DIR PATH...                 runs of DIR/PATH-I.*: distinct frames, mips, cull dumps, counters.
@@ -103,6 +106,24 @@ def passes(args):
         for k in keys:
             values = [[r["timings_ms"][k]["median"] for r in reports[t] if k in r["timings_ms"]] for t in tags]
             print(f"| {k} | " + " | ".join(f"{statistics.mean(v):.3f}" if v else "" for v in values) + " |")
+
+
+def speedup(args):
+    split = args.index("--")
+    folder, timer, sizes, pairs = args[0], args[1], args[2:split], args[split + 1:]
+    print(f"\n| size | slow | fast | {timer} ms slow (rounds) | {timer} ms fast (rounds) | speed-up per round | mean speed-up |")
+    print("| --- | --- | --- | --- | --- | --- | ---: |")
+    for size in sizes:
+        for pair in pairs:
+            slow, fast = pair.split(":")
+            def medians(tag):
+                reports = [load(f"{folder}/{tag}-{size}-{k}.json") for k in (1, 2)]
+                return [dig(r, f"timings_ms.{timer}.median") if r else None for r in reports]
+            a, b = medians(slow), medians(fast)
+            ratios = [x / y for x, y in zip(a, b) if x and y]
+            show = lambda v: " / ".join(f"{x:.3f}" if x else "n/a" for x in v)
+            mean = f"{statistics.mean(ratios):.3f}x" if ratios else "n/a"
+            print(f"| {size} | {slow} | {fast} | {show(a)} | {show(b)} | " + " / ".join(f"{r:.3f}x" for r in ratios) + f" | {mean} |")
 
 
 def size_of(path):
@@ -314,7 +335,7 @@ def rounds(args):
         print(f"| {key} | {show(d, fast)} | {show(e, slow)} | {same} |")
 
 
-COMMANDS = {"runs": runs, "passes": passes, "compare": compare, "differences": differences, "distinct": distinct,
+COMMANDS = {"runs": runs, "passes": passes, "speedup": speedup, "compare": compare, "differences": differences, "distinct": distinct,
             "occlusion": occlusion, "probe": probe, "tune": tune, "pipeline-stats": pipeline_stats,
             "same-counters": same_counters, "plans": plans, "rounds": rounds}
 

@@ -50,10 +50,13 @@
 #                as long: wall times, every ratio, interval and word in both (SIZES=one size per call)
 #   raster       --raster hardware (the pre-pass with the 32-bit id) against compute, both sizes,
 #                alternated: the plain frame, --ray-trace off (everything but the ray tracer), the street
-#                camera with occlusion auto and off; compute's fallback; the default command from an
-#                empty cache and tuned; 12 against 5 instances at the large size; per-pass medians and
-#                the frames each pass ran in (the hardware ids pass: those that re-admitted); --view
-#                raster's picture and pixel counts at the large size
+#                camera with occlusion auto and off; compute's subgroup path against its fallback
+#                (SGD_RASTER_PATH=fallback: the rasterizer alone; alternated in the same rounds: the
+#                fallback's depth and frame over the subgroup's); the triangles and pixels of each
+#                path (per lane, split, tile bin, hardware); the default command from an empty cache
+#                and tuned; 12 against 5 instances at the large size; per-pass medians and the frames
+#                each pass ran in (the hardware ids pass: those that re-admitted); --view raster's
+#                picture and pixel counts at the large size
 #   materials    every map (docs/materials.md) at the large size: the shade pass in forward and both
 #                derivative variants, the material waterfall against nonuniformEXT (SGD_MATERIALS,
 #                alternated, frames compared), with --base the frame before and after, the
@@ -468,14 +471,19 @@ PY
              "street-hardware-occlusion:--raster hardware --camera street --occlusion auto"
              "street-hardware-noocclusion:--raster hardware --camera street --occlusion off"
              "street-compute-occlusion:--raster compute --camera street --occlusion auto"
-             "street-compute-noocclusion:--raster compute --camera street --occlusion off")
+             "street-compute-noocclusion:--raster compute --camera street --occlusion off"
+             "compute-fallback:--raster compute"
+             "rtoff-compute-fallback:--raster compute --ray-trace off"
+             "compute-guard:--raster compute"
+             "rtoff-compute-guard:--raster compute --ray-trace off")
     for size in "${sizes[@]}"; do
       for round in 1 2; do for config in "${configs[@]}"; do
+        # The *-fallback rows: the compute rasterizer's fallback path alone (SGD_RASTER_PATH); the
+        # *-guard rows: the triangles reaching past the frame's edge in compute too (a guard band).
+        path=auto guard=0; [[ ${config%%:*} == *-fallback ]] && path=fallback; [[ ${config%%:*} == *-guard ]] && guard=4096
         # shellcheck disable=SC2086
-        run "${config%%:*}-$size-$round" --headless "${vis[@]}" --size $size ${config#*:}
+        SGD_RASTER_PATH=$path SGD_RASTER_GUARD_BAND=$guard run "${config%%:*}-$size-$round" --headless "${vis[@]}" --size $size ${config#*:}
       done; done
-      # The compute rasterizer's fallback (ballots masked: the other passes fall back too).
-      run "compute-fallback-$size" --headless "${vis[@]}" --size $size --raster compute --mask-ops ballot
       # The default command from an empty cache (its first run's quick measurement), then after --tune.
       XDG_CACHE_HOME=$d/empty-$size run "first-$size" --headless "${scaled[@]}" --size $size --frames $frames --warmup $warmup
       tune_into "$d/cache-$size" "${scaled[@]}" --size $size --frames 40 --warmup 8
@@ -497,9 +505,34 @@ PY
       resolve c:occlusion.triangles_readmitted_phase2 plan:shading.shading plan:raster.mode plan:raster.variant \
       plan:occlusion.variant >> "$md"
     $tables passes "$d" "${sizes[@]}" -- hardware compute rtoff-hardware rtoff-compute street-hardware-occlusion \
-      street-hardware-noocclusion street-compute-occlusion street-compute-noocclusion >> "$md"
-    $tables runs "$d" --only view-raster frame view c:raster.compute_path c:raster.pixels_covered c:raster.pixels_hardware \
-      c:raster.triangles_compute c:raster.triangles_hardware >> "$md" ;;
+      street-hardware-noocclusion street-compute-occlusion street-compute-noocclusion compute-fallback rtoff-compute-fallback \
+      compute-guard rtoff-compute-guard >> "$md"
+    # The compute rasterizer's subgroup path against its fallback (only the rasterizer differs): the
+    # depth pass (its dispatches and the hardware's share) and the frame, alternated in the rounds
+    # above; the target is >= 1.10x.
+    # Then the frame-crossing triangles in compute (SGD_RASTER_GUARD_BAND=4096) over the default.
+    for timer in depth frame; do
+      $tables speedup "$d" $timer "${sizes[@]}" -- compute-fallback:compute rtoff-compute-fallback:rtoff-compute \
+        compute:compute-guard rtoff-compute:rtoff-compute-guard >> "$md"
+    done
+    # Does this GPU's hardware clip inside its guard band? The coverage tests (docs/raster.md) with
+    # the frame-crossing triangles in compute: where they pass, the guard band could be this
+    # device's choice (lavapipe clips: 4 of the generated scene's pixels differ). Needs the build's
+    # tests/gpu-tests.
+    if [ -x "$build/tests/gpu-tests" ]; then
+      ln -sfn "$(cd "$build" && pwd)/shaders" "$build/tests/shaders"  # the test binary loads SPIR-V beside it
+      SGD_RASTER_GUARD_BAND=4096 "$build/tests/gpu-tests" --gtest_filter='Raster.GeneratedSceneComputeNamesTheHardwaresTriangles:Raster.BundledSceneComputeNamesTheHardwaresTriangles:Raster.AGuardBandTakesTheFrameCrossingTrianglesInCompute' \
+        > "$d/guard-band-coverage.out" 2>&1
+      say "raster: the coverage tests with SGD_RASTER_GUARD_BAND=4096: gpu-tests exit $?"
+      { echo; echo "Coverage with the frame-crossing triangles in compute (SGD_RASTER_GUARD_BAND=4096):"; echo
+        grep -E "^\[ +(OK|FAILED) +\] Raster|covered pixels|not depth ties" "$d/guard-band-coverage.out" | sed 's/^/    /'; } >> "$md"
+    fi
+    # Who rasterized what in each compute run (the instrumented frame): triangles and pixels per path.
+    $tables runs "$d" --only compute c:raster.compute_path c:raster.paths.per_lane.triangles c:raster.paths.split.triangles \
+      c:raster.paths.tile_bin.triangles c:raster.paths.hardware.triangles c:raster.paths.per_lane.pixels c:raster.paths.split.pixels \
+      c:raster.paths.tile_bin.pixels c:raster.paths.hardware.pixels c:raster.pixels_covered >> "$md"
+    $tables runs "$d" --only view-raster frame view c:raster.compute_path c:raster.pixels_covered c:raster.paths.per_lane.pixels \
+      c:raster.paths.split.pixels c:raster.paths.tile_bin.pixels c:raster.pixels_hardware >> "$md" ;;
   first-compare)  # the first run and the comparison, on the plan that runs (docs/comparison.md)
     # From an empty cache: the first run (its quick measurement and its duration), then --tune
     # and the tuned frame; the first frame over the tuned one (target 1.05x, measurement <= 3 s).

@@ -334,11 +334,63 @@ MUTANTS = {
         "",
         r"^Raster\.ViewColoursEachPixelByWhoWroteItsWord",
     ),
-    "raster-view-names-one-compute-path": (
+    "raster-view-tile-bin-in-the-split-colour": (
         "src/passes/raster_pass.cpp",
-        "    const uint32_t compute_colour = subgroup ? kRasterSubgroupSplitColour : kRasterPerLaneColour;\n",
-        "    const uint32_t compute_colour = kRasterSubgroupSplitColour;\n",
+        "kRasterTinyPixels, bin_capacity, guard_band, {kRasterPerLaneColour, kRasterSplitColour, kRasterTileBinColour}};",
+        "kRasterTinyPixels, bin_capacity, guard_band, {kRasterPerLaneColour, kRasterSplitColour, kRasterSplitColour}};",
         r"^Raster\.ViewColoursEachPixelByWhoWroteItsWord",
+    ),
+    # The compute rasterizer's sorting (docs/raster.md, "Where the subgroups act"): a tile bin
+    # entry dropped, the subgroup path's slots off by one (its hardware list and its tile bins),
+    # the fallback's split queue one short, the full bins' triangles lost instead of drawn by the
+    # hardware, and the per-path pixels counted whoever wrote the word.
+    "raster-tile-bin-last-entry-dropped": (
+        "shaders/raster.comp",
+        "    if (entry >= min(bin_count, push.bin_capacity)) return;\n",
+        "    if (entry + 1u >= min(bin_count, push.bin_capacity)) return;\n",
+        r"^Raster\.GeneratedSceneComputeNamesTheHardwaresTriangles|^Raster\.BundledSceneComputeNamesTheHardwaresTriangles",
+    ),
+    "raster-hardware-slot-inclusive-count": (
+        "shaders/raster.comp",
+        "    uint slot = subgroupBroadcastFirst(first) + subgroupBallotExclusiveBitCount(to_hardware);\n",
+        "    uint slot = subgroupBroadcastFirst(first) + subgroupBallotInclusiveBitCount(to_hardware);\n",
+        r"^Raster\.GeneratedSceneComputeNamesTheHardwaresTriangles|^Raster\.BundledSceneComputeNamesTheHardwaresTriangles",
+    ),
+    "raster-tile-bin-first-entry-off-by-one-lane": (
+        "shaders/raster.comp",
+        "        if (owner < gl_SubgroupInvocationID) before += owned;\n",
+        "        if (owner <= gl_SubgroupInvocationID) before += owned;\n",
+        r"^Raster\.GeneratedSceneComputeNamesTheHardwaresTriangles|^Raster\.BundledSceneComputeNamesTheHardwaresTriangles",
+    ),
+    "raster-fallback-split-queue-one-short": (
+        "shaders/raster.comp",
+        "    for (uint i = 0u; i < s_split; ++i) raster_triangle(",
+        "    for (uint i = 1u; i < s_split; ++i) raster_triangle(",
+        r"^Raster\.GeneratedSceneComputeNamesTheHardwaresTriangles|^Raster\.BundledSceneComputeNamesTheHardwaresTriangles",
+    ),
+    "raster-tile-bins-dispatch-not-folded": (
+        "shaders/raster_bin_args.comp",
+        "    bins.groups_x = min(entries, push.max_groups_x);",
+        "    bins.groups_x = entries;",
+        r"^Raster\.MoreChunksThanTheWorkgroupLimitFoldIntoRows",
+    ),
+    "raster-guard-band-ignored": (
+        "shaders/raster.comp",
+        "    float guard = float(push.guard_band);\n",
+        "    float guard = 0.0;\n",
+        r"^Raster\.AGuardBandTakesTheFrameCrossingTrianglesInCompute",
+    ),
+    "raster-full-tile-bins-drop-the-triangle": (
+        "shaders/raster.comp",
+        "    if (kind == kTileBin && binning && first_entry + tiles > push.bin_capacity) kind = kHardware;\n",
+        "    if (kind == kTileBin && binning && first_entry + tiles > push.bin_capacity) kind = kNothing;\n",
+        r"^Raster\.FullTileBinsSendTheRestToTheHardware",
+    ),
+    "raster-path-pixels-counted-whoever-wrote": (
+        "shaders/raster.comp",
+        "    if (words[at] != word) return;\n",
+        "",
+        r"^Raster\.CountersSayWhoRasterizedEachTriangleAndWroteEachPixel|^Raster\.ViewColoursEachPixelByWhoWroteItsWord",
     ),
     "raster-view-runs-without-words": (
         "src/run/headless.cpp",

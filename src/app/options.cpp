@@ -1,5 +1,7 @@
 #include "app/options.h"
 
+#include "passes/raster_pass.h"  // raster_guard_band
+
 #include <algorithm>
 #include <bit>
 #include <charconv>
@@ -155,8 +157,8 @@ Options:
   --frames N             frames rendered (default 60)
   --warmup N             frames excluded from timing (default 10)
 @PASSES@  --view M               shaded | lane-id | first-last-lane | active-lanes | mip | light-count | lod | depth-pyramid |
-                         raster (who wrote each pixel's word: --raster compute's lanes, its
-                         subgroup split, or the hardware rasterizer)
+                         raster (who wrote each pixel's word under --raster compute: a lane,
+                         a split over lanes, a tile bin, or the hardware rasterizer)
   --view-stage S         @STAGES@
   --geometry G           indexed (compute cull + indirect draws) | meshlet (task + mesh shaders)
   --shading S            auto | forward | visibility
@@ -324,5 +326,16 @@ Options parse_options(const std::vector<std::string>& args) {
         else if (m == "fallback") o.plan.materials = Request::fallback;
         else if (m != "auto") throw UsageError("SGD_MATERIALS must be auto, subgroup or fallback, not '" + std::string(m) + "'");
     }
+    // The compute rasterizer's path (docs/raster.md): likewise the environment alone (the raster
+    // suite measures the subgroup path against its fallback with the other passes as they are).
+    if (const char* path = std::getenv("SGD_RASTER_PATH"); path && *path) {
+        std::string_view m = path;
+        if (m == "subgroup") o.plan.raster_variant = Request::subgroup;
+        else if (m == "fallback") o.plan.raster_variant = Request::fallback;
+        else if (m != "auto") throw UsageError("SGD_RASTER_PATH must be auto, subgroup or fallback, not '" + std::string(m) + "'");
+    }
+    if (!raster_guard_band(std::getenv("SGD_RASTER_GUARD_BAND")))
+        throw UsageError("SGD_RASTER_GUARD_BAND must be a number of pixels from 0 to " + std::to_string(kRasterMaxGuardBand) + ", not '" +
+                         std::getenv("SGD_RASTER_GUARD_BAND") + "'");
     return o;
 }

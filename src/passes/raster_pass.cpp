@@ -5,6 +5,9 @@
 #include "passes/debug_view_pass.h"  // kLegendDoubleSizeHeight
 
 #include <algorithm>
+#include <charconv>
+#include <cstdlib>
+#include <cstring>
 #include <vector>
 
 namespace {
@@ -12,15 +15,19 @@ namespace {
 // The scene's bindings (0 frame, 1 draws, 2 lights, 3 textures: raster_hw.frag's alpha test),
 // then 4 vertices, 5 the listed indices, 6 the draws' indirect commands (raster.comp: the list it
 // rasterizes; raster_hw.vert: the list the ids name), 7 the words, 8 the hardware list, 9 the chunk
-// table, 10 the counters, 11 the listed triangles' source ranks. The push constant: RasterPush.
-LayoutDesc raster_layout(VkShaderStageFlags stages, uint32_t push_bytes, bool textures) {
+// table, 10 the counters, 11 the tile bins, 12 the listed triangles' source ranks; in the compute
+// view variants 13 the colour image. The push constant: RasterPush.
+LayoutDesc raster_layout(VkShaderStageFlags stages, uint32_t push_bytes, bool textures, bool view_image = false) {
     LayoutDesc layout = scene_layout();
     if (!textures) layout = {layout.bindings, stages, 0};  // (the compute rasterizer reads no texture)
-    for (int i = 0; i < 8; ++i) layout.bindings.push_back(VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
+    for (int i = 0; i < 9; ++i) layout.bindings.push_back(VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
+    if (view_image) layout.bindings.push_back(VK_DESCRIPTOR_TYPE_STORAGE_IMAGE);
     layout.stages = stages;
     layout.push_constant_bytes = push_bytes;
     return layout;
 }
+
+}  // namespace
 
 struct RasterPush {
     uint32_t ranked;  // raster.comp: the list is a culled one, named through its source ranks
@@ -28,7 +35,25 @@ struct RasterPush {
     uint32_t count;     // the instrumented frame's phase 1 and late draw: count the triangles by rasterizer
     uint32_t classify;  // the hardware draw counts the pixels it won instead of writing
     uint32_t view_colour;  // raster_hw.frag.view: the hardware's colour in --view raster
+    uint32_t tiny_pixels, bin_capacity;
+    uint32_t guard_band;  // pixels past the frame's edge the compute rasterizer takes
+    uint32_t path_colours[3];  // raster.comp's VIEW: per lane, split, tile bin
 };
+
+std::optional<uint32_t> raster_guard_band(const char* value) {
+    if (!value || !*value) return 0;
+    uint32_t pixels = 0;
+    const char* end = value + strlen(value);
+    auto [at, error] = std::from_chars(value, end, pixels);
+    if (error != std::errc() || at != end || pixels > kRasterMaxGuardBand) return std::nullopt;
+    return pixels;
+}
+
+// raster_bin_args.comp: 0 the tile bins; the push constant: their capacity and maxComputeWorkGroupCount[0].
+const LayoutDesc kBinArgsLayout = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER}, VK_SHADER_STAGE_COMPUTE_BIT, 8};
+constexpr VkDeviceSize kBinsHeader = 16;  // VkDispatchIndirectCommand, the entries appended
+
+namespace {
 
 // 0 the frame, 1 the words, 2 the visibility id image, 3 the depth image, 4 the counters
 // (raster_split.comp); the push constant: 1 to count the covered pixels.
@@ -37,10 +62,8 @@ const LayoutDesc kSplitLayout = {
      VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
     VK_SHADER_STAGE_COMPUTE_BIT, 4};
 
-// 0 the frame, 1 the words, 2 the colour image (raster_view.comp); the push constant: the compute path's colour.
-const LayoutDesc kViewLayout = {
-    {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE},
-    VK_SHADER_STAGE_COMPUTE_BIT, 4};
+// 0 the frame, 1 the colour image (raster_view.comp).
+const LayoutDesc kViewLayout = {{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE}, VK_SHADER_STAGE_COMPUTE_BIT, 0};
 
 constexpr VkDeviceSize kListHeader = 16;  // VkDrawIndirectCommand
 constexpr VkBufferUsageFlags kListUsage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT |
@@ -59,10 +82,16 @@ void create_raster_targets(const Context& ctx, FrameTargets& t) {
 }
 
 void RasterPass::create(const Context& ctx, bool alpha_masked) {
+    guard_band = raster_guard_band(getenv("SGD_RASTER_GUARD_BAND")).value_or(0);  // (the options checked it)
     if (!ctx.features.int64_atomics) return;
     LayoutDesc compute = raster_layout(VK_SHADER_STAGE_COMPUTE_BIT, sizeof(RasterPush), false);
     raster[1] = create_compute_pipeline(ctx, {.shader = "raster.comp.subgroup", .layout = compute});
     raster[0] = create_compute_pipeline(ctx, {.shader = "raster.comp.fallback", .layout = compute});
+    bin = create_compute_pipeline(ctx, {.shader = "raster.comp.bin", .layout = compute});
+    bin_args = create_compute_pipeline(ctx, {.shader = "raster_bin_args.comp.main", .layout = kBinArgsLayout});
+    LayoutDesc compute_view = raster_layout(VK_SHADER_STAGE_COMPUTE_BIT, sizeof(RasterPush), false, true);
+    raster_view = create_compute_pipeline(ctx, {.shader = "raster.comp.view", .layout = compute_view});
+    bin_view = create_compute_pipeline(ctx, {.shader = "raster.comp.bin_view", .layout = compute_view});
     GraphicsDesc hw;
     hw.shaders = {{VK_SHADER_STAGE_VERTEX_BIT, "raster_hw.vert.main"},
                   {VK_SHADER_STAGE_FRAGMENT_BIT, alpha_masked ? "raster_hw.frag.alpha" : "raster_hw.frag.plain"}};
@@ -111,6 +140,11 @@ void RasterPass::make_list(const Context& ctx, const Scene& scene) {
     if (table.empty()) table.push_back({0, 0});  // (a buffer is never empty; push.chunks says 0)
     chunks = create_buffer_with_data(ctx, table.data(), table.size() * sizeof(glm::uvec2), VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
                                      "raster chunks");
+    // The bins' dispatch (a workgroup per entry) folds into rows of max_groups[0]: never more rows
+    // than the device dispatches.
+    bin_capacity = uint32_t(std::min<uint64_t>(kRasterBinCapacity, uint64_t(max_groups[0]) * max_groups[1]));
+    tile_bins = create_buffer(ctx, kBinsHeader + VkDeviceSize(kRasterBinCapacity) * 16, kListUsage | VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
+                              MemoryKind::device_local, "raster tile bins");  // (tests read its header back)
 }
 
 void RasterPass::make_guarded_list(const Context& ctx, uint32_t list_capacity, uint32_t guard_id) {
@@ -137,8 +171,40 @@ Descriptors RasterPass::bindings(const FrameContext& f, bool named) const {
         .buffer(8, hardware_list)
         .buffer(9, chunks)
         .buffer(10, f.counters)
-        .buffer(11, f.source_ranks ? *f.source_ranks : hardware_list);  // (unread without ranks: push.ranked 0)
+        .buffer(11, tile_bins)
+        .buffer(12, f.source_ranks ? *f.source_ranks : hardware_list);  // (unread without ranks: push.ranked 0)
     return d;
+}
+
+RasterPush RasterPass::make_push(const FrameContext& f, uint32_t count, uint32_t classify) const {
+    return {f.source_ranks ? 1u : 0u, kRasterMaxExtent, capacity,     top_left, chunk_count, count, classify, kRasterHardwareColour,
+            kRasterTinyPixels, bin_capacity, guard_band, {kRasterPerLaneColour, kRasterSplitColour, kRasterTileBinColour}};
+}
+
+// raster.comp over the chunks, then the tile bins: (with `size_bins`) their dispatch's size from
+// the entries appended, and a workgroup per entry.
+void RasterPass::record_compute(FrameContext& f, const Pipeline& chunked, const Pipeline& binned, Descriptors& d,
+                                const RasterPush& push, bool size_bins) const {
+    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, chunked.handle());
+    d.push(f.cmd, chunked);
+    vkCmdPushConstants(f.cmd, chunked.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
+    dispatch(f.ctx, f.cmd, grid.width, grid.height);  // a workgroup per chunk
+    if (size_bins) {
+        memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+                       VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+        vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, bin_args.handle());
+        Descriptors().buffer(0, tile_bins).push(f.cmd, bin_args);
+        const uint32_t args[2] = {bin_capacity, f.ctx.properties.limits.maxComputeWorkGroupCount[0]};
+        vkCmdPushConstants(f.cmd, bin_args.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(args), args);
+        dispatch(f.ctx, f.cmd, 1, 1);
+    }
+    memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+                   VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT | VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                   VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, binned.handle());
+    d.push(f.cmd, binned);
+    vkCmdPushConstants(f.cmd, binned.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
+    vkCmdDispatchIndirect(f.cmd, tile_bins.buffer, 0);
 }
 
 void RasterPass::record(FrameContext& f, RasterPhase phase) {
@@ -163,20 +229,17 @@ void RasterPass::record(FrameContext& f, RasterPhase phase) {
         const uint32_t header[4] = {0, 1, 0, 0};  // vertexCount, instanceCount, firstVertex, firstInstance
         vkCmdUpdateBuffer(f.cmd, hardware_list.buffer, 0, sizeof(header), header);
     }
+    const uint32_t no_entries[4] = {0, 0, 0, 0};  // (the dispatch, written by raster_bin_args.comp), no entry
+    vkCmdUpdateBuffer(f.cmd, tile_bins.buffer, 0, sizeof(no_entries), no_entries);
     memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_CLEAR_BIT | VK_PIPELINE_STAGE_2_COPY_BIT,
                    VK_ACCESS_2_TRANSFER_WRITE_BIT | VK_ACCESS_2_TRANSFER_READ_BIT, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
                    VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
 
     Descriptors d = bindings(f, false);
     const Pipeline& compute = raster[f.plan.raster.variant == Variant::subgroup ? 1 : 0];
-    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, compute.handle());
-    d.push(f.cmd, compute);
-    // The instrumented frame counts: triangles in phase 1 and the late draw; pixels once the words
-    // are final (the frame's last rasterization).
-    const bool final_words = late || !f.ids_after_late_draw;
-    RasterPush push{f.source_ranks ? 1u : 0u, kRasterMaxExtent, capacity, top_left, chunk_count, f.instrument ? 1u : 0u, 0u, 0u};
-    vkCmdPushConstants(f.cmd, compute.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
-    dispatch(f.ctx, f.cmd, grid.width, grid.height);  // a workgroup per chunk
+    // The instrumented frame counts the triangles of phase 1 and the late draw, each once.
+    RasterPush push = make_push(f, f.instrument ? 1u : 0u, 0u);
+    record_compute(f, compute, bin, d, push);
     if (late) {
         // The late draw's vertexCount: the whole list's, from phase 1's count on (raster_hw.vert
         // draws nothing past the list's count).
@@ -204,8 +267,24 @@ void RasterPass::record(FrameContext& f, RasterPhase phase) {
     // What comes next may rewrite the lists this read (occlusion's merge, a compute pass).
     memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT | VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
                    VK_ACCESS_2_SHADER_STORAGE_READ_BIT, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
-    // The split: the id image the shading pass reads, the depth the later passes read (phase 1's
-    // too where the late draw follows: the pyramid between the phases is built from it).
+    // Phase 1's split: the depth the pyramid between the phases reads, or, without a late draw, the
+    // frame's. After the late draw, the renderer calls record_final_split once the merge wrote the
+    // frame's list (the classifying passes rasterize it again).
+    if (!late) record_split(f, !f.ids_after_late_draw);
+    if (timed) f.timer.end(f.cmd, Timer::depth);
+    if (timed) end_label(f.ctx, f.cmd);
+}
+
+void RasterPass::record_final_split(FrameContext& f) {
+    // The merge rewrote the lists (and their source ranks) that the classifying passes read.
+    memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+                   VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
+    record_split(f, true);
+}
+
+void RasterPass::record_split(FrameContext& f, bool final_words) {
+    FrameTargets& t = f.targets;
+    // The split: the id image the shading pass reads, the depth the later passes read.
     memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT | VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
                    VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
     transition(f.cmd, t.visibility, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, true);
@@ -222,13 +301,25 @@ void RasterPass::record(FrameContext& f, RasterPhase phase) {
     vkCmdPushConstants(f.cmd, split.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(count_pixels), &count_pixels);
     dispatch(f.ctx, f.cmd, ceil_div(t.extent.width, 8u), ceil_div(t.extent.height, 8u));
     if (count_pixels) {
-        // The whole list drawn again, classifying: of the final words, those its fragments wrote.
+        // The compute rasterizer again over the frame's list, classifying: of the final words,
+        // those each path wrote (the tile bins as binned; no list is written).
+        const Pipeline& compute = raster[f.plan.raster.variant == Variant::subgroup ? 1 : 0];
         memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
-                       VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+                       VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+        Descriptors classified = bindings(f, false);
+        record_compute(f, compute, bin, classified, make_push(f, 0u, 1u), false);
+        // The hardware list again (phase 1's and the late draw's), classifying: of the final words,
+        // those its fragments wrote. (The classifying dispatches bind the list writable: the draw
+        // waits for them as for writers.)
+        memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+                       VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT | VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT | VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT,
+                       VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+        Descriptors named = bindings(f, true);
+        named.textures(f.scene.texture_set);
         begin_rendering(f.cmd, t.extent, nullptr, nullptr);
         vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, hardware.handle());
         named.push(f.cmd, hardware);
-        push.classify = 1u;
+        RasterPush push = make_push(f, 0u, 1u);
         vkCmdPushConstants(f.cmd, hardware.layout, VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof(push), &push);
         vkCmdDrawIndirect(f.cmd, hardware_list.buffer, 0, 1, sizeof(VkDrawIndirectCommand));
         vkCmdEndRendering(f.cmd);
@@ -236,8 +327,6 @@ void RasterPass::record(FrameContext& f, RasterPhase phase) {
                        VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_ALL_GRAPHICS_BIT | VK_PIPELINE_STAGE_2_COPY_BIT,
                        VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT | VK_ACCESS_2_TRANSFER_READ_BIT);
     }
-    if (timed) f.timer.end(f.cmd, Timer::depth);
-    if (timed) end_label(f.ctx, f.cmd);
 }
 
 void RasterPass::record_view(FrameContext& f) {
@@ -247,7 +336,6 @@ void RasterPass::record_view(FrameContext& f) {
         if (f.overlay) f.overlay->label(8, 8, "raster view: " + f.plan.view.reason);
         return;
     }
-    const bool subgroup = f.plan.raster.variant == Variant::subgroup;
     begin_label(f.ctx, f.cmd, debug_label(f.plan.view));
     f.timer.begin(f.cmd, Timer::view);
     // The frame's last rasterization wrote the words (compute and fragment) and the list (compute).
@@ -256,18 +344,24 @@ void RasterPass::record_view(FrameContext& f) {
                    VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT | VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT |
                        VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT,
                    VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT);
-    // Every covered pixel in the compute path's colour, the uncovered dimmed.
+    // The frame dimmed; then each compute path's colour where the final word is one of its
+    // triangles' (raster.comp's VIEW variants, as the counters classify: the tile bins as binned).
     transition(f.cmd, t.color, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
                VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
     vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, view.handle());
     Descriptors()
         .buffer(0, f.uniforms, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER)
-        .buffer(1, t.raster_words)
-        .storage_image(2, t.color.view)
+        .storage_image(1, t.color.view)
         .push(f.cmd, view);
-    const uint32_t compute_colour = subgroup ? kRasterSubgroupSplitColour : kRasterPerLaneColour;
-    vkCmdPushConstants(f.cmd, view.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(compute_colour), &compute_colour);
     dispatch(f.ctx, f.cmd, ceil_div(t.extent.width, 8u), ceil_div(t.extent.height, 8u));
+    memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+                   VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+    Descriptors painted = bindings(f, false);
+    painted.storage_image(13, t.color.view);
+    record_compute(f, raster_view, bin_view, painted, make_push(f, 0u, 1u), false);
+    memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+                   VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT | VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT | VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT,
+                   VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
     // Then the hardware list again, as the counting draw classifies: its colour where the word is its fragment's.
     transition(f.cmd, t.color, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
                VK_ACCESS_2_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT);
@@ -275,9 +369,9 @@ void RasterPass::record_view(FrameContext& f) {
     begin_rendering(f.cmd, t.extent, &color, nullptr);
     vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, hardware_view.handle());
     Descriptors d = bindings(f, true);
-    d.push(f.cmd, hardware_view);
     d.textures(f.scene.texture_set);
-    RasterPush push{0u, kRasterMaxExtent, capacity, top_left, chunk_count, 0u, 0u, kRasterHardwareColour};
+    d.push(f.cmd, hardware_view);
+    RasterPush push = make_push(f, 0u, 0u);
     vkCmdPushConstants(f.cmd, hardware_view.layout, VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof(push), &push);
     vkCmdDrawIndirect(f.cmd, hardware_list.buffer, 0, 1, sizeof(VkDrawIndirectCommand));
     vkCmdEndRendering(f.cmd);
@@ -298,6 +392,8 @@ void add_raster_legend(Overlay& o, VkExtent2D extent, Variant compute_path) {
         o.label(x + swatch + 1, y - 2 * scale, text, rgba8(255, 255, 255), scale);
         x += swatch + Overlay::text_width(text, scale) + 8 * scale;
     };
-    key(subgroup ? kRasterSubgroupSplitColour : kRasterPerLaneColour, subgroup ? "subgroup-split" : "per-lane");
+    key(kRasterPerLaneColour, "per lane");
+    key(kRasterSplitColour, subgroup ? "subgroup split" : "workgroup split");
+    key(kRasterTileBinColour, "tile bin");
     key(kRasterHardwareColour, "hardware");
 }

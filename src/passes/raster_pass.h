@@ -8,14 +8,28 @@
 #include "render/frame.h"
 #include "render/overlay.h"
 
+#include <optional>
 #include <vector>
 
 struct Scene;
 
-// The largest bounding-box side, in pixels, that the compute rasterizer draws (docs/raster.md,
-// "The threshold"); larger triangles go to the hardware rasterizer. At most 64 (raster.comp's
-// 32-bit edge functions).
+// How raster.comp sorts a triangle by its box (docs/raster.md, "Which rasterizer draws a
+// triangle"): a box of at most kRasterTinyPixels pixel centres a lane walks alone (per lane); one
+// no wider or taller than kRasterMaxExtent pixels the lanes of a subgroup or workgroup split
+// (split; at most 64: the 32-bit edge functions); larger ones go to the tile bins, an entry per
+// kRasterTile x kRasterTile pixels of their box, a workgroup each (raster.comp's RASTER_BIN).
+constexpr uint32_t kRasterTinyPixels = 16;
 constexpr uint32_t kRasterMaxExtent = 32;
+constexpr uint32_t kRasterTile = 32;  // raster.comp's kTile
+// The tile bins' entries (16 bytes each): about 8 times the tiles of a 4K frame. A large triangle
+// whose tiles no longer fit goes to the hardware rasterizer instead.
+constexpr uint32_t kRasterBinCapacity = 1u << 18;
+// SGD_RASTER_GUARD_BAND=PIXELS (docs/raster.md, "Not yet"; a measurement, off by default): triangles
+// reaching past the frame's edge by at most PIXELS go to the compute rasterizer (their box clamped to
+// the frame) instead of the hardware, which lavapipe clips there. nullopt: not a number of 0 to
+// kRasterMaxGuardBand; unset or empty: 0.
+constexpr uint32_t kRasterMaxGuardBand = 16384;
+std::optional<uint32_t> raster_guard_band(const char* value);
 // Triangles a workgroup of raster.comp rasterizes, one a lane (its local_size_x).
 constexpr uint32_t kRasterChunkTriangles = 64;
 
@@ -26,8 +40,9 @@ uint64_t raster_chunk_count(const Scene& scene);
 
 // --view raster: who wrote each pixel's final word. RGBA8 as 0xAABBGGRR, exactly what the view
 // writes (tests decode images with these); pixels no triangle covers keep 30% of the shaded frame.
-constexpr uint32_t kRasterPerLaneColour = rgba8(60, 110, 250);       // compute, the fallback: a lane walks its triangle
-constexpr uint32_t kRasterSubgroupSplitColour = rgba8(40, 200, 90);  // compute, the subgroup path: lanes split the box
+constexpr uint32_t kRasterPerLaneColour = rgba8(60, 110, 250);  // compute, tiny triangles: a lane walks its own
+constexpr uint32_t kRasterSplitColour = rgba8(40, 200, 90);     // compute, medium: a subgroup's (workgroup's) lanes split the box
+constexpr uint32_t kRasterTileBinColour = rgba8(250, 200, 40);  // compute, large: the tile bins' workgroups
 constexpr uint32_t kRasterHardwareColour = rgba8(240, 60, 40);       // the hardware rasterizer's fragments
 
 // Which draw of the frame: the pre-pass (occlusion phase 1, or the only one), or occlusion phase
@@ -35,14 +50,22 @@ constexpr uint32_t kRasterHardwareColour = rgba8(240, 60, 40);       // the hard
 // (raster.comp's source_id), so the two phases' words are the frame's (docs/raster.md, "Ties").
 enum class RasterPhase { first, late };
 
+struct RasterPush;  // raster.comp's push constant
+
 struct RasterPass {
     Pipeline raster[2];  // raster.comp by [subgroup path]
+    Pipeline bin, bin_args;  // the tile bins: raster.comp's RASTER_BIN, its indirect dispatch (raster_bin_args.comp)
     Pipeline hardware;   // raster_hw.vert + .frag (alpha where the scene has masked materials)
     Pipeline split;
-    Pipeline view, hardware_view;  // --view raster: raster_view.comp, then the classifying draw in colour
+    // --view raster: raster_view.comp dims the frame, raster.comp's VIEW variants paint the compute
+    // paths' pixels, then the classifying draw the hardware's.
+    Pipeline view, raster_view, bin_view, hardware_view;
     Buffer hardware_list;  // VkDrawIndirectCommand, then the listed triangles' ids
     Buffer late_command;   // the late draw's VkDrawIndirectCommand: the list from phase 1's count on
     uint32_t capacity = 0;
+    Buffer tile_bins;  // VkDispatchIndirectCommand, the entries appended, then the entries
+    uint32_t bin_capacity = kRasterBinCapacity;
+    uint32_t guard_band = 0;  // SGD_RASTER_GUARD_BAND
     Buffer chunks;  // build_raster_chunks: a workgroup each
     uint32_t chunk_count = 0;
     VkExtent2D grid{};  // the chunks' workgroups folded within maxComputeWorkGroupCount
@@ -59,17 +82,31 @@ struct RasterPass {
     // Tests only: a list of `list_capacity` triangles followed by room for more, every slot holding
     // `guard_id` until written, so that a draw reading past the capacity shows in the words.
     void make_guarded_list(const Context& ctx, uint32_t list_capacity, uint32_t guard_id);
+    // Tests only: tile bins of `entries` entries, so that large triangles overflow to the hardware.
+    void set_bin_capacity(uint32_t entries) { bin_capacity = entries; }
     // In place of ScenePass::record_depth (first: timed as Timer::depth; late) under --raster
-    // compute. first clears the words and the list; both end with the split.
+    // compute. first clears the words and the list and ends with the split; late adds to them, and
+    // record_final_split follows once the cull's merge has written the frame's list.
     void record(FrameContext& f, RasterPhase phase);
     // --view raster over the resolved frame, from the frame's final words and hardware list; where
     // the plan has no words, the plan's reason as a label.
     void record_view(FrameContext& f);
+    // After the late draw and the merge: the split of the frame's words, and in the instrumented
+    // frame the classifying passes over the merged list (timed with late_depth).
+    void record_final_split(FrameContext& f);
     // named: the hardware draws' (5, 6: the list the ids name, render/frame.h's named_indices).
     Descriptors bindings(const FrameContext& f, bool named) const;
+
+private:
+    RasterPush make_push(const FrameContext& f, uint32_t count, uint32_t classify) const;
+    void record_compute(FrameContext& f, const Pipeline& chunked, const Pipeline& binned, Descriptors& d, const RasterPush& push,
+                        bool size_bins = true) const;
+    // The split (the id image, the depth) and, with `final_words` in the instrumented frame, the
+    // classifying passes.
+    void record_split(FrameContext& f, bool final_words);
 };
 
-// The raster view's legend: its title and a swatch for the compute path that ran and the hardware.
+// The raster view's legend: its title (with the compute path that ran) and a swatch per path.
 void add_raster_legend(Overlay& overlay, VkExtent2D extent, Variant compute_path);
 
 // The frame-size targets: the words (8 bytes a pixel) and the depth taken from them.

@@ -410,8 +410,10 @@ RasterPlan plan_raster(const SubgroupCaps& caps, const DeviceFeatures& features,
     // The path: a typed request, then the capabilities, then a stored verdict, else subgroup.
     std::optional<MeasuredPreference> path = request.raster_variant == Request::automatic ? request.measured_raster_path
                                                                                           : std::nullopt;
-    constexpr const char* kFallback = "one atomic per hardware triangle, each lane walks its own triangle's pixels";
-    constexpr const char* kSubgroup = "a ballot compacts the hardware list, the lanes of a subgroup share each triangle's pixels";
+    constexpr const char* kFallback =
+        "shared-memory atomics sort the triangles: tiny ones a lane each, medium ones split over the workgroup, large ones to tile bins";
+    constexpr const char* kSubgroup =
+        "ballots sort the triangles: tiny ones a lane each, medium ones split over the subgroup, large ones to tile bins";
     if (request.raster_variant == Request::fallback || !subgroup_missing.empty()) {
         r.variant = Variant::fallback;
         r.reason += "; fallback (" + (subgroup_missing.empty() ? std::string("requested") : subgroup_missing) + "): " + kFallback;

@@ -167,13 +167,13 @@ struct PlanRequest {
     // A verdict on visibility's derivatives (winner fallback: analytic faster than quad swaps).
     std::optional<MeasuredPreference> measured_derivatives;
     // --raster; nullopt: auto. And the compute rasterizer's path (no option sets it: the comparison's
-    // raster-compute rows and the tests do), and a verdict of hardware against compute (winner
-    // subgroup: compute faster).
+    // raster-compute rows, the tests and gpu_bench.sh's raster suite (SGD_RASTER_PATH) do), and a
+    // verdict of hardware against compute (winner subgroup: compute faster).
     std::optional<Raster> raster;
     Request raster_variant = Request::automatic;
     std::optional<MeasuredPreference> measured_raster;
-    // A verdict on the compute rasterizer's path (winner fallback: per-lane atomics faster than the
-    // ballot-compacted subgroup path); auto follows it where the subgroup path could run.
+    // A verdict on the compute rasterizer's path (winner fallback: the shared-memory sorting faster
+    // than the ballots'); auto follows it where the subgroup path could run.
     std::optional<MeasuredPreference> measured_raster_path;
     // What this device measured (empty: --no-tuning, no tuning file, or the window's T key off).
     // Only `auto` consults it, and only where the measured winner can run and the verdict applies

@@ -135,8 +135,16 @@ struct GpuCounters {
     // shaded a covered pixel, and the waterfall's trips summed over them (one per distinct material).
     uint32_t material_subgroups;
     uint32_t material_trips;
+    // --raster compute's paths (raster.comp, words 91-93 and 94-96): the triangles of phase 1 and the
+    // late draw it sorted to each (per lane, split, tile bin; they add up to raster_triangles[0]),
+    // and the pixels whose final word each path wrote (raster.comp's classifying dispatches after
+    // the last rasterization; with raster_pixels_hardware they add up to raster_pixels_covered).
+    uint32_t raster_path_triangles[3];
+    uint32_t raster_path_pixels[3];
 };
-static_assert(sizeof(GpuCounters) == 91 * 4);
+static_assert(sizeof(GpuCounters) == 97 * 4);
+static_assert(offsetof(GpuCounters, raster_path_triangles) == 91 * 4);  // raster.glsl's kRasterPathTrianglesWord
+static_assert(offsetof(GpuCounters, raster_path_pixels) == 94 * 4);     // raster.glsl's kRasterPathPixelsWord
 static_assert(offsetof(GpuCounters, raster_triangles) == 85 * 4);  // raster.glsl's kRasterTrianglesWord
 static_assert(offsetof(GpuCounters, material_subgroups) == 89 * 4);  // shading.glsl's LoopCounters
 static_assert(offsetof(GpuCounters, occlusion_triangles) == 75 * 4);  // occlusion.glsl's kOcclusionTrianglesWord

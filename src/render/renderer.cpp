@@ -249,6 +249,9 @@ void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_i
             cull.record_late(f);
             compute_raster ? raster_pass_.record(f, RasterPhase::late) : scene_pass_.record_depth(f, true);
             cull.record_merge(f);
+            // The frame's words, split once the merge wrote the frame's list (which the
+            // instrumented frame's classifying passes rasterize again).
+            if (compute_raster) raster_pass_.record_final_split(f);
         }
         slot.timer->end(cmd, Timer::late_depth);
         end_label(ctx_, cmd);
@@ -449,6 +452,15 @@ std::vector<uint64_t> Renderer::read_raster_words() {
     std::vector<uint64_t> words(bytes.size() / 8);
     memcpy(words.data(), bytes.data(), words.size() * 8);
     return words;
+}
+
+std::array<uint32_t, 4> Renderer::read_raster_bins() {
+    std::array<uint32_t, 4> header{};
+    if (!raster_pass_.tile_bins.buffer) return header;
+    vkDeviceWaitIdle(ctx_.device);
+    std::vector<uint8_t> bytes = read_buffer(ctx_, raster_pass_.tile_bins);
+    memcpy(header.data(), bytes.data(), sizeof(header));
+    return header;
 }
 
 std::vector<float> Renderer::read_depth() {

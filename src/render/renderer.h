@@ -113,6 +113,10 @@ public:
     // --raster compute: the last frame's 64-bit visibility words (shaders/raster.glsl), row-major;
     // empty where the plan rasterized in hardware.
     std::vector<uint64_t> read_raster_words();
+    // --raster compute: the tile bins' header after the last rasterization: its dispatch's
+    // workgroups (x, y, z) and the entries appended (past the capacity where triangles went to the
+    // hardware instead); zeros without the compute rasterizer.
+    std::array<uint32_t, 4> read_raster_bins();
     // Tests only: false drops the compute rasterizer's top-left condition (RasterPass::top_left).
     void set_raster_top_left(bool on) { raster_pass_.top_left = on ? 1u : 0u; }
     // Tests only: the hardware list holds `capacity` triangles, the slots after them `guard_id`
@@ -121,6 +125,10 @@ public:
     // Tests only: the draw count cull_late.comp left for the hardware ids pass in the last frame
     // (CullPass::ids_draw_count: every draw where phase 2 re-admitted something, else 0).
     uint32_t read_ids_draw_count();
+    // Tests only: tile bins of `entries` entries (RasterPass::set_bin_capacity).
+    void set_raster_bin_capacity(uint32_t entries) { raster_pass_.set_bin_capacity(entries); }
+    // Tests only: SGD_RASTER_GUARD_BAND's pixels past the frame's edge (RasterPass::guard_band).
+    void set_raster_guard_band(uint32_t pixels) { raster_pass_.guard_band = pixels; }
     // The ray_trace pass's image of the last frame (shaders/raytrace.glsl's encoding, row-major);
     // needs a ray-trace variant other than off.
     std::vector<uint32_t> read_ray_traced();

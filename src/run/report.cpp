@@ -111,12 +111,16 @@ nlohmann::json report_json(const Context& ctx, const Options& options, const Pla
     counters["raster"] = nullptr;
     if (plan.shading.shading == Shading::visibility && plan.raster.raster == Raster::compute) {
         const GpuCounters& i = r.instrumented;
-        counters["raster"] = {{"compute_path", plan.raster.variant == Variant::subgroup ? "subgroup-split" : "per-lane"},
+        counters["raster"] = {{"compute_path", plan.raster.variant == Variant::subgroup ? "subgroup" : "fallback"},
                               {"triangles_compute", i.raster_triangles[0]},
                               {"triangles_hardware", i.raster_triangles[1]},
                               {"pixels_covered", i.raster_pixels_covered},
                               {"pixels_compute", i.raster_pixels_covered - std::min(i.raster_pixels_covered, i.raster_pixels_hardware)},
-                              {"pixels_hardware", i.raster_pixels_hardware}};
+                              {"pixels_hardware", i.raster_pixels_hardware},
+                              {"paths", {{"per_lane", {{"triangles", i.raster_path_triangles[0]}, {"pixels", i.raster_path_pixels[0]}}},
+                                         {"split", {{"triangles", i.raster_path_triangles[1]}, {"pixels", i.raster_path_pixels[1]}}},
+                                         {"tile_bin", {{"triangles", i.raster_path_triangles[2]}, {"pixels", i.raster_path_pixels[2]}}},
+                                         {"hardware", {{"triangles", i.raster_triangles[1]}, {"pixels", i.raster_pixels_hardware}}}}}};
     }
     bool measured = r.exposure.texels != 0;
     counters["exposure"] = r.exposure.applied;

@@ -31,10 +31,12 @@ struct Shot {
     std::vector<uint8_t> color;
     std::vector<uint32_t> ids;  // (draw, primitive) pairs (Renderer::read_visibility), primitive indexing `drawn`
     std::vector<uint64_t> words;
+    std::array<uint32_t, 4> bins{};  // the tile bins' dispatch (x, y, z) and entries, last rasterization
     std::vector<float> depth;  // what the later passes read (--raster compute: taken from the words)
     // Per draw, the list the ids name (Renderer::read_named_indices): --raster hardware's, the list
     // the pre-pass drew; --raster compute's, the source indices of each draw's level.
     std::vector<std::vector<uint32_t>> drawn;
+    std::vector<std::vector<uint32_t>> listed;  // instrumented_shot: what raster.comp's lanes took (read_drawn_indices)
     glm::mat4 view_proj{1.0f};
     Plan plan;
     GpuCounters counters{};
@@ -87,6 +89,7 @@ Shot render(const Scene& scene, Raster raster, std::optional<Camera> camera = st
     s.color = renderer.read_color();
     s.ids = renderer.read_visibility();
     s.words = renderer.read_raster_words();
+    s.bins = renderer.read_raster_bins();
     s.depth = renderer.read_depth();
     s.drawn = renderer.read_named_indices();
     s.view_proj = view.projection(float(kSize.width) / float(kSize.height)) * view.view();
@@ -232,7 +235,7 @@ glm::vec3 at_window(double x, double y, float d) {
 // Every kind of triangle the compute rasterizer sorts, in front of generated_camera().
 Scene generated_scene() {
     Scene scene;
-    std::vector<uint32_t> back, grid, small, big, near, masked, sides;
+    std::vector<uint32_t> back, grid, small, big, large, near, masked, sides;
     // Screen-filling: a wall behind everything (two triangles, each far larger than the threshold).
     add_quad(scene, {-100, -60, -40}, {100, -60, -40}, {100, 60, -40}, {-100, 60, -40}, back);
     add_mesh(scene, back, {0.5f, 0.5f, 0.6f, 1.0f});
@@ -256,6 +259,17 @@ Scene generated_scene() {
     // Larger than the threshold: 50 pixels across.
     add_quad(scene, at_window(120, 50, 12), at_window(170, 50, 12), at_window(170, 5, 12), at_window(120, 5, 12), big);
     add_mesh(scene, big, {0.8f, 0.3f, 0.2f, 1.0f});
+    // Large, inside the frame (the tile bins): a 100 x 40-pixel quad behind the grid, its corners
+    // off the 32-pixel tiles, and a sliver 170 pixels long across the frame, two pixels tall at one
+    // end, crossing many tiles of its box without covering them (both windings: one is drawn).
+    add_quad(scene, at_window(14, 70, 20), at_window(114, 70, 20), at_window(114, 30, 20), at_window(14, 30, 20), large);
+    {
+        uint32_t base = uint32_t(scene.vertices.size());
+        for (glm::dvec2 corner : {glm::dvec2(6.3, 74.2), glm::dvec2(176.6, 103.7), glm::dvec2(6.1, 76.4)})
+            scene.vertices.push_back({at_window(corner.x, corner.y, 14), glm::vec3(0, 0, 1), glm::vec2(0)});
+        for (uint32_t i : {0u, 1u, 2u, 0u, 2u, 1u}) large.push_back(base + i);
+    }
+    add_mesh(scene, large, {0.7f, 0.5f, 0.9f, 1.0f});
     // Crossing the near plane: from behind the camera to 3 units in front, low on the screen.
     add_quad(scene, {-1.0f, -0.6f, 1.0f}, {1.0f, -0.6f, 1.0f}, {1.0f, -0.6f, -3.0f}, {-1.0f, -0.6f, -3.0f}, near, true);
     add_mesh(scene, near, {0.3f, 0.3f, 0.9f, 1.0f});
@@ -610,9 +624,11 @@ TEST(Raster, HardwareDrawStopsAtTheListsCapacity) {
 
 // More draws than the device's maxComputeWorkGroupCount, which SGD_MASK_LIMITS lowers to 64 in a
 // context of the test's own: 300 quads of their own draw (about 6 pixels, the compute
-// rasterizer's), a 96-triangle mesh (two chunks) and the wall. The rasterizer's workgroups (a chunk
-// of 64 triangles each, 303) must fold into rows of 64 (a dispatch past the limit is a validation
-// error, vk/resources.h dispatch()), and write the words of the unlimited context, bit for bit.
+// rasterizer's), a 96-triangle mesh (two chunks), two large quads behind them (tile bins: 78
+// entries) and the wall. The rasterizer's workgroups (a chunk of 64 triangles each, 304) and the
+// tile bins' (one per entry, an indirect dispatch) must fold into rows of 64 (a dispatch past the
+// limit is a validation error, vk/resources.h dispatch(); the indirect one is sized by
+// raster_bin_args.comp), and write the words of the unlimited context, bit for bit.
 TEST(Raster, MoreChunksThanTheWorkgroupLimitFoldIntoRows) {
     REQUIRE_DRAWING();
     REQUIRE_COMPUTE_RASTER();
@@ -633,10 +649,14 @@ TEST(Raster, MoreChunksThanTheWorkgroupLimitFoldIntoRows) {
             add_quad(scene, at_window(x, 106, 9), at_window(x + 3, 106, 9), at_window(x + 3, 103, 9), at_window(x, 103, 9), fan);
         }
         add_mesh(scene, fan, {0.9f, 0.3f, 0.3f, 1.0f});
+        std::vector<uint32_t> large;  // boxes over tiles 0-5 x 0-3 (24 entries a triangle) and 1-5 x 1-3 (15)
+        add_quad(scene, at_window(6, 104, 30), at_window(186, 104, 30), at_window(186, 4, 30), at_window(6, 4, 30), large);
+        add_quad(scene, at_window(40, 100, 20), at_window(180, 100, 20), at_window(180, 40, 20), at_window(40, 40, 20), large);
+        add_mesh(scene, large, {0.4f, 0.4f, 0.8f, 1.0f});
         update_bounds(scene);
         return scene;
     }();
-    ASSERT_EQ(raster_chunk_count(scene), 303u);
+    ASSERT_EQ(raster_chunk_count(scene), 304u);
     ScopedEnv mask("SGD_MASK_LIMITS", "maxComputeWorkGroupCount=64");
     Context limited;
     ContextOptions options;
@@ -651,14 +671,19 @@ TEST(Raster, MoreChunksThanTheWorkgroupLimitFoldIntoRows) {
         int covered = 0;
         for (uint64_t word : folded.words) covered += uint32_t(word) != 0;
         EXPECT_GT(covered, 300 * 20) << "the quads should cover about 30 pixels each";
+        EXPECT_EQ(folded.bins[3], 78u) << "the large quads' tiles";
+        EXPECT_LE(folded.bins[0], 64u) << "the tile bins' dispatch past the limit";
+        EXPECT_GE(uint64_t(folded.bins[0]) * folded.bins[1], folded.bins[3]) << "the tile bins' dispatch misses entries";
         EXPECT_TRUE(folded.words == reference.words) << "the folded grid's words differ from the unlimited one's";
     }
     EXPECT_EQ(validation_message_count(), messages) << "a dispatch past the limit (printed above)";
 }
 
 // The CPU reference of raster.comp's sorting (docs/raster.md, "Which rasterizer draws a
-// triangle"): 0 nobody, 1 compute, 2 hardware, from the same float window positions.
-int classify(const Scene& scene, const Shot& s, uint32_t draw, uint32_t primitive) {
+// triangle"), from the same float window positions.
+enum Path { kNobody, kPerLane, kSplit, kTileBin, kHardware, kPaths };
+// `guard`: SGD_RASTER_GUARD_BAND's pixels past the frame's edge that compute takes.
+int classify(const Scene& scene, const Shot& s, uint32_t draw, uint32_t primitive, float guard = 0.0f) {
     const Material& material = scene.materials[scene.meshes[scene.instances[draw].mesh].material];
     glm::vec4 clip[3];
     bool in_depth = true;
@@ -667,136 +692,236 @@ int classify(const Scene& scene, const Shot& s, uint32_t draw, uint32_t primitiv
         clip[i] = s.view_proj * (scene.instances[draw].transform * glm::vec4(v.position, 1.0f));
         in_depth = in_depth && clip[i].w > 0.0f && clip[i].z >= 0.0f && clip[i].z <= clip[i].w;
     }
-    if (material.alpha_cutoff > 0.0f || !in_depth) return 2;
+    if (material.alpha_cutoff > 0.0f || !in_depth) return kHardware;
     glm::vec2 half(0.5f * float(kSize.width), 0.5f * float(kSize.height)), p[3];
     for (int i = 0; i < 3; ++i) p[i] = glm::vec2(clip[i]) / clip[i].w * half + half;
     glm::vec2 lo = glm::min(p[0], glm::min(p[1], p[2])), hi = glm::max(p[0], glm::max(p[1], p[2]));
     glm::vec2 frame(float(kSize.width), float(kSize.height));
-    if (hi.x - lo.x > float(kRasterMaxExtent) || hi.y - lo.y > float(kRasterMaxExtent)) return 2;
-    if (hi.x < 0 || hi.y < 0 || lo.x > frame.x || lo.y > frame.y) return 0;
-    if (lo.x < 0 || lo.y < 0 || hi.x > frame.x || hi.y > frame.y) return 2;
+    const bool large = hi.x - lo.x > float(kRasterMaxExtent) || hi.y - lo.y > float(kRasterMaxExtent);
+    if (hi.x < 0 || hi.y < 0 || lo.x > frame.x || lo.y > frame.y) return kNobody;
+    if (lo.x < -guard || lo.y < -guard || hi.x > frame.x + guard || hi.y > frame.y + guard) return kHardware;
     int64_t f[3][2];
     for (int i = 0; i < 3; ++i)
         for (int c = 0; c < 2; ++c) f[i][c] = int64_t(std::nearbyint(double(p[i][c]) * 256.0));
     auto floor_div = [](int64_t a) { return a >= 0 ? a / 256 : -((-a + 255) / 256); };
+    int64_t pixels = 1;  // in the box of pixel centres
     for (int c = 0; c < 2; ++c) {
         int64_t f_lo = std::min({f[0][c], f[1][c], f[2][c]}), f_hi = std::max({f[0][c], f[1][c], f[2][c]});
         int64_t first = std::max<int64_t>(floor_div(f_lo - 128 + 255), 0);
         int64_t last = std::min<int64_t>(floor_div(f_hi - 128), int64_t(c ? kSize.height : kSize.width) - 1);
-        if (last < first) return 0;
+        if (last < first) return kNobody;
+        pixels *= last - first + 1;
     }
     int64_t cross = (f[1][0] - f[0][0]) * (f[2][1] - f[0][1]) - (f[1][1] - f[0][1]) * (f[2][0] - f[0][0]);
-    return cross >= 0 ? 0 : 1;
+    if (cross >= 0) return kNobody;
+    return large ? kTileBin : pixels <= int64_t(kRasterTinyPixels) ? kPerLane : kSplit;
 }
 
-// The report's raster counters (the instrumented frame) against the CPU: the triangles each
-// rasterizer took, by the reference sorting of every listed triangle, and the pixels: every covered
-// one, and of them those whose triangle (from the visibility image) the reference gives the hardware.
+const char* path_name(int path) {
+    static const char* names[kPaths] = {"nobody", "per lane", "split", "tile bin", "hardware"};
+    return names[path];
+}
+
+// The instrumented frame of the generated scene (counters, visibility, the listed triangles) and,
+// with `view`, its --view raster frame.
+Shot instrumented_shot(const Scene& scene, Request variant, bool view, const std::function<void(Renderer&)>& prepare = {}) {
+    const Context& ctx = test_context();
+    RendererConfig config;
+    config.extent = kSize;
+    config.lights = 16;
+    config.view_legend = false;
+    config.plan = raster_plan(Raster::compute, variant, Request::off, view ? ViewMode::raster : ViewMode::shaded);
+    Renderer renderer(ctx, scene, config);
+    if (prepare) prepare(renderer);
+    VkCommandBuffer cmd = begin_one_shot(ctx);
+    renderer.record(cmd, 0, 0, generated_camera(), true);
+    end_one_shot(ctx, cmd);
+    Shot shot;
+    shot.plan = config.plan;
+    shot.counters = renderer.read_counters();
+    shot.color = renderer.read_color();
+    shot.ids = renderer.read_visibility();
+    shot.words = renderer.read_raster_words();
+    shot.drawn = renderer.read_named_indices();
+    shot.listed = renderer.read_drawn_indices();
+    Camera camera = generated_camera();
+    shot.view_proj = camera.projection(float(kSize.width) / float(kSize.height)) * camera.view();
+    return shot;
+}
+
+// The report's raster counters (the instrumented frame) against the CPU: the triangles of each
+// path (per lane, split, tile bin, hardware), by the reference sorting of every listed triangle,
+// and the pixels: every covered one, and of them those whose triangle (from the visibility image)
+// the reference gives each path. The generated scene fills every path.
 TEST(Raster, CountersSayWhoRasterizedEachTriangleAndWroteEachPixel) {
     REQUIRE_DRAWING();
     REQUIRE_COMPUTE_RASTER();
     static const Scene scene = generated_scene();
-    const Context& ctx = test_context();
     uint32_t messages = validation_message_count();
     for (Request variant : {Request::subgroup, Request::fallback}) {
-        RendererConfig config;
-        config.extent = kSize;
-        config.lights = 16;
-        config.plan = raster_plan(Raster::compute, variant);
-        Renderer renderer(ctx, scene, config);
-        VkCommandBuffer cmd = begin_one_shot(ctx);
-        renderer.record(cmd, 0, 0, generated_camera(), true);
-        end_one_shot(ctx, cmd);
-        GpuCounters counters = renderer.read_counters();
-        Shot shot, listed;
-        shot.ids = renderer.read_visibility();
-        shot.drawn = renderer.read_named_indices();
-        listed.drawn = renderer.read_drawn_indices();  // what raster.comp's lanes took
-        Camera view = generated_camera();
-        shot.view_proj = listed.view_proj = view.projection(float(kSize.width) / float(kSize.height)) * view.view();
-        uint32_t triangles[3] = {}, covered = 0, hardware = 0;
-        for (uint32_t draw = 0; draw < listed.drawn.size(); ++draw)
-            for (uint32_t t = 0; t < listed.drawn[draw].size() / 3; ++t) ++triangles[classify(scene, listed, draw, t)];
+        Shot shot = instrumented_shot(scene, variant, false);
+        const GpuCounters& counters = shot.counters;
+        uint32_t triangles[kPaths] = {}, pixels[kPaths] = {}, covered = 0;
+        Shot lanes = shot;
+        lanes.drawn = shot.listed;
+        for (uint32_t draw = 0; draw < lanes.drawn.size(); ++draw)
+            for (uint32_t t = 0; t < lanes.drawn[draw].size() / 3; ++t) ++triangles[classify(scene, lanes, draw, t)];
         for (size_t p = 0; p < shot.ids.size() / 2; ++p) {
             if (shot.ids[2 * p] == kNoTriangle) continue;
             ++covered;
-            hardware += classify(scene, shot, shot.ids[2 * p], shot.ids[2 * p + 1]) == 2;
+            ++pixels[classify(scene, shot, shot.ids[2 * p], shot.ids[2 * p + 1])];
         }
-        EXPECT_GT(triangles[1], 100u);
-        EXPECT_GT(hardware, 1000u);
-        EXPECT_LT(hardware, covered);
-        EXPECT_EQ(counters.raster_triangles[0], triangles[1]) << "compute triangles";
-        EXPECT_EQ(counters.raster_triangles[1], triangles[2]) << "hardware triangles";
+        EXPECT_EQ(pixels[kNobody], 0u) << "covered pixels named by a triangle the reference draws nowhere";
+        for (int path = kPerLane; path < kPaths; ++path) {
+            EXPECT_GT(triangles[path], 0u) << path_name(path) << ": the generated scene should fill every path";
+            EXPECT_GT(pixels[path], 50u) << path_name(path);
+        }
+        const uint32_t path_triangles[kPaths] = {0, counters.raster_path_triangles[0], counters.raster_path_triangles[1],
+                                                 counters.raster_path_triangles[2], counters.raster_triangles[1]};
+        const uint32_t path_pixels[kPaths] = {0, counters.raster_path_pixels[0], counters.raster_path_pixels[1],
+                                              counters.raster_path_pixels[2], counters.raster_pixels_hardware};
+        for (int path = kPerLane; path < kPaths; ++path) {
+            EXPECT_EQ(path_triangles[path], triangles[path]) << path_name(path) << " triangles";
+            EXPECT_EQ(path_pixels[path], pixels[path]) << path_name(path) << " pixels";
+        }
+        EXPECT_EQ(counters.raster_triangles[0], triangles[kPerLane] + triangles[kSplit] + triangles[kTileBin]) << "compute triangles";
         EXPECT_EQ(counters.raster_pixels_covered, covered);
-        EXPECT_EQ(counters.raster_pixels_hardware, hardware);
-        printf("%s: %u triangles to compute, %u to the hardware, %u to nobody; %u pixels covered, %u by the hardware\n",
-               variant == Request::subgroup ? "subgroup" : "fallback", triangles[1], triangles[2], triangles[0], covered, hardware);
+        printf("%s: triangles per lane %u, split %u, tile bin %u, hardware %u, nobody %u; of %u covered pixels per lane %u, split %u, "
+               "tile bin %u, hardware %u\n",
+               variant == Request::subgroup ? "subgroup" : "fallback", triangles[kPerLane], triangles[kSplit], triangles[kTileBin],
+               triangles[kHardware], triangles[kNobody], covered, pixels[kPerLane], pixels[kSplit], pixels[kTileBin], pixels[kHardware]);
     }
     EXPECT_EQ(validation_message_count(), messages);
 }
 
-// --view raster against the CPU: every covered pixel in the colour of the compute path that ran
-// or the hardware's, the hardware's exactly where the pixel's triangle (the visibility image's) is
-// one the reference sorting gives the hardware, no colour on uncovered pixels, and the colours'
-// counts the report's pixel counters.
+// Tile bins too small for the frame's large triangles (12 entries, where the generated scene's
+// large triangles need about 20): those that do not fit go to the hardware, which covers the same
+// pixels. The frame must still name the hardware pre-pass's triangles (ties aside), the counters
+// move those triangles from the tile bins to the hardware, and no entry is read past the capacity.
+TEST(Raster, FullTileBinsSendTheRestToTheHardware) {
+    REQUIRE_DRAWING();
+    REQUIRE_COMPUTE_RASTER();
+    static const Scene scene = generated_scene();
+    uint32_t messages = validation_message_count();
+    Shot hardware = render(scene, Raster::hardware, generated_camera());
+    for (Request variant : {Request::subgroup, Request::fallback}) {
+        Shot full = instrumented_shot(scene, variant, false);
+        Shot small = instrumented_shot(scene, variant, false, [](Renderer& r) { r.set_raster_bin_capacity(12); });
+        const GpuCounters &a = full.counters, &b = small.counters;
+        EXPECT_GT(a.raster_path_triangles[2], b.raster_path_triangles[2]) << "the small bins should have turned triangles away";
+        EXPECT_GT(b.raster_path_triangles[2], 0u) << "the first to come (12 tiles at most) should still fit";
+        EXPECT_EQ(a.raster_path_triangles[2] + a.raster_triangles[1], b.raster_path_triangles[2] + b.raster_triangles[1]);
+        EXPECT_EQ(a.raster_pixels_covered, b.raster_pixels_covered);
+        Comparison c = compare(scene, hardware, small);
+        EXPECT_EQ(c.untied, "");
+        EXPECT_GE(double(c.same), 0.999 * c.covered);
+        printf("%s, 12 entries: %u triangles binned (of %u), %u to the hardware; %d of %d covered pixels the hardware's triangle\n",
+               variant == Request::subgroup ? "subgroup" : "fallback", b.raster_path_triangles[2], a.raster_path_triangles[2],
+               b.raster_triangles[1], c.same, c.covered);
+    }
+    EXPECT_EQ(validation_message_count(), messages);
+}
+
+// SGD_RASTER_GUARD_BAND (a measurement for GPUs that do not clip inside their guard band): the
+// triangles reaching past the frame's edge by up to 4,096 pixels go to compute. lavapipe's hardware
+// clips them at the edge, where the clipped edges' new vertices snap on their own, so a few pixels
+// along such a triangle's edges may name its neighbour. What must still hold: each path's triangles
+// as the CPU reference sorts them with the guard band (the hardware keeps the near-plane and
+// alpha-masked ones), every pixel that differs from the hardware pre-pass involves a triangle
+// reaching past the frame's edge, at least 99.9% of covered pixels the hardware's triangle, and the
+// subgroup and fallback words identical; validated.
+TEST(Raster, AGuardBandTakesTheFrameCrossingTrianglesInCompute) {
+    REQUIRE_DRAWING();
+    REQUIRE_COMPUTE_RASTER();
+    static const Scene scene = generated_scene();
+    uint32_t messages = validation_message_count();
+    Shot hardware = render(scene, Raster::hardware, generated_camera());
+    auto guarded = [](Renderer& r) { r.set_raster_guard_band(4096); };
+    Shot shots[2] = {instrumented_shot(scene, Request::subgroup, false, guarded), instrumented_shot(scene, Request::fallback, false, guarded)};
+    // (Each shot's triangle through its own list: the compute ids name source triangles.)
+    auto crosses = [&](const Shot& s, uint32_t draw, uint32_t primitive) {
+        return classify(scene, s, draw, primitive) == kHardware && classify(scene, s, draw, primitive, 4096.0f) != kHardware;
+    };
+    for (const Shot& shot : shots) {
+        uint32_t triangles[kPaths] = {}, crossing = 0;
+        Shot lanes = shot;
+        lanes.drawn = shot.listed;  // (the hardware's drawn list is the same cull's)
+        for (uint32_t draw = 0; draw < lanes.drawn.size(); ++draw)
+            for (uint32_t t = 0; t < lanes.drawn[draw].size() / 3; ++t) {
+                ++triangles[classify(scene, lanes, draw, t, 4096.0f)];
+                crossing += crosses(lanes, draw, t);
+            }
+        EXPECT_GT(crossing, 0u) << "the wall reaches past the frame's edge";
+        const GpuCounters& k = shot.counters;
+        EXPECT_EQ(k.raster_path_triangles[0], triangles[kPerLane]);
+        EXPECT_EQ(k.raster_path_triangles[1], triangles[kSplit]);
+        EXPECT_EQ(k.raster_path_triangles[2], triangles[kTileBin]);
+        EXPECT_EQ(k.raster_triangles[1], triangles[kHardware]) << "the hardware's triangles with the guard band";
+        int covered = 0, same = 0, unexplained = 0;
+        for (size_t p = 0; p < hardware.ids.size() / 2; ++p) {
+            uint32_t hd = hardware.ids[2 * p], hp = hardware.ids[2 * p + 1], cd = shot.ids[2 * p], cp = shot.ids[2 * p + 1];
+            covered += hd != kNoTriangle;
+            if (same_triangle(hardware, shot, p)) {
+                same += hd != kNoTriangle;
+                continue;
+            }
+            bool explained = (hd != kNoTriangle && crosses(hardware, hd, hp)) || (cd != kNoTriangle && crosses(shot, cd, cp));
+            if (!explained && unexplained++ == 0)
+                ADD_FAILURE() << "pixel " << p % kSize.width << ", " << p / kSize.width << " differs between triangles that stay inside the frame";
+        }
+        EXPECT_EQ(unexplained, 0);
+        EXPECT_GE(double(same), 0.999 * covered);
+        printf("guard band, %s: %u triangles to the hardware, %u reaching past the frame's edge in compute; %d of %d covered pixels the hardware's triangle\n",
+               &shot == &shots[0] ? "subgroup" : "fallback", triangles[kHardware], crossing, same, covered);
+    }
+    EXPECT_TRUE(shots[0].words == shots[1].words) << "the subgroup and fallback rasterizers' words differ";
+    EXPECT_EQ(validation_message_count(), messages);
+}
+
+// --view raster against the CPU: every covered pixel in the colour of the path the reference
+// sorting gives its triangle (the visibility image's): per lane, split, tile bin or hardware; no
+// colour on uncovered pixels; and the colours' counts the report's pixel counters, both paths.
 TEST(Raster, ViewColoursEachPixelByWhoWroteItsWord) {
     REQUIRE_DRAWING();
     REQUIRE_COMPUTE_RASTER();
     static const Scene scene = generated_scene();
-    const Context& ctx = test_context();
     uint32_t messages = validation_message_count();
+    const uint32_t colours[kPaths] = {0, kRasterPerLaneColour, kRasterSplitColour, kRasterTileBinColour, kRasterHardwareColour};
     for (Request variant : {Request::subgroup, Request::fallback}) {
-        RendererConfig config;
-        config.extent = kSize;
-        config.lights = 16;
-        config.view_legend = false;
-        config.plan = raster_plan(Raster::compute, variant, Request::off, ViewMode::raster);
-        ASSERT_EQ(config.plan.view.variant, Variant::off) << config.plan.view.reason;
-        Renderer renderer(ctx, scene, config);
-        VkCommandBuffer cmd = begin_one_shot(ctx);
-        renderer.record(cmd, 0, 0, generated_camera(), true);
-        end_one_shot(ctx, cmd);
-        GpuCounters counters = renderer.read_counters();
-        Shot shot;
-        shot.color = renderer.read_color();
-        shot.ids = renderer.read_visibility();
-        shot.drawn = renderer.read_named_indices();
-        Camera view = generated_camera();
-        shot.view_proj = view.projection(float(kSize.width) / float(kSize.height)) * view.view();
-        const bool subgroup = variant == Request::subgroup;
-        const uint32_t compute_colour = subgroup ? kRasterSubgroupSplitColour : kRasterPerLaneColour;
-        const uint32_t other_path = subgroup ? kRasterPerLaneColour : kRasterSubgroupSplitColour;
-        uint32_t covered = 0, compute = 0, hardware = 0, unclassified = 0, wrong = 0, coloured_uncovered = 0;
+        Shot shot = instrumented_shot(scene, variant, true);
+        ASSERT_EQ(shot.plan.view.variant, Variant::off) << shot.plan.view.reason;
+        const GpuCounters& counters = shot.counters;
+        uint32_t painted[kPaths] = {}, covered = 0, unclassified = 0, wrong = 0, coloured_uncovered = 0;
         for (size_t p = 0; p < shot.ids.size() / 2; ++p) {
             uint32_t colour;
             memcpy(&colour, &shot.color[4 * p], 4);
-            bool is_compute = colour == compute_colour, is_hardware = colour == kRasterHardwareColour;
+            int path = int(std::find(colours + 1, colours + kPaths, colour) - colours);  // kPaths: none
             if (shot.ids[2 * p] == kNoTriangle) {
-                coloured_uncovered += is_compute || is_hardware || colour == other_path;
+                coloured_uncovered += path != kPaths;
                 continue;
             }
             ++covered;
-            compute += is_compute;
-            hardware += is_hardware;
-            if (!is_compute && !is_hardware) {
+            if (path == kPaths) {
                 if (unclassified++ == 0) ADD_FAILURE() << "pixel " << p % kSize.width << ", " << p / kSize.width << " unclassified: 0x" << std::hex << colour;
                 continue;
             }
-            bool to_hardware = classify(scene, shot, shot.ids[2 * p], shot.ids[2 * p + 1]) == 2;
-            if (to_hardware != is_hardware && wrong++ == 0)
-                ADD_FAILURE() << "pixel " << p % kSize.width << ", " << p / kSize.width << ": the reference sorts its triangle to "
-                              << (to_hardware ? "the hardware" : "compute") << " (draw " << shot.ids[2 * p] << ", triangle " << shot.ids[2 * p + 1] << ")";
+            ++painted[path];
+            int expected = classify(scene, shot, shot.ids[2 * p], shot.ids[2 * p + 1]);
+            if (expected != path && wrong++ == 0)
+                ADD_FAILURE() << "pixel " << p % kSize.width << ", " << p / kSize.width << " in the colour of " << path_name(path)
+                              << ": the reference sorts its triangle to " << path_name(expected) << " (draw " << shot.ids[2 * p]
+                              << ", triangle " << shot.ids[2 * p + 1] << ")";
         }
-        EXPECT_GT(compute, 1000u);
-        EXPECT_GT(hardware, 1000u);
-        EXPECT_EQ(unclassified, 0u) << "covered pixels in neither colour";
-        EXPECT_EQ(wrong, 0u) << "pixels coloured for the other rasterizer";
-        EXPECT_EQ(coloured_uncovered, 0u) << "uncovered pixels in a rasterizer's colour";
+        for (int path = kPerLane; path < kPaths; ++path) EXPECT_GT(painted[path], 50u) << path_name(path);
+        EXPECT_EQ(unclassified, 0u) << "covered pixels in no path's colour";
+        EXPECT_EQ(wrong, 0u) << "pixels coloured for another path";
+        EXPECT_EQ(coloured_uncovered, 0u) << "uncovered pixels in a path's colour";
         EXPECT_EQ(covered, counters.raster_pixels_covered);
-        EXPECT_EQ(hardware, counters.raster_pixels_hardware) << "hardware-coloured pixels";
-        EXPECT_EQ(compute, counters.raster_pixels_covered - counters.raster_pixels_hardware) << "compute-coloured pixels";
-        printf("%s: %u covered pixels, %u in the compute path's colour, %u in the hardware's\n", subgroup ? "subgroup" : "fallback",
-               covered, compute, hardware);
+        EXPECT_EQ(painted[kHardware], counters.raster_pixels_hardware) << "hardware-coloured pixels";
+        for (int path = kPerLane; path <= kTileBin; ++path)
+            EXPECT_EQ(painted[path], counters.raster_path_pixels[path - 1]) << path_name(path) << "-coloured pixels";
+        printf("%s: %u covered pixels: per lane %u, split %u, tile bin %u, hardware %u\n", variant == Request::subgroup ? "subgroup" : "fallback",
+               covered, painted[kPerLane], painted[kSplit], painted[kTileBin], painted[kHardware]);
     }
     EXPECT_EQ(validation_message_count(), messages);
 }
