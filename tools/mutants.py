@@ -265,8 +265,8 @@ MUTANTS = {
     # was listed in, a late triangle named by its rank in its chunk instead of in its draw's level.
     "raster-late-draw-writes-no-words": (
         "src/passes/raster_pass.cpp",
-        "    dispatch(f.ctx, f.cmd, grid.width, grid.height);  // a workgroup per chunk\n",
-        "    if (!late) dispatch(f.ctx, f.cmd, grid.width, grid.height);\n",
+        "    record_compute(f, compute, bin, d, push);\n",
+        "    if (!late) record_compute(f, compute, bin, d, push);\n",
         r"^Raster\.OcclusionPhasesWriteTheWordsOfOneRasterizationInEveryFrame|^Raster\.OcclusionPhaseTwoMatchesHardware",
     ),
     "raster-id-from-the-listed-place": (
