@@ -231,7 +231,23 @@ foreach(surface visibility visibility_meshlet)
   sgd_shader(raytrace.rgen view_lane_id_${surface} RT_VIEW=1 VIEW_HERE=1 VIEW_LANE_ID=1 ${surface_defines})
   sgd_shader(raytrace.rgen view_first_last_${surface} RT_VIEW=1 VIEW_HERE=1 VIEW_FIRST_LAST=1 ${surface_defines})
   sgd_shader(raytrace.rgen view_active_${surface} RT_VIEW=1 VIEW_HERE=1 VIEW_ACTIVE=1 ${surface_defines})
+  # The dense launch (docs/ray-tracing.md, "Dense rays"): the compaction pass lists the pixels by the
+  # rays they trace, with ballots (subgroup) or one atomic per ray (fallback); ray generation then
+  # traces one listed ray per invocation.
+  sgd_shader(raytrace.rgen subgroup_dense_${surface} RT_SUBGROUP=1 RT_DENSE=1 ${surface_defines})
+  sgd_shader(raytrace.rgen fallback_dense_${surface} RT_DENSE=1 ${surface_defines})
+  sgd_shader(ray_lists.comp subgroup_${surface} RT_LISTS_BALLOT=1 ${surface_defines})
+  sgd_shader(ray_lists.comp fallback_${surface} ${surface_defines})
 endforeach()
+# The forward path's dense launch: its primary launch stores the hits (`primary`), the compaction
+# and the dense launch rebuild the surfaces from them.
+sgd_shader(raytrace.rgen subgroup_primary RT_SUBGROUP=1 RT_PRIMARY=1)
+sgd_shader(raytrace.rgen fallback_primary RT_PRIMARY=1)
+sgd_shader(raytrace.rgen subgroup_dense RT_SUBGROUP=1 RT_DENSE=1)
+sgd_shader(raytrace.rgen fallback_dense RT_DENSE=1)
+sgd_shader(ray_lists.comp subgroup_camera RT_LISTS_BALLOT=1)
+sgd_shader(ray_lists.comp fallback_camera)
+sgd_shader(ray_lists.comp finish RT_LISTS_FINISH=1)
 sgd_shader(light_aabbs.comp main)
 # The debug views in the six stages: `view_plain` passes the records through (and counts nothing),
 # `view_<kind>` measures lanes in its own stage (VIEW_HERE); raytrace_view.comp colours the records.

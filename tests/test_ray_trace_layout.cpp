@@ -117,6 +117,44 @@ TEST(RayTracePlan, NoRayTracingMeansOffAndExplicitRequestsFail) {
     EXPECT_EQ(make_plan(c, f, off)[PassId::ray_trace].variant, Variant::off);
 }
 
+// The dense launch (docs/ray-tracing.md, "Dense rays"): auto lists with ballots where the pass runs
+// its subgroup variant and compute has ballots, with one atomic per ray otherwise; per pixel where
+// the device has no indirect launch (a request for lists there is refused), or where asked.
+TEST(RayTracePlan, DenseLaunchFollowsTheVariantAndTheIndirectLaunch) {
+    DeviceFeatures f;
+    f.ray_tracing = f.ray_tracing_indirect = true;
+    SubgroupCaps c;
+    c.ops = (1u << uint32_t(Op::count)) - 1;
+    c.stages = bit(Stage::fragment) | bit(Stage::compute) | kRayTracingStages;
+    Plan plan = make_plan(c, f, {});
+    EXPECT_EQ(plan.ray_lists, Variant::subgroup);
+    EXPECT_EQ(plan.ray_lists_reason, "dense launch: the rays listed with ballots, one atomic per subgroup and list");
+    PlanRequest fallback;
+    fallback[PassId::ray_trace] = Request::fallback;
+    EXPECT_EQ(make_plan(c, f, fallback).ray_lists, Variant::fallback);
+    SubgroupCaps masked = c;
+    apply_masks(masked, bit(Stage::compute), 0);
+    plan = make_plan(masked, f, {});
+    EXPECT_EQ(plan[PassId::ray_trace].variant, Variant::subgroup);
+    EXPECT_EQ(plan.ray_lists, Variant::fallback);
+    EXPECT_EQ(plan.ray_lists_reason,
+              "dense launch: the rays listed with one atomic per ray (compute stage has no subgroup support (masked by --mask-stages))");
+    PlanRequest ballots;
+    ballots.ray_lists = Request::subgroup;
+    EXPECT_THROW(make_plan(masked, f, ballots), UnsupportedRequest);
+    PlanRequest off;
+    off.ray_lists = Request::off;
+    EXPECT_EQ(make_plan(c, f, off).ray_lists, Variant::off);
+    PlanRequest no_rays;
+    no_rays[PassId::ray_trace] = Request::off;
+    EXPECT_EQ(make_plan(c, f, no_rays).ray_lists, Variant::off);
+    f.ray_tracing_indirect = false;
+    plan = make_plan(c, f, {});
+    EXPECT_EQ(plan.ray_lists, Variant::off);
+    EXPECT_EQ(plan.ray_lists_reason, "one ray generation per pixel: the device lacks rayTracingPipelineTraceRaysIndirect");
+    EXPECT_THROW(make_plan(c, f, ballots), UnsupportedRequest);
+}
+
 TEST(RayTracePlan, EverySixStagesNeedSubgroups) {
     DeviceFeatures f;
     f.ray_tracing = true;

@@ -62,10 +62,11 @@
 #                alternated, frames compared), with --base the frame before and after, the
 #                comparison's derivatives and shading ratios, the atlas validated
 #   rays         the ray tracer (docs/ray-tracing.md): --shading visibility and forward, the subgroup
-#                and fallback variants alternated over two rounds, and off: the traces' time
+#                and fallback variants, each with the dense launch and the plain one (SGD_RAY_LISTS),
+#                alternated over two rounds, and off: the traces' time
 #                (ray_trace) beside the acceleration structures' rebuild (ray_build), rays per second
 #                per kind (over the traces alone) and every stage's invocations, the variants' frames
-#                and dumps compared; --compare's ray_trace ratio with its interval; the six stages'
+#                and dumps compared, the targets (dense ray_trace, its speed-ups); --compare's ray_trace ratio with its interval; the six stages'
 #                views on the visibility path (both geometry paths) and forward, validated
 # Adding a suite: one case block below (runs through `run` / `compare_run`, a table through
 # tools/bench_tables.py), one line above and one in tools/README.md.
@@ -341,14 +342,48 @@ for suite in "${suites[@]}"; do
   rays)
     for size in "${sizes[@]}"; do
       for shading in visibility forward; do
-        # Alternated (subgroup, fallback, subgroup, fallback): drift in the device's clocks falls on both.
-        for round in 1 2; do for v in subgroup fallback; do
-          run "$size-$shading-$v-$round" --headless "${scaled[@]}" --size $size --shading $shading --ray-trace $v --frames $frames \
-            --warmup $warmup --screenshot "$d/frame-$size-$shading-$v.png" --ray-dump "$d/dump-$size-$shading-$v.png"
-        done; done
-        echo "$size $shading: frames identical $(same "$d/frame-$size-$shading-subgroup.png" "$d/frame-$size-$shading-fallback.png"), ray dumps identical $(same "$d/dump-$size-$shading-subgroup.png" "$d/dump-$size-$shading-fallback.png")" >> "$d/notes.txt"
-        run "$size-$shading-off" --headless "${scaled[@]}" --size $size --shading $shading --ray-trace off --frames $frames --warmup $warmup
+        # The variants, each with the dense launch (SGD_RAY_LISTS auto: the rays listed with
+        # ballots in the subgroup variant, one atomic per ray in the fallback) and the plain one
+        # (off: one ray generation per pixel), alternated over two rounds: drift in the device's
+        # clocks falls on all of them.
+        for round in 1 2; do for launch in dense plain; do for v in subgroup fallback; do
+          lists=auto; [ $launch = plain ] && lists=off
+          SGD_RAY_LISTS=$lists run "$shading-$v-$launch-$size-$round" --headless "${scaled[@]}" --size $size --shading $shading \
+            --ray-trace $v --frames $frames --warmup $warmup --screenshot "$d/frame-$size-$shading-$v-$launch.png" \
+            --ray-dump "$d/dump-$size-$shading-$v-$launch.png"
+        done; done; done
+        for launch in dense plain; do
+          f=$d/frame-$size-$shading dump=$d/dump-$size-$shading
+          echo "$size $shading $launch: frames identical $(same "$f-subgroup-$launch.png" "$f-fallback-$launch.png"), ray dumps identical $(same "$dump-subgroup-$launch.png" "$dump-fallback-$launch.png")" >> "$d/notes.txt"
+        done
+        echo "$size $shading, dense against plain (subgroup): frames identical $(same "$d/frame-$size-$shading-subgroup-dense.png" "$d/frame-$size-$shading-subgroup-plain.png"), ray dumps identical $(same "$d/dump-$size-$shading-subgroup-dense.png" "$d/dump-$size-$shading-subgroup-plain.png")" >> "$d/notes.txt"
+        run "$shading-off-$size" --headless "${scaled[@]}" --size $size --shading $shading --ray-trace off --frames $frames --warmup $warmup
       done
+      # The targets: ray_trace (mean of the two rounds' medians) of the dense subgroup variant, and
+      # its speed-up over its fallback and over the plain launch.
+      python3 - "$d" "$size" >> "$d/notes.txt" <<'PY'
+import json, sys
+d, size = sys.argv[1:]
+def ms(tag):
+    v = [json.load(open(f"{d}/{tag}-{size}-{k}.json"))["timings_ms"]["ray_trace"]["median"] for k in (1, 2)]
+    return sum(v) / 2
+def counts(tag):  # the rays and every stage's invocations but raygen's (per listed ray, or per pixel)
+    r = json.load(open(f"{d}/{tag}-{size}-1.json"))["counters"]["ray_trace"]
+    return r["rays"], {k: s["invocations"] for k, s in r["stages"].items() if k != "raygen"}
+for shading in ("visibility", "forward"):
+    try:
+        same = all(counts(f"{shading}-{v}-dense") == counts(f"{shading}-{v}-plain") for v in ("subgroup", "fallback"))
+        print(f"{size} {shading}, dense against plain: rays and closest-hit, miss, any-hit, intersection, callable "
+              f"invocations equal: {'yes' if same else 'NO'}")
+        sg, fb = ms(f"{shading}-subgroup-dense"), ms(f"{shading}-fallback-dense")
+        plain_sg, plain_fb = ms(f"{shading}-subgroup-plain"), ms(f"{shading}-fallback-plain")
+        target = 1.2 if size == "3840x2160" else 0.5
+        print(f"{size} {shading} ray_trace: dense subgroup {sg:.3f} ms (target <= {target}), dense fallback {fb:.3f} ms, "
+              f"plain subgroup {plain_sg:.3f} ms, plain fallback {plain_fb:.3f} ms; subgroup over its fallback "
+              f"{fb / sg:.2f}x (target >= 1.10), dense over plain {plain_sg / sg:.2f}x")
+    except (OSError, KeyError, ValueError) as e:
+        print(f"{size} {shading}: no ray_trace figures ({e})")
+PY
       # The ray_trace ratio with its 95% interval (the comparison's ray-trace rows shade with auto:
       # its shading column says which path), the rays per second beside it.
       compare_run "compare-$size" "${scaled[@]}" --size $size --frames $frames --warmup $warmup
@@ -363,7 +398,9 @@ for suite in "${suites[@]}"; do
       done
     done
     rm -f "$d"/frame-3840x2160-*.png "$d"/dump-3840x2160-*.png
-    $tables runs "$d" ray_build ray_trace frame c:ray_trace.rays.primary c:ray_trace.rays.shadow c:ray_trace.rays.reflection \
+    $tables passes "$d" "${sizes[@]}" -- visibility-subgroup-dense visibility-fallback-dense visibility-subgroup-plain \
+      visibility-fallback-plain forward-subgroup-dense forward-fallback-dense forward-subgroup-plain forward-fallback-plain >> "$md"
+    $tables runs "$d" plan:ray_trace.lists ray_build ray_trace frame c:ray_trace.rays.primary c:ray_trace.rays.shadow c:ray_trace.rays.reflection \
       c:ray_trace.rays_per_second.primary c:ray_trace.rays_per_second.shadow c:ray_trace.rays_per_second.reflection c:ray_trace.rays_per_second.total \
       c:ray_trace.stages.closest_hit.invocations c:ray_trace.stages.miss.invocations c:ray_trace.stages.any_hit.invocations \
       c:ray_trace.stages.intersection.invocations c:ray_trace.stages.callable.invocations validation: >> "$md"

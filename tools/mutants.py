@@ -152,10 +152,40 @@ MUTANTS = {
         r"^RayTrace\.CoarseSphereShadowsOnlyWhereTheMeshBlocksTheSun",
     ),
     "raygen-surface-of-the-wrong-triangle": (
-        "shaders/raytrace.rgen",
-        "        t = fetch_triangle(id);\n",
-        "        t = fetch_triangle(id ^ 1u);\n",
+        "shaders/ray_surface.glsl",
+        "    t = fetch_triangle(id);\n",
+        "    t = fetch_triangle(id ^ 1u);\n",
         r"^RayTrace\.SurfaceFromTheTriangleMatchesThePrimaryRay",
+    ),
+    # docs/ray-tracing.md, "Dense rays": the ballot compaction reserves one entry too few per
+    # subgroup (its last listed lane's entry is overwritten by the next subgroup's first), places a
+    # lane by its lane index instead of the listed lanes below it (gaps, and entries in the next
+    # subgroup's range), the dense launch stores its ray's bits instead of ORing them in (a
+    # pixel's reflection wipes its shadow), and the forward path's primary launch stores the
+    # neighbouring triangle of its hit.
+    "ray-lists-drop-the-last-lane": (
+        "shaders/ray_lists.comp",
+        "        if (n > 0u) base = atomicAdd(ray_lists.list_count[list], n);\n",
+        "        if (n > 0u) base = atomicAdd(ray_lists.list_count[list], n - 1u);\n",
+        r"^RayTrace\.DenseLaunchTracesThePlainLaunchsRays",
+    ),
+    "ray-lists-slot-by-lane-index": (
+        "shaders/ray_lists.comp",
+        "    return subgroupBroadcastFirst(base) + subgroupBallotExclusiveBitCount(lanes);\n",
+        "    return subgroupBroadcastFirst(base) + gl_SubgroupInvocationID;\n",
+        r"^RayTrace\.DenseLaunchTracesThePlainLaunchsRays",
+    ),
+    "dense-launch-stores-its-ray-alone": (
+        "shaders/raytrace.rgen",
+        "    if (bits != 0u) imageAtomicOr(traced_image, pixel, bits);\n",
+        "    if (bits != 0u) imageStore(traced_image, pixel, uvec4(bits));\n",
+        r"^RayTrace\.DenseLaunchTracesThePlainLaunchsRays",
+    ),
+    "primary-hits-of-the-next-triangle": (
+        "shaders/raytrace.rgen",
+        "hit ? uvec2(payload.draw, payload.primitive) : uvec2(kNoPrimaryHit);",
+        "hit ? uvec2(payload.draw, payload.primitive ^ 1u) : uvec2(kNoPrimaryHit);",
+        r"^RayTrace\.DenseLaunchTracesThePlainLaunchsRays",
     ),
     "difference-panel-always-zero": (
         "src/compare/chart.cpp",

@@ -326,6 +326,15 @@ Options parse_options(const std::vector<std::string>& args) {
         else if (m == "fallback") o.plan.materials = Request::fallback;
         else if (m != "auto") throw UsageError("SGD_MATERIALS must be auto, subgroup or fallback, not '" + std::string(m) + "'");
     }
+    // The ray tracer's launch (docs/ray-tracing.md, "Dense rays"): no option, the environment
+    // (tools/gpu_bench.sh's rays suite measures the dense launch against the plain one).
+    if (const char* lists = std::getenv("SGD_RAY_LISTS"); lists && *lists) {
+        std::string_view m = lists;
+        if (m == "subgroup") o.plan.ray_lists = Request::subgroup;
+        else if (m == "fallback") o.plan.ray_lists = Request::fallback;
+        else if (m == "off") o.plan.ray_lists = Request::off;
+        else if (m != "auto") throw UsageError("SGD_RAY_LISTS must be auto, subgroup, fallback or off, not '" + std::string(m) + "'");
+    }
     // The compute rasterizer's path (docs/raster.md): likewise the environment alone (the raster
     // suite measures the subgroup path against its fallback with the other passes as they are).
     if (const char* path = std::getenv("SGD_RASTER_PATH"); path && *path) {

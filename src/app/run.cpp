@@ -93,6 +93,10 @@ void print_info(const Context& ctx, const Plan& plan) {
                std::string(variant_name(shading.materials)).c_str(), "capabilities",
                shading.materials == Variant::subgroup ? "a waterfall over each subgroup's materials (subgroupBroadcastFirst)"
                                                       : "each lane its own material, textures indexed nonuniformEXT");
+    // The ray tracer's launch (docs/ray-tracing.md, "Dense rays"): dense lists, or per pixel.
+    if (plan[PassId::ray_trace].variant != Variant::off && plan[PassId::ray_trace].variant != Variant::unsupported)
+        printf("%-12s %-10s %-12s %-18s %s\n", "ray lists", std::string(request_name(plan.ray_lists_requested)).c_str(),
+               std::string(variant_name(plan.ray_lists)).c_str(), "capabilities", plan.ray_lists_reason.c_str());
     // --raster: hardware, or the compute rasterizer's path (docs/raster.md).
     const RasterPlan& raster = plan.raster;
     printf("%-12s %-10s %-16s %-13s %s\n", "raster", raster.requested ? std::string(raster_name(*raster.requested)).c_str() : "auto",

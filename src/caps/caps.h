@@ -84,6 +84,8 @@ struct DeviceFeatures {
     // ray-tracing stages. Without them those stages cannot run at all.
     bool mesh_shader = false;  // VK_EXT_mesh_shader
     bool ray_tracing = false;  // VK_KHR_ray_tracing_pipeline + VK_KHR_acceleration_structure
+    // With ray_tracing: rayTracingPipelineTraceRaysIndirect, the ray tracer's dense launch.
+    bool ray_tracing_indirect = false;
 };
 
 // Removes masked stages/ops as a device lacking them would. Quad ops masked also clear quad_in_all_stages.

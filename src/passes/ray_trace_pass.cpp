@@ -19,6 +19,7 @@ PFN_vkCmdBuildAccelerationStructuresKHR cmd_build;
 PFN_vkCreateRayTracingPipelinesKHR create_pipelines;
 PFN_vkGetRayTracingShaderGroupHandlesKHR group_handles;
 PFN_vkCmdTraceRaysKHR cmd_trace_rays;
+PFN_vkCmdTraceRaysIndirectKHR cmd_trace_rays_indirect;  // where features.ray_tracing_indirect
 
 template <typename F>
 void load(VkDevice device, F& f, const char* name) {
@@ -72,6 +73,25 @@ LayoutDesc ray_layout(RaySurface surface, bool view) {
 const char* surface_suffix(RaySurface surface) {
     return surface == RaySurface::visibility ? "_visibility" : surface == RaySurface::visibility_meshlet ? "_visibility_meshlet" : "";
 }
+
+// The dense launch's layout (ray_lists.comp's, the dense ray generation's and the forward path's
+// primary launch's): ray_layout's with the lists at 3 and, on the forward path, the primary hits at
+// 12; the compaction pass (`stages` compute) binds no TLAS.
+constexpr uint32_t kRayListsBinding = 3, kPrimaryHitsBinding = 12;
+LayoutDesc dense_layout(RaySurface surface, VkShaderStageFlags stages) {
+    LayoutDesc layout = ray_layout(surface, false);
+    layout.bindings[kRayListsBinding] = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    if (surface == RaySurface::camera) {
+        layout.bindings.resize(kPrimaryHitsBinding + 1, kNoBinding);
+        layout.bindings[kPrimaryHitsBinding] = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    }
+    if (stages == VK_SHADER_STAGE_COMPUTE_BIT) layout.bindings[4] = kNoBinding;
+    layout.stages = stages;
+    return layout;
+}
+// ray_lists.comp's finish: the lists' header alone.
+const LayoutDesc kListsFinishLayout = {{kNoBinding, kNoBinding, kNoBinding, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
+                                       VK_SHADER_STAGE_COMPUTE_BIT};
 
 // light_aabbs.comp: lights, AABBs; push constant count and radius.
 const LayoutDesc kAabbLayout = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
@@ -215,7 +235,7 @@ void RayTracePass::tlas_build_info(VkAccelerationStructureBuildGeometryInfoKHR& 
     info.pGeometries = &geometry;
 }
 
-void RayTracePass::create(const Context& ctx, const GpuScene& scene, uint32_t lights) {
+void RayTracePass::create(const Context& ctx, const GpuScene& scene, uint32_t lights, VkExtent2D extent) {
     enabled_ = ctx.features.ray_tracing;
     if (!enabled_) return;  // the plan keeps the pass off (pass_table.cpp: ray_tracing_missing)
     device_ = ctx.device;
@@ -228,6 +248,7 @@ void RayTracePass::create(const Context& ctx, const GpuScene& scene, uint32_t li
     load(ctx.device, create_pipelines, "vkCreateRayTracingPipelinesKHR");
     load(ctx.device, group_handles, "vkGetRayTracingShaderGroupHandlesKHR");
     load(ctx.device, cmd_trace_rays, "vkCmdTraceRaysKHR");
+    if (ctx.features.ray_tracing_indirect) load(ctx.device, cmd_trace_rays_indirect, "vkCmdTraceRaysIndirectKHR");
 
     // Per surface the device can give (compiled where first traced: a run uses one or two).
     bool subgroup = pass_missing(ctx.subgroup_unmasked, ctx.features, PassId::ray_trace).empty();
@@ -241,7 +262,19 @@ void RayTracePass::create(const Context& ctx, const GpuScene& scene, uint32_t li
         };
         pipeline_[s][0] = create_ray_pipeline(ctx, ray_layout(surface, false), variant("fallback"));
         if (subgroup) pipeline_[s][1] = create_ray_pipeline(ctx, ray_layout(surface, false), variant("subgroup"));
+        if (!ctx.features.ray_tracing_indirect) continue;
+        auto dense = [surface](const char* kind, const char* raygen) {
+            return [surface, kind, raygen](Stage stage) {
+                return std::string(kind) + (stage == Stage::raygen ? raygen + std::string(surface_suffix(surface)) : "");
+            };
+        };
+        dense_[s][0] = create_ray_pipeline(ctx, dense_layout(surface, kRayStages), dense("fallback", "_dense"));
+        if (subgroup) dense_[s][1] = create_ray_pipeline(ctx, dense_layout(surface, kRayStages), dense("subgroup", "_dense"));
+        if (surface != RaySurface::camera) continue;
+        primary_[0] = create_ray_pipeline(ctx, dense_layout(surface, kRayStages), dense("fallback", "_primary"));
+        if (subgroup) primary_[1] = create_ray_pipeline(ctx, dense_layout(surface, kRayStages), dense("subgroup", "_primary"));
     }
+    resize(ctx, extent);
     aabbs_ = create_compute_pipeline(ctx, {"light_aabbs.comp.main", kAabbLayout});
     const auto& rt = ctx.ray_tracing_properties;
     sbt_layout_ = sbt_layout(rt.shaderGroupHandleSize, rt.shaderGroupHandleAlignment, rt.shaderGroupBaseAlignment, 1, 2, 1);
@@ -414,10 +447,19 @@ void RayTracePass::record(FrameContext& f) {
     f.timer.begin(f.cmd, Timer::ray_build);
     build_frame(f);
     f.timer.end(f.cmd, Timer::ray_build);
-    Buffer& sbt = sbt_[size_t(s)][v];
-    if (!sbt.buffer) sbt = make_sbt(f.ctx, pipelines[v]);  // where the pipeline is first compiled
     f.timer.begin(f.cmd, Timer::ray_trace);
-    trace(f, pipelines[v], sbt, s, nullptr);
+    // The dense launch where planned, and where its width fits one dimension of a launch.
+    const auto& limits = f.ctx.properties.limits;
+    uint64_t most = std::min<uint64_t>(f.ctx.ray_tracing_properties.maxRayDispatchInvocationCount,
+                                       uint64_t(limits.maxComputeWorkGroupCount[0]) * limits.maxComputeWorkGroupSize[0]);
+    bool dense = f.plan.ray_lists != Variant::off && dense_[size_t(s)][v] && 2ull * extent_.width * extent_.height <= most;
+    Buffer& sbt = sbt_[size_t(s)][v];
+    if (dense) {
+        trace_dense(f, s, v);
+    } else {
+        if (!sbt.buffer) sbt = make_sbt(f.ctx, pipelines[v]);  // where the pipeline is first compiled
+        trace(f, pipelines[v], sbt, s, nullptr);
+    }
     f.ray_traced = true;
     f.timer.end(f.cmd, Timer::ray_trace);
     end_label(f.ctx, f.cmd);
@@ -468,26 +510,27 @@ void RayTracePass::build_frame(FrameContext& f) {
                    VK_ACCESS_2_ACCELERATION_STRUCTURE_READ_BIT_KHR);
 }
 
-// One ray per pixel through `pipeline` into the traced image (view_params: the views' pipelines).
-void RayTracePass::trace(FrameContext& f, const Pipeline& pipeline, const Buffer& sbt, RaySurface surface,
-                         const Buffer* view_params) {
-    // Depth sampled in the layout light culling and the forward depth test also use; the traced
-    // image written whole (every pixel is stored; forward may have read it: wait for that).
+void RayTracePass::prepare_reads(FrameContext& f, RaySurface surface, VkPipelineStageFlags2 stages) {
+    // Depth sampled in the layout light culling and the forward depth test also use.
     Image& depth_image = depth_to_read(f);  // --raster compute: the depth taken from the visibility words
-    transition(f.cmd, depth_image, depth_read_layout(depth_image), kRayShader, VK_ACCESS_2_SHADER_SAMPLED_READ_BIT);
-    transition(f.cmd, f.targets.ray_traced, VK_IMAGE_LAYOUT_GENERAL, kRayShader, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, true);
+    transition(f.cmd, depth_image, depth_read_layout(depth_image), stages, VK_ACCESS_2_SHADER_SAMPLED_READ_BIT);
     // Every stage counts into the frame's counters (RayStats), which the clear and the compute
-    // passes before it wrote; their barriers name only their own readers (compute, fragment).
+    // passes before it wrote; their barriers name only their own readers (compute, fragment). The
+    // cull's and the meshlet path's writes of the lists that the visibility ids name are ordered
+    // before the rays by the same barrier (a global memory barrier from their stages).
     memory_barrier(f.cmd, counter_stages(f.ctx.features), VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT | VK_ACCESS_2_TRANSFER_WRITE_BIT,
-                   kRayShader, VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+                   stages, VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+    // The pre-pass's triangles, as the shading pass reads them (VisibilityPass::bind_frame).
+    if (surface != RaySurface::camera)
+        transition(f.cmd, f.targets.visibility, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, stages, VK_ACCESS_2_SHADER_SAMPLED_READ_BIT);
+}
 
-    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_RAY_TRACING_KHR, pipeline.handle());
-    Descriptors d;
+void RayTracePass::push_scene(FrameContext& f, Descriptors& d, RaySurface surface) const {
+    Image& depth_image = depth_to_read(f);
     d.buffer(0, f.uniforms, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER)
         .buffer(1, f.scene.draws)
         .buffer(2, f.lights)
         .textures(f.scene.texture_set)
-        .acceleration_structure(4, tlas_.handle)
         .buffer(5, f.scene.vertices)
         .buffer(6, f.scene.indices);
     d.images.push_back({VK_NULL_HANDLE, depth_image.view, depth_read_layout(depth_image)});
@@ -498,28 +541,146 @@ void RayTracePass::trace(FrameContext& f, const Pipeline& pipeline, const Buffer
     depth.pImageInfo = &d.images.back();
     d.writes.push_back(depth);
     d.storage_image(8, f.targets.ray_traced.view).buffer(kRayStatsBinding, f.counters);
-    if (view_params)
-        d.buffer(kRayViewCountersBinding - 1, *view_params, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER).buffer(kRayViewCountersBinding, f.counters);
     if (surface != RaySurface::camera) {
-        // The pre-pass's triangles, as the shading pass reads them (VisibilityPass::bind_frame).
-        // The cull's and the meshlet path's writes of the lists are ordered before the rays by the
-        // counters' barrier above (a global memory barrier from their stages).
-        transition(f.cmd, f.targets.visibility, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, kRayShader,
-                   VK_ACCESS_2_SHADER_SAMPLED_READ_BIT);
         d.buffer(kSurfaceBinding, named_indices(f))  // the list the visibility ids name
             .buffer(kSurfaceBinding + 1, named_indirect(f))
             .sampled_texels(kSurfaceBinding + 3, f.targets.visibility.view, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
         if (surface == RaySurface::visibility_meshlet) f.meshlets->push_bindings(f, d, kRayMeshletBinding);
     }
+}
+
+namespace {
+
+VkStridedDeviceAddressRegionKHR sbt_region(const FrameContext& f, const Buffer& sbt, const SbtRegion& r) {
+    VkDeviceAddress base = align_up(sbt.address, f.ctx.ray_tracing_properties.shaderGroupBaseAlignment);
+    return {base + r.offset, r.stride, r.size};
+}
+
+}  // namespace
+
+// One ray per pixel through `pipeline` into the traced image (view_params: the views' pipelines).
+void RayTracePass::trace(FrameContext& f, const Pipeline& pipeline, const Buffer& sbt, RaySurface surface,
+                         const Buffer* view_params) {
+    prepare_reads(f, surface, kRayShader);
+    // The traced image written whole (every pixel is stored; forward may have read it: wait for that).
+    transition(f.cmd, f.targets.ray_traced, VK_IMAGE_LAYOUT_GENERAL, kRayShader, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, true);
+    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_RAY_TRACING_KHR, pipeline.handle());
+    Descriptors d;
+    push_scene(f, d, surface);
+    d.acceleration_structure(4, tlas_.handle);
+    if (view_params)
+        d.buffer(kRayViewCountersBinding - 1, *view_params, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER).buffer(kRayViewCountersBinding, f.counters);
     d.push(f.cmd, pipeline);
     float lod_max_error_px = f.plan.lod ? kLodMaxErrorPixels : 0.0f;
     vkCmdPushConstants(f.cmd, pipeline.layout, kRayStages, 0, sizeof(lod_max_error_px), &lod_max_error_px);
-
-    VkDeviceAddress base = align_up(sbt.address, f.ctx.ray_tracing_properties.shaderGroupBaseAlignment);
-    auto region = [&](const SbtRegion& r) { return VkStridedDeviceAddressRegionKHR{base + r.offset, r.stride, r.size}; };
-    VkStridedDeviceAddressRegionKHR raygen = region(sbt_layout_.raygen), miss = region(sbt_layout_.miss),
-                                    hit = region(sbt_layout_.hit), callable = region(sbt_layout_.callable);
+    VkStridedDeviceAddressRegionKHR raygen = sbt_region(f, sbt, sbt_layout_.raygen), miss = sbt_region(f, sbt, sbt_layout_.miss),
+                                    hit = sbt_region(f, sbt, sbt_layout_.hit), callable = sbt_region(f, sbt, sbt_layout_.callable);
     cmd_trace_rays(f.cmd, &raygen, &miss, &hit, &callable, f.targets.extent.width, f.targets.extent.height, 1);
+}
+
+uint64_t ray_lists_bytes(VkExtent2D extent) { return 32 + 2 * uint64_t(extent.width) * extent.height * sizeof(uint32_t); }
+uint64_t ray_primary_hits_bytes(VkExtent2D extent) { return uint64_t(extent.width) * extent.height * 2 * sizeof(uint32_t); }
+
+void RayTracePass::resize(const Context& ctx, VkExtent2D extent) {
+    if (!enabled_) return;
+    extent_ = extent;
+    ray_lists_buffer_ = create_buffer(ctx, ray_lists_bytes(extent),
+                                      VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT |
+                                          VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT,
+                                      MemoryKind::device_local, "ray lists");
+    primary_hits_ = create_buffer(ctx, ray_primary_hits_bytes(extent), VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, MemoryKind::device_local,
+                                  "ray primary hits");
+}
+
+// The dense launch (docs/ray-tracing.md, "Dense rays"): ray_lists.comp lists the pixels by the rays
+// they trace (f.plan.ray_lists: ballots or one atomic per ray) and writes each pixel's value as far
+// as it is known without a ray; its finish writes the launch's width; the indirect launch traces
+// one listed ray per invocation and ORs in what it found.
+void RayTracePass::trace_dense(FrameContext& f, RaySurface surface, int variant) {
+    size_t s = size_t(surface);
+    int ballot = f.plan.ray_lists == Variant::subgroup ? 1 : 0;
+    Pipeline& lists = ray_lists_[s][ballot];
+    if (!lists) {
+        const char* shader = surface == RaySurface::visibility_meshlet
+                                 ? (ballot ? "ray_lists.comp.subgroup_visibility_meshlet" : "ray_lists.comp.fallback_visibility_meshlet")
+                             : surface == RaySurface::visibility ? (ballot ? "ray_lists.comp.subgroup_visibility" : "ray_lists.comp.fallback_visibility")
+                                                                 : (ballot ? "ray_lists.comp.subgroup_camera" : "ray_lists.comp.fallback_camera");
+        lists = create_compute_pipeline(f.ctx, {shader, dense_layout(surface, VK_SHADER_STAGE_COMPUTE_BIT)});
+    }
+    if (!ray_lists_finish_) ray_lists_finish_ = create_compute_pipeline(f.ctx, {"ray_lists.comp.finish", kListsFinishLayout});
+    Buffer& sbt = dense_sbt_[s][variant];
+    if (!sbt.buffer) sbt = make_sbt(f.ctx, dense_[s][variant]);  // where the pipeline is first compiled
+    const VkPipelineStageFlags2 kCompute = VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, kTransfer = VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT;
+    const VkPipelineStageFlags2 kIndirect = VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT;
+
+    // The header, after the last frame's launch read it and its rays read the lists: the launch
+    // {0, 1, 1} (the finish writes the width), both counts 0, the reflection list after the
+    // shadow list's room for every pixel.
+    uint32_t pixels = extent_.width * extent_.height;
+    uint32_t header[8] = {0, 1, 1, 0, 0, pixels, 0, 0};
+    memory_barrier(f.cmd, kCompute | kRayShader | kIndirect, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, kTransfer | kCompute,
+                   VK_ACCESS_2_TRANSFER_WRITE_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+    vkCmdUpdateBuffer(f.cmd, ray_lists_buffer_.buffer, 0, sizeof(header), header);
+    memory_barrier(f.cmd, kTransfer, VK_ACCESS_2_TRANSFER_WRITE_BIT, kCompute,
+                   VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+    prepare_reads(f, surface, kCompute | kRayShader);
+    // The compaction writes every pixel of the traced image (forward may have read it: wait for that).
+    transition(f.cmd, f.targets.ray_traced, VK_IMAGE_LAYOUT_GENERAL, kCompute, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, true);
+    float lod_max_error_px = f.plan.lod ? kLodMaxErrorPixels : 0.0f;
+    if (surface == RaySurface::camera) {
+        // The forward path: its primary launch, one raygen per pixel, stores each pixel's hit
+        // (after the last frame's compaction and rays read them), which the compaction reads.
+        memory_barrier(f.cmd, kCompute | kRayShader, 0, kRayShader, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+        Buffer& primary_sbt = primary_sbt_[variant];
+        if (!primary_sbt.buffer) primary_sbt = make_sbt(f.ctx, primary_[variant]);
+        const Pipeline& primary = primary_[variant];
+        vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_RAY_TRACING_KHR, primary.handle());
+        Descriptors d;
+        push_scene(f, d, surface);
+        d.acceleration_structure(4, tlas_.handle).buffer(kRayListsBinding, ray_lists_buffer_).buffer(kPrimaryHitsBinding, primary_hits_);
+        d.push(f.cmd, primary);
+        vkCmdPushConstants(f.cmd, primary.layout, kRayStages, 0, sizeof(lod_max_error_px), &lod_max_error_px);
+        VkStridedDeviceAddressRegionKHR raygen = sbt_region(f, primary_sbt, sbt_layout_.raygen),
+                                        miss = sbt_region(f, primary_sbt, sbt_layout_.miss),
+                                        hit = sbt_region(f, primary_sbt, sbt_layout_.hit),
+                                        callable = sbt_region(f, primary_sbt, sbt_layout_.callable);
+        cmd_trace_rays(f.cmd, &raygen, &miss, &hit, &callable, extent_.width, extent_.height, 1);
+        memory_barrier(f.cmd, kRayShader, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, kCompute | kRayShader,
+                       VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+    }
+    {
+        vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, lists.handle());
+        Descriptors d;
+        push_scene(f, d, surface);
+        d.buffer(kRayListsBinding, ray_lists_buffer_);
+        if (surface == RaySurface::camera) d.buffer(kPrimaryHitsBinding, primary_hits_);
+        d.push(f.cmd, lists);
+        vkCmdPushConstants(f.cmd, lists.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(lod_max_error_px), &lod_max_error_px);
+        dispatch(f.ctx, f.cmd, (extent_.width + 7) / 8, (extent_.height + 7) / 8);
+    }
+    memory_barrier(f.cmd, kCompute, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, kCompute,
+                   VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, ray_lists_finish_.handle());
+    Descriptors().buffer(kRayListsBinding, ray_lists_buffer_).push(f.cmd, ray_lists_finish_);
+    dispatch(f.ctx, f.cmd, 1);
+    // The launch reads its width as an indirect command, the rays read the lists, and OR into the
+    // pixels the compaction wrote.
+    memory_barrier(f.cmd, kCompute, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, kIndirect | kRayShader,
+                   VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
+    transition(f.cmd, f.targets.ray_traced, VK_IMAGE_LAYOUT_GENERAL, kRayShader,
+               VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+
+    const Pipeline& pipeline = dense_[s][variant];
+    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_RAY_TRACING_KHR, pipeline.handle());
+    Descriptors d;
+    push_scene(f, d, surface);
+    d.acceleration_structure(4, tlas_.handle).buffer(kRayListsBinding, ray_lists_buffer_);
+    if (surface == RaySurface::camera) d.buffer(kPrimaryHitsBinding, primary_hits_);
+    d.push(f.cmd, pipeline);
+    vkCmdPushConstants(f.cmd, pipeline.layout, kRayStages, 0, sizeof(lod_max_error_px), &lod_max_error_px);
+    VkStridedDeviceAddressRegionKHR raygen = sbt_region(f, sbt, sbt_layout_.raygen), miss = sbt_region(f, sbt, sbt_layout_.miss),
+                                    hit = sbt_region(f, sbt, sbt_layout_.hit), callable = sbt_region(f, sbt, sbt_layout_.callable);
+    cmd_trace_rays_indirect(f.cmd, &raygen, &miss, &hit, &callable, ray_lists_buffer_.address);
 }
 
 bool RayTracePass::record_stage_view(FrameContext& f, const Buffer& params) {
@@ -646,6 +807,10 @@ void ray_trace_frame_allocations(const AllocationQuery& q, std::vector<PlannedAl
     out.push_back({"light aabbs", std::max<uint64_t>(1, q.lights) * sizeof(VkAabbPositionsKHR), AllocationKind::storage_buffer, false});
     out.push_back({"ray trace instances", (q.scene.instances.size() + 1) * sizeof(VkAccelerationStructureInstanceKHR),
                    AllocationKind::buffer});
+    out.push_back({"ray lists", ray_lists_bytes({q.width, q.height}), AllocationKind::storage_buffer, false});
+    out.push_back({"ray primary hits", ray_primary_hits_bytes({q.width, q.height}), AllocationKind::storage_buffer, false});
 }
 
-std::unique_ptr<PassUnit> create_ray_trace_unit(const UnitSetup& s) { return make_unit<RayTracePass>(s.ctx, s.scene, s.lights); }
+std::unique_ptr<PassUnit> create_ray_trace_unit(const UnitSetup& s) {
+    return make_unit<RayTracePass>(s.ctx, s.scene, s.lights, s.extent);
+}

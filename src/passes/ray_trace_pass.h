@@ -65,7 +65,8 @@ public:
     RayTracePass(const RayTracePass&) = delete;
     ~RayTracePass() override;
 
-    void create(const Context& ctx, const GpuScene& scene, uint32_t lights);
+    void create(const Context& ctx, const GpuScene& scene, uint32_t lights, VkExtent2D extent);
+    void resize(const Context& ctx, VkExtent2D extent) override;
     void record(FrameContext& f) override;
     // The debug views lane-id, first-last-lane and active-lanes in a ray-tracing stage (f.plan.view,
     // supported there): traces the frame's rays again with the view's shaders, the stage under view
@@ -83,6 +84,12 @@ private:
     void build_frame(FrameContext& f);  // this frame's light boxes, light BLAS and TLAS
     Buffer make_sbt(const Context& ctx, const Pipeline& pipeline) const;
     void trace(FrameContext& f, const Pipeline& pipeline, const Buffer& sbt, RaySurface surface, const Buffer* view_params);
+    // The dense launch (Plan::ray_lists): the compaction pass, then one ray per invocation.
+    void trace_dense(FrameContext& f, RaySurface surface, int variant);
+    // Set 0 as every pipeline of the pass has it, but the TLAS (binding 4): the compaction pass's too.
+    void push_scene(FrameContext& f, Descriptors& d, RaySurface surface) const;
+    // The images the rays and the compaction read, in the layout their descriptors name.
+    void prepare_reads(FrameContext& f, RaySurface surface, VkPipelineStageFlags2 stages);
     static bool surface_available(const Context& ctx, RaySurface surface);
     RaySurface surface(const FrameContext& f) const;  // this frame's (a pipeline for it exists)
     void light_build_info(VkAccelerationStructureBuildGeometryInfoKHR& info, VkAccelerationStructureGeometryKHR& geometry) const;
@@ -100,6 +107,21 @@ private:
     Buffer instances_;      // VkAccelerationStructureInstanceKHR per TlasInstance
     Buffer light_aabbs_;    // VkAabbPositionsKHR per light
     Buffer sbt_[size_t(RaySurface::count)][2];
+    // The dense launch (docs/ray-tracing.md, "Dense rays"): by surface
+    // and [0] fallback, [1] subgroup, the pipelines whose ray generation traces one listed ray per
+    // invocation (the statistics' variant), and the compaction passes (ray_lists.comp: atomics per
+    // ray, ballots), made on first use; ray_lists_finish_ writes the launch's width.
+    Pipeline dense_[size_t(RaySurface::count)][2];
+    Buffer dense_sbt_[size_t(RaySurface::count)][2];
+    Pipeline ray_lists_[size_t(RaySurface::count)][2];
+    Pipeline ray_lists_finish_;
+    // The forward path's primary launch before its dense one ([0] fallback, [1] subgroup): one
+    // raygen per pixel traces the primary ray and stores the hit in primary_hits_.
+    Pipeline primary_[2];
+    Buffer primary_sbt_[2];
+    Buffer primary_hits_;  // (draw, primitive) per pixel
+    Buffer ray_lists_buffer_;  // header (the indirect launch, the counts) + a shadow and a reflection list
+    VkExtent2D extent_{};
     struct ViewPipeline {
         Pipeline pipeline;
         Buffer sbt;
@@ -111,6 +133,12 @@ private:
     Structure tlas_;
     VkDeviceSize light_scratch_offset_ = 0, tlas_scratch_offset_ = 0;
 };
+
+// The lists of the dense launch at `extent`: a 32-byte header (VkTraceRaysIndirectCommandKHR, the
+// two lists' counts, the reflection list's start) and one entry per pixel in each list.
+uint64_t ray_lists_bytes(VkExtent2D extent);
+// The forward path's primary hits at `extent`: (draw, primitive) per pixel.
+uint64_t ray_primary_hits_bytes(VkExtent2D extent);
 
 // counters.ray_trace.rays_per_second: each kind's rays (`rays`, the report's) over the pass's
 // median milliseconds; null where the pass took no time.

@@ -220,6 +220,35 @@ ShadingPlan choose_shading(const DeviceFeatures& features, const PlanRequest& re
     return plan;
 }
 
+// The ray tracer's launch, once the pass is planned (Plan::ray_lists).
+void plan_ray_lists(Plan& plan, const SubgroupCaps& caps, const DeviceFeatures& features, const PlanRequest& request) {
+    const PassPlan& ray_trace = plan[PassId::ray_trace];
+    Request asked = plan.ray_lists_requested = request.ray_lists;
+    plan.ray_lists = Variant::off;
+    if (ray_trace.variant == Variant::off || ray_trace.variant == Variant::unsupported) {
+        plan.ray_lists_reason = "no rays traced";
+        return;
+    }
+    if (asked == Request::off) {
+        plan.ray_lists_reason = "one ray generation per pixel (requested)";
+        return;
+    }
+    if (!features.ray_tracing_indirect) {
+        const std::string why = "the device lacks rayTracingPipelineTraceRaysIndirect";
+        if (asked != Request::automatic) throw UnsupportedRequest("dense ray launch: " + why);
+        plan.ray_lists_reason = "one ray generation per pixel: " + why;
+        return;
+    }
+    std::string ballot_missing = missing_support(caps, {Stage::compute, bit(Op::basic) | bit(Op::ballot)});
+    if (asked == Request::subgroup && !ballot_missing.empty()) throw UnsupportedRequest("ray lists by ballot: " + ballot_missing);
+    bool ballot = asked == Request::subgroup || (asked == Request::automatic && ray_trace.variant == Variant::subgroup && ballot_missing.empty());
+    plan.ray_lists = ballot ? Variant::subgroup : Variant::fallback;
+    plan.ray_lists_reason = ballot ? "dense launch: the rays listed with ballots, one atomic per subgroup and list"
+                                   : "dense launch: the rays listed with one atomic per ray";
+    if (!ballot && asked == Request::automatic && ray_trace.variant == Variant::subgroup)
+        plan.ray_lists_reason += " (" + ballot_missing + ")";
+}
+
 // Visibility's derivatives and light loop, once the passes are planned.
 void finish_shading(ShadingPlan& plan, const SubgroupCaps& caps, const DeviceFeatures& features, const PlanRequest& request,
                     Variant light_loop) {
@@ -504,6 +533,7 @@ Plan make_plan(const SubgroupCaps& caps, const DeviceFeatures& features, const P
         exposure.reason += ": exposure fixed at 1.0";
     }
     finish_shading(plan.shading, caps, features, request, plan[PassId::light_loop].variant);
+    plan_ray_lists(plan, caps, features, request);
     // The mip's forward variant is written by the forward pass, which visibility does not run.
     PassPlan& mip = plan[PassId::mip];
     if (plan.shading.shading == Shading::visibility && mip.variant == Variant::forward)

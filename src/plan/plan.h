@@ -142,6 +142,14 @@ struct Plan {
     bool lod = true;  // --lod auto: each draw's level of detail is chosen per frame (docs/lod.md)
     ShadingPlan shading;
     RasterPlan raster;
+    // The ray tracer's launch (docs/ray-tracing.md, "Dense rays"): subgroup, a compute pass lists
+    // the pixels by the rays they trace with ballots (one atomic per subgroup and list) and an
+    // indirect launch traces one ray per invocation; fallback, the same lists with one atomic per
+    // ray; off, one ray generation per pixel (a device without indirect trace launches, or asked).
+    // The forward path's primary rays are a per-pixel launch of their own before the lists.
+    Variant ray_lists = Variant::off;
+    Request ray_lists_requested = Request::automatic;  // PlanRequest::ray_lists
+    std::string ray_lists_reason;
 
     PassPlan& operator[](PassId id) { return passes[size_t(id)]; }
     const PassPlan& operator[](PassId id) const { return passes[size_t(id)]; }
@@ -155,6 +163,10 @@ struct PlanRequest {
     Geometry geometry = Geometry::indexed;
     bool lod = true;  // --lod auto | off
     std::optional<Shading> shading;  // --shading; nullopt: auto
+    // The ray tracer's dense launch (Plan::ray_lists): auto (the pass's variant, where compute has
+    // ballots), subgroup, fallback or off (one ray generation per pixel). No option sets it: tests
+    // and gpu_bench.sh's rays suite (SGD_RAY_LISTS) do.
+    Request ray_lists = Request::automatic;
     // Visibility's derivatives: auto, subgroup (quad swaps; refused where compute lacks quads) or
     // fallback (analytic). No option sets it: the comparison's shading-visibility rows do.
     Request derivatives = Request::automatic;

@@ -56,6 +56,9 @@ static nlohmann::json pass_json(const PassPlan& p) {
 nlohmann::json plan_json(const Plan& plan) {
     nlohmann::json j = nlohmann::json::object();
     for (const PassInfo& pass : kPasses) j[std::string(pass.key)] = pass_json(plan[pass.id]);
+    // The ray tracer's launch: subgroup or fallback, the dense lists' compaction; off, per pixel.
+    j["ray_trace"]["lists"] = variant_name(plan.ray_lists);
+    j["ray_trace"]["lists_reason"] = plan.ray_lists_reason;
     j["geometry"] = {{"mode", geometry_name(plan.geometry)},
                      {"reason", plan.geometry == Geometry::meshlet
                                     ? "task + mesh shaders over meshlets; --cull applies to their culling"

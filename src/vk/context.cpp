@@ -458,6 +458,9 @@ void create_device(Context& ctx, const ContextOptions& options) {
             has_extension(available, VK_KHR_DEFERRED_HOST_OPERATIONS_EXTENSION_NAME) && has_rt.rayTracingPipeline &&
             has_as.accelerationStructure && has12.bufferDeviceAddress) {
             ray_tracing.rayTracingPipeline = VK_TRUE;
+            // The dense launch (ray_trace_pass.cpp): its width written by the compaction pass.
+            ray_tracing.rayTracingPipelineTraceRaysIndirect = has_rt.rayTracingPipelineTraceRaysIndirect;
+            ctx.features.ray_tracing_indirect = has_rt.rayTracingPipelineTraceRaysIndirect;
             acceleration.accelerationStructure = VK_TRUE;
             acceleration.pNext = chain;
             ray_tracing.pNext = &acceleration;

@@ -64,10 +64,11 @@ struct TracedFrame {
     GpuCounters counters{};
 };
 
-TracedFrame render_traced(const Scene& scene, Request ray_trace, uint32_t lights = 64) {
+TracedFrame render_traced(const Scene& scene, Request ray_trace, uint32_t lights = 64, Request ray_lists = Request::automatic) {
     const Context& ctx = test_context();
     PlanRequest request;
     request[PassId::ray_trace] = ray_trace;
+    request.ray_lists = ray_lists;
     request.shading = Shading::forward;  // primary rays from the camera (the visibility path's surfaces: below)
     RendererConfig config;
     config.extent = kRayTraceSize;
@@ -354,8 +355,10 @@ TEST(RayTrace, ShadowsMatchCpuReferenceThroughTheAlphaMask) {
 // invocations. Both shading paths, and on the visibility path both geometry paths.
 namespace {
 
+// `dense`: the dense launch (one ray generation per listed ray, docs/ray-tracing.md "Dense rays",
+// after the forward path's per-pixel primary launch), else one per pixel.
 void expect_consistent_statistics(const RayStats& s, const std::vector<float>& depth, const std::vector<uint32_t>& traced,
-                                  bool primary_rays) {
+                                  bool primary_rays, bool dense = false) {
     uint64_t surface = 0, shadow = 0, blocked = 0, reflection = 0;
     for (size_t i = 0; i < depth.size(); ++i) {
         surface += depth[i] > 0;
@@ -363,7 +366,8 @@ void expect_consistent_statistics(const RayStats& s, const std::vector<float>& d
         blocked += (traced[i] & kTracedSunBlocked) != 0;
         reflection += (traced[i] & kTracedReflection) != 0;
     }
-    EXPECT_EQ(s.invocations[0], depth.size());  // raygen
+    // raygen: per pixel; dense, per listed ray, after the forward path's primary launch (per pixel)
+    EXPECT_EQ(s.invocations[0], dense ? (primary_rays ? depth.size() : 0u) + s.rays[1] + s.rays[2] : depth.size());
     EXPECT_EQ(s.rays[0], primary_rays ? surface : 0u);
     EXPECT_EQ(s.rays[1], shadow);
     EXPECT_GE(s.rays[2], reflection);
@@ -390,11 +394,12 @@ TEST(RayTrace, StatisticsAreSelfConsistent) {
     REQUIRE_DRAWING();
     REQUIRE_RAY_TRACING();
     uint32_t before = validation_message_count();
-    for (const Scene* scene : {&trellis_scene(), &default_scene()}) {
-        SCOPED_TRACE(scene->path);
-        TracedFrame f = render_traced(*scene, Request::fallback, 256);
-        expect_consistent_statistics(f.counters.rays, f.depth, f.traced, true);
-    }
+    for (const Scene* scene : {&trellis_scene(), &default_scene()})
+        for (Request lists : {Request::off, Request::fallback}) {
+            SCOPED_TRACE(scene->path + (lists == Request::off ? " per pixel" : " dense"));
+            TracedFrame f = render_traced(*scene, Request::fallback, 256, lists);
+            expect_consistent_statistics(f.counters.rays, f.depth, f.traced, true, lists != Request::off);
+        }
     EXPECT_EQ(validation_message_count(), before);
 }
 
@@ -638,10 +643,11 @@ SurfaceFrame record_surface_frame(Renderer& renderer, const Plan& plan, const Ca
 }
 
 SurfaceFrame render_surface(const Scene& scene, Geometry geometry, bool camera_rays, VkExtent2D size,
-                            Request ray_trace = Request::fallback) {
+                            Request ray_trace = Request::fallback, Request ray_lists = Request::automatic) {
     const Context& ctx = test_context();
     PlanRequest request;
     request[PassId::ray_trace] = ray_trace;
+    request.ray_lists = ray_lists;
     request[PassId::exposure] = Request::off;  // the fixed exposure: every frame its own
     request.shading = Shading::visibility;
     request.geometry = geometry;
@@ -801,6 +807,76 @@ TEST(RayTrace, SurfaceSubgroupVariantMatchesTheFallback) {
     EXPECT_EQ(validation_message_count(), before);
 }
 
+// The dense launch (docs/ray-tracing.md, "Dense rays") against the plain one, one ray generation
+// per pixel, on the visibility path (the bundled scene on the indexed path, the trellis on both
+// geometry paths, for the suite's time): the
+// rays listed with ballots (the compaction's subgroup variant, which runs in compute: 4 and 8 lanes
+// here) and with one atomic per ray trace exactly the plain launch's rays. The same frame and
+// traced image, byte for byte; the same rays of each kind, the same invocations of every stage
+// but raygen (which runs once per listed ray instead of once per pixel), rejections and sphere hits.
+// The forward path too: its per-pixel primary launch stores the hits, the lists and the dense
+// launch rebuild the surfaces from them (raygen runs once per pixel plus once per listed ray).
+TEST(RayTrace, DenseLaunchTracesThePlainLaunchsRays) {
+    REQUIRE_DRAWING();
+    REQUIRE_RAY_TRACING();
+    const Context& ctx = test_context();
+    if (!ctx.features.ray_tracing_indirect) {
+        if (known_driver() && known_driver()->ray_tracing)
+            FAIL() << "detection found no indirect trace launch, but " << known_driver()->name
+                   << " has rayTracingPipelineTraceRaysIndirect (its ray tracing, tests/known_drivers.h)";
+        GTEST_SKIP() << "device lacks rayTracingPipelineTraceRaysIndirect: no dense launch";
+    }
+    uint32_t before = validation_message_count();
+    for (Geometry geometry : visibility_geometries())
+        for (const Scene* scene : {&default_scene(), &trellis_scene()}) {
+            if (geometry == Geometry::meshlet && scene == &default_scene()) continue;
+            SCOPED_TRACE(std::string(geometry_label(geometry)) + " " + scene->path);
+            SurfaceFrame plain = render_surface(*scene, geometry, false, kRayTraceSize, Request::fallback, Request::off);
+            ASSERT_EQ(plain.plan.ray_lists, Variant::off);
+            const RayStats& p = plain.counters.rays;
+            EXPECT_EQ(p.invocations[0], uint64_t(kRayTraceSize.width) * kRayTraceSize.height);
+            for (Request lists : {Request::fallback, Request::subgroup}) {
+                SCOPED_TRACE(lists == Request::subgroup ? "ballots" : "atomics");
+                SurfaceFrame dense = render_surface(*scene, geometry, false, kRayTraceSize, Request::fallback, lists);
+                ASSERT_EQ(dense.plan.ray_lists, lists == Request::subgroup ? Variant::subgroup : Variant::fallback);
+                EXPECT_EQ(dense.traced, plain.traced);
+                EXPECT_EQ(dense.color, plain.color);
+                size_t differing = 0;
+                for (size_t i = 0; i < plain.traced.size(); ++i) differing += dense.traced[i] != plain.traced[i];
+                EXPECT_EQ(differing, 0u) << "traced pixels differing";
+                const RayStats& d = dense.counters.rays;
+                for (int k = 0; k < 3; ++k) EXPECT_EQ(d.rays[k], p.rays[k]) << "ray kind " << k;
+                EXPECT_EQ(d.invocations[0], uint64_t(p.rays[1]) + p.rays[2]) << "one ray generation per listed ray";
+                for (int k = 1; k < 6; ++k) EXPECT_EQ(d.invocations[k], p.invocations[k]) << "stage " << k;
+                EXPECT_EQ(d.any_hit_rejections, p.any_hit_rejections);
+                EXPECT_EQ(d.sphere_hits, p.sphere_hits);
+                EXPECT_GT(p.rays[1], 1000u);
+                EXPECT_GT(p.rays[2], 100u);
+            }
+        }
+    // The forward path: its primary launch per pixel, then the lists (the bundled scene, whose curved
+    // surfaces tell a wrong triangle from the right one, as the trellis's coplanar pairs do not).
+    for (const Scene* scene : {&default_scene()}) {
+        SCOPED_TRACE(std::string("forward ") + scene->path);
+        TracedFrame plain = render_traced(*scene, Request::fallback, 64, Request::off);
+        const RayStats& p = plain.counters.rays;
+        for (Request lists : {Request::fallback, Request::subgroup}) {
+            SCOPED_TRACE(lists == Request::subgroup ? "ballots" : "atomics");
+            TracedFrame dense = render_traced(*scene, Request::fallback, 64, lists);
+            EXPECT_EQ(dense.traced, plain.traced);
+            EXPECT_EQ(dense.color, plain.color);
+            const RayStats& d = dense.counters.rays;
+            for (int k = 0; k < 3; ++k) EXPECT_EQ(d.rays[k], p.rays[k]) << "ray kind " << k;
+            EXPECT_EQ(d.invocations[0], p.invocations[0] + p.rays[1] + p.rays[2]) << "per pixel, then per listed ray";
+            for (int k = 1; k < 6; ++k) EXPECT_EQ(d.invocations[k], p.invocations[k]) << "stage " << k;
+            EXPECT_EQ(d.any_hit_rejections, p.any_hit_rejections);
+            EXPECT_EQ(d.sphere_hits, p.sphere_hits);
+            EXPECT_GT(p.rays[0], 1000u);
+        }
+    }
+    EXPECT_EQ(validation_message_count(), before);
+}
+
 // The visibility path's statistics (StatisticsAreSelfConsistent's counts): no primary ray, and
 // only reflection rays run the closest-hit shader.
 TEST(RayTrace, SurfaceStatisticsAreSelfConsistent) {
@@ -810,9 +886,11 @@ TEST(RayTrace, SurfaceStatisticsAreSelfConsistent) {
     for (Geometry geometry : visibility_geometries())
         for (const Scene* scene : {&trellis_scene(), &default_scene()}) {
             SCOPED_TRACE(std::string(geometry_label(geometry)) + " " + scene->path);
-            SurfaceFrame f = render_surface(*scene, geometry, false, kRayTraceSize);
-            ASSERT_EQ(f.plan.shading.shading, Shading::visibility);
-            expect_consistent_statistics(f.counters.rays, f.depth, f.traced, false);
+            for (Request lists : {Request::off, Request::automatic}) {
+                SurfaceFrame f = render_surface(*scene, geometry, false, kRayTraceSize, Request::fallback, lists);
+                ASSERT_EQ(f.plan.shading.shading, Shading::visibility);
+                expect_consistent_statistics(f.counters.rays, f.depth, f.traced, false, f.plan.ray_lists != Variant::off);
+            }
         }
     EXPECT_EQ(validation_message_count(), before);
 }
