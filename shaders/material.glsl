@@ -54,8 +54,9 @@ vec2 slot_d1(DrawData draw, uint slot, MaterialInput in_) {
 vec2 slot_d2(DrawData draw, uint slot, MaterialInput in_) {
     return slot_linear(draw, slot) * (slot_set(draw, slot) == 1u ? in_.uv1_d2 : in_.uv0_d2);
 }
+bool slot_is_colour(uint slot) { return slot == kSlotBaseColor || slot == kSlotEmissive; }  // glTF: sRGB
 vec4 sample_slot(DrawData draw, uint slot, uint texture_index, MaterialInput in_) {
-    return scene_texture_grad(texture_index, slot_uv(draw, slot, in_), in_.footprint * slot_d1(draw, slot, in_),
+    return scene_texture_grad(texture_index, slot_is_colour(slot), slot_uv(draw, slot, in_), in_.footprint * slot_d1(draw, slot, in_),
                               in_.footprint * slot_d2(draw, slot, in_));
 }
 
@@ -118,7 +119,7 @@ SurfaceMaterial evaluate_material(DrawData draw, MaterialInput in_) {
 // the compute rasterizer and the any-hit shader all test this same value against the cutoff.
 float material_alpha(DrawData draw, vec2 uv0) {
     vec2 uv = slot_linear(draw, kSlotBaseColor) * uv0 + draw.uv_transform[2u * kSlotBaseColor + 1u].xy;
-    return scene_texture_lod0(draw.base_color_texture, uv).a * draw.base_color.a;
+    return scene_texture_lod0(draw.base_color_texture, true, uv).a * draw.base_color.a;
 }
 
 #endif

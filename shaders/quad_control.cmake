@@ -21,5 +21,17 @@ function(sgd_shader_full_quads name)
     DEPENDS ${input} ${script}
     COMMENT "SPIR-V ${name} + RequireFullQuadsKHR, MaximallyReconvergesKHR"
     VERBATIM)
-  set(SGD_SPIRV_OUTPUTS ${SGD_SPIRV_OUTPUTS} ${output} PARENT_SCOPE)
+  set(outputs ${output})
+  if(name MATCHES "^forward\\.frag\\.(quad_mip|quad_mip_light_loop)$")
+    # The .layers twin (shaders/CMakeLists.txt) of the shipped quad mip variants.
+    add_custom_command(
+      OUTPUT ${SGD_SHADER_DIR}/${name}_full_quads.layers.spv
+      COMMAND ${CMAKE_COMMAND} -DSPIRV_AS=${SGD_SPIRV_AS} -DSPIRV_DIS=${SGD_SPIRV_DIS} -DINPUT=${SGD_SHADER_DIR}/${name}.layers.spv
+              -DOUTPUT=${SGD_SHADER_DIR}/${name}_full_quads.layers.spv -DTARGET_ENV=vulkan1.2 -P ${script}
+      DEPENDS ${SGD_SHADER_DIR}/${name}.layers.spv ${script}
+      COMMENT "SPIR-V ${name} (texture layers) + RequireFullQuadsKHR, MaximallyReconvergesKHR"
+      VERBATIM)
+    list(APPEND outputs ${SGD_SHADER_DIR}/${name}_full_quads.layers.spv)
+  endif()
+  set(SGD_SPIRV_OUTPUTS ${SGD_SPIRV_OUTPUTS} ${outputs} PARENT_SCOPE)
 endfunction()

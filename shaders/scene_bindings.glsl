@@ -8,8 +8,8 @@
 layout(set = 0, binding = 0) uniform Frame { FrameUniforms frame; };
 layout(set = 0, binding = 1, std430) readonly buffer Draws { DrawData draws[]; };
 layout(set = 0, binding = 2, std430) readonly buffer Lights { PointLight lights[]; };
-// binding 3 free; the textures are set 1 (scene_textures.glsl)
-#include "scene_textures.glsl"
+// binding 3 free; the textures are set 1, declared by what samples them (material.glsl includes
+// scene_textures.glsl), so that a shader without a texture carries no descriptor array of them
 // binding 4: per-tile light lists (light_list.glsl), binding 5: half-resolution mip (forward.frag)
 
 #endif

@@ -77,6 +77,10 @@ sgd_variants(shade_table shade_derivatives shade_light_loops shade_mips shade_ma
 sgd_variants(shade_view_table shade_derivatives shade_view view_kinds shade_vertices)
 sgd_shaders(visibility_shade.comp shade_table)
 sgd_shaders(visibility_shade.comp shade_view_table)
+# --view materials: each derivative variant's waterfall, painting each pixel by its subgroup's trips.
+set(shade_material_view "view_materials_waterfall VIEW_MATERIALS=1 MATERIAL_WATERFALL=1")
+sgd_variants(shade_material_view_table shade_derivatives shade_material_view shade_vertices)
+sgd_shaders(visibility_shade.comp shade_material_view_table)
 sgd_shader(forward.frag ids FORWARD_IDS=1)
 sgd_shader(forward.frag meshlet_ids FORWARD_IDS=1 MESHLET_IDS=1)
 sgd_shader(forward.frag derivatives FORWARD_DERIVATIVES=1)

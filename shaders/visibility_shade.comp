@@ -81,6 +81,18 @@ const vec4 kClearColor = vec4(0.00390625, 0.0048828125, 0.0068359375, 1.0);
 // Tests only (push flag after shading.glsl's): write the uv derivatives taken instead of a colour.
 const uint kShadeDerivatives = 8u;
 
+#ifdef VIEW_MATERIALS
+// --view materials (src/passes/visibility_pass.cpp record_material_view; with MATERIAL_WATERFALL):
+// the pass runs again after the frame, shading as before, and paints each covered pixel of the
+// 8-bit frame in the colour of the number of materials its subgroup walked (its trips:
+// subgroupMax over the lanes that walked, as the counter takes it). kMaterialWalkColours in
+// visibility_pass.h holds the same sRGB bytes: 1 to 7 materials, then 8 or more.
+layout(set = 0, binding = 16, rgba8) uniform writeonly image2D walk_frame;
+const vec3 kWalkColours[8] = vec3[8](vec3(40, 110, 60), vec3(150, 200, 60), vec3(245, 215, 50), vec3(245, 140, 30),
+                                     vec3(220, 50, 40), vec3(200, 40, 150), vec3(130, 60, 220), vec3(255, 255, 255));
+uint walked_by_subgroup = 0u;
+#endif
+
 #ifdef VISIBILITY_MESHLET
 #define MESHLET_BINDING 17  // after this pass's own, the views' 14..16 included (visibility_pass.cpp)
 #include "meshlet.glsl"
@@ -140,6 +152,9 @@ SurfaceMaterial shade_material(uint draw_index, uint material_index, MaterialInp
     // After the loop, where its lanes have rejoined: maximal reconvergence guarantees that; the
     // drivers here rejoin them at the loop's exit without it (the test's CPU count would see a
     // split subgroup counted twice).
+#ifdef VIEW_MATERIALS
+    walked_by_subgroup = subgroupMax(trips);
+#endif
     if ((forward_push.flags & kForwardInstrument) != 0u) {
         uint walked = subgroupMax(trips);
         if (subgroupElect()) {
@@ -237,6 +252,9 @@ void main() {
         vec3 frame_pixel = imageLoad(view_frame, ivec2(pixel)).rgb;
         imageStore(view_frame, ivec2(pixel), vec4(view_pixel.rgb + frame_pixel * (1.0 - view_pixel.a), 1.0));
     }
+#endif
+#ifdef VIEW_MATERIALS
+    if (inside && covered) imageStore(walk_frame, ivec2(pixel), vec4(kWalkColours[min(walked_by_subgroup, 8u) - 1u] / 255.0, 1.0));
 #endif
 #ifdef SHADE_QUAD_MIP
     // Uniform control flow again (the branches above have closed, nothing returned), so all four

@@ -45,6 +45,10 @@ struct KnownDriver {
     bool maximal_reconvergence;  // VK_KHR_shader_maximal_reconvergence
     bool mesh_shader;            // VK_EXT_mesh_shader with taskShader and meshShader
     bool ray_tracing;            // VK_KHR_ray_tracing_pipeline, _acceleration_structure, _deferred_host_operations
+    // runtimeDescriptorArray, descriptorBindingPartiallyBound, descriptorBindingVariableDescriptorCount,
+    // shaderSampledImageArrayNonUniformIndexing: the scene's textures as an array of descriptors
+    // (without them, one array texture's layers: docs/materials.md).
+    bool descriptor_indexing;
     uint64_t max_storage_buffer_range;  // limits.maxStorageBufferRange
 
     bool has_stage(const std::string& s) const {
@@ -83,6 +87,7 @@ inline const std::vector<KnownDriver>& known_drivers() {
             .maximal_reconvergence = false,
             .mesh_shader = false,
             .ray_tracing = false,
+            .descriptor_indexing = false,
             .max_storage_buffer_range = 134217728,
         },
         {
@@ -108,6 +113,7 @@ inline const std::vector<KnownDriver>& known_drivers() {
             .maximal_reconvergence = true,
             .mesh_shader = true,
             .ray_tracing = true,
+            .descriptor_indexing = true,
             .max_storage_buffer_range = 134217728,
         },
     };
@@ -145,6 +151,7 @@ inline const KnownDriver& nvidia_h200_record() {
         .maximal_reconvergence = true,
         .mesh_shader = true,
         .ray_tracing = true,
+        .descriptor_indexing = true,
         .max_storage_buffer_range = 4294967295,
     };
     return driver;

@@ -50,11 +50,13 @@ const PassRatio& ratio(const PassRatios& ratios, const std::string& key) {
 TEST(CompareMatrix, EachPassInEachVariantWithTheOthersAutoThenAllSubgroupAndAllFallback) {
     std::vector<CompareConfig> m = comparison_matrix();
     // Every variant each pass of the table offers, once, the meshlet path's three, the shading
-    // rows' three, the rasterizer's three (hardware, compute, compute's fallback), then the two all-* rows.
+    // rows' four (forward, visibility with quad-swap and analytic derivatives, visibility with
+    // nonuniformEXT materials), the rasterizer's three (hardware, compute, compute's fallback), then
+    // the two all-* rows.
     size_t offered = 0;
     for (const PassInfo& pass : kPasses)
         for (Request r : {Request::subgroup, Request::forward, Request::fallback, Request::off}) offered += offers(pass, r);
-    ASSERT_EQ(m.size(), offered + 3 + 3 + 3 + 2);
+    ASSERT_EQ(m.size(), offered + 3 + 4 + 3 + 2);
     std::set<std::string> names;
     for (const CompareConfig& c : m) names.insert(c.name);
     EXPECT_EQ(names.size(), m.size()) << "names are file names: they must be unique";
@@ -79,6 +81,7 @@ TEST(CompareMatrix, EachPassInEachVariantWithTheOthersAutoThenAllSubgroupAndAllF
             PlanRequest request = plan_request(c, false);
             EXPECT_EQ(request.shading, c.shading) << c.name;
             EXPECT_EQ(request.derivatives, c.derivatives) << c.name;
+            EXPECT_EQ(request.materials, c.materials) << c.name;
             EXPECT_FALSE(request.lod);
             continue;
         }
@@ -116,7 +119,7 @@ TEST(CompareMatrix, EachPassInEachVariantWithTheOthersAutoThenAllSubgroupAndAllF
     }
     EXPECT_EQ(single, offered);
     EXPECT_EQ(meshlet, 3u);
-    EXPECT_EQ(shading, 3u);
+    EXPECT_EQ(shading, 4u);
     EXPECT_EQ(raster, 3u);
     auto row = [&](const std::string& name) {
         auto it = std::find_if(m.begin(), m.end(), [&](const CompareConfig& c) { return c.name == name; });
@@ -129,6 +132,16 @@ TEST(CompareMatrix, EachPassInEachVariantWithTheOthersAutoThenAllSubgroupAndAllF
     EXPECT_EQ(row("shading-visibility").derivatives, Request::subgroup);
     EXPECT_EQ(row("shading-visibility-fallback").shading, Shading::visibility);
     EXPECT_EQ(row("shading-visibility-fallback").derivatives, Request::fallback);
+    // The material pair: nonuniformEXT against the waterfall auto takes in shading-visibility; and
+    // the all-* rows set the materials too (under visibility: the waterfall, or nonuniformEXT).
+    EXPECT_EQ(row("shading-visibility").materials, Request::automatic);
+    EXPECT_EQ(row("shading-visibility-materials-fallback").shading, Shading::visibility);
+    EXPECT_EQ(row("shading-visibility-materials-fallback").derivatives, Request::automatic);
+    EXPECT_EQ(row("shading-visibility-materials-fallback").materials, Request::fallback);
+    EXPECT_EQ(plan_request(row("shading-visibility-materials-fallback"), false).materials, Request::fallback);
+    EXPECT_EQ(row("all-subgroup").materials, Request::subgroup);
+    EXPECT_EQ(row("all-fallback").materials, Request::fallback);
+    EXPECT_EQ(plan_request(row("all-fallback"), false).materials, Request::fallback);
     // all-fallback stays last (the run-to-run repeat and the progress lines count on it).
     EXPECT_EQ(m.back().name, "all-fallback");
     EXPECT_TRUE(names.count("meshlet-subgroup") && names.count("meshlet-fallback") && names.count("meshlet-off"));
@@ -374,3 +387,33 @@ TEST(CompareRatios, AdaptiveRoundsGoOnOnlyForTheRowsOfUndecidedRatios) {
 }
 
 }  // namespace
+
+// The materials pair: the visibility shade pass with nonuniformEXT materials over the same with the
+// waterfall that auto runs in shading-visibility; where that row ran no waterfall (compute without
+// ballot, or no descriptor indexing), no ratio and the plan's reason.
+TEST(CompareRatios, MaterialsRatioIsNonuniformOverTheWaterfallsShadePass) {
+    std::vector<CompareRun> runs = {
+        timed("shading-visibility", {{Timer::shade, 0.5}, {Timer::frame, 6.0}}),
+        timed("shading-visibility-materials-fallback", {{Timer::shade, 0.65}, {Timer::frame, 6.2}}),
+    };
+    runs[0].plan.shading.materials = Variant::subgroup;
+    ShadingRatios r = compute_shading_ratios(runs);
+    EXPECT_EQ(r[4].key, "materials");
+    ASSERT_TRUE(r[4].ratio) << r[4].reason;
+    EXPECT_DOUBLE_EQ(*r[4].ratio, 0.65 / 0.5);
+    EXPECT_EQ(r[4].fallback_run, "shading-visibility-materials-fallback");
+    EXPECT_EQ(r[4].subgroup_run, "shading-visibility");
+    EXPECT_EQ(r[4].subgroup_side, "waterfall");
+    EXPECT_EQ(r[4].fallback_side, "nonuniform");
+    runs[0].plan.shading.materials = Variant::fallback;
+    runs[0].plan.shading.reason = "materials indexed nonuniformEXT (no waterfall): ballot masked";
+    r = compute_shading_ratios(runs);
+    EXPECT_FALSE(r[4].ratio);
+    EXPECT_FALSE(r[4].measured);
+    EXPECT_NE(r[4].reason.find("shading-visibility ran no waterfall: materials indexed nonuniformEXT"), std::string::npos) << r[4].reason;
+    // The pair's frames are compared in the difference panel.
+    std::vector<DifferencePair> pairs = difference_pairs();
+    EXPECT_TRUE(std::any_of(pairs.begin(), pairs.end(), [](const DifferencePair& p) {
+        return p.subgroup_run == "shading-visibility" && p.fallback_run == "shading-visibility-materials-fallback";
+    }));
+}

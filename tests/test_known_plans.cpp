@@ -58,6 +58,8 @@ DeviceFeatures features_of(const KnownDriver& k) {
     f.quad_control_enabled = k.quad_control && k.maximal_reconvergence;
     f.mesh_shader = k.mesh_shader;
     f.ray_tracing = k.ray_tracing;
+    f.descriptor_indexing = k.descriptor_indexing;
+    if (!k.descriptor_indexing) f.textures_missing = "device lacks descriptor indexing";
     return f;
 }
 
@@ -119,3 +121,22 @@ TEST(KnownPlans, MeshletsAndRayTracingFollowTheRecord) {
 }
 
 }  // namespace
+
+// The scene's textures and the material waterfall follow the record: the Mesa 22.3 lavapipe has no
+// descriptor indexing, so its textures are one array texture's layers and the visibility shading
+// pass indexes them nonuniformly (no waterfall over a coordinate); the others bind an array of
+// descriptors and walk it with the waterfall (they all have ballot in compute).
+TEST(KnownPlans, TexturesAndTheWaterfallFollowTheRecord) {
+    for (const KnownDriver* k : records()) {
+        SCOPED_TRACE(k->name);
+        PlanRequest request;
+        request.shading = Shading::visibility;
+        Plan p = make_plan(caps_of(*k), features_of(*k), request);
+        EXPECT_EQ(p.textures.layers, !k->descriptor_indexing) << p.textures.reason;
+        EXPECT_EQ(texture_mode_name(p.textures), k->descriptor_indexing ? "descriptor-indexing" : "array-texture");
+        EXPECT_EQ(p.shading.materials, k->descriptor_indexing ? Variant::subgroup : Variant::fallback) << p.shading.materials_reason;
+        request.materials = Request::subgroup;
+        if (k->descriptor_indexing) EXPECT_NO_THROW(make_plan(caps_of(*k), features_of(*k), request));
+        else EXPECT_THROW(make_plan(caps_of(*k), features_of(*k), request), UnsupportedRequest);
+    }
+}

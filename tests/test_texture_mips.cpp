@@ -151,3 +151,34 @@ TEST(TextureMips, OddSizesWeighEveryTexelByArea) {
     EXPECT_EQ(five.rgba[five.levels[1].offset], 40);       // (0 + 50 + 0.5 x 100) / 2.5
     EXPECT_EQ(five.rgba[five.levels[1].offset + 4], 160);  // (0.5 x 100 + 150 + 200) / 2.5
 }
+
+// The array texture's layers (devices without descriptor indexing, render/gpu_scene.cpp): a texture
+// of the layers' size is kept to the byte; a smaller one is resampled bilinearly with repeat, in
+// linear light for colour and as it is for data. Worked out by hand: a 2 x 1 texture of black and
+// white doubled to 4 x 1. Target texel x has its centre at source (x + 0.5) / 2 - 0.5: -0.25, 0.25,
+// 0.75, 1.25, so the weights of white (texel 1) are 0.25 (the left tap wraps round to it), 0.25,
+// 0.75 and 0.75 (the right tap wraps round to black).
+TEST(TextureMips, ResampleIsBilinearWithRepeatInLinearLight) {
+    for (bool srgb : {false, true}) {
+        Texture t = solid(2, 1, 0, 0, 0, 255, srgb);
+        std::fill_n(&t.rgba[4], 3, uint8_t(255));
+        Texture same = resample_texture(t, 2, 1);
+        EXPECT_EQ(same.rgba, t.rgba);
+        Texture doubled = resample_texture(t, 4, 1);
+        ASSERT_EQ(doubled.width, 4);
+        ASSERT_EQ(doubled.height, 1);
+        EXPECT_EQ(doubled.srgb, srgb);
+        const float white[4] = {0.25f, 0.25f, 0.75f, 0.75f};
+        for (int x = 0; x < 4; ++x) {
+            float expected = srgb ? linear_to_srgb(white[x]) : white[x];
+            EXPECT_EQ(doubled.rgba[size_t(x) * 4], uint8_t(expected * 255.0f + 0.5f)) << "texel " << x << (srgb ? ", sRGB" : ", data");
+            EXPECT_EQ(doubled.rgba[size_t(x) * 4 + 3], 255);
+        }
+    }
+    // Down to a smaller size: from the mip level of that size, exactly (the centres fall on texels).
+    Texture big = checker(4, false);
+    Texture half = resample_texture(big, 2, 2);
+    MipChain chain = build_mip_chain(big);
+    ASSERT_EQ(chain.levels[1].width, 2u);
+    EXPECT_EQ(half.rgba, std::vector<uint8_t>(chain.rgba.begin() + chain.levels[1].offset, chain.rgba.begin() + chain.levels[1].offset + 16));
+}

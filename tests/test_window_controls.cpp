@@ -29,8 +29,9 @@ TEST(WindowControls, RequestsCycleInBothDirections) {
     EXPECT_EQ(next_view_mode(ViewMode::light_count, 1), ViewMode::lod);
     EXPECT_EQ(next_view_mode(ViewMode::lod, 1), ViewMode::depth_pyramid);
     EXPECT_EQ(next_view_mode(ViewMode::depth_pyramid, 1), ViewMode::raster);
-    EXPECT_EQ(next_view_mode(ViewMode::raster, 1), ViewMode::shaded);
-    EXPECT_EQ(next_view_mode(ViewMode::shaded, -1), ViewMode::raster);
+    EXPECT_EQ(next_view_mode(ViewMode::raster, 1), ViewMode::materials);
+    EXPECT_EQ(next_view_mode(ViewMode::materials, 1), ViewMode::shaded);
+    EXPECT_EQ(next_view_mode(ViewMode::shaded, -1), ViewMode::materials);
     EXPECT_EQ(next_stage(Stage::compute, 1), Stage::task);
     EXPECT_EQ(next_stage(Stage::callable, 1), Stage::vertex);
     EXPECT_EQ(next_stage(Stage::vertex, -1), Stage::callable);

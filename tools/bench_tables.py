@@ -139,7 +139,7 @@ def compare(args):
             print(f"| {size_of(path)} | no report |")
             continue
         for key, d in r.get("ratio_details", {}).items():
-            ratio = d.get("ratio")
+            ratio = r.get("ratios", {}).get(key)  # the details hold the interval, the ratios the value
             print(f"| {size_of(path)} | {key} | {d.get('fallback_run', '')} | {cell(d.get('fallback_ms'))} | "
                   f"{d.get('subgroup_run', '')} | {cell(d.get('subgroup_ms'))} | {f'{ratio:.3f}x' if ratio else 'n/a'} | "
                   f"{d.get('ratio_ci95')} | {d.get('verdict', d.get('reason', ''))} |")

@@ -58,9 +58,11 @@
 #                each pass ran in (the hardware ids pass: those that re-admitted); --view raster's
 #                picture and pixel counts at the large size
 #   materials    every map (docs/materials.md) at the large size: the shade pass in forward and both
-#                derivative variants, the material waterfall against nonuniformEXT (SGD_MATERIALS,
-#                alternated, frames compared), with --base the frame before and after, the
-#                comparison's derivatives and shading ratios, the atlas validated
+#                derivative variants, the material waterfall against nonuniformEXT (--materials,
+#                alternated, frames compared), the textures as one array texture's layers (a device
+#                without descriptor indexing: SGD_MASK_FEATURES=descriptor-indexing) in forward and
+#                visibility against descriptor indexing, alternated, with --base the frame before and
+#                after, the comparison's derivatives, shading and materials ratios, the atlas validated
 #   rays         the ray tracer (docs/ray-tracing.md): --shading visibility and forward, the subgroup
 #                and fallback variants, each with the dense launch and the plain one (SGD_RAY_LISTS),
 #                alternated over two rounds, and off: the traces' time
@@ -465,16 +467,28 @@ PY
     cat "$d/notes.txt" >> "$md" ;;
   materials)  # every map (docs/materials.md) and mipmapped textures (docs/scenes.md "Textures") at the large size
     # The shade pass with full materials: forward, quad-swap and analytic derivatives; then the
-    # material waterfall against its nonuniformEXT fallback (SGD_MATERIALS), alternated, 3 rounds.
+    # material waterfall against its nonuniformEXT fallback (--materials), alternated, 3 rounds.
     for config in "forward:--shading forward" "quads:--shading visibility" "analytic:--shading visibility --mask-ops quad"; do
       # shellcheck disable=SC2086
       run "${config%%:*}" --headless "${scaled[@]}" --size $large --frames 120 --warmup 20 ${config#*:} --screenshot "$d/${config%%:*}.png"
     done
     for round in 1 2 3; do for m in subgroup fallback; do
-      SGD_MATERIALS=$m run "materials-$m-$round" --headless --no-tuning "${scaled[@]}" --size $large --frames 120 --warmup 20 \
-        --shading visibility --screenshot "$d/materials-$m-$round.png"
+      run "materials-$m-$round" --headless --no-tuning "${scaled[@]}" --size $large --frames 120 --warmup 20 \
+        --shading visibility --materials $m --screenshot "$d/materials-$m-$round.png"
     done; done
     echo "waterfall frame identical to nonuniformEXT's: $(same "$d/materials-subgroup-1.png" "$d/materials-fallback-1.png")" >> "$d/notes.txt"
+    # Without descriptor indexing (masked, as the Mesa 22.3 lavapipe lacks it): the textures as the
+    # layers of one array texture, forward and visibility (nonuniformEXT: the waterfall needs an
+    # array of descriptors), alternated with descriptor indexing, 2 rounds.
+    for round in 1 2; do for shading in forward visibility; do for t in indexed layers; do
+      mask=""; [ $t = layers ] && mask=descriptor-indexing
+      SGD_MASK_FEATURES=$mask run "textures-$t-$shading-$round" --headless --no-tuning "${scaled[@]}" --size $large --frames 120 \
+        --warmup 20 --shading $shading --materials fallback --screenshot "$d/textures-$t-$shading-$round.png"
+    done; done; done
+    for shading in forward visibility; do
+      echo "array-texture frame ($shading) identical to descriptor indexing's: $(same "$d/textures-layers-$shading-1.png" \
+        "$d/textures-indexed-$shading-1.png")" >> "$d/notes.txt"
+    done
     # The frame before and after (with --base BUILD, e.g. main before the maps): forward and visibility, alternated.
     if [ -n "$base" ]; then for round in 1 2; do for b in "$build" "$base"; do
       [ "$b" = "$build" ] && which=after || which=before
@@ -488,7 +502,7 @@ PY
     # Validation-clean with every map: the atlas.
     "$demo" --atlas "$d/atlas.png" "${scene[@]}" --size 1280x720 --validate > "$d/atlas.out" 2>&1
     echo "atlas --validate: exit $?" >> "$d/notes.txt"
-    $tables runs "$d" frame forward shade plan:shading.derivatives plan:shading.materials scene:textures scene:texture_bytes \
+    $tables runs "$d" frame forward shade plan:shading.derivatives plan:shading.materials plan:textures.mode scene:textures scene:texture_bytes \
       scene:texture_ms scene:texture_anisotropy >> "$md"
     $tables compare "$d"/compare-*/report.json >> "$md"
     cat "$d/notes.txt" >> "$md" ;;

@@ -49,6 +49,31 @@ MUTANTS = {
         "            if (false && i % 4 != 3 && premultiplied",
         r"^TextureMips\.MaskedTexturesAverageColourWeightedByAlpha",
     ),
+    # docs/materials.md, "Without descriptor indexing": the textures as layers of one array texture.
+    "texture-layers-colour-slots-read-the-unorm-view": (
+        "shaders/scene_textures.glsl",
+        "    return colour ? textureGrad(scene_colour_layers, vec3(uv, float(index)), uv_dx, uv_dy)",
+        "    return !colour ? textureGrad(scene_colour_layers, vec3(uv, float(index)), uv_dx, uv_dy)",
+        r"^MaterialMaps\.WithoutDescriptorIndexing",
+    ),
+    "texture-layers-one-layer-for-all": (
+        "shaders/scene_textures.glsl",
+        "                  : textureGrad(scene_data_layers, vec3(uv, float(index)), uv_dx, uv_dy);",
+        "                  : textureGrad(scene_data_layers, vec3(uv, 1.0), uv_dx, uv_dy);",
+        r"^MaterialMaps\.WithoutDescriptorIndexing",
+    ),
+    "texture-layers-resample-without-the-fraction": (
+        "src/scene/texture_mips.cpp",
+        "            float fx = sx - float(x0), fy = sy - float(y0);",
+        "            float fx = 0.0f, fy = 0.0f;",
+        r"^TextureMips\.ResampleIsBilinearWithRepeatInLinearLight",
+    ),
+    "materials-view-paints-each-lanes-own-trips": (
+        "shaders/visibility_shade.comp",
+        "    walked_by_subgroup = subgroupMax(trips);",
+        "    walked_by_subgroup = trips;",
+        r"^MaterialMaps\.MaterialsViewColoursEachPixel",
+    ),
     "waterfall-lanes-take-the-second-material": (
         "shaders/visibility_shade.comp",
         "        if (picked == material_index) {",

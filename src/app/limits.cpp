@@ -81,7 +81,7 @@ std::vector<PlannedAllocation> planned_allocations(const Scene& scene, const Opt
         {"indirect (all)", draws * indirect, K::storage_buffer},
         {"indirect template", draws * indirect, K::storage_buffer},
         // every texture at its own size with its full mip chain, and the white texel
-        {"textures", texture_bytes(scene), K::image},
+        {"textures", texture_bytes(scene, plan.textures.layers), K::image},
         // frame targets (render/renderer.cpp)
         {"hdr", w * h * 8, K::image},  // RGBA16F
         {"color", w * h * 4, K::image},
@@ -117,7 +117,7 @@ std::vector<PlannedAllocation> planned_allocations(const Scene& scene, const Opt
         a.push_back({"frame counters readback", sizeof(GpuCounters), K::host_buffer});
     }
     // Uploads stage one buffer at a time; the largest staging buffer lives next to everything above.
-    uint64_t staging = texture_staging_bytes(scene);
+    uint64_t staging = texture_staging_bytes(scene, plan.textures.layers);
     for (const PlannedAllocation& p : a)
         if (p.kind == K::storage_buffer && p.uploaded) staging = std::max(staging, p.bytes);
     a.push_back({"staging", staging, K::host_buffer});
@@ -140,7 +140,9 @@ void check_limits(const DeviceLimits& limits, const Options& options, const Plan
     if (scene.textures.size() + 1 > limits.max_scene_textures)
         throw UsageError("the scene has " + std::to_string(scene.textures.size()) +
                          " textures; the texture array holds at most " + std::to_string(limits.max_scene_textures - 1) +
-                         " on this device (its sampler and sampled-image descriptor limits); use a scene with fewer textures");
+                         (plan.textures.layers ? " on this device (its maxImageArrayLayers: the textures are one array texture's layers)"
+                                               : " on this device (its sampler and sampled-image descriptor limits)") +
+                         "; use a scene with fewer textures");
     for (size_t i = 0; i < scene.textures.size(); ++i) {
         const Texture& t = scene.textures[i];
         if (uint64_t(t.width) > limits.max_image_dimension_2d || uint64_t(t.height) > limits.max_image_dimension_2d)

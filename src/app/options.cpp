@@ -158,7 +158,9 @@ Options:
   --warmup N             frames excluded from timing (default 10)
 @PASSES@  --view M               shaded | lane-id | first-last-lane | active-lanes | mip | light-count | lod | depth-pyramid |
                          raster (who wrote each pixel's word under --raster compute: a lane,
-                         a split over lanes, a tile bin, or the hardware rasterizer)
+                         a split over lanes, a tile bin, or the hardware rasterizer) | materials
+                         (how many materials each pixel's subgroup walked in the material
+                         waterfall: --shading visibility, --materials auto or subgroup)
   --view-stage S         @STAGES@
   --geometry G           indexed (compute cull + indirect draws) | meshlet (task + mesh shaders)
   --shading S            auto | forward | visibility
@@ -172,6 +174,11 @@ Options:
                          a compute rasterizer writes each pixel's 64-bit word (depth, id) with
                          atomics, the hardware the triangles it is not built for (docs/raster.md);
                          auto takes compute where a verdict measured on this device says it is faster
+  --materials V          auto | subgroup | fallback: the visibility shading pass's per-pixel
+                         materials; subgroup: a waterfall over each subgroup's distinct materials
+                         (subgroupBroadcastFirst, a uniform index per trip); fallback: each lane
+                         indexes its own (nonuniformEXT); auto takes subgroup where compute has
+                         ballot (docs/materials.md)
   --camera C             overview (fitted, from above) | street (eye height down a street of the
                          --instances grid, docs/occlusion.md) (default overview)
   --lod M                auto (each instance draws the coarsest level of detail whose error
@@ -239,7 +246,7 @@ Options parse_options(const std::vector<std::string>& args) {
             o.plan[*pass] = request_of(pass_info(*pass), value());
         else if (a == "--view") {
             auto m = parse_view_mode(value());
-            if (!m) throw UsageError("--view expects shaded, lane-id, first-last-lane, active-lanes, mip, light-count, lod, depth-pyramid or raster, got '" + args[i] + "'");
+            if (!m) throw UsageError("--view expects shaded, lane-id, first-last-lane, active-lanes, mip, light-count, lod, depth-pyramid, raster or materials, got '" + args[i] + "'");
             o.plan.view = *m;
         } else if (a == "--view-stage") {
             auto s = parse_stage(value());
@@ -263,6 +270,11 @@ Options parse_options(const std::vector<std::string>& args) {
                 if (!raster) throw UsageError("--raster expects auto, hardware or compute, got '" + mode + "'");
                 o.plan.raster = *raster;
             }
+        } else if (a == "--materials") {
+            auto r = parse_request(value());
+            if (!r || (*r != Request::automatic && *r != Request::subgroup && *r != Request::fallback))
+                throw UsageError("--materials expects auto, subgroup or fallback, got '" + args[i] + "'");
+            o.plan.materials = *r;
         } else if (a == "--geometry") {
             auto g = parse_geometry(value());
             if (!g) throw UsageError("--geometry expects indexed or meshlet, got '" + args[i] + "'");
@@ -318,14 +330,6 @@ Options parse_options(const std::vector<std::string>& args) {
     if (o.warmup >= o.frames && (o.mode == Mode::headless || o.mode == Mode::compare || o.mode == Mode::tune))
         throw UsageError("--warmup (" + std::to_string(o.warmup) + ") must be less than --frames (" +
                          std::to_string(o.frames) + ")");
-    // The visibility shading pass's materials (docs/materials.md): no option, the environment
-    // (tools/gpu_bench.sh's materials suite measures the waterfall against its fallback).
-    if (const char* materials = std::getenv("SGD_MATERIALS"); materials && *materials) {
-        std::string_view m = materials;
-        if (m == "subgroup") o.plan.materials = Request::subgroup;
-        else if (m == "fallback") o.plan.materials = Request::fallback;
-        else if (m != "auto") throw UsageError("SGD_MATERIALS must be auto, subgroup or fallback, not '" + std::string(m) + "'");
-    }
     // The ray tracer's launch (docs/ray-tracing.md, "Dense rays"): no option, the environment
     // (tools/gpu_bench.sh's rays suite measures the dense launch against the plain one).
     if (const char* lists = std::getenv("SGD_RAY_LISTS"); lists && *lists) {

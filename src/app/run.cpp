@@ -90,9 +90,11 @@ void print_info(const Context& ctx, const Plan& plan) {
     // Visibility's per-pixel materials (docs/materials.md): the waterfall or nonuniformEXT indexing.
     if (shading.shading == Shading::visibility)
         printf("%-12s %-10s %-12s %-18s %s\n", "materials", std::string(request_name(shading.materials_requested)).c_str(),
-               std::string(variant_name(shading.materials)).c_str(), "capabilities",
-               shading.materials == Variant::subgroup ? "a waterfall over each subgroup's materials (subgroupBroadcastFirst)"
-                                                      : "each lane its own material, textures indexed nonuniformEXT");
+               std::string(variant_name(shading.materials)).c_str(),
+               shading.materials_requested == Request::automatic ? "capabilities" : "requested", shading.materials_reason.c_str());
+    // How the shaders reach the scene's textures: descriptor indexing, or the array texture without it.
+    printf("%-12s %-10s %-12s %-18s %s\n", "textures", "-", std::string(texture_mode_name(plan.textures)).c_str(),
+           "capabilities", plan.textures.reason.c_str());
     // The ray tracer's launch (docs/ray-tracing.md, "Dense rays"): dense lists, or per pixel.
     if (plan[PassId::ray_trace].variant != Variant::off && plan[PassId::ray_trace].variant != Variant::unsupported)
         printf("%-12s %-10s %-12s %-18s %s\n", "ray lists", std::string(request_name(plan.ray_lists_requested)).c_str(),

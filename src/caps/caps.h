@@ -86,6 +86,12 @@ struct DeviceFeatures {
     bool ray_tracing = false;  // VK_KHR_ray_tracing_pipeline + VK_KHR_acceleration_structure
     // With ray_tracing: rayTracingPipelineTraceRaysIndirect, the ray tracer's dense launch.
     bool ray_tracing_indirect = false;
+    // Descriptor indexing (a runtime array of sampled images, partially bound, variable count,
+    // indexed non-uniformly): the scene's textures as one array of descriptors, each at its own
+    // size. Without it (the Mesa 22.3 lavapipe, SGD_MASK_FEATURES=descriptor-indexing) they are
+    // the layers of one array texture at one size, and textures_missing says why (docs/materials.md).
+    bool descriptor_indexing = true;
+    std::string textures_missing;
 };
 
 // Removes masked stages/ops as a device lacking them would. Quad ops masked also clear quad_in_all_stages.

@@ -36,7 +36,13 @@ std::vector<CompareConfig> comparison_matrix() {
     CompareConfig analytic = visibility;
     analytic.name = "shading-visibility-fallback";
     analytic.derivatives = Request::fallback;
-    m.insert(m.end(), {forward, visibility, analytic});
+    // Within visibility, the per-pixel materials: nonuniformEXT against the waterfall auto runs,
+    // both with the derivatives auto takes (quad swaps, as shading-visibility; analytic where the
+    // device cannot, as shading-visibility-fallback: compute_shading_ratios pairs it with that).
+    CompareConfig nonuniform{"shading-visibility-materials-fallback", {}};
+    nonuniform.shading = Shading::visibility;
+    nonuniform.materials = Request::fallback;
+    m.insert(m.end(), {forward, visibility, analytic, nonuniform});
     // The visibility pre-pass drawn by each rasterizer (docs/raster.md); the compute one's two paths.
     CompareConfig hardware = visibility;
     hardware.name = "raster-hardware";
@@ -52,6 +58,7 @@ std::vector<CompareConfig> comparison_matrix() {
     for (Request r : {Request::subgroup, Request::fallback}) {
         CompareConfig c{"all-" + std::string(request_name(r)), {}};
         for (const PassInfo& pass : kPasses) c.requests[size_t(pass.id)] = pass.in_all_rows ? r : Request::automatic;
+        c.materials = r;  // under visibility: the waterfall, or nonuniformEXT
         m.push_back(c);
     }
     return m;
@@ -73,6 +80,7 @@ PlanRequest plan_request(const CompareConfig& config, const PlanRequest& base) {
     request.geometry = config.geometry;
     if (config.shading) request.shading = config.shading;
     if (config.derivatives != Request::automatic) request.derivatives = config.derivatives;
+    if (config.materials != Request::automatic) request.materials = config.materials;
     if (config.raster) request.raster = config.raster;
     if (config.raster_variant != Request::automatic) request.raster_variant = config.raster_variant;
     return request;
@@ -230,6 +238,7 @@ nlohmann::json config_json(const CompareConfig& c) {
     j["geometry"] = geometry_name(c.geometry);
     j["shading"] = c.shading ? shading_name(*c.shading) : "auto";
     j["derivatives"] = request_name(c.derivatives);
+    j["materials"] = request_name(c.materials);
     j["raster"] = c.raster ? raster_name(*c.raster) : "auto";
     return j;
 }
@@ -327,6 +336,7 @@ nlohmann::json comparison_json(const Context& ctx, const Options& o, const Scene
             {"base_plan", {{"text", base_plan_text(c.base)},
                            {"shading", shading_name(c.base.shading.shading)},
                            {"derivatives", variant_name(c.base.shading.derivatives)},
+                           {"materials", variant_name(c.base.shading.materials)},
                            {"raster", raster_name(c.base.raster.raster)},
                            {"raster_variant", variant_name(c.base.raster.variant)},
                            {"geometry", geometry_name(c.base.geometry)}}},
@@ -692,7 +702,22 @@ ShadingRatios compute_shading_ratios(const std::vector<CompareRun>& runs) {
     raster.graphics_vs_compute = true;
     PassRatio raster_path = timer_ratio(runs, "raster_path", "raster-path", "raster-compute-fallback", "raster-compute", Timer::depth);
     raster_path.measured_as = "depth pass median in raster-compute-fallback over the same in raster-compute (subgroup path)";
-    return {shading, derivatives, raster, raster_path};
+    // The materials: the shading pass with nonuniformEXT indexing over the same with the waterfall,
+    // which shading-visibility runs where compute has ballot (auto).
+    PassRatio materials = timer_ratio(runs, "materials", "materials", "shading-visibility-materials-fallback", visibility,
+                                      Timer::shade);
+    materials.measured_as = "visibility shade pass median in shading-visibility-materials-fallback (nonuniformEXT) over "
+                            "the same in " + visibility + " (the material waterfall)";
+    materials.subgroup_side = "waterfall";
+    materials.fallback_side = "nonuniform";
+    // Without ballot in compute, auto's row indexed nonuniformEXT too: no pair to compare.
+    if (const CompareRun* sg = find_run(runs, visibility); materials.measured && sg->plan.shading.materials != Variant::subgroup) {
+        materials.ratio.reset();
+        materials.ci95.reset();
+        materials.measured = false;
+        materials.reason = visibility + " ran no waterfall: " + sg->plan.shading.reason;
+    }
+    return {shading, derivatives, raster, raster_path, materials};
 }
 
 std::vector<CompareConfig> visibility_pass_rows() {
@@ -1080,6 +1105,7 @@ std::vector<DifferencePair> difference_pairs() {
     for (const PassInfo& pass : kPasses)
         if (offers(pass, Request::subgroup) && offers(pass, Request::fallback))
             pairs.push_back({std::string(pass.name) + "-subgroup", std::string(pass.name) + "-fallback"});
+    pairs.push_back({"shading-visibility", "shading-visibility-materials-fallback"});
     pairs.push_back({"all-subgroup", "all-fallback"});
     return pairs;
 }

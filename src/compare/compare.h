@@ -34,6 +34,7 @@ struct CompareConfig {
     Geometry geometry = Geometry::indexed;        // the meshlet-* rows: --geometry meshlet, with --cull as requested
     std::optional<Shading> shading;               // the shading-* rows: --shading; nullopt: auto
     Request derivatives = Request::automatic;     // visibility's derivatives (PlanRequest::derivatives)
+    Request materials = Request::automatic;       // visibility's per-pixel materials (--materials)
     std::optional<Raster> raster;                 // the raster-* rows: --raster; nullopt: auto
     Request raster_variant = Request::automatic;  // the compute rasterizer's path (PlanRequest::raster_variant)
     uint32_t test_extra_work = 0;                 // tests only: RendererConfig::test_extra_work

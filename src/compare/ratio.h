@@ -40,5 +40,6 @@ struct PassRatio {
 using PassRatios = std::array<PassRatio, kPassCount + 1>;
 // shading and derivatives (compute_shading_ratios, compare.h).
 // ... then raster (hardware / compute frame) and raster_path (the compute rasterizer's fallback /
-// subgroup depth pass), docs/raster.md.
-using ShadingRatios = std::array<PassRatio, 4>;
+// subgroup depth pass), docs/raster.md; then materials (the shading pass with nonuniformEXT
+// materials over the same with the waterfall, docs/materials.md).
+using ShadingRatios = std::array<PassRatio, 5>;

@@ -1,6 +1,7 @@
 #include "passes/visibility_pass.h"
 #include "passes/meshlet_pass.h"  // with_meshlet_bindings, the meshlet data
 #include "passes/scene_pass.h"    // shading_push_flags
+#include "passes/debug_view_pass.h"  // kLegendDoubleSizeHeight
 
 namespace {
 
@@ -23,6 +24,13 @@ LayoutDesc view_layout() {
     LayoutDesc layout = kShadeLayout;
     for (VkDescriptorType t : {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE})
         layout.bindings.push_back(t);
+    return layout;
+}
+
+// --view materials' re-run: the shading pass's, then 16 the 8-bit frame it paints (14, 15 unused).
+LayoutDesc material_view_layout() {
+    LayoutDesc layout = kShadeLayout;
+    for (VkDescriptorType t : {kNoBinding, kNoBinding, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE}) layout.bindings.push_back(t);
     return layout;
 }
 
@@ -62,7 +70,9 @@ void VisibilityPass::create(const Context& ctx) {
     // compute on lanes numbered by subgroup, which full subgroups make dense.
     bool quads = visibility_derivatives_missing(ctx.subgroup, ctx.features).empty();
     bool loop = missing_support(ctx.subgroup, {Stage::compute, pass_info(PassId::light_loop).ops}).empty();
-    bool walk = missing_support(ctx.subgroup, {Stage::compute, bit(Op::basic) | bit(Op::ballot)}).empty();  // the waterfall
+    // The waterfall, over an array of descriptors (no .layers SPIR-V of it: with layers nothing to walk).
+    bool walk = missing_support(ctx.subgroup, {Stage::compute, bit(Op::basic) | bit(Op::ballot)}).empty() &&
+                ctx.features.descriptor_indexing;
     // Each geometry path by its own needs: a device with mesh shaders but no geometryShader shades
     // the meshlet path with visibility though the indexed pre-pass cannot name its triangles.
     for (bool meshlet : {false, true}) {
@@ -78,6 +88,12 @@ void VisibilityPass::create(const Context& ctx) {
                             ctx, {.shader = std::string(kShadeShaders[quad_derivatives][light_loop][mip]) + (waterfall ? "_waterfall" : "") + suffix,
                                   .layout = for_geometry(kShadeLayout, meshlet), .full_subgroups = quad_derivatives || mip});
                     }
+        for (bool quad_derivatives : {false, true})
+            if (walk && (!quad_derivatives || quads))
+                material_views[meshlet][quad_derivatives] = create_compute_pipeline(
+                    ctx, {.shader = std::string(quad_derivatives ? "visibility_shade.comp.quads" : "visibility_shade.comp.analytic") +
+                                    "_view_materials_waterfall" + suffix,
+                          .layout = for_geometry(material_view_layout(), meshlet), .full_subgroups = quad_derivatives});
         for (bool quad_derivatives : {false, true})
             for (int view = 0; view < 3; ++view)
                 if (!quad_derivatives || quads)
@@ -126,10 +142,11 @@ Descriptors VisibilityPass::bind_frame(FrameContext& f, const Pipeline& pipeline
     return d;
 }
 
-void VisibilityPass::dispatch(FrameContext& f, const Pipeline& pipeline, Descriptors& d) {
+void VisibilityPass::dispatch(FrameContext& f, const Pipeline& pipeline, Descriptors& d, bool counted) {
     d.push(f.cmd, pipeline);
     // shading.glsl's flags, as forward pushes them, and 8: write the derivatives (tests only).
     uint32_t flags = shading_push_flags(f) | (f.test_derivatives ? 8u : 0u);
+    if (!counted) flags &= ~1u;  // a view's re-run: the frame's counts are the shading pass's (shading.glsl kForwardInstrument)
     vkCmdPushConstants(f.cmd, pipeline.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(flags), &flags);
     vkCmdDispatch(f.cmd, ceil_div(f.targets.extent.width, kQuadTileWidth), ceil_div(f.targets.extent.height, kQuadTileHeight), 1);
 }
@@ -169,4 +186,36 @@ bool VisibilityPass::record_view(FrameContext& f, const Buffer& params) {
     d.buffer(14, params, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER).buffer(15, f.counters).storage_image(16, f.targets.color.view);
     dispatch(f, pipeline, d);
     return true;
+}
+
+void VisibilityPass::record_material_view(FrameContext& f) {
+    if (f.plan.view.mode != ViewMode::materials) return;
+    const bool quad_derivatives = f.plan.shading.derivatives == Variant::subgroup;
+    const Pipeline& pipeline = material_views[f.plan.geometry == Geometry::meshlet][quad_derivatives];
+    if (f.plan.view.variant != Variant::subgroup || !pipeline.layout || !f.targets.visibility.image) {
+        if (f.overlay) f.overlay->label(8, 8, "materials view: " + f.plan.view.reason);
+        return;
+    }
+    begin_label(f.ctx, f.cmd, debug_label(f.plan.view));
+    f.timer.begin(f.cmd, Timer::view);
+    Descriptors d = bind_frame(f, pipeline);
+    // Each invocation writes only its own pixel of the 8-bit frame (the resolve's, before it).
+    transition(f.cmd, f.targets.color, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+               VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+    d.storage_image(16, f.targets.color.view);
+    dispatch(f, pipeline, d, false);
+    f.timer.end(f.cmd, Timer::view);
+    end_label(f.ctx, f.cmd);
+    if (!f.overlay || !f.view_legend) return;
+    // The other views' layout (add_raster_legend): the same text size at one frame size.
+    const float pad = 4.0f, scale = f.targets.extent.height >= kLegendDoubleSizeHeight ? 2.0f : 1.0f;
+    const float row = Overlay::text_height("0", scale) + 4 * scale + 2, swatch = 6.0f * scale;
+    f.overlay->label(pad, pad, "materials | distinct materials each subgroup's waterfall walked", rgba8(255, 255, 255), scale);
+    float x = pad, y = pad + row;
+    for (size_t i = 0; i < kMaterialWalkColours.size(); ++i) {
+        std::string text = std::to_string(i + 1) + (i + 1 == kMaterialWalkColours.size() ? "+" : "");
+        f.overlay->rect(x, y, swatch, swatch, kMaterialWalkColours[i]);
+        f.overlay->label(x + swatch + 1, y - 2 * scale, text, rgba8(255, 255, 255), scale);
+        x += swatch + Overlay::text_width(text, scale) + 8 * scale;
+    }
 }

@@ -6,8 +6,8 @@ namespace {
 
 constexpr std::array<std::string_view, 5> kRequestNames = {"auto", "subgroup", "fallback", "off", "forward"};
 constexpr std::array<std::string_view, 5> kVariantNames = {"subgroup", "fallback", "off", "unsupported", "forward"};
-constexpr std::array<std::string_view, 9> kViewNames = {
-    "shaded", "lane-id", "first-last-lane", "active-lanes", "mip", "light-count", "lod", "depth-pyramid", "raster"};
+constexpr std::array<std::string_view, 10> kViewNames = {
+    "shaded", "lane-id", "first-last-lane", "active-lanes", "mip", "light-count", "lod", "depth-pyramid", "raster", "materials"};
 
 }  // namespace
 
@@ -120,7 +120,7 @@ std::string raster_compute_missing(const DeviceFeatures& features, const Plan& p
         return "the words are the visibility path's pre-pass, and forward shading tests the hardware's depth";
     if (plan.geometry == Geometry::meshlet)
         return "the meshlet path keeps the hardware rasterizer (its task and mesh shaders cull and compact the triangles as they draw)";
-    if (plan.view.mode != ViewMode::shaded && plan.view.mode != ViewMode::raster)
+    if (plan.view.mode != ViewMode::shaded && plan.view.mode != ViewMode::raster && plan.view.mode != ViewMode::materials)
         return "the debug views draw over the hardware pre-pass's depth";
     return "";
 }
@@ -188,6 +188,7 @@ ShadingPlan choose_shading(const DeviceFeatures& features, const PlanRequest& re
     ShadingPlan plan;
     plan.requested = request.shading;
     plan.derivatives_requested = request.derivatives;
+    plan.materials_requested = request.materials;
     std::string missing = visibility_missing(features, request.geometry);
     // The shading verdict was measured on the indexed path's rows: elsewhere it does not apply.
     std::optional<MeasuredPreference> measured = request.measured_shading;
@@ -263,12 +264,23 @@ void finish_shading(ShadingPlan& plan, const SubgroupCaps& caps, const DeviceFea
     std::string loop_missing = missing_support(caps, {Stage::compute, loop.ops});
     plan.light_loop = light_loop == Variant::subgroup && !loop_missing.empty() ? Variant::fallback : light_loop;
     if (light_loop == Variant::subgroup && !loop_missing.empty()) plan.reason += "; per-lane light loop: " + loop_missing;
-    // The material waterfall: subgroupBroadcastFirst in compute (the ballot operations).
+    // The material waterfall: subgroupBroadcastFirst in compute (the ballot operations), over an
+    // index into an array of descriptors (with layers the index is a coordinate: nothing to make uniform).
     plan.materials_requested = request.materials;
     std::string waterfall_missing = missing_support(caps, {Stage::compute, bit(Op::basic) | bit(Op::ballot)});
+    if (waterfall_missing.empty() && !features.descriptor_indexing)
+        waterfall_missing = "the textures are layers of one array texture (" + features.textures_missing +
+                            "): the index is a texture coordinate, no descriptor index to make uniform";
     if (request.materials == Request::subgroup && !waterfall_missing.empty())
-        throw UnsupportedRequest("material waterfall: " + waterfall_missing);
+        throw UnsupportedRequest("--materials subgroup (the material waterfall): " + waterfall_missing);
     plan.materials = request.materials == Request::fallback || !waterfall_missing.empty() ? Variant::fallback : Variant::subgroup;
+    if (request.materials == Request::fallback)
+        plan.materials_reason = "requested fallback: each lane its own material, textures indexed nonuniformEXT";
+    else if (!waterfall_missing.empty())
+        plan.materials_reason = "auto takes fallback: " + waterfall_missing;
+    else
+        plan.materials_reason = std::string(request.materials == Request::subgroup ? "requested" : "auto takes") +
+                                " subgroup: a waterfall over each subgroup's materials (subgroupBroadcastFirst)";
     if (request.materials != Request::fallback && !waterfall_missing.empty())
         plan.reason += "; materials indexed nonuniformEXT (no waterfall): " + waterfall_missing;
 }
@@ -471,8 +483,14 @@ std::optional<MeasuredPreference> measured_for(const PlanRequest& request, PassI
 
 }  // namespace
 
+std::string_view texture_mode_name(const TexturePlan& t) { return t.layers ? "array-texture" : "descriptor-indexing"; }
+
 Plan make_plan(const SubgroupCaps& caps, const DeviceFeatures& features, const PlanRequest& request) {
     Plan plan;
+    plan.textures.layers = !features.descriptor_indexing;
+    plan.textures.reason = plan.textures.layers
+                               ? "the layers of one array texture at one size (sRGB and UNORM views): " + features.textures_missing
+                               : "one array of descriptors, each texture at its own size, indexed nonuniformEXT";
     plan.geometry = request.geometry;
     plan.lod = request.lod;
     // Before the geometry's own checks, so the refusal names the shading.
@@ -566,6 +584,17 @@ Plan make_plan(const SubgroupCaps& caps, const DeviceFeatures& features, const P
         plan.view.reason = "the pre-pass is the hardware's (" + plan.raster.reason + ")";
     } else if (plan.view.mode == ViewMode::raster) {
         plan.view.reason = "the compute rasterizer's words, by who wrote them";
+    }
+    // --view materials colours each pixel by the materials its subgroup walked: the waterfall's.
+    if (plan.view.mode == ViewMode::materials) {
+        bool walks = plan.shading.shading == Shading::visibility && plan.shading.materials == Variant::subgroup;
+        plan.view.variant = walks ? Variant::subgroup : Variant::unsupported;
+        plan.view.shading_pass = walks;
+        plan.view.reason = !walks && plan.shading.shading != Shading::visibility
+                               ? "the material waterfall runs in the visibility shading pass, and this frame is shaded forward"
+                           : !walks ? "no material waterfall: " + plan.shading.materials_reason
+                                    : "the visibility shading pass's waterfall: each covered pixel in the colour of the number of "
+                                      "materials its subgroup walked";
     }
     return plan;
 }

@@ -16,7 +16,7 @@
 #include "caps/caps.h"
 #include "passes/pass_table.h"
 
-enum class ViewMode { shaded, lane_id, first_last_lane, active_lanes, mip, light_count, lod, depth_pyramid, raster };
+enum class ViewMode { shaded, lane_id, first_last_lane, active_lanes, mip, light_count, lod, depth_pyramid, raster, materials };
 
 std::string_view request_name(Request r);
 std::string_view variant_name(Variant v);
@@ -99,6 +99,7 @@ struct ShadingPlan {
     // subgroup's distinct materials (ballot in compute); fallback, nonuniformEXT indexing alone.
     Request materials_requested = Request::automatic;  // PlanRequest::materials
     Variant materials = Variant::off;
+    std::string materials_reason;
     // Visibility with --mip subgroup where compute has quad operations: the shading pass writes the
     // mip. Under visibility the mip is planned against the compute stage's capabilities, so a
     // masked fragment stage does not take the quad mip from the shading pass.
@@ -134,6 +135,15 @@ struct RasterPlan {
 // The --info column: "hardware", "compute/subgroup", "compute/fallback".
 std::string raster_variant_name(const RasterPlan& p);
 
+// How the shaders reach the scene's textures (docs/materials.md): one array of descriptors, each
+// texture at its own size and indexed nonuniformEXT (descriptor indexing), or, where the device
+// lacks that, the layers of one array texture at one size, the index a texture coordinate.
+struct TexturePlan {
+    bool layers = false;
+    std::string reason;
+};
+std::string_view texture_mode_name(const TexturePlan& t);  // "descriptor-indexing", "array-texture"
+
 // What each selectable pass (indexed by PassId, see passes/pass_table.h) and the debug view resolve to.
 struct Plan {
     std::array<PassPlan, kPassCount> passes;
@@ -142,6 +152,7 @@ struct Plan {
     bool lod = true;  // --lod auto: each draw's level of detail is chosen per frame (docs/lod.md)
     ShadingPlan shading;
     RasterPlan raster;
+    TexturePlan textures;
     // The ray tracer's launch (docs/ray-tracing.md, "Dense rays"): subgroup, a compute pass lists
     // the pixels by the rays they trace with ballots (one atomic per subgroup and list) and an
     // indirect launch traces one ray per invocation; fallback, the same lists with one atomic per
@@ -170,9 +181,8 @@ struct PlanRequest {
     // Visibility's derivatives: auto, subgroup (quad swaps; refused where compute lacks quads) or
     // fallback (analytic). No option sets it: the comparison's shading-visibility rows do.
     Request derivatives = Request::automatic;
-    // Visibility's per-pixel materials: auto, subgroup (the waterfall; refused where compute lacks
-    // ballot) or fallback (nonuniformEXT indexing). No option sets it: tests and gpu_bench.sh's
-    // materials suite (SGD_MATERIALS) do.
+    // Visibility's per-pixel materials (--materials): auto, subgroup (the waterfall; refused where
+    // compute lacks ballot) or fallback (nonuniformEXT indexing).
     Request materials = Request::automatic;
     // A verdict of this device on forward against visibility (winner subgroup: visibility faster).
     std::optional<MeasuredPreference> measured_shading;

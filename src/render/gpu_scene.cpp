@@ -94,18 +94,36 @@ VkFormat texture_format(const Texture& t) { return t.srgb ? VK_FORMAT_R8G8B8A8_S
 
 }  // namespace
 
-uint64_t texture_bytes(const Scene& scene) {
-    uint64_t bytes = 0;
-    for_each_texture(scene, [&](const Texture& t) { bytes += mip_chain_bytes(uint32_t(t.width), uint32_t(t.height)); });
-    return bytes;
+VkExtent2D texture_layer_extent(const Scene& scene) {
+    VkExtent2D extent{1, 1};
+    for_each_texture(scene, [&](const Texture& t) {
+        extent.width = std::max(extent.width, std::min(uint32_t(t.width), kMaxTextureLayerSide));
+        extent.height = std::max(extent.height, std::min(uint32_t(t.height), kMaxTextureLayerSide));
+    });
+    return extent;
 }
 
-uint64_t texture_staging_bytes(const Scene& scene) {
+uint64_t texture_bytes(const Scene& scene, bool layers) {
+    uint64_t bytes = 0, count = 0;
+    for_each_texture(scene, [&](const Texture& t) {
+        bytes += mip_chain_bytes(uint32_t(t.width), uint32_t(t.height));
+        ++count;
+    });
+    if (!layers) return bytes;
+    VkExtent2D extent = texture_layer_extent(scene);
+    return count * mip_chain_bytes(extent.width, extent.height);
+}
+
+uint64_t texture_staging_bytes(const Scene& scene, bool layers) {
     uint64_t largest = 0;
     for_each_texture(scene, [&](const Texture& t) {
         largest = std::max(largest, mip_chain_bytes(uint32_t(t.width), uint32_t(t.height)));
     });
-    return std::max(largest, std::min(texture_bytes(scene), kTextureBatchBytes));
+    if (layers) {
+        VkExtent2D extent = texture_layer_extent(scene);
+        largest = mip_chain_bytes(extent.width, extent.height);
+    }
+    return std::max(largest, std::min(texture_bytes(scene, layers), kTextureBatchBytes));
 }
 
 float sampler_anisotropy(const Context& ctx) {
@@ -131,8 +149,7 @@ namespace {
 // staged in batches of up to kTextureBatchBytes and copied level by level; then the array's
 // descriptors are written once.
 void upload_textures(const Context& ctx, const Scene& scene, GpuScene& gpu) {
-    auto start = std::chrono::steady_clock::now();
-    Buffer staging = create_buffer(ctx, texture_staging_bytes(scene), VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
+    Buffer staging = create_buffer(ctx, texture_staging_bytes(scene, false), VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
                                    MemoryKind::host_upload, "texture staging");
     VkCommandBuffer cmd = VK_NULL_HANDLE;
     uint64_t staged = 0;
@@ -171,7 +188,62 @@ void upload_textures(const Context& ctx, const Scene& scene, GpuScene& gpu) {
         gpu.textures.push_back(std::move(image));
     });
     flush();
+}
 
+// Without descriptor indexing: every texture resampled to one size (texture_layer_extent; the same
+// texels where it has that size already), its chain built as upload_textures builds it, and
+// copied into its layer of one UNORM image that an sRGB view also reads (MUTABLE_FORMAT).
+void upload_texture_layers(const Context& ctx, const Scene& scene, GpuScene& gpu) {
+    VkExtent2D extent = texture_layer_extent(scene);
+    uint32_t layers = 0;
+    for_each_texture(scene, [&](const Texture&) { ++layers; });
+    uint32_t levels = mip_level_count(extent.width, extent.height);
+    Image image = create_image(ctx, extent, VK_FORMAT_R8G8B8A8_UNORM, VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT,
+                               "textures", layers, true, levels, VK_IMAGE_CREATE_MUTABLE_FORMAT_BIT);
+    VkImageViewCreateInfo view{VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO};
+    view.image = image.image;
+    view.viewType = VK_IMAGE_VIEW_TYPE_2D_ARRAY;
+    view.format = VK_FORMAT_R8G8B8A8_SRGB;
+    view.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, levels, 0, layers};
+    VK_CHECK(vkCreateImageView(ctx.device, &view, nullptr, &gpu.colour_layers));
+
+    Buffer staging = create_buffer(ctx, texture_staging_bytes(scene, true), VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
+                                   MemoryKind::host_upload, "texture staging");
+    VkCommandBuffer cmd = begin_one_shot(ctx);
+    image_barrier(cmd, image.image, VK_IMAGE_ASPECT_COLOR_BIT, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                  VK_PIPELINE_STAGE_2_NONE, 0, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT);
+    uint64_t staged = 0;
+    uint32_t layer = 0;
+    for_each_texture(scene, [&](const Texture& t, bool alpha_weighted) {
+        MipChain chain = build_mip_chain(resample_texture(t, extent.width, extent.height, alpha_weighted), alpha_weighted);
+        if (staged + chain.rgba.size() > staging.size) {
+            end_one_shot(ctx, cmd);  // waits: the staging buffer may be written again
+            cmd = begin_one_shot(ctx);
+            staged = 0;
+        }
+        memcpy(static_cast<uint8_t*>(staging.mapped) + staged, chain.rgba.data(), chain.rgba.size());
+        std::vector<VkBufferImageCopy> regions;
+        for (uint32_t l = 0; l < levels; ++l) {
+            VkBufferImageCopy region{};
+            region.bufferOffset = staged + chain.levels[l].offset;
+            region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, l, layer, 1};
+            region.imageExtent = {chain.levels[l].width, chain.levels[l].height, 1};
+            regions.push_back(region);
+        }
+        vkCmdCopyBufferToImage(cmd, staging.buffer, image.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, levels, regions.data());
+        staged += chain.rgba.size();
+        gpu.texture_bytes += chain.rgba.size();
+        ++layer;
+    });
+    image_barrier(cmd, image.image, VK_IMAGE_ASPECT_COLOR_BIT, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                  VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                  VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, VK_ACCESS_2_SHADER_SAMPLED_READ_BIT);
+    end_one_shot(ctx, cmd);
+    image.layout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
+    gpu.textures.push_back(std::move(image));
+}
+
+void create_texture_set(const Context& ctx, GpuScene& gpu) {
     VkSamplerCreateInfo sampler{VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO};
     sampler.magFilter = VK_FILTER_LINEAR;
     sampler.minFilter = VK_FILTER_LINEAR;
@@ -184,6 +256,34 @@ void upload_textures(const Context& ctx, const Scene& scene, GpuScene& gpu) {
     sampler.maxAnisotropy = sampler_anisotropy(ctx);
     VK_CHECK(vkCreateSampler(ctx.device, &sampler, nullptr, &gpu.sampler));
 
+    const bool layers = !ctx.features.descriptor_indexing;
+    if (layers) {
+        // The two views of the one array texture (scene_textures.glsl SCENE_TEXTURE_LAYERS).
+        VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 2};
+        VkDescriptorPoolCreateInfo pool{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+        pool.maxSets = 1;
+        pool.poolSizeCount = 1;
+        pool.pPoolSizes = &size;
+        VK_CHECK(vkCreateDescriptorPool(ctx.device, &pool, nullptr, &gpu.texture_pool));
+        VkDescriptorSetAllocateInfo allocate{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+        allocate.descriptorPool = gpu.texture_pool;
+        allocate.descriptorSetCount = 1;
+        allocate.pSetLayouts = &ctx.texture_set_layout;
+        VK_CHECK(vkAllocateDescriptorSets(ctx.device, &allocate, &gpu.texture_set));
+        VkDescriptorImageInfo views[2] = {{gpu.sampler, gpu.colour_layers, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL},
+                                          {gpu.sampler, gpu.textures[0].view, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL}};
+        VkWriteDescriptorSet writes[2];
+        for (uint32_t b = 0; b < 2; ++b) {
+            writes[b] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+            writes[b].dstSet = gpu.texture_set;
+            writes[b].dstBinding = b;
+            writes[b].descriptorCount = 1;
+            writes[b].descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
+            writes[b].pImageInfo = &views[b];
+        }
+        vkUpdateDescriptorSets(ctx.device, 2, writes, 0, nullptr);
+        return;
+    }
     uint32_t count = uint32_t(gpu.textures.size());
     VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, count};
     VkDescriptorPoolCreateInfo pool{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
@@ -209,7 +309,6 @@ void upload_textures(const Context& ctx, const Scene& scene, GpuScene& gpu) {
     write.descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
     write.pImageInfo = images.data();
     vkUpdateDescriptorSets(ctx.device, 1, &write, 0, nullptr);
-    gpu.texture_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
 }  // namespace
@@ -259,10 +358,15 @@ void upload_scene(const Context& ctx, const Scene& scene, GpuScene& gpu) {
                                                VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | storage, "indirect (all)");
     gpu.indirect_template = create_buffer_with_data(ctx, empty.data(), empty.size() * sizeof(empty[0]),
                                                     VK_BUFFER_USAGE_TRANSFER_SRC_BIT | storage, "indirect template");
-    upload_textures(ctx, scene, gpu);
+    auto start = std::chrono::steady_clock::now();
+    if (ctx.features.descriptor_indexing) upload_textures(ctx, scene, gpu);
+    else upload_texture_layers(ctx, scene, gpu);
+    create_texture_set(ctx, gpu);
+    gpu.texture_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
 GpuScene::~GpuScene() {
     if (texture_pool) vkDestroyDescriptorPool(device, texture_pool, nullptr);
+    if (colour_layers) vkDestroyImageView(device, colour_layers, nullptr);
     if (sampler) vkDestroySampler(device, sampler, nullptr);
 }

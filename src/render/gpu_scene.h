@@ -20,7 +20,11 @@ struct GpuScene {
     // untextured materials), [i + 1] scene texture i at its own size with its full mip chain
     // (scene/texture_mips.h), R8G8B8A8_SRGB for colour, UNORM for data. Written once into
     // texture_set (Context::texture_set_layout), each with `sampler`.
+    // Without descriptor indexing (Context features, docs/materials.md) `textures` holds one image
+    // instead: every texture a layer of it at one size (texture_layer_extent), entry i layer i,
+    // UNORM with its view for the data slots and colour_layers, an sRGB view, for the colour ones.
     std::vector<Image> textures;
+    VkImageView colour_layers = VK_NULL_HANDLE;
     VkSampler sampler = VK_NULL_HANDLE;  // trilinear, anisotropic where the device offers it, repeat
     VkDescriptorPool texture_pool = VK_NULL_HANDLE;
     VkDescriptorSet texture_set = VK_NULL_HANDLE;
@@ -54,8 +58,13 @@ void upload_scene(const Context& ctx, const Scene& scene, GpuScene& gpu);
 std::vector<GpuDraw> build_draws(const Scene& scene);
 // Bytes of every texture's mip chain, the white texel included (GpuScene::textures), and of the
 // staging buffer their upload uses: what app/limits.cpp plans.
-uint64_t texture_bytes(const Scene& scene);
-uint64_t texture_staging_bytes(const Scene& scene);
+// layers: as the layers of one array texture (devices without descriptor indexing).
+uint64_t texture_bytes(const Scene& scene, bool layers);
+uint64_t texture_staging_bytes(const Scene& scene, bool layers);
+// The layers' size: the largest width and height among the scene's textures, each at most
+// kMaxTextureLayerSide (a larger texture is filtered down to it), at least 1.
+constexpr uint32_t kMaxTextureLayerSide = 2048;
+VkExtent2D texture_layer_extent(const Scene& scene);
 // The largest anisotropy the scene's sampler uses (1: none): 16, or less where the device offers
 // less; 1 on lavapipe, whose compute textureGrad would filter unlike forward (gpu_scene.cpp).
 float sampler_anisotropy(const Context& ctx);

@@ -289,6 +289,7 @@ void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_i
     record_units(f, FramePoint::after_resolve);
     // Views that show what a pass made (the mip, the light lists, the raster words) are its unit's.
     raster_pass_.record_view(f);
+    visibility_pass_.record_material_view(f);
     for (const auto& unit : units_) unit->record_view(f);
     view_pass_.record(f, config_.view_legend);
     if (overlay_hook_) overlay_hook_(overlay_);

@@ -153,6 +153,9 @@ void check_run_request(const Options& options, const Plan& plan) {
                          "); use --ray-trace auto, subgroup or fallback on a device with ray tracing");
     if (plan[PassId::mip].variant == Variant::off && plan.view.mode == ViewMode::mip)
         throw UsageError("--view mip shows the mip, but --mip off renders none; use --mip auto, subgroup, forward or fallback");
+    if (plan.view.mode == ViewMode::materials && plan.view.variant == Variant::unsupported)
+        throw UsageError("--view materials shows how many materials each subgroup's waterfall walked, but " + plan.view.reason +
+                         "; use --shading visibility with --materials auto or subgroup");
     if (plan.view.mode == ViewMode::raster && plan.view.variant == Variant::unsupported)
         throw UsageError("--view raster shows who wrote the compute rasterizer's words, but " + plan.view.reason +
                          "; use --shading visibility --raster compute");

@@ -69,11 +69,14 @@ nlohmann::json plan_json(const Plan& plan) {
                     {"derivatives_requested", request_name(plan.shading.derivatives_requested)},
                     {"light_loop", variant_name(plan.shading.light_loop)},
                     {"materials", variant_name(plan.shading.materials)},
+                    {"materials_requested", request_name(plan.shading.materials_requested)},
+                    {"materials_reason", plan.shading.materials_reason},
                     {"quad_mip", plan.shading.quad_mip},
                     {"reason", plan.shading.reason},
                     {"source", plan_source_name(plan.shading.source)},
                     {"measured_by", measured_by_json(plan.shading.measured_by)},
                     {"measured_on", measured_by_json(plan.shading.measured_on)}};
+    j["textures"] = {{"mode", texture_mode_name(plan.textures)}, {"reason", plan.textures.reason}};
     j["raster"] = {{"requested", plan.raster.requested ? raster_name(*plan.raster.requested) : "auto"},
                    {"mode", raster_name(plan.raster.raster)},
                    {"variant", variant_name(plan.raster.variant)},

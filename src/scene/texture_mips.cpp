@@ -101,6 +101,53 @@ MipChain build_mip_chain(const Texture& texture, bool alpha_weighted) {
     return chain;
 }
 
+Texture resample_texture(const Texture& texture, uint32_t width, uint32_t height, bool alpha_weighted) {
+    if (uint32_t(texture.width) == width && uint32_t(texture.height) == height) return texture;
+    // The finest level of the chain that is no smaller than the target on either side: at most a
+    // halving left for the bilinear taps, which a box level below would otherwise alias.
+    MipChain chain = build_mip_chain(texture, alpha_weighted);
+    size_t l = 0;
+    while (l + 1 < chain.levels.size() && chain.levels[l + 1].width >= width && chain.levels[l + 1].height >= height) ++l;
+    const MipLevel& from = chain.levels[l];
+    std::array<float, 256> decode{};
+    for (int i = 0; i < 256; ++i) decode[i] = texture.srgb ? srgb_to_linear(i / 255.0f) : i / 255.0f;
+    auto texel = [&](int64_t x, int64_t y, int c) {
+        x = (x % from.width + from.width) % from.width;  // repeat, as the sampler
+        y = (y % from.height + from.height) % from.height;
+        uint8_t v = chain.rgba[from.offset + (size_t(y) * from.width + size_t(x)) * 4 + size_t(c)];
+        return c == 3 ? v / 255.0f : decode[v];
+    };
+    Texture out;
+    out.width = int(width), out.height = int(height), out.srgb = texture.srgb;
+    out.rgba.resize(size_t(width) * height * 4);
+    for (uint32_t y = 0; y < height; ++y)
+        for (uint32_t x = 0; x < width; ++x) {
+            // The target texel's centre in the source level's texels, and its four bilinear taps.
+            float sx = (x + 0.5f) * from.width / width - 0.5f, sy = (y + 0.5f) * from.height / height - 0.5f;
+            int64_t x0 = int64_t(std::floor(sx)), y0 = int64_t(std::floor(sy));
+            float fx = sx - float(x0), fy = sy - float(y0);
+            float w[4] = {(1 - fx) * (1 - fy), fx * (1 - fy), (1 - fx) * fy, fx * fy};
+            int64_t tx[4] = {x0, x0 + 1, x0, x0 + 1}, ty[4] = {y0, y0, y0 + 1, y0 + 1};
+            float rgba[4] = {}, alpha_sum = 0;
+            for (int k = 0; k < 4; ++k) {
+                float a = texel(tx[k], ty[k], 3);
+                rgba[3] += w[k] * a;
+                float weight = alpha_weighted ? w[k] * a : w[k];
+                alpha_sum += weight;
+                for (int c = 0; c < 3; ++c) rgba[c] += weight * texel(tx[k], ty[k], c);
+            }
+            uint8_t* dst = &out.rgba[(size_t(y) * width + x) * 4];
+            for (int c = 0; c < 3; ++c) {
+                float v = alpha_weighted ? (alpha_sum > 0 ? rgba[c] / alpha_sum : 0.0f) : rgba[c];
+                if (alpha_weighted && alpha_sum <= 0)  // every tap transparent: the plain average
+                    for (int k = 0; k < 4; ++k) v += w[k] * texel(tx[k], ty[k], c);
+                dst[c] = to_byte(texture.srgb ? linear_to_srgb(v) : v);
+            }
+            dst[3] = to_byte(rgba[3]);
+        }
+    return out;
+}
+
 std::vector<bool> masked_textures(const Scene& scene) {
     std::vector<bool> masked(scene.textures.size(), false);
     for (const Material& m : scene.materials)

@@ -37,6 +37,12 @@ uint32_t mip_level_count(uint32_t width, uint32_t height);
 uint64_t mip_chain_bytes(uint32_t width, uint32_t height);
 MipChain build_mip_chain(const Texture& texture, bool alpha_weighted = false);
 
+// The texture at width x height (the layers of the array texture that stands in for descriptor
+// indexing, render/gpu_scene.cpp): the same texture when it has that size already; else bilinear
+// with repeat, in linear light for colour, from the finest of its mip levels no smaller than the
+// target (alpha_weighted: colour averaged premultiplied, as its mips are).
+Texture resample_texture(const Texture& texture, uint32_t width, uint32_t height, bool alpha_weighted = false);
+
 // Per scene texture: whether an alphaMode MASK material samples it as its base colour.
 std::vector<bool> masked_textures(const Scene& scene);
 

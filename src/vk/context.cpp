@@ -96,14 +96,23 @@ std::string unusable_reason(VkPhysicalDevice physical) {
     if (find_queue_family(physical) == UINT32_MAX) return "no graphics+compute queue with timestamps";
     if (!has_extension(device_extensions(physical), VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME))
         return "no VK_KHR_push_descriptor";
-    // The scene's textures are one runtime array indexed per pixel (shaders/scene_bindings.glsl).
+    return {};
+}
+
+// Why the scene's textures cannot be one runtime array of descriptors indexed per pixel
+// (scene_textures.glsl), or empty. SGD_MASK_FEATURES=descriptor-indexing treats the device as
+// lacking it (tests: the array-texture fallback on any device).
+std::string descriptor_indexing_missing(VkPhysicalDevice physical) {
+    const char* masked = getenv("SGD_MASK_FEATURES");
+    if (masked && std::string(masked).find("descriptor-indexing") != std::string::npos)
+        return "descriptor indexing masked by SGD_MASK_FEATURES";
     VkPhysicalDeviceVulkan12Features f12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
     VkPhysicalDeviceFeatures2 f2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &f12};
     vkGetPhysicalDeviceFeatures2(physical, &f2);
     if (!f12.runtimeDescriptorArray || !f12.descriptorBindingPartiallyBound ||
         !f12.descriptorBindingVariableDescriptorCount || !f12.shaderSampledImageArrayNonUniformIndexing)
-        return "no descriptor indexing (runtime arrays of sampled images, partially bound, variable count, "
-               "non-uniform indexing)";
+        return "device lacks descriptor indexing (runtimeDescriptorArray, descriptorBindingPartiallyBound, "
+               "descriptorBindingVariableDescriptorCount, shaderSampledImageArrayNonUniformIndexing)";
     return {};
 }
 
@@ -308,6 +317,8 @@ void read_capabilities(Context& ctx, const std::vector<VkExtensionProperties>& e
     feat.compute_full_subgroups = f13.computeFullSubgroups;
     feat.quad_control = has_extension(extensions, "VK_KHR_shader_quad_control");
     feat.maximal_reconvergence = has_extension(extensions, "VK_KHR_shader_maximal_reconvergence");
+    feat.textures_missing = descriptor_indexing_missing(ctx.physical);
+    feat.descriptor_indexing = feat.textures_missing.empty();
 }
 
 // VK_KHR_shader_quad_control and VK_KHR_shader_maximal_reconvergence (Vulkan 1.3.274+); the
@@ -365,11 +376,12 @@ void create_device(Context& ctx, const ContextOptions& options) {
     f13.computeFullSubgroups = ctx.subgroup.full_subgroups;
     VkPhysicalDeviceVulkan12Features f12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES, &f13};
     f12.hostQueryReset = VK_TRUE;
-    // The scene's texture array (unusable_reason() made sure the device has these).
-    f12.runtimeDescriptorArray = VK_TRUE;
-    f12.descriptorBindingPartiallyBound = VK_TRUE;
-    f12.descriptorBindingVariableDescriptorCount = VK_TRUE;
-    f12.shaderSampledImageArrayNonUniformIndexing = VK_TRUE;
+    // The scene's texture array where the device has descriptor indexing; else its textures are
+    // the layers of one array texture (docs/materials.md), which needs none of this.
+    f12.runtimeDescriptorArray = ctx.features.descriptor_indexing;
+    f12.descriptorBindingPartiallyBound = ctx.features.descriptor_indexing;
+    f12.descriptorBindingVariableDescriptorCount = ctx.features.descriptor_indexing;
+    f12.shaderSampledImageArrayNonUniformIndexing = ctx.features.descriptor_indexing;
     VkPhysicalDeviceVulkan11Features f11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES, &f12};
     f11.shaderDrawParameters = VK_TRUE;
     VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &f11};
@@ -456,7 +468,8 @@ void create_device(Context& ctx, const ContextOptions& options) {
         if (has_extension(available, VK_KHR_RAY_TRACING_PIPELINE_EXTENSION_NAME) &&
             has_extension(available, VK_KHR_ACCELERATION_STRUCTURE_EXTENSION_NAME) &&
             has_extension(available, VK_KHR_DEFERRED_HOST_OPERATIONS_EXTENSION_NAME) && has_rt.rayTracingPipeline &&
-            has_as.accelerationStructure && has12.bufferDeviceAddress) {
+            has_as.accelerationStructure && has12.bufferDeviceAddress && ctx.features.descriptor_indexing) {
+            // (VK_KHR_acceleration_structure requires descriptor indexing: a device masked to lack it lacks this too.)
             ray_tracing.rayTracingPipeline = VK_TRUE;
             // The dense launch (ray_trace_pass.cpp): its width written by the compaction pass.
             ray_tracing.rayTracingPipelineTraceRaysIndirect = has_rt.rayTracingPipelineTraceRaysIndirect;
@@ -558,6 +571,17 @@ void report_validation_error(const std::string& message) {
 // sampler and as a sampled image; a few of each are left to set 0 (the depth and visibility images
 // read with texelFetch), so a pipeline layout with both sets stays within the per-stage limits.
 static void create_texture_set_layout(Context& ctx) {
+    if (!ctx.features.descriptor_indexing) {
+        // The array texture's two views (sRGB, UNORM): scene_textures.glsl SCENE_TEXTURE_LAYERS.
+        VkDescriptorSetLayoutBinding views[2] = {{0, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1, VK_SHADER_STAGE_ALL, nullptr},
+                                                 {1, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1, VK_SHADER_STAGE_ALL, nullptr}};
+        VkDescriptorSetLayoutCreateInfo info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+        info.bindingCount = 2;
+        info.pBindings = views;
+        VK_CHECK(vkCreateDescriptorSetLayout(ctx.device, &info, nullptr, &ctx.texture_set_layout));
+        ctx.max_scene_textures = ctx.properties.limits.maxImageArrayLayers;
+        return;
+    }
     const VkPhysicalDeviceLimits& l = ctx.properties.limits;
     constexpr uint32_t kSetZeroShare = 16, kCap = 1u << 16;
     uint32_t limit = std::min({l.maxPerStageDescriptorSamplers, l.maxPerStageDescriptorSampledImages,

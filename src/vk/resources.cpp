@@ -7,6 +7,7 @@
 #include <climits>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 
@@ -198,7 +199,7 @@ Buffer create_buffer_with_data(const Context& ctx, const void* data, VkDeviceSiz
 }
 
 Image create_image(const Context& ctx, VkExtent2D extent, VkFormat format, VkImageUsageFlags usage, const char* name,
-                   uint32_t layers, bool array_view, uint32_t levels) {
+                   uint32_t layers, bool array_view, uint32_t levels, VkImageCreateFlags flags) {
     Image img;
     img.device = ctx.device;
     img.format = format;
@@ -213,6 +214,7 @@ Image create_image(const Context& ctx, VkExtent2D extent, VkFormat format, VkIma
     texels *= layers;
     log_allocation(name, texels * texel, true);
     VkImageCreateInfo info{VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO};
+    info.flags = flags;
     info.imageType = VK_IMAGE_TYPE_2D;
     info.format = format;
     info.extent = {extent.width, extent.height, 1};
@@ -331,6 +333,9 @@ std::string shader_path(const std::string& name) { return executable_dir() + "/s
 
 VkShaderModule load_shader(const Context& ctx, const std::string& name) {
     std::string path = shader_path(name);
+    // Without descriptor indexing, a shader that samples the scene's textures has a twin that reads
+    // them as layers of one array texture (shaders/CMakeLists.txt, SCENE_TEXTURE_LAYERS).
+    if (!ctx.features.descriptor_indexing && std::filesystem::exists(shader_path(name + ".layers"))) path = shader_path(name + ".layers");
     std::ifstream file(path, std::ios::binary | std::ios::ate);
     if (!file) throw VulkanError("shader not found: " + path + " (rebuild: cmake --build build)");
     std::vector<char> code(size_t(file.tellg()));

@@ -96,7 +96,7 @@ std::vector<uint8_t> read_image(const Context& ctx, Image& image, uint32_t texel
 // array_view: the view is VK_IMAGE_VIEW_TYPE_2D_ARRAY even with one layer (for sampler2DArray).
 // levels: mip levels (the view covers them all); the allocation log records every level's bytes.
 Image create_image(const Context& ctx, VkExtent2D extent, VkFormat format, VkImageUsageFlags usage, const char* name,
-                   uint32_t layers = 1, bool array_view = false, uint32_t levels = 1);
+                   uint32_t layers = 1, bool array_view = false, uint32_t levels = 1, VkImageCreateFlags flags = 0);
 
 // Full-resource barriers, synchronization2 style; enough for a handful of passes per frame.
 void image_barrier(VkCommandBuffer cmd, VkImage image, VkImageAspectFlags aspect, VkImageLayout old_layout,

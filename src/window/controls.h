@@ -9,7 +9,7 @@
 // The request after `r` in the cycle auto -> subgroup -> forward -> fallback -> off -> auto (forward: the
 // mip's only); step -1 goes backwards.
 Request next_request(Request r, int step);
-ViewMode next_view_mode(ViewMode m, int step);  // shaded, lane-id, ..., lod, depth-pyramid, raster, shaded
+ViewMode next_view_mode(ViewMode m, int step);  // shaded, lane-id, ..., lod, depth-pyramid, raster, materials, shaded
 Stage next_stage(Stage s, int step);            // vertex, ..., compute, vertex
 
 struct PlanChange {

@@ -228,7 +228,13 @@ TEST(Compare, EveryConfigurationRunsValidatedAndTheSheetShowsEachScreenshot) {
         EXPECT_EQ((*r)["config"]["derivatives"], request_name(config.derivatives)) << config.name;
         EXPECT_EQ((*r)["plan"]["shading"]["mode"], visibility ? "visibility" : "forward") << config.name;
         EXPECT_EQ((*r)["plan"]["shading"]["derivatives_requested"], request_name(config.derivatives)) << config.name;
-        if (visibility) EXPECT_EQ((*r)["plan"]["shading"]["derivatives"], request_name(config.derivatives)) << config.name;
+        if (visibility && config.derivatives != Request::automatic)
+            EXPECT_EQ((*r)["plan"]["shading"]["derivatives"], request_name(config.derivatives)) << config.name;
+        // And the materials (the waterfall's pair, the all-* rows): asked for is what a visibility plan used.
+        EXPECT_EQ((*r)["config"]["materials"], request_name(config.materials)) << config.name;
+        EXPECT_EQ((*r)["plan"]["shading"]["materials_requested"], request_name(config.materials)) << config.name;
+        if (visibility && config.materials != Request::automatic)
+            EXPECT_EQ((*r)["plan"]["shading"]["materials"], request_name(config.materials)) << config.name;
         // Visibility shades in its compute pass instead of forward's.
         for (const char* pass : {"depth", visibility ? "shade" : "forward", "frame"})
             EXPECT_TRUE((*r)["timings_ms"].contains(pass)) << config.name << " " << pass;
@@ -310,7 +316,10 @@ TEST(Compare, EveryConfigurationRunsValidatedAndTheSheetShowsEachScreenshot) {
     // derivatives over the same with quad swaps.
     expect_ratio("shading", both("shading-forward", "shading-visibility", "frame", "frame"));
     expect_ratio("derivatives", both("shading-visibility-fallback", "shading-visibility", "shade", "shade"));
-    for (const char* key : {"shading", "derivatives"}) {
+    // Within visibility, its shading pass with nonuniformEXT materials over the same with the waterfall.
+    expect_ratio("materials", both("shading-visibility-materials-fallback", "shading-visibility", "shade", "shade"));
+    EXPECT_EQ(find_run(report, "shading-visibility")->at("plan")["shading"]["materials"], "subgroup");
+    for (const char* key : {"shading", "derivatives", "materials"}) {
         EXPECT_NE(md.find("| " + std::string(key) + " |"), std::string::npos) << key;
         EXPECT_NE(run.output.find("\n" + std::string(key) + " "), std::string::npos) << key << ": " << run.output;
     }
@@ -513,6 +522,9 @@ TEST(Compare, UnsupportedSubgroupPathIsSkippedWithItsReason) {
     EXPECT_EQ(report["ratio_details"]["shading"]["subgroup_run"], "shading-visibility-fallback");
     EXPECT_TRUE(report["ratios"]["shading"].is_number()) << report["ratio_details"]["shading"].dump();
     EXPECT_TRUE(report["ratios"]["derivatives"].is_null());
+    // The materials pair runs with the analytic derivatives here: waterfall and nonuniformEXT both.
+    EXPECT_EQ(report["ratio_details"]["materials"]["subgroup_run"], "shading-visibility-fallback");
+    EXPECT_TRUE(report["ratios"]["materials"].is_number()) << report["ratio_details"]["materials"].dump();
     EXPECT_NE(report["ratio_details"]["derivatives"]["reason"].get<std::string>().find("shading-visibility was skipped"),
               std::string::npos)
         << report["ratio_details"]["derivatives"].dump();

@@ -44,6 +44,7 @@ TEST(KnownDriver, DetectionMatchesTheRecord) {
     EXPECT_EQ(f.maximal_reconvergence, k->maximal_reconvergence);
     EXPECT_EQ(f.mesh_shader, k->mesh_shader) << "VK_EXT_mesh_shader";
     EXPECT_EQ(f.ray_tracing, k->ray_tracing) << "VK_KHR_ray_tracing_pipeline";
+    EXPECT_EQ(f.descriptor_indexing, k->descriptor_indexing) << "runtimeDescriptorArray and the other three";
 
     // And the plan built on it: every debug view in every stage is supported exactly where the
     // record says (the views of the meshlet and ray-tracing stages included).
