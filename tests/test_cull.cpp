@@ -8,8 +8,8 @@
 #include <filesystem>
 #include <random>
 
-#include "app/cull_dump.h"
-#include "app/options.h"
+#include "run/cull_dump.h"
+#include "run/options.h"
 #include "passes/cull_pass.h"
 #include "render/cull_reference.h"
 #include "scene/camera.h"

@@ -11,7 +11,7 @@
 #include <sstream>
 
 #include "window/hud.h"
-#include "app/options.h"
+#include "run/options.h"
 #include "passes/pass_table.h"
 
 namespace {

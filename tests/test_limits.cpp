@@ -1,6 +1,6 @@
-// Device limits checked before anything is allocated (app/limits.cpp): the planned allocations
+// Device limits checked before anything is allocated (run/limits.cpp): the planned allocations
 // against sizes worked out by hand, and the refusals against made-up device limits.
-#include "app/limits.h"
+#include "run/limits.h"
 #include "render/gpu_types.h"
 #include "render/visibility_id.h"
 #include "scene/texture_mips.h"

@@ -11,7 +11,7 @@
 #include <set>
 #include <tuple>
 
-#include "app/options.h"
+#include "run/options.h"
 #include "passes/meshlet_pass.h"
 #include "render/cull_reference.h"
 #include "render/gpu_scene.h"

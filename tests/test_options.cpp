@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "app/options.h"
+#include "run/options.h"
 #include "scoped_env.h"
 
 namespace {

@@ -1,7 +1,7 @@
 // glTF loader tests: every sample model against an independent reading of its JSON, known counts,
 // and malformed files built here (so no binary blobs are committed) that must fail cleanly.
 #include "scene/scene.h"
-#include "app/image_io.h"
+#include "run/image_io.h"
 
 #include <gtest/gtest.h>
 

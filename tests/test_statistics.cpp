@@ -1,4 +1,4 @@
-// The statistics of --compare's verdicts (src/compare/statistics.h) on samples whose answers are
+// The statistics of --compare's verdicts (src/run/statistics.h) on samples whose answers are
 // known: medians, round sizes, the bootstrap interval's coverage and determinism, the words, and
 // Criterion's outlier classes.
 #include <gtest/gtest.h>
@@ -6,7 +6,7 @@
 #include <cmath>
 #include <numeric>
 
-#include "compare/statistics.h"
+#include "run/statistics.h"
 
 namespace {
 

@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "app/options.h"
+#include "run/options.h"
 #include "passes/debug_view_pass.h"
 #include "passes/pass_table.h"
 #include "passes/ray_trace_pass.h"

@@ -107,11 +107,11 @@ ShadingRatios shading_ratios(Verdict shading = Verdict::faster, Verdict derivati
 }
 
 std::string file_text(const DeviceInfo& d, const ShadingRatios& shading = shading_ratios(Verdict::level, Verdict::level)) {
-    return tuning_json(d, "tune", "2026-11-25", 1920, 1080, ratios(), shading).dump();
+    return tuning_json(d, "tune", "2026-11-25", {1920, 1080}, ratios(), shading).dump();
 }
 
 TEST(TuningFile, SignificantVerdictsBecomePreferences) {
-    LoadedTuning t = parse_tuning(file_text(device()), device(), 1920, 1080);
+    LoadedTuning t = parse_tuning(file_text(device()), device(), {1920, 1080});
     EXPECT_TRUE(t.ignored.empty()) << t.ignored;
     ASSERT_EQ(t.count(), 2u);
     ASSERT_TRUE(t.measured[size_t(PassId::cull)]);
@@ -128,7 +128,7 @@ TEST(TuningFile, SignificantVerdictsBecomePreferences) {
 // The shading verdict picks --shading auto's path and the derivatives verdict visibility's
 // derivatives, both only where significant; a format-1 file from before they were stored has none.
 TEST(TuningFile, ShadingAndDerivativesVerdictsBecomePreferences) {
-    LoadedTuning t = parse_tuning(file_text(device(), shading_ratios()), device(), 1920, 1080);
+    LoadedTuning t = parse_tuning(file_text(device(), shading_ratios()), device(), {1920, 1080});
     EXPECT_TRUE(t.ignored.empty()) << t.ignored;
     EXPECT_EQ(t.count(), 4u);  // cull, mip, shading, derivatives
     ASSERT_TRUE(t.shading);
@@ -138,11 +138,11 @@ TEST(TuningFile, ShadingAndDerivativesVerdictsBecomePreferences) {
     ASSERT_TRUE(t.derivatives);
     EXPECT_EQ(t.derivatives->winner, Variant::fallback) << "slower: the analytic derivatives win";
     EXPECT_DOUBLE_EQ(t.derivatives->ratio, 0.95);
-    EXPECT_FALSE(parse_tuning(file_text(device()), device(), 1920, 1080).shading) << "level: the interval holds 1.0";
+    EXPECT_FALSE(parse_tuning(file_text(device()), device(), {1920, 1080}).shading) << "level: the interval holds 1.0";
     // A file written before the visibility verdicts were kept: the passes still count.
     nlohmann::json older = nlohmann::json::parse(file_text(device(), shading_ratios()));
     older.erase("visibility");
-    LoadedTuning o = parse_tuning(older.dump(), device(), 1920, 1080);
+    LoadedTuning o = parse_tuning(older.dump(), device(), {1920, 1080});
     EXPECT_TRUE(o.ignored.empty()) << o.ignored;
     EXPECT_FALSE(o.shading || o.derivatives);
     EXPECT_EQ(o.count(), 2u);
@@ -168,7 +168,7 @@ TEST(TuningFile, ShadingAndDerivativesVerdictsBecomePreferences) {
 
 TEST(TuningFile, AFileThatDoesNotFitIsIgnoredWithWhy) {
     auto ignored = [](const std::string& text) {
-        LoadedTuning t = parse_tuning(text, device(), 1920, 1080);
+        LoadedTuning t = parse_tuning(text, device(), {1920, 1080});
         EXPECT_EQ(t.count(), 0u);
         return t.ignored;
     };
@@ -191,11 +191,11 @@ TEST(TuningFile, AFileThatDoesNotFitIsIgnoredWithWhy) {
     wrong_types["device"]["vendor_id"] = "nvidia";
     EXPECT_NE(ignored(wrong_types.dump()).find("not a valid tuning file"), std::string::npos);
     // Measured at 1920x1080 (up to 1920x1080): not at 3840x2160 or 320x180, and a file without its size is not used.
-    LoadedTuning at_4k = parse_tuning(file_text(device()), device(), 3840, 2160);
+    LoadedTuning at_4k = parse_tuning(file_text(device()), device(), {3840, 2160});
     EXPECT_EQ(at_4k.count(), 0u);
     EXPECT_EQ(at_4k.ignored, "measured at 1920x1080 (up to 1920x1080), this run is 3840x2160 (above 1920x1080): another size class");
-    EXPECT_NE(parse_tuning(file_text(device()), device(), 320, 180).ignored.find("another size class"), std::string::npos);
-    EXPECT_TRUE(parse_tuning(file_text(device()), device(), 1280, 720).usable());
+    EXPECT_NE(parse_tuning(file_text(device()), device(), {320, 180}).ignored.find("another size class"), std::string::npos);
+    EXPECT_TRUE(parse_tuning(file_text(device()), device(), {1280, 720}).usable());
     nlohmann::json no_size = nlohmann::json::parse(file_text(device()));
     no_size.erase("size");
     EXPECT_NE(ignored(no_size.dump()).find("no size"), std::string::npos);
@@ -203,7 +203,7 @@ TEST(TuningFile, AFileThatDoesNotFitIsIgnoredWithWhy) {
     nlohmann::json odd_pass = nlohmann::json::parse(file_text(device()));
     odd_pass["passes"]["cull"] = "fast";
     odd_pass["passes"]["mip"]["ratio"] = -1;
-    LoadedTuning t = parse_tuning(odd_pass.dump(), device(), 1920, 1080);
+    LoadedTuning t = parse_tuning(odd_pass.dump(), device(), {1920, 1080});
     EXPECT_TRUE(t.ignored.empty());
     EXPECT_EQ(t.count(), 0u);
 }
@@ -213,13 +213,13 @@ TEST(TuningFile, AnotherBuildsFileIsIgnored) {
     nlohmann::json j = nlohmann::json::parse(file_text(device()));
     EXPECT_EQ(j["build"], current_build_id());
     EXPECT_EQ(current_build_id().size(), 16u);
-    EXPECT_TRUE(parse_tuning(j.dump(), device(), 1920, 1080).usable());
-    LoadedTuning other = parse_tuning(j.dump(), device(), 1920, 1080, "0123456789abcdef");
+    EXPECT_TRUE(parse_tuning(j.dump(), device(), {1920, 1080}).usable());
+    LoadedTuning other = parse_tuning(j.dump(), device(), {1920, 1080}, "0123456789abcdef");
     EXPECT_FALSE(other.usable());
     EXPECT_NE(other.ignored.find("another build of subgroup-demo (" + current_build_id() + ")"), std::string::npos) << other.ignored;
     EXPECT_EQ(other.count(), 0u);
     j.erase("build");
-    EXPECT_NE(parse_tuning(j.dump(), device(), 1920, 1080).ignored.find("no build id"), std::string::npos);
+    EXPECT_NE(parse_tuning(j.dump(), device(), {1920, 1080}).ignored.find("no build id"), std::string::npos);
     // The id follows the executable's bytes.
     std::string dir = (std::filesystem::temp_directory_path() / ("build-id." + std::to_string(getpid()))).string();
     std::filesystem::create_directories(dir + "/shaders");
@@ -242,11 +242,11 @@ TEST(TuningFile, VerdictsNameTheirConfigurationAndApplyOnlyThere) {
     vis_mip.ratio = 0.5, vis_mip.ci95 = Interval{0.4, 0.6}, vis_mip.verdict = Verdict::slower;  // the downsample wins under visibility
     PassRatios under_visibility;
     under_visibility[size_t(PassId::mip)] = vis_mip;
-    nlohmann::json j = tuning_json(device(), "tune", "2026-11-25", 1920, 1080, ratios(), shading_ratios(), under_visibility);
+    nlohmann::json j = tuning_json(device(), "tune", "2026-11-25", {1920, 1080}, ratios(), shading_ratios(), under_visibility);
     EXPECT_EQ(j["passes"]["mip"]["measured_in"], (nlohmann::json{{"geometry", "indexed"}, {"shading", "forward"}}));
     EXPECT_EQ(j["visibility"]["mip"]["measured_in"], (nlohmann::json{{"geometry", "indexed"}, {"shading", "visibility"}}));
     EXPECT_EQ(j["visibility"]["shading"]["measured_in"]["geometry"], "indexed");
-    LoadedTuning t = parse_tuning(j.dump(), device(), 1920, 1080);
+    LoadedTuning t = parse_tuning(j.dump(), device(), {1920, 1080});
     ASSERT_TRUE(t.measured_visibility[size_t(PassId::mip)]);
     EXPECT_EQ(t.measured_visibility[size_t(PassId::mip)]->in.shading, Shading::visibility);
     EXPECT_EQ(t.measured[size_t(PassId::mip)]->in.shading, Shading::forward);
@@ -290,10 +290,10 @@ TEST(TuningFile, TheRasterPathIsStoredAndFollowed) {
     visibility[2].verdict = Verdict::faster;  // the compute rasterizer's frame is faster
     visibility[3].key = "raster_path", visibility[3].ratio = 0.8, visibility[3].ci95 = Interval{0.75, 0.85};
     visibility[3].verdict = Verdict::slower;  // its fallback path is faster
-    nlohmann::json j = tuning_json(device(), "quick", "2026-12-01", 1920, 1080, ratios(), visibility);
+    nlohmann::json j = tuning_json(device(), "quick", "2026-12-01", {1920, 1080}, ratios(), visibility);
     EXPECT_EQ(j["visibility"]["raster_path"]["verdict"], "slower");
     EXPECT_EQ(j["visibility"]["raster_path"]["measured_in"]["shading"], "visibility");
-    LoadedTuning t = parse_tuning(j.dump(), device(), 1920, 1080);
+    LoadedTuning t = parse_tuning(j.dump(), device(), {1920, 1080});
     ASSERT_TRUE(t.raster_path);
     EXPECT_EQ(t.raster_path->winner, Variant::fallback);
     EXPECT_EQ(t.count(), 6u);  // cull, mip, shading, derivatives, raster, raster_path
@@ -333,10 +333,10 @@ TEST(TuningFile, TheRayTracersVerdictIsKeptPerShading) {
     PassRatios under_visibility;
     PassRatio& vr = under_visibility[size_t(PassId::ray_trace)];
     vr.ratio = 1.3, vr.ci95 = Interval{1.2, 1.4}, vr.verdict = Verdict::faster;
-    nlohmann::json j = tuning_json(device(), "quick", "2026-12-01", 1920, 1080, forward, shading_ratios(), under_visibility);
+    nlohmann::json j = tuning_json(device(), "quick", "2026-12-01", {1920, 1080}, forward, shading_ratios(), under_visibility);
     EXPECT_EQ(j["visibility"]["ray_trace"]["measured_in"]["shading"], "visibility");
     EXPECT_EQ(j["passes"]["ray_trace"]["measured_in"]["shading"], "forward");
-    LoadedTuning t = parse_tuning(j.dump(), device(), 1920, 1080);
+    LoadedTuning t = parse_tuning(j.dump(), device(), {1920, 1080});
     ASSERT_TRUE(t.measured_visibility[size_t(PassId::ray_trace)]);
     PlanRequest request;
     set_measured(request, &t);
@@ -439,20 +439,56 @@ TEST(TunedPlan, ATypedRequestNeverLosesToAStoredVerdict) {
     EXPECT_THROW(make_plan(lavapipe_like_caps(), every_feature(), request), UnsupportedRequest);
 }
 
+// The scene classes: triangles up to 1M, 16M, 256M ... and lights up to 256, 4K, 64K ..., each band
+// holding its bound.
+TEST(TuningFile, SceneClassesAreBandsOfTrianglesAndLights) {
+    EXPECT_EQ(scene_class(0, 0), scene_class(1'048'576, 256));
+    EXPECT_EQ(scene_class(1'048'576, 256).name(), "up to 1M triangles and 256 lights");
+    EXPECT_EQ(scene_class(1'048'577, 257).name(), "up to 16M triangles and 4K lights");
+    EXPECT_EQ(scene_class(16'777'216, 4096).tag(), "to16Mtri-to4Klights");
+    EXPECT_EQ(scene_class(16'777'217, 4097).tag(), "to256Mtri-to64Klights");
+    EXPECT_EQ(scene_class(UINT64_MAX, UINT32_MAX).max_triangles, 1ull << 60) << "the last band holds every count";
+}
+
+// A verdict measured on one scene is not applied to a scene of another class: its triangles or its
+// lights in another band give the reason and no preferences; a scene in the same bands reads it.
+TEST(TuningFile, AVerdictOfAnotherSceneClassIsIgnored) {
+    nlohmann::json j = nlohmann::json::parse(
+        tuning_json(device(), "quick", "2026-12-06", {1920, 1080, 300'068, 256}, ratios(), shading_ratios()).dump());
+    EXPECT_EQ(j["scene"], (nlohmann::json{{"triangles", 300'068}, {"lights", 256}}));
+    LoadedTuning same = parse_tuning(j.dump(), device(), {1280, 720, 4000, 16});
+    EXPECT_TRUE(same.usable()) << same.ignored;
+    EXPECT_GT(same.count(), 0u);
+    EXPECT_EQ(same.measured_for.triangles, 300'068u);
+    LoadedTuning more_triangles = parse_tuning(j.dump(), device(), {1920, 1080, 7'501'700, 256});
+    EXPECT_EQ(more_triangles.count(), 0u);
+    EXPECT_EQ(more_triangles.ignored, "measured on a scene of 300,068 triangles and 256 lights (up to 1M triangles and 256 lights), "
+                                      "this one has 7,501,700 and 256 (up to 16M triangles and 256 lights): another scene class");
+    LoadedTuning more_lights = parse_tuning(j.dump(), device(), {1920, 1080, 300'068, 4096});
+    EXPECT_EQ(more_lights.count(), 0u);
+    EXPECT_NE(more_lights.ignored.find("another scene class"), std::string::npos) << more_lights.ignored;
+    j.erase("scene");
+    EXPECT_NE(parse_tuning(j.dump(), device(), {1920, 1080}).ignored.find("no scene"), std::string::npos);
+    // --info's line names both classes.
+    EXPECT_NE(tuning_summary(same, false).find("applies to 1280x720, 4,000 triangles, 16 lights: the same size class, up to 1920x1080, "
+                                               "and scene class, up to 1M triangles and 256 lights"),
+              std::string::npos) << tuning_summary(same, false);
+}
+
 TEST(TuningFile, SavedByRenamingAWholeFile) {
     std::string saved_xdg = getenv("XDG_CACHE_HOME") ? getenv("XDG_CACHE_HOME") : "";
     std::string dir = (std::filesystem::temp_directory_path() / ("save-tuning." + std::to_string(getpid()))).string();
     std::filesystem::remove_all(dir);
     setenv("XDG_CACHE_HOME", dir.c_str(), 1);
-    std::string path = save_tuning(device(), "quick", 320, 180, ratios(), shading_ratios(), {}, {{"seconds", 1.5}});
-    std::string second = save_tuning(device(), "tune", 320, 180, ratios(), shading_ratios());
+    std::string path = save_tuning(device(), "quick", {320, 180}, ratios(), shading_ratios(), {}, {{"seconds", 1.5}});
+    std::string second = save_tuning(device(), "tune", {320, 180}, ratios(), shading_ratios());
     EXPECT_EQ(path, second);
     size_t files = 0;
     for (const auto& entry : std::filesystem::directory_iterator(tuning_folder())) files += entry.is_regular_file();
     EXPECT_EQ(files, 1u) << "no temporary file left";
     std::ifstream in(path);
     std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    LoadedTuning t = parse_tuning(text, device(), 320, 180);
+    LoadedTuning t = parse_tuning(text, device(), {320, 180});
     EXPECT_TRUE(t.usable()) << t.ignored;
     EXPECT_EQ(t.made_by, "tune");
     std::filesystem::remove_all(dir);
@@ -465,16 +501,23 @@ TEST(TuningFile, LivesInTheCacheFolderPerDeviceAndDriver) {
     std::string saved_home = getenv("HOME") ? getenv("HOME") : "";
     setenv("XDG_CACHE_HOME", "/tmp/xdg", 1);
     EXPECT_EQ(tuning_folder(), "/tmp/xdg/subgroup-demo");
-    EXPECT_EQ(tuning_path(device(), 1920, 1080), "/tmp/xdg/subgroup-demo/tuning-10de-2330-NVIDIA-570.86.15-to1920x1080.json");
+    EXPECT_EQ(tuning_path(device(), {1920, 1080}),
+              "/tmp/xdg/subgroup-demo/tuning-10de-2330-NVIDIA-570.86.15-to1920x1080-to1Mtri-to256lights.json");
+    EXPECT_EQ(tuning_path(device(), {3840, 2160, 7'501'700, 4096}),
+              "/tmp/xdg/subgroup-demo/tuning-10de-2330-NVIDIA-570.86.15-above1920x1080-to16Mtri-to4Klights.json");
     DeviceInfo new_driver = device();
     new_driver.driver = "NVIDIA 580.1";
-    EXPECT_NE(tuning_path(new_driver, 1920, 1080), tuning_path(device(), 1920, 1080));
+    EXPECT_NE(tuning_path(new_driver, {1920, 1080}), tuning_path(device(), {1920, 1080}));
     // One file per size class: 320x180 and 640x360 share one, 1280x720 and 1920x1080 another, 4K a third.
-    EXPECT_EQ(tuning_path(device(), 320, 180), tuning_path(device(), 640, 360));
-    EXPECT_EQ(tuning_path(device(), 1280, 720), tuning_path(device(), 1920, 1080));
-    EXPECT_NE(tuning_path(device(), 320, 180), tuning_path(device(), 1280, 720));
-    EXPECT_NE(tuning_path(device(), 1920, 1080), tuning_path(device(), 3840, 2160));
-    EXPECT_NE(tuning_path(device(), 1920, 1080), tuning_path(device(), 1921, 1080));
+    EXPECT_EQ(tuning_path(device(), {320, 180}), tuning_path(device(), {640, 360}));
+    EXPECT_EQ(tuning_path(device(), {1280, 720}), tuning_path(device(), {1920, 1080}));
+    EXPECT_NE(tuning_path(device(), {320, 180}), tuning_path(device(), {1280, 720}));
+    EXPECT_NE(tuning_path(device(), {1920, 1080}), tuning_path(device(), {3840, 2160}));
+    EXPECT_NE(tuning_path(device(), {1920, 1080}), tuning_path(device(), {1921, 1080}));
+    // And one per scene class: the bands of triangles and of lights, each a factor of 16 past the first.
+    EXPECT_EQ(tuning_path(device(), {1920, 1080, 4000, 16}), tuning_path(device(), {1920, 1080, 300'068, 256}));
+    EXPECT_NE(tuning_path(device(), {1920, 1080, 300'068, 256}), tuning_path(device(), {1920, 1080, 300'068, 257}));
+    EXPECT_NE(tuning_path(device(), {1920, 1080, 1'048'576, 256}), tuning_path(device(), {1920, 1080, 1'048'577, 256}));
     unsetenv("XDG_CACHE_HOME");
     setenv("HOME", "/home/someone", 1);
     EXPECT_EQ(tuning_folder(), "/home/someone/.cache/subgroup-demo");

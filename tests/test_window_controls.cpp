@@ -333,7 +333,7 @@ TEST(Hud, TimesAreSmoothedAndPassesThatStopShowAsNotRun) {
 
 }  // namespace
 
-#include "app/options.h"
+#include "run/options.h"
 
 namespace {
 

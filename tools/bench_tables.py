@@ -324,6 +324,7 @@ def rounds(args):
     print(f"\n{size_of(args[1])}: {method(fast)} against {method(slow)}\n")
     print("| ratio | speed-up | 95% interval | verdict | speed-up (longer run) | 95% interval | verdict | same word |")
     print("| --- | ---: | --- | --- | ---: | --- | --- | --- |")
+    agree = 0
     for key, d in fast.get("ratio_details", {}).items():
         e = slow.get("ratio_details", {}).get(key, {})
         def show(x, report):
@@ -332,7 +333,9 @@ def rounds(args):
             ci = f"[{ci[0]:.3f}, {ci[1]:.3f}]" if isinstance(ci, list) and None not in ci else str(ci)
             return f"{f'{ratio:.3f}x' if ratio else 'n/a'} | {ci} | {x.get('verdict') or x.get('reason', '')}"
         same = "yes" if d.get("verdict") == e.get("verdict") else "NO"
+        agree += same == "yes"
         print(f"| {key} | {show(d, fast)} | {show(e, slow)} | {same} |")
+    print(f"\nthe same word on {agree} of {len(fast.get('ratio_details', {}))} ratios")
 
 
 COMMANDS = {"runs": runs, "passes": passes, "speedup": speedup, "compare": compare, "differences": differences, "distinct": distinct,

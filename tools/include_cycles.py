@@ -3,9 +3,11 @@
 
 A unit depends on another where its header or its source #includes the other's header. Prints each
 cycle of units (strongly connected component of more than one unit), with --folders also the
-folder-to-folder edges; exits 1 where a cycle holds a unit of one of the FOLDERs (default: any).
-Usage: tools/include_cycles.py [SRC_DIR [FOLDER...]] [--folders]
-Run by ctest (Tools.NoIncludeCycles) over every folder.
+folder-to-folder edges and the folder cycles; exits 1 where a cycle holds a unit of one of the
+FOLDERs (default: any), and with --folder-cycles also where a folder cycle holds one of them.
+Usage: tools/include_cycles.py [SRC_DIR [FOLDER...]] [--folders] [--folder-cycles]
+Run by ctest over every folder (Tools.NoIncludeCycles) and, for the folders above the renderer,
+with --folder-cycles (Tools.NoFolderCyclesAboveTheRenderer).
 """
 import os
 import re
@@ -76,17 +78,20 @@ def main():
     failing = [c for c in found if not checked or any(folder(u) in checked for u in c)]
     for component in found:
         print(f"cycle of {len(component)} units: " + " ".join(component) + ("" if component in failing else " (not checked)"))
+    edges = sorted({(folder(u), folder(t)) for u, ts in deps.items() for t in ts if folder(u) != folder(t)})
+    folder_deps = {}
+    for a, b in edges:
+        folder_deps.setdefault(a, set()).add(b)
+    folder_cycles = cycles(folder_deps)
+    failing_folders = [c for c in folder_cycles if "--folder-cycles" in sys.argv and (not checked or checked & set(c))]
     if "--folders" in sys.argv:
-        edges = sorted({(folder(u), folder(t)) for u, ts in deps.items() for t in ts if folder(u) != folder(t)})
         for a, b in edges:
             print(f"{a} -> {b}")
-        folder_deps = {}
-        for a, b in edges:
-            folder_deps.setdefault(a, set()).add(b)
-        for component in cycles(folder_deps):
-            print("folder cycle: " + " ".join(component))
+    if "--folders" in sys.argv or "--folder-cycles" in sys.argv:
+        for component in folder_cycles:
+            print("folder cycle: " + " ".join(component) + ("" if component in failing_folders else " (not checked)"))
     print(f"{len(deps)} units, {len(found)} cycles, {len(failing)} through " + (", ".join(sorted(checked)) or "any folder"))
-    return 1 if failing else 0
+    return 1 if failing or failing_folders else 0
 
 
 if __name__ == "__main__":

@@ -94,7 +94,7 @@ MUTANTS = {
     ),
     # docs/robustness.md, "Limits": the memory plan of the plan that runs, not of the typed request.
     "limits-count-the-rasterizer-only-where-typed": (
-        "src/app/limits.cpp",
+        "src/run/limits.cpp",
         "    if (plan.raster.raster == Raster::compute) {\n",
         "    if (plan.raster.requested == Raster::compute) {\n",
         r"^Limits\.TheComputeRasterizersBuffersFollowTheResolvedPlan|^Tune\.AStoredComputeVerdictIsCheckedAgainstTheComputeRasterizersLimits",
@@ -231,7 +231,7 @@ MUTANTS = {
         r"^LodChain\.StoredErrorsMatchTheDistanceToLevelZeroOnAScaledSphere",
     ),
     "tuning-verdicts-swapped": (
-        "src/compare/tuning.cpp",
+        "src/tuning/cache.cpp",
         '    {"shading", 0, &LoadedTuning::shading, &PlanRequest::measured_shading, Shading::forward},\n'
         '    {"derivatives", 1, &LoadedTuning::derivatives, &PlanRequest::measured_derivatives, Shading::visibility},\n',
         '    {"shading", 1, &LoadedTuning::shading, &PlanRequest::measured_shading, Shading::forward},\n'
@@ -252,16 +252,34 @@ MUTANTS = {
         r"^TuningFile\.TheRayTracersVerdictIsKeptPerShading$",
     ),
     "size-class-not-in-the-file-name": (
-        "src/compare/tuning.cpp",
-        '("tuning-" + std::string(ids) + "-" + driver + "-" + size_class(width, height).tag + ".json")).string();',
-        '("tuning-" + std::string(ids) + "-" + driver + ".json")).string();',
+        "src/tuning/cache.cpp",
+        '("tuning-" + std::string(ids) + "-" + driver + "-" + size_class(key.width, key.height).tag + "-" +',
+        '("tuning-" + std::string(ids) + "-" + driver + "-" +',
         r"^FirstRun\.AVerdictOfAnotherSizeClassIsMeasuredAgain|^TuningFile\.LivesInTheCacheFolderPerDeviceAndDriver$",
     ),
     "size-class-not-checked": (
-        "src/compare/tuning.cpp",
+        "src/tuning/cache.cpp",
         "    if (&measured != &run) {\n",
         "    if (false) {\n",
         r"^FirstRun\.AVerdictOfAnotherSizeClassIsMeasuredAgain|^TuningFile\.AFileThatDoesNotFitIsIgnoredWithWhy$",
+    ),
+    "scene-class-not-in-the-file-name": (
+        "src/tuning/cache.cpp",
+        "             scene_class(key.triangles, key.lights).tag() + \".json\")).string();",
+        "             std::string(\"any-scene\") + \".json\")).string();",
+        r"^FirstRun\.AVerdictOfAnotherSceneClassIsMeasuredAgain|^TuningFile\.LivesInTheCacheFolderPerDeviceAndDriver$",
+    ),
+    "scene-class-not-checked": (
+        "src/tuning/cache.cpp",
+        "    if (measured_scene != run_scene) {\n",
+        "    if (false) {\n",
+        r"^FirstRun\.AVerdictOfAnotherSceneClassIsMeasuredAgain|^TuningFile\.AVerdictOfAnotherSceneClassIsIgnored$",
+    ),
+    "scene-key-without-lights": (
+        "src/tuning/cache.cpp",
+        "    return {options.width, options.height, triangles, options.lights};\n",
+        "    return {options.width, options.height, triangles, 0};\n",
+        r"^FirstRun\.AVerdictOfAnotherSceneClassIsMeasuredAgain",
     ),
     "comparison-rows-ignore-autos-plan": (
         "src/compare/compare.cpp",
@@ -274,6 +292,24 @@ MUTANTS = {
         "            if (a.running) charge(*a.run, [&] { a.headless->render(method.round_frames[r], r); });\n",
         "            charge(*a.run, [&] { a.headless->render(method.round_frames[r], r); });\n",
         r"^Verdicts\.AdaptiveRoundsStopADecidedPairAndRunAnUndecidedOneToTheCap",
+    ),
+    "one-renderer-never-shared": (
+        "src/compare/compare.cpp",
+        "            if (one_renderer && !shared && earlier.run->config.test_extra_work == run.config.test_extra_work) shared = earlier.headless.get();\n",
+        "            if (false && one_renderer && !shared) shared = earlier.headless.get();\n",
+        r"^Verdicts\.OneRendererForSeveralRowsStillStopsADecidedPairEarly",
+    ),
+    "shared-renderer-keeps-the-last-plan": (
+        "src/run/headless.cpp",
+        "        renderer_->set_plan(plan_);  // the frames are synchronous: the renderer is idle here\n",
+        "",
+        r"^Verdicts\.OneRendererForSeveralRowsStillStopsADecidedPairEarly",
+    ),
+    "shared-renderer-ignores-test-work": (
+        "src/compare/compare.cpp",
+        "            if (one_renderer && !shared && earlier.run->config.test_extra_work == run.config.test_extra_work) shared = earlier.headless.get();\n",
+        "            if (one_renderer && !shared) shared = earlier.headless.get();\n",
+        r"^Verdicts\.OneRendererForSeveralRowsStillStopsADecidedPairEarly",
     ),
     "adaptive-rule-forgets-the-off-row": (
         "src/compare/compare.cpp",

@@ -6,7 +6,7 @@
 #include <iterator>
 #include <unistd.h>
 
-#include "app/image_io.h"
+#include "run/image_io.h"
 #include "run/headless.h"
 #include "run/report.h"
 #include "passes/debug_view_pass.h"
@@ -15,7 +15,7 @@ namespace {
 
 constexpr size_t kColumns = size_t(Stage::count);
 constexpr size_t kRows = std::size(kAtlasRows);
-constexpr uint32_t kText = pack_rgba(230, 230, 230);
+constexpr uint32_t kAtlasText = pack_rgba(230, 230, 230);
 constexpr uint32_t kDimText = pack_rgba(150, 150, 160);
 
 // "8.0 of 32 lanes (25%)" where one subgroup size ran, "40.1 lanes, sizes 32-64 (63%)" where
@@ -85,7 +85,7 @@ RgbaImage compose_atlas(const AtlasLayout& l, const std::vector<TextLine>& heade
     for (size_t row = 0; row < kRows; ++row) {
         PixelRect name = l.row_name(row);
         draw_text(atlas, name.x + l.margin, name.y + l.frame_height / 2 - pitch / 2, view_mode_name(kAtlasRows[row]),
-                  kText, l.text_scale);
+                  kAtlasText, l.text_scale);
         for (size_t column = 0; column < kColumns; ++column) {
             const AtlasCell& cell = cells[row * kColumns + column];
             fill_rect(atlas, l.cell(row, column), kSheetCellBackground);
@@ -101,7 +101,7 @@ RgbaImage compose_atlas(const AtlasLayout& l, const std::vector<TextLine>& heade
                 int y = frame.y + l.margin;
                 for (const std::string& line : wrap_text(cell.failure, frame.w - 2 * l.margin, 1)) {
                     fill_rect(atlas, {frame.x + l.margin - 2, y - 2, text_width(line, 1) + 4, kTextLinePitch}, kSheetBackground);
-                    draw_text(atlas, frame.x + l.margin, y, line, kText, 1, frame);
+                    draw_text(atlas, frame.x + l.margin, y, line, kAtlasText, 1, frame);
                     y += kTextLinePitch;
                 }
             }
@@ -171,7 +171,7 @@ int run_atlas(const Options& options) {
                                                                                    : unmeasured[column])).c_str());
         for (size_t row = 0; row < kRows; ++row) {
             std::vector<TextLine>& label = cells[row * kColumns + column].label;
-            label.push_back({stage, kText});
+            label.push_back({stage, kAtlasText});
             label.push_back(text.empty() ? TextLine{"not measured", kHatchColour} : TextLine{text, kDimText});
         }
     }
@@ -181,7 +181,7 @@ int run_atlas(const Options& options) {
     snprintf(size, sizeof(size), "%ux%u per cell", options.width, options.height);
     std::vector<TextLine> header = {
         {"subgroup-demo --atlas: " + ctx.info.name + " (" + ctx.info.driver + "), " +
-             sizes_text(sizes_in_range(ctx.subgroup.min_size, ctx.subgroup.max_size)) + ", " + size, kText},
+             sizes_text(sizes_in_range(ctx.subgroup.min_size, ctx.subgroup.max_size)) + ", " + size, kAtlasText},
         {"under each frame: its stage and the mean active lanes per subgroup measured there (active-lanes' count; "
          "ray tracing: the ray_trace pass's); hatched: no subgroups there, the reason in the frame", kDimText}};
     RgbaImage atlas = compose_atlas(layout, header, cells);

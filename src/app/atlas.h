@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "app/options.h"
+#include "run/options.h"
 #include "compare/sheet.h"
 
 constexpr ViewMode kAtlasRows[3] = {ViewMode::lane_id, ViewMode::first_last_lane, ViewMode::active_lanes};

@@ -7,9 +7,10 @@
 #include <filesystem>
 #include <fstream>
 
-#include "app/cull_dump.h"
-#include "app/image_io.h"
-#include "app/limits.h"
+#include "compare/tuning.h"  // quick_tune
+#include "run/cull_dump.h"
+#include "run/image_io.h"
+#include "run/limits.h"
 #include "passes/cull_pass.h"
 #include "passes/debug_view_pass.h"
 #include "passes/exposure_pass.h"
@@ -24,10 +25,18 @@
 StartUp start_up(Context& ctx, const ContextOptions& device, const Options& options) {
     create_context(ctx, device);
     StartUp s{options};
-    s.tuning = apply_tuning(ctx, s.tuned);
-    s.plan = make_plan(ctx.subgroup, ctx.features, s.tuned.plan);
-    if (options.mode == Mode::info) return s;
+    s.plan = make_plan(ctx.subgroup, ctx.features, s.tuned.plan);  // a refused request fails before the scene loads
+    if (options.mode == Mode::info) {
+        // Which verdict applies depends on the scene's class: --info loads it for its triangles
+        // (nothing reaches the GPU), and only where tuning is on.
+        uint64_t triangles = options.no_tuning ? 0 : load_requested_scene(options).triangle_count();
+        s.tuning = apply_tuning(ctx, s.tuned, triangles);
+        s.plan = make_plan(ctx.subgroup, ctx.features, s.tuned.plan);
+        return s;
+    }
     s.scene = load_requested_scene(options);
+    s.tuning = apply_tuning(ctx, s.tuned, s.scene->triangle_count());
+    s.plan = make_plan(ctx.subgroup, ctx.features, s.tuned.plan);
     const bool measure = needs_quick_tune(s.tuning, options);
     if (measure) check_device_limits(ctx, options, *s.scene);  // what the measurement may choose: a superset
     check_device_limits(ctx, options, s.plan, *s.scene);

@@ -9,8 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "app/options.h"
-#include "compare/tuning.h"
+#include "run/options.h"
+#include "tuning/cache.h"
 #include "run/headless.h"
 #include "run/report.h"
 
@@ -28,7 +28,8 @@ struct StartUp {
 // and goes through the start-up. A request the plan refuses fails before the scene is loaded. With
 // no usable tuning file (needs_quick_tune) the limits also cover every path the first run's quick
 // measurement renders and auto may take after it; a headless run then measures here, the window
-// after its first frame (measure_later). --info loads no scene and measures nothing.
+// after its first frame (measure_later). --info measures nothing; it loads the scene (nothing on the
+// GPU) only where tuning is on, for the scene class that chooses the tuning file.
 StartUp start_up(Context& ctx, const ContextOptions& device, const Options& options);
 
 // `--info`: the device, its subgroup capabilities per stage and per operation, and the plan.

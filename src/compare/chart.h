@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "compare/sheet.h"
-#include "compare/statistics.h"
+#include "run/statistics.h"
 #include "passes/pass_table.h"
 
 struct ChartBar {

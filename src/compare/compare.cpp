@@ -8,7 +8,7 @@
 #include <fstream>
 
 #include "compare/chart.h"
-#include "app/image_io.h"
+#include "run/image_io.h"
 #include "passes/ray_trace_pass.h"  // ray_trace_rays_per_second
 #include "render/text_format.h"
 
@@ -821,7 +821,7 @@ void charge(CompareRun& run, const std::function<void()>& work) {
 
 CompareMethod render_in_rounds(const Context& ctx, const Scene& scene, const Options& options, std::vector<CompareRun>& runs,
                                const std::function<void(const std::string&, bool)>& step, double budget_s,
-                               const RoundsNeeded& needed) {
+                               const RoundsNeeded& needed, bool one_renderer) {
     auto started = std::chrono::steady_clock::now();
     CompareMethod method;
     method.warmup_frames = options.warmup;
@@ -840,12 +840,17 @@ CompareMethod render_in_rounds(const Context& ctx, const Scene& scene, const Opt
         if (run.skipped) continue;
         Options o = run_options(options, run, "");
         o.bandwidth_probe = false;
+        // The renderer of an earlier configuration that makes the same one but for the plan.
+        HeadlessRun* shared = nullptr;
+        for (Active& earlier : active)
+            if (one_renderer && !shared && earlier.run->config.test_extra_work == run.config.test_extra_work) shared = earlier.headless.get();
         Active& a = active.emplace_back(Active{&run, nullptr, true});
         charge(run, [&] {
-            a.headless = std::make_unique<HeadlessRun>(ctx, scene, o, run.plan);
+            a.headless = shared ? std::make_unique<HeadlessRun>(o, run.plan, *shared) : std::make_unique<HeadlessRun>(ctx, scene, o, run.plan);
             a.headless->render(options.warmup, 0);
         });
     }
+    method.setup_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     // The rounds: round r starts at the r-th configuration, so none is always first or last.
     for (uint32_t r = 0; r < method.rounds(); ++r) {
         if (step) step("round " + std::to_string(r + 1) + "/" + std::to_string(method.rounds()), false);
@@ -878,15 +883,11 @@ CompareMethod render_in_rounds(const Context& ctx, const Scene& scene, const Opt
     return method;
 }
 
-std::vector<bool> rounds_needed(const std::vector<CompareRun>& runs, double noise_floor) {
+std::vector<bool> sides_of_undecided(const std::vector<CompareRun>& runs, const std::vector<PassRatio>& ratios, double noise_floor) {
     std::vector<bool> keep(runs.size(), false);
     auto mark = [&](const std::string& name) {
         for (size_t i = 0; i < runs.size(); ++i) keep[i] = keep[i] || runs[i].config.name == name;
     };
-    PassRatios passes = compute_ratios(runs);
-    std::vector<PassRatio> ratios(passes.begin(), passes.end());
-    for (const PassRatio& r : compute_meshlet_ratios(runs)) ratios.push_back(r);
-    for (const PassRatio& r : compute_shading_ratios(runs)) ratios.push_back(r);
     for (const PassRatio& r : ratios) {
         if (!r.ratio || interval_decided(r.ci95, noise_floor)) continue;  // no ratio: more rounds give none
         mark(r.fallback_run), mark(r.subgroup_run);
@@ -894,6 +895,14 @@ std::vector<bool> rounds_needed(const std::vector<CompareRun>& runs, double nois
             if (r.key == pass.key && pass.host_timer && offers(pass, Request::off)) mark(std::string(pass.name) + "-off");
     }
     return keep;
+}
+
+std::vector<bool> rounds_needed(const std::vector<CompareRun>& runs, double noise_floor) {
+    PassRatios passes = compute_ratios(runs);
+    std::vector<PassRatio> ratios(passes.begin(), passes.end());
+    for (const PassRatio& r : compute_meshlet_ratios(runs)) ratios.push_back(r);
+    for (const PassRatio& r : compute_shading_ratios(runs)) ratios.push_back(r);
+    return sides_of_undecided(runs, ratios, noise_floor);
 }
 
 void render_alone(const Context& ctx, const Scene& scene, const Options& options, std::vector<CompareRun>& runs,

@@ -11,13 +11,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "app/options.h"
+#include "run/options.h"
 #include "run/headless.h"
 #include "run/report.h"
 #include "compare/chart.h"
-#include "compare/ratio.h"
+#include "tuning/ratio.h"
 #include "compare/sheet.h"
-#include "compare/statistics.h"
+#include "run/statistics.h"
 #include "compare/stage_probe.h"
 
 // The image pairs that the comparison expects to be identical, subgroup against fallback: each pass
@@ -146,6 +146,7 @@ struct CompareMethod {
     uint32_t warmup_frames = 0;
     std::vector<uint32_t> round_frames;  // round_sizes(frames - warmup), or the rounds rendered where they ended early
     uint32_t cap_rounds = 0;             // round_sizes(frames - warmup).size(): the most any configuration renders
+    double setup_seconds = 0;            // the renderers' set-up, instrumented and warm-up frames (render_in_rounds)
     uint32_t rounds() const { return uint32_t(round_frames.size()); }
 };
 
@@ -180,12 +181,19 @@ std::vector<PassRatio> all_ratios(const CompareResult& c);
 // which must go on (a ratio it is a side of is still undecided); the others render no more rounds,
 // and where none must, the rounds end (method.round_frames then holds the rounds rendered). The
 // cap is the rounds of --frames.
+// One renderer (`one_renderer`, the first run's quick measurement): the configurations whose
+// renderer would be the same but for the plan share one, switched to each one's plan before its
+// frames (HeadlessRun's sharing constructor), so its scene upload and pipelines are made once.
 constexpr uint32_t kMinBudgetRounds = 4;
 constexpr uint32_t kMinAdaptiveRounds = 4;
 using RoundsNeeded = std::function<std::vector<bool>(const std::vector<CompareRun>&)>;
 CompareMethod render_in_rounds(const Context& ctx, const Scene& scene, const Options& options, std::vector<CompareRun>& runs,
                                const std::function<void(const std::string&, bool skipped)>& step = {}, double budget_s = 0,
-                               const RoundsNeeded& needed = {});
+                               const RoundsNeeded& needed = {}, bool one_renderer = false);
+// Per run: whether it is a side of one of `ratios` that has a ratio whose interval is not yet
+// decided (interval_decided within noise_floor): the runs adaptive rounds go on with.
+std::vector<bool> sides_of_undecided(const std::vector<CompareRun>& runs, const std::vector<PassRatio>& ratios,
+                                     double noise_floor = kNoiseFloor);
 // The comparison's rule: a configuration goes on while a ratio it is a side of (or, for a hosted
 // pass, its off row) has an interval that is not decided (interval_decided, within noise_floor).
 std::vector<bool> rounds_needed(const std::vector<CompareRun>& runs, double noise_floor = kNoiseFloor);

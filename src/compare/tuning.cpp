@@ -1,309 +1,20 @@
 #include "compare/tuning.h"
 
 #include <algorithm>
-#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
-#include <ctime>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <utility>
-#include <unistd.h>
 
 #include "render/text_format.h"
 
 namespace fs = std::filesystem;
 
-std::string tuning_folder() {
-    if (const char* xdg = getenv("XDG_CACHE_HOME"); xdg && *xdg) return (fs::path(xdg) / "subgroup-demo").string();
-    if (const char* home = getenv("HOME"); home && *home) return (fs::path(home) / ".cache" / "subgroup-demo").string();
-    return "";
-}
-
-const SizeClass& size_class(uint32_t width, uint32_t height) {
-    static constexpr std::array<SizeClass, 3> kClasses = {{
-        {"up to 640x360", "to640x360", 640ull * 360},
-        {"up to 1920x1080", "to1920x1080", 1920ull * 1080},
-        {"above 1920x1080", "above1920x1080", UINT64_MAX},
-    }};
-    uint64_t pixels = uint64_t(width) * height;
-    for (const SizeClass& c : kClasses)
-        if (pixels <= c.max_pixels) return c;
-    return kClasses.back();
-}
-
-std::string tuning_path(const DeviceInfo& device, uint32_t width, uint32_t height) {
-    // The driver string names the version ("Mesa 25.0.7", "NVIDIA 570.86.15"): a new driver is a
-    // new file, so an upgrade starts untuned instead of trusting the old driver's timings.
-    std::string driver;
-    for (char c : device.driver) driver += std::isalnum(uint8_t(c)) || c == '.' ? c : '-';
-    char ids[32];
-    snprintf(ids, sizeof ids, "%04x-%04x", device.vendor_id, device.device_id);
-    return (fs::path(tuning_folder()) /
-            ("tuning-" + std::string(ids) + "-" + driver + "-" + size_class(width, height).tag + ".json")).string();
-}
-
-std::string build_id(const std::string& executable) {
-    // FNV-1a over the executable's bytes, then each shader's name and bytes in name order.
-    uint64_t hash = 0xcbf29ce484222325ull;
-    auto add = [&](const std::string& bytes) {
-        for (unsigned char c : bytes) hash = (hash ^ c) * 0x100000001b3ull;
-    };
-    auto read = [](const fs::path& path) {
-        std::ifstream in(path, std::ios::binary);
-        return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-    };
-    add(read(executable));
-    std::error_code error;
-    std::vector<fs::path> shaders;
-    for (const auto& entry : fs::directory_iterator(fs::path(executable).parent_path() / "shaders", error))
-        if (entry.path().extension() == ".spv") shaders.push_back(entry.path());
-    std::sort(shaders.begin(), shaders.end());
-    for (const fs::path& shader : shaders) add(shader.filename().string() + "\n" + read(shader));
-    char text[24];
-    snprintf(text, sizeof text, "%016llx", (unsigned long long)hash);
-    return text;
-}
-
-std::string current_build_id() {
-    static const std::string id = [] {
-        std::error_code error;
-        fs::path self = fs::read_symlink("/proc/self/exe", error);
-        return build_id(error ? std::string("") : self.string());
-    }();
-    return id;
-}
-
 namespace {
-
-nlohmann::json device_identity(const DeviceInfo& d) {
-    return {{"name", d.name}, {"vendor_id", d.vendor_id}, {"device_id", d.device_id}, {"driver", d.driver}};
-}
 
 nlohmann::json bound(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
-
-// One ratio's entry: its ratio, interval and verdict (null without a ratio, and then the reason).
-nlohmann::json measured_in_json(MeasuredIn in) {
-    return {{"geometry", geometry_name(in.geometry)}, {"shading", shading_name(in.shading)}};
-}
-
-nlohmann::json verdict_json(const PassRatio& r, MeasuredIn in) {
-    nlohmann::json j = {
-        {"measured_in", measured_in_json(in)},
-        {"ratio", r.ratio ? nlohmann::json(*r.ratio) : nlohmann::json(nullptr)},
-        {"ratio_ci95", r.ci95 ? nlohmann::json::array({bound(r.ci95->lo), bound(r.ci95->hi)}) : nlohmann::json(nullptr)},
-        {"verdict", r.ratio ? nlohmann::json(verdict_name(r.verdict)) : nlohmann::json(nullptr)}};
-    if (!r.ratio) j["reason"] = r.reason;
-    return j;
-}
-
-nlohmann::json member(const nlohmann::json& o, const char* key) {
-    return o.is_object() && o.contains(key) ? o[key] : nlohmann::json();
-}
-
-// An entry's winner where its verdict was significant: "level" (the interval holds 1.0), no ratio
-// or an entry of the wrong shape leave auto to the capability rule.
-// The entry's `measured_in`, where it has one of the right shape, else the section's configuration.
-std::optional<MeasuredPreference> preference(const nlohmann::json& entry, const std::string& made_by, const std::string& date,
-                                             MeasuredIn in) {
-    nlohmann::json ratio = member(entry, "ratio"), verdict = member(entry, "verdict");
-    if (!ratio.is_number() || ratio.get<double>() <= 0 || !verdict.is_string()) return std::nullopt;
-    std::string word = verdict.get<std::string>();
-    if (word != "faster" && word != "slower") return std::nullopt;
-    nlohmann::json where = member(entry, "measured_in"), geometry = member(where, "geometry"), shading = member(where, "shading");
-    if (geometry.is_string())
-        if (auto g = parse_geometry(geometry.get<std::string>())) in.geometry = *g;
-    if (shading.is_string())
-        if (auto s = parse_shading(shading.get<std::string>())) in.shading = *s;
-    return MeasuredPreference{word == "faster" ? Variant::subgroup : Variant::fallback, ratio.get<double>(), made_by, date, in};
-}
-
-constexpr MeasuredIn kForwardRows{Geometry::indexed, Shading::forward};
-constexpr MeasuredIn kVisibilityRows{Geometry::indexed, Shading::visibility};
-// The passes whose verdict under visibility is one of its own (verdict_applies): "visibility.mip", "visibility.ray_trace".
-constexpr std::array<PassId, 2> kVisibilityPasses = {PassId::mip, PassId::ray_trace};
-
-}  // namespace
-
-std::string today_utc() {
-    std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-    std::tm utc{};
-    gmtime_r(&now, &utc);
-    char date[16];
-    strftime(date, sizeof date, "%Y-%m-%d", &utc);
-    return date;
-}
-
-const std::array<PathDecision, 4> kPathDecisions = {{
-    {"shading", 0, &LoadedTuning::shading, &PlanRequest::measured_shading, Shading::forward},
-    {"derivatives", 1, &LoadedTuning::derivatives, &PlanRequest::measured_derivatives, Shading::visibility},
-    {"raster", 2, &LoadedTuning::raster, &PlanRequest::measured_raster, Shading::visibility},
-    {"raster_path", 3, &LoadedTuning::raster_path, &PlanRequest::measured_raster_path, Shading::visibility},
-}};
-
-nlohmann::json tuning_json(const DeviceInfo& device, const std::string& made_by, const std::string& date, uint32_t width,
-                           uint32_t height, const PassRatios& ratios, const ShadingRatios& shading,
-                           const PassRatios& under_visibility, const std::string& build, const nlohmann::json& quick) {
-    nlohmann::json passes = nlohmann::json::object();
-    for (const PassInfo& pass : kPasses) passes[std::string(pass.key)] = verdict_json(ratios[size_t(pass.id)], kForwardRows);
-    nlohmann::json visibility = nlohmann::json::object();
-    // The forward/visibility verdict names the indexed path its rows draw; its shading is forward's side.
-    for (const PathDecision& d : kPathDecisions)
-        visibility[d.key] = verdict_json(shading[d.ratio], {Geometry::indexed, d.measured_under});
-    for (PassId id : kVisibilityPasses) visibility[std::string(pass_info(id).key)] = verdict_json(under_visibility[size_t(id)], kVisibilityRows);
-    return {{"format", kTuningFormat}, {"device", device_identity(device)}, {"build", build}, {"made_by", made_by},
-            {"date", date}, {"size", {width, height}}, {"passes", passes}, {"visibility", visibility}, {"quick", quick}};
-}
-
-size_t LoadedTuning::count() const {
-    size_t n = 0;
-    for (const auto& m : measured) n += m.has_value();
-    for (const auto& m : measured_visibility) n += m.has_value();
-    for (const PathDecision& d : kPathDecisions) n += (this->*d.loaded).has_value();
-    return n;
-}
-
-void set_measured(PlanRequest& request, const LoadedTuning* tuning) {
-    request.measured = tuning ? tuning->measured : MeasuredPreferences{};
-    request.measured_visibility = tuning ? tuning->measured_visibility : MeasuredPreferences{};
-    for (const PathDecision& d : kPathDecisions) request.*d.request = tuning ? tuning->*d.loaded : std::nullopt;
-}
-
-bool has_measured(const PlanRequest& request) {
-    bool any = request.measured != MeasuredPreferences{} || request.measured_visibility != MeasuredPreferences{};
-    for (const PathDecision& d : kPathDecisions) any = any || (request.*d.request).has_value();
-    return any;
-}
-
-LoadedTuning parse_tuning(const std::string& text, const DeviceInfo& device, uint32_t width, uint32_t height,
-                          const std::string& build) {
-    LoadedTuning t;
-    t.found = true;
-    t.run_width = width, t.run_height = height;
-    nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
-    if (j.is_discarded() || !j.is_object()) {
-        t.ignored = "not a valid tuning file (corrupt JSON)";
-        return t;
-    }
-    // Every field is checked for its type before use: a hand-edited file must not throw.
-    auto get = member;
-    nlohmann::json format = get(j, "format"), d = get(j, "device"), passes = get(j, "passes");
-    if (!format.is_number_integer()) {
-        t.ignored = "not a valid tuning file (no format version)";
-        return t;
-    }
-    if (format.get<int>() != kTuningFormat) {
-        t.ignored = "written in tuning format " + std::to_string(format.get<int>()) + ", this build reads format " +
-                    std::to_string(kTuningFormat) + "; run --tune again";
-        return t;
-    }
-    nlohmann::json name = get(d, "name"), vendor = get(d, "vendor_id"), id = get(d, "device_id"), driver = get(d, "driver");
-    if (!name.is_string() || !vendor.is_number_unsigned() || !id.is_number_unsigned() || !driver.is_string() ||
-        !passes.is_object() || !get(j, "date").is_string() || !get(j, "made_by").is_string()) {
-        t.ignored = "not a valid tuning file (device, date or passes missing)";
-        return t;
-    }
-    if (name.get<std::string>() != device.name || vendor.get<uint32_t>() != device.vendor_id || id.get<uint32_t>() != device.device_id) {
-        t.ignored = "measured on another device (" + name.get<std::string>() + "), not " + device.name;
-        return t;
-    }
-    if (driver.get<std::string>() != device.driver) {
-        t.ignored = "measured with another driver (" + driver.get<std::string>() + "), this one is " + device.driver;
-        return t;
-    }
-    if (!get(j, "build").is_string()) {
-        t.ignored = "not a valid tuning file (no build id)";
-        return t;
-    }
-    if (j["build"].get<std::string>() != build) {
-        t.ignored = "measured with another build of subgroup-demo (" + j["build"].get<std::string>() + "), this one is " + build;
-        return t;
-    }
-    // The size class: a file holds the verdicts of the class it was measured at (its name says
-    // which); a file of another class, copied or renamed, is not used at this size.
-    nlohmann::json size = get(j, "size");
-    if (!size.is_array() || size.size() != 2 || !size[0].is_number_unsigned() || !size[1].is_number_unsigned()) {
-        t.ignored = "not a valid tuning file (no size)";
-        return t;
-    }
-    t.measured_width = size[0].get<uint32_t>(), t.measured_height = size[1].get<uint32_t>();
-    const SizeClass &measured = size_class(t.measured_width, t.measured_height), &run = size_class(width, height);
-    if (&measured != &run) {
-        t.ignored = "measured at " + std::to_string(t.measured_width) + "x" + std::to_string(t.measured_height) + " (" +
-                    measured.name + "), this run is " + std::to_string(width) + "x" + std::to_string(height) + " (" + run.name +
-                    "): another size class";
-        return t;
-    }
-    t.made_by = j["made_by"].get<std::string>();
-    t.date = j["date"].get<std::string>();
-    for (const PassInfo& pass : kPasses)
-        t.measured[size_t(pass.id)] = preference(get(passes, std::string(pass.key).c_str()), t.made_by, t.date, kForwardRows);
-    nlohmann::json visibility = get(j, "visibility");
-    for (const PathDecision& d : kPathDecisions)
-        t.*d.loaded = preference(get(visibility, d.key), t.made_by, t.date, {Geometry::indexed, d.measured_under});
-    for (PassId id : kVisibilityPasses)
-        t.measured_visibility[size_t(id)] = preference(get(visibility, std::string(pass_info(id).key).c_str()), t.made_by, t.date, kVisibilityRows);
-    return t;
-}
-
-LoadedTuning load_tuning(const DeviceInfo& device, uint32_t width, uint32_t height) {
-    LoadedTuning t;
-    t.path = tuning_path(device, width, height);
-    t.run_width = width, t.run_height = height;
-    std::ifstream file(t.path);
-    if (tuning_folder().empty() || !file) return t;
-    std::stringstream text;
-    text << file.rdbuf();
-    std::string path = t.path;
-    t = parse_tuning(text.str(), device, width, height);
-    t.path = path;
-    return t;
-}
-
-LoadedTuning apply_tuning(const Context& ctx, Options& options) {
-    set_measured(options.plan, nullptr);
-    if (options.no_tuning) return {};
-    LoadedTuning t = load_tuning(ctx.info, options.width, options.height);
-    if (!t.ignored.empty()) fprintf(stderr, "note: tuning file %s ignored: %s\n", t.path.c_str(), t.ignored.c_str());
-    else set_measured(options.plan, &t);
-    return t;
-}
-
-std::string save_tuning(const DeviceInfo& device, const std::string& made_by, uint32_t width, uint32_t height,
-                        const PassRatios& ratios, const ShadingRatios& shading, const PassRatios& under_visibility,
-                        const nlohmann::json& quick) {
-    if (tuning_folder().empty()) throw std::runtime_error("no cache folder for the tuning file: set XDG_CACHE_HOME or HOME");
-    std::error_code error;
-    fs::create_directories(tuning_folder(), error);
-    std::string path = tuning_path(device, width, height);
-    // This process's own temporary file, renamed over the old one (atomic within a folder): a
-    // reader sees the old file or the new one, and of two writers the last rename wins whole.
-    std::string temporary = path + ".tmp." + std::to_string(getpid());
-    {
-        std::ofstream file(temporary);
-        nlohmann::json j = tuning_json(device, made_by, today_utc(), width, height, ratios, shading, under_visibility,
-                                       current_build_id(), quick);
-        if (!file || !(file << j.dump(2) << "\n") || !file.flush()) {
-            fs::remove(temporary, error);
-            throw std::runtime_error("cannot write the tuning file " + temporary);
-        }
-    }
-    fs::rename(temporary, path, error);
-    if (error) {
-        fs::remove(temporary, error);
-        throw std::runtime_error("cannot replace the tuning file " + path + ": " + error.message());
-    }
-    return path;
-}
-
-bool needs_quick_tune(const LoadedTuning& t, const Options& options) {
-    return !options.no_tuning && !t.usable() && !options.plan.shading && !tuning_folder().empty();
-}
-
-namespace {
 
 // The pass rows --tune renders: each pass's subgroup and fallback, and its off where its subgroup
 // path is timed inside another pass (the quad mip's cost is the resolve pass's time over mip-off);
@@ -365,6 +76,7 @@ std::string measured_text(const PassRatio& r) {
 LoadedTuning quick_tune(const Context& ctx, const Scene& scene, const Options& options) {
     using clock = std::chrono::steady_clock;
     auto started = clock::now();
+    const TuningKey key = tuning_key(options, scene.triangle_count());
     // The rows of the decisions that change the frame (docs/comparison.md, "The first run"):
     // forward against visibility (one visibility row: the derivatives auto runs, the quad swaps,
     // else the analytic row; the derivatives verdict is --tune's); that visibility row, which is
@@ -402,27 +114,44 @@ LoadedTuning quick_tune(const Context& ctx, const Scene& scene, const Options& o
         if (!r.skipped) names += (names.empty() ? "" : ", ") + r.config.name;
     fprintf(stderr, "auto: no verdict stored for this device, driver and build: measuring this device for at most %.0f s "
                     "(%s; --tune measures every pass, --no-tuning skips this)\n", kQuickSeconds, names.c_str());
-    // A few frames each: two of warm-up, then rounds of one frame until the budget's rounds are
-    // spent (set-up, the frames and the read-back inside kQuickSeconds on the devices measured).
+    // The decisions' ratios from the rows' timings so far (between rounds) or in the end.
+    ShadingRatios shading;
+    PassRatios under_visibility;
+    auto ratios_of = [&](const std::vector<CompareRun>& rows) {
+        shading = compute_shading_ratios(rows);
+        if (ray_tracing) {  // the fallbacks row holds the compute rasterizer's fallback path
+            PassRatio& path = shading[3];
+            path = timer_ratio(rows, "raster_path", "raster-path", kQuickFallbacks, "raster-compute", Timer::depth);
+            path.measured_as = "depth pass median in " + std::string(kQuickFallbacks) + " over the same in raster-compute (subgroup path)";
+        }
+        under_visibility = ray_tracing ? compute_visibility_ratios(rows, ray_fallback, ray_subgroup) : PassRatios{};
+        under_visibility[size_t(PassId::mip)] = PassRatio{};  // not measured here: --tune's
+        std::vector<PassRatio> all(shading.begin(), shading.end());
+        all.push_back(under_visibility[size_t(PassId::ray_trace)]);
+        return all;
+    };
+    // One renderer for every row (its scene upload and pipelines made once: most of the time of a
+    // renderer per row), two warm-up frames per row, then rounds of one frame: adaptive (a row
+    // stops once every decision it is a side of is decided, after kMinAdaptiveRounds), at most 10,
+    // and none started past the budget once kMinBudgetRounds are done.
     Options o = options;
     o.warmup = 2;
     o.frames = o.warmup + 10;
     o.screenshot.clear(), o.mip_dump.clear(), o.report.clear(), o.cull_dump.clear(), o.ray_dump.clear();
     o.bandwidth_probe = false;
-    CompareMethod method = render_in_rounds(ctx, scene, o, runs, {}, kQuickSeconds * 0.6);
-    ShadingRatios shading = compute_shading_ratios(runs);
-    if (ray_tracing) {  // the fallbacks row holds the compute rasterizer's fallback path
-        PassRatio& path = shading[3];
-        path = timer_ratio(runs, "raster_path", "raster-path", kQuickFallbacks, "raster-compute", Timer::depth);
-        path.measured_as = "depth pass median in " + std::string(kQuickFallbacks) + " over the same in raster-compute (subgroup path)";
-    }
-    PassRatios under_visibility;
-    if (ray_tracing) under_visibility = compute_visibility_ratios(runs, ray_fallback, ray_subgroup);
-    under_visibility[size_t(PassId::mip)] = PassRatio{};  // not measured here: --tune's
+    CompareMethod method = render_in_rounds(
+        ctx, scene, o, runs, {}, kQuickSeconds * 0.6,
+        [&](const std::vector<CompareRun>& rows) { return sides_of_undecided(rows, ratios_of(rows)); }, true);
+    ratios_of(runs);
     double seconds = std::chrono::duration<double>(clock::now() - started).count();
-    nlohmann::json rows = nlohmann::json::array();
-    for (const CompareRun& r : runs) rows.push_back(r.config.name);
-    nlohmann::json quick = {{"seconds", seconds}, {"rounds", method.rounds()}, {"warmup_frames", o.warmup}, {"rows", rows}};
+    nlohmann::json rows = nlohmann::json::array(), row_rounds = nlohmann::json::object();
+    for (const CompareRun& r : runs) {
+        rows.push_back(r.config.name);
+        if (!r.skipped) row_rounds[r.config.name] = r.result.rounds[size_t(Timer::frame)].size();
+    }
+    nlohmann::json quick = {{"seconds", seconds},         {"setup_seconds", method.setup_seconds},
+                            {"rounds", method.rounds()},  {"row_rounds", row_rounds},
+                            {"warmup_frames", o.warmup},  {"rows", rows}};
     std::string result;
     for (const PathDecision& d : kPathDecisions)
         if (shading[d.ratio].measured)  // a decision whose rows the quick measurement did not render is --tune's
@@ -431,14 +160,14 @@ LoadedTuning quick_tune(const Context& ctx, const Scene& scene, const Options& o
         result += "; ray_trace under visibility " + measured_text(under_visibility[size_t(PassId::ray_trace)]);
     LoadedTuning t;
     try {
-        std::string path = save_tuning(ctx.info, "quick", options.width, options.height, PassRatios{}, shading, under_visibility, quick);
-        t = load_tuning(ctx.info, options.width, options.height);
-        fprintf(stderr, "auto: measured this device in %.2f s (%u rounds): %s; stored as a quick verdict in %s\n", seconds,
-                method.rounds(), result.c_str(), path.c_str());
+        std::string path = save_tuning(ctx.info, "quick", key, PassRatios{}, shading, under_visibility, quick);
+        t = load_tuning(ctx.info, key);
+        fprintf(stderr, "auto: measured this device in %.2f s (one renderer's set-up and warm-up %.2f s, %u rounds): %s; "
+                "stored as a quick verdict in %s\n", seconds, method.setup_seconds, method.rounds(), result.c_str(), path.c_str());
     } catch (const std::exception& e) {
         // Not stored: the verdicts still serve this run, read back from the file's text.
-        t = parse_tuning(tuning_json(ctx.info, "quick", today_utc(), options.width, options.height, PassRatios{}, shading,
-                                     under_visibility, current_build_id(), quick).dump(), ctx.info, options.width, options.height);
+        t = parse_tuning(tuning_json(ctx.info, "quick", today_utc(), key, PassRatios{}, shading, under_visibility,
+                                     current_build_id(), quick).dump(), ctx.info, key);
         fprintf(stderr, "warning: auto measured this device in %.2f s (%s) but cannot store it (%s): the next run measures again\n",
                 seconds, result.c_str(), e.what());
     }
@@ -458,7 +187,8 @@ int run_tune(const Options& options) {
     if (!options.out_dir.empty()) fs::create_directories(options.out_dir);
 
     // The file this tune replaces: a quick one's choice is set against the tuned one's in the check.
-    LoadedTuning before = options.no_tuning ? LoadedTuning{} : load_tuning(ctx.info, options.width, options.height);
+    const TuningKey key = tuning_key(options, scene.triangle_count());
+    LoadedTuning before = options.no_tuning ? LoadedTuning{} : load_tuning(ctx.info, key);
     bool replaces_quick = before.usable() && before.made_by == "quick";
 
     // 1. The pass rows, planned by capabilities alone (like --compare's), in rounds.
@@ -469,8 +199,8 @@ int run_tune(const Options& options) {
     ShadingRatios shading = compute_shading_ratios(runs);
     PassRatios under_visibility = compute_visibility_ratios(runs);
     const PassRatio& visibility_mip = under_visibility[size_t(PassId::mip)];
-    std::string path = save_tuning(ctx.info, "tune", options.width, options.height, ratios, shading, under_visibility);
-    LoadedTuning tuning = load_tuning(ctx.info, options.width, options.height);  // read back: the check uses what auto will read
+    std::string path = save_tuning(ctx.info, "tune", key, ratios, shading, under_visibility);
+    LoadedTuning tuning = load_tuning(ctx.info, key);  // read back: the check uses what auto will read
     if (!tuning.ignored.empty()) throw std::runtime_error("the tuning file just written was ignored: " + tuning.ignored);
 
     // 2. The check: tuned auto against the faster of all-subgroup and all-fallback, in rounds.
@@ -546,7 +276,7 @@ int run_tune(const Options& options) {
         nlohmann::json out = {
             {"tuning_file", path},
             {"rows", rows},
-            {"tuning", tuning_json(ctx.info, "tune", tuning.date, options.width, options.height, ratios, shading, under_visibility)},
+            {"tuning", tuning_json(ctx.info, "tune", tuning.date, key, ratios, shading, under_visibility)},
             {"quick", !quick_gap ? nlohmann::json(nullptr)
                                  : nlohmann::json{{"date", before.date},
                                                   {"ratio", quick_gap->ratio ? nlohmann::json(*quick_gap->ratio) : nlohmann::json(nullptr)},
@@ -569,38 +299,6 @@ int run_tune(const Options& options) {
     return 0;
 }
 
-std::string tuning_summary(const LoadedTuning& t, bool disabled) {
-    if (disabled) return "off (--no-tuning): auto follows the capabilities and nothing is measured";
-    constexpr const char* kNext = "; the next run measures this device for at most 3 s, --tune thoroughly";
-    auto size = [](uint32_t w, uint32_t h) { return std::to_string(w) + "x" + std::to_string(h); };
-    std::string run_class = size_class(t.run_width, t.run_height).name;
-    if (!t.found)
-        return "none for " + size(t.run_width, t.run_height) + " (size class " + run_class + ": no file " +
-               (t.path.empty() ? std::string("in the cache folder") : t.path) + ")" + kNext;
-    if (!t.ignored.empty()) return t.path + " ignored: " + t.ignored + kNext;
-    std::string what = t.path + ": " + std::to_string(t.count()) + " significant verdict(s) (" + t.made_by + " of " + t.date +
-                       " at " + size(t.measured_width, t.measured_height) + "); applies to " + size(t.run_width, t.run_height) +
-                       ": the same size class, " + run_class;
-    if (t.made_by == "quick")
-        what += "; quick: the shading, the rasterizer, its path and the ray tracer under visibility, --tune measures every pass";
-    return what;
-}
-
-nlohmann::json tuning_report_json(const LoadedTuning& t, bool disabled) {
-    auto text = [](const std::string& s) { return s.empty() ? nlohmann::json(nullptr) : nlohmann::json(s); };
-    return {{"disabled", disabled},
-            {"file", text(t.path)},
-            {"used", t.usable() && !disabled},
-            {"made_by", text(t.made_by)},
-            {"date", text(t.date)},
-            {"build", disabled ? nlohmann::json(nullptr) : nlohmann::json(current_build_id())},
-            {"ignored", text(t.ignored)},
-            {"size_class", disabled ? nlohmann::json(nullptr) : nlohmann::json(size_class(t.run_width, t.run_height).name)},
-            {"measured_size", t.measured_width ? nlohmann::json::array({t.measured_width, t.measured_height}) : nlohmann::json(nullptr)},
-            {"measured_now", t.measured_now},
-            {"measure_seconds", t.measured_now ? nlohmann::json(t.measure_seconds) : nlohmann::json(nullptr)}};
-}
-
 int run_compare(const Options& options) {
     Context ctx;
     create_context(ctx, context_options(options));
@@ -613,7 +311,7 @@ int run_compare(const Options& options) {
     // The rows run in auto's plan on this device: a typed --shading / --raster, else the stored
     // verdicts of this size class (none: the capabilities'; --no-tuning: the capabilities').
     Options tuned = options;
-    apply_tuning(ctx, tuned);
+    apply_tuning(ctx, tuned, scene.triangle_count());
     CompareResult c = run_comparison(ctx, scene, tuned, [](const CompareProgress& p) {
         std::string eta = p.eta_s < 0 ? std::string("estimating") : "about " + std::to_string(int(std::ceil(p.eta_s))) + " s left";
         fprintf(stderr, "[%zu/%zu] %-20s %s  (%.0f s elapsed, %s)\n", p.index, p.count, p.name.c_str(),
@@ -640,7 +338,8 @@ int run_compare(const Options& options) {
         passes[size_t(PassId::light_loop)] = PassRatio{};
     }
     printf("tuning: wrote %s (auto takes the faster path where a verdict is faster or slower)\n",
-           save_tuning(ctx.info, "compare", options.width, options.height, passes, c.shading_ratios, under_visibility).c_str());
+           save_tuning(ctx.info, "compare", tuning_key(options, scene.triangle_count()), passes, c.shading_ratios,
+                       under_visibility).c_str());
     printf("wrote the sheet %s, the chart %s, %s, %s and %zu screenshots\n", c.sheet.c_str(), c.chart.c_str(),
            c.report_md.c_str(), c.report_json.c_str(),
            c.runs.size() - std::count_if(c.runs.begin(), c.runs.end(), [](const CompareRun& r) { return r.skipped; }));

@@ -1,126 +1,17 @@
-// Tuned auto: the verdicts of `--compare`, `--tune` and the first run's quick measurement, kept per
-// device, driver and build in the user's cache folder, read back as the planner's measured
-// preferences (plan/plan.h, MeasuredPreference). A file that does not fit this device, driver,
-// build or format is ignored with one line, never an error; where no file fits, the first run
-// measures (quick_tune) and stores one.
+// The measurements that write the tuning cache (tuning/cache.h): the first run's quick
+// measurement, `--tune` and `--compare`.
 #pragma once
 
-#include <array>
-#include <optional>
-#include <string>
-
-#include <nlohmann/json.hpp>
-
 #include "compare/compare.h"
-#include "vk/context.h"
+#include "tuning/cache.h"
 
-constexpr int kTuningFormat = 2;  // raise when the file's meaning changes: older files are then ignored
-
-// What the verdicts were measured with, besides the device and driver: a hash of the executable and
-// its shaders (shaders/*.spv beside it). Another build may time other code: its file is re-measured.
-std::string build_id(const std::string& executable);
-std::string current_build_id();  // this process's, computed once
-
-// The size classes a verdict applies to (docs/comparison.md, "Which verdict applies"): what is
-// faster moves with the pixel count (the compute rasterizer's and the visibility path's costs grow
-// with pixels, the per-draw costs do not), so a verdict holds only at sizes of the class it was
-// measured at: up to 640x360 (small windows, thumbnails, the tests), up to 1920x1080, and above.
-struct SizeClass {
-    const char* name;  // "up to 1920x1080"
-    const char* tag;   // the file name's part: "to1920x1080"
-    uint64_t max_pixels;
-};
-const SizeClass& size_class(uint32_t width, uint32_t height);
-
-// $XDG_CACHE_HOME/subgroup-demo, else $HOME/.cache/subgroup-demo; empty when neither is set.
-std::string tuning_folder();
-// The folder's file for this device, driver and the size class of width x height:
-// "tuning-10de-2330-<driver>-to1920x1080.json".
-std::string tuning_path(const DeviceInfo& device, uint32_t width, uint32_t height);
-
-// The choices between whole paths that auto takes from a verdict, besides each pass's variant: the
-// file's key under "visibility", the ratio's index in ShadingRatios (compute_shading_ratios), where
-// auto reads it, and the shading its rows run. The quick measurement renders the comparison's rows
-// that set --shading, so a decision measured there (the rasterizer's, once it lands) joins with one
-// entry here and its ratio in compute_shading_ratios.
-struct LoadedTuning;
-struct PathDecision {
-    const char* key;
-    size_t ratio;
-    std::optional<MeasuredPreference> LoadedTuning::*loaded;
-    std::optional<MeasuredPreference> PlanRequest::*request;
-    Shading measured_under;
-};
-extern const std::array<PathDecision, 4> kPathDecisions;
-
-// The file's contents: format, device, build, who measured and when, and per pass of the comparison
-// its ratio, interval, verdict (null where there was none) and the configuration it was measured
-// in (`measured_in`: geometry, shading); under "visibility" the same for the path decisions
-// (kPathDecisions) and the passes measured there (`under_visibility`: `mip`, the compute downsample
-// over the shading pass's quad mip, and `ray_trace`, the ray tracer's fallback over its subgroup path). `quick`: the first run's measurement (seconds, rounds, rows), else null.
-nlohmann::json tuning_json(const DeviceInfo& device, const std::string& made_by, const std::string& date, uint32_t width,
-                           uint32_t height, const PassRatios& ratios, const ShadingRatios& shading,
-                           const PassRatios& under_visibility = {}, const std::string& build = current_build_id(),
-                           const nlohmann::json& quick = nullptr);
-
-struct LoadedTuning {
-    std::string path;
-    MeasuredPreferences measured{};  // a winner only where the verdict was faster or slower
-    MeasuredPreferences measured_visibility{};  // measured under visibility: the mip's and the ray tracer's
-    // The same for --shading (winner subgroup: visibility) and visibility's derivatives.
-    std::optional<MeasuredPreference> shading, derivatives;
-    std::optional<MeasuredPreference> raster;  // winner subgroup: the compute rasterizer
-    std::optional<MeasuredPreference> raster_path;  // winner fallback: the compute rasterizer's per-lane path
-    std::string made_by, date;
-    uint32_t measured_width = 0, measured_height = 0;  // the size it was measured at (the file's `size`)
-    uint32_t run_width = 0, run_height = 0;            // the size of the run that reads it: its class chose the file
-    std::string ignored;  // why the file was not used (empty: used, or there was none)
-    bool found = false;   // a file was there (used or ignored)
-    bool measured_now = false;   // this process measured it (the quick measurement)
-    double measure_seconds = 0;  // and how long that took
-    size_t count() const;  // passes, shading and derivatives with a measured winner
-    bool usable() const { return found && ignored.empty(); }
-};
-
-// Puts the tuning's winners into a request, where auto consults them; null clears them (untuned).
-void set_measured(PlanRequest& request, const LoadedTuning* tuning);
-// Whether a request carries any measured winner (the window's T key: tuned auto on).
-bool has_measured(const PlanRequest& request);
-
-// Reads a file's text for this device and a run of width x height: a corrupt file, another device's
-// or driver's, another format's, or one measured in another size class comes back with `ignored`
-// saying why and no preferences. Pure: unit-tested.
-LoadedTuning parse_tuning(const std::string& text, const DeviceInfo& device, uint32_t width, uint32_t height,
-                          const std::string& build = current_build_id());
-// tuning_path(device, width, height) read and parsed; not found: found false, nothing ignored.
-LoadedTuning load_tuning(const DeviceInfo& device, uint32_t width, uint32_t height);
-// Loads the tuning unless --no-tuning, prints the one line of an ignored file on stderr, and puts
-// the preferences into options.plan (what auto consults). Returns what it read.
-LoadedTuning apply_tuning(const Context& ctx, Options& options);
-// Writes the tuning file of a comparison, a tune or a quick measurement into tuning_folder()
-// (created if missing) and returns its path; throws std::runtime_error when it cannot. Written to a
-// temporary file of this process and renamed over the old one: two processes writing at once
-// leave one of their files whole, never a mix.
-std::string save_tuning(const DeviceInfo& device, const std::string& made_by, uint32_t width, uint32_t height,
-                        const PassRatios& ratios, const ShadingRatios& shading, const PassRatios& under_visibility = {},
-                        const nlohmann::json& quick = nullptr);
-
-// Whether this run takes the quick measurement: no usable file for this device, driver and build,
-// tuning not turned off, and --shading left to auto (the decision it measures).
-bool needs_quick_tune(const LoadedTuning& t, const Options& options);
-// The first run's measurement (docs/architecture.md, "Tuned auto"): the comparison's shading rows
-// (forward, visibility with each derivative variant) planned by capabilities, a few frames each in
-// rounds, within kQuickSeconds including their set-up; stored marked "quick" and read back. Prints
+// The first run's measurement (docs/architecture.md, "Tuned auto"): the rows of the path decisions
+// (docs/comparison.md, "The first run") planned by capabilities, in one renderer, a few frames each
+// in adaptive rounds, within kQuickSeconds including their set-up; stored marked "quick" and read back. Prints
 // a progress line and the result on stderr (the window shows "measuring this device" in its HUD
 // first). A failure to store is a warning: the verdict still serves this run.
 constexpr double kQuickSeconds = 3.0;
 LoadedTuning quick_tune(const Context& ctx, const Scene& scene, const Options& options);
-std::string today_utc();
-// For --info and the HUD: "off (--no-tuning)", "none (no file PATH)", "PATH: 2 significant verdict(s)
-// (tune of DATE)", or "PATH ignored: WHY". `--info` measures nothing: it says the next run will.
-std::string tuning_summary(const LoadedTuning& t, bool disabled);
-// The report's "tuning": file, used, made_by, date, build, ignored, measured_now, measure_seconds.
-nlohmann::json tuning_report_json(const LoadedTuning& t, bool disabled);  // "2026-11-25"
 
 // `--tune`: only the pass rows of the comparison (each pass's subgroup and fallback, and off where
 // the subgroup path is timed inside another pass) and its three shading rows, at --size, then the

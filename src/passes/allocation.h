@@ -1,4 +1,4 @@
-// What a frame allocates on the device, as plain data: the start-up memory plan (app/limits.cpp)
+// What a frame allocates on the device, as plain data: the start-up memory plan (run/limits.cpp)
 // checks every buffer and image against the device's limits before anything is allocated, and each
 // pass contributes its own share through its table entry (PassInfo::frame_allocations).
 #pragma once

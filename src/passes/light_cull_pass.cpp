@@ -13,7 +13,7 @@
 namespace {
 
 // light_cull.comp: frame, lights, depth, lists, counters; push constant: instrument.
-const LayoutDesc kCullLayout = {{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+const LayoutDesc kLightCullLayout = {{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
                                  VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
                                  VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
                                 VK_SHADER_STAGE_COMPUTE_BIT, sizeof(uint32_t)};
@@ -91,8 +91,8 @@ std::vector<TileList> decode_light_lists(const std::vector<uint32_t>& words, con
 void LightCullPass::create(const Context& ctx, VkExtent2D extent) {
     // The subgroup pipeline only where a plan can pick it (its SPIR-V needs ballot and vote).
     if (subgroup_path_possible(ctx, PassId::light_cull))
-        subgroup_ = create_compute_pipeline(ctx, {.shader = "light_cull.comp.subgroup", .layout = kCullLayout, .forced_subgroup_size = true});
-    fallback_ = create_compute_pipeline(ctx, {.shader = "light_cull.comp.fallback", .layout = kCullLayout, .forced_subgroup_size = true});
+        subgroup_ = create_compute_pipeline(ctx, {.shader = "light_cull.comp.subgroup", .layout = kLightCullLayout, .forced_subgroup_size = true});
+    fallback_ = create_compute_pipeline(ctx, {.shader = "light_cull.comp.fallback", .layout = kLightCullLayout, .forced_subgroup_size = true});
     view_ = create_compute_pipeline(ctx, {"light_count.comp.main", kLightCountViewLayout});
     resize(ctx, extent);
 }

@@ -801,7 +801,7 @@ std::optional<HudLine> ray_trace_hud_line(const PassCounters& c) {
     return HudLine{subgroup ? "RT lanes %" : "RT calls", {{line, subgroup ? HudTone::normal : HudTone::dim}}};
 }
 
-// What the scene alone sizes (kDriverSizedAllocations in app/limits.h: the rest).
+// What the scene alone sizes (kDriverSizedAllocations in run/limits.h: the rest).
 void ray_trace_frame_allocations(const AllocationQuery& q, std::vector<PlannedAllocation>& out) {
     if (!q.ray_tracing) return;
     out.push_back({"light aabbs", std::max<uint64_t>(1, q.lights) * sizeof(VkAabbPositionsKHR), AllocationKind::storage_buffer, false});

@@ -57,7 +57,7 @@ void upload_scene(const Context& ctx, const Scene& scene, GpuScene& gpu);
 // Per-draw data for a scene (no GPU): what upload_scene puts in `draws`.
 std::vector<GpuDraw> build_draws(const Scene& scene);
 // Bytes of every texture's mip chain, the white texel included (GpuScene::textures), and of the
-// staging buffer their upload uses: what app/limits.cpp plans.
+// staging buffer their upload uses: what run/limits.cpp plans.
 // layers: as the layers of one array texture (devices without descriptor indexing).
 uint64_t texture_bytes(const Scene& scene, bool layers);
 uint64_t texture_staging_bytes(const Scene& scene, bool layers);

@@ -13,9 +13,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "app/cull_dump.h"
-#include "app/image_io.h"
-#include "app/limits.h"
+#include "run/cull_dump.h"
+#include "run/image_io.h"
+#include "run/limits.h"
 #include "passes/debug_view_pass.h"
 #include "passes/exposure_pass.h"
 #include "passes/light_cull_pass.h"
@@ -119,7 +119,7 @@ void check_device_limits(const Context& ctx, const Options& options, const Scene
 }
 
 void check_device_limits(const Context& ctx, const Options& options, const Plan& plan, const Scene& scene) {
-    check_limits(device_limits(ctx), options, plan, scene);  // app/limits.cpp: every buffer the renderer makes
+    check_limits(device_limits(ctx), options, plan, scene);  // run/limits.cpp: every buffer the renderer makes
     const VkPhysicalDeviceLimits& limits = ctx.properties.limits;
     if (options.cull_group_size > limits.maxComputeWorkGroupSize[0] ||
         options.cull_group_size > limits.maxComputeWorkGroupInvocations)
@@ -166,7 +166,26 @@ void check_run_request(const Options& options, const Plan& plan) {
 HeadlessRun::HeadlessRun(const Context& ctx, const Scene& scene, const Options& options, const Plan& plan)
     : ctx_(ctx), scene_(scene), options_(options), plan_(plan) {
     check_run_request(options, plan);
-    renderer_ = std::make_unique<Renderer>(ctx, scene, renderer_config(options, plan, {options.width, options.height}));
+    renderer_ = std::make_shared<Renderer>(ctx, scene, renderer_config(options, plan, {options.width, options.height}));
+    start();
+}
+
+HeadlessRun::HeadlessRun(const Options& options, const Plan& plan, HeadlessRun& shared)
+    : ctx_(shared.ctx_), scene_(shared.scene_), options_(options), plan_(plan), renderer_(shared.renderer_) {
+    check_run_request(options, plan);
+    // From now on the first run switches the renderer back to its own plan as well.
+    if (!shared.last_user_) shared.last_user_ = std::make_shared<const HeadlessRun*>(&shared);
+    last_user_ = shared.last_user_;
+    start();
+}
+
+void HeadlessRun::settle() {
+    if (last_user_ && *last_user_ != this) submit_frame(frame_, false);  // frame_ not advanced: untimed, warm-up unchanged
+}
+
+void HeadlessRun::start() {
+    const Context& ctx = ctx_;
+    if (last_user_) renderer_->set_plan(plan_);  // the meshlet path's buffers are made here where this plan needs them
     VkCommandBufferAllocateInfo alloc{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
     alloc.commandPool = ctx.command_pool;
     alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
@@ -196,6 +215,10 @@ HeadlessRun::~HeadlessRun() {
 }
 
 void HeadlessRun::submit_frame(uint32_t frame_index, bool instrument) {
+    if (last_user_) {
+        renderer_->set_plan(plan_);  // the frames are synchronous: the renderer is idle here
+        *last_user_ = this;
+    }
     VK_CHECK(vkResetCommandBuffer(cmd_, 0));
     VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
     begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
@@ -211,6 +234,7 @@ void HeadlessRun::submit_frame(uint32_t frame_index, bool instrument) {
 }
 
 void HeadlessRun::render(uint32_t count, uint32_t round) {
+    settle();
     for (uint32_t i = 0; i < count; ++i, ++frame_) {
         submit_frame(frame_, false);
         std::array<double, kTimerCount> ms = renderer_->read_timings(0);
@@ -263,6 +287,9 @@ RunResult HeadlessRun::finish() {
     const Options& options = options_;
     const Plan& plan = plan_;
     Renderer& renderer = *renderer_;
+    // A shared renderer's last frame may be another run's: the counters and read-backs below are
+    // then of one more frame, of this plan.
+    settle();
     RunResult result = std::move(result_);
     summarize_rounds(result);
     result.counters = renderer.read_counters();

@@ -10,9 +10,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "app/options.h"
-#include "compare/bandwidth_probe.h"
-#include "compare/statistics.h"
+#include "run/options.h"
+#include "run/bandwidth_probe.h"
+#include "run/statistics.h"
 #include "render/mip_reference.h"
 #include "render/renderer.h"
 
@@ -74,6 +74,13 @@ class HeadlessRun {
 public:
     // Builds the renderer and renders the instrumented frame (outside the timed ones).
     HeadlessRun(const Context& ctx, const Scene& scene, const Options& options, const Plan& plan);
+    // Builds no renderer: renders `plan` with `shared`'s, switched to this plan before each of its
+    // frames (Renderer::set_plan: every pass's pipelines are made with the renderer, so a switch
+    // makes none), then the instrumented frame. Where another run rendered the renderer's last
+    // frame, one untimed frame of this plan comes first, so that no timed frame follows another
+    // plan's (its occlusion pyramid, its exposure). Only the plan may differ from `shared`'s: the
+    // options that make the renderer (size, lights, test work) must be the same.
+    HeadlessRun(const Options& options, const Plan& plan, HeadlessRun& shared);
     ~HeadlessRun();
     HeadlessRun(const HeadlessRun&) = delete;
     HeadlessRun& operator=(const HeadlessRun&) = delete;
@@ -89,12 +96,18 @@ public:
 
 private:
     void submit_frame(uint32_t frame_index, bool instrument);
+    void start();  // the counts of the scene on the GPU and the instrumented frame
+    void settle();  // a shared renderer whose last frame was another run's: one untimed frame of this plan
+
 
     const Context& ctx_;
     const Scene& scene_;
     Options options_;
     Plan plan_;
-    std::unique_ptr<Renderer> renderer_;
+    std::shared_ptr<Renderer> renderer_;
+    // Set where the renderer serves several runs: which of them rendered its last frame (each run
+    // sets its plan before its frames).
+    std::shared_ptr<const HeadlessRun*> last_user_;
     VkCommandBuffer cmd_ = VK_NULL_HANDLE;
     VkFence fence_ = VK_NULL_HANDLE;
     uint32_t frame_ = 0;

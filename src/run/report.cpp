@@ -7,9 +7,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "app/cull_dump.h"
-#include "app/image_io.h"
-#include "app/limits.h"
+#include "run/cull_dump.h"
+#include "run/image_io.h"
+#include "run/limits.h"
 #include "passes/cull_pass.h"
 #include "passes/debug_view_pass.h"
 #include "passes/exposure_pass.h"

@@ -87,7 +87,7 @@ struct Context {
     // binding 0 holds them all as one runtime array of combined image samplers, each texture at its
     // own size with its mips (descriptor indexing: variable count, partially bound). One set per
     // scene, written at upload (GpuScene::texture_set). max_scene_textures: the array's capacity
-    // here, below the device's per-stage sampler and sampled-image limits (app/limits.cpp refuses
+    // here, below the device's per-stage sampler and sampled-image limits (run/limits.cpp refuses
     // a scene with more).
     VkDescriptorSetLayout texture_set_layout = VK_NULL_HANDLE;
     uint32_t max_scene_textures = 0;

@@ -66,7 +66,7 @@ struct Image : Owned<ImageFields> {};
 enum class MemoryKind { device_local, host_upload, host_readback };
 
 // Every buffer and image created while a log is set, by name and requested size: lets a test hold
-// the limits check (app/limits.cpp) to what the renderer really allocates.
+// the limits check (run/limits.cpp) to what the renderer really allocates.
 struct AllocationRecord {
     std::string name;
     VkDeviceSize bytes = 0;

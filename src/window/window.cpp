@@ -27,12 +27,12 @@
 #include "passes/occlusion_pass.h"
 #include "compare/tuning.h"
 #include "window/hud.h"
-#include "app/image_io.h"
+#include "run/image_io.h"
 #include "app/run.h"
 #include "window/present.h"
 #include "run/headless.h"
 #include "run/report.h"
-#include "app/soak.h"
+#include "window/soak.h"
 #include "window/swapchain.h"
 
 extern char** environ;

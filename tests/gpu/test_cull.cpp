@@ -13,7 +13,7 @@
 
 #include <filesystem>
 
-#include "app/cull_dump.h"
+#include "run/cull_dump.h"
 #include "gpu/cull_scenes.h"
 #include "gpu/harness.h"
 #include "render/cull_reference.h"

@@ -13,7 +13,7 @@
 #include <cstring>
 #include <map>
 
-#include "app/cull_dump.h"
+#include "run/cull_dump.h"
 #include "gpu/cull_scenes.h"
 #include "gpu/harness.h"
 #include "known_drivers.h"

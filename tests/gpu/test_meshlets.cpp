@@ -27,7 +27,7 @@
 #include <glm/gtc/matrix_access.hpp>
 #include <meshoptimizer.h>
 
-#include "app/cull_dump.h"
+#include "run/cull_dump.h"
 #include "gpu/cull_scenes.h"
 #include "gpu/harness.h"
 #include "known_drivers.h"

@@ -11,7 +11,7 @@
 #include <cmath>
 #include <map>
 
-#include "app/options.h"
+#include "run/options.h"
 #include "app/run.h"
 #include "gpu/cull_scenes.h"
 #include "gpu/harness.h"

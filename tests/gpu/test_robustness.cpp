@@ -16,8 +16,8 @@
 #include "scene_test_helpers.h"
 #include <nlohmann/json.hpp>
 
-#include "app/image_io.h"
-#include "app/limits.h"
+#include "run/image_io.h"
+#include "run/limits.h"
 #include "app/run.h"
 #include "gpu/harness.h"
 #include "known_drivers.h"
@@ -324,7 +324,7 @@ TEST(RobustLimits, InstancesBeyondTheStorageRangeExit2) {
 
 // The limits check is only as honest as its list: every buffer and image the renderer creates for
 // a scene must be in planned_allocations() with its size (an upper bound within 4 KiB), and every
-// planned one must be created. A pass that adds a buffer fails here until app/limits.cpp lists it.
+// planned one must be created. A pass that adds a buffer fails here until run/limits.cpp lists it.
 // raster: --raster compute, which adds its words, depth and hardware list (where the device can).
 void expect_planned_allocations_allocated(bool raster) {
     Context ctx;
@@ -362,7 +362,7 @@ void expect_planned_allocations_allocated(bool raster) {
     for (const auto& [name, bytes] : actual) {
         SCOPED_TRACE(name);
         ASSERT_TRUE(planned.count(name)) << "the renderer allocates '" << name << "' (" << bytes
-                                         << " bytes) but app/limits.cpp does not plan it";
+                                         << " bytes) but run/limits.cpp does not plan it";
         EXPECT_GE(planned[name], bytes);
         EXPECT_LE(planned[name], bytes + 4096);
     }

@@ -28,8 +28,11 @@ std::string fresh_cache(const std::string& name) {
 
 // The tests run at small sizes (64x36 .. 160x90), all in one size class (compare/tuning.h): --info
 // runs at 160x90 unless told, so it reads the verdicts of that class, and cache_file() is its file.
+// The tests' scenes (the knot, 4,000 triangles, and the default scene, 300,068) with 16 or the
+// default 256 lights are all of one scene class, up to 1M triangles and 256 lights.
 constexpr uint32_t kTestWidth = 160, kTestHeight = 90;
-std::string cache_file() { return tuning_path(test_context().info, kTestWidth, kTestHeight); }
+constexpr TuningKey kKnotKey{96, 54, 4000, 16};  // what write_tuning's files say they were measured for
+std::string cache_file() { return tuning_path(test_context().info, {kTestWidth, kTestHeight}); }
 
 struct InfoPlan {
     DemoRun run;
@@ -206,7 +209,7 @@ void write_tuning(const std::vector<std::pair<PassId, Verdict>>& verdicts, nlohm
     if (raster_path) set_verdict(visibility[3], *raster_path);
     PassRatios under_visibility;
     under_visibility[size_t(PassId::mip)] = vis_mip;
-    nlohmann::json j = tuning_json(test_context().info, "tune", "2026-11-25", 96, 54, ratios, visibility, under_visibility, demo_build());
+    nlohmann::json j = tuning_json(test_context().info, "tune", "2026-11-25", kKnotKey, ratios, visibility, under_visibility, demo_build());
     if (!edit.is_null()) j.merge_patch(edit);
     std::filesystem::create_directories(tuning_folder());
     std::ofstream(cache_file()) << j.dump(2);
@@ -345,7 +348,7 @@ TEST(Tune, AStoredComputeVerdictIsCheckedAgainstTheComputeRasterizersLimits) {
     uint32_t height = uint32_t(std::stoul(size.substr(size.find('x') + 1)));
     nlohmann::json large = read_json(cache_file());
     large["size"] = {4096, height};
-    std::ofstream(tuning_path(test_context().info, 4096, height)) << large.dump(2);
+    std::ofstream(tuning_path(test_context().info, {4096, height})) << large.dump(2);
     ASSERT_EQ(tuned.plan["raster"]["mode"], "compute") << tuned.plan["raster"];
     ASSERT_EQ(tuned.plan["raster"]["source"], "measured");
 
@@ -422,7 +425,7 @@ void expect_measured(const DemoRun& run, const std::string& report, bool measure
     EXPECT_EQ(file["device"]["driver"], test_context().info.driver) << what;
     EXPECT_GE(file["quick"]["rounds"].get<int>(), int(kMinBudgetRounds)) << what;
     EXPECT_TRUE(file["visibility"]["shading"]["ratio"].is_number()) << what << ": " << file["visibility"];
-    EXPECT_TRUE(parse_tuning(tuning_text(), test_context().info, kTestWidth, kTestHeight, demo_build()).usable()) << what;
+    EXPECT_TRUE(parse_tuning(tuning_text(), test_context().info, {kTestWidth, kTestHeight}, demo_build()).usable()) << what;
 }
 
 TEST(FirstRun, StoresAQuickVerdictThatTheNextRunUsesUntilTheDriverOrBuildChanges) {
@@ -448,7 +451,7 @@ TEST(FirstRun, StoresAQuickVerdictThatTheNextRunUsesUntilTheDriverOrBuildChanges
     EXPECT_EQ(file_bytes(dir + "/first.png"), file_bytes(dir + "/second.png"));
     EXPECT_EQ(read_json(dir + "/first.json")["plan"], read_json(dir + "/second.json")["plan"]);
     InfoPlan after = info({});
-    EXPECT_NE(after.run.output.find("(quick of " + today_utc() + " at 64x36); applies to 160x90: the same size class"),
+    EXPECT_NE(after.run.output.find("(quick of " + today_utc() + " at 64x36, 4,000 triangles, 16 lights); applies to 160x90, "),
               std::string::npos) << after.run.output;
 
     // Another driver string, another build: the file is ignored with one line and measured again.
@@ -477,7 +480,7 @@ TEST(FirstRun, AVerdictOfAnotherSizeClassIsMeasuredAgain) {
                          "--report", dir + "/" + name + ".json"});
     };
     auto measured_now = [&](const std::string& name) { return read_json(dir + "/" + name + ".json")["tuning"]["measured_now"]; };
-    const std::string small_file = tuning_path(test_context().info, 320, 180), large_file = tuning_path(test_context().info, 1280, 720);
+    const std::string small_file = tuning_path(test_context().info, {320, 180}), large_file = tuning_path(test_context().info, {1280, 720});
     ASSERT_NE(small_file, large_file);
     ASSERT_EQ(small_file, cache_file());
     // A first run's verdict at 320x180: visibility faster (written as quick_tune stores it; measuring
@@ -486,11 +489,14 @@ TEST(FirstRun, AVerdictOfAnotherSizeClassIsMeasuredAgain) {
     std::string small_text = file_bytes(small_file);
     // --info at 1280x720 names the class and the next run's measurement; at 320x180 the verdict and why.
     InfoPlan large_info = info({"--size", "1280x720"});
-    EXPECT_NE(large_info.run.output.find("none for 1280x720 (size class up to 1920x1080: no file " + large_file + ")"),
+    EXPECT_NE(large_info.run.output.find("(size class up to 1920x1080, scene class up to 1M triangles and 256 lights: no file " +
+                                         large_file + ")"),
               std::string::npos) << large_info.run.output;
     EXPECT_EQ(large_info.plan["shading"]["source"], "capabilities");
     InfoPlan small_info = info({"--size", "320x180"});
-    EXPECT_NE(small_info.run.output.find("(quick of 2026-11-25 at 320x180); applies to 320x180: the same size class, up to 640x360"),
+    EXPECT_NE(small_info.run.output.find("(quick of 2026-11-25 at 320x180, 4,000 triangles, 16 lights); applies to 320x180, "),
+              std::string::npos) << small_info.run.output;
+    EXPECT_NE(small_info.run.output.find(": the same size class, up to 640x360, and scene class, up to 1M triangles and 256 lights"),
               std::string::npos) << small_info.run.output;
     EXPECT_EQ(small_info.plan["shading"]["source"], "measured");
 
@@ -516,6 +522,57 @@ TEST(FirstRun, AVerdictOfAnotherSizeClassIsMeasuredAgain) {
     EXPECT_NE(copied.run.output.find("the next run measures this device"), std::string::npos) << copied.run.output;
 }
 
+// Verdicts are kept per scene class as well (compare/tuning.h): the knot's quick verdict with 16
+// lights is not applied to the knot with 300 lights (the next band of lights), which measures again
+// into a file of its own; --info says which verdict applies to each and why, and the first scene's
+// file under the second's name is ignored with the reason.
+TEST(FirstRun, AVerdictOfAnotherSceneClassIsMeasuredAgain) {
+    REQUIRE_DRAWING();
+    std::string dir = fresh_cache("cache");
+    auto run_with = [&](const std::string& lights, const std::string& name) {
+        return run_demo({"--headless", "--scene", kKnot, "--size", "64x36", "--frames", "2", "--warmup", "1", "--lights", lights,
+                         "--report", dir + "/" + name + ".json"});
+    };
+    auto tuning_of = [&](const std::string& name) { return read_json(dir + "/" + name + ".json")["tuning"]; };
+    const std::string file_a = tuning_path(test_context().info, {64, 36, 4000, 16});
+    const std::string file_b = tuning_path(test_context().info, {64, 36, 4000, 300});
+    ASSERT_EQ(file_a, cache_file());
+    ASSERT_NE(file_a, file_b);
+    // Scene A's verdict: visibility faster, measured on the knot with 16 lights.
+    write_tuning({}, {{"size", {64, 36}}, {"made_by", "quick"}}, Verdict::faster);
+    std::string text_a = file_bytes(file_a);
+    InfoPlan info_a = info({"--scene", kKnot, "--lights", "16"});
+    EXPECT_NE(info_a.run.output.find("applies to 160x90, 4,000 triangles, 16 lights: the same size class, up to 640x360, and scene "
+                                     "class, up to 1M triangles and 256 lights"),
+              std::string::npos) << info_a.run.output;
+    EXPECT_EQ(info_a.plan["shading"]["source"], "measured");
+    InfoPlan info_b = info({"--scene", kKnot, "--lights", "300"});
+    EXPECT_NE(info_b.run.output.find("none for 160x90, 4,000 triangles, 300 lights (size class up to 640x360, scene class up to 1M "
+                                     "triangles and 4K lights: no file " + file_b + ")"),
+              std::string::npos) << info_b.run.output;
+    EXPECT_EQ(info_b.plan["shading"]["source"], "capabilities");
+
+    DemoRun b = run_with("300", "b");
+    ASSERT_EQ(b.exit_code, 0) << b.output;
+    EXPECT_EQ(tuning_of("b")["measured_now"], true) << "scene A's verdict was applied to scene B: " << b.output;
+    EXPECT_EQ(tuning_of("b")["scene_class"], "up to 1M triangles and 4K lights");
+    EXPECT_NE(b.output.find("stored as a quick verdict in " + file_b), std::string::npos) << b.output;
+    EXPECT_EQ(nlohmann::json::parse(file_bytes(file_b))["scene"], (nlohmann::json{{"triangles", 4000}, {"lights", 300}}));
+    EXPECT_EQ(file_bytes(file_a), text_a) << "measuring scene B replaced scene A's verdict";
+    // Scene A still reads its own verdict.
+    ASSERT_EQ(run_with("16", "a").exit_code, 0);
+    EXPECT_EQ(tuning_of("a")["measured_now"], false);
+    EXPECT_EQ(tuning_of("a")["measured_scene"], (nlohmann::json{{"triangles", 4000}, {"lights", 16}}));
+    EXPECT_EQ(read_json(dir + "/a.json")["plan"]["shading"]["mode"], "visibility");
+
+    // Scene A's file under scene B's name: ignored with why.
+    std::filesystem::copy_file(file_a, file_b, std::filesystem::copy_options::overwrite_existing);
+    InfoPlan copied = info({"--scene", kKnot, "--lights", "300"});
+    EXPECT_NE(copied.run.output.find("ignored: measured on a scene of 4,000 triangles and 16 lights (up to 1M triangles and 256 "
+                                     "lights), this one has 4,000 and 300 (up to 1M triangles and 4K lights): another scene class"),
+              std::string::npos) << copied.run.output;
+}
+
 // The first run's measurement renders the compute rasterizer's row, and auto may take it after
 // measuring: with no file, a size past the rasterizer's words is refused before measuring, with
 // the line --raster compute gives.
@@ -532,7 +589,7 @@ TEST(FirstRun, TheLimitsCoverEveryPathTheMeasurementMayChoose) {
     EXPECT_EQ(last_line(first.output), last_line(typed.output));
     EXPECT_EQ(first.output.find("measuring this device"), std::string::npos) << first.output;
     uint32_t height = uint32_t(std::stoul(size.substr(size.find('x') + 1)));
-    EXPECT_FALSE(std::filesystem::exists(tuning_path(test_context().info, 4096, height)));
+    EXPECT_FALSE(std::filesystem::exists(tuning_path(test_context().info, {4096, height})));
 }
 
 // A corrupt file: one warning, measured again, replaced; the frame is the one the new verdict
@@ -577,7 +634,7 @@ TEST(FirstRun, TwoConcurrentFirstRunsLeaveOneValidFile) {
     std::vector<std::string> files;
     for (const auto& entry : std::filesystem::directory_iterator(tuning_folder())) files.push_back(entry.path().filename().string());
     ASSERT_EQ(files.size(), 1u) << "a temporary file left behind: " << testing::PrintToString(files);
-    LoadedTuning t = parse_tuning(tuning_text(), test_context().info, kTestWidth, kTestHeight, demo_build());
+    LoadedTuning t = parse_tuning(tuning_text(), test_context().info, {kTestWidth, kTestHeight}, demo_build());
     EXPECT_TRUE(t.usable()) << t.ignored << "\n" << tuning_text();
     EXPECT_EQ(t.made_by, "quick");
 }

@@ -5,7 +5,7 @@
 // device can hold exit 2.
 #include <gtest/gtest.h>
 
-#include "app/cull_dump.h"
+#include "run/cull_dump.h"
 #include "gpu/cull_scenes.h"
 #include "gpu/harness.h"
 #include "render/gpu_scene.h"

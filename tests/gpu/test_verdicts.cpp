@@ -129,6 +129,71 @@ TEST(Verdicts, AdaptiveRoundsStopADecidedPairAndRunAnUndecidedOneToTheCap) {
     EXPECT_EQ(rounds[1], 10u) << "twin-b";
 }
 
+// The same with one renderer (render_in_rounds' one_renderer, as the first run's quick measurement
+// renders): the twins and a row that shades with visibility share one renderer, switched to each
+// one's plan before its frames (each row's timers are its own plan's: forward's or the shading
+// pass's), while the slowed configuration, whose renderer carries the extra work, gets its own; the
+// rule is the one the quick measurement uses (sides_of_undecided). The slowed pair stops after
+// kMinAdaptiveRounds, as does the visibility row (a side of no pair), the twins' undecided pair
+// runs to the cap.
+TEST(Verdicts, OneRendererForSeveralRowsStillStopsADecidedPairEarly) {
+    REQUIRE_DRAWING();
+    const Context& ctx = test_context();
+    Scene scene = load_scene(SGD_TEST_SCENES "/knot.gltf");
+    RoundsNeeded rule = [](const std::vector<CompareRun>& runs) {
+        std::vector<PassRatio> pairs = {timer_ratio(runs, "twins", "twins", "twin-b", "twin-a", Timer::frame),
+                                        timer_ratio(runs, "slowed", "slowed", "twin-a", "slowed", Timer::frame)};
+        return sides_of_undecided(runs, pairs, 0.0);
+    };
+    std::vector<size_t> rounds;
+    std::vector<uint32_t> renderers_before;  // renderers alive as each configuration is set up
+    for (int attempt = 0; attempt < 2; ++attempt) {
+        CompareRun visibility = configuration(ctx, "visibility");
+        visibility.config.shading = Shading::visibility;
+        PlanRequest request;
+        request.shading = Shading::visibility;
+        visibility.plan = make_plan(ctx.subgroup, ctx.features, request);
+        std::vector<CompareRun> runs = {configuration(ctx, "twin-a"), configuration(ctx, "twin-b"), configuration(ctx, "slowed", 2048),
+                                        visibility};
+        Options o;
+        o.width = 64, o.height = 36;
+        o.lights = 16;
+        o.warmup = 2;
+        o.frames = 2 + 10;
+        renderers_before.clear();
+        uint32_t messages = validation_message_count();
+        CompareMethod method = render_in_rounds(
+            ctx, scene, o, runs,
+            [&](const std::string& name, bool) {
+                if (name.rfind("round", 0) != 0) renderers_before.push_back(Renderer::alive());
+            },
+            0, rule, true);
+        EXPECT_EQ(validation_message_count(), messages);
+        EXPECT_EQ(renderers_before, (std::vector<uint32_t>{0, 1, 1, 2})) << "twin-b and visibility share twin-a's renderer, slowed has its own";
+        for (size_t i : {0, 1, 3}) {
+            bool visibility_row = i == 3;
+            EXPECT_EQ(runs[i].result.ran[size_t(Timer::shade)], visibility_row) << runs[i].config.name;
+            EXPECT_EQ(runs[i].result.ran[size_t(Timer::forward)], !visibility_row) << runs[i].config.name;
+        }
+        EXPECT_EQ(runs[3].result.rounds[size_t(Timer::frame)].size(), size_t(kMinAdaptiveRounds));
+        EXPECT_EQ(Renderer::alive(), 0u);
+        rounds.clear();
+        for (const CompareRun& r : runs) rounds.push_back(r.result.rounds[size_t(Timer::frame)].size());
+        PassRatio slowed = timer_ratio(runs, "slowed", "slowed", "twin-a", "slowed", Timer::frame);
+        ASSERT_TRUE(slowed.ratio && slowed.ci95) << slowed.reason;
+        EXPECT_EQ(slowed.verdict, Verdict::slower);
+        EXPECT_GE(rounds[2], size_t(kMinAdaptiveRounds));
+        EXPECT_LT(rounds[2], 10u) << "the slowed pair was decided before the cap";
+        PassRatio twins = timer_ratio(runs, "twins", "twins", "twin-b", "twin-a", Timer::frame);
+        if (twins.ci95 && !interval_decided(twins.ci95, 0.0)) {
+            EXPECT_EQ(method.rounds(), 10u);
+            break;
+        }
+    }
+    EXPECT_EQ(rounds[0], 10u) << "twin-a: the undecided pair runs to the cap";
+    EXPECT_EQ(rounds[1], 10u) << "twin-b";
+}
+
 TEST(StageProbe, TheSameLoopInBothStagesGivesTheSameTexelsAndAPositiveRatio) {
     REQUIRE_DRAWING();
     const Context& ctx = test_context();

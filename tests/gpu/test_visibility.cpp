@@ -14,7 +14,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "app/options.h"
+#include "run/options.h"
 #include "app/run.h"
 #include "gpu/harness.h"
 #include "gpu/light_frame.h"

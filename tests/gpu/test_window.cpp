@@ -19,7 +19,7 @@
 
 #include <gtest/gtest.h>
 
-#include "app/image_io.h"
+#include "run/image_io.h"
 #include "gpu/harness.h"
 #include "known_drivers.h"
 #include "passes/pass_table.h"
@@ -591,7 +591,7 @@ TEST(Window, ConfiguresTheRendererLikeTheHeadlessRun) {
     EXPECT_EQ(nlohmann::json::parse(line.substr(10)), expected) << line;
 }
 
-// --soak-frames drives the window through its hooks (app/soak.cpp): 48 frames are 12 actions (the
+// --soak-frames drives the window through its hooks (window/soak.cpp): 48 frames are 12 actions (the
 // first three passes' keys, four presses each, every one a new configuration), too few to compare
 // memory, so the run ends with the summary line, the reason and exit 2. tools/soak.sh runs the
 // long version (docs/controls.md).

@@ -1,4 +1,4 @@
-#include "app/limits.h"
+#include "run/limits.h"
 #include "render/visibility_id.h"
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-#include "app/options.h"
+#include "run/options.h"
 
 #include "passes/raster_pass.h"  // raster_guard_band
 
@@ -25,7 +25,7 @@ void parse_size(const std::string& value, uint32_t& width, uint32_t& height) {
     size_t x = value.find('x');
     if (x == std::string::npos) throw UsageError("--size expects WxH (for example 1280x720), got '" + value + "'");
     // 32768 is the largest maxImageDimension2D of the devices we know (NVIDIA); the picked device's
-    // own limit is checked before anything is allocated (app/limits.cpp).
+    // own limit is checked before anything is allocated (run/limits.cpp).
     width = parse_uint("--size width", value.substr(0, x), 16, 32768);
     height = parse_uint("--size height", value.substr(x + 1), 16, 32768);
 }

@@ -1,4 +1,4 @@
-#include "app/soak.h"
+#include "window/soak.h"
 
 #include <malloc.h>
 #include <unistd.h>

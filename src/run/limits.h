@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "app/options.h"
+#include "run/options.h"
 #include "passes/allocation.h"
 #include "scene/scene.h"
 

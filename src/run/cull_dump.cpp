@@ -1,4 +1,4 @@
-#include "app/cull_dump.h"
+#include "run/cull_dump.h"
 
 #include <cstdio>
 #include <fstream>

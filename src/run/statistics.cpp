@@ -1,4 +1,4 @@
-#include "compare/statistics.h"
+#include "run/statistics.h"
 
 #include <algorithm>
 #include <cmath>

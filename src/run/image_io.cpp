@@ -1,4 +1,4 @@
-#include "app/image_io.h"
+#include "run/image_io.h"
 
 #include <filesystem>
 #include <stdexcept>

@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "compare/statistics.h"
+#include "run/statistics.h"
 #include "passes/pass_table.h"
 
 // The speed-up of one pass's subgroup path over its fallback, fallback ms / subgroup ms, from the
@@ -20,7 +20,7 @@ struct PassRatio {
     // The spread over the measured frames of each side, on the same basis as the medians (for a
     // hosted pass: its host's min and max minus the off run's median), for the chart's whiskers.
     double fallback_min = 0, fallback_max = 0, subgroup_min = 0, subgroup_max = 0;
-    // The ratio's 95% interval, a bootstrap over the comparison's rounds (compare/statistics.h); empty
+    // The ratio's 95% interval, a bootstrap over the comparison's rounds (run/statistics.h); empty
     // without a ratio or with fewer than two rounds. The word follows from it alone.
     std::optional<Interval> ci95;
     Verdict verdict = Verdict::level;

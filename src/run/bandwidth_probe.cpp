@@ -1,4 +1,4 @@
-#include "compare/bandwidth_probe.h"
+#include "run/bandwidth_probe.h"
 
 #include <algorithm>
 #include <vector>
