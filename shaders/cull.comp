@@ -104,6 +104,13 @@ layout(set = 0, binding = 11, std430) writeonly buffer ChunkRejected { uint chun
 layout(set = 0, binding = 12, std430) writeonly buffer ChunkDrawn { uint chunk_drawn[]; };
 layout(set = 0, binding = 13, std430) writeonly buffer DrawnMasks { uint drawn_masks[]; };
 layout(set = 0, binding = 14, std430) writeonly buffer LateIndirect { uint late_indirect[]; };
+// Beside each listed triangle (a word per three culled indices), its index in its draw's chosen
+// level: the compute rasterizer names triangles so (raster.comp), whatever their place in a list.
+layout(set = 0, binding = 15, std430) writeonly buffer SourceRanks { uint source_ranks[]; };
+// Per draw, the chosen level as a command over the source indices (lod_select.comp's, which --cull
+// off draws): the list whose places those indices are, which the visibility ids of the compute
+// rasterizer name (render/frame.h, named_indices).
+layout(set = 0, binding = 16, std430) writeonly buffer LevelCommands { uint level_commands[]; };
 const uint kChunkTriangles = gl_WorkGroupSize.x * kTrianglesPerInvocation;
 const uint kDrawnWords = (kChunkTriangles + 31u) / 32u;  // at most gl_WorkGroupSize.x
 shared uint drawn_words[kDrawnWords];
@@ -417,6 +424,7 @@ void main() {
             culled_indices[dst] = source_indices[src];
             culled_indices[dst + 1u] = source_indices[src + 1u];
             culled_indices[dst + 2u] = source_indices[src + 2u];
+            source_ranks[dst / 3u] = entry.z + first_rank + t;
         }
         dst += 3u;
     }
@@ -456,7 +464,14 @@ void main() {
         // per draw for the total; per level, one per workgroup (lod.glsl): the level's first chunk
         // counts the draw, whether or not any of its triangles survive.
         if (all(bvec2(level_end, kept > 0u))) atomicAdd(counters[kTrianglesVisibleWord], kept);
-        if (level_start) atomicAdd(counters[kLodDrawsWord + level], 1u);
+        if (level_start) {
+            atomicAdd(counters[kLodDrawsWord + level], 1u);
+            level_commands[draw_id * 5u] = draws[draw_id].lod_index_count[level];
+            level_commands[draw_id * 5u + 1u] = 1u;
+            level_commands[draw_id * 5u + 2u] = draws[draw_id].lod_first_index[level];
+            level_commands[draw_id * 5u + 3u] = 0u;
+            level_commands[draw_id * 5u + 4u] = draw_id;
+        }
         if (survivors > 0u) atomicAdd(counters[kLodTrianglesWord + level], survivors);
     }
 }

@@ -49,6 +49,12 @@ layout(set = 0, binding = 13, std430) buffer DrawnMasks { uint drawn_masks[]; };
 // launch them (every writer writes the same values). A frame that re-admits nothing then pays no
 // merge at all.
 layout(set = 0, binding = 15, std430) writeonly buffer MergeDispatches { uint merge_dispatches[9]; };
+// Each listed triangle's index in its draw's level, beside it (cull.comp's).
+layout(set = 0, binding = 16, std430) writeonly buffer SourceRanks { uint source_ranks[]; };
+// The count of the hardware pre-pass's ids draw (ScenePass::record_ids, a draw count from the GPU),
+// 0 before this step: a workgroup that re-admits anything sets it to every draw, as it launches the
+// merge. A frame that re-admits nothing keeps phase 1's ids, which are then the merged list's.
+layout(set = 0, binding = 17, std430) writeonly buffer IdsDrawCount { uint ids_draw_count; };
 
 layout(push_constant) uniform Push {
     uint chunk_count;
@@ -134,6 +140,7 @@ void main() {
             culled_indices[dst] = index.x;
             culled_indices[dst + 1u] = index.y;
             culled_indices[dst + 2u] = index.z;
+            source_ranks[dst / 3u] = triangle;
         }
         atomicAdd(chunk_drawn[chunk], 1u);
         atomicOr(drawn_masks[chunk * drawn_words + rank / 32u], 1u << (rank % 32u));
@@ -157,6 +164,7 @@ void main() {
             merge_dispatches[0] = push.scan_groups;
             merge_dispatches[3] = 1u;
             merge_dispatches[6] = push.merge_groups;
+            ids_draw_count = frame.tiles.w;  // the draw count
             atomicAdd(counters[kOcclusionTrianglesWord + kOcclusionReadmitted], r);
             atomicAdd(counters[0], r);  // triangles_visible: phase 1's survivors (cull.comp, per draw) and these
         }

@@ -38,6 +38,8 @@ layout(set = 0, binding = 7, std430) readonly buffer LateIndirect { uint late_in
 layout(set = 0, binding = 8, std430) writeonly buffer CulledIndices { uint culled_indices[]; };
 // VkDrawIndexedIndirectCommand per draw: what forward draws (indexCount of the draws merged here).
 layout(set = 0, binding = 9, std430) writeonly buffer Indirect { uint indirect[]; };
+// Each listed triangle's index in its draw's level, beside it (cull.comp's).
+layout(set = 0, binding = 10, std430) writeonly buffer SourceRanks { uint source_ranks[]; };
 
 layout(push_constant) uniform Push {
     uint chunk_count;
@@ -88,6 +90,7 @@ void main() {
             culled_indices[dst] = source_indices[first];
             culled_indices[dst + 1u] = source_indices[first + 1u];
             culled_indices[dst + 2u] = source_indices[first + 2u];
+            source_ranks[dst / 3u] = entry.z + first_rank + t;
         }
     }
 }

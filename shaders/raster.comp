@@ -70,11 +70,13 @@ layout(set = 0, binding = 10, std430) buffer Counters { uint counters[]; };
 // hardware), then an entry per (large triangle, tile of its box): draw, primitive, tile x, tile y.
 layout(set = 0, binding = 11, std430) buffer TileBins { uint bin_dispatch[3]; uint bin_count; uvec4 bin_entries[]; };
 #ifdef VIEW
-layout(set = 0, binding = 12, rgba8) uniform writeonly image2D view_image;  // --view raster's colour (sRGB-encoded bytes)
+layout(set = 0, binding = 13, rgba8) uniform writeonly image2D view_image;  // --view raster's colour (sRGB-encoded bytes)
 #endif
+// Where push.ranked: beside each listed triangle, its index in its draw's chosen level (the cull's).
+layout(set = 0, binding = 12, std430) readonly buffer SourceRanks { uint source_ranks[]; };
 
 layout(push_constant) uniform RasterPush {
-    uint late;        // 1: occlusion phase 2's late list (the ids' late bit)
+    uint ranked;      // 1: the list is a culled one, source_ranks names its triangles; 0: the source's levels
     uint max_extent;  // the largest box side, in pixels, of a medium triangle (larger: the tile bins)
     uint capacity;    // of hw_ids
     uint top_left;    // 1: the fill rule's top-left condition (0 only in the test that shows it matters)
@@ -126,6 +128,15 @@ vec3 window_position(vec4 clip) {
 // dy < 0), so that of two triangles sharing the edge exactly one covers it.
 int edge_bias(ivec2 d) { return (push.top_left != 0u && (d.y < 0 || (d.y == 0 && d.x > 0))) ? 0 : -1; }
 
+// The triangle's visibility id: its draw and its index in the draw's chosen level, the same
+// whichever list (phase 1's survivors, the late list, a frozen merged list) holds it, and with no
+// late bit. So phase 1's words plus the late draw's are the frame's words, and of equal depths
+// atomicMax keeps the largest id, the last triangle in input order, whatever the order of writes.
+uint source_id(uint draw, uint first_index, uint primitive) {
+    uint triangle = push.ranked != 0u ? source_ranks[first_index / 3u + primitive] : primitive;
+    return visibility_id_indexed(draw, triangle, false, frame.tiles.w);
+}
+
 // Sorts the lane's triangle: kNothing, kPerLane, kSplit, kTileBin or kHardware.
 uint set_up(uint draw, uint primitive, out Setup s) {
     uint command = draw * 5u;
@@ -134,7 +145,7 @@ uint set_up(uint draw, uint primitive, out Setup s) {
     DrawData d = draws[draw];
     vec4 clip[3];
     for (uint i = 0u; i < 3u; ++i) clip[i] = clip_position(uint(int(indices[first_index + 3u * primitive + i]) + vertex_offset), d.model);
-    s.id = visibility_id_indexed(draw, primitive, push.late != 0u, frame.tiles.w);
+    s.id = source_id(draw, first_index, primitive);
     bool in_depth = true;
     for (uint i = 0u; i < 3u; ++i) in_depth = in_depth && clip[i].w > 0.0 && clip[i].z >= 0.0 && clip[i].z <= clip[i].w;
     if (d.alpha_cutoff > 0.0 || !in_depth) return kHardware;

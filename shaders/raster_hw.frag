@@ -19,7 +19,7 @@ layout(set = 0, binding = 7, std430) buffer Words { uint64_t words[]; };
 layout(set = 0, binding = 10, std430) buffer Counters { uint counters[]; };
 
 layout(push_constant) uniform RasterPush {
-    uint late, max_extent, capacity, top_left, chunks, count;
+    uint ranked, max_extent, capacity, top_left, chunks, count;
     uint classify;  // 1: the words are final; count the pixels whose word is this fragment's
     uint view_colour;  // VIEW: the hardware's colour, RGBA8 (sRGB-encoded bytes)
 } push;

@@ -9,8 +9,10 @@
 layout(set = 0, binding = 0) uniform Frame { FrameUniforms frame; };
 layout(set = 0, binding = 1, std430) readonly buffer Draws { DrawData draws[]; };
 layout(set = 0, binding = 4, std430) readonly buffer Vertices { float vertex_data[]; };
+// The list the ids name (render/frame.h's named_indices): the source indices of each draw's
+// chosen level, a command per draw.
 layout(set = 0, binding = 5, std430) readonly buffer Indices { uint indices[]; };
-layout(set = 0, binding = 6, std430) readonly buffer Indirect { uint indirect[]; };  // the commands raster.comp read
+layout(set = 0, binding = 6, std430) readonly buffer Indirect { uint indirect[]; };
 layout(set = 0, binding = 8, std430) readonly buffer HardwareList { uint hw_command[4]; uint hw_ids[]; };
 
 layout(location = 0) flat out uint out_id;
@@ -18,16 +20,18 @@ layout(location = 1) out vec2 out_uv;
 layout(location = 2) flat out uint out_draw;
 
 layout(push_constant) uniform RasterPush {
-    uint late, max_extent;
+    uint ranked, max_extent;
     uint capacity;  // of hw_ids: raster.comp counts every triangle for the hardware, lists the first `capacity`
     uint top_left, chunks, count, classify;
 } push;
 
 void main() {
     uint slot = gl_VertexIndex / 3u;
-    if (slot >= push.capacity) {
+    if (slot >= push.capacity || slot >= hw_command[0] / 3u) {
         // Past the list's end (the count went on where the list was full): nothing was written
-        // there. All three vertices at one point: no area, no fragment.
+        // there. Or past the triangles listed this frame: the late draw's command runs from phase
+        // 1's count for as many triangles as the list holds (RasterPass::record). All three
+        // vertices at one point: no area, no fragment.
         gl_Position = vec4(0.0, 0.0, 0.0, 1.0);
         return;
     }

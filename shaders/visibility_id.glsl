@@ -6,7 +6,9 @@
 //   bit 31        0 (reserved; occlusion's late draw writes no ids: ScenePass::record_ids)
 //   indexed path  bits 30..P the draw (its indirect command's firstInstance), bits P-1..0 the
 //                 primitive: the triangle's place in the list forward draws (indices firstIndex +
-//                 3 primitive .. + 2; with occlusion the merged list).
+//                 3 primitive .. + 2; with occlusion the merged list). Under --raster compute the
+//                 source triangle: its index in the draw's chosen level of detail, whichever list
+//                 carried it (render/frame.h's named_indices says which list an id indexes).
 //                 P = 31 - draw_bits, draw_bits = ceil(log2(draw count)): the split follows the
 //                 scene, so the draw count alone (frame.tiles.w) decodes it.
 //   meshlet path  bits 30..7 the visible-list entry e = 32 chunk + i (meshlet.glsl's

@@ -18,9 +18,10 @@
 #include "visibility_id.glsl"
 #include "triangle_surface.glsl"  // Triangle, place_vertex, weights_at, world_at, ...
 
-layout(set = 0, binding = VISIBILITY_SURFACE_BINDING, std430) readonly buffer DrawnIndices { uint indices[]; };  // what the pre-pass drew
-// VkDrawIndexedIndirectCommand per draw (5 words): the list forward draws (with occlusion, phase
-// 1's survivors and the late draw's additions merged), which the ids name.
+// The list the ids name (render/frame.h's named_indices) and its VkDrawIndexedIndirectCommand per
+// draw (5 words): the list the pre-pass drew (with occlusion, phase 1's survivors and the late
+// draw's additions merged), or under --raster compute each draw's level of the source indices.
+layout(set = 0, binding = VISIBILITY_SURFACE_BINDING, std430) readonly buffer DrawnIndices { uint indices[]; };
 layout(set = 0, binding = VISIBILITY_SURFACE_BINDING + 1, std430) readonly buffer Indirect { uint indirect[]; };
 layout(set = 0, binding = VISIBILITY_SURFACE_BINDING + 3) uniform utexture2D visibility_image;  // texelFetch: no sampler
 #if defined(VISIBILITY_SURFACE_MATERIAL) && !defined(VISIBILITY_MESHLET)

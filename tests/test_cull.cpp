@@ -210,9 +210,10 @@ TEST(CullTraffic, CountsIndicesDistinctVerticesAndSurvivors) {
     CullTraffic t = cull_traffic(scene, draws, 3, 64);
     // Per draw: 24 B of indices, 4 positions of 12 B, 76 B of draw record read, its 4 B indexCount
     // written. Per chunk (one each): its 16 B entry read, its 4 B ticket read and written, its 4 B
-    // look-back word written twice and read by a successor. Per survivor (3): 12 B written in place.
+    // look-back word written twice and read by a successor. Per survivor (3): 12 B written in place,
+    // and its 4 B source rank.
     EXPECT_EQ(t.bytes_read, 2u * (24 + 48 + 76) + 2 * (16 + 4 + 4));
-    EXPECT_EQ(t.bytes_written, 2u * 4 + 2 * (4 + 8) + 3 * 12);
+    EXPECT_EQ(t.bytes_written, 2u * 4 + 2 * (4 + 8) + 3 * 16);
     EXPECT_EQ(t.total(), t.bytes_read + t.bytes_written);
     // Both draws share the quad: its indices and positions count once.
     EXPECT_EQ(t.unique_bytes_read, (24 + 48) + 2u * 76 + 2 * (16 + 4 + 4));

@@ -56,7 +56,8 @@
 #                fallback's depth and frame over the subgroup's); the triangles and pixels of each
 #                path (per lane, split, tile bin, hardware); the default command from an empty cache
 #                and tuned; 12 against 5 instances at the large size; per-pass medians and the frames
-#                each pass ran in; --view raster's picture and pixel counts at the large size
+#                each pass ran in (the hardware ids pass: those that re-admitted); --view raster's
+#                picture and pixel counts at the large size
 #   materials    every map (docs/materials.md) at the large size: the shade pass in forward and both
 #                derivative variants, the material waterfall against nonuniformEXT (--materials,
 #                alternated, frames compared), the textures as one array texture's layers (a device
@@ -190,7 +191,7 @@ for suite in "${suites[@]}"; do
       run "all-$v-$geometry" --headless "${scaled[@]}" --size $small --frames 3 --warmup 1 --validate --geometry $geometry "${all[@]}"
     done; done
     # --view raster (docs/raster.md): both compute paths (ballots masked: the fallback), and a two-phase
-    # frame (street, occlusion), whose last rasterization is the ids pass.
+    # frame (street, occlusion), whose words phase 1 and the late draw wrote.
     for path in subgroup fallback street; do
       extra=(); [ $path = fallback ] && extra=(--mask-ops ballot); [ $path = street ] && extra=(--camera street --occlusion auto)
       run "view-raster-$path" --headless --no-tuning "${scaled[@]}" --size 640x360 --frames 3 --warmup 1 --validate \
@@ -529,7 +530,8 @@ PY
     SGD_TIES_SIZE=$large "$build/tests/gpu-tests" --gtest_filter='VisibilityTies.*' --gtest_repeat=$repeats > "$d/ties.out" 2>&1
     say "ties: gpu-tests exit $?"
     { echo "| test | size | runs passed | runs failed |"; echo "| --- | --- | ---: | ---: |"
-      for t in LateDrawResolvesEqualDepthsAsForward MeshletLateDrawResolvesEqualDepthsAsForward; do
+      for t in LateDrawResolvesEqualDepthsAsForward ComputeRasterizerLateDrawResolvesEqualDepthsAsForward \
+               HardwareIdsPassDrawsOnlyWhereThePhaseTwoReadmitted MeshletLateDrawResolvesEqualDepthsAsForward; do
         echo "| $t | $large | $(grep -c "^\[       OK \] VisibilityTies.$t " "$d/ties.out") | $(grep -c "^\[  FAILED  \] VisibilityTies.$t " "$d/ties.out") |"
       done; } >> "$md" ;;
   raster)  # docs/raster.md: the visibility pre-pass in hardware (32-bit ids) and in compute
@@ -566,9 +568,12 @@ PY
     run "view-raster-$large" --headless "${scaled[@]}" --no-tuning --shading visibility --raster compute --size $large \
       --frames 4 --warmup 1 --view raster --screenshot "$d/view-raster-$large.png"
     # Every run with each pass's median and the measured frames it ran in (n:): occlusion's late draw
-    # and pyramid run only where phase 2 ran, so their rows add up to the frame only with those counts.
-    $tables runs "$d" frame n:frame depth late_depth n:late_depth pyramid n:pyramid light_cull ray_trace shade resolve \
-      plan:shading.shading plan:raster.mode plan:raster.variant plan:occlusion.variant >> "$md"
+    # and pyramid run only where phase 2 ran, and the hardware pre-pass's ids of the merged list
+    # (ids) only where phase 2 re-admitted something (the instrumented frame's count beside it), so
+    # their rows add up to the frame only with those counts. The compute rasterizer has no ids pass.
+    $tables runs "$d" frame n:frame depth late_depth n:late_depth ids n:ids pyramid n:pyramid light_cull ray_trace shade \
+      resolve c:occlusion.triangles_readmitted_phase2 plan:shading.shading plan:raster.mode plan:raster.variant \
+      plan:occlusion.variant >> "$md"
     $tables passes "$d" "${sizes[@]}" -- hardware compute rtoff-hardware rtoff-compute street-hardware-occlusion \
       street-hardware-noocclusion street-compute-occlusion street-compute-noocclusion compute-fallback rtoff-compute-fallback \
       compute-guard rtoff-compute-guard >> "$md"

@@ -347,9 +347,69 @@ MUTANTS = {
     ),
     "raster-hardware-draw-past-the-list-capacity": (
         "shaders/raster_hw.vert",
-        "    if (slot >= push.capacity) {\n",
-        "    if (false) {\n",
+        "    if (slot >= push.capacity || slot >= hw_command[0] / 3u) {\n",
+        "    if (slot >= hw_command[0] / 3u) {\n",
         r"^Raster\.HardwareDrawStopsAtTheListsCapacity",
+    ),
+    # docs/raster.md, "Ties": the ids name source triangles, so occlusion's two phases write the
+    # frame's words: the late draw's words dropped, an id from the triangle's place in the list it
+    # was listed in, a late triangle named by its rank in its chunk instead of in its draw's level.
+    "raster-late-draw-writes-no-words": (
+        "src/passes/raster_pass.cpp",
+        "    record_compute(f, compute, bin, d, push);\n",
+        "    if (!late) record_compute(f, compute, bin, d, push);\n",
+        r"^Raster\.OcclusionPhasesWriteTheWordsOfOneRasterizationInEveryFrame|^Raster\.OcclusionPhaseTwoMatchesHardware",
+    ),
+    "raster-id-from-the-listed-place": (
+        "shaders/raster.comp",
+        "    uint triangle = push.ranked != 0u ? source_ranks[first_index / 3u + primitive] : primitive;\n",
+        "    uint triangle = primitive;\n",
+        r"^Raster\.OcclusionPhasesWriteTheWordsOfOneRasterizationInEveryFrame|^Raster\.GeneratedSceneComputeNamesTheHardwaresTriangles",
+    ),
+    "cull-level-command-names-level-0": (
+        "shaders/cull.comp",
+        "            level_commands[draw_id * 5u + 2u] = draws[draw_id].lod_first_index[level];\n",
+        "            level_commands[draw_id * 5u + 2u] = draws[draw_id].first_index;\n",
+        r"^Raster\.CoarserLevelsOfDetailNameTheHardwaresTriangles",
+    ),
+    "decoders-read-the-rasterized-list": (
+        "src/render/frame.h",
+        "    if (f.ids_name_source) return f.level_commands ? *f.level_commands : f.scene.indirect_all;\n",
+        "",
+        r"^Raster\.CoarserLevelsOfDetailNameTheHardwaresTriangles|^Raster\.BundledSceneComputeNamesTheHardwaresTriangles",
+    ),
+    "late-list-source-rank-within-its-chunk": (
+        "shaders/cull_late.comp",
+        "            source_ranks[dst / 3u] = triangle;\n",
+        "            source_ranks[dst / 3u] = rank;\n",
+        r"^Raster\.OcclusionPhasesWriteTheWordsOfOneRasterizationInEveryFrame",
+    ),
+    # docs/visibility.md, "Ties": the hardware pre-pass's ids pass after occlusion's merge draws with
+    # a count from the GPU, every draw only where phase 2 re-admitted something; phase 1 writes the
+    # ids the other frames keep; the report's ids timing counts the frames it drew in.
+    "ids-pass-count-in-every-frame": (
+        "src/passes/cull_pass.cpp",
+        "    vkCmdFillBuffer(cmd, ids_draw_count.buffer, 0, 4, 0);\n",
+        "    vkCmdFillBuffer(cmd, ids_draw_count.buffer, 0, 4, draw_count);\n",
+        r"^VisibilityTies\.HardwareIdsPassDrawsOnlyWhereThePhaseTwoReadmitted",
+    ),
+    "ids-pass-count-never-written": (
+        "shaders/cull_late.comp",
+        "            ids_draw_count = frame.tiles.w;  // the draw count\n",
+        "",
+        r"^VisibilityTies\.HardwareIdsPassDrawsOnlyWhereThePhaseTwoReadmitted|^VisibilityTies\.LateDrawResolvesEqualDepthsAsForward",
+    ),
+    "phase-1-writes-no-ids-where-the-ids-pass-is-gated": (
+        "src/passes/scene_pass.cpp",
+        "               (!f.ids_after_late_draw || (!late && ids_gated(f)));\n",
+        "               !f.ids_after_late_draw;\n",
+        r"^VisibilityTies\.HardwareIdsPassDrawsOnlyWhereThePhaseTwoReadmitted",
+    ),
+    "ids-timing-in-every-frame-of-phase-2": (
+        "src/render/renderer.cpp",
+        "    if (ids >= 0.0 && slots_[slot].ids_gated && read_frame_counters(slot).occlusion_triangles.readmitted_phase2 == 0) ids = -1.0;\n",
+        "",
+        r"^VisibilityTies\.HardwareIdsPassDrawsOnlyWhereThePhaseTwoReadmitted",
     ),
     "raster-grid-not-folded": (
         "src/passes/raster_pass.cpp",
@@ -367,8 +427,8 @@ MUTANTS = {
     ),
     "raster-view-tile-bin-in-the-split-colour": (
         "src/passes/raster_pass.cpp",
-        "kRasterTinyPixels, bin_capacity, {kRasterPerLaneColour, kRasterSplitColour, kRasterTileBinColour}};",
-        "kRasterTinyPixels, bin_capacity, {kRasterPerLaneColour, kRasterSplitColour, kRasterSplitColour}};",
+        "kRasterTinyPixels, bin_capacity, guard_band, {kRasterPerLaneColour, kRasterSplitColour, kRasterTileBinColour}};",
+        "kRasterTinyPixels, bin_capacity, guard_band, {kRasterPerLaneColour, kRasterSplitColour, kRasterSplitColour}};",
         r"^Raster\.ViewColoursEachPixelByWhoWroteItsWord",
     ),
     # The compute rasterizer's sorting (docs/raster.md, "Where the subgroups act"): a tile bin

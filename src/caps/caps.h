@@ -69,6 +69,9 @@ struct DeviceFeatures {
     // only where the hardware it shares edges with snaps the same (docs/raster.md).
     uint32_t sub_pixel_bits = 8;
     bool multi_draw_indirect = false;
+    // drawIndirectCount (Vulkan 1.2), enabled where offered: the hardware pre-pass's ids pass after
+    // occlusion's merge draws only in frames whose phase 2 re-admitted something (ScenePass::record_ids).
+    bool draw_indirect_count = false;
     // computeFullSubgroups: the single-pass depth pyramid numbers its invocations by subgroup, so
     // that a quad of lanes is a 2x2 texel block (shaders/pyramid.comp).
     bool compute_full_subgroups = false;

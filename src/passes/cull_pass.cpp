@@ -23,11 +23,11 @@ std::vector<VkDescriptorType> frame_and_storage(uint32_t storage) {
 
 // Bindings of shaders/cull.comp: the frame; draws, vertices, source indices, chunk table, look-back
 // state, culled indices, indirect commands, the frame's counters, the depth pyramids; 5 for
-// occlusion phase 1. Of cull_scan.comp (occlusion's scans), and of occlusion phase 2:
-// cull_late.comp and cull_merge.comp.
-const LayoutDesc kCullLayout = {frame_and_storage(14), VK_SHADER_STAGE_COMPUTE_BIT, 28};
-const LayoutDesc kLateLayout = {frame_and_storage(15), VK_SHADER_STAGE_COMPUTE_BIT, 28};
-const LayoutDesc kMergeLayout = {std::vector<VkDescriptorType>(10, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER),
+// occlusion phase 1; the source ranks and the level commands. Of cull_scan.comp (occlusion's
+// scans), and of occlusion phase 2: cull_late.comp and cull_merge.comp (the source ranks last).
+const LayoutDesc kCullLayout = {frame_and_storage(16), VK_SHADER_STAGE_COMPUTE_BIT, 28};
+const LayoutDesc kLateLayout = {frame_and_storage(17), VK_SHADER_STAGE_COMPUTE_BIT, 28};
+const LayoutDesc kMergeLayout = {std::vector<VkDescriptorType>(11, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER),
                                  VK_SHADER_STAGE_COMPUTE_BIT, 8};
 const LayoutDesc kScanLayout = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
                                 VK_SHADER_STAGE_COMPUTE_BIT, 8};
@@ -151,8 +151,8 @@ CullTraffic cull_traffic(const Scene& scene, const std::vector<GpuDraw>& draws, 
     t.bytes_read += chunk_bytes_read;
     t.unique_bytes_read += chunk_bytes_read;
     t.bytes_written += chunks * (4 + 2 * 4);
-    // Surviving indices, written once, in place.
-    t.bytes_written += triangles_visible * 12;
+    // Surviving indices, written once, in place, each triangle's source rank beside them.
+    t.bytes_written += triangles_visible * 16;
     return t;
 }
 
@@ -225,6 +225,7 @@ void CullPass::create(const Context& ctx, const GpuScene& scene, uint32_t size) 
                              MemoryKind::device_local, name);
     };
     rejected_ranks = gpu_buffer(index_bytes / 3, "occlusion rejected ranks");
+    source_ranks = gpu_buffer(index_bytes / 3, "culled source ranks");
     rejected_starts = gpu_buffer(VkDeviceSize(chunk_count + 1) * 4, "occlusion rejected starts");
     rejected_block_starts = gpu_buffer(VkDeviceSize(scan_blocks(chunk_count) + 1) * 4, "occlusion rejected block starts");
     drawn_starts = gpu_buffer(VkDeviceSize(chunk_count + 1) * 4, "occlusion drawn starts");
@@ -235,6 +236,11 @@ void CullPass::create(const Context& ctx, const GpuScene& scene, uint32_t size) 
                                      VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT |
                                          VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                                      MemoryKind::device_local, "occlusion merge dispatches");
+    const uint32_t no_draws = 0;
+    ids_draw_count = create_buffer_with_data(ctx, &no_draws, sizeof(no_draws),
+                                             VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT |
+                                                 VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
+                                             "occlusion ids draw count");
     // The late draw's commands, once: indexCount 0 (cull.comp zeroes it each frame, cull_late.comp
     // counts into it and writes firstIndex), firstInstance = draw.
     std::vector<VkDrawIndexedIndirectCommand> late_commands;
@@ -261,6 +267,8 @@ void CullPass::record(FrameContext& f) {
             bool off = f.plan[PassId::cull].variant == Variant::off;
             f.draw_indices = off ? &f.scene.indices : &culled_indices;
             f.draw_indirect = off ? &level_indirect : &indirect;
+            f.source_ranks = off ? nullptr : &source_ranks;
+            f.level_commands = &level_indirect;
         }
         return;
     }
@@ -292,6 +300,7 @@ void CullPass::record_select(FrameContext& f) {
     end_label(f.ctx, cmd);
     f.draw_indices = &f.scene.indices;
     f.draw_indirect = &level_indirect;
+    f.level_commands = &level_indirect;
     culled = true;
 }
 
@@ -330,7 +339,9 @@ void CullPass::record_phase(FrameContext& f, uint32_t occlusion_phase) {
         .buffer(11, rejected_starts)
         .buffer(12, drawn_starts)
         .buffer(13, drawn_masks)
-        .buffer(14, late_indirect);
+        .buffer(14, late_indirect)
+        .buffer(15, source_ranks)
+        .buffer(16, level_indirect);
     d.push(cmd, own.test);
     CullParams params = frame_cull_params(f);
     CullPush push{chunk_count,     params.snap_px,       params.frustum_eps, f.plan.lod ? kLodMaxErrorPixels : 0.0f,
@@ -370,6 +381,8 @@ void CullPass::record_phase(FrameContext& f, uint32_t occlusion_phase) {
 
     f.draw_indices = &culled_indices;
     f.draw_indirect = &indirect;
+    f.source_ranks = &source_ranks;
+    f.level_commands = &level_indirect;
     culled = true;
 }
 
@@ -383,6 +396,7 @@ void CullPass::record_late(FrameContext& f) {
     memory_barrier(cmd, VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT | VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
                    VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT);
     vkCmdUpdateBuffer(cmd, merge_dispatches.buffer, 0, sizeof(none), none);
+    vkCmdFillBuffer(cmd, ids_draw_count.buffer, 0, 4, 0);
     // Phase 1's steps wrote the list, its scan, the masks and counts (cull.comp zeroed the late
     // counts; record_phase's last barrier). The pre-pass just read the culled indices, which this
     // step writes after each draw's survivors.
@@ -401,7 +415,9 @@ void CullPass::record_late(FrameContext& f) {
         .buffer(12, drawn_starts)
         .buffer(13, drawn_masks)
         .buffer(14, indirect)
-        .buffer(15, merge_dispatches);
+        .buffer(15, merge_dispatches)
+        .buffer(16, source_ranks)
+        .buffer(17, ids_draw_count);
     d.push(cmd, late);
     CullParams params = frame_cull_params(f);
     LatePush push{chunk_count, kCullScanBlock, params.snap_px, params.frustum_eps, cull_chunk_triangles(group_size), blocks,
@@ -418,6 +434,7 @@ void CullPass::record_late(FrameContext& f) {
                        VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
     f.draw_indices = &culled_indices;
     f.draw_indirect = &late_indirect;
+    f.ids_draw_count = &ids_draw_count;
 }
 
 void CullPass::record_merge(FrameContext& f) {
@@ -453,7 +470,8 @@ void CullPass::record_merge(FrameContext& f) {
         .buffer(6, drawn_masks)
         .buffer(7, late_indirect)
         .buffer(8, culled_indices)
-        .buffer(9, indirect);
+        .buffer(9, indirect)
+        .buffer(10, source_ranks);
     m.push(cmd, merge);
     MergePush push{chunk_count, kCullScanBlock};
     vkCmdPushConstants(cmd, merge.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);

@@ -62,9 +62,14 @@ struct CullPass : PassUnit {
     Buffer draw_chunk_ends; // per draw, one past its last chunk (cull_merge.comp)
     Buffer lookback;        // the look-back's ticket counter, then one state word per chunk (cull.comp)
     Buffer culled_indices;  // each draw's survivors, in input order, at [out_first, out_first + indexCount)
+    // Beside each triangle of culled_indices (a word per 3 indices): its index in its draw's chosen
+    // level, the name the compute rasterizer's visibility ids give it (raster.comp).
+    Buffer source_ranks;
     Buffer indirect;        // VkDrawIndexedIndirectCommand per draw; indexCount written each frame
     // Variant off: no test, but each draw's level of detail (shaders/lod_select.comp writes each
-    // draw's command, the whole chosen level of the source indices, into level_indirect).
+    // draw's command, the whole chosen level of the source indices, into level_indirect). The
+    // test writes the same commands (cull.comp), so that level_indirect always holds the levels
+    // drawn: the list whose places source_ranks gives.
     Pipeline select;
     Buffer level_indirect;
     uint32_t group_size = kDefaultCullGroupSize;  // chunks of cull_chunk_triangles(group_size) triangles
@@ -91,6 +96,7 @@ struct CullPass : PassUnit {
     Buffer drawn_masks;            // per chunk, a bit per rank (32 ranks a word): survivors and additions
     Buffer scan_totals;            // the second-level scans' grand totals (the counts are read from the scans)
     Buffer merge_dispatches;       // the merge's 3 indirect dispatches: nothing unless phase 2 re-admits
+    Buffer ids_draw_count;         // the hardware ids pass's draw count: 0 unless phase 2 re-admits
     Buffer late_indirect;          // per draw: the late depth draw (the late list, after the draw's survivors)
     bool culled = false;           // the lists hold a frame's culling: a frozen frame draws them again
     Buffer no_pyramid;  // bound in place of the pyramids where the frame has none

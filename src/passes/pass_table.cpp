@@ -10,6 +10,9 @@ const std::array<TimerInfo, kTimerCount> kTimers = {{
     {Timer::depth, "depth", "depth", "depth"},
     {Timer::pyramid, "pyramid", "occlusion", "pyr"},
     {Timer::late_depth, "late_depth", "late depth", "late", Timer::pyramid},
+    // The hardware pre-pass's ids after occlusion's merge (ScenePass::record_ids): its frames are
+    // those in which it drew (phase 2 re-admitted something), the draw count being the GPU's.
+    {Timer::ids, "ids", "ids", "ids", Timer::pyramid},
     {Timer::light_cull, "light_cull", "light cull", "light-cull"},
     // The ray tracer's per-frame rebuild of the lights' BLAS and the TLAS (and the light boxes'
     // dispatch), timed apart from its traces so rays per second divide by the traces alone.

@@ -36,7 +36,7 @@ struct UnsupportedRequest : std::runtime_error {
 };
 
 // GPU timestamp slots, in frame order; `frame` spans the whole frame. Report keys come from kTimers.
-enum class Timer : uint32_t { cull, depth, pyramid, late_depth, light_cull, ray_build, ray_trace, forward, shade, mip, mip_fixup, resolve, exposure, view, frame, count };
+enum class Timer : uint32_t { cull, depth, pyramid, late_depth, ids, light_cull, ray_build, ray_trace, forward, shade, mip, mip_fixup, resolve, exposure, view, frame, count };
 constexpr size_t kTimerCount = size_t(Timer::count);
 
 struct TimerInfo {

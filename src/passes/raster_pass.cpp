@@ -13,13 +13,14 @@
 namespace {
 
 // The scene's bindings (0 frame, 1 draws, 2 lights, 3 textures: raster_hw.frag's alpha test),
-// then 4 vertices, 5 the listed indices, 6 the draws' indirect commands, 7 the words, 8 the
-// hardware list, 9 the chunk table, 10 the counters, 11 the tile bins; in the compute view
-// variants 12 the colour image. The push constant: RasterPush.
+// then 4 vertices, 5 the listed indices, 6 the draws' indirect commands (raster.comp: the list it
+// rasterizes; raster_hw.vert: the list the ids name), 7 the words, 8 the hardware list, 9 the chunk
+// table, 10 the counters, 11 the tile bins, 12 the listed triangles' source ranks; in the compute
+// view variants 13 the colour image. The push constant: RasterPush.
 LayoutDesc raster_layout(VkShaderStageFlags stages, uint32_t push_bytes, bool textures, bool view_image = false) {
     LayoutDesc layout = scene_layout();
     if (!textures) layout = {layout.bindings, stages, 0};  // (the compute rasterizer reads no texture)
-    for (int i = 0; i < 8; ++i) layout.bindings.push_back(VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
+    for (int i = 0; i < 9; ++i) layout.bindings.push_back(VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
     if (view_image) layout.bindings.push_back(VK_DESCRIPTOR_TYPE_STORAGE_IMAGE);
     layout.stages = stages;
     layout.push_constant_bytes = push_bytes;
@@ -29,7 +30,8 @@ LayoutDesc raster_layout(VkShaderStageFlags stages, uint32_t push_bytes, bool te
 }  // namespace
 
 struct RasterPush {
-    uint32_t late, max_extent, capacity, top_left, chunks;
+    uint32_t ranked;  // raster.comp: the list is a culled one, named through its source ranks
+    uint32_t max_extent, capacity, top_left, chunks;
     uint32_t count;     // the instrumented frame's phase 1 and late draw: count the triangles by rasterizer
     uint32_t classify;  // the hardware draw counts the pixels it won instead of writing
     uint32_t view_colour;  // raster_hw.frag.view: the hardware's colour in --view raster
@@ -64,8 +66,8 @@ const LayoutDesc kSplitLayout = {
 const LayoutDesc kViewLayout = {{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE}, VK_SHADER_STAGE_COMPUTE_BIT, 0};
 
 constexpr VkDeviceSize kListHeader = 16;  // VkDrawIndirectCommand
-constexpr VkBufferUsageFlags kListUsage =
-    VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+constexpr VkBufferUsageFlags kListUsage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT |
+                                         VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT;
 
 }  // namespace
 
@@ -101,6 +103,8 @@ void RasterPass::create(const Context& ctx, bool alpha_masked) {
     hw.shaders.back().second = "raster_hw.frag.view";
     hw.color_formats = {kColorFormat};
     hardware_view = create_graphics_pipeline(ctx, hw);
+    const VkDrawIndirectCommand none{0, 1, 0, 0};
+    late_command = create_buffer_with_data(ctx, &none, sizeof(none), kListUsage, "raster late command");
 }
 
 std::vector<glm::uvec2> build_raster_chunks(const Scene& scene) {
@@ -150,10 +154,12 @@ void RasterPass::make_guarded_list(const Context& ctx, uint32_t list_capacity, u
     capacity = list_capacity;
 }
 
-// The bindings raster.comp, raster_hw.vert/.frag and the view's draw share (set 0).
-Descriptors RasterPass::bindings(const FrameContext& f) const {
-    const Buffer& indices = f.draw_indices ? *f.draw_indices : f.scene.indices;
-    const Buffer& indirect = f.draw_indirect ? *f.draw_indirect : f.scene.indirect_all;
+// The bindings raster.comp, raster_hw.vert/.frag and the view's draw share (set 0). 5 and 6: the
+// list raster.comp rasterizes (what the cull listed for this draw); for the hardware draws
+// (`named`), the list the ids name, from which raster_hw.vert pulls a listed triangle's vertices.
+Descriptors RasterPass::bindings(const FrameContext& f, bool named) const {
+    const Buffer& indices = named ? named_indices(f) : f.draw_indices ? *f.draw_indices : f.scene.indices;
+    const Buffer& indirect = named ? named_indirect(f) : f.draw_indirect ? *f.draw_indirect : f.scene.indirect_all;
     Descriptors d;
     d.buffer(0, f.uniforms, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER)
         .buffer(1, f.scene.draws)
@@ -165,12 +171,13 @@ Descriptors RasterPass::bindings(const FrameContext& f) const {
         .buffer(8, hardware_list)
         .buffer(9, chunks)
         .buffer(10, f.counters)
-        .buffer(11, tile_bins);
+        .buffer(11, tile_bins)
+        .buffer(12, f.source_ranks ? *f.source_ranks : hardware_list);  // (unread without ranks: push.ranked 0)
     return d;
 }
 
-RasterPush RasterPass::make_push(uint32_t count, uint32_t classify) const {
-    return {0u,           kRasterMaxExtent, capacity,     top_left, chunk_count, count, classify, kRasterHardwareColour,
+RasterPush RasterPass::make_push(const FrameContext& f, uint32_t count, uint32_t classify) const {
+    return {f.source_ranks ? 1u : 0u, kRasterMaxExtent, capacity,     top_left, chunk_count, count, classify, kRasterHardwareColour,
             kRasterTinyPixels, bin_capacity, guard_band, {kRasterPerLaneColour, kRasterSplitColour, kRasterTileBinColour}};
 }
 
@@ -210,42 +217,73 @@ void RasterPass::record(FrameContext& f, RasterPhase phase) {
     memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_ALL_GRAPHICS_BIT | VK_PIPELINE_STAGE_2_COPY_BIT,
                    VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT | VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT |
                        VK_ACCESS_2_TRANSFER_READ_BIT,
-                   VK_PIPELINE_STAGE_2_CLEAR_BIT | VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT);
-    // Phase 1 and the ids start from "nothing, at the far plane" (0); the late draw adds to phase 1's words.
-    if (!late) vkCmdFillBuffer(f.cmd, t.raster_words.buffer, 0, VK_WHOLE_SIZE, 0);
-    const uint32_t header[4] = {0, 1, 0, 0};  // vertexCount, instanceCount, firstVertex, firstInstance
-    vkCmdUpdateBuffer(f.cmd, hardware_list.buffer, 0, sizeof(header), header);
+                   VK_PIPELINE_STAGE_2_CLEAR_BIT | VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT | VK_ACCESS_2_TRANSFER_READ_BIT);
+    if (late) {
+        // The late draw adds to phase 1's words and appends to its hardware list, so that after it
+        // the words and the list are the frame's. Its own hardware draw starts at phase 1's count.
+        VkBufferCopy first_vertex{0, offsetof(VkDrawIndirectCommand, firstVertex), 4};
+        vkCmdCopyBuffer(f.cmd, hardware_list.buffer, late_command.buffer, 1, &first_vertex);
+    } else {
+        // From "nothing, at the far plane" (0) and an empty list.
+        vkCmdFillBuffer(f.cmd, t.raster_words.buffer, 0, VK_WHOLE_SIZE, 0);
+        const uint32_t header[4] = {0, 1, 0, 0};  // vertexCount, instanceCount, firstVertex, firstInstance
+        vkCmdUpdateBuffer(f.cmd, hardware_list.buffer, 0, sizeof(header), header);
+    }
     const uint32_t no_entries[4] = {0, 0, 0, 0};  // (the dispatch, written by raster_bin_args.comp), no entry
     vkCmdUpdateBuffer(f.cmd, tile_bins.buffer, 0, sizeof(no_entries), no_entries);
-    memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_CLEAR_BIT | VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
-                   VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+    memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_CLEAR_BIT | VK_PIPELINE_STAGE_2_COPY_BIT,
+                   VK_ACCESS_2_TRANSFER_WRITE_BIT | VK_ACCESS_2_TRANSFER_READ_BIT, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                   VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
 
-    Descriptors d = bindings(f);
+    Descriptors d = bindings(f, false);
     const Pipeline& compute = raster[f.plan.raster.variant == Variant::subgroup ? 1 : 0];
-    // No late bit: after occlusion's two phases the ids pass names the merged list.
-    // The instrumented frame counts: triangles in phase 1 and the late draw (the ids pass draws
-    // them again); pixels once the words are final (the last rasterization of the frame).
-    const bool counted = f.instrument && phase != RasterPhase::ids;
-    const bool final_words = phase == RasterPhase::ids || (phase == RasterPhase::first && !f.ids_after_late_draw);
-    RasterPush push = make_push(counted ? 1u : 0u, 0u);
+    // The instrumented frame counts the triangles of phase 1 and the late draw, each once.
+    RasterPush push = make_push(f, f.instrument ? 1u : 0u, 0u);
     record_compute(f, compute, bin, d, push);
-    d.textures(f.scene.texture_set);  // the hardware rasterizer's alpha test (set 1)
+    if (late) {
+        // The late draw's vertexCount: the whole list's, from phase 1's count on (raster_hw.vert
+        // draws nothing past the list's count).
+        memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, VK_PIPELINE_STAGE_2_COPY_BIT,
+                       VK_ACCESS_2_TRANSFER_READ_BIT);
+        VkBufferCopy vertex_count{0, 0, 4};
+        vkCmdCopyBuffer(f.cmd, hardware_list.buffer, late_command.buffer, 1, &vertex_count);
+        memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT,
+                       VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT);
+    }
 
     // The hardware rasterizer: the listed triangles, no attachments, the same words.
     memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
                    VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT | VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT | VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT,
                    VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+    Descriptors named = bindings(f, true);
+    named.textures(f.scene.texture_set);  // the hardware rasterizer's alpha test (set 1)
     begin_rendering(f.cmd, t.extent, nullptr, nullptr);
     vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, hardware.handle());
-    d.push(f.cmd, hardware);
+    named.push(f.cmd, hardware);
     vkCmdPushConstants(f.cmd, hardware.layout, VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof(push), &push);
-    vkCmdDrawIndirect(f.cmd, hardware_list.buffer, 0, 1, sizeof(VkDrawIndirectCommand));
+    vkCmdDrawIndirect(f.cmd, late ? late_command.buffer : hardware_list.buffer, 0, 1, sizeof(VkDrawIndirectCommand));
     vkCmdEndRendering(f.cmd);
 
     // What comes next may rewrite the lists this read (occlusion's merge, a compute pass).
     memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT | VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
                    VK_ACCESS_2_SHADER_STORAGE_READ_BIT, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
-    if (late) return;  // (the ids pass follows, and splits)
+    // Phase 1's split: the depth the pyramid between the phases reads, or, without a late draw, the
+    // frame's. After the late draw, the renderer calls record_final_split once the merge wrote the
+    // frame's list (the classifying passes rasterize it again).
+    if (!late) record_split(f, !f.ids_after_late_draw);
+    if (timed) f.timer.end(f.cmd, Timer::depth);
+    if (timed) end_label(f.ctx, f.cmd);
+}
+
+void RasterPass::record_final_split(FrameContext& f) {
+    // The merge rewrote the lists (and their source ranks) that the classifying passes read.
+    memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+                   VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
+    record_split(f, true);
+}
+
+void RasterPass::record_split(FrameContext& f, bool final_words) {
+    FrameTargets& t = f.targets;
     // The split: the id image the shading pass reads, the depth the later passes read.
     memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT | VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
                    VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
@@ -263,21 +301,25 @@ void RasterPass::record(FrameContext& f, RasterPhase phase) {
     vkCmdPushConstants(f.cmd, split.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(count_pixels), &count_pixels);
     dispatch(f.ctx, f.cmd, ceil_div(t.extent.width, 8u), ceil_div(t.extent.height, 8u));
     if (count_pixels) {
-        // The compute rasterizer again, classifying: of the final words, those each path wrote
-        // (the tile bins as binned; no list is written).
+        // The compute rasterizer again over the frame's list, classifying: of the final words,
+        // those each path wrote (the tile bins as binned; no list is written).
+        const Pipeline& compute = raster[f.plan.raster.variant == Variant::subgroup ? 1 : 0];
         memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
                        VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
-        Descriptors classified = bindings(f);
-        record_compute(f, compute, bin, classified, make_push(0u, 1u), false);
-        // The hardware draw again, classifying: of the final words, those its fragments wrote. (The
-        // classifying dispatches bind the list writable: the draw waits for them as for writers.)
+        Descriptors classified = bindings(f, false);
+        record_compute(f, compute, bin, classified, make_push(f, 0u, 1u), false);
+        // The hardware list again (phase 1's and the late draw's), classifying: of the final words,
+        // those its fragments wrote. (The classifying dispatches bind the list writable: the draw
+        // waits for them as for writers.)
         memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
                        VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT | VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT | VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT,
                        VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+        Descriptors named = bindings(f, true);
+        named.textures(f.scene.texture_set);
         begin_rendering(f.cmd, t.extent, nullptr, nullptr);
         vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, hardware.handle());
-        d.push(f.cmd, hardware);
-        push.classify = 1u;
+        named.push(f.cmd, hardware);
+        RasterPush push = make_push(f, 0u, 1u);
         vkCmdPushConstants(f.cmd, hardware.layout, VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof(push), &push);
         vkCmdDrawIndirect(f.cmd, hardware_list.buffer, 0, 1, sizeof(VkDrawIndirectCommand));
         vkCmdEndRendering(f.cmd);
@@ -285,8 +327,6 @@ void RasterPass::record(FrameContext& f, RasterPhase phase) {
                        VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_ALL_GRAPHICS_BIT | VK_PIPELINE_STAGE_2_COPY_BIT,
                        VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT | VK_ACCESS_2_TRANSFER_READ_BIT);
     }
-    if (timed) f.timer.end(f.cmd, Timer::depth);
-    if (timed) end_label(f.ctx, f.cmd);
 }
 
 void RasterPass::record_view(FrameContext& f) {
@@ -316,9 +356,9 @@ void RasterPass::record_view(FrameContext& f) {
     dispatch(f.ctx, f.cmd, ceil_div(t.extent.width, 8u), ceil_div(t.extent.height, 8u));
     memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
                    VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
-    Descriptors painted = bindings(f);
-    painted.storage_image(12, t.color.view);
-    record_compute(f, raster_view, bin_view, painted, make_push(0u, 1u), false);
+    Descriptors painted = bindings(f, false);
+    painted.storage_image(13, t.color.view);
+    record_compute(f, raster_view, bin_view, painted, make_push(f, 0u, 1u), false);
     memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
                    VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT | VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT | VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT,
                    VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
@@ -328,10 +368,10 @@ void RasterPass::record_view(FrameContext& f) {
     VkRenderingAttachmentInfo color = color_attachment(t.color, VK_ATTACHMENT_LOAD_OP_LOAD);
     begin_rendering(f.cmd, t.extent, &color, nullptr);
     vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, hardware_view.handle());
-    Descriptors d = bindings(f);
-    d.push(f.cmd, hardware_view);
+    Descriptors d = bindings(f, true);
     d.textures(f.scene.texture_set);
-    RasterPush push = make_push(0u, 0u);
+    d.push(f.cmd, hardware_view);
+    RasterPush push = make_push(f, 0u, 0u);
     vkCmdPushConstants(f.cmd, hardware_view.layout, VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof(push), &push);
     vkCmdDrawIndirect(f.cmd, hardware_list.buffer, 0, 1, sizeof(VkDrawIndirectCommand));
     vkCmdEndRendering(f.cmd);

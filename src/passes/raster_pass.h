@@ -45,11 +45,10 @@ constexpr uint32_t kRasterSplitColour = rgba8(40, 200, 90);     // compute, medi
 constexpr uint32_t kRasterTileBinColour = rgba8(250, 200, 40);  // compute, large: the tile bins' workgroups
 constexpr uint32_t kRasterHardwareColour = rgba8(240, 60, 40);       // the hardware rasterizer's fragments
 
-// Which draw of the frame: the pre-pass (occlusion phase 1, or the only one), occlusion phase 2's
-// late draw (adds to phase 1's words: the depth is then final), and, after the merge, the ids of
-// the merged list (ScenePass::record_ids's place: the words again from nothing, so that of equal
-// depths the last in input order keeps the pixel, as forward).
-enum class RasterPhase { first, late, ids };
+// Which draw of the frame: the pre-pass (occlusion phase 1, or the only one), or occlusion phase
+// 2's late draw, which adds to phase 1's words and hardware list: the ids name source triangles
+// (raster.comp's source_id), so the two phases' words are the frame's (docs/raster.md, "Ties").
+enum class RasterPhase { first, late };
 
 struct RasterPush;  // raster.comp's push constant
 
@@ -62,6 +61,7 @@ struct RasterPass {
     // paths' pixels, then the classifying draw the hardware's.
     Pipeline view, raster_view, bin_view, hardware_view;
     Buffer hardware_list;  // VkDrawIndirectCommand, then the listed triangles' ids
+    Buffer late_command;   // the late draw's VkDrawIndirectCommand: the list from phase 1's count on
     uint32_t capacity = 0;
     Buffer tile_bins;  // VkDispatchIndirectCommand, the entries appended, then the entries
     uint32_t bin_capacity = kRasterBinCapacity;
@@ -84,18 +84,26 @@ struct RasterPass {
     void make_guarded_list(const Context& ctx, uint32_t list_capacity, uint32_t guard_id);
     // Tests only: tile bins of `entries` entries, so that large triangles overflow to the hardware.
     void set_bin_capacity(uint32_t entries) { bin_capacity = entries; }
-    // In place of ScenePass::record_depth (first: timed as Timer::depth; late) and record_ids (ids)
-    // under --raster compute. first and ids clear the words and end with the split.
+    // In place of ScenePass::record_depth (first: timed as Timer::depth; late) under --raster
+    // compute. first clears the words and the list and ends with the split; late adds to them, and
+    // record_final_split follows once the cull's merge has written the frame's list.
     void record(FrameContext& f, RasterPhase phase);
     // --view raster over the resolved frame, from the frame's final words and hardware list; where
     // the plan has no words, the plan's reason as a label.
     void record_view(FrameContext& f);
-    Descriptors bindings(const FrameContext& f) const;
+    // After the late draw and the merge: the split of the frame's words, and in the instrumented
+    // frame the classifying passes over the merged list (timed with late_depth).
+    void record_final_split(FrameContext& f);
+    // named: the hardware draws' (5, 6: the list the ids name, render/frame.h's named_indices).
+    Descriptors bindings(const FrameContext& f, bool named) const;
 
 private:
-    RasterPush make_push(uint32_t count, uint32_t classify) const;
+    RasterPush make_push(const FrameContext& f, uint32_t count, uint32_t classify) const;
     void record_compute(FrameContext& f, const Pipeline& chunked, const Pipeline& binned, Descriptors& d, const RasterPush& push,
                         bool size_bins = true) const;
+    // The split (the id image, the depth) and, with `final_words` in the instrumented frame, the
+    // classifying passes.
+    void record_split(FrameContext& f, bool final_words);
 };
 
 // The raster view's legend: its title (with the compute path that ran) and a swatch per path.

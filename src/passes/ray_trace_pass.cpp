@@ -542,8 +542,8 @@ void RayTracePass::push_scene(FrameContext& f, Descriptors& d, RaySurface surfac
     d.writes.push_back(depth);
     d.storage_image(8, f.targets.ray_traced.view).buffer(kRayStatsBinding, f.counters);
     if (surface != RaySurface::camera) {
-        d.buffer(kSurfaceBinding, f.draw_indices ? *f.draw_indices : f.scene.indices)
-            .buffer(kSurfaceBinding + 1, f.draw_indirect ? *f.draw_indirect : f.scene.indirect_all)
+        d.buffer(kSurfaceBinding, named_indices(f))  // the list the visibility ids name
+            .buffer(kSurfaceBinding + 1, named_indirect(f))
             .sampled_texels(kSurfaceBinding + 3, f.targets.visibility.view, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
         if (surface == RaySurface::visibility_meshlet) f.meshlets->push_bindings(f, d, kRayMeshletBinding);
     }

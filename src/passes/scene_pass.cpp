@@ -109,7 +109,7 @@ void draw_scene(FrameContext& f, const Pipeline& pipeline) {
     draw_scene(f, pipeline, descriptors);
 }
 
-void draw_scene(FrameContext& f, const Pipeline& pipeline, Descriptors& descriptors) {
+void draw_scene(FrameContext& f, const Pipeline& pipeline, Descriptors& descriptors, const Buffer* draw_count) {
     vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline.handle());
     descriptors.push(f.cmd, pipeline);
     // Binding 1 (tangents, TEXCOORD_1) is read by scene.vert.forward; the depth-only shader ignores it.
@@ -125,11 +125,18 @@ void draw_scene(FrameContext& f, const Pipeline& pipeline, Descriptors& descript
         uint32_t max_per_call = std::max(1u, f.ctx.properties.limits.maxDrawIndirectCount);
         for (uint32_t first = 0; first < f.scene.draw_count; first += max_per_call) {
             uint32_t count = std::min(max_per_call, f.scene.draw_count - first);
-            vkCmdDrawIndexedIndirect(f.cmd, indirect.buffer, VkDeviceSize(first) * stride, count, stride);
+            // With a count from the GPU (every draw or none), each call draws the lesser of the two.
+            if (draw_count)
+                vkCmdDrawIndexedIndirectCount(f.cmd, indirect.buffer, VkDeviceSize(first) * stride, draw_count->buffer, 0, count, stride);
+            else
+                vkCmdDrawIndexedIndirect(f.cmd, indirect.buffer, VkDeviceSize(first) * stride, count, stride);
         }
     } else {
         for (uint32_t i = 0; i < f.scene.draw_count; ++i)
-            vkCmdDrawIndexedIndirect(f.cmd, indirect.buffer, VkDeviceSize(i) * stride, 1, stride);
+            if (draw_count)
+                vkCmdDrawIndexedIndirectCount(f.cmd, indirect.buffer, VkDeviceSize(i) * stride, draw_count->buffer, 0, 1, stride);
+            else
+                vkCmdDrawIndexedIndirect(f.cmd, indirect.buffer, VkDeviceSize(i) * stride, 1, stride);
     }
 }
 
@@ -151,10 +158,12 @@ void ScenePass::record_depth(FrameContext& f, bool late) {
     MeshletPass* meshlets = f.plan.geometry == Geometry::meshlet ? f.meshlets : nullptr;
     if (meshlets && !late && !f.cull_frozen) meshlets->record_reset(f);
     // --shading visibility: the pre-pass also writes which triangle covers each pixel, and clears it
-    // to "none" first (on the meshlet path with its own pipelines, MeshletPass); unless occlusion's
-    // two phases run, whose ids record_ids writes once the depth is final.
+    // to "none" first (on the meshlet path with its own pipelines, MeshletPass). Where occlusion's
+    // two phases run, the late draw writes depth only, and record_ids writes the ids once the depth
+    // is final; on the indexed path phase 1 writes them too, and record_ids runs only where phase 2
+    // re-admitted something (ids_gated).
     bool ids = f.plan.shading.shading == Shading::visibility && (meshlets || visibility) && f.targets.visibility.image &&
-               !f.ids_after_late_draw;
+               (!f.ids_after_late_draw || (!late && ids_gated(f)));
     VkRenderingAttachmentInfo id_target{};
     if (ids) {
         transition(f.cmd, f.targets.visibility, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
@@ -190,22 +199,35 @@ void ScenePass::record_depth(FrameContext& f, bool late) {
 // exactly the fragments at it). Of equal depths the last in input order keeps the pixel, as in
 // forward, in every run (docs/visibility.md, "Ties").
 void ScenePass::record_ids(FrameContext& f) {
+    // Gated (the indexed path, with drawIndirectCount): phase 1's ids are kept (LOAD) and the merged
+    // list draws only in frames whose phase 2 re-admitted something (the count cull_late.comp
+    // wrote); in the others phase 1's list is the merged list, and its ids (GREATER_OR_EQUAL in input
+    // order) are the ones this pass would write. Where it draws, every covered pixel's final depth
+    // is some merged triangle's fragment, which EQUAL passes: each is written again.
+    const bool gated = ids_gated(f);
     transition(f.cmd, f.targets.depth, VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL,
                VK_PIPELINE_STAGE_2_EARLY_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT,
                VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_READ_BIT | VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT);
     transition(f.cmd, f.targets.visibility, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
-               VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT | VK_ACCESS_2_COLOR_ATTACHMENT_READ_BIT, true);
+               VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT | VK_ACCESS_2_COLOR_ATTACHMENT_READ_BIT, !gated);
     VkClearColorValue none{};
     none.uint32[0] = kVisibilityNone;
-    VkRenderingAttachmentInfo id_target = color_attachment(f.targets.visibility, VK_ATTACHMENT_LOAD_OP_CLEAR, none);
+    VkRenderingAttachmentInfo id_target =
+        color_attachment(f.targets.visibility, gated ? VK_ATTACHMENT_LOAD_OP_LOAD : VK_ATTACHMENT_LOAD_OP_CLEAR, none);
     VkRenderingAttachmentInfo depth_target = depth_attachment(f.targets.depth, VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL,
                                                               VK_ATTACHMENT_LOAD_OP_LOAD, VK_ATTACHMENT_STORE_OP_STORE);
     begin_rendering(f.cmd, f.targets.extent, &id_target, &depth_target);
-    if (f.plan.geometry == Geometry::meshlet && f.meshlets)
+    if (f.plan.geometry == Geometry::meshlet && f.meshlets) {
         f.meshlets->record_frozen_depth(f, true);
-    else
-        draw_scene(f, visibility_merged);
+    } else {
+        Descriptors descriptors = scene_descriptors(f);
+        draw_scene(f, visibility_merged, descriptors, gated ? f.ids_draw_count : nullptr);
+    }
     vkCmdEndRendering(f.cmd);
+}
+
+bool ids_gated(const FrameContext& f) {
+    return f.ids_after_late_draw && f.plan.geometry == Geometry::indexed && f.ctx.features.draw_indirect_count;
 }
 
 void ScenePass::record_forward(FrameContext& f) {

@@ -38,7 +38,8 @@ struct ScenePass {
     // late: occlusion phase 2's draw, the re-admitted only, on top of the pre-pass's depth.
     void record_depth(FrameContext& f, bool late = false);
     // --shading visibility after occlusion phase 2 (f.ids_after_late_draw): the visibility image
-    // from the list forward draws, over the final depth.
+    // from the list forward draws, over the final depth; gated (ids_gated), only where phase 2
+    // re-admitted something (a count from the GPU).
     void record_ids(FrameContext& f);
     void record_forward(FrameContext& f);
 };
@@ -46,6 +47,11 @@ struct ScenePass {
 // Draws every draw of the scene from f.draw_indices / f.draw_indirect (multi-draw where the
 // device has it). Shared by the scene passes and the debug views' own draws.
 void draw_scene(FrameContext& f, const Pipeline& pipeline);
-// The same with the caller's descriptors (scene_descriptors() plus the pipeline's own bindings).
-void draw_scene(FrameContext& f, const Pipeline& pipeline, Descriptors& descriptors);
+// The same with the caller's descriptors (scene_descriptors() plus the pipeline's own bindings);
+// with `draw_count`, a draw count from the GPU (its first word: every draw, or 0 for none).
+void draw_scene(FrameContext& f, const Pipeline& pipeline, Descriptors& descriptors, const Buffer* draw_count = nullptr);
+// Whether the hardware pre-pass's ids after occlusion's merge are gated: phase 1 writes ids, and
+// ScenePass::record_ids draws only in frames whose phase 2 re-admitted something (the indexed path,
+// where the device has drawIndirectCount).
+bool ids_gated(const FrameContext& f);
 

@@ -122,7 +122,6 @@ Descriptors VisibilityPass::bind_frame(FrameContext& f, const Pipeline& pipeline
     uses.insert(uses.end(), more);
     f.graph().pass(f.cmd, uses);
     vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.handle());
-    const Buffer& indirect = f.draw_indirect ? *f.draw_indirect : f.scene.indirect_all;
     Descriptors d;
     d.buffer(0, f.uniforms, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER)
         .buffer(1, f.scene.draws)
@@ -133,8 +132,8 @@ Descriptors VisibilityPass::bind_frame(FrameContext& f, const Pipeline& pipeline
         .buffer(5, f.counters)
         .storage_image(6, f.targets.ray_traced.view)
         .buffer(7, f.scene.vertices)
-        .buffer(8, f.draw_indices ? *f.draw_indices : f.scene.indices)
-        .buffer(9, indirect)
+        .buffer(8, named_indices(f))  // the list the visibility ids name
+        .buffer(9, named_indirect(f))
         .buffer(10, f.scene.vertex_materials)  // tangents, TEXCOORD_1 (visibility_surface.glsl)
         .sampled_texels(11, f.targets.visibility.view, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL)
         .storage_image(12, f.targets.hdr.view)

@@ -195,9 +195,22 @@ struct FrameContext {
     // Set by the cull pass (else the whole scene): what depth and forward draw.
     const Buffer* draw_indices = nullptr;
     const Buffer* draw_indirect = nullptr;
+    // Set by the cull pass: beside each triangle of its culled lists, the triangle's index in its
+    // draw's chosen level (CullPass::source_ranks; null where the list is the source's levels
+    // themselves, --cull off); and those levels as one command per draw over the source indices
+    // (CullPass::level_indirect; null where no pass chose levels: level 0, scene.indirect_all).
+    const Buffer* source_ranks = nullptr;
+    const Buffer* level_commands = nullptr;
+    // --raster compute: the visibility ids name the source triangle (draw, index in the draw's
+    // chosen level), not a place in a culled list (named_indices below; docs/raster.md).
+    bool ids_name_source = false;
     // --shading visibility with occlusion phase 2: the depth passes draw depth only, and
     // ScenePass::record_ids writes the visibility image from the merged list once the depth is final.
     bool ids_after_late_draw = false;
+    // Set by the cull's phase 2 (CullPass::ids_draw_count): the draw count of that ids pass, which
+    // is 0 in frames whose phase 2 re-admitted nothing (the GPU's count, no read-back). Null where
+    // phase 2 did not run.
+    const Buffer* ids_draw_count = nullptr;
     // The depth pyramids (OcclusionPass::pyramid), which the cull's occlusion phases read; set by
     // the renderer. Null where there is no occlusion unit (tests).
     const Buffer* pyramid = nullptr;
@@ -261,3 +274,15 @@ constexpr VkPipelineStageFlags2 kDepthTestStages =
 constexpr VkAccessFlags2 kStorageRead = VK_ACCESS_2_SHADER_STORAGE_READ_BIT;
 constexpr VkAccessFlags2 kStorageWrite = VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT;
 constexpr VkAccessFlags2 kStorageReadWrite = kStorageRead | kStorageWrite;
+
+// The list the visibility ids name (docs/visibility.md, "The visibility id"): its indices and one
+// command per draw, the id's primitive the triangle at firstIndex + 3 primitive. Under --raster
+// compute the source indices of each draw's chosen level, whatever list phase 1 or the late draw
+// rasterized; else the list the pre-pass drew (with occlusion, the merged list).
+inline const Buffer& named_indices(const FrameContext& f) {
+    return f.ids_name_source || !f.draw_indices ? f.scene.indices : *f.draw_indices;
+}
+inline const Buffer& named_indirect(const FrameContext& f) {
+    if (f.ids_name_source) return f.level_commands ? *f.level_commands : f.scene.indirect_all;
+    return f.draw_indirect ? *f.draw_indirect : f.scene.indirect_all;
+}

@@ -226,11 +226,14 @@ void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_i
     const bool visibility = config_.plan.shading.shading == Shading::visibility && targets_.visibility.image;
     const bool two_phases = occlusion_culls(f) && !cull_frozen_;
     f.ids_after_late_draw = visibility && two_phases;
-    // --raster compute: the compute rasterizer writes the visibility words (docs/raster.md).
+    // --raster compute: the compute rasterizer writes the visibility words (docs/raster.md), whose
+    // ids name source triangles.
     const bool compute_raster = visibility && config_.plan.raster.raster == Raster::compute && targets_.raster_words.buffer;
+    f.ids_name_source = compute_raster;
     record_units(f, FramePoint::before_depth);
     compute_raster ? raster_pass_.record(f, RasterPhase::first) : scene_pass_.record_depth(f);
     record_units(f, FramePoint::after_prepass);
+    slot.ids_gated = false;
     if (two_phases) {
         // Occlusion phase 2 (docs/occlusion.md): only what phase 1 rejected as occluded, against
         // the pyramid just built; the re-admitted are added to the depth (no triangle is drawn
@@ -250,11 +253,23 @@ void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_i
             cull.record_late(f);
             compute_raster ? raster_pass_.record(f, RasterPhase::late) : scene_pass_.record_depth(f, true);
             cull.record_merge(f);
+            // The frame's words, split once the merge wrote the frame's list (which the
+            // instrumented frame's classifying passes rasterize again).
+            if (compute_raster) raster_pass_.record_final_split(f);
         }
-        // The ids of the merged list, which names each triangle by its place in it (ScenePass::record_ids).
-        if (f.ids_after_late_draw) compute_raster ? raster_pass_.record(f, RasterPhase::ids) : scene_pass_.record_ids(f);
         slot.timer->end(cmd, Timer::late_depth);
         end_label(ctx_, cmd);
+        // The hardware pre-pass's ids name a place in the merged list: written once it exists
+        // (ScenePass::record_ids), gated where the device can (ids_gated). The compute
+        // rasterizer's name source triangles: phase 1's words and the late draw's are the frame's.
+        if (f.ids_after_late_draw && !compute_raster) {
+            begin_label(ctx_, cmd, debug_label(Timer::ids, "ids of the merged list"));
+            slot.timer->begin(cmd, Timer::ids);
+            scene_pass_.record_ids(f);
+            slot.timer->end(cmd, Timer::ids);
+            end_label(ctx_, cmd);
+        }
+        slot.ids_gated = f.ids_after_late_draw && !compute_raster && ids_gated(f);
     }
     // From here each pass declares its reads and writes: light cull, the ray tracer (which still
     // records its own barriers: the graph learns that its ray-tracing and compute stages wrote the
@@ -410,6 +425,15 @@ std::vector<uint32_t> Renderer::read_ray_traced() {
     return words;
 }
 
+std::array<double, kTimerCount> Renderer::read_timings(uint32_t slot) {
+    std::array<double, kTimerCount> ms = slots_[slot].timer->read();
+    // The gated ids pass's timestamps are written in every frame of phase 2, but it drew only where
+    // phase 2 re-admitted something (its draw count, the GPU's): the frame's counters say whether.
+    double& ids = ms[size_t(Timer::ids)];
+    if (ids >= 0.0 && slots_[slot].ids_gated && read_frame_counters(slot).occlusion_triangles.readmitted_phase2 == 0) ids = -1.0;
+    return ms;
+}
+
 std::vector<uint32_t> Renderer::read_visibility() {
     std::vector<uint8_t> bytes = read_image(targets_.visibility);  // R32_UINT: the visibility id
     std::vector<uint32_t> ids(bytes.size() / 4);
@@ -431,6 +455,11 @@ std::vector<uint32_t> Renderer::read_visibility() {
         }
     }
     return pairs;
+}
+
+uint32_t Renderer::read_ids_draw_count() {
+    vkDeviceWaitIdle(ctx_.device);
+    return read_buffer_as<uint32_t>(ctx_, unit<CullPass>(PassId::cull).ids_draw_count);
 }
 
 std::vector<uint64_t> Renderer::read_raster_words() {
@@ -474,4 +503,13 @@ std::vector<std::vector<uint32_t>> Renderer::read_drawn_indices() {
     if (config_.plan[PassId::cull].variant == Variant::off)
         return ::read_drawn_indices(ctx_, scene_.indices, cull.level_indirect, scene_.draw_count);
     return ::read_drawn_indices(ctx_, cull.culled_indices, cull.indirect, scene_.draw_count);
+}
+
+std::vector<std::vector<uint32_t>> Renderer::read_named_indices() {
+    bool compute = config_.plan.shading.shading == Shading::visibility && config_.plan.raster.raster == Raster::compute &&
+                   targets_.raster_words.buffer;
+    if (!compute) return read_drawn_indices();
+    // The levels the cull chose (CullPass::level_indirect), or level 0 where no pass chose.
+    const CullPass& cull = unit<CullPass>(PassId::cull);
+    return ::read_drawn_indices(ctx_, scene_.indices, cull.culled ? cull.level_indirect : scene_.indirect_all, scene_.draw_count);
 }

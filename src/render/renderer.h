@@ -63,6 +63,8 @@ struct FrameSlot {
     // Its last frame culled by occlusion under `auto` with a previous pyramid: its counters say
     // whether occlusion pays (occlusion_removes_little).
     bool occlusion_measured = false;
+    // Its last frame recorded the hardware ids pass with a draw count from the GPU (ids_gated).
+    bool ids_gated = false;
 };
 
 class Renderer {
@@ -86,7 +88,8 @@ public:
     // `instrument` counts light-list atomics (done in one frame outside the timed ones).
     void record(VkCommandBuffer cmd, uint32_t slot, uint32_t frame_index, const Camera& camera, bool instrument = false);
     // After the slot's frame finished: per-pass GPU milliseconds (negative where a pass did not run).
-    std::array<double, kTimerCount> read_timings(uint32_t slot) { return slots_[slot].timer->read(); }
+    // Negative: the pass did not run. The gated ids pass ran only where its frame re-admitted triangles.
+    std::array<double, kTimerCount> read_timings(uint32_t slot);
     // After the slot's frame finished: the counters it wrote (no wait; the window's HUD reads these every frame).
     GpuCounters read_frame_counters(uint32_t slot) const;
     // The subgroup sizes the next frame's view legend names (GpuCounters::view_sizes of the last
@@ -119,6 +122,9 @@ public:
     // Tests only: the hardware list holds `capacity` triangles, the slots after them `guard_id`
     // (RasterPass::make_guarded_list).
     void set_raster_list_capacity(uint32_t capacity, uint32_t guard_id) { raster_pass_.make_guarded_list(ctx_, capacity, guard_id); }
+    // Tests only: the draw count cull_late.comp left for the hardware ids pass in the last frame
+    // (CullPass::ids_draw_count: every draw where phase 2 re-admitted something, else 0).
+    uint32_t read_ids_draw_count();
     // Tests only: tile bins of `entries` entries (RasterPass::set_bin_capacity).
     void set_raster_bin_capacity(uint32_t entries) { raster_pass_.set_bin_capacity(entries); }
     // Tests only: SGD_RASTER_GUARD_BAND's pixels past the frame's edge (RasterPass::guard_band).
@@ -130,6 +136,9 @@ public:
     // Per draw, the indices the last frame drew (the culled output; with --cull off each draw's
     // whole level of detail).
     std::vector<std::vector<uint32_t>> read_drawn_indices();
+    // Per draw, the list read_visibility's primitives index (render/frame.h's named_indices): under
+    // --raster compute the source indices of each draw's chosen level, else read_drawn_indices().
+    std::vector<std::vector<uint32_t>> read_named_indices();
 
     Image& color() { return targets_.color; }
     // Add text/rectangles here before record(); they are drawn at the end of that frame.

@@ -441,6 +441,10 @@ void create_device(Context& ctx, const ContextOptions& options) {
             ctx.features.int64_atomics = true;
         }
         ctx.features.sub_pixel_bits = ctx.properties.limits.subPixelPrecisionBits;
+        if (has12.drawIndirectCount) {
+            f12.drawIndirectCount = VK_TRUE;
+            ctx.features.draw_indirect_count = true;
+        }
         if (std::string path = pipeline_stats_request(); !path.empty()) {
             if (has_extension(available, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME) &&
                 has_executables.pipelineExecutableInfo) {

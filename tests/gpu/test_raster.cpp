@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <memory>
 
 #include "run/options.h"
 #include "app/run.h"
@@ -28,24 +29,29 @@ constexpr VkExtent2D kSize{192, 108};
 
 struct Shot {
     std::vector<uint8_t> color;
-    std::vector<uint32_t> ids;  // (draw, primitive) pairs (Renderer::read_visibility)
+    std::vector<uint32_t> ids;  // (draw, primitive) pairs (Renderer::read_visibility), primitive indexing `drawn`
     std::vector<uint64_t> words;
     std::array<uint32_t, 4> bins{};  // the tile bins' dispatch (x, y, z) and entries, last rasterization
     std::vector<float> depth;  // what the later passes read (--raster compute: taken from the words)
+    // Per draw, the list the ids name (Renderer::read_named_indices): --raster hardware's, the list
+    // the pre-pass drew; --raster compute's, the source indices of each draw's level.
     std::vector<std::vector<uint32_t>> drawn;
+    std::vector<std::vector<uint32_t>> listed;  // instrumented_shot: what raster.comp's lanes took (read_drawn_indices)
     glm::mat4 view_proj{1.0f};
     Plan plan;
     GpuCounters counters{};
 };
 
-Plan raster_plan(Raster raster, Request variant, Request occlusion = Request::off, ViewMode view = ViewMode::shaded) {
+Plan raster_plan(Raster raster, Request variant, Request occlusion = Request::off, ViewMode view = ViewMode::shaded,
+                 Request ray_trace = Request::automatic, bool lod = false) {
     const Context& ctx = test_context();
     PlanRequest request;
+    request[PassId::ray_trace] = ray_trace;
     request.view = view;
     request.shading = Shading::visibility;
     request.raster = raster;
     request.raster_variant = variant;
-    request.lod = false;
+    request.lod = lod;
     request[PassId::occlusion] = occlusion;
     request[PassId::exposure] = Request::off;
     return make_plan(ctx.subgroup, ctx.features, request);
@@ -85,9 +91,22 @@ Shot render(const Scene& scene, Raster raster, std::optional<Camera> camera = st
     s.words = renderer.read_raster_words();
     s.bins = renderer.read_raster_bins();
     s.depth = renderer.read_depth();
-    s.drawn = renderer.read_drawn_indices();
+    s.drawn = renderer.read_named_indices();
     s.view_proj = view.projection(float(kSize.width) / float(kSize.height)) * view.view();
     return s;
+}
+
+// Whether two shots name the same triangle at pixel p: the same draw and the same three vertex
+// indices, in order (the two rasterizers' ids index different lists: a place in the culled list,
+// an index in the draw's level).
+bool same_triangle(const Shot& a, const Shot& b, size_t p) {
+    uint32_t ad = a.ids[2 * p], bd = b.ids[2 * p];
+    if (ad != bd) return false;
+    if (ad == kNoTriangle) return true;
+    uint32_t ap = a.ids[2 * p + 1], bp = b.ids[2 * p + 1];
+    for (uint32_t i = 0; i < 3; ++i)
+        if (a.drawn[ad][3 * ap + i] != b.drawn[bd][3 * bp + i]) return false;
+    return true;
 }
 
 // The CPU reference: whether triangle (draw, primitive) covers pixel p's centre, and its depth there.
@@ -143,14 +162,14 @@ Comparison compare(const Scene& scene, const Shot& hardware, const Shot& compute
     for (size_t p = 0; p < hardware.ids.size() / 2; ++p) {
         uint32_t hd = hardware.ids[2 * p], hp = hardware.ids[2 * p + 1], cd = compute.ids[2 * p], cp = compute.ids[2 * p + 1];
         if (hd != kNoTriangle) ++c.covered;
-        if (hd == cd && hp == cp) {
+        if (same_triangle(hardware, compute, p)) {
             if (hd != kNoTriangle) ++c.same;
             continue;
         }
         int x = int(p % kSize.width), y = int(p / kSize.width);
         bool tie = false;
         if (hd != kNoTriangle && cd != kNoTriangle) {
-            Cover h = cover(scene, hardware, hd, hp, x, y), k = cover(scene, hardware, cd, cp, x, y);
+            Cover h = cover(scene, hardware, hd, hp, x, y), k = cover(scene, compute, cd, cp, x, y);
             tie = h.covered && k.covered && std::abs(h.depth - k.depth) <= 1e-6 * std::max(h.depth, 1e-3);
         }
         if (tie) {
@@ -389,10 +408,10 @@ TEST(Raster, SliverDepthIsTheSnappedPlaneClampedToTheTriangle) {
 }
 
 // Occlusion's two phases (a street of a 2 x 2 grid, the camera stepping sideways): phase 1 and the
-// late draw both rasterize in compute and add to the same words; the pyramid between them is built
-// from the words' depth; then the ids pass rasterizes the merged list again (RasterPhase::ids). At
-// least 99.9% of the covered pixels name the hardware's triangle, and where one does not, its
-// triangle and the hardware's meet there.
+// late draw both rasterize in compute and add to the same words, which are the frame's (the ids
+// name source triangles); the pyramid between them is built from the words' depth. At least 99.9%
+// of the covered pixels name the hardware's triangle, and where one does not, its triangle and the
+// hardware's meet there.
 TEST(Raster, OcclusionPhaseTwoMatchesHardware) {
     REQUIRE_DRAWING();
     REQUIRE_COMPUTE_RASTER();
@@ -434,7 +453,7 @@ TEST(Raster, OcclusionPhaseTwoMatchesHardware) {
     };
     for (size_t p = 0; p < hardware.ids.size() / 2; ++p) {
         if (hardware.ids[2 * p] != kNoTriangle) ++covered;
-        if (compute.ids[2 * p] == hardware.ids[2 * p] && compute.ids[2 * p + 1] == hardware.ids[2 * p + 1]) continue;
+        if (same_triangle(compute, hardware, p)) continue;
         ++differ;
         printf("differing pixel (%zu, %zu): depths %s apart, slope %s a pixel\n", p % kSize.width, p / kSize.width,
                precise(std::abs(hardware.depth[p] - compute.depth[p])).c_str(), precise(slope(p)).c_str());
@@ -449,6 +468,115 @@ TEST(Raster, OcclusionPhaseTwoMatchesHardware) {
     EXPECT_GE(rgb_psnr(compute.color, hardware.color), 60.0);
     printf("occlusion: %u triangles re-admitted, %d covered pixels, %d name another triangle than the hardware's\n",
            compute.counters.occlusion_triangles.readmitted_phase2, covered, differ);
+    EXPECT_EQ(validation_message_count(), messages);
+}
+
+// A camera moving down the street of a 2 x 2 grid under occlusion, 20 frames: in every frame the
+// words that phase 1 and the late draw wrote (each triangle named by its draw and its index in the
+// draw's level, so the two phases' words need no second rasterization) are, bit for bit, those of
+// one rasterization of the visible triangles: --occlusion off at the same camera, whose list holds
+// every triangle the cull keeps, the occluded ones too (they lose every pixel they cover). The late
+// draw must have re-admitted triangles in some of the frames, and the two renderers must agree on
+// the frame's triangles drawn at all.
+TEST(Raster, OcclusionPhasesWriteTheWordsOfOneRasterizationInEveryFrame) {
+    REQUIRE_DRAWING();
+    REQUIRE_COMPUTE_RASTER();
+    static const Scene grid = [] {
+        Options options;
+        options.instances = 2;
+        return load_requested_scene(options);
+    }();
+    const Context& ctx = test_context();
+    uint32_t messages = validation_message_count();
+    constexpr uint32_t kFrames = 20;
+    auto make = [&](Request occlusion) {
+        RendererConfig config;
+        config.extent = kSize;
+        config.lights = 16;
+        // (No ray tracer: the words are the pre-pass's, and 40 frames on lavapipe stay short.)
+        config.plan = raster_plan(Raster::compute, Request::automatic, occlusion, ViewMode::shaded, Request::off);
+        return std::make_unique<Renderer>(ctx, grid, config);
+    };
+    std::unique_ptr<Renderer> occluded = make(Request::fallback), reference = make(Request::off);
+    Camera view = camera_for(CameraView::street, grid.bounds_min, grid.bounds_max, grid.grid);
+    const glm::vec3 forward = glm::normalize(view.target - view.position);
+    const glm::vec3 right = glm::normalize(glm::cross(forward, glm::vec3(0.0f, 1.0f, 0.0f)));
+    const glm::vec3 step = 0.012f * glm::length(view.target - view.position) * (right + 0.5f * forward);
+    uint32_t identical = 0, with_late = 0, readmitted = 0;
+    std::string first;
+    for (uint32_t i = 0; i < kFrames; ++i) {
+        for (Renderer* r : {occluded.get(), reference.get()}) {
+            VkCommandBuffer cmd = begin_one_shot(ctx);
+            r->record(cmd, 0, i, view);
+            end_one_shot(ctx, cmd);
+        }
+        std::vector<uint64_t> words = occluded->read_raster_words(), expected = reference->read_raster_words();
+        ASSERT_EQ(words.size(), size_t(kSize.width) * kSize.height);
+        uint32_t late = occluded->read_counters().occlusion_triangles.readmitted_phase2;
+        with_late += late > 0;
+        readmitted += late;
+        int differ = 0, covered = 0;
+        for (size_t p = 0; p < words.size(); ++p) {
+            covered += words[p] != 0;
+            differ += words[p] != expected[p];
+        }
+        EXPECT_GT(covered, int(words.size() / 4)) << "frame " << i;
+        if (differ == 0) ++identical;
+        else if (first.empty()) first = "frame " + std::to_string(i) + " (" + std::to_string(late) + " re-admitted): " + std::to_string(differ) + " words differ";
+        view.position += step;
+        view.target += step;
+    }
+    EXPECT_EQ(identical, kFrames) << first;
+    EXPECT_GE(with_late, 3u) << "too few frames re-admitted anything: the late draw's words were hardly tested";
+    printf("occlusion, moving camera: %u of %u frames' words identical to --occlusion off's; %u frames re-admitted %u triangles\n",
+           identical, kFrames, with_late, readmitted);
+    EXPECT_EQ(validation_message_count(), messages);
+}
+
+// Levels of detail (--lod auto): the compute rasterizer's ids name a triangle by its index in the
+// level the cull chose for its draw this frame, which the decoders find in that level's command
+// (CullPass::level_indirect, written by the cull). On the bundled scene from its default view, where
+// many draws take a coarser level: every covered pixel names the hardware's triangle or a confirmed
+// tie (the triangle read through each path's own list), and the shaded frame is the hardware's.
+TEST(Raster, CoarserLevelsOfDetailNameTheHardwaresTriangles) {
+    REQUIRE_DRAWING();
+    REQUIRE_COMPUTE_RASTER();
+    static const Scene scene = load_requested_scene(Options{});  // the bundled scene with its levels, as the program loads it
+    const Context& ctx = test_context();
+    uint32_t messages = validation_message_count();
+    auto shoot = [&](Raster raster) {
+        RendererConfig config;
+        config.extent = kSize;
+        config.lights = 16;
+        config.plan = raster_plan(raster, Request::automatic, Request::off, ViewMode::shaded, Request::off, true);
+        Renderer renderer(ctx, scene, config);
+        Camera view = renderer.default_view();
+        VkCommandBuffer cmd = begin_one_shot(ctx);
+        renderer.record(cmd, 0, 0, view);
+        end_one_shot(ctx, cmd);
+        Shot s;
+        s.plan = config.plan;
+        s.counters = renderer.read_counters();
+        s.color = renderer.read_color();
+        s.ids = renderer.read_visibility();
+        s.drawn = renderer.read_named_indices();
+        s.view_proj = view.projection(float(kSize.width) / float(kSize.height)) * view.view();
+        return s;
+    };
+    Shot hardware = shoot(Raster::hardware), compute = shoot(Raster::compute);
+    ASSERT_EQ(compute.plan.raster.raster, Raster::compute) << compute.plan.raster.reason;
+    ASSERT_TRUE(compute.plan.lod);
+    uint32_t coarser = 0;
+    for (uint32_t level = 1; level < kMaxLodLevels; ++level) coarser += compute.counters.lod_draws[level];
+    EXPECT_GE(coarser, 40u) << "draws should take coarser levels from the default view (60 of 152 on lavapipe)";
+    Comparison c = compare(scene, hardware, compute);
+    EXPECT_EQ(c.untied, "");
+    EXPECT_GE(c.covered, int(kSize.width * kSize.height / 4));
+    EXPECT_GE(double(c.same), 0.999 * c.covered);
+    double frame_psnr = rgb_psnr(compute.color, hardware.color);
+    EXPECT_GE(frame_psnr, 60.0);
+    printf("levels of detail: %u draws at a coarser level, %u at level 0; %d covered pixels, %d the hardware's triangle, %d ties; "
+           "frame %.2f dB\n", coarser, compute.counters.lod_draws[0], c.covered, c.same, c.ties, frame_psnr);
     EXPECT_EQ(validation_message_count(), messages);
 }
 
@@ -468,8 +596,8 @@ TEST(Raster, DroppingTheTopLeftConditionIsCaught) {
 // A hardware list too small for the frame's hardware triangles (2 slots; the generated scene
 // lists a dozen): the count runs on past the capacity, and the hardware draw must stop at the
 // capacity. The slots past it hold a guard id, the wall's first triangle with the late bit (which
-// no single-phase frame writes): a draw reading them would put that id in every wall pixel, as it
-// beats the wall's own at equal depth.
+// the compute rasterizer never writes): a draw reading them would put that id in every wall pixel,
+// as it beats the wall's own at equal depth.
 TEST(Raster, HardwareDrawStopsAtTheListsCapacity) {
     REQUIRE_DRAWING();
     REQUIRE_COMPUTE_RASTER();
@@ -614,7 +742,8 @@ Shot instrumented_shot(const Scene& scene, Request variant, bool view, const std
     shot.color = renderer.read_color();
     shot.ids = renderer.read_visibility();
     shot.words = renderer.read_raster_words();
-    shot.drawn = renderer.read_drawn_indices();
+    shot.drawn = renderer.read_named_indices();
+    shot.listed = renderer.read_drawn_indices();
     Camera camera = generated_camera();
     shot.view_proj = camera.projection(float(kSize.width) / float(kSize.height)) * camera.view();
     return shot;
@@ -633,8 +762,10 @@ TEST(Raster, CountersSayWhoRasterizedEachTriangleAndWroteEachPixel) {
         Shot shot = instrumented_shot(scene, variant, false);
         const GpuCounters& counters = shot.counters;
         uint32_t triangles[kPaths] = {}, pixels[kPaths] = {}, covered = 0;
-        for (uint32_t draw = 0; draw < shot.drawn.size(); ++draw)
-            for (uint32_t t = 0; t < shot.drawn[draw].size() / 3; ++t) ++triangles[classify(scene, shot, draw, t)];
+        Shot lanes = shot;
+        lanes.drawn = shot.listed;
+        for (uint32_t draw = 0; draw < lanes.drawn.size(); ++draw)
+            for (uint32_t t = 0; t < lanes.drawn[draw].size() / 3; ++t) ++triangles[classify(scene, lanes, draw, t)];
         for (size_t p = 0; p < shot.ids.size() / 2; ++p) {
             if (shot.ids[2 * p] == kNoTriangle) continue;
             ++covered;
@@ -707,15 +838,18 @@ TEST(Raster, AGuardBandTakesTheFrameCrossingTrianglesInCompute) {
     Shot hardware = render(scene, Raster::hardware, generated_camera());
     auto guarded = [](Renderer& r) { r.set_raster_guard_band(4096); };
     Shot shots[2] = {instrumented_shot(scene, Request::subgroup, false, guarded), instrumented_shot(scene, Request::fallback, false, guarded)};
-    auto crosses = [&](uint32_t draw, uint32_t primitive) {
-        return classify(scene, hardware, draw, primitive) == kHardware && classify(scene, hardware, draw, primitive, 4096.0f) != kHardware;
+    // (Each shot's triangle through its own list: the compute ids name source triangles.)
+    auto crosses = [&](const Shot& s, uint32_t draw, uint32_t primitive) {
+        return classify(scene, s, draw, primitive) == kHardware && classify(scene, s, draw, primitive, 4096.0f) != kHardware;
     };
     for (const Shot& shot : shots) {
         uint32_t triangles[kPaths] = {}, crossing = 0;
-        for (uint32_t draw = 0; draw < shot.drawn.size(); ++draw)
-            for (uint32_t t = 0; t < shot.drawn[draw].size() / 3; ++t) {
-                ++triangles[classify(scene, shot, draw, t, 4096.0f)];
-                crossing += crosses(draw, t);
+        Shot lanes = shot;
+        lanes.drawn = shot.listed;  // (the hardware's drawn list is the same cull's)
+        for (uint32_t draw = 0; draw < lanes.drawn.size(); ++draw)
+            for (uint32_t t = 0; t < lanes.drawn[draw].size() / 3; ++t) {
+                ++triangles[classify(scene, lanes, draw, t, 4096.0f)];
+                crossing += crosses(lanes, draw, t);
             }
         EXPECT_GT(crossing, 0u) << "the wall reaches past the frame's edge";
         const GpuCounters& k = shot.counters;
@@ -727,11 +861,11 @@ TEST(Raster, AGuardBandTakesTheFrameCrossingTrianglesInCompute) {
         for (size_t p = 0; p < hardware.ids.size() / 2; ++p) {
             uint32_t hd = hardware.ids[2 * p], hp = hardware.ids[2 * p + 1], cd = shot.ids[2 * p], cp = shot.ids[2 * p + 1];
             covered += hd != kNoTriangle;
-            if (hd == cd && hp == cp) {
+            if (same_triangle(hardware, shot, p)) {
                 same += hd != kNoTriangle;
                 continue;
             }
-            bool explained = (hd != kNoTriangle && crosses(hd, hp)) || (cd != kNoTriangle && crosses(cd, cp));
+            bool explained = (hd != kNoTriangle && crosses(hardware, hd, hp)) || (cd != kNoTriangle && crosses(shot, cd, cp));
             if (!explained && unexplained++ == 0)
                 ADD_FAILURE() << "pixel " << p % kSize.width << ", " << p / kSize.width << " differs between triangles that stay inside the frame";
         }

@@ -76,15 +76,19 @@ Scene tie_scene() {
 struct Frame {
     std::vector<uint8_t> color;
     GpuCounters counters{};
+    double ids_ms = -1.0;         // the hardware ids pass's time (Renderer::read_timings), negative: did not run
+    uint32_t ids_draw_count = 0;  // the count cull_late.comp left for it (Renderer::read_ids_draw_count)
+    Raster raster = Raster::hardware;  // the pre-pass the plan took
 };
 
 // Frames 0 and 1 from the start, frame 2 a step to the right that uncovers the wall from x = -0.7
-// to x = -2.3 (the view direction unchanged, so the
-// wall stays square to it); the last frame read back.
-Frame render(const Scene& scene, Shading shading, Request occlusion, Geometry geometry) {
+// to x = -2.3 (the view direction unchanged, so the wall stays square to it); each read back.
+std::vector<Frame> render_frames(const Scene& scene, Shading shading, Request occlusion, Geometry geometry,
+                                 Raster raster = Raster::hardware) {
     const Context& ctx = test_context();
     PlanRequest request;
     request.geometry = geometry;
+    request.raster = raster;
     request.shading = shading;
     request.lod = false;
     request[PassId::occlusion] = occlusion;
@@ -98,6 +102,7 @@ Frame render(const Scene& scene, Shading shading, Request occlusion, Geometry ge
     Camera camera = renderer.default_view();
     camera.position = {0.0f, 0.0f, 12.0f};
     camera.target = {0.0f, 0.0f, 0.0f};
+    std::vector<Frame> frames;
     for (uint32_t i = 0; i < 3; ++i) {
         if (i == 2) {
             camera.position.x += 5.0f;
@@ -106,8 +111,13 @@ Frame render(const Scene& scene, Shading shading, Request occlusion, Geometry ge
         VkCommandBuffer cmd = begin_one_shot(ctx);
         renderer.record(cmd, 0, i, camera);
         end_one_shot(ctx, cmd);
+        frames.push_back({renderer.read_color(), renderer.read_counters(), renderer.read_timings(0)[size_t(Timer::ids)],
+                          renderer.read_ids_draw_count(), config.plan.raster.raster});
     }
-    return {renderer.read_color(), renderer.read_counters()};
+    return frames;
+}
+Frame render(const Scene& scene, Shading shading, Request occlusion, Geometry geometry, Raster raster = Raster::hardware) {
+    return render_frames(scene, shading, occlusion, geometry, raster).back();
 }
 
 // Pixels of `got` whose colour is off `want`'s by more than `tolerance` in a channel, and the first.
@@ -134,12 +144,13 @@ int red_pixels(const std::vector<uint8_t>& rgba) {
     return n;
 }
 
-void expect_ties_resolve_as_forward(Geometry geometry) {
+void expect_ties_resolve_as_forward(Geometry geometry, Raster raster = Raster::hardware) {
     uint32_t messages = validation_message_count();
     Scene scene = tie_scene();
     Frame forward = render(scene, Shading::forward, Request::fallback, geometry);
-    Frame unoccluded = render(scene, Shading::visibility, Request::off, geometry);
-    Frame occluded = render(scene, Shading::visibility, Request::fallback, geometry);
+    Frame unoccluded = render(scene, Shading::visibility, Request::off, geometry, raster);
+    Frame occluded = render(scene, Shading::visibility, Request::fallback, geometry, raster);
+    ASSERT_EQ(occluded.raster, raster);
     const OcclusionCounts& phases = geometry == Geometry::meshlet ? occluded.counters.occlusion_meshlets
                                                                     : occluded.counters.occlusion_triangles;
     ASSERT_GT(phases.readmitted_phase2, 0u) << "nothing re-admitted in phase 2: the scene does not test the late draw";
@@ -154,6 +165,42 @@ void expect_ties_resolve_as_forward(Geometry geometry) {
 TEST(VisibilityTies, LateDrawResolvesEqualDepthsAsForward) {
     REQUIRE_DRAWING();
     expect_ties_resolve_as_forward(Geometry::indexed);
+}
+
+// The compute rasterizer's two phases (docs/raster.md, "Ties"): phase 1's words plus the late
+// draw's, each triangle named by its draw and its index in the draw's level, with no ids pass. Of
+// the three layers' equal depths, atomicMax keeps the largest id, red's, whichever phase wrote it.
+TEST(VisibilityTies, ComputeRasterizerLateDrawResolvesEqualDepthsAsForward) {
+    REQUIRE_DRAWING();
+    REQUIRE_COMPUTE_RASTER();
+    expect_ties_resolve_as_forward(Geometry::indexed, Raster::compute);
+}
+
+// The hardware pre-pass's ids pass after the merge is gated (docs/visibility.md, "Ties"): phase 1
+// writes the ids, and the ids pass draws with a count cull_late.comp writes, every draw where phase
+// 2 re-admitted something, 0 elsewhere (no read-back). Frame 1 re-admits nothing (the camera has not
+// moved), frame 2 re-admits the uncovered quads: every frame equals --occlusion off's byte for byte,
+// the count is the draw count exactly in the frames that re-admitted, and the report's ids timing
+// (timings_ms.ids, with its frames) counts exactly those frames.
+TEST(VisibilityTies, HardwareIdsPassDrawsOnlyWhereThePhaseTwoReadmitted) {
+    REQUIRE_DRAWING();
+    if (!test_context().features.draw_indirect_count) GTEST_SKIP() << "device lacks drawIndirectCount: the ids pass is not gated here";
+    uint32_t messages = validation_message_count();
+    Scene scene = tie_scene();
+    std::vector<Frame> unoccluded = render_frames(scene, Shading::visibility, Request::off, Geometry::indexed);
+    std::vector<Frame> occluded = render_frames(scene, Shading::visibility, Request::fallback, Geometry::indexed);
+    uint32_t with_late = 0;
+    for (size_t i = 0; i < occluded.size(); ++i) {
+        uint32_t late = occluded[i].counters.occlusion_triangles.readmitted_phase2;
+        with_late += late > 0;
+        EXPECT_EQ(differences(occluded[i].color, unoccluded[i].color), "") << "frame " << i;
+        EXPECT_EQ(occluded[i].ids_draw_count, late > 0 ? uint32_t(scene.instances.size()) : 0u) << "frame " << i << ", " << late << " re-admitted";
+        EXPECT_EQ(occluded[i].ids_ms >= 0.0, late > 0) << "frame " << i << ": the ids timing, " << late << " re-admitted";
+        EXPECT_LT(unoccluded[i].ids_ms, 0.0) << "frame " << i << ": no ids pass without occlusion";
+    }
+    EXPECT_EQ(occluded[1].counters.occlusion_triangles.readmitted_phase2, 0u) << "frame 1 should re-admit nothing";
+    EXPECT_EQ(with_late, 1u) << "frame 2 (and only it) should re-admit the uncovered quads";
+    EXPECT_EQ(validation_message_count(), messages);
 }
 
 TEST(VisibilityTies, MeshletLateDrawResolvesEqualDepthsAsForward) {
