@@ -573,6 +573,8 @@ void cull_frame_allocations(const AllocationQuery& q, std::vector<PlannedAllocat
     out.push_back({"late indirect", std::max<uint64_t>(1, draws) * indirect, AllocationKind::storage_buffer});
     // Occlusion phase 1's rejected list (a word per triangle), its chunks' counts and the merge's.
     out.push_back({"occlusion rejected ranks", std::max<uint64_t>(4, index_bytes / 3), AllocationKind::storage_buffer, false});
+    // Each listed triangle's index in its draw's level (the compute rasterizer's source ids).
+    out.push_back({"culled source ranks", std::max<uint64_t>(4, index_bytes / 3), AllocationKind::storage_buffer, false});
     for (const char* name : {"occlusion rejected starts", "occlusion drawn starts"})
         out.push_back({name, (chunks + 1) * 4, AllocationKind::storage_buffer, false});
     for (const char* name : {"occlusion rejected block starts", "occlusion drawn block starts"})
