@@ -582,6 +582,7 @@ void cull_frame_allocations(const AllocationQuery& q, std::vector<PlannedAllocat
     out.push_back({"occlusion drawn masks", std::max<uint64_t>(4, chunks * ((chunk_triangles + 31) / 32) * 4),
                    AllocationKind::storage_buffer, false});
     out.push_back({"occlusion scan totals", 4, AllocationKind::storage_buffer, false});
+    out.push_back({"occlusion ids draw count", 4, AllocationKind::storage_buffer, false});  // the gated ids pass's count
     out.push_back({"occlusion merge dispatches", 36, AllocationKind::storage_buffer, false});
     out.push_back({"level indirect", std::max<uint64_t>(1, draws) * indirect, AllocationKind::storage_buffer, false});
     out.push_back({"cull chunks", chunks * 16, AllocationKind::storage_buffer});
