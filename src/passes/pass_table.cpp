@@ -1,5 +1,7 @@
 #include "passes/pass_table.h"
 
+#include "plan/plan.h"  // variant_name
+
 #include <vulkan/vulkan_core.h>
 
 #include <nlohmann/json.hpp>

@@ -118,8 +118,6 @@ std::string raster_compute_missing(const DeviceFeatures& features, const Plan& p
                "leave pinholes";
     if (plan.shading.shading != Shading::visibility)
         return "the words are the visibility path's pre-pass, and forward shading tests the hardware's depth";
-    if (plan.geometry == Geometry::meshlet)
-        return "the meshlet path keeps the hardware rasterizer (its task and mesh shaders cull and compact the triangles as they draw)";
     if (plan.view.mode != ViewMode::shaded && plan.view.mode != ViewMode::raster && plan.view.mode != ViewMode::materials)
         return "the debug views draw over the hardware pre-pass's depth";
     return "";
@@ -465,7 +463,8 @@ RasterPlan plan_raster(const SubgroupCaps& caps, const DeviceFeatures& features,
         r.variant = Variant::subgroup;
         r.reason += "; subgroup" + (path ? " " + measured_reason(*path) : std::string()) + ": " + kSubgroup;
     }
-    r.reason += "; the meshlet path keeps the hardware rasterizer";
+    if (plan.geometry == Geometry::meshlet)
+        r.reason += "; the meshlet path's meshlets culled in compute (the task shader's tests), a workgroup per 64 triangles of each kept meshlet";
     return r;
 }
 

@@ -39,6 +39,9 @@ void Renderer::make_visibility_target() {
         create_raster_targets(ctx_, targets_);
         raster_pass_.make_list(ctx_, cpu_scene_);
     }
+    // On the meshlet path: its meshlets culled in compute, their chunks listed for the rasterizer.
+    if (config_.plan.raster.raster == Raster::compute && config_.plan.geometry == Geometry::meshlet && meshlets_)
+        raster_pass_.make_meshlet(ctx_, *meshlets_, scene_.alpha_masked);
     if (config_.plan.shading.shading != Shading::visibility || targets_.visibility.image) return;
     // (Storage: --raster compute's split writes it.)
     targets_.visibility = create_image(ctx_, targets_.extent, kVisibilityFormat,
@@ -247,7 +250,13 @@ void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_i
         slot.timer->begin(cmd, Timer::late_depth);
         if (config_.plan.geometry == Geometry::meshlet && meshlets_) {
             meshlets_->record_late_list(f);
-            scene_pass_.record_depth(f, true);
+            if (compute_raster) {
+                // The re-admitted meshlets rasterized into phase 1's words: the frame's (docs/raster.md).
+                raster_pass_.record(f, RasterPhase::late);
+                raster_pass_.record_final_split(f);
+            } else {
+                scene_pass_.record_depth(f, true);
+            }
         } else {
             CullPass& cull = unit<CullPass>(PassId::cull);
             cull.record_late(f);
