@@ -236,6 +236,8 @@ TEST(RasterPlan, TheMeshletPathRasterizesInComputeAsIndexedDoes) {
     EXPECT_EQ(compute.raster.variant, Variant::subgroup);
     EXPECT_NE(compute.raster.reason.find("the meshlet path's meshlets culled in compute"), std::string::npos) << compute.raster.reason;
     EXPECT_EQ(compute.raster.reason.find("keeps the hardware"), std::string::npos) << compute.raster.reason;
+    EXPECT_NE(compute[PassId::cull].reason.find("meshlets culled in compute with the task shader's tests"), std::string::npos)
+        << compute[PassId::cull].reason;
     request.raster.reset();
     EXPECT_EQ(make_plan(lavapipe_like_caps(), every_feature(), request).raster.raster, Raster::hardware);
     request.measured_raster = MeasuredPreference{Variant::subgroup, 1.4, "tune", "2026-12-06"};

@@ -577,6 +577,13 @@ Plan make_plan(const SubgroupCaps& caps, const DeviceFeatures& features, const P
         mip.reason += "; written by the visibility shading pass: two quad swaps and one store per quad, every quad four real pixels";
     }
     plan.raster = plan_raster(caps, features, request, plan);
+    // The meshlet path's pre-pass in compute: the task shader's tests in a compute pass, the mesh
+    // shader's in the rasterizer's lanes (docs/raster.md, "The meshlet path").
+    constexpr std::string_view kTaskAndMesh = "; meshlets culled in the task shader, triangles in the mesh shader";
+    if (std::string& cull = plan[PassId::cull].reason; plan.raster.raster == Raster::compute && plan.geometry == Geometry::meshlet)
+        if (size_t at = cull.find(kTaskAndMesh); at != std::string::npos)
+            cull.replace(at, kTaskAndMesh.size(), "; meshlets culled in compute with the task shader's tests, triangles in the compute "
+                                                  "rasterizer with the mesh shader's");
     // --view raster colours the compute rasterizer's words by who wrote them: nothing to show without them.
     if (plan.view.mode == ViewMode::raster && plan.raster.raster != Raster::compute) {
         plan.view.variant = Variant::unsupported;

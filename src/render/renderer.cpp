@@ -121,6 +121,10 @@ void Renderer::set_plan(const Plan& plan) {
         meshlets->create(ctx_, cpu_scene_, scene_, config_.capture_meshlets, config_.test_forward_output);
         meshlets_ = std::move(meshlets);
     }
+    // --cull-dump reads the meshlet path's mesh-shader outputs, which its pre-pass in compute does not make.
+    if (config_.capture_meshlets && plan.geometry == Geometry::meshlet && plan.raster.raster == Raster::compute)
+        throw UnsupportedRequest("--cull-dump: the meshlet path's pre-pass in compute (" + plan.raster.reason.substr(0, plan.raster.reason.find(';')) +
+                                 ") has no mesh-shader outputs to dump; use --raster hardware");
     // The 32-bit visibility id names a triangle by (draw, primitive) on the indexed path and by
     // (visible-list entry, triangle) on the meshlet path (render/visibility_id.h): refuse a scene
     // whose counts do not fit.
