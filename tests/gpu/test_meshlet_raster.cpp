@@ -226,4 +226,37 @@ TEST(MeshletGpu, ComputeRasterOcclusionPhasesWriteTheWordsOfOneRasterization) {
     EXPECT_EQ(validation_message_count(), messages);
 }
 
+// The instrumented frame's counters of who rasterized each triangle and wrote each pixel, and
+// --view raster's picture, against the indexed path's in compute (an independent pipeline of the
+// same triangles: the cull pass's tests, the same sorting): the same counts per path and the same
+// picture, byte for byte, on the bundled scene from its default view (occlusion auto: two phases),
+// validated. Then --cull-dump, which reads mesh-shader outputs the compute pre-pass does not make:
+// one line and exit 2.
+TEST(MeshletGpu, ComputeRasterCountsAndPaintsAsTheIndexedPath) {
+    REQUIRE_MESHLET_COMPUTE_RASTER();
+    std::string dir = test_dir("meshlet-raster-view");
+    nlohmann::json paths[2];
+    Png pictures[2];
+    const char* geometries[2] = {"indexed", "meshlet"};
+    for (int g = 0; g < 2; ++g) {
+        std::string png = dir + "/" + geometries[g] + ".png", report = dir + "/" + geometries[g] + ".json";
+        DemoRun run = run_demo({"--headless", "--size", "192x108", "--frames", "2", "--warmup", "1", "--no-tuning", "--validate",
+                                "--geometry", geometries[g], "--shading", "visibility", "--raster", "compute", "--view", "raster",
+                                "--screenshot", png, "--report", report});
+        ASSERT_EQ(run.exit_code, 0) << run.output;
+        EXPECT_EQ(validation_lines(run.output), 0) << run.output;
+        paths[g] = read_json(report)["counters"]["raster"]["paths"];
+        pictures[g] = read_png(png);
+    }
+    EXPECT_EQ(paths[1], paths[0]) << "meshlet " << paths[1].dump() << ", indexed " << paths[0].dump();
+    EXPECT_GT(paths[1]["tile_bin"]["pixels"].get<int>(), 0) << paths[1].dump();
+    EXPECT_GT(paths[1]["per_lane"]["pixels"].get<int>(), 0) << paths[1].dump();
+    EXPECT_EQ(differing_pixels(pictures[1], pictures[0]), 0) << "--view raster: the meshlet path's picture is not the indexed path's";
+    EXPECT_GT(lit_pixels(pictures[1]), int(192 * 108 / 4));
+    DemoRun dump = run_demo({"--headless", "--size", "64x64", "--frames", "1", "--warmup", "0", "--no-tuning", "--geometry", "meshlet",
+                             "--shading", "visibility", "--raster", "compute", "--cull-dump", dir + "/dump.bin"});
+    EXPECT_EQ(dump.exit_code, 2) << dump.output;
+    EXPECT_NE(dump.output.find("error: --cull-dump: the meshlet path's pre-pass in compute"), std::string::npos) << dump.output;
+}
+
 }  // namespace meshlet_raster_tests
