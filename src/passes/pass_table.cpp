@@ -1,7 +1,5 @@
 #include "passes/pass_table.h"
 
-#include "plan/plan.h"  // variant_name
-
 #include <vulkan/vulkan_core.h>
 
 #include <nlohmann/json.hpp>
