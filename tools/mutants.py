@@ -551,7 +551,25 @@ MUTANTS = {
         "                   ",
         r"^LightCullDemo\.EveryModeRunsValidationCleanAndReports",
     ),
-
+    # docs/architecture.md, "Shader variants": the switched shaders and their twins.
+    "no-subgroup-twin-keeps-the-subgroup-capabilities": (
+        "shaders/no_subgroup.cmake",
+        r'string(REGEX REPLACE "[ \t]*OpCapability (GroupNonUniform[A-Za-z]*|SubgroupBallotKHR|SubgroupVoteKHR)\n" "" text "${text}")' + "\n",
+        "",
+        r"^SubgroupSwitch\.EverySwitchedShader",
+    ),
+    "switch-constant-always-false": (
+        "src/vk/resources.cpp",
+        "        values.push_back(desc.use_subgroup ? VK_TRUE : VK_FALSE);",
+        "        values.push_back(VK_FALSE);",
+        r"^LightCull\.BallotCutsListAtomicsByHalf",
+    ),
+    "pyramid-fallback-workgroup-covers-8-columns": (
+        "shaders/pyramid.comp",
+        "ivec2(gl_LocalInvocationIndex % 16u, gl_LocalInvocationIndex / 16u)",
+        "ivec2(gl_LocalInvocationIndex % 8u, gl_LocalInvocationIndex / 16u)",
+        r"^PyramidCompute\.",
+    ),
 }
 
 
