@@ -378,18 +378,20 @@ def startup(args):
                 continue
             build, config, start, _, wall, user, system = fields[:7]
             times.setdefault((config, start, build), []).append((float(wall), float(user) + float(system)))
-    print("\n| config | start | this wall s | this CPU s | base wall s | base CPU s | this / base (wall) | runs |")
-    print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    print("\n| config | start | this wall s | this CPU s | base wall s | base CPU s | this / base (wall) | this / base (CPU) | runs |")
+    print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     keys = sorted({(c, s) for c, s, _ in times}, key=lambda k: (k[0], k[1] != "first"))
     for config, start in keys:
-        row, walls = [], {}
+        row, walls, cpus = [], {}, {}
         for build in ("this", "base"):
             t = times.get((config, start, build), [])
             walls[build] = statistics.median(w for w, _ in t) if t else None
-            row += [f"{walls[build]:.2f}" if t else "-", f"{statistics.median(c for _, c in t):.2f}" if t else "-"]
-        ratio = f"{walls['this'] / walls['base']:.3f}x" if walls["this"] and walls["base"] else "-"
+            cpus[build] = statistics.median(c for _, c in t) if t else None
+            row += [f"{walls[build]:.2f}" if t else "-", f"{cpus[build]:.2f}" if t else "-"]
+        for m in (walls, cpus):
+            row.append(f"{m['this'] / m['base']:.3f}x" if m["this"] and m["base"] else "-")
         n = "/".join(str(len(times.get((config, start, b), []))) for b in ("this", "base"))
-        print(f"| {config} | {start} | " + " | ".join(row) + f" | {ratio} | {n} |")
+        print(f"| {config} | {start} | " + " | ".join(row) + f" | {n} |")
 
 
 COMMANDS = {"runs": runs, "passes": passes, "speedup": speedup, "compare": compare, "builds": builds, "differences": differences, "distinct": distinct,

@@ -618,12 +618,13 @@ PY
         cache=$d/cache-$config-$which-$round; rm -rf "$cache"; mkdir -p "$cache"
         args=(--headless "${scaled[@]}" --size $small --frames 1 --warmup 0 --no-tuning)
         [ $config = fallbacks ] && args+=("${fallbacks[@]}")
-        for start in first warm; do
-          tag=$config-$start-$which-$round
+        for when in first warm; do
+          tag=$config-$when-$which-$round
           seconds=$( { TIMEFORMAT='%R %U %S'; time XDG_CACHE_HOME=$cache "$b/subgroup-demo" "${args[@]}" \
             --report "$d/$tag.json" > "$d/$tag.out" 2>&1; } 2>&1 )
-          [ -s "$d/$tag.json" ] || say "FAILED: $suite $tag: $(tail -n 1 "$d/$tag.out")"
-          printf '%s\t%s\t%s\t%s\t%s\n' $which $config $start $round "$seconds" >> "$d/startup.tsv"
+          rc=0; [ -s "$d/$tag.json" ] || { rc=1; say "FAILED: $suite $tag: $(tail -n 1 "$d/$tag.out")"; }
+          printf '%s\t%s\t%s\t%s\t%s\n' $which $config $when $round "$seconds" >> "$d/startup.tsv"
+          printf '%s\t%s\t%s\n' "$tag" $rc "${seconds%% *}" >> "$d/runs.tsv"
         done
         rm -rf "$cache"
       done
