@@ -3,7 +3,9 @@
 // kUseSubgroupConstant, a boolean defaulting to false) and declares the subgroup capabilities its
 // subgroup path needs; its twin NAME.no_subgroup, the fallback for devices or stages without them,
 // declares no subgroup capability, no subgroup instruction and no subgroup built-in, so a device
-// lacking every subgroup operation may load it. The oracle is the SPIR-V binary itself, decoded
+// lacking every subgroup operation may load it; and the switch declares no operation beyond the
+// pass table's `ops` for its pass, which decide where the switch is loaded rather than the twin.
+// The oracle is the SPIR-V binary itself, decoded
 // here by its specification's numbers, independently of the tools that made it.
 #include <gtest/gtest.h>
 
@@ -13,6 +15,7 @@
 #include <fstream>
 #include <set>
 
+#include "passes/pass_table.h"
 #include "vk/resources.h"
 
 namespace {
@@ -72,6 +75,26 @@ std::vector<std::string> built_switched_shaders() {
 }
 
 }  // namespace
+
+// A switched shader's capabilities are operations the pass table says its pass needs: a pass loads
+// the switch only where the device has those (subgroup_path_possible), so one capability more
+// would reach a device that lacks it.
+TEST(SubgroupSwitch, TheSwitchDeclaresOnlyTheOperationsItsPassAsksFor) {
+    const std::pair<const char*, PassId> switched[] = {
+        {"light_cull.comp", PassId::light_cull}, {"exposure_reduce.comp", PassId::exposure}, {"pyramid.comp", PassId::occlusion}};
+    for (auto [name, id] : switched) {
+        SCOPED_TRACE(name);
+        SpirvModule both = decode_module(read_spirv_words(std::filesystem::path(SGD_SHADER_DIR) / (std::string(name) + ".switch.spv")));
+        uint32_t declared = 0;  // bit(Op): GroupNonUniform (61) .. GroupNonUniformQuad (68) in Op's order
+        for (uint32_t c : both.capabilities) {
+            EXPECT_TRUE(!is_subgroup_capability(c) || (c >= 61 && c <= 68)) << "capability " << c << " has no Op";
+            if (c >= 61 && c <= 68) declared |= bit(Op(c - 61));
+        }
+        EXPECT_NE(declared, 0u);
+        EXPECT_EQ(declared & ~pass_info(id).ops, 0u) << "operations the pass table does not list for " << pass_info(id).label;
+        EXPECT_EQ(pass_info(id).stage, Stage::compute);
+    }
+}
 
 TEST(SubgroupSwitch, EverySwitchedShaderHasItsConstantAndATwinWithoutSubgroupOperations) {
     std::vector<std::string> names = built_switched_shaders();

@@ -570,6 +570,12 @@ MUTANTS = {
         "        values.push_back(VK_FALSE);",
         r"^LightCull\.BallotCutsListAtomicsByHalf",
     ),
+    "exposure-table-forgets-arithmetic": (
+        "src/passes/pass_table.cpp",
+        "     .ops = bit(Op::basic) | bit(Op::arithmetic),\n",
+        "     .ops = bit(Op::basic),\n",
+        r"^SubgroupSwitch\.TheSwitchDeclaresOnlyTheOperationsItsPassAsksFor",
+    ),
     "pyramid-fallback-workgroup-covers-8-columns": (
         "shaders/pyramid.comp",
         "ivec2(gl_LocalInvocationIndex % 16u, gl_LocalInvocationIndex / 16u)",
