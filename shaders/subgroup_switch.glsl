@@ -1,7 +1,8 @@
 // The switch between a pass's subgroup path and its fallback, one name in every shader that has
-// both: `if (USE_SUBGROUP) { ... } else { ... }`, set at pipeline creation (ComputeDesc::use_subgroup
-// and GraphicsDesc::use_subgroup, src/vk/resources.h; constant kUseSubgroupConstant there). Both
-// pipelines come from one SPIR-V, NAME.switch; the driver drops the branch not taken.
+// both: `if (USE_SUBGROUP) { ... } else { ... }`, set at pipeline creation (ComputeDesc::use_subgroup,
+// src/vk/resources.h; the constant's id is kUseSubgroupConstant there). Both pipelines come from
+// one SPIR-V, NAME.switch; the driver drops the branch not taken. A specialization constant is
+// the same for the whole dispatch, so a barrier under it stays in uniform control flow.
 //
 // A module declares the SPIR-V capabilities of every subgroup operation it contains, taken or not
 // (GroupNonUniformBallot ...), and Vulkan forbids loading one whose capabilities the device lacks
