@@ -293,6 +293,8 @@ sgd_shader(raster.comp subgroup RASTER_SUBGROUP=1)
 sgd_shader(raster.comp fallback)
 # The large triangles' tile bins: the indirect dispatch's size, then a workgroup per entry.
 sgd_shader(raster_bin_args.comp main)
+# Occlusion's late draw: its dispatches, empty where phase 2 re-admitted nothing.
+sgd_shader(raster_late_args.comp main)
 sgd_shader(raster.comp bin RASTER_BIN=1)
 sgd_shader(raster_hw.vert main)
 sgd_shader(raster_hw.frag plain)

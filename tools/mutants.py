@@ -471,6 +471,35 @@ MUTANTS = {
         "    float guard = 0.0;\n",
         r"^Raster\.AGuardBandTakesTheFrameCrossingTrianglesInCompute",
     ),
+    # The near plane (docs/raster.md, "The near plane"): the polygon not clipped (the triangle's own
+    # projected vertices, one behind the eye); a large triangle's depth plane from its first vertex
+    # whatever its distance from the frame.
+    "raster-near-plane-not-clipped": (
+        "shaders/raster.comp",
+        "        n = clip_near(clip, p);\n",
+        "        for (uint i = 0u; i < 3u; ++i) p[i] = window_position(clip[i]);\n",
+        r"^Raster\.GeneratedSceneComputeNamesTheHardwaresTriangles",
+    ),
+    "raster-plane-origin-far-from-the-frame": (
+        "shaders/raster.comp",
+        "    if (large) {\n        vec2 centre",
+        "    if (false) {\n        vec2 centre",
+        r"^Raster\.OcclusionPhaseTwoMatchesHardware",
+    ),
+    # Occlusion's late draw (docs/raster.md, "Occlusion's two phases"): its chunks launched in every
+    # frame, and its split never launched.
+    "raster-late-chunks-in-every-frame": (
+        "shaders/raster_late_args.comp",
+        "    uvec2 chunks = readmitted_draws != 0u ? push.chunks : uvec2(0u);\n",
+        "    uvec2 chunks = push.chunks;\n",
+        r"^Raster\.OcclusionPhasesWriteTheWordsOfOneRasterizationInEveryFrame",
+    ),
+    "raster-late-split-never": (
+        "shaders/raster_late_args.comp",
+        "    uvec2 split = readmitted_draws != 0u ? push.split : uvec2(0u);\n",
+        "    uvec2 split = uvec2(0u);\n",
+        r"^Raster\.OcclusionPhasesWriteTheWordsOfOneRasterizationInEveryFrame|^Raster\.OcclusionPhaseTwoMatchesHardware",
+    ),
     "raster-full-tile-bins-drop-the-triangle": (
         "shaders/raster.comp",
         "    if (kind == kTileBin && binning && first_entry + tiles > push.bin_capacity) kind = kHardware;\n",

@@ -480,6 +480,15 @@ std::array<uint32_t, 4> Renderer::read_raster_bins() {
     return header;
 }
 
+std::array<uint32_t, 8> Renderer::read_raster_late_dispatches() {
+    std::array<uint32_t, 8> dispatches{};
+    if (!raster_pass_.late_dispatches.buffer) return dispatches;
+    vkDeviceWaitIdle(ctx_.device);
+    std::vector<uint8_t> bytes = read_buffer(ctx_, raster_pass_.late_dispatches);
+    memcpy(dispatches.data(), bytes.data(), sizeof(dispatches));
+    return dispatches;
+}
+
 std::vector<float> Renderer::read_depth() {
     // --raster compute: the depth the split took from the words (R32_SFLOAT).
     bool compute = config_.plan.raster.raster == Raster::compute && targets_.raster_depth.image;

@@ -99,8 +99,10 @@ std::vector<PlannedAllocation> planned_allocations(const Scene& scene, const Opt
     // The compute rasterizer (passes/raster_pass.cpp), made when the plan rasterizes in compute:
     // asked for, or auto with a verdict of this device for it. The 64-bit words, the depth taken
     // from them, and the hardware list (a command, then an id for every triangle the draws may list).
-    // (The late draw's command, one VkDrawIndirectCommand, is made with the pass whatever the plan.)
+    // (The late draw's command, one VkDrawIndirectCommand, and its two VkDispatchIndirectCommands are
+    // made with the pass whatever the plan.)
     a.push_back({"raster late command", 16, K::storage_buffer});
+    a.push_back({"raster late dispatches", 32, K::storage_buffer});
     if (plan.raster.raster == Raster::compute) {
         a.push_back({"raster words", w * h * 8, K::storage_buffer});
         a.push_back({"raster depth", w * h * 4, K::image});
