@@ -69,8 +69,10 @@ layout(set = 0, binding = 9, std430) readonly buffer Chunks { uvec2 chunks[]; };
 layout(set = 0, binding = 10, std430) buffer Counters { uint counters[]; };
 // The tile bins: a VkDispatchIndirectCommand for RASTER_BIN (raster_bin_args.comp folds the count
 // into it), the entries appended (which may run past the capacity: those triangles went to the
-// hardware), then an entry per (large triangle, tile of its box): draw, primitive, tile x, tile y.
-layout(set = 0, binding = 11, std430) buffer TileBins { uint bin_dispatch[3]; uint bin_count; uvec4 bin_entries[]; };
+// hardware), the first entry that dispatch rasterizes (occlusion's late draw appends to phase 1's
+// entries and rasterizes its own; the classifying passes all), then an entry per (large triangle,
+// tile of its box): draw, primitive, tile x, tile y.
+layout(set = 0, binding = 11, std430) buffer TileBins { uint bin_dispatch[3]; uint bin_count; uint bin_first; uint bin_unused[3]; uvec4 bin_entries[]; };
 #ifdef VIEW
 layout(set = 0, binding = 13, rgba8) uniform writeonly image2D view_image;  // --view raster's colour (sRGB-encoded bytes)
 #endif
@@ -337,7 +339,7 @@ void write_entries(uvec2 triangle, uvec4 rect, uint first, uint lane, uint lanes
 // The second dispatch: a workgroup per tile bin entry (folded into rows by raster_bin_args.comp),
 // its 64 lanes 16 pixels each of the tile's 32 x 32, where the triangle's box covers them.
 void main() {
-    uint entry = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+    uint entry = bin_first + gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
     if (entry >= min(bin_count, push.bin_capacity)) return;
     uvec4 e = bin_entries[entry];
     ivec2 origin = ivec2(e.zw) * kTile;

@@ -500,6 +500,14 @@ MUTANTS = {
         "    uvec2 split = uvec2(0u);\n",
         r"^Raster\.OcclusionPhasesWriteTheWordsOfOneRasterizationInEveryFrame|^Raster\.OcclusionPhaseTwoMatchesHardware",
     ),
+    # The classifying passes after occlusion's late draw size the tile bins' dispatch from the late
+    # draw's first entry, not the frame's first: phase 1's large triangles go unclassified.
+    "raster-classify-only-the-late-bins": (
+        "shaders/raster_bin_args.comp",
+        "    if (push.all != 0u) bins.first = 0u;\n",
+        "",
+        r"^Raster\.UnderOcclusionEveryCoveredPixelHasItsPath",
+    ),
     "raster-full-tile-bins-drop-the-triangle": (
         "shaders/raster.comp",
         "    if (kind == kTileBin && binning && first_entry + tiles > push.bin_capacity) kind = kHardware;\n",

@@ -49,9 +49,10 @@ std::optional<uint32_t> raster_guard_band(const char* value) {
     return pixels;
 }
 
-// raster_bin_args.comp: 0 the tile bins; the push constant: their capacity and maxComputeWorkGroupCount[0].
-const LayoutDesc kBinArgsLayout = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER}, VK_SHADER_STAGE_COMPUTE_BIT, 8};
-constexpr VkDeviceSize kBinsHeader = 16;  // VkDispatchIndirectCommand, the entries appended
+// raster_bin_args.comp: 0 the tile bins; the push constant: their capacity, maxComputeWorkGroupCount[0]
+// and 1 to size the dispatch over every entry (the classifying passes).
+const LayoutDesc kBinArgsLayout = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER}, VK_SHADER_STAGE_COMPUTE_BIT, 12};
+constexpr VkDeviceSize kBinsHeader = 32;  // VkDispatchIndirectCommand, the entries appended, the first to rasterize, 3 unused
 // raster_late_args.comp: 0 the late cull's word (CullPass::ids_draw_count: the draw count where it
 // re-admitted anything, else 0), 1 late_dispatches; the push constant: the chunks' grid, the split's.
 const LayoutDesc kLateArgsLayout = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER}, VK_SHADER_STAGE_COMPUTE_BIT, 16};
@@ -188,10 +189,11 @@ RasterPush RasterPass::make_push(const FrameContext& f, uint32_t count, uint32_t
             kRasterTinyPixels, bin_capacity, guard_band, {kRasterPerLaneColour, kRasterSplitColour, kRasterTileBinColour}};
 }
 
-// raster.comp over the chunks, then the tile bins: (with `size_bins`) their dispatch's size from
-// the entries appended, and a workgroup per entry.
+// raster.comp over the chunks, then the tile bins: their dispatch's size from the entries appended
+// (from the first this rasterization appended, or with `all_entries` every one), and a workgroup
+// per entry.
 void RasterPass::record_compute(FrameContext& f, const Pipeline& chunked, const Pipeline& binned, Descriptors& d,
-                                const RasterPush& push, bool size_bins, const Buffer* chunk_dispatch) const {
+                                const RasterPush& push, bool all_entries, const Buffer* chunk_dispatch) const {
     vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, chunked.handle());
     d.push(f.cmd, chunked);
     vkCmdPushConstants(f.cmd, chunked.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
@@ -199,12 +201,12 @@ void RasterPass::record_compute(FrameContext& f, const Pipeline& chunked, const 
         vkCmdDispatchIndirect(f.cmd, chunk_dispatch->buffer, 0);  // the grid below, or nothing
     else
         dispatch(f.ctx, f.cmd, grid.width, grid.height);  // a workgroup per chunk
-    if (size_bins) {
+    {
         memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
                        VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
         vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, bin_args.handle());
         Descriptors().buffer(0, tile_bins).push(f.cmd, bin_args);
-        const uint32_t args[2] = {bin_capacity, f.ctx.properties.limits.maxComputeWorkGroupCount[0]};
+        const uint32_t args[3] = {bin_capacity, f.ctx.properties.limits.maxComputeWorkGroupCount[0], all_entries ? 1u : 0u};
         vkCmdPushConstants(f.cmd, bin_args.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(args), args);
         dispatch(f.ctx, f.cmd, 1, 1);
     }
@@ -239,8 +241,14 @@ void RasterPass::record(FrameContext& f, RasterPhase phase) {
         const uint32_t header[4] = {0, 1, 0, 0};  // vertexCount, instanceCount, firstVertex, firstInstance
         vkCmdUpdateBuffer(f.cmd, hardware_list.buffer, 0, sizeof(header), header);
     }
-    const uint32_t no_entries[4] = {0, 0, 0, 0};  // (the dispatch, written by raster_bin_args.comp), no entry
-    vkCmdUpdateBuffer(f.cmd, tile_bins.buffer, 0, sizeof(no_entries), no_entries);
+    if (late) {
+        // The late draw appends to phase 1's entries and rasterizes its own: from phase 1's count on.
+        VkBufferCopy first_entry{12, 16, 4};
+        vkCmdCopyBuffer(f.cmd, tile_bins.buffer, tile_bins.buffer, 1, &first_entry);
+    } else {
+        const uint32_t no_entries[8] = {};  // (the dispatch, written by raster_bin_args.comp), no entry, from 0
+        vkCmdUpdateBuffer(f.cmd, tile_bins.buffer, 0, sizeof(no_entries), no_entries);
+    }
     memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_CLEAR_BIT | VK_PIPELINE_STAGE_2_COPY_BIT,
                    VK_ACCESS_2_TRANSFER_WRITE_BIT | VK_ACCESS_2_TRANSFER_READ_BIT, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
                    VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
@@ -263,7 +271,7 @@ void RasterPass::record(FrameContext& f, RasterPhase phase) {
     const Pipeline& compute = raster[f.plan.raster.variant == Variant::subgroup ? 1 : 0];
     // The instrumented frame counts the triangles of phase 1 and the late draw, each once.
     RasterPush push = make_push(f, f.instrument ? 1u : 0u, 0u);
-    record_compute(f, compute, bin, d, push, true, gated ? &late_dispatches : nullptr);
+    record_compute(f, compute, bin, d, push, false, gated ? &late_dispatches : nullptr);
     if (late) {
         // The late draw's vertexCount: the whole list's, from phase 1's count on (raster_hw.vert
         // draws nothing past the list's count).
@@ -336,7 +344,7 @@ void RasterPass::record_split(FrameContext& f, bool final_words, bool gated) {
         memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
                        VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
         Descriptors classified = bindings(f, false);
-        record_compute(f, compute, bin, classified, make_push(f, 0u, 1u), false);
+        record_compute(f, compute, bin, classified, make_push(f, 0u, 1u), true);
         // The hardware list again (phase 1's and the late draw's), classifying: of the final words,
         // those its fragments wrote. (The classifying dispatches bind the list writable: the draw
         // waits for them as for writers.)
@@ -387,7 +395,7 @@ void RasterPass::record_view(FrameContext& f) {
                    VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
     Descriptors painted = bindings(f, false);
     painted.storage_image(13, t.color.view);
-    record_compute(f, raster_view, bin_view, painted, make_push(f, 0u, 1u), false);
+    record_compute(f, raster_view, bin_view, painted, make_push(f, 0u, 1u), true);
     memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
                    VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT | VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT | VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT,
                    VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);

@@ -107,9 +107,11 @@ struct RasterPass {
 
 private:
     RasterPush make_push(const FrameContext& f, uint32_t count, uint32_t classify) const;
-    // `chunk_dispatch`: the chunks' dispatch from that buffer (the late draw's) instead of the whole grid.
+    // `all_entries`: the tile bins' every entry (the classifying passes), else those this rasterization
+    // appended. `chunk_dispatch`: the chunks' dispatch from that buffer (the late draw's) instead of
+    // the whole grid.
     void record_compute(FrameContext& f, const Pipeline& chunked, const Pipeline& binned, Descriptors& d, const RasterPush& push,
-                        bool size_bins = true, const Buffer* chunk_dispatch = nullptr) const;
+                        bool all_entries, const Buffer* chunk_dispatch = nullptr) const;
     // The split (the id image, the depth) and, with `final_words` in the instrumented frame, the
     // classifying passes. `gated`: the split's size from late_dispatches (the late draw's).
     void record_split(FrameContext& f, bool final_words, bool gated = false);

@@ -108,7 +108,7 @@ std::vector<PlannedAllocation> planned_allocations(const Scene& scene, const Opt
         a.push_back({"raster depth", w * h * 4, K::image});
         a.push_back({"raster hardware list", 16 + 4 * std::max<uint64_t>(1, scene.triangle_count()), K::storage_buffer});
         a.push_back({"raster chunks", 8 * std::max<uint64_t>(1, raster_chunk_count(scene)), K::storage_buffer});
-        a.push_back({"raster tile bins", 16 + 16 * uint64_t(kRasterBinCapacity), K::storage_buffer});
+        a.push_back({"raster tile bins", 32 + 16 * uint64_t(kRasterBinCapacity), K::storage_buffer});
     }
     // Each pass's own share (its table entry).
     AllocationQuery query{scene, options.width, options.height, options.lights, options.cull_group_size, ray_tracing};

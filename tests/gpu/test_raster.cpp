@@ -1040,6 +1040,72 @@ TEST(Raster, ViewColoursEachPixelByWhoWroteItsWord) {
 
 // Where the pre-pass is the hardware's there are no words to colour: --view raster is one line and
 // exit 2 (the window's V shows that reason as the view's label instead).
+// Under occlusion (the street of a 2 x 2 grid, the camera stepping sideways so that phase 2
+// re-admits triangles): the late draw appends to phase 1's tile bin entries and rasterizes only its
+// own, and the classifying passes after the frame's last rasterization take every entry. So the
+// instrumented frame's per-path pixels add up to the covered pixels, and --view raster paints every
+// covered pixel in a path's colour, phase 1's large triangles (the ground, the facades) included.
+TEST(Raster, UnderOcclusionEveryCoveredPixelHasItsPath) {
+    REQUIRE_DRAWING();
+    REQUIRE_COMPUTE_RASTER();
+    static const Scene grid = [] {
+        Options options;
+        options.instances = 2;
+        return load_requested_scene(options);
+    }();
+    const Context& ctx = test_context();
+    uint32_t messages = validation_message_count();
+    const uint32_t colours[4] = {kRasterPerLaneColour, kRasterSplitColour, kRasterTileBinColour, kRasterHardwareColour};
+    for (ViewMode mode : {ViewMode::shaded, ViewMode::raster}) {
+        RendererConfig config;
+        config.extent = kSize;
+        config.lights = 16;
+        config.view_legend = false;
+        config.plan = raster_plan(Raster::compute, Request::automatic, Request::fallback, mode, Request::off);
+        Renderer renderer(ctx, grid, config);
+        Camera view = camera_for(CameraView::street, grid.bounds_min, grid.bounds_max, grid.grid);
+        for (uint32_t i = 0; i < 3; ++i) {
+            if (i == 2) {
+                glm::vec3 forward = glm::normalize(view.target - view.position);
+                glm::vec3 step = 0.04f * glm::length(view.target - view.position) *
+                                 (glm::normalize(glm::cross(forward, glm::vec3(0.0f, 1.0f, 0.0f))) + 0.5f * forward);
+                view.position += step;
+                view.target += step;
+            }
+            VkCommandBuffer cmd = begin_one_shot(ctx);
+            renderer.record(cmd, 0, i, view, i == 2);
+            end_one_shot(ctx, cmd);
+        }
+        GpuCounters k = renderer.read_counters();
+        ASSERT_GT(k.occlusion_triangles.readmitted_phase2, 0u) << "no late draw";
+        std::vector<uint32_t> ids = renderer.read_visibility();
+        uint32_t covered = 0;
+        for (size_t p = 0; p < ids.size() / 2; ++p) covered += ids[2 * p] != kNoTriangle;
+        if (mode == ViewMode::shaded) {
+            EXPECT_EQ(k.raster_pixels_covered, covered);
+            EXPECT_GT(k.raster_path_pixels[2], covered / 4) << "the tile bins' pixels (the ground and the facades)";
+            EXPECT_EQ(k.raster_path_pixels[0] + k.raster_path_pixels[1] + k.raster_path_pixels[2] + k.raster_pixels_hardware, covered)
+                << "per lane " << k.raster_path_pixels[0] << ", split " << k.raster_path_pixels[1] << ", tile bin "
+                << k.raster_path_pixels[2] << ", hardware " << k.raster_pixels_hardware;
+            printf("occlusion: %u re-admitted; of %u covered pixels per lane %u, split %u, tile bin %u, hardware %u\n",
+                   k.occlusion_triangles.readmitted_phase2, covered, k.raster_path_pixels[0], k.raster_path_pixels[1],
+                   k.raster_path_pixels[2], k.raster_pixels_hardware);
+        } else {
+            std::vector<uint8_t> colour = renderer.read_color();
+            uint32_t painted = 0, unpainted = 0;
+            for (size_t p = 0; p < ids.size() / 2; ++p) {
+                uint32_t c;
+                memcpy(&c, &colour[4 * p], 4);
+                bool in_a_colour = std::find(colours, colours + 4, c) != colours + 4;
+                if (ids[2 * p] != kNoTriangle) (in_a_colour ? painted : unpainted) += 1;
+            }
+            EXPECT_EQ(unpainted, 0u) << "covered pixels --view raster left dim under occlusion";
+            printf("occlusion, --view raster: %u of %u covered pixels painted\n", painted, covered);
+        }
+    }
+    EXPECT_EQ(validation_message_count(), messages);
+}
+
 TEST(Raster, ViewWithoutTheComputeRasterizerIsRefused) {
     for (std::vector<std::string> args : {std::vector<std::string>{"--shading", "visibility", "--raster", "hardware"},
                                           std::vector<std::string>{"--shading", "forward"}}) {
