@@ -506,7 +506,7 @@ MUTANTS = {
         "shaders/raster_bin_args.comp",
         "    if (push.all != 0u) bins.first = 0u;\n",
         "",
-        r"^Raster\.UnderOcclusionEveryCoveredPixelHasItsPath",
+        r"^Raster\.UnderOcclusionEveryCoveredPixelHasItsPath|^Raster\.TwoPhaseFramesCountEachPathsPixelsAsOnePhase",
     ),
     "raster-full-tile-bins-drop-the-triangle": (
         "shaders/raster.comp",
