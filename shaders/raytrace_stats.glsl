@@ -63,20 +63,56 @@ void count_event(uint counter, bool event) {
 #endif
 }
 
+#ifdef RT_SUBGROUP
+// The elected lane's share of count_invocation: the subgroup's n invocations and its size.
+void add_subgroup(uint stage, uint n) {
+    atomicAdd(ray_stats.words[kStatInvocations + stage], n);
+    atomicAdd(ray_stats.words[kStatSubgroups + stage], 1u);
+    atomicAdd(ray_stats.lane_slots[stage], gl_SubgroupSize);
+    atomicOr(ray_stats.sizes[stage], gl_SubgroupSize);
+}
+#endif
+
 // Counts this invocation of a stage (and, with subgroups, the subgroup's one atomic). Called first
 // thing in each stage's main(), before the stage can trace, call or report anything.
 void count_invocation(uint stage) {
 #if defined(RT_VIEW)
 #elif defined(RT_SUBGROUP)
     uint n = subgroupBallotBitCount(subgroupBallot(true));
-    if (subgroupElect()) {
-        atomicAdd(ray_stats.words[kStatInvocations + stage], n);
-        atomicAdd(ray_stats.words[kStatSubgroups + stage], 1u);
-        atomicAdd(ray_stats.lane_slots[stage], gl_SubgroupSize);
-        atomicOr(ray_stats.sizes[stage], gl_SubgroupSize);
-    }
+    if (subgroupElect()) add_subgroup(stage, n);
 #else
     atomicAdd(ray_stats.words[kStatInvocations + stage], 1u);
+#endif
+}
+
+// The dense launch's ray generation (RT_DENSE): its invocation and the one listed ray it traces,
+// counted together, first thing, before the trace. The invocation traces exactly the ray its list
+// entry names (raytrace.rgen: there is no path from here to the end that does not), so counting
+// the ray before its trace counts what was traced.
+//   subgroup: two ballots and one elected lane for both counts. The lists hold the shadow entries
+//     first and the reflection entries after them, so a subgroup is of one kind but at the
+//     lists' boundary, and one ray counter takes its atomic (two at the boundary): per subgroup,
+//     the invocations' atomics and one ray atomic, where the fallback makes two per invocation.
+//     Before the trace the subgroup is the one the launch made (the invocations of neighbouring
+//     launch indices, in launch order: neighbouring rays of one 8x8 tile, ray_lists.comp), every
+//     lane still active: no subgroup operation is left after the trace, so no lane that returns
+//     from its traversal early waits at a ballot for the lanes still traversing, and nothing
+//     depends on how the implementation repacks the invocations after traceRayEXT. The ballot
+//     holds the active lanes only: the launch's last subgroup, partly filled when the lists'
+//     total is not a multiple of the subgroup size, counts the lanes it has, at any size.
+void count_dense_raygen(bool shadow_entry) {
+#if defined(RT_VIEW)
+#elif defined(RT_SUBGROUP)
+    uvec4 lanes = subgroupBallot(true), shadow_lanes = subgroupBallot(shadow_entry);
+    if (subgroupElect()) {
+        uint n = subgroupBallotBitCount(lanes), shadows = subgroupBallotBitCount(shadow_lanes);
+        add_subgroup(kStageRaygen, n);
+        if (shadows > 0u) atomicAdd(ray_stats.words[kStatRays + kRayShadow], shadows);
+        if (shadows < n) atomicAdd(ray_stats.words[kStatRays + kRayReflection], n - shadows);
+    }
+#else
+    atomicAdd(ray_stats.words[kStatInvocations + kStageRaygen], 1u);
+    atomicAdd(ray_stats.words[kStatRays + (shadow_entry ? kRayShadow : kRayReflection)], 1u);
 #endif
 }
 

@@ -88,8 +88,12 @@ private:
     void trace_dense(FrameContext& f, RaySurface surface, int variant);
     // Set 0 as every pipeline of the pass has it, but the TLAS (binding 4): the compaction pass's too.
     void push_scene(FrameContext& f, Descriptors& d, RaySurface surface) const;
-    // The images the rays and the compaction read, in the layout their descriptors name.
-    void prepare_reads(FrameContext& f, RaySurface surface, VkPipelineStageFlags2 stages);
+    // The pass's own buffers named in the frame graph (frame_graph.h), each time it records.
+    void bind(FrameContext& f);
+    // What every launch and the compaction use of the frame's resources in `stages` (the depth,
+    // the counters, the visibility image), for the frame graph: their images in the layouts the
+    // descriptors name.
+    static void scene_uses(FrameContext& f, RaySurface surface, VkPipelineStageFlags2 stages, std::vector<Use>& uses);
     static bool surface_available(const Context& ctx, RaySurface surface);
     RaySurface surface(const FrameContext& f) const;  // this frame's (a pipeline for it exists)
     void light_build_info(VkAccelerationStructureBuildGeometryInfoKHR& info, VkAccelerationStructureGeometryKHR& geometry) const;
