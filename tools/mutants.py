@@ -558,6 +558,14 @@ MUTANTS = {
         """        std::vector<Use> uses = {writes(Res::ray_traced""",
         r"^RayTrace\.DenseLaunchTracesThePlainLaunchsRays",
     ),
+    # docs/ray-tracing.md, "The subgroup variant on dense rays": the fold of the subgroup
+    # variant's striped counters leaves out the last stripe.
+    "ray-stats-fold-skips-the-last-stripe": (
+        "shaders/ray_stats_fold.comp",
+        "    for (uint s = 0u; s < kStatStripes; ++s) {\n",
+        "    for (uint s = 0u; s + 1u < kStatStripes; ++s) {\n",
+        r"^RayStatsFoldCompute\.",
+    ),
     "light-cull-declares-no-list-write": (
         "src/passes/light_cull_pass.cpp",
         "                   writes(Res::light_lists, kComputeStage, kStorageReadWrite), ",

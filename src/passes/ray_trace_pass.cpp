@@ -97,6 +97,10 @@ LayoutDesc dense_layout(RaySurface surface, VkShaderStageFlags stages) {
 const LayoutDesc kListsFinishLayout = {{kNoBinding, kNoBinding, kNoBinding, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
                                        VK_SHADER_STAGE_COMPUTE_BIT};
 
+// ray_stats_fold.comp: the stripes, the frame's counters.
+const LayoutDesc kStatsFoldLayout = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
+                                     VK_SHADER_STAGE_COMPUTE_BIT};
+
 // light_aabbs.comp: lights, AABBs; push constant count and radius.
 const LayoutDesc kAabbLayout = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
                                 VK_SHADER_STAGE_COMPUTE_BIT, 8};
@@ -280,6 +284,9 @@ void RayTracePass::create(const Context& ctx, const GpuScene& scene, uint32_t li
     }
     resize(ctx, extent);
     aabbs_ = create_compute_pipeline(ctx, {"light_aabbs.comp.main", kAabbLayout});
+    stat_stripes_ = create_buffer(ctx, kRayStatStripesBytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                                  MemoryKind::device_local, "ray stat stripes");
+    stats_fold_ = create_compute_pipeline(ctx, {"ray_stats_fold.comp.main", kStatsFoldLayout});
     const auto& rt = ctx.ray_tracing_properties;
     sbt_layout_ = sbt_layout(rt.shaderGroupHandleSize, rt.shaderGroupHandleAlignment, rt.shaderGroupBaseAlignment, 1, 2, 1);
     build_static(ctx, scene);
@@ -459,11 +466,22 @@ void RayTracePass::record(FrameContext& f) {
                                        uint64_t(limits.maxComputeWorkGroupCount[0]) * limits.maxComputeWorkGroupSize[0]);
     bool dense = f.plan.ray_lists != Variant::off && dense_[size_t(s)][v] && 2ull * extent_.width * extent_.height <= most;
     Buffer& sbt = sbt_[size_t(s)][v];
+    FrameGraph& g = f.graph();
+    if (v) {  // the subgroup variant's stripes, zeroed (raytrace_stats.glsl)
+        g.pass(f.cmd, {writes(Res::ray_stat_stripes, kTransferStage, VK_ACCESS_2_TRANSFER_WRITE_BIT)});
+        vkCmdFillBuffer(f.cmd, stat_stripes_.buffer, 0, VK_WHOLE_SIZE, 0);
+    }
     if (dense) {
         trace_dense(f, s, v);
     } else {
         if (!sbt.buffer) sbt = make_sbt(f.ctx, pipelines[v]);  // where the pipeline is first compiled
-        trace(f, pipelines[v], sbt, s, nullptr);
+        trace(f, pipelines[v], sbt, s, v, nullptr);
+    }
+    if (v) {  // the stripes added up into the frame's counters, inside the pass's time
+        g.pass(f.cmd, {reads(Res::ray_stat_stripes, kComputeStage, kStorageRead), writes(Res::counters, kComputeStage, kStorageReadWrite)});
+        vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, stats_fold_.handle());
+        Descriptors().buffer(0, stat_stripes_).buffer(1, f.counters).push(f.cmd, stats_fold_);
+        dispatch(f.ctx, f.cmd, 1);
     }
     f.ray_traced = true;
     f.timer.end(f.cmd, Timer::ray_trace);
@@ -477,6 +495,7 @@ void RayTracePass::bind(FrameContext& f) {
     g.bind(Res::light_aabbs, light_aabbs_);
     g.bind(Res::ray_lists, ray_lists_buffer_);
     g.bind(Res::ray_primary_hits, primary_hits_);
+    g.bind(Res::ray_stat_stripes, stat_stripes_);
 }
 
 void RayTracePass::build_frame(FrameContext& f) {
@@ -536,7 +555,7 @@ void RayTracePass::scene_uses(FrameContext& f, RaySurface surface, VkPipelineSta
         uses.push_back(reads(Res::visibility, stages, kSampledRead, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL));
 }
 
-void RayTracePass::push_scene(FrameContext& f, Descriptors& d, RaySurface surface) const {
+void RayTracePass::push_scene(FrameContext& f, Descriptors& d, RaySurface surface, bool striped) const {
     Image& depth_image = depth_to_read(f);
     d.buffer(0, f.uniforms, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER)
         .buffer(1, f.scene.draws)
@@ -551,7 +570,7 @@ void RayTracePass::push_scene(FrameContext& f, Descriptors& d, RaySurface surfac
     depth.descriptorType = VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE;
     depth.pImageInfo = &d.images.back();
     d.writes.push_back(depth);
-    d.storage_image(8, f.targets.ray_traced.view).buffer(kRayStatsBinding, f.counters);
+    d.storage_image(8, f.targets.ray_traced.view).buffer(kRayStatsBinding, striped ? stat_stripes_ : f.counters);
     if (surface != RaySurface::camera) {
         d.buffer(kSurfaceBinding, named_indices(f))  // the list the visibility ids name
             .buffer(kSurfaceBinding + 1, named_indirect(f))
@@ -570,17 +589,18 @@ VkStridedDeviceAddressRegionKHR sbt_region(const FrameContext& f, const Buffer& 
 }  // namespace
 
 // One ray per pixel through `pipeline` into the traced image (view_params: the views' pipelines).
-void RayTracePass::trace(FrameContext& f, const Pipeline& pipeline, const Buffer& sbt, RaySurface surface,
+void RayTracePass::trace(FrameContext& f, const Pipeline& pipeline, const Buffer& sbt, RaySurface surface, bool striped,
                          const Buffer* view_params) {
     // The traced image written whole (every pixel is stored; forward may have read it: wait for
     // that), the structures as this frame's builds left them.
     std::vector<Use> uses = {writes(Res::ray_traced, kRayShader, kStorageWrite, VK_IMAGE_LAYOUT_GENERAL, true),
                              reads(Res::ray_structures, kRayShader, kStructureRead)};
     scene_uses(f, surface, kRayShader, uses);
+    if (striped) uses.push_back(writes(Res::ray_stat_stripes, kRayShader, kStorageReadWrite));
     f.graph().pass(f.cmd, uses);
     vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_RAY_TRACING_KHR, pipeline.handle());
     Descriptors d;
-    push_scene(f, d, surface);
+    push_scene(f, d, surface, striped);
     d.acceleration_structure(4, tlas_.handle);
     if (view_params)
         d.buffer(kRayViewCountersBinding - 1, *view_params, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER).buffer(kRayViewCountersBinding, f.counters);
@@ -640,13 +660,14 @@ void RayTracePass::trace_dense(FrameContext& f, RaySurface surface, int variant)
         std::vector<Use> uses = {writes(Res::ray_primary_hits, kRayShader, kStorageWrite),
                                  reads(Res::ray_structures, kRayShader, kStructureRead)};
         scene_uses(f, surface, kRayShader, uses);
+        if (variant) uses.push_back(writes(Res::ray_stat_stripes, kRayShader, kStorageReadWrite));
         g.pass(f.cmd, uses);
         Buffer& primary_sbt = primary_sbt_[variant];
         if (!primary_sbt.buffer) primary_sbt = make_sbt(f.ctx, primary_[variant]);
         const Pipeline& primary = primary_[variant];
         vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_RAY_TRACING_KHR, primary.handle());
         Descriptors d;
-        push_scene(f, d, surface);
+        push_scene(f, d, surface, variant);
         d.acceleration_structure(4, tlas_.handle).buffer(kRayListsBinding, ray_lists_buffer_).buffer(kPrimaryHitsBinding, primary_hits_);
         d.push(f.cmd, primary);
         vkCmdPushConstants(f.cmd, primary.layout, kRayStages, 0, sizeof(lod_max_error_px), &lod_max_error_px);
@@ -666,7 +687,7 @@ void RayTracePass::trace_dense(FrameContext& f, RaySurface surface, int variant)
         g.pass(f.cmd, uses);
         vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, lists.handle());
         Descriptors d;
-        push_scene(f, d, surface);
+        push_scene(f, d, surface, false);  // (the compaction counts nothing)
         d.buffer(kRayListsBinding, ray_lists_buffer_);
         if (surface == RaySurface::camera) d.buffer(kPrimaryHitsBinding, primary_hits_);
         d.push(f.cmd, lists);
@@ -685,12 +706,13 @@ void RayTracePass::trace_dense(FrameContext& f, RaySurface surface, int variant)
                              reads(Res::ray_structures, kRayShader, kStructureRead)};
     scene_uses(f, surface, kRayShader, uses);
     if (surface == RaySurface::camera) uses.push_back(reads(Res::ray_primary_hits, kRayShader, kStorageRead));
+    if (variant) uses.push_back(writes(Res::ray_stat_stripes, kRayShader, kStorageReadWrite));
     g.pass(f.cmd, uses);
 
     const Pipeline& pipeline = dense_[s][variant];
     vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_RAY_TRACING_KHR, pipeline.handle());
     Descriptors d;
-    push_scene(f, d, surface);
+    push_scene(f, d, surface, variant);
     d.acceleration_structure(4, tlas_.handle).buffer(kRayListsBinding, ray_lists_buffer_);
     if (surface == RaySurface::camera) d.buffer(kPrimaryHitsBinding, primary_hits_);
     d.push(f.cmd, pipeline);
@@ -722,7 +744,7 @@ bool RayTracePass::record_stage_view(FrameContext& f, const Buffer& params) {
     // The structures of this frame (built already where the pass ran).
     bind(f);
     if (!f.ray_traced) build_frame(f);
-    trace(f, view.pipeline, view.sbt, s, &params);
+    trace(f, view.pipeline, view.sbt, s, false, &params);  // (the views count nothing)
     f.graph().pass(f.cmd, {reads(Res::ray_traced, kComputeStage, kStorageRead, VK_IMAGE_LAYOUT_GENERAL),
                            writes(Res::color, kComputeStage, kStorageReadWrite, VK_IMAGE_LAYOUT_GENERAL)});
     vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, view_colour_.handle());
@@ -825,6 +847,7 @@ void ray_trace_frame_allocations(const AllocationQuery& q, std::vector<PlannedAl
                    AllocationKind::buffer});
     out.push_back({"ray lists", ray_lists_bytes({q.width, q.height}), AllocationKind::storage_buffer, false});
     out.push_back({"ray primary hits", ray_primary_hits_bytes({q.width, q.height}), AllocationKind::storage_buffer, false});
+    out.push_back({"ray stat stripes", kRayStatStripesBytes, AllocationKind::storage_buffer, false});
 }
 
 std::unique_ptr<PassUnit> create_ray_trace_unit(const UnitSetup& s) {

@@ -38,6 +38,7 @@ enum class Res : uint32_t {
     light_aabbs,        // the lights' boxes the light BLAS is built from
     ray_lists,          // the dense launch's lists and its indirect command
     ray_primary_hits,   // the forward path's primary hits, before its dense launch
+    ray_stat_stripes,   // the subgroup variant's statistics, striped, before they are folded into the counters
     count
 };
 constexpr size_t kResourceCount = size_t(Res::count);
