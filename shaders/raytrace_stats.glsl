@@ -1,6 +1,7 @@
 // The ray statistics of the ray_trace pass, every frame it runs. Both variants count the same
 // events; they differ only in how (the `subgroup` variant is RT_SUBGROUP). Where they are counted:
-//   raygen, after each trace: its own invocations and the rays of each kind;
+//   raygen, after each trace: its own invocations and the rays of each kind (the dense launch's,
+//     which traces one listed ray, counts both before it: count_dense_raygen);
 //   closest-hit (reflection rays, and the forward path's primary rays), miss (most of them shadow
 //     rays that reach the sun), any-hit (the alpha test), intersection (the light spheres) and
 //     callable (the reflected materials): in the stage, where they happen, so the rays raygen
