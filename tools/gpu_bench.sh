@@ -70,8 +70,8 @@
 #                and fallback variants, each with the dense launch and the plain one (SGD_RAY_LISTS),
 #                alternated over two rounds, and off: the traces' time
 #                (ray_trace) beside the acceleration structures' rebuild (ray_build), rays per second
-#                per kind (over the traces alone) and every stage's invocations, the variants' frames
-#                and dumps compared, the targets (dense ray_trace, its speed-ups); --compare's ray_trace ratio with its interval; the six stages'
+#                per kind (over the traces alone) and every stage's invocations, the variants' frames,
+#                dumps and statistics (the subgroup variant's striped counters) compared, the targets (dense ray_trace, its speed-ups); --compare's ray_trace ratio with its interval; the six stages'
 #                views on the visibility path (both geometry paths) and forward, validated
 #   graph        the frame graph against the build before it (--base DIR, needed): the default frame
 #                (untuned) and every --compare row at both sizes, this build and base alternated over
@@ -399,11 +399,23 @@ def ms(tag):
 def counts(tag):  # the rays and every stage's invocations but raygen's (per listed ray, or per pixel)
     r = json.load(open(f"{d}/{tag}-{size}-1.json"))["counters"]["ray_trace"]
     return r["rays"], {k: s["invocations"] for k, s in r["stages"].items() if k != "raygen"}
+def statistics(tag):  # everything both variants count, raygen included (same launch, same frame index)
+    r = json.load(open(f"{d}/{tag}-{size}-1.json"))["counters"]["ray_trace"]
+    return (r["rays"], {k: s["invocations"] for k, s in r["stages"].items()}, r["any_hit_rejections"], r["sphere_hits"])
+def per_second(tag):  # rays per second per kind, over the traces alone (the report's, round 1)
+    r = json.load(open(f"{d}/{tag}-{size}-1.json"))["counters"]["ray_trace"]["rays_per_second"] or {}
+    return ", ".join(f"{k} {r[k] / 1e9:.2f}" for k in ("primary", "shadow", "reflection", "total") if k in r)
 for shading in ("visibility", "forward"):
     try:
         same = all(counts(f"{shading}-{v}-dense") == counts(f"{shading}-{v}-plain") for v in ("subgroup", "fallback"))
         print(f"{size} {shading}, dense against plain: rays and closest-hit, miss, any-hit, intersection, callable "
               f"invocations equal: {'yes' if same else 'NO'}")
+        for launch in ("dense", "plain"):
+            equal = statistics(f"{shading}-subgroup-{launch}") == statistics(f"{shading}-fallback-{launch}")
+            print(f"{size} {shading} {launch}, subgroup (striped counters, folded) against fallback: rays, every stage's "
+                  f"invocations, rejections and sphere hits equal: {'yes' if equal else 'NO'}")
+        for tag in ("subgroup-dense", "fallback-dense", "subgroup-plain", "fallback-plain"):
+            print(f"{size} {shading} {tag}: G rays/s {per_second(f'{shading}-{tag}')}")
         sg, fb = ms(f"{shading}-subgroup-dense"), ms(f"{shading}-fallback-dense")
         plain_sg, plain_fb = ms(f"{shading}-subgroup-plain"), ms(f"{shading}-fallback-plain")
         target = 1.2 if size == "3840x2160" else 0.5
