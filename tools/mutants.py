@@ -336,10 +336,16 @@ MUTANTS = {
         "        if (false)\n",
         r"^MaterialMaps\.WithoutDescriptorIndexing",
     ),
-    "adaptive-rounds-stop-an-undecided-pair": (
+    "adaptive-rule-stops-an-undecided-pair": (
         "src/compare/compare.cpp",
         "        if (!r.ratio || interval_decided(r.ci95, noise_floor)) continue;  // no ratio: more rounds give none\n",
         "        continue;\n",
+        r"^CompareRatios\.AdaptiveRoundsGoOnOnlyForTheRowsOfUndecidedRatios$",
+    ),
+    "adaptive-rounds-stop-every-row-after-the-minimum": (
+        "src/compare/compare.cpp",
+        "                a.running = a.running && keep[size_t(a.run - runs.data())];\n",
+        "                a.running = false;\n",
         r"^Verdicts\.AdaptiveRoundsStopADecidedPairAndRunAnUndecidedOneToTheCap",
     ),
     "raster-path-not-a-stored-decision": (
