@@ -19,14 +19,14 @@ layout(location = 1) flat out uint out_draw;
 layout(location = 2) out vec2 out_uv;
 
 layout(push_constant) uniform LodViewPush {
-    uint colours[8];          // per level, RGBA8 sRGB-encoded (kLodColours in debug_view_pass.h)
+    uint colours[kMaxLodLevels];  // per level, RGBA8 sRGB-encoded (kLodColours in debug_view_pass.h)
     float lod_max_error_px;   // --lod auto: 1 pixel; --lod off: 0 (level 0 always)
 } push;
 
 void main() {
     // Clamped as in scene.vert: lanes past a draw's end may load with a garbage instance index.
-    uint draw_index = min(uint(gl_InstanceIndex) / 8u, frame.tiles.w - 1u);
-    uint level = uint(gl_InstanceIndex) % 8u;
+    uint draw_index = min(uint(gl_InstanceIndex) / kMaxLodLevels, frame.tiles.w - 1u);
+    uint level = uint(gl_InstanceIndex) % kMaxLodLevels;
     DrawData draw = draws[draw_index];
     uint chosen = choose_lod_level(draw, lod_view(frame.view, frame.projection, frame.sizes.xy), push.lod_max_error_px);
     vec4 clip = world_to_clip(object_to_world(draw.model, in_position));
