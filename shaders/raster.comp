@@ -293,7 +293,10 @@ void main() {
     uint primitive = chunks[chunk].y + gl_LocalInvocationIndex;
     Setup s;
     uint kind = primitive < count ? set_up(draw, primitive, s) : kNothing;
-    const bool binning = push.classify == 0u;  // (after the last rasterization the lists stay as they are)
+    // After the last rasterization (classify) the hardware list stays as it is, but the tile bins are
+    // filled again: a late phase replaced phase 1's bins with its own, and the frame's list (merged)
+    // is what is classified.
+    const bool listing = push.classify == 0u;
     uvec4 rect = kind == kTileBin ? tile_rect(s) : uvec4(0u);
     uint tiles = rect.z * rect.w;
 #ifdef RASTER_SUBGROUP
@@ -310,25 +313,25 @@ void main() {
         left[owner / 32u] &= ~(1u << (owner % 32u));
     }
     uint base = 0u;
-    if (subgroupElect() && binning && total > 0u) base = atomicAdd(bin_count, total);
+    if (subgroupElect() && total > 0u) base = atomicAdd(bin_count, total);
     uint first_entry = subgroupBroadcastFirst(base) + before;
 #else
     if (gl_LocalInvocationIndex == 0u) s_tiles = s_listed = s_split = 0u;
     barrier();
     uint before = kind == kTileBin ? atomicAdd(s_tiles, tiles) : 0u;
     barrier();
-    if (gl_LocalInvocationIndex == 0u && binning && s_tiles > 0u) s_tiles_base = atomicAdd(bin_count, s_tiles);
+    if (gl_LocalInvocationIndex == 0u && s_tiles > 0u) s_tiles_base = atomicAdd(bin_count, s_tiles);
     barrier();
     uint first_entry = s_tiles_base + before;
 #endif
     // A full tile bin: the hardware draws the triangle (inside the frame, in depth: the same pixels).
-    if (kind == kTileBin && binning && first_entry + tiles > push.bin_capacity) kind = kHardware;
+    if (kind == kTileBin && first_entry + tiles > push.bin_capacity) kind = kHardware;
     // (One frame outside the timed ones: an atomic per triangle costs nothing that is measured.)
     if (push.count != 0u && kind != kNothing) {
         atomicAdd(counters[kRasterTrianglesWord + (kind == kHardware ? 1u : 0u)], 1u);
         if (kind != kHardware) atomicAdd(counters[kRasterPathTrianglesWord + kind - 1u], 1u);
     }
-    bool hardware = kind == kHardware && binning;
+    bool hardware = kind == kHardware && listing;
 #ifdef RASTER_SUBGROUP
     // The hardware list: one atomic per subgroup, each lane's slot its exclusive bit count.
     uvec4 to_hardware = subgroupBallot(hardware);
@@ -362,7 +365,7 @@ void main() {
         raster_triangle(shared_setup, gl_SubgroupInvocationID, gl_SubgroupSize, kSplit);
         pending[owner / 32u] &= ~(1u << (owner % 32u));
     }
-    for (uvec4 left = subgroupBallot(kind == kTileBin && binning); subgroupBallotBitCount(left) > 0u;) {
+    for (uvec4 left = subgroupBallot(kind == kTileBin); subgroupBallotBitCount(left) > 0u;) {
         uint owner = subgroupBallotFindLSB(left);
         write_entries(uvec2(draw, subgroupBroadcast(primitive, owner)), subgroupBroadcast(rect, owner),
                       subgroupBroadcast(first_entry, owner), gl_SubgroupInvocationID, gl_SubgroupSize);
@@ -373,7 +376,7 @@ void main() {
     if (kind == kSplit) s_split_queue[atomicAdd(s_split, 1u)] = s;
     barrier();
     for (uint i = 0u; i < s_split; ++i) raster_triangle(s_split_queue[i], gl_LocalInvocationIndex, gl_WorkGroupSize.x, kSplit);
-    if (kind == kTileBin && binning) write_entries(uvec2(draw, primitive), rect, first_entry, 0u, 1u);
+    if (kind == kTileBin) write_entries(uvec2(draw, primitive), rect, first_entry, 0u, 1u);
 #endif
     // The tiny triangles: each lane its own.
     if (kind == kPerLane) raster_triangle(s, 0u, 1u, kPerLane);

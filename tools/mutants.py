@@ -461,6 +461,12 @@ MUTANTS = {
         "    if (entry + 1u >= min(bin_count, push.bin_capacity)) return;\n",
         r"^Raster\.GeneratedSceneComputeNamesTheHardwaresTriangles|^Raster\.BundledSceneComputeNamesTheHardwaresTriangles",
     ),
+    "raster-classify-keeps-the-late-phases-bins": (
+        "shaders/raster.comp",
+        "    if (subgroupElect() && total > 0u) base = atomicAdd(bin_count, total);\n",
+        "    if (subgroupElect() && listing && total > 0u) base = atomicAdd(bin_count, total);\n",
+        r"^Raster\.TwoPhaseFramesCountEachPathsPixelsAsOnePhase",
+    ),
     "raster-hardware-slot-inclusive-count": (
         "shaders/raster.comp",
         "    uint slot = subgroupBroadcastFirst(first) + subgroupBallotExclusiveBitCount(to_hardware);\n",

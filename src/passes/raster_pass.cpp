@@ -184,20 +184,18 @@ RasterPush RasterPass::make_push(const FrameContext& f, uint32_t count, uint32_t
 // raster.comp over the chunks, then the tile bins: (with `size_bins`) their dispatch's size from
 // the entries appended, and a workgroup per entry.
 void RasterPass::record_compute(FrameContext& f, const Pipeline& chunked, const Pipeline& binned, Descriptors& d,
-                                const RasterPush& push, bool size_bins) const {
+                                const RasterPush& push) const {
     vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, chunked.handle());
     d.push(f.cmd, chunked);
     vkCmdPushConstants(f.cmd, chunked.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
     dispatch(f.ctx, f.cmd, grid.width, grid.height);  // a workgroup per chunk
-    if (size_bins) {
-        memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
-                       VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
-        vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, bin_args.handle());
-        Descriptors().buffer(0, tile_bins).push(f.cmd, bin_args);
-        const uint32_t args[2] = {bin_capacity, f.ctx.properties.limits.maxComputeWorkGroupCount[0]};
-        vkCmdPushConstants(f.cmd, bin_args.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(args), args);
-        dispatch(f.ctx, f.cmd, 1, 1);
-    }
+    memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+                   VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, bin_args.handle());
+    Descriptors().buffer(0, tile_bins).push(f.cmd, bin_args);
+    const uint32_t args[2] = {bin_capacity, f.ctx.properties.limits.maxComputeWorkGroupCount[0]};
+    vkCmdPushConstants(f.cmd, bin_args.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(args), args);
+    dispatch(f.ctx, f.cmd, 1, 1);
     memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
                    VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT | VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
                    VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
@@ -205,6 +203,18 @@ void RasterPass::record_compute(FrameContext& f, const Pipeline& chunked, const 
     d.push(f.cmd, binned);
     vkCmdPushConstants(f.cmd, binned.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
     vkCmdDispatchIndirect(f.cmd, tile_bins.buffer, 0);
+}
+
+// The classifying passes bin the frame's list again: after a late phase the bins hold only its
+// entries, not phase 1's.
+void RasterPass::clear_bins_for_classifying(FrameContext& f) const {
+    memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT,
+                   VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT | VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT,
+                   VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT);
+    const uint32_t no_entries[4] = {0, 0, 0, 0};
+    vkCmdUpdateBuffer(f.cmd, tile_bins.buffer, 0, sizeof(no_entries), no_entries);
+    memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                   VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
 }
 
 void RasterPass::record(FrameContext& f, RasterPhase phase) {
@@ -307,7 +317,8 @@ void RasterPass::record_split(FrameContext& f, bool final_words) {
         memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
                        VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
         Descriptors classified = bindings(f, false);
-        record_compute(f, compute, bin, classified, make_push(f, 0u, 1u), false);
+        clear_bins_for_classifying(f);
+        record_compute(f, compute, bin, classified, make_push(f, 0u, 1u));
         // The hardware list again (phase 1's and the late draw's), classifying: of the final words,
         // those its fragments wrote. (The classifying dispatches bind the list writable: the draw
         // waits for them as for writers.)
@@ -358,7 +369,8 @@ void RasterPass::record_view(FrameContext& f) {
                    VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
     Descriptors painted = bindings(f, false);
     painted.storage_image(13, t.color.view);
-    record_compute(f, raster_view, bin_view, painted, make_push(f, 0u, 1u), false);
+    clear_bins_for_classifying(f);
+    record_compute(f, raster_view, bin_view, painted, make_push(f, 0u, 1u));
     memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
                    VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT | VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT | VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT,
                    VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);

@@ -99,8 +99,8 @@ struct RasterPass {
 
 private:
     RasterPush make_push(const FrameContext& f, uint32_t count, uint32_t classify) const;
-    void record_compute(FrameContext& f, const Pipeline& chunked, const Pipeline& binned, Descriptors& d, const RasterPush& push,
-                        bool size_bins = true) const;
+    void record_compute(FrameContext& f, const Pipeline& chunked, const Pipeline& binned, Descriptors& d, const RasterPush& push) const;
+    void clear_bins_for_classifying(FrameContext& f) const;
     // The split (the id image, the depth) and, with `final_words` in the instrumented frame, the
     // classifying passes.
     void record_split(FrameContext& f, bool final_words);

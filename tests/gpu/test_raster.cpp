@@ -780,6 +780,38 @@ TEST(Raster, CountersSayWhoRasterizedEachTriangleAndWroteEachPixel) {
     EXPECT_EQ(validation_message_count(), messages);
 }
 
+// The instrumented frame's pixels per path in a two-phase frame are those of one phase
+// (--occlusion off at the same camera: the same words, and the occluded triangles it adds win no
+// pixel). The classifying passes must bin the merged list again: the late phase replaces phase 1's
+// tile bins with its own, which counted (and --view raster painted) only the late phase's pixels.
+TEST(Raster, TwoPhaseFramesCountEachPathsPixelsAsOnePhase) {
+    REQUIRE_DRAWING();
+    REQUIRE_COMPUTE_RASTER();
+    const Scene& scene = default_scene();
+    uint32_t messages = validation_message_count();
+    auto counted = [&](Request occlusion) {
+        const Context& ctx = test_context();
+        RendererConfig config;
+        config.extent = kSize;
+        config.lights = 16;
+        config.plan = raster_plan(Raster::compute, Request::automatic, occlusion);
+        Renderer renderer(ctx, scene, config);
+        for (uint32_t frame = 0; frame < 2; ++frame) {
+            VkCommandBuffer cmd = begin_one_shot(ctx);
+            renderer.record(cmd, 0, frame, renderer.default_view(), frame == 1);
+            end_one_shot(ctx, cmd);
+        }
+        return renderer.read_counters();
+    };
+    GpuCounters two_phases = counted(Request::fallback), one_phase = counted(Request::off);
+    EXPECT_GT(two_phases.raster_path_pixels[2], 0u) << "the tile bins' pixels";
+    for (int path = 0; path < 3; ++path)
+        EXPECT_EQ(two_phases.raster_path_pixels[path], one_phase.raster_path_pixels[path]) << path_name(path + 1) << " pixels";
+    EXPECT_EQ(two_phases.raster_pixels_hardware, one_phase.raster_pixels_hardware);
+    EXPECT_EQ(two_phases.raster_pixels_covered, one_phase.raster_pixels_covered);
+    EXPECT_EQ(validation_message_count(), messages);
+}
+
 // Tile bins too small for the frame's large triangles (12 entries, where the generated scene's
 // large triangles need about 20): those that do not fit go to the hardware, which covers the same
 // pixels. The frame must still name the hardware pre-pass's triangles (ties aside), the counters
