@@ -147,9 +147,8 @@ sgd_shader(resolve.frag plain)
 sgd_shader(resolve.frag mip RESOLVE_MIP=1)
 sgd_shader(resolve.comp plain)
 # Auto-exposure (docs/exposure.md): the mip's log-luminance summed by subgroupAdd or by a
-# shared-memory tree, then one invocation adapts the exposure.
-sgd_shader(exposure_reduce.comp subgroup EXPOSURE_SUBGROUP=1)
-sgd_shader(exposure_reduce.comp fallback)
+# shared-memory tree (switched by USE_SUBGROUP), then one invocation adapts the exposure.
+sgd_switch_shader(exposure_reduce.comp)
 sgd_shader(exposure_adapt.comp main)
 sgd_shader(mip_fixup_args.comp main)
 sgd_shader(mip_fixup.comp main)
@@ -190,9 +189,8 @@ sgd_shader(overlay.vert main)
 sgd_shader(overlay.frag main)
 
 # Light culling: per-tile light lists, ballot-aggregated (subgroup) or one atomic per entry
-# (fallback); and the light-count view's heat map.
-sgd_shader(light_cull.comp subgroup SUBGROUP=1)
-sgd_shader(light_cull.comp fallback)
+# (fallback), switched by USE_SUBGROUP; and the light-count view's heat map.
+sgd_switch_shader(light_cull.comp)
 sgd_shader(light_count.comp main)
 
 # Debug views (src/passes/debug_view_pass.cpp): in each stage a variant per view, and `plain`
@@ -269,9 +267,8 @@ sgd_shader(probe.comp main)
 
 # The depth pyramid for occlusion culling (src/passes/occlusion_pass.cpp, docs/occlusion.md): one
 # dispatch whose 2x2 steps are quad swaps and whose last workgroup finishes the tail, or one
-# dispatch per level.
-sgd_shader(pyramid.comp subgroup PYRAMID_SUBGROUP=1)
-sgd_shader(pyramid.comp fallback)
+# dispatch per level (switched by USE_SUBGROUP).
+sgd_switch_shader(pyramid.comp)
 
 # Occlusion phase 2 (docs/occlusion.md). Indexed: the re-test of phase 1's rejected list and the
 # merge of the additions into forward's list in input order. Meshlet: the rejected meshlets as a

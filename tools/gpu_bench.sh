@@ -75,6 +75,12 @@
 #                (untuned) and every --compare row at both sizes, this build and base alternated over
 #                two rounds, frame times side by side and this over base; the default frames compared
 #                byte for byte; the views under --validate (validate suite) cover the graph's passes
+#   startup      start-up to the first frame (--frames 1 --no-tuning, the small size), with the driver's
+#                shader cache empty (first: every pipeline the plan binds compiled cold, the user's cache
+#                folder new) and filled by that run (warm), for the default plan and with every switched
+#                pass on its fallback (one SPIR-V specialized both ways, docs/architecture.md "Shader
+#                variants"); STARTS (3) rounds, this build and --base (optional) alternated: median wall
+#                and CPU seconds, this over base
 # Adding a suite: one case block below (runs through `run` / `compare_run`, a table through
 # tools/bench_tables.py), one line above and one in tools/README.md.
 set -uo pipefail
@@ -603,6 +609,27 @@ PY
       c:raster.paths.tile_bin.pixels c:raster.paths.hardware.pixels c:raster.pixels_covered >> "$md"
     $tables runs "$d" --only view-raster frame view c:raster.compute_path c:raster.pixels_covered c:raster.paths.per_lane.pixels \
       c:raster.paths.split.pixels c:raster.paths.tile_bin.pixels c:raster.pixels_hardware >> "$md" ;;
+  startup)  # docs/architecture.md "Shader variants": the driver's cache, first start and warm
+    builds=("$build"); [ -n "$base" ] && builds+=("$base")
+    fallbacks=(--light-cull fallback --exposure fallback --occlusion fallback --cull fallback --mip fallback --light-loop fallback)
+    for round in $(seq ${STARTS:-3}); do for b in "${builds[@]}"; do
+      [ "$b" = "$build" ] && which=this || which=base
+      for config in default fallbacks; do
+        cache=$d/cache-$config-$which-$round; rm -rf "$cache"; mkdir -p "$cache"
+        args=(--headless "${scaled[@]}" --size $small --frames 1 --warmup 0 --no-tuning)
+        [ $config = fallbacks ] && args+=("${fallbacks[@]}")
+        for when in first warm; do
+          tag=$config-$when-$which-$round
+          seconds=$( { TIMEFORMAT='%R %U %S'; time XDG_CACHE_HOME=$cache "$b/subgroup-demo" "${args[@]}" \
+            --report "$d/$tag.json" > "$d/$tag.out" 2>&1; } 2>&1 )
+          rc=0; [ -s "$d/$tag.json" ] || { rc=1; say "FAILED: $suite $tag: $(tail -n 1 "$d/$tag.out")"; }
+          printf '%s\t%s\t%s\t%s\t%s\n' $which $config $when $round "$seconds" >> "$d/startup.tsv"
+          printf '%s\t%s\t%s\n' "$tag" $rc "${seconds%% *}" >> "$d/runs.tsv"
+        done
+        rm -rf "$cache"
+      done
+    done; done
+    $tables startup "$d" >> "$md" ;;
   first-compare)  # the first run and the comparison, on the plan that runs (docs/comparison.md)
     # From an empty cache: the first run (its quick measurement and its duration), then --tune
     # and the tuned frame; the first frame over the tuned one (target 1.05x, measurement <= 3 s).

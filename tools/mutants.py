@@ -577,7 +577,31 @@ MUTANTS = {
         "                   ",
         r"^LightCullDemo\.EveryModeRunsValidationCleanAndReports",
     ),
-
+    # docs/architecture.md, "Shader variants": the switched shaders and their twins.
+    "no-subgroup-twin-keeps-the-subgroup-capabilities": (
+        "shaders/no_subgroup.cmake",
+        r'string(REGEX REPLACE "[ \t]*OpCapability (GroupNonUniform[A-Za-z]*|SubgroupBallotKHR|SubgroupVoteKHR)\n" "" text "${text}")' + "\n",
+        "",
+        r"^SubgroupSwitch\.EverySwitchedShader",
+    ),
+    "switch-constant-always-false": (
+        "src/vk/resources.cpp",
+        "        values.push_back(desc.use_subgroup ? VK_TRUE : VK_FALSE);",
+        "        values.push_back(VK_FALSE);",
+        r"^LightCull\.BallotCutsListAtomicsByHalf",
+    ),
+    "exposure-table-forgets-arithmetic": (
+        "src/passes/pass_table.cpp",
+        "     .ops = bit(Op::basic) | bit(Op::arithmetic),\n",
+        "     .ops = bit(Op::basic),\n",
+        r"^SubgroupSwitch\.TheSwitchDeclaresOnlyTheOperationsItsPassAsksFor",
+    ),
+    "pyramid-fallback-workgroup-covers-8-columns": (
+        "shaders/pyramid.comp",
+        "ivec2(gl_LocalInvocationIndex % 16u, gl_LocalInvocationIndex / 16u)",
+        "ivec2(gl_LocalInvocationIndex % 8u, gl_LocalInvocationIndex / 16u)",
+        r"^PyramidCompute\.",
+    ),
 }
 
 

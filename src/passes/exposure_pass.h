@@ -24,7 +24,7 @@ struct ExposureState {
 static_assert(sizeof(ExposureState) == 48);
 
 struct ExposurePass : PassUnit {
-    Pipeline reduce[2];  // [0] exposure_reduce.comp.subgroup (where possible), [1] .fallback
+    Pipeline reduce[2];  // exposure_reduce.comp: [0] the subgroup path (where possible), [1] the fallback
     Pipeline adapt;      // exposure_adapt.comp.main
     Buffer state;        // ExposureState, device-local, created holding the fixed exposure
 

@@ -172,6 +172,10 @@ struct LayoutDesc {
     bool scene_textures = false;
 };
 
+// The specialization constant that switches a shader between its subgroup path and its fallback:
+// USE_SUBGROUP in shaders/subgroup_switch.glsl (constant_id 100), set from `use_subgroup` below.
+constexpr uint32_t kUseSubgroupConstant = 100;
+
 // Every member has a default initializer, so a brace list may stop after any of them (as most
 // callers do after the layout).
 struct ComputeDesc {
@@ -183,6 +187,10 @@ struct ComputeDesc {
     // Runs at --subgroup-size (Context::subgroup_size) where one was given: the compute passes a
     // size sweep compares (cull, light cull, exposure). Ignored where required_subgroup_size is set.
     bool forced_subgroup_size = false;
+    // USE_SUBGROUP of a switched shader (NAME.switch, shaders/subgroup_switch.glsl): true runs its
+    // subgroup path. The fallback twin NAME.no_subgroup, for devices without the path's operations,
+    // has no such constant: leave it false there.
+    bool use_subgroup = false;
 };
 Pipeline create_compute_pipeline(const Context& ctx, const ComputeDesc& desc);
 // The push-descriptor set layout and pipeline layout of `desc` into p (pipelines made elsewhere:
