@@ -250,6 +250,7 @@ sgd_shader(raytrace.rgen fallback_dense RT_DENSE=1)
 sgd_shader(ray_lists.comp subgroup_camera RT_LISTS_BALLOT=1)
 sgd_shader(ray_lists.comp fallback_camera)
 sgd_shader(ray_lists.comp finish RT_LISTS_FINISH=1)
+sgd_shader(ray_stats_fold.comp main)
 sgd_shader(light_aabbs.comp main)
 # The debug views in the six stages: `view_plain` passes the records through (and counts nothing),
 # `view_<kind>` measures lanes in its own stage (VIEW_HERE); raytrace_view.comp colours the records.
@@ -290,6 +291,8 @@ sgd_shader(raster.comp subgroup RASTER_SUBGROUP=1)
 sgd_shader(raster.comp fallback)
 # The large triangles' tile bins: the indirect dispatch's size, then a workgroup per entry.
 sgd_shader(raster_bin_args.comp main)
+# Occlusion's late draw: its dispatches, empty where phase 2 re-admitted nothing.
+sgd_shader(raster_late_args.comp main)
 sgd_shader(raster.comp bin RASTER_BIN=1)
 sgd_shader(raster_hw.vert main)
 sgd_shader(raster_hw.frag plain)

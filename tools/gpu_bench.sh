@@ -57,7 +57,9 @@
 #                path (per lane, split, tile bin, hardware); the default command from an empty cache
 #                and tuned; 12 against 5 instances at the large size; per-pass medians and the frames
 #                each pass ran in (the hardware ids pass: those that re-admitted); --view raster's
-#                picture and pixel counts at the large size
+#                picture and pixel counts at the large size; the frame-crossing triangles back on the
+#                hardware (SGD_RASTER_GUARD_BAND=0) against the default guard band, and the coverage
+#                tests on this GPU
 #   materials    every map (docs/materials.md) at the large size: the shade pass in forward and both
 #                derivative variants, the material waterfall against nonuniformEXT (--materials,
 #                alternated, frames compared), the textures as one array texture's layers (a device
@@ -68,8 +70,8 @@
 #                and fallback variants, each with the dense launch and the plain one (SGD_RAY_LISTS),
 #                alternated over two rounds, and off: the traces' time
 #                (ray_trace) beside the acceleration structures' rebuild (ray_build), rays per second
-#                per kind (over the traces alone) and every stage's invocations, the variants' frames
-#                and dumps compared, the targets (dense ray_trace, its speed-ups); --compare's ray_trace ratio with its interval; the six stages'
+#                per kind (over the traces alone) and every stage's invocations, the variants' frames,
+#                dumps and statistics (the subgroup variant's striped counters) compared, the targets (dense ray_trace, its speed-ups); --compare's ray_trace ratio with its interval; the six stages'
 #                views on the visibility path (both geometry paths) and forward, validated
 #   graph        the frame graph against the build before it (--base DIR, needed): the default frame
 #                (untuned) and every --compare row at both sizes, this build and base alternated over
@@ -397,11 +399,23 @@ def ms(tag):
 def counts(tag):  # the rays and every stage's invocations but raygen's (per listed ray, or per pixel)
     r = json.load(open(f"{d}/{tag}-{size}-1.json"))["counters"]["ray_trace"]
     return r["rays"], {k: s["invocations"] for k, s in r["stages"].items() if k != "raygen"}
+def statistics(tag):  # everything both variants count, raygen included (same launch, same frame index)
+    r = json.load(open(f"{d}/{tag}-{size}-1.json"))["counters"]["ray_trace"]
+    return (r["rays"], {k: s["invocations"] for k, s in r["stages"].items()}, r["any_hit_rejections"], r["sphere_hits"])
+def per_second(tag):  # rays per second per kind, over the traces alone (the report's, round 1)
+    r = json.load(open(f"{d}/{tag}-{size}-1.json"))["counters"]["ray_trace"]["rays_per_second"] or {}
+    return ", ".join(f"{k} {r[k] / 1e9:.2f}" for k in ("primary", "shadow", "reflection", "total") if k in r)
 for shading in ("visibility", "forward"):
     try:
         same = all(counts(f"{shading}-{v}-dense") == counts(f"{shading}-{v}-plain") for v in ("subgroup", "fallback"))
         print(f"{size} {shading}, dense against plain: rays and closest-hit, miss, any-hit, intersection, callable "
               f"invocations equal: {'yes' if same else 'NO'}")
+        for launch in ("dense", "plain"):
+            equal = statistics(f"{shading}-subgroup-{launch}") == statistics(f"{shading}-fallback-{launch}")
+            print(f"{size} {shading} {launch}, subgroup (striped counters, folded) against fallback: rays, every stage's "
+                  f"invocations, rejections and sphere hits equal: {'yes' if equal else 'NO'}")
+        for tag in ("subgroup-dense", "fallback-dense", "subgroup-plain", "fallback-plain"):
+            print(f"{size} {shading} {tag}: G rays/s {per_second(f'{shading}-{tag}')}")
         sg, fb = ms(f"{shading}-subgroup-dense"), ms(f"{shading}-fallback-dense")
         plain_sg, plain_fb = ms(f"{shading}-subgroup-plain"), ms(f"{shading}-fallback-plain")
         target = 1.2 if size == "3840x2160" else 0.5
@@ -550,13 +564,14 @@ PY
              "street-compute-noocclusion:--raster compute --camera street --occlusion off"
              "compute-fallback:--raster compute"
              "rtoff-compute-fallback:--raster compute --ray-trace off"
-             "compute-guard:--raster compute"
-             "rtoff-compute-guard:--raster compute --ray-trace off")
+             "compute-noguard:--raster compute"
+             "rtoff-compute-noguard:--raster compute --ray-trace off")
     for size in "${sizes[@]}"; do
       for round in 1 2; do for config in "${configs[@]}"; do
         # The *-fallback rows: the compute rasterizer's fallback path alone (SGD_RASTER_PATH); the
-        # *-guard rows: the triangles reaching past the frame's edge in compute too (a guard band).
-        path=auto guard=0; [[ ${config%%:*} == *-fallback ]] && path=fallback; [[ ${config%%:*} == *-guard ]] && guard=4096
+        # *-noguard rows: the triangles reaching past the frame's edge (and the near-plane polygons
+        # that do) on the hardware, without a guard band (the default: 16,384 pixels).
+        path=auto guard=; [[ ${config%%:*} == *-fallback ]] && path=fallback; [[ ${config%%:*} == *-noguard ]] && guard=0
         # shellcheck disable=SC2086
         SGD_RASTER_PATH=$path SGD_RASTER_GUARD_BAND=$guard run "${config%%:*}-$size-$round" --headless "${vis[@]}" --size $size ${config#*:}
       done; done
@@ -582,26 +597,27 @@ PY
       plan:occlusion.variant >> "$md"
     $tables passes "$d" "${sizes[@]}" -- hardware compute rtoff-hardware rtoff-compute street-hardware-occlusion \
       street-hardware-noocclusion street-compute-occlusion street-compute-noocclusion compute-fallback rtoff-compute-fallback \
-      compute-guard rtoff-compute-guard >> "$md"
+      compute-noguard rtoff-compute-noguard >> "$md"
     # The compute rasterizer's subgroup path against its fallback (only the rasterizer differs): the
     # depth pass (its dispatches and the hardware's share) and the frame, alternated in the rounds
     # above; the target is >= 1.10x.
-    # Then the frame-crossing triangles in compute (SGD_RASTER_GUARD_BAND=4096) over the default.
+    # Then the frame-crossing triangles on the hardware (SGD_RASTER_GUARD_BAND=0) over the default
+    # guard band, which takes them (and the near-plane polygons) in compute.
     for timer in depth frame; do
       $tables speedup "$d" $timer "${sizes[@]}" -- compute-fallback:compute rtoff-compute-fallback:rtoff-compute \
-        compute:compute-guard rtoff-compute:rtoff-compute-guard >> "$md"
+        compute-noguard:compute rtoff-compute-noguard:rtoff-compute >> "$md"
     done
-    # Does this GPU's hardware clip inside its guard band? The coverage tests (docs/raster.md) with
-    # the frame-crossing triangles in compute: where they pass, the guard band could be this
-    # device's choice (lavapipe clips: 4 of the generated scene's pixels differ). Needs the build's
-    # tests/gpu-tests.
+    # Does this GPU's hardware clip inside its guard band, and at the near plane as the compute
+    # rasterizer does? The coverage tests (docs/raster.md), the near-plane quad and the frame-crossing
+    # triangles in compute: lavapipe clips at the frame's edge (4 of the generated scene's pixels on
+    # such an edge); a GPU that does not should show 0 there. Needs the build's tests/gpu-tests.
     if [ -x "$build/tests/gpu-tests" ]; then
       ln -sfn "$(cd "$build" && pwd)/shaders" "$build/tests/shaders"  # the test binary loads SPIR-V beside it
-      SGD_RASTER_GUARD_BAND=4096 "$build/tests/gpu-tests" --gtest_filter='Raster.GeneratedSceneComputeNamesTheHardwaresTriangles:Raster.BundledSceneComputeNamesTheHardwaresTriangles:Raster.AGuardBandTakesTheFrameCrossingTrianglesInCompute' \
+      "$build/tests/gpu-tests" --gtest_filter='Raster.GeneratedSceneComputeNamesTheHardwaresTriangles:Raster.BundledSceneComputeNamesTheHardwaresTriangles:Raster.AGuardBandTakesTheFrameCrossingTrianglesInCompute:Raster.OcclusionPhaseTwoMatchesHardware:Raster.OcclusionPhasesWriteTheWordsOfOneRasterizationInEveryFrame' \
         > "$d/guard-band-coverage.out" 2>&1
-      say "raster: the coverage tests with SGD_RASTER_GUARD_BAND=4096: gpu-tests exit $?"
-      { echo; echo "Coverage with the frame-crossing triangles in compute (SGD_RASTER_GUARD_BAND=4096):"; echo
-        grep -E "^\[ +(OK|FAILED) +\] Raster|covered pixels|not depth ties" "$d/guard-band-coverage.out" | sed 's/^/    /'; } >> "$md"
+      say "raster: the coverage tests with the default guard band: gpu-tests exit $?"
+      { echo; echo "Coverage on this GPU (the near plane and the frame's edge in compute, the default guard band):"; echo
+        grep -E "^\[ +(OK|FAILED) +\] Raster|covered pixels|not depth ties|near-plane quad|frames' words" "$d/guard-band-coverage.out" | sed 's/^/    /'; } >> "$md"
     fi
     # Who rasterized what in each compute run (the instrumented frame): triangles and pixels per path.
     $tables runs "$d" --only compute c:raster.compute_path c:raster.paths.per_lane.triangles c:raster.paths.split.triangles \

@@ -461,12 +461,6 @@ MUTANTS = {
         "    if (entry + 1u >= min(bin_count, push.bin_capacity)) return;\n",
         r"^Raster\.GeneratedSceneComputeNamesTheHardwaresTriangles|^Raster\.BundledSceneComputeNamesTheHardwaresTriangles",
     ),
-    "raster-classify-keeps-the-late-phases-bins": (
-        "shaders/raster.comp",
-        "    if (subgroupElect() && total > 0u) base = atomicAdd(bin_count, total);\n",
-        "    if (subgroupElect() && listing && total > 0u) base = atomicAdd(bin_count, total);\n",
-        r"^Raster\.TwoPhaseFramesCountEachPathsPixelsAsOnePhase",
-    ),
     "raster-hardware-slot-inclusive-count": (
         "shaders/raster.comp",
         "    uint slot = subgroupBroadcastFirst(first) + subgroupBallotExclusiveBitCount(to_hardware);\n",
@@ -496,6 +490,43 @@ MUTANTS = {
         "    float guard = float(push.guard_band);\n",
         "    float guard = 0.0;\n",
         r"^Raster\.AGuardBandTakesTheFrameCrossingTrianglesInCompute",
+    ),
+    # The near plane (docs/raster.md, "The near plane"): the polygon not clipped (the triangle's own
+    # projected vertices, one behind the eye); a large triangle's depth plane from its first vertex
+    # whatever its distance from the frame.
+    "raster-near-plane-not-clipped": (
+        "shaders/raster.comp",
+        "        n = clip_near(clip, p);\n",
+        "        for (uint i = 0u; i < 3u; ++i) p[i] = window_position(clip[i]);\n",
+        r"^Raster\.GeneratedSceneComputeNamesTheHardwaresTriangles",
+    ),
+    "raster-plane-origin-far-from-the-frame": (
+        "shaders/raster.comp",
+        "    if (large) {\n        vec2 centre",
+        "    if (false) {\n        vec2 centre",
+        r"^Raster\.OcclusionPhaseTwoMatchesHardware",
+    ),
+    # Occlusion's late draw (docs/raster.md, "Occlusion's two phases"): its chunks launched in every
+    # frame, and its split never launched.
+    "raster-late-chunks-in-every-frame": (
+        "shaders/raster_late_args.comp",
+        "    uvec2 chunks = readmitted_draws != 0u ? push.chunks : uvec2(0u);\n",
+        "    uvec2 chunks = push.chunks;\n",
+        r"^Raster\.OcclusionPhasesWriteTheWordsOfOneRasterizationInEveryFrame",
+    ),
+    "raster-late-split-never": (
+        "shaders/raster_late_args.comp",
+        "    uvec2 split = readmitted_draws != 0u ? push.split : uvec2(0u);\n",
+        "    uvec2 split = uvec2(0u);\n",
+        r"^Raster\.OcclusionPhasesWriteTheWordsOfOneRasterizationInEveryFrame|^Raster\.OcclusionPhaseTwoMatchesHardware",
+    ),
+    # The classifying passes after occlusion's late draw size the tile bins' dispatch from the late
+    # draw's first entry, not the frame's first: phase 1's large triangles go unclassified.
+    "raster-classify-only-the-late-bins": (
+        "shaders/raster_bin_args.comp",
+        "    if (push.all != 0u) bins.first = 0u;\n",
+        "",
+        r"^Raster\.UnderOcclusionEveryCoveredPixelHasItsPath|^Raster\.TwoPhaseFramesCountEachPathsPixelsAsOnePhase",
     ),
     "raster-full-tile-bins-drop-the-triangle": (
         "shaders/raster.comp",
@@ -571,6 +602,27 @@ MUTANTS = {
         r"^FrameGraph\.",
     ),
     # A pass that forgets a write in its declaration: the frame's later readers of it go unsynchronized.
+    # The ray tracer under the frame graph: the dense launch's compaction does not declare that it
+    # writes the lists. Nothing then orders the header's update (a transfer) before the
+    # compaction's atomics on the lists' counts, and synchronization validation reports the
+    # hazard. (Synchronization validation does not see the ray-tracing stages' descriptor
+    # accesses, nor the indirect launch's command, read through a device address: a launch's
+    # undeclared read survives on lavapipe.)
+    "ray-compaction-declares-no-list-write": (
+        "src/passes/ray_trace_pass.cpp",
+        """        std::vector<Use> uses = {writes(Res::ray_lists, kComputeStage, kStorageReadWrite),
+                                 writes(Res::ray_traced""",
+        """        std::vector<Use> uses = {writes(Res::ray_traced""",
+        r"^RayTrace\.DenseLaunchTracesThePlainLaunchsRays",
+    ),
+    # docs/ray-tracing.md, "The subgroup variant on dense rays": the fold of the subgroup
+    # variant's striped counters leaves out the last stripe.
+    "ray-stats-fold-skips-the-last-stripe": (
+        "shaders/ray_stats_fold.comp",
+        "    for (uint s = 0u; s < kStatStripes; ++s) {\n",
+        "    for (uint s = 0u; s + 1u < kStatStripes; ++s) {\n",
+        r"^RayStatsFoldCompute\.",
+    ),
     "light-cull-declares-no-list-write": (
         "src/passes/light_cull_pass.cpp",
         "                   writes(Res::light_lists, kComputeStage, kStorageReadWrite), ",

@@ -271,13 +271,10 @@ void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_i
         }
         slot.ids_gated = f.ids_after_late_draw && !compute_raster && ids_gated(f);
     }
-    // From here each pass declares its reads and writes: light cull, the ray tracer (which still
-    // records its own barriers: the graph learns that its ray-tracing and compute stages wrote the
-    // counters), forward or the visibility shading pass, the mip, resolve, exposure, the views of
-    // the declared passes, the overlay and the frame's end.
+    // From here each pass declares its reads and writes: light cull, the ray tracer, forward or
+    // the visibility shading pass, the mip, resolve, exposure, the views of the declared passes,
+    // the overlay and the frame's end.
     record_units(f, FramePoint::after_depth);
-    if (f.ray_traced)
-        graph.hand_written({writes(Res::counters, VK_PIPELINE_STAGE_2_RAY_TRACING_SHADER_BIT_KHR | kComputeStage, kStorageReadWrite)});
     // With --mip forward, forward also writes the mip, and appends to the mip pass's edge list.
     f.mip_edges = &unit<MipPass>(PassId::mip).edges;
     f.mip_edge_capacity = unit<MipPass>(PassId::mip).edge_capacity;
@@ -478,6 +475,15 @@ std::array<uint32_t, 4> Renderer::read_raster_bins() {
     std::vector<uint8_t> bytes = read_buffer(ctx_, raster_pass_.tile_bins);
     memcpy(header.data(), bytes.data(), sizeof(header));
     return header;
+}
+
+std::array<uint32_t, 8> Renderer::read_raster_late_dispatches() {
+    std::array<uint32_t, 8> dispatches{};
+    if (!raster_pass_.late_dispatches.buffer) return dispatches;
+    vkDeviceWaitIdle(ctx_.device);
+    std::vector<uint8_t> bytes = read_buffer(ctx_, raster_pass_.late_dispatches);
+    memcpy(dispatches.data(), bytes.data(), sizeof(dispatches));
+    return dispatches;
 }
 
 std::vector<float> Renderer::read_depth() {

@@ -117,6 +117,9 @@ public:
     // workgroups (x, y, z) and the entries appended (past the capacity where triangles went to the
     // hardware instead); zeros without the compute rasterizer.
     std::array<uint32_t, 4> read_raster_bins();
+    // --raster compute under occlusion: the last late draw's dispatches (RasterPass::late_dispatches:
+    // the chunks' x, y, z, then at [4] the split's), zeros without the compute rasterizer.
+    std::array<uint32_t, 8> read_raster_late_dispatches();
     // Tests only: false drops the compute rasterizer's top-left condition (RasterPass::top_left).
     void set_raster_top_left(bool on) { raster_pass_.top_left = on ? 1u : 0u; }
     // Tests only: the hardware list holds `capacity` triangles, the slots after them `guard_id`
