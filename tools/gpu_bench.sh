@@ -48,7 +48,8 @@
 #   first-compare  from an empty cache at each size: the first run (its measurement's duration, with
 #                the driver's shader cache cold and, in a second cache, warm) against the frame after
 #                --tune; then --compare in that tuned plan against a run LONG (3) times as long: wall
-#                times, every ratio, interval and word in both (SIZES=one size per call)
+#                times (and where they went: set-up, rounds, images), every ratio, interval and word
+#                in both (at 1080p and 4K by default; SIZES=one size per call where time is short)
 #   raster       --raster hardware (the pre-pass with the 32-bit id) against compute, both sizes,
 #                alternated: the plain frame, --ray-trace off (everything but the ray tracer), the street
 #                camera with occlusion auto and off; compute's subgroup path against its fallback
@@ -710,10 +711,30 @@ PY
         rm -rf "$cache-$kind"; cp -r "$cache" "$cache-$kind"
         [ $kind = compare ] && f=60 || f=$((${LONG:-3} * (60 - warmup) + warmup))
         t=$SECONDS; XDG_CACHE_HOME=$cache-$kind compare_run "$kind-$size" "${scaled[@]}" --size $size --frames $f --warmup $warmup
+        echo "$((SECONDS - t))" > "$d/$kind-$size.wall"
         echo "$kind $size: $((SECONDS - t)) s wall, --frames $f --warmup $warmup" >> "$d/notes.txt"
-        grep -h '^plan: ' "$d/$kind-$size.out" >> "$d/notes.txt"
+        grep -h '^plan: \|^time: ' "$d/$kind-$size.out" >> "$d/notes.txt"
       done
     done
+    # The wall time of each --compare (target: 4K within 60 s) and where it went (report.json's
+    # method.seconds: the one renderer's set-up, the rounds, writing the images, probe, repeat).
+    python3 - "$d" "${sizes[@]}" >> "$md" <<'PY'
+import json, os, sys
+d, sizes = sys.argv[1], sys.argv[2:]
+print("\n| size | run | wall s (process) | in the comparison s | set-up s | rounds s | rounds | images s | probe s | repeat s |")
+print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+for size in sizes:
+    for kind in ("compare", "long"):
+        path = f"{d}/{kind}-{size}/report.json"
+        if not os.path.exists(path):
+            continue
+        m = json.load(open(path))["method"]
+        s = m.get("seconds", {})
+        wall = open(f"{d}/{kind}-{size}.wall").read().strip()
+        cells = [f"{s[k]:.1f}" if k in s else "-" for k in ("total", "setup", "rounds")]
+        cells += [str(m["rounds"])] + [f"{s[k]:.1f}" if k in s else "-" for k in ("images", "probe", "repeat")]
+        print(f"| {size} | {kind} | {wall} | " + " | ".join(cells) + " |")
+PY
     for size in "${sizes[@]}"; do $tables rounds "$d/long-$size/report.json" "$d/compare-$size/report.json" >> "$md"; done
     $tables runs "$d" frame depth ray_trace shade plan:shading.mode plan:raster.mode plan:raster.variant plan:ray_trace.variant \
       tuning:measure_seconds >> "$md"

@@ -49,6 +49,26 @@ MUTANTS = {
         "            if (false && i % 4 != 3 && premultiplied",
         r"^TextureMips\.MaskedTexturesAverageColourWeightedByAlpha",
     ),
+    # docs/architecture.md, "What C++ and the shaders share": one definition of the structs, checked
+    # against glslang's layout; layouts read from the SPIR-V; docs without the project's issue numbers.
+    "draw-data-members-swapped": (
+        "src/scene/gpu_layout.h",
+        "    uint texcoords;            // bit s: slot s reads TEXCOORD_1\n    uint material; ",
+        "    uint material;\n    uint texcoords;            // bit s: slot s reads TEXCOORD_1\n ",
+        r"^GpuLayout\.DrawDataOffsetsAreGlslangsStd430",
+    ),
+    "spirv-storage-buffer-read-as-uniform": (
+        "src/vk/spirv_reflect.cpp",
+        "    if (storage == StorageStorageBuffer) return VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;",
+        "    if (storage == StorageStorageBuffer) return VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;",
+        r"^SpirvReflect\.|^Resolve\.",
+    ),
+    "docs-name-an-issue": (
+        "docs/occlusion.md",
+        "After the depth pre-pass the pass builds the **depth pyramid**",
+        "Issues 34 and 40. After the depth pre-pass the pass builds the **depth pyramid**",
+        r"^DocsDescribeTheSoftware\.",
+    ),
     # docs/materials.md, "Without descriptor indexing": the textures as layers of one array texture.
     "texture-layers-colour-slots-read-the-unorm-view": (
         "shaders/scene_textures.glsl",
@@ -316,9 +336,58 @@ MUTANTS = {
     ),
     "shared-renderer-keeps-the-last-plan": (
         "src/run/headless.cpp",
-        "        renderer_->set_plan(plan_);  // the frames are synchronous: the renderer is idle here\n",
+        "    renderer_->set_plan(plan_);  // the frames are synchronous: the renderer is idle here\n",
         "",
-        r"^Verdicts\.OneRendererForSeveralRowsStillStopsADecidedPairEarly",
+        r"^Verdicts\.OneRendererForSeveralRowsStillStopsADecidedPairEarly|^Compare\.EachImageIsAFrameOfItsRoundsAndEqualsAProcessOfItsOwn",
+    ),
+    # docs/comparison.md, "How the comparison runs": one renderer, each row's own history, its image from its rounds.
+    "shared-renderer-keeps-the-last-runs-history": (
+        "src/run/headless.cpp",
+        "    renderer_->restore(history_);\n    return true;\n",
+        "    return true;\n",
+        r"^Compare\.EachImageIsAFrameOfItsRoundsAndEqualsAProcessOfItsOwn",
+    ),
+    "settle-frame-adapts-the-exposure": (
+        "src/run/headless.cpp",
+        "        submit_frame(frame_, false);\n        renderer_->restore(history_);\n",
+        "        submit_frame(frame_, false);\n",
+        r"^Compare\.EachImageIsAFrameOfItsRoundsAndEqualsAProcessOfItsOwn",
+    ),
+    "image-is-the-last-frame-rendered": (
+        "src/run/headless.cpp",
+        "        if (capture_frame_ == frame_) capture();\n",
+        "        if (capture_frame_) capture();\n",
+        r"^Compare\.EachImageIsAFrameOfItsRoundsAndEqualsAProcessOfItsOwn",
+    ),
+    "compare-no-tuning-stores-verdicts": (
+        "src/compare/tuning.cpp",
+        "    if (options.no_tuning)  // auto ignores the verdicts and nothing is stored: the cache stays as it was\n",
+        "    if (false)\n",
+        r"^Compare\.EveryConfigurationRunsValidatedAndTheSheetShowsEachScreenshot",
+    ),
+    "ray-tracing-reason-names-the-extension": (
+        "src/vk/context.cpp",
+        "        if (ray_tracing_offered && !ctx.features.descriptor_indexing)\n",
+        "        if (false)\n",
+        r"^MaterialMaps\.WithoutDescriptorIndexing",
+    ),
+    "adaptive-rule-stops-an-undecided-pair": (
+        "src/compare/compare.cpp",
+        "        if (!r.ratio || interval_decided(r.ci95, noise_floor)) continue;  // no ratio: more rounds give none\n",
+        "        continue;\n",
+        r"^CompareRatios\.AdaptiveRoundsGoOnOnlyForTheRowsOfUndecidedRatios$",
+    ),
+    "adaptive-rounds-stop-every-row-after-the-minimum": (
+        "src/compare/compare.cpp",
+        "                a.running = a.running && keep[size_t(a.run - runs.data())];\n",
+        "                a.running = false;\n",
+        r"^Verdicts\.AdaptiveRoundsStopADecidedPairAndRunAnUndecidedOneToTheCap",
+    ),
+    "raster-path-not-a-stored-decision": (
+        "src/tuning/cache.cpp",
+        "    {\"raster_path\", 3, &LoadedTuning::raster_path, &PlanRequest::measured_raster_path, Shading::visibility},\n",
+        "    {\"raster\", 2, &LoadedTuning::raster, &PlanRequest::measured_raster, Shading::visibility},\n",
+        r"^TuningFile\.TheRasterPathIsStoredAndFollowed$|^FirstRun\.StoresAQuickVerdictThatTheNextRunUsesUntilTheDriverOrBuildChanges",
     ),
     "shared-renderer-ignores-test-work": (
         "src/compare/compare.cpp",

@@ -14,6 +14,13 @@ struct AdaptPush {
 
 }  // namespace
 
+ExposureState initial_exposure_state() {
+    ExposureState initial{};
+    initial.exposure = exposure::kFixed;
+    initial.applied = exposure::kFixed;
+    return initial;
+}
+
 void ExposurePass::create(const Context& ctx) {
     LayoutDesc reduce_layout = {{VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
                                 VK_SHADER_STAGE_COMPUTE_BIT, 0};
@@ -27,10 +34,7 @@ void ExposurePass::create(const Context& ctx) {
     reduce[1] = create_compute_pipeline(ctx, {.shader = shader, .layout = reduce_layout, .forced_subgroup_size = true});
     adapt = create_compute_pipeline(
         ctx, {"exposure_adapt.comp.main", {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER}, VK_SHADER_STAGE_COMPUTE_BIT, sizeof(AdaptPush)}});
-    // Before the first measurement the resolve pass applies the fixed exposure.
-    ExposureState initial{};
-    initial.exposure = exposure::kFixed;
-    initial.applied = exposure::kFixed;
+    ExposureState initial = initial_exposure_state();
     state = create_buffer_with_data(ctx, &initial, sizeof(initial),
                                     VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT, "exposure state");
 }

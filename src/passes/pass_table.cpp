@@ -65,7 +65,9 @@ std::string mesh_shader_missing(const DeviceFeatures& f) {
 }
 
 std::string ray_tracing_missing(const DeviceFeatures& f) {
-    return f.ray_tracing ? "" : "device lacks VK_KHR_ray_tracing_pipeline and VK_KHR_acceleration_structure";
+    if (f.ray_tracing) return "";
+    return f.ray_tracing_missing.empty() ? "device lacks VK_KHR_ray_tracing_pipeline and VK_KHR_acceleration_structure"
+                                         : f.ray_tracing_missing;
 }
 
 }  // namespace

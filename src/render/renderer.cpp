@@ -415,6 +415,16 @@ std::vector<uint8_t> Renderer::read_fallback_mip() {
 }
 ExposureState Renderer::read_exposure() const { return unit<ExposurePass>(PassId::exposure).read_state(ctx_); }
 
+Renderer::History Renderer::history() const { return {read_exposure(), occlusion_resting_, occlusion_rest_left_}; }
+
+bool Renderer::holds_pyramid() const { return unit<OcclusionPass>(PassId::occlusion).previous_valid; }
+
+void Renderer::restore(const History& history) {
+    write_buffer(ctx_, unit<ExposurePass>(PassId::exposure).state, &history.exposure, sizeof(history.exposure));
+    occlusion_resting_ = history.occlusion_resting;
+    occlusion_rest_left_ = history.occlusion_rest_left;
+}
+
 std::vector<uint32_t> Renderer::read_ray_traced() {
     std::vector<uint8_t> bytes = read_image(targets_.ray_traced);  // R32_UINT: 4 bytes per pixel
     std::vector<uint32_t> words(bytes.size() / 4);

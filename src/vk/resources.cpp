@@ -711,6 +711,18 @@ std::vector<uint8_t> read_buffer(const Context& ctx, const Buffer& buffer) {
     return bytes;
 }
 
+void write_buffer(const Context& ctx, const Buffer& buffer, const void* data, VkDeviceSize size) {
+    Buffer staging = create_buffer(ctx, size, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, MemoryKind::host_upload, "staging");
+    memcpy(staging.mapped, data, size);
+    VkCommandBuffer cmd = begin_one_shot(ctx);
+    constexpr VkAccessFlags2 any = VK_ACCESS_2_MEMORY_READ_BIT | VK_ACCESS_2_MEMORY_WRITE_BIT;
+    memory_barrier(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, any, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT);
+    VkBufferCopy region{0, 0, size};
+    vkCmdCopyBuffer(cmd, staging.buffer, buffer.buffer, 1, &region);
+    memory_barrier(cmd, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, any);
+    end_one_shot(ctx, cmd);
+}
+
 std::vector<uint8_t> read_image(const Context& ctx, Image& image, uint32_t texel_bytes, VkImageAspectFlags aspect) {
     VkDeviceSize bytes = VkDeviceSize(image.extent.width) * image.extent.height * texel_bytes;
     Buffer readback = create_buffer(ctx, bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryKind::host_readback, "readback");

@@ -88,6 +88,9 @@ T read_buffer_as(const Context& ctx, const Buffer& buffer) {
     memcpy(&value, bytes.data(), std::min(sizeof(T), bytes.size()));
     return value;
 }
+// Writes `size` bytes of `data` at the start of `buffer` (TRANSFER_DST usage), after everything
+// submitted before and before everything submitted after (waits for the device; never the frame loop).
+void write_buffer(const Context& ctx, const Buffer& buffer, const void* data, VkDeviceSize size);
 // The whole of layer 0 of `image` (texel_bytes a texel, tightly packed), after everything submitted
 // before; leaves the image in TRANSFER_SRC_OPTIMAL (tests and probes: the renderer's own readback,
 // Renderer::read_image, puts the image back in its layout).
