@@ -72,6 +72,27 @@ std::string usage_error(const std::vector<std::string>& args) {
     return "";
 }
 
+// The ray tracer's refit from the environment (docs/ray-tracing.md, "Refitting"; tools/gpu_bench.sh's
+// refit suite): on or unset refits, off forces the full rebuild, anything else is one usage error.
+TEST(Options, RayRefitFromTheEnvironment) {
+    EXPECT_TRUE(parse({}).plan.ray_refit);
+    {
+        ScopedEnv refit("SGD_RAY_REFIT", "off");
+        EXPECT_FALSE(parse({}).plan.ray_refit);
+    }
+    {
+        ScopedEnv refit("SGD_RAY_REFIT", "on");
+        EXPECT_TRUE(parse({}).plan.ray_refit);
+    }
+    ScopedEnv refit("SGD_RAY_REFIT", "0");
+    try {
+        parse({});
+        ADD_FAILURE() << "SGD_RAY_REFIT=0 was accepted";
+    } catch (const UsageError& e) {
+        EXPECT_NE(std::string(e.what()).find("SGD_RAY_REFIT must be on or off, not '0'"), std::string::npos) << e.what();
+    }
+}
+
 // The compute rasterizer's path from the environment (docs/raster.md; tools/gpu_bench.sh's raster
 // suite): subgroup or fallback for the rasterizer alone, auto or unset leaves it to the plan, and
 // anything else is one clear usage error.

@@ -155,6 +155,25 @@ TEST(RayTracePlan, DenseLaunchFollowsTheVariantAndTheIndirectLaunch) {
     EXPECT_THROW(make_plan(c, f, ballots), UnsupportedRequest);
 }
 
+// Refitting (docs/ray-tracing.md, "Refitting"): the frames refit where rays are traced, unless the
+// full rebuild is asked for (SGD_RAY_REFIT=off); without rays there is nothing to refit.
+TEST(RayTracePlan, RefitWhereRaysAreTracedUnlessAskedOff) {
+    DeviceFeatures f;
+    f.ray_tracing = f.ray_tracing_indirect = true;
+    SubgroupCaps c;
+    c.ops = (1u << uint32_t(Op::count)) - 1;
+    c.stages = bit(Stage::fragment) | bit(Stage::compute) | kRayTracingStages;
+    EXPECT_TRUE(make_plan(c, f, {}).ray_refit);
+    PlanRequest rebuild;
+    rebuild.ray_refit = false;
+    EXPECT_FALSE(make_plan(c, f, rebuild).ray_refit);
+    PlanRequest no_rays;
+    no_rays[PassId::ray_trace] = Request::off;
+    EXPECT_FALSE(make_plan(c, f, no_rays).ray_refit);
+    f.ray_tracing = false;
+    EXPECT_FALSE(make_plan(c, f, {}).ray_refit);
+}
+
 TEST(RayTracePlan, EverySixStagesNeedSubgroups) {
     DeviceFeatures f;
     f.ray_tracing = true;

@@ -76,6 +76,10 @@
 #                per kind (over the traces alone) and every stage's invocations, the variants' frames,
 #                dumps and statistics (the subgroup variant's striped counters) compared, the targets (dense ray_trace, its speed-ups); --compare's ray_trace ratio with its interval; the six stages'
 #                views on the visibility path (both geometry paths) and forward, validated
+#   refit        the ray tracer's acceleration structures refitted every frame (the default) against
+#                rebuilt every frame (SGD_RAY_REFIT=off), both sizes, alternated over two rounds:
+#                ray_build (the target), ray_trace (what the refitted tree costs the rays) and the frame,
+#                the frames and ray dumps compared byte for byte, one validated run of each
 #   graph        the frame graph against the build before it (--base DIR, needed): the default frame
 #                (untuned) and every --compare row at both sizes, this build and base alternated over
 #                two rounds, frame times side by side and this over base; the default frames compared
@@ -481,6 +485,24 @@ PY
       c:ray_trace.rays_per_second.primary c:ray_trace.rays_per_second.shadow c:ray_trace.rays_per_second.reflection c:ray_trace.rays_per_second.total \
       c:ray_trace.stages.closest_hit.invocations c:ray_trace.stages.miss.invocations c:ray_trace.stages.any_hit.invocations \
       c:ray_trace.stages.intersection.invocations c:ray_trace.stages.callable.invocations validation: >> "$md"
+    cat "$d/notes.txt" >> "$md" ;;
+  refit)  # docs/ray-tracing.md "Refitting": the lights' BLAS and the TLAS refitted or rebuilt
+    for size in "${sizes[@]}"; do
+      for round in 1 2; do for mode in refit rebuild; do
+        refit=on; [ $mode = rebuild ] && refit=off
+        SGD_RAY_REFIT=$refit run "$mode-$size-$round" --headless "${scaled[@]}" --size $size --frames $frames --warmup $warmup \
+          --screenshot "$d/frame-$size-$mode.png" --ray-dump "$d/dump-$size-$mode.png"
+      done; done
+      echo "$size: refit against rebuild, frames identical $(same "$d/frame-$size-refit.png" "$d/frame-$size-rebuild.png"), ray dumps identical $(same "$d/dump-$size-refit.png" "$d/dump-$size-rebuild.png")" >> "$d/notes.txt"
+    done
+    for mode in refit rebuild; do
+      refit=on; [ $mode = rebuild ] && refit=off
+      SGD_RAY_REFIT=$refit run "validate-$mode" --headless "${scaled[@]}" --size $small --frames 4 --warmup 1 --validate
+    done
+    rm -f "$d"/frame-3840x2160-*.png "$d"/dump-3840x2160-*.png
+    for timer in ray_build ray_trace frame; do $tables speedup "$d" $timer "${sizes[@]}" -- rebuild:refit >> "$md"; done
+    $tables runs "$d" plan:ray_trace.refit ray_build ray_trace frame c:ray_trace.rays.shadow c:ray_trace.rays.reflection \
+      c:ray_trace.stages.intersection.invocations validation: >> "$md"
     cat "$d/notes.txt" >> "$md" ;;
   poison)
     for size in "${sizes[@]}"; do for geometry in indexed meshlet; do

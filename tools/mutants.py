@@ -232,6 +232,21 @@ MUTANTS = {
         "hit ? uvec2(payload.draw, payload.primitive ^ 1u) : uvec2(kNoPrimaryHit);",
         r"^RayTrace\.DenseLaunchTracesThePlainLaunchsRays",
     ),
+    # docs/ray-tracing.md, "Refitting": a refitting frame that skips the lights' BLAS update (the
+    # first frame's tree, its lights where they were), and one that refits from stale boxes
+    # (light_aabbs.comp not run after the first frame): the reflections see the lights elsewhere.
+    "ray-refit-skips-the-light-update": (
+        "src/passes/ray_trace_pass.cpp",
+        "    cmd_build(f.cmd, 1, &info, &range_pointer);\n    // The TLAS over the meshes' BLASes",
+        "    if (!refit) cmd_build(f.cmd, 1, &info, &range_pointer);\n    // The TLAS over the meshes' BLASes",
+        r"^RayTrace\.RefitTracesLikeTheFullRebuild",
+    ),
+    "ray-refit-from-stale-boxes": (
+        "src/passes/ray_trace_pass.cpp",
+        "    if (lights_) {\n        vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, aabbs_.handle());",
+        "    if (lights_ && !(f.plan.ray_refit && updatable_)) {\n        vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, aabbs_.handle());",
+        r"^RayTrace\.RefitTracesLikeTheFullRebuild",
+    ),
     "difference-panel-always-zero": (
         "src/compare/chart.cpp",
         "            if (worst == 0) continue;\n",

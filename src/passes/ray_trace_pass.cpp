@@ -214,7 +214,7 @@ RayTracePass::~RayTracePass() {
 }
 
 void RayTracePass::light_build_info(VkAccelerationStructureBuildGeometryInfoKHR& info,
-                                    VkAccelerationStructureGeometryKHR& geometry) const {
+                                    VkAccelerationStructureGeometryKHR& geometry, bool updatable) const {
     geometry = {VK_STRUCTURE_TYPE_ACCELERATION_STRUCTURE_GEOMETRY_KHR};
     geometry.geometryType = VK_GEOMETRY_TYPE_AABBS_KHR;
     geometry.flags = VK_GEOMETRY_OPAQUE_BIT_KHR;
@@ -223,21 +223,23 @@ void RayTracePass::light_build_info(VkAccelerationStructureBuildGeometryInfoKHR&
     geometry.geometry.aabbs.stride = sizeof(VkAabbPositionsKHR);
     info = {VK_STRUCTURE_TYPE_ACCELERATION_STRUCTURE_BUILD_GEOMETRY_INFO_KHR};
     info.type = VK_ACCELERATION_STRUCTURE_TYPE_BOTTOM_LEVEL_KHR;
-    info.flags = VK_BUILD_ACCELERATION_STRUCTURE_PREFER_FAST_BUILD_BIT_KHR;
+    // Rebuilt every frame: a fast build. Refitted: built once, so the better tree for the rays.
+    info.flags = updatable ? VK_BUILD_ACCELERATION_STRUCTURE_PREFER_FAST_TRACE_BIT_KHR | VK_BUILD_ACCELERATION_STRUCTURE_ALLOW_UPDATE_BIT_KHR
+                           : VK_BUILD_ACCELERATION_STRUCTURE_PREFER_FAST_BUILD_BIT_KHR;
     info.mode = VK_BUILD_ACCELERATION_STRUCTURE_MODE_BUILD_KHR;
     info.geometryCount = 1;
     info.pGeometries = &geometry;
 }
 
 void RayTracePass::tlas_build_info(VkAccelerationStructureBuildGeometryInfoKHR& info,
-                                   VkAccelerationStructureGeometryKHR& geometry) const {
+                                   VkAccelerationStructureGeometryKHR& geometry, bool updatable) const {
     geometry = {VK_STRUCTURE_TYPE_ACCELERATION_STRUCTURE_GEOMETRY_KHR};
     geometry.geometryType = VK_GEOMETRY_TYPE_INSTANCES_KHR;
     geometry.geometry.instances = {VK_STRUCTURE_TYPE_ACCELERATION_STRUCTURE_GEOMETRY_INSTANCES_DATA_KHR};
     geometry.geometry.instances.data.deviceAddress = instances_.address;
     info = {VK_STRUCTURE_TYPE_ACCELERATION_STRUCTURE_BUILD_GEOMETRY_INFO_KHR};
     info.type = VK_ACCELERATION_STRUCTURE_TYPE_TOP_LEVEL_KHR;
-    info.flags = VK_BUILD_ACCELERATION_STRUCTURE_PREFER_FAST_TRACE_BIT_KHR;
+    info.flags = VK_BUILD_ACCELERATION_STRUCTURE_PREFER_FAST_TRACE_BIT_KHR | (updatable ? VK_BUILD_ACCELERATION_STRUCTURE_ALLOW_UPDATE_BIT_KHR : 0);
     info.mode = VK_BUILD_ACCELERATION_STRUCTURE_MODE_BUILD_KHR;
     info.geometryCount = 1;
     info.pGeometries = &geometry;
@@ -355,11 +357,11 @@ void RayTracePass::build_static(const Context& ctx, const GpuScene& scene) {
         infos[m].pGeometries = &geometries[m];
         ranges[m] = {mesh.index_count / 3, 0, 0, 0};
     }
-    light_build_info(infos[meshes], geometries[meshes]);
+    light_build_info(infos[meshes], geometries[meshes], false);
     ranges[meshes] = {lights_, 0, 0, 0};
     instances_ = create_buffer(ctx, cpu.size() * sizeof(VkAccelerationStructureInstanceKHR), input | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                                MemoryKind::device_local, "ray trace instances");
-    tlas_build_info(infos[meshes + 1], geometries[meshes + 1]);
+    tlas_build_info(infos[meshes + 1], geometries[meshes + 1], false);
     ranges[meshes + 1] = {instance_count_, 0, 0, 0};
 
     const VkDeviceSize scratch_alignment = ctx.acceleration_structure_properties.minAccelerationStructureScratchOffsetAlignment;
@@ -372,11 +374,20 @@ void RayTracePass::build_static(const Context& ctx, const GpuScene& scene) {
         s.offset = storage;
         s.size = sizes.accelerationStructureSize;
         s.scratch = align_up(sizes.buildScratchSize, scratch_alignment);
+        if (i >= meshes) {  // the frames' structures: room for either build and for the refit's update
+            VkAccelerationStructureGeometryKHR geometry;
+            VkAccelerationStructureBuildGeometryInfoKHR updatable;
+            if (i == meshes) light_build_info(updatable, geometry, true);
+            else tlas_build_info(updatable, geometry, true);
+            build_sizes(ctx.device, VK_ACCELERATION_STRUCTURE_BUILD_TYPE_DEVICE_KHR, &updatable, &ranges[i].primitiveCount, &sizes);
+            s.size = std::max(s.size, sizes.accelerationStructureSize);
+            s.scratch = std::max(s.scratch, align_up(std::max(sizes.buildScratchSize, sizes.updateScratchSize), scratch_alignment));
+        }
         storage = align_up(storage + s.size, 256);  // AS offsets: multiples of 256
         if (i < meshes) static_scratch += s.scratch;
     }
     // Scratch: the meshes' BLASes are built together once (a region each); every frame the lights'
-    // BLAS and then the TLAS use two regions of their own.
+    // BLAS and then the TLAS use two regions of their own, each as large as its build or update needs.
     light_scratch_offset_ = 0;
     tlas_scratch_offset_ = blas_[meshes].scratch;
     VkDeviceSize scratch_bytes = std::max(static_scratch, blas_[meshes].scratch + tlas_.scratch);
@@ -433,6 +444,7 @@ void RayTracePass::build_static(const Context& ctx, const GpuScene& scene) {
                    VK_ACCESS_2_ACCELERATION_STRUCTURE_READ_BIT_KHR | VK_ACCESS_2_ACCELERATION_STRUCTURE_WRITE_BIT_KHR |
                        VK_ACCESS_2_SHADER_READ_BIT);
     end_one_shot(ctx, cmd);
+    updatable_ = false;  // the first frame builds the lights' BLAS and the TLAS
 }
 
 bool RayTracePass::surface_available(const Context& ctx, RaySurface surface) {
@@ -515,12 +527,20 @@ void RayTracePass::build_frame(FrameContext& f) {
         vkCmdDispatch(f.cmd, (lights_ + 63) / 64, 1, 1);
     }
 
-    // Rebuild the lights' BLAS, then the TLAS over it and the meshes' BLASes.
+    // The lights' BLAS, then the TLAS over it and the meshes' BLASes: refitted (MODE_UPDATE, src ==
+    // dst) where the plan refits and the last build allowed it, else built. An update keeps the
+    // topology (one AABB per light, the same instances, the same flags) and moves the boxes: the
+    // lights orbit fixed anchors, so the refitted tree's boxes stay within the anchors' tree grown
+    // by the orbits and its quality does not decay with time (docs/ray-tracing.md, "Refitting").
+    const bool refit = f.plan.ray_refit && updatable_;
+    const VkBuildAccelerationStructureModeKHR mode = refit ? VK_BUILD_ACCELERATION_STRUCTURE_MODE_UPDATE_KHR : VK_BUILD_ACCELERATION_STRUCTURE_MODE_BUILD_KHR;
     VkDeviceAddress scratch_base =
         align_up(scratch_.address, f.ctx.acceleration_structure_properties.minAccelerationStructureScratchOffsetAlignment);
     VkAccelerationStructureGeometryKHR geometry;
     VkAccelerationStructureBuildGeometryInfoKHR info;
-    light_build_info(info, geometry);
+    light_build_info(info, geometry, f.plan.ray_refit);
+    info.mode = mode;
+    info.srcAccelerationStructure = refit ? blas_.back().handle : VK_NULL_HANDLE;
     info.dstAccelerationStructure = blas_.back().handle;
     info.scratchData.deviceAddress = scratch_base + light_scratch_offset_;
     VkAccelerationStructureBuildRangeInfoKHR range{lights_, 0, 0, 0};
@@ -533,11 +553,14 @@ void RayTracePass::build_frame(FrameContext& f) {
     cmd_build(f.cmd, 1, &info, &range_pointer);
     // The TLAS over the meshes' BLASes and the lights' just built.
     g.pass(f.cmd, kBuildWrites);
-    tlas_build_info(info, geometry);
+    tlas_build_info(info, geometry, f.plan.ray_refit);
+    info.mode = mode;
+    info.srcAccelerationStructure = refit ? tlas_.handle : VK_NULL_HANDLE;
     info.dstAccelerationStructure = tlas_.handle;
     info.scratchData.deviceAddress = scratch_base + tlas_scratch_offset_;
     range = {instance_count_, 0, 0, 0};
     cmd_build(f.cmd, 1, &info, &range_pointer);
+    updatable_ = f.plan.ray_refit;
 }
 
 void RayTracePass::scene_uses(FrameContext& f, RaySurface surface, VkPipelineStageFlags2 stages, std::vector<Use>& uses) {

@@ -81,7 +81,7 @@ private:
         VkDeviceSize offset = 0, size = 0, scratch = 0;
     };
     void build_static(const Context& ctx, const GpuScene& scene);
-    void build_frame(FrameContext& f);  // this frame's light boxes, light BLAS and TLAS
+    void build_frame(FrameContext& f);  // this frame's light boxes, light BLAS and TLAS (built or refitted)
     Buffer make_sbt(const Context& ctx, const Pipeline& pipeline) const;
     // striped: the pipeline's stages count into stat_stripes_ (the subgroup variant), else into
     // the frame's counters.
@@ -99,8 +99,12 @@ private:
     static void scene_uses(FrameContext& f, RaySurface surface, VkPipelineStageFlags2 stages, std::vector<Use>& uses);
     static bool surface_available(const Context& ctx, RaySurface surface);
     RaySurface surface(const FrameContext& f) const;  // this frame's (a pipeline for it exists)
-    void light_build_info(VkAccelerationStructureBuildGeometryInfoKHR& info, VkAccelerationStructureGeometryKHR& geometry) const;
-    void tlas_build_info(VkAccelerationStructureBuildGeometryInfoKHR& info, VkAccelerationStructureGeometryKHR& geometry) const;
+    // The lights' BLAS and the TLAS as a frame builds them; updatable: with ALLOW_UPDATE (the
+    // light BLAS then prefers fast tracing too: built once, traced every frame).
+    void light_build_info(VkAccelerationStructureBuildGeometryInfoKHR& info, VkAccelerationStructureGeometryKHR& geometry,
+                          bool updatable) const;
+    void tlas_build_info(VkAccelerationStructureBuildGeometryInfoKHR& info, VkAccelerationStructureGeometryKHR& geometry,
+                         bool updatable) const;
 
     VkDevice device_ = VK_NULL_HANDLE;
     bool enabled_ = false;  // the device has ray tracing
@@ -143,6 +147,9 @@ private:
     std::vector<Structure> blas_;  // per unique mesh, then the lights'
     Structure tlas_;
     VkDeviceSize light_scratch_offset_ = 0, tlas_scratch_offset_ = 0;
+    // The lights' BLAS and the TLAS were last built with ALLOW_UPDATE, so a frame may refit them
+    // (Plan::ray_refit); false until the first frame's build, and after a full rebuild's.
+    bool updatable_ = false;
 };
 
 // The subgroup variant's striped statistics (raytrace_stats.glsl): kRayStatStripes copies of

@@ -551,6 +551,8 @@ Plan make_plan(const SubgroupCaps& caps, const DeviceFeatures& features, const P
     }
     finish_shading(plan.shading, caps, features, request, plan[PassId::light_loop].variant);
     plan_ray_lists(plan, caps, features, request);
+    const Variant rays = plan[PassId::ray_trace].variant;
+    plan.ray_refit = request.ray_refit && rays != Variant::off && rays != Variant::unsupported;
     // The mip's forward variant is written by the forward pass, which visibility does not run.
     PassPlan& mip = plan[PassId::mip];
     if (plan.shading.shading == Shading::visibility && mip.variant == Variant::forward)

@@ -160,6 +160,10 @@ struct Plan {
     Variant ray_lists = Variant::off;
     Request ray_lists_requested = Request::automatic;  // PlanRequest::ray_lists
     std::string ray_lists_reason;
+    // The ray tracer's acceleration structures (docs/ray-tracing.md, "Refitting"): true, built once
+    // with ALLOW_UPDATE and refitted every frame (MODE_UPDATE, the lights moved); false, the
+    // lights' BLAS and the TLAS rebuilt every frame (asked for, or no rays traced).
+    bool ray_refit = false;
 
     PassPlan& operator[](PassId id) { return passes[size_t(id)]; }
     const PassPlan& operator[](PassId id) const { return passes[size_t(id)]; }
@@ -177,6 +181,9 @@ struct PlanRequest {
     // ballots), subgroup, fallback or off (one ray generation per pixel). No option sets it: tests
     // and gpu_bench.sh's rays suite (SGD_RAY_LISTS) do.
     Request ray_lists = Request::automatic;
+    // Plan::ray_refit where rays are traced; false forces the full rebuild every frame. No option
+    // sets it: tests and gpu_bench.sh's refit suite (SGD_RAY_REFIT=off) do.
+    bool ray_refit = true;
     // Visibility's derivatives: auto, subgroup (quad swaps; refused where compute lacks quads) or
     // fallback (analytic). No option sets it: the comparison's shading-visibility rows do.
     Request derivatives = Request::automatic;

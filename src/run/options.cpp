@@ -339,6 +339,13 @@ Options parse_options(const std::vector<std::string>& args) {
         else if (m == "off") o.plan.ray_lists = Request::off;
         else if (m != "auto") throw UsageError("SGD_RAY_LISTS must be auto, subgroup, fallback or off, not '" + std::string(m) + "'");
     }
+    // The ray tracer's acceleration structures (docs/ray-tracing.md, "Refitting"): refitted every
+    // frame unless SGD_RAY_REFIT=off (the full rebuild, for gpu_bench.sh's refit suite and tests).
+    if (const char* refit = std::getenv("SGD_RAY_REFIT"); refit && *refit) {
+        std::string_view m = refit;
+        if (m == "off") o.plan.ray_refit = false;
+        else if (m != "on") throw UsageError("SGD_RAY_REFIT must be on or off, not '" + std::string(m) + "'");
+    }
     // The compute rasterizer's path (docs/raster.md): likewise the environment alone (the raster
     // suite measures the subgroup path against its fallback with the other passes as they are).
     if (const char* path = std::getenv("SGD_RASTER_PATH"); path && *path) {

@@ -59,6 +59,8 @@ nlohmann::json plan_json(const Plan& plan) {
     // The ray tracer's launch: subgroup or fallback, the dense lists' compaction; off, per pixel.
     j["ray_trace"]["lists"] = variant_name(plan.ray_lists);
     j["ray_trace"]["lists_reason"] = plan.ray_lists_reason;
+    // Whether the frames refit the lights' BLAS and the TLAS (false: rebuilt every frame).
+    j["ray_trace"]["refit"] = plan.ray_refit;
     j["geometry"] = {{"mode", geometry_name(plan.geometry)},
                      {"reason", plan.geometry == Geometry::meshlet
                                     ? "task + mesh shaders over meshlets; --cull applies to their culling"

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <memory>
 #include <optional>
 
 #include <glm/gtc/matrix_access.hpp>
@@ -873,6 +874,60 @@ TEST(RayTrace, DenseLaunchTracesThePlainLaunchsRays) {
             EXPECT_EQ(d.sphere_hits, p.sphere_hits);
             EXPECT_GT(p.rays[0], 1000u);
         }
+    }
+    EXPECT_EQ(validation_message_count(), before);
+}
+
+// Refitting (Plan::ray_refit, docs/ray-tracing.md "Refitting"): one renderer refits the lights'
+// BLAS and the TLAS over frames whose lights have moved far from where the first frame built them,
+// another rebuilds both every frame (SGD_RAY_REFIT=off's plan). Each frame's traced image and colour
+// match byte for byte, and so do the counts that the geometry alone decides: the rays of each kind,
+// the ray generation, closest-hit and miss invocations. Not compared: any-hit and intersection
+// invocations, any-hit rejections and sphere hits (intersections reported), which count the
+// candidates a traversal met before the closest one, and so depend on the tree's shape.
+TEST(RayTrace, RefitTracesLikeTheFullRebuild) {
+    REQUIRE_DRAWING();
+    REQUIRE_RAY_TRACING();
+    const Context& ctx = test_context();
+    uint32_t before = validation_message_count();
+    auto make_renderer = [&](bool refit) {
+        PlanRequest request;
+        request[PassId::ray_trace] = Request::fallback;
+        request.shading = Shading::forward;
+        request.ray_refit = refit;
+        RendererConfig config;
+        config.extent = kRayTraceSize;
+        config.lights = 256;
+        config.plan = make_plan(ctx.subgroup, ctx.features, request);
+        EXPECT_EQ(config.plan.ray_refit, refit);
+        return std::make_unique<Renderer>(ctx, default_scene(), config);
+    };
+    std::unique_ptr<Renderer> refitted = make_renderer(true), rebuilt = make_renderer(false);
+    auto frame = [&](Renderer& renderer, uint32_t index) {
+        VkCommandBuffer cmd = begin_one_shot(ctx);
+        renderer.record(cmd, 0, index, renderer.default_view());
+        end_one_shot(ctx, cmd);
+        TracedFrame f;
+        f.traced = renderer.read_ray_traced();
+        f.color = renderer.read_color();
+        f.counters = renderer.read_counters();
+        return f;
+    };
+    std::vector<uint32_t> first;
+    for (uint32_t index : {0u, 1u, 60u, 120u, 180u}) {  // a second apart: the lights' orbits turn far
+        SCOPED_TRACE("frame " + std::to_string(index));
+        TracedFrame r = frame(*refitted, index), b = frame(*rebuilt, index);
+        size_t differing = 0;
+        for (size_t i = 0; i < b.traced.size(); ++i) differing += r.traced[i] != b.traced[i];
+        EXPECT_EQ(differing, 0u) << "traced pixels differing";
+        EXPECT_EQ(r.color, b.color);
+        const RayStats& rs = r.counters.rays;
+        const RayStats& bs = b.counters.rays;
+        for (int k = 0; k < 3; ++k) EXPECT_EQ(rs.rays[k], bs.rays[k]) << "ray kind " << k;
+        for (int k : {0, 2, 3, 5}) EXPECT_EQ(rs.invocations[k], bs.invocations[k]) << "stage " << k;
+        EXPECT_GT(bs.sphere_hits, 0u) << "no reflection saw a light: the lights' BLAS is not tested";
+        if (first.empty()) first = b.traced;
+        else if (index >= 60) EXPECT_NE(b.traced, first) << "the lights did not move in the traced image";
     }
     EXPECT_EQ(validation_message_count(), before);
 }
