@@ -544,6 +544,20 @@ MUTANTS = {
         "        if (false && (s.image->layout != s.written_layout",
         r"^FrameGraph\.",
     ),
+    # FrameContext::drew_with_count: after the gated ids pass's counted draw, lavapipe's later
+    # uncounted indirect draws (the debug views') would draw at most the stale count.
+    "views-after-a-counted-draw-pass-no-count": (
+        "src/passes/scene_pass.cpp",
+        "    if (!draw_count && f.drew_with_count) draw_count = &f.scene.all_draws_count;",
+        "",
+        r"^RayTrace\.ViewsInTheSixStagesMarkWhatTheDeviceLacks",
+    ),
+    "lod-view-after-a-counted-draw-passes-no-count": (
+        "src/passes/debug_view_pass.cpp",
+        "        if (f.drew_with_count)  // as draw_scene: a count of its own after a counted draw",
+        "        if (false)",
+        r"^VisibilityTies\.ViewsAfterTheGatedIdsPassDrawEverySurface",
+    ),
     # A pass that forgets a write in its declaration: the frame's later readers of it go unsynchronized.
     "light-cull-declares-no-list-write": (
         "src/passes/light_cull_pass.cpp",

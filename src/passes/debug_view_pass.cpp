@@ -389,6 +389,9 @@ void DebugViewPass::record_lod(FrameContext& f, bool legend) {
         lod_commands_ = uint32_t(commands.size());
         lod_indirect_ = create_buffer_with_data(f.ctx, commands.data(), std::max<size_t>(4, commands.size() * sizeof(commands[0])),
                                                 VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT, "lod view indirect");
+        if (f.ctx.features.draw_indirect_count)
+            lod_count_ = create_buffer_with_data(f.ctx, &lod_commands_, sizeof(lod_commands_), VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT,
+                                                 "lod view count");
     }
     begin_label(f.ctx, f.cmd, "view lod");
     f.timer.begin(f.cmd, Timer::view);
@@ -411,9 +414,13 @@ void DebugViewPass::record_lod(FrameContext& f, bool legend) {
     vkCmdBindIndexBuffer(f.cmd, f.scene.indices.buffer, 0, VK_INDEX_TYPE_UINT32);
     const uint32_t stride = sizeof(VkDrawIndexedIndirectCommand);
     const uint32_t per_call = f.ctx.features.multi_draw_indirect ? std::max(1u, f.ctx.properties.limits.maxDrawIndirectCount) : 1u;
-    for (uint32_t first = 0; first < lod_commands_; first += per_call)
-        vkCmdDrawIndexedIndirect(f.cmd, lod_indirect_.buffer, VkDeviceSize(first) * stride,
-                                 std::min(per_call, lod_commands_ - first), stride);
+    for (uint32_t first = 0; first < lod_commands_; first += per_call) {
+        uint32_t count = std::min(per_call, lod_commands_ - first);
+        if (f.drew_with_count)  // as draw_scene: a count of its own after a counted draw
+            vkCmdDrawIndexedIndirectCount(f.cmd, lod_indirect_.buffer, VkDeviceSize(first) * stride, lod_count_.buffer, 0, count, stride);
+        else
+            vkCmdDrawIndexedIndirect(f.cmd, lod_indirect_.buffer, VkDeviceSize(first) * stride, count, stride);
+    }
     vkCmdEndRendering(f.cmd);
     f.timer.end(f.cmd, Timer::view);
     end_label(f.ctx, f.cmd);

@@ -118,6 +118,7 @@ void draw_scene(FrameContext& f, const Pipeline& pipeline, Descriptors& descript
     vkCmdBindVertexBuffers(f.cmd, 0, 2, buffers, offsets);
     const Buffer& indices = f.draw_indices ? *f.draw_indices : f.scene.indices;
     const Buffer& indirect = f.draw_indirect ? *f.draw_indirect : f.scene.indirect_all;
+    if (!draw_count && f.drew_with_count) draw_count = &f.scene.all_draws_count;  // FrameContext::drew_with_count
     vkCmdBindIndexBuffer(f.cmd, indices.buffer, 0, VK_INDEX_TYPE_UINT32);
     const uint32_t stride = sizeof(VkDrawIndexedIndirectCommand);
     if (f.ctx.features.multi_draw_indirect) {
@@ -222,16 +223,13 @@ void ScenePass::record_ids(FrameContext& f) {
     } else {
         Descriptors descriptors = scene_descriptors(f);
         draw_scene(f, visibility_merged, descriptors, gated ? f.ids_draw_count : nullptr);
+        f.drew_with_count = f.drew_with_count || gated;
     }
     vkCmdEndRendering(f.cmd);
 }
 
 bool ids_gated(const FrameContext& f) {
-    // Not under a debug view: the unsupported-stage views drawn over a gated two-phase frame lost
-    // most of their surfaces (RayTrace.ViewsInTheSixStagesMarkWhatTheDeviceLacks); views are not
-    // timed, so they keep the ungated ids pass.
-    return f.ids_after_late_draw && f.plan.geometry == Geometry::indexed && f.ctx.features.draw_indirect_count &&
-           f.plan.view.mode == ViewMode::shaded;
+    return f.ids_after_late_draw && f.plan.geometry == Geometry::indexed && f.ctx.features.draw_indirect_count;
 }
 
 void ScenePass::record_forward(FrameContext& f) {

@@ -211,6 +211,12 @@ struct FrameContext {
     // is 0 in frames whose phase 2 re-admitted nothing (the GPU's count, no read-back). Null where
     // phase 2 did not run.
     const Buffer* ids_draw_count = nullptr;
+    // Set once the frame drew with a count from the GPU (the gated ids pass): every later indexed
+    // indirect draw of the command buffer passes a count too (draw_scene: scene.all_draws_count).
+    // lavapipe (Mesa 25.0.7) keeps a vkCmdDrawIndexedIndirectCount's count buffer for the command
+    // buffer's later vkCmdDrawIndexedIndirect calls, which then draw at most that many: after a gated
+    // ids pass that drew nothing (phase 2 re-admitted nothing: count 0) the debug views drew nothing.
+    bool drew_with_count = false;
     // The depth pyramids (OcclusionPass::pyramid), which the cull's occlusion phases read; set by
     // the renderer. Null where there is no occlusion unit (tests).
     const Buffer* pyramid = nullptr;
