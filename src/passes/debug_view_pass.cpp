@@ -123,6 +123,8 @@ uint32_t lerp_colour(uint32_t a, uint32_t b, float t) {
 const Use kDepthRedraw = writes(Res::prepass_depth, kDepthTestStages,
                                 VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_READ_BIT | VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT,
                                 VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL, true);
+// The cull's lists, which the views that redraw the scene draw.
+const Use kDrawListsRead = reads(Res::draw_lists, kDrawListStages, kDrawListReads);
 // Drawn over the finished frame.
 const Use kColorOver = writes(Res::color, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
                               VK_ACCESS_2_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT,
@@ -131,7 +133,7 @@ const Use kColorOver = writes(Res::color, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_O
 // Replaces the pre-pass depth (nothing after the view reads it) with a view's own: a depth-only
 // pass cleared to 0, the far plane of reversed Z. The caller draws, then ends rendering.
 void begin_depth_redraw(FrameContext& f) {
-    f.graph().pass(f.cmd, {kDepthRedraw});
+    f.graph().pass(f.cmd, {kDepthRedraw, kDrawListsRead});
     VkRenderingAttachmentInfo depth = depth_attachment(f.targets.depth, VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL,
                                                        VK_ATTACHMENT_LOAD_OP_CLEAR, VK_ATTACHMENT_STORE_OP_STORE);
     begin_rendering(f.cmd, f.targets.extent, nullptr, &depth);
@@ -340,7 +342,7 @@ void DebugViewPass::record_graphics(FrameContext& f, const Pipeline& p) {
 void DebugViewPass::begin_view_rendering(FrameContext& f) {
     f.graph().pass(f.cmd, {reads(Res::prepass_depth, kDepthTestStages, VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_READ_BIT,
                                  VK_IMAGE_LAYOUT_DEPTH_READ_ONLY_OPTIMAL),
-                           kColorOver});
+                           kColorOver, kDrawListsRead});
     VkRenderingAttachmentInfo color = color_attachment(f.targets.color, VK_ATTACHMENT_LOAD_OP_LOAD);  // over the shaded frame
     VkRenderingAttachmentInfo depth = depth_attachment(f.targets.depth, VK_IMAGE_LAYOUT_DEPTH_READ_ONLY_OPTIMAL,
                                                        VK_ATTACHMENT_LOAD_OP_LOAD, VK_ATTACHMENT_STORE_OP_NONE);

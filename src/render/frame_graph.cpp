@@ -8,7 +8,8 @@ namespace {
 
 constexpr std::array<const char*, kResourceCount> kResourceNames = {
     "depth",      "pre-pass depth", "hdr",      "color",      "mip",       "ray traced", "visibility",
-    "counters",   "light lists", "exposure", "mip edges", "mip stamps", "mip dispatch", "counters readback"};
+    "counters",   "light lists", "exposure", "mip edges", "mip stamps", "mip dispatch", "counters readback",
+    "draw lists", "cull state", "pyramid", "meshlet lists"};
 
 // Whether earlier barriers made the last write visible to `access` in every stage of `stage`.
 bool visible_to(const std::vector<SyncState::Visible>& visible, VkPipelineStageFlags2 stage, VkAccessFlags2 access) {
