@@ -558,6 +558,13 @@ MUTANTS = {
         "        if (false)",
         r"^VisibilityTies\.ViewsAfterTheGatedIdsPassDrawEverySurface",
     ),
+    # The cull's late test forgets that it writes the lists: the late draw reads them unsynchronized.
+    "cull-late-declares-no-list-write": (
+        "src/passes/cull_pass.cpp",
+        "                 writes(Res::draw_lists, kComputeStage, kStorageReadWrite), writes(Res::counters, kComputeStage, kStorageReadWrite)});",
+        "                 writes(Res::counters, kComputeStage, kStorageReadWrite)});",
+        r"^Occlusion\.StillAndMovingFramesEqualOcclusionOff",
+    ),
     # A pass that forgets a write in its declaration: the frame's later readers of it go unsynchronized.
     "light-cull-declares-no-list-write": (
         "src/passes/light_cull_pass.cpp",
