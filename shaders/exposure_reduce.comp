@@ -3,17 +3,13 @@
 // texel's fixed-point log2 luminance (exposure.glsl), into a 64-bit integer in the state buffer.
 // One invocation per texel, 16x16 per workgroup.
 //
-// EXPOSURE_SUBGROUP: two levels of subgroupAdd (the subgroups' sums meet in shared memory, the
+// Subgroup path (USE_SUBGROUP): two levels of subgroupAdd (the subgroups' sums meet in shared memory, the
 // first subgroup adds them), then one atomic per workgroup. Fallback: a shared-memory tree over the
 // workgroup, then one atomic per workgroup. Both sum integers, so the totals are equal bit for bit.
 // (One atomic per subgroup was measured first: on the H100 its 8x more atomics on one address made
 // it 1.7x-2.6x slower than the tree; docs/exposure.md.)
-#ifdef EXPOSURE_SUBGROUP
-#extension GL_KHR_shader_subgroup_basic : require
-#extension GL_KHR_shader_subgroup_arithmetic : require
-#endif
-
 #include "exposure.glsl"
+#include "subgroup_switch.glsl"
 
 layout(local_size_x = 16, local_size_y = 16) in;
 
@@ -29,36 +25,30 @@ void add_to_total(uint partial) {
     if (old + partial < old) atomicAdd(state.sum_hi, 1u);
 }
 
-#ifdef EXPOSURE_SUBGROUP
-shared uint subgroup_sums[256];  // one per subgroup (256: enough at any subgroup size)
-#else
+// Subgroup path: one sum per subgroup (256: enough at any subgroup size); fallback: the tree's.
 shared uint partial_sums[256];
-#endif
 
-void main() {
-    ivec2 texel = ivec2(gl_GlobalInvocationID.xy);
-    // Invocations past the mip's edge (the grid is rounded up to 16x16) stay active and add 0: they
-    // must take part in the subgroup operation and the barriers, never return early.
-    bool inside = all(lessThan(texel, imageSize(mip_image)));
-    uint value = inside ? fixed_log_luminance(imageLoad(mip_image, texel).rgb) : 0u;
-#ifdef EXPOSURE_SUBGROUP
-    // Every invocation of the subgroup is active here (no branch above returns), so subgroupAdd sums
-    // the whole subgroup, at any subgroup size; a partial subgroup (a workgroup of 256 is not always
-    // a multiple of the size) only has fewer active lanes, and sums those. subgroupElect picks one
-    // active lane: exactly one shared-memory slot per subgroup, none dropped, none written twice.
+void reduce_subgroup(uint value) {
+    // Every invocation of the subgroup is active here (no branch in main returns), so subgroupAdd
+    // sums the whole subgroup, at any subgroup size; a partial subgroup (a workgroup of 256 is not
+    // always a multiple of the size) only has fewer active lanes, and sums those. subgroupElect
+    // picks one active lane: exactly one shared-memory slot per subgroup, none dropped, none
+    // written twice.
     uint sum = subgroupAdd(value);
-    if (subgroupElect()) subgroup_sums[gl_SubgroupID] = sum;
+    if (subgroupElect()) partial_sums[gl_SubgroupID] = sum;
     barrier();  // every subgroup's sum is in shared memory (workgroup scope), visible to subgroup 0
     // Second level, in subgroup 0 only (a uniform branch for its lanes): lane i adds the sums of
     // subgroups i, i + size, ... (more than one only where there are more subgroups than lanes, as
     // with 4 lanes: 64 subgroups), then one subgroupAdd and one atomic for the whole workgroup.
     if (gl_SubgroupID == 0u) {
         uint workgroup_sum = 0u;
-        for (uint s = gl_SubgroupInvocationID; s < gl_NumSubgroups; s += gl_SubgroupSize) workgroup_sum += subgroup_sums[s];
+        for (uint s = gl_SubgroupInvocationID; s < gl_NumSubgroups; s += gl_SubgroupSize) workgroup_sum += partial_sums[s];
         workgroup_sum = subgroupAdd(workgroup_sum);
         if (subgroupElect()) add_to_total(workgroup_sum);
     }
-#else
+}
+
+void reduce_tree(uint value) {
     uint i = gl_LocalInvocationIndex;
     partial_sums[i] = value;
     for (uint stride = 128u; stride > 0u; stride >>= 1u) {
@@ -66,5 +56,18 @@ void main() {
         if (i < stride) partial_sums[i] += partial_sums[i + stride];
     }
     if (i == 0u) add_to_total(partial_sums[0]);
-#endif
+}
+
+void main() {
+    ivec2 texel = ivec2(gl_GlobalInvocationID.xy);
+    // Invocations past the mip's edge (the grid is rounded up to 16x16) stay active and add 0: they
+    // must take part in the subgroup operation and the barriers, never return early.
+    bool inside = all(lessThan(texel, imageSize(mip_image)));
+    uint value = inside ? fixed_log_luminance(imageLoad(mip_image, texel).rgb) : 0u;
+    // A specialization constant: the same for the whole dispatch, so the barriers stay in
+    // uniform control flow.
+    if (USE_SUBGROUP)
+        reduce_subgroup(value);
+    else
+        reduce_tree(value);
 }

@@ -4,17 +4,14 @@
 //   2. the tile's view-space box: the axis-aligned bounds of the tile's frustum between them,
 //   3. every light tested against that box (sphere vs AABB, conservative), 8 lights per invocation
 //      and round,
-//   4. touching lights appended to the tile's list: SUBGROUP variant with one atomic per subgroup
-//      and round (ballot aggregation), FALLBACK variant with one atomic per appended light.
+//   4. touching lights appended to the tile's list: the subgroup path (USE_SUBGROUP) with one
+//      atomic per subgroup and round (ballot aggregation), the fallback with one atomic per
+//      appended light.
 // The same test, in double precision, is src/render/light_reference.cpp (the tests' oracle).
 #extension GL_EXT_samplerless_texture_functions : require
-#ifdef SUBGROUP
-#extension GL_KHR_shader_subgroup_basic : require
-#extension GL_KHR_shader_subgroup_vote : require
-#extension GL_KHR_shader_subgroup_ballot : require
-#endif
 
 #include "common.glsl"
+#include "subgroup_switch.glsl"
 #include "light_list.glsl"
 
 // 64 invocations: a whole number of subgroups at every size from 4 to 64 (lavapipe 4/8/16,
@@ -101,7 +98,6 @@ uint light_in_round(uint lane, uint b, uint width) {
     return (lane & ~(width - 1)) * kLightsPerLane + b * width + (lane & (width - 1));
 }
 
-#ifdef SUBGROUP
 // Ballot-aggregated append: one atomicAdd per subgroup and round instead of one per light.
 // `hits` bit b: this lane's b-th light touches the tile.
 // Called by every invocation of the workgroup in every round (uniform loop bounds, see main):
@@ -146,7 +142,7 @@ void append_subgroup(uint hits, uint round_first, uint width, uint tile, uint ti
         ++slot;
     }
 }
-#else
+
 // Fallback append: every touching light reserves its own slot.
 void append_fallback(uint hits, uint round_first, uint width, uint tile, uint tile_count, uint capacity) {
     uint lane = gl_LocalInvocationIndex;
@@ -159,7 +155,6 @@ void append_fallback(uint hits, uint round_first, uint width, uint tile, uint ti
                 round_first + light_in_round(lane, b, width);
     }
 }
-#endif
 
 // 4. The tile's list in ascending light order, the same set. The appends above land in atomic
 // order, which changes from run to run; the forward pass adds the lights up in list order, so
@@ -224,11 +219,8 @@ void main() {
 
     // 2. Every light against the box, kRoundSize lights per round. The loop bound is uniform, so
     // all invocations run every round (see append_subgroup for why that matters).
-#ifdef SUBGROUP
-    uint width = min(gl_SubgroupSize, kGroupSize);
-#else
-    uint width = kGroupSize;  // lane i tests lights i, i + 64, ...: contiguous loads
-#endif
+    // The fallback's width: lane i tests lights i, i + 64, ...: contiguous loads.
+    uint width = USE_SUBGROUP ? min(gl_SubgroupSize, kGroupSize) : kGroupSize;
     uint light_count = frame.sizes.z;
     for (uint round_first = 0; round_first < light_count; round_first += kRoundSize) {
         uint hits = 0;
@@ -236,11 +228,10 @@ void main() {
             uint light_index = round_first + light_in_round(lane, b, width);
             if (light_index < light_count && light_touches_box(lights[light_index], box)) hits |= 1u << b;
         }
-#ifdef SUBGROUP
-        append_subgroup(hits, round_first, width, tile, tile_count, capacity);
-#else
-        append_fallback(hits, round_first, width, tile, tile_count, capacity);
-#endif
+        if (USE_SUBGROUP)
+            append_subgroup(hits, round_first, width, tile, tile_count, capacity);
+        else
+            append_fallback(hits, round_first, width, tile, tile_count, capacity);
     }
 
     // 3. Totals for the report: one pair of atomics per tile, on the report counters (not list

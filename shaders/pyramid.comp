@@ -2,20 +2,20 @@
 // The depth pyramid (docs/occlusion.md): every level of the reversed-Z depth buffer, each texel
 // the minimum (the farthest depth) of the 2x2 texels under it. Layout: pyramid.glsl.
 //
-// PYRAMID_SUBGROUP: one dispatch, after AMD FidelityFX SPD. Each workgroup of 256 reduces a
+// Subgroup path (USE_SUBGROUP): one dispatch, after AMD FidelityFX SPD. Each workgroup of 256 reduces a
 // 64x64-pixel tile through levels 0..5 (32x32 texels down to 1); the 2x2 step of every level is
 // two quad swaps (subgroupQuadSwapHorizontal/Vertical) and a min. The last workgroup to finish,
 // found with one atomic counter, reduces the levels past 5 alone.
-// Fallback: one dispatch per level (PYRAMID_LEVEL pushes which), one invocation per texel, the min
-// of its 2x2 texels (level 0: pixels) below. min is exact, so both give the same bits.
+// Fallback: one dispatch per level (push.level says which), one invocation per texel (16x16 per
+// workgroup), the min of its 2x2 texels (level 0: pixels) below. min is exact, so both give the
+// same bits.
 #extension GL_EXT_samplerless_texture_functions : require
-#ifdef PYRAMID_SUBGROUP
-#extension GL_KHR_shader_subgroup_basic : require
-#extension GL_KHR_shader_subgroup_quad : require
 #extension GL_KHR_memory_scope_semantics : require
-#endif
 
 #include "pyramid.glsl"
+#include "subgroup_switch.glsl"
+
+layout(local_size_x = 256) in;
 
 layout(set = 0, binding = 0) uniform texture2D depth_image;  // DEPTH_READ_ONLY_OPTIMAL
 // coherent: the subgroup variant's last workgroup reads levels that other workgroups wrote in
@@ -67,10 +67,6 @@ float texel_from_below(uint level, ivec2 t) {
     return d;
 }
 
-#ifdef PYRAMID_SUBGROUP
-
-layout(local_size_x = 256) in;
-
 // Two 16x16 planes of a level's texels between steps (ping-pong: a step reads one, writes the other).
 shared float plane[2][256];
 shared bool last_workgroup;
@@ -119,7 +115,8 @@ void finish_tail(uint me) {
     }
 }
 
-void main() {
+// The subgroup path: this workgroup's tile, levels 0..5, and the tail if it finishes last.
+void build_tile() {
     // This invocation's place in the workgroup, from its subgroup: lane 4q..4q+3 of a subgroup are
     // a quad, and `me` = 4q'..4q'+3 for them, so a quad's lanes get one Morton 2x2 block. That needs
     // every subgroup full (the pipeline requires it: 256 is a multiple of every subgroup size up to
@@ -186,14 +183,16 @@ void main() {
     if (me == 0u) finished.workgroups = 0u;  // for the next frame's dispatch (ordered by its barrier)
 }
 
-#else  // fallback
-
-layout(local_size_x = 8, local_size_y = 8) in;
-
-void main() {
-    ivec2 t = ivec2(gl_GlobalInvocationID.xy);
+// The fallback: texel t of level push.level, for t in this workgroup's 16x16 block.
+void build_level_texel() {
+    ivec2 t = ivec2(gl_WorkGroupID.xy) * 16 + ivec2(gl_LocalInvocationIndex % 16u, gl_LocalInvocationIndex / 16u);
     if (any(greaterThanEqual(uvec2(t), pyramid_level_size(push.depth_size, push.level)))) return;
     store(push.level, t, push.level == 0u ? level0_texel(t) : texel_from_below(push.level, t));
 }
 
-#endif
+void main() {
+    if (USE_SUBGROUP)
+        build_tile();
+    else
+        build_level_texel();
+}

@@ -4,9 +4,11 @@
 // command lists (the cull's survivors, or occlusion phase 2's late list):
 //  - the lane transforms the three vertices exactly as scene.vert does (`precise`), so the clip
 //    positions are the hardware's;
+//  - a triangle crossing the near plane (or reaching behind the eye) is clipped there, as the
+//    hardware clips it (clip_near), and its polygon goes to the tile bins;
 //  - triangles this rasterizer is not built for go to the hardware list (raster_hw.vert draws it):
-//    alpha-masked materials, any vertex outside 0 <= z <= w (crossing the near or far plane,
-//    or behind the eye), and one reaching past the frame's edge (where the hardware clips);
+//    alpha-masked materials, any vertex past the far plane (z < 0), and one reaching past the
+//    frame's edge by more than the guard band (push.guard_band pixels);
 //  - back faces (the pipelines' VK_CULL_MODE_BACK_BIT, counter-clockwise front) and triangles
 //    that cover no pixel centre are dropped, as the hardware drops them;
 //  - the rest is sorted by its box of pixel centres: tiny (at most push.tiny_pixels pixels) the
@@ -67,8 +69,10 @@ layout(set = 0, binding = 9, std430) readonly buffer Chunks { uvec2 chunks[]; };
 layout(set = 0, binding = 10, std430) buffer Counters { uint counters[]; };
 // The tile bins: a VkDispatchIndirectCommand for RASTER_BIN (raster_bin_args.comp folds the count
 // into it), the entries appended (which may run past the capacity: those triangles went to the
-// hardware), then an entry per (large triangle, tile of its box): draw, primitive, tile x, tile y.
-layout(set = 0, binding = 11, std430) buffer TileBins { uint bin_dispatch[3]; uint bin_count; uvec4 bin_entries[]; };
+// hardware), the first entry that dispatch rasterizes (occlusion's late draw appends to phase 1's
+// entries and rasterizes its own; the classifying passes all), then an entry per (large triangle,
+// tile of its box): draw, primitive, tile x, tile y.
+layout(set = 0, binding = 11, std430) buffer TileBins { uint bin_dispatch[3]; uint bin_count; uint bin_first; uint bin_unused[3]; uvec4 bin_entries[]; };
 #ifdef VIEW
 layout(set = 0, binding = 13, rgba8) uniform writeonly image2D view_image;  // --view raster's colour (sRGB-encoded bytes)
 #endif
@@ -107,6 +111,7 @@ struct Setup {
     vec3 plane;     // depth = plane.x + plane.y * q.x + plane.z * q.y, q the centre - v0 in fixed point
     vec2 depths;    // the triangle's own depth range (min, max), which the plane is clamped to
     uint id;
+    uint parts;     // the triangles of its polygon: 2 where the near plane clips a quad off it, else 1
 };
 
 vec4 clip_position(uint v, mat4 model) {
@@ -137,8 +142,38 @@ uint source_id(uint draw, uint first_index, uint primitive) {
     return visibility_id_indexed(draw, triangle, false, frame.tiles.w);
 }
 
-// Sorts the lane's triangle: kNothing, kPerLane, kSplit, kTileBin or kHardware.
-uint set_up(uint draw, uint primitive, out Setup s) {
+// The part of a triangle in front of the near plane, z <= w in reversed Z's clip space, clipped as
+// Mesa's clipper (lavapipe's) does, so that the new vertices are the hardware's where it clips
+// only there: the edges in order (0->1, 1->2, 2->0), each keeping its first vertex where that is
+// in front and adding, where the edge crosses the plane, the point out + t (in - out) with
+// t = d_out / (d_out - d_in), d = w - z (interpolated from the vertex outside, whichever way the
+// edge runs). A new vertex's window position is x * (1 / w) scaled, as the clipper computes it.
+// Returns the polygon's vertex count: 3 or 4 (0: wholly behind the plane). `precise`: no fused
+// multiply-add, which the clipper's C arithmetic does not do either.
+uint clip_near(vec4 clip[3], out vec3 p[4]) {
+    vec2 half_size = 0.5 * vec2(frame.sizes.xy);
+    uint n = 0u;
+    for (uint i = 0u; i < 3u; ++i) {
+        vec4 a = clip[i], b = clip[(i + 1u) % 3u];
+        precise float da = a.w - a.z, db = b.w - b.z;
+        if (da >= 0.0) p[n++] = window_position(a);
+        if ((da >= 0.0) == (db >= 0.0)) continue;
+        vec4 outside = da < 0.0 ? a : b, inside = da < 0.0 ? b : a;
+        float d_out = min(da, db), d_in = max(da, db);
+        precise float t = d_out / (d_out - d_in);
+        precise vec4 v = outside + t * (inside - outside);
+        precise float inverse_w = 1.0 / v.w;
+        precise vec2 xy = v.xy * inverse_w * half_size + half_size;
+        p[n++] = vec3(xy, v.z * inverse_w);
+    }
+    return n;
+}
+
+// Sorts part `part` of the lane's triangle: kNothing, kPerLane, kSplit, kTileBin or kHardware. A
+// triangle crossing the near plane is clipped there (clip_near) into a polygon of s.parts
+// triangles (a fan from its first vertex, as the clipper emits it: 1 or 2), which all go to the
+// tile bins with the polygon's box; any other triangle is one part.
+uint set_up(uint draw, uint primitive, uint part, out Setup s) {
     uint command = draw * 5u;
     uint first_index = indirect[command + 2u];
     int vertex_offset = int(indirect[command + 3u]);
@@ -146,40 +181,80 @@ uint set_up(uint draw, uint primitive, out Setup s) {
     vec4 clip[3];
     for (uint i = 0u; i < 3u; ++i) clip[i] = clip_position(uint(int(indices[first_index + 3u * primitive + i]) + vertex_offset), d.model);
     s.id = source_id(draw, first_index, primitive);
-    bool in_depth = true;
-    for (uint i = 0u; i < 3u; ++i) in_depth = in_depth && clip[i].w > 0.0 && clip[i].z >= 0.0 && clip[i].z <= clip[i].w;
-    if (d.alpha_cutoff > 0.0 || !in_depth) return kHardware;
-    vec3 p[3] = vec3[3](window_position(clip[0]), window_position(clip[1]), window_position(clip[2]));
+    s.parts = 1u;
+    // The far plane (z >= 0) is the hardware's to clip; so is anything the alpha test decides.
+    bool crosses_near = false, past_far = false;
+    for (uint i = 0u; i < 3u; ++i) {
+        crosses_near = crosses_near || clip[i].z > clip[i].w;
+        past_far = past_far || clip[i].z < 0.0;
+    }
+    if (d.alpha_cutoff > 0.0 || past_far) return kHardware;
+    vec3 p[4];
+    uint n = 3u;
+    if (crosses_near) {
+        n = clip_near(clip, p);
+        if (n < 3u) return kNothing;  // wholly in front of the near plane
+        s.parts = n - 2u;
+    } else {
+        for (uint i = 0u; i < 3u; ++i) p[i] = window_position(clip[i]);
+        p[3] = p[2];
+    }
     vec2 lo = min(p[0].xy, min(p[1].xy, p[2].xy)), hi = max(p[0].xy, max(p[1].xy, p[2].xy));
-    bool large = any(greaterThan(hi - lo, vec2(float(push.max_extent))));
-    // Off the frame: nothing to draw. Across the frame's edge: the hardware's, which may clip it
-    // there (lavapipe does), and a clipped edge's new vertices snap on their own, which moves the
-    // edge by a rounding: the compute rasterizer would not cover the same centres. Unless the run
-    // measures taking them here (push.guard_band, at most 16,384 pixels: the fixed-point
-    // coordinates stay below 2^23, exact in the depth plane's floats, their products in 64 bits).
+    if (n == 4u) {
+        lo = min(lo, p[3].xy);
+        hi = max(hi, p[3].xy);
+    }
+    bool large = crosses_near || any(greaterThan(hi - lo, vec2(float(push.max_extent))));
+    // Off the frame: nothing to draw. Past the guard band (push.guard_band pixels beyond the frame's
+    // edge, at most 16,384: the fixed-point coordinates stay below 2^23, exact in the depth plane's
+    // floats, their products in 64 bits), or not a number: the hardware's.
     if (any(lessThan(hi, vec2(0.0))) || any(greaterThan(lo, vec2(frame.sizes.xy)))) return kNothing;
     float guard = float(push.guard_band);
-    if (any(lessThan(lo, vec2(-guard))) || any(greaterThan(hi, vec2(frame.sizes.xy) + guard))) return kHardware;
+    if (!(all(greaterThanEqual(lo, vec2(-guard))) && all(lessThanEqual(hi, vec2(frame.sizes.xy) + guard)))) return kHardware;
+    if (part >= s.parts) return kNothing;
     // Sub-pixel snapping, round to nearest even as the hardware's float-to-fixed conversion.
-    ivec2 f[3];
-    for (uint i = 0u; i < 3u; ++i) f[i] = ivec2(roundEven(p[i].xy * float(kSubPixel)));
-    // The pixels whose centres (x * 256 + 128) lie in the snapped box, inside the frame: from the
-    // fixed-point corners, not the float ones, which may sit a rounding off a centre the snapped
-    // triangle covers. (>> is a floor division of negative values too.)
+    ivec2 f[4];
+    for (uint i = 0u; i < n; ++i) f[i] = ivec2(roundEven(p[i].xy * float(kSubPixel)));
+    // The pixels whose centres (x * 256 + 128) lie in the snapped box (the polygon's), inside the
+    // frame: from the fixed-point corners, not the float ones, which may sit a rounding off a
+    // centre the snapped triangle covers. (>> is a floor division of negative values too.)
     ivec2 f_lo = min(f[0], min(f[1], f[2])), f_hi = max(f[0], max(f[1], f[2]));
+    if (n == 4u) {
+        f_lo = min(f_lo, f[3]);
+        f_hi = max(f_hi, f[3]);
+    }
     ivec2 first = (f_lo - kSubPixel / 2 + kSubPixel - 1) >> kSubPixelBits, last = (f_hi - kSubPixel / 2) >> kSubPixelBits;
     first = max(first, ivec2(0));
     last = min(last, ivec2(frame.sizes.xy) - 1);
     if (any(lessThan(last, first))) return kNothing;
-    ivec2 e01 = f[1] - f[0], e02 = f[2] - f[0];
+    // This part's triangle: the fan's (0, part + 1, part + 2).
+    ivec2 f0 = f[0], f1 = f[part + 1u], f2 = f[part + 2u];
+    vec3 p0 = p[0], p1 = p[part + 1u], p2 = p[part + 2u];
+    ivec2 e01 = f1 - f0, e02 = f2 - f0;
     // (64 bits: a large triangle's edges reach 2^20 units, the frame's width in fixed point.)
     int64_t cross = int64_t(e01.x) * int64_t(e02.y) - int64_t(e01.y) * int64_t(e02.x);
     // Vulkan's area is -cross / 2 in framebuffer coordinates (y down): counter-clockwise front
     // faces have cross < 0. Back faces and zero-area triangles are not drawn.
     if (cross >= 0) return kNothing;
     // Wind it the other way (v1 <-> v2) so that the inside is E >= 0.
-    ivec2 a = f[0], b = f[2], c = f[1];
-    vec3 pa = p[0], pb = p[2], pc = p[1];
+    ivec2 a = f0, b = f2, c = f1;
+    vec3 pa = p0, pb = p2, pc = p1;
+    // A large triangle's plane from the vertex nearest the frame's centre (a rotation: the same
+    // edges, the same winding). Its depth at a pixel is the origin's plus the slopes times the
+    // distance; the slopes' rounding grows with the edges' length over the area, so on a long
+    // sliver (a wall clipped at the near plane, its new vertices 10,000 pixels off the frame, say)
+    // an origin far from the frame's pixels put them 2.5e-5 off, 4 pixels' worth of the slope.
+    if (large) {
+        vec2 centre = 0.5 * vec2(frame.sizes.xy);
+        float qa = dot(pa.xy - centre, pa.xy - centre), qb = dot(pb.xy - centre, pb.xy - centre), qc = dot(pc.xy - centre, pc.xy - centre);
+        if (qb < qa && qb <= qc) {
+            a = f2, b = f1, c = f0;
+            pa = p2, pb = p1, pc = p0;
+        } else if (qc < qa && qc < qb) {
+            a = f1, b = f0, c = f2;
+            pa = p1, pb = p0, pc = p2;
+        }
+    }
     ivec2 d0 = b - a, d1 = c - b, d2 = a - c;
     s.v0 = a;
     s.edge_a = ivec4(d0, d1);
@@ -264,16 +339,23 @@ void write_entries(uvec2 triangle, uvec4 rect, uint first, uint lane, uint lanes
 // The second dispatch: a workgroup per tile bin entry (folded into rows by raster_bin_args.comp),
 // its 64 lanes 16 pixels each of the tile's 32 x 32, where the triangle's box covers them.
 void main() {
-    uint entry = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+    uint entry = bin_first + gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
     if (entry >= min(bin_count, push.bin_capacity)) return;
     uvec4 e = bin_entries[entry];
-    Setup s;
-    // The same lists and arithmetic as when it was binned: the same set-up, a large triangle.
-    if (set_up(e.x, e.y, s) != kTileBin) return;
     ivec2 origin = ivec2(e.zw) * kTile;
-    for (uint i = gl_LocalInvocationIndex; i < uint(kTile * kTile); i += gl_WorkGroupSize.x) {
-        ivec2 pixel = origin + ivec2(int(i) % kTile, int(i) / kTile);
-        if (all(greaterThanEqual(pixel, s.box.xy)) && all(lessThanEqual(pixel, s.box.zw))) raster_pixel_wide(s, pixel);
+    // The same lists and arithmetic as when it was binned: the same set-up, a large triangle (or
+    // each triangle of its polygon, where the near plane clipped it; the entry's tiles are the
+    // polygon's box). The loop's bound is the same in every lane: no barrier or ballot inside.
+    uint parts = 1u;
+    for (uint part = 0u; part < parts; ++part) {
+        Setup s;
+        uint kind = set_up(e.x, e.y, part, s);
+        parts = s.parts;
+        if (kind != kTileBin) continue;
+        for (uint i = gl_LocalInvocationIndex; i < uint(kTile * kTile); i += gl_WorkGroupSize.x) {
+            ivec2 pixel = origin + ivec2(int(i) % kTile, int(i) / kTile);
+            if (all(greaterThanEqual(pixel, s.box.xy)) && all(lessThanEqual(pixel, s.box.zw))) raster_pixel_wide(s, pixel);
+        }
     }
 }
 #else
@@ -293,7 +375,10 @@ void main() {
     uint count = indirect[draw * 5u] / 3u;  // the draw's triangles this frame (indexCount / 3)
     uint primitive = chunks[chunk].y + gl_LocalInvocationIndex;
     Setup s;
-    uint kind = primitive < count ? set_up(draw, primitive, s) : kNothing;
+    uint kind = primitive < count ? set_up(draw, primitive, 0u, s) : kNothing;
+    // A polygon clipped at the near plane goes to the tile bins where any of its triangles is drawn
+    // (its first one may snap to no area).
+    if (kind == kNothing && primitive < count && s.parts > 1u) kind = set_up(draw, primitive, 1u, s);
     const bool binning = push.classify == 0u;  // (after the last rasterization the lists stay as they are)
     uvec4 rect = kind == kTileBin ? tile_rect(s) : uvec4(0u);
     uint tiles = rect.z * rect.w;

@@ -1,13 +1,16 @@
 // The ray statistics of the ray_trace pass, every frame it runs. Both variants count the same
 // events; they differ only in how (the `subgroup` variant is RT_SUBGROUP). Where they are counted:
-//   raygen, after each trace: its own invocations and the rays of each kind;
+//   raygen, after each trace: its own invocations and the rays of each kind (the dense launch's,
+//     which traces one listed ray, counts both before it: count_dense_raygen);
 //   closest-hit (reflection rays, and the forward path's primary rays), miss (most of them shadow
 //     rays that reach the sun), any-hit (the alpha test), intersection (the light spheres) and
 //     callable (the reflected materials): in the stage, where they happen, so the rays raygen
 //     asked for and the stages that ran for them are counted independently.
-//   fallback: one atomicAdd per invocation and counter.
+//   fallback: one atomicAdd per invocation and counter, into GpuCounters.
 //   subgroup: one atomicAdd per subgroup: subgroupBallot of the event, subgroupBallotBitCount,
-//             and the subgroupElect() lane adds the count. The elected lane of each stage's
+//             and the subgroupElect() lane adds the count, into one of kStatStripes copies of the
+//             counters (below), which the pass folds into GpuCounters after its launches
+//             (ray_stats_fold.comp). The elected lane of each stage's
 //             subgroups also adds its gl_SubgroupSize (`lane_slots`) and ORs it into `sizes`: a
 //             ray-tracing stage may run at any size from the device's minimum to its maximum, and
 //             at more than one within a dispatch, so a stage's occupancy is invocations over
@@ -27,6 +30,18 @@
 //  * Partial subgroups. The ballot holds only the active lanes, whatever the subgroup size (4 to
 //    128) and however few invocations the driver packed together (an any-hit for one ray).
 //  * Helper lanes do not exist in these stages; every active lane is a real invocation.
+//
+// The stripes (subgroup variant). Every counter is one word, and every invocation of every stage
+// of the frame adds to the same few words: the atomics on one address serialize where the memory
+// system keeps that address (one L2 slice), however few of them the subgroups make. So the
+// subgroup variant's elected lane adds into one of kStatStripes copies of the counters, 256 bytes
+// apart, chosen by a hash of its own launch index; ray_stats_fold.comp adds the copies up into
+// GpuCounters once the launches are done. Any choice of copy is exact: one lane adds the whole
+// subgroup's count to one copy, and the fold sums every copy. The fallback cannot spread its
+// atomics so cheaply: each invocation would pick its own copy, and the atomics of a subgroup
+// would then go to up to a subgroup's worth of addresses, where one address lets the hardware
+// (or the compiler) merge them into one; one copy per subgroup needs the subgroup to agree on
+// it, which is what the elected lane is.
 #ifndef RAYTRACE_STATS_GLSL
 #define RAYTRACE_STATS_GLSL
 
@@ -40,13 +55,30 @@ const uint kStatShadowSkips = 17u;       // subgroup variant: subgroups that ski
 const uint kStageRaygen = 0u, kStageAnyHit = 1u, kStageClosestHit = 2u, kStageMiss = 3u, kStageIntersection = 4u,
            kStageCallable = 5u;
 
+// The subgroup variant's counters, by stage, after the 18 words (and the meshlet pass's two):
+const uint kStatLaneSlots = 20u;  // [6] gl_SubgroupSize summed over the stage's subgroups
+const uint kStatSizes = 26u;      // [6] gl_SubgroupSize OR-ed (powers of two)
+
+#ifdef RT_SUBGROUP
+// The stripes: kStatStripes copies of GpuCounters' words from 16 on (the words above), each
+// kStatStripeWords apart (ray_trace_pass.h: kRayStatStripes, kRayStatStripeWords).
+const uint kStatStripes = 64u, kStatStripeWords = 64u;
+layout(set = 0, binding = 9, std430) buffer RayStatStripes { uint words[]; } ray_stripes;
+
+// The first word of the copy this invocation adds to: its launch index hashed (multiplicative,
+// the top 6 bits), so the subgroups of neighbouring launch indices spread over the copies.
+uint stat_stripe() {
+    uint h = gl_LaunchIDEXT.x * 0x9E3779B1u ^ gl_LaunchIDEXT.y * 0x85EBCA77u;
+    return (h >> 26) * kStatStripeWords;
+}
+void stat_add(uint word, uint n) { atomicAdd(ray_stripes.words[stat_stripe() + word], n); }
+#else
 layout(set = 0, binding = 9, std430) buffer RayStats {
     uint earlier_counters[16];  // GpuCounters of the other passes
-    uint words[18];
-    uint meshlet_counters[2];   // GpuCounters::meshlets_in, meshlets_visible
-    uint lane_slots[6];         // subgroup variant, by stage: gl_SubgroupSize summed over its subgroups
-    uint sizes[6];              // subgroup variant, by stage: gl_SubgroupSize OR-ed (powers of two)
+    uint words[32];             // the words above
 } ray_stats;
+void stat_add(uint word, uint n) { atomicAdd(ray_stats.words[word], n); }
+#endif
 
 // Counts the lanes for which `event` holds. (The views' trace, RT_VIEW, counts nothing: the
 // statistics are the frame's.)
@@ -56,12 +88,24 @@ void count_event(uint counter, bool event) {
     uvec4 lanes = subgroupBallot(event);
     if (subgroupElect()) {
         uint n = subgroupBallotBitCount(lanes);
-        if (n > 0u) atomicAdd(ray_stats.words[counter], n);
+        if (n > 0u) stat_add(counter, n);
     }
 #else
-    if (event) atomicAdd(ray_stats.words[counter], 1u);
+    if (event) stat_add(counter, 1u);
 #endif
 }
+
+#ifdef RT_SUBGROUP
+// The elected lane's share of count_invocation: the subgroup's n invocations and its size, into
+// its stripe.
+void add_subgroup(uint stage, uint n) {
+    uint stripe = stat_stripe();
+    atomicAdd(ray_stripes.words[stripe + kStatInvocations + stage], n);
+    atomicAdd(ray_stripes.words[stripe + kStatSubgroups + stage], 1u);
+    atomicAdd(ray_stripes.words[stripe + kStatLaneSlots + stage], gl_SubgroupSize);
+    atomicOr(ray_stripes.words[stripe + kStatSizes + stage], gl_SubgroupSize);
+}
+#endif
 
 // Counts this invocation of a stage (and, with subgroups, the subgroup's one atomic). Called first
 // thing in each stage's main(), before the stage can trace, call or report anything.
@@ -69,14 +113,40 @@ void count_invocation(uint stage) {
 #if defined(RT_VIEW)
 #elif defined(RT_SUBGROUP)
     uint n = subgroupBallotBitCount(subgroupBallot(true));
+    if (subgroupElect()) add_subgroup(stage, n);
+#else
+    stat_add(kStatInvocations + stage, 1u);
+#endif
+}
+
+// The dense launch's ray generation (RT_DENSE): its invocation and the one listed ray it traces,
+// counted together, first thing, before the trace. The invocation traces exactly the ray its list
+// entry names (raytrace.rgen: there is no path from here to the end that does not), so counting
+// the ray before its trace counts what was traced.
+//   subgroup: two ballots and one elected lane for both counts. The lists hold the shadow entries
+//     first and the reflection entries after them, so a subgroup is of one kind but at the
+//     lists' boundary, and one ray counter takes its atomic (two at the boundary): per subgroup,
+//     the invocations' atomics and one ray atomic, where the fallback makes two per invocation.
+//     Before the trace the subgroup is the one the launch made (the invocations of neighbouring
+//     launch indices, in launch order: neighbouring rays of one 8x8 tile, ray_lists.comp), every
+//     lane still active: no subgroup operation is left after the trace, so no lane that returns
+//     from its traversal early waits at a ballot for the lanes still traversing, and nothing
+//     depends on how the implementation repacks the invocations after traceRayEXT. The ballot
+//     holds the active lanes only: the launch's last subgroup, partly filled when the lists'
+//     total is not a multiple of the subgroup size, counts the lanes it has, at any size.
+void count_dense_raygen(bool shadow_entry) {
+#if defined(RT_VIEW)
+#elif defined(RT_SUBGROUP)
+    uvec4 lanes = subgroupBallot(true), shadow_lanes = subgroupBallot(shadow_entry);
     if (subgroupElect()) {
-        atomicAdd(ray_stats.words[kStatInvocations + stage], n);
-        atomicAdd(ray_stats.words[kStatSubgroups + stage], 1u);
-        atomicAdd(ray_stats.lane_slots[stage], gl_SubgroupSize);
-        atomicOr(ray_stats.sizes[stage], gl_SubgroupSize);
+        uint n = subgroupBallotBitCount(lanes), shadows = subgroupBallotBitCount(shadow_lanes);
+        add_subgroup(kStageRaygen, n);
+        if (shadows > 0u) stat_add(kStatRays + kRayShadow, shadows);
+        if (shadows < n) stat_add(kStatRays + kRayReflection, n - shadows);
     }
 #else
-    atomicAdd(ray_stats.words[kStatInvocations + stage], 1u);
+    stat_add(kStatInvocations + kStageRaygen, 1u);
+    stat_add(kStatRays + (shadow_entry ? kRayShadow : kRayReflection), 1u);
 #endif
 }
 

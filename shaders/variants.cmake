@@ -147,9 +147,8 @@ sgd_shader(resolve.frag plain)
 sgd_shader(resolve.frag mip RESOLVE_MIP=1)
 sgd_shader(resolve.comp plain)
 # Auto-exposure (docs/exposure.md): the mip's log-luminance summed by subgroupAdd or by a
-# shared-memory tree, then one invocation adapts the exposure.
-sgd_shader(exposure_reduce.comp subgroup EXPOSURE_SUBGROUP=1)
-sgd_shader(exposure_reduce.comp fallback)
+# shared-memory tree (switched by USE_SUBGROUP), then one invocation adapts the exposure.
+sgd_switch_shader(exposure_reduce.comp)
 sgd_shader(exposure_adapt.comp main)
 sgd_shader(mip_fixup_args.comp main)
 sgd_shader(mip_fixup.comp main)
@@ -190,9 +189,8 @@ sgd_shader(overlay.vert main)
 sgd_shader(overlay.frag main)
 
 # Light culling: per-tile light lists, ballot-aggregated (subgroup) or one atomic per entry
-# (fallback); and the light-count view's heat map.
-sgd_shader(light_cull.comp subgroup SUBGROUP=1)
-sgd_shader(light_cull.comp fallback)
+# (fallback), switched by USE_SUBGROUP; and the light-count view's heat map.
+sgd_switch_shader(light_cull.comp)
 sgd_shader(light_count.comp main)
 
 # Debug views (src/passes/debug_view_pass.cpp): in each stage a variant per view, and `plain`
@@ -252,6 +250,7 @@ sgd_shader(raytrace.rgen fallback_dense RT_DENSE=1)
 sgd_shader(ray_lists.comp subgroup_camera RT_LISTS_BALLOT=1)
 sgd_shader(ray_lists.comp fallback_camera)
 sgd_shader(ray_lists.comp finish RT_LISTS_FINISH=1)
+sgd_shader(ray_stats_fold.comp main)
 sgd_shader(light_aabbs.comp main)
 # The debug views in the six stages: `view_plain` passes the records through (and counts nothing),
 # `view_<kind>` measures lanes in its own stage (VIEW_HERE); raytrace_view.comp colours the records.
@@ -269,9 +268,8 @@ sgd_shader(probe.comp main)
 
 # The depth pyramid for occlusion culling (src/passes/occlusion_pass.cpp, docs/occlusion.md): one
 # dispatch whose 2x2 steps are quad swaps and whose last workgroup finishes the tail, or one
-# dispatch per level.
-sgd_shader(pyramid.comp subgroup PYRAMID_SUBGROUP=1)
-sgd_shader(pyramid.comp fallback)
+# dispatch per level (switched by USE_SUBGROUP).
+sgd_switch_shader(pyramid.comp)
 
 # Occlusion phase 2 (docs/occlusion.md). Indexed: the re-test of phase 1's rejected list and the
 # merge of the additions into forward's list in input order. Meshlet: the rejected meshlets as a
@@ -293,6 +291,8 @@ sgd_shader(raster.comp subgroup RASTER_SUBGROUP=1)
 sgd_shader(raster.comp fallback)
 # The large triangles' tile bins: the indirect dispatch's size, then a workgroup per entry.
 sgd_shader(raster_bin_args.comp main)
+# Occlusion's late draw: its dispatches, empty where phase 2 re-admitted nothing.
+sgd_shader(raster_late_args.comp main)
 sgd_shader(raster.comp bin RASTER_BIN=1)
 sgd_shader(raster_hw.vert main)
 sgd_shader(raster_hw.frag plain)

@@ -25,6 +25,10 @@
                                        each configuration of every --compare report under DIR.
   rounds SLOW FAST                     two --compare reports of one size: every ratio with interval and
                                        word in both, whether the words agree, and each run's rounds.
+  startup DIR                          DIR/startup.tsv (build, config, start, round, wall, user, sys
+                                       seconds): per config and start (first: the driver's shader cache
+                                       empty, warm: filled by the first), each build's median wall and
+                                       CPU seconds, and this build over base.
 """
 import glob
 import hashlib
@@ -364,9 +368,35 @@ def rounds(args):
     print(f"\nthe same word on {agree} of {len(fast.get('ratio_details', {}))} ratios")
 
 
+def startup(args):
+    folder = args[0]
+    times = {}  # (config, start, build) -> [(wall, cpu)]
+    with open(os.path.join(folder, "startup.tsv")) as f:
+        for line in f:
+            fields = line.split()
+            if len(fields) < 7:
+                continue
+            build, config, start, _, wall, user, system = fields[:7]
+            times.setdefault((config, start, build), []).append((float(wall), float(user) + float(system)))
+    print("\n| config | start | this wall s | this CPU s | base wall s | base CPU s | this / base (wall) | this / base (CPU) | runs |")
+    print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    keys = sorted({(c, s) for c, s, _ in times}, key=lambda k: (k[0], k[1] != "first"))
+    for config, start in keys:
+        row, walls, cpus = [], {}, {}
+        for build in ("this", "base"):
+            t = times.get((config, start, build), [])
+            walls[build] = statistics.median(w for w, _ in t) if t else None
+            cpus[build] = statistics.median(c for _, c in t) if t else None
+            row += [f"{walls[build]:.2f}" if t else "-", f"{cpus[build]:.2f}" if t else "-"]
+        for m in (walls, cpus):
+            row.append(f"{m['this'] / m['base']:.3f}x" if m["this"] and m["base"] else "-")
+        n = "/".join(str(len(times.get((config, start, b), []))) for b in ("this", "base"))
+        print(f"| {config} | {start} | " + " | ".join(row) + f" | {n} |")
+
+
 COMMANDS = {"runs": runs, "passes": passes, "speedup": speedup, "compare": compare, "builds": builds, "differences": differences, "distinct": distinct,
             "occlusion": occlusion, "probe": probe, "tune": tune, "pipeline-stats": pipeline_stats,
-            "same-counters": same_counters, "plans": plans, "rounds": rounds}
+            "same-counters": same_counters, "plans": plans, "rounds": rounds, "startup": startup}
 
 if __name__ == "__main__":
     if len(sys.argv) < 2 or sys.argv[1] not in COMMANDS:

@@ -48,7 +48,8 @@
 #   first-compare  from an empty cache at each size: the first run (its measurement's duration, with
 #                the driver's shader cache cold and, in a second cache, warm) against the frame after
 #                --tune; then --compare in that tuned plan against a run LONG (3) times as long: wall
-#                times, every ratio, interval and word in both (SIZES=one size per call)
+#                times (and where they went: set-up, rounds, images), every ratio, interval and word
+#                in both (at 1080p and 4K by default; SIZES=one size per call where time is short)
 #   raster       --raster hardware (the pre-pass with the 32-bit id) against compute, both sizes,
 #                alternated: the plain frame, --ray-trace off (everything but the ray tracer), the street
 #                camera with occlusion auto and off; compute's subgroup path against its fallback
@@ -57,7 +58,9 @@
 #                path (per lane, split, tile bin, hardware); the default command from an empty cache
 #                and tuned; 12 against 5 instances at the large size; per-pass medians and the frames
 #                each pass ran in (the hardware ids pass: those that re-admitted); --view raster's
-#                picture and pixel counts at the large size
+#                picture and pixel counts at the large size; the frame-crossing triangles back on the
+#                hardware (SGD_RASTER_GUARD_BAND=0) against the default guard band, and the coverage
+#                tests on this GPU
 #   materials    every map (docs/materials.md) at the large size: the shade pass in forward and both
 #                derivative variants, the material waterfall against nonuniformEXT (--materials,
 #                alternated, frames compared), the textures as one array texture's layers (a device
@@ -68,13 +71,19 @@
 #                and fallback variants, each with the dense launch and the plain one (SGD_RAY_LISTS),
 #                alternated over two rounds, and off: the traces' time
 #                (ray_trace) beside the acceleration structures' rebuild (ray_build), rays per second
-#                per kind (over the traces alone) and every stage's invocations, the variants' frames
-#                and dumps compared, the targets (dense ray_trace, its speed-ups); --compare's ray_trace ratio with its interval; the six stages'
+#                per kind (over the traces alone) and every stage's invocations, the variants' frames,
+#                dumps and statistics (the subgroup variant's striped counters) compared, the targets (dense ray_trace, its speed-ups); --compare's ray_trace ratio with its interval; the six stages'
 #                views on the visibility path (both geometry paths) and forward, validated
 #   graph        the frame graph against the build before it (--base DIR, needed): the default frame
 #                (untuned) and every --compare row at both sizes, this build and base alternated over
 #                two rounds, frame times side by side and this over base; the default frames compared
 #                byte for byte; the views under --validate (validate suite) cover the graph's passes
+#   startup      start-up to the first frame (--frames 1 --no-tuning, the small size), with the driver's
+#                shader cache empty (first: every pipeline the plan binds compiled cold, the user's cache
+#                folder new) and filled by that run (warm), for the default plan and with every switched
+#                pass on its fallback (one SPIR-V specialized both ways, docs/architecture.md "Shader
+#                variants"); STARTS (3) rounds, this build and --base (optional) alternated: median wall
+#                and CPU seconds, this over base
 # Adding a suite: one case block below (runs through `run` / `compare_run`, a table through
 # tools/bench_tables.py), one line above and one in tools/README.md.
 set -uo pipefail
@@ -391,11 +400,23 @@ def ms(tag):
 def counts(tag):  # the rays and every stage's invocations but raygen's (per listed ray, or per pixel)
     r = json.load(open(f"{d}/{tag}-{size}-1.json"))["counters"]["ray_trace"]
     return r["rays"], {k: s["invocations"] for k, s in r["stages"].items() if k != "raygen"}
+def statistics(tag):  # everything both variants count, raygen included (same launch, same frame index)
+    r = json.load(open(f"{d}/{tag}-{size}-1.json"))["counters"]["ray_trace"]
+    return (r["rays"], {k: s["invocations"] for k, s in r["stages"].items()}, r["any_hit_rejections"], r["sphere_hits"])
+def per_second(tag):  # rays per second per kind, over the traces alone (the report's, round 1)
+    r = json.load(open(f"{d}/{tag}-{size}-1.json"))["counters"]["ray_trace"]["rays_per_second"] or {}
+    return ", ".join(f"{k} {r[k] / 1e9:.2f}" for k in ("primary", "shadow", "reflection", "total") if k in r)
 for shading in ("visibility", "forward"):
     try:
         same = all(counts(f"{shading}-{v}-dense") == counts(f"{shading}-{v}-plain") for v in ("subgroup", "fallback"))
         print(f"{size} {shading}, dense against plain: rays and closest-hit, miss, any-hit, intersection, callable "
               f"invocations equal: {'yes' if same else 'NO'}")
+        for launch in ("dense", "plain"):
+            equal = statistics(f"{shading}-subgroup-{launch}") == statistics(f"{shading}-fallback-{launch}")
+            print(f"{size} {shading} {launch}, subgroup (striped counters, folded) against fallback: rays, every stage's "
+                  f"invocations, rejections and sphere hits equal: {'yes' if equal else 'NO'}")
+        for tag in ("subgroup-dense", "fallback-dense", "subgroup-plain", "fallback-plain"):
+            print(f"{size} {shading} {tag}: G rays/s {per_second(f'{shading}-{tag}')}")
         sg, fb = ms(f"{shading}-subgroup-dense"), ms(f"{shading}-fallback-dense")
         plain_sg, plain_fb = ms(f"{shading}-subgroup-plain"), ms(f"{shading}-fallback-plain")
         target = 1.2 if size == "3840x2160" else 0.5
@@ -544,13 +565,14 @@ PY
              "street-compute-noocclusion:--raster compute --camera street --occlusion off"
              "compute-fallback:--raster compute"
              "rtoff-compute-fallback:--raster compute --ray-trace off"
-             "compute-guard:--raster compute"
-             "rtoff-compute-guard:--raster compute --ray-trace off")
+             "compute-noguard:--raster compute"
+             "rtoff-compute-noguard:--raster compute --ray-trace off")
     for size in "${sizes[@]}"; do
       for round in 1 2; do for config in "${configs[@]}"; do
         # The *-fallback rows: the compute rasterizer's fallback path alone (SGD_RASTER_PATH); the
-        # *-guard rows: the triangles reaching past the frame's edge in compute too (a guard band).
-        path=auto guard=0; [[ ${config%%:*} == *-fallback ]] && path=fallback; [[ ${config%%:*} == *-guard ]] && guard=4096
+        # *-noguard rows: the triangles reaching past the frame's edge (and the near-plane polygons
+        # that do) on the hardware, without a guard band (the default: 16,384 pixels).
+        path=auto guard=; [[ ${config%%:*} == *-fallback ]] && path=fallback; [[ ${config%%:*} == *-noguard ]] && guard=0
         # shellcheck disable=SC2086
         SGD_RASTER_PATH=$path SGD_RASTER_GUARD_BAND=$guard run "${config%%:*}-$size-$round" --headless "${vis[@]}" --size $size ${config#*:}
       done; done
@@ -576,26 +598,27 @@ PY
       plan:occlusion.variant >> "$md"
     $tables passes "$d" "${sizes[@]}" -- hardware compute rtoff-hardware rtoff-compute street-hardware-occlusion \
       street-hardware-noocclusion street-compute-occlusion street-compute-noocclusion compute-fallback rtoff-compute-fallback \
-      compute-guard rtoff-compute-guard >> "$md"
+      compute-noguard rtoff-compute-noguard >> "$md"
     # The compute rasterizer's subgroup path against its fallback (only the rasterizer differs): the
     # depth pass (its dispatches and the hardware's share) and the frame, alternated in the rounds
     # above; the target is >= 1.10x.
-    # Then the frame-crossing triangles in compute (SGD_RASTER_GUARD_BAND=4096) over the default.
+    # Then the frame-crossing triangles on the hardware (SGD_RASTER_GUARD_BAND=0) over the default
+    # guard band, which takes them (and the near-plane polygons) in compute.
     for timer in depth frame; do
       $tables speedup "$d" $timer "${sizes[@]}" -- compute-fallback:compute rtoff-compute-fallback:rtoff-compute \
-        compute:compute-guard rtoff-compute:rtoff-compute-guard >> "$md"
+        compute-noguard:compute rtoff-compute-noguard:rtoff-compute >> "$md"
     done
-    # Does this GPU's hardware clip inside its guard band? The coverage tests (docs/raster.md) with
-    # the frame-crossing triangles in compute: where they pass, the guard band could be this
-    # device's choice (lavapipe clips: 4 of the generated scene's pixels differ). Needs the build's
-    # tests/gpu-tests.
+    # Does this GPU's hardware clip inside its guard band, and at the near plane as the compute
+    # rasterizer does? The coverage tests (docs/raster.md), the near-plane quad and the frame-crossing
+    # triangles in compute: lavapipe clips at the frame's edge (4 of the generated scene's pixels on
+    # such an edge); a GPU that does not should show 0 there. Needs the build's tests/gpu-tests.
     if [ -x "$build/tests/gpu-tests" ]; then
       ln -sfn "$(cd "$build" && pwd)/shaders" "$build/tests/shaders"  # the test binary loads SPIR-V beside it
-      SGD_RASTER_GUARD_BAND=4096 "$build/tests/gpu-tests" --gtest_filter='Raster.GeneratedSceneComputeNamesTheHardwaresTriangles:Raster.BundledSceneComputeNamesTheHardwaresTriangles:Raster.AGuardBandTakesTheFrameCrossingTrianglesInCompute' \
+      "$build/tests/gpu-tests" --gtest_filter='Raster.GeneratedSceneComputeNamesTheHardwaresTriangles:Raster.BundledSceneComputeNamesTheHardwaresTriangles:Raster.AGuardBandTakesTheFrameCrossingTrianglesInCompute:Raster.OcclusionPhaseTwoMatchesHardware:Raster.OcclusionPhasesWriteTheWordsOfOneRasterizationInEveryFrame' \
         > "$d/guard-band-coverage.out" 2>&1
-      say "raster: the coverage tests with SGD_RASTER_GUARD_BAND=4096: gpu-tests exit $?"
-      { echo; echo "Coverage with the frame-crossing triangles in compute (SGD_RASTER_GUARD_BAND=4096):"; echo
-        grep -E "^\[ +(OK|FAILED) +\] Raster|covered pixels|not depth ties" "$d/guard-band-coverage.out" | sed 's/^/    /'; } >> "$md"
+      say "raster: the coverage tests with the default guard band: gpu-tests exit $?"
+      { echo; echo "Coverage on this GPU (the near plane and the frame's edge in compute, the default guard band):"; echo
+        grep -E "^\[ +(OK|FAILED) +\] Raster|covered pixels|not depth ties|near-plane quad|frames' words" "$d/guard-band-coverage.out" | sed 's/^/    /'; } >> "$md"
     fi
     # Who rasterized what in each compute run (the instrumented frame): triangles and pixels per path.
     $tables runs "$d" --only compute c:raster.compute_path c:raster.paths.per_lane.triangles c:raster.paths.split.triangles \
@@ -603,6 +626,27 @@ PY
       c:raster.paths.tile_bin.pixels c:raster.paths.hardware.pixels c:raster.pixels_covered >> "$md"
     $tables runs "$d" --only view-raster frame view c:raster.compute_path c:raster.pixels_covered c:raster.paths.per_lane.pixels \
       c:raster.paths.split.pixels c:raster.paths.tile_bin.pixels c:raster.pixels_hardware >> "$md" ;;
+  startup)  # docs/architecture.md "Shader variants": the driver's cache, first start and warm
+    builds=("$build"); [ -n "$base" ] && builds+=("$base")
+    fallbacks=(--light-cull fallback --exposure fallback --occlusion fallback --cull fallback --mip fallback --light-loop fallback)
+    for round in $(seq ${STARTS:-3}); do for b in "${builds[@]}"; do
+      [ "$b" = "$build" ] && which=this || which=base
+      for config in default fallbacks; do
+        cache=$d/cache-$config-$which-$round; rm -rf "$cache"; mkdir -p "$cache"
+        args=(--headless "${scaled[@]}" --size $small --frames 1 --warmup 0 --no-tuning)
+        [ $config = fallbacks ] && args+=("${fallbacks[@]}")
+        for when in first warm; do
+          tag=$config-$when-$which-$round
+          seconds=$( { TIMEFORMAT='%R %U %S'; time XDG_CACHE_HOME=$cache "$b/subgroup-demo" "${args[@]}" \
+            --report "$d/$tag.json" > "$d/$tag.out" 2>&1; } 2>&1 )
+          rc=0; [ -s "$d/$tag.json" ] || { rc=1; say "FAILED: $suite $tag: $(tail -n 1 "$d/$tag.out")"; }
+          printf '%s\t%s\t%s\t%s\t%s\n' $which $config $when $round "$seconds" >> "$d/startup.tsv"
+          printf '%s\t%s\t%s\n' "$tag" $rc "${seconds%% *}" >> "$d/runs.tsv"
+        done
+        rm -rf "$cache"
+      done
+    done; done
+    $tables startup "$d" >> "$md" ;;
   first-compare)  # the first run and the comparison, on the plan that runs (docs/comparison.md)
     # From an empty cache: the first run (its quick measurement and its duration), then --tune
     # and the tuned frame; the first frame over the tuned one (target 1.05x, measurement <= 3 s).
@@ -645,10 +689,30 @@ PY
         rm -rf "$cache-$kind"; cp -r "$cache" "$cache-$kind"
         [ $kind = compare ] && f=60 || f=$((${LONG:-3} * (60 - warmup) + warmup))
         t=$SECONDS; XDG_CACHE_HOME=$cache-$kind compare_run "$kind-$size" "${scaled[@]}" --size $size --frames $f --warmup $warmup
+        echo "$((SECONDS - t))" > "$d/$kind-$size.wall"
         echo "$kind $size: $((SECONDS - t)) s wall, --frames $f --warmup $warmup" >> "$d/notes.txt"
-        grep -h '^plan: ' "$d/$kind-$size.out" >> "$d/notes.txt"
+        grep -h '^plan: \|^time: ' "$d/$kind-$size.out" >> "$d/notes.txt"
       done
     done
+    # The wall time of each --compare (target: 4K within 60 s) and where it went (report.json's
+    # method.seconds: the one renderer's set-up, the rounds, writing the images, probe, repeat).
+    python3 - "$d" "${sizes[@]}" >> "$md" <<'PY'
+import json, os, sys
+d, sizes = sys.argv[1], sys.argv[2:]
+print("\n| size | run | wall s (process) | in the comparison s | set-up s | rounds s | rounds | images s | probe s | repeat s |")
+print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+for size in sizes:
+    for kind in ("compare", "long"):
+        path = f"{d}/{kind}-{size}/report.json"
+        if not os.path.exists(path):
+            continue
+        m = json.load(open(path))["method"]
+        s = m.get("seconds", {})
+        wall = open(f"{d}/{kind}-{size}.wall").read().strip()
+        cells = [f"{s[k]:.1f}" if k in s else "-" for k in ("total", "setup", "rounds")]
+        cells += [str(m["rounds"])] + [f"{s[k]:.1f}" if k in s else "-" for k in ("images", "probe", "repeat")]
+        print(f"| {size} | {kind} | {wall} | " + " | ".join(cells) + " |")
+PY
     for size in "${sizes[@]}"; do $tables rounds "$d/long-$size/report.json" "$d/compare-$size/report.json" >> "$md"; done
     $tables runs "$d" frame depth ray_trace shade plan:shading.mode plan:raster.mode plan:raster.variant plan:ray_trace.variant \
       tuning:measure_seconds >> "$md"

@@ -301,9 +301,58 @@ MUTANTS = {
     ),
     "shared-renderer-keeps-the-last-plan": (
         "src/run/headless.cpp",
-        "        renderer_->set_plan(plan_);  // the frames are synchronous: the renderer is idle here\n",
+        "    renderer_->set_plan(plan_);  // the frames are synchronous: the renderer is idle here\n",
         "",
-        r"^Verdicts\.OneRendererForSeveralRowsStillStopsADecidedPairEarly",
+        r"^Verdicts\.OneRendererForSeveralRowsStillStopsADecidedPairEarly|^Compare\.EachImageIsAFrameOfItsRoundsAndEqualsAProcessOfItsOwn",
+    ),
+    # docs/comparison.md, "How the comparison runs": one renderer, each row's own history, its image from its rounds.
+    "shared-renderer-keeps-the-last-runs-history": (
+        "src/run/headless.cpp",
+        "    renderer_->restore(history_);\n    return true;\n",
+        "    return true;\n",
+        r"^Compare\.EachImageIsAFrameOfItsRoundsAndEqualsAProcessOfItsOwn",
+    ),
+    "settle-frame-adapts-the-exposure": (
+        "src/run/headless.cpp",
+        "        submit_frame(frame_, false);\n        renderer_->restore(history_);\n",
+        "        submit_frame(frame_, false);\n",
+        r"^Compare\.EachImageIsAFrameOfItsRoundsAndEqualsAProcessOfItsOwn",
+    ),
+    "image-is-the-last-frame-rendered": (
+        "src/run/headless.cpp",
+        "        if (capture_frame_ == frame_) capture();\n",
+        "        if (capture_frame_) capture();\n",
+        r"^Compare\.EachImageIsAFrameOfItsRoundsAndEqualsAProcessOfItsOwn",
+    ),
+    "compare-no-tuning-stores-verdicts": (
+        "src/compare/tuning.cpp",
+        "    if (options.no_tuning)  // auto ignores the verdicts and nothing is stored: the cache stays as it was\n",
+        "    if (false)\n",
+        r"^Compare\.EveryConfigurationRunsValidatedAndTheSheetShowsEachScreenshot",
+    ),
+    "ray-tracing-reason-names-the-extension": (
+        "src/vk/context.cpp",
+        "        if (ray_tracing_offered && !ctx.features.descriptor_indexing)\n",
+        "        if (false)\n",
+        r"^MaterialMaps\.WithoutDescriptorIndexing",
+    ),
+    "adaptive-rule-stops-an-undecided-pair": (
+        "src/compare/compare.cpp",
+        "        if (!r.ratio || interval_decided(r.ci95, noise_floor)) continue;  // no ratio: more rounds give none\n",
+        "        continue;\n",
+        r"^CompareRatios\.AdaptiveRoundsGoOnOnlyForTheRowsOfUndecidedRatios$",
+    ),
+    "adaptive-rounds-stop-every-row-after-the-minimum": (
+        "src/compare/compare.cpp",
+        "                a.running = a.running && keep[size_t(a.run - runs.data())];\n",
+        "                a.running = false;\n",
+        r"^Verdicts\.AdaptiveRoundsStopADecidedPairAndRunAnUndecidedOneToTheCap",
+    ),
+    "raster-path-not-a-stored-decision": (
+        "src/tuning/cache.cpp",
+        "    {\"raster_path\", 3, &LoadedTuning::raster_path, &PlanRequest::measured_raster_path, Shading::visibility},\n",
+        "    {\"raster\", 2, &LoadedTuning::raster, &PlanRequest::measured_raster, Shading::visibility},\n",
+        r"^TuningFile\.TheRasterPathIsStoredAndFollowed$|^FirstRun\.StoresAQuickVerdictThatTheNextRunUsesUntilTheDriverOrBuildChanges",
     ),
     "shared-renderer-ignores-test-work": (
         "src/compare/compare.cpp",
@@ -471,6 +520,43 @@ MUTANTS = {
         "    float guard = 0.0;\n",
         r"^Raster\.AGuardBandTakesTheFrameCrossingTrianglesInCompute",
     ),
+    # The near plane (docs/raster.md, "The near plane"): the polygon not clipped (the triangle's own
+    # projected vertices, one behind the eye); a large triangle's depth plane from its first vertex
+    # whatever its distance from the frame.
+    "raster-near-plane-not-clipped": (
+        "shaders/raster.comp",
+        "        n = clip_near(clip, p);\n",
+        "        for (uint i = 0u; i < 3u; ++i) p[i] = window_position(clip[i]);\n",
+        r"^Raster\.GeneratedSceneComputeNamesTheHardwaresTriangles",
+    ),
+    "raster-plane-origin-far-from-the-frame": (
+        "shaders/raster.comp",
+        "    if (large) {\n        vec2 centre",
+        "    if (false) {\n        vec2 centre",
+        r"^Raster\.OcclusionPhaseTwoMatchesHardware",
+    ),
+    # Occlusion's late draw (docs/raster.md, "Occlusion's two phases"): its chunks launched in every
+    # frame, and its split never launched.
+    "raster-late-chunks-in-every-frame": (
+        "shaders/raster_late_args.comp",
+        "    uvec2 chunks = readmitted_draws != 0u ? push.chunks : uvec2(0u);\n",
+        "    uvec2 chunks = push.chunks;\n",
+        r"^Raster\.OcclusionPhasesWriteTheWordsOfOneRasterizationInEveryFrame",
+    ),
+    "raster-late-split-never": (
+        "shaders/raster_late_args.comp",
+        "    uvec2 split = readmitted_draws != 0u ? push.split : uvec2(0u);\n",
+        "    uvec2 split = uvec2(0u);\n",
+        r"^Raster\.OcclusionPhasesWriteTheWordsOfOneRasterizationInEveryFrame|^Raster\.OcclusionPhaseTwoMatchesHardware",
+    ),
+    # The classifying passes after occlusion's late draw size the tile bins' dispatch from the late
+    # draw's first entry, not the frame's first: phase 1's large triangles go unclassified.
+    "raster-classify-only-the-late-bins": (
+        "shaders/raster_bin_args.comp",
+        "    if (push.all != 0u) bins.first = 0u;\n",
+        "",
+        r"^Raster\.UnderOcclusionEveryCoveredPixelHasItsPath|^Raster\.TwoPhaseFramesCountEachPathsPixelsAsOnePhase",
+    ),
     "raster-full-tile-bins-drop-the-triangle": (
         "shaders/raster.comp",
         "    if (kind == kTileBin && binning && first_entry + tiles > push.bin_capacity) kind = kHardware;\n",
@@ -566,13 +652,58 @@ MUTANTS = {
         r"^Occlusion\.StillAndMovingFramesEqualOcclusionOff",
     ),
     # A pass that forgets a write in its declaration: the frame's later readers of it go unsynchronized.
+    # The ray tracer under the frame graph: the dense launch's compaction does not declare that it
+    # writes the lists. Nothing then orders the header's update (a transfer) before the
+    # compaction's atomics on the lists' counts, and synchronization validation reports the
+    # hazard. (Synchronization validation does not see the ray-tracing stages' descriptor
+    # accesses, nor the indirect launch's command, read through a device address: a launch's
+    # undeclared read survives on lavapipe.)
+    "ray-compaction-declares-no-list-write": (
+        "src/passes/ray_trace_pass.cpp",
+        """        std::vector<Use> uses = {writes(Res::ray_lists, kComputeStage, kStorageReadWrite),
+                                 writes(Res::ray_traced""",
+        """        std::vector<Use> uses = {writes(Res::ray_traced""",
+        r"^RayTrace\.DenseLaunchTracesThePlainLaunchsRays",
+    ),
+    # docs/ray-tracing.md, "The subgroup variant on dense rays": the fold of the subgroup
+    # variant's striped counters leaves out the last stripe.
+    "ray-stats-fold-skips-the-last-stripe": (
+        "shaders/ray_stats_fold.comp",
+        "    for (uint s = 0u; s < kStatStripes; ++s) {\n",
+        "    for (uint s = 0u; s + 1u < kStatStripes; ++s) {\n",
+        r"^RayStatsFoldCompute\.",
+    ),
     "light-cull-declares-no-list-write": (
         "src/passes/light_cull_pass.cpp",
         "                   writes(Res::light_lists, kComputeStage, kStorageReadWrite), ",
         "                   ",
         r"^LightCullDemo\.EveryModeRunsValidationCleanAndReports",
     ),
-
+    # docs/architecture.md, "Shader variants": the switched shaders and their twins.
+    "no-subgroup-twin-keeps-the-subgroup-capabilities": (
+        "shaders/no_subgroup.cmake",
+        r'string(REGEX REPLACE "[ \t]*OpCapability (GroupNonUniform[A-Za-z]*|SubgroupBallotKHR|SubgroupVoteKHR)\n" "" text "${text}")' + "\n",
+        "",
+        r"^SubgroupSwitch\.EverySwitchedShader",
+    ),
+    "switch-constant-always-false": (
+        "src/vk/resources.cpp",
+        "        values.push_back(desc.use_subgroup ? VK_TRUE : VK_FALSE);",
+        "        values.push_back(VK_FALSE);",
+        r"^LightCull\.BallotCutsListAtomicsByHalf",
+    ),
+    "exposure-table-forgets-arithmetic": (
+        "src/passes/pass_table.cpp",
+        "     .ops = bit(Op::basic) | bit(Op::arithmetic),\n",
+        "     .ops = bit(Op::basic),\n",
+        r"^SubgroupSwitch\.TheSwitchDeclaresOnlyTheOperationsItsPassAsksFor",
+    ),
+    "pyramid-fallback-workgroup-covers-8-columns": (
+        "shaders/pyramid.comp",
+        "ivec2(gl_LocalInvocationIndex % 16u, gl_LocalInvocationIndex / 16u)",
+        "ivec2(gl_LocalInvocationIndex % 8u, gl_LocalInvocationIndex / 16u)",
+        r"^PyramidCompute\.",
+    ),
 }
 
 

@@ -84,6 +84,9 @@ struct DeviceFeatures {
     // ray-tracing stages. Without them those stages cannot run at all.
     bool mesh_shader = false;  // VK_EXT_mesh_shader
     bool ray_tracing = false;  // VK_KHR_ray_tracing_pipeline + VK_KHR_acceleration_structure
+    // Without ray_tracing: why, where the device offers the extensions but they cannot be enabled
+    // (VK_KHR_acceleration_structure requires descriptor indexing); empty: the device lacks them.
+    std::string ray_tracing_missing;
     // With ray_tracing: rayTracingPipelineTraceRaysIndirect, the ray tracer's dense launch.
     bool ray_tracing_indirect = false;
     // Descriptor indexing (a runtime array of sampled images, partially bound, variable count,

@@ -1,11 +1,15 @@
 #include "compare/compare.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <future>
+#include <numeric>
+#include <thread>
 
 #include "compare/chart.h"
 #include "run/image_io.h"
@@ -288,8 +292,10 @@ nlohmann::json measurement_json(const RunResult& r, const CompareMethod& method)
             {"outliers", outliers}};
 }
 
-nlohmann::json method_json(const CompareMethod& m) {
+nlohmann::json method_json(const CompareMethod& m, const CompareResult::Seconds& s) {
     return {{"warmup_frames", m.warmup_frames},
+            {"seconds", {{"setup", s.setup}, {"rounds", s.rounds}, {"images", s.images}, {"probe", s.probe},
+                         {"repeat", s.repeat}, {"total", s.total}}},
             {"rounds", m.rounds()},
             {"round_frames", m.round_frames},
             {"order", "round r renders every configuration, starting at the r-th (mod their count)"},
@@ -298,8 +304,10 @@ nlohmann::json method_json(const CompareMethod& m) {
                           {"noise_floor", kNoiseFloor},
                           {"rule", "a configuration renders more rounds while a ratio it is a side of has a 95% interval that "
                                    "holds 1 and reaches past 1 +- noise_floor; none left: the rounds end"}}},
-            {"images", "each configuration rendered once more after the rounds, alone in the process, as a --headless "
-                       "run of its own: its screenshot, counters and exposure"},
+            {"images", "each configuration's frame image_frame, rendered in its rounds (the last frame of the first "
+                       "min_rounds rounds, which every configuration renders): its screenshot, counters and exposure, the "
+                       "frame a --headless run of its own renders with --frames image_frame + 1"},
+            {"image_frame", m.image_frame},
             {"interval", {{"confidence", 0.95},
                           {"method", "percentile bootstrap over rounds, both sides of a ratio resampled together"},
                           {"statistic", "ratio of the medians of the resampled rounds' frames"},
@@ -341,7 +349,7 @@ nlohmann::json comparison_json(const Context& ctx, const Options& o, const Scene
                            {"raster_variant", variant_name(c.base.raster.variant)},
                            {"geometry", geometry_name(c.base.geometry)}}},
             {"validation", {{"enabled", o.validate}, {"messages", c.validation_messages}}},
-            {"method", method_json(c.method)},
+            {"method", method_json(c.method, c.seconds)},
             {"probe", stage_probe_json(c.probe)},
             {"runs", runs},
             {"skipped", skipped},
@@ -789,6 +797,8 @@ Options run_options(const Options& options, const CompareRun& run, const std::st
     o.test_extra_work = run.config.test_extra_work;
     o.screenshot = screenshot;
     o.mip_dump.clear();
+    o.cull_dump.clear();
+    o.ray_dump.clear();
     o.report.clear();
     return o;
 }
@@ -821,12 +831,16 @@ void charge(CompareRun& run, const std::function<void()>& work) {
 
 CompareMethod render_in_rounds(const Context& ctx, const Scene& scene, const Options& options, std::vector<CompareRun>& runs,
                                const std::function<void(const std::string&, bool)>& step, double budget_s,
-                               const RoundsNeeded& needed, bool one_renderer) {
+                               const RoundsNeeded& needed, bool one_renderer, bool images) {
     auto started = std::chrono::steady_clock::now();
     CompareMethod method;
     method.warmup_frames = options.warmup;
     method.round_frames = round_sizes(options.frames - options.warmup);
     method.cap_rounds = method.rounds();
+    // Rounds end early only after kMinAdaptiveRounds (kMinBudgetRounds with a budget, the same):
+    // every configuration renders the last frame of those (warm-up < --frames: at least one round).
+    auto first_rounds = method.round_frames.begin() + std::min<size_t>(kMinAdaptiveRounds, method.rounds());
+    method.image_frame = options.warmup + std::accumulate(method.round_frames.begin(), first_rounds, 0u) - 1;
     struct Active {
         CompareRun* run;
         std::unique_ptr<HeadlessRun> headless;
@@ -834,7 +848,7 @@ CompareMethod render_in_rounds(const Context& ctx, const Scene& scene, const Opt
     };
     std::vector<Active> active;
     // Set-up in matrix order: renderer, instrumented frame, warm-up frames (untimed). The renderers
-    // only time: what they would write (screenshots, the bandwidth probe) is render_alone's.
+    // write nothing: the images are kept in memory (write_images), the bandwidth probe is not run.
     for (CompareRun& run : runs) {
         if (step) step(run.config.name, run.skipped);
         if (run.skipped) continue;
@@ -847,6 +861,7 @@ CompareMethod render_in_rounds(const Context& ctx, const Scene& scene, const Opt
         Active& a = active.emplace_back(Active{&run, nullptr, true});
         charge(run, [&] {
             a.headless = shared ? std::make_unique<HeadlessRun>(o, run.plan, *shared) : std::make_unique<HeadlessRun>(ctx, scene, o, run.plan);
+            if (images) a.headless->capture_at(method.image_frame);
             a.headless->render(options.warmup, 0);
         });
     }
@@ -905,23 +920,28 @@ std::vector<bool> rounds_needed(const std::vector<CompareRun>& runs, double nois
     return sides_of_undecided(runs, ratios, noise_floor);
 }
 
-void render_alone(const Context& ctx, const Scene& scene, const Options& options, std::vector<CompareRun>& runs,
-                  const std::string& dir, const CompareMethod& method, const std::function<void(const std::string&, bool)>& step) {
-    for (CompareRun& run : runs) {
-        if (step) step(run.config.name + " (image, alone)", run.skipped);
-        if (run.skipped) continue;
-        Options o = run_options(options, run, screenshot_path(dir, run.config.name));
-        charge(run, [&] {
-            // What a separate `--headless` process of this configuration renders: a renderer of
-            // its own, the only one of the comparison alive, all frames from the first.
-            RunResult image = run_headless(ctx, scene, o, run.plan, true);
-            image.timings = run.result.timings;  // the rounds' timings stay
-            image.ran = run.result.ran;
-            image.rounds = run.result.rounds;
-            run.result = std::move(image);
-        });
-        fill_report(ctx, scene, o, method, run);
-    }
+void write_images(const Context& ctx, const Scene& scene, const Options& options, std::vector<CompareRun>& runs,
+                  const std::string& dir, const CompareMethod& method) {
+    std::vector<CompareRun*> shown;
+    for (CompareRun& run : runs)
+        if (!run.skipped) {
+            if (run.result.image.empty()) throw std::runtime_error("no image of " + run.config.name + " was kept");
+            run.result.screenshot = screenshot_path(dir, run.config.name);
+            shown.push_back(&run);
+        }
+    // PNG encoding is most of the time at 4K (tens of milliseconds a frame is read back, a second
+    // or more encoded): one thread per core, each taking the next image.
+    std::atomic<size_t> next = 0;
+    auto encode = [&] {
+        for (size_t i = next++; i < shown.size(); i = next++)
+            if (!shown[i]->result.screenshot.empty())
+                write_png(shown[i]->result.screenshot, options.width, options.height, shown[i]->result.image);
+    };
+    std::vector<std::future<void>> threads;
+    size_t count = std::min<size_t>(std::max(1u, std::thread::hardware_concurrency()), shown.size());
+    for (size_t t = 0; t < count; ++t) threads.push_back(std::async(std::launch::async, encode));
+    for (std::future<void>& t : threads) t.get();  // rethrows a write's failure
+    for (CompareRun* run : shown) fill_report(ctx, scene, run_options(options, *run, run->result.screenshot), method, *run);
 }
 
 CompareResult run_comparison(const Context& ctx, const Scene& scene, const Options& options, const CompareProgressFn& progress) {
@@ -961,14 +981,14 @@ CompareResult run_comparison(const Context& ctx, const Scene& scene, const Optio
                                  [](const CompareRun& r) { return r.config.name == kRunToRunRun && !r.skipped; });
     const bool repeat = repeated != c.runs.end();
 
-    // Progress in steps: each configuration's set-up, each round, each configuration's image, the
-    // probe, the repeat. The estimate weighs each step by the frames it renders (and one for
-    // building a renderer).
+    // Progress in steps: each configuration's set-up, each round, the images, the probe, the
+    // repeat. The estimate weighs each step by the frames it renders (the first set-up builds the
+    // renderer every row shares: about ten frames; an image's encoding about two).
     std::vector<uint32_t> round_frames = round_sizes(options.frames - options.warmup);
     std::vector<double> weights;
-    for (const CompareRun& r : c.runs) weights.push_back(r.skipped ? 0.0 : 2.0 + options.warmup);
+    for (const CompareRun& r : c.runs) weights.push_back(r.skipped ? 0.0 : (weights.empty() ? 10.0 : 1.0) + options.warmup);
     for (uint32_t frames : round_frames) weights.push_back(double(frames) * double(to_run));
-    for (const CompareRun& r : c.runs) weights.push_back(r.skipped ? 0.0 : 2.0 + options.frames);
+    weights.push_back(2.0 * double(to_run));  // the images
     weights.push_back(2.0);  // the probe
     if (repeat) weights.push_back(2.0 + options.frames);
     double total = 0, done = 0;
@@ -985,38 +1005,50 @@ CompareResult run_comparison(const Context& ctx, const Scene& scene, const Optio
         progress(p);
     };
     // Adaptive rounds: each configuration renders until every ratio it is a side of is decided,
-    // at most the rounds of --frames.
+    // at most the rounds of --frames. One renderer for every row, switched by plan: one set-up.
     c.method = render_in_rounds(ctx, scene, options, c.runs, report_progress, 0,
-                                [](const std::vector<CompareRun>& runs) { return rounds_needed(runs); });
-    render_alone(ctx, scene, options, c.runs, c.dir, c.method, report_progress);
+                                [](const std::vector<CompareRun>& runs) { return rounds_needed(runs); }, true, true);
+    auto since = [](clock::time_point t) { return std::chrono::duration<double>(clock::now() - t).count(); };
+    c.seconds.setup = c.method.setup_seconds;
+    c.seconds.rounds = since(start) - c.seconds.setup;
+    report_progress(std::to_string(to_run) + " screenshots (frame " + std::to_string(c.method.image_frame) + ")", false);
+    auto phase = clock::now();
+    write_images(ctx, scene, options, c.runs, c.dir, c.method);
+    c.seconds.images = since(phase);
     for (const CompareRun& run : c.runs) c.validation_messages += run.validation_messages;
 
     report_progress("graphics-to-compute probe", false);
+    phase = clock::now();
     uint32_t probe_messages = validation_message_count();
     c.probe = measure_stage_throughput(ctx);
     c.validation_messages += validation_message_count() - probe_messages;
+    c.seconds.probe = since(phase);
 
     CompareRun again;
     if (repeat) {
         again.config = repeated->config;
         again.plan = repeated->plan;
         report_progress(again.config.name + " (again, run to run)", false);
+        // A renderer of its own, built with no other alive: the frame of the image, from the first.
         Options o = run_options(options, again, screenshot_path(c.dir, again.config.name + "-again"));
+        o.frames = c.method.image_frame + 1;
+        phase = clock::now();
         uint32_t messages_before = validation_message_count();
         again.result = run_headless(ctx, scene, o, again.plan, true);
         c.validation_messages += validation_message_count() - messages_before;
+        c.seconds.repeat = since(phase);
     }
 
     c.ratios = compute_ratios(c.runs);
     c.meshlet_ratios = compute_meshlet_ratios(c.runs);
     c.shading_ratios = compute_shading_ratios(c.runs);
-    // Thumbnails and differences from the screenshots as written, so the sheet shows exactly what
-    // the files hold.
+    // Thumbnails and differences from the images the files hold: opaque, as write_png stores them.
     std::vector<RgbaImage> shots(c.runs.size());
     for (size_t i = 0; i < c.runs.size(); ++i)
         if (!c.runs[i].skipped) {
-            shots[i] = load_image(c.runs[i].result.screenshot);
-            if (shots[i].width == 0) throw std::runtime_error("cannot read back the screenshot " + c.runs[i].result.screenshot);
+            shots[i].width = options.width, shots[i].height = options.height;
+            shots[i].rgba = std::move(c.runs[i].result.image);
+            for (size_t a = 3; a < shots[i].rgba.size(); a += 4) shots[i].rgba[a] = 255;
         }
     auto shot = [&](const std::string& name) -> const RgbaImage* {
         for (size_t i = 0; i < c.runs.size(); ++i)
@@ -1043,6 +1075,7 @@ CompareResult run_comparison(const Context& ctx, const Scene& scene, const Optio
         c.run_to_run.differing = diff.differing;
         c.run_to_run.amplified = std::move(diff.amplified);
     }
+    c.seconds.total = since(start);
     c.report = comparison_json(ctx, options, scene, c);
     c.report_json = (fs::path(c.dir) / "report.json").string();
     c.report_md = (fs::path(c.dir) / "report.md").string();

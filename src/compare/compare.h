@@ -132,8 +132,8 @@ struct CompareDifference {
     RgbaImage amplified = {};  // the difference, black where identical
 };
 
-// The run-to-run noise floor: all-fallback rendered a second time, alone, after the matrix and the
-// probe, against its first screenshot (render_alone's). Where a device's frames are not the same from run to run (equal-depth fragments
+// The run-to-run noise floor: all-fallback rendered a second time, alone (a renderer of its own,
+// none other alive), after the matrix and the probe, against its first screenshot. Where a device's frames are not the same from run to run (equal-depth fragments
 // inside a draw, whose order the culling's compaction does not keep: docs/culling.md), the pairs of
 // the difference panel differ by about as much, whatever the paths; where they are, this is 0.
 constexpr const char* kRunToRunRun = "all-fallback";
@@ -147,6 +147,7 @@ struct CompareMethod {
     std::vector<uint32_t> round_frames;  // round_sizes(frames - warmup), or the rounds rendered where they ended early
     uint32_t cap_rounds = 0;             // round_sizes(frames - warmup).size(): the most any configuration renders
     double setup_seconds = 0;            // the renderers' set-up, instrumented and warm-up frames (render_in_rounds)
+    uint32_t image_frame = 0;            // the frame index of each configuration's image (render_in_rounds' images)
     uint32_t rounds() const { return uint32_t(round_frames.size()); }
 };
 
@@ -160,6 +161,12 @@ struct CompareResult {
     std::array<PassRatio, 2> meshlet_ratios;
     ShadingRatios shading_ratios;
     StageProbe probe;              // the device's graphics-to-compute throughput (compare/stage_probe.h)
+    // Where the wall time went (report.json's method.seconds): the renderer's set-up with every
+    // row's instrumented and warm-up frames, the rounds with the read-backs, writing the images,
+    // the probe, the run-to-run repeat, and all of it.
+    struct Seconds {
+        double setup = 0, rounds = 0, images = 0, probe = 0, repeat = 0, total = 0;
+    } seconds;
     nlohmann::json report;         // what DIR/report.json holds
     std::string dir, report_json, report_md, sheet, chart;  // chart: DIR/chart.svg
     uint32_t validation_messages = 0;
@@ -181,15 +188,21 @@ std::vector<PassRatio> all_ratios(const CompareResult& c);
 // which must go on (a ratio it is a side of is still undecided); the others render no more rounds,
 // and where none must, the rounds end (method.round_frames then holds the rounds rendered). The
 // cap is the rounds of --frames.
-// One renderer (`one_renderer`, the first run's quick measurement): the configurations whose
-// renderer would be the same but for the plan share one, switched to each one's plan before its
-// frames (HeadlessRun's sharing constructor), so its scene upload and pipelines are made once.
+// One renderer (`one_renderer`: --compare and the first run's quick measurement): the
+// configurations whose renderer would be the same but for the plan share one, switched to each
+// one's plan before its frames (HeadlessRun's sharing constructor, each run keeping its own
+// exposure and occlusion history), so its scene upload and pipelines are made once.
+// Images (`images`, --compare): each run keeps frame method.image_frame, the last frame of the
+// first kMinAdaptiveRounds rounds (every run renders it; it does not depend on when adaptive
+// rounds end), with its counters and exposure, in run.result (RunResult::image): the frame a
+// --headless run of that configuration renders with --frames image_frame + 1.
 constexpr uint32_t kMinBudgetRounds = 4;
 constexpr uint32_t kMinAdaptiveRounds = 4;
+static_assert(kMinBudgetRounds == kMinAdaptiveRounds, "the image frame is the last of the rounds every run renders");
 using RoundsNeeded = std::function<std::vector<bool>(const std::vector<CompareRun>&)>;
 CompareMethod render_in_rounds(const Context& ctx, const Scene& scene, const Options& options, std::vector<CompareRun>& runs,
                                const std::function<void(const std::string&, bool skipped)>& step = {}, double budget_s = 0,
-                               const RoundsNeeded& needed = {}, bool one_renderer = false);
+                               const RoundsNeeded& needed = {}, bool one_renderer = false, bool images = false);
 // Per run: whether it is a side of one of `ratios` that has a ratio whose interval is not yet
 // decided (interval_decided within noise_floor): the runs adaptive rounds go on with.
 std::vector<bool> sides_of_undecided(const std::vector<CompareRun>& runs, const std::vector<PassRatio>& ratios,
@@ -198,15 +211,10 @@ std::vector<bool> sides_of_undecided(const std::vector<CompareRun>& runs, const 
 // pass, its off row) has an interval that is not decided (interval_decided, within noise_floor).
 std::vector<bool> rounds_needed(const std::vector<CompareRun>& runs, double noise_floor = kNoiseFloor);
 
-// The images: each run that is not skipped rendered once more, alone (the renderers of the rounds
-// are freed, and each of these is freed before the next is built), exactly as a separate
-// `--headless` process of that configuration renders it: its screenshot (dir/<name>.png; none
-// without a dir), counters and exposure replace the timed renderer's, whose timings stay; then
-// run.report. Renderers that shared the device in the rounds gave the NVIDIA H100 frames a few
-// pixels off those of a process of their own (docs/testing.md). `step` as above.
-void render_alone(const Context& ctx, const Scene& scene, const Options& options, std::vector<CompareRun>& runs,
-                  const std::string& dir, const CompareMethod& method,
-                  const std::function<void(const std::string&, bool skipped)>& step = {});
+// The images render_in_rounds kept: each run that is not skipped gets dir/<name>.png (none without
+// a dir), written on several threads; then run.report. The images stay in run.result.image.
+void write_images(const Context& ctx, const Scene& scene, const Options& options, std::vector<CompareRun>& runs,
+                  const std::string& dir, const CompareMethod& method);
 
 // A ratio of one timer's median in two runs, fallback_run over subgroup_run, with its interval.
 PassRatio timer_ratio(const std::vector<CompareRun>& runs, std::string_view key, std::string_view name,

@@ -329,6 +329,9 @@ int run_compare(const Options& options) {
     }
     printf("%s\n", stage_probe_summary(c.probe).c_str());
     printf("plan: every row measured in auto's plan here: %s\n", base_plan_text(c.base).c_str());
+    printf("time: %.1f s (the renderer's set-up and warm-up %.1f s, %u rounds %.1f s, the images %.1f s, the probe %.1f s, "
+           "the repeat %.1f s)\n", c.seconds.total, c.seconds.setup, c.method.rounds(), c.seconds.rounds, c.seconds.images,
+           c.seconds.probe, c.seconds.repeat);
     // The verdicts are what tuned auto reads (compare/tuning.h): kept for this device, driver and
     // size class. The pass rows ran in the base plan's shading: under visibility the mip's and the
     // ray tracer's verdicts are visibility's own, and the light loop's (the shading pass's) is not stored.
@@ -337,9 +340,12 @@ int run_compare(const Options& options) {
         for (PassId id : {PassId::mip, PassId::ray_trace}) under_visibility[size_t(id)] = std::exchange(passes[size_t(id)], PassRatio{});
         passes[size_t(PassId::light_loop)] = PassRatio{};
     }
-    printf("tuning: wrote %s (auto takes the faster path where a verdict is faster or slower)\n",
-           save_tuning(ctx.info, "compare", tuning_key(options, scene.triangle_count()), passes, c.shading_ratios,
-                       under_visibility).c_str());
+    if (options.no_tuning)  // auto ignores the verdicts and nothing is stored: the cache stays as it was
+        printf("tuning: not written (--no-tuning)\n");
+    else
+        printf("tuning: wrote %s (auto takes the faster path where a verdict is faster or slower)\n",
+               save_tuning(ctx.info, "compare", tuning_key(options, scene.triangle_count()), passes, c.shading_ratios,
+                           under_visibility).c_str());
     printf("wrote the sheet %s, the chart %s, %s, %s and %zu screenshots\n", c.sheet.c_str(), c.chart.c_str(),
            c.report_md.c_str(), c.report_json.c_str(),
            c.runs.size() - std::count_if(c.runs.begin(), c.runs.end(), [](const CompareRun& r) { return r.skipped; }));

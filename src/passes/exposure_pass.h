@@ -22,9 +22,11 @@ struct ExposureState {
     uint64_t sum() const { return uint64_t(sum_hi) << 32 | sum_lo; }
 };
 static_assert(sizeof(ExposureState) == 48);
+// Before the first measurement: the resolve pass applies the fixed exposure.
+ExposureState initial_exposure_state();
 
 struct ExposurePass : PassUnit {
-    Pipeline reduce[2];  // [0] exposure_reduce.comp.subgroup (where possible), [1] .fallback
+    Pipeline reduce[2];  // exposure_reduce.comp: [0] the subgroup path (where possible), [1] the fallback
     Pipeline adapt;      // exposure_adapt.comp.main
     Buffer state;        // ExposureState, device-local, created holding the fixed exposure
 

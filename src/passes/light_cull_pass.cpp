@@ -89,10 +89,14 @@ std::vector<TileList> decode_light_lists(const std::vector<uint32_t>& words, con
 }
 
 void LightCullPass::create(const Context& ctx, VkExtent2D extent) {
-    // The subgroup pipeline only where a plan can pick it (its SPIR-V needs ballot and vote).
-    if (subgroup_path_possible(ctx, PassId::light_cull))
-        subgroup_ = create_compute_pipeline(ctx, {.shader = "light_cull.comp.subgroup", .layout = kLightCullLayout, .forced_subgroup_size = true});
-    fallback_ = create_compute_pipeline(ctx, {.shader = "light_cull.comp.fallback", .layout = kLightCullLayout, .forced_subgroup_size = true});
+    // Both paths from one SPIR-V where a plan can pick the subgroup one; elsewhere the fallback
+    // twin, whose module declares no ballot or vote (shaders/subgroup_switch.glsl).
+    bool possible = subgroup_path_possible(ctx, PassId::light_cull);
+    std::string shader = possible ? "light_cull.comp.switch" : "light_cull.comp.no_subgroup";
+    if (possible)
+        subgroup_ = create_compute_pipeline(
+            ctx, {.shader = shader, .layout = kLightCullLayout, .forced_subgroup_size = true, .use_subgroup = true});
+    fallback_ = create_compute_pipeline(ctx, {.shader = shader, .layout = kLightCullLayout, .forced_subgroup_size = true});
     view_ = create_compute_pipeline(ctx, {"light_count.comp.main", kLightCountViewLayout});
     resize(ctx, extent);
 }

@@ -11,7 +11,8 @@
 namespace {
 
 constexpr uint32_t kTile = 64;        // depth pixels per single-pass workgroup, each axis
-constexpr uint32_t kFallbackGroup = 8;  // the fallback's local size, each axis
+constexpr uint32_t kFallbackGroup = 16;  // the pyramid fallback's texels per workgroup, each axis
+constexpr uint32_t kViewGroup = 8;       // pyramid_view.comp's local size, each axis
 
 // pyramid.comp: depth (sampled), pyramid, finished count; push: depth size, level.
 const LayoutDesc kLayout = {{VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
@@ -51,10 +52,14 @@ uint32_t pyramid_texels(VkExtent2D depth) {
 
 void OcclusionPass::create(const Context& ctx, VkExtent2D extent) {
     // The single pass needs full subgroups (its quads are Morton 2x2 blocks of a numbering by subgroup).
-    if (subgroup_path_possible(ctx, PassId::occlusion))
-        subgroup = create_compute_pipeline(
-            ctx, {.shader = "pyramid.comp.subgroup", .layout = kLayout, .full_subgroups = true, .forced_subgroup_size = true});
-    fallback = create_compute_pipeline(ctx, {.shader = "pyramid.comp.fallback", .layout = kLayout});
+    // Both from one SPIR-V, or the fallback's twin without quad operations where no plan can pick
+    // the subgroup path (shaders/subgroup_switch.glsl).
+    bool possible = subgroup_path_possible(ctx, PassId::occlusion);
+    std::string shader = possible ? "pyramid.comp.switch" : "pyramid.comp.no_subgroup";
+    if (possible)
+        subgroup = create_compute_pipeline(ctx, {.shader = shader, .layout = kLayout, .full_subgroups = true,
+                                                 .forced_subgroup_size = true, .use_subgroup = true});
+    fallback = create_compute_pipeline(ctx, {.shader = shader, .layout = kLayout});
     view = create_compute_pipeline(ctx, {.shader = "pyramid_view.comp.main", .layout = kPyramidViewLayout});
     uint32_t zero = 0;
     finished = create_buffer_with_data(ctx, &zero, sizeof(zero), VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, "pyramid finished count");
@@ -139,7 +144,7 @@ void OcclusionPass::record_view(FrameContext& f) {
     PyramidViewPush push{depth_extent.width, depth_extent.height, level, (current ^ 1u) * pyramid_texels(depth_extent),
                          u->projection.z, u->projection.w};
     vkCmdPushConstants(f.cmd, view.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
-    vkCmdDispatch(f.cmd, ceil_div(depth_extent.width, kFallbackGroup), ceil_div(depth_extent.height, kFallbackGroup), 1);
+    vkCmdDispatch(f.cmd, ceil_div(depth_extent.width, kViewGroup), ceil_div(depth_extent.height, kViewGroup), 1);
     f.timer.end(f.cmd, Timer::view);
     end_label(f.ctx, f.cmd);
     // As the mip view's labels: 1x text under 640 pixels across, where 2x would not fit.

@@ -45,8 +45,8 @@ bool occlusion_culls(const FrameContext& f);
 bool occlusion_removes_little(const GpuCounters& c, Geometry geometry);
 
 struct OcclusionPass : PassUnit {
-    Pipeline subgroup;  // pyramid.comp.subgroup, where a plan can pick it
-    Pipeline fallback;  // pyramid.comp.fallback
+    Pipeline subgroup;  // pyramid.comp's subgroup path, where a plan can pick it
+    Pipeline fallback;  // its fallback
     Buffer pyramid;     // two pyramids of pyramid_texels() floats each, every level (pyramid_levels)
     Buffer finished;    // the single-pass build's count of finished workgroups (0 between frames)
     VkExtent2D depth_extent{};

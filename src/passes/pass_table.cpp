@@ -65,7 +65,9 @@ std::string mesh_shader_missing(const DeviceFeatures& f) {
 }
 
 std::string ray_tracing_missing(const DeviceFeatures& f) {
-    return f.ray_tracing ? "" : "device lacks VK_KHR_ray_tracing_pipeline and VK_KHR_acceleration_structure";
+    if (f.ray_tracing) return "";
+    return f.ray_tracing_missing.empty() ? "device lacks VK_KHR_ray_tracing_pipeline and VK_KHR_acceleration_structure"
+                                         : f.ray_tracing_missing;
 }
 
 }  // namespace
@@ -222,7 +224,7 @@ const std::array<PassInfo, kPassCount> kPasses = {{
      .tag = "expo",
      .window_key = '6',
      .variants = kAllVariants,
-     // exposure_reduce.comp EXPOSURE_SUBGROUP: subgroupAdd (arithmetic), subgroupElect (basic).
+     // exposure_reduce.comp USE_SUBGROUP: subgroupAdd (arithmetic), subgroupElect (basic).
      .stage = Stage::compute,
      .stages = 0,
      .ops = bit(Op::basic) | bit(Op::arithmetic),
@@ -244,7 +246,7 @@ const std::array<PassInfo, kPassCount> kPasses = {{
      .tag = "occl",
      .window_key = '7',
      .variants = kAllVariants,
-     // pyramid.comp PYRAMID_SUBGROUP: subgroupQuadSwapHorizontal/Vertical (quad) take each 2x2
+     // pyramid.comp USE_SUBGROUP: subgroupQuadSwapHorizontal/Vertical (quad) take each 2x2
      // block's min; gl_SubgroupID / gl_SubgroupInvocationID (basic) put a quad on a 2x2 block.
      .stage = Stage::compute,
      .stages = 0,

@@ -41,7 +41,7 @@ struct RasterPush {
 };
 
 std::optional<uint32_t> raster_guard_band(const char* value) {
-    if (!value || !*value) return 0;
+    if (!value || !*value) return kRasterDefaultGuardBand;
     uint32_t pixels = 0;
     const char* end = value + strlen(value);
     auto [at, error] = std::from_chars(value, end, pixels);
@@ -49,9 +49,14 @@ std::optional<uint32_t> raster_guard_band(const char* value) {
     return pixels;
 }
 
-// raster_bin_args.comp: 0 the tile bins; the push constant: their capacity and maxComputeWorkGroupCount[0].
-const LayoutDesc kBinArgsLayout = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER}, VK_SHADER_STAGE_COMPUTE_BIT, 8};
-constexpr VkDeviceSize kBinsHeader = 16;  // VkDispatchIndirectCommand, the entries appended
+// raster_bin_args.comp: 0 the tile bins; the push constant: their capacity, maxComputeWorkGroupCount[0]
+// and 1 to size the dispatch over every entry (the classifying passes).
+const LayoutDesc kBinArgsLayout = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER}, VK_SHADER_STAGE_COMPUTE_BIT, 12};
+constexpr VkDeviceSize kBinsHeader = 32;  // VkDispatchIndirectCommand, the entries appended, the first to rasterize, 3 unused
+// raster_late_args.comp: 0 the late cull's word (CullPass::ids_draw_count: the draw count where it
+// re-admitted anything, else 0), 1 late_dispatches; the push constant: the chunks' grid, the split's.
+const LayoutDesc kLateArgsLayout = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER}, VK_SHADER_STAGE_COMPUTE_BIT, 16};
+constexpr VkDeviceSize kLateSplitDispatch = 16;  // the split's VkDispatchIndirectCommand in late_dispatches
 
 namespace {
 
@@ -82,13 +87,14 @@ void create_raster_targets(const Context& ctx, FrameTargets& t) {
 }
 
 void RasterPass::create(const Context& ctx, bool alpha_masked) {
-    guard_band = raster_guard_band(getenv("SGD_RASTER_GUARD_BAND")).value_or(0);  // (the options checked it)
+    guard_band = raster_guard_band(getenv("SGD_RASTER_GUARD_BAND")).value_or(kRasterDefaultGuardBand);  // (the options checked it)
     if (!ctx.features.int64_atomics) return;
     LayoutDesc compute = raster_layout(VK_SHADER_STAGE_COMPUTE_BIT, sizeof(RasterPush), false);
     raster[1] = create_compute_pipeline(ctx, {.shader = "raster.comp.subgroup", .layout = compute});
     raster[0] = create_compute_pipeline(ctx, {.shader = "raster.comp.fallback", .layout = compute});
     bin = create_compute_pipeline(ctx, {.shader = "raster.comp.bin", .layout = compute});
     bin_args = create_compute_pipeline(ctx, {.shader = "raster_bin_args.comp.main", .layout = kBinArgsLayout});
+    late_args = create_compute_pipeline(ctx, {.shader = "raster_late_args.comp.main", .layout = kLateArgsLayout});
     LayoutDesc compute_view = raster_layout(VK_SHADER_STAGE_COMPUTE_BIT, sizeof(RasterPush), false, true);
     raster_view = create_compute_pipeline(ctx, {.shader = "raster.comp.view", .layout = compute_view});
     bin_view = create_compute_pipeline(ctx, {.shader = "raster.comp.bin_view", .layout = compute_view});
@@ -105,6 +111,8 @@ void RasterPass::create(const Context& ctx, bool alpha_masked) {
     hardware_view = create_graphics_pipeline(ctx, hw);
     const VkDrawIndirectCommand none{0, 1, 0, 0};
     late_command = create_buffer_with_data(ctx, &none, sizeof(none), kListUsage, "raster late command");
+    const uint32_t no_groups[8] = {0, 0, 1, 0, 0, 0, 1, 0};
+    late_dispatches = create_buffer_with_data(ctx, no_groups, sizeof(no_groups), kListUsage, "raster late dispatches");
 }
 
 std::vector<glm::uvec2> build_raster_chunks(const Scene& scene) {
@@ -181,20 +189,24 @@ RasterPush RasterPass::make_push(const FrameContext& f, uint32_t count, uint32_t
             kRasterTinyPixels, bin_capacity, guard_band, {kRasterPerLaneColour, kRasterSplitColour, kRasterTileBinColour}};
 }
 
-// raster.comp over the chunks, then the tile bins: (with `size_bins`) their dispatch's size from
-// the entries appended, and a workgroup per entry.
+// raster.comp over the chunks, then the tile bins: their dispatch's size from the entries appended
+// (from the first this rasterization appended, or with `all_entries` every one), and a workgroup
+// per entry.
 void RasterPass::record_compute(FrameContext& f, const Pipeline& chunked, const Pipeline& binned, Descriptors& d,
-                                const RasterPush& push, bool size_bins) const {
+                                const RasterPush& push, bool all_entries, const Buffer* chunk_dispatch) const {
     vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, chunked.handle());
     d.push(f.cmd, chunked);
     vkCmdPushConstants(f.cmd, chunked.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
-    dispatch(f.ctx, f.cmd, grid.width, grid.height);  // a workgroup per chunk
-    if (size_bins) {
+    if (chunk_dispatch)
+        vkCmdDispatchIndirect(f.cmd, chunk_dispatch->buffer, 0);  // the grid below, or nothing
+    else
+        dispatch(f.ctx, f.cmd, grid.width, grid.height);  // a workgroup per chunk
+    {
         memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
                        VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
         vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, bin_args.handle());
         Descriptors().buffer(0, tile_bins).push(f.cmd, bin_args);
-        const uint32_t args[2] = {bin_capacity, f.ctx.properties.limits.maxComputeWorkGroupCount[0]};
+        const uint32_t args[3] = {bin_capacity, f.ctx.properties.limits.maxComputeWorkGroupCount[0], all_entries ? 1u : 0u};
         vkCmdPushConstants(f.cmd, bin_args.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(args), args);
         dispatch(f.ctx, f.cmd, 1, 1);
     }
@@ -229,17 +241,37 @@ void RasterPass::record(FrameContext& f, RasterPhase phase) {
         const uint32_t header[4] = {0, 1, 0, 0};  // vertexCount, instanceCount, firstVertex, firstInstance
         vkCmdUpdateBuffer(f.cmd, hardware_list.buffer, 0, sizeof(header), header);
     }
-    const uint32_t no_entries[4] = {0, 0, 0, 0};  // (the dispatch, written by raster_bin_args.comp), no entry
-    vkCmdUpdateBuffer(f.cmd, tile_bins.buffer, 0, sizeof(no_entries), no_entries);
+    if (late) {
+        // The late draw appends to phase 1's entries and rasterizes its own: from phase 1's count on.
+        VkBufferCopy first_entry{12, 16, 4};
+        vkCmdCopyBuffer(f.cmd, tile_bins.buffer, tile_bins.buffer, 1, &first_entry);
+    } else {
+        const uint32_t no_entries[8] = {};  // (the dispatch, written by raster_bin_args.comp), no entry, from 0
+        vkCmdUpdateBuffer(f.cmd, tile_bins.buffer, 0, sizeof(no_entries), no_entries);
+    }
     memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_CLEAR_BIT | VK_PIPELINE_STAGE_2_COPY_BIT,
                    VK_ACCESS_2_TRANSFER_WRITE_BIT | VK_ACCESS_2_TRANSFER_READ_BIT, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
                    VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+
+    // The late draw launches its chunks (and its split) only where the late cull re-admitted
+    // something: raster_late_args.comp sizes them from the cull's word, no read-back.
+    const bool gated = late && f.ids_draw_count;
+    if (gated) {
+        vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, late_args.handle());
+        Descriptors().buffer(0, *f.ids_draw_count).buffer(1, late_dispatches).push(f.cmd, late_args);
+        const uint32_t sizes[4] = {grid.width, grid.height, ceil_div(t.extent.width, 8u), ceil_div(t.extent.height, 8u)};
+        vkCmdPushConstants(f.cmd, late_args.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(sizes), sizes);
+        dispatch(f.ctx, f.cmd, 1, 1);
+        memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+                       VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT, VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT);
+    }
+    late_split_gated = gated;
 
     Descriptors d = bindings(f, false);
     const Pipeline& compute = raster[f.plan.raster.variant == Variant::subgroup ? 1 : 0];
     // The instrumented frame counts the triangles of phase 1 and the late draw, each once.
     RasterPush push = make_push(f, f.instrument ? 1u : 0u, 0u);
-    record_compute(f, compute, bin, d, push);
+    record_compute(f, compute, bin, d, push, false, gated ? &late_dispatches : nullptr);
     if (late) {
         // The late draw's vertexCount: the whole list's, from phase 1's count on (raster_hw.vert
         // draws nothing past the list's count).
@@ -279,16 +311,19 @@ void RasterPass::record_final_split(FrameContext& f) {
     // The merge rewrote the lists (and their source ranks) that the classifying passes read.
     memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
                    VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
-    record_split(f, true);
+    record_split(f, true, late_split_gated);
 }
 
-void RasterPass::record_split(FrameContext& f, bool final_words) {
+void RasterPass::record_split(FrameContext& f, bool final_words, bool gated) {
     FrameTargets& t = f.targets;
     // The split: the id image the shading pass reads, the depth the later passes read.
     memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT | VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
                    VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
-    transition(f.cmd, t.visibility, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, true);
-    transition(f.cmd, t.raster_depth, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, true);
+    // (A gated split may write nothing: phase 1's split then wrote what stays.)
+    const uint32_t count_pixels = f.instrument && final_words ? 1u : 0u;
+    gated = gated && !count_pixels;
+    transition(f.cmd, t.visibility, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, !gated);
+    transition(f.cmd, t.raster_depth, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, !gated);
     vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, split.handle());
     Descriptors s;
     s.buffer(0, f.uniforms, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER)
@@ -297,9 +332,11 @@ void RasterPass::record_split(FrameContext& f, bool final_words) {
         .storage_image(3, t.raster_depth.view)
         .buffer(4, f.counters);
     s.push(f.cmd, split);
-    const uint32_t count_pixels = f.instrument && final_words ? 1u : 0u;
     vkCmdPushConstants(f.cmd, split.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(count_pixels), &count_pixels);
-    dispatch(f.ctx, f.cmd, ceil_div(t.extent.width, 8u), ceil_div(t.extent.height, 8u));
+    if (gated)
+        vkCmdDispatchIndirect(f.cmd, late_dispatches.buffer, kLateSplitDispatch);  // the grid below, or nothing
+    else
+        dispatch(f.ctx, f.cmd, ceil_div(t.extent.width, 8u), ceil_div(t.extent.height, 8u));
     if (count_pixels) {
         // The compute rasterizer again over the frame's list, classifying: of the final words,
         // those each path wrote (the tile bins as binned; no list is written).
@@ -307,7 +344,7 @@ void RasterPass::record_split(FrameContext& f, bool final_words) {
         memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
                        VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
         Descriptors classified = bindings(f, false);
-        record_compute(f, compute, bin, classified, make_push(f, 0u, 1u), false);
+        record_compute(f, compute, bin, classified, make_push(f, 0u, 1u), true);
         // The hardware list again (phase 1's and the late draw's), classifying: of the final words,
         // those its fragments wrote. (The classifying dispatches bind the list writable: the draw
         // waits for them as for writers.)
@@ -358,7 +395,7 @@ void RasterPass::record_view(FrameContext& f) {
                    VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
     Descriptors painted = bindings(f, false);
     painted.storage_image(13, t.color.view);
-    record_compute(f, raster_view, bin_view, painted, make_push(f, 0u, 1u), false);
+    record_compute(f, raster_view, bin_view, painted, make_push(f, 0u, 1u), true);
     memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
                    VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT | VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT | VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT,
                    VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);

@@ -24,11 +24,14 @@ constexpr uint32_t kRasterTile = 32;  // raster.comp's kTile
 // The tile bins' entries (16 bytes each): about 8 times the tiles of a 4K frame. A large triangle
 // whose tiles no longer fit goes to the hardware rasterizer instead.
 constexpr uint32_t kRasterBinCapacity = 1u << 18;
-// SGD_RASTER_GUARD_BAND=PIXELS (docs/raster.md, "Not yet"; a measurement, off by default): triangles
-// reaching past the frame's edge by at most PIXELS go to the compute rasterizer (their box clamped to
-// the frame) instead of the hardware, which lavapipe clips there. nullopt: not a number of 0 to
-// kRasterMaxGuardBand; unset or empty: 0.
+// The guard band (docs/raster.md, "The frame's edge"): triangles reaching past the frame's edge by at
+// most this many pixels go to the compute rasterizer (their box clamped to the frame), farther ones
+// to the hardware. kRasterMaxGuardBand keeps the fixed-point coordinates below 2^23 (exact in the
+// depth plane's floats) for frames up to 16,384 pixels. SGD_RASTER_GUARD_BAND=PIXELS sets another
+// (0: every frame-crossing triangle to the hardware); raster_guard_band: nullopt where it is not a
+// number of 0 to kRasterMaxGuardBand, the default where unset or empty.
 constexpr uint32_t kRasterMaxGuardBand = 16384;
+constexpr uint32_t kRasterDefaultGuardBand = kRasterMaxGuardBand;
 std::optional<uint32_t> raster_guard_band(const char* value);
 // Triangles a workgroup of raster.comp rasterizes, one a lane (its local_size_x).
 constexpr uint32_t kRasterChunkTriangles = 64;
@@ -55,6 +58,7 @@ struct RasterPush;  // raster.comp's push constant
 struct RasterPass {
     Pipeline raster[2];  // raster.comp by [subgroup path]
     Pipeline bin, bin_args;  // the tile bins: raster.comp's RASTER_BIN, its indirect dispatch (raster_bin_args.comp)
+    Pipeline late_args;      // raster_late_args.comp: the late draw's dispatches, empty where phase 2 re-admitted nothing
     Pipeline hardware;   // raster_hw.vert + .frag (alpha where the scene has masked materials)
     Pipeline split;
     // --view raster: raster_view.comp dims the frame, raster.comp's VIEW variants paint the compute
@@ -62,10 +66,14 @@ struct RasterPass {
     Pipeline view, raster_view, bin_view, hardware_view;
     Buffer hardware_list;  // VkDrawIndirectCommand, then the listed triangles' ids
     Buffer late_command;   // the late draw's VkDrawIndirectCommand: the list from phase 1's count on
+    // The late draw's VkDispatchIndirectCommands (raster_late_args.comp): its chunks' at byte 0,
+    // its split's at byte 16; both (0, 0, 1) in a frame whose phase 2 re-admitted nothing.
+    Buffer late_dispatches;
+    bool late_split_gated = false;  // this frame's late draw sized its split (record_final_split)
     uint32_t capacity = 0;
     Buffer tile_bins;  // VkDispatchIndirectCommand, the entries appended, then the entries
     uint32_t bin_capacity = kRasterBinCapacity;
-    uint32_t guard_band = 0;  // SGD_RASTER_GUARD_BAND
+    uint32_t guard_band = kRasterDefaultGuardBand;  // SGD_RASTER_GUARD_BAND
     Buffer chunks;  // build_raster_chunks: a workgroup each
     uint32_t chunk_count = 0;
     VkExtent2D grid{};  // the chunks' workgroups folded within maxComputeWorkGroupCount
@@ -99,11 +107,14 @@ struct RasterPass {
 
 private:
     RasterPush make_push(const FrameContext& f, uint32_t count, uint32_t classify) const;
+    // `all_entries`: the tile bins' every entry (the classifying passes), else those this rasterization
+    // appended. `chunk_dispatch`: the chunks' dispatch from that buffer (the late draw's) instead of
+    // the whole grid.
     void record_compute(FrameContext& f, const Pipeline& chunked, const Pipeline& binned, Descriptors& d, const RasterPush& push,
-                        bool size_bins = true) const;
+                        bool all_entries, const Buffer* chunk_dispatch = nullptr) const;
     // The split (the id image, the depth) and, with `final_words` in the instrumented frame, the
-    // classifying passes.
-    void record_split(FrameContext& f, bool final_words);
+    // classifying passes. `gated`: the split's size from late_dispatches (the late draw's).
+    void record_split(FrameContext& f, bool final_words, bool gated = false);
 };
 
 // The raster view's legend: its title (with the compute path that ran) and a swatch per path.

@@ -32,6 +32,10 @@ constexpr VkShaderStageFlags kRayStages = VK_SHADER_STAGE_RAYGEN_BIT_KHR | VK_SH
                                           VK_SHADER_STAGE_INTERSECTION_BIT_KHR | VK_SHADER_STAGE_CALLABLE_BIT_KHR;
 constexpr VkPipelineStageFlags2 kRayShader = VK_PIPELINE_STAGE_2_RAY_TRACING_SHADER_BIT_KHR;
 constexpr VkPipelineStageFlags2 kBuild = VK_PIPELINE_STAGE_2_ACCELERATION_STRUCTURE_BUILD_BIT_KHR;
+constexpr VkPipelineStageFlags2 kIndirectStage = VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT;
+constexpr VkAccessFlags2 kStructureRead = VK_ACCESS_2_ACCELERATION_STRUCTURE_READ_BIT_KHR;
+constexpr VkAccessFlags2 kStructureWrite = VK_ACCESS_2_ACCELERATION_STRUCTURE_WRITE_BIT_KHR;
+constexpr VkAccessFlags2 kSampledRead = VK_ACCESS_2_SHADER_SAMPLED_READ_BIT;
 
 // shaders/raytrace.glsl's set 0: frame, draws, lights, (3 free), TLAS, vertices, indices, depth,
 // the traced image, the statistics (GpuCounters); set 1 the scene's textures (scene_textures.glsl).
@@ -92,6 +96,10 @@ LayoutDesc dense_layout(RaySurface surface, VkShaderStageFlags stages) {
 // ray_lists.comp's finish: the lists' header alone.
 const LayoutDesc kListsFinishLayout = {{kNoBinding, kNoBinding, kNoBinding, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
                                        VK_SHADER_STAGE_COMPUTE_BIT};
+
+// ray_stats_fold.comp: the stripes, the frame's counters.
+const LayoutDesc kStatsFoldLayout = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
+                                     VK_SHADER_STAGE_COMPUTE_BIT};
 
 // light_aabbs.comp: lights, AABBs; push constant count and radius.
 const LayoutDesc kAabbLayout = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
@@ -276,6 +284,9 @@ void RayTracePass::create(const Context& ctx, const GpuScene& scene, uint32_t li
     }
     resize(ctx, extent);
     aabbs_ = create_compute_pipeline(ctx, {"light_aabbs.comp.main", kAabbLayout});
+    stat_stripes_ = create_buffer(ctx, kRayStatStripesBytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                                  MemoryKind::device_local, "ray stat stripes");
+    stats_fold_ = create_compute_pipeline(ctx, {"ray_stats_fold.comp.main", kStatsFoldLayout});
     const auto& rt = ctx.ray_tracing_properties;
     sbt_layout_ = sbt_layout(rt.shaderGroupHandleSize, rt.shaderGroupHandleAlignment, rt.shaderGroupBaseAlignment, 1, 2, 1);
     build_static(ctx, scene);
@@ -444,6 +455,7 @@ void RayTracePass::record(FrameContext& f) {
     auto& pipelines = pipeline_[size_t(s)];
     int v = variant == Variant::subgroup && pipelines[1] ? 1 : 0;
     begin_label(f.ctx, f.cmd, debug_label(PassId::ray_trace, v ? Variant::subgroup : Variant::fallback));
+    bind(f);
     f.timer.begin(f.cmd, Timer::ray_build);
     build_frame(f);
     f.timer.end(f.cmd, Timer::ray_build);
@@ -454,25 +466,42 @@ void RayTracePass::record(FrameContext& f) {
                                        uint64_t(limits.maxComputeWorkGroupCount[0]) * limits.maxComputeWorkGroupSize[0]);
     bool dense = f.plan.ray_lists != Variant::off && dense_[size_t(s)][v] && 2ull * extent_.width * extent_.height <= most;
     Buffer& sbt = sbt_[size_t(s)][v];
+    FrameGraph& g = f.graph();
+    if (v) {  // the subgroup variant's stripes, zeroed (raytrace_stats.glsl)
+        g.pass(f.cmd, {writes(Res::ray_stat_stripes, kTransferStage, VK_ACCESS_2_TRANSFER_WRITE_BIT)});
+        vkCmdFillBuffer(f.cmd, stat_stripes_.buffer, 0, VK_WHOLE_SIZE, 0);
+    }
     if (dense) {
         trace_dense(f, s, v);
     } else {
         if (!sbt.buffer) sbt = make_sbt(f.ctx, pipelines[v]);  // where the pipeline is first compiled
-        trace(f, pipelines[v], sbt, s, nullptr);
+        trace(f, pipelines[v], sbt, s, v, nullptr);
+    }
+    if (v) {  // the stripes added up into the frame's counters, inside the pass's time
+        g.pass(f.cmd, {reads(Res::ray_stat_stripes, kComputeStage, kStorageRead), writes(Res::counters, kComputeStage, kStorageReadWrite)});
+        vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, stats_fold_.handle());
+        Descriptors().buffer(0, stat_stripes_).buffer(1, f.counters).push(f.cmd, stats_fold_);
+        dispatch(f.ctx, f.cmd, 1);
     }
     f.ray_traced = true;
     f.timer.end(f.cmd, Timer::ray_trace);
     end_label(f.ctx, f.cmd);
 }
 
+void RayTracePass::bind(FrameContext& f) {
+    FrameGraph& g = f.graph();
+    g.bind(Res::ray_structures, structures_);
+    g.bind(Res::ray_scratch, scratch_);
+    g.bind(Res::light_aabbs, light_aabbs_);
+    g.bind(Res::ray_lists, ray_lists_buffer_);
+    g.bind(Res::ray_primary_hits, primary_hits_);
+    g.bind(Res::ray_stat_stripes, stat_stripes_);
+}
+
 void RayTracePass::build_frame(FrameContext& f) {
-    // This frame's light boxes. The previous frame's builds read them and its rays read the
-    // structures rebuilt below (a barrier covers everything submitted before it on the queue).
-    memory_barrier(f.cmd, kBuild | kRayShader,
-                   VK_ACCESS_2_ACCELERATION_STRUCTURE_READ_BIT_KHR | VK_ACCESS_2_ACCELERATION_STRUCTURE_WRITE_BIT_KHR |
-                       VK_ACCESS_2_SHADER_READ_BIT,
-                   VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | kBuild,
-                   VK_ACCESS_2_SHADER_WRITE_BIT | VK_ACCESS_2_ACCELERATION_STRUCTURE_WRITE_BIT_KHR);
+    FrameGraph& g = f.graph();
+    // This frame's light boxes, after the previous frame's build read them.
+    g.pass(f.cmd, {writes(Res::light_aabbs, kComputeStage, VK_ACCESS_2_SHADER_WRITE_BIT)});
     if (lights_) {
         vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, aabbs_.handle());
         Descriptors d;
@@ -485,8 +514,6 @@ void RayTracePass::build_frame(FrameContext& f) {
         vkCmdPushConstants(f.cmd, aabbs_.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
         vkCmdDispatch(f.cmd, (lights_ + 63) / 64, 1, 1);
     }
-    memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_WRITE_BIT, kBuild,
-                   VK_ACCESS_2_SHADER_READ_BIT);
 
     // Rebuild the lights' BLAS, then the TLAS over it and the meshes' BLASes.
     VkDeviceAddress scratch_base =
@@ -498,34 +525,37 @@ void RayTracePass::build_frame(FrameContext& f) {
     info.scratchData.deviceAddress = scratch_base + light_scratch_offset_;
     VkAccelerationStructureBuildRangeInfoKHR range{lights_, 0, 0, 0};
     const VkAccelerationStructureBuildRangeInfoKHR* range_pointer = &range;
+    // The light BLAS from the boxes, after the previous frame's rays and TLAS build read it (the
+    // structures are one buffer: every BLAS and the TLAS).
+    const Use kBuildWrites[] = {writes(Res::ray_structures, kBuild, kStructureRead | kStructureWrite),
+                                writes(Res::ray_scratch, kBuild, kStructureRead | kStructureWrite)};
+    g.pass(f.cmd, {reads(Res::light_aabbs, kBuild, VK_ACCESS_2_SHADER_READ_BIT), kBuildWrites[0], kBuildWrites[1]});
     cmd_build(f.cmd, 1, &info, &range_pointer);
-    memory_barrier(f.cmd, kBuild, VK_ACCESS_2_ACCELERATION_STRUCTURE_WRITE_BIT_KHR, kBuild,
-                   VK_ACCESS_2_ACCELERATION_STRUCTURE_READ_BIT_KHR);
+    // The TLAS over the meshes' BLASes and the lights' just built.
+    g.pass(f.cmd, kBuildWrites);
     tlas_build_info(info, geometry);
     info.dstAccelerationStructure = tlas_.handle;
     info.scratchData.deviceAddress = scratch_base + tlas_scratch_offset_;
     range = {instance_count_, 0, 0, 0};
     cmd_build(f.cmd, 1, &info, &range_pointer);
-    memory_barrier(f.cmd, kBuild, VK_ACCESS_2_ACCELERATION_STRUCTURE_WRITE_BIT_KHR, kRayShader,
-                   VK_ACCESS_2_ACCELERATION_STRUCTURE_READ_BIT_KHR);
 }
 
-void RayTracePass::prepare_reads(FrameContext& f, RaySurface surface, VkPipelineStageFlags2 stages) {
-    // Depth sampled in the layout light culling and the forward depth test also use.
-    Image& depth_image = depth_to_read(f);  // --raster compute: the depth taken from the visibility words
-    transition(f.cmd, depth_image, depth_read_layout(depth_image), stages, VK_ACCESS_2_SHADER_SAMPLED_READ_BIT);
-    // Every stage counts into the frame's counters (RayStats), which the clear and the compute
-    // passes before it wrote; their barriers name only their own readers (compute, fragment). The
-    // cull's and the meshlet path's writes of the lists that the visibility ids name are ordered
-    // before the rays by the same barrier (a global memory barrier from their stages).
-    memory_barrier(f.cmd, counter_stages(f.ctx.features), VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT | VK_ACCESS_2_TRANSFER_WRITE_BIT,
-                   stages, VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+void RayTracePass::scene_uses(FrameContext& f, RaySurface surface, VkPipelineStageFlags2 stages, std::vector<Use>& uses) {
+    // Depth sampled in the layout light culling and the forward depth test also use
+    // (--raster compute: the depth taken from the visibility words).
+    uses.push_back(reads(Res::depth, stages, kSampledRead, depth_read_layout(depth_to_read(f))));
+    // Every stage may count into the frame's counters (RayStats). The graph's barrier on them is a
+    // global memory barrier (frame_graph.h: buffers share one), and the counters' last writers
+    // before the ray tracer include the passes that record their own barriers (the cull, the
+    // meshlet path: Renderer::record declares them one pass in every counting stage), so it also
+    // orders those passes' writes of the lists that the visibility ids name before the rays.
+    uses.push_back(writes(Res::counters, stages, kStorageReadWrite));
     // The pre-pass's triangles, as the shading pass reads them (VisibilityPass::bind_frame).
     if (surface != RaySurface::camera)
-        transition(f.cmd, f.targets.visibility, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, stages, VK_ACCESS_2_SHADER_SAMPLED_READ_BIT);
+        uses.push_back(reads(Res::visibility, stages, kSampledRead, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL));
 }
 
-void RayTracePass::push_scene(FrameContext& f, Descriptors& d, RaySurface surface) const {
+void RayTracePass::push_scene(FrameContext& f, Descriptors& d, RaySurface surface, bool striped) const {
     Image& depth_image = depth_to_read(f);
     d.buffer(0, f.uniforms, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER)
         .buffer(1, f.scene.draws)
@@ -540,7 +570,7 @@ void RayTracePass::push_scene(FrameContext& f, Descriptors& d, RaySurface surfac
     depth.descriptorType = VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE;
     depth.pImageInfo = &d.images.back();
     d.writes.push_back(depth);
-    d.storage_image(8, f.targets.ray_traced.view).buffer(kRayStatsBinding, f.counters);
+    d.storage_image(8, f.targets.ray_traced.view).buffer(kRayStatsBinding, striped ? stat_stripes_ : f.counters);
     if (surface != RaySurface::camera) {
         d.buffer(kSurfaceBinding, named_indices(f))  // the list the visibility ids name
             .buffer(kSurfaceBinding + 1, named_indirect(f))
@@ -559,14 +589,18 @@ VkStridedDeviceAddressRegionKHR sbt_region(const FrameContext& f, const Buffer& 
 }  // namespace
 
 // One ray per pixel through `pipeline` into the traced image (view_params: the views' pipelines).
-void RayTracePass::trace(FrameContext& f, const Pipeline& pipeline, const Buffer& sbt, RaySurface surface,
+void RayTracePass::trace(FrameContext& f, const Pipeline& pipeline, const Buffer& sbt, RaySurface surface, bool striped,
                          const Buffer* view_params) {
-    prepare_reads(f, surface, kRayShader);
-    // The traced image written whole (every pixel is stored; forward may have read it: wait for that).
-    transition(f.cmd, f.targets.ray_traced, VK_IMAGE_LAYOUT_GENERAL, kRayShader, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, true);
+    // The traced image written whole (every pixel is stored; forward may have read it: wait for
+    // that), the structures as this frame's builds left them.
+    std::vector<Use> uses = {writes(Res::ray_traced, kRayShader, kStorageWrite, VK_IMAGE_LAYOUT_GENERAL, true),
+                             reads(Res::ray_structures, kRayShader, kStructureRead)};
+    scene_uses(f, surface, kRayShader, uses);
+    if (striped) uses.push_back(writes(Res::ray_stat_stripes, kRayShader, kStorageReadWrite));
+    f.graph().pass(f.cmd, uses);
     vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_RAY_TRACING_KHR, pipeline.handle());
     Descriptors d;
-    push_scene(f, d, surface);
+    push_scene(f, d, surface, striped);
     d.acceleration_structure(4, tlas_.handle);
     if (view_params)
         d.buffer(kRayViewCountersBinding - 1, *view_params, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER).buffer(kRayViewCountersBinding, f.counters);
@@ -610,33 +644,30 @@ void RayTracePass::trace_dense(FrameContext& f, RaySurface surface, int variant)
     if (!ray_lists_finish_) ray_lists_finish_ = create_compute_pipeline(f.ctx, {"ray_lists.comp.finish", kListsFinishLayout});
     Buffer& sbt = dense_sbt_[s][variant];
     if (!sbt.buffer) sbt = make_sbt(f.ctx, dense_[s][variant]);  // where the pipeline is first compiled
-    const VkPipelineStageFlags2 kCompute = VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, kTransfer = VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT;
-    const VkPipelineStageFlags2 kIndirect = VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT;
+    FrameGraph& g = f.graph();
 
     // The header, after the last frame's launch read it and its rays read the lists: the launch
     // {0, 1, 1} (the finish writes the width), both counts 0, the reflection list after the
     // shadow list's room for every pixel.
     uint32_t pixels = extent_.width * extent_.height;
     uint32_t header[8] = {0, 1, 1, 0, 0, pixels, 0, 0};
-    memory_barrier(f.cmd, kCompute | kRayShader | kIndirect, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, kTransfer | kCompute,
-                   VK_ACCESS_2_TRANSFER_WRITE_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+    g.pass(f.cmd, {writes(Res::ray_lists, kTransferStage, VK_ACCESS_2_TRANSFER_WRITE_BIT)});
     vkCmdUpdateBuffer(f.cmd, ray_lists_buffer_.buffer, 0, sizeof(header), header);
-    memory_barrier(f.cmd, kTransfer, VK_ACCESS_2_TRANSFER_WRITE_BIT, kCompute,
-                   VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
-    prepare_reads(f, surface, kCompute | kRayShader);
-    // The compaction writes every pixel of the traced image (forward may have read it: wait for that).
-    transition(f.cmd, f.targets.ray_traced, VK_IMAGE_LAYOUT_GENERAL, kCompute, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, true);
     float lod_max_error_px = f.plan.lod ? kLodMaxErrorPixels : 0.0f;
     if (surface == RaySurface::camera) {
         // The forward path: its primary launch, one raygen per pixel, stores each pixel's hit
         // (after the last frame's compaction and rays read them), which the compaction reads.
-        memory_barrier(f.cmd, kCompute | kRayShader, 0, kRayShader, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+        std::vector<Use> uses = {writes(Res::ray_primary_hits, kRayShader, kStorageWrite),
+                                 reads(Res::ray_structures, kRayShader, kStructureRead)};
+        scene_uses(f, surface, kRayShader, uses);
+        if (variant) uses.push_back(writes(Res::ray_stat_stripes, kRayShader, kStorageReadWrite));
+        g.pass(f.cmd, uses);
         Buffer& primary_sbt = primary_sbt_[variant];
         if (!primary_sbt.buffer) primary_sbt = make_sbt(f.ctx, primary_[variant]);
         const Pipeline& primary = primary_[variant];
         vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_RAY_TRACING_KHR, primary.handle());
         Descriptors d;
-        push_scene(f, d, surface);
+        push_scene(f, d, surface, variant);
         d.acceleration_structure(4, tlas_.handle).buffer(kRayListsBinding, ray_lists_buffer_).buffer(kPrimaryHitsBinding, primary_hits_);
         d.push(f.cmd, primary);
         vkCmdPushConstants(f.cmd, primary.layout, kRayStages, 0, sizeof(lod_max_error_px), &lod_max_error_px);
@@ -645,35 +676,43 @@ void RayTracePass::trace_dense(FrameContext& f, RaySurface surface, int variant)
                                         hit = sbt_region(f, primary_sbt, sbt_layout_.hit),
                                         callable = sbt_region(f, primary_sbt, sbt_layout_.callable);
         cmd_trace_rays(f.cmd, &raygen, &miss, &hit, &callable, extent_.width, extent_.height, 1);
-        memory_barrier(f.cmd, kRayShader, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, kCompute | kRayShader,
-                       VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
     }
     {
+        // The compaction: the lists after the header, every pixel of the traced image written
+        // (forward may have read it: wait for that), the primary hits read on the forward path.
+        std::vector<Use> uses = {writes(Res::ray_lists, kComputeStage, kStorageReadWrite),
+                                 writes(Res::ray_traced, kComputeStage, kStorageWrite, VK_IMAGE_LAYOUT_GENERAL, true)};
+        scene_uses(f, surface, kComputeStage, uses);
+        if (surface == RaySurface::camera) uses.push_back(reads(Res::ray_primary_hits, kComputeStage, kStorageRead));
+        g.pass(f.cmd, uses);
         vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, lists.handle());
         Descriptors d;
-        push_scene(f, d, surface);
+        push_scene(f, d, surface, false);  // (the compaction counts nothing)
         d.buffer(kRayListsBinding, ray_lists_buffer_);
         if (surface == RaySurface::camera) d.buffer(kPrimaryHitsBinding, primary_hits_);
         d.push(f.cmd, lists);
         vkCmdPushConstants(f.cmd, lists.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(lod_max_error_px), &lod_max_error_px);
         dispatch(f.ctx, f.cmd, (extent_.width + 7) / 8, (extent_.height + 7) / 8);
     }
-    memory_barrier(f.cmd, kCompute, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, kCompute,
-                   VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+    g.pass(f.cmd, {writes(Res::ray_lists, kComputeStage, kStorageReadWrite)});
     vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, ray_lists_finish_.handle());
     Descriptors().buffer(kRayListsBinding, ray_lists_buffer_).push(f.cmd, ray_lists_finish_);
     dispatch(f.ctx, f.cmd, 1);
     // The launch reads its width as an indirect command, the rays read the lists, and OR into the
     // pixels the compaction wrote.
-    memory_barrier(f.cmd, kCompute, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, kIndirect | kRayShader,
-                   VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
-    transition(f.cmd, f.targets.ray_traced, VK_IMAGE_LAYOUT_GENERAL, kRayShader,
-               VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+    std::vector<Use> uses = {reads(Res::ray_lists, kIndirectStage | kRayShader,
+                                   VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT | kStorageRead),
+                             writes(Res::ray_traced, kRayShader, kStorageReadWrite, VK_IMAGE_LAYOUT_GENERAL),
+                             reads(Res::ray_structures, kRayShader, kStructureRead)};
+    scene_uses(f, surface, kRayShader, uses);
+    if (surface == RaySurface::camera) uses.push_back(reads(Res::ray_primary_hits, kRayShader, kStorageRead));
+    if (variant) uses.push_back(writes(Res::ray_stat_stripes, kRayShader, kStorageReadWrite));
+    g.pass(f.cmd, uses);
 
     const Pipeline& pipeline = dense_[s][variant];
     vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_RAY_TRACING_KHR, pipeline.handle());
     Descriptors d;
-    push_scene(f, d, surface);
+    push_scene(f, d, surface, variant);
     d.acceleration_structure(4, tlas_.handle).buffer(kRayListsBinding, ray_lists_buffer_);
     if (surface == RaySurface::camera) d.buffer(kPrimaryHitsBinding, primary_hits_);
     d.push(f.cmd, pipeline);
@@ -703,12 +742,11 @@ bool RayTracePass::record_stage_view(FrameContext& f, const Buffer& params) {
             f.ctx, {"raytrace_view.comp.main",
                     {{VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER}}});
     // The structures of this frame (built already where the pass ran).
+    bind(f);
     if (!f.ray_traced) build_frame(f);
-    trace(f, view.pipeline, view.sbt, s, &params);
-    transition(f.cmd, f.targets.ray_traced, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-               VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
-    transition(f.cmd, f.targets.color, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-               VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+    trace(f, view.pipeline, view.sbt, s, false, &params);  // (the views count nothing)
+    f.graph().pass(f.cmd, {reads(Res::ray_traced, kComputeStage, kStorageRead, VK_IMAGE_LAYOUT_GENERAL),
+                           writes(Res::color, kComputeStage, kStorageReadWrite, VK_IMAGE_LAYOUT_GENERAL)});
     vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, view_colour_.handle());
     Descriptors()
         .storage_image(0, f.targets.color.view)
@@ -809,6 +847,7 @@ void ray_trace_frame_allocations(const AllocationQuery& q, std::vector<PlannedAl
                    AllocationKind::buffer});
     out.push_back({"ray lists", ray_lists_bytes({q.width, q.height}), AllocationKind::storage_buffer, false});
     out.push_back({"ray primary hits", ray_primary_hits_bytes({q.width, q.height}), AllocationKind::storage_buffer, false});
+    out.push_back({"ray stat stripes", kRayStatStripesBytes, AllocationKind::storage_buffer, false});
 }
 
 std::unique_ptr<PassUnit> create_ray_trace_unit(const UnitSetup& s) {

@@ -83,13 +83,20 @@ private:
     void build_static(const Context& ctx, const GpuScene& scene);
     void build_frame(FrameContext& f);  // this frame's light boxes, light BLAS and TLAS
     Buffer make_sbt(const Context& ctx, const Pipeline& pipeline) const;
-    void trace(FrameContext& f, const Pipeline& pipeline, const Buffer& sbt, RaySurface surface, const Buffer* view_params);
+    // striped: the pipeline's stages count into stat_stripes_ (the subgroup variant), else into
+    // the frame's counters.
+    void trace(FrameContext& f, const Pipeline& pipeline, const Buffer& sbt, RaySurface surface, bool striped,
+               const Buffer* view_params);
     // The dense launch (Plan::ray_lists): the compaction pass, then one ray per invocation.
     void trace_dense(FrameContext& f, RaySurface surface, int variant);
     // Set 0 as every pipeline of the pass has it, but the TLAS (binding 4): the compaction pass's too.
-    void push_scene(FrameContext& f, Descriptors& d, RaySurface surface) const;
-    // The images the rays and the compaction read, in the layout their descriptors name.
-    void prepare_reads(FrameContext& f, RaySurface surface, VkPipelineStageFlags2 stages);
+    void push_scene(FrameContext& f, Descriptors& d, RaySurface surface, bool striped) const;
+    // The pass's own buffers named in the frame graph (frame_graph.h), each time it records.
+    void bind(FrameContext& f);
+    // What every launch and the compaction use of the frame's resources in `stages` (the depth,
+    // the counters, the visibility image), for the frame graph: their images in the layouts the
+    // descriptors name.
+    static void scene_uses(FrameContext& f, RaySurface surface, VkPipelineStageFlags2 stages, std::vector<Use>& uses);
     static bool surface_available(const Context& ctx, RaySurface surface);
     RaySurface surface(const FrameContext& f) const;  // this frame's (a pipeline for it exists)
     void light_build_info(VkAccelerationStructureBuildGeometryInfoKHR& info, VkAccelerationStructureGeometryKHR& geometry) const;
@@ -121,6 +128,10 @@ private:
     Buffer primary_sbt_[2];
     Buffer primary_hits_;  // (draw, primitive) per pixel
     Buffer ray_lists_buffer_;  // header (the indirect launch, the counts) + a shadow and a reflection list
+    // The subgroup variant's statistics (shaders/raytrace_stats.glsl, "The stripes"): zeroed before
+    // its launches, folded into the frame's counters after them (ray_stats_fold.comp).
+    Buffer stat_stripes_;
+    Pipeline stats_fold_;
     VkExtent2D extent_{};
     struct ViewPipeline {
         Pipeline pipeline;
@@ -133,6 +144,11 @@ private:
     Structure tlas_;
     VkDeviceSize light_scratch_offset_ = 0, tlas_scratch_offset_ = 0;
 };
+
+// The subgroup variant's striped statistics (raytrace_stats.glsl): kRayStatStripes copies of
+// GpuCounters' words from 16 on, kRayStatStripeWords words apart; what ray_stats_fold.comp adds up.
+constexpr uint32_t kRayStatStripes = 64, kRayStatStripeWords = 64;
+constexpr uint64_t kRayStatStripesBytes = uint64_t(kRayStatStripes) * kRayStatStripeWords * sizeof(uint32_t);
 
 // The lists of the dense launch at `extent`: a 32-byte header (VkTraceRaysIndirectCommandKHR, the
 // two lists' counts, the reflection list's start) and one entry per pixel in each list.

@@ -39,6 +39,12 @@ enum class Res : uint32_t {
     cull_state,       // the cull's own: look-back state, occlusion's rejected list, its scans and masks, the merge's dispatches
     pyramid,          // occlusion's depth pyramids and their finished count
     meshlet_lists,    // the meshlet path's visible list, occlusion phase 2's list and the capture
+    ray_structures,     // the ray tracer's BLASes and TLAS (the light BLAS and the TLAS rebuilt each frame)
+    ray_scratch,        // their builds' scratch
+    light_aabbs,        // the lights' boxes the light BLAS is built from
+    ray_lists,          // the dense launch's lists and its indirect command
+    ray_primary_hits,   // the forward path's primary hits, before its dense launch
+    ray_stat_stripes,   // the subgroup variant's statistics, striped, before they are folded into the counters
     count
 };
 constexpr size_t kResourceCount = size_t(Res::count);
@@ -128,7 +134,7 @@ inline Use writes(Res r, VkPipelineStageFlags2 stage, VkAccessFlags2 access, VkI
 // carries over to the next frame (recorded in order on one queue), so a frame's first use waits for
 // the last frame's.
 //
-// Passes not yet declared to the graph (the pre-pass and rasterizers, the ray tracer) record their
+// Passes not yet declared to the graph (the pre-pass and rasterizers) record their
 // own barriers with transition() and memory_barrier(). An image keeps its layout and last use in
 // its Image fields, which transition() reads and writes; the graph writes them after each use
 // too, and where it finds them changed by such a pass it takes them as that pass's write. The

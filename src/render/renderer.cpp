@@ -285,11 +285,10 @@ void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_i
         }
         slot.ids_gated = f.ids_after_late_draw && !compute_raster && ids_gated(f);
     }
-    // From here each pass declares its reads and writes: light cull, the ray tracer (which still
-    // records its own barriers: the graph makes the lists the visibility ids name visible to it,
-    // and learns that its ray-tracing and compute stages wrote the counters), forward or the
-    // visibility shading pass, the mip, resolve, exposure, the views of the declared passes, the
-    // overlay and the frame's end.
+    // From here each pass declares its reads and writes: light cull, the ray tracer (the renderer
+    // declares for it the lists the visibility ids name, which it reads), forward or the visibility
+    // shading pass, the mip, resolve, exposure, the views of the declared passes, the overlay and
+    // the frame's end.
     if (config_.plan[PassId::ray_trace].variant != Variant::off && ctx_.features.ray_tracing) {
         const VkPipelineStageFlags2 ray_stages = VK_PIPELINE_STAGE_2_RAY_TRACING_SHADER_BIT_KHR | kComputeStage;
         std::vector<Use> uses = {reads(Res::draw_lists, ray_stages, kStorageRead)};
@@ -297,8 +296,6 @@ void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_i
         graph.pass(cmd, uses);
     }
     record_units(f, FramePoint::after_depth);
-    if (f.ray_traced)
-        graph.hand_written({writes(Res::counters, VK_PIPELINE_STAGE_2_RAY_TRACING_SHADER_BIT_KHR | kComputeStage, kStorageReadWrite)});
     // With --mip forward, forward also writes the mip, and appends to the mip pass's edge list.
     f.mip_edges = &unit<MipPass>(PassId::mip).edges;
     f.mip_edge_capacity = unit<MipPass>(PassId::mip).edge_capacity;
@@ -439,6 +436,16 @@ std::vector<uint8_t> Renderer::read_fallback_mip() {
 }
 ExposureState Renderer::read_exposure() const { return unit<ExposurePass>(PassId::exposure).read_state(ctx_); }
 
+Renderer::History Renderer::history() const { return {read_exposure(), occlusion_resting_, occlusion_rest_left_}; }
+
+bool Renderer::holds_pyramid() const { return unit<OcclusionPass>(PassId::occlusion).previous_valid; }
+
+void Renderer::restore(const History& history) {
+    write_buffer(ctx_, unit<ExposurePass>(PassId::exposure).state, &history.exposure, sizeof(history.exposure));
+    occlusion_resting_ = history.occlusion_resting;
+    occlusion_rest_left_ = history.occlusion_rest_left;
+}
+
 std::vector<uint32_t> Renderer::read_ray_traced() {
     std::vector<uint8_t> bytes = read_image(targets_.ray_traced);  // R32_UINT: 4 bytes per pixel
     std::vector<uint32_t> words(bytes.size() / 4);
@@ -499,6 +506,15 @@ std::array<uint32_t, 4> Renderer::read_raster_bins() {
     std::vector<uint8_t> bytes = read_buffer(ctx_, raster_pass_.tile_bins);
     memcpy(header.data(), bytes.data(), sizeof(header));
     return header;
+}
+
+std::array<uint32_t, 8> Renderer::read_raster_late_dispatches() {
+    std::array<uint32_t, 8> dispatches{};
+    if (!raster_pass_.late_dispatches.buffer) return dispatches;
+    vkDeviceWaitIdle(ctx_.device);
+    std::vector<uint8_t> bytes = read_buffer(ctx_, raster_pass_.late_dispatches);
+    memcpy(dispatches.data(), bytes.data(), sizeof(dispatches));
+    return dispatches;
 }
 
 std::vector<float> Renderer::read_depth() {

@@ -105,6 +105,20 @@ public:
     // (the frame's mip is left as it is): what --mip-dump holds the planned writer's mip to.
     std::vector<uint8_t> read_fallback_mip();
     ExposureState read_exposure() const;
+    // What a frame carries into the next besides the plan and the previous frame's depth: the
+    // exposure's adaptation and occlusion `auto`'s rest. A renderer that several runs share
+    // (HeadlessRun: --compare's rows, the first run's measurement) keeps each run's own across the
+    // others' frames, so a run's frames are those of a renderer of its own. The device must be idle.
+    struct History {  // default: a new renderer's
+        ExposureState exposure = initial_exposure_state();
+        bool occlusion_resting = false;
+        uint32_t occlusion_rest_left = 0;
+    };
+    History history() const;
+    void restore(const History& history);
+    // The last frame built a depth pyramid, which the next frame's occlusion phase 1 tests against
+    // (the same scene, camera and levels of detail give the same depth whatever the plan).
+    bool holds_pyramid() const;
     std::vector<float> read_depth();  // reversed Z, row-major
     // --shading visibility: per pixel the visibility id decoded to (draw, primitive), two words,
     // row-major (frame.h, kNoTriangle). On the
@@ -117,6 +131,9 @@ public:
     // workgroups (x, y, z) and the entries appended (past the capacity where triangles went to the
     // hardware instead); zeros without the compute rasterizer.
     std::array<uint32_t, 4> read_raster_bins();
+    // --raster compute under occlusion: the last late draw's dispatches (RasterPass::late_dispatches:
+    // the chunks' x, y, z, then at [4] the split's), zeros without the compute rasterizer.
+    std::array<uint32_t, 8> read_raster_late_dispatches();
     // Tests only: false drops the compute rasterizer's top-left condition (RasterPass::top_left).
     void set_raster_top_left(bool on) { raster_pass_.top_left = on ? 1u : 0u; }
     // Tests only: the hardware list holds `capacity` triangles, the slots after them `guard_id`

@@ -1,5 +1,7 @@
 #include "run/headless.h"
 
+#include "passes/occlusion_pass.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -174,18 +176,35 @@ HeadlessRun::HeadlessRun(const Options& options, const Plan& plan, HeadlessRun& 
     : ctx_(shared.ctx_), scene_(shared.scene_), options_(options), plan_(plan), renderer_(shared.renderer_) {
     check_run_request(options, plan);
     // From now on the first run switches the renderer back to its own plan as well.
-    if (!shared.last_user_) shared.last_user_ = std::make_shared<const HeadlessRun*>(&shared);
+    if (!shared.last_user_) shared.last_user_ = std::make_shared<HeadlessRun*>(&shared);
     last_user_ = shared.last_user_;
     start();
 }
 
-void HeadlessRun::settle() {
-    if (last_user_ && *last_user_ != this) submit_frame(frame_, false);  // frame_ not advanced: untimed, warm-up unchanged
+bool HeadlessRun::take_renderer() {
+    if (!last_user_ || *last_user_ == this) return false;
+    if (HeadlessRun* previous = *last_user_) previous->history_ = renderer_->history();
+    *last_user_ = this;
+    renderer_->set_plan(plan_);  // the frames are synchronous: the renderer is idle here
+    renderer_->restore(history_);
+    return true;
+}
+
+void HeadlessRun::settle(bool always) {
+    // Where this plan culls by occlusion and the last frame (another plan's) left no depth pyramid
+    // (occlusion off or resting there), one untimed frame of this plan builds one, so that no timed
+    // frame's phase 1 finds none; frame_ not advanced: the warm-up is unchanged. Its adaptation and
+    // rest are undone, so this run's next frame continues its own. `always`: one such frame wherever
+    // the last frame was another run's (finish's read-backs are of a frame of this plan).
+    if (take_renderer() && (always || (occlusion_culls(plan_) && !renderer_->holds_pyramid()))) {
+        submit_frame(frame_, false);
+        renderer_->restore(history_);
+    }
 }
 
 void HeadlessRun::start() {
     const Context& ctx = ctx_;
-    if (last_user_) renderer_->set_plan(plan_);  // the meshlet path's buffers are made here where this plan needs them
+    take_renderer();  // the meshlet path's buffers are made here where this plan needs them
     VkCommandBufferAllocateInfo alloc{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
     alloc.commandPool = ctx.command_pool;
     alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
@@ -210,15 +229,13 @@ void HeadlessRun::start() {
 }
 
 HeadlessRun::~HeadlessRun() {
+    if (last_user_ && *last_user_ == this) *last_user_ = nullptr;
     if (fence_) vkDestroyFence(ctx_.device, fence_, nullptr);
     if (cmd_) vkFreeCommandBuffers(ctx_.device, ctx_.command_pool, 1, &cmd_);
 }
 
 void HeadlessRun::submit_frame(uint32_t frame_index, bool instrument) {
-    if (last_user_) {
-        renderer_->set_plan(plan_);  // the frames are synchronous: the renderer is idle here
-        *last_user_ = this;
-    }
+    take_renderer();
     VK_CHECK(vkResetCommandBuffer(cmd_, 0));
     VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
     begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
@@ -234,10 +251,11 @@ void HeadlessRun::submit_frame(uint32_t frame_index, bool instrument) {
 }
 
 void HeadlessRun::render(uint32_t count, uint32_t round) {
-    settle();
+    settle(false);
     for (uint32_t i = 0; i < count; ++i, ++frame_) {
         submit_frame(frame_, false);
         std::array<double, kTimerCount> ms = renderer_->read_timings(0);
+        if (capture_frame_ == frame_) capture();
         if (frame_ < options_.warmup) continue;
         for (size_t p = 0; p < ms.size(); ++p) {
             if (ms[p] < 0) continue;
@@ -283,22 +301,33 @@ RunResult HeadlessRun::timings() const {
     return result;
 }
 
+void HeadlessRun::capture() {
+    captured_ = true;
+    result_.image = renderer_->read_color();
+    result_.image_frame = frame_;
+    result_.counters = renderer_->read_counters();
+    result_.exposure = renderer_->read_exposure();
+}
+
 RunResult HeadlessRun::finish() {
     const Options& options = options_;
     const Plan& plan = plan_;
     Renderer& renderer = *renderer_;
     // A shared renderer's last frame may be another run's: the counters and read-backs below are
-    // then of one more frame, of this plan.
-    settle();
+    // then of one more frame, of this plan (none where the captured frame's are returned).
+    const bool dumps = !options.cull_dump.empty() || !options.ray_dump.empty() || !options.mip_dump.empty();
+    if (!captured_ || dumps) settle(true);
     RunResult result = std::move(result_);
     summarize_rounds(result);
-    result.counters = renderer.read_counters();
+    if (!captured_) {
+        result.counters = renderer.read_counters();
+        result.exposure = renderer.read_exposure();
+    }
     result.counters.light_atomics = result.instrumented.light_atomics;
-    result.exposure = renderer.read_exposure();
     bool measured = plan[PassId::exposure].variant == Variant::subgroup || plan[PassId::exposure].variant == Variant::fallback;
     if (!measured) result.exposure.applied = exposure::kFixed;
     if (!options.screenshot.empty()) {
-        write_png(options.screenshot, options.width, options.height, renderer.read_color());
+        write_png(options.screenshot, options.width, options.height, captured_ ? result.image : renderer.read_color());
         result.screenshot = options.screenshot;
     }
     if (!options.cull_dump.empty()) {

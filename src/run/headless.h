@@ -6,6 +6,7 @@
 
 #include <array>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -31,6 +32,10 @@ struct RunResult {
     double texture_ms = 0.0;     // host time of building the chains and uploading them
     ExposureState exposure{};  // after the last frame (exposure_pass.h)
     std::string screenshot;  // path written, or empty
+    // HeadlessRun::capture_at's frame, kept in memory (RGBA8, tightly packed; --compare writes
+    // its screenshots from it), and that frame's index; empty where none was captured.
+    std::vector<uint8_t> image;
+    uint32_t image_frame = 0;
     std::string mip;
     MipCheck mip_check;  // --mip-dump: the mip against the CPU box filter of the same frame
     std::string ray;  // --ray-dump
@@ -76,10 +81,11 @@ public:
     HeadlessRun(const Context& ctx, const Scene& scene, const Options& options, const Plan& plan);
     // Builds no renderer: renders `plan` with `shared`'s, switched to this plan before each of its
     // frames (Renderer::set_plan: every pass's pipelines are made with the renderer, so a switch
-    // makes none), then the instrumented frame. Where another run rendered the renderer's last
-    // frame, one untimed frame of this plan comes first, so that no timed frame follows another
-    // plan's (its occlusion pyramid, its exposure). Only the plan may differ from `shared`'s: the
-    // options that make the renderer (size, lights, test work) must be the same.
+    // makes none), then the instrumented frame. Each run keeps its own Renderer::History (the
+    // exposure's adaptation, occlusion's rest) across the others' frames, and where this plan culls
+    // by occlusion but another run's last frame built no depth pyramid, one untimed frame of this
+    // plan comes first: a run's frames are those of a renderer of its own. Only the plan may differ from `shared`'s: the options that make the
+    // renderer (size, lights, test work) must be the same.
     HeadlessRun(const Options& options, const Plan& plan, HeadlessRun& shared);
     ~HeadlessRun();
     HeadlessRun(const HeadlessRun&) = delete;
@@ -87,6 +93,9 @@ public:
 
     // The next `count` frames; those past --warmup are timed into round `round`.
     void render(uint32_t count, uint32_t round);
+    // Right after frame `frame` (counted as frames_rendered), reads back its colour, counters and
+    // exposure: finish() returns them (RunResult::image) instead of those after the last frame.
+    void capture_at(uint32_t frame) { capture_frame_ = frame; }
     uint32_t frames_rendered() const { return frame_; }
     // After the last frame: the timings, counters and readbacks (screenshot, dumps) of run_headless.
     RunResult finish();
@@ -97,7 +106,13 @@ public:
 private:
     void submit_frame(uint32_t frame_index, bool instrument);
     void start();  // the counts of the scene on the GPU and the instrumented frame
-    void settle();  // a shared renderer whose last frame was another run's: one untimed frame of this plan
+    // A shared renderer whose last frame was another run's: that run's history kept, this plan
+    // set. Returns whether it switched.
+    bool take_renderer();
+    // Takes the renderer; where this plan needs it (a depth pyramid the last frame did not leave),
+    // or `always` after another run's frame, one untimed frame of this plan, this run's history back.
+    void settle(bool always);
+    void capture();
 
 
     const Context& ctx_;
@@ -107,7 +122,10 @@ private:
     std::shared_ptr<Renderer> renderer_;
     // Set where the renderer serves several runs: which of them rendered its last frame (each run
     // sets its plan before its frames).
-    std::shared_ptr<const HeadlessRun*> last_user_;
+    std::shared_ptr<HeadlessRun*> last_user_;  // null where it was freed
+    Renderer::History history_;  // this run's, while another run renders (a new renderer's at first)
+    std::optional<uint32_t> capture_frame_;
+    bool captured_ = false;
     VkCommandBuffer cmd_ = VK_NULL_HANDLE;
     VkFence fence_ = VK_NULL_HANDLE;
     uint32_t frame_ = 0;

@@ -100,14 +100,16 @@ std::vector<PlannedAllocation> planned_allocations(const Scene& scene, const Opt
     // The compute rasterizer (passes/raster_pass.cpp), made when the plan rasterizes in compute:
     // asked for, or auto with a verdict of this device for it. The 64-bit words, the depth taken
     // from them, and the hardware list (a command, then an id for every triangle the draws may list).
-    // (The late draw's command, one VkDrawIndirectCommand, is made with the pass whatever the plan.)
+    // (The late draw's command, one VkDrawIndirectCommand, and its two VkDispatchIndirectCommands are
+    // made with the pass whatever the plan.)
     a.push_back({"raster late command", 16, K::storage_buffer});
+    a.push_back({"raster late dispatches", 32, K::storage_buffer});
     if (plan.raster.raster == Raster::compute) {
         a.push_back({"raster words", w * h * 8, K::storage_buffer});
         a.push_back({"raster depth", w * h * 4, K::image});
         a.push_back({"raster hardware list", 16 + 4 * std::max<uint64_t>(1, scene.triangle_count()), K::storage_buffer});
         a.push_back({"raster chunks", 8 * std::max<uint64_t>(1, raster_chunk_count(scene)), K::storage_buffer});
-        a.push_back({"raster tile bins", 16 + 16 * uint64_t(kRasterBinCapacity), K::storage_buffer});
+        a.push_back({"raster tile bins", 32 + 16 * uint64_t(kRasterBinCapacity), K::storage_buffer});
     }
     // Each pass's own share (its table entry).
     AllocationQuery query{scene, options.width, options.height, options.lights, options.cull_group_size, ray_tracing};

@@ -465,11 +465,15 @@ void create_device(Context& ctx, const ContextOptions& options) {
             extensions.push_back(VK_EXT_MESH_SHADER_EXTENSION_NAME);
             ctx.features.mesh_shader = true;
         }
-        if (has_extension(available, VK_KHR_RAY_TRACING_PIPELINE_EXTENSION_NAME) &&
-            has_extension(available, VK_KHR_ACCELERATION_STRUCTURE_EXTENSION_NAME) &&
-            has_extension(available, VK_KHR_DEFERRED_HOST_OPERATIONS_EXTENSION_NAME) && has_rt.rayTracingPipeline &&
-            has_as.accelerationStructure && has12.bufferDeviceAddress && ctx.features.descriptor_indexing) {
-            // (VK_KHR_acceleration_structure requires descriptor indexing: a device masked to lack it lacks this too.)
+        const bool ray_tracing_offered = has_extension(available, VK_KHR_RAY_TRACING_PIPELINE_EXTENSION_NAME) &&
+                                         has_extension(available, VK_KHR_ACCELERATION_STRUCTURE_EXTENSION_NAME) &&
+                                         has_extension(available, VK_KHR_DEFERRED_HOST_OPERATIONS_EXTENSION_NAME) &&
+                                         has_rt.rayTracingPipeline && has_as.accelerationStructure && has12.bufferDeviceAddress;
+        // VK_KHR_acceleration_structure requires descriptor indexing: a device masked to lack it lacks this too.
+        if (ray_tracing_offered && !ctx.features.descriptor_indexing)
+            ctx.features.ray_tracing_missing = "VK_KHR_acceleration_structure requires descriptor indexing, and " +
+                                               ctx.features.textures_missing;
+        if (ray_tracing_offered && ctx.features.descriptor_indexing) {
             ray_tracing.rayTracingPipeline = VK_TRUE;
             // The dense launch (ray_trace_pass.cpp): its width written by the compaction pass.
             ray_tracing.rayTracingPipelineTraceRaysIndirect = has_rt.rayTracingPipelineTraceRaysIndirect;

@@ -408,12 +408,17 @@ Pipeline create_compute_pipeline(const Context& ctx, const ComputeDesc& desc) {
         info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
         info.stage.module = module;
         info.stage.pName = "main";
+        // constant_id i = specialization[i], then USE_SUBGROUP (a 32-bit VkBool32) after them. An
+        // entry whose constant the module lacks is ignored, so every pipeline can carry the switch.
+        std::vector<uint32_t> values = desc.specialization;
+        values.push_back(desc.use_subgroup ? VK_TRUE : VK_FALSE);
         std::vector<VkSpecializationMapEntry> entries;
-        for (uint32_t i = 0; i < desc.specialization.size(); ++i)
+        for (uint32_t i = 0; i < values.size(); ++i)
             entries.push_back({i, uint32_t(i * sizeof(uint32_t)), sizeof(uint32_t)});
-        VkSpecializationInfo specialization{uint32_t(entries.size()), entries.data(),
-                                            desc.specialization.size() * sizeof(uint32_t), desc.specialization.data()};
-        info.stage.pSpecializationInfo = entries.empty() ? nullptr : &specialization;
+        entries.back().constantID = kUseSubgroupConstant;
+        VkSpecializationInfo specialization{uint32_t(entries.size()), entries.data(), values.size() * sizeof(uint32_t),
+                                            values.data()};
+        info.stage.pSpecializationInfo = &specialization;
         info.layout = layout;
         info.flags = pipeline_stats_flags(ctx.pipeline_stats_path);
         VkPipeline pipeline = VK_NULL_HANDLE;
@@ -421,6 +426,7 @@ Pipeline create_compute_pipeline(const Context& ctx, const ComputeDesc& desc) {
         std::string name = desc.shader, constants;
         for (uint32_t value : desc.specialization) constants += (constants.empty() ? "" : ", ") + std::to_string(value);
         if (!constants.empty()) name += " [" + constants + "]";
+        if (desc.shader.ends_with(".switch")) name += desc.use_subgroup ? " (subgroup)" : " (fallback)";
         write_pipeline_stats(ctx.device, ctx.pipeline_stats_path, pipeline, name);
         return pipeline;
     };
@@ -703,6 +709,18 @@ std::vector<uint8_t> read_buffer(const Context& ctx, const Buffer& buffer) {
     std::vector<uint8_t> bytes(buffer.size);
     memcpy(bytes.data(), readback.mapped, bytes.size());
     return bytes;
+}
+
+void write_buffer(const Context& ctx, const Buffer& buffer, const void* data, VkDeviceSize size) {
+    Buffer staging = create_buffer(ctx, size, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, MemoryKind::host_upload, "staging");
+    memcpy(staging.mapped, data, size);
+    VkCommandBuffer cmd = begin_one_shot(ctx);
+    constexpr VkAccessFlags2 any = VK_ACCESS_2_MEMORY_READ_BIT | VK_ACCESS_2_MEMORY_WRITE_BIT;
+    memory_barrier(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, any, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT);
+    VkBufferCopy region{0, 0, size};
+    vkCmdCopyBuffer(cmd, staging.buffer, buffer.buffer, 1, &region);
+    memory_barrier(cmd, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, any);
+    end_one_shot(ctx, cmd);
 }
 
 std::vector<uint8_t> read_image(const Context& ctx, Image& image, uint32_t texel_bytes, VkImageAspectFlags aspect) {

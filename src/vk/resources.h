@@ -88,6 +88,9 @@ T read_buffer_as(const Context& ctx, const Buffer& buffer) {
     memcpy(&value, bytes.data(), std::min(sizeof(T), bytes.size()));
     return value;
 }
+// Writes `size` bytes of `data` at the start of `buffer` (TRANSFER_DST usage), after everything
+// submitted before and before everything submitted after (waits for the device; never the frame loop).
+void write_buffer(const Context& ctx, const Buffer& buffer, const void* data, VkDeviceSize size);
 // The whole of layer 0 of `image` (texel_bytes a texel, tightly packed), after everything submitted
 // before; leaves the image in TRANSFER_SRC_OPTIMAL (tests and probes: the renderer's own readback,
 // Renderer::read_image, puts the image back in its layout).
@@ -172,6 +175,10 @@ struct LayoutDesc {
     bool scene_textures = false;
 };
 
+// The specialization constant that switches a shader between its subgroup path and its fallback:
+// USE_SUBGROUP in shaders/subgroup_switch.glsl (constant_id 100), set from `use_subgroup` below.
+constexpr uint32_t kUseSubgroupConstant = 100;
+
 // Every member has a default initializer, so a brace list may stop after any of them (as most
 // callers do after the layout).
 struct ComputeDesc {
@@ -183,6 +190,10 @@ struct ComputeDesc {
     // Runs at --subgroup-size (Context::subgroup_size) where one was given: the compute passes a
     // size sweep compares (cull, light cull, exposure). Ignored where required_subgroup_size is set.
     bool forced_subgroup_size = false;
+    // USE_SUBGROUP of a switched shader (NAME.switch, shaders/subgroup_switch.glsl): true runs its
+    // subgroup path. The fallback twin NAME.no_subgroup, for devices without the path's operations,
+    // has no such constant: leave it false there.
+    bool use_subgroup = false;
 };
 Pipeline create_compute_pipeline(const Context& ctx, const ComputeDesc& desc);
 // The push-descriptor set layout and pipeline layout of `desc` into p (pipelines made elsewhere:

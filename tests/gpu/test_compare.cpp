@@ -181,17 +181,18 @@ TEST(Compare, EveryConfigurationRunsValidatedAndTheSheetShowsEachScreenshot) {
                             "--lights", "64", "--scene", kCompareScene});
     ASSERT_EQ(run.exit_code, 0) << run.output;
     EXPECT_EQ(validation_lines(run.output), 0) << run.output;
+    // run_demo ran it with --no-tuning (the harness's empty cache): auto planned by capabilities and
+    // nothing was stored in the cache.
+    EXPECT_NE(run.output.find("tuning: not written (--no-tuning)"), std::string::npos) << run.output;
+    EXPECT_FALSE(std::filesystem::exists(isolated_cache() + "/subgroup-demo")) << "--compare --no-tuning wrote into the cache";
     std::vector<CompareConfig> matrix = comparison_matrix();
     // Progress counts each configuration's set-up, the two rounds (two measured frames, one each),
-    // each configuration's image (rendered alone), the stage probe and the run-to-run repeat of
-    // all-fallback, which comes last.
-    std::string steps = std::to_string(2 * matrix.size() + 2 + 2);
+    // the images (frame 2 of each configuration's rounds, written at once), the stage probe and the
+    // run-to-run repeat of all-fallback, which comes last.
+    std::string steps = std::to_string(matrix.size() + 2 + 1 + 2);
     EXPECT_NE(run.output.find("/" + steps + "] round 2/2 "), std::string::npos) << "progress: " << run.output;
     EXPECT_NE(run.output.find("/" + steps + "] graphics-to-compute probe "), std::string::npos) << "progress: " << run.output;
     EXPECT_NE(run.output.find("[" + std::to_string(matrix.size()) + "/" + steps + "] all-fallback "), std::string::npos)
-        << "progress: " << run.output;
-    EXPECT_NE(run.output.find("[" + std::to_string(matrix.size() + 3) + "/" + steps + "] " + matrix[0].name + " (image, alone)"),
-              std::string::npos)
         << "progress: " << run.output;
     EXPECT_NE(run.output.find("[" + steps + "/" + steps + "] all-fallback (again, run to run)"), std::string::npos)
         << "progress: " << run.output;
@@ -204,6 +205,10 @@ TEST(Compare, EveryConfigurationRunsValidatedAndTheSheetShowsEachScreenshot) {
     EXPECT_TRUE(report["device"].contains("name"));
     if (int sg = expected_subgroup_size()) EXPECT_EQ(report["subgroup"]["size"], sg);
     std::set<std::string> no_rt = ray_tracing_skips(report);
+    EXPECT_NE(run.output.find("[" + std::to_string(matrix.size() + 3) + "/" + steps + "] " +
+                              std::to_string(matrix.size() - no_rt.size()) + " screenshots (frame 2)"),
+              std::string::npos)
+        << "progress: " << run.output;
     EXPECT_EQ(report["runs"].size(), matrix.size() - no_rt.size()) << report["skipped"].dump();
     EXPECT_EQ(report["skipped"].size(), no_rt.size()) << report["skipped"].dump();
     for (const CompareConfig& config : matrix) {
@@ -549,57 +554,73 @@ TEST(Compare, UnsupportedSubgroupPathIsSkippedWithItsReason) {
 }  // namespace
 
 // Issue 43: inside one --compare on an NVIDIA H100 the cull pair and the run-to-run cell read 17 to
-// 26 pixels one step apart while separate processes rendered identical frames. The images came
-// from the timed renderers, all alive at once and interleaved; the first configuration and the
-// repeat (made after the others were freed) were the ones a process of its own renders. Each
-// image is now a render of its own with no other renderer of the comparison alive: held here by
-// counting the renderers that exist when each image starts, and by the images themselves against
-// separate processes (occlusion on, lights and exposure moving from frame to frame).
-TEST(Compare, EachImageIsRenderedAloneAndEqualsAProcessOfItsOwn) {
+// 26 pixels one step apart while separate processes rendered identical frames, and the images then
+// came from renderers that shared the device. Now every row renders on one renderer, switched by
+// plan, each row keeping its own exposure and occlusion history across the others' frames, and
+// keeps its frame image_frame from the rounds (write_images). Held here: one renderer alive through
+// the set-up and the rounds, none after; each image, lights and exposure moving from frame to
+// frame, equals byte for byte the screenshot of a separate --headless process of that
+// configuration with --frames image_frame + 1, with a row of another frame (ray-trace-off: no
+// shadows, another exposure) and one without occlusion (occlusion-off: the next row renders an
+// untimed frame for its pyramid first) interleaved with the others; and rendering it all again
+// gives the same bytes.
+TEST(Compare, EachImageIsAFrameOfItsRoundsAndEqualsAProcessOfItsOwn) {
     REQUIRE_DRAWING();
     const Context& ctx = test_context();
-    std::string dir = test_dir("compare-alone");
+    std::string dir = test_dir("compare-images");
     Options o;
-    o.scene = SGD_TEST_SCENES "/knot.gltf";
-    o.width = 64, o.height = 36;
+    o.scene = kCompareScene;
+    o.width = 96, o.height = 54;
     o.lights = 16;
-    o.frames = 4, o.warmup = 1;
+    o.frames = 7, o.warmup = 1;  // 6 rounds of one frame: the image is frame 4, the last of the first 4
     o.plan.lod = false;  // as run_demo adds --lod off to the separate processes
     Scene scene = load_requested_scene(o);
-    std::vector<CompareRun> runs;
-    for (const CompareConfig& config : comparison_matrix())
-        if (config.name == "cull-subgroup" || config.name == "cull-fallback" || config.name == "all-fallback") {
-            PlanRequest request;
-            request.passes = config.requests;
-            request.lod = o.plan.lod;
-            runs.push_back({config, false, "", make_plan(ctx.subgroup, ctx.features, request)});
-            ASSERT_NE(runs.back().plan[PassId::occlusion].variant, Variant::off) << config.name;
-        }
-    ASSERT_EQ(runs.size(), 3u);
+    auto planned = [&] {
+        std::vector<CompareRun> runs;
+        for (const CompareConfig& config : comparison_matrix())
+            if (config.name == "cull-subgroup" || config.name == "cull-fallback" || config.name == "ray-trace-off" ||
+                config.name == "occlusion-off") {
+                runs.push_back({config, false, "", make_plan(ctx.subgroup, ctx.features, plan_request(config, o.plan.lod))});
+                if (config.name != "ray-trace-off") EXPECT_NE(runs.back().plan[PassId::ray_trace].variant, Variant::off) << config.name;
+                if (config.name != "occlusion-off") EXPECT_NE(runs.back().plan[PassId::occlusion].variant, Variant::off) << config.name;
+            }
+        return runs;
+    };
+    std::vector<CompareRun> runs = planned();
+    ASSERT_EQ(runs.size(), 4u);
+    if (runs[0].plan[PassId::ray_trace].variant == Variant::off) GTEST_SKIP() << "no ray tracing: every row draws the same frame";
 
     const uint32_t before = Renderer::alive();
-    std::vector<uint32_t> at_setup, at_image;
-    CompareMethod method = render_in_rounds(ctx, scene, o, runs, [&](const std::string&, bool) { at_setup.push_back(Renderer::alive()); });
+    std::vector<uint32_t> at_step;
+    CompareMethod method = render_in_rounds(ctx, scene, o, runs, [&](const std::string&, bool) { at_step.push_back(Renderer::alive()); },
+                                            0, {}, true, true);
     EXPECT_EQ(Renderer::alive(), before);
-    render_alone(ctx, scene, o, runs, dir, method, [&](const std::string&, bool) { at_image.push_back(Renderer::alive()); });
-    EXPECT_EQ(Renderer::alive(), before);
-    // The timed renderers are alive together (the counter sees them: 0, 1, 2 before each set-up,
-    // 3 before each round); each image starts with none of them.
-    std::vector<uint32_t> setups = {before, before + 1, before + 2};
-    setups.resize(3 + method.rounds(), before + 3);
-    EXPECT_EQ(at_setup, setups);
-    EXPECT_EQ(at_image, std::vector<uint32_t>(3, before));
+    // One renderer: none before the first set-up, the shared one before each later step.
+    std::vector<uint32_t> steps(4 + method.rounds(), before + 1);
+    steps[0] = before;
+    EXPECT_EQ(at_step, steps);
+    ASSERT_EQ(method.rounds(), 6u);
+    EXPECT_EQ(method.image_frame, 4u);
+    write_images(ctx, scene, o, runs, dir, method);
 
     for (const CompareRun& run : runs) {
         EXPECT_EQ(run.validation_messages, 0u) << run.config.name;
-        ASSERT_GT(method.rounds(), 0u);
-        EXPECT_EQ(run.result.rounds[size_t(Timer::frame)].size(), method.rounds()) << run.config.name;  // the timings stay
+        EXPECT_EQ(run.result.rounds[size_t(Timer::frame)].size(), method.rounds()) << run.config.name;
+        EXPECT_EQ(run.result.image_frame, method.image_frame) << run.config.name;
+        EXPECT_EQ(run.result.screenshot, dir + "/" + run.config.name + ".png");
+        EXPECT_EQ(run.report["outputs"]["screenshot"], run.result.screenshot) << run.config.name;
         std::string fresh = dir + "/fresh-" + run.config.name + ".png";
-        DemoRun alone = run_demo(headless_args(run.config, {"--scene", o.scene, "--size", "64x36", "--frames", "4", "--warmup", "1",
+        DemoRun alone = run_demo(headless_args(run.config, {"--scene", o.scene, "--size", "96x54", "--frames", "5", "--warmup", "1",
                                                             "--lights", "16", "--screenshot", fresh}));
         ASSERT_EQ(alone.exit_code, 0) << alone.output;
         Png image = read_png(run.result.screenshot), process = read_png(fresh);
-        EXPECT_GT(geometry_pixels(image), 100) << run.config.name;
+        EXPECT_GT(geometry_pixels(image), 500) << run.config.name;
         EXPECT_EQ(image.rgba, process.rgba) << run.config.name;
+        if (run.config.name != "ray-trace-off")
+            EXPECT_GT(rgb_difference(image, read_png(dir + "/ray-trace-off.png")).pixels, 96 * 54 / 50) << run.config.name;
     }
+    // The frames repeat: the same rows rendered again give the same bytes.
+    std::vector<CompareRun> again = planned();
+    render_in_rounds(ctx, scene, o, again, {}, 0, {}, true, true);
+    for (size_t i = 0; i < runs.size(); ++i) EXPECT_EQ(again[i].result.image, runs[i].result.image) << runs[i].config.name;
 }

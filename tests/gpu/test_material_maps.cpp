@@ -551,6 +551,10 @@ TEST(MaterialMaps, MaterialsViewColoursEachPixelByItsSubgroupsMaterials) {
 // agree within 1e-3 of the HDR value (measured: equal to the bit, every path, lavapipe 4 lanes), validation clean.
 TEST(MaterialMaps, WithoutDescriptorIndexingTheTexturesAreLayersOfOneArrayTexture) {
     REQUIRE_DRAWING();
+    // The unmasked context first: the descriptor-indexing frames below are rendered with it (made
+    // under the mask, it would lack descriptor indexing too, and compare layers with layers).
+    const Context& indexing = test_context();
+    ASSERT_TRUE(indexing.features.descriptor_indexing) << indexing.features.textures_missing;
     ScopedEnv mask("SGD_MASK_FEATURES", "descriptor-indexing");
     Context layered;
     ContextOptions options;
@@ -559,6 +563,10 @@ TEST(MaterialMaps, WithoutDescriptorIndexingTheTexturesAreLayersOfOneArrayTextur
     ASSERT_FALSE(layered.features.descriptor_indexing);
     EXPECT_NE(layered.features.textures_missing.find("SGD_MASK_FEATURES"), std::string::npos);
     EXPECT_FALSE(layered.features.ray_tracing) << "acceleration structures require descriptor indexing";
+    // And says so where the device offers ray tracing: the reason is the masked feature, not a missing extension.
+    if (indexing.features.ray_tracing)
+        EXPECT_EQ(pass_info(PassId::ray_trace).unavailable(layered.features),
+                  "VK_KHR_acceleration_structure requires descriptor indexing, and descriptor indexing masked by SGD_MASK_FEATURES");
     uint32_t messages = validation_message_count();
     Scene scene = mapped_plane(false);
     Material& m = scene.materials[1];
@@ -606,6 +614,7 @@ TEST(MaterialMaps, WithoutDescriptorIndexingTheBundledSceneRendersAndInfoSaysWhy
         return read_png(path);
     };
     Png indexed_forward = shot("indexed-forward", "forward"), indexed_visibility = shot("indexed-visibility", "visibility");
+    const bool ray_tracing = test_context().features.ray_tracing;  // made before the mask: the device's own
     ScopedEnv mask("SGD_MASK_FEATURES", "descriptor-indexing");
     DemoRun info = run_demo({"--info", "--shading", "visibility"});
     EXPECT_EQ(info.exit_code, 0) << info.output;
@@ -613,6 +622,13 @@ TEST(MaterialMaps, WithoutDescriptorIndexingTheBundledSceneRendersAndInfoSaysWhy
     EXPECT_NE(info.output.find("the layers of one array texture at one size (sRGB and UNORM views): descriptor indexing masked"),
               std::string::npos) << info.output;
     EXPECT_NE(info.output.find("auto takes fallback: the textures are layers of one array texture"), std::string::npos) << info.output;
+    // The ray tracer is off for the masked feature, and --info names it (not an extension this device offers).
+    if (ray_tracing) {
+        EXPECT_NE(info.output.find("VK_KHR_acceleration_structure requires descriptor indexing, and descriptor indexing masked by "
+                                   "SGD_MASK_FEATURES"),
+                  std::string::npos) << info.output;
+        EXPECT_EQ(info.output.find("device lacks VK_KHR_ray_tracing_pipeline"), std::string::npos) << info.output;
+    }
     DemoRun refused = run_demo({"--headless", "--size", "64x64", "--frames", "1", "--warmup", "0", "--shading", "visibility",
                                 "--materials", "subgroup"});
     EXPECT_EQ(refused.exit_code, 2) << refused.output;

@@ -149,10 +149,85 @@ Cover cover(const Scene& scene, const Shot& s, uint32_t draw, uint32_t primitive
     return {true, std::clamp(depth, std::min({w[0].z, w[1].z, w[2].z}), std::max({w[0].z, w[1].z, w[2].z}))};
 }
 
+// The CPU reference of raster.comp's clip_near: the part of a triangle in front of the near plane
+// (z <= w), clipped as Mesa's clipper does (each edge in order, the new vertex interpolated from
+// the vertex outside), in window coordinates computed in floats as the shader computes them.
+// Returns the polygon's vertex count: 3 or 4 (fewer: wholly behind the plane).
+int clip_near(const glm::vec4 clip[3], glm::vec3 p[4]) {
+    const glm::vec2 half(0.5f * float(kSize.width), 0.5f * float(kSize.height));
+    int n = 0;
+    for (int i = 0; i < 3; ++i) {
+        glm::vec4 a = clip[i], b = clip[(i + 1) % 3];
+        float da = a.w - a.z, db = b.w - b.z;
+        if (da >= 0.0f) p[n++] = glm::vec3(glm::vec2(a) / a.w * half + half, a.z / a.w);
+        if ((da >= 0.0f) == (db >= 0.0f)) continue;
+        glm::vec4 outside = da < 0.0f ? a : b, inside = da < 0.0f ? b : a;
+        float d_out = std::min(da, db), d_in = std::max(da, db);
+        float t = d_out / (d_out - d_in);
+        glm::vec4 v = outside + t * (inside - outside);
+        float inverse_w = 1.0f / v.w;
+        p[n++] = glm::vec3(glm::vec2(v) * inverse_w * half + half, v.z * inverse_w);
+    }
+    return n;
+}
+
+// The CPU reference of raster.comp's sorting (docs/raster.md, "Which rasterizer draws a
+// triangle"), from the same float window positions.
+enum Path { kNobody, kPerLane, kSplit, kTileBin, kHardware, kPaths };
+// `guard`: the pixels past the frame's edge that compute takes (SGD_RASTER_GUARD_BAND's).
+int classify(const Scene& scene, const Shot& s, uint32_t draw, uint32_t primitive, float guard = float(kRasterDefaultGuardBand)) {
+    const Material& material = scene.materials[scene.meshes[scene.instances[draw].mesh].material];
+    glm::vec4 clip[3];
+    bool crosses_near = false, past_far = false;
+    for (int i = 0; i < 3; ++i) {
+        const Vertex& v = scene.vertices[s.drawn[draw][3 * primitive + i]];
+        clip[i] = s.view_proj * (scene.instances[draw].transform * glm::vec4(v.position, 1.0f));
+        crosses_near = crosses_near || clip[i].z > clip[i].w;
+        past_far = past_far || clip[i].z < 0.0f;
+    }
+    if (material.alpha_cutoff > 0.0f || past_far) return kHardware;
+    glm::vec3 p[4];
+    int n = clip_near(clip, p);  // (the triangle itself where it does not cross the plane)
+    if (n < 3) return kNobody;
+    glm::vec2 lo(INFINITY), hi(-INFINITY);
+    for (int i = 0; i < n; ++i) lo = glm::min(lo, glm::vec2(p[i])), hi = glm::max(hi, glm::vec2(p[i]));
+    glm::vec2 frame(float(kSize.width), float(kSize.height));
+    const bool large = crosses_near || hi.x - lo.x > float(kRasterMaxExtent) || hi.y - lo.y > float(kRasterMaxExtent);
+    if (hi.x < 0 || hi.y < 0 || lo.x > frame.x || lo.y > frame.y) return kNobody;
+    if (!(lo.x >= -guard && lo.y >= -guard && hi.x <= frame.x + guard && hi.y <= frame.y + guard)) return kHardware;
+    int64_t f[4][2];
+    for (int i = 0; i < n; ++i)
+        for (int c = 0; c < 2; ++c) f[i][c] = int64_t(std::nearbyint(double(p[i][c]) * 256.0));
+    auto floor_div = [](int64_t a) { return a >= 0 ? a / 256 : -((-a + 255) / 256); };
+    int64_t pixels = 1;  // in the box of pixel centres
+    for (int c = 0; c < 2; ++c) {
+        int64_t f_lo = f[0][c], f_hi = f[0][c];
+        for (int i = 1; i < n; ++i) f_lo = std::min(f_lo, f[i][c]), f_hi = std::max(f_hi, f[i][c]);
+        int64_t first = std::max<int64_t>(floor_div(f_lo - 128 + 255), 0);
+        int64_t last = std::min<int64_t>(floor_div(f_hi - 128), int64_t(c ? kSize.height : kSize.width) - 1);
+        if (last < first) return kNobody;
+        pixels *= last - first + 1;
+    }
+    // Drawn where a triangle of the polygon's fan (0, i - 1, i) is front-facing with an area.
+    bool front = false;
+    for (int i = 2; i < n; ++i)
+        front = front || (f[i - 1][0] - f[0][0]) * (f[i][1] - f[0][1]) - (f[i - 1][1] - f[0][1]) * (f[i][0] - f[0][0]) < 0;
+    if (!front) return kNobody;
+    return large ? kTileBin : pixels <= int64_t(kRasterTinyPixels) ? kPerLane : kSplit;
+}
+
+// Whether the compute rasterizer takes the triangle although it reaches past the frame's edge (in
+// the guard band), where lavapipe's hardware clips it: the clipped edges' new vertices snap on their
+// own, so a few pixels along its edges may name its neighbour (docs/raster.md, "The frame's edge").
+bool crosses_the_frame(const Scene& scene, const Shot& s, uint32_t draw, uint32_t primitive) {
+    return classify(scene, s, draw, primitive, 0.0f) == kHardware && classify(scene, s, draw, primitive) != kHardware;
+}
+
 struct Comparison {
     int covered = 0;     // pixels the hardware covered
     int same = 0;        // of them, naming the same triangle
     int ties = 0;        // differing, both triangles cover the centre at the same depth
+    int frame_edge = 0;  // differing, not a tie, one of the two reaching past the frame's edge
     std::string untied;  // the first differing pixel that is not a tie, and how many
 };
 
@@ -172,8 +247,12 @@ Comparison compare(const Scene& scene, const Shot& hardware, const Shot& compute
             Cover h = cover(scene, hardware, hd, hp, x, y), k = cover(scene, compute, cd, cp, x, y);
             tie = h.covered && k.covered && std::abs(h.depth - k.depth) <= 1e-6 * std::max(h.depth, 1e-3);
         }
+        bool frame_edge = !tie && ((hd != kNoTriangle && crosses_the_frame(scene, hardware, hd, hp)) ||
+                                   (cd != kNoTriangle && crosses_the_frame(scene, compute, cd, cp)));
         if (tie) {
             ++c.ties;
+        } else if (frame_edge) {
+            ++c.frame_edge;
         } else if (untied++ == 0) {
             c.untied = "pixel (" + std::to_string(x) + ", " + std::to_string(y) + "): hardware (" + std::to_string(hd) + ", " +
                        std::to_string(hp) + "), compute (" + std::to_string(cd) + ", " + std::to_string(cp) + ")";
@@ -327,8 +406,13 @@ Scene sliver_scene() {
     return scene;
 }
 
-void expect_compute_names_the_hardwares_triangles(const Scene& scene, std::optional<Camera> camera, const char* name) {
-    REQUIRE_COMPUTE_RASTER();
+struct Coverage {
+    Shot hardware, compute;
+};
+
+// `shots`: where given, the hardware's and the subgroup path's shots for the caller's own checks.
+void expect_compute_names_the_hardwares_triangles(const Scene& scene, std::optional<Camera> camera, const char* name,
+                                                  Coverage* shots = nullptr) {
     uint32_t messages = validation_message_count();
     Shot hardware = render(scene, Raster::hardware, camera);
     Shot compute = render(scene, Raster::compute, camera, Request::subgroup);
@@ -346,19 +430,49 @@ void expect_compute_names_the_hardwares_triangles(const Scene& scene, std::optio
     // The subgroup and fallback rasterizers: the same words, bit for bit.
     ASSERT_EQ(compute.words.size(), size_t(kSize.width) * kSize.height);
     EXPECT_TRUE(compute.words == fallback.words) << name << ": the subgroup and fallback rasterizers' words differ";
-    printf("%s: %d covered pixels, %d name the hardware's triangle, %d depth ties; frame %.2f dB against --raster hardware\n", name,
-           c.covered, c.same, c.ties, frame_psnr);
+    printf("%s: %d covered pixels, %d name the hardware's triangle, %d depth ties, %d on the edge of a triangle reaching past the "
+           "frame's; frame %.2f dB against --raster hardware\n",
+           name, c.covered, c.same, c.ties, c.frame_edge, frame_psnr);
     EXPECT_EQ(validation_message_count(), messages) << name;
+    if (shots) *shots = {std::move(hardware), std::move(compute)};
 }
 
 TEST(Raster, GeneratedSceneComputeNamesTheHardwaresTriangles) {
     REQUIRE_DRAWING();
+    REQUIRE_COMPUTE_RASTER();
     static const Scene scene = generated_scene();
-    expect_compute_names_the_hardwares_triangles(scene, generated_camera(), "the generated scene");
+    Coverage shots;
+    expect_compute_names_the_hardwares_triangles(scene, generated_camera(), "the generated scene", &shots);
+    if (HasFatalFailure()) return;
+    // The quad crossing the near plane (draw 5) is clipped in compute: the reference sorts its
+    // front faces to the tile bins, and its pixels are the hardware's.
+    constexpr uint32_t kNearQuad = 5;
+    const Shot &hardware = shots.hardware, &compute = shots.compute;
+    int clipped = 0;
+    for (uint32_t t = 0; t < compute.drawn[kNearQuad].size() / 3; ++t) {
+        bool crosses = false;
+        for (int i = 0; i < 3; ++i) {
+            glm::vec4 clip = compute.view_proj * glm::vec4(scene.vertices[compute.drawn[kNearQuad][3 * t + i]].position, 1.0f);
+            crosses = crosses || clip.z > clip.w;
+        }
+        clipped += crosses && classify(scene, compute, kNearQuad, t) == kTileBin;
+    }
+    EXPECT_GE(clipped, 1) << "no triangle of the near-plane quad crosses the plane and goes to compute";
+    int near_pixels = 0, near_same = 0;
+    for (size_t p = 0; p < hardware.ids.size() / 2; ++p) {
+        if (hardware.ids[2 * p] != kNearQuad) continue;
+        ++near_pixels;
+        near_same += same_triangle(hardware, compute, p);
+    }
+    EXPECT_GE(near_pixels, 1000) << "the near-plane quad should cover the bottom of the frame";
+    EXPECT_GE(double(near_same), 0.995 * near_pixels) << "the near-plane quad's pixels";
+    printf("the near-plane quad: %d triangles clipped in compute; %d of its %d pixels the hardware's triangle\n", clipped, near_same,
+           near_pixels);
 }
 
 TEST(Raster, BundledSceneComputeNamesTheHardwaresTriangles) {
     REQUIRE_DRAWING();
+    REQUIRE_COMPUTE_RASTER();
     expect_compute_names_the_hardwares_triangles(default_scene(), std::nullopt, "the bundled scene");
 }
 
@@ -451,12 +565,18 @@ TEST(Raster, OcclusionPhaseTwoMatchesHardware) {
         float gx = std::min(step(1, 0), step(-1, 0)), gy = std::min(step(0, 1), step(0, -1));
         return (std::isinf(gx) ? 0.0f : gx) + (std::isinf(gy) ? 0.0f : gy);
     };
+    int frame_edge = 0;
     for (size_t p = 0; p < hardware.ids.size() / 2; ++p) {
         if (hardware.ids[2 * p] != kNoTriangle) ++covered;
         if (same_triangle(compute, hardware, p)) continue;
         ++differ;
-        printf("differing pixel (%zu, %zu): depths %s apart, slope %s a pixel\n", p % kSize.width, p / kSize.width,
+        uint32_t hd = hardware.ids[2 * p], cd = compute.ids[2 * p];
+        printf("differing pixel (%zu, %zu): hardware (%u, %u), compute (%u, %u), depths %s apart, slope %s a pixel\n", p % kSize.width,
+               p / kSize.width, hd, hardware.ids[2 * p + 1], cd, compute.ids[2 * p + 1],
                precise(std::abs(hardware.depth[p] - compute.depth[p])).c_str(), precise(slope(p)).c_str());
+        // (Counted: an edge of a triangle the hardware clips at the frame's edge. The two must still meet.)
+        frame_edge += (hd != kNoTriangle && crosses_the_frame(grid, hardware, hd, hardware.ids[2 * p + 1])) ||
+                      (cd != kNoTriangle && crosses_the_frame(grid, compute, cd, compute.ids[2 * p + 1]));
         float tolerance = std::max(1e-6f * std::max(hardware.depth[p], 1e-3f), slope(p) / 32.0f);
         if (std::abs(hardware.depth[p] - compute.depth[p]) > tolerance && apart.empty())
             apart = "pixel (" + std::to_string(p % kSize.width) + ", " + std::to_string(p / kSize.width) + "): depth " +
@@ -466,8 +586,9 @@ TEST(Raster, OcclusionPhaseTwoMatchesHardware) {
     EXPECT_EQ(apart, "") << "a pixel whose triangle differs from the hardware's where the two do not meet";
     EXPECT_LE(double(differ), 0.001 * covered);
     EXPECT_GE(rgb_psnr(compute.color, hardware.color), 60.0);
-    printf("occlusion: %u triangles re-admitted, %d covered pixels, %d name another triangle than the hardware's\n",
-           compute.counters.occlusion_triangles.readmitted_phase2, covered, differ);
+    printf("occlusion: %u triangles re-admitted, %d covered pixels, %d name another triangle than the hardware's (%d on the edge of "
+           "a triangle reaching past the frame's)\n",
+           compute.counters.occlusion_triangles.readmitted_phase2, covered, differ, frame_edge);
     EXPECT_EQ(validation_message_count(), messages);
 }
 
@@ -502,7 +623,7 @@ TEST(Raster, OcclusionPhasesWriteTheWordsOfOneRasterizationInEveryFrame) {
     const glm::vec3 forward = glm::normalize(view.target - view.position);
     const glm::vec3 right = glm::normalize(glm::cross(forward, glm::vec3(0.0f, 1.0f, 0.0f)));
     const glm::vec3 step = 0.012f * glm::length(view.target - view.position) * (right + 0.5f * forward);
-    uint32_t identical = 0, with_late = 0, readmitted = 0;
+    uint32_t identical = 0, with_late = 0, without_late = 0, readmitted = 0;
     std::string first;
     for (uint32_t i = 0; i < kFrames; ++i) {
         for (Renderer* r : {occluded.get(), reference.get()}) {
@@ -515,6 +636,19 @@ TEST(Raster, OcclusionPhasesWriteTheWordsOfOneRasterizationInEveryFrame) {
         uint32_t late = occluded->read_counters().occlusion_triangles.readmitted_phase2;
         with_late += late > 0;
         readmitted += late;
+        // The late draw's dispatches: the chunks' grid and the split's where phase 2 re-admitted
+        // something, no workgroup where it did not (within the device's limits either way).
+        std::array<uint32_t, 8> dispatches = occluded->read_raster_late_dispatches();
+        const uint32_t* most = ctx.properties.limits.maxComputeWorkGroupCount;
+        uint32_t chunk_groups = dispatches[0] * dispatches[1], split_groups = dispatches[4] * dispatches[5];
+        EXPECT_TRUE(dispatches[0] <= most[0] && dispatches[1] <= most[1] && dispatches[2] == 1 && dispatches[6] == 1) << "frame " << i;
+        if (late == 0) {
+            ++without_late;
+            EXPECT_EQ(chunk_groups + split_groups, 0u) << "frame " << i << ": the late draw launched workgroups where nothing was re-admitted";
+        } else {
+            EXPECT_GE(uint64_t(chunk_groups), raster_chunk_count(grid)) << "frame " << i << ": the late draw's chunks";
+            EXPECT_EQ(split_groups, ((kSize.width + 7) / 8) * ((kSize.height + 7) / 8)) << "frame " << i << ": the late draw's split";
+        }
         int differ = 0, covered = 0;
         for (size_t p = 0; p < words.size(); ++p) {
             covered += words[p] != 0;
@@ -528,8 +662,9 @@ TEST(Raster, OcclusionPhasesWriteTheWordsOfOneRasterizationInEveryFrame) {
     }
     EXPECT_EQ(identical, kFrames) << first;
     EXPECT_GE(with_late, 3u) << "too few frames re-admitted anything: the late draw's words were hardly tested";
-    printf("occlusion, moving camera: %u of %u frames' words identical to --occlusion off's; %u frames re-admitted %u triangles\n",
-           identical, kFrames, with_late, readmitted);
+    printf("occlusion, moving camera: %u of %u frames' words identical to --occlusion off's; %u frames re-admitted %u triangles, %u "
+           "nothing (their late draw launched no workgroup)\n",
+           identical, kFrames, with_late, readmitted, without_late);
     EXPECT_EQ(validation_message_count(), messages);
 }
 
@@ -594,7 +729,8 @@ TEST(Raster, DroppingTheTopLeftConditionIsCaught) {
 }
 
 // A hardware list too small for the frame's hardware triangles (2 slots; the generated scene
-// lists a dozen): the count runs on past the capacity, and the hardware draw must stop at the
+// without a guard band lists the wall's, the alpha-masked quad's and the near-plane quad's): the
+// count runs on past the capacity, and the hardware draw must stop at the
 // capacity. The slots past it hold a guard id, the wall's first triangle with the late bit (which
 // the compute rasterizer never writes): a draw reading them would put that id in every wall pixel,
 // as it beats the wall's own at equal depth.
@@ -605,9 +741,12 @@ TEST(Raster, HardwareDrawStopsAtTheListsCapacity) {
     uint32_t messages = validation_message_count();
     const uint32_t guard = visibility_id_indexed(0, 0, true, uint32_t(scene.instances.size()));
     for (Request variant : {Request::subgroup, Request::fallback}) {
-        Shot full = render(scene, Raster::compute, generated_camera(), variant);
-        Shot small = render(scene, Raster::compute, generated_camera(), variant, true, Request::off, 1,
-                            [&](Renderer& r) { r.set_raster_list_capacity(2, guard); });
+        auto unguarded = [](Renderer& r) { r.set_raster_guard_band(0); };  // (the wall the hardware's)
+        Shot full = render(scene, Raster::compute, generated_camera(), variant, true, Request::off, 1, unguarded);
+        Shot small = render(scene, Raster::compute, generated_camera(), variant, true, Request::off, 1, [&](Renderer& r) {
+            r.set_raster_guard_band(0);
+            r.set_raster_list_capacity(2, guard);
+        });
         int late = 0, wall = 0, lost = 0;
         for (size_t p = 0; p < small.words.size(); ++p) {
             uint32_t id = uint32_t(small.words[p]) - 1u;
@@ -625,7 +764,7 @@ TEST(Raster, HardwareDrawStopsAtTheListsCapacity) {
 // More draws than the device's maxComputeWorkGroupCount, which SGD_MASK_LIMITS lowers to 64 in a
 // context of the test's own: 300 quads of their own draw (about 6 pixels, the compute
 // rasterizer's), a 96-triangle mesh (two chunks), two large quads behind them (tile bins: 78
-// entries) and the wall. The rasterizer's workgroups (a chunk of 64 triangles each, 304) and the
+// entries) and the wall (past the frame's edge, in the guard band: 48 entries). The rasterizer's workgroups (a chunk of 64 triangles each, 304) and the
 // tile bins' (one per entry, an indirect dispatch) must fold into rows of 64 (a dispatch past the
 // limit is a validation error, vk/resources.h dispatch(); the indirect one is sized by
 // raster_bin_args.comp), and write the words of the unlimited context, bit for bit.
@@ -671,50 +810,12 @@ TEST(Raster, MoreChunksThanTheWorkgroupLimitFoldIntoRows) {
         int covered = 0;
         for (uint64_t word : folded.words) covered += uint32_t(word) != 0;
         EXPECT_GT(covered, 300 * 20) << "the quads should cover about 30 pixels each";
-        EXPECT_EQ(folded.bins[3], 78u) << "the large quads' tiles";
+        EXPECT_EQ(folded.bins[3], 78u + 48u) << "the large quads' tiles and the wall's (in the guard band)";
         EXPECT_LE(folded.bins[0], 64u) << "the tile bins' dispatch past the limit";
         EXPECT_GE(uint64_t(folded.bins[0]) * folded.bins[1], folded.bins[3]) << "the tile bins' dispatch misses entries";
         EXPECT_TRUE(folded.words == reference.words) << "the folded grid's words differ from the unlimited one's";
     }
     EXPECT_EQ(validation_message_count(), messages) << "a dispatch past the limit (printed above)";
-}
-
-// The CPU reference of raster.comp's sorting (docs/raster.md, "Which rasterizer draws a
-// triangle"), from the same float window positions.
-enum Path { kNobody, kPerLane, kSplit, kTileBin, kHardware, kPaths };
-// `guard`: SGD_RASTER_GUARD_BAND's pixels past the frame's edge that compute takes.
-int classify(const Scene& scene, const Shot& s, uint32_t draw, uint32_t primitive, float guard = 0.0f) {
-    const Material& material = scene.materials[scene.meshes[scene.instances[draw].mesh].material];
-    glm::vec4 clip[3];
-    bool in_depth = true;
-    for (int i = 0; i < 3; ++i) {
-        const Vertex& v = scene.vertices[s.drawn[draw][3 * primitive + i]];
-        clip[i] = s.view_proj * (scene.instances[draw].transform * glm::vec4(v.position, 1.0f));
-        in_depth = in_depth && clip[i].w > 0.0f && clip[i].z >= 0.0f && clip[i].z <= clip[i].w;
-    }
-    if (material.alpha_cutoff > 0.0f || !in_depth) return kHardware;
-    glm::vec2 half(0.5f * float(kSize.width), 0.5f * float(kSize.height)), p[3];
-    for (int i = 0; i < 3; ++i) p[i] = glm::vec2(clip[i]) / clip[i].w * half + half;
-    glm::vec2 lo = glm::min(p[0], glm::min(p[1], p[2])), hi = glm::max(p[0], glm::max(p[1], p[2]));
-    glm::vec2 frame(float(kSize.width), float(kSize.height));
-    const bool large = hi.x - lo.x > float(kRasterMaxExtent) || hi.y - lo.y > float(kRasterMaxExtent);
-    if (hi.x < 0 || hi.y < 0 || lo.x > frame.x || lo.y > frame.y) return kNobody;
-    if (lo.x < -guard || lo.y < -guard || hi.x > frame.x + guard || hi.y > frame.y + guard) return kHardware;
-    int64_t f[3][2];
-    for (int i = 0; i < 3; ++i)
-        for (int c = 0; c < 2; ++c) f[i][c] = int64_t(std::nearbyint(double(p[i][c]) * 256.0));
-    auto floor_div = [](int64_t a) { return a >= 0 ? a / 256 : -((-a + 255) / 256); };
-    int64_t pixels = 1;  // in the box of pixel centres
-    for (int c = 0; c < 2; ++c) {
-        int64_t f_lo = std::min({f[0][c], f[1][c], f[2][c]}), f_hi = std::max({f[0][c], f[1][c], f[2][c]});
-        int64_t first = std::max<int64_t>(floor_div(f_lo - 128 + 255), 0);
-        int64_t last = std::min<int64_t>(floor_div(f_hi - 128), int64_t(c ? kSize.height : kSize.width) - 1);
-        if (last < first) return kNobody;
-        pixels *= last - first + 1;
-    }
-    int64_t cross = (f[1][0] - f[0][0]) * (f[2][1] - f[0][1]) - (f[1][1] - f[0][1]) * (f[2][0] - f[0][0]);
-    if (cross >= 0) return kNobody;
-    return large ? kTileBin : pixels <= int64_t(kRasterTinyPixels) ? kPerLane : kSplit;
 }
 
 const char* path_name(int path) {
@@ -794,6 +895,38 @@ TEST(Raster, CountersSayWhoRasterizedEachTriangleAndWroteEachPixel) {
     EXPECT_EQ(validation_message_count(), messages);
 }
 
+// The instrumented frame's pixels per path in a two-phase frame are those of one phase
+// (--occlusion off at the same camera: the same words, and the occluded triangles it adds win no
+// pixel). The classifying passes must bin the merged list again: the late phase replaces phase 1's
+// tile bins with its own, which counted (and --view raster painted) only the late phase's pixels.
+TEST(Raster, TwoPhaseFramesCountEachPathsPixelsAsOnePhase) {
+    REQUIRE_DRAWING();
+    REQUIRE_COMPUTE_RASTER();
+    const Scene& scene = default_scene();
+    uint32_t messages = validation_message_count();
+    auto counted = [&](Request occlusion) {
+        const Context& ctx = test_context();
+        RendererConfig config;
+        config.extent = kSize;
+        config.lights = 16;
+        config.plan = raster_plan(Raster::compute, Request::automatic, occlusion);
+        Renderer renderer(ctx, scene, config);
+        for (uint32_t frame = 0; frame < 2; ++frame) {
+            VkCommandBuffer cmd = begin_one_shot(ctx);
+            renderer.record(cmd, 0, frame, renderer.default_view(), frame == 1);
+            end_one_shot(ctx, cmd);
+        }
+        return renderer.read_counters();
+    };
+    GpuCounters two_phases = counted(Request::fallback), one_phase = counted(Request::off);
+    EXPECT_GT(two_phases.raster_path_pixels[2], 0u) << "the tile bins' pixels";
+    for (int path = 0; path < 3; ++path)
+        EXPECT_EQ(two_phases.raster_path_pixels[path], one_phase.raster_path_pixels[path]) << path_name(path + 1) << " pixels";
+    EXPECT_EQ(two_phases.raster_pixels_hardware, one_phase.raster_pixels_hardware);
+    EXPECT_EQ(two_phases.raster_pixels_covered, one_phase.raster_pixels_covered);
+    EXPECT_EQ(validation_message_count(), messages);
+}
+
 // Tile bins too small for the frame's large triangles (12 entries, where the generated scene's
 // large triangles need about 20): those that do not fit go to the hardware, which covers the same
 // pixels. The frame must still name the hardware pre-pass's triangles (ties aside), the counters
@@ -805,8 +938,12 @@ TEST(Raster, FullTileBinsSendTheRestToTheHardware) {
     uint32_t messages = validation_message_count();
     Shot hardware = render(scene, Raster::hardware, generated_camera());
     for (Request variant : {Request::subgroup, Request::fallback}) {
-        Shot full = instrumented_shot(scene, variant, false);
-        Shot small = instrumented_shot(scene, variant, false, [](Renderer& r) { r.set_raster_bin_capacity(12); });
+        // (Without a guard band: the wall's 48 tiles, the hardware's, do not crowd the bins.)
+        Shot full = instrumented_shot(scene, variant, false, [](Renderer& r) { r.set_raster_guard_band(0); });
+        Shot small = instrumented_shot(scene, variant, false, [](Renderer& r) {
+            r.set_raster_guard_band(0);
+            r.set_raster_bin_capacity(12);
+        });
         const GpuCounters &a = full.counters, &b = small.counters;
         EXPECT_GT(a.raster_path_triangles[2], b.raster_path_triangles[2]) << "the small bins should have turned triangles away";
         EXPECT_GT(b.raster_path_triangles[2], 0u) << "the first to come (12 tiles at most) should still fit";
@@ -822,33 +959,31 @@ TEST(Raster, FullTileBinsSendTheRestToTheHardware) {
     EXPECT_EQ(validation_message_count(), messages);
 }
 
-// SGD_RASTER_GUARD_BAND (a measurement for GPUs that do not clip inside their guard band): the
-// triangles reaching past the frame's edge by up to 4,096 pixels go to compute. lavapipe's hardware
-// clips them at the edge, where the clipped edges' new vertices snap on their own, so a few pixels
-// along such a triangle's edges may name its neighbour. What must still hold: each path's triangles
-// as the CPU reference sorts them with the guard band (the hardware keeps the near-plane and
-// alpha-masked ones), every pixel that differs from the hardware pre-pass involves a triangle
-// reaching past the frame's edge, at least 99.9% of covered pixels the hardware's triangle, and the
-// subgroup and fallback words identical; validated.
+// The guard band (kRasterDefaultGuardBand, SGD_RASTER_GUARD_BAND): the triangles reaching past the
+// frame's edge by up to 16,384 pixels go to compute. lavapipe's hardware clips them at the edge,
+// where the clipped edges' new vertices snap on their own, so a few pixels along such a triangle's
+// edges may name its neighbour. What must still hold: each path's triangles as the CPU reference
+// sorts them with the guard band (the hardware keeps only the alpha-masked ones), every pixel that
+// differs from the hardware pre-pass involves a triangle reaching past the frame's edge, at least
+// 99.9% of covered pixels the hardware's triangle, and the subgroup and fallback words identical;
+// validated. With SGD_RASTER_GUARD_BAND's 0 (Renderer::set_raster_guard_band) the frame-crossing
+// triangles go back to the hardware.
 TEST(Raster, AGuardBandTakesTheFrameCrossingTrianglesInCompute) {
     REQUIRE_DRAWING();
     REQUIRE_COMPUTE_RASTER();
     static const Scene scene = generated_scene();
     uint32_t messages = validation_message_count();
     Shot hardware = render(scene, Raster::hardware, generated_camera());
-    auto guarded = [](Renderer& r) { r.set_raster_guard_band(4096); };
-    Shot shots[2] = {instrumented_shot(scene, Request::subgroup, false, guarded), instrumented_shot(scene, Request::fallback, false, guarded)};
+    Shot shots[2] = {instrumented_shot(scene, Request::subgroup, false), instrumented_shot(scene, Request::fallback, false)};
     // (Each shot's triangle through its own list: the compute ids name source triangles.)
-    auto crosses = [&](const Shot& s, uint32_t draw, uint32_t primitive) {
-        return classify(scene, s, draw, primitive) == kHardware && classify(scene, s, draw, primitive, 4096.0f) != kHardware;
-    };
+    auto crosses = [&](const Shot& s, uint32_t draw, uint32_t primitive) { return crosses_the_frame(scene, s, draw, primitive); };
     for (const Shot& shot : shots) {
         uint32_t triangles[kPaths] = {}, crossing = 0;
         Shot lanes = shot;
         lanes.drawn = shot.listed;  // (the hardware's drawn list is the same cull's)
         for (uint32_t draw = 0; draw < lanes.drawn.size(); ++draw)
             for (uint32_t t = 0; t < lanes.drawn[draw].size() / 3; ++t) {
-                ++triangles[classify(scene, lanes, draw, t, 4096.0f)];
+                ++triangles[classify(scene, lanes, draw, t)];
                 crossing += crosses(lanes, draw, t);
             }
         EXPECT_GT(crossing, 0u) << "the wall reaches past the frame's edge";
@@ -875,6 +1010,15 @@ TEST(Raster, AGuardBandTakesTheFrameCrossingTrianglesInCompute) {
                &shot == &shots[0] ? "subgroup" : "fallback", triangles[kHardware], crossing, same, covered);
     }
     EXPECT_TRUE(shots[0].words == shots[1].words) << "the subgroup and fallback rasterizers' words differ";
+    // Without the guard band: the frame-crossing triangles are the hardware's again.
+    Shot unguarded = instrumented_shot(scene, Request::subgroup, false, [](Renderer& r) { r.set_raster_guard_band(0); });
+    uint32_t hardware_triangles = 0;
+    Shot lanes = unguarded;
+    lanes.drawn = unguarded.listed;
+    for (uint32_t draw = 0; draw < lanes.drawn.size(); ++draw)
+        for (uint32_t t = 0; t < lanes.drawn[draw].size() / 3; ++t) hardware_triangles += classify(scene, lanes, draw, t, 0.0f) == kHardware;
+    EXPECT_GT(hardware_triangles, shots[0].counters.raster_triangles[1]);
+    EXPECT_EQ(unguarded.counters.raster_triangles[1], hardware_triangles) << "the hardware's triangles without a guard band";
     EXPECT_EQ(validation_message_count(), messages);
 }
 
@@ -928,6 +1072,72 @@ TEST(Raster, ViewColoursEachPixelByWhoWroteItsWord) {
 
 // Where the pre-pass is the hardware's there are no words to colour: --view raster is one line and
 // exit 2 (the window's V shows that reason as the view's label instead).
+// Under occlusion (the street of a 2 x 2 grid, the camera stepping sideways so that phase 2
+// re-admits triangles): the late draw appends to phase 1's tile bin entries and rasterizes only its
+// own, and the classifying passes after the frame's last rasterization take every entry. So the
+// instrumented frame's per-path pixels add up to the covered pixels, and --view raster paints every
+// covered pixel in a path's colour, phase 1's large triangles (the ground, the facades) included.
+TEST(Raster, UnderOcclusionEveryCoveredPixelHasItsPath) {
+    REQUIRE_DRAWING();
+    REQUIRE_COMPUTE_RASTER();
+    static const Scene grid = [] {
+        Options options;
+        options.instances = 2;
+        return load_requested_scene(options);
+    }();
+    const Context& ctx = test_context();
+    uint32_t messages = validation_message_count();
+    const uint32_t colours[4] = {kRasterPerLaneColour, kRasterSplitColour, kRasterTileBinColour, kRasterHardwareColour};
+    for (ViewMode mode : {ViewMode::shaded, ViewMode::raster}) {
+        RendererConfig config;
+        config.extent = kSize;
+        config.lights = 16;
+        config.view_legend = false;
+        config.plan = raster_plan(Raster::compute, Request::automatic, Request::fallback, mode, Request::off);
+        Renderer renderer(ctx, grid, config);
+        Camera view = camera_for(CameraView::street, grid.bounds_min, grid.bounds_max, grid.grid);
+        for (uint32_t i = 0; i < 3; ++i) {
+            if (i == 2) {
+                glm::vec3 forward = glm::normalize(view.target - view.position);
+                glm::vec3 step = 0.04f * glm::length(view.target - view.position) *
+                                 (glm::normalize(glm::cross(forward, glm::vec3(0.0f, 1.0f, 0.0f))) + 0.5f * forward);
+                view.position += step;
+                view.target += step;
+            }
+            VkCommandBuffer cmd = begin_one_shot(ctx);
+            renderer.record(cmd, 0, i, view, i == 2);
+            end_one_shot(ctx, cmd);
+        }
+        GpuCounters k = renderer.read_counters();
+        ASSERT_GT(k.occlusion_triangles.readmitted_phase2, 0u) << "no late draw";
+        std::vector<uint32_t> ids = renderer.read_visibility();
+        uint32_t covered = 0;
+        for (size_t p = 0; p < ids.size() / 2; ++p) covered += ids[2 * p] != kNoTriangle;
+        if (mode == ViewMode::shaded) {
+            EXPECT_EQ(k.raster_pixels_covered, covered);
+            EXPECT_GT(k.raster_path_pixels[2], covered / 4) << "the tile bins' pixels (the ground and the facades)";
+            EXPECT_EQ(k.raster_path_pixels[0] + k.raster_path_pixels[1] + k.raster_path_pixels[2] + k.raster_pixels_hardware, covered)
+                << "per lane " << k.raster_path_pixels[0] << ", split " << k.raster_path_pixels[1] << ", tile bin "
+                << k.raster_path_pixels[2] << ", hardware " << k.raster_pixels_hardware;
+            printf("occlusion: %u re-admitted; of %u covered pixels per lane %u, split %u, tile bin %u, hardware %u\n",
+                   k.occlusion_triangles.readmitted_phase2, covered, k.raster_path_pixels[0], k.raster_path_pixels[1],
+                   k.raster_path_pixels[2], k.raster_pixels_hardware);
+        } else {
+            std::vector<uint8_t> colour = renderer.read_color();
+            uint32_t painted = 0, unpainted = 0;
+            for (size_t p = 0; p < ids.size() / 2; ++p) {
+                uint32_t c;
+                memcpy(&c, &colour[4 * p], 4);
+                bool in_a_colour = std::find(colours, colours + 4, c) != colours + 4;
+                if (ids[2 * p] != kNoTriangle) (in_a_colour ? painted : unpainted) += 1;
+            }
+            EXPECT_EQ(unpainted, 0u) << "covered pixels --view raster left dim under occlusion";
+            printf("occlusion, --view raster: %u of %u covered pixels painted\n", painted, covered);
+        }
+    }
+    EXPECT_EQ(validation_message_count(), messages);
+}
+
 TEST(Raster, ViewWithoutTheComputeRasterizerIsRefused) {
     for (std::vector<std::string> args : {std::vector<std::string>{"--shading", "visibility", "--raster", "hardware"},
                                           std::vector<std::string>{"--shading", "forward"}}) {

@@ -425,6 +425,10 @@ void expect_measured(const DemoRun& run, const std::string& report, bool measure
     EXPECT_EQ(file["device"]["driver"], test_context().info.driver) << what;
     EXPECT_GE(file["quick"]["rounds"].get<int>(), int(kMinBudgetRounds)) << what;
     EXPECT_TRUE(file["visibility"]["shading"]["ratio"].is_number()) << what << ": " << file["visibility"];
+    // The compute rasterizer's path is a stored decision: measured (its depth pass, fallback row over
+    // raster-compute) wherever the measurement rendered the compute rasterizer's rows.
+    if (file["quick"]["row_rounds"].contains("raster-compute"))
+        EXPECT_TRUE(file["visibility"]["raster_path"]["ratio"].is_number()) << what << ": " << file["visibility"];
     EXPECT_TRUE(parse_tuning(tuning_text(), test_context().info, {kTestWidth, kTestHeight}, demo_build()).usable()) << what;
 }
 

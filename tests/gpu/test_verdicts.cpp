@@ -25,8 +25,7 @@ CompareRun configuration(const Context& ctx, const std::string& name, uint32_t e
 // Every configuration at auto; "slowed" adds the probe loop 2048 times over a 256x256 dispatch to
 // each of its frames: on lavapipe about 0.5 G fma, tens of milliseconds, many times the frame of
 // a 64x36 knot (on a GPU a fraction of a millisecond, still several times that small frame).
-std::vector<CompareRun> render_twins_and_slowed(const Context& ctx, const Scene& scene, const std::string& dir,
-                                                CompareMethod& method) {
+std::vector<CompareRun> render_twins_and_slowed(const Context& ctx, const Scene& scene, CompareMethod& method) {
     std::vector<CompareRun> runs = {configuration(ctx, "twin-a"), configuration(ctx, "twin-b"),
                                     configuration(ctx, "slowed", 2048)};
     Options o;
@@ -35,7 +34,6 @@ std::vector<CompareRun> render_twins_and_slowed(const Context& ctx, const Scene&
     o.warmup = 2;
     o.frames = 2 + 30;  // 10 rounds of 3 frames
     method = render_in_rounds(ctx, scene, o, runs);
-    render_alone(ctx, scene, o, runs, dir, method);  // the screenshots
     return runs;
 }
 
@@ -51,7 +49,7 @@ TEST(Verdicts, IdenticalConfigurationsAreLevelAndASlowedOneIsSlower) {
     PassRatio twins, slowed;
     for (; attempts < 2; ++attempts) {
         CompareMethod method;
-        std::vector<CompareRun> runs = render_twins_and_slowed(ctx, scene, test_dir("verdicts"), method);
+        std::vector<CompareRun> runs = render_twins_and_slowed(ctx, scene, method);
         ASSERT_EQ(method.rounds(), 10u);
         EXPECT_EQ(method.round_frames, std::vector<uint32_t>(10, 3));
         for (const CompareRun& r : runs) {

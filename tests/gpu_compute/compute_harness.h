@@ -27,8 +27,8 @@ inline int expected_subgroup_size() {
 struct ValidatedContext {
     Context ctx;
     uint32_t messages_before = 0;
-    ValidatedContext() {
-        ContextOptions options;
+    // `options` (validation always on): --mask-stages / --mask-ops, for the passes' fallbacks.
+    explicit ValidatedContext(ContextOptions options = {}) {
         options.validate = true;
         create_context(ctx, options);
         messages_before = validation_message_count();

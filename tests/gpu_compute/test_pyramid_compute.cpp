@@ -40,14 +40,9 @@ float reference_texel(const std::vector<float>& depth, VkExtent2D extent, uint32
     return d;
 }
 
-}  // namespace
-
-TEST(PyramidCompute, EveryLevelIsTheFarthestDepthUnderEachTexelInBothVariants) {
-    ValidatedContext v;
-    ASSERT_EQ(v.ctx.subgroup.size, uint32_t(expected_subgroup_size()));
-    PlanRequest request;
-    Plan plan = make_plan(v.ctx.subgroup, v.ctx.features, request);
-    ASSERT_EQ(plan[PassId::occlusion].variant, Variant::subgroup) << plan[PassId::occlusion].reason;
+// Builds the pyramids of `variants` from random depth images at every test size, twice, and
+// compares each level with the reference.
+void expect_reference_pyramids(ValidatedContext& v, std::vector<Variant> variants) {
     for (VkExtent2D extent : {VkExtent2D{64, 64}, VkExtent2D{97, 61}, VkExtent2D{1, 1}, VkExtent2D{3, 130},
                               VkExtent2D{300, 131}, VkExtent2D{640, 360}}) {
         SCOPED_TRACE(std::to_string(extent.width) + "x" + std::to_string(extent.height));
@@ -68,7 +63,7 @@ TEST(PyramidCompute, EveryLevelIsTheFarthestDepthUnderEachTexelInBothVariants) {
         for (uint32_t round = 0; round < 2; ++round) {
             std::vector<float> pixels = random_depth(extent, 77u + round * 1000u + extent.width);
             upload_image(v.ctx, depth, pixels.data(), 4, VK_IMAGE_ASPECT_DEPTH_BIT);
-            for (Variant variant : {Variant::subgroup, Variant::fallback}) {
+            for (Variant variant : variants) {
                 SCOPED_TRACE(std::string(variant_name(variant)) + ", round " + std::to_string(round));
                 VkCommandBuffer cmd = begin_one_shot(v.ctx);
                 FrameGraph graph;  // the pass declares its uses: the graph records its barriers
@@ -93,5 +88,29 @@ TEST(PyramidCompute, EveryLevelIsTheFarthestDepthUnderEachTexelInBothVariants) {
             }
         }
     }
+}
+
+}  // namespace
+
+TEST(PyramidCompute, EveryLevelIsTheFarthestDepthUnderEachTexelInBothVariants) {
+    ValidatedContext v;
+    ASSERT_EQ(v.ctx.subgroup.size, uint32_t(expected_subgroup_size()));
+    PlanRequest request;
+    Plan plan = make_plan(v.ctx.subgroup, v.ctx.features, request);
+    ASSERT_EQ(plan[PassId::occlusion].variant, Variant::subgroup) << plan[PassId::occlusion].reason;
+    expect_reference_pyramids(v, {Variant::subgroup, Variant::fallback});
+    EXPECT_EQ(validation_message_count(), v.messages_before) << "validation messages (printed above)";
+}
+
+// With quad operations masked, as on a device without them, the pass runs the fallback's twin
+// without subgroup operations (pyramid.comp.no_subgroup): the same reference pyramids.
+TEST(PyramidCompute, WithoutQuadOperationsTheFallbacksTwinBuildsTheSamePyramids) {
+    ContextOptions options;
+    options.mask_ops = bit(Op::quad);
+    ValidatedContext v(options);
+    PlanRequest request;
+    Plan plan = make_plan(v.ctx.subgroup, v.ctx.features, request);
+    ASSERT_EQ(plan[PassId::occlusion].variant, Variant::fallback) << plan[PassId::occlusion].reason;
+    expect_reference_pyramids(v, {Variant::fallback});
     EXPECT_EQ(validation_message_count(), v.messages_before) << "validation messages (printed above)";
 }
