@@ -57,6 +57,7 @@ layout(local_size_x_id = 0) in;
 #include "workgroup_scan.glsl"
 
 layout(set = 0, binding = 0) uniform Frame { FrameUniforms frame; };
+#include "transform.glsl"
 layout(set = 0, binding = 1, std430) readonly buffer Draws { DrawData draws[]; };
 // Two vec4 per Vertex (32 B, src/scene/scene.h): the position is the first one's xyz. One 16-byte
 // load per vertex instead of three 4-byte ones: the test's vertex fetches are gathers (every lane
@@ -179,16 +180,16 @@ Verdict test_triangle(uint draw_id, uint level, uint triangle) {
     vec3 p1 = vertex_position(v.index.y);
     vec3 p2 = vertex_position(v.index.z);
 
-    // The depth pass's vertex shader (scene.vert) computes exactly this, `precise` included, so
+    // The depth pass's vertex shader (scene.vert) computes exactly this (transform.glsl), so
     // the tests see the positions the rasterizer sees; their margins absorb any difference in
     // rounding between the two pipelines.
     mat4 model = draws[draw_id].model;
-    precise vec4 world0 = model * vec4(p0, 1.0);
-    precise vec4 world1 = model * vec4(p1, 1.0);
-    precise vec4 world2 = model * vec4(p2, 1.0);
-    precise vec4 c0 = frame.view_proj * world0;
-    precise vec4 c1 = frame.view_proj * world1;
-    precise vec4 c2 = frame.view_proj * world2;
+    vec4 world0 = object_to_world(model, p0);
+    vec4 world1 = object_to_world(model, p1);
+    vec4 world2 = object_to_world(model, p2);
+    vec4 c0 = world_to_clip(world0);
+    vec4 c1 = world_to_clip(world1);
+    vec4 c2 = world_to_clip(world2);
     CullParams params = CullParams(vec2(frame.sizes.xy), push.snap_px, push.frustum_eps);
     uint result = classify_triangle(v.index, p0, p1, p2, c0, c1, c2, params);
     bool passes_others = all(bvec2(in_range, result == CULL_VISIBLE));

@@ -19,6 +19,7 @@ layout(local_size_x = 256) in;  // kLateGroupSize in src/passes/cull_pass.cpp
 #include "cull_tests.glsl"
 
 layout(set = 0, binding = 0) uniform Frame { FrameUniforms frame; };
+#include "transform.glsl"
 layout(set = 0, binding = 1, std430) readonly buffer Draws { DrawData draws[]; };
 layout(set = 0, binding = 2, std430) readonly buffer Vertices { float vertex_data[]; };  // 8 floats per Vertex
 layout(set = 0, binding = 3, std430) readonly buffer SourceIndices { uint source_indices[]; };
@@ -118,14 +119,11 @@ void main() {
         uint first = draws[draw_id].lod_first_index[level] + 3u * triangle;
         if (first + 3u > uint(source_indices.length())) continue;
         uvec3 index = uvec3(source_indices[first], source_indices[first + 1u], source_indices[first + 2u]);
-        // cull.comp's and scene.vert's arithmetic, `precise` included.
+        // cull.comp's and scene.vert's arithmetic (transform.glsl).
         mat4 model = draws[draw_id].model;
-        precise vec4 world0 = model * vec4(vertex_position(index.x), 1.0);
-        precise vec4 world1 = model * vec4(vertex_position(index.y), 1.0);
-        precise vec4 world2 = model * vec4(vertex_position(index.z), 1.0);
-        precise vec4 c0 = frame.view_proj * world0;
-        precise vec4 c1 = frame.view_proj * world1;
-        precise vec4 c2 = frame.view_proj * world2;
+        vec4 c0 = world_to_clip(object_to_world(model, vertex_position(index.x)));
+        vec4 c1 = world_to_clip(object_to_world(model, vertex_position(index.y)));
+        vec4 c2 = world_to_clip(object_to_world(model, vertex_position(index.z)));
         ++tested;
         if (triangle_occluded(c0, c1, c2, viewport, push.snap_px, push.frustum_eps, frame.occlusion.z)) continue;
         ++readmitted;

@@ -15,11 +15,10 @@
 //
 // The per-level counters, words of GpuCounters (src/render/frame.h): per level l, word
 // kLodDrawsWord + l counts the draws that chose l, kLodTrianglesWord + l the triangles kept of it,
-// kLodMeshletsWord + l the meshlets kept of it (meshlet path). kMaxLodLevels = 8.
+// kLodMeshletsWord + l the meshlets kept of it (meshlet path); kMaxLodLevels levels (src/scene/gpu_layout.h).
 const uint kLodDrawsWord = 51u;
 const uint kLodTrianglesWord = 59u;
 const uint kLodMeshletsWord = 67u;
-const uint kMaxLodLevels = 8u;
 
 // What the rule needs of the view: lod_view(frame.view, frame.projection, frame.sizes.xy).
 struct LodView {

@@ -7,6 +7,7 @@
 #include "scene_bindings.glsl"
 #include "meshlet_chunks.glsl"  // the task chunks (binding MESHLET_BINDING + 4), listed_meshlet()
 #include "visibility_id.glsl"
+#include "transform.glsl"
 
 // Meshlet limits (src/scene/meshlets.h): vertices and triangles per meshlet; each mesh or task
 // workgroup is 32 invocations (one per meshlet in the task shader; the mesh shader's lanes take
@@ -117,12 +118,10 @@ bool meshlet_culled(Meshlet m, mat4 model, bool cone, float snap_px) {
     return any(bvec2(frustum, backface));
 }
 
-// Clip position of a meshlet vertex: scene.vert's expressions, `precise` included, so the
+// Clip position of a meshlet vertex: scene.vert's transform (transform.glsl), so the
 // meshlet path's depth equals the indexed path's and forward's EQUAL test holds between passes.
 vec4 meshlet_clip(vec3 p, mat4 model) {
-    precise vec4 world = model * vec4(p, 1.0);
-    precise vec4 clip = frame.view_proj * world;
-    return clip;
+    return world_to_clip(object_to_world(model, p));
 }
 
 #endif

@@ -2,7 +2,7 @@
 // The compute rasterizer (--raster compute, docs/raster.md). One workgroup per chunk of 64
 // triangles of one draw, over all draws (the chunk table), one lane per triangle of what the draw's
 // command lists (the cull's survivors, or occlusion phase 2's late list):
-//  - the lane transforms the three vertices exactly as scene.vert does (`precise`), so the clip
+//  - the lane transforms the three vertices exactly as scene.vert does (transform.glsl), so the clip
 //    positions are the hardware's;
 //  - a triangle crossing the near plane (or reaching behind the eye) is clipped there, as the
 //    hardware clips it (clip_near), and its polygon goes to the tile bins;
@@ -56,6 +56,7 @@
 layout(local_size_x = 64) in;
 
 layout(set = 0, binding = 0) uniform Frame { FrameUniforms frame; };
+#include "transform.glsl"  // the scene-to-clip transform (after `frame`)
 layout(set = 0, binding = 1, std430) readonly buffer Draws { DrawData draws[]; };
 layout(set = 0, binding = 4, std430) readonly buffer Vertices { float vertex_data[]; };  // scene.h's Vertex: 8 floats
 layout(set = 0, binding = 5, std430) readonly buffer Indices { uint indices[]; };        // what the draws list
@@ -115,9 +116,7 @@ struct Setup {
 };
 
 vec4 clip_position(uint v, mat4 model) {
-    precise vec4 world = model * vec4(vertex_data[v * 8u], vertex_data[v * 8u + 1u], vertex_data[v * 8u + 2u], 1.0);
-    precise vec4 clip = frame.view_proj * world;
-    return clip;
+    return world_to_clip(object_to_world(model, vec3(vertex_data[v * 8u], vertex_data[v * 8u + 1u], vertex_data[v * 8u + 2u])));
 }
 
 // The viewport transform (x_f = (w/2) x_d + o_x + w/2, Vulkan's), without contraction.

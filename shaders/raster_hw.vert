@@ -1,12 +1,13 @@
 #version 460
 // --raster compute's hardware rasterizer (docs/raster.md): draws the triangles raster.comp listed
 // for it (alpha-masked, crossing the near or far plane, or larger than its box), 3 vertices each,
-// pulling its own vertices. The positions are scene.vert's, `precise` and from the same data, so
+// pulling its own vertices. The positions are scene.vert's (transform.glsl) from the same data, so
 // the hardware covers exactly the pixels it covers in the pre-pass of --raster hardware.
 #include "common.glsl"
 #include "visibility_id.glsl"
 
 layout(set = 0, binding = 0) uniform Frame { FrameUniforms frame; };
+#include "transform.glsl"
 layout(set = 0, binding = 1, std430) readonly buffer Draws { DrawData draws[]; };
 layout(set = 0, binding = 4, std430) readonly buffer Vertices { float vertex_data[]; };
 // The list the ids name (render/frame.h's named_indices): the source indices of each draw's
@@ -41,9 +42,7 @@ void main() {
     uint command = draw * 5u;
     uint v = uint(int(indices[indirect[command + 2u] + 3u * primitive + gl_VertexIndex % 3u]) + int(indirect[command + 3u]));
     DrawData d = draws[draw];
-    precise vec4 world = d.model * vec4(vertex_data[v * 8u], vertex_data[v * 8u + 1u], vertex_data[v * 8u + 2u], 1.0);
-    precise vec4 clip = frame.view_proj * world;
-    gl_Position = clip;
+    gl_Position = world_to_clip(object_to_world(d.model, vec3(vertex_data[v * 8u], vertex_data[v * 8u + 1u], vertex_data[v * 8u + 2u])));
     out_id = id;
     out_uv = vec2(vertex_data[v * 8u + 6u], vertex_data[v * 8u + 7u]);
     out_draw = draw;

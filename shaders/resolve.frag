@@ -28,10 +28,11 @@ layout(set = 0, binding = 2, rgba16f) uniform writeonly image2D mip_image;
 // measured: 1 when the plan runs the exposure pass (apply its exposure), 0 for the fixed one.
 // mip_width, mip_height: the mip's extent, floor(W/2) x floor(H/2). Push constants, not imageSize(): on the
 // H100 that per-invocation image query alone cost 0.09 ms of a 0.19 ms pass at 1080p.
-layout(push_constant) uniform Push {
+layout(push_constant) uniform Push {  // the pass's ResolvePush, as resolve.comp's
     uint measured;
     uint mip_width;
     uint mip_height;
+    uint width, height;  // resolve.comp's: unread here
 };
 
 layout(location = 0) out vec4 out_color;

@@ -1,10 +1,11 @@
 #version 460
 // Vertex shader of the depth pre-pass and the forward pass. Both compile this same file, so
-// gl_Position comes from identical code, and `precise` (NoContraction: no fused multiply-add,
-// no reassociation) keeps the two pipelines' depths bit-identical for the EQUAL test.
+// gl_Position comes from identical code, and transform.glsl's `precise` (NoContraction: no fused
+// multiply-add, no reassociation) keeps the two pipelines' depths bit-identical for the EQUAL test.
 // (`invariant gl_Position` says the same, but glslang puts it on a block member, which the
 // validation layer's SPIR-V checker warns about.)
 #include "scene_bindings.glsl"
+#include "transform.glsl"
 
 layout(location = 0) in vec3 in_position;
 #ifndef DEPTH_ONLY
@@ -29,9 +30,8 @@ void main() {
     // instance index; the clamp keeps every read in bounds on any driver.
     uint draw_index = min(uint(gl_InstanceIndex), frame.tiles.w - 1);
     DrawData draw = draws[draw_index];
-    precise vec4 world = draw.model * vec4(in_position, 1.0);
-    precise vec4 clip = frame.view_proj * world;
-    gl_Position = clip;
+    vec4 world = object_to_world(draw.model, in_position);
+    gl_Position = world_to_clip(world);
 #ifndef DEPTH_ONLY
     out_world_position = world.xyz;
     out_normal = mat3(draw.normal_matrix) * in_normal;

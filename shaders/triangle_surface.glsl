@@ -1,11 +1,13 @@
 // A triangle as the rasterizer saw it, and the surface at a pixel of it: the vertex shader's
-// transforms (`precise`, as scene.vert and the mesh shaders have them: the same clip positions the
+// transforms (transform.glsl, as scene.vert and the mesh shaders have them: the same clip positions the
 // rasterizer had) and the perspective-correct barycentrics of a pixel centre. No bindings (the
 // includer has declared scene_bindings.glsl's frame): the visibility path names the triangle from
 // its visibility image (visibility_surface.glsl), the ray tracer's forward path from a primary ray's
 // hit (raytrace.rgen); both then take the same surface from it, bit for bit.
 #ifndef TRIANGLE_SURFACE_GLSL
 #define TRIANGLE_SURFACE_GLSL
+
+#include "transform.glsl"
 
 struct Triangle {
     uint draw;
@@ -23,9 +25,8 @@ struct Triangle {
 // Vertex i of t: an object-space position, normal and uv of `draw`, transformed as the vertex
 // shader transforms them.
 void place_vertex(inout Triangle t, uint i, DrawData draw, vec3 position, vec3 normal, vec2 uv) {
-    precise vec4 world = draw.model * vec4(position, 1.0);
-    precise vec4 clip = frame.view_proj * world;
-    t.clip[i] = clip;
+    vec4 world = object_to_world(draw.model, position);
+    t.clip[i] = world_to_clip(world);
     t.world[i] = world.xyz;
     t.normal[i] = mat3(draw.normal_matrix) * normal;
     t.uv[i] = uv;

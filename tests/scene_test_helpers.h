@@ -1,5 +1,6 @@
 // What the scene tests share: base64 for the data: URIs of the glTF files they write, the check
-// that a load fails with one clear line, reading a file's bytes and finding a warning.
+// that a load fails with one clear line, reading a file's bytes and finding a warning; and for the
+// GPU tests that build their scenes by hand, a mesh of one plain material.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -50,4 +51,21 @@ inline bool has_warning(const Scene& scene, const std::string& fragment) {
     for (const std::string& warning : scene.warnings)
         if (warning.find(fragment) != std::string::npos) return true;
     return false;
+}
+
+// `indices` (into scene.vertices) as a mesh of its own with a plain, non-metallic material of
+// `colour` (alpha_cutoff > 0: alphaMode MASK), and one instance of it at the origin.
+inline void add_mesh(Scene& scene, const std::vector<uint32_t>& indices, glm::vec4 colour, float alpha_cutoff = 0.0f) {
+    Material material;
+    material.base_color_factor = colour;
+    material.metallic = 0.0f;
+    material.alpha_cutoff = alpha_cutoff;
+    scene.materials.push_back(material);
+    Mesh mesh;
+    mesh.first_index = uint32_t(scene.indices.size());
+    mesh.index_count = uint32_t(indices.size());
+    mesh.material = uint32_t(scene.materials.size() - 1);
+    scene.indices.insert(scene.indices.end(), indices.begin(), indices.end());
+    scene.meshes.push_back(mesh);
+    scene.instances.push_back({uint32_t(scene.meshes.size() - 1), glm::mat4(1.0f)});
 }

@@ -41,6 +41,18 @@ CompareRun skipped(const std::string& name, const std::string& reason) {
     return run;
 }
 
+// A row with a ratio, `ratio`, measured between the runs and sides it names.
+void expect_measured(const PassRatio& row, const std::string& key, double ratio, const std::string& fallback_run,
+                     const std::string& subgroup_run, const std::string& fallback_side, const std::string& subgroup_side) {
+    EXPECT_EQ(row.key, key);
+    ASSERT_TRUE(row.ratio) << row.reason;
+    EXPECT_DOUBLE_EQ(*row.ratio, ratio);
+    EXPECT_EQ(row.fallback_run, fallback_run);
+    EXPECT_EQ(row.subgroup_run, subgroup_run);
+    EXPECT_EQ(row.fallback_side, fallback_side);
+    EXPECT_EQ(row.subgroup_side, subgroup_side);
+}
+
 const PassRatio& ratio(const PassRatios& ratios, const std::string& key) {
     for (const PassRatio& r : ratios)
         if (r.key == key) return r;
@@ -180,13 +192,7 @@ TEST(CompareRatios, ShadingAndDerivativesRatios) {
         timed("all-subgroup", {{Timer::frame, 7.0}}),
     };
     ShadingRatios r = compute_shading_ratios(runs);
-    EXPECT_EQ(r[0].key, "shading");
-    ASSERT_TRUE(r[0].ratio) << r[0].reason;
-    EXPECT_DOUBLE_EQ(*r[0].ratio, 9.0 / 6.0);
-    EXPECT_EQ(r[0].fallback_run, "shading-forward");
-    EXPECT_EQ(r[0].subgroup_run, "shading-visibility");
-    EXPECT_EQ(r[0].subgroup_side, "visibility");
-    EXPECT_EQ(r[0].fallback_side, "forward");
+    expect_measured(r[0], "shading", 9.0 / 6.0, "shading-forward", "shading-visibility", "forward", "visibility");
     EXPECT_TRUE(r[0].graphics_vs_compute) << "fragment shading against compute shading: the probe belongs beside it";
     EXPECT_EQ(r[1].key, "derivatives");
     ASSERT_TRUE(r[1].ratio) << r[1].reason;
@@ -398,13 +404,8 @@ TEST(CompareRatios, MaterialsRatioIsNonuniformOverTheWaterfallsShadePass) {
     };
     runs[0].plan.shading.materials = Variant::subgroup;
     ShadingRatios r = compute_shading_ratios(runs);
-    EXPECT_EQ(r[4].key, "materials");
-    ASSERT_TRUE(r[4].ratio) << r[4].reason;
-    EXPECT_DOUBLE_EQ(*r[4].ratio, 0.65 / 0.5);
-    EXPECT_EQ(r[4].fallback_run, "shading-visibility-materials-fallback");
-    EXPECT_EQ(r[4].subgroup_run, "shading-visibility");
-    EXPECT_EQ(r[4].subgroup_side, "waterfall");
-    EXPECT_EQ(r[4].fallback_side, "nonuniform");
+    expect_measured(r[4], "materials", 0.65 / 0.5, "shading-visibility-materials-fallback", "shading-visibility", "nonuniform",
+                    "waterfall");
     runs[0].plan.shading.materials = Variant::fallback;
     runs[0].plan.shading.reason = "materials indexed nonuniformEXT (no waterfall): ballot masked";
     r = compute_shading_ratios(runs);

@@ -49,6 +49,26 @@ MUTANTS = {
         "            if (false && i % 4 != 3 && premultiplied",
         r"^TextureMips\.MaskedTexturesAverageColourWeightedByAlpha",
     ),
+    # docs/architecture.md, "What C++ and the shaders share": one definition of the structs, checked
+    # against glslang's layout; layouts read from the SPIR-V; docs without the project's issue numbers.
+    "draw-data-members-swapped": (
+        "src/scene/gpu_layout.h",
+        "    uint texcoords;            // bit s: slot s reads TEXCOORD_1\n    uint material; ",
+        "    uint material;\n    uint texcoords;            // bit s: slot s reads TEXCOORD_1\n ",
+        r"^GpuLayout\.DrawDataOffsetsAreGlslangsStd430",
+    ),
+    "spirv-storage-buffer-read-as-uniform": (
+        "src/vk/spirv_reflect.cpp",
+        "    if (storage == StorageStorageBuffer) return VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;",
+        "    if (storage == StorageStorageBuffer) return VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;",
+        r"^SpirvReflect\.|^Resolve\.",
+    ),
+    "docs-name-an-issue": (
+        "docs/occlusion.md",
+        "After the depth pre-pass the pass builds the **depth pyramid**",
+        "Issues 34 and 40. After the depth pre-pass the pass builds the **depth pyramid**",
+        r"^DocsDescribeTheSoftware\.",
+    ),
     # docs/materials.md, "Without descriptor indexing": the textures as layers of one array texture.
     "texture-layers-colour-slots-read-the-unorm-view": (
         "shaders/scene_textures.glsl",

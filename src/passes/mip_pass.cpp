@@ -6,16 +6,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "vk/spirv_reflect.h"
+
 namespace {
 
 constexpr uint32_t kMipGroupSize = 8;  // local_size_x/y of both shaders
 
 float label_scale(VkExtent2D extent) { return extent.width >= 640 ? 2.0f : 1.0f; }
 constexpr float kLabelMargin = 4.0f;
-
-const LayoutDesc kTwoImages = {{VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE},
-                               VK_SHADER_STAGE_COMPUTE_BIT, 0};
-constexpr VkDescriptorType kStorageBuffer = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
 
 constexpr VkDeviceSize kEdgeHeaderBytes = 16;  // count, capacity, 2 reserved (quad_mip.glsl)
 
@@ -31,17 +29,12 @@ struct FixupPush {
 }  // namespace
 
 void MipPass::create(const Context& ctx, VkExtent2D extent) {
-    downsample = create_compute_pipeline(ctx, {"mip_downsample.comp.main", kTwoImages});
-    fixup_args = create_compute_pipeline(
-        ctx, {"mip_fixup_args.comp.main", {{kStorageBuffer, kStorageBuffer, kStorageBuffer}, VK_SHADER_STAGE_COMPUTE_BIT, 4}});
-    LayoutDesc fixup_layout = kTwoImages;
-    fixup_layout.bindings.insert(fixup_layout.bindings.end(), {kStorageBuffer, kStorageBuffer, kStorageBuffer});
-    fixup_layout.push_constant_bytes = sizeof(FixupPush);
-    fixup = create_compute_pipeline(ctx, {"mip_fixup.comp.main", fixup_layout});
-    LayoutDesc view_layout = kTwoImages;
-    view_layout.bindings.push_back(kStorageBuffer);  // the exposure state
-    view_layout.push_constant_bytes = sizeof(ViewPush);
-    view = create_compute_pipeline(ctx, {"mip_view.comp.main", view_layout});
+    // Each layout as its shader declares it (bindings and push constants, read from the SPIR-V).
+    auto pipeline = [&](const char* shader) { return create_compute_pipeline(ctx, {shader, shader_layout({shader})}); };
+    downsample = pipeline("mip_downsample.comp.main");
+    fixup_args = pipeline("mip_fixup_args.comp.main");
+    fixup = pipeline("mip_fixup.comp.main");
+    view = pipeline("mip_view.comp.main");
     fixup_dispatch = create_buffer(ctx, sizeof(VkDispatchIndirectCommand),
                                    VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT,
                                    MemoryKind::device_local, "mip fix-up dispatch");

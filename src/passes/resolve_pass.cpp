@@ -1,6 +1,7 @@
 #include "passes/resolve_pass.h"
 
 #include "passes/pass_unit.h"
+#include "vk/spirv_reflect.h"
 
 namespace {
 
@@ -24,20 +25,17 @@ void ResolvePass::create(const Context& ctx) {
     d.vertex_attributes = 0;  // the full-screen triangle comes from gl_VertexIndex
     d.cull_mode = VK_CULL_MODE_NONE;
     d.depth_write = false;
-    // 0 the HDR frame, 1 the exposure state, (mip) 2 the mip; push: ResolvePush.
-    d.layout = {{VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER}, VK_SHADER_STAGE_FRAGMENT_BIT,
-                sizeof(ResolvePush)};
+    // Each layout as the shaders declare it (read from the SPIR-V): 0 the HDR frame, 1 the exposure
+    // state, (mip) 2 the mip, (compute) 2 the 8-bit frame; push: ResolvePush.
     d.shaders = {{VK_SHADER_STAGE_VERTEX_BIT, "resolve.vert.main"}, {VK_SHADER_STAGE_FRAGMENT_BIT, "resolve.frag.plain"}};
+    d.layout = shader_layout({"resolve.vert.main", "resolve.frag.plain"});
     plain = create_graphics_pipeline(ctx, d);
     if (subgroup_path_possible(ctx, PassId::mip)) {
-        d.layout.bindings.push_back(VK_DESCRIPTOR_TYPE_STORAGE_IMAGE);
         d.shaders[1].second = "resolve.frag.mip";
+        d.layout = shader_layout({"resolve.vert.main", "resolve.frag.mip"});
         mip = create_graphics_pipeline(ctx, d);
     }
-    // 0 the HDR frame, 1 the exposure state, 2 the 8-bit frame; push: ResolvePush.
-    LayoutDesc layout{{VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE},
-                      VK_SHADER_STAGE_COMPUTE_BIT, sizeof(ResolvePush)};
-    compute = create_compute_pipeline(ctx, {.shader = "resolve.comp.plain", .layout = layout});
+    compute = create_compute_pipeline(ctx, {.shader = "resolve.comp.plain", .layout = shader_layout({"resolve.comp.plain"})});
 }
 
 namespace {

@@ -9,6 +9,8 @@
 
 #include <glm/glm.hpp>
 
+#include "scene/gpu_layout.h"  // kMaxLodLevels, kMaterialSlots
+
 // 32 bytes, tightly packed: the vertex buffer layout and the layout the cull shader reads.
 struct Vertex {
     glm::vec3 position;
@@ -45,6 +47,7 @@ struct TextureUv {
 
 // A material's texture slots, in GpuDraw::uv_transform order.
 enum MaterialSlot { kSlotBaseColor, kSlotMetallicRoughness, kSlotNormal, kSlotOcclusion, kSlotEmissive, kSlotCount };
+static_assert(kSlotCount == gpu::kMaterialSlots);
 
 struct Material {
     glm::vec4 base_color_factor{1.0f};
@@ -66,9 +69,8 @@ struct Material {
     TextureUv uv[kSlotCount];  // per slot: its texCoord set and KHR_texture_transform
 };
 
-// Levels of detail per mesh (docs/lod.md): level 0 is the mesh itself, each further level about
-// half the triangles of the one before, down to about 1/64 (7 levels), so 8 is enough.
-constexpr uint32_t kMaxLodLevels = 8;
+// Levels of detail per mesh (docs/lod.md): defined with the structs the shaders read.
+constexpr uint32_t kMaxLodLevels = gpu::kMaxLodLevels;
 
 // One level of a mesh: its own triangles over the mesh's vertices (levels share the vertex buffer).
 struct LodLevel {

@@ -117,14 +117,6 @@ int geometry_pixels(const Png& png) {
     return count;
 }
 
-// Peak signal-to-noise ratio of two frames over their colour channels (infinite when identical).
-double shading_psnr(const Png& a, const Png& b) {
-    double squared = 0;
-    for (size_t i = 0; i < a.rgba.size(); ++i)
-        if (i % 4 != 3) squared += (double(a.rgba[i]) - double(b.rgba[i])) * (double(a.rgba[i]) - double(b.rgba[i]));
-    double mean = squared / (double(a.width) * a.height * 3);
-    return mean == 0 ? INFINITY : 10 * std::log10(255.0 * 255.0 / mean);
-}
 // The visibility path's bound against forward's frame (tests/gpu/test_visibility.cpp's kMinPsnr,
 // docs/visibility.md).
 constexpr double kMinShadingPsnr = 60.0;
@@ -376,10 +368,10 @@ TEST(Compare, EveryConfigurationRunsValidatedAndTheSheetShowsEachScreenshot) {
     // against each other within the same (they differ by rounding at most: docs/visibility.md). Not
     // pairs of the difference panel, which holds only frames that must be identical.
     for (const char* row : {"shading-visibility", "shading-visibility-fallback"}) {
-        EXPECT_GE(shading_psnr(shots[row], shots["shading-forward"]), kMinShadingPsnr) << row;
-        printf("%s against shading-forward: %.2f dB\n", row, shading_psnr(shots[row], shots["shading-forward"]));
+        EXPECT_GE(rgb_psnr(shots[row].rgba, shots["shading-forward"].rgba), kMinShadingPsnr) << row;
+        printf("%s against shading-forward: %.2f dB\n", row, rgb_psnr(shots[row].rgba, shots["shading-forward"].rgba));
     }
-    EXPECT_GE(shading_psnr(shots["shading-visibility"], shots["shading-visibility-fallback"]), kMinShadingPsnr);
+    EXPECT_GE(rgb_psnr(shots["shading-visibility"].rgba, shots["shading-visibility-fallback"].rgba), kMinShadingPsnr);
     // Every row but the shading ones shades as auto does, without tuning: forward.
     EXPECT_EQ(shots["shading-forward"].rgba, shots["cull-subgroup"].rgba);
     // Ray tracing: the variants trace the same rays (only their statistics are counted otherwise),

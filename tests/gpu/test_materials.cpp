@@ -101,18 +101,6 @@ std::vector<uint8_t> supersampled(const Frame& big, VkExtent2D small) {
     return tonemap_rgba8(filtered, big.exposure);
 }
 
-double psnr(const std::vector<uint8_t>& a, const std::vector<uint8_t>& b) {
-    double squared = 0.0;
-    size_t samples = 0;
-    for (size_t i = 0; i < a.size() && i < b.size(); ++i) {
-        if (i % 4 == 3) continue;
-        double d = double(a[i]) - double(b[i]);
-        squared += d * d;
-        ++samples;
-    }
-    return squared == 0.0 ? INFINITY : 10.0 * std::log10(255.0 * 255.0 / (squared / double(samples)));
-}
-
 constexpr VkExtent2D kSmall{320, 180};
 
 const Scene& plane() {
@@ -132,9 +120,9 @@ TEST(Materials, MipmappedCheckerAtAGrazingAngleMatchesSupersampling) {
     Frame big = render(plane(), Path::forward, {kSmall.width * 4, kSmall.height * 4});
     // The frame as the resolve pass showed it is the CPU transform of its own HDR frame: the
     // reference goes through the same transform, so only the filtering differs.
-    EXPECT_EQ(psnr(tonemap_rgba8(small.hdr, small.exposure), small.color), INFINITY);
+    EXPECT_EQ(rgb_psnr(tonemap_rgba8(small.hdr, small.exposure), small.color), INFINITY);
     EXPECT_NOT_BLANK(small.color);
-    double db = psnr(small.color, supersampled(big, kSmall));
+    double db = rgb_psnr(small.color, supersampled(big, kSmall));
     printf("checkered plane at a grazing angle, %ux%u against 4x supersampling: %.2f dB\n", kSmall.width, kSmall.height, db);
     EXPECT_GE(db, 27.0);
     EXPECT_EQ(validation_message_count(), messages);
@@ -144,8 +132,8 @@ TEST(Materials, VisibilityMatchesForwardOnTheMipmappedChecker) {
     REQUIRE_DRAWING();
     uint32_t messages = validation_message_count();
     const Frame& forward = forward_small();
-    double quads = psnr(render(plane(), Path::quads, kSmall).color, forward.color);
-    double analytic = psnr(render(plane(), Path::analytic, kSmall).color, forward.color);
+    double quads = rgb_psnr(render(plane(), Path::quads, kSmall).color, forward.color);
+    double analytic = rgb_psnr(render(plane(), Path::analytic, kSmall).color, forward.color);
     printf("checkered plane, visibility against forward: %.2f dB (quad-swap derivatives), %.2f dB (analytic)\n", quads, analytic);
     EXPECT_GE(quads, 40.0);
     EXPECT_GE(analytic, 40.0);

@@ -17,6 +17,7 @@
 #include "run/options.h"
 #include "app/run.h"
 #include "gpu/harness.h"
+#include "scene_test_helpers.h"  // add_mesh
 #include "gpu/light_frame.h"
 #include "passes/raster_pass.h"
 #include "render/renderer.h"
@@ -277,21 +278,6 @@ void add_quad(Scene& scene, glm::vec3 a, glm::vec3 b, glm::vec3 c, glm::vec3 d, 
     for (uint32_t i : {0u, 1u, 2u, 0u, 2u, 3u}) indices.push_back(base + i);
     if (both_sides)  // the back, as glTF's doubleSided is drawn here: the same corners wound the other way
         for (uint32_t i : {0u, 2u, 1u, 0u, 3u, 2u}) indices.push_back(base + i);
-}
-
-void add_mesh(Scene& scene, const std::vector<uint32_t>& indices, glm::vec4 colour, float alpha_cutoff = 0.0f) {
-    Material material;
-    material.base_color_factor = colour;
-    material.metallic = 0.0f;
-    material.alpha_cutoff = alpha_cutoff;
-    scene.materials.push_back(material);
-    Mesh mesh;
-    mesh.first_index = uint32_t(scene.indices.size());
-    mesh.index_count = uint32_t(indices.size());
-    mesh.material = uint32_t(scene.materials.size() - 1);
-    scene.indices.insert(scene.indices.end(), indices.begin(), indices.end());
-    scene.meshes.push_back(mesh);
-    scene.instances.push_back({uint32_t(scene.meshes.size() - 1), glm::mat4(1.0f)});
 }
 
 // The generated scene's camera: at the origin, looking down -z.

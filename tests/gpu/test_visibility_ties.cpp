@@ -10,6 +10,7 @@
 #include <cstdlib>
 
 #include "gpu/harness.h"
+#include "scene_test_helpers.h"  // add_mesh
 #include "gpu/light_frame.h"
 #include "render/renderer.h"
 
@@ -32,20 +33,6 @@ void add_quad(Scene& scene, glm::vec2 lo, glm::vec2 hi, float z, std::vector<uin
     for (uint32_t i : {0u, 1u, 2u, 0u, 2u, 3u}) indices.push_back(base + i);
 }
 
-void add_mesh(Scene& scene, const std::vector<uint32_t>& indices, glm::vec3 colour) {
-    Material material;
-    material.base_color_factor = glm::vec4(colour, 1.0f);
-    material.metallic = 0.0f;
-    scene.materials.push_back(material);
-    Mesh mesh;
-    mesh.first_index = uint32_t(scene.indices.size());
-    mesh.index_count = uint32_t(indices.size());
-    mesh.material = uint32_t(scene.materials.size() - 1);
-    scene.indices.insert(scene.indices.end(), indices.begin(), indices.end());
-    scene.meshes.push_back(mesh);
-    scene.instances.push_back({uint32_t(scene.meshes.size() - 1), glm::mat4(1.0f)});
-}
-
 // A wall in the plane z = 0, seen squarely by a camera on the z axis: every point of it has the same
 // depth, so its three layers tie exactly at every pixel. In input order: a grid of small quads
 // (green), the same grid again (blue), one quad over the whole wall (red): red is forward's colour
@@ -62,13 +49,13 @@ Scene tie_scene() {
         for (int y = 0; y < 16; ++y)
             add_quad(scene, glm::vec2(-4.0f + 0.5f * float(x), -4.0f + 0.5f * float(y)),
                      glm::vec2(-3.5f + 0.5f * float(x), -3.5f + 0.5f * float(y)), 0.0f, grid);
-    add_mesh(scene, grid, {0.1f, 0.8f, 0.1f});
-    add_mesh(scene, grid, {0.1f, 0.1f, 0.8f});
+    add_mesh(scene, grid, {0.1f, 0.8f, 0.1f, 1.0f});
+    add_mesh(scene, grid, {0.1f, 0.1f, 0.8f, 1.0f});
     std::vector<uint32_t> wall, board;
     add_quad(scene, {-4.0f, -4.0f}, {4.0f, 4.0f}, 0.0f, wall);
-    add_mesh(scene, wall, {0.8f, 0.1f, 0.1f});
+    add_mesh(scene, wall, {0.8f, 0.1f, 0.1f, 1.0f});
     add_quad(scene, {-6.0f, -5.0f}, {-0.5f, 5.0f}, 3.0f, board);
-    add_mesh(scene, board, {0.4f, 0.4f, 0.4f});
+    add_mesh(scene, board, {0.4f, 0.4f, 0.4f, 1.0f});
     update_bounds(scene);
     return scene;
 }

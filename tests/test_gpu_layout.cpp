@@ -1,0 +1,150 @@
+// The structs C++ and the shaders share (scene/gpu_layout.h, one definition for both): every
+// member's offset as glslang laid it out in the built SPIR-V (std430 for the storage buffers,
+// std140 for the frame's uniform buffer) against C++'s offsetof, member by member in declaration
+// order. A member the two languages align differently (a vec3, a uvec2, a bool, a scalar array in
+// a uniform block), or a member moved without this list, fails here. And the SPIR-V reader
+// (vk/spirv_reflect.h) against bindings the GLSL declares. No device needed.
+#include <gtest/gtest.h>
+
+#include <cstddef>
+#include <cstring>
+#include <span>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "render/gpu_types.h"
+#include "vk/spirv_reflect.h"
+
+namespace {
+
+std::vector<uint32_t> load_spirv(const std::string& name) {
+    std::ifstream file(std::string(SGD_SHADER_DIR) + "/" + name + ".spv", std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+    std::vector<uint32_t> words(bytes.size() / 4);
+    std::memcpy(words.data(), bytes.data(), words.size() * 4);
+    return words;
+}
+
+#define AT(type, member) uint32_t(offsetof(type, member))
+
+const std::vector<uint32_t> kDrawData = {
+    AT(GpuDraw, model), AT(GpuDraw, normal_matrix), AT(GpuDraw, base_color), AT(GpuDraw, base_color_texture),
+    AT(GpuDraw, first_index), AT(GpuDraw, index_count), AT(GpuDraw, out_first), AT(GpuDraw, metallic),
+    AT(GpuDraw, roughness), AT(GpuDraw, alpha_cutoff), AT(GpuDraw, mesh), AT(GpuDraw, bounding_sphere),
+    AT(GpuDraw, lod_error), AT(GpuDraw, lod_first_index), AT(GpuDraw, lod_index_count), AT(GpuDraw, lod_count),
+    AT(GpuDraw, emissive_texture), AT(GpuDraw, lod_pad1), AT(GpuDraw, lod_pad2), AT(GpuDraw, emissive),
+    AT(GpuDraw, metallic_roughness_texture), AT(GpuDraw, normal_texture), AT(GpuDraw, occlusion_texture),
+    AT(GpuDraw, normal_scale), AT(GpuDraw, occlusion_strength), AT(GpuDraw, texcoords), AT(GpuDraw, material),
+    AT(GpuDraw, material_pad), AT(GpuDraw, uv_transform)};
+
+const std::vector<uint32_t> kFrameUniforms = {
+    AT(FrameUniforms, view_proj), AT(FrameUniforms, view), AT(FrameUniforms, camera_position),
+    AT(FrameUniforms, sun_direction), AT(FrameUniforms, sun_color), AT(FrameUniforms, ambient),
+    AT(FrameUniforms, sizes), AT(FrameUniforms, tiles), AT(FrameUniforms, projection),
+    AT(FrameUniforms, inverse_view_proj), AT(FrameUniforms, previous_view_proj), AT(FrameUniforms, occlusion)};
+
+const std::vector<uint32_t> kPointLight = {AT(GpuLight, position_radius), AT(GpuLight, color)};
+
+// scene_bindings.glsl: binding 0 the frame (a block holding one FrameUniforms), 1 the draws (a block
+// holding a runtime array); light_cull.comp: binding 1 the lights.
+constexpr uint32_t kFrameBinding = 0, kDrawsBinding = 1, kLightCullLightsBinding = 1;
+
+}  // namespace
+
+TEST(GpuLayout, DrawDataOffsetsAreGlslangsStd430) {
+    for (const char* shader : {"scene.vert.forward", "raster.comp.subgroup", "cull.comp.subgroup"}) {
+        SCOPED_TRACE(shader);
+        std::vector<uint32_t> spirv = load_spirv(shader);
+        ASSERT_GT(spirv.size(), 5u) << "not built";
+        EXPECT_EQ(spirv_struct_offsets(spirv, 0, kDrawsBinding, 0), kDrawData);
+    }
+}
+
+TEST(GpuLayout, FrameUniformsOffsetsAreGlslangsStd140) {
+    std::vector<uint32_t> spirv = load_spirv("scene.vert.forward");
+    ASSERT_GT(spirv.size(), 5u) << "not built";
+    EXPECT_EQ(spirv_struct_offsets(spirv, 0, kFrameBinding, 0), kFrameUniforms);
+}
+
+TEST(GpuLayout, PointLightOffsetsAreGlslangsStd430) {
+    std::vector<uint32_t> spirv = load_spirv("light_cull.comp.subgroup");
+    ASSERT_GT(spirv.size(), 5u) << "not built";
+    EXPECT_EQ(spirv_struct_offsets(spirv, 0, kLightCullLightsBinding, 0), kPointLight);
+}
+
+// The reader on a shader whose GLSL it can be checked against: scene.vert's depth variant reads the
+// frame (a uniform buffer) and the draws (a storage buffer), and nothing else of set 0.
+TEST(SpirvReflect, ReadsTheBindingsAndStageTheGlslDeclares) {
+    std::vector<uint32_t> spirv = load_spirv("scene.vert.depth");
+    ASSERT_GT(spirv.size(), 5u) << "not built";
+    SpirvReflection r = reflect_spirv(spirv);
+    EXPECT_EQ(r.stage, VK_SHADER_STAGE_VERTEX_BIT);
+    ASSERT_EQ(r.bindings.size(), 2u);
+    EXPECT_EQ(r.bindings[0].binding, kFrameBinding);
+    EXPECT_EQ(r.bindings[0].type, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER);
+    EXPECT_EQ(r.bindings[1].binding, kDrawsBinding);
+    EXPECT_EQ(r.bindings[1].type, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
+    EXPECT_EQ(r.push_constant_bytes, 0u);
+}
+
+TEST(SpirvReflect, RefusesWordsThatAreNotAModule) {
+    std::vector<uint32_t> spirv = load_spirv("scene.vert.depth");
+    ASSERT_GT(spirv.size(), 5u) << "not built";
+    EXPECT_NO_THROW(reflect_spirv(spirv));
+    EXPECT_THROW(reflect_spirv(std::span(spirv).first(4)), std::runtime_error);  // shorter than the header
+    std::vector<uint32_t> header(spirv.begin(), spirv.begin() + 5);
+    EXPECT_THROW(reflect_spirv(header), std::runtime_error);  // no entry point
+    std::vector<uint32_t> cut = header;
+    cut.push_back((3u << 16) | 17u);  // an OpCapability of 3 words, 1 of them there
+    EXPECT_THROW(reflect_spirv(cut), std::runtime_error);
+    spirv[0] = 0x03022307u;  // the magic number byte-swapped
+    EXPECT_THROW(reflect_spirv(spirv), std::runtime_error);
+}
+
+// The layouts the mip and resolve passes now take from their shaders (shader_layout) are the ones
+// they were written out by hand as before, binding for binding, with the push-constant bytes the
+// passes push (FixupPush 12, ViewPush 8, the texel count 4, ResolvePush 20).
+TEST(SpirvReflect, MipAndResolveLayoutsAreTheOnesTheirPassesPush) {
+    constexpr VkDescriptorType image = VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, buffer = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    struct Expected {
+        std::vector<std::string> shaders;
+        std::vector<VkDescriptorType> bindings;
+        VkShaderStageFlags stages;
+        uint32_t push_constant_bytes;
+    };
+    const Expected expected[] = {
+        {{"mip_downsample.comp.main"}, {image, image}, VK_SHADER_STAGE_COMPUTE_BIT, 0},
+        {{"mip_fixup_args.comp.main"}, {buffer, buffer, buffer}, VK_SHADER_STAGE_COMPUTE_BIT, 4},
+        {{"mip_fixup.comp.main"}, {image, image, buffer, buffer, buffer}, VK_SHADER_STAGE_COMPUTE_BIT, 12},
+        {{"mip_view.comp.main"}, {image, image, buffer}, VK_SHADER_STAGE_COMPUTE_BIT, 8},
+        {{"resolve.vert.main", "resolve.frag.plain"}, {image, buffer}, VK_SHADER_STAGE_FRAGMENT_BIT, 20},
+        {{"resolve.vert.main", "resolve.frag.mip"}, {image, buffer, image}, VK_SHADER_STAGE_FRAGMENT_BIT, 20},
+        {{"resolve.comp.plain"}, {image, buffer, image}, VK_SHADER_STAGE_COMPUTE_BIT, 20},
+    };
+    for (const Expected& e : expected) {
+        SCOPED_TRACE(e.shaders.back());
+        std::vector<SpirvReflection> modules;
+        for (const std::string& s : e.shaders) {
+            std::vector<uint32_t> spirv = load_spirv(s);
+            ASSERT_GT(spirv.size(), 5u) << s << ": not built";
+            modules.push_back(reflect_spirv(spirv));
+        }
+        LayoutDesc layout = layout_of(modules);
+        EXPECT_EQ(layout.bindings, e.bindings);
+        EXPECT_EQ(layout.stages, e.stages);
+        EXPECT_EQ(layout.push_constant_bytes, e.push_constant_bytes);
+        EXPECT_FALSE(layout.scene_textures);
+    }
+}
+
+// Modules that disagree on a binding's type make no layout; a gap between bindings is kNoBinding.
+TEST(SpirvReflect, LayoutOfRefusesTwoTypesForOneBinding) {
+    SpirvReflection a{VK_SHADER_STAGE_VERTEX_BIT, {{0, 0, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER}, {0, 2, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER}}, 0};
+    SpirvReflection b{VK_SHADER_STAGE_FRAGMENT_BIT, {{0, 2, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE}}, 0};
+    EXPECT_THROW(layout_of(std::vector<SpirvReflection>{a, b}), std::runtime_error);
+    LayoutDesc alone = layout_of(std::vector<SpirvReflection>{a});
+    EXPECT_EQ(alone.bindings, (std::vector<VkDescriptorType>{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, kNoBinding, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER}));
+    SpirvReflection textures{VK_SHADER_STAGE_FRAGMENT_BIT, {{1, 0, VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE, 0}}, 0};
+    EXPECT_TRUE(layout_of(std::vector<SpirvReflection>{a, textures}).scene_textures);
+}
