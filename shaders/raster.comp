@@ -45,6 +45,8 @@
 // frame's last rasterization: a covered pixel whose final word is this triangle's (a word names one
 // triangle) is painted in, or counted for, the path that rasterized the triangle; no lists are
 // written then, and the tile bins are the last rasterization's.
+// MESHLET (--geometry meshlet): the chunks are the kept meshlets' (meshlet_raster.glsl says how a
+// triangle is found and named there); everything after set_up's fetch is the same.
 #extension GL_KHR_shader_subgroup_basic : enable
 #ifdef RASTER_SUBGROUP
 #extension GL_KHR_shader_subgroup_ballot : require
@@ -55,19 +57,25 @@
 
 layout(local_size_x = 64) in;
 
+#ifdef MESHLET
+#include "meshlet_raster.glsl"  // 0 the frame, 1 the draws, 9 the kept meshlets' chunks, 16.. the meshlet path's
+#else
 layout(set = 0, binding = 0) uniform Frame { FrameUniforms frame; };
 #include "transform.glsl"  // the scene-to-clip transform (after `frame`)
 layout(set = 0, binding = 1, std430) readonly buffer Draws { DrawData draws[]; };
+#endif
 layout(set = 0, binding = 4, std430) readonly buffer Vertices { float vertex_data[]; };  // scene.h's Vertex: 8 floats
 layout(set = 0, binding = 5, std430) readonly buffer Indices { uint indices[]; };        // what the draws list
 layout(set = 0, binding = 6, std430) readonly buffer Indirect { uint indirect[]; };      // VkDrawIndexedIndirectCommand per draw
 layout(set = 0, binding = 7, std430) buffer Words { uint64_t words[]; };
 // The hardware list: a VkDrawIndirectCommand (3 vertices per listed triangle), then the ids.
 layout(set = 0, binding = 8, std430) buffer HardwareList { uint hw_command[4]; uint hw_ids[]; };
+#ifndef MESHLET
 // The chunk table (RasterPass::make_list): (draw, first triangle) for every kRasterChunkTriangles
 // triangles of each draw at level 0, the most it can list; a workgroup rasterizes one chunk.
 layout(set = 0, binding = 9, std430) readonly buffer Chunks { uvec2 chunks[]; };
 layout(set = 0, binding = 10, std430) buffer Counters { uint counters[]; };
+#endif
 // The tile bins: a VkDispatchIndirectCommand for RASTER_BIN (raster_bin_args.comp folds the count
 // into it), the entries appended (which may run past the capacity: those triangles went to the
 // hardware), the first entry that dispatch rasterizes (occlusion's late draw appends to phase 1's
@@ -141,6 +149,19 @@ uint source_id(uint draw, uint first_index, uint primitive) {
     return visibility_id_indexed(draw, triangle, false, frame.tiles.w);
 }
 
+#ifndef MESHLET
+// The clip positions and id of the draw's listed triangle `primitive`; returns the draw.
+uint fetch_triangle(uint draw, uint primitive, out vec4 clip[3], out uint id) {
+    uint command = draw * 5u;
+    uint first_index = indirect[command + 2u];
+    int vertex_offset = int(indirect[command + 3u]);
+    mat4 model = draws[draw].model;
+    for (uint i = 0u; i < 3u; ++i) clip[i] = clip_position(uint(int(indices[first_index + 3u * primitive + i]) + vertex_offset), model);
+    id = source_id(draw, first_index, primitive);
+    return draw;
+}
+#endif
+
 // The part of a triangle in front of the near plane, z <= w in reversed Z's clip space, clipped as
 // Mesa's clipper (lavapipe's) does, so that the new vertices are the hardware's where it clips
 // only there: the edges in order (0->1, 1->2, 2->0), each keeping its first vertex where that is
@@ -171,15 +192,12 @@ uint clip_near(vec4 clip[3], out vec3 p[4]) {
 // Sorts part `part` of the lane's triangle: kNothing, kPerLane, kSplit, kTileBin or kHardware. A
 // triangle crossing the near plane is clipped there (clip_near) into a polygon of s.parts
 // triangles (a fan from its first vertex, as the clipper emits it: 1 or 2), which all go to the
-// tile bins with the polygon's box; any other triangle is one part.
+// tile bins with the polygon's box; any other triangle is one part. (draw, primitive): the draw and
+// its listed triangle, or on the meshlet path the visible-list entry and the triangle's index in
+// its meshlet.
 uint set_up(uint draw, uint primitive, uint part, out Setup s) {
-    uint command = draw * 5u;
-    uint first_index = indirect[command + 2u];
-    int vertex_offset = int(indirect[command + 3u]);
-    DrawData d = draws[draw];
     vec4 clip[3];
-    for (uint i = 0u; i < 3u; ++i) clip[i] = clip_position(uint(int(indices[first_index + 3u * primitive + i]) + vertex_offset), d.model);
-    s.id = source_id(draw, first_index, primitive);
+    DrawData d = draws[fetch_triangle(draw, primitive, clip, s.id)];
     s.parts = 1u;
     // The far plane (z >= 0) is the hardware's to clip; so is anything the alpha test decides.
     bool crosses_near = false, past_far = false;
@@ -368,16 +386,29 @@ void main() {
     // The grid is folded into two dimensions to stay within maxComputeWorkGroupCount
     // (RasterPass::make_list); the workgroups past the table have nothing to do. Either way the
     // whole workgroup leaves, so the ballots and barriers below see all its lanes.
+#ifdef MESHLET
+    // This phase's kept meshlets' chunks, or (classifying, after the last rasterization) the frame's.
+    uint chunk = (push.classify != 0u ? 0u : first_new) + gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+    if (chunk >= min(chunk_count, uint(chunks.length()))) return;
+    uint draw = chunks[chunk].x;  // the visible-list entry
+    uint count = meshlet_triangle_count(draw);
+#else
     uint chunk = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
     if (chunk >= push.chunks) return;
     uint draw = chunks[chunk].x;
     uint count = indirect[draw * 5u] / 3u;  // the draw's triangles this frame (indexCount / 3)
+#endif
     uint primitive = chunks[chunk].y + gl_LocalInvocationIndex;
+    bool drawn = primitive < count;
+#ifdef MESHLET
+    drawn = drawn && meshlet_triangle_visible(draw, primitive);
+    count_visible_triangles(drawn, draw, push.classify == 0u);
+#endif
     Setup s;
-    uint kind = primitive < count ? set_up(draw, primitive, 0u, s) : kNothing;
+    uint kind = drawn ? set_up(draw, primitive, 0u, s) : kNothing;
     // A polygon clipped at the near plane goes to the tile bins where any of its triangles is drawn
     // (its first one may snap to no area).
-    if (kind == kNothing && primitive < count && s.parts > 1u) kind = set_up(draw, primitive, 1u, s);
+    if (kind == kNothing && drawn && s.parts > 1u) kind = set_up(draw, primitive, 1u, s);
     const bool binning = push.classify == 0u;  // (after the last rasterization the lists stay as they are)
     uvec4 rect = kind == kTileBin ? tile_rect(s) : uvec4(0u);
     uint tiles = rect.z * rect.w;

@@ -306,3 +306,14 @@ sgd_shader(raster.comp bin_view RASTER_BIN=1 VIEW=1)
 sgd_shader(raster_hw.frag view VIEW=1)
 # Tests: the visibility word of given depths (raster.glsl), to hold its order to theirs.
 sgd_shader(raster_word_probe.comp main)
+# The meshlet path under --raster compute (docs/raster.md, "The meshlet path"): the task shader's
+# meshlet culling in compute, listing the kept meshlets' chunks (the cull plan's variant), the
+# list's indirect dispatches, and the rasterizer's variants that take their triangles from it.
+sgd_shaders(meshlet_raster_cull.comp meshlet_culls)
+sgd_shader(meshlet_raster_args.comp main)
+sgd_shader(raster.comp meshlet_subgroup MESHLET=1 RASTER_SUBGROUP=1)
+sgd_shader(raster.comp meshlet_fallback MESHLET=1)
+sgd_shader(raster.comp meshlet_bin MESHLET=1 RASTER_BIN=1)
+sgd_shader(raster.comp meshlet_view MESHLET=1 VIEW=1)
+sgd_shader(raster.comp meshlet_bin_view MESHLET=1 RASTER_BIN=1 VIEW=1)
+sgd_shader(raster_hw.vert meshlet MESHLET=1)

@@ -181,9 +181,9 @@ TEST(ShadingPlan, RequestsThatCannotRunAreRefused) {
 }  // namespace shading_plan_tests
 
 // --raster's planner (plan_raster in make_plan): auto keeps hardware unless a verdict says compute
-// is faster, and never where the device lacks 64-bit atomics, shading is forward, the geometry is
-// meshlet or a debug view draws; --raster compute is refused there (exit 2); the compute
-// rasterizer's subgroup path exactly where compute has ballots.
+// is faster, and never where the device lacks 64-bit atomics, shading is forward or a debug view
+// draws; --raster compute is refused there (exit 2); the compute rasterizer's subgroup path exactly
+// where compute has ballots; the meshlet path planned as the indexed one.
 namespace raster_plan_tests {
 
 TEST(RasterPlan, AutoKeepsHardwareUnlessAVerdictSaysComputeAndSaysWhy) {
@@ -208,7 +208,7 @@ TEST(RasterPlan, AutoKeepsHardwareUnlessAVerdictSaysComputeAndSaysWhy) {
     EXPECT_THROW(make_plan(lavapipe_like_caps(), no_atomics, request), UnsupportedRequest);
 }
 
-TEST(RasterPlan, ComputeNeedsTheVisibilityPathOnIndexedGeometryWithoutViews) {
+TEST(RasterPlan, ComputeNeedsTheVisibilityPathWithoutViews) {
     PlanRequest request;
     request.raster = Raster::compute;
     // --shading auto: the request for compute makes it visibility.
@@ -218,11 +218,36 @@ TEST(RasterPlan, ComputeNeedsTheVisibilityPathOnIndexedGeometryWithoutViews) {
     request.shading = Shading::forward;
     EXPECT_THROW(make_plan(lavapipe_like_caps(), every_feature(), request), UnsupportedRequest);
     request.shading = Shading::visibility;
-    request.geometry = Geometry::meshlet;
-    EXPECT_THROW(make_plan(lavapipe_like_caps(), every_feature(), request), UnsupportedRequest);
-    request.geometry = Geometry::indexed;
     request.view = ViewMode::light_count;
     EXPECT_THROW(make_plan(lavapipe_like_caps(), every_feature(), request), UnsupportedRequest);
+    request.geometry = Geometry::meshlet;
+    EXPECT_THROW(make_plan(lavapipe_like_caps(), every_feature(), request), UnsupportedRequest);
+}
+
+// The meshlet path rasterizes in compute as the indexed path does: asked for, or auto with a verdict
+// for compute (the same stored verdict), with its path; the reason says how its meshlets are culled.
+TEST(RasterPlan, TheMeshletPathRasterizesInComputeAsIndexedDoes) {
+    PlanRequest request;
+    request.geometry = Geometry::meshlet;
+    request.shading = Shading::visibility;
+    request.raster = Raster::compute;
+    Plan compute = make_plan(lavapipe_like_caps(), every_feature(), request);
+    EXPECT_EQ(compute.raster.raster, Raster::compute) << compute.raster.reason;
+    EXPECT_EQ(compute.raster.variant, Variant::subgroup);
+    EXPECT_NE(compute.raster.reason.find("the meshlet path's meshlets culled in compute"), std::string::npos) << compute.raster.reason;
+    EXPECT_EQ(compute.raster.reason.find("keeps the hardware"), std::string::npos) << compute.raster.reason;
+    EXPECT_NE(compute[PassId::cull].reason.find("meshlets culled in compute with the task shader's tests"), std::string::npos)
+        << compute[PassId::cull].reason;
+    request.raster.reset();
+    EXPECT_EQ(make_plan(lavapipe_like_caps(), every_feature(), request).raster.raster, Raster::hardware);
+    request.measured_raster = MeasuredPreference{Variant::subgroup, 1.4, "tune", "2026-12-06"};
+    request.measured_raster_path = MeasuredPreference{Variant::fallback, 1.2, "tune", "2026-12-06"};
+    Plan measured = make_plan(lavapipe_like_caps(), every_feature(), request);
+    EXPECT_EQ(measured.raster.raster, Raster::compute) << measured.raster.reason;
+    EXPECT_EQ(measured.raster.source, PlanSource::measured);
+    EXPECT_EQ(measured.raster.variant, Variant::fallback) << measured.raster.reason;
+    request.measured_raster = MeasuredPreference{Variant::fallback, 1.4, "tune", "2026-12-06"};
+    EXPECT_EQ(make_plan(lavapipe_like_caps(), every_feature(), request).raster.raster, Raster::hardware);
 }
 
 // --view raster shows the compute rasterizer's words: it runs with compute, and where the plan

@@ -32,7 +32,9 @@
 #   resolve      the resolve pass with and without its mip, exposure variants, all-subgroup against
 #                all-fallback; REPEATS runs at the large size: every mip against the CPU box filter
 #   meshlet      the meshlet path against indexed: images and counts under --validate, per-pass
-#                times, the task/mesh compaction split (SGD_MESHLET_FALLBACK_STAGE), the views
+#                times, the task/mesh compaction split (SGD_MESHLET_FALLBACK_STAGE), the views; its
+#                pre-pass in compute (--raster compute) against indexed in compute and its hardware
+#                pre-pass, alternated: frame, --ray-trace off, the street with occlusion, the fallbacks
 #   lod          the geometry scaling table (--instances 2 5 8 12, --lod off and auto), the PSNR of
 #                --lod auto against off, --cull off --lod auto under --validate
 #   raytrace     the ray tracer: validated variants and their dumps, masked ops and stage, timings
@@ -329,7 +331,40 @@ for suite in "${suites[@]}"; do
       run "view-$stage-$view" --headless "${scene[@]}" --size 960x540 --frames 2 --warmup 1 --geometry meshlet --view $view \
         --view-stage $stage --screenshot "$d/view-$stage-$view.png"
     done; done
+    # The meshlet path's pre-pass in compute (docs/raster.md, "The meshlet path") against indexed in
+    # compute and the meshlet path's hardware pre-pass, under --shading visibility, alternated over
+    # two rounds: the default frame, --ray-trace off, the street with occlusion auto and off, and the
+    # fallbacks (the meshlet culling's and the rasterizer's: --cull fallback, SGD_RASTER_PATH=fallback).
+    # First, validated at the small size, the frames of both meshlet pre-passes.
+    for r in hardware compute; do
+      run "check-meshlet-raster-$r" "${check[@]}" --geometry meshlet --shading visibility --raster $r --screenshot "$d/check-meshlet-raster-$r.png"
+    done
+    echo "meshlet --raster compute frame as the meshlet hardware pre-pass's: $(python3 "$here/mip_diff.py" "$d/check-meshlet-raster-hardware.png" "$d/check-meshlet-raster-compute.png" 2>&1)" >> "$d/notes.txt"
+    rasters=("raster-indexed-hardware:--geometry indexed --raster hardware" "raster-indexed-compute:--geometry indexed --raster compute"
+             "raster-meshlet-hardware:--geometry meshlet --raster hardware" "raster-meshlet-compute:--geometry meshlet --raster compute"
+             "raster-meshlet-compute-fallback:--geometry meshlet --raster compute --cull fallback"
+             "rtoff-indexed-compute:--geometry indexed --raster compute --ray-trace off"
+             "rtoff-meshlet-hardware:--geometry meshlet --raster hardware --ray-trace off"
+             "rtoff-meshlet-compute:--geometry meshlet --raster compute --ray-trace off"
+             "street-meshlet-compute-occlusion:--geometry meshlet --raster compute --camera street --occlusion auto"
+             "street-meshlet-compute-noocclusion:--geometry meshlet --raster compute --camera street --occlusion off")
+    for size in "${sizes[@]}"; do for round in 1 2; do for config in "${rasters[@]}"; do
+      path=auto; [[ ${config%%:*} == *-fallback ]] && path=fallback
+      # shellcheck disable=SC2086
+      SGD_RASTER_PATH=$path run "${config%%:*}-$size-$round" --headless --no-tuning "${scaled[@]}" --shading visibility --size $size \
+        --frames $frames --warmup $warmup ${config#*:}
+    done; done; done
     $tables runs "$d" depth forward frame c:triangles_visible c:meshlets_visible c:meshlets_in validation: >> "$md"
+    tags=(); for config in "${rasters[@]}"; do tags+=("${config%%:*}"); done
+    $tables passes "$d" "${sizes[@]}" -- "${tags[@]}" >> "$md"
+    # Above 1: the second of each pair is faster. The meshlet path in compute over indexed in compute
+    # (the target: at least level) and over its hardware pre-pass; the fallbacks over the subgroup
+    # path; the street's occlusion over none.
+    for timer in depth frame; do
+      $tables speedup "$d" $timer "${sizes[@]}" -- raster-indexed-compute:raster-meshlet-compute rtoff-indexed-compute:rtoff-meshlet-compute \
+        raster-meshlet-hardware:raster-meshlet-compute rtoff-meshlet-hardware:rtoff-meshlet-compute \
+        raster-meshlet-compute-fallback:raster-meshlet-compute street-meshlet-compute-noocclusion:street-meshlet-compute-occlusion >> "$md"
+    done
     cat "$d/notes.txt" >> "$md" ;;
   lod)
     for n in 2 5 8 12; do for geometry in indexed meshlet; do for lod in off auto; do

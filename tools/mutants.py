@@ -480,6 +480,22 @@ MUTANTS = {
         "",
         r"^VisibilityTies\.HardwareIdsPassDrawsOnlyWhereThePhaseTwoReadmitted",
     ),
+    # docs/raster.md, "The meshlet path": the kept meshlets' chunks listed by ballot (a lane's first
+    # chunk counts the second chunks of the lanes below it too), and the late phase rasterizing the
+    # chunks it appended into phase 1's words.
+    "meshlet-raster-slots-skip-the-second-chunks": (
+        "shaders/meshlet_raster_cull.comp",
+        "    uint before = subgroupBallotExclusiveBitCount(one) + subgroupBallotExclusiveBitCount(two);",
+        "    uint before = subgroupBallotExclusiveBitCount(one);",
+        r"^MeshletGpu\.ComputeRasterNamesTheHardwarePrePassTriangles",
+    ),
+    "meshlet-raster-late-phase-not-rasterized": (
+        "src/render/renderer.cpp",
+        "                // The re-admitted meshlets rasterized into phase 1's words: the frame's (docs/raster.md).\n"
+        "                raster_pass_.record(f, RasterPhase::late);\n",
+        "",
+        r"^MeshletGpu\.ComputeRasterOcclusionPhases",
+    ),
     "raster-grid-not-folded": (
         "src/passes/raster_pass.cpp",
         "    grid.width = std::max(1u, std::min(chunk_count, max_groups[0]));\n",

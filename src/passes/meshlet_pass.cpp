@@ -18,15 +18,6 @@ constexpr VkDeviceSize kListEntry = 32;   // VisibleMeshlet
 constexpr uint32_t kMeshletsPerTask = 32; // meshlets per task chunk, visible-list entries per chunk
 constexpr VkShaderStageFlags kMeshStages = VK_SHADER_STAGE_TASK_BIT_EXT | VK_SHADER_STAGE_MESH_BIT_EXT;
 
-struct MeshletPush {
-    uint32_t chunk_count;
-    float snap_px;
-    float frustum_eps;
-    uint32_t flags;
-    float lod_max_error_px;  // 0: --lod off
-    uint32_t occlusion_phase;  // 0 none, 1, 2 (meshlet_payload.glsl)
-};
-
 // meshlet_late_list.comp: the visible list, the late list.
 const LayoutDesc kLateListLayout = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
                                     VK_SHADER_STAGE_COMPUTE_BIT, 2 * sizeof(uint32_t)};
@@ -228,7 +219,7 @@ GraphicsDesc MeshletPass::depth_desc(bool ids) const {
     return d;
 }
 
-void MeshletPass::push_bindings(FrameContext& f, Descriptors& d, uint32_t first) const {
+void MeshletPass::push_bindings(const FrameContext& f, Descriptors& d, uint32_t first) const {
     d.buffer(first, meshlet_buffer_)
         .buffer(first + 1, positions_)
         .buffer(first + 2, attributes_)
@@ -283,7 +274,9 @@ void MeshletPass::record_late_list(FrameContext& f) {
     Descriptors d;
     d.buffer(0, visible_).buffer(1, late_list_);
     d.push(f.cmd, p);
-    uint32_t push[2] = {chunk_count_, f.ctx.mesh_properties.maxTaskWorkGroupCount[0]};
+    // (Rows within the compute limit too: --raster compute's culling dispatches from the same command.)
+    uint32_t push[2] = {chunk_count_, std::min(f.ctx.mesh_properties.maxTaskWorkGroupCount[0],
+                                               f.ctx.properties.limits.maxComputeWorkGroupCount[0])};
     vkCmdPushConstants(f.cmd, p.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), push);
     vkCmdDispatch(f.cmd, 1, 1, 1);
 }

@@ -32,6 +32,17 @@ struct TaskChunk {
     uint32_t flags;
 };
 constexpr uint32_t kTaskChunkCone = 1, kTaskChunkFirstOfLevel = 2, kTaskChunkLevelShift = 8;
+
+// The push constants of the meshlet culling (shaders/meshlet_push.glsl): the task and mesh shaders'
+// and, under --raster compute, meshlet_raster_cull.comp's (passes/meshlet_raster.h).
+struct MeshletPush {
+    uint32_t chunk_count;
+    float snap_px;
+    float frustum_eps;
+    uint32_t flags;
+    float lod_max_error_px;  // 0: --lod off
+    uint32_t occlusion_phase;  // 0 none, 1, 2
+};
 std::vector<TaskChunk> build_task_chunks(const Scene& scene, const Meshlets& meshlets);
 
 class MeshletPass {
@@ -82,11 +93,13 @@ public:
     // (what the meshlet path's visibility id names, render/visibility_id.h).
     const std::vector<TaskChunk>& task_chunks() const { return chunks_cpu_; }
     uint32_t meshlet_instances() const { return instances_; }
+    // Occlusion phase 2's list, its header a VkDispatchIndirectCommand too (--raster compute's culling).
+    const Buffer& late_list_buffer() const { return late_list_; }
 
     // Bindings first..first + 9 (with_meshlet_bindings): the meshlet data, the list, the counters,
     // the capture, the pyramid and the late list. Also the visibility shading pass's (first 17),
     // which fetches vertices here.
-    void push_bindings(FrameContext& f, Descriptors& d, uint32_t first = kMeshletFirstBinding) const;
+    void push_bindings(const FrameContext& f, Descriptors& d, uint32_t first = kMeshletFirstBinding) const;
 
 private:
     // The depth pre-pass's pipeline `p` bound with the scene's bindings and a depth draw's push

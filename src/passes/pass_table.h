@@ -24,6 +24,7 @@
 // design, kept beside the resolve pass's (`subgroup`) as the lesson of what it costs.
 enum class Request { automatic, subgroup, fallback, off, forward };
 enum class Variant { subgroup, fallback, off, unsupported, forward };
+std::string_view variant_name(Variant v);  // (plan/plan.cpp)
 // How the scene's geometry is drawn (--geometry): the compute cull pass + indexed indirect draws,
 // or task + mesh shaders over meshlets (docs/meshlets.md), whose culling --cull then selects.
 enum class Geometry { indexed, meshlet };

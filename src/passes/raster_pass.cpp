@@ -1,5 +1,6 @@
 #include "passes/raster_pass.h"
 
+#include "passes/meshlet_pass.h"  // with_meshlet_bindings
 #include "passes/scene_pass.h"  // scene_layout
 #include "scene/scene.h"
 #include "passes/debug_view_pass.h"  // kLegendDoubleSizeHeight
@@ -115,6 +116,41 @@ void RasterPass::create(const Context& ctx, bool alpha_masked) {
     late_dispatches = create_buffer_with_data(ctx, no_groups, sizeof(no_groups), kListUsage, "raster late dispatches");
 }
 
+void RasterPass::make_meshlet(const Context& ctx, const MeshletPass& meshlets, bool alpha_masked) {
+    // The same layouts with the meshlet path's bindings (16 on, shaders/meshlet.glsl) after them.
+    auto meshlet_layout = [](LayoutDesc layout) {
+        VkShaderStageFlags stages = layout.stages;
+        layout = with_meshlet_bindings(layout);
+        layout.stages = stages;
+        return layout;
+    };
+    LayoutDesc compute = meshlet_layout(raster_layout(VK_SHADER_STAGE_COMPUTE_BIT, sizeof(RasterPush), false));
+    LayoutDesc compute_view = meshlet_layout(raster_layout(VK_SHADER_STAGE_COMPUTE_BIT, sizeof(RasterPush), false, true));
+    GraphicsDesc hw;
+    hw.shaders = {{VK_SHADER_STAGE_VERTEX_BIT, "raster_hw.vert.meshlet"},
+                  {VK_SHADER_STAGE_FRAGMENT_BIT, alpha_masked ? "raster_hw.frag.alpha" : "raster_hw.frag.plain"}};
+    hw.layout = meshlet_layout(raster_layout(VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, sizeof(RasterPush), true));
+    hw.vertex_attributes = 0;
+    GraphicsDesc hw_view = hw;
+    hw_view.shaders.back().second = "raster_hw.frag.view";
+    hw_view.color_formats = {kColorFormat};
+    meshlet.create(ctx, meshlets, compute, compute_view, hw, hw_view);
+}
+
+const Pipeline& RasterPass::pick(const FrameContext& f, const Pipeline& indexed) const {
+    if (f.plan.geometry != Geometry::meshlet) return indexed;
+    const std::pair<const Pipeline*, const Pipeline*> twins[] = {
+        {&raster[0], &meshlet.raster[0]}, {&raster[1], &meshlet.raster[1]},     {&bin, &meshlet.bin},
+        {&raster_view, &meshlet.raster_view}, {&bin_view, &meshlet.bin_view}, {&hardware, &meshlet.hardware},
+        {&hardware_view, &meshlet.hardware_view}};
+    for (const auto& [own, twin] : twins)
+        if (own == &indexed) {
+            if (!*twin) throw std::logic_error("the meshlet path's compute rasterizer was not made (RasterPass::make_meshlet)");
+            return *twin;
+        }
+    throw std::logic_error("a raster pipeline without a meshlet twin");
+}
+
 std::vector<glm::uvec2> build_raster_chunks(const Scene& scene) {
     std::vector<glm::uvec2> table;
     table.reserve(raster_chunk_count(scene));
@@ -181,6 +217,11 @@ Descriptors RasterPass::bindings(const FrameContext& f, bool named) const {
         .buffer(10, f.counters)
         .buffer(11, tile_bins)
         .buffer(12, f.source_ranks ? *f.source_ranks : hardware_list);  // (unread without ranks: push.ranked 0)
+    if (f.plan.geometry == Geometry::meshlet && f.meshlets) {
+        // The meshlet path: 9 the kept meshlets' chunks in place of the chunk table, 16.. its data.
+        d.buffer(9, meshlet.list);
+        f.meshlets->push_bindings(f, d);
+    }
     return d;
 }
 
@@ -189,15 +230,18 @@ RasterPush RasterPass::make_push(const FrameContext& f, uint32_t count, uint32_t
             kRasterTinyPixels, bin_capacity, guard_band, {kRasterPerLaneColour, kRasterSplitColour, kRasterTileBinColour}};
 }
 
-// raster.comp over the chunks, then the tile bins: their dispatch's size from the entries appended
-// (from the first this rasterization appended, or with `all_entries` every one), and a workgroup
-// per entry.
-void RasterPass::record_compute(FrameContext& f, const Pipeline& chunked, const Pipeline& binned, Descriptors& d,
+// raster.comp over the chunks (on the meshlet path the kept meshlets' chunks, indirect), then the
+// tile bins: their dispatch's size from the entries appended (from the first this rasterization
+// appended, or with `all_entries` every one), and a workgroup per entry.
+void RasterPass::record_compute(FrameContext& f, const Pipeline& indexed_chunked, const Pipeline& indexed_binned, Descriptors& d,
                                 const RasterPush& push, bool all_entries, const Buffer* chunk_dispatch) const {
+    const Pipeline &chunked = pick(f, indexed_chunked), &binned = pick(f, indexed_binned);
     vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, chunked.handle());
     d.push(f.cmd, chunked);
     vkCmdPushConstants(f.cmd, chunked.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
-    if (chunk_dispatch)
+    if (f.plan.geometry == Geometry::meshlet)  // this phase's kept meshlets' chunks, or classifying the frame's
+        vkCmdDispatchIndirect(f.cmd, meshlet.list.buffer, push.classify != 0u ? kMeshletRasterAllChunks : 0);
+    else if (chunk_dispatch)
         vkCmdDispatchIndirect(f.cmd, chunk_dispatch->buffer, 0);  // the grid below, or nothing
     else
         dispatch(f.ctx, f.cmd, grid.width, grid.height);  // a workgroup per chunk
@@ -249,6 +293,8 @@ void RasterPass::record(FrameContext& f, RasterPhase phase) {
         const uint32_t no_entries[8] = {};  // (the dispatch, written by raster_bin_args.comp), no entry, from 0
         vkCmdUpdateBuffer(f.cmd, tile_bins.buffer, 0, sizeof(no_entries), no_entries);
     }
+    const bool meshlets = f.plan.geometry == Geometry::meshlet;
+    if (meshlets) meshlet.record_header(f, late);
     memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_CLEAR_BIT | VK_PIPELINE_STAGE_2_COPY_BIT,
                    VK_ACCESS_2_TRANSFER_WRITE_BIT | VK_ACCESS_2_TRANSFER_READ_BIT, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
                    VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
@@ -268,6 +314,8 @@ void RasterPass::record(FrameContext& f, RasterPhase phase) {
     late_split_gated = gated;
 
     Descriptors d = bindings(f, false);
+    // The meshlet path: its meshlets culled, the kept ones' chunks listed for the rasterizer.
+    if (meshlets) meshlet.record_cull(f, late, d);
     const Pipeline& compute = raster[f.plan.raster.variant == Variant::subgroup ? 1 : 0];
     // The instrumented frame counts the triangles of phase 1 and the late draw, each once.
     RasterPush push = make_push(f, f.instrument ? 1u : 0u, 0u);
@@ -290,9 +338,10 @@ void RasterPass::record(FrameContext& f, RasterPhase phase) {
     Descriptors named = bindings(f, true);
     named.textures(f.scene.texture_set);  // the hardware rasterizer's alpha test (set 1)
     begin_rendering(f.cmd, t.extent, nullptr, nullptr);
-    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, hardware.handle());
-    named.push(f.cmd, hardware);
-    vkCmdPushConstants(f.cmd, hardware.layout, VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof(push), &push);
+    const Pipeline& hw = pick(f, hardware);
+    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, hw.handle());
+    named.push(f.cmd, hw);
+    vkCmdPushConstants(f.cmd, hw.layout, VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof(push), &push);
     vkCmdDrawIndirect(f.cmd, late ? late_command.buffer : hardware_list.buffer, 0, 1, sizeof(VkDrawIndirectCommand));
     vkCmdEndRendering(f.cmd);
 
@@ -354,10 +403,11 @@ void RasterPass::record_split(FrameContext& f, bool final_words, bool gated) {
         Descriptors named = bindings(f, true);
         named.textures(f.scene.texture_set);
         begin_rendering(f.cmd, t.extent, nullptr, nullptr);
-        vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, hardware.handle());
-        named.push(f.cmd, hardware);
+        const Pipeline& hw = pick(f, hardware);
+        vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, hw.handle());
+        named.push(f.cmd, hw);
         RasterPush push = make_push(f, 0u, 1u);
-        vkCmdPushConstants(f.cmd, hardware.layout, VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof(push), &push);
+        vkCmdPushConstants(f.cmd, hw.layout, VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof(push), &push);
         vkCmdDrawIndirect(f.cmd, hardware_list.buffer, 0, 1, sizeof(VkDrawIndirectCommand));
         vkCmdEndRendering(f.cmd);
         memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
@@ -404,12 +454,13 @@ void RasterPass::record_view(FrameContext& f) {
                VK_ACCESS_2_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT);
     VkRenderingAttachmentInfo color = color_attachment(t.color, VK_ATTACHMENT_LOAD_OP_LOAD);
     begin_rendering(f.cmd, t.extent, &color, nullptr);
-    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, hardware_view.handle());
+    const Pipeline& hw = pick(f, hardware_view);
+    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, hw.handle());
     Descriptors d = bindings(f, true);
     d.textures(f.scene.texture_set);
-    d.push(f.cmd, hardware_view);
+    d.push(f.cmd, hw);
     RasterPush push = make_push(f, 0u, 0u);
-    vkCmdPushConstants(f.cmd, hardware_view.layout, VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof(push), &push);
+    vkCmdPushConstants(f.cmd, hw.layout, VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof(push), &push);
     vkCmdDrawIndirect(f.cmd, hardware_list.buffer, 0, 1, sizeof(VkDrawIndirectCommand));
     vkCmdEndRendering(f.cmd);
     f.timer.end(f.cmd, Timer::view);

@@ -5,6 +5,7 @@
 // the shading pass reads and the depth the later passes read (depth_to_read in render/frame.h).
 #pragma once
 
+#include "passes/meshlet_raster.h"
 #include "render/frame.h"
 #include "render/overlay.h"
 
@@ -75,6 +76,7 @@ struct RasterPass {
     uint32_t bin_capacity = kRasterBinCapacity;
     uint32_t guard_band = kRasterDefaultGuardBand;  // SGD_RASTER_GUARD_BAND
     Buffer chunks;  // build_raster_chunks: a workgroup each
+    MeshletRaster meshlet;  // --geometry meshlet: the kept meshlets' chunks in place of the chunk table
     uint32_t chunk_count = 0;
     VkExtent2D grid{};  // the chunks' workgroups folded within maxComputeWorkGroupCount
     // Tests only: 0 drops the fill rule's top-left condition (a pixel centre on any edge is
@@ -90,6 +92,8 @@ struct RasterPass {
     // Tests only: a list of `list_capacity` triangles followed by room for more, every slot holding
     // `guard_id` until written, so that a draw reading past the capacity shows in the words.
     void make_guarded_list(const Context& ctx, uint32_t list_capacity, uint32_t guard_id);
+    // Once a plan rasterizes the meshlet path in compute: its pipelines and list (MeshletRaster).
+    void make_meshlet(const Context& ctx, const MeshletPass& meshlets, bool alpha_masked);
     // Tests only: tile bins of `entries` entries, so that large triangles overflow to the hardware.
     void set_bin_capacity(uint32_t entries) { bin_capacity = entries; }
     // In place of ScenePass::record_depth (first: timed as Timer::depth; late) under --raster
@@ -106,6 +110,8 @@ struct RasterPass {
     Descriptors bindings(const FrameContext& f, bool named) const;
 
 private:
+    // The pipeline that does `indexed`'s work on the plan's geometry: itself, or its meshlet twin.
+    const Pipeline& pick(const FrameContext& f, const Pipeline& indexed) const;
     RasterPush make_push(const FrameContext& f, uint32_t count, uint32_t classify) const;
     // `all_entries`: the tile bins' every entry (the classifying passes), else those this rasterization
     // appended. `chunk_dispatch`: the chunks' dispatch from that buffer (the late draw's) instead of

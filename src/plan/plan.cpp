@@ -118,8 +118,6 @@ std::string raster_compute_missing(const DeviceFeatures& features, const Plan& p
                "leave pinholes";
     if (plan.shading.shading != Shading::visibility)
         return "the words are the visibility path's pre-pass, and forward shading tests the hardware's depth";
-    if (plan.geometry == Geometry::meshlet)
-        return "the meshlet path keeps the hardware rasterizer (its task and mesh shaders cull and compact the triangles as they draw)";
     if (plan.view.mode != ViewMode::shaded && plan.view.mode != ViewMode::raster && plan.view.mode != ViewMode::materials)
         return "the debug views draw over the hardware pre-pass's depth";
     return "";
@@ -465,7 +463,8 @@ RasterPlan plan_raster(const SubgroupCaps& caps, const DeviceFeatures& features,
         r.variant = Variant::subgroup;
         r.reason += "; subgroup" + (path ? " " + measured_reason(*path) : std::string()) + ": " + kSubgroup;
     }
-    r.reason += "; the meshlet path keeps the hardware rasterizer";
+    if (plan.geometry == Geometry::meshlet)
+        r.reason += "; the meshlet path's meshlets culled in compute (the task shader's tests), a workgroup per 64 triangles of each kept meshlet";
     return r;
 }
 
@@ -578,6 +577,13 @@ Plan make_plan(const SubgroupCaps& caps, const DeviceFeatures& features, const P
         mip.reason += "; written by the visibility shading pass: two quad swaps and one store per quad, every quad four real pixels";
     }
     plan.raster = plan_raster(caps, features, request, plan);
+    // The meshlet path's pre-pass in compute: the task shader's tests in a compute pass, the mesh
+    // shader's in the rasterizer's lanes (docs/raster.md, "The meshlet path").
+    constexpr std::string_view kTaskAndMesh = "; meshlets culled in the task shader, triangles in the mesh shader";
+    if (std::string& cull = plan[PassId::cull].reason; plan.raster.raster == Raster::compute && plan.geometry == Geometry::meshlet)
+        if (size_t at = cull.find(kTaskAndMesh); at != std::string::npos)
+            cull.replace(at, kTaskAndMesh.size(), "; meshlets culled in compute with the task shader's tests, triangles in the compute "
+                                                  "rasterizer with the mesh shader's");
     // --view raster colours the compute rasterizer's words by who wrote them: nothing to show without them.
     if (plan.view.mode == ViewMode::raster && plan.raster.raster != Raster::compute) {
         plan.view.variant = Variant::unsupported;

@@ -19,7 +19,6 @@
 enum class ViewMode { shaded, lane_id, first_last_lane, active_lanes, mip, light_count, lod, depth_pyramid, raster, materials };
 
 std::string_view request_name(Request r);
-std::string_view variant_name(Variant v);
 std::string_view view_mode_name(ViewMode m);
 std::optional<Request> parse_request(std::string_view name);
 std::optional<ViewMode> parse_view_mode(std::string_view name);

@@ -39,6 +39,9 @@ void Renderer::make_visibility_target() {
         create_raster_targets(ctx_, targets_);
         raster_pass_.make_list(ctx_, cpu_scene_);
     }
+    // On the meshlet path: its meshlets culled in compute, their chunks listed for the rasterizer.
+    if (config_.plan.raster.raster == Raster::compute && config_.plan.geometry == Geometry::meshlet && meshlets_)
+        raster_pass_.make_meshlet(ctx_, *meshlets_, scene_.alpha_masked);
     if (config_.plan.shading.shading != Shading::visibility || targets_.visibility.image) return;
     // (Storage: --raster compute's split writes it.)
     targets_.visibility = create_image(ctx_, targets_.extent, kVisibilityFormat,
@@ -118,6 +121,10 @@ void Renderer::set_plan(const Plan& plan) {
         meshlets->create(ctx_, cpu_scene_, scene_, config_.capture_meshlets, config_.test_forward_output);
         meshlets_ = std::move(meshlets);
     }
+    // --cull-dump reads the meshlet path's mesh-shader outputs, which its pre-pass in compute does not make.
+    if (config_.capture_meshlets && plan.geometry == Geometry::meshlet && plan.raster.raster == Raster::compute)
+        throw UnsupportedRequest("--cull-dump: the meshlet path's pre-pass in compute (" + plan.raster.reason.substr(0, plan.raster.reason.find(';')) +
+                                 ") has no mesh-shader outputs to dump; use --raster hardware");
     // The 32-bit visibility id names a triangle by (draw, primitive) on the indexed path and by
     // (visible-list entry, triangle) on the meshlet path (render/visibility_id.h): refuse a scene
     // whose counts do not fit.
@@ -257,7 +264,13 @@ void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_i
         slot.timer->begin(cmd, Timer::late_depth);
         if (config_.plan.geometry == Geometry::meshlet && meshlets_) {
             meshlets_->record_late_list(f);
-            scene_pass_.record_depth(f, true);
+            if (compute_raster) {
+                // The re-admitted meshlets rasterized into phase 1's words: the frame's (docs/raster.md).
+                raster_pass_.record(f, RasterPhase::late);
+                raster_pass_.record_final_split(f);
+            } else {
+                scene_pass_.record_depth(f, true);
+            }
         } else {
             cull.record_late(f);
             compute_raster ? rasterize(RasterPhase::late) : scene_pass_.record_depth(f, true);

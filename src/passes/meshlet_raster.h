@@ -1,0 +1,42 @@
+// --geometry meshlet --raster compute (docs/raster.md, "The meshlet path"): the meshlet path's
+// pre-pass in compute, in Nanite's shape. meshlet_raster_cull.comp runs the task shader's meshlet
+// culling (the same GLSL, meshlet_chunk_cull.glsl: the same meshlets kept, the same counters and
+// visible-list masks) and lists each kept meshlet's chunks of 64 triangles; raster.comp's MESHLET
+// variants rasterize them, a workgroup per chunk and a lane per triangle, with its per-lane, split
+// and tile-bin paths, and raster_hw.vert's the triangles it leaves to the hardware. The ids are
+// the ones the meshlet path's hardware pre-pass writes (visible-list entry, triangle in the
+// meshlet), so the shading pass reads them as before. RasterPass records it (its words, lists,
+// hardware draw and split are the indexed path's).
+#pragma once
+
+#include "render/frame.h"
+
+class MeshletPass;
+
+// In the list (meshlet_raster_list.glsl): this phase's chunks' VkDispatchIndirectCommand at 0, the
+// frame's (which the classifying passes and --view raster rasterize again) at this offset.
+constexpr VkDeviceSize kMeshletRasterAllChunks = 16;
+
+struct MeshletRaster {
+    Pipeline cull[3];   // meshlet_raster_cull.comp by Variant: subgroup (where the device can), fallback, off
+    Pipeline args;      // meshlet_raster_args.comp
+    Pipeline raster[2];  // raster.comp.meshlet_fallback, meshlet_subgroup (by [subgroup path], as RasterPass::raster)
+    Pipeline bin, raster_view, bin_view;  // raster.comp.meshlet_bin, meshlet_view, meshlet_bin_view
+    Pipeline hardware, hardware_view;     // raster_hw.vert.meshlet with RasterPass's fragment shaders
+    Buffer list;  // meshlet_raster_list.glsl: the header, then two chunks per meshlet of the scene
+    uint32_t task_chunks = 0;
+    VkExtent2D grid{};  // the task chunks' workgroups folded within maxComputeWorkGroupCount
+
+    // The pipelines, in the layouts RasterPass gives them (its own with the meshlet path's bindings),
+    // and the list. Once: does nothing where made.
+    void create(const Context& ctx, const MeshletPass& meshlets, const LayoutDesc& compute, const LayoutDesc& compute_view,
+                GraphicsDesc hardware_desc, GraphicsDesc hardware_view_desc);
+    // Outside any rendering, with the transfers before the rasterizer's dispatches (RasterPass::record):
+    // the list's header, from empty (the first phase), or from phase 1's chunks on (the late phase).
+    void record_header(FrameContext& f, bool late) const;
+    // The culling and the list's dispatches, with raster.comp's bindings `d`: the first phase over
+    // the task chunks (occlusion phase 1 where the plan culls by occlusion), the late phase over the
+    // late list (meshlet_late_list.comp's, dispatched from its header). With culling frozen, the last
+    // list again, untested.
+    void record_cull(FrameContext& f, bool late, Descriptors& d) const;
+};
