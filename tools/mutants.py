@@ -681,6 +681,27 @@ MUTANTS = {
         "        if (false && (s.image->layout != s.written_layout",
         r"^FrameGraph\.",
     ),
+    # FrameContext::drew_with_count: after the gated ids pass's counted draw, lavapipe's later
+    # uncounted indirect draws (the debug views') would draw at most the stale count.
+    "views-after-a-counted-draw-pass-no-count": (
+        "src/passes/scene_pass.cpp",
+        "    if (!draw_count && f.drew_with_count) draw_count = &f.scene.all_draws_count;",
+        "",
+        r"^RayTrace\.ViewsInTheSixStagesMarkWhatTheDeviceLacks",
+    ),
+    "lod-view-after-a-counted-draw-passes-no-count": (
+        "src/passes/debug_view_pass.cpp",
+        "        if (f.drew_with_count)  // as draw_scene: a count of its own after a counted draw",
+        "        if (false)",
+        r"^VisibilityTies\.ViewsAfterTheGatedIdsPassDrawEverySurface",
+    ),
+    # The cull's late test forgets that it writes the lists: the late draw reads them unsynchronized.
+    "cull-late-declares-no-list-write": (
+        "src/passes/cull_pass.cpp",
+        "                 writes(Res::draw_lists, kComputeStage, kStorageReadWrite), writes(Res::counters, kComputeStage, kStorageReadWrite)});",
+        "                 writes(Res::counters, kComputeStage, kStorageReadWrite)});",
+        r"^Occlusion\.StillAndMovingFramesEqualOcclusionOff",
+    ),
     # A pass that forgets a write in its declaration: the frame's later readers of it go unsynchronized.
     # The ray tracer under the frame graph: the dense launch's compaction does not declare that it
     # writes the lists. Nothing then orders the header's update (a transfer) before the

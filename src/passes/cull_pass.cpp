@@ -259,6 +259,13 @@ void CullPass::create(const Context& ctx, const GpuScene& scene, uint32_t size) 
     end_one_shot(ctx, cmd);
 }
 
+FrameGraph& CullPass::graph(FrameContext& f) const {
+    FrameGraph& g = f.graph();
+    g.bind(Res::draw_lists, indirect);
+    g.bind(Res::cull_state, lookback);
+    return g;
+}
+
 void CullPass::record(FrameContext& f) {
     if (f.cull_frozen) {
         // Culling frozen (the window's F): the depth and forward passes draw what forward drew last
@@ -278,9 +285,8 @@ void CullPass::record(FrameContext& f) {
 void CullPass::record_select(FrameContext& f) {
     VkCommandBuffer cmd = f.cmd;
     begin_label(f.ctx, cmd, "cull off: level of detail per draw");
-    // Earlier frames' draws read the commands: wait for them before rewriting (write-after-read).
-    memory_barrier(cmd, VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT, VK_ACCESS_2_NONE, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-                   VK_ACCESS_2_NONE);
+    // Each draw's command (the frame graph waits for the last frame's draws that read them).
+    graph(f).pass(cmd, {writes(Res::draw_lists, kComputeStage, kStorageWrite), writes(Res::counters, kComputeStage, kStorageReadWrite)});
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, select.handle());
     Descriptors d;
     d.buffer(0, f.uniforms, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER).buffer(1, f.scene.draws).buffer(2, level_indirect).buffer(3, f.counters);
@@ -291,12 +297,6 @@ void CullPass::record_select(FrameContext& f) {
     } push{draw_count, f.plan.lod ? kLodMaxErrorPixels : 0.0f};
     vkCmdPushConstants(cmd, select.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
     vkCmdDispatch(cmd, ceil_div(draw_count, kSelectGroupSize), 1, 1);
-    // The scene passes read the commands; the per-level counters are read as the cull pass's are.
-    memory_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
-                   VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT | VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT |
-                       VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT,
-                   VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_READ_BIT |
-                       VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
     end_label(f.ctx, cmd);
     f.draw_indices = &f.scene.indices;
     f.draw_indirect = &level_indirect;
@@ -322,11 +322,14 @@ void CullPass::record_phase(FrameContext& f, uint32_t occlusion_phase) {
     begin_label(f.ctx, cmd, debug_label(PassId::cull, variant, occlusion_phase ? "occlusion phase 1" : ""));
     f.timer.begin(cmd, Timer::cull);
 
-    // Earlier draws read the culled indices and the indirect commands: wait for them before
-    // rewriting (write-after-read needs only the execution dependency). The look-back state and
-    // the counters that the last dispatch wrote are made visible by the barrier at its end.
-    memory_barrier(cmd, VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT | VK_PIPELINE_STAGE_2_INDEX_INPUT_BIT,
-                   VK_ACCESS_2_NONE, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_NONE);
+    // The lists, their commands and the cull's own state rewritten (the frame graph waits for the
+    // last frame's draws and merge), the counters counted into; phase 1 reads the previous pyramid.
+    FrameGraph& g = graph(f);
+    std::vector<Use> uses = {writes(Res::draw_lists, kComputeStage, kStorageReadWrite),
+                             writes(Res::cull_state, kComputeStage, kStorageReadWrite),
+                             writes(Res::counters, kComputeStage, kStorageReadWrite)};
+    if (f.pyramid && occlusion_phase) uses.push_back(reads(Res::pyramid, kComputeStage, kStorageRead));
+    g.pass(cmd, uses);
 
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, own.test.handle());
     Descriptors d = scene_and_chunks(f, chunks);
@@ -353,28 +356,15 @@ void CullPass::record_phase(FrameContext& f, uint32_t occlusion_phase) {
         // Phase 2's list: the scan of the chunks' rejected counts, in blocks of 256, then the
         // blocks' totals (cull_late.comp finds each entry's chunk in it).
         const uint32_t blocks = scan_blocks(chunk_count);
-        auto compute_to_compute = [cmd] {
-            memory_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
-                           VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-                           VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
-        };
-        compute_to_compute();
+        const Use scan = writes(Res::cull_state, kComputeStage, kStorageReadWrite);
+        g.pass(cmd, {scan});
         vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, own.scan.handle());
         push_scan(cmd, own.scan, rejected_starts, rejected_block_starts, {chunk_count, 1});
         vkCmdDispatch(cmd, blocks, 1, 1);
-        compute_to_compute();
+        g.pass(cmd, {scan});
         push_scan(cmd, own.scan, rejected_block_starts, scan_totals, {blocks, (blocks + kCullScanBlock) / kCullScanBlock});
         vkCmdDispatch(cmd, 1, 1, 1);
     }
-
-    // The scene passes read the indirect commands and indices; the counters are read by later
-    // compute passes and by the debug views' fragment shaders; the next cull dispatch reads and
-    // writes the look-back state and the counters.
-    memory_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
-                   VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT | VK_PIPELINE_STAGE_2_INDEX_INPUT_BIT |
-                       VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT,
-                   VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT | VK_ACCESS_2_INDEX_READ_BIT |
-                       VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
 
     f.timer.end(cmd, Timer::cull);
     end_label(f.ctx, cmd);
@@ -393,16 +383,15 @@ void CullPass::record_late(FrameContext& f) {
     // frame's merge read them).
     const uint32_t blocks = scan_blocks(chunk_count);
     const uint32_t none[9] = {0, 1, 1, 0, 1, 1, 0, grid.height, 1};
-    memory_barrier(cmd, VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT | VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-                   VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT);
+    FrameGraph& g = graph(f);
+    g.pass(cmd, {writes(Res::cull_state, kTransferStage, VK_ACCESS_2_TRANSFER_WRITE_BIT),
+                 writes(Res::draw_lists, kTransferStage, VK_ACCESS_2_TRANSFER_WRITE_BIT)});
     vkCmdUpdateBuffer(cmd, merge_dispatches.buffer, 0, sizeof(none), none);
     vkCmdFillBuffer(cmd, ids_draw_count.buffer, 0, 4, 0);
-    // Phase 1's steps wrote the list, its scan, the masks and counts (cull.comp zeroed the late
-    // counts; record_phase's last barrier). The pre-pass just read the culled indices, which this
-    // step writes after each draw's survivors.
-    memory_barrier(cmd, VK_PIPELINE_STAGE_2_INDEX_INPUT_BIT | VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT |
-                       VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT,
-                   VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+    // Phase 1's list, its scan, the masks and counts (cull.comp zeroed the late counts), against this
+    // frame's pyramid; the re-admitted go after each draw's survivors, which the pre-pass just read.
+    g.pass(cmd, {reads(Res::pyramid, kComputeStage, kStorageRead), writes(Res::cull_state, kComputeStage, kStorageReadWrite),
+                 writes(Res::draw_lists, kComputeStage, kStorageReadWrite), writes(Res::counters, kComputeStage, kStorageReadWrite)});
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, late.handle());
     Descriptors d = scene_and_chunks(f, chunks);
     d.buffer(5, rejected_ranks)
@@ -424,14 +413,6 @@ void CullPass::record_late(FrameContext& f) {
                   grid.width};
     vkCmdPushConstants(cmd, late.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
     vkCmdDispatch(cmd, late_groups, 1, 1);  // a grid that strides over the list, cull_late.comp's stride
-    // The late depth draw reads the late lists; the merge reads the counts and masks, and its
-    // dispatches (written here, or by the update above).
-    memory_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT,
-                   VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT | VK_ACCESS_2_TRANSFER_WRITE_BIT,
-                   VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT | VK_PIPELINE_STAGE_2_INDEX_INPUT_BIT |
-                       VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-                   VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT | VK_ACCESS_2_INDEX_READ_BIT |
-                       VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
     f.draw_indices = &culled_indices;
     f.draw_indirect = &late_indirect;
     f.ids_draw_count = &ids_draw_count;
@@ -442,23 +423,22 @@ void CullPass::record_merge(FrameContext& f) {
     const Steps& own = f.plan[PassId::cull].variant == Variant::subgroup ? subgroup : fallback;
     VkCommandBuffer cmd = f.cmd;
     // Every dispatch here is indirect: cull_late.comp made them launch only where it re-admitted
-    // something (record_late's last barrier covers their reads).
+    // something (their commands are the cull state's, read in the indirect stage).
+    FrameGraph& g = graph(f);
+    const Use scan = writes(Res::cull_state, VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT | kComputeStage,
+                            VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT | kStorageReadWrite);
     // 1. Scan phase 1's counts plus the additions (cull_late.comp wrote them).
     const uint32_t blocks = scan_blocks(chunk_count);
+    g.pass(cmd, {scan});
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, own.scan.handle());
     push_scan(cmd, own.scan, drawn_starts, drawn_block_starts, {chunk_count, 1});
     vkCmdDispatchIndirect(cmd, merge_dispatches.buffer, 0);
-    memory_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
-                   VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+    g.pass(cmd, {scan});
     push_scan(cmd, own.scan, drawn_block_starts, scan_totals, {blocks, (blocks + kCullScanBlock) / kCullScanBlock});
     vkCmdDispatchIndirect(cmd, merge_dispatches.buffer, sizeof(VkDispatchIndirectCommand));
     // 2. The merged lists of the draws with additions, over their ranges, which the depth passes
     // have read (phase 1's list and the late list), and their indexCount.
-    memory_barrier(cmd,
-                   VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_INDEX_INPUT_BIT |
-                       VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT,
-                   VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-                   VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+    g.pass(cmd, {scan, writes(Res::draw_lists, kComputeStage, kStorageReadWrite)});
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, merge.handle());
     Descriptors m;
     m.buffer(0, f.scene.draws)
@@ -476,11 +456,6 @@ void CullPass::record_merge(FrameContext& f) {
     MergePush push{chunk_count, kCullScanBlock};
     vkCmdPushConstants(cmd, merge.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
     vkCmdDispatchIndirect(cmd, merge_dispatches.buffer, 2 * sizeof(VkDispatchIndirectCommand));
-    memory_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
-                   VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT | VK_PIPELINE_STAGE_2_INDEX_INPUT_BIT |
-                       VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT,
-                   VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT | VK_ACCESS_2_INDEX_READ_BIT |
-                       VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
     f.draw_indices = &culled_indices;
     f.draw_indirect = &indirect;
 }
@@ -599,6 +574,7 @@ std::vector<std::vector<uint32_t>> read_drawn_indices(const Context& ctx, const 
     Buffer index_copy = create_buffer(ctx, indices.size, VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryKind::host_readback,
                                       "drawn indices readback");
     VkCommandBuffer cmd = begin_one_shot(ctx);
+    // A one-shot readback outside the frame (tests, --cull-dump): everything before it, to the copies.
     memory_barrier(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, VK_ACCESS_2_MEMORY_WRITE_BIT, VK_PIPELINE_STAGE_2_COPY_BIT,
                    VK_ACCESS_2_TRANSFER_READ_BIT);
     VkBufferCopy command_region{0, 0, indirect_bytes};

@@ -114,6 +114,8 @@ struct CullPass : PassUnit {
     void record_merge(FrameContext& f);
     // Variant off: each draw's command is its chosen level, whole (lod_select.comp).
     void record_select(FrameContext& f);
+    // The frame graph with Res::draw_lists and Res::cull_state bound to this pass's buffers.
+    FrameGraph& graph(FrameContext& f) const;
 };
 
 // The per-level counters (GpuCounters::lod_*, docs/lod.md): whether this frame counted them (a pass

@@ -123,6 +123,8 @@ uint32_t lerp_colour(uint32_t a, uint32_t b, float t) {
 const Use kDepthRedraw = writes(Res::prepass_depth, kDepthTestStages,
                                 VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_READ_BIT | VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT,
                                 VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL, true);
+// The cull's lists, which the views that redraw the scene draw.
+const Use kDrawListsRead = reads(Res::draw_lists, kDrawListStages, kDrawListReads);
 // Drawn over the finished frame.
 const Use kColorOver = writes(Res::color, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
                               VK_ACCESS_2_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT,
@@ -131,7 +133,7 @@ const Use kColorOver = writes(Res::color, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_O
 // Replaces the pre-pass depth (nothing after the view reads it) with a view's own: a depth-only
 // pass cleared to 0, the far plane of reversed Z. The caller draws, then ends rendering.
 void begin_depth_redraw(FrameContext& f) {
-    f.graph().pass(f.cmd, {kDepthRedraw});
+    f.graph().pass(f.cmd, {kDepthRedraw, kDrawListsRead});
     VkRenderingAttachmentInfo depth = depth_attachment(f.targets.depth, VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL,
                                                        VK_ATTACHMENT_LOAD_OP_CLEAR, VK_ATTACHMENT_STORE_OP_STORE);
     begin_rendering(f.cmd, f.targets.extent, nullptr, &depth);
@@ -340,7 +342,7 @@ void DebugViewPass::record_graphics(FrameContext& f, const Pipeline& p) {
 void DebugViewPass::begin_view_rendering(FrameContext& f) {
     f.graph().pass(f.cmd, {reads(Res::prepass_depth, kDepthTestStages, VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_READ_BIT,
                                  VK_IMAGE_LAYOUT_DEPTH_READ_ONLY_OPTIMAL),
-                           kColorOver});
+                           kColorOver, kDrawListsRead});
     VkRenderingAttachmentInfo color = color_attachment(f.targets.color, VK_ATTACHMENT_LOAD_OP_LOAD);  // over the shaded frame
     VkRenderingAttachmentInfo depth = depth_attachment(f.targets.depth, VK_IMAGE_LAYOUT_DEPTH_READ_ONLY_OPTIMAL,
                                                        VK_ATTACHMENT_LOAD_OP_LOAD, VK_ATTACHMENT_STORE_OP_NONE);
@@ -389,6 +391,9 @@ void DebugViewPass::record_lod(FrameContext& f, bool legend) {
         lod_commands_ = uint32_t(commands.size());
         lod_indirect_ = create_buffer_with_data(f.ctx, commands.data(), std::max<size_t>(4, commands.size() * sizeof(commands[0])),
                                                 VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT, "lod view indirect");
+        if (f.ctx.features.draw_indirect_count)
+            lod_count_ = create_buffer_with_data(f.ctx, &lod_commands_, sizeof(lod_commands_), VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT,
+                                                 "lod view count");
     }
     begin_label(f.ctx, f.cmd, "view lod");
     f.timer.begin(f.cmd, Timer::view);
@@ -411,9 +416,13 @@ void DebugViewPass::record_lod(FrameContext& f, bool legend) {
     vkCmdBindIndexBuffer(f.cmd, f.scene.indices.buffer, 0, VK_INDEX_TYPE_UINT32);
     const uint32_t stride = sizeof(VkDrawIndexedIndirectCommand);
     const uint32_t per_call = f.ctx.features.multi_draw_indirect ? std::max(1u, f.ctx.properties.limits.maxDrawIndirectCount) : 1u;
-    for (uint32_t first = 0; first < lod_commands_; first += per_call)
-        vkCmdDrawIndexedIndirect(f.cmd, lod_indirect_.buffer, VkDeviceSize(first) * stride,
-                                 std::min(per_call, lod_commands_ - first), stride);
+    for (uint32_t first = 0; first < lod_commands_; first += per_call) {
+        uint32_t count = std::min(per_call, lod_commands_ - first);
+        if (f.drew_with_count)  // as draw_scene: a count of its own after a counted draw
+            vkCmdDrawIndexedIndirectCount(f.cmd, lod_indirect_.buffer, VkDeviceSize(first) * stride, lod_count_.buffer, 0, count, stride);
+        else
+            vkCmdDrawIndexedIndirect(f.cmd, lod_indirect_.buffer, VkDeviceSize(first) * stride, count, stride);
+    }
     vkCmdEndRendering(f.cmd);
     f.timer.end(f.cmd, Timer::view);
     end_label(f.ctx, f.cmd);

@@ -99,6 +99,7 @@ private:
     Pipeline lod_pipeline_;
     Buffer lod_indirect_;
     uint32_t lod_commands_ = 0;
+    Buffer lod_count_;  // lod_commands_, for a frame that drew with a GPU count (FrameContext::drew_with_count)
 };
 
 // What the frame counted about the subgroups of `stage`: the active-lanes view's own count where it

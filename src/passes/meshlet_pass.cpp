@@ -17,8 +17,6 @@ constexpr uint32_t kCaptureStride = 128;  // capture words per visible entry (>=
 constexpr VkDeviceSize kListEntry = 32;   // VisibleMeshlet
 constexpr uint32_t kMeshletsPerTask = 32; // meshlets per task chunk, visible-list entries per chunk
 constexpr VkShaderStageFlags kMeshStages = VK_SHADER_STAGE_TASK_BIT_EXT | VK_SHADER_STAGE_MESH_BIT_EXT;
-constexpr VkPipelineStageFlags2 kMeshPipelineStages =
-    VK_PIPELINE_STAGE_2_TASK_SHADER_BIT_EXT | VK_PIPELINE_STAGE_2_MESH_SHADER_BIT_EXT;
 
 // meshlet_late_list.comp: the visible list, the late list.
 const LayoutDesc kLateListLayout = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
@@ -235,16 +233,11 @@ void MeshletPass::push_bindings(const FrameContext& f, Descriptors& d, uint32_t 
 }
 
 void MeshletPass::record_reset(FrameContext& f) {
-    // The previous frame's forward read the visible list and, for the readback, a copy may have
-    // read it and the capture: wait for them before this frame's pre-pass rewrites them. The list
-    // needs no clearing (every task workgroup rewrites its chunk's count); the capture does: slots
-    // no primitive was written to read as "no triangle" (read_drawn_indices refuses them).
-    memory_barrier(f.cmd, kMeshPipelineStages | VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_NONE,
-                   kMeshPipelineStages | VK_PIPELINE_STAGE_2_CLEAR_BIT, VK_ACCESS_2_NONE);
+    // The list needs no clearing (every task workgroup rewrites its chunk's count); the capture
+    // does: slots no primitive was written to read as "no triangle" (read_drawn_indices refuses them).
     if (!capture_enabled_) return;
+    f.graph().pass(f.cmd, {writes(Res::meshlet_lists, kTransferStage, VK_ACCESS_2_TRANSFER_WRITE_BIT)});
     vkCmdFillBuffer(f.cmd, capture_.buffer, 0, VK_WHOLE_SIZE, ~0u);
-    memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_CLEAR_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT, kMeshPipelineStages,
-                   VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
 }
 
 void MeshletPass::bind_depth(FrameContext& f, const Pipeline& p, uint32_t flags, uint32_t occlusion_phase) {
@@ -274,10 +267,9 @@ void MeshletPass::record_late_list(FrameContext& f) {
     Variant variant = f.plan[PassId::cull].variant;
     const Pipeline& p = late_list_pipelines_[variant == Variant::subgroup ? 0 : 1];
     if (!p) throw std::runtime_error("meshlet: the subgroup variant was planned but the device cannot run it");
-    // Phase 1's task shaders wrote the chunks' masks (record_depth_done made them visible to the
-    // mesh stages); the previous frame's phase 2 read this list as its indirect command.
-    memory_barrier(f.cmd, kMeshPipelineStages | VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
-                   VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+    // Phase 1's task shaders wrote the chunks' masks; the previous frame's phase 2 read this list as
+    // its indirect command.
+    f.graph().pass(f.cmd, {writes(Res::meshlet_lists, kComputeStage, kStorageReadWrite)});
     vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p.handle());
     Descriptors d;
     d.buffer(0, visible_).buffer(1, late_list_);
@@ -287,9 +279,6 @@ void MeshletPass::record_late_list(FrameContext& f) {
                                                f.ctx.properties.limits.maxComputeWorkGroupCount[0])};
     vkCmdPushConstants(f.cmd, p.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), push);
     vkCmdDispatch(f.cmd, 1, 1, 1);
-    memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
-                   VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT | kMeshPipelineStages,
-                   VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
 }
 
 void MeshletPass::record_late_depth(FrameContext& f, bool ids) {
@@ -306,13 +295,6 @@ void MeshletPass::record_frozen_depth(FrameContext& f, bool ids) {
     push_bindings(f, d);
     d.push(f.cmd, p);
     if (chunk_count_) vkCmdDrawMeshTasks_(f.cmd, grid_.width, grid_.height, 1);
-}
-
-void MeshletPass::record_depth_done(FrameContext& f) {
-    // Forward reads the list; occlusion phase 2 reads it and adds to it (and to the counters).
-    memory_barrier(f.cmd, kMeshPipelineStages, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
-                   kMeshPipelineStages | VK_PIPELINE_STAGE_2_COPY_BIT | VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-                   VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT | VK_ACCESS_2_TRANSFER_READ_BIT);
 }
 
 void MeshletPass::record_forward(FrameContext& f, Descriptors& descriptors, uint32_t push_flags, bool quad_mip,
@@ -393,6 +375,7 @@ std::vector<std::vector<uint32_t>> MeshletPass::read_drawn_indices(const Context
     Buffer order = create_buffer(ctx, capture_.size, VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryKind::host_readback,
                                  "meshlet capture readback");
     VkCommandBuffer cmd = begin_one_shot(ctx);
+    // A one-shot readback outside the frame (tests, --cull-dump): everything before it, to the copies.
     memory_barrier(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, VK_ACCESS_2_MEMORY_WRITE_BIT, VK_PIPELINE_STAGE_2_COPY_BIT,
                    VK_ACCESS_2_TRANSFER_READ_BIT);
     VkBufferCopy list_region{0, 0, visible_.size}, order_region{0, 0, capture_.size};

@@ -71,8 +71,9 @@ public:
     void record_late_depth(FrameContext& f, bool ids = false);
     // Culling frozen (f.cull_frozen), inside the depth pass: the last list into depth, no tests.
     void record_frozen_depth(FrameContext& f, bool ids = false);
-    // After the depth pass: its list and counters become forward's inputs.
-    void record_depth_done(FrameContext& f);
+    // The visible list, occlusion phase 2's list and the capture: what the frame graph names
+    // Res::meshlet_lists.
+    const Buffer& lists() const { return visible_; }
     // Inside forward's rendering, with forward's descriptors (bindings up to 15): draws the list
     // (with the tests' forward.frag.meshlet_ids or .derivatives where create() was given one).
     void record_forward(FrameContext& f, Descriptors& descriptors, uint32_t push_flags, bool quad_mip, bool light_loop);

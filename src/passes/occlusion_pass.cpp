@@ -85,7 +85,7 @@ void OcclusionPass::record(FrameContext& f) {
     if (f.cull_frozen) return;  // nothing culls; the last pyramid stays (the depth-pyramid view shows it)
     begin_label(f.ctx, f.cmd, debug_label(PassId::occlusion, variant, "depth pyramid"));
     f.timer.begin(f.cmd, Timer::pyramid);
-    build(f.cmd, depth_to_read(f), variant, current);  // --raster compute: the depth of the visibility words
+    build(f.cmd, f.graph(), variant, current);  // --raster compute: Res::depth is the depth of the visibility words
     f.timer.end(f.cmd, Timer::pyramid);
     end_label(f.ctx, f.cmd);
     // What the next frame's phase 1 reads: this pyramid, seen with this frame's view-projection.
@@ -133,8 +133,8 @@ void OcclusionPass::record_view(FrameContext& f) {
     }
     begin_label(f.ctx, f.cmd, debug_label(f.plan.view));
     f.timer.begin(f.cmd, Timer::view);
-    transition(f.cmd, f.targets.color, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-               VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+    f.graph().pass(f.cmd, {reads(Res::pyramid, kComputeStage, kStorageRead),
+                           writes(Res::color, kComputeStage, kStorageWrite, VK_IMAGE_LAYOUT_GENERAL)});
     vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, view.handle());
     Descriptors().storage_image(0, f.targets.color.view).buffer(1, pyramid).push(f.cmd, view);
     // The pyramid built last: record() flipped `current` after building it.
@@ -152,16 +152,16 @@ void OcclusionPass::record_view(FrameContext& f) {
     if (f.overlay && f.view_legend) f.overlay->label(4, 4, pyramid_view_label(depth_extent, level), rgba8(255, 255, 255), scale);
 }
 
-void OcclusionPass::build(VkCommandBuffer cmd, Image& depth, Variant variant, uint32_t which) {
+void OcclusionPass::build(VkCommandBuffer cmd, FrameGraph& g, Variant variant, uint32_t which) {
     if (variant == Variant::subgroup && !subgroup)
         throw std::runtime_error(std::string(pass_info(PassId::occlusion).label) +
                                  ": the subgroup variant was planned but the device cannot run it");
-    // DEPTH_READ_ONLY_OPTIMAL: sampled here, then the light cull and forward's depth test read it unchanged.
-    transition(cmd, depth, depth_read_layout(depth), VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_SAMPLED_READ_BIT);
-    // The previous frame's readers and writers of the pyramid (and of the finished count) are done.
-    memory_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_COPY_BIT,
-                   VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT | VK_ACCESS_2_TRANSFER_READ_BIT,
-                   VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+    // The depth sampled, in DEPTH_READ_ONLY_OPTIMAL: the light cull and forward's depth test then
+    // read it unchanged; the pyramid and its finished count rewritten (the graph waits for their
+    // last readers).
+    Image& depth = g.image(Res::depth);
+    const Use pyramid_write = writes(Res::pyramid, kComputeStage, kStorageReadWrite);
+    g.pass(cmd, {reads(Res::depth, kComputeStage, VK_ACCESS_2_SHADER_SAMPLED_READ_BIT, depth_read_layout(depth)), pyramid_write});
     const Pipeline& pipeline = variant == Variant::subgroup ? subgroup : fallback;
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.handle());
     Descriptors d;
@@ -175,18 +175,12 @@ void OcclusionPass::build(VkCommandBuffer cmd, Image& depth, Variant variant, ui
     } else {
         std::vector<PyramidLevel> levels = pyramid_levels(depth.extent);
         for (push.level = 0; push.level < levels.size(); ++push.level) {
-            if (push.level > 0)  // the level below is written
-                memory_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
-                               VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
+            if (push.level > 0) g.pass(cmd, {pyramid_write});  // the level below is written
             vkCmdPushConstants(cmd, pipeline.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
             const PyramidLevel& l = levels[push.level];
             vkCmdDispatch(cmd, ceil_div(l.width, kFallbackGroup), ceil_div(l.height, kFallbackGroup), 1);
         }
     }
-    // Its readers: this frame's occlusion tests and views (compute, task) and readbacks.
-    memory_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
-                   VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_COPY_BIT,
-                   VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_TRANSFER_READ_BIT);
 }
 
 std::vector<float> OcclusionPass::read(const Context& ctx, uint32_t which) const {

@@ -63,9 +63,10 @@ struct OcclusionPass : PassUnit {
     // --view depth-pyramid: one level of the last pyramid built, over the frame (pyramid_view.comp).
     void record_view(FrameContext& f) override;
     Pipeline view;  // pyramid_view.comp.main
-    // The pyramid of `depth` (DEPTH_READ_ONLY_OPTIMAL from now on) with `variant`, into pyramid
-    // `which` of the buffer: the frame's, and tests' of an uploaded depth image.
-    void build(VkCommandBuffer cmd, Image& depth, Variant variant, uint32_t which = 0);
+    // The pyramid of the image bound as Res::depth in `graph` (DEPTH_READ_ONLY_OPTIMAL from now on)
+    // with `variant`, into pyramid `which` of the buffer bound as Res::pyramid (this pass's
+    // `pyramid`): the frame's, and tests' of an uploaded depth image.
+    void build(VkCommandBuffer cmd, FrameGraph& graph, Variant variant, uint32_t which = 0);
     // After the device is idle: pyramid `which`, every level, as pyramid_levels() lays them out.
     std::vector<float> read(const Context& ctx, uint32_t which = 0) const;
 };

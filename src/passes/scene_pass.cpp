@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "passes/meshlet_pass.h"
+#include "passes/occlusion_pass.h"
 #include "render/visibility_id.h"
 
 #include <cstdio>
@@ -15,6 +16,12 @@ namespace {
 // The shading-time quad mip starts from the same colour, so texels that no quad touches (four
 // background pixels) already hold their box filter ((a + a) + (a + a)) / 4 = a, exactly.
 constexpr VkClearColorValue kClearColor = {{0.00390625f, 0.0048828125f, 0.0068359375f, 1.0f}};
+
+// The pre-pass's depth, tested and written (reversed Z, GREATER).
+const Use kDepthWrite = writes(Res::prepass_depth, kDepthTestStages,
+                               VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_READ_BIT | VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT,
+                               VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL);
+constexpr VkAccessFlags2 kColorWriteRead = VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT | VK_ACCESS_2_COLOR_ATTACHMENT_READ_BIT;
 
 // EXPERIMENT ONLY (docs/quad-mip.md "Where the cost came from"): SGD_MIP_EXPERIMENT=NAME
 // swaps the quad mip's shader for forward.frag.mipx_NAME (shaders/variants.cmake) and counts the
@@ -118,6 +125,7 @@ void draw_scene(FrameContext& f, const Pipeline& pipeline, Descriptors& descript
     vkCmdBindVertexBuffers(f.cmd, 0, 2, buffers, offsets);
     const Buffer& indices = f.draw_indices ? *f.draw_indices : f.scene.indices;
     const Buffer& indirect = f.draw_indirect ? *f.draw_indirect : f.scene.indirect_all;
+    if (!draw_count && f.drew_with_count) draw_count = &f.scene.all_draws_count;  // FrameContext::drew_with_count
     vkCmdBindIndexBuffer(f.cmd, indices.buffer, 0, VK_INDEX_TYPE_UINT32);
     const uint32_t stride = sizeof(VkDrawIndexedIndirectCommand);
     if (f.ctx.features.multi_draw_indirect) {
@@ -144,10 +152,6 @@ void ScenePass::record_depth(FrameContext& f, bool late) {
     // The late draw (occlusion phase 2) is timed by the renderer with the phase-2 cull.
     if (!late) begin_label(f.ctx, f.cmd, debug_label(Timer::depth));
     if (!late) f.timer.begin(f.cmd, Timer::depth);
-    // The late draw keeps what the pre-pass drew (and the pyramid pass read).
-    transition(f.cmd, f.targets.depth, VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL,
-               VK_PIPELINE_STAGE_2_EARLY_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT,
-               VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_READ_BIT | VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT, !late);
     // Reversed Z: cleared to 0, the far plane.
     VkRenderingAttachmentInfo depth_target = depth_attachment(f.targets.depth, VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL,
                                                               late ? VK_ATTACHMENT_LOAD_OP_LOAD : VK_ATTACHMENT_LOAD_OP_CLEAR,
@@ -164,11 +168,25 @@ void ScenePass::record_depth(FrameContext& f, bool late) {
     // re-admitted something (ids_gated).
     bool ids = f.plan.shading.shading == Shading::visibility && (meshlets || visibility) && f.targets.visibility.image &&
                (!f.ids_after_late_draw || (!late && ids_gated(f)));
+    // The depth written (cleared first, or by the late draw kept: the pyramid pass read it), the ids
+    // where this draw writes them, the cull's lists; the meshlet path's task shaders read the pyramid
+    // (previous frame's in phase 1, this frame's in the late draw).
+    Use depth_use = kDepthWrite;
+    depth_use.discard = !late;
+    std::vector<Use> uses = {depth_use, reads(Res::draw_lists, kDrawListStages, kDrawListReads)};
+    if (ids) uses.push_back(writes(Res::visibility, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT, kColorWriteRead,
+                                   VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, !late));
+    if (meshlets) {
+        // Its task and mesh shaders cull here: the visible list written (phase 2's list read as the
+        // late draw's indirect command), the counters counted into.
+        uses.push_back(writes(Res::meshlet_lists, kMeshletStages | VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT,
+                              VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT | kStorageReadWrite));
+        uses.push_back(writes(Res::counters, kMeshletStages | kFragmentStage, kStorageReadWrite));
+        if (f.pyramid && occlusion_culls(f)) uses.push_back(reads(Res::pyramid, kMeshletStages, kStorageRead));
+    }
+    f.graph().pass(f.cmd, uses);
     VkRenderingAttachmentInfo id_target{};
     if (ids) {
-        transition(f.cmd, f.targets.visibility, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
-                   VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
-                   VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT | VK_ACCESS_2_COLOR_ATTACHMENT_READ_BIT, !late);
         VkClearColorValue none{};
         none.uint32[0] = kVisibilityNone;
         id_target = color_attachment(f.targets.visibility, late ? VK_ATTACHMENT_LOAD_OP_LOAD : VK_ATTACHMENT_LOAD_OP_CLEAR, none);
@@ -184,7 +202,6 @@ void ScenePass::record_depth(FrameContext& f, bool late) {
         draw_scene(f, depth);
     }
     vkCmdEndRendering(f.cmd);
-    if (meshlets) meshlets->record_depth_done(f);
     if (!late) f.timer.end(f.cmd, Timer::depth);
     if (!late) end_label(f.ctx, f.cmd);
 }
@@ -205,11 +222,13 @@ void ScenePass::record_ids(FrameContext& f) {
     // order) are the ones this pass would write. Where it draws, every covered pixel's final depth
     // is some merged triangle's fragment, which EQUAL passes: each is written again.
     const bool gated = ids_gated(f);
-    transition(f.cmd, f.targets.depth, VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL,
-               VK_PIPELINE_STAGE_2_EARLY_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT,
-               VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_READ_BIT | VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT);
-    transition(f.cmd, f.targets.visibility, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
-               VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT | VK_ACCESS_2_COLOR_ATTACHMENT_READ_BIT, !gated);
+    // The final depth tested (its attachment stored), the ids written (kept where gated), the merged
+    // list and the count cull_late.comp wrote.
+    std::vector<Use> uses = {kDepthWrite, reads(Res::draw_lists, kDrawListStages, kDrawListReads),
+                             writes(Res::visibility, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT, kColorWriteRead,
+                                    VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, !gated)};
+    if (f.plan.geometry == Geometry::meshlet && f.meshlets) uses.push_back(reads(Res::meshlet_lists, kMeshletStages, kStorageRead));
+    f.graph().pass(f.cmd, uses);
     VkClearColorValue none{};
     none.uint32[0] = kVisibilityNone;
     VkRenderingAttachmentInfo id_target =
@@ -222,16 +241,13 @@ void ScenePass::record_ids(FrameContext& f) {
     } else {
         Descriptors descriptors = scene_descriptors(f);
         draw_scene(f, visibility_merged, descriptors, gated ? f.ids_draw_count : nullptr);
+        f.drew_with_count = f.drew_with_count || gated;
     }
     vkCmdEndRendering(f.cmd);
 }
 
 bool ids_gated(const FrameContext& f) {
-    // Not under a debug view: the unsupported-stage views drawn over a gated two-phase frame lost
-    // most of their surfaces (RayTrace.ViewsInTheSixStagesMarkWhatTheDeviceLacks); views are not
-    // timed, so they keep the ungated ids pass.
-    return f.ids_after_late_draw && f.plan.geometry == Geometry::indexed && f.ctx.features.draw_indirect_count &&
-           f.plan.view.mode == ViewMode::shaded;
+    return f.ids_after_late_draw && f.plan.geometry == Geometry::indexed && f.ctx.features.draw_indirect_count;
 }
 
 void ScenePass::record_forward(FrameContext& f) {
@@ -258,11 +274,13 @@ void ScenePass::record_forward(FrameContext& f) {
     std::vector<Use> uses = {
         reads(Res::prepass_depth, kDepthTestStages, VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_READ_BIT,
               VK_IMAGE_LAYOUT_DEPTH_READ_ONLY_OPTIMAL),
+        reads(Res::draw_lists, kDrawListStages, kDrawListReads),
         writes(Res::hdr, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
                VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT | VK_ACCESS_2_COLOR_ATTACHMENT_READ_BIT, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, true),
         {Res::ray_traced, kFragmentStage, kStorageRead, VK_IMAGE_LAYOUT_GENERAL, !f.ray_traced},
         writes(Res::counters, VK_PIPELINE_STAGE_2_PRE_RASTERIZATION_SHADERS_BIT | kFragmentStage, kStorageReadWrite)};
     if (f.light_lists) uses.push_back(reads(Res::light_lists, kFragmentStage, kStorageRead));
+    if (f.plan.geometry == Geometry::meshlet && f.meshlets) uses.push_back(reads(Res::meshlet_lists, kMeshletStages, kStorageRead));
     if (quad_mip) {
         uses.push_back(writes(Res::mip, kFragmentStage, kStorageWrite, VK_IMAGE_LAYOUT_GENERAL));
         uses.push_back(writes(Res::mip_edges, kFragmentStage, kStorageReadWrite));

@@ -117,8 +117,10 @@ Descriptors VisibilityPass::bind_frame(FrameContext& f, const Pipeline& pipeline
         reads(Res::visibility, kComputeStage, VK_ACCESS_2_SHADER_SAMPLED_READ_BIT, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL),
         writes(Res::hdr, kComputeStage, kStorageWrite, VK_IMAGE_LAYOUT_GENERAL, true),
         {Res::ray_traced, kComputeStage, kStorageRead, VK_IMAGE_LAYOUT_GENERAL, !f.ray_traced},
-        writes(Res::counters, kComputeStage, kStorageReadWrite)};
+        writes(Res::counters, kComputeStage, kStorageReadWrite),
+        reads(Res::draw_lists, kComputeStage, kStorageRead)};  // the list the ids name
     if (f.light_lists) uses.push_back(reads(Res::light_lists, kComputeStage, kStorageRead));
+    if (f.plan.geometry == Geometry::meshlet && f.meshlets) uses.push_back(reads(Res::meshlet_lists, kComputeStage, kStorageRead));
     uses.insert(uses.end(), more);
     f.graph().pass(f.cmd, uses);
     vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.handle());

@@ -211,6 +211,12 @@ struct FrameContext {
     // is 0 in frames whose phase 2 re-admitted nothing (the GPU's count, no read-back). Null where
     // phase 2 did not run.
     const Buffer* ids_draw_count = nullptr;
+    // Set once the frame drew with a count from the GPU (the gated ids pass): every later indexed
+    // indirect draw of the command buffer passes a count too (draw_scene: scene.all_draws_count).
+    // lavapipe (Mesa 25.0.7) keeps a vkCmdDrawIndexedIndirectCount's count buffer for the command
+    // buffer's later vkCmdDrawIndexedIndirect calls, which then draw at most that many: after a gated
+    // ids pass that drew nothing (phase 2 re-admitted nothing: count 0) the debug views drew nothing.
+    bool drew_with_count = false;
     // The depth pyramids (OcclusionPass::pyramid), which the cull's occlusion phases read; set by
     // the renderer. Null where there is no occlusion unit (tests).
     const Buffer* pyramid = nullptr;
@@ -262,6 +268,7 @@ inline FrameGraph& FrameContext::graph() {
     if (exposure_state) g.bind(Res::exposure, *exposure_state);
     if (mip_edges) g.bind(Res::mip_edges, *mip_edges);
     if (light_lists) g.bind(Res::light_lists, *light_lists);
+    if (pyramid) g.bind(Res::pyramid, *pyramid);
     return g;
 }
 
@@ -274,6 +281,10 @@ constexpr VkPipelineStageFlags2 kDepthTestStages =
 constexpr VkAccessFlags2 kStorageRead = VK_ACCESS_2_SHADER_STORAGE_READ_BIT;
 constexpr VkAccessFlags2 kStorageWrite = VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT;
 constexpr VkAccessFlags2 kStorageReadWrite = kStorageRead | kStorageWrite;
+// The cull's lists as a draw reads them: indirect commands (and a draw count) and indices.
+constexpr VkPipelineStageFlags2 kDrawListStages = VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT | VK_PIPELINE_STAGE_2_INDEX_INPUT_BIT;
+constexpr VkAccessFlags2 kDrawListReads = VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT | VK_ACCESS_2_INDEX_READ_BIT;
+constexpr VkPipelineStageFlags2 kMeshletStages = VK_PIPELINE_STAGE_2_TASK_SHADER_BIT_EXT | VK_PIPELINE_STAGE_2_MESH_SHADER_BIT_EXT;
 
 // The list the visibility ids name (docs/visibility.md, "The visibility id"): its indices and one
 // command per draw, the id's primitive the triangle at firstIndex + 3 primitive. Under --raster

@@ -9,6 +9,7 @@ namespace {
 constexpr std::array<const char*, kResourceCount> kResourceNames = {
     "depth",      "pre-pass depth", "hdr",      "color",      "mip",       "ray traced", "visibility",
     "counters",   "light lists", "exposure", "mip edges", "mip stamps", "mip dispatch", "counters readback",
+    "draw lists", "cull state", "pyramid", "meshlet lists",
     "ray structures", "ray scratch", "light aabbs", "ray lists", "ray primary hits", "ray stat stripes"};
 
 // Whether earlier barriers made the last write visible to `access` in every stage of `stage`.

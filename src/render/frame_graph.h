@@ -33,6 +33,12 @@ enum class Res : uint32_t {
     mip_stamps,       // the fix-up's per-texel stamps (the mip pass's own)
     mip_dispatch,     // the fix-up's indirect dispatch (the mip pass's own)
     counters_readback,  // this frame slot's host copy of the counters
+    // What the scene passes draw: the cull's lists and indirect commands (phase 1's, the late draw's,
+    // merged; each draw's chosen level), the source ranks beside them and the ids pass's draw count.
+    draw_lists,
+    cull_state,       // the cull's own: look-back state, occlusion's rejected list, its scans and masks, the merge's dispatches
+    pyramid,          // occlusion's depth pyramids and their finished count
+    meshlet_lists,    // the meshlet path's visible list, occlusion phase 2's list and the capture
     ray_structures,     // the ray tracer's BLASes and TLAS (the light BLAS and the TLAS rebuilt each frame)
     ray_scratch,        // their builds' scratch
     light_aabbs,        // the lights' boxes the light BLAS is built from

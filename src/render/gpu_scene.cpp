@@ -356,6 +356,8 @@ void upload_scene(const Context& ctx, const Scene& scene, GpuScene& gpu) {
     gpu.draws = create_buffer_with_data(ctx, gpu.cpu_draws.data(), gpu.cpu_draws.size() * sizeof(GpuDraw), storage, "draws");
     gpu.indirect_all = create_buffer_with_data(ctx, all.data(), all.size() * sizeof(all[0]),
                                                VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | storage, "indirect (all)");
+    gpu.all_draws_count = create_buffer_with_data(ctx, &gpu.draw_count, sizeof(gpu.draw_count), VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT,
+                                                  "all draws count");
     gpu.indirect_template = create_buffer_with_data(ctx, empty.data(), empty.size() * sizeof(empty[0]),
                                                     VK_BUFFER_USAGE_TRANSFER_SRC_BIT | storage, "indirect template");
     auto start = std::chrono::steady_clock::now();

@@ -16,6 +16,9 @@ struct GpuScene {
     Buffer draws;             // GpuDraw[], one per mesh instance
     Buffer indirect_all;      // VkDrawIndexedIndirectCommand[]: every triangle of every draw
     Buffer indirect_template; // same commands with indexCount 0 and firstIndex = out_first: the cull pass's start
+    // One word, draw_count: the count of the scene's draws after a frame's first counted draw
+    // (FrameContext::drew_with_count; read only where the device has drawIndirectCount).
+    Buffer all_draws_count;
     // The texture array the shaders index (shaders/scene_textures.glsl): [0] one white texel (the
     // untextured materials), [i + 1] scene texture i at its own size with its full mip chain
     // (scene/texture_mips.h), R8G8B8A8_SRGB for colour, UNORM for data. Written once into

@@ -209,11 +209,14 @@ void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_i
     vkCmdFillBuffer(cmd, counters_.buffer, 0, kRestingWord, 0);
     vkCmdFillBuffer(cmd, counters_.buffer, kRestingWord, sizeof(uint32_t), occlusion_resting_ ? 1u : 0u);
     vkCmdFillBuffer(cmd, counters_.buffer, kRestingWord + 4, sizeof(GpuCounters) - kRestingWord - 4, 0);
-    // Cull, the pre-pass or the compute rasterizer, and occlusion's two phases record their own
-    // barriers (hand-written, not yet declared): to the graph they are one pass that reads and
-    // writes the counters in any stage.
+    // The compute rasterizer and the meshlet path record their own barriers (hand-written, not yet
+    // declared): to the graph they are one pass that reads and writes the counters in any stage.
     const VkPipelineStageFlags2 any_counter_stage = counter_stages(ctx_.features);
     graph.pass(cmd, {writes(Res::counters, any_counter_stage, kStorageReadWrite | VK_ACCESS_2_TRANSFER_READ_BIT)});
+    // The cull's lists (what the scene passes draw, culled this frame or not) and the meshlet path's.
+    CullPass& cull = unit<CullPass>(PassId::cull);
+    cull.graph(f);
+    if (meshlets_) graph.bind(Res::meshlet_lists, meshlets_->lists());
 
     if (config_.test_extra_work) {
         // Tests only: known extra work in the frame timer (RendererConfig::test_extra_work). Each
@@ -237,8 +240,15 @@ void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_i
     // ids name source triangles.
     const bool compute_raster = visibility && config_.plan.raster.raster == Raster::compute && targets_.raster_words.buffer;
     f.ids_name_source = compute_raster;
+    // The compute rasterizer records its own barriers: the graph makes the cull's lists visible to
+    // the stages it reads them in (its chunk pass, its hardware draw and its split) before each step.
+    auto rasterize = [&](RasterPhase phase) {
+        graph.pass(cmd, {reads(Res::draw_lists, kDrawListStages | VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT | kComputeStage | kFragmentStage,
+                               kDrawListReads | kStorageRead)});
+        raster_pass_.record(f, phase);
+    };
     record_units(f, FramePoint::before_depth);
-    compute_raster ? raster_pass_.record(f, RasterPhase::first) : scene_pass_.record_depth(f);
+    compute_raster ? rasterize(RasterPhase::first) : scene_pass_.record_depth(f);
     record_units(f, FramePoint::after_prepass);
     slot.ids_gated = false;
     if (two_phases) {
@@ -262,13 +272,17 @@ void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_i
                 scene_pass_.record_depth(f, true);
             }
         } else {
-            CullPass& cull = unit<CullPass>(PassId::cull);
             cull.record_late(f);
-            compute_raster ? raster_pass_.record(f, RasterPhase::late) : scene_pass_.record_depth(f, true);
+            compute_raster ? rasterize(RasterPhase::late) : scene_pass_.record_depth(f, true);
             cull.record_merge(f);
             // The frame's words, split once the merge wrote the frame's list (which the
             // instrumented frame's classifying passes rasterize again).
-            if (compute_raster) raster_pass_.record_final_split(f);
+            if (compute_raster) {
+                graph.pass(cmd, {reads(Res::draw_lists, kDrawListStages | VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT | kComputeStage |
+                                                            kFragmentStage,
+                                       kDrawListReads | kStorageRead)});
+                raster_pass_.record_final_split(f);
+            }
         }
         slot.timer->end(cmd, Timer::late_depth);
         end_label(ctx_, cmd);
@@ -284,9 +298,16 @@ void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_i
         }
         slot.ids_gated = f.ids_after_late_draw && !compute_raster && ids_gated(f);
     }
-    // From here each pass declares its reads and writes: light cull, the ray tracer, forward or
-    // the visibility shading pass, the mip, resolve, exposure, the views of the declared passes,
-    // the overlay and the frame's end.
+    // From here each pass declares its reads and writes: light cull, the ray tracer (the renderer
+    // declares for it the lists the visibility ids name, which it reads), forward or the visibility
+    // shading pass, the mip, resolve, exposure, the views of the declared passes, the overlay and
+    // the frame's end.
+    if (config_.plan[PassId::ray_trace].variant != Variant::off && ctx_.features.ray_tracing) {
+        const VkPipelineStageFlags2 ray_stages = VK_PIPELINE_STAGE_2_RAY_TRACING_SHADER_BIT_KHR | kComputeStage;
+        std::vector<Use> uses = {reads(Res::draw_lists, ray_stages, kStorageRead)};
+        if (config_.plan.geometry == Geometry::meshlet && meshlets_) uses.push_back(reads(Res::meshlet_lists, ray_stages, kStorageRead));
+        graph.pass(cmd, uses);
+    }
     record_units(f, FramePoint::after_depth);
     // With --mip forward, forward also writes the mip, and appends to the mip pass's edge list.
     f.mip_edges = &unit<MipPass>(PassId::mip).edges;

@@ -80,6 +80,7 @@ std::vector<PlannedAllocation> planned_allocations(const Scene& scene, const Opt
         {"draws", draws * sizeof(GpuDraw), K::storage_buffer},
         {"indirect (all)", draws * indirect, K::storage_buffer},
         {"indirect template", draws * indirect, K::storage_buffer},
+        {"all draws count", 4, K::storage_buffer},
         // every texture at its own size with its full mip chain, and the white texel
         {"textures", texture_bytes(scene, plan.textures.layers), K::image},
         // frame targets (render/renderer.cpp)

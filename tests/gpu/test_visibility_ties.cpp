@@ -190,6 +190,26 @@ TEST(VisibilityTies, HardwareIdsPassDrawsOnlyWhereThePhaseTwoReadmitted) {
     EXPECT_EQ(validation_message_count(), messages);
 }
 
+// The debug views drawn after the gated ids pass: in a frame whose phase 2 re-admitted nothing
+// the pass drew with a count of 0, and the views' indirect draws after it must still draw every
+// surface (FrameContext::drew_with_count): the lod view's frame equals --occlusion off's.
+TEST(VisibilityTies, ViewsAfterTheGatedIdsPassDrawEverySurface) {
+    REQUIRE_DRAWING();
+    if (!test_context().features.draw_indirect_count) GTEST_SKIP() << "device lacks drawIndirectCount: the ids pass is not gated here";
+    std::string dir = test_dir("gated-views");
+    auto shot = [&](const std::string& occlusion) {
+        std::string png = dir + "/lod-occlusion-" + occlusion + ".png";
+        DemoRun run = run_demo({"--headless", "--size", "160x90", "--frames", "1", "--warmup", "0", "--validate", "--scene", kKnot,
+                                "--shading", "visibility", "--occlusion", occlusion, "--view", "lod", "--screenshot", png});
+        EXPECT_EQ(run.exit_code, 0) << run.output;
+        EXPECT_EQ(validation_lines(run.output), 0) << run.output;
+        return read_png(png);
+    };
+    Png gated = shot("fallback"), plain = shot("off");
+    ASSERT_EQ(gated.rgba.size(), plain.rgba.size());
+    EXPECT_TRUE(gated.rgba == plain.rgba) << "the lod view over the gated frame differs from --occlusion off's";
+}
+
 TEST(VisibilityTies, MeshletLateDrawResolvesEqualDepthsAsForward) {
     REQUIRE_DRAWING();
     if (!test_context().features.mesh_shader) GTEST_SKIP() << "device lacks VK_EXT_mesh_shader: no meshlet path here";

@@ -66,7 +66,10 @@ void expect_reference_pyramids(ValidatedContext& v, std::vector<Variant> variant
             for (Variant variant : variants) {
                 SCOPED_TRACE(std::string(variant_name(variant)) + ", round " + std::to_string(round));
                 VkCommandBuffer cmd = begin_one_shot(v.ctx);
-                pass.build(cmd, depth, variant);
+                FrameGraph graph;  // the pass declares its uses: the graph records its barriers
+                graph.bind(Res::depth, depth);
+                graph.bind(Res::pyramid, pass.pyramid);
+                pass.build(cmd, graph, variant);
                 end_one_shot(v.ctx, cmd);
                 depth.last_stage = VK_PIPELINE_STAGE_2_NONE;  // the one-shot's queue wait covers the read
                 depth.last_access = VK_ACCESS_2_NONE;
