@@ -440,8 +440,8 @@ MUTANTS = {
     # was listed in, a late triangle named by its rank in its chunk instead of in its draw's level.
     "raster-late-draw-writes-no-words": (
         "src/passes/raster_pass.cpp",
-        "    record_compute(f, compute, bin, d, push);\n",
-        "    if (!late) record_compute(f, compute, bin, d, push);\n",
+        "    record_compute(f, compute, bin, d, push, false, gated ? &late_dispatches : nullptr);\n",
+        "    if (!late) record_compute(f, compute, bin, d, push, false, gated ? &late_dispatches : nullptr);\n",
         r"^Raster\.OcclusionPhasesWriteTheWordsOfOneRasterizationInEveryFrame|^Raster\.OcclusionPhaseTwoMatchesHardware",
     ),
     "raster-id-from-the-listed-place": (
