@@ -68,7 +68,7 @@ TEST(GpuLayout, FrameUniformsOffsetsAreGlslangsStd140) {
 }
 
 TEST(GpuLayout, PointLightOffsetsAreGlslangsStd430) {
-    std::vector<uint32_t> spirv = load_spirv("light_cull.comp.subgroup");
+    std::vector<uint32_t> spirv = load_spirv("light_cull.comp.switch");
     ASSERT_GT(spirv.size(), 5u) << "not built";
     EXPECT_EQ(spirv_struct_offsets(spirv, 0, kLightCullLightsBinding, 0), kPointLight);
 }
