@@ -76,6 +76,15 @@
 #                per kind (over the traces alone) and every stage's invocations, the variants' frames,
 #                dumps and statistics (the subgroup variant's striped counters) compared, the targets (dense ray_trace, its speed-ups); --compare's ray_trace ratio with its interval; the six stages'
 #                views on the visibility path (both geometry paths) and forward, validated
+#   dense-rays   the ray tracer's dense launch against its plain one (docs/ray-tracing.md "Dense rays"),
+#                both sizes, --shading visibility and forward: the subgroup variant with ballot lists,
+#                atomic lists and per pixel (SGD_RAY_LISTS subgroup, fallback, off), the fallback with
+#                atomic lists and per pixel, alternated over two rounds: ray_trace, plain over dense
+#                (speedup), rays per second per kind, the pixels' share that list each ray kind, each
+#                stage's lanes per subgroup on each launch (the subgroup variant's counts: how full the
+#                traversal's subgroups ran); frames, ray dumps and statistics dense against plain (small
+#                size); the ray-generation and miss views on each launch (lane-id, active-lanes, the
+#                small size, validated) on one sheet
 #   refit        the ray tracer's acceleration structures refitted every frame (the default) against
 #                rebuilt every frame (SGD_RAY_REFIT=off), both sizes, alternated over two rounds:
 #                ray_build (the target), ray_trace (what the refitted tree costs the rays) and the frame,
@@ -485,6 +494,75 @@ PY
       c:ray_trace.rays_per_second.primary c:ray_trace.rays_per_second.shadow c:ray_trace.rays_per_second.reflection c:ray_trace.rays_per_second.total \
       c:ray_trace.stages.closest_hit.invocations c:ray_trace.stages.miss.invocations c:ray_trace.stages.any_hit.invocations \
       c:ray_trace.stages.intersection.invocations c:ray_trace.stages.callable.invocations validation: >> "$md"
+    cat "$d/notes.txt" >> "$md" ;;
+  dense-rays)  # docs/ray-tracing.md "Dense rays": the dense launch against the plain one, and the views on each
+    configs=(sg-ballot:subgroup:subgroup sg-atomic:subgroup:fallback sg-plain:subgroup:off fb-atomic:fallback:fallback
+      fb-plain:fallback:off)
+    for size in "${sizes[@]}"; do
+      for shading in visibility forward; do
+        # Alternated over two rounds: drift in the device's clocks falls on every configuration.
+        for round in 1 2; do for config in "${configs[@]}"; do
+          IFS=: read -r tag v lists <<< "$config"
+          shots=()
+          [ "$size" = "$small" ] && [ $round = 1 ] && shots=(--screenshot "$d/frame-$shading-$tag.png" --ray-dump "$d/dump-$shading-$tag.png")
+          SGD_RAY_LISTS=$lists run "$shading-$tag-$size-$round" --headless "${scaled[@]}" --size $size --shading $shading \
+            --ray-trace $v --frames $frames --warmup $warmup "${shots[@]}"
+        done; done
+      done
+      python3 - "$d" "$size" >> "$d/notes.txt" <<'PY'
+import json, sys
+d, size = sys.argv[1:]
+w, h = map(int, size.split("x"))
+def report(tag, k=1):
+    return json.load(open(f"{d}/{tag}-{size}-{k}.json"))
+def ms(tag):  # ray_trace, the mean of the two rounds' medians
+    return sum(report(tag, k)["timings_ms"]["ray_trace"]["median"] for k in (1, 2)) / 2
+def counts(tag):  # the rays and every stage's invocations but raygen's (per listed ray, or per pixel)
+    r = report(tag)["counters"]["ray_trace"]
+    return r["rays"], {k: s["invocations"] for k, s in r["stages"].items() if k != "raygen"}, r["any_hit_rejections"], r["sphere_hits"]
+def lanes(tag):  # each stage's lanes per subgroup (the subgroup variant's counts)
+    st = report(tag)["counters"]["ray_trace"]["stages"]
+    return ", ".join(f"{k} {s['lanes_per_subgroup']:.1f}" for k, s in st.items() if s.get("lanes_per_subgroup") is not None)
+for shading in ("visibility", "forward"):
+    try:
+        rays = report(f"{shading}-sg-plain")["counters"]["ray_trace"]["rays"]
+        print(f"{size} {shading}: pixels listed for a shadow ray {rays['shadow'] / (w * h):.1%}, for a reflection ray "
+              f"{rays['reflection'] / (w * h):.1%}")
+        for dense, plain in (("sg-ballot", "sg-plain"), ("sg-atomic", "sg-plain"), ("fb-atomic", "fb-plain")):
+            t_dense, t_plain = ms(f"{shading}-{dense}"), ms(f"{shading}-{plain}")
+            same = counts(f"{shading}-{dense}") == counts(f"{shading}-{plain}")
+            print(f"{size} {shading} ray_trace {dense} {t_dense:.3f} ms, {plain} {t_plain:.3f} ms: plain over dense "
+                  f"{t_plain / t_dense:.3f}x; rays, invocations (raygen aside), rejections and sphere hits equal: "
+                  f"{'yes' if same else 'NO'}")
+        for tag in ("sg-ballot", "sg-plain"):
+            print(f"{size} {shading} {tag} lanes per subgroup: {lanes(f'{shading}-{tag}')}")
+    except (OSError, KeyError, ValueError, TypeError) as e:
+        print(f"{size} {shading}: no figures ({e})")
+PY
+    done
+    for shading in visibility forward; do
+      for pair in sg-ballot:sg-plain sg-atomic:sg-plain fb-atomic:fb-plain; do
+        IFS=: read -r dense plain <<< "$pair"
+        f=$d/frame-$shading dump=$d/dump-$shading
+        echo "$small $shading $dense against $plain: frames identical $(same "$f-$dense.png" "$f-$plain.png"), ray dumps identical $(same "$dump-$dense.png" "$dump-$plain.png")" >> "$d/notes.txt"
+      done
+      # The views on the launch the frame traces (docs/ray-tracing.md "The views"): dense (auto) and per pixel.
+      for lists in auto off; do for view in lane-id active-lanes; do for stage in raygen miss; do
+        SGD_RAY_LISTS=$lists run "view-$shading-$lists-$view-$stage" --headless "${scene[@]}" --size 960x540 --frames 2 --warmup 1 \
+          --validate --shading $shading --view $view --view-stage $stage --screenshot "$d/view-$shading-$lists-$view-$stage.png"
+      done; done; done
+    done
+    "$build/png-sheet" "$d/views-sheet.png" --columns 4 "$d"/view-*.png > /dev/null 2>&1
+    $tables speedup "$d" ray_trace "${sizes[@]}" -- visibility-sg-plain:visibility-sg-ballot visibility-sg-plain:visibility-sg-atomic \
+      visibility-fb-plain:visibility-fb-atomic forward-sg-plain:forward-sg-ballot forward-sg-plain:forward-sg-atomic \
+      forward-fb-plain:forward-fb-atomic >> "$md"
+    $tables passes "$d" "${sizes[@]}" -- visibility-sg-ballot visibility-sg-atomic visibility-sg-plain visibility-fb-atomic \
+      visibility-fb-plain forward-sg-ballot forward-sg-atomic forward-sg-plain forward-fb-atomic forward-fb-plain >> "$md"
+    $tables runs "$d" plan:ray_trace.lists ray_trace c:ray_trace.rays.primary c:ray_trace.rays.shadow c:ray_trace.rays.reflection \
+      c:ray_trace.rays_per_second.primary c:ray_trace.rays_per_second.shadow c:ray_trace.rays_per_second.reflection \
+      c:ray_trace.rays_per_second.total c:ray_trace.stages.raygen.invocations c:ray_trace.stages.raygen.lanes_per_subgroup \
+      c:ray_trace.stages.miss.lanes_per_subgroup c:ray_trace.stages.closest_hit.lanes_per_subgroup \
+      c:ray_trace.stages.any_hit.lanes_per_subgroup validation: >> "$md"
     cat "$d/notes.txt" >> "$md" ;;
   refit)  # docs/ray-tracing.md "Refitting": the lights' BLAS and the TLAS refitted or rebuilt
     for size in "${sizes[@]}"; do

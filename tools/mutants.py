@@ -226,6 +226,35 @@ MUTANTS = {
         "    if (bits != 0u) imageStore(traced_image, pixel, uvec4(bits));\n",
         r"^RayTrace\.DenseLaunchTracesThePlainLaunchsRays",
     ),
+    # docs/ray-tracing.md, "The views": the ray-tracing stages' views trace the launch the frame
+    # traced. A view that traces one raygen per pixel while the frame went dense writes pixels that
+    # are in no list; one that skips the clear keeps the frame's values where they outrank the
+    # records (a blocked shadow ray's bits); swapped entries let the shadow entry's record win; a
+    # primary launch that writes nothing leaves the forward path's unlisted pixels empty.
+    "stage-view-traces-the-plain-launch": (
+        "src/passes/ray_trace_pass.cpp",
+        "    bool dense = f.ray_traced && traced_dense_;\n",
+        "    bool dense = false;\n",
+        r"^RayTrace\.StageViewsTraceTheLaunchTheFrameTraces",
+    ),
+    "dense-view-keeps-the-frames-values": (
+        "src/passes/ray_trace_pass.cpp",
+        "    vkCmdClearColorImage(f.cmd, f.targets.ray_traced.image, VK_IMAGE_LAYOUT_GENERAL, &zero, 1, &range);\n",
+        "",
+        r"^RayTrace\.StageViewsTraceTheLaunchTheFrameTraces",
+    ),
+    "dense-view-shadow-entry-wins": (
+        "shaders/raytrace.rgen",
+        "kViewShadowEntry = 1u, kViewReflectionEntry = 2u;",
+        "kViewShadowEntry = 2u, kViewReflectionEntry = 1u;",
+        r"^RayTrace\.StageViewsTraceTheLaunchTheFrameTraces",
+    ),
+    "primary-view-writes-nothing": (
+        "shaders/raytrace.rgen",
+        "    store_view_record(pixel, own_record != 0u ? own_record : primary_record, kViewPixelEntry);\n",
+        "",
+        r"^RayTrace\.StageViewsTraceTheLaunchTheFrameTraces",
+    ),
     "primary-hits-of-the-next-triangle": (
         "shaders/raytrace.rgen",
         "hit ? uvec2(payload.draw, payload.primitive) : uvec2(kNoPrimaryHit);",
