@@ -58,13 +58,12 @@ void main() {
         if (tangent.w != 0.0) {
             material.tangent = vec4(model * tangent.xyz, tangent.w < 0.0 ? -1.0 : 1.0);
         } else {
-            vec3 p0 = model * vertex_position(v.x);
-            bool set1 = slot_set(draw, kSlotNormal) == 1u;
-            vec2 uv_0 = set1 ? vertex_uv1(v.x) : vertex_uv(v.x), uv_1 = set1 ? vertex_uv1(v.y) : vertex_uv(v.y),
-                 uv_2 = set1 ? vertex_uv1(v.z) : vertex_uv(v.z);
+            vec2 uv[3];
+            for (uint i = 0u; i < 3u; ++i) uv[i] = slot_set(draw, kSlotNormal) == 1u ? vertex_uv1(v[i]) : vertex_uv(v[i]);
             mat2 linear = slot_linear(draw, kSlotNormal);
+            vec3 p0 = model * vertex_position(v.x);
             mat3 frame = cotangent_frame(normal, model * vertex_position(v.y) - p0, model * vertex_position(v.z) - p0,
-                                         linear * (uv_1 - uv_0), linear * (uv_2 - uv_0));
+                                         linear * (uv[1] - uv[0]), linear * (uv[2] - uv[0]));
             // The frame's bitangent as TANGENT's sign: the side of cross(n, t) it lies on.
             if (dot(frame[0], frame[0]) > 0.0)
                 material.tangent = vec4(frame[0], dot(cross(normal, frame[0]), frame[1]) < 0.0 ? -1.0 : 1.0);
