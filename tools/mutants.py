@@ -62,6 +62,12 @@ MUTANTS = {
         "dot(cross(normal, frame[0]), frame[1]) > 0.0 ? -1.0 : 1.0",
         r"^MaterialMaps\.ReflectedNormalMapShadesAsTheCpu",
     ),
+    "reflection-triangle-frame-ignores-the-slot-transform": (
+        "shaders/raytrace.rchit",
+        "linear * (uv[1] - uv[0]), linear * (uv[2] - uv[0])",
+        "uv[1] - uv[0], uv[2] - uv[0]",
+        r"^MaterialMaps\.ReflectedNormalMapShadesAsTheCpu",
+    ),
     "masked-mips-average-transparent-colour": (
         "src/scene/texture_mips.cpp",
         "            if (alpha_weighted && i % 4 != 3 && premultiplied",
