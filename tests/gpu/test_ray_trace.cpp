@@ -555,7 +555,7 @@ TEST(RayTrace, DumpWithThePassOffExits2) {
 }
 
 // The debug views in the six stages. Without subgroups there (lavapipe) each draws the unsupported
-// marking (the hatch over the scene's surfaces) and the plan says why; with subgroups (a GPU),
+// marking (the hatch over every pixel, the frame's launch traced under it) and the plan says why; with subgroups (a GPU),
 // served pixels take lane colours and unserved ones are dimmed, never hatched. On both shading
 // paths (the visibility path's ray generation takes the surface from the triangle: its views trace
 // with that ray generation), and on the visibility path on both geometry paths (the meshlet path in
