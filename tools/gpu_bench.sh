@@ -529,21 +529,25 @@ def counts(tag):  # the rays and every stage's invocations but raygen's (per lis
 def lanes(tag):  # each stage's lanes per subgroup (the subgroup variant's counts)
     st = report(tag)["counters"]["ray_trace"]["stages"]
     return ", ".join(f"{k} {s['lanes_per_subgroup']:.1f}" for k, s in st.items() if s.get("lanes_per_subgroup") is not None)
-for shading in ("visibility", "forward"):
+def line(shading, what, make):  # one line of notes, or why it has no figures (a run that failed)
     try:
-        rays = report(f"{shading}-sg-plain")["counters"]["ray_trace"]["rays"]
-        print(f"{size} {shading}: pixels listed for a shadow ray {rays['shadow'] / (w * h):.1%}, for a reflection ray "
-              f"{rays['reflection'] / (w * h):.1%}")
-        for dense, plain in (("sg-ballot", "sg-plain"), ("sg-atomic", "sg-plain"), ("fb-atomic", "fb-plain")):
+        print(f"{size} {shading} {what}:", make())
+    except (OSError, KeyError, ValueError, TypeError, ZeroDivisionError) as e:
+        print(f"{size} {shading} {what}: no figures ({e})")
+for shading in ("visibility", "forward"):
+    def shares():
+        rays = report(f"{shading}-fb-plain")["counters"]["ray_trace"]["rays"]
+        return f"shadow {rays['shadow'] / (w * h):.1%}, reflection {rays['reflection'] / (w * h):.1%}"
+    line(shading, "pixels listed per ray kind", shares)
+    for dense, plain in (("sg-ballot", "sg-plain"), ("sg-atomic", "sg-plain"), ("fb-atomic", "fb-plain")):
+        def pair():
             t_dense, t_plain = ms(f"{shading}-{dense}"), ms(f"{shading}-{plain}")
             same = counts(f"{shading}-{dense}") == counts(f"{shading}-{plain}")
-            print(f"{size} {shading} ray_trace {dense} {t_dense:.3f} ms, {plain} {t_plain:.3f} ms: plain over dense "
-                  f"{t_plain / t_dense:.3f}x; rays, invocations (raygen aside), rejections and sphere hits equal: "
-                  f"{'yes' if same else 'NO'}")
-        for tag in ("sg-ballot", "sg-plain"):
-            print(f"{size} {shading} {tag} lanes per subgroup: {lanes(f'{shading}-{tag}')}")
-    except (OSError, KeyError, ValueError, TypeError) as e:
-        print(f"{size} {shading}: no figures ({e})")
+            return (f"{t_dense:.3f} against {t_plain:.3f} ms: plain over dense {t_plain / t_dense:.3f}x; rays, invocations "
+                    f"(raygen aside), rejections and sphere hits equal: {'yes' if same else 'NO'}")
+        line(shading, f"ray_trace {dense} against {plain}", pair)
+    for tag in ("sg-ballot", "sg-plain"):
+        line(shading, f"{tag} lanes per subgroup", lambda: lanes(f"{shading}-{tag}"))
 PY
     done
     for shading in visibility forward; do
