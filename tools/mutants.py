@@ -43,6 +43,31 @@ MUTANTS = {
         "uint slot_set(DrawData draw, uint slot) { return 0u; }",
         r"^MaterialMaps\.EverySlotReadsItsOwnTexCoord",
     ),
+    # docs/ray-tracing.md, "The reflected surface's material": the reflections' sets, normal map and frame.
+    "reflection-callable-reads-uv0-for-texcoord-1": (
+        "shaders/raytrace.rcall",
+        "    hit.uv1 = material.uv1;",
+        "    hit.uv1 = material.uv0;",
+        r"^MaterialMaps\.ReflectionsReadEachSlotsTexCoord",
+    ),
+    "reflection-ignores-the-normal-map": (
+        "shaders/raytrace.rcall",
+        "    DrawData draw = draws[material.draw];\n",
+        "    DrawData draw = draws[material.draw];\n    draw.normal_texture = 0u;\n",
+        r"^MaterialMaps\.ReflectedNormalMapShadesAsTheCpu",
+    ),
+    "reflection-triangle-frame-bitangent-flipped": (
+        "shaders/raytrace.rchit",
+        "dot(cross(normal, frame[0]), frame[1]) < 0.0 ? -1.0 : 1.0",
+        "dot(cross(normal, frame[0]), frame[1]) > 0.0 ? -1.0 : 1.0",
+        r"^MaterialMaps\.ReflectedNormalMapShadesAsTheCpu",
+    ),
+    "reflection-triangle-frame-ignores-the-slot-transform": (
+        "shaders/raytrace.rchit",
+        "linear * (uv[1] - uv[0]), linear * (uv[2] - uv[0])",
+        "uv[1] - uv[0], uv[2] - uv[0]",
+        r"^MaterialMaps\.ReflectedNormalMapShadesAsTheCpu",
+    ),
     "masked-mips-average-transparent-colour": (
         "src/scene/texture_mips.cpp",
         "            if (alpha_weighted && i % 4 != 3 && premultiplied",
