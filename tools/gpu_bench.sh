@@ -98,7 +98,8 @@
 #   graph        the frame graph against the build before it (--base DIR, needed): the default frame
 #                (untuned) and every --compare row at both sizes, this build and base alternated over
 #                two rounds, frame times side by side and this over base; the default frames compared
-#                byte for byte; the views under --validate (validate suite) cover the graph's passes
+#                byte for byte; the views under --validate (validate suite) cover the graph's passes;
+#                --raster compute on both geometry paths (street, occlusion auto): depth, late_depth
 #   startup      start-up to the first frame (--frames 1 --no-tuning, the small size), with the driver's
 #                shader cache empty (first: every pipeline the plan binds compiled cold, the user's cache
 #                folder new) and filled by that run (warm), for the default plan and with every switched
@@ -202,8 +203,20 @@ for suite in "${suites[@]}"; do
           --frames 60 --warmup $warmup
       done; done
       echo "frame at $size, this build and base byte-identical: $(same "$d/frame-this-$size-1.png" "$d/frame-base-$size-1.png")" >> "$md"
+      # The compute rasterizer under the graph (docs/raster.md, "Barriers"): both geometry paths,
+      # two-phase frames (street, occlusion auto), depth and late_depth this build over base.
+      for geometry in indexed meshlet; do
+        for round in 1 2; do for which in this base; do
+          [ $which = this ] && b=$build || b=$base
+          demo=$b/subgroup-demo run "raster-$geometry-$which-$size-$round" --headless --no-tuning "${scaled[@]}" --size $size \
+            --frames $frames --warmup $warmup --shading visibility --raster compute --geometry $geometry --camera street \
+            --occlusion auto --screenshot "$d/raster-$geometry-$which-$size-$round.png"
+        done; done
+        echo "--raster compute --geometry $geometry (street, occlusion auto) at $size, this build and base byte-identical: $(same \
+          "$d/raster-$geometry-this-$size-1.png" "$d/raster-$geometry-base-$size-1.png")" >> "$md"
+      done
     done
-    $tables runs "$d" frame light_cull ray_trace forward shade mip resolve exposure >> "$md"
+    $tables runs "$d" frame depth late_depth light_cull ray_trace forward shade mip resolve exposure >> "$md"
     $tables builds "$d"/compare-*/report.json >> "$md" ;;
   compare)
     for size in "${sizes[@]}"; do compare_run "compare-$size" "${scaled[@]}" --size $size --frames 60 --warmup $warmup; done

@@ -784,6 +784,29 @@ MUTANTS = {
         "                   ",
         r"^LightCullDemo\.EveryModeRunsValidationCleanAndReports",
     ),
+    # docs/raster.md, "Barriers: the frame graph's": the split forgets that it writes the id image,
+    # which then keeps its layout (undefined in the first frame) for the split's storage writes.
+    "raster-split-declares-no-visibility-write": (
+        "src/passes/raster_pass.cpp",
+        "                             writes(Res::visibility, kComputeStage, kStorageWrite, VK_IMAGE_LAYOUT_GENERAL, !gated),\n",
+        "",
+        r"^Raster\.GeneratedSceneComputeNamesTheHardwaresTriangles",
+    ),
+    # docs/architecture.md, "The frame graph": the barriers still written by hand each say why on the
+    # line before, and none comes in unseen (tools/hand_written_barriers.py).
+    "hand-written-barrier-without-its-reason": (
+        "src/run/bandwidth_probe.cpp",
+        "        // Hand-written: a probe outside the frame, timing copies between buffers of its own.\n",
+        "",
+        r"^Tools\.HandWrittenBarriersAreFewAndSayWhy$",
+    ),
+    "hand-written-barrier-added-to-the-rasterizer": (
+        "src/passes/raster_pass.cpp",
+        "    late_split_gated = gated;\n",
+        "    late_split_gated = gated;\n    // Hand-written: the late dispatches, for the chunks' indirect dispatch.\n"
+        "    memory_barrier(f.cmd, kComputeStage, kStorageWrite, kRasterIndirectStage, kRasterIndirectRead);\n",
+        r"^Tools\.HandWrittenBarriersAreFewAndSayWhy$",
+    ),
     # docs/architecture.md, "Shader variants": the switched shaders and their twins.
     "no-subgroup-twin-keeps-the-subgroup-capabilities": (
         "shaders/no_subgroup.cmake",

@@ -439,6 +439,7 @@ void RayTracePass::build_static(const Context& ctx, const GpuScene& scene) {
     }
     if (meshes) cmd_build(cmd, uint32_t(meshes), infos.data(), range_pointers.data());
     // The frames' builds reuse the scratch and read the instances.
+    // Hand-written: the meshes' BLASes built once at load, before any frame (the graph follows frames).
     memory_barrier(cmd, kBuild | VK_PIPELINE_STAGE_2_COPY_BIT,
                    VK_ACCESS_2_ACCELERATION_STRUCTURE_WRITE_BIT_KHR | VK_ACCESS_2_TRANSFER_WRITE_BIT, kBuild,
                    VK_ACCESS_2_ACCELERATION_STRUCTURE_READ_BIT_KHR | VK_ACCESS_2_ACCELERATION_STRUCTURE_WRITE_BIT_KHR |
