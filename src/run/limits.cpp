@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "passes/meshlet_pass.h"  // meshlet_frame_allocations
 #include "passes/raster_pass.h"  // raster_chunk_count
 #include "render/frame.h"
 #include "render/gpu_scene.h"
@@ -111,6 +112,12 @@ std::vector<PlannedAllocation> planned_allocations(const Scene& scene, const Opt
         a.push_back({"raster chunks", 8 * std::max<uint64_t>(1, raster_chunk_count(scene)), K::storage_buffer});
         a.push_back({"raster tile bins", 32 + 16 * uint64_t(kRasterBinCapacity), K::storage_buffer});
     }
+    // The meshlet path (passes/meshlet_pass.cpp), made where the plan draws meshlets: its meshlets,
+    // task chunks and lists, and under --raster compute the chunk list its culling in compute
+    // fills for the rasterizer (MeshletRaster). Counting them builds the meshlets, kept with the
+    // scene for the renderer.
+    if (plan.geometry == Geometry::meshlet)
+        meshlet_frame_allocations(scene, !options.cull_dump.empty(), plan.raster.raster == Raster::compute, a);
     // Each pass's own share (its table entry).
     AllocationQuery query{scene, options.width, options.height, options.lights, options.cull_group_size, ray_tracing};
     for (const PassInfo& pass : kPasses)
