@@ -356,14 +356,14 @@ MUTANTS = {
     # docs/robustness.md, "Device limits": the meshlet path's buffers in the memory plan.
     "memory-plan-without-the-meshlet-path": (
         "src/run/limits.cpp",
-        "    if (plan.geometry == Geometry::meshlet)\n        meshlet_frame_allocations(",
-        "    if (false)\n        meshlet_frame_allocations(",
+        "    if (plan.geometry == Geometry::meshlet) {\n        meshlet_frame_allocations(",
+        "    if (false) {\n        meshlet_frame_allocations(",
         r"^RobustLimits\.PlannedAllocationsAreWhatTheMeshletComputeRasterizerAllocates|^RobustLimits\.MeshletVisibleListBeyondTheStorageRangeExit2|^Limits\.TheMeshletPathsBuffersFollowThePlan",
     ),
     "memory-plan-without-the-meshlet-raster-chunks": (
-        "src/passes/meshlet_pass.cpp",
-        "    if (compute_raster) out.push_back({\"meshlet raster chunks\"",
-        "    if (false) out.push_back({\"meshlet raster chunks\"",
+        "src/run/limits.cpp",
+        "        if (plan.raster.raster == Raster::compute)\n            a.push_back({\"meshlet raster chunks\"",
+        "        if (false)\n            a.push_back({\"meshlet raster chunks\"",
         r"^RobustLimits\.PlannedAllocationsAreWhatTheMeshletComputeRasterizerAllocates|^Limits\.TheMeshletPathsBuffersFollowThePlan",
     ),
     "shared-renderer-keeps-the-last-plan": (

@@ -5,7 +5,6 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "passes/meshlet_raster.h"  // meshlet_raster_list_bytes
 #include "passes/occlusion_pass.h"
 #include "vk/fault_injection.h"
 #include "passes/scene_bindings.h"
@@ -67,7 +66,7 @@ std::vector<TaskChunk> build_task_chunks(const Scene& scene, const Meshlets& mes
     return chunks;
 }
 
-void meshlet_frame_allocations(const Scene& scene, bool capture, bool compute_raster, std::vector<PlannedAllocation>& out) {
+void meshlet_frame_allocations(const Scene& scene, bool capture, std::vector<PlannedAllocation>& out) {
     using K = AllocationKind;
     const Meshlets& m = scene_meshlets(scene);
     const uint64_t chunks = build_task_chunks(scene, m).size();
@@ -82,7 +81,6 @@ void meshlet_frame_allocations(const Scene& scene, bool capture, bool compute_ra
     out.push_back({"meshlet late list", 16 + 4 * list_entries, K::storage_buffer, false});
     out.push_back({"meshlet no pyramid", 16, K::storage_buffer, false});
     out.push_back({"meshlet capture", capture ? 4 * kCaptureStride * list_entries : 4, K::storage_buffer, false});
-    if (compute_raster) out.push_back({"meshlet raster chunks", meshlet_raster_list_bytes(m.meshlets.size()), K::storage_buffer, false});
 }
 
 void MeshletPass::create(const Context& ctx, const Scene& scene, const GpuScene& gpu, bool capture,

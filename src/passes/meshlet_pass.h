@@ -47,10 +47,11 @@ struct MeshletPush {
 std::vector<TaskChunk> build_task_chunks(const Scene& scene, const Meshlets& meshlets);
 
 // What the meshlet path allocates for `scene` (MeshletPass::create: the meshlets, their vertices
-// and triangles, the task chunks, the visible and late lists; with `compute_raster`, MeshletRaster's
-// chunk list too), from its meshlets (scene_meshlets, built here if not yet): the start-up memory
-// plan's share (run/limits.cpp). `capture`: --cull-dump's capture of the mesh shaders' outputs.
-void meshlet_frame_allocations(const Scene& scene, bool capture, bool compute_raster, std::vector<PlannedAllocation>& out);
+// and triangles, the task chunks, the visible and late lists), from its meshlets (scene_meshlets,
+// built here if not yet): the start-up memory plan's share (run/limits.cpp, which adds
+// MeshletRaster's chunk list under --raster compute). `capture`: --cull-dump's capture of the mesh
+// shaders' outputs.
+void meshlet_frame_allocations(const Scene& scene, bool capture, std::vector<PlannedAllocation>& out);
 
 class MeshletPass {
 public:

@@ -116,8 +116,11 @@ std::vector<PlannedAllocation> planned_allocations(const Scene& scene, const Opt
     // task chunks and lists, and under --raster compute the chunk list its culling in compute
     // fills for the rasterizer (MeshletRaster). Counting them builds the meshlets, kept with the
     // scene for the renderer.
-    if (plan.geometry == Geometry::meshlet)
-        meshlet_frame_allocations(scene, !options.cull_dump.empty(), plan.raster.raster == Raster::compute, a);
+    if (plan.geometry == Geometry::meshlet) {
+        meshlet_frame_allocations(scene, !options.cull_dump.empty(), a);
+        if (plan.raster.raster == Raster::compute)
+            a.push_back({"meshlet raster chunks", meshlet_raster_list_bytes(scene_meshlets(scene).meshlets.size()), K::storage_buffer, false});
+    }
     // Each pass's own share (its table entry).
     AllocationQuery query{scene, options.width, options.height, options.lights, options.cull_group_size, ray_tracing};
     for (const PassInfo& pass : kPasses)
