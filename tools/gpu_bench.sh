@@ -40,7 +40,9 @@
 #   raytrace     the ray tracer: validated variants and their dumps, masked ops and stage, timings
 #                off / subgroup / fallback, every view in the six ray-tracing stages
 #   poison       SGD_POISON_ALLOCATIONS=1 against plain: frame, mip, cull dump, ray dump, counters
-#   tune         --tune at both sizes: tuned auto against the faster of all-subgroup and all-fallback
+#   tune         --tune at both sizes: tuned auto against the faster of all-subgroup and all-fallback; its
+#                wall time and where it went (the renderers built, set-up and rounds); --base BUILD:
+#                that build's --tune wall time too
 #   pipeline-stats  the driver's statistics of the cull pipelines (SGD_PIPELINE_STATS), both paths
 #   ties         VisibilityTies.* (tests/gpu/test_visibility_ties.cpp) at the large size, REPEATS times:
 #                equal depths under occlusion's two phases resolve as forward and as --occlusion off
@@ -670,14 +672,23 @@ PY
     done
     $tables differences "$d"/compare-*/report.json >> "$md"
     cat "$d/notes.txt" >> "$md" ;;
-  tune)
+  tune)  # with --base BUILD, that build's --tune too (its own cache): the wall time before and after
     for size in "${sizes[@]}"; do
       mkdir -p "$d/$size"
+      t=$SECONDS
       XDG_CACHE_HOME=$d/cache "$demo" --tune --out "$d/$size" "${scaled[@]}" --size $size --frames 60 --warmup $warmup > "$d/tune-$size.out" 2>&1 \
         || say "FAILED ($?): tune $size"
+      echo "tune $size: $((SECONDS - t)) s wall; $(grep -h '^time: ' "$d/tune-$size.out")" >> "$d/notes.txt"
       XDG_CACHE_HOME=$d/cache "$demo" --info "${scaled[@]}" --size $size 2>&1 | sed -n '/^pass /,/^$/p;/^tuning/p' > "$d/info-$size.txt"
+      if [ -n "$base" ]; then
+        mkdir -p "$d/base/$size"; t=$SECONDS
+        XDG_CACHE_HOME=$d/cache-base "$base/subgroup-demo" --tune --out "$d/base/$size" "${scaled[@]}" --size $size --frames 60 \
+          --warmup $warmup > "$d/tune-base-$size.out" 2>&1 || say "FAILED ($?): tune base $size"
+        echo "tune $size, base build: $((SECONDS - t)) s wall" >> "$d/notes.txt"
+      fi
     done
-    $tables tune "$d"/*/tune.json >> "$md" ;;
+    $tables tune "$d"/*/tune.json >> "$md"
+    cat "$d/notes.txt" >> "$md" ;;
   pipeline-stats)
     for geometry in indexed meshlet; do for v in subgroup fallback; do
       rm -f "$d/$geometry-$v.jsonl"

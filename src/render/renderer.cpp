@@ -103,6 +103,7 @@ Renderer::Renderer(const Context& ctx, const Scene& scene, const RendererConfig&
                                          "test extra work");
     }
     ++alive_;  // last: a constructor that throws leaves no renderer (and runs no destructor)
+    ++built_;
 }
 
 Renderer::~Renderer() {
