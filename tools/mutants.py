@@ -63,6 +63,14 @@ MUTANTS = {
         "    if (storage == StorageStorageBuffer) return VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;",
         r"^SpirvReflect\.|^Resolve\.",
     ),
+    # docs/meshlets.md: both variants of the meshlet culling count through one function
+    # (count_meshlets, meshlet_chunk_cull.glsl); phase 2's rejections are its tested less its kept.
+    "meshlet-phase-2-counts-every-tested-meshlet-rejected": (
+        "shaders/meshlet_chunk_cull.glsl",
+        "kOcclusionRejected2], tested - kept);",
+        "kOcclusionRejected2], tested);",
+        r"^Occlusion\.StillAndMovingFramesEqualOcclusionOffInBothPaths",
+    ),
     "docs-name-an-issue": (
         "docs/occlusion.md",
         "After the depth pre-pass the pass builds the **depth pyramid**",

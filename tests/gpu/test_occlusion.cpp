@@ -15,6 +15,7 @@
 #include "app/run.h"
 #include "gpu/cull_scenes.h"
 #include "gpu/harness.h"
+#include "gpu/street.h"
 #include "known_drivers.h"
 #include "passes/occlusion_pass.h"
 #include "render/renderer.h"
@@ -29,15 +30,6 @@ struct OcclusionFrame {
     GpuCounters counters{};
     std::vector<std::vector<uint32_t>> drawn;  // per draw, what forward drew
 };
-
-const Scene& grid_scene() {
-    static const Scene scene = [] {
-        Options options;
-        options.instances = 2;
-        return load_requested_scene(options);
-    }();
-    return scene;
-}
 
 // One validated device for the process (each test runs in a process of its own), never torn down.
 Context& validated_context() {
@@ -103,12 +95,12 @@ std::unique_ptr<Renderer> make_renderer(const Context& ctx, const Plan& plan, Ca
     config.plan = plan;
     config.camera = camera;
     config.capture_meshlets = plan.geometry == Geometry::meshlet;  // read_drawn_indices there
-    return std::make_unique<Renderer>(ctx, grid_scene(), config);
+    return std::make_unique<Renderer>(ctx, street_grid(), config);
 }
 
 // Frames: 0 (no previous pyramid), 1 (the same camera: still), 2 (moved).
 std::vector<Camera> camera_path(const Renderer& renderer, CameraView view) {
-    Camera start = camera_for(view, renderer.bounds_min(), renderer.bounds_max(), grid_scene().grid);
+    Camera start = camera_for(view, renderer.bounds_min(), renderer.bounds_max(), street_grid().grid);
     return {start, start, moved(start, 1.0f)};
 }
 
@@ -182,7 +174,7 @@ TEST(Occlusion, StillAndMovingFramesEqualOcclusionOffInBothPathsAndPhase2Retests
                     EXPECT_NOT_BLANK(b.color);
                     EXPECT_TRUE(a.color == b.color) << "the frame changed with occlusion culling";
                     const OcclusionCounts& o = meshlet ? a.counters.occlusion_meshlets : a.counters.occlusion_triangles;
-                    uint64_t in = meshlet ? a.counters.meshlets_in : grid_scene().triangle_count();
+                    uint64_t in = meshlet ? a.counters.meshlets_in : street_grid().triangle_count();
                     // Phase 2 re-tests exactly phase 1's rejections (counted by phase 1 and by phase 2).
                     EXPECT_EQ(o.tested_phase2, o.rejected_phase1);
                     EXPECT_EQ(o.rejected_phase2 + o.readmitted_phase2, o.tested_phase2);
@@ -280,7 +272,7 @@ TEST(Occlusion, FrozenCullingDrawsTheFrozenFramesListsFromAnywhere) {
         SCOPED_TRACE(std::string(geometry_name(geometry)));
         auto renderer = make_renderer(ctx, occlusion_plan(ctx, geometry, Request::automatic, Request::automatic), CameraView::street);
         Camera street = renderer->default_view();
-        Camera overview = camera_for(CameraView::overview, renderer->bounds_min(), renderer->bounds_max(), grid_scene().grid);
+        Camera overview = camera_for(CameraView::overview, renderer->bounds_min(), renderer->bounds_max(), street_grid().grid);
         PathRun culled = render_path(ctx, *renderer, {street, street}, true);
         renderer->set_cull_frozen(true);
         PathRun frozen = render_path(ctx, *renderer, {overview}, true);
@@ -349,7 +341,7 @@ TEST(Occlusion, AutoRestsWhereItRemovesLittleThenMeasuresAgain) {
         // The street: occlusion pays, so auto never rests; an explicit variant never rests either.
         for (auto [camera, request] : {std::pair{CameraView::street, Request::automatic}, std::pair{CameraView::overview, Request::subgroup}}) {
             renderer->set_plan(plan(geometry, request));
-            Camera c = camera_for(camera, renderer->bounds_min(), renderer->bounds_max(), grid_scene().grid);
+            Camera c = camera_for(camera, renderer->bounds_min(), renderer->bounds_max(), street_grid().grid);
             for (uint32_t i = 0; i < 4; ++i) {
                 GpuCounters counters = frame(i, c);
                 EXPECT_EQ(counters.occlusion_resting, 0u) << camera_view_name(camera) << ", frame " << i;
@@ -375,7 +367,7 @@ TEST(Occlusion, DepthPyramidViewShowsEachLevelAsTheFarthestOfTheLevelBelow) {
     config.lights = 16;
     config.plan = plan;
     config.view_legend = false;
-    Renderer renderer(ctx, grid_scene(), config);
+    Renderer renderer(ctx, street_grid(), config);
     const uint32_t levels = uint32_t(pyramid_levels(kSize).size());
     // The fine levels, the two coarsest, and one past the last (clamped to it).
     std::map<uint32_t, std::vector<uint8_t>> views;
