@@ -63,6 +63,14 @@ MUTANTS = {
         "    if (storage == StorageStorageBuffer) return VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;",
         r"^SpirvReflect\.|^Resolve\.",
     ),
+    # docs/architecture.md, "Adding a pass": the --subgroup-size check takes every compute
+    # shader's workgroup from one constant, held to the SPIR-V.
+    "largest-fixed-workgroup-below-the-shaders": (
+        "src/vk/resources.h",
+        "constexpr uint32_t kLargestFixedWorkgroup = 256;",
+        "constexpr uint32_t kLargestFixedWorkgroup = 64;",
+        r"^Workgroups\.",
+    ),
     # docs/meshlets.md: both variants of the meshlet culling count through one function
     # (count_meshlets, meshlet_chunk_cull.glsl); phase 2's rejections are its tested less its kept.
     "meshlet-phase-2-counts-every-tested-meshlet-rejected": (
