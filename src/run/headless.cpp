@@ -119,6 +119,13 @@ void check_device_limits(const Context& ctx, const Options& options, const Scene
     check_device_limits(ctx, options, widest, scene);
 }
 
+Scene start_up_for_every_path(Context& ctx, const Options& options) {
+    create_context(ctx, context_options(options));
+    Scene scene = load_requested_scene(options);
+    check_device_limits(ctx, options, scene);
+    return scene;
+}
+
 void check_device_limits(const Context& ctx, const Options& options, const Plan& plan, const Scene& scene) {
     check_limits(device_limits(ctx), options, plan, scene);  // run/limits.cpp: every buffer the renderer makes
     const VkPhysicalDeviceLimits& limits = ctx.properties.limits;
