@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 
 #include "run/options.h"
 #include "app/run.h"
@@ -402,6 +403,51 @@ TEST(Occlusion, DepthPyramidViewShowsEachLevelAsTheFarthestOfTheLevelBelow) {
             }
     }
     EXPECT_TRUE(views[levels] == views[levels - 1]) << "a level past the last is not the last";
+    EXPECT_EQ(validation_message_count(), messages_before) << "validation messages (printed above)";
+}
+
+// --view depth: every pixel's grey is the depth the passes read (Renderer::read_depth, the depth
+// image read back) on the depth-pyramid view's scale, computed here: distance on a log scale, white
+// at the near plane, black at the far plane and where nothing was drawn; within one step of the
+// byte (the GPU's log and rounding). With --occlusion off: the view needs no pyramid.
+TEST(Occlusion, DepthViewShowsTheDepthThePassesReadPixelByPixel) {
+    REQUIRE_DRAWING();
+    Context& ctx = validated_context();
+    uint32_t messages_before = validation_message_count();
+    RendererConfig config;
+    config.extent = kSize;
+    config.lights = 16;
+    config.plan = occlusion_plan(ctx, Geometry::indexed, Request::automatic, Request::off, ViewMode::depth);
+    config.view_legend = false;
+    config.camera = CameraView::street;
+    Renderer renderer(ctx, street_grid(), config);
+    const Camera camera = renderer.default_view();
+    std::vector<uint8_t> view = render_path(ctx, renderer, {camera}, false).frames[0].color;
+    std::vector<float> depth = renderer.read_depth();
+    ASSERT_EQ(depth.size(), size_t(kSize.width) * kSize.height);
+    const FrameUniforms u = renderer.frame_uniforms(0, camera);
+    const double n = u.projection.z, f = u.projection.w;
+    int lit = 0, far = 0, off_by_one = 0;
+    std::set<int> greys;
+    std::string first;
+    for (size_t p = 0; p < depth.size(); ++p) {
+        double z = n * f / (std::clamp(double(depth[p]), 0.0, 1.0) * (f - n) + n);  // reversed Z
+        int expected = int(std::lround(255.0 * (1.0 - std::clamp(std::log(z / n) / std::log(f / n), 0.0, 1.0))));
+        int got = view[4 * p];
+        lit += got != 0;
+        greys.insert(got);
+        far += depth[p] == 0.0f;
+        off_by_one += std::abs(got - expected) == 1;
+        if ((std::abs(got - expected) > 1 || view[4 * p + 1] != got || view[4 * p + 2] != got) && first.empty())
+            first = "pixel (" + std::to_string(p % kSize.width) + ", " + std::to_string(p / kSize.width) + "): depth " +
+                    std::to_string(depth[p]) + ", grey " + std::to_string(expected) + ", the view " + std::to_string(got) + "/" +
+                    std::to_string(view[4 * p + 1]) + "/" + std::to_string(view[4 * p + 2]);
+    }
+    EXPECT_EQ(first, "") << "a pixel whose grey is not its depth's";
+    EXPECT_GT(far, 0) << "no sky: the far plane's black is untested";
+    EXPECT_GT(lit, int(depth.size() / 10)) << "the street's surfaces hardly show";
+    EXPECT_GE(greys.size(), 16u) << "too few depths on the scale to tell a wrong mapping";
+    printf("depth view: %zu pixels, %d far, %d lit in %zu greys, %d one step off\n", depth.size(), far, lit, greys.size(), off_by_one);
     EXPECT_EQ(validation_message_count(), messages_before) << "validation messages (printed above)";
 }
 
