@@ -79,6 +79,19 @@ MUTANTS = {
         "kOcclusionRejected2], tested);",
         r"^Occlusion\.StillAndMovingFramesEqualOcclusionOffInBothPaths",
     ),
+    # docs/debug-views.md, "The views": --view depth shows each pixel's own depth, not a pyramid level.
+    "depth-view-reads-2x2-blocks": (
+        "shaders/pyramid_view.comp",
+        "        depth = texelFetch(depth_image, ivec2(pixel), 0).r;",
+        "        depth = texelFetch(depth_image, ivec2(pixel / 2u * 2u), 0).r;",
+        r"^Occlusion\.DepthViewShowsTheDepthThePassesReadPixelByPixel",
+    ),
+    "depth-view-shows-pyramid-level-0": (
+        "src/passes/occlusion_pass.cpp",
+        "    uint32_t level = depth_view ? kDepthViewLevel : std::min(f.plan.view.level, levels - 1);",
+        "    uint32_t level = depth_view ? 0u : std::min(f.plan.view.level, levels - 1);",
+        r"^Occlusion\.DepthViewShowsTheDepthThePassesReadPixelByPixel",
+    ),
     "docs-name-an-issue": (
         "docs/occlusion.md",
         "After the depth pre-pass the pass builds the **depth pyramid**",
