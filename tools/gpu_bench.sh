@@ -76,6 +76,21 @@
 #                per kind (over the traces alone) and every stage's invocations, the variants' frames,
 #                dumps and statistics (the subgroup variant's striped counters) compared, the targets (dense ray_trace, its speed-ups); --compare's ray_trace ratio with its interval; the six stages'
 #                views on the visibility path (both geometry paths) and forward, validated
+#   dense-rays   the ray tracer's dense launch against its plain one (docs/ray-tracing.md "Dense rays"),
+#                both sizes, --shading visibility and forward: the subgroup variant with ballot lists,
+#                atomic lists and per pixel (SGD_RAY_LISTS subgroup, fallback, off), the fallback with
+#                atomic lists and per pixel, alternated over two rounds: ray_trace, plain over dense
+#                (speedup), rays per second per kind, the pixels' share that list each ray kind, each
+#                stage's lanes per subgroup on each launch (the subgroup variant's counts: how full the
+#                traversal's subgroups ran); frames, ray dumps and statistics dense against plain (small
+#                size); the ray-generation and miss views on each launch (lane-id, active-lanes, the
+#                small size, validated) on one sheet
+#   ray-materials  the reflections' whole material (docs/ray-tracing.md "The reflected surface's
+#                material": both uv sets, the tangent or the triangle's frame, 80 bytes of callable
+#                data) against --base (the build before: TEXCOORD_0 only, no normal map, 48 bytes; without
+#                --base this build alone), both shadings and sizes, both variants, alternated over two
+#                rounds: ray_trace (what the maps cost the traces) and the frame, after over before; the
+#                closest-hit and callable invocations (the same rays: equal); one validated run each
 #   refit        the ray tracer's acceleration structures refitted every frame (the default) against
 #                rebuilt every frame (SGD_RAY_REFIT=off), both sizes, alternated over two rounds:
 #                ray_build (the target), ray_trace (what the refitted tree costs the rays) and the frame,
@@ -83,7 +98,8 @@
 #   graph        the frame graph against the build before it (--base DIR, needed): the default frame
 #                (untuned) and every --compare row at both sizes, this build and base alternated over
 #                two rounds, frame times side by side and this over base; the default frames compared
-#                byte for byte; the views under --validate (validate suite) cover the graph's passes
+#                byte for byte; the views under --validate (validate suite) cover the graph's passes;
+#                --raster compute on both geometry paths (street, occlusion auto): depth, late_depth
 #   startup      start-up to the first frame (--frames 1 --no-tuning, the small size), with the driver's
 #                shader cache empty (first: every pipeline the plan binds compiled cold, the user's cache
 #                folder new) and filled by that run (warm), for the default plan and with every switched
@@ -187,8 +203,20 @@ for suite in "${suites[@]}"; do
           --frames 60 --warmup $warmup
       done; done
       echo "frame at $size, this build and base byte-identical: $(same "$d/frame-this-$size-1.png" "$d/frame-base-$size-1.png")" >> "$md"
+      # The compute rasterizer under the graph (docs/raster.md, "Barriers"): both geometry paths,
+      # two-phase frames (street, occlusion auto), depth and late_depth this build over base.
+      for geometry in indexed meshlet; do
+        for round in 1 2; do for which in this base; do
+          [ $which = this ] && b=$build || b=$base
+          demo=$b/subgroup-demo run "raster-$geometry-$which-$size-$round" --headless --no-tuning "${scaled[@]}" --size $size \
+            --frames $frames --warmup $warmup --shading visibility --raster compute --geometry $geometry --camera street \
+            --occlusion auto --screenshot "$d/raster-$geometry-$which-$size-$round.png"
+        done; done
+        echo "--raster compute --geometry $geometry (street, occlusion auto) at $size, this build and base byte-identical: $(same \
+          "$d/raster-$geometry-this-$size-1.png" "$d/raster-$geometry-base-$size-1.png")" >> "$md"
+      done
     done
-    $tables runs "$d" frame light_cull ray_trace forward shade mip resolve exposure >> "$md"
+    $tables runs "$d" frame depth late_depth light_cull ray_trace forward shade mip resolve exposure >> "$md"
     $tables builds "$d"/compare-*/report.json >> "$md" ;;
   compare)
     for size in "${sizes[@]}"; do compare_run "compare-$size" "${scaled[@]}" --size $size --frames 60 --warmup $warmup; done
@@ -485,6 +513,127 @@ PY
       c:ray_trace.rays_per_second.primary c:ray_trace.rays_per_second.shadow c:ray_trace.rays_per_second.reflection c:ray_trace.rays_per_second.total \
       c:ray_trace.stages.closest_hit.invocations c:ray_trace.stages.miss.invocations c:ray_trace.stages.any_hit.invocations \
       c:ray_trace.stages.intersection.invocations c:ray_trace.stages.callable.invocations validation: >> "$md"
+    cat "$d/notes.txt" >> "$md" ;;
+  dense-rays)  # docs/ray-tracing.md "Dense rays": the dense launch against the plain one, and the views on each
+    configs=(sg-ballot:subgroup:subgroup sg-atomic:subgroup:fallback sg-plain:subgroup:off fb-atomic:fallback:fallback
+      fb-plain:fallback:off)
+    for size in "${sizes[@]}"; do
+      for shading in visibility forward; do
+        # Alternated over two rounds: drift in the device's clocks falls on every configuration.
+        for round in 1 2; do for config in "${configs[@]}"; do
+          IFS=: read -r tag v lists <<< "$config"
+          shots=()
+          [ "$size" = "$small" ] && [ $round = 1 ] && shots=(--screenshot "$d/frame-$shading-$tag.png" --ray-dump "$d/dump-$shading-$tag.png")
+          SGD_RAY_LISTS=$lists run "$shading-$tag-$size-$round" --headless "${scaled[@]}" --size $size --shading $shading \
+            --ray-trace $v --frames $frames --warmup $warmup "${shots[@]}"
+        done; done
+      done
+      python3 - "$d" "$size" >> "$d/notes.txt" <<'PY'
+import json, sys
+d, size = sys.argv[1:]
+w, h = map(int, size.split("x"))
+def report(tag, k=1):
+    return json.load(open(f"{d}/{tag}-{size}-{k}.json"))
+def ms(tag):  # ray_trace, the mean of the two rounds' medians
+    return sum(report(tag, k)["timings_ms"]["ray_trace"]["median"] for k in (1, 2)) / 2
+def counts(tag):  # the rays and every stage's invocations but raygen's (per listed ray, or per pixel)
+    r = report(tag)["counters"]["ray_trace"]
+    return r["rays"], {k: s["invocations"] for k, s in r["stages"].items() if k != "raygen"}, r["any_hit_rejections"], r["sphere_hits"]
+def lanes(tag):  # each stage's lanes per subgroup (the subgroup variant's counts)
+    st = report(tag)["counters"]["ray_trace"]["stages"]
+    return ", ".join(f"{k} {s['lanes_per_subgroup']:.1f}" for k, s in st.items() if s.get("lanes_per_subgroup") is not None)
+def line(shading, what, make):  # one line of notes, or why it has no figures (a run that failed)
+    try:
+        print(f"{size} {shading} {what}:", make())
+    except (OSError, KeyError, ValueError, TypeError, ZeroDivisionError) as e:
+        print(f"{size} {shading} {what}: no figures ({e})")
+for shading in ("visibility", "forward"):
+    def shares():
+        rays = report(f"{shading}-fb-plain")["counters"]["ray_trace"]["rays"]
+        return f"shadow {rays['shadow'] / (w * h):.1%}, reflection {rays['reflection'] / (w * h):.1%}"
+    line(shading, "pixels listed per ray kind", shares)
+    for dense, plain in (("sg-ballot", "sg-plain"), ("sg-atomic", "sg-plain"), ("fb-atomic", "fb-plain")):
+        def pair():
+            t_dense, t_plain = ms(f"{shading}-{dense}"), ms(f"{shading}-{plain}")
+            same = counts(f"{shading}-{dense}") == counts(f"{shading}-{plain}")
+            return (f"{t_dense:.3f} against {t_plain:.3f} ms: plain over dense {t_plain / t_dense:.3f}x; rays, invocations "
+                    f"(raygen aside), rejections and sphere hits equal: {'yes' if same else 'NO'}")
+        line(shading, f"ray_trace {dense} against {plain}", pair)
+    for tag in ("sg-ballot", "sg-plain"):
+        line(shading, f"{tag} lanes per subgroup", lambda: lanes(f"{shading}-{tag}"))
+PY
+    done
+    for shading in visibility forward; do
+      for pair in sg-ballot:sg-plain sg-atomic:sg-plain fb-atomic:fb-plain; do
+        IFS=: read -r dense plain <<< "$pair"
+        f=$d/frame-$shading dump=$d/dump-$shading
+        echo "$small $shading $dense against $plain: frames identical $(same "$f-$dense.png" "$f-$plain.png"), ray dumps identical $(same "$dump-$dense.png" "$dump-$plain.png")" >> "$d/notes.txt"
+      done
+      # The views on the launch the frame traces (docs/ray-tracing.md "The views"): dense (auto) and per pixel.
+      for lists in auto off; do for view in lane-id active-lanes; do for stage in raygen miss; do
+        SGD_RAY_LISTS=$lists run "view-$shading-$lists-$view-$stage" --headless "${scene[@]}" --size 960x540 --frames 2 --warmup 1 \
+          --validate --shading $shading --view $view --view-stage $stage --screenshot "$d/view-$shading-$lists-$view-$stage.png"
+      done; done; done
+    done
+    "$build/png-sheet" "$d/views-sheet.png" --columns 4 "$d"/view-*.png > /dev/null 2>&1
+    $tables speedup "$d" ray_trace "${sizes[@]}" -- visibility-sg-plain:visibility-sg-ballot visibility-sg-plain:visibility-sg-atomic \
+      visibility-fb-plain:visibility-fb-atomic forward-sg-plain:forward-sg-ballot forward-sg-plain:forward-sg-atomic \
+      forward-fb-plain:forward-fb-atomic >> "$md"
+    $tables passes "$d" "${sizes[@]}" -- visibility-sg-ballot visibility-sg-atomic visibility-sg-plain visibility-fb-atomic \
+      visibility-fb-plain forward-sg-ballot forward-sg-atomic forward-sg-plain forward-fb-atomic forward-fb-plain >> "$md"
+    $tables runs "$d" plan:ray_trace.lists ray_trace c:ray_trace.rays.primary c:ray_trace.rays.shadow c:ray_trace.rays.reflection \
+      c:ray_trace.rays_per_second.primary c:ray_trace.rays_per_second.shadow c:ray_trace.rays_per_second.reflection \
+      c:ray_trace.rays_per_second.total c:ray_trace.stages.raygen.invocations c:ray_trace.stages.raygen.lanes_per_subgroup \
+      c:ray_trace.stages.miss.lanes_per_subgroup c:ray_trace.stages.closest_hit.lanes_per_subgroup \
+      c:ray_trace.stages.any_hit.lanes_per_subgroup validation: >> "$md"
+    cat "$d/notes.txt" >> "$md" ;;
+  ray-materials)  # docs/ray-tracing.md "The reflected surface's material": what every map costs the reflections
+    for size in "${sizes[@]}"; do for shading in visibility forward; do
+      for round in 1 2; do for b in "$build" ${base:+"$base"}; do for v in subgroup fallback; do
+        [ "$b" = "$build" ] && which=after || which=before
+        demo=$b/subgroup-demo run "$which-$shading-$v-$size-$round" --headless --no-tuning "${scaled[@]}" --size $size \
+          --shading $shading --ray-trace $v --frames $frames --warmup $warmup
+      done; done; done
+    done; done
+    for shading in visibility forward; do
+      run "validate-$shading" --headless "${scaled[@]}" --size $small --frames 2 --warmup 1 --validate --shading $shading \
+        --screenshot "$d/validate-$shading.png"
+    done
+    # ray_trace and the frame: the mean of the rounds' medians, after over before.
+    python3 - "$d" "${sizes[@]}" >> "$d/notes.txt" <<'PY'
+import json, sys
+d, sizes = sys.argv[1], sys.argv[2:]
+def load(tag):
+    try:
+        return json.load(open(f"{d}/{tag}.json"))
+    except (OSError, ValueError):
+        return None
+def mean(which, rest, key):
+    v = [r["timings_ms"][key]["median"] for r in (load(f"{which}-{rest}-{k}") for k in (1, 2)) if r]
+    return sum(v) / len(v) if v else None
+def invocations(which, rest):
+    r = load(f"{which}-{rest}-1")
+    if not r:
+        return None
+    stages = r["counters"]["ray_trace"]["stages"]
+    return stages["closest_hit"]["invocations"], stages["callable"]["invocations"]
+for size in sizes:
+    for shading in ("visibility", "forward"):
+        for v in ("subgroup", "fallback"):
+            rest = f"{shading}-{v}-{size}"
+            line = f"{size} {shading} {v}:"
+            for key in ("ray_trace", "frame"):
+                after, before = mean("after", rest, key), mean("before", rest, key)
+                line += f" {key} {after:.3f} ms" if after else f" {key} n/a"
+                if after and before:
+                    line += f" (before {before:.3f} ms, after/before {after / before:.3f}x)"
+            line += f"; closest-hit, callable invocations {invocations('after', rest)}"
+            if load(f"before-{rest}-1"):
+                line += f" (before {invocations('before', rest)})"
+            print(line)
+PY
+    $tables runs "$d" ray_trace frame c:ray_trace.rays.reflection c:ray_trace.stages.closest_hit.invocations \
+      c:ray_trace.stages.callable.invocations validation: >> "$md"
     cat "$d/notes.txt" >> "$md" ;;
   refit)  # docs/ray-tracing.md "Refitting": the lights' BLAS and the TLAS refitted or rebuilt
     for size in "${sizes[@]}"; do
