@@ -40,6 +40,23 @@ bool meshlet_occluded(Meshlet m, mat4 model, mat4 view_proj, uint pyramid_base) 
                         push.frustum_eps, pyramid_base);
 }
 
+// Adds tested, kept and (phase 1) occlusion-rejected meshlets to the counters: by one invocation
+// per subgroup (its subgroup's totals) or per workgroup (the workgroup's). Phase 2's meshlets were
+// counted in by phase 1; its per-level counts are added per re-admitted meshlet (a late
+// workgroup's entries may lie in several levels), phase 1's here.
+void count_meshlets(bool late, uint tested, uint kept, uint rejected_phase1, uint level) {
+    atomicAdd(counters[kCounterMeshletsVisible], kept);
+    if (late) {
+        atomicAdd(counters[kOcclusionMeshletsWord + kOcclusionTested], tested);
+        atomicAdd(counters[kOcclusionMeshletsWord + kOcclusionReadmitted], kept);
+        atomicAdd(counters[kOcclusionMeshletsWord + kOcclusionRejected2], tested - kept);
+    } else {
+        atomicAdd(counters[kCounterMeshletsIn], tested);
+        if (kept > 0u) atomicAdd(counters[kLodMeshletsWord + level], kept);  // per level (lod.glsl)
+        if (rejected_phase1 > 0u) atomicAdd(counters[kOcclusionMeshletsWord + kOcclusionRejected1], rejected_phase1);
+    }
+}
+
 // What an invocation's meshlet came to.
 struct MeshletVerdict {
     uint entry;    // the visible-list entry it tested (32 chunk + i)
@@ -111,20 +128,7 @@ MeshletVerdict cull_meshlet_chunk() {
     if (subgroupElect()) {
         atomicOr(kept_mask, bits);
         atomicOr(rejected_mask, rejected_bits);
-        if (counts) {
-            atomicAdd(counters[kCounterMeshletsVisible], kept_here);
-            if (late) {
-                // Phase 2's meshlets were counted in by phase 1; a workgroup's may lie in several levels.
-                atomicAdd(counters[kOcclusionMeshletsWord + kOcclusionTested], tested_here);
-                atomicAdd(counters[kOcclusionMeshletsWord + kOcclusionReadmitted], kept_here);
-                atomicAdd(counters[kOcclusionMeshletsWord + kOcclusionRejected2], tested_here - kept_here);
-            } else {
-                atomicAdd(counters[kCounterMeshletsIn], tested_here);
-                if (kept_here > 0u) atomicAdd(counters[kLodMeshletsWord + lm.level], kept_here);  // per level (lod.glsl)
-                uint rejected_here = bitCount(rejected_bits);
-                if (rejected_here > 0u) atomicAdd(counters[kOcclusionMeshletsWord + kOcclusionRejected1], rejected_here);
-            }
-        }
+        if (counts) count_meshlets(late, tested_here, kept_here, bitCount(rejected_bits), lm.level);
     }
     barrier();
 #else
@@ -133,20 +137,7 @@ MeshletVerdict cull_meshlet_chunk() {
     if (keep) atomicOr(kept_mask, 1u << lane);
     if (rejected) atomicOr(rejected_mask, 1u << lane);
     barrier();
-    if (all(bvec2(lane == 0u, counts))) {
-        uint kept_here = bitCount(kept_mask), tested_here = tested_count;
-        atomicAdd(counters[kCounterMeshletsVisible], kept_here);
-        if (late) {
-            atomicAdd(counters[kOcclusionMeshletsWord + kOcclusionTested], tested_here);
-            atomicAdd(counters[kOcclusionMeshletsWord + kOcclusionReadmitted], kept_here);
-            atomicAdd(counters[kOcclusionMeshletsWord + kOcclusionRejected2], tested_here - kept_here);
-        } else {
-            atomicAdd(counters[kCounterMeshletsIn], tested_here);
-            if (kept_here != 0u) atomicAdd(counters[kLodMeshletsWord + lm.level], kept_here);  // per level (lod.glsl)
-            uint rejected_here = bitCount(rejected_mask);
-            if (rejected_here != 0u) atomicAdd(counters[kOcclusionMeshletsWord + kOcclusionRejected1], rejected_here);
-        }
-    }
+    if (all(bvec2(lane == 0u, counts))) count_meshlets(late, tested_count, bitCount(kept_mask), bitCount(rejected_mask), lm.level);
 #endif
     uint mask = kept_mask;
     // Phase 2's per-level meshlet counts: one atomic per re-admitted meshlet (few).

@@ -1,6 +1,6 @@
 // What the scene tests share: base64 for the data: URIs of the glTF files they write, the check
 // that a load fails with one clear line, reading a file's bytes and finding a warning; and for the
-// GPU tests that build their scenes by hand, a mesh of one plain material.
+// GPU tests that build their scenes by hand, a mesh of one plain material and the camera above it.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "scene/camera.h"
 #include "scene/scene.h"
 
 inline std::string base64(const std::vector<uint8_t>& bytes) {
@@ -68,4 +69,14 @@ inline void add_mesh(Scene& scene, const std::vector<uint32_t>& indices, glm::ve
     scene.indices.insert(scene.indices.end(), indices.begin(), indices.end());
     scene.meshes.push_back(mesh);
     scene.instances.push_back({uint32_t(scene.meshes.size() - 1), glm::mat4(1.0f)});
+}
+
+// The ground plane of the generated material scenes seen from above, a little tilted (lookAt's up
+// is +y).
+inline Camera above_camera() {
+    Camera camera;
+    camera.position = {0.0f, 12.0f, 4.0f};
+    camera.target = {0.0f, 0.0f, 0.0f};
+    camera.far_plane = 100.0f;
+    return camera;
 }

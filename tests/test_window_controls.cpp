@@ -30,8 +30,15 @@ TEST(WindowControls, RequestsCycleInBothDirections) {
     EXPECT_EQ(next_view_mode(ViewMode::lod, 1), ViewMode::depth_pyramid);
     EXPECT_EQ(next_view_mode(ViewMode::depth_pyramid, 1), ViewMode::raster);
     EXPECT_EQ(next_view_mode(ViewMode::raster, 1), ViewMode::materials);
-    EXPECT_EQ(next_view_mode(ViewMode::materials, 1), ViewMode::shaded);
-    EXPECT_EQ(next_view_mode(ViewMode::shaded, -1), ViewMode::materials);
+    // V steps through every view once, in kViewNames' order, and wraps from the last to shaded.
+    const ViewMode last = ViewMode(uint32_t(ViewMode::count) - 1);
+    EXPECT_EQ(next_view_mode(last, 1), ViewMode::shaded);
+    EXPECT_EQ(next_view_mode(ViewMode::shaded, -1), last);
+    ViewMode m = ViewMode::shaded;
+    for (size_t i = 1; i <= kViewNames.size(); ++i) {
+        m = next_view_mode(m, 1);
+        EXPECT_EQ(view_mode_name(m), kViewNames[i % kViewNames.size()]);
+    }
     EXPECT_EQ(next_stage(Stage::compute, 1), Stage::task);
     EXPECT_EQ(next_stage(Stage::callable, 1), Stage::vertex);
     EXPECT_EQ(next_stage(Stage::vertex, -1), Stage::callable);

@@ -242,6 +242,11 @@ for suite in "${suites[@]}"; do
       run "view-raster-$path" --headless --no-tuning "${scaled[@]}" --size 640x360 --frames 3 --warmup 1 --validate \
         --shading visibility --raster compute --view raster "${extra[@]}" --screenshot "$d/view-raster-$path.png"
     done
+    # --view depth (docs/debug-views.md): the depth the passes read, street camera, with and without occlusion.
+    for occlusion in auto off; do
+      run "view-depth-occlusion-$occlusion" --headless --no-tuning "${scaled[@]}" --size 640x360 --frames 3 --warmup 1 --validate \
+        --camera street --occlusion $occlusion --view depth --screenshot "$d/view-depth-occlusion-$occlusion.png"
+    done
     "$demo" --atlas "$d/atlas.png" --no-tuning "${scene[@]}" --size 640x360 --validate > "$d/atlas.out" 2>&1
     printf 'atlas\t%s\t0\n' $? >> "$d/runs.tsv"
     for size in "${sizes[@]}"; do compare_run "compare-$size" "${scaled[@]}" --size $size --frames 6 --warmup 2; done

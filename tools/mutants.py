@@ -88,6 +88,35 @@ MUTANTS = {
         "    if (storage == StorageStorageBuffer) return VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;",
         r"^SpirvReflect\.|^Resolve\.",
     ),
+    # docs/architecture.md, "Adding a pass": the --subgroup-size check takes every compute
+    # shader's workgroup from one constant, held to the SPIR-V.
+    "largest-fixed-workgroup-below-the-shaders": (
+        "src/vk/resources.h",
+        "constexpr uint32_t kLargestFixedWorkgroup = 256;",
+        "constexpr uint32_t kLargestFixedWorkgroup = 64;",
+        r"^Workgroups\.",
+    ),
+    # docs/meshlets.md: both variants of the meshlet culling count through one function
+    # (count_meshlets, meshlet_chunk_cull.glsl); phase 2's rejections are its tested less its kept.
+    "meshlet-phase-2-counts-every-tested-meshlet-rejected": (
+        "shaders/meshlet_chunk_cull.glsl",
+        "kOcclusionRejected2], tested - kept);",
+        "kOcclusionRejected2], tested);",
+        r"^Occlusion\.StillAndMovingFramesEqualOcclusionOffInBothPaths",
+    ),
+    # docs/debug-views.md, "The views": --view depth shows each pixel's own depth, not a pyramid level.
+    "depth-view-reads-2x2-blocks": (
+        "shaders/pyramid_view.comp",
+        "        depth = texelFetch(depth_image, ivec2(pixel), 0).r;",
+        "        depth = texelFetch(depth_image, ivec2(pixel / 2u * 2u), 0).r;",
+        r"^Occlusion\.DepthViewShowsTheDepthThePassesReadPixelByPixel",
+    ),
+    "depth-view-shows-pyramid-level-0": (
+        "src/passes/occlusion_pass.cpp",
+        "    uint32_t level = depth_view ? kDepthViewLevel : std::min(f.plan.view.level, levels - 1);",
+        "    uint32_t level = depth_view ? 0u : std::min(f.plan.view.level, levels - 1);",
+        r"^Occlusion\.DepthViewShowsTheDepthThePassesReadPixelByPixel",
+    ),
     "docs-name-an-issue": (
         "docs/occlusion.md",
         "After the depth pre-pass the pass builds the **depth pyramid**",

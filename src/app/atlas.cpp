@@ -117,9 +117,7 @@ RgbaImage compose_atlas(const AtlasLayout& l, const std::vector<TextLine>& heade
 int run_atlas(const Options& options) {
     namespace fs = std::filesystem;
     Context ctx;
-    create_context(ctx, context_options(options));
-    Scene scene = load_requested_scene(options);
-    check_device_limits(ctx, options, scene);
+    Scene scene = start_up_for_every_path(ctx, options);
     // Frames go through PNG files, as every screenshot does (run_headless), in a folder of our own.
     fs::path work = fs::temp_directory_path() / ("subgroup-demo-atlas-" + std::to_string(getpid()));
     fs::create_directories(work);

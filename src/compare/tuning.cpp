@@ -190,9 +190,7 @@ LoadedTuning quick_tune(const Context& ctx, const Scene& scene, const Options& o
 
 int run_tune(const Options& options) {
     Context ctx;
-    create_context(ctx, context_options(options));
-    Scene scene = load_requested_scene(options);
-    check_device_limits(ctx, options, scene);
+    Scene scene = start_up_for_every_path(ctx, options);
     fprintf(stderr, "tune: %s, %ux%u, %llu triangles, %u lights, %u frames (%u warm-up) per configuration\n",
             ctx.info.name.c_str(), options.width, options.height, (unsigned long long)scene.triangle_count(), options.lights,
             options.frames, options.warmup);
@@ -327,9 +325,7 @@ int run_tune(const Options& options) {
 
 int run_compare(const Options& options) {
     Context ctx;
-    create_context(ctx, context_options(options));
-    Scene scene = load_requested_scene(options);
-    check_device_limits(ctx, options, scene);
+    Scene scene = start_up_for_every_path(ctx, options);
 
     fprintf(stderr, "compare: %s, subgroup size %u, %ux%u, %llu triangles, %u lights, %u frames (%u warm-up)\n",
             ctx.info.name.c_str(), ctx.subgroup.size, options.width, options.height,

@@ -6,8 +6,6 @@
 
 #include "passes/pass_unit.h"
 
-constexpr uint32_t kExposureReduceWorkgroup = 16 * 16;  // invocations (exposure_reduce.comp)
-
 // shaders/exposure.glsl's EXPOSURE_STATE_BLOCK.
 struct ExposureState {
     uint32_t sum_lo, sum_hi;   // this frame's sum of fixed-point log2 luminance

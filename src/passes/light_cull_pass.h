@@ -22,7 +22,6 @@ static_assert(kLightListCapacity <= 512);
 // last tile's capacity would change them (the tests check they never change).
 constexpr uint32_t kLightListGuardWords = 64;
 constexpr uint32_t kLightListGuardValue = 0x5eed5eedu;
-constexpr uint32_t kLightCullWorkgroup = 64;  // invocations (light_cull.comp's kGroupSize)
 
 // The list buffer's layout (shaders/light_list.glsl): tile_count raw counts, then
 // tile_count * capacity entries.

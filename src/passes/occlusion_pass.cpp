@@ -23,9 +23,11 @@ struct Push {
     uint32_t width, height, level, base;
 };
 
-// pyramid_view.comp: the colour (storage image), the pyramid.
-const LayoutDesc kPyramidViewLayout = {{VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
+// pyramid_view.comp: the colour (storage image), the pyramid, the depth (sampled).
+const LayoutDesc kPyramidViewLayout = {{VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                        VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE},
                                        VK_SHADER_STAGE_COMPUTE_BIT, 6 * sizeof(uint32_t)};
+constexpr uint32_t kDepthViewLevel = 0xffffffffu;  // pyramid_view.comp's kDepthLevel: the depth itself
 struct PyramidViewPush {
     uint32_t width, height, level, base;
     float near_plane, far_plane;
@@ -125,21 +127,29 @@ std::string pyramid_view_label(VkExtent2D depth, uint32_t level) {
 }
 
 void OcclusionPass::record_view(FrameContext& f) {
-    if (f.plan.view.mode != ViewMode::depth_pyramid) return;
+    const bool depth_view = f.plan.view.mode == ViewMode::depth;  // the depth itself: needs no pyramid
+    if (!depth_view && f.plan.view.mode != ViewMode::depth_pyramid) return;
     Variant variant = f.plan[PassId::occlusion].variant;
-    if (variant != Variant::subgroup && variant != Variant::fallback) {
+    if (!depth_view && variant != Variant::subgroup && variant != Variant::fallback) {
         if (f.overlay) f.overlay->label(8, 8, "depth-pyramid view: --occlusion off builds no pyramid");
         return;
     }
     begin_label(f.ctx, f.cmd, debug_label(f.plan.view));
     f.timer.begin(f.cmd, Timer::view);
+    // One pipeline draws both views, so both bind the pyramid and the depth; each reads one.
+    Image& depth = f.graph().image(Res::depth);
     f.graph().pass(f.cmd, {reads(Res::pyramid, kComputeStage, kStorageRead),
+                           reads(Res::depth, kComputeStage, VK_ACCESS_2_SHADER_SAMPLED_READ_BIT, depth_read_layout(depth)),
                            writes(Res::color, kComputeStage, kStorageWrite, VK_IMAGE_LAYOUT_GENERAL)});
     vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, view.handle());
-    Descriptors().storage_image(0, f.targets.color.view).buffer(1, pyramid).push(f.cmd, view);
+    Descriptors()
+        .storage_image(0, f.targets.color.view)
+        .buffer(1, pyramid)
+        .sampled_texels(2, depth.view, depth_read_layout(depth))
+        .push(f.cmd, view);
     // The pyramid built last: record() flipped `current` after building it.
     uint32_t levels = uint32_t(pyramid_levels(depth_extent).size());
-    uint32_t level = std::min(f.plan.view.level, levels - 1);
+    uint32_t level = depth_view ? kDepthViewLevel : std::min(f.plan.view.level, levels - 1);
     const auto* u = static_cast<const FrameUniforms*>(f.uniforms.mapped);
     PyramidViewPush push{depth_extent.width, depth_extent.height, level, (current ^ 1u) * pyramid_texels(depth_extent),
                          u->projection.z, u->projection.w};
@@ -149,7 +159,8 @@ void OcclusionPass::record_view(FrameContext& f) {
     end_label(f.ctx, f.cmd);
     // As the mip view's labels: 1x text under 640 pixels across, where 2x would not fit.
     float scale = depth_extent.width >= 640 ? 2.0f : 1.0f;
-    if (f.overlay && f.view_legend) f.overlay->label(4, 4, pyramid_view_label(depth_extent, level), rgba8(255, 255, 255), scale);
+    std::string label = depth_view ? "depth: near white, far black" : pyramid_view_label(depth_extent, level);
+    if (f.overlay && f.view_legend) f.overlay->label(4, 4, label, rgba8(255, 255, 255), scale);
 }
 
 void OcclusionPass::build(VkCommandBuffer cmd, FrameGraph& g, Variant variant, uint32_t which) {

@@ -60,7 +60,8 @@ struct OcclusionPass : PassUnit {
     void record(FrameContext& f) override;
     // FrameUniforms::previous_view_proj and occlusion (0 where the plan has no pyramid).
     void provide(FrameUniforms& u, const Plan& plan) const override;
-    // --view depth-pyramid: one level of the last pyramid built, over the frame (pyramid_view.comp).
+    // --view depth-pyramid: one level of the last pyramid built, over the frame (pyramid_view.comp);
+    // --view depth: the depth the passes read (Res::depth), on the same scale, with or without occlusion.
     void record_view(FrameContext& f) override;
     Pipeline view;  // pyramid_view.comp.main
     // The pyramid of the image bound as Res::depth in `graph` (DEPTH_READ_ONLY_OPTIMAL from now on)

@@ -6,8 +6,6 @@ namespace {
 
 constexpr std::array<std::string_view, 5> kRequestNames = {"auto", "subgroup", "fallback", "off", "forward"};
 constexpr std::array<std::string_view, 5> kVariantNames = {"subgroup", "fallback", "off", "unsupported", "forward"};
-constexpr std::array<std::string_view, 10> kViewNames = {
-    "shaded", "lane-id", "first-last-lane", "active-lanes", "mip", "light-count", "lod", "depth-pyramid", "raster", "materials"};
 
 }  // namespace
 

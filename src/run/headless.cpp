@@ -21,7 +21,6 @@
 #include "run/limits.h"
 #include "passes/debug_view_pass.h"
 #include "passes/exposure_pass.h"
-#include "passes/light_cull_pass.h"
 #include "scene/lod.h"
 #include "passes/ray_trace_pass.h"
 #include "render/gpu_scene.h"
@@ -121,6 +120,13 @@ void check_device_limits(const Context& ctx, const Options& options, const Scene
     check_device_limits(ctx, options, widest, scene);
 }
 
+Scene start_up_for_every_path(Context& ctx, const Options& options) {
+    create_context(ctx, context_options(options));
+    Scene scene = load_requested_scene(options);
+    check_device_limits(ctx, options, scene);
+    return scene;
+}
+
 void check_device_limits(const Context& ctx, const Options& options, const Plan& plan, const Scene& scene) {
     check_limits(device_limits(ctx), options, plan, scene);  // run/limits.cpp: every buffer the renderer makes
     const VkPhysicalDeviceLimits& limits = ctx.properties.limits;
@@ -133,9 +139,8 @@ void check_device_limits(const Context& ctx, const Options& options, const Plan&
     // (only asked where the device offers a range: required_subgroup_size).
     const SubgroupCaps& caps = ctx.subgroup_unmasked;
     if (required_subgroup_size(caps, ctx.subgroup_size, Stage::compute)) {
-        // The cull test's --cull-group-size, light culling's 64, the exposure reduction's and the
-        // cull scan's 256.
-        uint32_t largest = std::max({options.cull_group_size, kLightCullWorkgroup, kExposureReduceWorkgroup});
+        // The cull test's --cull-group-size, and every other compute shader's fixed workgroup.
+        uint32_t largest = std::max(options.cull_group_size, kLargestFixedWorkgroup);
         if (uint64_t(ctx.subgroup_size) * caps.max_workgroup_subgroups < largest)
             throw UsageError("--subgroup-size " + std::to_string(ctx.subgroup_size) + ": a workgroup of " +
                              std::to_string(largest) + " invocations needs more than this device's " +

@@ -67,6 +67,10 @@ void check_device_limits(const Context& ctx, const Options& options, const Plan&
 // comparison's and --tune's rows, the atlas's cells, the first run's quick measurement and the
 // plan auto takes after it. Counts the compute rasterizer wherever this device has one.
 void check_device_limits(const Context& ctx, const Options& options, const Scene& scene);
+// The start-up of the modes that render many plans (--compare, --tune, --atlas): the device, the
+// scene, and the limits of every path they may render. A run of one plan (headless, --info, the
+// window) starts with start_up (app/run.h), which checks the plan it resolves.
+Scene start_up_for_every_path(Context& ctx, const Options& options);
 
 RunResult run_headless(const Context& ctx, const Scene& scene, const Options& options, const Plan& plan,
                        bool quiet = false);

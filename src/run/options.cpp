@@ -71,6 +71,8 @@ Request request_of(const PassInfo& pass, const std::string& value) {
     return *r;
 }
 
+std::vector<std::string> view_list() { return {kViewNames.begin(), kViewNames.end()}; }
+
 std::vector<std::string> stage_list() {
     std::vector<std::string> names;
     for (const StageInfo& s : kStages) names.emplace_back(stage_name(s.stage));
@@ -156,11 +158,12 @@ Options:
   --size WxH             render resolution (default 1280x720)
   --frames N             frames rendered (default 60)
   --warmup N             frames excluded from timing (default 10)
-@PASSES@  --view M               shaded | lane-id | first-last-lane | active-lanes | mip | light-count | lod | depth-pyramid |
-                         raster (who wrote each pixel's word under --raster compute: a lane,
-                         a split over lanes, a tile bin, or the hardware rasterizer) | materials
-                         (how many materials each pixel's subgroup walked in the material
-                         waterfall: --shading visibility, --materials auto or subgroup)
+@PASSES@  --view M               @VIEWS@
+                         (docs/debug-views.md); raster: who wrote each pixel's word under
+                         --raster compute (a lane, a split over lanes, a tile bin, or the
+                         hardware rasterizer); materials: how many materials each pixel's
+                         subgroup walked in the material waterfall (--shading visibility,
+                         --materials auto or subgroup)
   --view-stage S         @STAGES@
   --geometry G           indexed (compute cull + indirect draws) | meshlet (task + mesh shaders)
   --shading S            auto | forward | visibility
@@ -211,6 +214,7 @@ Exit codes: 0 ok, 1 runtime failure, 2 bad usage or unsupported request, 3 bad s
 )";
     text.replace(text.find("@PASSES@"), 8, pass_usage_lines());
     text.replace(text.find("@STAGES@"), 8, alternatives(stage_list()));
+    text.replace(text.find("@VIEWS@"), 7, alternatives(view_list()));
     return text;
 }
 
@@ -246,7 +250,7 @@ Options parse_options(const std::vector<std::string>& args) {
             o.plan[*pass] = request_of(pass_info(*pass), value());
         else if (a == "--view") {
             auto m = parse_view_mode(value());
-            if (!m) throw UsageError("--view expects shaded, lane-id, first-last-lane, active-lanes, mip, light-count, lod, depth-pyramid, raster or materials, got '" + args[i] + "'");
+            if (!m) throw UsageError("--view expects " + one_of(view_list()) + ", got '" + args[i] + "'");
             o.plan.view = *m;
         } else if (a == "--view-stage") {
             auto s = parse_stage(value());

@@ -13,7 +13,6 @@
 #include "passes/cull_pass.h"
 #include "passes/debug_view_pass.h"
 #include "passes/exposure_pass.h"
-#include "passes/light_cull_pass.h"
 #include "passes/pass_unit.h"
 #include "passes/ray_trace_pass.h"
 #include "render/exposure_reference.h"

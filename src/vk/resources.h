@@ -181,6 +181,13 @@ constexpr uint32_t kUseSubgroupConstant = 100;
 
 // Every member has a default initializer, so a brace list may stop after any of them (as most
 // callers do after the layout).
+// The most invocations a compute shader of the demo declares in its workgroup (its LocalSize; the
+// cull's, cull.comp and cull_merge.comp, come from --cull-group-size instead). A required subgroup
+// size (--subgroup-size) must fit such a workgroup into maxComputeWorkgroupSubgroups subgroups,
+// which the start-up checks (check_device_limits). Unit test: every built compute module's
+// LocalSize within it, and one at it (Workgroups.*).
+constexpr uint32_t kLargestFixedWorkgroup = 256;
+
 struct ComputeDesc {
     std::string shader = {};  // e.g. "cull.comp.subgroup"
     LayoutDesc layout = {};

@@ -20,7 +20,7 @@ Request next_request(Request r, int step) {
     while (kCycle[at] != r) ++at;
     return kCycle[((at + step) % n + n) % n];
 }
-ViewMode next_view_mode(ViewMode m, int step) { return step_enum(m, step, uint32_t(ViewMode::materials) + 1); }
+ViewMode next_view_mode(ViewMode m, int step) { return step_enum(m, step, uint32_t(ViewMode::count)); }
 Stage next_stage(Stage s, int step) { return step_enum(s, step, uint32_t(Stage::count)); }
 
 PlanChange cycle_pass(const SubgroupCaps& caps, const DeviceFeatures& features, const PlanRequest& current, PassId pass,

@@ -37,10 +37,10 @@ const std::vector<int> kSequence = {
     GLFW_KEY_1, GLFW_KEY_1, GLFW_KEY_1, GLFW_KEY_1,  // cull: subgroup, fallback, off, auto
     GLFW_KEY_2, GLFW_KEY_2, GLFW_KEY_2, GLFW_KEY_2,  // light cull
     GLFW_KEY_3, GLFW_KEY_3, GLFW_KEY_3, GLFW_KEY_3,  // mip
-    GLFW_KEY_V, GLFW_KEY_V, GLFW_KEY_V, GLFW_KEY_V, GLFW_KEY_V, GLFW_KEY_V, GLFW_KEY_V, GLFW_KEY_V, GLFW_KEY_V, GLFW_KEY_V,  // every view, back to shaded
+    GLFW_KEY_V, GLFW_KEY_V, GLFW_KEY_V, GLFW_KEY_V, GLFW_KEY_V, GLFW_KEY_V, GLFW_KEY_V, GLFW_KEY_V, GLFW_KEY_V, GLFW_KEY_V, GLFW_KEY_V,  // every view, back to shaded
     GLFW_KEY_V, GLFW_KEY_B, GLFW_KEY_B, GLFW_KEY_B, GLFW_KEY_B, GLFW_KEY_B, GLFW_KEY_B,  // lane-id at every stage
-    GLFW_KEY_V, GLFW_KEY_B, GLFW_KEY_V, GLFW_KEY_B, GLFW_KEY_V, GLFW_KEY_V, GLFW_KEY_V, GLFW_KEY_V, GLFW_KEY_V, GLFW_KEY_V, GLFW_KEY_V,  // more views, to shaded
-    GLFW_KEY_P, GLFW_KEY_P, GLFW_KEY_F, GLFW_KEY_F, GLFW_KEY_V, GLFW_KEY_V, GLFW_KEY_V,  // depth-pyramid levels 0 and 1, culling frozen and resumed, raster, materials, shaded
+    GLFW_KEY_V, GLFW_KEY_B, GLFW_KEY_V, GLFW_KEY_B, GLFW_KEY_V, GLFW_KEY_V, GLFW_KEY_V, GLFW_KEY_V, GLFW_KEY_V, GLFW_KEY_V, GLFW_KEY_V, GLFW_KEY_V,  // more views, to shaded
+    GLFW_KEY_P, GLFW_KEY_P, GLFW_KEY_F, GLFW_KEY_F, GLFW_KEY_V, GLFW_KEY_V, GLFW_KEY_V, GLFW_KEY_V,  // depth-pyramid levels 0 and 1, culling frozen and resumed, raster, materials, depth, shaded
     GLFW_KEY_SPACE, GLFW_KEY_H, GLFW_KEY_F12, GLFW_KEY_SPACE, GLFW_KEY_H, GLFW_KEY_R,
     kResize,
     GLFW_KEY_0, kResizeBack,

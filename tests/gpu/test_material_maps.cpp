@@ -17,6 +17,7 @@
 #include "gpu/harness.h"
 #include "gpu/light_frame.h"
 #include "gpu/ray_tracing_required.h"
+#include "scene_test_helpers.h"  // above_camera
 #include "passes/visibility_pass.h"  // kMaterialWalkColours
 #include "render/tonemap.h"
 #include "scene/texture_mips.h"
@@ -82,14 +83,6 @@ Scene mapped_plane(bool tangents) {
                       blocks(kOcclusionBlocks, false), blocks(kEmissiveBlocks, true)};
     update_bounds(scene);
     return scene;
-}
-
-Camera above_camera() {
-    Camera camera;
-    camera.position = {0.0f, 12.0f, 4.0f};
-    camera.target = {0.0f, 0.0f, 0.0f};
-    camera.far_plane = 100.0f;
-    return camera;
 }
 
 enum class Path { forward, quads, analytic };

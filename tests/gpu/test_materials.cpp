@@ -12,6 +12,7 @@
 
 #include "gpu/harness.h"
 #include "gpu/light_frame.h"
+#include "scene_test_helpers.h"  // above_camera
 #include "render/tonemap.h"
 #include "scene/texture_mips.h"
 
@@ -153,15 +154,6 @@ Texture emissive_blocks() {
             t.rgba.insert(t.rgba.end(), {c[block][0], c[block][1], c[block][2], 255});
         }
     return t;
-}
-
-// The plane seen from above, a little tilted (lookAt's up is +y).
-Camera above_camera() {
-    Camera camera;
-    camera.position = {0.0f, 12.0f, 4.0f};
-    camera.target = {0.0f, 0.0f, 0.0f};
-    camera.far_plane = 100.0f;
-    return camera;
 }
 
 // Where pixel (x, y) sees the plane y = 0, as uv (the plane's uv is position / 4).

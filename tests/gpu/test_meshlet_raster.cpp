@@ -14,6 +14,7 @@
 #include "gpu/harness.h"
 #include "gpu/light_frame.h"
 #include "gpu/raster_oracle.h"
+#include "gpu/street.h"
 #include "run/options.h"
 #include "render/renderer.h"
 #include "render/visibility_id.h"
@@ -195,54 +196,22 @@ TEST(MeshletGpu, ComputeRasterNamesTheHardwarePrePassTrianglesOnTheBundledScene)
 // pixel they cover). Some frames must re-admit meshlets.
 TEST(MeshletGpu, ComputeRasterOcclusionPhasesWriteTheWordsOfOneRasterization) {
     REQUIRE_MESHLET_COMPUTE_RASTER();
-    static const Scene grid = [] {
-        Options options;
-        options.instances = 2;
-        return load_requested_scene(options);
-    }();
     const Context& ctx = test_context();
     uint32_t messages = validation_message_count();
-    constexpr uint32_t kFrames = 20;
     auto make = [&](Request occlusion) {
         RendererConfig config;
         config.extent = kSize;
         config.lights = 16;
         config.plan = meshlet_plan(Raster::compute, Request::automatic, occlusion);
-        return std::make_unique<Renderer>(ctx, grid, config);
+        return std::make_unique<Renderer>(ctx, street_grid(), config);
     };
     std::unique_ptr<Renderer> occluded = make(Request::fallback), reference = make(Request::off);
-    Camera view = camera_for(CameraView::street, grid.bounds_min, grid.bounds_max, grid.grid);
-    const glm::vec3 forward = glm::normalize(view.target - view.position);
-    const glm::vec3 right = glm::normalize(glm::cross(forward, glm::vec3(0.0f, 1.0f, 0.0f)));
-    const glm::vec3 step = 0.012f * glm::length(view.target - view.position) * (right + 0.5f * forward);
-    uint32_t identical = 0, with_late = 0, readmitted = 0;
-    std::string first;
-    for (uint32_t i = 0; i < kFrames; ++i) {
-        for (Renderer* r : {occluded.get(), reference.get()}) {
-            VkCommandBuffer cmd = begin_one_shot(ctx);
-            r->record(cmd, 0, i, view);
-            end_one_shot(ctx, cmd);
-        }
-        std::vector<uint64_t> words = occluded->read_raster_words(), expected = reference->read_raster_words();
-        ASSERT_EQ(words.size(), size_t(kSize.width) * kSize.height);
-        uint32_t late = occluded->read_counters().occlusion_meshlets.readmitted_phase2;
-        with_late += late > 0;
-        readmitted += late;
-        int differ = 0, covered = 0;
-        for (size_t p = 0; p < words.size(); ++p) {
-            covered += words[p] != 0;
-            differ += words[p] != expected[p];
-        }
-        EXPECT_GT(covered, int(words.size() / 4)) << "frame " << i;
-        if (differ == 0) ++identical;
-        else if (first.empty()) first = "frame " + std::to_string(i) + " (" + std::to_string(late) + " meshlets re-admitted): " + std::to_string(differ) + " words differ";
-        view.position += step;
-        view.target += step;
-    }
-    EXPECT_EQ(identical, kFrames) << first;
-    EXPECT_GE(with_late, 3u) << "too few frames re-admitted anything: the late phase's words were hardly tested";
+    constexpr uint32_t kFrames = 20;
+    StreetWords w = expect_street_words_of_one_rasterization(
+        ctx, *occluded, *reference, kFrames, "meshlets",
+        [](Renderer& r) { return r.read_counters().occlusion_meshlets.readmitted_phase2; });
     printf("meshlet path, occlusion, moving camera: %u of %u frames' words identical to --occlusion off's; %u frames re-admitted %u meshlets\n",
-           identical, kFrames, with_late, readmitted);
+           w.identical, kFrames, w.with_late, w.readmitted);
     EXPECT_EQ(validation_message_count(), messages);
 }
 

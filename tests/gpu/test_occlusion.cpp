@@ -10,11 +10,13 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 
 #include "run/options.h"
 #include "app/run.h"
 #include "gpu/cull_scenes.h"
 #include "gpu/harness.h"
+#include "gpu/street.h"
 #include "known_drivers.h"
 #include "passes/occlusion_pass.h"
 #include "render/renderer.h"
@@ -29,15 +31,6 @@ struct OcclusionFrame {
     GpuCounters counters{};
     std::vector<std::vector<uint32_t>> drawn;  // per draw, what forward drew
 };
-
-const Scene& grid_scene() {
-    static const Scene scene = [] {
-        Options options;
-        options.instances = 2;
-        return load_requested_scene(options);
-    }();
-    return scene;
-}
 
 // One validated device for the process (each test runs in a process of its own), never torn down.
 Context& validated_context() {
@@ -103,12 +96,12 @@ std::unique_ptr<Renderer> make_renderer(const Context& ctx, const Plan& plan, Ca
     config.plan = plan;
     config.camera = camera;
     config.capture_meshlets = plan.geometry == Geometry::meshlet;  // read_drawn_indices there
-    return std::make_unique<Renderer>(ctx, grid_scene(), config);
+    return std::make_unique<Renderer>(ctx, street_grid(), config);
 }
 
 // Frames: 0 (no previous pyramid), 1 (the same camera: still), 2 (moved).
 std::vector<Camera> camera_path(const Renderer& renderer, CameraView view) {
-    Camera start = camera_for(view, renderer.bounds_min(), renderer.bounds_max(), grid_scene().grid);
+    Camera start = camera_for(view, renderer.bounds_min(), renderer.bounds_max(), street_grid().grid);
     return {start, start, moved(start, 1.0f)};
 }
 
@@ -182,7 +175,7 @@ TEST(Occlusion, StillAndMovingFramesEqualOcclusionOffInBothPathsAndPhase2Retests
                     EXPECT_NOT_BLANK(b.color);
                     EXPECT_TRUE(a.color == b.color) << "the frame changed with occlusion culling";
                     const OcclusionCounts& o = meshlet ? a.counters.occlusion_meshlets : a.counters.occlusion_triangles;
-                    uint64_t in = meshlet ? a.counters.meshlets_in : grid_scene().triangle_count();
+                    uint64_t in = meshlet ? a.counters.meshlets_in : street_grid().triangle_count();
                     // Phase 2 re-tests exactly phase 1's rejections (counted by phase 1 and by phase 2).
                     EXPECT_EQ(o.tested_phase2, o.rejected_phase1);
                     EXPECT_EQ(o.rejected_phase2 + o.readmitted_phase2, o.tested_phase2);
@@ -280,7 +273,7 @@ TEST(Occlusion, FrozenCullingDrawsTheFrozenFramesListsFromAnywhere) {
         SCOPED_TRACE(std::string(geometry_name(geometry)));
         auto renderer = make_renderer(ctx, occlusion_plan(ctx, geometry, Request::automatic, Request::automatic), CameraView::street);
         Camera street = renderer->default_view();
-        Camera overview = camera_for(CameraView::overview, renderer->bounds_min(), renderer->bounds_max(), grid_scene().grid);
+        Camera overview = camera_for(CameraView::overview, renderer->bounds_min(), renderer->bounds_max(), street_grid().grid);
         PathRun culled = render_path(ctx, *renderer, {street, street}, true);
         renderer->set_cull_frozen(true);
         PathRun frozen = render_path(ctx, *renderer, {overview}, true);
@@ -349,7 +342,7 @@ TEST(Occlusion, AutoRestsWhereItRemovesLittleThenMeasuresAgain) {
         // The street: occlusion pays, so auto never rests; an explicit variant never rests either.
         for (auto [camera, request] : {std::pair{CameraView::street, Request::automatic}, std::pair{CameraView::overview, Request::subgroup}}) {
             renderer->set_plan(plan(geometry, request));
-            Camera c = camera_for(camera, renderer->bounds_min(), renderer->bounds_max(), grid_scene().grid);
+            Camera c = camera_for(camera, renderer->bounds_min(), renderer->bounds_max(), street_grid().grid);
             for (uint32_t i = 0; i < 4; ++i) {
                 GpuCounters counters = frame(i, c);
                 EXPECT_EQ(counters.occlusion_resting, 0u) << camera_view_name(camera) << ", frame " << i;
@@ -375,7 +368,7 @@ TEST(Occlusion, DepthPyramidViewShowsEachLevelAsTheFarthestOfTheLevelBelow) {
     config.lights = 16;
     config.plan = plan;
     config.view_legend = false;
-    Renderer renderer(ctx, grid_scene(), config);
+    Renderer renderer(ctx, street_grid(), config);
     const uint32_t levels = uint32_t(pyramid_levels(kSize).size());
     // The fine levels, the two coarsest, and one past the last (clamped to it).
     std::map<uint32_t, std::vector<uint8_t>> views;
@@ -410,6 +403,51 @@ TEST(Occlusion, DepthPyramidViewShowsEachLevelAsTheFarthestOfTheLevelBelow) {
             }
     }
     EXPECT_TRUE(views[levels] == views[levels - 1]) << "a level past the last is not the last";
+    EXPECT_EQ(validation_message_count(), messages_before) << "validation messages (printed above)";
+}
+
+// --view depth: every pixel's grey is the depth the passes read (Renderer::read_depth, the depth
+// image read back) on the depth-pyramid view's scale, computed here: distance on a log scale, white
+// at the near plane, black at the far plane and where nothing was drawn; within one step of the
+// byte (the GPU's log and rounding). With --occlusion off: the view needs no pyramid.
+TEST(Occlusion, DepthViewShowsTheDepthThePassesReadPixelByPixel) {
+    REQUIRE_DRAWING();
+    Context& ctx = validated_context();
+    uint32_t messages_before = validation_message_count();
+    RendererConfig config;
+    config.extent = kSize;
+    config.lights = 16;
+    config.plan = occlusion_plan(ctx, Geometry::indexed, Request::automatic, Request::off, ViewMode::depth);
+    config.view_legend = false;
+    config.camera = CameraView::street;
+    Renderer renderer(ctx, street_grid(), config);
+    const Camera camera = renderer.default_view();
+    std::vector<uint8_t> view = render_path(ctx, renderer, {camera}, false).frames[0].color;
+    std::vector<float> depth = renderer.read_depth();
+    ASSERT_EQ(depth.size(), size_t(kSize.width) * kSize.height);
+    const FrameUniforms u = renderer.frame_uniforms(0, camera);
+    const double n = u.projection.z, f = u.projection.w;
+    int lit = 0, far = 0, off_by_one = 0;
+    std::set<int> greys;
+    std::string first;
+    for (size_t p = 0; p < depth.size(); ++p) {
+        double z = n * f / (std::clamp(double(depth[p]), 0.0, 1.0) * (f - n) + n);  // reversed Z
+        int expected = int(std::lround(255.0 * (1.0 - std::clamp(std::log(z / n) / std::log(f / n), 0.0, 1.0))));
+        int got = view[4 * p];
+        lit += got != 0;
+        greys.insert(got);
+        far += depth[p] == 0.0f;
+        off_by_one += std::abs(got - expected) == 1;
+        if ((std::abs(got - expected) > 1 || view[4 * p + 1] != got || view[4 * p + 2] != got) && first.empty())
+            first = "pixel (" + std::to_string(p % kSize.width) + ", " + std::to_string(p / kSize.width) + "): depth " +
+                    std::to_string(depth[p]) + ", grey " + std::to_string(expected) + ", the view " + std::to_string(got) + "/" +
+                    std::to_string(view[4 * p + 1]) + "/" + std::to_string(view[4 * p + 2]);
+    }
+    EXPECT_EQ(first, "") << "a pixel whose grey is not its depth's";
+    EXPECT_GT(far, 0) << "no sky: the far plane's black is untested";
+    EXPECT_GT(lit, int(depth.size() / 10)) << "the street's surfaces hardly show";
+    EXPECT_GE(greys.size(), 16u) << "too few depths on the scale to tell a wrong mapping";
+    printf("depth view: %zu pixels, %d far, %d lit in %zu greys, %d one step off\n", depth.size(), far, lit, greys.size(), off_by_one);
     EXPECT_EQ(validation_message_count(), messages_before) << "validation messages (printed above)";
 }
 

@@ -20,6 +20,7 @@
 #include "scene_test_helpers.h"  // add_mesh
 #include "gpu/light_frame.h"
 #include "gpu/raster_oracle.h"
+#include "gpu/street.h"
 #include "passes/raster_pass.h"
 #include "render/renderer.h"
 #include "render/visibility_id.h"
@@ -74,13 +75,7 @@ Shot render(const Scene& scene, Raster raster, std::optional<Camera> camera = st
     if (prepare) prepare(renderer);
     Camera view = camera ? *camera : renderer.default_view();
     for (uint32_t i = 0; i < frames; ++i) {
-        if (i == frames - 1 && i > 0) {
-            glm::vec3 forward = glm::normalize(view.target - view.position);
-            glm::vec3 right = glm::normalize(glm::cross(forward, glm::vec3(0.0f, 1.0f, 0.0f)));
-            glm::vec3 step = 0.04f * glm::length(view.target - view.position) * (right + 0.5f * forward);
-            view.position += step;
-            view.target += step;
-        }
+        if (i == frames - 1 && i > 0) view = step_down_the_street(view, 0.04f);
         VkCommandBuffer cmd = begin_one_shot(ctx);
         renderer.record(cmd, 0, i, view);
         end_one_shot(ctx, cmd);
@@ -485,11 +480,7 @@ TEST(Raster, SliverDepthIsTheSnappedPlaneClampedToTheTriangle) {
 TEST(Raster, OcclusionPhaseTwoMatchesHardware) {
     REQUIRE_DRAWING();
     REQUIRE_COMPUTE_RASTER();
-    static const Scene grid = [] {
-        Options options;
-        options.instances = 2;
-        return load_requested_scene(options);
-    }();
+    const Scene& grid = street_grid();
     uint32_t messages = validation_message_count();
     auto street = [&](Raster raster) {
         Camera view = camera_for(CameraView::street, grid.bounds_min, grid.bounds_max, grid.grid);
@@ -558,14 +549,9 @@ TEST(Raster, OcclusionPhaseTwoMatchesHardware) {
 TEST(Raster, OcclusionPhasesWriteTheWordsOfOneRasterizationInEveryFrame) {
     REQUIRE_DRAWING();
     REQUIRE_COMPUTE_RASTER();
-    static const Scene grid = [] {
-        Options options;
-        options.instances = 2;
-        return load_requested_scene(options);
-    }();
+    const Scene& grid = street_grid();
     const Context& ctx = test_context();
     uint32_t messages = validation_message_count();
-    constexpr uint32_t kFrames = 20;
     auto make = [&](Request occlusion) {
         RendererConfig config;
         config.extent = kSize;
@@ -575,25 +561,10 @@ TEST(Raster, OcclusionPhasesWriteTheWordsOfOneRasterizationInEveryFrame) {
         return std::make_unique<Renderer>(ctx, grid, config);
     };
     std::unique_ptr<Renderer> occluded = make(Request::fallback), reference = make(Request::off);
-    Camera view = camera_for(CameraView::street, grid.bounds_min, grid.bounds_max, grid.grid);
-    const glm::vec3 forward = glm::normalize(view.target - view.position);
-    const glm::vec3 right = glm::normalize(glm::cross(forward, glm::vec3(0.0f, 1.0f, 0.0f)));
-    const glm::vec3 step = 0.012f * glm::length(view.target - view.position) * (right + 0.5f * forward);
-    uint32_t identical = 0, with_late = 0, without_late = 0, readmitted = 0;
-    std::string first;
-    for (uint32_t i = 0; i < kFrames; ++i) {
-        for (Renderer* r : {occluded.get(), reference.get()}) {
-            VkCommandBuffer cmd = begin_one_shot(ctx);
-            r->record(cmd, 0, i, view);
-            end_one_shot(ctx, cmd);
-        }
-        std::vector<uint64_t> words = occluded->read_raster_words(), expected = reference->read_raster_words();
-        ASSERT_EQ(words.size(), size_t(kSize.width) * kSize.height);
-        uint32_t late = occluded->read_counters().occlusion_triangles.readmitted_phase2;
-        with_late += late > 0;
-        readmitted += late;
-        // The late draw's dispatches: the chunks' grid and the split's where phase 2 re-admitted
-        // something, no workgroup where it did not (within the device's limits either way).
+    uint32_t without_late = 0;
+    // The late draw's dispatches: the chunks' grid and the split's where phase 2 re-admitted
+    // something, no workgroup where it did not (within the device's limits either way).
+    auto late_dispatches = [&](uint32_t i, uint32_t late) {
         std::array<uint32_t, 8> dispatches = occluded->read_raster_late_dispatches();
         const uint32_t* most = ctx.properties.limits.maxComputeWorkGroupCount;
         uint32_t chunk_groups = dispatches[0] * dispatches[1], split_groups = dispatches[4] * dispatches[5];
@@ -605,22 +576,14 @@ TEST(Raster, OcclusionPhasesWriteTheWordsOfOneRasterizationInEveryFrame) {
             EXPECT_GE(uint64_t(chunk_groups), raster_chunk_count(grid)) << "frame " << i << ": the late draw's chunks";
             EXPECT_EQ(split_groups, ((kSize.width + 7) / 8) * ((kSize.height + 7) / 8)) << "frame " << i << ": the late draw's split";
         }
-        int differ = 0, covered = 0;
-        for (size_t p = 0; p < words.size(); ++p) {
-            covered += words[p] != 0;
-            differ += words[p] != expected[p];
-        }
-        EXPECT_GT(covered, int(words.size() / 4)) << "frame " << i;
-        if (differ == 0) ++identical;
-        else if (first.empty()) first = "frame " + std::to_string(i) + " (" + std::to_string(late) + " re-admitted): " + std::to_string(differ) + " words differ";
-        view.position += step;
-        view.target += step;
-    }
-    EXPECT_EQ(identical, kFrames) << first;
-    EXPECT_GE(with_late, 3u) << "too few frames re-admitted anything: the late draw's words were hardly tested";
+    };
+    constexpr uint32_t kFrames = 20;
+    StreetWords w = expect_street_words_of_one_rasterization(
+        ctx, *occluded, *reference, kFrames, "triangles",
+        [](Renderer& r) { return r.read_counters().occlusion_triangles.readmitted_phase2; }, late_dispatches);
     printf("occlusion, moving camera: %u of %u frames' words identical to --occlusion off's; %u frames re-admitted %u triangles, %u "
            "nothing (their late draw launched no workgroup)\n",
-           identical, kFrames, with_late, readmitted, without_late);
+           w.identical, kFrames, w.with_late, w.readmitted, without_late);
     EXPECT_EQ(validation_message_count(), messages);
 }
 
@@ -1036,11 +999,7 @@ TEST(Raster, ViewColoursEachPixelByWhoWroteItsWord) {
 TEST(Raster, UnderOcclusionEveryCoveredPixelHasItsPath) {
     REQUIRE_DRAWING();
     REQUIRE_COMPUTE_RASTER();
-    static const Scene grid = [] {
-        Options options;
-        options.instances = 2;
-        return load_requested_scene(options);
-    }();
+    const Scene& grid = street_grid();
     const Context& ctx = test_context();
     uint32_t messages = validation_message_count();
     const uint32_t colours[4] = {kRasterPerLaneColour, kRasterSplitColour, kRasterTileBinColour, kRasterHardwareColour};
@@ -1053,13 +1012,7 @@ TEST(Raster, UnderOcclusionEveryCoveredPixelHasItsPath) {
         Renderer renderer(ctx, grid, config);
         Camera view = camera_for(CameraView::street, grid.bounds_min, grid.bounds_max, grid.grid);
         for (uint32_t i = 0; i < 3; ++i) {
-            if (i == 2) {
-                glm::vec3 forward = glm::normalize(view.target - view.position);
-                glm::vec3 step = 0.04f * glm::length(view.target - view.position) *
-                                 (glm::normalize(glm::cross(forward, glm::vec3(0.0f, 1.0f, 0.0f))) + 0.5f * forward);
-                view.position += step;
-                view.target += step;
-            }
+            if (i == 2) view = step_down_the_street(view, 0.04f);
             VkCommandBuffer cmd = begin_one_shot(ctx);
             renderer.record(cmd, 0, i, view, i == 2);
             end_one_shot(ctx, cmd);

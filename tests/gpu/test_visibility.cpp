@@ -18,6 +18,7 @@
 #include "app/run.h"
 #include "gpu/harness.h"
 #include "gpu/light_frame.h"
+#include "gpu/street.h"
 #include "render/mip_reference.h"
 #include "render/tonemap.h"
 
@@ -99,13 +100,7 @@ Shot render(const Scene& scene, Path path, ForwardTestOutput output = ForwardTes
         // The last frame moves the camera sideways and a little forward: what the nearest buildings
         // hid comes out, so occlusion phase 1 (with the last frame's pyramid) rejects some of it and
         // phase 2 re-admits it (54 pixels of it at 320x180 on lavapipe).
-        if (i == setup.frames - 1 && i > 0) {
-            glm::vec3 forward = glm::normalize(camera.target - camera.position);
-            glm::vec3 right = glm::normalize(glm::cross(forward, glm::vec3(0.0f, 1.0f, 0.0f)));
-            glm::vec3 step = 0.04f * glm::length(camera.target - camera.position) * (right + 0.5f * forward);
-            camera.position += step;
-            camera.target += step;
-        }
+        if (i == setup.frames - 1 && i > 0) camera = step_down_the_street(camera, 0.04f);
         VkCommandBuffer cmd = begin_one_shot(ctx);
         renderer.record(cmd, 0, uint32_t(i), camera);
         end_one_shot(ctx, cmd);
@@ -305,16 +300,6 @@ TEST(Visibility, FragmentResolveMatchesForward) {
 TEST(Visibility, OddSizeMatchesForward) {
     REQUIRE_DRAWING();
     expect_setup_matches_forward(default_scene(), FrameSetup{.size = {321, 181}}, "321x181");
-}
-
-// A 2 x 2 grid of the bundled scene (--instances 2), for the street views with occlusion.
-const Scene& street_grid() {
-    static const Scene grid = [] {
-        Options options;
-        options.instances = 2;
-        return load_requested_scene(options);
-    }();
-    return grid;
 }
 
 // Occlusion's two phases draw depth; the merged list writes the ids over the final depth

@@ -316,10 +316,10 @@ TEST(Window, KeysSwitchEveryPassAndViewResizeAndF12SavesTheFrameWithHud) {
         {"shift+5", "rt-off_"},   {"5", "rt-" + rt + "_"},
         {"v", "view-lane-id-fragment"}, {"v", "view-first-last-lane-fragment"}, {"v", "view-active-lanes-fragment"},
         {"v", "view-mip ("},      {"v", "view-light-count ("}, {"v", "view-lod ("}, {"v", "view-depth-pyramid-level-0 ("},
-        {"v", "view-raster ("},       {"v", "view-materials ("},   {"v", "view-shaded ("},
+        {"v", "view-raster ("},       {"v", "view-materials ("},   {"v", "view-depth ("},       {"v", "view-shaded ("},
         // P shows the depth-pyramid view, then steps its level, both ways.
         {"p", "view-depth-pyramid-level-0 ("}, {"p", "view-depth-pyramid-level-1 ("}, {"shift+p", "view-depth-pyramid-level-0 ("},
-        {"v", "view-raster ("},       {"v", "view-materials ("},   {"v", "view-shaded ("},
+        {"v", "view-raster ("},       {"v", "view-materials ("},   {"v", "view-depth ("},       {"v", "view-shaded ("},
         {"v", "view-lane-id-fragment"},
         {"b", view_of("compute")}, {"b", view_of("task")}, {"b", view_of("mesh")}, {"b", view_of("raygen")},
         {"b", view_of("any-hit")}, {"b", view_of("closest-hit")}, {"b", view_of("miss")}, {"b", view_of("intersection")},
