@@ -27,8 +27,14 @@
 layout(set = 0, binding = 4) uniform accelerationStructureEXT scene_tlas;
 // 5..8 ray_scene.glsl's.
 // binding 9: the statistics (RayStats below); 10 and 11 the views' (view_common.glsl);
-// RT_SURFACE_VISIBILITY (ray generation on the visibility path): 12..15 visibility_surface.glsl's,
+// RT_SURFACE_VISIBILITY (ray generation on the visibility path): 12, 13 and 15 visibility_surface.glsl's,
 // and with VISIBILITY_MESHLET 16.. the meshlet path's (meshlet.glsl).
+// Binding 14 (visibility_surface.glsl's place for them in the shading pass, free in ray generation):
+// the vertices' VertexMaterial (scene.h: tangent, TEXCOORD_1), beside vertex_data, same index; the
+// closest-hit shader reads them for the reflected surface's material.
+layout(set = 0, binding = 14, std430) readonly buffer VertexMaterials { vec4 vertex_material_data[]; };
+vec4 vertex_tangent(uint v) { return vertex_material_data[2u * v]; }  // xyz object space, w the sign; 0: none
+vec2 vertex_uv1(uint v) { return vertex_material_data[2u * v + 1u].xy; }
 
 // One payload type for every ray kind (the hit and miss shaders see the kind).
 struct RayPayload {
@@ -40,13 +46,19 @@ struct RayPayload {
     uint record;        // RT_VIEW: the packed lane record of the stage under view that served the ray (0: none)
 };
 
-struct MaterialCall {  // callableDataEXT of the material evaluation (material.glsl)
-    vec3 albedo;
-    uint draw;
-    vec3 emissive;
-    uint pad;
-    vec2 uv;
-    uint record;  // RT_VIEW: the callable's packed lane record
+// The callable data of the material evaluation (raytrace.rcall, material.glsl), 80 bytes: what the
+// closest-hit shader interpolates at the hit goes in, what its lighting needs comes out.
+struct MaterialCall {
+    vec4 tangent;      // in: world, w the bitangent's sign: the mesh's TANGENT, or the triangle's (w = 0: no frame)
+    vec3 normal;       // in: interpolated, unit, towards the ray's origin; out: the shading normal (normal map)
+    uint draw;         // in
+    vec2 uv0, uv1;     // in: TEXCOORD_0, TEXCOORD_1 at the hit
+    float metallic;    // out: factor x texture, as SurfaceMaterial
+    float roughness;   // out
+    vec3 base_color;   // out: linear
+    float occlusion;   // out
+    vec3 emissive;     // out
+    uint record;       // RT_VIEW: the callable's packed lane record
 };
 
 // A lane record (view_common.glsl) in 32 bits: x, y, w below 256 (lanes, sizes <= 128), z 2 bits;

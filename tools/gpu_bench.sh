@@ -76,6 +76,12 @@
 #                per kind (over the traces alone) and every stage's invocations, the variants' frames,
 #                dumps and statistics (the subgroup variant's striped counters) compared, the targets (dense ray_trace, its speed-ups); --compare's ray_trace ratio with its interval; the six stages'
 #                views on the visibility path (both geometry paths) and forward, validated
+#   ray-materials  the reflections' whole material (docs/ray-tracing.md "The reflected surface's
+#                material": both uv sets, the tangent or the triangle's frame, 80 bytes of callable
+#                data) against --base (the build before: TEXCOORD_0 only, no normal map, 48 bytes; without
+#                --base this build alone), both shadings and sizes, both variants, alternated over two
+#                rounds: ray_trace (what the maps cost the traces) and the frame, after over before; the
+#                closest-hit and callable invocations (the same rays: equal); one validated run each
 #   refit        the ray tracer's acceleration structures refitted every frame (the default) against
 #                rebuilt every frame (SGD_RAY_REFIT=off), both sizes, alternated over two rounds:
 #                ray_build (the target), ray_trace (what the refitted tree costs the rays) and the frame,
@@ -83,7 +89,8 @@
 #   graph        the frame graph against the build before it (--base DIR, needed): the default frame
 #                (untuned) and every --compare row at both sizes, this build and base alternated over
 #                two rounds, frame times side by side and this over base; the default frames compared
-#                byte for byte; the views under --validate (validate suite) cover the graph's passes
+#                byte for byte; the views under --validate (validate suite) cover the graph's passes;
+#                --raster compute on both geometry paths (street, occlusion auto): depth, late_depth
 #   startup      start-up to the first frame (--frames 1 --no-tuning, the small size), with the driver's
 #                shader cache empty (first: every pipeline the plan binds compiled cold, the user's cache
 #                folder new) and filled by that run (warm), for the default plan and with every switched
@@ -188,8 +195,20 @@ for suite in "${suites[@]}"; do
           --frames 60 --warmup $warmup
       done; done
       echo "frame at $size, this build and base byte-identical: $(same "$d/frame-this-$size-1.png" "$d/frame-base-$size-1.png")" >> "$md"
+      # The compute rasterizer under the graph (docs/raster.md, "Barriers"): both geometry paths,
+      # two-phase frames (street, occlusion auto), depth and late_depth this build over base.
+      for geometry in indexed meshlet; do
+        for round in 1 2; do for which in this base; do
+          [ $which = this ] && b=$build || b=$base
+          demo=$b/subgroup-demo run "raster-$geometry-$which-$size-$round" --headless --no-tuning "${scaled[@]}" --size $size \
+            --frames $frames --warmup $warmup --shading visibility --raster compute --geometry $geometry --camera street \
+            --occlusion auto --screenshot "$d/raster-$geometry-$which-$size-$round.png"
+        done; done
+        echo "--raster compute --geometry $geometry (street, occlusion auto) at $size, this build and base byte-identical: $(same \
+          "$d/raster-$geometry-this-$size-1.png" "$d/raster-$geometry-base-$size-1.png")" >> "$md"
+      done
     done
-    $tables runs "$d" frame light_cull ray_trace forward shade mip resolve exposure >> "$md"
+    $tables runs "$d" frame depth late_depth light_cull ray_trace forward shade mip resolve exposure >> "$md"
     $tables builds "$d"/compare-*/report.json >> "$md" ;;
   compare)
     for size in "${sizes[@]}"; do compare_run "compare-$size" "${scaled[@]}" --size $size --frames 60 --warmup $warmup; done
@@ -486,6 +505,54 @@ PY
       c:ray_trace.rays_per_second.primary c:ray_trace.rays_per_second.shadow c:ray_trace.rays_per_second.reflection c:ray_trace.rays_per_second.total \
       c:ray_trace.stages.closest_hit.invocations c:ray_trace.stages.miss.invocations c:ray_trace.stages.any_hit.invocations \
       c:ray_trace.stages.intersection.invocations c:ray_trace.stages.callable.invocations validation: >> "$md"
+    cat "$d/notes.txt" >> "$md" ;;
+  ray-materials)  # docs/ray-tracing.md "The reflected surface's material": what every map costs the reflections
+    for size in "${sizes[@]}"; do for shading in visibility forward; do
+      for round in 1 2; do for b in "$build" ${base:+"$base"}; do for v in subgroup fallback; do
+        [ "$b" = "$build" ] && which=after || which=before
+        demo=$b/subgroup-demo run "$which-$shading-$v-$size-$round" --headless --no-tuning "${scaled[@]}" --size $size \
+          --shading $shading --ray-trace $v --frames $frames --warmup $warmup
+      done; done; done
+    done; done
+    for shading in visibility forward; do
+      run "validate-$shading" --headless "${scaled[@]}" --size $small --frames 2 --warmup 1 --validate --shading $shading \
+        --screenshot "$d/validate-$shading.png"
+    done
+    # ray_trace and the frame: the mean of the rounds' medians, after over before.
+    python3 - "$d" "${sizes[@]}" >> "$d/notes.txt" <<'PY'
+import json, sys
+d, sizes = sys.argv[1], sys.argv[2:]
+def load(tag):
+    try:
+        return json.load(open(f"{d}/{tag}.json"))
+    except (OSError, ValueError):
+        return None
+def mean(which, rest, key):
+    v = [r["timings_ms"][key]["median"] for r in (load(f"{which}-{rest}-{k}") for k in (1, 2)) if r]
+    return sum(v) / len(v) if v else None
+def invocations(which, rest):
+    r = load(f"{which}-{rest}-1")
+    if not r:
+        return None
+    stages = r["counters"]["ray_trace"]["stages"]
+    return stages["closest_hit"]["invocations"], stages["callable"]["invocations"]
+for size in sizes:
+    for shading in ("visibility", "forward"):
+        for v in ("subgroup", "fallback"):
+            rest = f"{shading}-{v}-{size}"
+            line = f"{size} {shading} {v}:"
+            for key in ("ray_trace", "frame"):
+                after, before = mean("after", rest, key), mean("before", rest, key)
+                line += f" {key} {after:.3f} ms" if after else f" {key} n/a"
+                if after and before:
+                    line += f" (before {before:.3f} ms, after/before {after / before:.3f}x)"
+            line += f"; closest-hit, callable invocations {invocations('after', rest)}"
+            if load(f"before-{rest}-1"):
+                line += f" (before {invocations('before', rest)})"
+            print(line)
+PY
+    $tables runs "$d" ray_trace frame c:ray_trace.rays.reflection c:ray_trace.stages.closest_hit.invocations \
+      c:ray_trace.stages.callable.invocations validation: >> "$md"
     cat "$d/notes.txt" >> "$md" ;;
   refit)  # docs/ray-tracing.md "Refitting": the lights' BLAS and the TLAS refitted or rebuilt
     for size in "${sizes[@]}"; do

@@ -43,6 +43,31 @@ MUTANTS = {
         "uint slot_set(DrawData draw, uint slot) { return 0u; }",
         r"^MaterialMaps\.EverySlotReadsItsOwnTexCoord",
     ),
+    # docs/ray-tracing.md, "The reflected surface's material": the reflections' sets, normal map and frame.
+    "reflection-callable-reads-uv0-for-texcoord-1": (
+        "shaders/raytrace.rcall",
+        "    hit.uv1 = material.uv1;",
+        "    hit.uv1 = material.uv0;",
+        r"^MaterialMaps\.ReflectionsReadEachSlotsTexCoord",
+    ),
+    "reflection-ignores-the-normal-map": (
+        "shaders/raytrace.rcall",
+        "    DrawData draw = draws[material.draw];\n",
+        "    DrawData draw = draws[material.draw];\n    draw.normal_texture = 0u;\n",
+        r"^MaterialMaps\.ReflectedNormalMapShadesAsTheCpu",
+    ),
+    "reflection-triangle-frame-bitangent-flipped": (
+        "shaders/raytrace.rchit",
+        "dot(cross(normal, frame[0]), frame[1]) < 0.0 ? -1.0 : 1.0",
+        "dot(cross(normal, frame[0]), frame[1]) > 0.0 ? -1.0 : 1.0",
+        r"^MaterialMaps\.ReflectedNormalMapShadesAsTheCpu",
+    ),
+    "reflection-triangle-frame-ignores-the-slot-transform": (
+        "shaders/raytrace.rchit",
+        "linear * (uv[1] - uv[0]), linear * (uv[2] - uv[0])",
+        "uv[1] - uv[0], uv[2] - uv[0]",
+        r"^MaterialMaps\.ReflectedNormalMapShadesAsTheCpu",
+    ),
     "masked-mips-average-transparent-colour": (
         "src/scene/texture_mips.cpp",
         "            if (alpha_weighted && i % 4 != 3 && premultiplied",
@@ -729,6 +754,29 @@ MUTANTS = {
         "                   writes(Res::light_lists, kComputeStage, kStorageReadWrite), ",
         "                   ",
         r"^LightCullDemo\.EveryModeRunsValidationCleanAndReports",
+    ),
+    # docs/raster.md, "Barriers: the frame graph's": the split forgets that it writes the id image,
+    # which then keeps its layout (undefined in the first frame) for the split's storage writes.
+    "raster-split-declares-no-visibility-write": (
+        "src/passes/raster_pass.cpp",
+        "                             writes(Res::visibility, kComputeStage, kStorageWrite, VK_IMAGE_LAYOUT_GENERAL, !gated),\n",
+        "",
+        r"^Raster\.GeneratedSceneComputeNamesTheHardwaresTriangles",
+    ),
+    # docs/architecture.md, "The frame graph": the barriers still written by hand each say why on the
+    # line before, and none comes in unseen (tools/hand_written_barriers.py).
+    "hand-written-barrier-without-its-reason": (
+        "src/run/bandwidth_probe.cpp",
+        "        // Hand-written: a probe outside the frame, timing copies between buffers of its own.\n",
+        "",
+        r"^Tools\.HandWrittenBarriersAreFewAndSayWhy$",
+    ),
+    "hand-written-barrier-added-to-the-rasterizer": (
+        "src/passes/raster_pass.cpp",
+        "    late_split_gated = gated;\n",
+        "    late_split_gated = gated;\n    // Hand-written: the late dispatches, for the chunks' indirect dispatch.\n"
+        "    memory_barrier(f.cmd, kComputeStage, kStorageWrite, kRasterIndirectStage, kRasterIndirectRead);\n",
+        r"^Tools\.HandWrittenBarriersAreFewAndSayWhy$",
     ),
     # docs/architecture.md, "Shader variants": the switched shaders and their twins.
     "no-subgroup-twin-keeps-the-subgroup-capabilities": (

@@ -63,8 +63,10 @@ struct Probe {
         VkExtent2D extent = fragment_target.extent;
         // Every texel is written: the previous contents are discarded (and the write ordered after
         // the previous submission's and its readback's).
+        // Hand-written: a probe outside the frame, timing two passes on images of its own.
         transition(cmd, fragment_target, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
                    VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT, true);
+        // Hand-written: the same probe's compute target.
         transition(cmd, compute_target, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
                    VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, true);
         vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, pool, 2);

@@ -272,15 +272,13 @@ void DebugViewPass::record(FrameContext& f, bool legend) {
     begin_label(f.ctx, f.cmd, debug_label(plan));
     f.timer.begin(f.cmd, Timer::view);
     // The frame's counters: its earlier writers (the clear, the compute passes, forward's counts,
-    // the meshlet path, the ray tracer) finish before the stages this view's pipelines count in.
-    // Those stages come from the pipelines themselves (view_counter_stages), so a stage a view
-    // draws in cannot be missing here (a fixed list once missed vertex, tessellation and geometry).
-    // (Hand-written: ViewBarrier.* holds these stages to the SPIR-V; the renderer declares the views
-    // to the frame graph as one pass over the counters in any stage.)
+    // the meshlet path, the ray tracer; to the graph the renderer's pass over them in every stage,
+    // b.src) finish before the stages this view's pipelines count in. Those stages come from the
+    // pipelines themselves (view_counter_stages), so a stage a view draws in cannot be missing here
+    // (a fixed list once missed vertex, tessellation and geometry); ViewBarrier.* holds them to the SPIR-V.
     Stage drawn = ray_stage && supported ? plan.stage : stage;
     if (CounterBarrier b = view_counter_barrier(f.ctx.features, drawn, kind); b.dst)
-        memory_barrier(f.cmd, b.src, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT | VK_ACCESS_2_TRANSFER_WRITE_BIT, b.dst,
-                       VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+        f.graph().pass(f.cmd, {writes(Res::counters, b.dst, kStorageReadWrite)});
     // The ray tracer draws its stages' views; under --shading visibility the shading pass draws compute's.
     if ((ray_stage || stage == Stage::compute) && supported && unit_view && unit_view(f, params_)) {
         f.timer.end(f.cmd, Timer::view);

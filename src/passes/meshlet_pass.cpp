@@ -377,7 +377,8 @@ std::vector<std::vector<uint32_t>> MeshletPass::read_drawn_indices(const Context
     Buffer order = create_buffer(ctx, capture_.size, VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryKind::host_readback,
                                  "meshlet capture readback");
     VkCommandBuffer cmd = begin_one_shot(ctx);
-    // A one-shot readback outside the frame (tests, --cull-dump): everything before it, to the copies.
+    // Everything before it, to the copies.
+    // Hand-written: a one-shot readback after the frames (tests, --cull-dump) that waits for everything, as read_buffer.
     memory_barrier(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, VK_ACCESS_2_MEMORY_WRITE_BIT, VK_PIPELINE_STAGE_2_COPY_BIT,
                    VK_ACCESS_2_TRANSFER_READ_BIT);
     VkBufferCopy list_region{0, 0, visible_.size}, order_region{0, 0, capture_.size};

@@ -6,6 +6,7 @@
 #include "scene/lod.h"              // kLodMaxErrorPixels
 
 #include <stdexcept>
+#include <vector>
 
 namespace {
 
@@ -92,10 +93,16 @@ void MeshletRaster::record_cull(FrameContext& f, bool late, Descriptors& d) cons
         Variant v = variant == Variant::subgroup ? variant : late || variant == Variant::fallback ? Variant::fallback : Variant::off;
         const Pipeline& p = cull[size_t(v)];
         if (!p) throw std::runtime_error("meshlet: the subgroup variant was planned but the device cannot run it");
-        if (late)  // meshlet_late_list.comp wrote the late list and its dispatch.
-            memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
-                           VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT | VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-                           VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
+        // As the task shader: the meshlet path's visible list, masks and counters, the pyramid read;
+        // the kept meshlets' chunks appended. The late phase over meshlet_late_list.comp's list
+        // (Res::meshlet_lists), dispatched from its header.
+        const VkPipelineStageFlags2 indirect = late ? VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT : VK_PIPELINE_STAGE_2_NONE;
+        std::vector<Use> uses = {
+            writes(Res::meshlet_chunks, kComputeStage, kStorageReadWrite),
+            writes(Res::meshlet_lists, indirect | kComputeStage, (late ? VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT : 0) | kStorageReadWrite),
+            writes(Res::counters, kComputeStage, kStorageReadWrite)};
+        if (f.pyramid) uses.push_back(reads(Res::pyramid, kComputeStage, kStorageRead));
+        f.graph().pass(f.cmd, uses);
         vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p.handle());
         d.push(f.cmd, p);
         CullParams params = make_cull_params(f.targets.extent.width, f.targets.extent.height,
@@ -107,16 +114,12 @@ void MeshletRaster::record_cull(FrameContext& f, bool late, Descriptors& d) cons
             vkCmdDispatchIndirect(f.cmd, f.meshlets->late_list_buffer().buffer, 0);  // 32 late-list entries a workgroup
         else if (task_chunks)
             dispatch(f.ctx, f.cmd, grid.width, grid.height);  // a workgroup per task chunk
-        memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
-                       VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
     }
-    // This phase's chunks and the frame's as raster.comp's indirect dispatches.
+    // This phase's chunks and the frame's as raster.comp's indirect dispatches (which it declares).
+    f.graph().pass(f.cmd, {writes(Res::meshlet_chunks, kComputeStage, kStorageReadWrite)});
     vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, args.handle());
     Descriptors().buffer(0, list).push(f.cmd, args);
     const uint32_t max_groups_x = f.ctx.properties.limits.maxComputeWorkGroupCount[0];
     vkCmdPushConstants(f.cmd, args.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(max_groups_x), &max_groups_x);
     dispatch(f.ctx, f.cmd, 1, 1);
-    memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
-                   VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT | VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-                   VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
 }

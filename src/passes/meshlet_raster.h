@@ -37,6 +37,7 @@ struct MeshletRaster {
     // The culling and the list's dispatches, with raster.comp's bindings `d`: the first phase over
     // the task chunks (occlusion phase 1 where the plan culls by occlusion), the late phase over the
     // late list (meshlet_late_list.comp's, dispatched from its header). With culling frozen, the last
-    // list again, untested.
+    // list again, untested. Each declares its uses to the frame graph (with RasterPass::graph's
+    // names bound: Res::meshlet_chunks is the list).
     void record_cull(FrameContext& f, bool late, Descriptors& d) const;
 };

@@ -230,12 +230,66 @@ RasterPush RasterPass::make_push(const FrameContext& f, uint32_t count, uint32_t
             kRasterTinyPixels, bin_capacity, guard_band, {kRasterPerLaneColour, kRasterSplitColour, kRasterTileBinColour}};
 }
 
+namespace {
+
+constexpr VkPipelineStageFlags2 kRasterIndirectStage = VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT;  // dispatches and draws alike
+constexpr VkPipelineStageFlags2 kRasterVertexStage = VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT;
+constexpr VkAccessFlags2 kRasterIndirectRead = VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT;
+constexpr VkAccessFlags2 kRasterTransferReadWrite = VK_ACCESS_2_TRANSFER_READ_BIT | VK_ACCESS_2_TRANSFER_WRITE_BIT;
+
+}  // namespace
+
+FrameGraph& RasterPass::graph(FrameContext& f) const {
+    FrameGraph& g = f.graph();
+    g.bind(Res::raster_words, f.targets.raster_words);
+    g.bind(Res::raster_list, hardware_list);
+    g.bind(Res::tile_bins, tile_bins);
+    g.bind(Res::raster_dispatches, late_dispatches);
+    if (meshlet.list.buffer) g.bind(Res::meshlet_chunks, meshlet.list);
+    return g;
+}
+
+// Every raster.comp dispatch (the chunks', the tile bins', the classifying and the view's passes)
+// as its bindings are declared: it reads the cull's lists and adds to the words, the hardware list,
+// the tile bins and the counters. On the meshlet path it reads the kept meshlets' chunks (its
+// dispatch among them) and binds the meshlet path's buffers, the visible list writable.
+std::vector<Use> RasterPass::compute_uses(const FrameContext& f) const {
+    std::vector<Use> uses = {reads(Res::draw_lists, kComputeStage, kStorageRead),
+                             writes(Res::raster_words, kComputeStage, kStorageReadWrite),
+                             writes(Res::raster_list, kComputeStage, kStorageReadWrite),
+                             writes(Res::tile_bins, kComputeStage, kStorageReadWrite),
+                             writes(Res::counters, kComputeStage, kStorageReadWrite)};
+    if (f.plan.geometry == Geometry::meshlet) {
+        uses.push_back(writes(Res::meshlet_chunks, kRasterIndirectStage | kComputeStage, kRasterIndirectRead | kStorageReadWrite));
+        uses.push_back(writes(Res::meshlet_lists, kComputeStage, kStorageReadWrite));
+    }
+    return uses;
+}
+
+// Every hardware draw (the phase's, the classifying one, the view's): its command and ids from the
+// list and the list the ids name in the vertex shader (on the meshlet path the meshlet path's
+// buffers), the words and the counters in the fragment shader.
+std::vector<Use> RasterPass::hardware_uses(const FrameContext& f) const {
+    std::vector<Use> uses = {reads(Res::raster_list, kRasterIndirectStage | kRasterVertexStage, kRasterIndirectRead | kStorageRead),
+                             reads(Res::draw_lists, kRasterVertexStage, kStorageRead),
+                             writes(Res::raster_words, kFragmentStage, kStorageReadWrite),
+                             writes(Res::counters, kRasterVertexStage | kFragmentStage, kStorageReadWrite)};
+    if (f.plan.geometry == Geometry::meshlet) uses.push_back(writes(Res::meshlet_lists, kRasterVertexStage, kStorageReadWrite));
+    return uses;
+}
+
 // raster.comp over the chunks (on the meshlet path the kept meshlets' chunks, indirect), then the
 // tile bins: their dispatch's size from the entries appended (from the first this rasterization
-// appended, or with `all_entries` every one), and a workgroup per entry.
+// appended, or with `all_entries` every one), and a workgroup per entry. `also`: what the pipelines
+// use beside their bindings' (the view's colour).
 void RasterPass::record_compute(FrameContext& f, const Pipeline& indexed_chunked, const Pipeline& indexed_binned, Descriptors& d,
-                                const RasterPush& push, bool all_entries, const Buffer* chunk_dispatch) const {
+                                const RasterPush& push, bool all_entries, const Buffer* chunk_dispatch, std::span<const Use> also) const {
+    FrameGraph& g = graph(f);
     const Pipeline &chunked = pick(f, indexed_chunked), &binned = pick(f, indexed_binned);
+    std::vector<Use> uses = compute_uses(f);
+    uses.insert(uses.end(), also.begin(), also.end());
+    if (chunk_dispatch) uses.push_back(reads(Res::raster_dispatches, kRasterIndirectStage, kRasterIndirectRead));  // (late_dispatches)
+    g.pass(f.cmd, uses);
     vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, chunked.handle());
     d.push(f.cmd, chunked);
     vkCmdPushConstants(f.cmd, chunked.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
@@ -245,35 +299,65 @@ void RasterPass::record_compute(FrameContext& f, const Pipeline& indexed_chunked
         vkCmdDispatchIndirect(f.cmd, chunk_dispatch->buffer, 0);  // the grid below, or nothing
     else
         dispatch(f.ctx, f.cmd, grid.width, grid.height);  // a workgroup per chunk
-    {
-        memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
-                       VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
-        vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, bin_args.handle());
-        Descriptors().buffer(0, tile_bins).push(f.cmd, bin_args);
-        const uint32_t args[3] = {bin_capacity, f.ctx.properties.limits.maxComputeWorkGroupCount[0], all_entries ? 1u : 0u};
-        vkCmdPushConstants(f.cmd, bin_args.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(args), args);
-        dispatch(f.ctx, f.cmd, 1, 1);
-    }
-    memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
-                   VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT | VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-                   VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+
+    g.pass(f.cmd, {writes(Res::tile_bins, kComputeStage, kStorageReadWrite)});
+    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, bin_args.handle());
+    Descriptors().buffer(0, tile_bins).push(f.cmd, bin_args);
+    const uint32_t args[3] = {bin_capacity, f.ctx.properties.limits.maxComputeWorkGroupCount[0], all_entries ? 1u : 0u};
+    vkCmdPushConstants(f.cmd, bin_args.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(args), args);
+    dispatch(f.ctx, f.cmd, 1, 1);
+
+    uses = compute_uses(f);
+    uses.insert(uses.end(), also.begin(), also.end());
+    uses.push_back(reads(Res::tile_bins, kRasterIndirectStage, kRasterIndirectRead));
+    g.pass(f.cmd, uses);
     vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, binned.handle());
     d.push(f.cmd, binned);
     vkCmdPushConstants(f.cmd, binned.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
     vkCmdDispatchIndirect(f.cmd, tile_bins.buffer, 0);
 }
 
+// The hardware rasterizer over the list from `command` (its VkDrawIndirectCommand): no attachment
+// but, for the view, the frame's colour; the same words.
+void RasterPass::record_hardware(FrameContext& f, const Pipeline& indexed, const RasterPush& push, const Buffer& command,
+                                 bool colour) const {
+    std::vector<Use> uses = hardware_uses(f);
+    if (colour)
+        uses.push_back(writes(Res::color, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
+                              VK_ACCESS_2_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT,
+                              VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL));
+    graph(f).pass(f.cmd, uses);
+    Descriptors named = bindings(f, true);
+    named.textures(f.scene.texture_set);  // the alpha test (set 1)
+    VkRenderingAttachmentInfo attachment = color_attachment(f.targets.color, VK_ATTACHMENT_LOAD_OP_LOAD);
+    begin_rendering(f.cmd, f.targets.extent, colour ? &attachment : nullptr, nullptr);
+    const Pipeline& hw = pick(f, indexed);
+    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, hw.handle());
+    named.push(f.cmd, hw);
+    vkCmdPushConstants(f.cmd, hw.layout, VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof(push), &push);
+    vkCmdDrawIndirect(f.cmd, command.buffer, 0, 1, sizeof(VkDrawIndirectCommand));
+    vkCmdEndRendering(f.cmd);
+}
+
+// Phase 1 and the late phase are the same passes, declared the same way: the transfers that start
+// the phase, (late, gated) the late dispatches, (meshlet path) the culling, raster.comp's chunks
+// and tile bins, (late) the late draw's count, the hardware draw; then (phase 1) the split. The
+// graph orders each after what the last frame, or phase 1, did to the same buffers.
 void RasterPass::record(FrameContext& f, RasterPhase phase) {
     const bool timed = phase == RasterPhase::first, late = phase == RasterPhase::late;
     if (timed) begin_label(f.ctx, f.cmd, debug_label(Timer::depth, f.plan.raster.variant == Variant::subgroup ? "compute raster, subgroup"
                                                                                                               : "compute raster, fallback"));
     if (timed) f.timer.begin(f.cmd, Timer::depth);
     FrameTargets& t = f.targets;
-    // The previous frame's (or phase 1's) split and hardware draw read the words and the list.
-    memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_ALL_GRAPHICS_BIT | VK_PIPELINE_STAGE_2_COPY_BIT,
-                   VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT | VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT |
-                       VK_ACCESS_2_TRANSFER_READ_BIT,
-                   VK_PIPELINE_STAGE_2_CLEAR_BIT | VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT | VK_ACCESS_2_TRANSFER_READ_BIT);
+    FrameGraph& g = graph(f);
+    const bool meshlets = f.plan.geometry == Geometry::meshlet;
+    // The transfers that start the phase: phase 1 clears the words, the list and the bins; the late
+    // phase copies phase 1's counts (the list's, the bins', the meshlet chunks').
+    std::vector<Use> starts = {writes(Res::raster_list, kTransferStage, kRasterTransferReadWrite),
+                               writes(Res::tile_bins, kTransferStage, kRasterTransferReadWrite)};
+    if (!late) starts.push_back(writes(Res::raster_words, kTransferStage, VK_ACCESS_2_TRANSFER_WRITE_BIT));
+    if (meshlets) starts.push_back(writes(Res::meshlet_chunks, kTransferStage, kRasterTransferReadWrite));
+    g.pass(f.cmd, starts);
     if (late) {
         // The late draw adds to phase 1's words and appends to its hardware list, so that after it
         // the words and the list are the frame's. Its own hardware draw starts at phase 1's count.
@@ -293,23 +377,18 @@ void RasterPass::record(FrameContext& f, RasterPhase phase) {
         const uint32_t no_entries[8] = {};  // (the dispatch, written by raster_bin_args.comp), no entry, from 0
         vkCmdUpdateBuffer(f.cmd, tile_bins.buffer, 0, sizeof(no_entries), no_entries);
     }
-    const bool meshlets = f.plan.geometry == Geometry::meshlet;
     if (meshlets) meshlet.record_header(f, late);
-    memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_CLEAR_BIT | VK_PIPELINE_STAGE_2_COPY_BIT,
-                   VK_ACCESS_2_TRANSFER_WRITE_BIT | VK_ACCESS_2_TRANSFER_READ_BIT, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-                   VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
 
     // The late draw launches its chunks (and its split) only where the late cull re-admitted
     // something: raster_late_args.comp sizes them from the cull's word, no read-back.
     const bool gated = late && f.ids_draw_count;
     if (gated) {
+        g.pass(f.cmd, {reads(Res::draw_lists, kComputeStage, kStorageRead), writes(Res::raster_dispatches, kComputeStage, kStorageWrite)});
         vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, late_args.handle());
         Descriptors().buffer(0, *f.ids_draw_count).buffer(1, late_dispatches).push(f.cmd, late_args);
         const uint32_t sizes[4] = {grid.width, grid.height, ceil_div(t.extent.width, 8u), ceil_div(t.extent.height, 8u)};
         vkCmdPushConstants(f.cmd, late_args.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(sizes), sizes);
         dispatch(f.ctx, f.cmd, 1, 1);
-        memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
-                       VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT, VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT);
     }
     late_split_gated = gated;
 
@@ -323,31 +402,13 @@ void RasterPass::record(FrameContext& f, RasterPhase phase) {
     if (late) {
         // The late draw's vertexCount: the whole list's, from phase 1's count on (raster_hw.vert
         // draws nothing past the list's count).
-        memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, VK_PIPELINE_STAGE_2_COPY_BIT,
-                       VK_ACCESS_2_TRANSFER_READ_BIT);
+        g.pass(f.cmd, {writes(Res::raster_list, kTransferStage, kRasterTransferReadWrite)});
         VkBufferCopy vertex_count{0, 0, 4};
         vkCmdCopyBuffer(f.cmd, hardware_list.buffer, late_command.buffer, 1, &vertex_count);
-        memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT,
-                       VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT);
     }
-
-    // The hardware rasterizer: the listed triangles, no attachments, the same words.
-    memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
-                   VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT | VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT | VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT,
-                   VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
-    Descriptors named = bindings(f, true);
-    named.textures(f.scene.texture_set);  // the hardware rasterizer's alpha test (set 1)
-    begin_rendering(f.cmd, t.extent, nullptr, nullptr);
-    const Pipeline& hw = pick(f, hardware);
-    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, hw.handle());
-    named.push(f.cmd, hw);
-    vkCmdPushConstants(f.cmd, hw.layout, VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof(push), &push);
-    vkCmdDrawIndirect(f.cmd, late ? late_command.buffer : hardware_list.buffer, 0, 1, sizeof(VkDrawIndirectCommand));
-    vkCmdEndRendering(f.cmd);
-
-    // What comes next may rewrite the lists this read (occlusion's merge, a compute pass).
-    memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT | VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-                   VK_ACCESS_2_SHADER_STORAGE_READ_BIT, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+    // The hardware rasterizer: the listed triangles, the same words. (What comes next and rewrites
+    // the lists this read, occlusion's merge, waits for it: both declare the cull's lists.)
+    record_hardware(f, hardware, push, late ? late_command : hardware_list, false);
     // Phase 1's split: the depth the pyramid between the phases reads, or, without a late draw, the
     // frame's. After the late draw, the renderer calls record_final_split once the merge wrote the
     // frame's list (the classifying passes rasterize it again).
@@ -357,22 +418,24 @@ void RasterPass::record(FrameContext& f, RasterPhase phase) {
 }
 
 void RasterPass::record_final_split(FrameContext& f) {
-    // The merge rewrote the lists (and their source ranks) that the classifying passes read.
-    memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
-                   VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
+    // (The classifying passes read the lists, and their source ranks, that the merge rewrote: they
+    // declare the cull's lists.)
     record_split(f, true, late_split_gated);
 }
 
 void RasterPass::record_split(FrameContext& f, bool final_words, bool gated) {
     FrameTargets& t = f.targets;
-    // The split: the id image the shading pass reads, the depth the later passes read.
-    memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT | VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-                   VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
     // (A gated split may write nothing: phase 1's split then wrote what stays.)
     const uint32_t count_pixels = f.instrument && final_words ? 1u : 0u;
     gated = gated && !count_pixels;
-    transition(f.cmd, t.visibility, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, !gated);
-    transition(f.cmd, t.raster_depth, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, !gated);
+    // The split: from the words, the id image the shading pass reads and the depth the later passes
+    // read (Res::depth: under --raster compute the split's).
+    std::vector<Use> uses = {reads(Res::raster_words, kComputeStage, kStorageRead),
+                             writes(Res::visibility, kComputeStage, kStorageWrite, VK_IMAGE_LAYOUT_GENERAL, !gated),
+                             writes(Res::depth, kComputeStage, kStorageWrite, VK_IMAGE_LAYOUT_GENERAL, !gated),
+                             writes(Res::counters, kComputeStage, kStorageReadWrite)};
+    if (gated) uses.push_back(reads(Res::raster_dispatches, kRasterIndirectStage, kRasterIndirectRead));
+    graph(f).pass(f.cmd, uses);
     vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, split.handle());
     Descriptors s;
     s.buffer(0, f.uniforms, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER)
@@ -388,31 +451,12 @@ void RasterPass::record_split(FrameContext& f, bool final_words, bool gated) {
         dispatch(f.ctx, f.cmd, ceil_div(t.extent.width, 8u), ceil_div(t.extent.height, 8u));
     if (count_pixels) {
         // The compute rasterizer again over the frame's list, classifying: of the final words,
-        // those each path wrote (the tile bins as binned; no list is written).
+        // those each path wrote (the tile bins as binned; no list is written). Then the hardware
+        // list again (phase 1's and the late draw's): of the final words, those its fragments wrote.
         const Pipeline& compute = raster[f.plan.raster.variant == Variant::subgroup ? 1 : 0];
-        memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
-                       VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
         Descriptors classified = bindings(f, false);
         record_compute(f, compute, bin, classified, make_push(f, 0u, 1u), true);
-        // The hardware list again (phase 1's and the late draw's), classifying: of the final words,
-        // those its fragments wrote. (The classifying dispatches bind the list writable: the draw
-        // waits for them as for writers.)
-        memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
-                       VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT | VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT | VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT,
-                       VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
-        Descriptors named = bindings(f, true);
-        named.textures(f.scene.texture_set);
-        begin_rendering(f.cmd, t.extent, nullptr, nullptr);
-        const Pipeline& hw = pick(f, hardware);
-        vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, hw.handle());
-        named.push(f.cmd, hw);
-        RasterPush push = make_push(f, 0u, 1u);
-        vkCmdPushConstants(f.cmd, hw.layout, VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof(push), &push);
-        vkCmdDrawIndirect(f.cmd, hardware_list.buffer, 0, 1, sizeof(VkDrawIndirectCommand));
-        vkCmdEndRendering(f.cmd);
-        memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
-                       VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_ALL_GRAPHICS_BIT | VK_PIPELINE_STAGE_2_COPY_BIT,
-                       VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT | VK_ACCESS_2_TRANSFER_READ_BIT);
+        record_hardware(f, hardware, make_push(f, 0u, 1u), hardware_list, false);
     }
 }
 
@@ -425,44 +469,22 @@ void RasterPass::record_view(FrameContext& f) {
     }
     begin_label(f.ctx, f.cmd, debug_label(f.plan.view));
     f.timer.begin(f.cmd, Timer::view);
-    // The frame's last rasterization wrote the words (compute and fragment) and the list (compute).
-    memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT,
-                   VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
-                   VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT | VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT |
-                       VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT,
-                   VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT);
-    // The frame dimmed; then each compute path's colour where the final word is one of its
-    // triangles' (raster.comp's VIEW variants, as the counters classify: the tile bins as binned).
-    transition(f.cmd, t.color, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-               VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+    // From the frame's last rasterization's words and list: the frame dimmed; then each compute
+    // path's colour where the final word is one of its triangles' (raster.comp's VIEW variants, as
+    // the counters classify: the tile bins as binned); then the hardware list again, as the
+    // counting draw classifies: its colour where the word is its fragment's.
+    const Use colour = writes(Res::color, kComputeStage, kStorageReadWrite, VK_IMAGE_LAYOUT_GENERAL);
+    graph(f).pass(f.cmd, {colour});
     vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, view.handle());
     Descriptors()
         .buffer(0, f.uniforms, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER)
         .storage_image(1, t.color.view)
         .push(f.cmd, view);
     dispatch(f.ctx, f.cmd, ceil_div(t.extent.width, 8u), ceil_div(t.extent.height, 8u));
-    memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
-                   VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
     Descriptors painted = bindings(f, false);
     painted.storage_image(13, t.color.view);
-    record_compute(f, raster_view, bin_view, painted, make_push(f, 0u, 1u), true);
-    memory_barrier(f.cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
-                   VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT | VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT | VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT,
-                   VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
-    // Then the hardware list again, as the counting draw classifies: its colour where the word is its fragment's.
-    transition(f.cmd, t.color, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
-               VK_ACCESS_2_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT);
-    VkRenderingAttachmentInfo color = color_attachment(t.color, VK_ATTACHMENT_LOAD_OP_LOAD);
-    begin_rendering(f.cmd, t.extent, &color, nullptr);
-    const Pipeline& hw = pick(f, hardware_view);
-    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, hw.handle());
-    Descriptors d = bindings(f, true);
-    d.textures(f.scene.texture_set);
-    d.push(f.cmd, hw);
-    RasterPush push = make_push(f, 0u, 0u);
-    vkCmdPushConstants(f.cmd, hw.layout, VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof(push), &push);
-    vkCmdDrawIndirect(f.cmd, hardware_list.buffer, 0, 1, sizeof(VkDrawIndirectCommand));
-    vkCmdEndRendering(f.cmd);
+    record_compute(f, raster_view, bin_view, painted, make_push(f, 0u, 1u), true, nullptr, {&colour, 1});
+    record_hardware(f, hardware_view, make_push(f, 0u, 0u), hardware_list, true);
     f.timer.end(f.cmd, Timer::view);
     end_label(f.ctx, f.cmd);
     if (f.overlay && f.view_legend) add_raster_legend(*f.overlay, t.extent, f.plan.raster.variant);

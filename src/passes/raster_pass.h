@@ -10,6 +10,7 @@
 #include "render/overlay.h"
 
 #include <optional>
+#include <span>
 #include <vector>
 
 struct Scene;
@@ -108,16 +109,26 @@ struct RasterPass {
     void record_final_split(FrameContext& f);
     // named: the hardware draws' (5, 6: the list the ids name, render/frame.h's named_indices).
     Descriptors bindings(const FrameContext& f, bool named) const;
+    // The frame graph with the rasterizer's buffers bound to their names (render/frame_graph.h):
+    // the words, the hardware list, the tile bins, the late dispatches and, on the meshlet path, the
+    // kept meshlets' chunks. Each step below declares what it uses and the graph records the barriers.
+    FrameGraph& graph(FrameContext& f) const;
 
 private:
     // The pipeline that does `indexed`'s work on the plan's geometry: itself, or its meshlet twin.
     const Pipeline& pick(const FrameContext& f, const Pipeline& indexed) const;
     RasterPush make_push(const FrameContext& f, uint32_t count, uint32_t classify) const;
+    // What every raster.comp dispatch uses, and every hardware draw (Res names).
+    std::vector<Use> compute_uses(const FrameContext& f) const;
+    std::vector<Use> hardware_uses(const FrameContext& f) const;
     // `all_entries`: the tile bins' every entry (the classifying passes), else those this rasterization
-    // appended. `chunk_dispatch`: the chunks' dispatch from that buffer (the late draw's) instead of
-    // the whole grid.
+    // appended. `chunk_dispatch`: the chunks' dispatch from that buffer (late_dispatches, the late
+    // draw's) instead of the whole grid. `also`: uses beside raster.comp's bindings (the view's colour).
     void record_compute(FrameContext& f, const Pipeline& chunked, const Pipeline& binned, Descriptors& d, const RasterPush& push,
-                        bool all_entries, const Buffer* chunk_dispatch = nullptr) const;
+                        bool all_entries, const Buffer* chunk_dispatch = nullptr, std::span<const Use> also = {}) const;
+    // The hardware draw of `indexed` (or its meshlet twin) over the list from `command`; `colour`:
+    // with the frame's colour attached (the view).
+    void record_hardware(FrameContext& f, const Pipeline& indexed, const RasterPush& push, const Buffer& command, bool colour) const;
     // The split (the id image, the depth) and, with `final_words` in the instrumented frame, the
     // classifying passes. `gated`: the split's size from late_dispatches (the late draw's).
     void record_split(FrameContext& f, bool final_words, bool gated = false);

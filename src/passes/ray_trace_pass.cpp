@@ -38,7 +38,8 @@ constexpr VkAccessFlags2 kStructureWrite = VK_ACCESS_2_ACCELERATION_STRUCTURE_WR
 constexpr VkAccessFlags2 kSampledRead = VK_ACCESS_2_SHADER_SAMPLED_READ_BIT;
 
 // shaders/raytrace.glsl's set 0: frame, draws, lights, (3 free), TLAS, vertices, indices, depth,
-// the traced image, the statistics (GpuCounters); set 1 the scene's textures (scene_textures.glsl).
+// the traced image, the statistics (GpuCounters), and (ray_layout) at 14 the vertices' materials;
+// set 1 the scene's textures (scene_textures.glsl).
 // Push constant: --lod's bound in pixels, with which the visibility path's ray generation finds the
 // level the raster drew (raytrace.rgen).
 const LayoutDesc kRayTraceLayout = {
@@ -49,10 +50,11 @@ const LayoutDesc kRayTraceLayout = {
     kRayStages, sizeof(float), true};
 // Where ray generation takes each pixel's surface from (raytrace.rgen): a primary ray (forward
 // shading's depth-only pre-pass), or the pixel's triangle in the visibility image, whose bindings
-// follow the views' 10 and 11: 12 the drawn indices, 13 their indirect commands, (14 unused) 15 the
-// visibility image (visibility_surface.glsl), and on the meshlet path the meshlet data from 16
-// (meshlet.glsl).
-constexpr uint32_t kSurfaceBinding = 12, kRayMeshletBinding = 16;
+// follow the views' 10 and 11: 12 the drawn indices, 13 their indirect commands, 15 the visibility
+// image (visibility_surface.glsl), and on the meshlet path the meshlet data from 16 (meshlet.glsl).
+// Binding 14, on every path: the vertices' tangents and TEXCOORD_1 (VertexMaterial), for the
+// reflected surface's material (raytrace.rchit).
+constexpr uint32_t kSurfaceBinding = 12, kVertexMaterialsBinding = 14, kRayMeshletBinding = 16;
 
 // The layout of a pipeline for `surface`; `view`: the debug views' (10 their colours, unused by the
 // trace; 11 the counters, for the sizes that ran).
@@ -62,11 +64,11 @@ LayoutDesc ray_layout(RaySurface surface, bool view) {
         layout.bindings.push_back(VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER);
         layout.bindings.push_back(VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
     }
+    layout.bindings.resize(kVertexMaterialsBinding + 1, kNoBinding);
+    layout.bindings[kVertexMaterialsBinding] = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
     if (surface == RaySurface::camera) return layout;
-    layout.bindings.resize(kSurfaceBinding, kNoBinding);
-    for (VkDescriptorType t : {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, kNoBinding,
-                               VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE})
-        layout.bindings.push_back(t);
+    layout.bindings[kSurfaceBinding] = layout.bindings[kSurfaceBinding + 1] = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    layout.bindings.push_back(VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE);
     if (surface == RaySurface::visibility_meshlet) layout = with_meshlet_bindings(layout, kRayMeshletBinding);
     layout.stages = kRayStages;
     return layout;
@@ -80,15 +82,13 @@ const char* surface_suffix(RaySurface surface) {
 
 // The dense launch's layout (ray_lists.comp's, the dense ray generation's and the forward path's
 // primary launch's): ray_layout's with the lists at 3 and, on the forward path, the primary hits at
-// 12; the compaction pass (`stages` compute) binds no TLAS.
+// 12 (free there: ray_layout's bindings reach 14 on every path); the compaction pass (`stages`
+// compute) binds no TLAS.
 constexpr uint32_t kRayListsBinding = 3, kPrimaryHitsBinding = 12;
 LayoutDesc dense_layout(RaySurface surface, VkShaderStageFlags stages) {
     LayoutDesc layout = ray_layout(surface, false);
     layout.bindings[kRayListsBinding] = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-    if (surface == RaySurface::camera) {
-        layout.bindings.resize(kPrimaryHitsBinding + 1, kNoBinding);
-        layout.bindings[kPrimaryHitsBinding] = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-    }
+    if (surface == RaySurface::camera) layout.bindings[kPrimaryHitsBinding] = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
     if (stages == VK_SHADER_STAGE_COMPUTE_BIT) layout.bindings[4] = kNoBinding;
     layout.stages = stages;
     return layout;
@@ -439,6 +439,7 @@ void RayTracePass::build_static(const Context& ctx, const GpuScene& scene) {
     }
     if (meshes) cmd_build(cmd, uint32_t(meshes), infos.data(), range_pointers.data());
     // The frames' builds reuse the scratch and read the instances.
+    // Hand-written: the meshes' BLASes built once at load, before any frame (the graph follows frames).
     memory_barrier(cmd, kBuild | VK_PIPELINE_STAGE_2_COPY_BIT,
                    VK_ACCESS_2_ACCELERATION_STRUCTURE_WRITE_BIT_KHR | VK_ACCESS_2_TRANSFER_WRITE_BIT, kBuild,
                    VK_ACCESS_2_ACCELERATION_STRUCTURE_READ_BIT_KHR | VK_ACCESS_2_ACCELERATION_STRUCTURE_WRITE_BIT_KHR |
@@ -585,7 +586,8 @@ void RayTracePass::push_scene(FrameContext& f, Descriptors& d, RaySurface surfac
         .buffer(2, f.lights)
         .textures(f.scene.texture_set)
         .buffer(5, f.scene.vertices)
-        .buffer(6, f.scene.indices);
+        .buffer(6, f.scene.indices)
+        .buffer(kVertexMaterialsBinding, f.scene.vertex_materials);
     d.images.push_back({VK_NULL_HANDLE, depth_image.view, depth_read_layout(depth_image)});
     VkWriteDescriptorSet depth{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
     depth.dstBinding = 7;

@@ -10,7 +10,8 @@ constexpr std::array<const char*, kResourceCount> kResourceNames = {
     "depth",      "pre-pass depth", "hdr",      "color",      "mip",       "ray traced", "visibility",
     "counters",   "light lists", "exposure", "mip edges", "mip stamps", "mip dispatch", "counters readback",
     "draw lists", "cull state", "pyramid", "meshlet lists",
-    "ray structures", "ray scratch", "light aabbs", "ray lists", "ray primary hits", "ray stat stripes"};
+    "ray structures", "ray scratch", "light aabbs", "ray lists", "ray primary hits", "ray stat stripes",
+    "raster words", "raster list", "tile bins", "raster dispatches", "meshlet chunks", "test work", "present swizzled"};
 
 // Whether earlier barriers made the last write visible to `access` in every stage of `stage`.
 bool visible_to(const std::vector<SyncState::Visible>& visible, VkPipelineStageFlags2 stage, VkAccessFlags2 access) {

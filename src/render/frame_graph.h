@@ -45,6 +45,17 @@ enum class Res : uint32_t {
     ray_lists,          // the dense launch's lists and its indirect command
     ray_primary_hits,   // the forward path's primary hits, before its dense launch
     ray_stat_stripes,   // the subgroup variant's statistics, striped, before they are folded into the counters
+    // --raster compute (docs/raster.md): the words (raster.comp's and raster_hw.frag's atomicMax, the
+    // split reads them), the hardware list with the late draw's command, the tile bins (their
+    // dispatch, then the entries), the late phase's dispatches (raster_late_args.comp) and, on the
+    // meshlet path, the kept meshlets' chunks with their dispatches (MeshletRaster::list).
+    raster_words,
+    raster_list,
+    tile_bins,
+    raster_dispatches,
+    meshlet_chunks,
+    test_work,  // tests only: the extra work's image (RendererConfig::test_extra_work)
+    present_swizzled,  // the window's colour with its bytes reordered for a BGRA swapchain (Presenter)
     count
 };
 constexpr size_t kResourceCount = size_t(Res::count);
@@ -134,11 +145,12 @@ inline Use writes(Res r, VkPipelineStageFlags2 stage, VkAccessFlags2 access, VkI
 // carries over to the next frame (recorded in order on one queue), so a frame's first use waits for
 // the last frame's.
 //
-// Passes not yet declared to the graph (the pre-pass and rasterizers) record their
-// own barriers with transition() and memory_barrier(). An image keeps its layout and last use in
-// its Image fields, which transition() reads and writes; the graph writes them after each use
-// too, and where it finds them changed by such a pass it takes them as that pass's write. The
-// renderer declares what such a pass does to the shared buffers (the counters) as a use of its own.
+// Every pass of the frame declares its uses; what records its own barriers with transition() and
+// memory_barrier() runs outside any frame (one-shots at load, probes: tools/hand_written_barriers.py
+// lists them). An image keeps its layout and last use in its Image fields, which transition() reads
+// and writes; the graph writes them after each use too, and where it finds them changed it takes
+// the change as a write. One-shots recorded after the frames on their queue (the renderer's
+// readbacks, the window's copy to the swapchain) go through the same graph.
 class FrameGraph {
 public:
     // Names this frame's images and buffers (a new image or buffer under a name starts afresh).

@@ -209,10 +209,6 @@ void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_i
     vkCmdFillBuffer(cmd, counters_.buffer, 0, kRestingWord, 0);
     vkCmdFillBuffer(cmd, counters_.buffer, kRestingWord, sizeof(uint32_t), occlusion_resting_ ? 1u : 0u);
     vkCmdFillBuffer(cmd, counters_.buffer, kRestingWord + 4, sizeof(GpuCounters) - kRestingWord - 4, 0);
-    // The compute rasterizer and the meshlet path record their own barriers (hand-written, not yet
-    // declared): to the graph they are one pass that reads and writes the counters in any stage.
-    const VkPipelineStageFlags2 any_counter_stage = counter_stages(ctx_.features);
-    graph.pass(cmd, {writes(Res::counters, any_counter_stage, kStorageReadWrite | VK_ACCESS_2_TRANSFER_READ_BIT)});
     // The cull's lists (what the scene passes draw, culled this frame or not) and the meshlet path's.
     CullPass& cull = unit<CullPass>(PassId::cull);
     cull.graph(f);
@@ -221,8 +217,8 @@ void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_i
     if (config_.test_extra_work) {
         // Tests only: known extra work in the frame timer (RendererConfig::test_extra_work). Each
         // frame's dispatch overwrites the last one's image: ordered after it, contents discarded.
-        transition(cmd, test_work_target_, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-                   VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, true);
+        graph.bind(Res::test_work, test_work_target_);
+        graph.pass(cmd, {writes(Res::test_work, kComputeStage, kStorageWrite, VK_IMAGE_LAYOUT_GENERAL, true)});
         vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, test_work_.handle());
         Descriptors().storage_image(0, test_work_target_.view).push(cmd, test_work_);
         vkCmdPushConstants(cmd, test_work_.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(uint32_t), &config_.test_extra_work);
@@ -240,15 +236,8 @@ void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_i
     // ids name source triangles.
     const bool compute_raster = visibility && config_.plan.raster.raster == Raster::compute && targets_.raster_words.buffer;
     f.ids_name_source = compute_raster;
-    // The compute rasterizer records its own barriers: the graph makes the cull's lists visible to
-    // the stages it reads them in (its chunk pass, its hardware draw and its split) before each step.
-    auto rasterize = [&](RasterPhase phase) {
-        graph.pass(cmd, {reads(Res::draw_lists, kDrawListStages | VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT | kComputeStage | kFragmentStage,
-                               kDrawListReads | kStorageRead)});
-        raster_pass_.record(f, phase);
-    };
     record_units(f, FramePoint::before_depth);
-    compute_raster ? rasterize(RasterPhase::first) : scene_pass_.record_depth(f);
+    compute_raster ? raster_pass_.record(f, RasterPhase::first) : scene_pass_.record_depth(f);
     record_units(f, FramePoint::after_prepass);
     slot.ids_gated = false;
     if (two_phases) {
@@ -273,16 +262,11 @@ void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_i
             }
         } else {
             cull.record_late(f);
-            compute_raster ? rasterize(RasterPhase::late) : scene_pass_.record_depth(f, true);
+            compute_raster ? raster_pass_.record(f, RasterPhase::late) : scene_pass_.record_depth(f, true);
             cull.record_merge(f);
             // The frame's words, split once the merge wrote the frame's list (which the
             // instrumented frame's classifying passes rasterize again).
-            if (compute_raster) {
-                graph.pass(cmd, {reads(Res::draw_lists, kDrawListStages | VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT | kComputeStage |
-                                                            kFragmentStage,
-                                       kDrawListReads | kStorageRead)});
-                raster_pass_.record_final_split(f);
-            }
+            if (compute_raster) raster_pass_.record_final_split(f);
         }
         slot.timer->end(cmd, Timer::late_depth);
         end_label(ctx_, cmd);
@@ -329,9 +313,10 @@ void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_i
         resolve_pass_.record(f);
     record_units(f, FramePoint::after_resolve);
     // Views that show what a pass made (the mip, the light lists, the raster words) are its unit's.
-    // The rasterizer's, the cull's and occlusion's, the ray tracer's and the debug view pass's record
-    // their own barriers: to the graph they are one pass over the counters in any stage.
-    if (config_.plan.view.mode != ViewMode::shaded) graph.pass(cmd, {writes(Res::counters, any_counter_stage, kStorageReadWrite)});
+    // The views start with one pass over the counters in every stage that may write them; the debug
+    // views then declare the stages their pipelines count in (DebugViewPass::record, view_counter_barrier).
+    if (config_.plan.view.mode != ViewMode::shaded)
+        graph.pass(cmd, {writes(Res::counters, counter_stages(ctx_.features), kStorageReadWrite)});
     raster_pass_.record_view(f);
     visibility_pass_.record_material_view(f);
     for (const auto& unit : units_) unit->record_view(f);
@@ -405,47 +390,47 @@ GpuCounters Renderer::read_frame_counters(uint32_t slot) const {
     return c;
 }
 
-std::vector<uint8_t> Renderer::read_image(Image& image) {
+std::vector<uint8_t> Renderer::read_image(Res name, Image& image) {
     VkDeviceSize texel_bytes = image.format == kHdrFormat ? 8 : 4;
     VkDeviceSize bytes = VkDeviceSize(image.extent.width) * image.extent.height * texel_bytes;
     Buffer readback = create_buffer(ctx_, bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryKind::host_readback, "readback");
     VkCommandBuffer cmd = begin_one_shot(ctx_);
-    VkImageLayout restore = image.layout;
-    VkPipelineStageFlags2 restore_stage = image.last_stage;
-    VkAccessFlags2 restore_access = image.last_access;
-    bool defined = restore != VK_IMAGE_LAYOUT_UNDEFINED;
-    transition(cmd, image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_READ_BIT,
-               !defined);
+    // After the frames, on their queue: the graph orders the copy after the image's last use there,
+    // and the next frame's first use after the copy (the image stays in the copy's layout).
+    FrameGraph& graph = targets_.graph;
+    graph.bind(name, image);
+    graph.pass(cmd, {reads(name, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_READ_BIT, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL)});
     VkBufferImageCopy region{};
     bool depth = image.format == kDepthFormat;
     region.imageSubresource = {VkImageAspectFlags(depth ? VK_IMAGE_ASPECT_DEPTH_BIT : VK_IMAGE_ASPECT_COLOR_BIT), 0, 0, 1};
     region.imageExtent = {image.extent.width, image.extent.height, 1};
     vkCmdCopyImageToBuffer(cmd, image.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, readback.buffer, 1, &region);
-    if (defined) transition(cmd, image, restore, restore_stage, restore_access);
     end_one_shot(ctx_, cmd);
-    image.last_stage = VK_PIPELINE_STAGE_2_NONE;  // the one-shot's queue wait covers everything before
-    image.last_access = VK_ACCESS_2_NONE;
     std::vector<uint8_t> pixels(bytes);
     memcpy(pixels.data(), readback.mapped, bytes);
     return pixels;
 }
 
-std::vector<uint8_t> Renderer::read_color() { return read_image(targets_.color); }
-std::vector<uint8_t> Renderer::read_mip() { return read_image(targets_.mip); }
-std::vector<uint8_t> Renderer::read_hdr() { return read_image(targets_.hdr); }
+std::vector<uint8_t> Renderer::read_color() { return read_image(Res::color, targets_.color); }
+std::vector<uint8_t> Renderer::read_mip() { return read_image(Res::mip, targets_.mip); }
+std::vector<uint8_t> Renderer::read_hdr() { return read_image(Res::hdr, targets_.hdr); }
 
 std::vector<uint8_t> Renderer::read_fallback_mip() {
     Image mip = create_image(ctx_, targets_.mip.extent, kHdrFormat, VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
                              "fallback mip (check)");
     VkCommandBuffer cmd = begin_one_shot(ctx_);
-    // A one-shot readback outside the frame: its own barriers.
-    transition(cmd, targets_.hdr, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
-    transition(cmd, mip, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, true);
+    // After the frames, as read_image: the fallback downsample of the frame's hdr into a mip of its
+    // own, named the mip for the one-shot (then the frame's mip again).
+    FrameGraph& graph = targets_.graph;
+    graph.bind(Res::hdr, targets_.hdr);
+    graph.bind(Res::mip, mip);
+    graph.pass(cmd, {reads(Res::hdr, kComputeStage, kStorageRead, VK_IMAGE_LAYOUT_GENERAL),
+                     writes(Res::mip, kComputeStage, kStorageWrite, VK_IMAGE_LAYOUT_GENERAL, true)});
     unit<MipPass>(PassId::mip).dispatch_downsample(cmd, targets_.hdr, mip);
     end_one_shot(ctx_, cmd);
-    targets_.hdr.last_stage = VK_PIPELINE_STAGE_2_NONE;  // the one-shot's queue wait covers the read
-    targets_.hdr.last_access = VK_ACCESS_2_NONE;
-    return read_image(mip);
+    std::vector<uint8_t> pixels = read_image(Res::mip, mip);
+    graph.bind(Res::mip, targets_.mip);
+    return pixels;
 }
 ExposureState Renderer::read_exposure() const { return unit<ExposurePass>(PassId::exposure).read_state(ctx_); }
 
@@ -460,7 +445,7 @@ void Renderer::restore(const History& history) {
 }
 
 std::vector<uint32_t> Renderer::read_ray_traced() {
-    std::vector<uint8_t> bytes = read_image(targets_.ray_traced);  // R32_UINT: 4 bytes per pixel
+    std::vector<uint8_t> bytes = read_image(Res::ray_traced, targets_.ray_traced);  // R32_UINT: 4 bytes per pixel
     std::vector<uint32_t> words(bytes.size() / 4);
     memcpy(words.data(), bytes.data(), bytes.size());
     return words;
@@ -476,7 +461,7 @@ std::array<double, kTimerCount> Renderer::read_timings(uint32_t slot) {
 }
 
 std::vector<uint32_t> Renderer::read_visibility() {
-    std::vector<uint8_t> bytes = read_image(targets_.visibility);  // R32_UINT: the visibility id
+    std::vector<uint8_t> bytes = read_image(Res::visibility, targets_.visibility);  // R32_UINT: the visibility id
     std::vector<uint32_t> ids(bytes.size() / 4);
     memcpy(ids.data(), bytes.data(), bytes.size());
     // Decoded as render/visibility_id.h lays it out: the meshlet path's entry through the task chunks.
@@ -533,7 +518,8 @@ std::array<uint32_t, 8> Renderer::read_raster_late_dispatches() {
 std::vector<float> Renderer::read_depth() {
     // --raster compute: the depth the split took from the words (R32_SFLOAT).
     bool compute = config_.plan.raster.raster == Raster::compute && targets_.raster_depth.image;
-    std::vector<uint8_t> bytes = read_image(compute ? targets_.raster_depth : targets_.depth);  // 4 bytes per pixel
+    std::vector<uint8_t> bytes = compute ? read_image(Res::depth, targets_.raster_depth)  // 4 bytes per pixel
+                                         : read_image(Res::prepass_depth, targets_.depth);
     std::vector<float> depth(bytes.size() / sizeof(float));
     memcpy(depth.data(), bytes.data(), depth.size() * sizeof(float));
     return depth;

@@ -157,7 +157,8 @@ public:
     // --raster compute the source indices of each draw's chosen level, else read_drawn_indices().
     std::vector<std::vector<uint32_t>> read_named_indices();
 
-    Image& color() { return targets_.color; }
+    // The frame graph, whose states carry on after a frame (the window's copy to the swapchain).
+    FrameGraph& frame_graph() { return targets_.graph; }
     // Add text/rectangles here before record(); they are drawn at the end of that frame.
     Overlay& overlay() { return overlay_; }
     // Called in record() once the passes and views have added their labels and legends, just
@@ -188,7 +189,7 @@ public:
     FrameUniforms frame_uniforms(uint32_t frame_index, const Camera& camera) const;
 
 private:
-    std::vector<uint8_t> read_image(Image& image);
+    std::vector<uint8_t> read_image(Res name, Image& image);
     void make_visibility_target();  // where the plan shades with visibility and there is none yet
     void record_units(FrameContext& f, FramePoint point);
     // Occlusion `auto`'s rest (occlusion_pass.h): sets occlusion_resting_ for the frame in `slot`.

@@ -29,6 +29,7 @@ CopyBandwidth measure_copy_bandwidth(const Context& ctx, uint64_t bytes, int rep
         vkCmdResetQueryPool(cmd, pool, 0, 2);
         if (i == 0) vkCmdFillBuffer(cmd, src.buffer, 0, VK_WHOLE_SIZE, 0x5a5a5a5a);  // defined contents
         // Orders this copy after the fill and after the previous copy into dst.
+        // Hand-written: a probe outside the frame, timing copies between buffers of its own.
         memory_barrier(cmd, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
                        VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_READ_BIT | VK_ACCESS_2_TRANSFER_WRITE_BIT);
         vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, pool, 0);

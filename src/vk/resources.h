@@ -93,7 +93,7 @@ T read_buffer_as(const Context& ctx, const Buffer& buffer) {
 void write_buffer(const Context& ctx, const Buffer& buffer, const void* data, VkDeviceSize size);
 // The whole of layer 0 of `image` (texel_bytes a texel, tightly packed), after everything submitted
 // before; leaves the image in TRANSFER_SRC_OPTIMAL (tests and probes: the renderer's own readback,
-// Renderer::read_image, puts the image back in its layout).
+// Renderer::read_image, goes through the frame graph).
 std::vector<uint8_t> read_image(const Context& ctx, Image& image, uint32_t texel_bytes,
                                 VkImageAspectFlags aspect = VK_IMAGE_ASPECT_COLOR_BIT);
 // array_view: the view is VK_IMAGE_VIEW_TYPE_2D_ARRAY even with one layer (for sampler2DArray).

@@ -22,30 +22,33 @@ void Presenter::resize(const Context& ctx, VkFormat swapchain_format, VkExtent2D
                                  "present swizzled");
 }
 
-void Presenter::record(const Context& ctx, VkCommandBuffer cmd, Image& color, VkImage target, VkExtent2D target_extent) {
+void Presenter::record(const Context& ctx, VkCommandBuffer cmd, FrameGraph& graph, VkImage target, VkExtent2D target_extent) {
     begin_label(ctx, cmd, "present");
-    Image* source = &color;
+    // The frame's colour after the frame's last use of it (the graph's), swizzled or as it is.
+    const Image& color = graph.image(Res::color);
+    Res source = Res::color;
     if (needs_swizzle_) {
-        transition(cmd, color, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-                   VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
-        transition(cmd, swizzled_, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-                   VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, true);
+        graph.bind(Res::present_swizzled, swizzled_);
+        graph.pass(cmd, {reads(Res::color, kComputeStage, kStorageRead, VK_IMAGE_LAYOUT_GENERAL),
+                         writes(Res::present_swizzled, kComputeStage, kStorageWrite, VK_IMAGE_LAYOUT_GENERAL, true)});
         vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, swizzle_.handle());
         Descriptors().storage_image(0, color.view).storage_image(1, swizzled_.view).push(cmd, swizzle_);
         vkCmdDispatch(cmd, (color.extent.width + 7) / 8, (color.extent.height + 7) / 8, 1);
-        source = &swizzled_;
+        source = Res::present_swizzled;
     }
-    transition(cmd, *source, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_PIPELINE_STAGE_2_COPY_BIT,
-               VK_ACCESS_2_TRANSFER_READ_BIT);
+    graph.pass(cmd, {reads(source, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_READ_BIT, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL)});
+    const Image& copied = graph.image(source);
+    // The swapchain image (image_barrier: no Image, no name) is the window's own: acquired before
+    // the frame, presented after it.
     image_barrier(cmd, target, VK_IMAGE_ASPECT_COLOR_BIT, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
                   VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_NONE, VK_PIPELINE_STAGE_2_COPY_BIT,
                   VK_ACCESS_2_TRANSFER_WRITE_BIT);
     VkImageCopy region{};
     region.srcSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
     region.dstSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
-    region.extent = {std::min(source->extent.width, target_extent.width),
-                     std::min(source->extent.height, target_extent.height), 1};
-    vkCmdCopyImage(cmd, source->image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, target, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1,
+    region.extent = {std::min(copied.extent.width, target_extent.width),
+                     std::min(copied.extent.height, target_extent.height), 1};
+    vkCmdCopyImage(cmd, copied.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, target, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1,
                    &region);
     image_barrier(cmd, target, VK_IMAGE_ASPECT_COLOR_BIT, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
                   VK_IMAGE_LAYOUT_PRESENT_SRC_KHR, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,

@@ -5,6 +5,7 @@
 // the format's BLIT_DST feature where a copy needs only TRANSFER_DST usage.
 #pragma once
 
+#include "render/frame_graph.h"
 #include "vk/resources.h"
 
 // Swapchain formats the copy can fill; anything else is refused with a clear error.
@@ -16,9 +17,10 @@ public:
     void create(const Context& ctx);
     // After every swapchain (re)creation, with the device idle.
     void resize(const Context& ctx, VkFormat swapchain_format, VkExtent2D extent);
-    // Records colour -> target (a swapchain image, its contents discarded) -> PRESENT_SRC layout.
+    // Records the frame's colour (Res::color of the renderer's frame graph, after the frame in the same
+    // command buffer) -> target (a swapchain image, its contents discarded) -> PRESENT_SRC layout.
     // The first access to `target` is at VK_PIPELINE_STAGE_2_COPY_BIT: wait for the acquire there.
-    void record(const Context& ctx, VkCommandBuffer cmd, Image& color, VkImage target, VkExtent2D target_extent);
+    void record(const Context& ctx, VkCommandBuffer cmd, FrameGraph& graph, VkImage target, VkExtent2D target_extent);
 
 private:
     Pipeline swizzle_;

@@ -430,7 +430,7 @@ private:
         begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
         VK_CHECK(vkBeginCommandBuffer(cmd, &begin));
         renderer_->record(cmd, slot_, animation_frame_, camera_.camera());
-        presenter_.record(ctx_, cmd, renderer_->color(), swapchain_.images[image], swapchain_.extent);
+        presenter_.record(ctx_, cmd, renderer_->frame_graph(), swapchain_.images[image], swapchain_.extent);
         VK_CHECK(vkEndCommandBuffer(cmd));
 
         // The copy is the first use of the swapchain image, so only it waits for the acquire.

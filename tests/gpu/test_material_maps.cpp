@@ -16,6 +16,7 @@
 
 #include "gpu/harness.h"
 #include "gpu/light_frame.h"
+#include "gpu/ray_tracing_required.h"
 #include "passes/visibility_pass.h"  // kMaterialWalkColours
 #include "render/tonemap.h"
 #include "scene/texture_mips.h"
@@ -131,15 +132,19 @@ glm::dvec3 plane_point(uint32_t x, uint32_t y) {
 
 // One slot's lookup: its set's uv through its transform, in texels; the block, or -1 within a texel
 // of a block's edge (where bilinear filtering and the mips blend two blocks).
-int slot_block(const Material& m, MaterialSlot slot, glm::dvec3 point) {
-    glm::dvec2 uv0 = glm::dvec2(point.x, point.z) / 4.0;
-    glm::dvec2 uv1 = glm::dvec2(point.z, -point.x) / 3.0 + glm::dvec2(0.25, 0.5);
+int slot_block_at(const Material& m, MaterialSlot slot, glm::dvec2 uv0, glm::dvec2 uv1) {
     glm::dvec2 uv = glm::dvec2(glm::dmat3(m.uv[slot].map) * glm::dvec3(m.uv[slot].texcoord == 1 ? uv1 : uv0, 1.0));
     glm::dvec2 texel = uv * double(kTexels);
     glm::dvec2 in_block = glm::mod(texel, 8.0);
     if (glm::any(glm::lessThan(in_block, glm::dvec2(1.0))) || glm::any(glm::greaterThan(in_block, glm::dvec2(7.0)))) return -1;
     glm::ivec2 t = glm::ivec2(glm::mod(texel, double(kTexels)));
     return t.x / 8 + 2 * (t.y / 8);
+}
+// The plane's sets at a point of it.
+glm::dvec2 plane_uv0(glm::dvec3 point) { return glm::dvec2(point.x, point.z) / 4.0; }
+glm::dvec2 plane_uv1(glm::dvec3 point) { return glm::dvec2(point.z, -point.x) / 3.0 + glm::dvec2(0.25, 0.5); }
+int slot_block(const Material& m, MaterialSlot slot, glm::dvec3 point) {
+    return slot_block_at(m, slot, plane_uv0(point), plane_uv1(point));
 }
 
 double decode(uint8_t c, bool srgb) { return srgb ? srgb_to_linear(c / 255.0f) : c / 255.0; }
@@ -166,12 +171,24 @@ glm::dvec3 brdf_ambient(glm::dvec3 diffuse, glm::dvec3 f0, double roughness, dou
     return diffuse + f0 * ab.x + ab.y;
 }
 
-// The CPU's colour of the plane at `point`, or nullopt where a slot's lookup is at a block edge.
-std::optional<glm::dvec3> cpu_shade(const Scene& scene, const FrameUniforms& u, glm::dvec3 point) {
-    const Material& m = scene.materials[1];
+// A point of a flat surface as the CPU shades it: its texCoord sets and their gradients along two
+// orthonormal directions of its plane (columns of d_uv0, d_uv1: d(set)/d(along[0]), d(set)/d(along[1])),
+// its normal, the mesh's TANGENT (w = 0: none) and the direction towards the viewer.
+struct CpuSurface {
+    glm::dvec2 uv0, uv1;
+    glm::dvec3 along[2];
+    glm::dmat2 d_uv0, d_uv1;
+    glm::dvec3 normal;
+    glm::dvec4 tangent;
+    glm::dvec3 view;
+};
+
+// The colour of material `m` at `p` under the frame's sun (unshadowed) and sky, or nullopt where a
+// slot's lookup is at a block edge.
+std::optional<glm::dvec3> cpu_shade_surface(const Scene& scene, const Material& m, const FrameUniforms& u, const CpuSurface& p) {
     auto texel = [&](int texture, MaterialSlot slot, int& block) -> glm::dvec4 {
         if (texture < 0) return glm::dvec4(1.0);
-        block = slot_block(m, slot, point);
+        block = slot_block_at(m, slot, p.uv0, p.uv1);
         if (block < 0) return glm::dvec4(-1.0);
         const Texture& t = scene.textures[texture];
         int x = (block % 2) * 8 + 3, y = (block / 2) * 8 + 3;
@@ -193,39 +210,52 @@ std::optional<glm::dvec3> cpu_shade(const Scene& scene, const FrameUniforms& u, 
     if (bad) return std::nullopt;
     double metallic = m.metallic * mr.b, roughness = m.roughness * mr.g;
     double occlusion = 1.0 + m.occlusion_strength * (ao.r - 1.0);
-    // The plane's frame: T = +x (TANGENT, and dP/du of TEXCOORD_0), B = cross(N, T) = -z; the
-    // normal slot's transform turns and scales the frame with its uv.
-    glm::dvec3 n(0.0, 1.0, 0.0);
+    // The frame: TANGENT and cross(N, T) x w, or the gradients of the normal slot's u and v (its
+    // transform turns and scales the frame with its uv).
+    glm::dvec3 n = p.normal;
     if (m.normal_texture >= 0) {
         glm::dvec3 tn = glm::dvec3(nt) * 2.0 - 1.0;
         tn.x *= m.normal_scale;
         tn.y *= m.normal_scale;
-        // Gradients of the slot's u and v on the plane: the transform's rows times d(uv set)/d(x, z).
+        // Gradients of the slot's u and v on the plane: the transform's rows times d(uv set)/d(along).
         const TextureUv& slot = m.uv[kSlotNormal];
-        glm::dmat2 set_gradient = slot.texcoord == 1 ? glm::dmat2(glm::dvec2(0.0, -1.0 / 3.0), glm::dvec2(1.0 / 3.0, 0.0))  // d(uv1)/d(x, z)
-                                                     : glm::dmat2(glm::dvec2(0.25, 0.0), glm::dvec2(0.0, 0.25));
-        glm::dmat2 g = glm::dmat2(glm::dmat3(slot.map)) * set_gradient;  // columns: d(u, v)/dx, d(u, v)/dz
-        glm::dvec3 grad_u(g[0].x, 0.0, g[1].x), grad_v(g[0].y, 0.0, g[1].y);
+        glm::dmat2 g = glm::dmat2(glm::dmat3(slot.map)) * (slot.texcoord == 1 ? p.d_uv1 : p.d_uv0);  // columns: d(u, v)/d(along)
+        glm::dvec3 grad_u = p.along[0] * g[0].x + p.along[1] * g[1].x, grad_v = p.along[0] * g[0].y + p.along[1] * g[1].y;
         glm::dvec3 t, b;
-        if (scene.vertex_materials.empty() || scene.vertex_materials[0].tangent.w == 0.0f) {
+        if (p.tangent.w == 0.0) {
             // Schüler's cotangent frame: the gradients, scaled so the larger is unit; +Y is -v.
             double scale = 1.0 / std::sqrt(std::max(glm::dot(grad_u, grad_u), glm::dot(grad_v, grad_v)));
             t = grad_u * scale;
             b = -grad_v * scale;
         } else {
-            t = glm::dvec3(1.0, 0.0, 0.0);
-            b = glm::cross(n, t);
+            t = glm::dvec3(p.tangent);
+            b = glm::cross(n, t) * p.tangent.w;
         }
         n = glm::normalize(t * tn.x + b * tn.y + n * tn.z);
     }
-    glm::dvec3 v = glm::normalize(glm::dvec3(u.camera_position) - point);
     glm::dvec3 diffuse = glm::dvec3(base) * (1.0 - metallic);
     glm::dvec3 f0 = glm::mix(glm::dvec3(0.04), glm::dvec3(base), metallic);
     double alpha = std::max(roughness * roughness, 0.002);
     double sky = 0.5 + 0.5 * n.y;
-    glm::dvec3 color = glm::dvec3(u.ambient) * (sky * occlusion) * brdf_ambient(diffuse, f0, roughness, std::max(glm::dot(n, v), 0.0)) +
-                       glm::dvec3(u.sun_color) * brdf_lit(diffuse, f0, alpha, n, v, glm::dvec3(u.sun_direction));
+    glm::dvec3 color = glm::dvec3(u.ambient) * (sky * occlusion) * brdf_ambient(diffuse, f0, roughness, std::max(glm::dot(n, p.view), 0.0)) +
+                       glm::dvec3(u.sun_color) * brdf_lit(diffuse, f0, alpha, n, p.view, glm::dvec3(u.sun_direction));
     return color + glm::dvec3(m.emissive) * glm::dvec3(em);
+}
+
+// The CPU's colour of the plane at `point`, or nullopt where a slot's lookup is at a block edge.
+// The plane's frame: T = +x (TANGENT, and dP/du of TEXCOORD_0), B = cross(N, T) = -z.
+std::optional<glm::dvec3> cpu_shade(const Scene& scene, const FrameUniforms& u, glm::dvec3 point) {
+    CpuSurface p;
+    p.uv0 = plane_uv0(point);
+    p.uv1 = plane_uv1(point);
+    p.along[0] = glm::dvec3(1.0, 0.0, 0.0);
+    p.along[1] = glm::dvec3(0.0, 0.0, 1.0);
+    p.d_uv0 = glm::dmat2(glm::dvec2(0.25, 0.0), glm::dvec2(0.0, 0.25));
+    p.d_uv1 = glm::dmat2(glm::dvec2(0.0, -1.0 / 3.0), glm::dvec2(1.0 / 3.0, 0.0));
+    p.normal = glm::dvec3(0.0, 1.0, 0.0);
+    p.tangent = scene.vertex_materials.empty() ? glm::dvec4(0.0) : glm::dvec4(scene.vertex_materials[0].tangent);
+    p.view = glm::normalize(glm::dvec3(u.camera_position) - point);
+    return cpu_shade_surface(scene, scene.materials[1], u, p);
 }
 
 struct Check {
@@ -641,6 +671,248 @@ TEST(MaterialMaps, WithoutDescriptorIndexingTheBundledSceneRendersAndInfoSaysWhy
     EXPECT_GE(forward_db, 60.0);
     EXPECT_GE(visibility_db, 60.0);
     printf("bundled scene, array texture against descriptor indexing: forward %.1f dB, visibility %.1f dB\n", forward_db, visibility_db);
+}
+
+// ---- Ray-traced reflections: the reflected surface's material (raytrace.rchit, raytrace.rcall) ----
+
+// A mirror 40 x 40 at y = 0 (metallic 1, roughness 0: the reflection weight is 1, ray_scene.glsl's
+// reflection_weight, so the traced image holds the reflected radiance itself) and, standing behind
+// it, a 4 x 3 quad at z = -4 facing +z (towards the camera) carrying the material under test. The
+// quad's TEXCOORD_0 = (x, -y) / 2 and TEXCOORD_1 = (-y, -x) / 1.5 + (0.25, 0.5) (another scale and a
+// quarter turn, so a slot read on the wrong set finds other blocks), TANGENT +x (w 1) where asked.
+constexpr double kQuadZ = -4.0, kQuadBottom = 0.3, kQuadTop = 3.3, kQuadHalfWidth = 2.0;
+glm::dvec2 quad_uv0(glm::dvec3 p) { return glm::dvec2(p.x, -p.y) / 2.0; }
+glm::dvec2 quad_uv1(glm::dvec3 p) { return glm::dvec2(-p.y, -p.x) / 1.5 + glm::dvec2(0.25, 0.5); }
+
+Scene mirror_and_quad(bool tangents) {
+    Scene scene;
+    scene.path = "generated mirror and quad";
+    const float half = 20.0f;
+    for (float z : {-half, half})
+        for (float x : {-half, half}) {
+            scene.vertices.push_back(Vertex{{x, 0.0f, z}, {0.0f, 1.0f, 0.0f}, {0.0f, 0.0f}});
+            scene.vertex_materials.push_back(VertexMaterial{});
+        }
+    for (double y : {kQuadBottom, kQuadTop})
+        for (double x : {-kQuadHalfWidth, kQuadHalfWidth}) {
+            glm::dvec3 p(x, y, kQuadZ);
+            scene.vertices.push_back(Vertex{glm::vec3(p), {0.0f, 0.0f, 1.0f}, glm::vec2(quad_uv0(p))});
+            VertexMaterial m;
+            m.tangent = tangents ? glm::vec4(1.0f, 0.0f, 0.0f, 1.0f) : glm::vec4(0.0f);
+            m.uv1 = glm::vec2(quad_uv1(p));
+            scene.vertex_materials.push_back(m);
+        }
+    scene.indices = {0, 2, 3, 0, 3, 1, 4, 5, 7, 4, 7, 6};  // counter-clockwise seen from above, from +z
+    scene.meshes.push_back({0, 6, 1});
+    scene.meshes.push_back({6, 6, 2});
+    scene.materials.push_back(Material{});
+    Material mirror;
+    mirror.base_color_factor = glm::vec4(1.0f);
+    mirror.metallic = 1.0f;
+    mirror.roughness = 0.0f;  // below kReflectRoughness (0.6): every mirror pixel traces a reflection
+    scene.materials.push_back(mirror);
+    Material quad;
+    quad.metallic = 0.0f;
+    quad.roughness = 1.0f;  // its own pixels trace none
+    scene.materials.push_back(quad);
+    scene.instances.push_back({0, glm::mat4(1.0f)});
+    scene.instances.push_back({1, glm::mat4(1.0f)});
+    scene.textures = {blocks(kBaseBlocks, true), blocks(kMrBlocks, false), blocks(kNormalBlocks, false),
+                      blocks(kOcclusionBlocks, false), blocks(kEmissiveBlocks, true)};
+    update_bounds(scene);
+    return scene;
+}
+
+// Low over the mirror, towards the quad: the mirror between them shows its lower part.
+Camera mirror_camera() {
+    Camera camera;
+    camera.position = {0.0f, 1.2f, 3.0f};
+    camera.target = {0.0f, -0.8f, -4.0f};
+    camera.far_plane = 100.0f;
+    return camera;
+}
+
+struct TracedReflections {
+    std::vector<uint32_t> traced;  // ray_scene.glsl's encoding: bits 0..29 the weighted reflection
+    FrameUniforms uniforms;
+};
+
+TracedReflections render_reflections(const Scene& scene, Shading shading) {
+    const Context& ctx = test_context();
+    PlanRequest request;
+    request.shading = shading;
+    request[PassId::exposure] = Request::off;
+    request[PassId::ray_trace] = Request::automatic;
+    RendererConfig config;
+    config.extent = kSize;
+    config.lights = 0;  // no bulbs for the reflection rays to meet: the sun and the sky
+    config.plan = make_plan(ctx.subgroup, ctx.features, request);
+    EXPECT_NE(config.plan[PassId::ray_trace].variant, Variant::off) << config.plan[PassId::ray_trace].reason;
+    Renderer renderer(ctx, scene, config);
+    VkCommandBuffer cmd = begin_one_shot(ctx);
+    renderer.record(cmd, 0, 0, mirror_camera());
+    end_one_shot(ctx, cmd);
+    return {renderer.read_ray_traced(), renderer.frame_uniforms(0, mirror_camera())};
+}
+
+// Where the reflection ray of pixel (x, y) meets the quad (double precision: the camera's ray to the
+// mirror, reflected), as the CPU shades it; nullopt where it does not meet the quad at least 0.05
+// from its edges (about 1.5 pixels).
+std::optional<CpuSurface> reflected_quad_point(uint32_t x, uint32_t y) {
+    Camera camera = mirror_camera();
+    glm::dmat4 inverse = glm::inverse(glm::dmat4(camera.projection(float(kSize.width) / float(kSize.height))) * glm::dmat4(camera.view()));
+    glm::dvec2 ndc((x + 0.5) / kSize.width * 2.0 - 1.0, (y + 0.5) / kSize.height * 2.0 - 1.0);
+    glm::dvec4 a = inverse * glm::dvec4(ndc, 1.0, 1.0), b = inverse * glm::dvec4(ndc, 0.5, 1.0);
+    glm::dvec3 origin = glm::dvec3(a) / a.w, d = glm::normalize(glm::dvec3(b) / b.w - origin);
+    if (d.y >= 0.0) return std::nullopt;
+    glm::dvec3 mirror = origin + d * (-origin.y / d.y);
+    glm::dvec3 r(d.x, -d.y, d.z);  // reflected off y = 0
+    if (mirror.z <= kQuadZ || r.z >= 0.0) return std::nullopt;
+    glm::dvec3 hit = mirror + r * ((kQuadZ - mirror.z) / r.z);
+    const double margin = 0.05;
+    if (std::abs(hit.x) > kQuadHalfWidth - margin || hit.y < kQuadBottom + margin || hit.y > kQuadTop - margin) return std::nullopt;
+    CpuSurface p;
+    p.uv0 = quad_uv0(hit);
+    p.uv1 = quad_uv1(hit);
+    p.along[0] = glm::dvec3(1.0, 0.0, 0.0);
+    p.along[1] = glm::dvec3(0.0, 1.0, 0.0);
+    p.d_uv0 = glm::dmat2(glm::dvec2(0.5, 0.0), glm::dvec2(0.0, -0.5));
+    p.d_uv1 = glm::dmat2(glm::dvec2(0.0, -1.0 / 1.5), glm::dvec2(-1.0 / 1.5, 0.0));
+    p.normal = glm::dvec3(0.0, 0.0, 1.0);
+    p.view = -r;
+    return p;
+}
+
+struct ReflectionCheck {
+    int compared = 0, wrong = 0, missing = 0;
+    int mapped = 0;         // of the compared pixels, those where `counts` says so
+    std::string first;
+};
+
+// The traced image's reflection at every pixel whose reflection ray meets the quad where every
+// lookup lies a texel inside a block, against the CPU's shading of the quad there (seen along the
+// reflected ray, the sun unshadowed: raytrace.rchit), within 1% + 2e-3 (the image keeps 10 sRGB bits).
+ReflectionCheck reflections_against_cpu(const Scene& scene, const TracedReflections& f, bool tangents,
+                                        const std::function<bool(const CpuSurface&)>& counts) {
+    ReflectionCheck c;
+    const Material& m = scene.materials[2];
+    for (uint32_t y = 0; y < kSize.height; ++y)
+        for (uint32_t x = 0; x < kSize.width; ++x) {
+            std::optional<CpuSurface> p = reflected_quad_point(x, y);
+            if (!p) continue;
+            p->tangent = tangents ? glm::dvec4(1.0, 0.0, 0.0, 1.0) : glm::dvec4(0.0);
+            std::optional<glm::dvec3> expected = cpu_shade_surface(scene, m, f.uniforms, *p);
+            if (!expected) continue;
+            ++c.compared;
+            c.mapped += counts(*p);
+            uint32_t bits = f.traced[size_t(y) * kSize.width + x] & ((1u << 30) - 1u);
+            if (bits == 0u) {
+                if (c.missing++ == 0 && c.wrong == 0) c.first = "pixel (" + std::to_string(x) + ", " + std::to_string(y) + "): no reflection";
+                continue;
+            }
+            for (int k = 0; k < 3; ++k) {
+                double got = srgb_to_linear(float((bits >> (10 * k)) & 1023u) / 1023.0f);
+                if (std::abs(got - (*expected)[k]) > 0.01 * (*expected)[k] + 2e-3 && c.wrong++ == 0)
+                    c.first = "pixel (" + std::to_string(x) + ", " + std::to_string(y) + ") channel " + std::to_string(k) + ": " +
+                              std::to_string(got) + ", CPU " + std::to_string((*expected)[k]);
+            }
+        }
+    return c;
+}
+
+const std::pair<Shading, const char*> kReflectionPaths[] = {{Shading::forward, "forward"}, {Shading::visibility, "visibility"}};
+
+void expect_reflections_match_cpu(const Scene& scene, bool tangents, const char* what, const char* mapped_what,
+                                  const std::function<bool(const CpuSurface&)>& counts, int min_pixels = 1500) {
+    for (auto [shading, name] : kReflectionPaths) {
+        SCOPED_TRACE(std::string(what) + ", " + name);
+        ReflectionCheck c = reflections_against_cpu(scene, render_reflections(scene, shading), tangents, counts);
+        EXPECT_GE(c.compared, min_pixels);
+        EXPECT_GE(c.mapped, min_pixels / 5) << mapped_what;
+        EXPECT_EQ(c.missing, 0) << c.first;
+        EXPECT_EQ(c.wrong, 0) << c.first;
+        printf("reflected %s (%s): %d pixels against the CPU (%d %s), %d without a reflection, %d channels off\n", what, name,
+               c.compared, c.mapped, mapped_what, c.missing, c.wrong);
+    }
+}
+
+// The reflected quad's base colour on TEXCOORD_1 (TEXCOORD_0 deliberately elsewhere), then every
+// slot on its own set through its own KHR_texture_transform (the normal slot on TEXCOORD_1 turned
+// and scaled, without TANGENT: the triangle's frame turns with it), against the CPU's lookup of
+// each at the reflection ray's hit, on both shading paths. A callable that read TEXCOORD_0 for a
+// TEXCOORD_1 slot, or no transform, puts other blocks under the compared pixels.
+TEST(MaterialMaps, ReflectionsReadEachSlotsTexCoordThroughItsTransform) {
+    REQUIRE_DRAWING();
+    REQUIRE_RAY_TRACING();
+    uint32_t messages = validation_message_count();
+    {
+        Scene scene = mirror_and_quad(false);
+        Material& m = scene.materials[2];
+        m.base_color_texture = kBase;
+        m.uv[kSlotBaseColor].texcoord = 1;
+        // Counted: pixels where TEXCOORD_0 would find a block of another colour.
+        expect_reflections_match_cpu(scene, false, "base colour on TEXCOORD_1", "where TEXCOORD_0 reads another colour",
+                                     [&](const CpuSurface& p) {
+                                         int wrong = slot_block_at(m, kSlotBaseColor, p.uv0, p.uv0);
+                                         int right = slot_block_at(m, kSlotBaseColor, p.uv1, p.uv1);
+                                         return wrong >= 0 && kBaseBlocks[wrong] != kBaseBlocks[right];
+                                     });
+    }
+    {
+        Scene scene = mirror_and_quad(false);
+        Material& m = scene.materials[2];
+        m.base_color_texture = kBase;
+        m.metallic_roughness_texture = kMetallicRoughness;
+        m.normal_texture = kNormal;
+        m.occlusion_texture = kOcclusion;
+        m.emissive_texture = kEmissive;
+        m.metallic = 0.7f;
+        m.emissive = {0.4f, 0.2f, 0.1f};  // the reflection stays below 1, which the traced image clamps to
+        m.occlusion_strength = 0.8f;
+        auto transform = [](glm::vec2 offset, float rotation, glm::vec2 scale) {
+            float c = std::cos(rotation), s = std::sin(rotation);
+            return glm::mat3(glm::vec3(c * scale.x, s * scale.x, 0.0f), glm::vec3(-s * scale.y, c * scale.y, 0.0f), glm::vec3(offset, 1.0f));
+        };
+        m.uv[kSlotBaseColor] = {transform({0.1f, 0.3f}, 0.4f, {1.2f, 1.2f}), 1};
+        m.uv[kSlotMetallicRoughness] = {transform({0.0f, 0.0f}, 0.5f, {1.0f, 1.0f}), 0};
+        m.uv[kSlotNormal] = {transform({0.2f, -0.1f}, -0.7f, {1.5f, 1.5f}), 1};
+        m.uv[kSlotOcclusion] = {transform({0.0f, 0.5f}, 0.0f, {0.5f, 2.0f}), 1};
+        m.uv[kSlotEmissive] = {transform({0.3f, 0.0f}, 1.2f, {0.7f, 0.7f}), 0};
+        // Counted: pixels where the base colour's set without its transform reads another colour.
+        expect_reflections_match_cpu(scene, false, "every slot transformed", "where the untransformed set reads another colour",
+                                     [&](const CpuSurface& p) {
+                                         Material plain = m;
+                                         plain.uv[kSlotBaseColor].map = glm::mat3(1.0f);
+                                         int wrong = slot_block_at(plain, kSlotBaseColor, p.uv0, p.uv1);
+                                         int right = slot_block_at(m, kSlotBaseColor, p.uv0, p.uv1);
+                                         return wrong >= 0 && kBaseBlocks[wrong] != kBaseBlocks[right];
+                                     },
+                                     300);  // five lookups, each a texel inside a block
+    }
+    EXPECT_EQ(validation_message_count(), messages);
+}
+
+// The reflected quad normal-mapped (four tilts: none, +x, +y, both negative), with the mesh's
+// TANGENT and without it (the closest-hit shader's frame from the triangle's edges and uv deltas:
+// a hit has no screen derivatives), lit along the reflected ray by the sun and the sky, against the
+// CPU's shading of the same normals, on both shading paths. Without the normal map, or with a
+// frame flipped or turned, the tilted blocks' pixels differ.
+TEST(MaterialMaps, ReflectedNormalMapShadesAsTheCpuWithTangentsAndWithTheTrianglesFrame) {
+    REQUIRE_DRAWING();
+    REQUIRE_RAY_TRACING();
+    uint32_t messages = validation_message_count();
+    for (bool tangents : {true, false}) {
+        Scene scene = mirror_and_quad(tangents);
+        Material& m = scene.materials[2];
+        m.base_color_factor = glm::vec4(0.9f, 0.85f, 0.8f, 1.0f);
+        m.normal_texture = kNormal;
+        if (!tangents) m.uv[kSlotNormal] = {glm::mat3(glm::vec3(0.0f, 1.0f, 0.0f), glm::vec3(-1.0f, 0.0f, 0.0f), glm::vec3(0.1f, 0.2f, 1.0f)), 1};
+        expect_reflections_match_cpu(scene, tangents, tangents ? "normal map, TANGENT" : "normal map, the triangle's frame",
+                                     "on tilted texels", [&](const CpuSurface& p) {
+                                         return slot_block_at(m, kSlotNormal, p.uv0, p.uv1) != 0;
+                                     });
+    }
+    EXPECT_EQ(validation_message_count(), messages);
 }
 
 }  // namespace material_maps_tests

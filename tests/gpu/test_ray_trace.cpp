@@ -21,6 +21,7 @@
 
 #include "gpu/harness.h"
 #include "gpu/light_frame.h"
+#include "gpu/ray_tracing_required.h"
 #include "known_drivers.h"
 #include "passes/debug_view_pass.h"
 #include "passes/ray_trace_pass.h"
@@ -32,25 +33,11 @@ namespace {
 constexpr VkExtent2D kRayTraceSize{320, 180};
 const std::string kTrellis = SGD_TEST_SCENES "/trellis.gltf";
 
-// Whether the device traces: the record's answer where the running driver has one, else the device's.
-bool device_traces() {
-    const KnownDriver* k = known_driver();
-    return k ? k->ray_tracing : test_context().features.ray_tracing;
-}
-
 // Whether the six stages have subgroups: the record's answer where there is one, else the device's.
 std::vector<std::string> rt_stages_without_subgroups() {
     if (const KnownDriver* k = known_driver()) return record_rt_stages_without_subgroups(*k);
     return stage_names(kRayTracingStages & ~test_context().subgroup.stages);
 }
-
-#define REQUIRE_RAY_TRACING()                                                                                       \
-    if (!test_context().features.ray_tracing) {                                                                     \
-        if (device_traces())                                                                                        \
-            FAIL() << "detection found no ray-tracing pipeline, but the record of " << known_driver()->name         \
-                   << " has one (tests/known_drivers.h)";                                                           \
-        GTEST_SKIP() << "device has no ray-tracing pipeline (VK_KHR_ray_tracing_pipeline): nothing to trace";       \
-    }
 
 const Scene& trellis_scene() {
     static Scene scene = load_scene(kTrellis);
