@@ -229,10 +229,6 @@ foreach(surface visibility visibility_meshlet)
   endif()
   sgd_shader(raytrace.rgen subgroup_${surface} RT_SUBGROUP=1 ${surface_defines})
   sgd_shader(raytrace.rgen fallback_${surface} ${surface_defines})
-  sgd_shader(raytrace.rgen view_plain_${surface} RT_VIEW=1 ${surface_defines})
-  sgd_shader(raytrace.rgen view_lane_id_${surface} RT_VIEW=1 VIEW_HERE=1 VIEW_LANE_ID=1 ${surface_defines})
-  sgd_shader(raytrace.rgen view_first_last_${surface} RT_VIEW=1 VIEW_HERE=1 VIEW_FIRST_LAST=1 ${surface_defines})
-  sgd_shader(raytrace.rgen view_active_${surface} RT_VIEW=1 VIEW_HERE=1 VIEW_ACTIVE=1 ${surface_defines})
   # The dense launch (docs/ray-tracing.md, "Dense rays"): the compaction pass lists the pixels by the
   # rays they trace, with ballots (subgroup) or one atomic per ray (fallback), switched by
   # USE_SUBGROUP; ray generation then traces one listed ray per invocation.
@@ -251,12 +247,22 @@ sgd_shader(ray_lists.comp finish RT_LISTS_FINISH=1)
 sgd_shader(ray_stats_fold.comp main)
 sgd_shader(light_aabbs.comp main)
 # The debug views in the six stages: `view_plain` passes the records through (and counts nothing),
-# `view_<kind>` measures lanes in its own stage (VIEW_HERE); raytrace_view.comp colours the records.
+# `view_<kind>` measures lanes in its own stage (VIEW_HERE), `view_none` marks the invocations of a
+# stage without subgroups ("no lane data", no subgroup operation); raytrace_view.comp colours the
+# records. Ray generation's by launch, the one the frame traced (docs/ray-tracing.md, "The views"):
+# per pixel, the dense launch's (`_dense`) or the forward path's primary launch before it
+# (`_primary`), and by surface.
 set(raytrace_views "view_plain RT_VIEW=1" "view_lane_id RT_VIEW=1 VIEW_HERE=1 VIEW_LANE_ID=1"
-    "view_first_last RT_VIEW=1 VIEW_HERE=1 VIEW_FIRST_LAST=1" "view_active RT_VIEW=1 VIEW_HERE=1 VIEW_ACTIVE=1")
-foreach(stage rgen rchit rahit rmiss rint rcall)
+    "view_first_last RT_VIEW=1 VIEW_HERE=1 VIEW_FIRST_LAST=1" "view_active RT_VIEW=1 VIEW_HERE=1 VIEW_ACTIVE=1"
+    "view_none RT_VIEW=1 VIEW_HERE=1")
+foreach(stage rchit rahit rmiss rint rcall)
   sgd_shaders(raytrace.${stage} raytrace_views)
 endforeach()
+set(raytrace_view_launches "-" "dense RT_DENSE=1" "primary RT_PRIMARY=1")
+set(raytrace_view_surfaces "-" "visibility RT_SURFACE_VISIBILITY=1" "visibility_meshlet RT_SURFACE_VISIBILITY=1 VISIBILITY_MESHLET=1")
+sgd_variants(raytrace_rgen_views raytrace_views raytrace_view_launches raytrace_view_surfaces)
+list(FILTER raytrace_rgen_views EXCLUDE REGEX "_primary_visibility")  # the primary launch: the forward path's alone
+sgd_shaders(raytrace.rgen raytrace_rgen_views)
 sgd_shader(raytrace_view.comp main)
 
 # The stage probe (src/compare/stage_probe.cpp, docs/benchmarks.md): the same arithmetic loop

@@ -3,6 +3,7 @@
 #include "run/limits.h"
 #include "render/gpu_types.h"
 #include "render/visibility_id.h"
+#include "scene/meshlets.h"
 #include "scene/texture_mips.h"
 
 #include <gtest/gtest.h>
@@ -131,6 +132,36 @@ TEST(Limits, TheComputeRasterizersBuffersFollowTheResolvedPlan) {
     } catch (const UsageError& e) {
         EXPECT_EQ(std::string(e.what()).find("raster words"), std::string::npos) << e.what();
     }
+}
+
+// The meshlet path's buffers follow the plan that runs: none on the indexed path; the meshlets,
+// their task chunks and lists on the meshlet path; with the compute rasterizer also the chunk list
+// its culling in compute fills, a header and two 8-byte chunks per meshlet of every level. A heap
+// that holds the plan without them but not with them refuses the meshlet request.
+TEST(Limits, TheMeshletPathsBuffersFollowThePlan) {
+    Scene scene = make_scene(100, 130, 4);  // one mesh: 130 triangles are two meshlets of at most 124
+    Options o = options_at(100, 50);
+    Plan indexed, hardware, compute;
+    hardware.geometry = compute.geometry = Geometry::meshlet;
+    indexed.raster.raster = compute.raster.raster = Raster::compute;
+    for (const auto& [name, bytes] : by_name(planned_allocations(scene, o, indexed)))
+        EXPECT_NE(name.rfind("meshlet", 0), 0u) << name << ": the indexed path makes no meshlet buffer";
+    auto h = by_name(planned_allocations(scene, o, hardware));
+    auto c = by_name(planned_allocations(scene, o, compute));
+    const uint64_t meshlets = scene_meshlets(scene).meshlets.size();
+    ASSERT_GE(meshlets, 2u);
+    EXPECT_EQ(h["meshlets"], meshlets * sizeof(Meshlet));
+    EXPECT_EQ(h["meshlet visible list"], 4u * 32 * 32);  // a task chunk per draw: 32 entries of 32 bytes
+    EXPECT_EQ(h.count("meshlet raster chunks"), 0u);
+    EXPECT_EQ(c["meshlet raster chunks"], 48 + 2 * 8 * meshlets);
+    uint64_t without = 0, with = 0;
+    for (const PlannedAllocation& p : planned_allocations(scene, o, compute))
+        if (p.kind != AllocationKind::host_buffer) (p.name.rfind("meshlet", 0) == 0 ? with : without) += p.bytes;
+    DeviceLimits l = lavapipe();
+    l.unified_memory = false;
+    l.device_local_heap = (without + with / 2) / 9 * 10;  // 90% of it holds all but half the meshlet path's
+    check_limits(l, o, indexed, scene);
+    expect_refusal([&] { check_limits(l, o, compute, scene); }, {"the renderer would need", "GPU memory"});
 }
 
 TEST(Limits, WithinLavapipeLimitsPasses) {

@@ -251,8 +251,8 @@ def probe(args):
 
 
 def tune(args):
-    print("\n| size | tuned auto ms | faster of all-* | its ms | ratio | 95% interval | verdict |")
-    print("| --- | ---: | --- | ---: | ---: | --- | --- |")
+    print("\n| size | tuned auto ms | faster of all-* | its ms | ratio | 95% interval | verdict | renderers | set-up s | rounds s | total s |")
+    print("| --- | ---: | --- | ---: | ---: | --- | --- | ---: | ---: | ---: | ---: |")
     for path in args:
         r = load(path)
         size = os.path.basename(os.path.dirname(path))
@@ -263,8 +263,12 @@ def tune(args):
         frames = c.get("frame_ms", {})
         best = c.get("faster_of_all")
         tuned = [v for k, v in frames.items() if k not in ("all-subgroup", "all-fallback")]
+        t = r.get("seconds") or {}  # where the tune's wall time went (absent before one renderer)
+        setup = t["rows_setup"] + t["check_setup"] if t else None
+        rounds = t["rows_rounds"] + t["check_rounds"] if t else None
         print(f"| {size} | {cell(tuned[0] if tuned else None)} | {best} | {cell(frames.get(best))} | {cell(c.get('ratio'))} | "
-              f"{c.get('ratio_ci95')} | {c.get('verdict')} |")
+              f"{c.get('ratio_ci95')} | {c.get('verdict')} | {r.get('renderers', '-')} | {cell(setup)} | {cell(rounds)} | "
+              f"{cell(t.get('total'))} |")
 
 
 def pipeline_stats(args):

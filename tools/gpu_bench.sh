@@ -40,7 +40,9 @@
 #   raytrace     the ray tracer: validated variants and their dumps, masked ops and stage, timings
 #                off / subgroup / fallback, every view in the six ray-tracing stages
 #   poison       SGD_POISON_ALLOCATIONS=1 against plain: frame, mip, cull dump, ray dump, counters
-#   tune         --tune at both sizes: tuned auto against the faster of all-subgroup and all-fallback
+#   tune         --tune at both sizes: tuned auto against the faster of all-subgroup and all-fallback; its
+#                wall time and where it went (the renderers built, set-up and rounds); --base BUILD:
+#                that build's --tune wall time too
 #   pipeline-stats  the driver's statistics of the cull pipelines (SGD_PIPELINE_STATS), both paths
 #   ties         VisibilityTies.* (tests/gpu/test_visibility_ties.cpp) at the large size, REPEATS times:
 #                equal depths under occlusion's two phases resolve as forward and as --occlusion off
@@ -76,6 +78,15 @@
 #                per kind (over the traces alone) and every stage's invocations, the variants' frames,
 #                dumps and statistics (the subgroup variant's striped counters) compared, the targets (dense ray_trace, its speed-ups); --compare's ray_trace ratio with its interval; the six stages'
 #                views on the visibility path (both geometry paths) and forward, validated
+#   dense-rays   the ray tracer's dense launch against its plain one (docs/ray-tracing.md "Dense rays"),
+#                both sizes, --shading visibility and forward: the subgroup variant with ballot lists,
+#                atomic lists and per pixel (SGD_RAY_LISTS subgroup, fallback, off), the fallback with
+#                atomic lists and per pixel, alternated over two rounds: ray_trace, plain over dense
+#                (speedup), rays per second per kind, the pixels' share that list each ray kind, each
+#                stage's lanes per subgroup on each launch (the subgroup variant's counts: how full the
+#                traversal's subgroups ran); frames, ray dumps and statistics dense against plain (small
+#                size); the ray-generation and miss views on each launch (lane-id, active-lanes, the
+#                small size, validated) on one sheet
 #   ray-materials  the reflections' whole material (docs/ray-tracing.md "The reflected surface's
 #                material": both uv sets, the tangent or the triangle's frame, 80 bytes of callable
 #                data) against --base (the build before: TEXCOORD_0 only, no normal map, 48 bytes; without
@@ -506,6 +517,79 @@ PY
       c:ray_trace.stages.closest_hit.invocations c:ray_trace.stages.miss.invocations c:ray_trace.stages.any_hit.invocations \
       c:ray_trace.stages.intersection.invocations c:ray_trace.stages.callable.invocations validation: >> "$md"
     cat "$d/notes.txt" >> "$md" ;;
+  dense-rays)  # docs/ray-tracing.md "Dense rays": the dense launch against the plain one, and the views on each
+    configs=(sg-ballot:subgroup:subgroup sg-atomic:subgroup:fallback sg-plain:subgroup:off fb-atomic:fallback:fallback
+      fb-plain:fallback:off)
+    for size in "${sizes[@]}"; do
+      for shading in visibility forward; do
+        # Alternated over two rounds: drift in the device's clocks falls on every configuration.
+        for round in 1 2; do for config in "${configs[@]}"; do
+          IFS=: read -r tag v lists <<< "$config"
+          shots=()
+          [ "$size" = "$small" ] && [ $round = 1 ] && shots=(--screenshot "$d/frame-$shading-$tag.png" --ray-dump "$d/dump-$shading-$tag.png")
+          SGD_RAY_LISTS=$lists run "$shading-$tag-$size-$round" --headless "${scaled[@]}" --size $size --shading $shading \
+            --ray-trace $v --frames $frames --warmup $warmup "${shots[@]}"
+        done; done
+      done
+      python3 - "$d" "$size" >> "$d/notes.txt" <<'PY'
+import json, sys
+d, size = sys.argv[1:]
+w, h = map(int, size.split("x"))
+def report(tag, k=1):
+    return json.load(open(f"{d}/{tag}-{size}-{k}.json"))
+def ms(tag):  # ray_trace, the mean of the two rounds' medians
+    return sum(report(tag, k)["timings_ms"]["ray_trace"]["median"] for k in (1, 2)) / 2
+def counts(tag):  # the rays and every stage's invocations but raygen's (per listed ray, or per pixel)
+    r = report(tag)["counters"]["ray_trace"]
+    return r["rays"], {k: s["invocations"] for k, s in r["stages"].items() if k != "raygen"}, r["any_hit_rejections"], r["sphere_hits"]
+def lanes(tag):  # each stage's lanes per subgroup (the subgroup variant's counts)
+    st = report(tag)["counters"]["ray_trace"]["stages"]
+    return ", ".join(f"{k} {s['lanes_per_subgroup']:.1f}" for k, s in st.items() if s.get("lanes_per_subgroup") is not None)
+def line(shading, what, make):  # one line of notes, or why it has no figures (a run that failed)
+    try:
+        print(f"{size} {shading} {what}:", make())
+    except (OSError, KeyError, ValueError, TypeError, ZeroDivisionError) as e:
+        print(f"{size} {shading} {what}: no figures ({e})")
+for shading in ("visibility", "forward"):
+    def shares():
+        rays = report(f"{shading}-fb-plain")["counters"]["ray_trace"]["rays"]
+        return f"shadow {rays['shadow'] / (w * h):.1%}, reflection {rays['reflection'] / (w * h):.1%}"
+    line(shading, "pixels listed per ray kind", shares)
+    for dense, plain in (("sg-ballot", "sg-plain"), ("sg-atomic", "sg-plain"), ("fb-atomic", "fb-plain")):
+        def pair():
+            t_dense, t_plain = ms(f"{shading}-{dense}"), ms(f"{shading}-{plain}")
+            same = counts(f"{shading}-{dense}") == counts(f"{shading}-{plain}")
+            return (f"{t_dense:.3f} against {t_plain:.3f} ms: plain over dense {t_plain / t_dense:.3f}x; rays, invocations "
+                    f"(raygen aside), rejections and sphere hits equal: {'yes' if same else 'NO'}")
+        line(shading, f"ray_trace {dense} against {plain}", pair)
+    for tag in ("sg-ballot", "sg-plain"):
+        line(shading, f"{tag} lanes per subgroup", lambda: lanes(f"{shading}-{tag}"))
+PY
+    done
+    for shading in visibility forward; do
+      for pair in sg-ballot:sg-plain sg-atomic:sg-plain fb-atomic:fb-plain; do
+        IFS=: read -r dense plain <<< "$pair"
+        f=$d/frame-$shading dump=$d/dump-$shading
+        echo "$small $shading $dense against $plain: frames identical $(same "$f-$dense.png" "$f-$plain.png"), ray dumps identical $(same "$dump-$dense.png" "$dump-$plain.png")" >> "$d/notes.txt"
+      done
+      # The views on the launch the frame traces (docs/ray-tracing.md "The views"): dense (auto) and per pixel.
+      for lists in auto off; do for view in lane-id active-lanes; do for stage in raygen miss; do
+        SGD_RAY_LISTS=$lists run "view-$shading-$lists-$view-$stage" --headless "${scene[@]}" --size 960x540 --frames 2 --warmup 1 \
+          --validate --shading $shading --view $view --view-stage $stage --screenshot "$d/view-$shading-$lists-$view-$stage.png"
+      done; done; done
+    done
+    "$build/png-sheet" "$d/views-sheet.png" --columns 4 "$d"/view-*.png > /dev/null 2>&1
+    $tables speedup "$d" ray_trace "${sizes[@]}" -- visibility-sg-plain:visibility-sg-ballot visibility-sg-plain:visibility-sg-atomic \
+      visibility-fb-plain:visibility-fb-atomic forward-sg-plain:forward-sg-ballot forward-sg-plain:forward-sg-atomic \
+      forward-fb-plain:forward-fb-atomic >> "$md"
+    $tables passes "$d" "${sizes[@]}" -- visibility-sg-ballot visibility-sg-atomic visibility-sg-plain visibility-fb-atomic \
+      visibility-fb-plain forward-sg-ballot forward-sg-atomic forward-sg-plain forward-fb-atomic forward-fb-plain >> "$md"
+    $tables runs "$d" plan:ray_trace.lists ray_trace c:ray_trace.rays.primary c:ray_trace.rays.shadow c:ray_trace.rays.reflection \
+      c:ray_trace.rays_per_second.primary c:ray_trace.rays_per_second.shadow c:ray_trace.rays_per_second.reflection \
+      c:ray_trace.rays_per_second.total c:ray_trace.stages.raygen.invocations c:ray_trace.stages.raygen.lanes_per_subgroup \
+      c:ray_trace.stages.miss.lanes_per_subgroup c:ray_trace.stages.closest_hit.lanes_per_subgroup \
+      c:ray_trace.stages.any_hit.lanes_per_subgroup validation: >> "$md"
+    cat "$d/notes.txt" >> "$md" ;;
   ray-materials)  # docs/ray-tracing.md "The reflected surface's material": what every map costs the reflections
     for size in "${sizes[@]}"; do for shading in visibility forward; do
       for round in 1 2; do for b in "$build" ${base:+"$base"}; do for v in subgroup fallback; do
@@ -589,14 +673,23 @@ PY
     done
     $tables differences "$d"/compare-*/report.json >> "$md"
     cat "$d/notes.txt" >> "$md" ;;
-  tune)
+  tune)  # with --base BUILD, that build's --tune too (its own cache): the wall time before and after
     for size in "${sizes[@]}"; do
       mkdir -p "$d/$size"
+      t=$SECONDS
       XDG_CACHE_HOME=$d/cache "$demo" --tune --out "$d/$size" "${scaled[@]}" --size $size --frames 60 --warmup $warmup > "$d/tune-$size.out" 2>&1 \
         || say "FAILED ($?): tune $size"
+      echo "tune $size: $((SECONDS - t)) s wall; $(grep -h '^time: ' "$d/tune-$size.out")" >> "$d/notes.txt"
       XDG_CACHE_HOME=$d/cache "$demo" --info "${scaled[@]}" --size $size 2>&1 | sed -n '/^pass /,/^$/p;/^tuning/p' > "$d/info-$size.txt"
+      if [ -n "$base" ]; then
+        mkdir -p "$d/base/$size"; t=$SECONDS
+        XDG_CACHE_HOME=$d/cache-base "$base/subgroup-demo" --tune --out "$d/base/$size" "${scaled[@]}" --size $size --frames 60 \
+          --warmup $warmup > "$d/tune-base-$size.out" 2>&1 || say "FAILED ($?): tune base $size"
+        echo "tune $size, base build: $((SECONDS - t)) s wall" >> "$d/notes.txt"
+      fi
     done
-    $tables tune "$d"/*/tune.json >> "$md" ;;
+    $tables tune "$d"/*/tune.json >> "$md"
+    cat "$d/notes.txt" >> "$md" ;;
   pipeline-stats)
     for geometry in indexed meshlet; do for v in subgroup fallback; do
       rm -f "$d/$geometry-$v.jsonl"

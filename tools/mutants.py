@@ -251,6 +251,35 @@ MUTANTS = {
         "    if (bits != 0u) imageStore(traced_image, pixel, uvec4(bits));\n",
         r"^RayTrace\.DenseLaunchTracesThePlainLaunchsRays",
     ),
+    # docs/ray-tracing.md, "The views": the ray-tracing stages' views trace the launch the frame
+    # traced. A view that traces one raygen per pixel while the frame went dense writes pixels that
+    # are in no list; one that skips the clear keeps the frame's values where they outrank the
+    # records (a blocked shadow ray's bits); swapped entries let the shadow entry's record win; a
+    # primary launch that writes nothing leaves the forward path's unlisted pixels empty.
+    "stage-view-traces-the-plain-launch": (
+        "src/passes/ray_trace_pass.cpp",
+        "    bool dense = f.ray_traced && traced_dense_;\n",
+        "    bool dense = false;\n",
+        r"^RayTrace\.StageViewsTraceTheLaunchTheFrameTraces",
+    ),
+    "dense-view-keeps-the-frames-values": (
+        "src/passes/ray_trace_pass.cpp",
+        "    vkCmdClearColorImage(f.cmd, f.targets.ray_traced.image, VK_IMAGE_LAYOUT_GENERAL, &zero, 1, &range);\n",
+        "",
+        r"^RayTrace\.StageViewsTraceTheLaunchTheFrameTraces",
+    ),
+    "dense-view-shadow-entry-wins": (
+        "shaders/raytrace.rgen",
+        "kViewShadowEntry = 1u, kViewReflectionEntry = 2u;",
+        "kViewShadowEntry = 2u, kViewReflectionEntry = 1u;",
+        r"^RayTrace\.StageViewsTraceTheLaunchTheFrameTraces",
+    ),
+    "primary-view-writes-nothing": (
+        "shaders/raytrace.rgen",
+        "    store_view_record(pixel, own_record != 0u ? own_record : primary_record, kViewPixelEntry);\n",
+        "",
+        r"^RayTrace\.StageViewsTraceTheLaunchTheFrameTraces",
+    ),
     "primary-hits-of-the-next-triangle": (
         "shaders/raytrace.rgen",
         "hit ? uvec2(payload.draw, payload.primitive) : uvec2(kNoPrimaryHit);",
@@ -355,9 +384,41 @@ MUTANTS = {
     ),
     "one-renderer-never-shared": (
         "src/compare/compare.cpp",
-        "            if (one_renderer && !shared && earlier.run->config.test_extra_work == run.config.test_extra_work) shared = earlier.headless.get();\n",
-        "            if (false && one_renderer && !shared) shared = earlier.headless.get();\n",
-        r"^Verdicts\.OneRendererForSeveralRowsStillStopsADecidedPairEarly",
+        "        bool share = shared && shared->fits(scene, renderer_config(o, run.plan, {o.width, o.height}));\n",
+        "        bool share = false;\n",
+        r"^Verdicts\.OneRendererForSeveralRowsStillStopsADecidedPairEarly|^FirstRun\.StoresAQuickVerdictThatTheNextRunUsesUntilTheDriverOrBuildChanges",
+    ),
+    # docs/comparison.md, "Tuned auto" and "The first run": --tune and the quick measurement on one renderer.
+    "tune-builds-a-renderer-per-row": (
+        "src/compare/tuning.cpp",
+        "    CompareMethod rows_method = render_in_rounds(ctx, scene, options, runs, progress_line, 0, {}, &shared);\n",
+        "    CompareMethod rows_method = render_in_rounds(ctx, scene, options, runs, progress_line, 0, {}, nullptr);\n",
+        r"^Tune\.InfoShowsMeasuredChoicesAfterATuneAndNoneWithNoTuning",
+    ),
+    "tune-check-builds-a-renderer-of-its-own": (
+        "src/compare/tuning.cpp",
+        "    CompareMethod check_method = render_in_rounds(ctx, scene, options, check, progress_line, 0, {}, &shared);\n",
+        "    SharedRenderer own;\n    CompareMethod check_method = render_in_rounds(ctx, scene, options, check, progress_line, 0, {}, &own);\n",
+        r"^Tune\.InfoShowsMeasuredChoicesAfterATuneAndNoneWithNoTuning",
+    ),
+    "quick-measurement-builds-a-renderer-per-row": (
+        "src/compare/tuning.cpp",
+        "            [&](const std::vector<CompareRun>& rows) { return sides_of_undecided(rows, ratios_of(rows)); }, &shared);\n",
+        "            [&](const std::vector<CompareRun>& rows) { return sides_of_undecided(rows, ratios_of(rows)); }, nullptr);\n",
+        r"^FirstRun\.StoresAQuickVerdictThatTheNextRunUsesUntilTheDriverOrBuildChanges",
+    ),
+    # docs/robustness.md, "Device limits": the meshlet path's buffers in the memory plan.
+    "memory-plan-without-the-meshlet-path": (
+        "src/run/limits.cpp",
+        "    if (plan.geometry == Geometry::meshlet) {\n        meshlet_frame_allocations(",
+        "    if (false) {\n        meshlet_frame_allocations(",
+        r"^RobustLimits\.PlannedAllocationsAreWhatTheMeshletComputeRasterizerAllocates|^RobustLimits\.MeshletVisibleListBeyondTheStorageRangeExit2|^Limits\.TheMeshletPathsBuffersFollowThePlan",
+    ),
+    "memory-plan-without-the-meshlet-raster-chunks": (
+        "src/run/limits.cpp",
+        "        if (plan.raster.raster == Raster::compute)\n            a.push_back({\"meshlet raster chunks\"",
+        "        if (false)\n            a.push_back({\"meshlet raster chunks\"",
+        r"^RobustLimits\.PlannedAllocationsAreWhatTheMeshletComputeRasterizerAllocates|^Limits\.TheMeshletPathsBuffersFollowThePlan",
     ),
     "shared-renderer-keeps-the-last-plan": (
         "src/run/headless.cpp",
@@ -415,9 +476,9 @@ MUTANTS = {
         r"^TuningFile\.TheRasterPathIsStoredAndFollowed$|^FirstRun\.StoresAQuickVerdictThatTheNextRunUsesUntilTheDriverOrBuildChanges",
     ),
     "shared-renderer-ignores-test-work": (
-        "src/compare/compare.cpp",
-        "            if (one_renderer && !shared && earlier.run->config.test_extra_work == run.config.test_extra_work) shared = earlier.headless.get();\n",
-        "            if (one_renderer && !shared) shared = earlier.headless.get();\n",
+        "src/run/headless.cpp",
+        "           m.light_loop_split_tiles == c.light_loop_split_tiles && m.test_extra_work == c.test_extra_work &&\n",
+        "           m.light_loop_split_tiles == c.light_loop_split_tiles &&\n",
         r"^Verdicts\.OneRendererForSeveralRowsStillStopsADecidedPairEarly",
     ),
     "adaptive-rule-forgets-the-off-row": (

@@ -831,8 +831,9 @@ void charge(CompareRun& run, const std::function<void()>& work) {
 
 CompareMethod render_in_rounds(const Context& ctx, const Scene& scene, const Options& options, std::vector<CompareRun>& runs,
                                const std::function<void(const std::string&, bool)>& step, double budget_s,
-                               const RoundsNeeded& needed, bool one_renderer, bool images) {
+                               const RoundsNeeded& needed, SharedRenderer* shared, bool images) {
     auto started = std::chrono::steady_clock::now();
+    const uint32_t built_before = Renderer::built();
     CompareMethod method;
     method.warmup_frames = options.warmup;
     method.round_frames = round_sizes(options.frames - options.warmup);
@@ -854,13 +855,12 @@ CompareMethod render_in_rounds(const Context& ctx, const Scene& scene, const Opt
         if (run.skipped) continue;
         Options o = run_options(options, run, "");
         o.bandwidth_probe = false;
-        // The renderer of an earlier configuration that makes the same one but for the plan.
-        HeadlessRun* shared = nullptr;
-        for (Active& earlier : active)
-            if (one_renderer && !shared && earlier.run->config.test_extra_work == run.config.test_extra_work) shared = earlier.headless.get();
+        // The shared renderer where it makes the same one but for the plan, else one of its own.
+        bool share = shared && shared->fits(scene, renderer_config(o, run.plan, {o.width, o.height}));
         Active& a = active.emplace_back(Active{&run, nullptr, true});
         charge(run, [&] {
-            a.headless = shared ? std::make_unique<HeadlessRun>(o, run.plan, *shared) : std::make_unique<HeadlessRun>(ctx, scene, o, run.plan);
+            a.headless = share ? std::make_unique<HeadlessRun>(ctx, scene, o, run.plan, *shared)
+                               : std::make_unique<HeadlessRun>(ctx, scene, o, run.plan);
             if (images) a.headless->capture_at(method.image_frame);
             a.headless->render(options.warmup, 0);
         });
@@ -890,11 +890,14 @@ CompareMethod render_in_rounds(const Context& ctx, const Scene& scene, const Opt
             if (!any) method.round_frames.resize(r + 1);
         }
     }
-    // Read back, one at a time, each renderer freed as soon as its timings are out.
+    // Read back, one at a time, each renderer freed as soon as its timings are out (the shared
+    // one where `shared` goes).
     for (Active& a : active) {
         charge(*a.run, [&] { a.run->result = a.headless->finish(); });
         a.headless.reset();
     }
+    method.rounds_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() - method.setup_seconds;
+    method.renderers = Renderer::built() - built_before;
     return method;
 }
 
@@ -1006,8 +1009,11 @@ CompareResult run_comparison(const Context& ctx, const Scene& scene, const Optio
     };
     // Adaptive rounds: each configuration renders until every ratio it is a side of is decided,
     // at most the rounds of --frames. One renderer for every row, switched by plan: one set-up.
-    c.method = render_in_rounds(ctx, scene, options, c.runs, report_progress, 0,
-                                [](const std::vector<CompareRun>& runs) { return rounds_needed(runs); }, true, true);
+    {
+        SharedRenderer shared;  // freed before the images, the probe and the repeat
+        c.method = render_in_rounds(ctx, scene, options, c.runs, report_progress, 0,
+                                    [](const std::vector<CompareRun>& runs) { return rounds_needed(runs); }, &shared, true);
+    }
     auto since = [](clock::time_point t) { return std::chrono::duration<double>(clock::now() - t).count(); };
     c.seconds.setup = c.method.setup_seconds;
     c.seconds.rounds = since(start) - c.seconds.setup;

@@ -147,6 +147,8 @@ struct CompareMethod {
     std::vector<uint32_t> round_frames;  // round_sizes(frames - warmup), or the rounds rendered where they ended early
     uint32_t cap_rounds = 0;             // round_sizes(frames - warmup).size(): the most any configuration renders
     double setup_seconds = 0;            // the renderers' set-up, instrumented and warm-up frames (render_in_rounds)
+    double rounds_seconds = 0;           // the rounds and the read-backs after them
+    uint32_t renderers = 0;              // the renderers render_in_rounds built (none where it took a shared one made before)
     uint32_t image_frame = 0;            // the frame index of each configuration's image (render_in_rounds' images)
     uint32_t rounds() const { return uint32_t(round_frames.size()); }
 };
@@ -188,10 +190,11 @@ std::vector<PassRatio> all_ratios(const CompareResult& c);
 // which must go on (a ratio it is a side of is still undecided); the others render no more rounds,
 // and where none must, the rounds end (method.round_frames then holds the rounds rendered). The
 // cap is the rounds of --frames.
-// One renderer (`one_renderer`: --compare and the first run's quick measurement): the
-// configurations whose renderer would be the same but for the plan share one, switched to each
-// one's plan before its frames (HeadlessRun's sharing constructor, each run keeping its own
-// exposure and occlusion history), so its scene upload and pipelines are made once.
+// One renderer (`shared`: --compare, --tune and the first run's quick measurement): the
+// configurations whose renderer would be the same but for the plan (SharedRenderer::fits) share
+// `shared`'s, made by the first of them unless an earlier call made it, switched to each one's plan
+// before its frames (each run keeping its own exposure and occlusion history), so its scene upload
+// and pipelines are made once; the others get one each. Without it, one renderer per run.
 // Images (`images`, --compare): each run keeps frame method.image_frame, the last frame of the
 // first kMinAdaptiveRounds rounds (every run renders it; it does not depend on when adaptive
 // rounds end), with its counters and exposure, in run.result (RunResult::image): the frame a
@@ -202,7 +205,7 @@ static_assert(kMinBudgetRounds == kMinAdaptiveRounds, "the image frame is the la
 using RoundsNeeded = std::function<std::vector<bool>(const std::vector<CompareRun>&)>;
 CompareMethod render_in_rounds(const Context& ctx, const Scene& scene, const Options& options, std::vector<CompareRun>& runs,
                                const std::function<void(const std::string&, bool skipped)>& step = {}, double budget_s = 0,
-                               const RoundsNeeded& needed = {}, bool one_renderer = false, bool images = false);
+                               const RoundsNeeded& needed = {}, SharedRenderer* shared = nullptr, bool images = false);
 // Per run: whether it is a side of one of `ratios` that has a ratio whose interval is not yet
 // decided (interval_decided within noise_floor): the runs adaptive rounds go on with.
 std::vector<bool> sides_of_undecided(const std::vector<CompareRun>& runs, const std::vector<PassRatio>& ratios,

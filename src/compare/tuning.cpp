@@ -65,6 +65,10 @@ const CompareRun* run_named(const std::vector<CompareRun>& runs, const std::stri
 // The quick measurement's row of fallbacks: the compute rasterizer's fallback path and the ray tracer's.
 constexpr const char* kQuickFallbacks = "raster-compute-fallback+ray-trace-fallback";
 
+std::string renderers_text(uint32_t renderers) {
+    return renderers == 1 ? "one renderer for every row" : std::to_string(renderers) + " renderers";
+}
+
 std::string measured_text(const PassRatio& r) {
     return r.ratio ? fixed(*r.ratio, 2) + "x " + (r.ci95 ? "[" + fixed(r.ci95->lo, 3) + ", " + fixed(r.ci95->hi, 3) + "]" : "[none]") +
                          " " + std::string(verdict_name(r.verdict))
@@ -139,9 +143,13 @@ LoadedTuning quick_tune(const Context& ctx, const Scene& scene, const Options& o
     o.frames = o.warmup + 10;
     o.screenshot.clear(), o.mip_dump.clear(), o.report.clear(), o.cull_dump.clear(), o.ray_dump.clear();
     o.bandwidth_probe = false;
-    CompareMethod method = render_in_rounds(
-        ctx, scene, o, runs, {}, kQuickSeconds * 0.6,
-        [&](const std::vector<CompareRun>& rows) { return sides_of_undecided(rows, ratios_of(rows)); }, true);
+    CompareMethod method;
+    {
+        SharedRenderer shared;  // freed here: the run's own renderer comes after
+        method = render_in_rounds(
+            ctx, scene, o, runs, {}, kQuickSeconds * 0.6,
+            [&](const std::vector<CompareRun>& rows) { return sides_of_undecided(rows, ratios_of(rows)); }, &shared);
+    }
     ratios_of(runs);
     double seconds = std::chrono::duration<double>(clock::now() - started).count();
     nlohmann::json rows = nlohmann::json::array(), row_rounds = nlohmann::json::object();
@@ -162,8 +170,9 @@ LoadedTuning quick_tune(const Context& ctx, const Scene& scene, const Options& o
     try {
         std::string path = save_tuning(ctx.info, "quick", key, PassRatios{}, shading, under_visibility, quick);
         t = load_tuning(ctx.info, key);
-        fprintf(stderr, "auto: measured this device in %.2f s (one renderer's set-up and warm-up %.2f s, %u rounds): %s; "
-                "stored as a quick verdict in %s\n", seconds, method.setup_seconds, method.rounds(), result.c_str(), path.c_str());
+        fprintf(stderr, "auto: measured this device in %.2f s (%s; set-up and warm-up %.2f s, measuring %.2f s in %u rounds): %s; "
+                "stored as a quick verdict in %s\n", seconds, renderers_text(method.renderers).c_str(), method.setup_seconds,
+                method.rounds_seconds, method.rounds(), result.c_str(), path.c_str());
     } catch (const std::exception& e) {
         // Not stored: the verdicts still serve this run, read back from the file's text.
         t = parse_tuning(tuning_json(ctx.info, "quick", today_utc(), key, PassRatios{}, shading, under_visibility,
@@ -173,6 +182,9 @@ LoadedTuning quick_tune(const Context& ctx, const Scene& scene, const Options& o
     }
     t.measured_now = true;
     t.measure_seconds = seconds;
+    t.measure_setup_seconds = method.setup_seconds;
+    t.measure_rounds_seconds = method.rounds_seconds;
+    t.measure_renderers = method.renderers;
     return t;
 }
 
@@ -191,10 +203,13 @@ int run_tune(const Options& options) {
     LoadedTuning before = options.no_tuning ? LoadedTuning{} : load_tuning(ctx.info, key);
     bool replaces_quick = before.usable() && before.made_by == "quick";
 
-    // 1. The pass rows, planned by capabilities alone (like --compare's), in rounds.
+    // 1. The pass rows, planned by capabilities alone (like --compare's), in rounds, all on one
+    // renderer switched by plan, which the check below takes on as well: one set-up for the tune.
+    auto started = std::chrono::steady_clock::now();
+    SharedRenderer shared;
     std::vector<CompareRun> runs;
     for (const CompareConfig& c : tune_rows()) runs.push_back(planned(ctx, c, options.plan.lod));
-    render_in_rounds(ctx, scene, options, runs, progress_line);
+    CompareMethod rows_method = render_in_rounds(ctx, scene, options, runs, progress_line, 0, {}, &shared);
     PassRatios ratios = compute_ratios(runs);
     ShadingRatios shading = compute_shading_ratios(runs);
     PassRatios under_visibility = compute_visibility_ratios(runs);
@@ -209,7 +224,10 @@ int run_tune(const Options& options) {
         if (c.name == "all-subgroup" || c.name == "all-fallback") check.push_back(planned(ctx, c, options.plan.lod));
     if (replaces_quick) check.push_back(planned(ctx, CompareConfig{"quick-auto", {}}, options.plan.lod, &before));
     check.push_back(planned(ctx, CompareConfig{"tuned-auto", {}}, options.plan.lod, &tuning));
-    render_in_rounds(ctx, scene, options, check, progress_line);
+    CompareMethod check_method = render_in_rounds(ctx, scene, options, check, progress_line, 0, {}, &shared);
+    shared.renderer.reset();  // freed before the tables and files
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    const uint32_t renderers = rows_method.renderers + check_method.renderers;
     const CompareRun *sg = run_named(check, "all-subgroup"), *fb = run_named(check, "all-fallback");
     std::string best = !fb || (sg && sg->result.timings[size_t(Timer::frame)].median <= fb->result.timings[size_t(Timer::frame)].median)
                            ? "all-subgroup" : "all-fallback";
@@ -260,6 +278,10 @@ int run_tune(const Options& options) {
     else
         printf("check: no ratio: %s\n", verdict.reason.c_str());
 
+    printf("time: %.1f s (%s; the pass rows' set-up and warm-up %.1f s, their %u rounds %.1f s; the check's set-up and warm-up "
+           "%.1f s, its %u rounds %.1f s)\n", seconds, renderers_text(renderers).c_str(), rows_method.setup_seconds, rows_method.rounds(),
+           rows_method.rounds_seconds, check_method.setup_seconds, check_method.rounds(), check_method.rounds_seconds);
+
     if (!options.out_dir.empty()) {
         nlohmann::json frames = nlohmann::json::object();
         for (const CompareRun& r : check)
@@ -291,7 +313,11 @@ int run_tune(const Options& options) {
               {"verdict", verdict.ratio ? nlohmann::json(verdict_name(verdict.verdict)) : nlohmann::json(nullptr)},
               {"meaning", "frame median of the faster of all-subgroup and all-fallback over that of tuned auto: "
                           "faster or level means tuned auto is at least as fast within the interval"}}},
-            {"plan", plan_json(tuned)}};
+            {"plan", plan_json(tuned)},
+            {"renderers", renderers},
+            {"seconds", {{"rows_setup", rows_method.setup_seconds}, {"rows_rounds", rows_method.rounds_seconds},
+                         {"check_setup", check_method.setup_seconds}, {"check_rounds", check_method.rounds_seconds},
+                         {"total", seconds}}}};
         std::string file = (fs::path(options.out_dir) / "tune.json").string();
         std::ofstream(file) << out.dump(2) << "\n";
         printf("wrote %s\n", file.c_str());

@@ -264,8 +264,11 @@ void DebugViewPass::record(FrameContext& f, bool legend) {
     bool supported = plan.variant == Variant::subgroup;
     ViewKind kind = supported ? view_kind(plan.mode) : ViewKind::plain;
     // Without the tessellation or geometry feature that stage cannot draw at all: the hatch goes
-    // through the vertex pass-through instead. So does the hatch of a ray-tracing stage (there is
-    // no rasterized pass-through in those); a supported ray-tracing view traces (unit_view).
+    // through the vertex pass-through instead. A ray-tracing stage's view traces the frame's launch
+    // (unit_view), supported or not: without subgroups there its invocations mark the pixels they
+    // served with "no lane data" under the hatch (RayTracePass::record_stage_view); only a device
+    // that cannot trace draws that hatch through the vertex pass-through (there is no rasterized
+    // pass-through in those stages).
     bool ray_stage = (kRayTracingStages & bit(plan.stage)) != 0;
     Stage stage = stage_available(f.ctx.features, plan.stage) && !ray_stage ? plan.stage : Stage::vertex;
 
@@ -280,7 +283,7 @@ void DebugViewPass::record(FrameContext& f, bool legend) {
     if (CounterBarrier b = view_counter_barrier(f.ctx.features, drawn, kind); b.dst)
         f.graph().pass(f.cmd, {writes(Res::counters, b.dst, kStorageReadWrite)});
     // The ray tracer draws its stages' views; under --shading visibility the shading pass draws compute's.
-    if ((ray_stage || stage == Stage::compute) && supported && unit_view && unit_view(f, params_)) {
+    if ((ray_stage || (stage == Stage::compute && supported)) && unit_view && unit_view(f, params_)) {
         f.timer.end(f.cmd, Timer::view);
         end_label(f.ctx, f.cmd);
         if (legend && f.overlay) add_view_legend(*f.overlay, f.targets.extent, plan, legend_sizes(f));

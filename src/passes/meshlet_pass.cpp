@@ -66,6 +66,23 @@ std::vector<TaskChunk> build_task_chunks(const Scene& scene, const Meshlets& mes
     return chunks;
 }
 
+void meshlet_frame_allocations(const Scene& scene, bool capture, std::vector<PlannedAllocation>& out) {
+    using K = AllocationKind;
+    const Meshlets& m = scene_meshlets(scene);
+    const uint64_t chunks = build_task_chunks(scene, m).size();
+    const uint64_t list_entries = std::max<uint64_t>(1, chunks) * kMeshletsPerTask;
+    auto uploaded = [](uint64_t bytes) { return std::max<uint64_t>(bytes, 4); };  // create()'s upload
+    out.push_back({"meshlets", uploaded(m.meshlets.size() * sizeof(Meshlet)), K::storage_buffer});
+    out.push_back({"meshlet positions", uploaded(m.vertices.size() * 3 * sizeof(float)), K::storage_buffer});
+    out.push_back({"meshlet attributes", uploaded(m.vertices.size() * 11 * sizeof(float)), K::storage_buffer});
+    out.push_back({"meshlet triangles", uploaded(m.triangles.size() * sizeof(uint32_t)), K::storage_buffer});
+    out.push_back({"meshlet task chunks", uploaded(chunks * sizeof(TaskChunk)), K::storage_buffer});
+    out.push_back({"meshlet visible list", kListEntry * list_entries, K::storage_buffer, false});
+    out.push_back({"meshlet late list", 16 + 4 * list_entries, K::storage_buffer, false});
+    out.push_back({"meshlet no pyramid", 16, K::storage_buffer, false});
+    out.push_back({"meshlet capture", capture ? 4 * kCaptureStride * list_entries : 4, K::storage_buffer, false});
+}
+
 void MeshletPass::create(const Context& ctx, const Scene& scene, const GpuScene& gpu, bool capture,
                          ForwardTestOutput test_output) {
     ctx_ = &ctx;
@@ -78,7 +95,7 @@ void MeshletPass::create(const Context& ctx, const Scene& scene, const GpuScene&
                                  std::to_string(mp.maxMeshOutputVertices) + " vertices and " +
                                  std::to_string(mp.maxMeshOutputPrimitives) + " primitives; the meshlet path needs " +
                                  std::to_string(kMeshletMaxVertices) + " and " + std::to_string(kMeshletMaxTriangles));
-    meshlets_ = build_meshlets(scene, kMeshletMaxVertices, kMeshletMaxTriangles);
+    meshlets_ = scene_meshlets(scene);  // built by the memory plan where it counted them
     chunks_cpu_ = build_task_chunks(scene, meshlets_);
     chunk_count_ = uint32_t(chunks_cpu_.size());
     for (const TaskChunk& c : chunks_cpu_)

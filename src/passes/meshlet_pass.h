@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "render/frame.h"
+#include "passes/allocation.h"
 #include "passes/scene_bindings.h"  // ForwardTestOutput
 #include "scene/meshlets.h"
 
@@ -44,6 +45,13 @@ struct MeshletPush {
     uint32_t occlusion_phase;  // 0 none, 1, 2
 };
 std::vector<TaskChunk> build_task_chunks(const Scene& scene, const Meshlets& meshlets);
+
+// What the meshlet path allocates for `scene` (MeshletPass::create: the meshlets, their vertices
+// and triangles, the task chunks, the visible and late lists), from its meshlets (scene_meshlets,
+// built here if not yet): the start-up memory plan's share (run/limits.cpp, which adds
+// MeshletRaster's chunk list under --raster compute). `capture`: --cull-dump's capture of the mesh
+// shaders' outputs.
+void meshlet_frame_allocations(const Scene& scene, bool capture, std::vector<PlannedAllocation>& out);
 
 class MeshletPass {
 public:

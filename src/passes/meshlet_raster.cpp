@@ -29,6 +29,11 @@ const LayoutDesc kArgsLayout = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER}, VK_SHADER_S
 
 }  // namespace
 
+VkDeviceSize meshlet_raster_list_bytes(uint64_t meshlets) {
+    // Every meshlet of every level: a meshlet is kept at most once a frame (phase 1, or re-admitted).
+    return sizeof(ListHeader) + 8 * std::max<VkDeviceSize>(1, meshlets * kChunksPerMeshlet);
+}
+
 void MeshletRaster::create(const Context& ctx, const MeshletPass& meshlets, const LayoutDesc& compute,
                            const LayoutDesc& compute_view, GraphicsDesc hardware_desc, GraphicsDesc hardware_view_desc) {
     if (list.buffer) return;
@@ -55,9 +60,7 @@ void MeshletRaster::create(const Context& ctx, const MeshletPass& meshlets, cons
     if (grid.height > max_groups[1])
         throw UnsupportedRequest("--geometry meshlet --raster compute: the scene needs " + std::to_string(task_chunks) +
                                  " culling workgroups, more than the device dispatches; use a smaller --instances");
-    // Every meshlet of every level: a meshlet is kept at most once a frame (phase 1, or re-admitted).
-    VkDeviceSize chunks = std::max<VkDeviceSize>(1, VkDeviceSize(meshlets.meshlets().meshlets.size()) * kChunksPerMeshlet);
-    list = create_buffer(ctx, sizeof(ListHeader) + 8 * chunks,
+    list = create_buffer(ctx, meshlet_raster_list_bytes(meshlets.meshlets().meshlets.size()),
                          VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT |
                              VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
                          MemoryKind::device_local, "meshlet raster chunks");

@@ -17,6 +17,10 @@ class MeshletPass;
 // frame's (which the classifying passes and --view raster rasterize again) at this offset.
 constexpr VkDeviceSize kMeshletRasterAllChunks = 16;
 
+// The list's bytes for a scene of `meshlets` meshlets (every level): its header, then two chunks of
+// 64 triangles for each meshlet, each a uvec2 (the memory plan counts it: run/limits.cpp).
+VkDeviceSize meshlet_raster_list_bytes(uint64_t meshlets);
+
 struct MeshletRaster {
     Pipeline cull[3];   // meshlet_raster_cull.comp by Variant: subgroup (where the device can), fallback, off
     Pipeline args;      // meshlet_raster_args.comp

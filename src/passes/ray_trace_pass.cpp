@@ -85,8 +85,8 @@ const char* surface_suffix(RaySurface surface) {
 // 12 (free there: ray_layout's bindings reach 14 on every path); the compaction pass (`stages`
 // compute) binds no TLAS.
 constexpr uint32_t kRayListsBinding = 3, kPrimaryHitsBinding = 12;
-LayoutDesc dense_layout(RaySurface surface, VkShaderStageFlags stages) {
-    LayoutDesc layout = ray_layout(surface, false);
+LayoutDesc dense_layout(RaySurface surface, VkShaderStageFlags stages, bool view = false) {
+    LayoutDesc layout = ray_layout(surface, view);
     layout.bindings[kRayListsBinding] = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
     if (surface == RaySurface::camera) layout.bindings[kPrimaryHitsBinding] = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
     if (stages == VK_SHADER_STAGE_COMPUTE_BIT) layout.bindings[4] = kNoBinding;
@@ -478,6 +478,7 @@ void RayTracePass::record(FrameContext& f) {
     uint64_t most = std::min<uint64_t>(f.ctx.ray_tracing_properties.maxRayDispatchInvocationCount,
                                        uint64_t(limits.maxComputeWorkGroupCount[0]) * limits.maxComputeWorkGroupSize[0]);
     bool dense = f.plan.ray_lists != Variant::off && dense_[size_t(s)][v] && 2ull * extent_.width * extent_.height <= most;
+    traced_dense_ = dense;
     Buffer& sbt = sbt_[size_t(s)][v];
     FrameGraph& g = f.graph();
     if (v) {  // the subgroup variant's stripes, zeroed (raytrace_stats.glsl)
@@ -645,7 +646,8 @@ void RayTracePass::resize(const Context& ctx, VkExtent2D extent) {
     extent_ = extent;
     ray_lists_buffer_ = create_buffer(ctx, ray_lists_bytes(extent),
                                       VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT |
-                                          VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT,
+                                          VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+                                          VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT,
                                       MemoryKind::device_local, "ray lists");
     primary_hits_ = create_buffer(ctx, ray_primary_hits_bytes(extent), VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, MemoryKind::device_local,
                                   "ray primary hits");
@@ -756,25 +758,42 @@ bool RayTracePass::record_stage_view(FrameContext& f, const Buffer& params) {
     const ViewPlan& plan = f.plan.view;
     if (!enabled_ || !(kRayTracingStages & bit(plan.stage))) return false;
     RaySurface s = surface(f);
-    ViewPipeline& view = views_[{uint32_t(plan.stage), uint32_t(plan.mode), uint32_t(s)}];
+    // The launch the frame traced: where it went dense, its lists are still in ray_lists_buffer_
+    // (only the pass's next record resets them), and the view traces those same entries.
+    bool dense = f.ray_traced && traced_dense_;
+    // The stage under view measures its lanes where the plan found subgroups there; elsewhere it
+    // marks its invocations with "no lane data" (view_none), which raytrace_view.comp hatches.
+    std::string kind = plan.variant != Variant::subgroup           ? "view_none"
+                       : plan.mode == ViewMode::lane_id           ? "view_lane_id"
+                       : plan.mode == ViewMode::first_last_lane ? "view_first_last"
+                                                                  : "view_active";
+    ViewPipeline& view = views_[{uint32_t(plan.stage), kind, uint32_t(s), dense}];
     if (!view.pipeline) {
-        const char* kind = plan.mode == ViewMode::lane_id           ? "view_lane_id"
-                           : plan.mode == ViewMode::first_last_lane ? "view_first_last"
-                                                                    : "view_active";
         Stage under_view = plan.stage;
-        view.pipeline = create_ray_pipeline(f.ctx, ray_layout(s, true), [&](Stage stage) {
-            return std::string(stage == under_view ? kind : "view_plain") + (stage == Stage::raygen ? surface_suffix(s) : "");
-        });
+        auto variant = [&](const char* launch) {
+            return [&, launch](Stage stage) {
+                return (stage == under_view ? kind : std::string("view_plain")) +
+                       (stage == Stage::raygen ? launch + std::string(surface_suffix(s)) : "");
+            };
+        };
+        view.pipeline = dense ? create_ray_pipeline(f.ctx, dense_layout(s, kRayStages, true), variant("_dense"))
+                              : create_ray_pipeline(f.ctx, ray_layout(s, true), variant(""));
         view.sbt = make_sbt(f.ctx, view.pipeline);
+        if (dense && s == RaySurface::camera) {
+            view.primary = create_ray_pipeline(f.ctx, dense_layout(s, kRayStages, true), variant("_primary"));
+            view.primary_sbt = make_sbt(f.ctx, view.primary);
+        }
     }
     if (!view_colour_)
         view_colour_ = create_compute_pipeline(
             f.ctx, {"raytrace_view.comp.main",
-                    {{VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER}}});
+                    {{VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER},
+                     VK_SHADER_STAGE_COMPUTE_BIT, sizeof(uint32_t)}});
     // The structures of this frame (built already where the pass ran).
     bind(f);
     if (!f.ray_traced) build_frame(f);
-    trace(f, view.pipeline, view.sbt, s, false, &params);  // (the views count nothing)
+    if (dense) trace_dense_view(f, view, s, params);
+    else trace(f, view.pipeline, view.sbt, s, false, &params);  // (the views count nothing)
     f.graph().pass(f.cmd, {reads(Res::ray_traced, kComputeStage, kStorageRead, VK_IMAGE_LAYOUT_GENERAL),
                            writes(Res::color, kComputeStage, kStorageReadWrite, VK_IMAGE_LAYOUT_GENERAL)});
     vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, view_colour_.handle());
@@ -783,8 +802,68 @@ bool RayTracePass::record_stage_view(FrameContext& f, const Buffer& params) {
         .storage_image(1, f.targets.ray_traced.view)
         .buffer(2, params, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER)
         .push(f.cmd, view_colour_);
+    uint32_t lane_data = plan.variant == Variant::subgroup;  // 0: the hatch over every pixel (raytrace_view.comp)
+    vkCmdPushConstants(f.cmd, view_colour_.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(lane_data), &lane_data);
     vkCmdDispatch(f.cmd, (f.targets.extent.width + 7) / 8, (f.targets.extent.height + 7) / 8, 1);
     return true;
+}
+
+void RayTracePass::trace_dense_view(FrameContext& f, const ViewPipeline& view, RaySurface surface, const Buffer& params) {
+    FrameGraph& g = f.graph();
+    // The image cleared (after the shading that read it): a pixel that no invocation serves stays 0.
+    g.pass(f.cmd, {writes(Res::ray_traced, kTransferStage, VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_IMAGE_LAYOUT_GENERAL, true)});
+    VkClearColorValue zero{};
+    VkImageSubresourceRange range{VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+    vkCmdClearColorImage(f.cmd, f.targets.ray_traced.image, VK_IMAGE_LAYOUT_GENERAL, &zero, 1, &range);
+    float lod_max_error_px = f.plan.lod ? kLodMaxErrorPixels : 0.0f;
+    auto bind_launch = [&](const Pipeline& pipeline, std::vector<Use> uses) {
+        scene_uses(f, surface, kRayShader, uses);
+        g.pass(f.cmd, uses);
+        vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_RAY_TRACING_KHR, pipeline.handle());
+        Descriptors d;
+        push_scene(f, d, surface, false);
+        d.acceleration_structure(4, tlas_.handle)
+            .buffer(kRayListsBinding, ray_lists_buffer_)
+            .buffer(kRayViewCountersBinding - 1, params, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER)
+            .buffer(kRayViewCountersBinding, f.counters);
+        if (surface == RaySurface::camera) d.buffer(kPrimaryHitsBinding, primary_hits_);
+        d.push(f.cmd, pipeline);
+        vkCmdPushConstants(f.cmd, pipeline.layout, kRayStages, 0, sizeof(lod_max_error_px), &lod_max_error_px);
+    };
+    // Each invocation keeps the greater of its record and the pixel's (imageAtomicMax: store_view_record).
+    const Use image = writes(Res::ray_traced, kRayShader, kStorageReadWrite, VK_IMAGE_LAYOUT_GENERAL);
+    const Use structures = reads(Res::ray_structures, kRayShader, kStructureRead);
+    if (surface == RaySurface::camera) {  // the primary launch, one raygen per pixel (it leaves the frame's hits)
+        bind_launch(view.primary, {image, structures});
+        VkStridedDeviceAddressRegionKHR raygen = sbt_region(f, view.primary_sbt, sbt_layout_.raygen),
+                                        miss = sbt_region(f, view.primary_sbt, sbt_layout_.miss),
+                                        hit = sbt_region(f, view.primary_sbt, sbt_layout_.hit),
+                                        callable = sbt_region(f, view.primary_sbt, sbt_layout_.callable);
+        cmd_trace_rays(f.cmd, &raygen, &miss, &hit, &callable, extent_.width, extent_.height, 1);
+    }
+    // The frame's lists, as its dense launch traced them: the width its finish wrote, the entries.
+    std::vector<Use> uses = {reads(Res::ray_lists, kIndirectStage | kRayShader, VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT | kStorageRead),
+                             image, structures};
+    if (surface == RaySurface::camera) uses.push_back(reads(Res::ray_primary_hits, kRayShader, kStorageRead));
+    bind_launch(view.pipeline, uses);
+    VkStridedDeviceAddressRegionKHR raygen = sbt_region(f, view.sbt, sbt_layout_.raygen), miss = sbt_region(f, view.sbt, sbt_layout_.miss),
+                                    hit = sbt_region(f, view.sbt, sbt_layout_.hit), callable = sbt_region(f, view.sbt, sbt_layout_.callable);
+    cmd_trace_rays_indirect(f.cmd, &raygen, &miss, &hit, &callable, ray_lists_buffer_.address);
+}
+
+RayTracePass::Lists RayTracePass::read_lists(const Context& ctx) const {
+    std::vector<uint8_t> bytes = read_buffer(ctx, ray_lists_buffer_);
+    std::vector<uint32_t> words(bytes.size() / sizeof(uint32_t));
+    memcpy(words.data(), bytes.data(), words.size() * sizeof(uint32_t));
+    // The header (ray_surface.glsl, RayLists): the launch (3 words), the two counts, the reflection
+    // list's start, 2 words of padding; then the entries.
+    constexpr size_t kHeaderWords = 8;
+    uint32_t shadows = words[3], reflections = words[4], reflection_base = words[5];
+    Lists lists;
+    lists.shadow.assign(words.begin() + kHeaderWords, words.begin() + kHeaderWords + shadows);
+    lists.reflection.assign(words.begin() + kHeaderWords + reflection_base,
+                            words.begin() + kHeaderWords + reflection_base + reflections);
+    return lists;
 }
 
 // What the subgroup variant's stage `stage` counted about its subgroups (raytrace_stats.glsl).

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <map>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -68,11 +69,19 @@ public:
     void create(const Context& ctx, const GpuScene& scene, uint32_t lights, VkExtent2D extent);
     void resize(const Context& ctx, VkExtent2D extent) override;
     void record(FrameContext& f) override;
-    // The debug views lane-id, first-last-lane and active-lanes in a ray-tracing stage (f.plan.view,
-    // supported there): traces the frame's rays again with the view's shaders, the stage under view
-    // measuring its lanes, then colours each pixel by the invocation of that stage that served its
-    // ray (shaders/raytrace_view.comp; `params`: the views' colours, DebugViewPass).
+    // The debug views lane-id, first-last-lane and active-lanes in a ray-tracing stage (f.plan.view):
+    // traces the frame's rays again with the view's shaders, on the launch the frame traced (the
+    // dense launch over the frame's own lists where it went dense, else one raygen per pixel), the
+    // stage under view measuring its lanes (where it has no subgroups: marking its invocations as
+    // "no lane data"), then colours each pixel by the invocation of that stage that served its ray
+    // (shaders/raytrace_view.comp; `params`: the views' colours, DebugViewPass).
     bool record_stage_view(FrameContext& f, const Buffer& params) override;
+    // Tests: the lists of the last dense launch (ray_lists.comp), each entry a pixel (x | y << 16),
+    // in list order.
+    struct Lists {
+        std::vector<uint32_t> shadow, reflection;
+    };
+    Lists read_lists(const Context& ctx) const;
 
 private:
     struct Structure {
@@ -89,6 +98,15 @@ private:
                const Buffer* view_params);
     // The dense launch (Plan::ray_lists): the compaction pass, then one ray per invocation.
     void trace_dense(FrameContext& f, RaySurface surface, int variant);
+    struct ViewPipeline {
+        Pipeline pipeline;
+        Buffer sbt;
+        Pipeline primary;  // the dense view on the forward path: its primary launch's
+        Buffer primary_sbt;
+    };
+    // A view on the dense launch: the traced image cleared, (forward) the primary launch, then the
+    // frame's lists traced again, each invocation writing its record (raytrace.rgen: store_view_record).
+    void trace_dense_view(FrameContext& f, const ViewPipeline& view, RaySurface surface, const Buffer& params);
     // Set 0 as every pipeline of the pass has it, but the TLAS (binding 4): the compaction pass's too.
     void push_scene(FrameContext& f, Descriptors& d, RaySurface surface, bool striped) const;
     // The pass's own buffers named in the frame graph (frame_graph.h), each time it records.
@@ -137,11 +155,9 @@ private:
     Buffer stat_stripes_;
     Pipeline stats_fold_;
     VkExtent2D extent_{};
-    struct ViewPipeline {
-        Pipeline pipeline;
-        Buffer sbt;
-    };
-    std::map<std::tuple<uint32_t, uint32_t, uint32_t>, ViewPipeline> views_;  // (stage, view mode, surface), made on first use
+    // (stage, view kind, surface, dense), made on first use.
+    std::map<std::tuple<uint32_t, std::string, uint32_t, bool>, ViewPipeline> views_;
+    bool traced_dense_ = false;  // the last record() traced the dense launch (its lists are in ray_lists_buffer_)
     Pipeline view_colour_;                                           // raytrace_view.comp
     SbtLayout sbt_layout_;
     std::vector<Structure> blas_;  // per unique mesh, then the lights'
@@ -166,6 +182,11 @@ uint64_t ray_primary_hits_bytes(VkExtent2D extent);
 // counters.ray_trace.rays_per_second: each kind's rays (`rays`, the report's) over the pass's
 // median milliseconds; null where the pass took no time.
 nlohmann::json ray_trace_rays_per_second(const nlohmann::json& rays, double median_ms);
+
+// The views' records on the dense launch (raytrace.rgen, store_view_record): bits 26..27 name the
+// entry whose invocation wrote the record: 0 the per-pixel launch's (the forward path's primary
+// launch), 1 the shadow list's, 2 the reflection list's.
+constexpr uint32_t kViewEntryShift = 26, kViewShadowEntry = 1, kViewReflectionEntry = 2;
 
 // The value ray_trace writes per pixel (shaders/raytrace.glsl): a shadow ray was traced; the sun is
 // blocked; the reflection's bits (0: none).

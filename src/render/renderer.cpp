@@ -26,7 +26,9 @@ void create_frame_targets(const Context& ctx, VkExtent2D extent, FrameTargets& t
                          VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
                              VK_IMAGE_USAGE_TRANSFER_DST_BIT,
                          "half-resolution mip");
-    t.ray_traced = create_image(ctx, extent, VK_FORMAT_R32_UINT, VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
+    // (TRANSFER_DST: the ray-tracing stages' views on the dense launch clear it, RayTracePass::trace_dense_view.)
+    t.ray_traced = create_image(ctx, extent, VK_FORMAT_R32_UINT,
+                                VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT,
                                 "ray traced");
     t.visibility = Image{};  // Renderer::make_visibility_target, at this size, where the plan needs it
     t.raster_words = Buffer{};
@@ -101,6 +103,7 @@ Renderer::Renderer(const Context& ctx, const Scene& scene, const RendererConfig&
                                          "test extra work");
     }
     ++alive_;  // last: a constructor that throws leaves no renderer (and runs no destructor)
+    ++built_;
 }
 
 Renderer::~Renderer() {

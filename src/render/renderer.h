@@ -76,6 +76,9 @@ public:
     // How many renderers this process holds now (--compare's images are each made alone: a test
     // holds it to that).
     static uint32_t alive() { return alive_; }
+    // How many renderers this process has built (--tune and the first run's measurement report
+    // the ones they built: one, shared by every row).
+    static uint32_t built() { return built_; }
 
     // A plan with --geometry meshlet builds the meshlet path on first use (meshlets, buffers,
     // pipelines: a pause of the window's first such frame).
@@ -196,6 +199,7 @@ private:
     void decide_occlusion_rest(FrameSlot& slot, uint32_t slot_index);
 
     static inline uint32_t alive_ = 0;
+    static inline uint32_t built_ = 0;
     const Context& ctx_;
     const Scene& cpu_scene_;  // outlives the renderer (its owner's); the meshlet path is built from it
     RendererConfig config_;

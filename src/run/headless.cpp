@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <stdexcept>
 
 #include "render/exposure_reference.h"
 #include "render/mip_reference.h"
@@ -172,12 +173,28 @@ HeadlessRun::HeadlessRun(const Context& ctx, const Scene& scene, const Options& 
     start();
 }
 
-HeadlessRun::HeadlessRun(const Options& options, const Plan& plan, HeadlessRun& shared)
-    : ctx_(shared.ctx_), scene_(shared.scene_), options_(options), plan_(plan), renderer_(shared.renderer_) {
+bool SharedRenderer::fits(const Scene& s, const RendererConfig& c) const {
+    if (!renderer) return true;
+    const RendererConfig& m = config;
+    return scene == &s && m.extent.width == c.extent.width && m.extent.height == c.extent.height && m.lights == c.lights &&
+           m.view_legend == c.view_legend && m.cull_group_size == c.cull_group_size &&
+           m.light_loop_split_tiles == c.light_loop_split_tiles && m.test_extra_work == c.test_extra_work &&
+           m.capture_meshlets == c.capture_meshlets && m.test_forward_output == c.test_forward_output &&
+           m.test_camera_rays == c.test_camera_rays && m.camera == c.camera;
+}
+
+HeadlessRun::HeadlessRun(const Context& ctx, const Scene& scene, const Options& options, const Plan& plan, SharedRenderer& shared)
+    : ctx_(ctx), scene_(scene), options_(options), plan_(plan) {
     check_run_request(options, plan);
-    // From now on the first run switches the renderer back to its own plan as well.
-    if (!shared.last_user_) shared.last_user_ = std::make_shared<HeadlessRun*>(&shared);
-    last_user_ = shared.last_user_;
+    RendererConfig config = renderer_config(options, plan, {options.width, options.height});
+    if (!shared.fits(scene, config)) throw std::logic_error("a shared renderer made for other options than this run's");
+    if (!shared.renderer) {
+        shared.renderer = std::make_shared<Renderer>(ctx, scene, config);
+        shared.scene = &scene;
+        shared.config = config;
+    }
+    renderer_ = shared.renderer;
+    last_user_ = shared.last_user;  // every run, the first too, switches it to its own plan
     start();
 }
 

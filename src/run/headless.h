@@ -71,6 +71,24 @@ void check_device_limits(const Context& ctx, const Options& options, const Scene
 RunResult run_headless(const Context& ctx, const Scene& scene, const Options& options, const Plan& plan,
                        bool quiet = false);
 
+class HeadlessRun;
+
+// One renderer that several runs take turns on (--compare's rows, --tune's rows and its check, the
+// first run's measurement): made by the first run that asks for it and kept while this lives, so
+// runs made later (another render_in_rounds) share it too. Each run switches it to its own plan
+// before its frames (HeadlessRun). Its memory is what its runs' plans need together: a plan's
+// targets (the visibility image, the compute rasterizer's words and lists, the meshlet path) are
+// made the first time a run needs them and kept; every pass's pipelines are made with it.
+struct SharedRenderer {
+    std::shared_ptr<Renderer> renderer;
+    const Scene* scene = nullptr;
+    RendererConfig config;  // what it was made with (the plan: its first run's)
+    std::shared_ptr<HeadlessRun*> last_user = std::make_shared<HeadlessRun*>(nullptr);  // whose frame it drew last
+    // Whether a run of this scene and renderer configuration can take it: nothing made yet, or made
+    // the same but for the plan (size, lights, camera, cull group size, test options).
+    bool fits(const Scene& scene, const RendererConfig& config) const;
+};
+
 // run_headless in pieces, for --compare's rounds: the renderer of one plan, whose frames are
 // rendered in bursts between other configurations' before its results are read back. Frame
 // indices continue from burst to burst, so the frames (and the last one, the screenshot) are those
@@ -79,14 +97,14 @@ class HeadlessRun {
 public:
     // Builds the renderer and renders the instrumented frame (outside the timed ones).
     HeadlessRun(const Context& ctx, const Scene& scene, const Options& options, const Plan& plan);
-    // Builds no renderer: renders `plan` with `shared`'s, switched to this plan before each of its
-    // frames (Renderer::set_plan: every pass's pipelines are made with the renderer, so a switch
-    // makes none), then the instrumented frame. Each run keeps its own Renderer::History (the
-    // exposure's adaptation, occlusion's rest) across the others' frames, and where this plan culls
-    // by occlusion but another run's last frame built no depth pyramid, one untimed frame of this
-    // plan comes first: a run's frames are those of a renderer of its own. Only the plan may differ from `shared`'s: the options that make the
-    // renderer (size, lights, test work) must be the same.
-    HeadlessRun(const Options& options, const Plan& plan, HeadlessRun& shared);
+    // Renders `plan` with `shared`'s renderer (building it where none is made yet), switched to
+    // this plan before each of its frames (Renderer::set_plan: every pass's pipelines are made with
+    // the renderer, so a switch makes none), then the instrumented frame. Each run keeps its own
+    // Renderer::History (the exposure's adaptation, occlusion's rest) across the others' frames, and
+    // where this plan culls by occlusion but another run's last frame built no depth pyramid, one
+    // untimed frame of this plan comes first: a run's frames are those of a renderer of its own.
+    // Only the plan may differ from the renderer's (shared.fits).
+    HeadlessRun(const Context& ctx, const Scene& scene, const Options& options, const Plan& plan, SharedRenderer& shared);
     ~HeadlessRun();
     HeadlessRun(const HeadlessRun&) = delete;
     HeadlessRun& operator=(const HeadlessRun&) = delete;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "passes/meshlet_pass.h"  // meshlet_frame_allocations
 #include "passes/raster_pass.h"  // raster_chunk_count
 #include "render/frame.h"
 #include "render/gpu_scene.h"
@@ -110,6 +111,15 @@ std::vector<PlannedAllocation> planned_allocations(const Scene& scene, const Opt
         a.push_back({"raster hardware list", 16 + 4 * std::max<uint64_t>(1, scene.triangle_count()), K::storage_buffer});
         a.push_back({"raster chunks", 8 * std::max<uint64_t>(1, raster_chunk_count(scene)), K::storage_buffer});
         a.push_back({"raster tile bins", 32 + 16 * uint64_t(kRasterBinCapacity), K::storage_buffer});
+    }
+    // The meshlet path (passes/meshlet_pass.cpp), made where the plan draws meshlets: its meshlets,
+    // task chunks and lists, and under --raster compute the chunk list its culling in compute
+    // fills for the rasterizer (MeshletRaster). Counting them builds the meshlets, kept with the
+    // scene for the renderer.
+    if (plan.geometry == Geometry::meshlet) {
+        meshlet_frame_allocations(scene, !options.cull_dump.empty(), a);
+        if (plan.raster.raster == Raster::compute)
+            a.push_back({"meshlet raster chunks", meshlet_raster_list_bytes(scene_meshlets(scene).meshlets.size()), K::storage_buffer, false});
     }
     // Each pass's own share (its table entry).
     AllocationQuery query{scene, options.width, options.height, options.lights, options.cull_group_size, ray_tracing};

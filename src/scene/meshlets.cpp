@@ -6,9 +6,20 @@
 
 #include <meshoptimizer.h>
 
+const Meshlets& scene_meshlets(const Scene& scene) {
+    const Meshlets* m = scene.meshlet_cache.get();
+    if (!m || m->source_vertices != scene.vertices.size() || m->source_indices != scene.indices.size() ||
+        m->source_meshes != scene.meshes.size())
+        scene.meshlet_cache = std::make_shared<const Meshlets>(build_meshlets(scene));
+    return *scene.meshlet_cache;
+}
+
 Meshlets build_meshlets(const Scene& scene, uint32_t max_vertices, uint32_t max_triangles) {
     auto start = std::chrono::steady_clock::now();
     Meshlets out;
+    out.source_vertices = scene.vertices.size();
+    out.source_indices = scene.indices.size();
+    out.source_meshes = scene.meshes.size();
     out.max_vertices = max_vertices;
     out.max_triangles = max_triangles;
     out.meshes.resize(scene.meshes.size());

@@ -45,6 +45,8 @@ struct Meshlets {
     std::vector<MeshletRange> levels;
     uint32_t max_vertices = 0, max_triangles = 0;
     double build_ms = 0.0;            // host time of build_meshlets()
+    // What they were built from: a scene whose meshes changed since (scene_meshlets) builds again.
+    size_t source_vertices = 0, source_indices = 0, source_meshes = 0;
 
     // Scene vertex index of local vertex `k` (0..2) of meshlet triangle `t` of meshlet `m`.
     uint32_t vertex_of(const Meshlet& m, uint32_t t, int k) const {
@@ -60,6 +62,10 @@ constexpr uint32_t kMeshletMaxTriangles = 124;
 // its levels of detail (once per mesh, whatever its instance count). The sphere's radius is re-measured to enclose every vertex.
 Meshlets build_meshlets(const Scene& scene, uint32_t max_vertices = kMeshletMaxVertices,
                         uint32_t max_triangles = kMeshletMaxTriangles);
+
+// The scene's meshlets at the GPU path's limits (kMeshletMaxVertices, kMeshletMaxTriangles):
+// build_meshlets on the first call, kept with the scene (Scene::meshlet_cache) for the next ones.
+const Meshlets& scene_meshlets(const Scene& scene);
 
 // What the meshlet path uploads for the meshlets of levels [first_level, last_level] of every
 // mesh (MeshletPass::create): the Meshlet records (96 B), per meshlet vertex its position and

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -96,6 +97,8 @@ struct MeshInstance {
     glm::mat4 transform{1.0f};
 };
 
+struct Meshlets;  // scene/meshlets.h
+
 struct Scene {
     std::string path;
     std::vector<Vertex> vertices;
@@ -113,6 +116,10 @@ struct Scene {
     uint32_t grid = 1;           // --instances N: the scene was replicated N x N
     bool unique_meshes = false;  // --unique-meshes: each copy has its own vertices and indices
     double lod_build_ms = 0.0;   // host time of build_lod_chain() (scene/lod.h)
+    // The meshes' meshlets (scene_meshlets, scene/meshlets.h), built on first use and kept, so that
+    // the memory plan that counts the meshlet path's buffers and the path that uploads them build
+    // them once.
+    mutable std::shared_ptr<const Meshlets> meshlet_cache;
 
     uint64_t triangle_count() const;  // drawn triangles: sum over instances of mesh triangles
 };

@@ -398,5 +398,8 @@ nlohmann::json tuning_report_json(const LoadedTuning& t, bool disabled) {
             {"measured_scene", t.measured_for.width ? nlohmann::json{{"triangles", t.measured_for.triangles}, {"lights", t.measured_for.lights}}
                                                     : nlohmann::json(nullptr)},
             {"measured_now", t.measured_now},
-            {"measure_seconds", t.measured_now ? nlohmann::json(t.measure_seconds) : nlohmann::json(nullptr)}};
+            {"measure_seconds", t.measured_now ? nlohmann::json(t.measure_seconds) : nlohmann::json(nullptr)},
+            {"measure_setup_seconds", t.measured_now ? nlohmann::json(t.measure_setup_seconds) : nlohmann::json(nullptr)},
+            {"measure_rounds_seconds", t.measured_now ? nlohmann::json(t.measure_rounds_seconds) : nlohmann::json(nullptr)},
+            {"measure_renderers", t.measured_now ? nlohmann::json(t.measure_renderers) : nlohmann::json(nullptr)}};
 }

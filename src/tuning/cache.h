@@ -103,6 +103,8 @@ struct LoadedTuning {
     bool found = false;   // a file was there (used or ignored)
     bool measured_now = false;   // this process measured it (the quick measurement)
     double measure_seconds = 0;  // and how long that took
+    double measure_setup_seconds = 0, measure_rounds_seconds = 0;  // of it: the renderer's set-up and warm-up, the rounds
+    uint32_t measure_renderers = 0;  // the renderers it built (one, shared by its rows)
     size_t count() const;  // passes, shading and derivatives with a measured winner
     bool usable() const { return found && ignored.empty(); }
 };
@@ -143,5 +145,5 @@ std::string today_utc();
 // nothing: it says the next run will.
 std::string tuning_summary(const LoadedTuning& t, bool disabled);
 // The report's "tuning": file, used, made_by, date, build, ignored, size_class, measured_size,
-// scene_class, measured_scene, measured_now, measure_seconds.
+// scene_class, measured_scene, measured_now, measure_seconds, measure_setup_seconds, measure_rounds_seconds, measure_renderers.
 nlohmann::json tuning_report_json(const LoadedTuning& t, bool disabled);  // "2026-11-25"

@@ -584,8 +584,13 @@ TEST(Compare, EachImageIsAFrameOfItsRoundsAndEqualsAProcessOfItsOwn) {
 
     const uint32_t before = Renderer::alive();
     std::vector<uint32_t> at_step;
-    CompareMethod method = render_in_rounds(ctx, scene, o, runs, [&](const std::string&, bool) { at_step.push_back(Renderer::alive()); },
-                                            0, {}, true, true);
+    CompareMethod method;
+    {
+        SharedRenderer shared;
+        method = render_in_rounds(ctx, scene, o, runs, [&](const std::string&, bool) { at_step.push_back(Renderer::alive()); },
+                                  0, {}, &shared, true);
+        EXPECT_EQ(method.renderers, 1u);
+    }
     EXPECT_EQ(Renderer::alive(), before);
     // One renderer: none before the first set-up, the shared one before each later step.
     std::vector<uint32_t> steps(4 + method.rounds(), before + 1);
@@ -613,6 +618,7 @@ TEST(Compare, EachImageIsAFrameOfItsRoundsAndEqualsAProcessOfItsOwn) {
     }
     // The frames repeat: the same rows rendered again give the same bytes.
     std::vector<CompareRun> again = planned();
-    render_in_rounds(ctx, scene, o, again, {}, 0, {}, true, true);
+    SharedRenderer shared;
+    render_in_rounds(ctx, scene, o, again, {}, 0, {}, &shared, true);
     for (size_t i = 0; i < runs.size(); ++i) EXPECT_EQ(again[i].result.image, runs[i].result.image) << runs[i].config.name;
 }

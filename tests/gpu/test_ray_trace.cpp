@@ -555,7 +555,7 @@ TEST(RayTrace, DumpWithThePassOffExits2) {
 }
 
 // The debug views in the six stages. Without subgroups there (lavapipe) each draws the unsupported
-// marking (the hatch over the scene's surfaces) and the plan says why; with subgroups (a GPU),
+// marking (the hatch over every pixel, the frame's launch traced under it) and the plan says why; with subgroups (a GPU),
 // served pixels take lane colours and unserved ones are dimmed, never hatched. On both shading
 // paths (the visibility path's ray generation takes the surface from the triangle: its views trace
 // with that ray generation), and on the visibility path on both geometry paths (the meshlet path in
@@ -861,6 +861,150 @@ TEST(RayTrace, DenseLaunchTracesThePlainLaunchsRays) {
             EXPECT_EQ(d.sphere_hits, p.sphere_hits);
             EXPECT_GT(p.rays[0], 1000u);
         }
+    }
+    EXPECT_EQ(validation_message_count(), before);
+}
+
+namespace {
+
+// One frame with a debug view in a ray-tracing stage (`view_stage`, lane-id: on lavapipe, whose six
+// stages have no subgroups, the stage under view marks its invocations "no lane data"; on a GPU
+// with subgroups there it measures lanes): the view's records (the traced image as the view left
+// it), the frame's statistics and, where the frame went dense, its lists.
+struct StageViewFrame {
+    Plan plan;
+    std::vector<uint32_t> records;
+    GpuCounters counters{};
+    RayTracePass::Lists lists;
+};
+
+// The plan of such a frame: the ray lists as `ray_lists` asks, the view in `view_stage`.
+Plan stage_view_plan(Shading shading, Request ray_lists, Stage view_stage) {
+    const Context& ctx = test_context();
+    PlanRequest request;
+    request.ray_lists = ray_lists;
+    request.shading = shading;
+    request[PassId::exposure] = Request::off;
+    request.view = ViewMode::lane_id;
+    request.view_stage = view_stage;
+    return make_plan(ctx.subgroup, ctx.features, request);
+}
+
+// One renderer per scene and shading path, switched from plan to plan (set_plan): the pipelines
+// each plan shares with another are compiled once.
+StageViewFrame render_stage_view(Renderer& renderer, const Plan& plan) {
+    const Context& ctx = test_context();
+    renderer.set_plan(plan);
+    VkCommandBuffer cmd = begin_one_shot(ctx);
+    renderer.record(cmd, 0, 3, renderer.default_view());
+    end_one_shot(ctx, cmd);
+    StageViewFrame f;
+    f.plan = plan;
+    f.records = renderer.read_ray_traced();
+    f.counters = renderer.read_counters();
+    if (f.plan.ray_lists != Variant::off) f.lists = renderer.unit<RayTracePass>(PassId::ray_trace).read_lists(ctx);
+    return f;
+}
+
+std::unique_ptr<Renderer> stage_view_renderer(const Scene& scene, Shading shading) {
+    RendererConfig config;
+    config.extent = {160, 90};
+    config.lights = 64;
+    config.plan = stage_view_plan(shading, Request::off, Stage::raygen);
+    return std::make_unique<Renderer>(test_context(), scene, config);
+}
+
+// Per pixel, the list entry the dense view's record must name: 2 where the pixel is in the
+// reflection list, else 1 where it is in the shadow list, else 0. Counts entries listed twice.
+std::vector<uint32_t> listed_entries(const RayTracePass::Lists& lists, VkExtent2D size, size_t& repeated) {
+    std::vector<uint32_t> entry(size_t(size.width) * size.height, 0);
+    repeated = 0;
+    for (auto [list, kind] : {std::pair{&lists.shadow, kViewShadowEntry}, std::pair{&lists.reflection, kViewReflectionEntry}}) {
+        std::vector<bool> seen(entry.size(), false);
+        for (uint32_t e : *list) {
+            uint32_t x = e & 0xffffu, y = e >> 16;
+            if (x >= size.width || y >= size.height) {
+                ++repeated;  // (an entry outside the frame: as wrong as a repeated one)
+                continue;
+            }
+            size_t i = size_t(y) * size.width + x;
+            repeated += seen[i];
+            seen[i] = true;
+            entry[i] = std::max(entry[i], kind);
+        }
+    }
+    return entry;
+}
+
+}  // namespace
+
+// The views in the six stages trace the launch the frame traced (docs/ray-tracing.md, "The
+// views"). Where the frame went dense, the ray-generation view's
+// records are the dense launch's: a pixel holds a record exactly where it is in one of the
+// frame's lists (read back from the pass), and the record names the entry whose invocation wrote
+// it (the reflection list's over the shadow list's); the lists hold the frame's rays of each kind.
+// On the forward path every other pixel holds its primary launch's record. Where the frame traced
+// one raygen per pixel (SGD_RAY_LISTS=off), every pixel holds that invocation's record. The miss
+// view of the dense launch marks the same pixels as the per-pixel launch's (the same rays).
+TEST(RayTrace, StageViewsTraceTheLaunchTheFrameTraces) {
+    REQUIRE_DRAWING();
+    REQUIRE_RAY_TRACING();
+    const Context& ctx = test_context();
+    if (!ctx.features.ray_tracing_indirect) {
+        if (known_driver() && known_driver()->ray_tracing)
+            FAIL() << "detection found no indirect trace launch, but " << known_driver()->name
+                   << " has rayTracingPipelineTraceRaysIndirect (its ray tracing, tests/known_drivers.h)";
+        GTEST_SKIP() << "device lacks rayTracingPipelineTraceRaysIndirect: no dense launch";
+    }
+    const VkExtent2D size{160, 90};
+    const uint32_t entry_mask = 3u << kViewEntryShift;
+    uint32_t before = validation_message_count();
+    for (auto [shading, scene] : {std::pair{Shading::visibility, &trellis_scene()}, std::pair{Shading::forward, &default_scene()}}) {
+        bool forward = shading == Shading::forward;
+        SCOPED_TRACE(std::string(forward ? "forward " : "visibility ") + scene->path);
+        std::unique_ptr<Renderer> renderer = stage_view_renderer(*scene, shading);
+        for (Request lists : {Request::off, Request::automatic}) {  // (the view reads the lists, however they were made)
+            SCOPED_TRACE(request_name(lists));
+            StageViewFrame f = render_stage_view(*renderer, stage_view_plan(shading, lists, Stage::raygen));
+            ASSERT_EQ(f.plan.ray_lists == Variant::off, lists == Request::off) << f.plan.ray_lists_reason;
+            ASSERT_EQ(f.records.size(), size_t(size.width) * size.height);
+            if (lists == Request::off) {
+                size_t wrong = 0;
+                for (uint32_t r : f.records) wrong += r == 0u || (r & entry_mask) != 0u;
+                EXPECT_EQ(wrong, 0u) << "pixels without their own invocation's record in the per-pixel launch's view";
+                continue;
+            }
+            EXPECT_EQ(f.lists.shadow.size(), f.counters.rays.rays[1]) << "the shadow list against the frame's shadow rays";
+            EXPECT_EQ(f.lists.reflection.size(), f.counters.rays.rays[2]) << "the reflection list against the frame's reflections";
+            size_t repeated = 0;
+            std::vector<uint32_t> entry = listed_entries(f.lists, size, repeated);
+            EXPECT_EQ(repeated, 0u) << "list entries repeated or outside the frame";
+            size_t listed = 0, unlisted = 0, written_unlisted = 0, missing = 0, wrong_entry = 0;
+            for (size_t i = 0; i < entry.size(); ++i) {
+                uint32_t r = f.records[i];
+                (entry[i] ? listed : unlisted)++;
+                if (entry[i] == 0 && !forward) written_unlisted += r != 0u;
+                if ((entry[i] || forward) && r == 0u) ++missing;
+                if (r != 0u && (r & entry_mask) >> kViewEntryShift != entry[i]) ++wrong_entry;
+            }
+            EXPECT_EQ(written_unlisted, 0u) << "pixels in no list written by the view (it traced the per-pixel launch)";
+            EXPECT_EQ(missing, 0u) << (forward ? "pixels without a record" : "listed pixels without a record");
+            EXPECT_EQ(wrong_entry, 0u) << "records naming another entry than the lists give their pixel";
+            EXPECT_GT(listed, entry.size() / 10) << "too few rays for the test to mean anything";
+            EXPECT_GT(unlisted, entry.size() / 20) << "too few pixels without rays for the test to mean anything";
+        }
+        if (forward) continue;
+        // The miss view: the pixels one of whose rays missed, alike on both launches.
+        std::vector<uint32_t> miss_plain = render_stage_view(*renderer, stage_view_plan(shading, Request::off, Stage::miss)).records;
+        StageViewFrame miss_dense = render_stage_view(*renderer, stage_view_plan(shading, Request::automatic, Stage::miss));
+        ASSERT_NE(miss_dense.plan.ray_lists, Variant::off);
+        size_t differing = 0, marked = 0;
+        for (size_t i = 0; i < miss_plain.size(); ++i) {
+            differing += (miss_plain[i] != 0u) != (miss_dense.records[i] != 0u);
+            marked += miss_plain[i] != 0u;
+        }
+        EXPECT_EQ(differing, 0u) << "pixels the miss stage served in one launch's view and not in the other's";
+        EXPECT_GT(marked, miss_plain.size() / 10);
     }
     EXPECT_EQ(validation_message_count(), before);
 }

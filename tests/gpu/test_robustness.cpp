@@ -326,10 +326,13 @@ TEST(RobustLimits, InstancesBeyondTheStorageRangeExit2) {
 // a scene must be in planned_allocations() with its size (an upper bound within 4 KiB), and every
 // planned one must be created. A pass that adds a buffer fails here until run/limits.cpp lists it.
 // raster: --raster compute, which adds its words, depth and hardware list (where the device can).
-void expect_planned_allocations_allocated(bool raster) {
+// meshlet: --geometry meshlet, which adds the meshlet path's meshlets, task chunks and lists, and
+// with raster its culling's chunk list for the compute rasterizer (MeshletRaster).
+void expect_planned_allocations_allocated(bool raster, bool meshlet = false) {
     Context ctx;
     create_context(ctx, {});
     if (raster && !ctx.features.int64_atomics) GTEST_SKIP() << "device lacks 64-bit buffer atomics: no compute rasterizer";
+    if (meshlet && !ctx.features.mesh_shader) GTEST_SKIP() << "device lacks mesh shaders: no meshlet path";
     Options options;
     options.width = 96;
     options.height = 64;
@@ -337,6 +340,7 @@ void expect_planned_allocations_allocated(bool raster) {
     options.instances = 2;
     options.plan.shading = Shading::visibility;  // its image too (lavapipe has the pre-pass's gl_PrimitiveID)
     if (raster) options.plan.raster = Raster::compute;
+    if (meshlet) options.plan.geometry = Geometry::meshlet;
     Scene scene = load_requested_scene(options);
     RendererConfig config;
     config.extent = {options.width, options.height};
@@ -372,11 +376,55 @@ void expect_planned_allocations_allocated(bool raster) {
         if (name != "staging" && name != "readback") EXPECT_TRUE(actual.count(name)) << "planned but never allocated: " << name;
     EXPECT_GE(planned["staging"], largest_staging);
     EXPECT_EQ(planned["staging"], largest_staging);
+    // The meshlet path's buffers to the byte, and its total: what the plan adds for it is what
+    // the renderer allocates for it.
+    uint64_t planned_meshlet = 0, actual_meshlet = 0;
+    for (const auto& [name, bytes] : actual)
+        if (name.rfind("meshlet", 0) == 0) {
+            EXPECT_EQ(planned[name], bytes) << name;
+            actual_meshlet += bytes;
+        }
+    for (const auto& [name, bytes] : planned)
+        if (name.rfind("meshlet", 0) == 0) planned_meshlet += bytes;
+    EXPECT_EQ(planned_meshlet, actual_meshlet);
+    EXPECT_EQ(actual_meshlet > 0, meshlet);
+    EXPECT_EQ(actual.count("meshlet raster chunks"), meshlet && raster ? 1u : 0u);
 }
 
 TEST(RobustLimits, PlannedAllocationsAreWhatTheRendererAllocates) { expect_planned_allocations_allocated(false); }
 
 TEST(RobustLimits, PlannedAllocationsAreWhatTheComputeRasterizerAllocates) { expect_planned_allocations_allocated(true); }
+
+TEST(RobustLimits, PlannedAllocationsAreWhatTheMeshletComputeRasterizerAllocates) { expect_planned_allocations_allocated(true, true); }
+
+// The meshlet path's visible list holds 32 entries of 32 bytes for every task chunk, and every
+// draw has a chunk of its own: 1100 one-quad nodes copied N x N times pass the storage range there
+// long before any other buffer does (the draws' 512 bytes, the culled indices' 24). The memory plan
+// counts it, so --geometry meshlet --raster compute is refused with exit 2 before anything is
+// allocated, not at allocation or binding.
+TEST(RobustLimits, MeshletVisibleListBeyondTheStorageRangeExit2) {
+    Context ctx;
+    create_context(ctx, {});
+    if (!ctx.features.mesh_shader || !ctx.features.int64_atomics)
+        GTEST_SKIP() << "device lacks mesh shaders or 64-bit atomics: no meshlet compute rasterizer";
+    DeviceNumbers device = device_numbers();
+    uint64_t n = 1;
+    while (1100 * n * n * 1024 <= device.max_storage) ++n;
+    if (1100 * n * n > kMaxDraws) GTEST_SKIP() << "the draws that pass this device's storage range are more than the renderer takes";
+    std::string dir = test_dir("meshlet-list");
+    json gltf = quad_gltf();
+    gltf["nodes"] = json::array();
+    gltf["scenes"][0]["nodes"] = json::array();
+    for (int i = 0; i < 1100; ++i) {
+        gltf["nodes"].push_back({{"mesh", 0}, {"translation", {i, 0, 0}}});
+        gltf["scenes"][0]["nodes"].push_back(i);
+    }
+    std::string scene = write_gltf(dir + "/many.gltf", gltf);
+    DemoRun run = run_demo(small_run({"--scene", scene, "--instances", std::to_string(n), "--geometry", "meshlet", "--raster",
+                                      "compute", "--shading", "visibility"}));
+    expect_failure(run, 2, "the meshlet visible list buffer would need ");
+    EXPECT_NE(last_line(run.output).find("(" + std::to_string(1100 * n * n * 1024) + " bytes)"), std::string::npos) << run.output;
+}
 
 TEST(RobustLimits, TooManyDrawsExit2) {
     std::string dir = test_dir("draws");

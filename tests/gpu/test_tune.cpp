@@ -163,7 +163,15 @@ TEST(Tune, InfoShowsMeasuredChoicesAfterATuneAndNoneWithNoTuning) {
     nlohmann::json file = read_json(cache_file());
     for (const char* key : {"shading", "derivatives"})
         EXPECT_TRUE(file["visibility"][key]["ratio"].is_number()) << key << ": " << file["visibility"].dump();
-    check_ratios_against_medians(file, read_json(out + "/tune.json")["rows"]);
+    nlohmann::json tune_json = read_json(out + "/tune.json");
+    check_ratios_against_medians(file, tune_json["rows"]);
+    // One renderer for the whole tune, its pass rows and its check (docs/comparison.md, "Tuned
+    // auto"), and where the time went.
+    EXPECT_EQ(tune_json["renderers"], 1) << tune_json["seconds"];
+    EXPECT_GE(tune_json["rows"].size(), 10u);
+    for (const char* key : {"rows_setup", "rows_rounds", "check_setup", "check_rounds", "total"})
+        EXPECT_GT(tune_json["seconds"][key].get<double>(), 0.0) << key << ": " << tune_json["seconds"];
+    EXPECT_NE(tunes.find("\ntime: "), std::string::npos) << tunes;
     // The quad mip's cost is what it adds to the shade pass: on a loaded lavapipe it can sink into
     // the noise (no ratio then), but its entry always comes from the visibility rows.
     const nlohmann::json& vis_mip = file["visibility"]["mip"];
@@ -417,13 +425,26 @@ void expect_measured(const DemoRun& run, const std::string& report, bool measure
     EXPECT_EQ(tuning["measured_now"], measured) << what << ": " << tuning;
     EXPECT_EQ(tuning["used"], true) << what << ": " << tuning;
     EXPECT_EQ(tuning["made_by"], "quick") << what << ": " << tuning;
-    if (measured) EXPECT_GT(tuning["measure_seconds"].get<double>(), 0.0) << what;
+    if (measured) {
+        EXPECT_GT(tuning["measure_seconds"].get<double>(), 0.0) << what;
+        // Where the time went, and one renderer for every row: its set-up is most of the
+        // measurement (docs/comparison.md, "The first run"), so a renderer per row would show here.
+        EXPECT_GT(tuning["measure_setup_seconds"].get<double>(), 0.0) << what;
+        EXPECT_GT(tuning["measure_rounds_seconds"].get<double>(), 0.0) << what;
+        EXPECT_LE(tuning["measure_setup_seconds"].get<double>() + tuning["measure_rounds_seconds"].get<double>(),
+                  tuning["measure_seconds"].get<double>()) << what;
+        EXPECT_EQ(tuning["measure_renderers"], 1) << what << ": " << tuning;
+        EXPECT_NE(run.output.find("(one renderer for every row; set-up and warm-up "), std::string::npos) << what << ": " << run.output;
+    } else {
+        EXPECT_TRUE(tuning["measure_renderers"].is_null()) << what << ": " << tuning;
+    }
     nlohmann::json file = nlohmann::json::parse(tuning_text(), nullptr, false);
     ASSERT_TRUE(file.is_object()) << what << ": " << tuning_text();
     EXPECT_EQ(file["made_by"], "quick") << what;
     EXPECT_EQ(file["build"], demo_build()) << what;
     EXPECT_EQ(file["device"]["driver"], test_context().info.driver) << what;
     EXPECT_GE(file["quick"]["rounds"].get<int>(), int(kMinBudgetRounds)) << what;
+    EXPECT_GE(file["quick"]["row_rounds"].size(), 3u) << what << ": several rows shared that one renderer: " << file["quick"];
     EXPECT_TRUE(file["visibility"]["shading"]["ratio"].is_number()) << what << ": " << file["visibility"];
     // The compute rasterizer's path is a stored decision: measured (its depth pass, fallback row over
     // raster-compute) wherever the measurement rendered the compute rasterizer's rows.

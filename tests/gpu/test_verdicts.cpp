@@ -127,7 +127,7 @@ TEST(Verdicts, AdaptiveRoundsStopADecidedPairAndRunAnUndecidedOneToTheCap) {
     EXPECT_EQ(rounds[1], 10u) << "twin-b";
 }
 
-// The same with one renderer (render_in_rounds' one_renderer, as the first run's quick measurement
+// The same with one renderer (render_in_rounds' shared renderer, as the first run's quick measurement
 // renders): the twins and a row that shades with visibility share one renderer, switched to each
 // one's plan before its frames (each row's timers are its own plan's: forward's or the shading
 // pass's), while the slowed configuration, whose renderer carries the extra work, gets its own; the
@@ -160,12 +160,15 @@ TEST(Verdicts, OneRendererForSeveralRowsStillStopsADecidedPairEarly) {
         o.frames = 2 + 10;
         renderers_before.clear();
         uint32_t messages = validation_message_count();
+        SharedRenderer shared;
         CompareMethod method = render_in_rounds(
             ctx, scene, o, runs,
             [&](const std::string& name, bool) {
                 if (name.rfind("round", 0) != 0) renderers_before.push_back(Renderer::alive());
             },
-            0, rule, true);
+            0, rule, &shared);
+        EXPECT_EQ(method.renderers, 2u) << "the shared one and the slowed row's";
+        shared.renderer.reset();
         EXPECT_EQ(validation_message_count(), messages);
         EXPECT_EQ(renderers_before, (std::vector<uint32_t>{0, 1, 1, 2})) << "twin-b and visibility share twin-a's renderer, slowed has its own";
         for (size_t i : {0, 1, 3}) {
