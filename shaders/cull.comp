@@ -23,28 +23,24 @@
 //   4. Write the survivors at out_first + 3 (prefix + slot); the level's last chunk writes the
 //      draw's indexCount and adds the level's survivors to triangles_visible.
 //
-// Variants (shaders/variants.cmake), one structure; they differ where subgroup operations replace
-// shared memory:
-//   CULL_SUBGROUP  the workgroup scan is subgroupExclusiveAdd plus the subgroups' subgroupAdd sums;
-//                  the look-back reads a window of predecessors, one per lane of subgroup 0, and
-//                  sums it with one subgroupAdd per step.
-//   (fallback)     the Hillis-Steele scan in shared memory; one lane looks back, one predecessor
-//                  at a time.
+// Both paths in one structure, switched by USE_SUBGROUP (subgroup_switch.glsl; built as
+// cull.comp.switch and its twin cull.comp.no_subgroup, shaders/variants.cmake); they differ where
+// subgroup operations replace shared memory:
+//   subgroup   the workgroup scan is subgroupExclusiveAdd plus the subgroups' subgroupAdd sums;
+//              the look-back reads a window of predecessors, one per lane of subgroup 0, and
+//              sums it with one subgroupAdd per step.
+//   fallback   the Hillis-Steele scan in shared memory; one lane looks back, one predecessor
+//              at a time.
 // Every survivor's slot is decided by counts alone, never by which atomic came first, so the output
-// is the same in both variants, on every run and whichever partitions fell back.
+// is the same on both paths, on every run and whichever partitions fell back.
 //
 // With occlusion phase 1 (docs/occlusion.md) it also tests each triangle against the previous
 // frame's depth pyramid, and keeps for phase 2 (cull_late.comp, cull_merge.comp) what that needs:
 // the ranks of the triangles only the pyramid rejected, compacted by the workgroup's scan to the
 // start of the chunk's own stretch (their counts are scanned by cull_scan.comp, which makes them
 // one list in input order), and the survivors' count and rank mask.
-#ifdef CULL_SUBGROUP
-#define SCAN_SUBGROUP 1
-#extension GL_KHR_shader_subgroup_basic : require
-#extension GL_KHR_shader_subgroup_arithmetic : require
-#extension GL_KHR_shader_subgroup_ballot : require
-#endif
 #extension GL_KHR_memory_scope_semantics : require  // atomicLoad, atomicStore
+#include "subgroup_switch.glsl"
 
 #include "common.glsl"
 #include "cull_tests.glsl"
@@ -244,7 +240,7 @@ shared bool lookback_done;    // lookback_prefix is the exclusive prefix
 // One walk back from lookback_next: sums ready words until an INCLUSIVE one or the level's first
 // chunk (done), or gives up on a predecessor still not ready after the spin (lookback_next says
 // which). Only the look-back lanes run it; the rest of the workgroup waits at the next barrier.
-#ifdef CULL_SUBGROUP
+//
 // Subgroup 0 reads a window of predecessors at once, lane k of the window reading lookback_next - k;
 // one subgroupAdd per step sums what the window found. k is the lane's rank among the active lanes
 // (a ballot), not gl_SubgroupInvocationID, so the window is every active lane whatever the
@@ -252,7 +248,7 @@ shared bool lookback_done;    // lookback_prefix is the exclusive prefix
 // is uniform in the subgroup throughout: every lane runs the loop, loads unconditionally (a lane
 // past the level's first chunk reads that chunk's word again and counts nothing), and the loop's
 // exits depend only on subgroup-wide results.
-void walk(uint level_first, uint parity) {
+void walk_subgroup(uint level_first, uint parity) {
     if (gl_SubgroupID != 0u) return;
     uvec4 lanes = subgroupBallot(true);
     uint window = subgroupBallotBitCount(lanes);
@@ -286,9 +282,9 @@ void walk(uint level_first, uint parity) {
         lookback_done = done;
     }
 }
-#else
-// One lane, one predecessor at a time.
-void walk(uint level_first, uint parity) {
+
+// The fallback: one lane, one predecessor at a time.
+void walk_fallback(uint level_first, uint parity) {
     if (gl_LocalInvocationIndex != 0u) return;
     uint next = lookback_next, prefix = lookback_prefix;
     bool done = false;
@@ -310,7 +306,11 @@ void walk(uint level_first, uint parity) {
     lookback_prefix = prefix;
     lookback_done = done;
 }
-#endif
+
+void walk(uint level_first, uint parity) {
+    if (USE_SUBGROUP) walk_subgroup(level_first, parity);
+    else walk_fallback(level_first, parity);
+}
 
 // Survivors of the level's chunks before `part` (which is not the level's first). Uniform control
 // flow required: every invocation runs the same loop, whose exits are read from shared memory

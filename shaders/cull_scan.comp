@@ -12,13 +12,9 @@
 // the next chunk's start is always defined (cull_late.comp, cull_merge.comp). The cull's own
 // compaction needs none of this: cull.comp places its survivors with a look-back in one dispatch.
 //
-// Variants: SCAN_SUBGROUP (subgroupExclusiveAdd and the subgroups' sums) or the shared-memory
-// scan (workgroup_scan.glsl).
-#ifdef SCAN_SUBGROUP
-#extension GL_KHR_shader_subgroup_basic : require
-#extension GL_KHR_shader_subgroup_arithmetic : require
-#extension GL_KHR_shader_subgroup_ballot : require
-#endif
+// Both paths, switched by USE_SUBGROUP (subgroup_switch.glsl): subgroupExclusiveAdd and the
+// subgroups' sums, or the shared-memory scan (workgroup_scan.glsl).
+#include "subgroup_switch.glsl"
 
 layout(local_size_x = 256) in;  // kCullScanBlock in src/passes/cull_pass.cpp
 

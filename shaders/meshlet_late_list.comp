@@ -5,12 +5,9 @@
 // by chunk, bit by bit), and the indirect command that launches one phase-2 task workgroup per 32
 // of them. One workgroup walks the chunks in tiles of 256 with a running carry (the meshlet path
 // has few chunks: 32 meshlets each); an exclusive scan of the masks' bit counts places each
-// chunk's entries (workgroup_scan.glsl: subgroupExclusiveAdd, or the shared-memory fallback).
-#ifdef SCAN_SUBGROUP
-#extension GL_KHR_shader_subgroup_basic : require
-#extension GL_KHR_shader_subgroup_arithmetic : require
-#extension GL_KHR_shader_subgroup_ballot : require
-#endif
+// chunk's entries (workgroup_scan.glsl: subgroupExclusiveAdd, or the shared-memory fallback, switched
+// by USE_SUBGROUP).
+#include "subgroup_switch.glsl"
 
 layout(local_size_x = 256) in;
 

@@ -8,21 +8,23 @@
 // that ray. The dense launch (vkCmdTraceRaysIndirectKHR, its width the lists' entries) then runs
 // one ray-generation invocation per ray: no lane of a traversal holds a pixel without one.
 //
-//  RT_LISTS_BALLOT (the subgroup variant): one atomicAdd per subgroup and list. subgroupBallot of
-//    the lanes that trace the ray, subgroupBallotBitCount of it reserved by the elected lane,
-//    subgroupBroadcastFirst of the list's old end, and each lane writes at that base plus
-//    subgroupBallotExclusiveBitCount: the number of listed lanes below it.
-//  otherwise (the fallback): one atomicAdd per listed ray.
-//  RT_LISTS_FINISH: one invocation after the compaction: the dense launch's width, both lists.
+// Both paths, switched by USE_SUBGROUP (subgroup_switch.glsl), per surface (camera, visibility,
+// visibility_meshlet: shaders/variants.cmake):
+//  subgroup: one atomicAdd per subgroup and list. subgroupBallot of the lanes that trace the ray,
+//    subgroupBallotBitCount of it reserved by the elected lane, subgroupBroadcastFirst of the
+//    list's old end, and each lane writes at that base plus subgroupBallotExclusiveBitCount: the
+//    number of listed lanes below it.
+//  fallback: one atomicAdd per listed ray.
+//  RT_LISTS_FINISH (its own variant): one invocation after the compaction: the dense launch's
+//    width, both lists.
 //
 // The order of a list: a subgroup's entries are contiguous and in lane order, and a subgroup's lanes
 // are neighbouring pixels of one 8x8 tile (8x4 at 32 lanes, 8x1 at 8), so the dense launch's
 // invocations trace rays from neighbouring pixels together (coherent traversal). The subgroups'
 // order depends on the atomics; nothing depends on it: each pixel's value is ORed from its rays.
 #extension GL_EXT_samplerless_texture_functions : require
-#ifdef RT_LISTS_BALLOT
-#extension GL_KHR_shader_subgroup_basic : require
-#extension GL_KHR_shader_subgroup_ballot : require
+#ifndef RT_LISTS_FINISH
+#include "subgroup_switch.glsl"
 #endif
 
 #ifdef RT_LISTS_FINISH
@@ -42,7 +44,7 @@ layout(local_size_x = 8, local_size_y = 8) in;
 
 // Where a listed lane writes its entry in `list` (kListShadow, kListReflection): the list's old end,
 // grown by the listed lanes of this subgroup (or by this lane alone).
-#ifdef RT_LISTS_BALLOT
+//
 // Why this is exact, at any subgroup size (4, 8 or 16 on lavapipe, 32 on NVIDIA):
 //  * Reconvergence: it is called from main's top level, after the structured ifs of the surface's
 //    reconstruction have merged, and no lane has returned (pixels outside the image take part
@@ -54,7 +56,7 @@ layout(local_size_x = 8, local_size_y = 8) in;
 //    made the atomic is the one whose value everyone reads.
 //  * The exclusive bit count of a listed lane counts the listed lanes below it: the listed lanes
 //    get base + 0, 1, ..., n - 1, each once, with no gap (the list stays dense) and no overlap.
-uint list_slot(bool listed, uint list) {
+uint list_slot_subgroup(bool listed, uint list) {
     uvec4 lanes = subgroupBallot(listed);
     uint base = 0u;
     if (subgroupElect()) {
@@ -63,9 +65,13 @@ uint list_slot(bool listed, uint list) {
     }
     return subgroupBroadcastFirst(base) + subgroupBallotExclusiveBitCount(lanes);
 }
-#else
-uint list_slot(bool listed, uint list) { return listed ? atomicAdd(ray_lists.list_count[list], 1u) : 0u; }
-#endif
+
+uint list_slot(bool listed, uint list) {
+    // USE_SUBGROUP is the same for the whole dispatch: the subgroup path keeps the reconvergence
+    // above (every launched lane reaches it).
+    if (USE_SUBGROUP) return list_slot_subgroup(listed, list);
+    return listed ? atomicAdd(ray_lists.list_count[list], 1u) : 0u;
+}
 
 void main() {
     ivec2 pixel = ivec2(gl_GlobalInvocationID.xy);

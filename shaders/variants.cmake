@@ -95,9 +95,9 @@ sgd_shader(lod_view.frag main)
 
 # Triangle culling (src/passes/cull_pass.cpp), order-preserving in one dispatch: test, count, a
 # chained scan with decoupled look-back and fallback, write in place. A subgroup scan and window,
-# or a shared-memory scan and one look-back lane (workgroup_scan.glsl, cull.comp).
-sgd_shader(cull.comp subgroup CULL_SUBGROUP=1)
-sgd_shader(cull.comp fallback)
+# or a shared-memory scan and one look-back lane (workgroup_scan.glsl, cull.comp), switched by
+# USE_SUBGROUP.
+sgd_switch_shader(cull.comp)
 # --cull off on the indexed path: no culling, each draw's level of detail (docs/lod.md).
 sgd_shader(lod_select.comp plain)
 
@@ -230,12 +230,11 @@ foreach(surface visibility visibility_meshlet)
   sgd_shader(raytrace.rgen subgroup_${surface} RT_SUBGROUP=1 ${surface_defines})
   sgd_shader(raytrace.rgen fallback_${surface} ${surface_defines})
   # The dense launch (docs/ray-tracing.md, "Dense rays"): the compaction pass lists the pixels by the
-  # rays they trace, with ballots (subgroup) or one atomic per ray (fallback); ray generation then
-  # traces one listed ray per invocation.
+  # rays they trace, with ballots (subgroup) or one atomic per ray (fallback), switched by
+  # USE_SUBGROUP; ray generation then traces one listed ray per invocation.
   sgd_shader(raytrace.rgen subgroup_dense_${surface} RT_SUBGROUP=1 RT_DENSE=1 ${surface_defines})
   sgd_shader(raytrace.rgen fallback_dense_${surface} RT_DENSE=1 ${surface_defines})
-  sgd_shader(ray_lists.comp subgroup_${surface} RT_LISTS_BALLOT=1 ${surface_defines})
-  sgd_shader(ray_lists.comp fallback_${surface} ${surface_defines})
+  sgd_switch_shader(ray_lists.comp NAME ${surface} ${surface_defines})
 endforeach()
 # The forward path's dense launch: its primary launch stores the hits (`primary`), the compaction
 # and the dense launch rebuild the surfaces from them.
@@ -243,8 +242,7 @@ sgd_shader(raytrace.rgen subgroup_primary RT_SUBGROUP=1 RT_PRIMARY=1)
 sgd_shader(raytrace.rgen fallback_primary RT_PRIMARY=1)
 sgd_shader(raytrace.rgen subgroup_dense RT_SUBGROUP=1 RT_DENSE=1)
 sgd_shader(raytrace.rgen fallback_dense RT_DENSE=1)
-sgd_shader(ray_lists.comp subgroup_camera RT_LISTS_BALLOT=1)
-sgd_shader(ray_lists.comp fallback_camera)
+sgd_switch_shader(ray_lists.comp NAME camera)
 sgd_shader(ray_lists.comp finish RT_LISTS_FINISH=1)
 sgd_shader(ray_stats_fold.comp main)
 sgd_shader(light_aabbs.comp main)
@@ -282,12 +280,11 @@ sgd_switch_shader(pyramid.comp)
 # list in input order, scanned with subgroupExclusiveAdd or in shared memory.
 sgd_shader(cull_late.comp plain)
 sgd_shader(cull_merge.comp plain)
-# The scans of occlusion's per-chunk counts (phase 1's rejected list, the merge's), in blocks:
-# subgroupExclusiveAdd or shared memory (workgroup_scan.glsl).
-sgd_shader(cull_scan.comp subgroup SCAN_SUBGROUP=1)
-sgd_shader(cull_scan.comp fallback)
-sgd_shader(meshlet_late_list.comp subgroup SCAN_SUBGROUP=1)
-sgd_shader(meshlet_late_list.comp fallback)
+# The scans of occlusion's per-chunk counts (phase 1's rejected list, the merge's), in blocks, and
+# the meshlet path's late list: subgroupExclusiveAdd or shared memory (workgroup_scan.glsl),
+# switched by USE_SUBGROUP.
+sgd_switch_shader(cull_scan.comp)
+sgd_switch_shader(meshlet_late_list.comp)
 # The depth-pyramid view (--view depth-pyramid): one level of the pyramid over the frame.
 sgd_shader(pyramid_view.comp main)
 # --raster compute (docs/raster.md): the compute rasterizer (subgroup, fallback), the hardware

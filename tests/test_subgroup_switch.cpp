@@ -3,7 +3,8 @@
 // kUseSubgroupConstant, a boolean defaulting to false) and declares the subgroup capabilities its
 // subgroup path needs; its twin NAME.no_subgroup, the fallback for devices or stages without them,
 // declares no subgroup capability, no subgroup instruction and no subgroup built-in, so a device
-// lacking every subgroup operation may load it; and the switch declares no operation beyond the
+// lacking every subgroup operation may load it, and keeps the switch's other specialization
+// constants; and the switch declares no operation beyond the
 // pass table's `ops` for its pass, which decide where the switch is loaded rather than the twin.
 // The oracle is the SPIR-V binary itself, decoded
 // here by its specification's numbers, independently of the tools that made it.
@@ -16,6 +17,7 @@
 #include <set>
 
 #include "passes/pass_table.h"
+#include "plan/plan.h"
 #include "vk/resources.h"
 
 namespace {
@@ -33,6 +35,7 @@ struct SpirvModule {
     uint32_t subgroup_instructions = 0;  // OpGroupNonUniform* (333..366) and the KHR subgroup ops
     uint32_t subgroup_builtins = 0;      // variables decorated BuiltIn Subgroup*/NumSubgroups
     bool use_subgroup_constant = false;  // a boolean OpSpecConstantFalse decorated SpecId kUseSubgroupConstant
+    std::set<uint32_t> other_spec_ids;   // the SpecIds of the module's other specialization constants
 };
 
 SpirvModule decode_module(const std::vector<uint32_t>& spirv) {
@@ -52,6 +55,7 @@ SpirvModule decode_module(const std::vector<uint32_t>& spirv) {
             ++m.subgroup_instructions;
         if (op == kOpDecorate && count >= 4 && w[2] == kBuiltIn && kSubgroupBuiltIns.count(w[3])) ++m.subgroup_builtins;
         if (op == kOpDecorate && count >= 4 && w[2] == kSpecId && w[3] == kUseSubgroupConstant) use_subgroup_ids.insert(w[1]);
+        if (op == kOpDecorate && count >= 4 && w[2] == kSpecId && w[3] != kUseSubgroupConstant) m.other_spec_ids.insert(w[3]);
         if (op == kOpSpecConstantFalse) spec_false.insert(w[2]);
         i += count;
     }
@@ -63,12 +67,14 @@ SpirvModule decode_module(const std::vector<uint32_t>& spirv) {
 // GroupNonUniformPartitionedNV, GroupNonUniformRotateKHR.
 bool is_subgroup_capability(uint32_t c) { return (c >= 61 && c <= 68) || c == 4423 || c == 4431 || c == 5297 || c == 6026; }
 
+// The built switches, each as the name before "switch.spv" ("cull.comp." for cull.comp.switch.spv,
+// "ray_lists.comp.camera_" for ray_lists.comp.camera_switch.spv): its twin is that + "no_subgroup".
 std::vector<std::string> built_switched_shaders() {
     std::vector<std::string> names;
     for (const auto& entry : std::filesystem::directory_iterator(SGD_SHADER_DIR)) {
         std::string file = entry.path().filename().string();
-        const std::string suffix = ".switch.spv";
-        if (file.size() > suffix.size() && file.ends_with(suffix)) names.push_back(file.substr(0, file.size() - suffix.size()));
+        for (const std::string suffix : {".switch.spv", "_switch.spv"})
+            if (file.size() > suffix.size() && file.ends_with(suffix)) names.push_back(file.substr(0, file.size() - suffix.size() + 1));
     }
     std::sort(names.begin(), names.end());
     return names;
@@ -80,42 +86,58 @@ std::vector<std::string> built_switched_shaders() {
 // the switch only where the device has those (subgroup_path_possible), so one capability more
 // would reach a device that lacks it.
 TEST(SubgroupSwitch, TheSwitchDeclaresOnlyTheOperationsItsPassAsksFor) {
-    const std::pair<const char*, PassId> switched[] = {
-        {"light_cull.comp", PassId::light_cull}, {"exposure_reduce.comp", PassId::exposure}, {"pyramid.comp", PassId::occlusion}};
-    for (auto [name, id] : switched) {
+    // The meshlet path's late list (meshlet_late_list.comp) is the cull's: it is loaded where the
+    // meshlet cull's subgroup path can be planned, and needs the cull's operations. The dense ray
+    // launch's lists are loaded where ray_lists_needs() holds (the plan's Plan::ray_lists).
+    const std::pair<const char*, PassNeeds> switched[] = {
+        {"light_cull.comp.switch", pass_needs(PassId::light_cull)},
+        {"exposure_reduce.comp.switch", pass_needs(PassId::exposure)},
+        {"pyramid.comp.switch", pass_needs(PassId::occlusion)},
+        {"cull.comp.switch", pass_needs(PassId::cull)},
+        {"cull_scan.comp.switch", pass_needs(PassId::cull)},
+        {"meshlet_late_list.comp.switch", pass_needs(PassId::cull)},
+        {"ray_lists.comp.camera_switch", ray_lists_needs()},
+        {"ray_lists.comp.visibility_switch", ray_lists_needs()},
+        {"ray_lists.comp.visibility_meshlet_switch", ray_lists_needs()}};
+    for (auto [name, needs] : switched) {
         SCOPED_TRACE(name);
-        SpirvModule both = decode_module(read_spirv_words(std::filesystem::path(SGD_SHADER_DIR) / (std::string(name) + ".switch.spv")));
+        SpirvModule both = decode_module(read_spirv_words(std::filesystem::path(SGD_SHADER_DIR) / (std::string(name) + ".spv")));
         uint32_t declared = 0;  // bit(Op): GroupNonUniform (61) .. GroupNonUniformQuad (68) in Op's order
         for (uint32_t c : both.capabilities) {
             EXPECT_TRUE(!is_subgroup_capability(c) || (c >= 61 && c <= 68)) << "capability " << c << " has no Op";
             if (c >= 61 && c <= 68) declared |= bit(Op(c - 61));
         }
         EXPECT_NE(declared, 0u);
-        EXPECT_EQ(declared & ~pass_info(id).ops, 0u) << "operations the pass table does not list for " << pass_info(id).label;
-        EXPECT_EQ(pass_info(id).stage, Stage::compute);
+        EXPECT_EQ(declared & ~needs.ops, 0u) << "operations the pass's needs do not list";
+        EXPECT_EQ(needs.stage, Stage::compute);
     }
 }
 
 TEST(SubgroupSwitch, EverySwitchedShaderHasItsConstantAndATwinWithoutSubgroupOperations) {
     std::vector<std::string> names = built_switched_shaders();
     // The passes whose subgroup path and fallback are one shader (shaders/variants.cmake).
-    for (const char* expected : {"exposure_reduce.comp", "light_cull.comp", "pyramid.comp"})
-        EXPECT_NE(std::find(names.begin(), names.end(), expected), names.end()) << expected << ".switch.spv not built";
+    for (const char* expected : {"exposure_reduce.comp.", "light_cull.comp.", "pyramid.comp.", "cull.comp.", "cull_scan.comp.",
+                                 "meshlet_late_list.comp.", "ray_lists.comp.camera_", "ray_lists.comp.visibility_",
+                                 "ray_lists.comp.visibility_meshlet_"})
+        EXPECT_NE(std::find(names.begin(), names.end(), expected), names.end()) << expected << "switch.spv not built";
     for (const std::string& name : names) {
         SCOPED_TRACE(name);
         std::filesystem::path dir = SGD_SHADER_DIR;
-        SpirvModule both = decode_module(read_spirv_words(dir / (name + ".switch.spv")));
+        SpirvModule both = decode_module(read_spirv_words(dir / (name + "switch.spv")));
         EXPECT_TRUE(both.use_subgroup_constant) << "no boolean USE_SUBGROUP with SpecId " << kUseSubgroupConstant;
         EXPECT_TRUE(std::any_of(both.capabilities.begin(), both.capabilities.end(), is_subgroup_capability))
             << "the subgroup path uses no subgroup operation";
         EXPECT_GT(both.subgroup_instructions + both.subgroup_builtins, 0u);
 
-        ASSERT_TRUE(std::filesystem::exists(dir / (name + ".no_subgroup.spv")));
-        SpirvModule twin = decode_module(read_spirv_words(dir / (name + ".no_subgroup.spv")));
+        ASSERT_TRUE(std::filesystem::exists(dir / (name + "no_subgroup.spv")));
+        SpirvModule twin = decode_module(read_spirv_words(dir / (name + "no_subgroup.spv")));
         EXPECT_FALSE(twin.capabilities.empty()) << "not a SPIR-V module";
         for (uint32_t c : twin.capabilities) EXPECT_FALSE(is_subgroup_capability(c)) << "the twin declares capability " << c;
         EXPECT_EQ(twin.subgroup_instructions, 0u);
         EXPECT_EQ(twin.subgroup_builtins, 0u);
         EXPECT_FALSE(twin.use_subgroup_constant) << "the twin's USE_SUBGROUP is frozen to false";
+        // Only USE_SUBGROUP is frozen: a constant the pipeline sets (cull.comp's workgroup size)
+        // stays one, or the twin would run at its default.
+        EXPECT_EQ(twin.other_spec_ids, both.other_spec_ids) << "the twin froze another specialization constant";
     }
 }

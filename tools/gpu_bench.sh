@@ -105,8 +105,9 @@
 #   startup      start-up to the first frame (--frames 1 --no-tuning, the small size), with the driver's
 #                shader cache empty (first: every pipeline the plan binds compiled cold, the user's cache
 #                folder new) and filled by that run (warm), for the default plan and with every switched
-#                pass on its fallback (one SPIR-V specialized both ways, docs/architecture.md "Shader
-#                variants"); STARTS (3) rounds, this build and --base (optional) alternated: median wall
+#                pass on its fallback (the cull and its scans, light culling, exposure, the pyramid, the
+#                ray lists by SGD_RAY_LISTS=fallback: one SPIR-V specialized both ways,
+#                docs/architecture.md "Shader variants"); STARTS (3) rounds, this build and --base (optional) alternated: median wall
 #                and CPU seconds, this over base
 # Adding a suite: one case block below (runs through `run` / `compare_run`, a table through
 # tools/bench_tables.py), one line above and one in tools/README.md.
@@ -859,7 +860,10 @@ PY
         [ $config = fallbacks ] && args+=("${fallbacks[@]}")
         for when in first warm; do
           tag=$config-$when-$which-$round
-          seconds=$( { TIMEFORMAT='%R %U %S'; time XDG_CACHE_HOME=$cache "$b/subgroup-demo" "${args[@]}" \
+          # The fallbacks also list the dense launch's rays by one atomic each (ray_lists.comp's
+          # fallback); a build without the switch reads the variable alike.
+          lists=auto; [ $config = fallbacks ] && lists=fallback
+          seconds=$( { TIMEFORMAT='%R %U %S'; time SGD_RAY_LISTS=$lists XDG_CACHE_HOME=$cache "$b/subgroup-demo" "${args[@]}" \
             --report "$d/$tag.json" > "$d/$tag.out" 2>&1; } 2>&1 )
           rc=0; [ -s "$d/$tag.json" ] || { rc=1; say "FAILED: $suite $tag: $(tail -n 1 "$d/$tag.out")"; }
           printf '%s\t%s\t%s\t%s\t%s\n' $which $config $when $round "$seconds" >> "$d/startup.tsv"

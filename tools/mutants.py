@@ -875,6 +875,18 @@ MUTANTS = {
         "",
         r"^SubgroupSwitch\.EverySwitchedShader",
     ),
+    "no-subgroup-twin-freezes-every-constant": (
+        "shaders/no_subgroup.cmake",
+        "execute_process(COMMAND ${SPIRV_OPT} --target-env=${ENV} -O ${frozen} -o ${frozen} RESULT_VARIABLE failed)",
+        "execute_process(COMMAND ${SPIRV_OPT} --target-env=${ENV} --freeze-spec-const -O ${frozen} -o ${frozen} RESULT_VARIABLE failed)",
+        r"^SubgroupSwitch\.(EverySwitchedShader|TwinsWithoutSubgroupOperations)",
+    ),
+    "cull-switch-subgroup-scan-inclusive": (
+        "shaders/workgroup_scan.glsl",
+        "    uint in_subgroup = subgroupExclusiveAdd(value);",
+        "    uint in_subgroup = subgroupInclusiveAdd(value);",
+        r"^CullCompute\.BundledSceneSubgroupAndFallbackWriteTheSameListAndMatchTheReference|^SubgroupSwitch\.EachSwitched",
+    ),
     "switch-constant-always-false": (
         "src/vk/resources.cpp",
         "        values.push_back(desc.use_subgroup ? VK_TRUE : VK_FALSE);",

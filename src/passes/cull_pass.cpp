@@ -168,15 +168,21 @@ void CullPass::create(const Context& ctx, const GpuScene& scene, uint32_t size) 
     // Requiring full subgroups would only forbid workgroup sizes that are not a multiple of the
     // subgroup size, which are legal and tested. The subgroup variant runs at --subgroup-size
     // where one was given.
-    auto steps = [&](const char* test, const char* scan) {
+    // Both paths from one SPIR-V each (USE_SUBGROUP, shaders/subgroup_switch.glsl) where a plan can
+    // pick the subgroup one; elsewhere the fallback twins, which declare no subgroup operation.
+    const bool possible = subgroup_path_possible(ctx, PassId::cull);
+    const char* test = possible ? "cull.comp.switch" : "cull.comp.no_subgroup";
+    const char* scan = possible ? "cull_scan.comp.switch" : "cull_scan.comp.no_subgroup";
+    auto steps = [&](bool use_subgroup) {
         Steps s;
-        s.test = create_compute_pipeline(
-            ctx, {.shader = test, .layout = kCullLayout, .specialization = {group_size}, .forced_subgroup_size = true});
-        s.scan = create_compute_pipeline(ctx, {.shader = scan, .layout = kScanLayout, .forced_subgroup_size = true});
+        s.test = create_compute_pipeline(ctx, {.shader = test, .layout = kCullLayout, .specialization = {group_size},
+                                               .forced_subgroup_size = true, .use_subgroup = use_subgroup});
+        s.scan = create_compute_pipeline(
+            ctx, {.shader = scan, .layout = kScanLayout, .forced_subgroup_size = true, .use_subgroup = use_subgroup});
         return s;
     };
-    if (subgroup_path_possible(ctx, PassId::cull)) subgroup = steps("cull.comp.subgroup", "cull_scan.comp.subgroup");
-    fallback = steps("cull.comp.fallback", "cull_scan.comp.fallback");
+    if (possible) subgroup = steps(true);
+    fallback = steps(false);
     late = create_compute_pipeline(ctx, {.shader = "cull_late.comp.plain", .layout = kLateLayout});
     merge = create_compute_pipeline(ctx, {.shader = "cull_merge.comp.plain", .layout = kMergeLayout, .specialization = {group_size}});
     select = create_compute_pipeline(ctx, {.shader = "lod_select.comp.plain", .layout = kSelectLayout});

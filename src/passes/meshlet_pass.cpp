@@ -185,9 +185,11 @@ void MeshletPass::create(const Context& ctx, const Scene& scene, const GpuScene&
                    {VK_SHADER_STAGE_MESH_BIT_EXT, "meshlet_forward.mesh.ids"},
                    {VK_SHADER_STAGE_FRAGMENT_BIT, ids_fragment}};
     ids_frozen_ = create_graphics_pipeline(ctx, ids);
+    // Occlusion's late list: both paths from one SPIR-V (USE_SUBGROUP), or the fallback twin.
+    const char* late_list = subgroup ? "meshlet_late_list.comp.switch" : "meshlet_late_list.comp.no_subgroup";
     if (subgroup)
-        late_list_pipelines_[0] = create_compute_pipeline(ctx, {.shader = "meshlet_late_list.comp.subgroup", .layout = kLateListLayout});
-    late_list_pipelines_[1] = create_compute_pipeline(ctx, {.shader = "meshlet_late_list.comp.fallback", .layout = kLateListLayout});
+        late_list_pipelines_[0] = create_compute_pipeline(ctx, {.shader = late_list, .layout = kLateListLayout, .use_subgroup = true});
+    late_list_pipelines_[1] = create_compute_pipeline(ctx, {.shader = late_list, .layout = kLateListLayout});
 
     // Forward: forward.frag exactly as the indexed path runs it, fed by the list.
     for (int mip = 0; mip < 2; ++mip)

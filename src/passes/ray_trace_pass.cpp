@@ -662,11 +662,16 @@ void RayTracePass::trace_dense(FrameContext& f, RaySurface surface, int variant)
     int ballot = f.plan.ray_lists == Variant::subgroup ? 1 : 0;
     Pipeline& lists = ray_lists_[s][ballot];
     if (!lists) {
+        // Both paths from one SPIR-V per surface (USE_SUBGROUP) where the ballot lists can be
+        // planned (the masks count); elsewhere the fallback twin, which declares no ballot.
+        bool possible = missing_support(f.ctx.subgroup, ray_lists_needs()).empty();
+        if (ballot && !possible) throw std::runtime_error("ray lists: the ballot variant was planned but the device cannot run it");
         const char* shader = surface == RaySurface::visibility_meshlet
-                                 ? (ballot ? "ray_lists.comp.subgroup_visibility_meshlet" : "ray_lists.comp.fallback_visibility_meshlet")
-                             : surface == RaySurface::visibility ? (ballot ? "ray_lists.comp.subgroup_visibility" : "ray_lists.comp.fallback_visibility")
-                                                                 : (ballot ? "ray_lists.comp.subgroup_camera" : "ray_lists.comp.fallback_camera");
-        lists = create_compute_pipeline(f.ctx, {shader, dense_layout(surface, VK_SHADER_STAGE_COMPUTE_BIT)});
+                                 ? (possible ? "ray_lists.comp.visibility_meshlet_switch" : "ray_lists.comp.visibility_meshlet_no_subgroup")
+                             : surface == RaySurface::visibility ? (possible ? "ray_lists.comp.visibility_switch" : "ray_lists.comp.visibility_no_subgroup")
+                                                                 : (possible ? "ray_lists.comp.camera_switch" : "ray_lists.comp.camera_no_subgroup");
+        lists = create_compute_pipeline(
+            f.ctx, {.shader = shader, .layout = dense_layout(surface, VK_SHADER_STAGE_COMPUTE_BIT), .use_subgroup = ballot == 1});
     }
     if (!ray_lists_finish_) ray_lists_finish_ = create_compute_pipeline(f.ctx, {"ray_lists.comp.finish", kListsFinishLayout});
     Buffer& sbt = dense_sbt_[s][variant];

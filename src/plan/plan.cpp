@@ -41,6 +41,8 @@ std::array<PassNeeds, 2> meshlet_cull_needs() {
              {Stage::mesh, bit(Op::basic) | bit(Op::ballot) | bit(Op::arithmetic)}}};
 }
 
+PassNeeds ray_lists_needs() { return {Stage::compute, bit(Op::basic) | bit(Op::ballot)}; }
+
 std::string_view geometry_name(Geometry g) { return g == Geometry::meshlet ? "meshlet" : "indexed"; }
 
 std::optional<Geometry> parse_geometry(std::string_view name) {
@@ -236,7 +238,7 @@ void plan_ray_lists(Plan& plan, const SubgroupCaps& caps, const DeviceFeatures& 
         plan.ray_lists_reason = "one ray generation per pixel: " + why;
         return;
     }
-    std::string ballot_missing = missing_support(caps, {Stage::compute, bit(Op::basic) | bit(Op::ballot)});
+    std::string ballot_missing = missing_support(caps, ray_lists_needs());
     if (asked == Request::subgroup && !ballot_missing.empty()) throw UnsupportedRequest("ray lists by ballot: " + ballot_missing);
     bool ballot = asked == Request::subgroup || (asked == Request::automatic && ray_trace.variant == Variant::subgroup && ballot_missing.empty());
     plan.ray_lists = ballot ? Variant::subgroup : Variant::fallback;

@@ -235,6 +235,9 @@ PassNeeds pass_needs(PassId id);
 // of meshlets into the payload) and in the mesh shader (ballot scan of the surviving triangles,
 // subgroupOr of the visibility mask): its needs in both stages, task first.
 std::array<PassNeeds, 2> meshlet_cull_needs();
+// The dense ray launch's ballot lists (ray_lists.comp's subgroup path): subgroupBallot, its bit
+// counts, subgroupElect and subgroupBroadcastFirst in compute.
+PassNeeds ray_lists_needs();
 std::string_view geometry_name(Geometry g);
 std::optional<Geometry> parse_geometry(std::string_view name);
 // Why the device cannot draw --geometry meshlet at all, or empty.

@@ -23,5 +23,5 @@ std::string pipeline_stats_request();
 VkPipelineCreateFlags pipeline_stats_flags(const std::string& path);
 
 // Appends the pipeline's executables and their statistics to `path`, if set.
-// `name`: what the pipeline runs, e.g. "cull.comp.subgroup [64]".
+// `name`: what the pipeline runs, e.g. "cull.comp.switch [64] (subgroup)".
 void write_pipeline_stats(VkDevice device, const std::string& path, VkPipeline pipeline, const std::string& name);

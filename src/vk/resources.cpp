@@ -426,7 +426,7 @@ Pipeline create_compute_pipeline(const Context& ctx, const ComputeDesc& desc) {
         std::string name = desc.shader, constants;
         for (uint32_t value : desc.specialization) constants += (constants.empty() ? "" : ", ") + std::to_string(value);
         if (!constants.empty()) name += " [" + constants + "]";
-        if (desc.shader.ends_with(".switch")) name += desc.use_subgroup ? " (subgroup)" : " (fallback)";
+        if (desc.shader.ends_with("switch")) name += desc.use_subgroup ? " (subgroup)" : " (fallback)";
         write_pipeline_stats(ctx.device, ctx.pipeline_stats_path, pipeline, name);
         return pipeline;
     };

@@ -128,7 +128,7 @@ VkRenderingAttachmentInfo depth_attachment(const Image& image, VkImageLayout lay
 void begin_rendering(VkCommandBuffer cmd, VkExtent2D extent, const VkRenderingAttachmentInfo* color,
                      const VkRenderingAttachmentInfo* depth);
 
-// SPIR-V lives in build/shaders next to the executable: shader_path("cull.comp.subgroup").
+// SPIR-V lives in build/shaders next to the executable: shader_path("cull.comp.switch").
 std::string shader_path(const std::string& name);
 VkShaderModule load_shader(const Context& ctx, const std::string& name);
 
@@ -189,7 +189,7 @@ constexpr uint32_t kUseSubgroupConstant = 100;
 constexpr uint32_t kLargestFixedWorkgroup = 256;
 
 struct ComputeDesc {
-    std::string shader = {};  // e.g. "cull.comp.subgroup"
+    std::string shader = {};  // e.g. "cull.comp.switch"
     LayoutDesc layout = {};
     uint32_t required_subgroup_size = 0;       // 0: driver's choice
     bool full_subgroups = false;               // VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT
@@ -197,9 +197,10 @@ struct ComputeDesc {
     // Runs at --subgroup-size (Context::subgroup_size) where one was given: the compute passes a
     // size sweep compares (cull, light cull, exposure). Ignored where required_subgroup_size is set.
     bool forced_subgroup_size = false;
-    // USE_SUBGROUP of a switched shader (NAME.switch, shaders/subgroup_switch.glsl): true runs its
-    // subgroup path. The fallback twin NAME.no_subgroup, for devices without the path's operations,
-    // has no such constant: leave it false there.
+    // USE_SUBGROUP of a switched shader (NAME.switch or NAME.VARIANT_switch,
+    // shaders/subgroup_switch.glsl): true runs its subgroup path. The fallback twin NAME.no_subgroup
+    // (NAME.VARIANT_no_subgroup), for devices without the path's operations, has no such constant:
+    // leave it false there.
     bool use_subgroup = false;
 };
 Pipeline create_compute_pipeline(const Context& ctx, const ComputeDesc& desc);

@@ -166,7 +166,7 @@ TEST(Cli, PipelineStatisticsWrittenWhereTheDeviceReportsThemElseOneNote) {
         ASSERT_FALSE(entry["executables"].empty()) << line;
         for (const auto& e : entry["executables"]) EXPECT_FALSE(e["statistics"].empty()) << line;
     }
-    EXPECT_TRUE(pipelines.count("cull.comp.subgroup [64]")) << run.output;
+    EXPECT_TRUE(pipelines.count("cull.comp.switch [64] (subgroup)")) << run.output;
     EXPECT_TRUE(std::any_of(pipelines.begin(), pipelines.end(), [](const std::string& p) { return p.find("scene.vert") == 0; }));
 }
 

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "gpu/harness.h"
+#include "scoped_env.h"
 
 namespace {
 
@@ -56,6 +57,47 @@ TEST(SubgroupSwitch, TwinsWithoutSubgroupOperationsDrawWhatTheSwitchedFallbacksD
                                              << differing_pixels(frame, read_png(dir + "/asked" + view + ".png")) << " pixels";
         for (SwitchRun* r : {&masked, &asked}) r->report["counters"]["ray_trace"].erase("rays_per_second");  // a timing
         EXPECT_EQ(masked.report["counters"], asked.report["counters"]);
+    }
+}
+
+// Each switched shader's two paths, from the same SPIR-V, and its twin: the cull's test and scans
+// (cull.comp, cull_scan.comp) on the indexed path, the meshlet path's late list
+// (meshlet_late_list.comp), both with occlusion so that the scans run, and the dense ray launch's
+// lists (ray_lists.comp, SGD_RAY_LISTS) on the visibility path's surface and the forward path's
+// camera surface. One run plans every switched pass's subgroup path, one its fallback
+// (NAME.switch with USE_SUBGROUP false), one the fallback with the operations masked (the twins,
+// NAME.no_subgroup); the other passes those masks move are asked for their fallback in all three.
+// Each path keeps the same triangles or meshlets in the same order and lists the same rays, so the
+// frame and the counters must be the same bytes in all three.
+TEST(SubgroupSwitch, EachSwitchedSubgroupPathDrawsWhatItsFallbackAndTwinDraw) {
+    REQUIRE_DRAWING();
+    std::string dir = test_dir("subgroup_switch_paths");
+    const char* passes[] = {"cull", "occlusion"};
+    for (std::string geometry : {"indexed", "meshlet"}) {
+        SCOPED_TRACE(geometry);
+        if (geometry == "meshlet" && !no_mesh_shaders_reason().empty()) continue;  // MeshletGpu.* say why
+        std::vector<SwitchRun> runs;
+        for (std::string path : {"subgroup", "fallback", "twin"}) {
+            std::string variant = path == "twin" ? "fallback" : path;
+            ScopedEnv lists("SGD_RAY_LISTS", variant);
+            std::vector<std::string> args = {"--geometry", geometry, "--shading", geometry == "indexed" ? "visibility" : "forward"};
+            for (const char* pass : passes) args.insert(args.end(), {std::string("--") + pass, variant});
+            args.insert(args.end(), {"--light-cull", "fallback", "--light-loop", "fallback", "--exposure", "fallback"});
+            if (geometry == "indexed") args.insert(args.end(), {"--materials", "fallback"});  // visibility shading's
+            if (path == "twin") args.insert(args.end(), {"--mask-ops", "ballot,arithmetic"});
+            runs.push_back(run_switch_case(dir, geometry + "-" + path, args));
+            ASSERT_FALSE(runs.back().png.empty()) << path;
+            nlohmann::json& plan = runs.back().report["plan"];
+            for (const char* pass : passes) EXPECT_EQ(plan[pass]["variant"], variant) << path << " " << pass;
+            EXPECT_EQ(plan["ray_trace"]["lists"], variant) << path;
+            runs.back().report["counters"]["ray_trace"].erase("rays_per_second");  // a timing
+        }
+        EXPECT_NOT_BLANK(read_png(dir + "/" + geometry + "-subgroup.png").rgba);
+        EXPECT_GT(runs[0].report["counters"]["ray_trace"]["rays"].value("shadow", 0), 0) << "no ray listed";
+        for (size_t i = 1; i < runs.size(); ++i) {
+            EXPECT_TRUE(runs[i].png == runs[0].png) << (i == 1 ? "fallback" : "twin") << " differs from the subgroup path";
+            EXPECT_EQ(runs[i].report["counters"], runs[0].report["counters"]) << (i == 1 ? "fallback" : "twin");
+        }
     }
 }
 
