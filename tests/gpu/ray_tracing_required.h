@@ -21,3 +21,13 @@ inline bool device_traces() {
                    << " has one (tests/known_drivers.h)";                                                           \
         GTEST_SKIP() << "device has no ray-tracing pipeline (VK_KHR_ray_tracing_pipeline): nothing to trace";       \
     }
+
+// The dense launch's requirement: vkCmdTraceRaysIndirectKHR (rayTracingPipelineTraceRaysIndirect),
+// held to the driver's record as above.
+#define REQUIRE_INDIRECT_TRACE()                                                                                    \
+    if (!test_context().features.ray_tracing_indirect) {                                                            \
+        if (known_driver() && known_driver()->ray_tracing)                                                          \
+            FAIL() << "detection found no indirect trace launch, but " << known_driver()->name                      \
+                   << " has rayTracingPipelineTraceRaysIndirect (its ray tracing, tests/known_drivers.h)";          \
+        GTEST_SKIP() << "device lacks rayTracingPipelineTraceRaysIndirect: no dense launch";                        \
+    }

@@ -57,6 +57,12 @@ const std::array<glm::u8vec4, 4> kNormalBlocks = {normal_texel({0, 0, 1}), norma
 const std::array<glm::u8vec4, 4> kOcclusionBlocks = {glm::u8vec4{255, 0, 0, 255}, {40, 0, 0, 255}, {255, 0, 0, 255}, {150, 0, 0, 255}};
 const std::array<glm::u8vec4, 4> kEmissiveBlocks = {glm::u8vec4{0, 0, 0, 255}, {255, 128, 0, 255}, {0, 0, 0, 255}, {64, 255, 255, 255}};
 
+// A KHR_texture_transform as the uv matrix glTF defines: scale, then rotation, then offset.
+glm::mat3 uv_transform(glm::vec2 offset, float rotation, glm::vec2 scale) {
+    float c = std::cos(rotation), s = std::sin(rotation);
+    return glm::mat3(glm::vec3(c * scale.x, s * scale.x, 0.0f), glm::vec3(-s * scale.y, c * scale.y, 0.0f), glm::vec3(offset, 1.0f));
+}
+
 // A 40 x 40 plane at y = 0, TEXCOORD_0 = (x, z) / 4, TEXCOORD_1 = (z, -x) / 3 + (0.25, 0.5) (another
 // scale and a quarter turn, so a slot on the wrong set is caught), TANGENT +x with w = 1 where asked.
 Scene mapped_plane(bool tangents) {
@@ -378,15 +384,11 @@ TEST(MaterialMaps, EverySlotReadsItsOwnTexCoordThroughItsOwnTransform) {
         m.metallic = 0.7f;
         m.emissive = {1.0f, 0.5f, 0.25f};
         m.normal_scale = 0.8f;
-        auto transform = [](glm::vec2 offset, float rotation, glm::vec2 scale) {
-            float c = std::cos(rotation), s = std::sin(rotation);
-            return glm::mat3(glm::vec3(c * scale.x, s * scale.x, 0.0f), glm::vec3(-s * scale.y, c * scale.y, 0.0f), glm::vec3(offset, 1.0f));
-        };
-        m.uv[kSlotBaseColor] = {transform({0.1f, 0.3f}, 0.0f, {1.0f, 1.0f}), 1};
-        m.uv[kSlotMetallicRoughness] = {transform({0.0f, 0.0f}, 0.5f, {1.0f, 1.0f}), 0};
-        m.uv[kSlotNormal] = {transform({0.2f, -0.1f}, -0.7f, {1.5f, 1.5f}), 1};
-        m.uv[kSlotOcclusion] = {transform({0.0f, 0.5f}, 0.0f, {0.5f, 2.0f}), 1};
-        m.uv[kSlotEmissive] = {transform({0.3f, 0.0f}, 1.2f, {0.7f, 0.7f}), 0};
+        m.uv[kSlotBaseColor] = {uv_transform({0.1f, 0.3f}, 0.0f, {1.0f, 1.0f}), 1};
+        m.uv[kSlotMetallicRoughness] = {uv_transform({0.0f, 0.0f}, 0.5f, {1.0f, 1.0f}), 0};
+        m.uv[kSlotNormal] = {uv_transform({0.2f, -0.1f}, -0.7f, {1.5f, 1.5f}), 1};
+        m.uv[kSlotOcclusion] = {uv_transform({0.0f, 0.5f}, 0.0f, {0.5f, 2.0f}), 1};
+        m.uv[kSlotEmissive] = {uv_transform({0.3f, 0.0f}, 1.2f, {0.7f, 0.7f}), 0};
         expect_cpu_match(scene, "every slot transformed", 1500);
     }
     EXPECT_EQ(validation_message_count(), messages);
@@ -862,15 +864,11 @@ TEST(MaterialMaps, ReflectionsReadEachSlotsTexCoordThroughItsTransform) {
         m.metallic = 0.7f;
         m.emissive = {0.4f, 0.2f, 0.1f};  // the reflection stays below 1, which the traced image clamps to
         m.occlusion_strength = 0.8f;
-        auto transform = [](glm::vec2 offset, float rotation, glm::vec2 scale) {
-            float c = std::cos(rotation), s = std::sin(rotation);
-            return glm::mat3(glm::vec3(c * scale.x, s * scale.x, 0.0f), glm::vec3(-s * scale.y, c * scale.y, 0.0f), glm::vec3(offset, 1.0f));
-        };
-        m.uv[kSlotBaseColor] = {transform({0.1f, 0.3f}, 0.4f, {1.2f, 1.2f}), 1};
-        m.uv[kSlotMetallicRoughness] = {transform({0.0f, 0.0f}, 0.5f, {1.0f, 1.0f}), 0};
-        m.uv[kSlotNormal] = {transform({0.2f, -0.1f}, -0.7f, {1.5f, 1.5f}), 1};
-        m.uv[kSlotOcclusion] = {transform({0.0f, 0.5f}, 0.0f, {0.5f, 2.0f}), 1};
-        m.uv[kSlotEmissive] = {transform({0.3f, 0.0f}, 1.2f, {0.7f, 0.7f}), 0};
+        m.uv[kSlotBaseColor] = {uv_transform({0.1f, 0.3f}, 0.4f, {1.2f, 1.2f}), 1};
+        m.uv[kSlotMetallicRoughness] = {uv_transform({0.0f, 0.0f}, 0.5f, {1.0f, 1.0f}), 0};
+        m.uv[kSlotNormal] = {uv_transform({0.2f, -0.1f}, -0.7f, {1.5f, 1.5f}), 1};
+        m.uv[kSlotOcclusion] = {uv_transform({0.0f, 0.5f}, 0.0f, {0.5f, 2.0f}), 1};
+        m.uv[kSlotEmissive] = {uv_transform({0.3f, 0.0f}, 1.2f, {0.7f, 0.7f}), 0};
         // Counted: pixels where the base colour's set without its transform reads another colour.
         expect_reflections_match_cpu(scene, false, "every slot transformed", "where the untransformed set reads another colour",
                                      [&](const CpuSurface& p) {

@@ -807,13 +807,8 @@ TEST(RayTrace, SurfaceSubgroupVariantMatchesTheFallback) {
 TEST(RayTrace, DenseLaunchTracesThePlainLaunchsRays) {
     REQUIRE_DRAWING();
     REQUIRE_RAY_TRACING();
+    REQUIRE_INDIRECT_TRACE();
     const Context& ctx = test_context();
-    if (!ctx.features.ray_tracing_indirect) {
-        if (known_driver() && known_driver()->ray_tracing)
-            FAIL() << "detection found no indirect trace launch, but " << known_driver()->name
-                   << " has rayTracingPipelineTraceRaysIndirect (its ray tracing, tests/known_drivers.h)";
-        GTEST_SKIP() << "device lacks rayTracingPipelineTraceRaysIndirect: no dense launch";
-    }
     uint32_t before = validation_message_count();
     for (Geometry geometry : visibility_geometries())
         for (const Scene* scene : {&default_scene(), &trellis_scene()}) {
@@ -949,13 +944,8 @@ std::vector<uint32_t> listed_entries(const RayTracePass::Lists& lists, VkExtent2
 TEST(RayTrace, StageViewsTraceTheLaunchTheFrameTraces) {
     REQUIRE_DRAWING();
     REQUIRE_RAY_TRACING();
+    REQUIRE_INDIRECT_TRACE();
     const Context& ctx = test_context();
-    if (!ctx.features.ray_tracing_indirect) {
-        if (known_driver() && known_driver()->ray_tracing)
-            FAIL() << "detection found no indirect trace launch, but " << known_driver()->name
-                   << " has rayTracingPipelineTraceRaysIndirect (its ray tracing, tests/known_drivers.h)";
-        GTEST_SKIP() << "device lacks rayTracingPipelineTraceRaysIndirect: no dense launch";
-    }
     const VkExtent2D size{160, 90};
     const uint32_t entry_mask = 3u << kViewEntryShift;
     uint32_t before = validation_message_count();

@@ -98,6 +98,18 @@ json quad_gltf(const json& material = nullptr, const std::string& buffer_uri = "
     return gltf;
 }
 
+// The quad as a row of `nodes` nodes, one draw each (the draw-count limits).
+json quad_row_gltf(int nodes) {
+    json gltf = quad_gltf();
+    gltf["nodes"] = json::array();
+    gltf["scenes"][0]["nodes"] = json::array();
+    for (int i = 0; i < nodes; ++i) {
+        gltf["nodes"].push_back({{"mesh", 0}, {"translation", {i, 0, 0}}});
+        gltf["scenes"][0]["nodes"].push_back(i);
+    }
+    return gltf;
+}
+
 std::vector<uint8_t> quad_glb() {
     json gltf = quad_gltf(nullptr, "");
     std::string text = gltf.dump();
@@ -412,13 +424,7 @@ TEST(RobustLimits, MeshletVisibleListBeyondTheStorageRangeExit2) {
     while (1100 * n * n * 1024 <= device.max_storage) ++n;
     if (1100 * n * n > kMaxDraws) GTEST_SKIP() << "the draws that pass this device's storage range are more than the renderer takes";
     std::string dir = test_dir("meshlet-list");
-    json gltf = quad_gltf();
-    gltf["nodes"] = json::array();
-    gltf["scenes"][0]["nodes"] = json::array();
-    for (int i = 0; i < 1100; ++i) {
-        gltf["nodes"].push_back({{"mesh", 0}, {"translation", {i, 0, 0}}});
-        gltf["scenes"][0]["nodes"].push_back(i);
-    }
+    json gltf = quad_row_gltf(1100);
     std::string scene = write_gltf(dir + "/many.gltf", gltf);
     DemoRun run = run_demo(small_run({"--scene", scene, "--instances", std::to_string(n), "--geometry", "meshlet", "--raster",
                                       "compute", "--shading", "visibility"}));
@@ -428,13 +434,7 @@ TEST(RobustLimits, MeshletVisibleListBeyondTheStorageRangeExit2) {
 
 TEST(RobustLimits, TooManyDrawsExit2) {
     std::string dir = test_dir("draws");
-    json gltf = quad_gltf();
-    gltf["nodes"] = json::array();
-    gltf["scenes"][0]["nodes"] = json::array();
-    for (int i = 0; i < 1100; ++i) {
-        gltf["nodes"].push_back({{"mesh", 0}, {"translation", {i, 0, 0}}});
-        gltf["scenes"][0]["nodes"].push_back(i);
-    }
+    json gltf = quad_row_gltf(1100);
     // 1100 nodes x 62 x 62 copies = 4,228,400 draws > 4,194,304
     expect_failure(run_demo(small_run({"--scene", write_gltf(dir + "/many.gltf", gltf), "--instances", "62"})), 2,
                    "--instances 62 makes 4228400 draws (1100 per copy)");
