@@ -63,6 +63,15 @@ glm::mat3 uv_transform(glm::vec2 offset, float rotation, glm::vec2 scale) {
     return glm::mat3(glm::vec3(c * scale.x, s * scale.x, 0.0f), glm::vec3(-s * scale.y, c * scale.y, 0.0f), glm::vec3(offset, 1.0f));
 }
 
+// Every slot of `m` sampling its own test texture.
+void use_every_map(Material& m) {
+    m.base_color_texture = kBase;
+    m.metallic_roughness_texture = kMetallicRoughness;
+    m.normal_texture = kNormal;
+    m.occlusion_texture = kOcclusion;
+    m.emissive_texture = kEmissive;
+}
+
 // A 40 x 40 plane at y = 0, TEXCOORD_0 = (x, z) / 4, TEXCOORD_1 = (z, -x) / 3 + (0.25, 0.5) (another
 // scale and a quarter turn, so a slot on the wrong set is caught), TANGENT +x with w = 1 where asked.
 Scene mapped_plane(bool tangents) {
@@ -376,11 +385,7 @@ TEST(MaterialMaps, EverySlotReadsItsOwnTexCoordThroughItsOwnTransform) {
     {
         Scene scene = mapped_plane(false);  // the normal map's frame from its own set and transform
         Material& m = scene.materials[1];
-        m.base_color_texture = kBase;
-        m.metallic_roughness_texture = kMetallicRoughness;
-        m.normal_texture = kNormal;
-        m.occlusion_texture = kOcclusion;
-        m.emissive_texture = kEmissive;
+        use_every_map(m);
         m.metallic = 0.7f;
         m.emissive = {1.0f, 0.5f, 0.25f};
         m.normal_scale = 0.8f;
@@ -856,11 +861,7 @@ TEST(MaterialMaps, ReflectionsReadEachSlotsTexCoordThroughItsTransform) {
     {
         Scene scene = mirror_and_quad(false);
         Material& m = scene.materials[2];
-        m.base_color_texture = kBase;
-        m.metallic_roughness_texture = kMetallicRoughness;
-        m.normal_texture = kNormal;
-        m.occlusion_texture = kOcclusion;
-        m.emissive_texture = kEmissive;
+        use_every_map(m);
         m.metallic = 0.7f;
         m.emissive = {0.4f, 0.2f, 0.1f};  // the reflection stays below 1, which the traced image clamps to
         m.occlusion_strength = 0.8f;
