@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The barriers src/ still writes by hand, outside the frame graph (docs/architecture.md, "The frame graph").
 
-A hand-written barrier is a call of memory_barrier(), transition() or vkCmdPipelineBarrier*() in
+A hand-written barrier is a call of memory_barrier(), transition(), image_barrier() or
+vkCmdPipelineBarrier*() in
 src/ outside the graph (src/render/frame_graph.*) and the helpers' own folder (src/vk/). Each must
 have, on the line before it, a one-line comment that says why the graph cannot derive it:
     // Hand-written: a probe outside the frame, on images of its own.
@@ -16,7 +17,7 @@ import pathlib
 import re
 import sys
 
-CALL = re.compile(r"\b(memory_barrier|transition|vkCmdPipelineBarrier2?(?:KHR)?)\s*\(")
+CALL = re.compile(r"\b(memory_barrier|transition|image_barrier|vkCmdPipelineBarrier2?(?:KHR)?)\s*\(")
 WHY = re.compile(r"^\s*//\s*Hand-written:\s*\S+.*\w", re.I)
 DOCS_COUNT = re.compile(r"\b(\d+) hand-written barriers\b")
 

@@ -144,6 +144,34 @@ float sampler_anisotropy(const Context& ctx) {
 
 namespace {
 
+// A texture's mip chain, staged at `offset`, copied into `layer` of `image`.
+void copy_mip_chain(VkCommandBuffer cmd, VkBuffer staging, VkImage image, const MipChain& chain, uint64_t offset, uint32_t layer) {
+    std::vector<VkBufferImageCopy> regions;
+    for (uint32_t l = 0; l < chain.levels.size(); ++l) {
+        VkBufferImageCopy region{};
+        region.bufferOffset = offset + chain.levels[l].offset;
+        region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, l, layer, 1};
+        region.imageExtent = {chain.levels[l].width, chain.levels[l].height, 1};
+        regions.push_back(region);
+    }
+    vkCmdCopyBufferToImage(cmd, staging, image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, uint32_t(regions.size()), regions.data());
+}
+
+// The two layout changes of a texture upload: to the copies, then to every stage that shades or
+// alpha-tests (the pre-pass, forward, compute, rays).
+void begin_texture_upload(VkCommandBuffer cmd, VkImage image) {
+    // Hand-written: a texture uploads once at load, before any frame (the graph follows frames).
+    image_barrier(cmd, image, VK_IMAGE_ASPECT_COLOR_BIT, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                  VK_PIPELINE_STAGE_2_NONE, 0, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT);
+}
+void end_texture_upload(VkCommandBuffer cmd, Image& image) {
+    // Hand-written: a texture uploads once at load, before any frame (the graph follows frames).
+    image_barrier(cmd, image.image, VK_IMAGE_ASPECT_COLOR_BIT, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                  VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                  VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, VK_ACCESS_2_SHADER_SAMPLED_READ_BIT);
+    image.layout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
+}
+
 // Every texture's chain is built on the host (scene/texture_mips.h: colour filtered in linear light,
 // premultiplied where a masked material samples it),
 // staged in batches of up to kTextureBatchBytes and copied level by level; then the array's
@@ -166,23 +194,9 @@ void upload_textures(const Context& ctx, const Scene& scene, GpuScene& gpu) {
         uint32_t levels = uint32_t(chain.levels.size());
         Image image = create_image(ctx, {chain.levels[0].width, chain.levels[0].height}, texture_format(t),
                                    VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT, "textures", 1, false, levels);
-        image_barrier(cmd, image.image, VK_IMAGE_ASPECT_COLOR_BIT, VK_IMAGE_LAYOUT_UNDEFINED,
-                      VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_PIPELINE_STAGE_2_NONE, 0, VK_PIPELINE_STAGE_2_COPY_BIT,
-                      VK_ACCESS_2_TRANSFER_WRITE_BIT);
-        std::vector<VkBufferImageCopy> regions;
-        for (uint32_t l = 0; l < levels; ++l) {
-            VkBufferImageCopy region{};
-            region.bufferOffset = staged + chain.levels[l].offset;
-            region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, l, 0, 1};
-            region.imageExtent = {chain.levels[l].width, chain.levels[l].height, 1};
-            regions.push_back(region);
-        }
-        vkCmdCopyBufferToImage(cmd, staging.buffer, image.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, levels, regions.data());
-        // Read by every stage that shades or alpha-tests (the pre-pass, forward, compute, rays).
-        image_barrier(cmd, image.image, VK_IMAGE_ASPECT_COLOR_BIT, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
-                      VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
-                      VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, VK_ACCESS_2_SHADER_SAMPLED_READ_BIT);
-        image.layout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
+        begin_texture_upload(cmd, image.image);
+        copy_mip_chain(cmd, staging.buffer, image.image, chain, staged, 0);
+        end_texture_upload(cmd, image);
         staged += chain.rgba.size();  // a multiple of 4: every copy's offset is one of the texel size
         gpu.texture_bytes += chain.rgba.size();
         gpu.textures.push_back(std::move(image));
@@ -210,8 +224,7 @@ void upload_texture_layers(const Context& ctx, const Scene& scene, GpuScene& gpu
     Buffer staging = create_buffer(ctx, texture_staging_bytes(scene, true), VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
                                    MemoryKind::host_upload, "texture staging");
     VkCommandBuffer cmd = begin_one_shot(ctx);
-    image_barrier(cmd, image.image, VK_IMAGE_ASPECT_COLOR_BIT, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
-                  VK_PIPELINE_STAGE_2_NONE, 0, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT);
+    begin_texture_upload(cmd, image.image);
     uint64_t staged = 0;
     uint32_t layer = 0;
     for_each_texture(scene, [&](const Texture& t, bool alpha_weighted) {
@@ -222,24 +235,13 @@ void upload_texture_layers(const Context& ctx, const Scene& scene, GpuScene& gpu
             staged = 0;
         }
         memcpy(static_cast<uint8_t*>(staging.mapped) + staged, chain.rgba.data(), chain.rgba.size());
-        std::vector<VkBufferImageCopy> regions;
-        for (uint32_t l = 0; l < levels; ++l) {
-            VkBufferImageCopy region{};
-            region.bufferOffset = staged + chain.levels[l].offset;
-            region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, l, layer, 1};
-            region.imageExtent = {chain.levels[l].width, chain.levels[l].height, 1};
-            regions.push_back(region);
-        }
-        vkCmdCopyBufferToImage(cmd, staging.buffer, image.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, levels, regions.data());
+        copy_mip_chain(cmd, staging.buffer, image.image, chain, staged, layer);
         staged += chain.rgba.size();
         gpu.texture_bytes += chain.rgba.size();
         ++layer;
     });
-    image_barrier(cmd, image.image, VK_IMAGE_ASPECT_COLOR_BIT, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
-                  VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
-                  VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, VK_ACCESS_2_SHADER_SAMPLED_READ_BIT);
+    end_texture_upload(cmd, image);
     end_one_shot(ctx, cmd);
-    image.layout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
     gpu.textures.push_back(std::move(image));
 }
 

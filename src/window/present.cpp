@@ -38,8 +38,7 @@ void Presenter::record(const Context& ctx, VkCommandBuffer cmd, FrameGraph& grap
     }
     graph.pass(cmd, {reads(source, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_READ_BIT, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL)});
     const Image& copied = graph.image(source);
-    // The swapchain image (image_barrier: no Image, no name) is the window's own: acquired before
-    // the frame, presented after it.
+    // Hand-written: the swapchain image is the window's, acquired before the frame (no Image, no name).
     image_barrier(cmd, target, VK_IMAGE_ASPECT_COLOR_BIT, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
                   VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_NONE, VK_PIPELINE_STAGE_2_COPY_BIT,
                   VK_ACCESS_2_TRANSFER_WRITE_BIT);
@@ -50,6 +49,7 @@ void Presenter::record(const Context& ctx, VkCommandBuffer cmd, FrameGraph& grap
                      std::min(copied.extent.height, target_extent.height), 1};
     vkCmdCopyImage(cmd, copied.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, target, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1,
                    &region);
+    // Hand-written: the swapchain image goes to the presentation engine after the frame.
     image_barrier(cmd, target, VK_IMAGE_ASPECT_COLOR_BIT, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
                   VK_IMAGE_LAYOUT_PRESENT_SRC_KHR, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
                   VK_PIPELINE_STAGE_2_NONE, VK_ACCESS_2_NONE);
