@@ -9,6 +9,7 @@
 #include <map>
 #include <random>
 #include <regex>
+#include <set>
 #include <sstream>
 
 #include <gtest/gtest.h>
@@ -640,9 +641,14 @@ TEST_P(GpuAssistedValidation, EveryPassVariantAndViewIsClean) {
     }
     std::vector<std::string> stages = choices(help.output, "--view-stage");
     std::vector<std::vector<std::string>> views;
+    // A stage the device cannot show (--info: "unsupported") draws the same marking, with the same
+    // shaders, in each of the three views: it is validated once, in the first view that lists it.
+    std::set<std::string> marked_stages;
     for (const std::string& view : choices(help.output, "--view")) {
         bool per_stage = info.output.find("\n" + view + " ") != std::string::npos;
         for (const std::string& stage : stages) {
+            bool unsupported = std::regex_search(info.output, std::regex("\n" + view + " +" + stage + " +unsupported:"));
+            if (per_stage && unsupported && !marked_stages.insert(stage).second) continue;
             views.push_back({"--view", view, "--view-stage", stage});
             if (!per_stage) break;
         }
