@@ -12,6 +12,7 @@
 
 #include <GLFW/glfw3.h>
 
+#include "plan/plan.h"
 #include "window/camera_control.h"
 #include "vk/context.h"
 
@@ -33,18 +34,28 @@ size_t resident_bytes() {
 }
 
 constexpr int kResize = -1, kResizeBack = -2;
-const std::vector<int> kSequence = {
-    GLFW_KEY_1, GLFW_KEY_1, GLFW_KEY_1, GLFW_KEY_1,  // cull: subgroup, fallback, off, auto
-    GLFW_KEY_2, GLFW_KEY_2, GLFW_KEY_2, GLFW_KEY_2,  // light cull
-    GLFW_KEY_3, GLFW_KEY_3, GLFW_KEY_3, GLFW_KEY_3,  // mip
-    GLFW_KEY_V, GLFW_KEY_V, GLFW_KEY_V, GLFW_KEY_V, GLFW_KEY_V, GLFW_KEY_V, GLFW_KEY_V, GLFW_KEY_V, GLFW_KEY_V, GLFW_KEY_V, GLFW_KEY_V,  // every view, back to shaded
-    GLFW_KEY_V, GLFW_KEY_B, GLFW_KEY_B, GLFW_KEY_B, GLFW_KEY_B, GLFW_KEY_B, GLFW_KEY_B,  // lane-id at every stage
-    GLFW_KEY_V, GLFW_KEY_B, GLFW_KEY_V, GLFW_KEY_B, GLFW_KEY_V, GLFW_KEY_V, GLFW_KEY_V, GLFW_KEY_V, GLFW_KEY_V, GLFW_KEY_V, GLFW_KEY_V, GLFW_KEY_V,  // more views, to shaded
-    GLFW_KEY_P, GLFW_KEY_P, GLFW_KEY_F, GLFW_KEY_F, GLFW_KEY_V, GLFW_KEY_V, GLFW_KEY_V, GLFW_KEY_V,  // depth-pyramid levels 0 and 1, culling frozen and resumed, raster, materials, depth, shaded
-    GLFW_KEY_SPACE, GLFW_KEY_H, GLFW_KEY_F12, GLFW_KEY_SPACE, GLFW_KEY_H, GLFW_KEY_R,
-    kResize,
-    GLFW_KEY_0, kResizeBack,
-};
+constexpr size_t kViews = size_t(ViewMode::count);
+
+// The presses of one cycle. The V presses follow kViewNames (src/plan/plan.h): a view added there
+// is visited here without a word in this file.
+std::vector<int> cycle_sequence() {
+    std::vector<int> s;
+    auto press = [&](int key, size_t times = 1) { s.insert(s.end(), times, key); };
+    press(GLFW_KEY_1, 4);  // cull: subgroup, fallback, off, auto
+    press(GLFW_KEY_2, 4);  // light cull
+    press(GLFW_KEY_3, 4);  // mip
+    press(GLFW_KEY_V, kViews);  // every view, back to shaded
+    press(GLFW_KEY_V), press(GLFW_KEY_B, 6);  // lane-id at every stage
+    press(GLFW_KEY_V), press(GLFW_KEY_B), press(GLFW_KEY_V), press(GLFW_KEY_B);  // first-last-lane, active-lanes at other stages
+    press(GLFW_KEY_V, kViews - size_t(ViewMode::active_lanes));  // the views after them, to shaded
+    press(GLFW_KEY_P, 2), press(GLFW_KEY_F, 2);  // depth-pyramid levels 0 and 1, culling frozen and resumed
+    press(GLFW_KEY_V, kViews - size_t(ViewMode::depth_pyramid));  // the views after it, to shaded
+    for (int key : {GLFW_KEY_SPACE, GLFW_KEY_H, GLFW_KEY_F12, GLFW_KEY_SPACE, GLFW_KEY_H, GLFW_KEY_R}) press(key);
+    press(kResize), press(GLFW_KEY_0), press(kResizeBack);
+    return s;
+}
+const std::vector<int> kSequence = cycle_sequence();
+
 constexpr uint32_t kFramesPerAction = 4;
 
 }  // namespace

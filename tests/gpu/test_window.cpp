@@ -23,6 +23,7 @@
 #include "gpu/harness.h"
 #include "known_drivers.h"
 #include "passes/pass_table.h"
+#include "plan/plan.h"
 
 #ifdef SGD_HAVE_X11
 #include <X11/Xlib.h>
@@ -301,6 +302,20 @@ TEST(Window, KeysSwitchEveryPassAndViewResizeAndF12SavesTheFrameWithHud) {
                    (pass.id == PassId::exposure ? exposure : auto_variant(std::string(pass.key).c_str())) + "_";
         return tag + "view-shaded";
     };
+    // The frame line's tag of each view V reaches from `from` on, to shaded: a subgroup view names
+    // its stage (fragment, the first), the depth-pyramid view its level (0, where V finds it).
+    auto views_after = [](ViewMode from) {
+        std::vector<Step> views;
+        for (size_t m = size_t(from) + 1; m <= size_t(ViewMode::count); ++m) {
+            ViewMode mode = ViewMode(m % size_t(ViewMode::count));
+            std::string tag = "view-" + std::string(kViewNames[size_t(mode)]);
+            views.push_back({"v", is_subgroup_view(mode)            ? tag + "-fragment"
+                                  : mode == ViewMode::depth_pyramid ? tag + "-level-0 ("
+                                                                    : tag + " ("});
+        }
+        return views;
+    };
+    auto append = [](std::vector<Step>& to, const std::vector<Step>& more) { to.insert(to.end(), more.begin(), more.end()); };
     std::vector<Step> steps = {
         {"1", "cull-subgroup_"},  {"1", "cull-fallback_"},  {"1", "cull-off_"},       {"shift+1", "cull-fallback_"},
         {"1", "cull-off_"},       {"1", "cull-" + cull + "_"},
@@ -314,12 +329,15 @@ TEST(Window, KeysSwitchEveryPassAndViewResizeAndF12SavesTheFrameWithHud) {
         // Ray tracing backwards from auto is off, then forwards auto again (what auto is depends on
         // the device: off without ray tracing, fallback on lavapipe).
         {"shift+5", "rt-off_"},   {"5", "rt-" + rt + "_"},
-        {"v", "view-lane-id-fragment"}, {"v", "view-first-last-lane-fragment"}, {"v", "view-active-lanes-fragment"},
-        {"v", "view-mip ("},      {"v", "view-light-count ("}, {"v", "view-lod ("}, {"v", "view-depth-pyramid-level-0 ("},
-        {"v", "view-raster ("},       {"v", "view-materials ("},   {"v", "view-depth ("},       {"v", "view-shaded ("},
-        // P shows the depth-pyramid view, then steps its level, both ways.
-        {"p", "view-depth-pyramid-level-0 ("}, {"p", "view-depth-pyramid-level-1 ("}, {"shift+p", "view-depth-pyramid-level-0 ("},
-        {"v", "view-raster ("},       {"v", "view-materials ("},   {"v", "view-depth ("},       {"v", "view-shaded ("},
+    };
+    // V from shaded through every view of kViewNames and back (a view added there is stepped
+    // through here without a word in this test).
+    append(steps, views_after(ViewMode::shaded));
+    // P shows the depth-pyramid view, then steps its level, both ways; V goes on from there.
+    append(steps, {{"p", "view-depth-pyramid-level-0 ("}, {"p", "view-depth-pyramid-level-1 ("},
+                   {"shift+p", "view-depth-pyramid-level-0 ("}});
+    append(steps, views_after(ViewMode::depth_pyramid));
+    append(steps, {
         {"v", "view-lane-id-fragment"},
         {"b", view_of("compute")}, {"b", view_of("task")}, {"b", view_of("mesh")}, {"b", view_of("raygen")},
         {"b", view_of("any-hit")}, {"b", view_of("closest-hit")}, {"b", view_of("miss")}, {"b", view_of("intersection")},
@@ -331,7 +349,7 @@ TEST(Window, KeysSwitchEveryPassAndViewResizeAndF12SavesTheFrameWithHud) {
         // Exposure off for the comparison below: the measured exposure depends on the frames before
         // (the window's differ from a headless run's), the fixed one does not.
         {"6", "expo-subgroup_"}, {"6", "expo-fallback_"}, {"6", all_auto("off") + " ("},
-    };
+    });
     // Help on and off again (the screenshot below compares the frame without it).
     ASSERT_TRUE(xdo.run("key h"));
     ASSERT_FALSE(log.wait_line("help shown", 0).empty());
