@@ -1,6 +1,8 @@
 #version 460
 // The lod debug view's colour (lod_view.vert): the level's colour from the push constants, the
-// exact bytes of kLodColours. Alpha-masked materials keep their holes, as in the depth pre-pass
+// exact bytes of kLodColours (opaque). The overdraw view draws the same fragments with its step
+// (kOverdrawStep) in every level's place, alpha 0: the pipeline's premultiplied "over" blend then
+// adds it to the pixel. Alpha-masked materials keep their holes, as in the depth pre-pass
 // (depth_alpha.frag: same texture level, same comparison), so the view covers the frame's pixels.
 #include "scene_bindings.glsl"
 #include "material.glsl"  // material_alpha
@@ -21,5 +23,5 @@ void main() {
         float alpha = material_alpha(draw, in_uv);  // through the base colour's transform
         if (alpha < draw.alpha_cutoff) discard;
     }
-    out_color = vec4(unpackUnorm4x8(push.colours[in_level & 7u]).rgb, 1.0);
+    out_color = unpackUnorm4x8(push.colours[in_level & 7u]);
 }

@@ -260,6 +260,7 @@ const Pipeline& DebugViewPass::depth_pipeline(const Context& ctx, Stage stage) {
 void DebugViewPass::record(FrameContext& f, bool legend) {
     const ViewPlan& plan = f.plan.view;
     if (plan.mode == ViewMode::lod) return record_lod(f, legend);
+    if (plan.mode == ViewMode::overdraw) return record_overdraw(f, legend);
     if (!is_subgroup_view(plan.mode)) return;
     bool supported = plan.variant == Variant::subgroup;
     ViewKind kind = supported ? view_kind(plan.mode) : ViewKind::plain;
@@ -370,17 +371,21 @@ struct LodViewPush {
     float lod_max_error_px;
 };
 
-void DebugViewPass::record_lod(FrameContext& f, bool legend) {
-    if (!lod_pipeline_) {
-        GraphicsDesc d;
-        d.shaders = {{VK_SHADER_STAGE_VERTEX_BIT, "lod_view.vert.main"}, {VK_SHADER_STAGE_FRAGMENT_BIT, "lod_view.frag.main"}};
-        d.layout = scene_layout();
-        d.layout.push_constant_bytes = sizeof(LodViewPush);
-        d.color_formats = {kColorFormat};
-        d.depth_format = kDepthFormat;
-        d.depth_compare = VK_COMPARE_OP_GREATER;  // reversed Z, as the pre-pass, into the view's own depth
-        d.vertex_attributes = 2;                  // position and uv (the alpha test)
-        lod_pipeline_ = create_graphics_pipeline(f.ctx, d);
+// The lod and overdraw views' pipeline: lod_view.vert and .frag over the scene's bindings.
+static GraphicsDesc lod_view_desc() {
+    GraphicsDesc d;
+    d.shaders = {{VK_SHADER_STAGE_VERTEX_BIT, "lod_view.vert.main"}, {VK_SHADER_STAGE_FRAGMENT_BIT, "lod_view.frag.main"}};
+    d.layout = scene_layout();
+    d.layout.push_constant_bytes = sizeof(LodViewPush);
+    d.color_formats = {kColorFormat};
+    d.vertex_attributes = 2;  // position and uv (the alpha test)
+    return d;
+}
+
+// Draws every draw at the level of detail the rule picks (lod_view.vert), in its level's colour
+// (kLodColours) or, `colour` not 0, all in that colour. The caller has begun rendering.
+void DebugViewPass::draw_chosen_levels(FrameContext& f, const Pipeline& pipeline, uint32_t colour) {
+    if (!lod_indirect_.buffer) {
         // Every level of every draw: draw d's level l is firstInstance d * kMaxLodLevels + l, which
         // the vertex shader splits back (it draws only the level the rule picks).
         std::vector<VkDrawIndexedIndirectCommand> commands;
@@ -396,22 +401,13 @@ void DebugViewPass::record_lod(FrameContext& f, bool legend) {
             lod_count_ = create_buffer_with_data(f.ctx, &lod_commands_, sizeof(lod_commands_), VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT,
                                                  "lod view count");
     }
-    begin_label(f.ctx, f.cmd, "view lod");
-    f.timer.begin(f.cmd, Timer::view);
-    // Its own depth, cleared (nothing after the view reads the pre-pass's), over the shaded frame:
-    // the chosen levels' nearest surfaces, whichever geometry path drew the frame.
-    f.graph().pass(f.cmd, {kDepthRedraw, kColorOver});
-    VkRenderingAttachmentInfo color = color_attachment(f.targets.color, VK_ATTACHMENT_LOAD_OP_LOAD);
-    VkRenderingAttachmentInfo depth = depth_attachment(f.targets.depth, VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL,
-                                                       VK_ATTACHMENT_LOAD_OP_CLEAR, VK_ATTACHMENT_STORE_OP_STORE);
-    begin_rendering(f.cmd, f.targets.extent, &color, &depth);
-    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, lod_pipeline_.handle());
-    scene_descriptors(f).push(f.cmd, lod_pipeline_);
+    vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline.handle());
+    scene_descriptors(f).push(f.cmd, pipeline);
     LodViewPush push{};
-    std::copy(kLodColours.begin(), kLodColours.end(), push.colours);
+    if (colour) std::fill(std::begin(push.colours), std::end(push.colours), colour);
+    else std::copy(kLodColours.begin(), kLodColours.end(), push.colours);
     push.lod_max_error_px = f.plan.lod ? kLodMaxErrorPixels : 0.0f;
-    vkCmdPushConstants(f.cmd, lod_pipeline_.layout, VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0,
-                       sizeof(push), &push);
+    vkCmdPushConstants(f.cmd, pipeline.layout, VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof(push), &push);
     VkDeviceSize offset = 0;
     vkCmdBindVertexBuffers(f.cmd, 0, 1, &f.scene.vertices.buffer, &offset);
     vkCmdBindIndexBuffer(f.cmd, f.scene.indices.buffer, 0, VK_INDEX_TYPE_UINT32);
@@ -424,10 +420,54 @@ void DebugViewPass::record_lod(FrameContext& f, bool legend) {
         else
             vkCmdDrawIndexedIndirect(f.cmd, lod_indirect_.buffer, VkDeviceSize(first) * stride, count, stride);
     }
+}
+
+void DebugViewPass::record_lod(FrameContext& f, bool legend) {
+    if (!lod_pipeline_) {
+        GraphicsDesc d = lod_view_desc();
+        d.depth_format = kDepthFormat;
+        d.depth_compare = VK_COMPARE_OP_GREATER;  // reversed Z, as the pre-pass, into the view's own depth
+        lod_pipeline_ = create_graphics_pipeline(f.ctx, d);
+    }
+    begin_label(f.ctx, f.cmd, "view lod");
+    f.timer.begin(f.cmd, Timer::view);
+    // Its own depth, cleared (nothing after the view reads the pre-pass's), over the shaded frame:
+    // the chosen levels' nearest surfaces, whichever geometry path drew the frame.
+    f.graph().pass(f.cmd, {kDepthRedraw, kColorOver});
+    VkRenderingAttachmentInfo color = color_attachment(f.targets.color, VK_ATTACHMENT_LOAD_OP_LOAD);
+    VkRenderingAttachmentInfo depth = depth_attachment(f.targets.depth, VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL,
+                                                       VK_ATTACHMENT_LOAD_OP_CLEAR, VK_ATTACHMENT_STORE_OP_STORE);
+    begin_rendering(f.cmd, f.targets.extent, &color, &depth);
+    draw_chosen_levels(f, lod_pipeline_, 0);
     vkCmdEndRendering(f.cmd);
     f.timer.end(f.cmd, Timer::view);
     end_label(f.ctx, f.cmd);
     if (legend && f.overlay) add_lod_legend(*f.overlay, f.targets.extent, f.plan.lod);
+}
+
+// The lod view's fragments without its depth test, each adding kOverdrawStep to a cleared frame:
+// how many front faces of the chosen levels lie over each pixel, the fragments a forward pass
+// without the depth pre-pass (and its EQUAL test) would shade there.
+void DebugViewPass::record_overdraw(FrameContext& f, bool legend) {
+    if (!overdraw_pipeline_) {
+        GraphicsDesc d = lod_view_desc();
+        d.depth_write = false;  // no depth attachment: every fragment counts
+        d.blend = true;         // premultiplied "over" with alpha 0: the step adds
+        overdraw_pipeline_ = create_graphics_pipeline(f.ctx, d);
+    }
+    begin_label(f.ctx, f.cmd, "view overdraw");
+    f.timer.begin(f.cmd, Timer::view);
+    // The frame cleared (the old contents are not needed), then read and written by the blend.
+    f.graph().pass(f.cmd, {writes(Res::color, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
+                                  VK_ACCESS_2_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT,
+                                  VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, true)});
+    VkRenderingAttachmentInfo color = color_attachment(f.targets.color, VK_ATTACHMENT_LOAD_OP_CLEAR, {{0.0f, 0.0f, 0.0f, 1.0f}});
+    begin_rendering(f.cmd, f.targets.extent, &color, nullptr);
+    draw_chosen_levels(f, overdraw_pipeline_, kOverdrawStep);
+    vkCmdEndRendering(f.cmd);
+    f.timer.end(f.cmd, Timer::view);
+    end_label(f.ctx, f.cmd);
+    if (legend && f.overlay) add_overdraw_legend(*f.overlay, f.targets.extent);
 }
 
 void add_lod_legend(Overlay& o, VkExtent2D extent, bool lod_auto) {
@@ -439,6 +479,21 @@ void add_lod_legend(Overlay& o, VkExtent2D extent, bool lod_auto) {
     for (uint32_t l = 0; l < kMaxLodLevels; ++l) {
         std::string text = std::to_string(l);
         o.rect(x, y, swatch, swatch, kLodColours[l]);
+        o.label(x + swatch + 1, y - 2 * scale, text, rgba8(255, 255, 255), scale);
+        x += swatch + Overlay::text_width(text, scale) + 8 * scale;
+    }
+}
+
+void add_overdraw_legend(Overlay& o, VkExtent2D extent) {
+    // The lod legend's layout: a title, then a swatch per count, numbered.
+    const float pad = 4.0f, scale = extent.height >= kLegendDoubleSizeHeight ? 2.0f : 1.0f;
+    const float row = Overlay::text_height("0", scale) + 4 * scale + 2, swatch = 6.0f * scale;
+    o.label(pad, pad, "overdraw | fragments per pixel, no depth test", rgba8(255, 255, 255), scale);
+    float x = pad, y = pad + row;
+    for (uint32_t n = 1; n <= kOverdrawCountable + 1; n *= 2) {
+        auto channel = [&](int shift) { return uint8_t(std::min(255u, n * ((kOverdrawStep >> shift) & 0xff))); };
+        std::string text = std::to_string(n);
+        o.rect(x, y, swatch, swatch, rgba8(channel(0), channel(8), channel(16)));
         o.label(x + swatch + 1, y - 2 * scale, text, rgba8(255, 255, 255), scale);
         x += swatch + Overlay::text_width(text, scale) + 8 * scale;
     }

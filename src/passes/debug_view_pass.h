@@ -34,6 +34,14 @@ constexpr std::array<uint32_t, kMaxLodLevels> kLodColours = {rgba8(40, 200, 90),
                                                              rgba8(230, 50, 50),  rgba8(230, 60, 200), rgba8(150, 80, 240),
                                                              rgba8(60, 110, 250), rgba8(60, 220, 240)};
 
+// The overdraw view (--view overdraw): every fragment the lod view's draws rasterize, without a
+// depth test, adds this to its pixel, from black (alpha 0: the premultiplied blend adds). Blue
+// counts 16 per fragment up to 15 fragments; red is full at 4 and green at 8, so the ramp runs
+// black, brown, orange, yellow to white at 16 and more.
+constexpr uint32_t kOverdrawStep = rgba8(64, 32, 16, 0);
+constexpr uint32_t kOverdrawBlueStep = (kOverdrawStep >> 16) & 0xff;
+constexpr uint32_t kOverdrawCountable = 255 / kOverdrawBlueStep;  // fragments a pixel's blue counts exactly: 15
+
 // Whether pixel (x, y) lies on a stripe of the hatch (shaders/view_common.glsl, hatch_stripe).
 constexpr bool hatch_stripe(int x, int y) { return ((x + y) / 6) % 2 == 0; }
 
@@ -88,6 +96,8 @@ private:
     void begin_view_rendering(FrameContext& f);
     void record_compute(FrameContext& f, const Pipeline& pipeline);
     void record_lod(FrameContext& f, bool legend);
+    void record_overdraw(FrameContext& f, bool legend);
+    void draw_chosen_levels(FrameContext& f, const Pipeline& pipeline, uint32_t colour);  // 0: kLodColours
 
     Buffer params_;  // ViewParams of shaders/view_common.glsl, constant
     // Created on first use: a variant with subgroup operations is loaded only when the plan has
@@ -95,8 +105,9 @@ private:
     std::array<std::array<Pipeline, size_t(ViewKind::count)>, size_t(Stage::count)> pipelines_;
     // Tessellation and geometry views redraw depth through their own pass-through stages first.
     std::array<Pipeline, size_t(Stage::count)> depth_pipelines_;
-    // The lod view, created on first use: its pipeline, and one indirect command per draw and level.
-    Pipeline lod_pipeline_;
+    // The lod and overdraw views, created on first use: their pipelines (the same shaders), and one
+    // indirect command per draw and level.
+    Pipeline lod_pipeline_, overdraw_pipeline_;
     Buffer lod_indirect_;
     uint32_t lod_commands_ = 0;
     Buffer lod_count_;  // lod_commands_, for a frame that drew with a GPU count (FrameContext::drew_with_count)
@@ -115,6 +126,8 @@ constexpr uint32_t kLegendDoubleSizeHeight = 600;
 void add_view_legend(Overlay& overlay, VkExtent2D extent, const ViewPlan& plan, uint32_t sizes);
 // The lod view's legend: its title and a swatch per level, numbered, at the same text size.
 void add_lod_legend(Overlay& overlay, VkExtent2D extent, bool lod_auto);
+// The overdraw view's: its title and the swatches of 1, 2, 4, 8 and 16 fragments (16: and more).
+void add_overdraw_legend(Overlay& overlay, VkExtent2D extent);
 // Its first line: "lane-id | closest-hit | subgroup sizes 32-64".
 std::string view_legend_title(const ViewPlan& plan, uint32_t sizes);
 // The lane-id legend's swatches: one per lane of the largest subgroup that ran.

@@ -18,9 +18,9 @@
 
 // The debug views (--view, docs/debug-views.md). A view's name stands beside it: --view, --help,
 // its errors and the window's V key (which steps through them in this order) read kViewNames.
-enum class ViewMode { shaded, lane_id, first_last_lane, active_lanes, mip, light_count, lod, depth_pyramid, raster, materials, depth, count };
+enum class ViewMode { shaded, lane_id, first_last_lane, active_lanes, mip, light_count, lod, depth_pyramid, raster, materials, depth, overdraw, count };
 inline constexpr std::array<std::string_view, size_t(ViewMode::count)> kViewNames = {
-    "shaded", "lane-id", "first-last-lane", "active-lanes", "mip", "light-count", "lod", "depth-pyramid", "raster", "materials", "depth"};
+    "shaded", "lane-id", "first-last-lane", "active-lanes", "mip", "light-count", "lod", "depth-pyramid", "raster", "materials", "depth", "overdraw"};
 
 std::string_view request_name(Request r);
 std::string_view view_mode_name(ViewMode m);

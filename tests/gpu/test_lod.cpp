@@ -5,10 +5,14 @@
 // - the levels the GPU picks (--cull off, both paths) against a brute-force oracle of how far
 //   their error moves a point on screen (lod_oracle.h), not against the CPU copy of the rule;
 // - LOD draws fewer triangles than --lod off and the frame keeps at least 35 dB PSNR against
-//   full detail, on both paths, where several levels show.
+//   full detail, on both paths, where several levels show;
+// - the overdraw view, which draws the lod view's fragments without a depth test, counts the front
+//   faces over each pixel that a CPU rasterizer counts (raster_oracle.h).
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
+#include <cinttypes>
 #include <cmath>
 #include <cstring>
 #include <map>
@@ -16,6 +20,7 @@
 #include "run/cull_dump.h"
 #include "gpu/cull_scenes.h"
 #include "gpu/harness.h"
+#include "gpu/raster_oracle.h"
 #include "known_drivers.h"
 #include "lod_oracle.h"
 #include "passes/debug_view_pass.h"
@@ -390,4 +395,84 @@ TEST(LodGpu, LodViewColoursEveryDrawByTheLevelTheCpuRulePicks) {
         }
     EXPECT_EQ(off_other_levels, 0);
     EXPECT_GT(off_level0, off.width * off.height / 10);
+}
+
+// --view overdraw: every pixel shows how many front faces of the drawn levels (--lod off: level
+// 0) cover its centre, without a depth test: kOverdrawStep added once per fragment to black. The
+// oracle counts them on the CPU with the rasterizer's coverage rule (raster_oracle.h) over every
+// triangle of every draw; pixels an alpha-masked triangle covers are left out (their count depends
+// on the texture's alpha). A view that depth-tested, drew over the shaded frame, blended over
+// instead of adding, culled no back faces, or drew coarser levels fails.
+TEST(LodGpu, OverdrawViewCountsTheFrontFacesOverEveryPixel) {
+    REQUIRE_DRAWING();
+    std::string dir = test_dir("overdraw-view");
+    const uint32_t width = 160, height = 90;
+    DemoRun run = run_demo({"--headless", "--validate", "--size", "160x90", "--frames", "1", "--warmup", "0", "--lod", "off",
+                            "--view", "overdraw", "--no-legend", "--screenshot", dir + "/overdraw.png"});
+    ASSERT_EQ(run.exit_code, 0) << run.output.substr(0, 4000);
+    EXPECT_EQ(validation_lines(run.output), 0) << run.output.substr(0, 4000);
+    Png view = read_png(dir + "/overdraw.png");
+    ASSERT_EQ(view.width, int(width));
+
+    Scene scene = bundled_scene_with_levels(1);
+    std::vector<GpuDraw> draws = build_draws(scene);
+    Camera camera = default_camera(scene.bounds_min, scene.bounds_max);
+    glm::mat4 view_proj = camera.projection(float(width) / float(height)) * camera.view();
+    std::vector<uint32_t> count(width * height);
+    std::vector<bool> masked(width * height);
+    uint64_t front_faces = 0;
+    for (const GpuDraw& d : draws) {
+        for (uint32_t t = 0; t < d.lod_index_count[0]; t += 3) {
+            glm::vec4 clip[3];
+            glm::vec2 lo(1e30f), hi(-1e30f);
+            for (int i = 0; i < 3; ++i) {
+                clip[i] = view_proj * (d.model * glm::vec4(scene.vertices[scene.indices[d.lod_first_index[0] + t + i]].position, 1.0f));
+                ASSERT_GT(clip[i].w, 0.0f) << "a triangle behind the camera: the oracle does not clip";
+                glm::vec2 pixel = (glm::vec2(clip[i]) / clip[i].w * 0.5f + 0.5f) * glm::vec2(width, height);
+                lo = glm::min(lo, pixel), hi = glm::max(hi, pixel);
+            }
+            int x0 = std::max(0, int(std::floor(lo.x)) - 1), x1 = std::min(int(width) - 1, int(std::ceil(hi.x)) + 1);
+            int y0 = std::max(0, int(std::floor(lo.y)) - 1), y1 = std::min(int(height) - 1, int(std::ceil(hi.y)) + 1);
+            bool front = false;
+            for (int y = y0; y <= y1; ++y)
+                for (int x = x0; x <= x1; ++x) {
+                    if (!cover_at(clip, width, height, x, y).covered) continue;
+                    front = true;
+                    ++count[y * width + x];
+                    if (d.alpha_cutoff > 0.0f) masked[y * width + x] = true;
+                }
+            front_faces += front;
+        }
+    }
+    auto expected = [](uint32_t n) {
+        auto channel = [&](int shift) { return int(std::min(255u, n * ((kOverdrawStep >> shift) & 0xffu))); };
+        return std::array<int, 3>{channel(0), channel(8), channel(16)};
+    };
+    int checked = 0, wrong = 0;
+    std::map<uint32_t, int> pixels_per_count;
+    std::string first;
+    for (uint32_t y = 0; y < height; ++y)
+        for (uint32_t x = 0; x < width; ++x) {
+            uint32_t p = y * width + x;
+            if (masked[p]) continue;
+            ++checked;
+            ++pixels_per_count[std::min(count[p], kOverdrawCountable + 1)];
+            std::array<int, 3> want = expected(count[p]);
+            const uint8_t* got = view.at(int(x), int(y));
+            if (got[0] == want[0] && got[1] == want[1] && got[2] == want[2]) continue;
+            ++wrong;
+            if (first.empty())
+                first = "pixel (" + std::to_string(x) + ", " + std::to_string(y) + "): " + std::to_string(count[p]) +
+                        " front faces, the view " + std::to_string(got[0]) + "/" + std::to_string(got[1]) + "/" + std::to_string(got[2]);
+        }
+    std::string histogram;
+    for (auto [n, pixels] : pixels_per_count) histogram += " " + std::to_string(n) + ":" + std::to_string(pixels);
+    printf("overdraw view: %d of %u pixels checked (%" PRIu64 " front faces drawn), per count%s; %d wrong\n", checked,
+           width * height, front_faces, histogram.c_str(), wrong);
+    EXPECT_EQ(wrong, 0) << "first: " << first;
+    EXPECT_GT(checked, int(width * height) * 3 / 4) << "too few pixels outside the alpha-masked triangles";
+    EXPECT_GT(pixels_per_count[0], 0) << "no background: the cleared black is untested";
+    int counts_seen = 0;
+    for (auto [n, pixels] : pixels_per_count) counts_seen += n >= 2 && pixels >= 10;
+    EXPECT_GE(counts_seen, 4) << "too few overlapping layers to tell counting from covering";
 }
