@@ -117,6 +117,37 @@ MUTANTS = {
         "    uint32_t level = depth_view ? 0u : std::min(f.plan.view.level, levels - 1);",
         r"^Occlusion\.DepthViewShowsTheDepthThePassesReadPixelByPixel",
     ),
+    # docs/debug-views.md, "The views": --view overdraw adds one step per front-facing fragment to black.
+    "overdraw-view-blends-over": (
+        "src/passes/debug_view_pass.cpp",
+        '        d.blend = true;         // premultiplied "over" with alpha 0: the step adds',
+        "        d.blend = false;",
+        r"^LodGpu\.OverdrawViewCountsTheFrontFacesOverEveryPixel",
+    ),
+    "overdraw-view-opaque-fragments": (
+        "shaders/lod_view.frag",
+        "    out_color = unpackUnorm4x8(push.colours[in_level & 7u]);",
+        "    out_color = vec4(unpackUnorm4x8(push.colours[in_level & 7u]).rgb, 1.0);",
+        r"^LodGpu\.OverdrawViewCountsTheFrontFacesOverEveryPixel",
+    ),
+    "overdraw-view-over-the-shaded-frame": (
+        "src/passes/debug_view_pass.cpp",
+        "color_attachment(f.targets.color, VK_ATTACHMENT_LOAD_OP_CLEAR, {{0.0f, 0.0f, 0.0f, 1.0f}});",
+        "color_attachment(f.targets.color, VK_ATTACHMENT_LOAD_OP_LOAD);",
+        r"^LodGpu\.OverdrawViewCountsTheFrontFacesOverEveryPixel",
+    ),
+    "overdraw-view-counts-back-faces": (
+        "src/passes/debug_view_pass.cpp",
+        "        d.depth_write = false;  // no depth attachment: every fragment counts",
+        "        d.depth_write = false;\n        d.cull_mode = VK_CULL_MODE_NONE;",
+        r"^LodGpu\.OverdrawViewCountsTheFrontFacesOverEveryPixel",
+    ),
+    "chosen-levels-always-coarsened": (
+        "src/passes/debug_view_pass.cpp",
+        "    push.lod_max_error_px = f.plan.lod ? kLodMaxErrorPixels : 0.0f;",
+        "    push.lod_max_error_px = kLodMaxErrorPixels * 4.0f;",
+        r"^LodGpu\.OverdrawViewCountsTheFrontFacesOverEveryPixel|^LodGpu\.LodViewColoursEveryDrawByTheLevelTheCpuRulePicks",
+    ),
     "docs-name-an-issue": (
         "docs/occlusion.md",
         "After the depth pre-pass the pass builds the **depth pyramid**",
