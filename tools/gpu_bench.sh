@@ -248,6 +248,11 @@ for suite in "${suites[@]}"; do
       run "view-depth-occlusion-$occlusion" --headless --no-tuning "${scaled[@]}" --size 640x360 --frames 3 --warmup 1 --validate \
         --camera street --occlusion $occlusion --view depth --screenshot "$d/view-depth-occlusion-$occlusion.png"
     done
+    # --view overdraw (docs/debug-views.md): front faces per pixel at the levels each draw draws, --lod auto and off.
+    for lod in auto off; do
+      run "view-overdraw-lod-$lod" --headless --no-tuning "${scaled[@]}" --size 640x360 --frames 3 --warmup 1 --validate \
+        --lod $lod --view overdraw --screenshot "$d/view-overdraw-lod-$lod.png"
+    done
     "$demo" --atlas "$d/atlas.png" --no-tuning "${scene[@]}" --size 640x360 --validate > "$d/atlas.out" 2>&1
     printf 'atlas\t%s\t0\n' $? >> "$d/runs.tsv"
     for size in "${sizes[@]}"; do compare_run "compare-$size" "${scaled[@]}" --size $size --frames 6 --warmup 2; done
