@@ -105,41 +105,13 @@ bool crosses_the_frame(const Scene& scene, const Meshlets& meshlets, const Shot&
     return false;
 }
 
-struct Comparison {
-    int covered = 0, same = 0, ties = 0;
-    int frame_edge = 0;  // differing, not a tie, one of the two reaching past the frame's edge
-    std::string untied;  // the first differing pixel that is not a confirmed tie, and how many
-};
-
 Comparison compare(const Scene& scene, const Meshlets& meshlets, const Shot& hardware, const Shot& compute) {
-    Comparison c;
-    int untied = 0;
-    for (size_t p = 0; p < hardware.ids.size() / 2; ++p) {
-        uint32_t hd = hardware.ids[2 * p], hn = hardware.ids[2 * p + 1], cd = compute.ids[2 * p], cn = compute.ids[2 * p + 1];
-        if (hd != kNoTriangle) ++c.covered;
-        if (hd == cd && hn == cn) {
-            c.same += hd != kNoTriangle;
-            continue;
-        }
-        int x = int(p % kSize.width), y = int(p / kSize.width);
-        bool tie = false;
-        if (hd != kNoTriangle && cd != kNoTriangle) {
-            Cover h = meshlet_cover(scene, meshlets, hardware, hd, hn, x, y), k = meshlet_cover(scene, meshlets, compute, cd, cn, x, y);
-            tie = h.covered && k.covered && std::abs(h.depth - k.depth) <= 1e-6 * std::max(h.depth, 1e-3);
-        }
-        bool frame_edge = !tie && ((hd != kNoTriangle && crosses_the_frame(scene, meshlets, hardware, hd, hn)) ||
-                                   (cd != kNoTriangle && crosses_the_frame(scene, meshlets, compute, cd, cn)));
-        if (tie) {
-            ++c.ties;
-        } else if (frame_edge) {
-            ++c.frame_edge;
-        } else if (untied++ == 0) {
-            c.untied = "pixel (" + std::to_string(x) + ", " + std::to_string(y) + "): hardware (" + std::to_string(hd) + ", " +
-                       std::to_string(hn) + "), compute (" + std::to_string(cd) + ", " + std::to_string(cn) + ")";
-        }
-    }
-    if (untied) c.untied = std::to_string(untied) + " differing pixels are not depth ties, first " + c.untied;
-    return c;
+    const Shot* shots[2] = {&hardware, &compute};
+    auto same = [&](size_t p) { return hardware.ids[2 * p] == compute.ids[2 * p] && hardware.ids[2 * p + 1] == compute.ids[2 * p + 1]; };
+    return compare_ids(
+        hardware.ids, compute.ids, kSize.width, same,
+        [&](int side, uint32_t draw, uint32_t name, int x, int y) { return meshlet_cover(scene, meshlets, *shots[side], draw, name, x, y); },
+        [&](int side, uint32_t draw, uint32_t name) { return crosses_the_frame(scene, meshlets, *shots[side], draw, name); });
 }
 
 void expect_compute_names_the_hardware_pre_pass_triangles(const Scene& scene, const Camera& camera, const char* name) {

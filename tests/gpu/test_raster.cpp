@@ -189,43 +189,12 @@ bool crosses_the_frame(const Scene& scene, const Shot& s, uint32_t draw, uint32_
     return classify(scene, s, draw, primitive, 0.0f) == kHardware && classify(scene, s, draw, primitive) != kHardware;
 }
 
-struct Comparison {
-    int covered = 0;     // pixels the hardware covered
-    int same = 0;        // of them, naming the same triangle
-    int ties = 0;        // differing, both triangles cover the centre at the same depth
-    int frame_edge = 0;  // differing, not a tie, one of the two reaching past the frame's edge
-    std::string untied;  // the first differing pixel that is not a tie, and how many
-};
-
 Comparison compare(const Scene& scene, const Shot& hardware, const Shot& compute) {
-    Comparison c;
-    int untied = 0;
-    for (size_t p = 0; p < hardware.ids.size() / 2; ++p) {
-        uint32_t hd = hardware.ids[2 * p], hp = hardware.ids[2 * p + 1], cd = compute.ids[2 * p], cp = compute.ids[2 * p + 1];
-        if (hd != kNoTriangle) ++c.covered;
-        if (same_triangle(hardware, compute, p)) {
-            if (hd != kNoTriangle) ++c.same;
-            continue;
-        }
-        int x = int(p % kSize.width), y = int(p / kSize.width);
-        bool tie = false;
-        if (hd != kNoTriangle && cd != kNoTriangle) {
-            Cover h = cover(scene, hardware, hd, hp, x, y), k = cover(scene, compute, cd, cp, x, y);
-            tie = h.covered && k.covered && std::abs(h.depth - k.depth) <= 1e-6 * std::max(h.depth, 1e-3);
-        }
-        bool frame_edge = !tie && ((hd != kNoTriangle && crosses_the_frame(scene, hardware, hd, hp)) ||
-                                   (cd != kNoTriangle && crosses_the_frame(scene, compute, cd, cp)));
-        if (tie) {
-            ++c.ties;
-        } else if (frame_edge) {
-            ++c.frame_edge;
-        } else if (untied++ == 0) {
-            c.untied = "pixel (" + std::to_string(x) + ", " + std::to_string(y) + "): hardware (" + std::to_string(hd) + ", " +
-                       std::to_string(hp) + "), compute (" + std::to_string(cd) + ", " + std::to_string(cp) + ")";
-        }
-    }
-    if (untied) c.untied = std::to_string(untied) + " differing pixels are not depth ties, first " + c.untied;
-    return c;
+    const Shot* shots[2] = {&hardware, &compute};
+    return compare_ids(
+        hardware.ids, compute.ids, kSize.width, [&](size_t p) { return same_triangle(hardware, compute, p); },
+        [&](int side, uint32_t draw, uint32_t name, int x, int y) { return cover(scene, *shots[side], draw, name, x, y); },
+        [&](int side, uint32_t draw, uint32_t name) { return crosses_the_frame(scene, *shots[side], draw, name); });
 }
 
 std::string precise(double value) {
