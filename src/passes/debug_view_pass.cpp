@@ -470,33 +470,32 @@ void DebugViewPass::record_overdraw(FrameContext& f, bool legend) {
     if (legend && f.overlay) add_overdraw_legend(*f.overlay, f.targets.extent);
 }
 
-void add_lod_legend(Overlay& o, VkExtent2D extent, bool lod_auto) {
+void add_swatch_legend(Overlay& o, VkExtent2D extent, const std::string& title, const std::vector<Swatch>& swatches) {
     // The subgroup views' layout (add_view_legend): the same text size at one frame size.
     const float pad = 4.0f, scale = extent.height >= kLegendDoubleSizeHeight ? 2.0f : 1.0f;
     const float row = Overlay::text_height("0", scale) + 4 * scale + 2, swatch = 6.0f * scale;
-    o.label(pad, pad, std::string("lod | level per draw | --lod ") + (lod_auto ? "auto" : "off"), rgba8(255, 255, 255), scale);
+    o.label(pad, pad, title, rgba8(255, 255, 255), scale);
     float x = pad, y = pad + row;
-    for (uint32_t l = 0; l < kMaxLodLevels; ++l) {
-        std::string text = std::to_string(l);
-        o.rect(x, y, swatch, swatch, kLodColours[l]);
-        o.label(x + swatch + 1, y - 2 * scale, text, rgba8(255, 255, 255), scale);
-        x += swatch + Overlay::text_width(text, scale) + 8 * scale;
+    for (const Swatch& s : swatches) {
+        o.rect(x, y, swatch, swatch, s.colour);
+        o.label(x + swatch + 1, y - 2 * scale, s.text, rgba8(255, 255, 255), scale);
+        x += swatch + Overlay::text_width(s.text, scale) + 8 * scale;
     }
 }
 
+void add_lod_legend(Overlay& o, VkExtent2D extent, bool lod_auto) {
+    std::vector<Swatch> levels;
+    for (uint32_t l = 0; l < kMaxLodLevels; ++l) levels.push_back({kLodColours[l], std::to_string(l)});
+    add_swatch_legend(o, extent, std::string("lod | level per draw | --lod ") + (lod_auto ? "auto" : "off"), levels);
+}
+
 void add_overdraw_legend(Overlay& o, VkExtent2D extent) {
-    // The lod legend's layout: a title, then a swatch per count, numbered.
-    const float pad = 4.0f, scale = extent.height >= kLegendDoubleSizeHeight ? 2.0f : 1.0f;
-    const float row = Overlay::text_height("0", scale) + 4 * scale + 2, swatch = 6.0f * scale;
-    o.label(pad, pad, "overdraw | fragments per pixel, no depth test", rgba8(255, 255, 255), scale);
-    float x = pad, y = pad + row;
+    std::vector<Swatch> counts;
     for (uint32_t n = 1; n <= kOverdrawCountable + 1; n *= 2) {
         auto channel = [&](int shift) { return uint8_t(std::min(255u, n * ((kOverdrawStep >> shift) & 0xff))); };
-        std::string text = std::to_string(n);
-        o.rect(x, y, swatch, swatch, rgba8(channel(0), channel(8), channel(16)));
-        o.label(x + swatch + 1, y - 2 * scale, text, rgba8(255, 255, 255), scale);
-        x += swatch + Overlay::text_width(text, scale) + 8 * scale;
+        counts.push_back({rgba8(channel(0), channel(8), channel(16)), std::to_string(n)});
     }
+    add_swatch_legend(o, extent, "overdraw | fragments per pixel, no depth test", counts);
 }
 
 std::optional<SubgroupTally> measured_subgroups(const GpuCounters& c, const Plan& plan, Stage stage) {

@@ -121,6 +121,13 @@ std::optional<SubgroupTally> measured_subgroups(const GpuCounters& counters, con
 // Double-size legend text in frames at least this tall, single below, whatever the text (the
 // HUD's own step, window/hud.h hud_scale, so legend and HUD text match).
 constexpr uint32_t kLegendDoubleSizeHeight = 600;
+// The legend of a view of colour keys (lod, overdraw, raster, materials): its title, then a row of
+// swatches, each with its text, at the text size of the frame's size.
+struct Swatch {
+    uint32_t colour;
+    std::string text;
+};
+void add_swatch_legend(Overlay& overlay, VkExtent2D extent, const std::string& title, const std::vector<Swatch>& swatches);
 // The legend of a view (mode, stage, the subgroup sizes that ran, colours) or the unsupported
 // stage's label. `sizes`: the sizes the stage ran at, a mask of powers of two (SubgroupTally::sizes).
 void add_view_legend(Overlay& overlay, VkExtent2D extent, const ViewPlan& plan, uint32_t sizes);

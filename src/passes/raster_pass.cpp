@@ -3,7 +3,7 @@
 #include "passes/meshlet_pass.h"  // with_meshlet_bindings
 #include "passes/scene_pass.h"  // scene_layout
 #include "scene/scene.h"
-#include "passes/debug_view_pass.h"  // kLegendDoubleSizeHeight
+#include "passes/debug_view_pass.h"  // add_swatch_legend
 
 #include <algorithm>
 #include <charconv>
@@ -491,19 +491,10 @@ void RasterPass::record_view(FrameContext& f) {
 }
 
 void add_raster_legend(Overlay& o, VkExtent2D extent, Variant compute_path) {
-    // The other views' layout (add_lod_legend): the same text size at one frame size.
-    const float pad = 4.0f, scale = extent.height >= kLegendDoubleSizeHeight ? 2.0f : 1.0f;
-    const float row = Overlay::text_height("0", scale) + 4 * scale + 2, swatch = 6.0f * scale;
     const bool subgroup = compute_path == Variant::subgroup;
-    o.label(pad, pad, std::string("raster | who wrote each pixel | compute/") + std::string(variant_name(compute_path)), rgba8(255, 255, 255), scale);
-    float x = pad, y = pad + row;
-    auto key = [&](uint32_t colour, const std::string& text) {
-        o.rect(x, y, swatch, swatch, colour);
-        o.label(x + swatch + 1, y - 2 * scale, text, rgba8(255, 255, 255), scale);
-        x += swatch + Overlay::text_width(text, scale) + 8 * scale;
-    };
-    key(kRasterPerLaneColour, "per lane");
-    key(kRasterSplitColour, subgroup ? "subgroup split" : "workgroup split");
-    key(kRasterTileBinColour, "tile bin");
-    key(kRasterHardwareColour, "hardware");
+    add_swatch_legend(o, extent, std::string("raster | who wrote each pixel | compute/") + std::string(variant_name(compute_path)),
+                      {{kRasterPerLaneColour, "per lane"},
+                       {kRasterSplitColour, subgroup ? "subgroup split" : "workgroup split"},
+                       {kRasterTileBinColour, "tile bin"},
+                       {kRasterHardwareColour, "hardware"}});
 }

@@ -1,7 +1,7 @@
 #include "passes/visibility_pass.h"
 #include "passes/meshlet_pass.h"  // with_meshlet_bindings, the meshlet data
 #include "passes/scene_pass.h"    // shading_push_flags
-#include "passes/debug_view_pass.h"  // kLegendDoubleSizeHeight
+#include "passes/debug_view_pass.h"  // add_swatch_legend
 
 namespace {
 
@@ -204,15 +204,8 @@ void VisibilityPass::record_material_view(FrameContext& f) {
     f.timer.end(f.cmd, Timer::view);
     end_label(f.ctx, f.cmd);
     if (!f.overlay || !f.view_legend) return;
-    // The other views' layout (add_raster_legend): the same text size at one frame size.
-    const float pad = 4.0f, scale = f.targets.extent.height >= kLegendDoubleSizeHeight ? 2.0f : 1.0f;
-    const float row = Overlay::text_height("0", scale) + 4 * scale + 2, swatch = 6.0f * scale;
-    f.overlay->label(pad, pad, "materials | distinct materials each subgroup's waterfall walked", rgba8(255, 255, 255), scale);
-    float x = pad, y = pad + row;
-    for (size_t i = 0; i < kMaterialWalkColours.size(); ++i) {
-        std::string text = std::to_string(i + 1) + (i + 1 == kMaterialWalkColours.size() ? "+" : "");
-        f.overlay->rect(x, y, swatch, swatch, kMaterialWalkColours[i]);
-        f.overlay->label(x + swatch + 1, y - 2 * scale, text, rgba8(255, 255, 255), scale);
-        x += swatch + Overlay::text_width(text, scale) + 8 * scale;
-    }
+    std::vector<Swatch> walked;
+    for (size_t i = 0; i < kMaterialWalkColours.size(); ++i)
+        walked.push_back({kMaterialWalkColours[i], std::to_string(i + 1) + (i + 1 == kMaterialWalkColours.size() ? "+" : "")});
+    add_swatch_legend(*f.overlay, f.targets.extent, "materials | distinct materials each subgroup's waterfall walked", walked);
 }
