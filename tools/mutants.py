@@ -555,8 +555,8 @@ MUTANTS = {
     # was listed in, a late triangle named by its rank in its chunk instead of in its draw's level.
     "raster-late-draw-writes-no-words": (
         "src/passes/raster_pass.cpp",
-        "    record_compute(f, compute, bin, d, push, false, gated ? &late_dispatches : nullptr);\n",
-        "    if (!late) record_compute(f, compute, bin, d, push, false, gated ? &late_dispatches : nullptr);\n",
+        "    record_compute(f, compute, bin, d, push, false, gated ? &late_dispatches : nullptr, {}, pieces);\n",
+        "    if (!late) record_compute(f, compute, bin, d, push, false, gated ? &late_dispatches : nullptr, {}, pieces);\n",
         r"^Raster\.OcclusionPhasesWriteTheWordsOfOneRasterizationInEveryFrame|^Raster\.OcclusionPhaseTwoMatchesHardware",
     ),
     "raster-id-from-the-listed-place": (
@@ -564,6 +564,26 @@ MUTANTS = {
         "    uint triangle = push.ranked != 0u ? source_ranks[first_index / 3u + primitive] : primitive;\n",
         "    uint triangle = primitive;\n",
         r"^Raster\.OcclusionPhasesWriteTheWordsOfOneRasterizationInEveryFrame|^Raster\.GeneratedSceneComputeNamesTheHardwaresTriangles",
+    ),
+    # docs/raster.md, "Counters": the pieces of depth and late_depth (counters.raster.dispatch_ms): a
+    # piece not marked, the split's mark before its work (outside the pieces), late_depth not split.
+    "raster-pieces-chunks-unmarked": (
+        "src/passes/raster_pass.cpp",
+        "    if (pieces) f.timer.end_piece(f.cmd, *pieces, RasterPiece::chunks);\n",
+        "",
+        r"^RasterPieces\.",
+    ),
+    "raster-pieces-split-marked-before-the-split": (
+        "src/passes/raster_pass.cpp",
+        "        record_split(f, !f.ids_after_late_draw);\n        f.timer.end_piece(f.cmd, pieces, RasterPiece::split);\n",
+        "        f.timer.end_piece(f.cmd, pieces, RasterPiece::split);\n        record_split(f, !f.ids_after_late_draw);\n",
+        r"^RasterPieces\.",
+    ),
+    "raster-late-pieces-never-started": (
+        "src/render/renderer.cpp",
+        "        if (compute_raster) slot.timer->start_pieces(cmd, Timer::late_depth);\n",
+        "",
+        r"^RasterPieces\.",
     ),
     "cull-level-command-names-level-0": (
         "shaders/cull.comp",

@@ -277,6 +277,7 @@ void HeadlessRun::render(uint32_t count, uint32_t round) {
     for (uint32_t i = 0; i < count; ++i, ++frame_) {
         submit_frame(frame_, false);
         std::array<double, kTimerCount> ms = renderer_->read_timings(0);
+        PieceTimes pieces = renderer_->read_raster_pieces(0);
         if (capture_frame_ == frame_) capture();
         if (frame_ < options_.warmup) continue;
         for (size_t p = 0; p < ms.size(); ++p) {
@@ -285,6 +286,9 @@ void HeadlessRun::render(uint32_t count, uint32_t round) {
             if (rounds.size() <= round) rounds.resize(round + 1);
             rounds[round].push_back(ms[p]);
         }
+        for (size_t t = 0; t < pieces.size(); ++t)
+            for (size_t p = 0; p < kRasterPieceCount; ++p)
+                if (pieces[t][p] >= 0) result_.raster_pieces[t][p].push_back(pieces[t][p]);
     }
 }
 
@@ -319,6 +323,7 @@ void summarize_rounds(RunResult& result) {
 RunResult HeadlessRun::timings() const {
     RunResult result;
     result.rounds = result_.rounds;
+    result.raster_pieces = result_.raster_pieces;
     summarize_rounds(result);
     return result;
 }

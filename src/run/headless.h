@@ -22,6 +22,9 @@ struct RunResult {
     std::array<bool, kTimerCount> ran{};
     // Each timer's measured frames by round (--compare renders in rounds; a plain run is one round).
     std::array<RoundSamples, kTimerCount> rounds{};
+    // The compute rasterizer's pieces of depth and late_depth (PieceTimes' order), each over the
+    // measured frames it was recorded in, every round's.
+    std::array<std::array<std::vector<double>, kRasterPieceCount>, kPiecedTimers.size()> raster_pieces{};
     GpuCounters counters{};
     GpuCounters instrumented{};
     uint64_t meshlets = 0;          // --geometry meshlet: meshlets built (unique meshes)
