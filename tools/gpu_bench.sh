@@ -833,6 +833,11 @@ PY
     # late_depth in pieces (counters.raster.dispatch_ms), the subgroup path against its fallback,
     # with and without the ray tracer, the street under occlusion, the guard band at 0; the hardware
     # pre-pass's depth beside them.
+    # And run by run: each piece's median (the hardware pre-pass's runs have none).
+    pieced=(depth); for piece in setup chunks tile_bins hardware split; do pieced+=("c:raster.dispatch_ms.depth.$piece.median"); done
+    pieced+=(late_depth); for piece in late_cull setup chunks tile_bins hardware merge split; do
+      pieced+=("c:raster.dispatch_ms.late_depth.$piece.median"); done
+    $tables runs "$d" "${pieced[@]}" n:late_depth plan:raster.mode plan:raster.variant >> "$md"
     $tables pieces "$d" "${sizes[@]}" -- rtoff-hardware rtoff-compute rtoff-compute-fallback rtoff-compute-noguard hardware compute \
       compute-fallback street-hardware-occlusion street-compute-occlusion street-compute-noocclusion >> "$md"
     # The compute rasterizer's subgroup path against its fallback (only the rasterizer differs): the
