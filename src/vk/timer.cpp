@@ -10,17 +10,30 @@ TimingStats summarize(std::vector<double> samples) {
     return {median, samples.front(), samples.back(), uint32_t(n)};
 }
 
+namespace {
+
+// The pool: a pair per timer slot, then per pieced timer its start and a mark after each piece.
+constexpr uint32_t kMarks = uint32_t(kRasterPieceCount) + 1;
+constexpr uint32_t kQueries = 2 * uint32_t(Timer::count) + uint32_t(kPiecedTimers.size()) * kMarks;
+
+uint32_t pieced_index(Timer timer) { return timer == kPiecedTimers[0] ? 0 : 1; }
+
+// mark 0: the start; 1 + piece: after the piece.
+uint32_t mark_query(Timer timer, uint32_t mark) { return 2 * uint32_t(Timer::count) + pieced_index(timer) * kMarks + mark; }
+
+}  // namespace
+
 GpuTimer::GpuTimer(const Context& ctx) : ctx_(ctx) {
     VkQueryPoolCreateInfo info{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
     info.queryType = VK_QUERY_TYPE_TIMESTAMP;
-    info.queryCount = mark_query(kPiecedTimers.back(), kRasterPieceCount) + 1;
+    info.queryCount = kQueries;
     VK_CHECK(vkCreateQueryPool(ctx.device, &info, nullptr, &pool_));
 }
 
 GpuTimer::~GpuTimer() { vkDestroyQueryPool(ctx_.device, pool_, nullptr); }
 
 void GpuTimer::reset(VkCommandBuffer cmd) {
-    vkCmdResetQueryPool(cmd, pool_, 0, mark_query(kPiecedTimers.back(), kRasterPieceCount) + 1);
+    vkCmdResetQueryPool(cmd, pool_, 0, kQueries);
     written_ = 0;
     marked_.fill(0);
 }
@@ -47,17 +60,6 @@ std::array<double, kTimerCount> GpuTimer::read() {
     return ms;
 }
 
-namespace {
-
-uint32_t pieced_index(Timer timer) { return timer == kPiecedTimers[0] ? 0 : 1; }
-
-}  // namespace
-
-// After the timers' pairs, kRasterPieceCount + 1 marks per pieced timer.
-uint32_t GpuTimer::mark_query(Timer timer, uint32_t mark) const {
-    return 2 * uint32_t(Timer::count) + pieced_index(timer) * uint32_t(kRasterPieceCount + 1) + mark;
-}
-
 void GpuTimer::start_pieces(VkCommandBuffer cmd, Timer timer) {
     vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, pool_, mark_query(timer, 0));
     marked_[pieced_index(timer)] |= 1u;
@@ -75,7 +77,7 @@ PieceTimes GpuTimer::read_pieces() {
         ms[t].fill(-1.0);
         if (!(marked_[t] & 1u)) continue;  // (no start: no piece)
         uint64_t last = 0;
-        for (uint32_t mark = 0; mark <= kRasterPieceCount; ++mark) {
+        for (uint32_t mark = 0; mark < kMarks; ++mark) {
             if (!(marked_[t] & (1u << mark))) continue;
             uint64_t ticks = 0;
             VK_CHECK(vkGetQueryPoolResults(ctx_.device, pool_, mark_query(kPiecedTimers[t], mark), 1, sizeof(ticks), &ticks,

@@ -40,8 +40,6 @@ public:
     PieceTimes read_pieces();
 
 private:
-    uint32_t mark_query(Timer timer, uint32_t mark) const;  // mark 0: the start, 1 + piece: after the piece
-
     const Context& ctx_;
     VkQueryPool pool_ = VK_NULL_HANDLE;
     uint32_t written_ = 0;  // bit per timer slot that wrote both timestamps this frame
