@@ -175,15 +175,15 @@ MUTANTS = {
     ),
     "start-up-limits-of-the-untuned-plan": (
         "src/app/run.cpp",
-        "    check_device_limits(ctx, options, s.plan, *s.scene);\n    if (!measure) return s;\n",
-        "    check_device_limits(ctx, options, make_plan(ctx.subgroup, ctx.features, options.plan), *s.scene);\n"
-        "    if (!measure) return s;\n",
+        "        default: return {{s.plan}};\n",
+        "        default: {\n            PlanRequest typed = s.tuned.plan;\n            set_measured(typed, nullptr);\n"
+        "            return {{make_plan(ctx.subgroup, ctx.features, typed)}};\n        }\n",
         r"^Tune\.AStoredComputeVerdictIsCheckedAgainstTheComputeRasterizersLimits",
     ),
     "first-run-limits-skip-what-the-measurement-may-choose": (
         "src/app/run.cpp",
-        "    if (measure) check_device_limits(ctx, options, *s.scene);",
-        "    if (false) check_device_limits(ctx, options, *s.scene);",
+        "    if (measure) check_device_limits(ctx, options, widest_plan(ctx, options), *s.scene);",
+        "    if (false) check_device_limits(ctx, options, widest_plan(ctx, options), *s.scene);",
         r"^FirstRun\.TheLimitsCoverEveryPathTheMeasurementMayChoose",
     ),
     "shade-per-lane-loop-magenta": (
@@ -439,13 +439,13 @@ MUTANTS = {
     # docs/robustness.md, "Device limits": the meshlet path's buffers in the memory plan.
     "memory-plan-without-the-meshlet-path": (
         "src/run/limits.cpp",
-        "    if (plan.geometry == Geometry::meshlet) {\n        meshlet_frame_allocations(",
+        "    if (draws_meshlets(plan, device.mesh_shader)) {\n        meshlet_frame_allocations(",
         "    if (false) {\n        meshlet_frame_allocations(",
         r"^RobustLimits\.PlannedAllocationsAreWhatTheMeshletComputeRasterizerAllocates|^RobustLimits\.MeshletVisibleListBeyondTheStorageRangeExit2|^Limits\.TheMeshletPathsBuffersFollowThePlan",
     ),
     "memory-plan-without-the-meshlet-raster-chunks": (
         "src/run/limits.cpp",
-        "        if (plan.raster.raster == Raster::compute)\n            a.push_back({\"meshlet raster chunks\"",
+        "        if (plan.geometry == Geometry::meshlet && plan.raster.raster == Raster::compute)\n            a.push_back({\"meshlet raster chunks\"",
         "        if (false)\n            a.push_back({\"meshlet raster chunks\"",
         r"^RobustLimits\.PlannedAllocationsAreWhatTheMeshletComputeRasterizerAllocates|^Limits\.TheMeshletPathsBuffersFollowThePlan",
     ),
