@@ -186,6 +186,38 @@ MUTANTS = {
         "    if (false) check_device_limits(ctx, options, widest_plan(ctx, options), *s.scene);",
         r"^FirstRun\.TheLimitsCoverEveryPathTheMeasurementMayChoose",
     ),
+    # docs/robustness.md, "Device limits": every mode checks the plans it builds, not one.
+    "compare-limits-of-auto-plan-only": (
+        "src/app/run.cpp",
+        "            for (const CompareRun& run : plan_comparison(ctx, s.tuned.plan).runs)\n"
+        "                if (!run.skipped) rows.push_back(run.plan);\n",
+        "            rows.push_back(plan_comparison(ctx, s.tuned.plan).base);\n",
+        r"^RobustLimits\.CompareChecksEveryRowsPlan",
+    ),
+    "atlas-limits-of-the-typed-plan-only": (
+        "src/app/run.cpp",
+        "            for (const Plan& plan : atlas_plans(ctx, s.tuned)) cells.push_back({plan});\n",
+        "            cells.push_back({make_plan(ctx.subgroup, ctx.features, s.tuned.plan)});\n",
+        r"^RobustLimits\.AtlasChecksEveryCellsPlan",
+    ),
+    "window-keys-skip-the-limits": (
+        "src/window/window.cpp",
+        "        if (!fits_the_device(change.plan)) return;\n",
+        "",
+        r"^Window\.AKeysPlanPastTheLimitsIsRefusedWithANote",
+    ),
+    "memory-plan-counts-the-meshlet-path-only-on-its-geometry": (
+        "src/run/limits.cpp",
+        "    if (draws_meshlets(plan, device.mesh_shader)) {\n",
+        "    if (plan.geometry == Geometry::meshlet) {\n",
+        r"^Limits\.ATaskOrMeshViewCountsTheMeshletPath",
+    ),
+    "plans-sharing-a-renderer-counted-as-the-first": (
+        "src/run/limits.cpp",
+        "    if (plans.size() == 1) return planned_allocations(scene, options, plans[0], device);\n",
+        "    if (!plans.empty()) return planned_allocations(scene, options, plans[0], device);\n",
+        r"^Limits\.PlansThatShareARendererHoldEachBufferOnce|^RobustLimits\.CompareChecksEveryRowsPlan",
+    ),
     "shade-per-lane-loop-magenta": (
         "shaders/visibility_shade.comp",
         "        color = vec4(shaded + material.emissive, 1.0);\n",
