@@ -686,7 +686,7 @@ TEST(Window, AKeysPlanPastTheLimitsIsRefusedWithANote) {
     ASSERT_FALSE(id.empty());
     ASSERT_TRUE(xdo.run("windowfocus " + id));
     ASSERT_TRUE(xdo.run("key m"));
-    std::string note = log.wait_line("note: refused: ", 0);
+    std::string note = log.wait_line("note: refused: ", 0, 60s);  // the next frame's input handling
     EXPECT_NE(note.find(refusal), std::string::npos) << read_text(log_path);
     ASSERT_TRUE(xdo.run("key Escape"));
     EXPECT_EQ(demo.wait(120s), 0) << read_text(log_path);
