@@ -189,7 +189,7 @@ void check_limits(const DeviceLimits& limits, const Options& options, const std:
         throw UsageError("the scene has " + std::to_string(scene.textures.size()) +
                          " textures; the texture array holds at most " + std::to_string(limits.max_scene_textures - 1) +
                          (layers ? " on this device (its maxImageArrayLayers: the textures are one array texture's layers)"
-                                               : " on this device (its sampler and sampled-image descriptor limits)") +
+                                 : " on this device (its sampler and sampled-image descriptor limits)") +
                          "; use a scene with fewer textures");
     for (size_t i = 0; i < scene.textures.size(); ++i) {
         const Texture& t = scene.textures[i];
