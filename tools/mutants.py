@@ -175,16 +175,48 @@ MUTANTS = {
     ),
     "start-up-limits-of-the-untuned-plan": (
         "src/app/run.cpp",
-        "    check_device_limits(ctx, options, s.plan, *s.scene);\n    if (!measure) return s;\n",
-        "    check_device_limits(ctx, options, make_plan(ctx.subgroup, ctx.features, options.plan), *s.scene);\n"
-        "    if (!measure) return s;\n",
+        "        default: return {{s.plan}};\n",
+        "        default: {\n            PlanRequest typed = s.tuned.plan;\n            set_measured(typed, nullptr);\n"
+        "            return {{make_plan(ctx.subgroup, ctx.features, typed)}};\n        }\n",
         r"^Tune\.AStoredComputeVerdictIsCheckedAgainstTheComputeRasterizersLimits",
     ),
     "first-run-limits-skip-what-the-measurement-may-choose": (
         "src/app/run.cpp",
-        "    if (measure) check_device_limits(ctx, options, *s.scene);",
-        "    if (false) check_device_limits(ctx, options, *s.scene);",
+        "    if (measure) check_device_limits(ctx, options, widest_plan(ctx, options), *s.scene);",
+        "    if (false) check_device_limits(ctx, options, widest_plan(ctx, options), *s.scene);",
         r"^FirstRun\.TheLimitsCoverEveryPathTheMeasurementMayChoose",
+    ),
+    # docs/robustness.md, "Device limits": every mode checks the plans it builds, not one.
+    "compare-limits-of-auto-plan-only": (
+        "src/app/run.cpp",
+        "            for (const CompareRun& run : plan_comparison(ctx, s.tuned.plan).runs)\n"
+        "                if (!run.skipped) rows.push_back(run.plan);\n",
+        "            rows.push_back(plan_comparison(ctx, s.tuned.plan).base);\n",
+        r"^RobustLimits\.CompareChecksEveryRowsPlan",
+    ),
+    "atlas-limits-of-the-typed-plan-only": (
+        "src/app/run.cpp",
+        "            for (const Plan& plan : atlas_plans(ctx, s.tuned)) cells.push_back({plan});\n",
+        "            cells.push_back({make_plan(ctx.subgroup, ctx.features, s.tuned.plan)});\n",
+        r"^RobustLimits\.AtlasChecksEveryCellsPlan",
+    ),
+    "window-keys-skip-the-limits": (
+        "src/window/window.cpp",
+        "        if (!fits_the_device(change.plan)) return;\n",
+        "",
+        r"^Window\.AKeysPlanPastTheLimitsIsRefusedWithANote",
+    ),
+    "memory-plan-counts-the-meshlet-path-only-on-its-geometry": (
+        "src/run/limits.cpp",
+        "    if (draws_meshlets(plan, device.mesh_shader)) {\n",
+        "    if (plan.geometry == Geometry::meshlet) {\n",
+        r"^Limits\.ATaskOrMeshViewCountsTheMeshletPath",
+    ),
+    "plans-sharing-a-renderer-counted-as-the-first": (
+        "src/run/limits.cpp",
+        "    if (plans.size() == 1) return planned_allocations(scene, options, plans[0], device);\n",
+        "    if (!plans.empty()) return planned_allocations(scene, options, plans[0], device);\n",
+        r"^Limits\.PlansThatShareARendererHoldEachBufferOnce|^RobustLimits\.CompareChecksEveryRowsPlan",
     ),
     "shade-per-lane-loop-magenta": (
         "shaders/visibility_shade.comp",
@@ -439,13 +471,13 @@ MUTANTS = {
     # docs/robustness.md, "Device limits": the meshlet path's buffers in the memory plan.
     "memory-plan-without-the-meshlet-path": (
         "src/run/limits.cpp",
-        "    if (plan.geometry == Geometry::meshlet) {\n        meshlet_frame_allocations(",
+        "    if (draws_meshlets(plan, device.mesh_shader)) {\n        meshlet_frame_allocations(",
         "    if (false) {\n        meshlet_frame_allocations(",
         r"^RobustLimits\.PlannedAllocationsAreWhatTheMeshletComputeRasterizerAllocates|^RobustLimits\.MeshletVisibleListBeyondTheStorageRangeExit2|^Limits\.TheMeshletPathsBuffersFollowThePlan",
     ),
     "memory-plan-without-the-meshlet-raster-chunks": (
         "src/run/limits.cpp",
-        "        if (plan.raster.raster == Raster::compute)\n            a.push_back({\"meshlet raster chunks\"",
+        "        if (plan.geometry == Geometry::meshlet && plan.raster.raster == Raster::compute)\n            a.push_back({\"meshlet raster chunks\"",
         "        if (false)\n            a.push_back({\"meshlet raster chunks\"",
         r"^RobustLimits\.PlannedAllocationsAreWhatTheMeshletComputeRasterizerAllocates|^Limits\.TheMeshletPathsBuffersFollowThePlan",
     ),

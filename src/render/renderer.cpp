@@ -115,9 +115,7 @@ void Renderer::set_plan(const Plan& plan) {
     if (plan.view.mode != config_.plan.view.mode || plan.view.stage != config_.plan.view.stage) view_sizes_ = 0;
     config_.plan = plan;
     // The task and mesh debug views are drawn by the meshlet path's shaders, whatever the geometry.
-    bool meshlet_view = plan.view.variant != Variant::off && (plan.view.stage == Stage::task || plan.view.stage == Stage::mesh) &&
-                        ctx_.features.mesh_shader;
-    if ((plan.geometry == Geometry::meshlet || meshlet_view) && !meshlets_) {
+    if (draws_meshlets(plan, ctx_.features.mesh_shader) && !meshlets_) {
         if (!ctx_.features.mesh_shader)
             throw UnsupportedRequest("--geometry meshlet: " + meshlet_missing(ctx_.features) + "; use --geometry indexed");
         auto meshlets = std::make_unique<MeshletPass>();
