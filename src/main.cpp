@@ -29,12 +29,13 @@ int run(const Options& options) {
         case Mode::window: return run_window(options);
         default: break;
     }
-    if (options.mode == Mode::compare) return run_compare(options);
-    if (options.mode == Mode::tune) return run_tune(options);
-    if (options.mode == Mode::atlas) return run_atlas(options);
 
+    // Every mode's start-up (app/run.h): the limits of each plan it will build are checked here.
     Context ctx;
     StartUp start = start_up(ctx, context_options(options), options);
+    if (options.mode == Mode::compare) return run_compare(ctx, *start.scene, start.tuned);
+    if (options.mode == Mode::tune) return run_tune(ctx, *start.scene, options);
+    if (options.mode == Mode::atlas) return run_atlas(ctx, *start.scene, options);
     const Plan& plan = start.plan;
     if (plan.view.variant == Variant::unsupported && is_subgroup_view(plan.view.mode))  // (--view raster: a run refuses it, the window labels it)
         fprintf(stderr, "note: --view %s in the %s stage is unsupported here (%s); the scene is drawn hatched instead\n",

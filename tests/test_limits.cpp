@@ -164,6 +164,55 @@ TEST(Limits, TheMeshletPathsBuffersFollowThePlan) {
     expect_refusal([&] { check_limits(l, o, compute, scene); }, {"the renderer would need", "GPU memory"});
 }
 
+// A task or mesh debug view is drawn by the meshlet path's shaders whatever the geometry
+// (Renderer::set_plan), so it counts the meshlet path's buffers where the device has mesh shaders.
+TEST(Limits, ATaskOrMeshViewCountsTheMeshletPath) {
+    Scene scene = make_scene(100, 130, 4);
+    Options o = options_at(100, 50);
+    Plan view;
+    view.view.mode = ViewMode::lane_id;
+    view.view.variant = Variant::unsupported;  // shown hatched: drawn all the same
+    DeviceLimits mesh_shaders = lavapipe();
+    mesh_shaders.mesh_shader = true;
+    for (Stage stage : {Stage::task, Stage::mesh}) {
+        view.view.stage = stage;
+        EXPECT_EQ(by_name(planned_allocations(scene, o, view, mesh_shaders))["meshlet visible list"], 4u * 32 * 32);
+        EXPECT_EQ(by_name(planned_allocations(scene, o, view, lavapipe())).count("meshlet visible list"), 0u);
+    }
+    view.view.stage = Stage::fragment;
+    EXPECT_EQ(by_name(planned_allocations(scene, o, view, mesh_shaders)).count("meshlet visible list"), 0u);
+}
+
+// Plans that take turns on one renderer (--compare's rows, the window's keys) hold every buffer
+// any of them made, each once: the union by name, at the most any plan asks (the per-frame copies
+// counted once, the staging buffer the largest), and a limit one plan alone passes refuses them.
+TEST(Limits, PlansThatShareARendererHoldEachBufferOnce) {
+    Scene scene = make_scene(100, 130, 4);
+    Options o = options_at(100, 50, 10);
+    Plan indexed, meshlet;
+    meshlet.geometry = Geometry::meshlet;
+    meshlet.shading.shading = Shading::visibility;
+    meshlet.raster.raster = Raster::compute;
+    auto i = by_name(planned_allocations(scene, o, indexed));
+    auto m = by_name(planned_allocations(scene, o, meshlet));
+    auto both = by_name(planned_allocations(scene, o, std::vector<Plan>{indexed, meshlet, indexed}));
+    for (const auto& [name, bytes] : both) EXPECT_EQ(bytes, std::max(i[name], m[name])) << name;
+    EXPECT_EQ(both.size(), m.size());  // the meshlet plan's names hold the indexed plan's
+    EXPECT_EQ(both["lights"], 2u * 10 * 32);  // one copy per frame in flight, not one per plan
+    EXPECT_EQ(both["meshlet visible list"], 4u * 32 * 32);
+    // 200 draws of 2 triangles: the visible list (a task chunk a draw, 1 KiB each) is the largest
+    // storage buffer of the meshlet path, twice the indexed path's largest (the draws, 512 bytes each).
+    Scene many = make_scene(4, 2, 200);
+    Plan hardware;
+    hardware.geometry = Geometry::meshlet;
+    DeviceLimits l = lavapipe();
+    l.max_storage_buffer_range = 150000;
+    check_limits(l, o, indexed, many);
+    check_limits(l, o, std::vector<Plan>{indexed, indexed}, many);
+    expect_refusal([&] { check_limits(l, o, std::vector<Plan>{indexed, hardware}, many); },
+                   {"the meshlet visible list buffer would need", "(204800 bytes)", "storage buffer range"});
+}
+
 TEST(Limits, WithinLavapipeLimitsPasses) {
     EXPECT_NO_THROW(check_limits(lavapipe(), options_at(1280, 720), Plan{}, make_scene(10000, 20000, 16)));
     EXPECT_NO_THROW(check_limits(lavapipe(), options_at(3840, 2160, 65536), Plan{}, make_scene(10000, 20000, 16)));

@@ -7,6 +7,11 @@
       message count); PATH is dotted (c:ray_trace.rays).
   passes DIR SIZE... -- TAG...          per size, each timer's median ms, the mean of rounds 1 and 2
                                        of DIR/TAG-SIZE-ROUND.json, one column per TAG.
+  pieces DIR SIZE... -- TAG...          per size, where depth and late_depth go (counters.raster.dispatch_ms:
+                                       the compute rasterizer's pieces): each timer's median ms, its pieces'
+                                       in frame order and their sum, and the frames it ran in, the mean of
+                                       rounds 1 and 2 of DIR/TAG-SIZE-ROUND.json, one column per TAG (a run
+                                       of the hardware pre-pass has its timers alone).
   speedup DIR TIMER SIZE... -- SLOW:FAST...  per size and pair, TIMER's median ms in DIR/SLOW-SIZE-ROUND.json
                                        and DIR/FAST-SIZE-ROUND.json for rounds 1 and 2 (run alternated),
                                        each round's SLOW / FAST and their mean: FAST's speed-up.
@@ -112,6 +117,44 @@ def passes(args):
         for k in keys:
             values = [[r["timings_ms"][k]["median"] for r in reports[t] if k in r["timings_ms"]] for t in tags]
             print(f"| {k} | " + " | ".join(f"{statistics.mean(v):.3f}" if v else "" for v in values) + " |")
+
+
+# counters.raster.dispatch_ms's pieces in frame order (kRasterPieceKeys, src/passes/pass_table.h).
+PIECES = ["late_cull", "setup", "meshlet_cull", "chunks", "tile_bins", "hardware", "merge", "split"]
+
+
+def pieces(args):
+    split = args.index("--")
+    folder, sizes, tags = args[0], args[1:split], args[split + 1:]
+    for size in sizes:
+        reports = {t: [r for r in (load(f"{folder}/{t}-{size}-{k}.json") for k in (1, 2)) if r] for t in tags}
+
+        def mean(t, path):
+            values = [v for v in (dig(r, path) for r in reports[t]) if isinstance(v, (int, float))]
+            return statistics.mean(values) if values else None
+
+        def row(label, values, digits=3):
+            cells = ["" if v is None else f"{v:.{digits}f}" for v in values]
+            print(f"| {label} | " + " | ".join(cells) + " |")
+
+        print(f"\n{size}, where depth goes: median ms (mean of 2 runs), counters.raster.dispatch_ms\n")
+        print("| timer / piece | " + " | ".join(tags) + " |")
+        print("| --- |" + " ---: |" * len(tags))
+        for timer in ("depth", "late_depth"):
+            if all(mean(t, f"timings_ms.{timer}.median") is None for t in tags):
+                continue
+            row(f"**{timer}**", [mean(t, f"timings_ms.{timer}.median") for t in tags])
+            for piece in PIECES:
+                values = [mean(t, f"counters.raster.dispatch_ms.{timer}.{piece}.median") for t in tags]
+                if any(v is not None for v in values):
+                    row(f"{timer}.{piece}", values)
+            sums = []
+            for t in tags:
+                parts = [mean(t, f"counters.raster.dispatch_ms.{timer}.{piece}.median") for piece in PIECES]
+                sums.append(sum(p for p in parts if p is not None) if any(p is not None for p in parts) else None)
+            row(f"{timer}: sum of the pieces", sums)
+            row(f"{timer}: frames", [mean(t, f"timings_ms.{timer}.frames") for t in tags], 0)
+        row("frame", [mean(t, "timings_ms.frame.median") for t in tags])
 
 
 def speedup(args):
@@ -398,7 +441,7 @@ def startup(args):
         print(f"| {config} | {start} | " + " | ".join(row) + f" | {n} |")
 
 
-COMMANDS = {"runs": runs, "passes": passes, "speedup": speedup, "compare": compare, "builds": builds, "differences": differences, "distinct": distinct,
+COMMANDS = {"runs": runs, "passes": passes, "pieces": pieces, "speedup": speedup, "compare": compare, "builds": builds, "differences": differences, "distinct": distinct,
             "occlusion": occlusion, "probe": probe, "tune": tune, "pipeline-stats": pipeline_stats,
             "same-counters": same_counters, "plans": plans, "rounds": rounds, "startup": startup}
 

@@ -61,7 +61,10 @@
 #                fallback's depth and frame over the subgroup's); the triangles and pixels of each
 #                path (per lane, split, tile bin, hardware); the default command from an empty cache
 #                and tuned; 12 against 5 instances at the large size; per-pass medians and the frames
-#                each pass ran in (the hardware ids pass: those that re-admitted); --view raster's
+#                each pass ran in (the hardware ids pass: those that re-admitted); where depth goes:
+#                the compute rasterizer's depth and late_depth in pieces (counters.raster.dispatch_ms:
+#                clears, chunks, tile bins, hardware draw, split; phase 2's cull and merge) per size,
+#                subgroup path, fallback and the hardware pre-pass's depth side by side; --view raster's
 #                picture and pixel counts at the large size; the frame-crossing triangles back on the
 #                hardware (SGD_RASTER_GUARD_BAND=0) against the default guard band, and the coverage
 #                tests on this GPU
@@ -402,6 +405,10 @@ for suite in "${suites[@]}"; do
     $tables runs "$d" depth forward frame c:triangles_visible c:meshlets_visible c:meshlets_in validation: >> "$md"
     tags=(); for config in "${rasters[@]}"; do tags+=("${config%%:*}"); done
     $tables passes "$d" "${sizes[@]}" -- "${tags[@]}" >> "$md"
+    # Where depth goes on both geometry paths (counters.raster.dispatch_ms; the meshlet path's culling
+    # is its meshlet_cull piece).
+    $tables pieces "$d" "${sizes[@]}" -- raster-indexed-compute raster-meshlet-compute raster-meshlet-compute-fallback \
+      rtoff-indexed-compute rtoff-meshlet-compute street-meshlet-compute-occlusion street-meshlet-compute-noocclusion >> "$md"
     # Above 1: the second of each pair is faster. The meshlet path in compute over indexed in compute
     # (the target: at least level) and over its hardware pre-pass; the fallbacks over the subgroup
     # path; the street's occlusion over none.
@@ -827,6 +834,17 @@ PY
     $tables passes "$d" "${sizes[@]}" -- hardware compute rtoff-hardware rtoff-compute street-hardware-occlusion \
       street-hardware-noocclusion street-compute-occlusion street-compute-noocclusion compute-fallback rtoff-compute-fallback \
       compute-noguard rtoff-compute-noguard >> "$md"
+    # Where depth goes (docs/raster.md, "Where depth goes"): the compute rasterizer's depth and
+    # late_depth in pieces (counters.raster.dispatch_ms), the subgroup path against its fallback,
+    # with and without the ray tracer, the street under occlusion, the guard band at 0; the hardware
+    # pre-pass's depth beside them.
+    # And run by run: each piece's median (the hardware pre-pass's runs have none).
+    pieced=(depth); for piece in setup chunks tile_bins hardware split; do pieced+=("c:raster.dispatch_ms.depth.$piece.median"); done
+    pieced+=(late_depth); for piece in late_cull setup chunks tile_bins hardware merge split; do
+      pieced+=("c:raster.dispatch_ms.late_depth.$piece.median"); done
+    $tables runs "$d" "${pieced[@]}" n:late_depth plan:raster.mode plan:raster.variant >> "$md"
+    $tables pieces "$d" "${sizes[@]}" -- rtoff-hardware rtoff-compute rtoff-compute-fallback rtoff-compute-noguard hardware compute \
+      compute-fallback street-hardware-occlusion street-compute-occlusion street-compute-noocclusion >> "$md"
     # The compute rasterizer's subgroup path against its fallback (only the rasterizer differs): the
     # depth pass (its dispatches and the hardware's share) and the frame, alternated in the rounds
     # above; the target is >= 1.10x.

@@ -206,16 +206,48 @@ MUTANTS = {
     ),
     "start-up-limits-of-the-untuned-plan": (
         "src/app/run.cpp",
-        "    check_device_limits(ctx, options, s.plan, *s.scene);\n    if (!measure) return s;\n",
-        "    check_device_limits(ctx, options, make_plan(ctx.subgroup, ctx.features, options.plan), *s.scene);\n"
-        "    if (!measure) return s;\n",
+        "        default: return {{s.plan}};\n",
+        "        default: {\n            PlanRequest typed = s.tuned.plan;\n            set_measured(typed, nullptr);\n"
+        "            return {{make_plan(ctx.subgroup, ctx.features, typed)}};\n        }\n",
         r"^Tune\.AStoredComputeVerdictIsCheckedAgainstTheComputeRasterizersLimits",
     ),
     "first-run-limits-skip-what-the-measurement-may-choose": (
         "src/app/run.cpp",
-        "    if (measure) check_device_limits(ctx, options, *s.scene);",
-        "    if (false) check_device_limits(ctx, options, *s.scene);",
+        "    if (measure) check_device_limits(ctx, options, widest_plan(ctx, options), *s.scene);",
+        "    if (false) check_device_limits(ctx, options, widest_plan(ctx, options), *s.scene);",
         r"^FirstRun\.TheLimitsCoverEveryPathTheMeasurementMayChoose",
+    ),
+    # docs/robustness.md, "Device limits": every mode checks the plans it builds, not one.
+    "compare-limits-of-auto-plan-only": (
+        "src/app/run.cpp",
+        "            for (const CompareRun& run : plan_comparison(ctx, s.tuned.plan).runs)\n"
+        "                if (!run.skipped) rows.push_back(run.plan);\n",
+        "            rows.push_back(plan_comparison(ctx, s.tuned.plan).base);\n",
+        r"^RobustLimits\.CompareChecksEveryRowsPlan",
+    ),
+    "atlas-limits-of-the-typed-plan-only": (
+        "src/app/run.cpp",
+        "            for (const Plan& plan : atlas_plans(ctx, s.tuned)) cells.push_back({plan});\n",
+        "            cells.push_back({make_plan(ctx.subgroup, ctx.features, s.tuned.plan)});\n",
+        r"^RobustLimits\.AtlasChecksEveryCellsPlan",
+    ),
+    "window-keys-skip-the-limits": (
+        "src/window/window.cpp",
+        "        if (!fits_the_device(change.plan)) return;\n",
+        "",
+        r"^Window\.AKeysPlanPastTheLimitsIsRefusedWithANote",
+    ),
+    "memory-plan-counts-the-meshlet-path-only-on-its-geometry": (
+        "src/run/limits.cpp",
+        "    if (draws_meshlets(plan, device.mesh_shader)) {\n",
+        "    if (plan.geometry == Geometry::meshlet) {\n",
+        r"^Limits\.ATaskOrMeshViewCountsTheMeshletPath",
+    ),
+    "plans-sharing-a-renderer-counted-as-the-first": (
+        "src/run/limits.cpp",
+        "    if (plans.size() == 1) return planned_allocations(scene, options, plans[0], device);\n",
+        "    if (!plans.empty()) return planned_allocations(scene, options, plans[0], device);\n",
+        r"^Limits\.PlansThatShareARendererHoldEachBufferOnce|^RobustLimits\.CompareChecksEveryRowsPlan",
     ),
     "shade-per-lane-loop-magenta": (
         "shaders/visibility_shade.comp",
@@ -470,13 +502,13 @@ MUTANTS = {
     # docs/robustness.md, "Device limits": the meshlet path's buffers in the memory plan.
     "memory-plan-without-the-meshlet-path": (
         "src/run/limits.cpp",
-        "    if (plan.geometry == Geometry::meshlet) {\n        meshlet_frame_allocations(",
+        "    if (draws_meshlets(plan, device.mesh_shader)) {\n        meshlet_frame_allocations(",
         "    if (false) {\n        meshlet_frame_allocations(",
         r"^RobustLimits\.PlannedAllocationsAreWhatTheMeshletComputeRasterizerAllocates|^RobustLimits\.MeshletVisibleListBeyondTheStorageRangeExit2|^Limits\.TheMeshletPathsBuffersFollowThePlan",
     ),
     "memory-plan-without-the-meshlet-raster-chunks": (
         "src/run/limits.cpp",
-        "        if (plan.raster.raster == Raster::compute)\n            a.push_back({\"meshlet raster chunks\"",
+        "        if (plan.geometry == Geometry::meshlet && plan.raster.raster == Raster::compute)\n            a.push_back({\"meshlet raster chunks\"",
         "        if (false)\n            a.push_back({\"meshlet raster chunks\"",
         r"^RobustLimits\.PlannedAllocationsAreWhatTheMeshletComputeRasterizerAllocates|^Limits\.TheMeshletPathsBuffersFollowThePlan",
     ),
@@ -586,8 +618,8 @@ MUTANTS = {
     # was listed in, a late triangle named by its rank in its chunk instead of in its draw's level.
     "raster-late-draw-writes-no-words": (
         "src/passes/raster_pass.cpp",
-        "    record_compute(f, compute, bin, d, push, false, gated ? &late_dispatches : nullptr);\n",
-        "    if (!late) record_compute(f, compute, bin, d, push, false, gated ? &late_dispatches : nullptr);\n",
+        "    record_compute(f, compute, bin, d, push, false, gated ? &late_dispatches : nullptr, {}, pieces);\n",
+        "    if (!late) record_compute(f, compute, bin, d, push, false, gated ? &late_dispatches : nullptr, {}, pieces);\n",
         r"^Raster\.OcclusionPhasesWriteTheWordsOfOneRasterizationInEveryFrame|^Raster\.OcclusionPhaseTwoMatchesHardware",
     ),
     "raster-id-from-the-listed-place": (
@@ -595,6 +627,26 @@ MUTANTS = {
         "    uint triangle = push.ranked != 0u ? source_ranks[first_index / 3u + primitive] : primitive;\n",
         "    uint triangle = primitive;\n",
         r"^Raster\.OcclusionPhasesWriteTheWordsOfOneRasterizationInEveryFrame|^Raster\.GeneratedSceneComputeNamesTheHardwaresTriangles",
+    ),
+    # docs/raster.md, "Counters": the pieces of depth and late_depth (counters.raster.dispatch_ms): a
+    # piece not marked, the split's mark before its work (outside the pieces), late_depth not split.
+    "raster-pieces-chunks-unmarked": (
+        "src/passes/raster_pass.cpp",
+        "    if (pieces) f.timer.end_piece(f.cmd, *pieces, RasterPiece::chunks);\n",
+        "",
+        r"^RasterPieces\.",
+    ),
+    "raster-pieces-split-marked-before-the-split": (
+        "src/passes/raster_pass.cpp",
+        "        record_split(f, !f.ids_after_late_draw);\n        f.timer.end_piece(f.cmd, pieces, RasterPiece::split);\n",
+        "        f.timer.end_piece(f.cmd, pieces, RasterPiece::split);\n        record_split(f, !f.ids_after_late_draw);\n",
+        r"^RasterPieces\.",
+    ),
+    "raster-late-pieces-never-started": (
+        "src/render/renderer.cpp",
+        "        if (compute_raster) slot.timer->start_pieces(cmd, Timer::late_depth);\n",
+        "",
+        r"^RasterPieces\.",
     ),
     "cull-level-command-names-level-0": (
         "shaders/cull.comp",

@@ -114,10 +114,34 @@ RgbaImage compose_atlas(const AtlasLayout& l, const std::vector<TextLine>& heade
     return atlas;
 }
 
-int run_atlas(const Options& options) {
+Options atlas_cell_options(const Context& ctx, const Options& options, ViewMode view, Stage stage, const std::string& screenshot) {
+    Options o = options;
+    o.mode = Mode::headless;
+    o.plan.view = view;
+    o.plan.view_stage = stage;
+    // Task and mesh shaders run only on the meshlet path.
+    if ((stage == Stage::task || stage == Stage::mesh) && ctx.features.mesh_shader) o.plan.geometry = Geometry::meshlet;
+    o.frames = 1;  // nothing is timed: one frame after the instrumented one
+    o.warmup = 0;
+    o.screenshot = screenshot;
+    o.mip_dump.clear(), o.ray_dump.clear(), o.report.clear(), o.cull_dump.clear();
+    o.bandwidth_probe = false;
+    return o;
+}
+
+std::vector<Plan> atlas_plans(const Context& ctx, const Options& options) {
+    std::vector<Plan> plans;
+    for (size_t column = 0; column < kColumns; ++column)
+        for (ViewMode view : kAtlasRows) try {
+                plans.push_back(make_plan(ctx.subgroup, ctx.features, atlas_cell_options(ctx, options, view, Stage(column)).plan));
+            } catch (const UnsupportedRequest&) {
+                // drawn hatched with its reason: nothing allocated
+            }
+    return plans;
+}
+
+int run_atlas(const Context& ctx, const Scene& scene, const Options& options) {
     namespace fs = std::filesystem;
-    Context ctx;
-    Scene scene = start_up_for_every_path(ctx, options);
     // Frames go through PNG files, as every screenshot does (run_headless), in a folder of our own.
     fs::path work = fs::temp_directory_path() / ("subgroup-demo-atlas-" + std::to_string(getpid()));
     fs::create_directories(work);
@@ -129,18 +153,8 @@ int run_atlas(const Options& options) {
         Stage stage = Stage(column);
         for (size_t row = 0; row < kRows; ++row) {
             AtlasCell& cell = cells[row * kColumns + column];
-            Options o = options;
-            o.mode = Mode::headless;
-            o.plan.view = kAtlasRows[row];
-            o.plan.view_stage = stage;
-            // Task and mesh shaders run only on the meshlet path.
-            if ((stage == Stage::task || stage == Stage::mesh) && ctx.features.mesh_shader)
-                o.plan.geometry = Geometry::meshlet;
-            o.frames = 1;  // nothing is timed: one frame after the instrumented one
-            o.warmup = 0;
-            o.screenshot = (work / (std::string(stage_name(stage)) + "." + std::string(view_mode_name(o.plan.view)) + ".png")).string();
-            o.mip_dump.clear(), o.ray_dump.clear(), o.report.clear(), o.cull_dump.clear();
-            o.bandwidth_probe = false;
+            std::string name = std::string(stage_name(stage)) + "." + std::string(view_mode_name(kAtlasRows[row])) + ".png";
+            Options o = atlas_cell_options(ctx, options, kAtlasRows[row], stage, (work / name).string());
             Plan plan;
             try {
                 plan = make_plan(ctx.subgroup, ctx.features, o.plan);

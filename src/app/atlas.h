@@ -8,7 +8,11 @@
 #include <vector>
 
 #include "run/options.h"
+#include "plan/plan.h"
 #include "compare/sheet.h"
+
+struct Context;
+struct Scene;
 
 constexpr ViewMode kAtlasRows[3] = {ViewMode::lane_id, ViewMode::first_last_lane, ViewMode::active_lanes};
 
@@ -39,5 +43,13 @@ struct AtlasCell {
 // cells[row * size_t(Stage::count) + column]; header lines at the top.
 RgbaImage compose_atlas(const AtlasLayout& layout, const std::vector<TextLine>& header, const std::vector<AtlasCell>& cells);
 
+// The options of the cell of `view` in `stage`: one untimed frame, its screenshot written to
+// `screenshot` and nothing else; the task and mesh stages on the meshlet path where the device has it.
+Options atlas_cell_options(const Context& ctx, const Options& options, ViewMode view, Stage stage, const std::string& screenshot = {});
+// The plan of every cell the device can draw (the others show their reason instead): each cell
+// is a renderer of its own, so start_up (app/run.h) checks each plan's limits before the first.
+std::vector<Plan> atlas_plans(const Context& ctx, const Options& options);
+
 // The mode: renders the 42 cells, writes the PNG, prints each stage's occupancy. Returns the exit code.
-int run_atlas(const Options& options);
+// `ctx` and `scene` come from the start-up (app/run.h), which checked every cell's plan.
+int run_atlas(const Context& ctx, const Scene& scene, const Options& options);

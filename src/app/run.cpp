@@ -7,7 +7,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "compare/tuning.h"  // quick_tune
+#include "app/atlas.h"  // atlas_plans
+#include "compare/tuning.h"  // quick_tune, plan_comparison
 #include "run/cull_dump.h"
 #include "run/image_io.h"
 #include "run/limits.h"
@@ -21,10 +22,40 @@
 #include "render/tonemap.h"
 #include "scene/lod.h"
 
+namespace {
+
+// The renderers a run of these options builds, each with the plans it takes in turn, so that every
+// buffer of each is checked before the first is made: the one plan of a headless run or the
+// window's start (its keys are checked when pressed); --compare's rows, which share one renderer;
+// each --atlas cell's own; and for --tune the widest plan, whose buffers hold those of its rows
+// and of the check whose plan its measurement chooses.
+std::vector<std::vector<Plan>> renderers_built(const Context& ctx, const StartUp& s) {
+    switch (s.tuned.mode) {
+        case Mode::compare: {
+            std::vector<Plan> rows;
+            for (const CompareRun& run : plan_comparison(ctx, s.tuned.plan).runs)
+                if (!run.skipped) rows.push_back(run.plan);
+            return {rows};
+        }
+        case Mode::atlas: {
+            std::vector<std::vector<Plan>> cells;
+            for (const Plan& plan : atlas_plans(ctx, s.tuned)) cells.push_back({plan});
+            return cells;
+        }
+        case Mode::tune: return {{widest_plan(ctx, s.tuned)}};
+        default: return {{s.plan}};
+    }
+}
+
+}  // namespace
+
 StartUp start_up(Context& ctx, const ContextOptions& device, const Options& options) {
     create_context(ctx, device);
     StartUp s{options};
-    s.plan = make_plan(ctx.subgroup, ctx.features, s.tuned.plan);  // a refused request fails before the scene loads
+    // A run of one plan (headless, --info, the window) resolves the typed request, and a refused
+    // one fails before the scene loads; the modes of many plans make their own from it.
+    const bool one_plan = options.mode != Mode::compare && options.mode != Mode::tune && options.mode != Mode::atlas;
+    if (one_plan) s.plan = make_plan(ctx.subgroup, ctx.features, s.tuned.plan);
     if (options.mode == Mode::info) {
         // Which verdict applies depends on the scene's class: --info loads it for its triangles
         // (nothing reaches the GPU), and only where tuning is on.
@@ -34,11 +65,12 @@ StartUp start_up(Context& ctx, const ContextOptions& device, const Options& opti
         return s;
     }
     s.scene = load_requested_scene(options);
-    s.tuning = apply_tuning(ctx, s.tuned, s.scene->triangle_count());
-    s.plan = make_plan(ctx.subgroup, ctx.features, s.tuned.plan);
-    const bool measure = needs_quick_tune(s.tuning, options);
-    if (measure) check_device_limits(ctx, options, *s.scene);  // what the measurement may choose: a superset
-    check_device_limits(ctx, options, s.plan, *s.scene);
+    // --tune measures afresh and --atlas shows the capabilities' plans: neither follows a verdict.
+    if (options.mode != Mode::tune && options.mode != Mode::atlas) s.tuning = apply_tuning(ctx, s.tuned, s.scene->triangle_count());
+    if (one_plan) s.plan = make_plan(ctx.subgroup, ctx.features, s.tuned.plan);
+    const bool measure = one_plan && needs_quick_tune(s.tuning, options);
+    if (measure) check_device_limits(ctx, options, widest_plan(ctx, options), *s.scene);  // what the measurement may choose
+    for (const std::vector<Plan>& plans : renderers_built(ctx, s)) check_device_limits(ctx, options, plans, *s.scene);
     if (!measure) return s;
     if (options.mode == Mode::window) {
         s.measure_later = true;

@@ -947,18 +947,10 @@ void write_images(const Context& ctx, const Scene& scene, const Options& options
     for (CompareRun* run : shown) fill_report(ctx, scene, run_options(options, *run, run->result.screenshot), method, *run);
 }
 
-CompareResult run_comparison(const Context& ctx, const Scene& scene, const Options& options, const CompareProgressFn& progress) {
-    namespace fs = std::filesystem;
-    using clock = std::chrono::steady_clock;
-    CompareResult c;
-    c.dir = options.out_dir;
-    std::error_code error;
-    fs::create_directories(c.dir, error);
-    if (!fs::is_directory(c.dir)) throw std::runtime_error("cannot create the --out folder " + c.dir);
-
-    // Plans first (pure, no GPU): skipped configurations are known before the first frame, so the
-    // estimate counts only what will really run. Every row starts from auto's plan on this device.
-    const PlanRequest base = comparison_base(options.plan);
+ComparisonPlans plan_comparison(const Context& ctx, const PlanRequest& request) {
+    // Every row starts from auto's plan on this device.
+    ComparisonPlans c;
+    const PlanRequest base = comparison_base(request);
     try {
         c.base = make_plan(ctx.subgroup, ctx.features, base);
     } catch (const UnsupportedRequest& e) {
@@ -977,6 +969,23 @@ CompareResult run_comparison(const Context& ctx, const Scene& scene, const Optio
         }
         c.runs.push_back(std::move(run));
     }
+    return c;
+}
+
+CompareResult run_comparison(const Context& ctx, const Scene& scene, const Options& options, const CompareProgressFn& progress) {
+    namespace fs = std::filesystem;
+    using clock = std::chrono::steady_clock;
+    CompareResult c;
+    c.dir = options.out_dir;
+    std::error_code error;
+    fs::create_directories(c.dir, error);
+    if (!fs::is_directory(c.dir)) throw std::runtime_error("cannot create the --out folder " + c.dir);
+
+    // Plans first (pure, no GPU): skipped configurations are known before the first frame, so the
+    // estimate counts only what will really run.
+    ComparisonPlans plans = plan_comparison(ctx, options.plan);
+    c.base = std::move(plans.base);
+    c.runs = std::move(plans.runs);
     size_t to_run = 0;
     for (const CompareRun& r : c.runs) to_run += !r.skipped;
     // The run-to-run noise floor renders all-fallback once more, alone, after the images.

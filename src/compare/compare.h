@@ -223,6 +223,15 @@ void write_images(const Context& ctx, const Scene& scene, const Options& options
 PassRatio timer_ratio(const std::vector<CompareRun>& runs, std::string_view key, std::string_view name,
                       const std::string& fallback_run, const std::string& subgroup_run, Timer timer);
 
+// The matrix planned on this device from `request` (the options' plan, tuned): auto's plan, which
+// every row starts from, and each row's plan, a row the device cannot run skipped with its reason.
+// A typed path the device refuses for the base throws UnsupportedRequest naming --compare.
+struct ComparisonPlans {
+    Plan base;
+    std::vector<CompareRun> runs;
+};
+ComparisonPlans plan_comparison(const Context& ctx, const PlanRequest& request);
+
 // Runs the matrix at options.width x options.height with options.frames/warmup/lights, writing
 // everything into options.out_dir (created if missing). Pass requests, --geometry and the debug view
 // in the options are ignored: each configuration sets its own, and all render the shaded frame. The scene must be the one the options

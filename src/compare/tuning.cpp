@@ -188,9 +188,7 @@ LoadedTuning quick_tune(const Context& ctx, const Scene& scene, const Options& o
     return t;
 }
 
-int run_tune(const Options& options) {
-    Context ctx;
-    Scene scene = start_up_for_every_path(ctx, options);
+int run_tune(const Context& ctx, const Scene& scene, const Options& options) {
     fprintf(stderr, "tune: %s, %ux%u, %llu triangles, %u lights, %u frames (%u warm-up) per configuration\n",
             ctx.info.name.c_str(), options.width, options.height, (unsigned long long)scene.triangle_count(), options.lights,
             options.frames, options.warmup);
@@ -323,18 +321,15 @@ int run_tune(const Options& options) {
     return 0;
 }
 
-int run_compare(const Options& options) {
-    Context ctx;
-    Scene scene = start_up_for_every_path(ctx, options);
+int run_compare(const Context& ctx, const Scene& scene, const Options& options) {
 
     fprintf(stderr, "compare: %s, subgroup size %u, %ux%u, %llu triangles, %u lights, %u frames (%u warm-up)\n",
             ctx.info.name.c_str(), ctx.subgroup.size, options.width, options.height,
             (unsigned long long)scene.triangle_count(), options.lights, options.frames, options.warmup);
     // The rows run in auto's plan on this device: a typed --shading / --raster, else the stored
-    // verdicts of this size class (none: the capabilities'; --no-tuning: the capabilities').
-    Options tuned = options;
-    apply_tuning(ctx, tuned, scene.triangle_count());
-    CompareResult c = run_comparison(ctx, scene, tuned, [](const CompareProgress& p) {
+    // verdicts of this size class (none: the capabilities'; --no-tuning: the capabilities'), which
+    // the start-up put in options.plan.
+    CompareResult c = run_comparison(ctx, scene, options, [](const CompareProgress& p) {
         std::string eta = p.eta_s < 0 ? std::string("estimating") : "about " + std::to_string(int(std::ceil(p.eta_s))) + " s left";
         fprintf(stderr, "[%zu/%zu] %-20s %s  (%.0f s elapsed, %s)\n", p.index, p.count, p.name.c_str(),
                 p.skipped ? "skipped" : "running", p.elapsed_s, eta.c_str());

@@ -18,9 +18,12 @@ LoadedTuning quick_tune(const Context& ctx, const Scene& scene, const Options& o
 // tuning file; then a check:
 // all-subgroup, all-fallback and the tuned auto frame rendered in rounds, with the interval of the
 // faster of the first two over tuned auto; where the file it replaces was a quick one, also the
-// quick choice's frame over tuned auto's. With --out DIR, DIR/tune.json holds both.
-int run_tune(const Options& options);
+// quick choice's frame over tuned auto's. With --out DIR, DIR/tune.json holds both. `ctx` and
+// `scene` come from the start-up (app/run.h), which checked the widest plan's limits.
+int run_tune(const Context& ctx, const Scene& scene, const Options& options);
 
-// `--compare`, the CLI mode: creates the context, loads the scene, runs the comparison (compare.h) with
-// progress on stderr, writes its files and the verdicts into the tuning file. Returns the exit code.
-int run_compare(const Options& options);
+// `--compare`, the CLI mode: runs the comparison (compare.h) with progress on stderr, writes its
+// files and the verdicts into the tuning file. `ctx`, `scene` and `options` (with the stored
+// verdicts: StartUp::tuned) come from the start-up (app/run.h), which checked every row's plan.
+// Returns the exit code.
+int run_compare(const Context& ctx, const Scene& scene, const Options& options);

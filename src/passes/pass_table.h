@@ -52,6 +52,17 @@ struct TimerInfo {
 extern const std::array<TimerInfo, kTimerCount> kTimers;
 const TimerInfo& timer_info(Timer t);
 
+// The pieces of the compute rasterizer's `depth` and `late_depth` (docs/raster.md, "Counters"), in
+// frame order: the report's counters.raster.dispatch_ms. Not timer slots: they split time that
+// `depth` and `late_depth` already count (the HUD, the sheet and the per-pass sums add slots).
+// late_cull and merge are occlusion phase 2's cull and merge, inside late_depth only.
+enum class RasterPiece : uint32_t { late_cull, setup, meshlet_cull, chunks, tile_bins, hardware, merge, split, count };
+constexpr size_t kRasterPieceCount = size_t(RasterPiece::count);
+constexpr std::array<std::string_view, kRasterPieceCount> kRasterPieceKeys = {
+    "late_cull", "setup", "meshlet_cull", "chunks", "tile_bins", "hardware", "merge", "split"};
+// The timers split into pieces, [0] and [1] of GpuTimer's piece times.
+constexpr std::array<Timer, 2> kPiecedTimers = {Timer::depth, Timer::late_depth};
+
 // The selectable passes. Units record at their FramePoint in this order (light_loop, after mip
 // here, has no unit work: it is a choice of forward shader, see its table entry).
 enum class PassId : uint32_t { cull, light_cull, mip, light_loop, ray_trace, exposure, occlusion, count };

@@ -283,7 +283,8 @@ std::vector<Use> RasterPass::hardware_uses(const FrameContext& f) const {
 // appended, or with `all_entries` every one), and a workgroup per entry. `also`: what the pipelines
 // use beside their bindings' (the view's colour).
 void RasterPass::record_compute(FrameContext& f, const Pipeline& indexed_chunked, const Pipeline& indexed_binned, Descriptors& d,
-                                const RasterPush& push, bool all_entries, const Buffer* chunk_dispatch, std::span<const Use> also) const {
+                                const RasterPush& push, bool all_entries, const Buffer* chunk_dispatch, std::span<const Use> also,
+                                std::optional<Timer> pieces) const {
     FrameGraph& g = graph(f);
     const Pipeline &chunked = pick(f, indexed_chunked), &binned = pick(f, indexed_binned);
     std::vector<Use> uses = compute_uses(f);
@@ -299,6 +300,7 @@ void RasterPass::record_compute(FrameContext& f, const Pipeline& indexed_chunked
         vkCmdDispatchIndirect(f.cmd, chunk_dispatch->buffer, 0);  // the grid below, or nothing
     else
         dispatch(f.ctx, f.cmd, grid.width, grid.height);  // a workgroup per chunk
+    if (pieces) f.timer.end_piece(f.cmd, *pieces, RasterPiece::chunks);
 
     g.pass(f.cmd, {writes(Res::tile_bins, kComputeStage, kStorageReadWrite)});
     vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, bin_args.handle());
@@ -315,6 +317,7 @@ void RasterPass::record_compute(FrameContext& f, const Pipeline& indexed_chunked
     d.push(f.cmd, binned);
     vkCmdPushConstants(f.cmd, binned.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
     vkCmdDispatchIndirect(f.cmd, tile_bins.buffer, 0);
+    if (pieces) f.timer.end_piece(f.cmd, *pieces, RasterPiece::tile_bins);
 }
 
 // The hardware rasterizer over the list from `command` (its VkDrawIndirectCommand): no attachment
@@ -348,6 +351,9 @@ void RasterPass::record(FrameContext& f, RasterPhase phase) {
     if (timed) begin_label(f.ctx, f.cmd, debug_label(Timer::depth, f.plan.raster.variant == Variant::subgroup ? "compute raster, subgroup"
                                                                                                               : "compute raster, fallback"));
     if (timed) f.timer.begin(f.cmd, Timer::depth);
+    // The pieces of depth, or of late_depth (whose first piece, the late cull, the renderer records).
+    const Timer pieces = late ? Timer::late_depth : Timer::depth;
+    if (timed) f.timer.start_pieces(f.cmd, pieces);
     FrameTargets& t = f.targets;
     FrameGraph& g = graph(f);
     const bool meshlets = f.plan.geometry == Geometry::meshlet;
@@ -391,14 +397,18 @@ void RasterPass::record(FrameContext& f, RasterPhase phase) {
         dispatch(f.ctx, f.cmd, 1, 1);
     }
     late_split_gated = gated;
+    f.timer.end_piece(f.cmd, pieces, RasterPiece::setup);
 
     Descriptors d = bindings(f, false);
     // The meshlet path: its meshlets culled, the kept ones' chunks listed for the rasterizer.
-    if (meshlets) meshlet.record_cull(f, late, d);
+    if (meshlets) {
+        meshlet.record_cull(f, late, d);
+        f.timer.end_piece(f.cmd, pieces, RasterPiece::meshlet_cull);
+    }
     const Pipeline& compute = raster[f.plan.raster.variant == Variant::subgroup ? 1 : 0];
     // The instrumented frame counts the triangles of phase 1 and the late draw, each once.
     RasterPush push = make_push(f, f.instrument ? 1u : 0u, 0u);
-    record_compute(f, compute, bin, d, push, false, gated ? &late_dispatches : nullptr);
+    record_compute(f, compute, bin, d, push, false, gated ? &late_dispatches : nullptr, {}, pieces);
     if (late) {
         // The late draw's vertexCount: the whole list's, from phase 1's count on (raster_hw.vert
         // draws nothing past the list's count).
@@ -409,10 +419,14 @@ void RasterPass::record(FrameContext& f, RasterPhase phase) {
     // The hardware rasterizer: the listed triangles, the same words. (What comes next and rewrites
     // the lists this read, occlusion's merge, waits for it: both declare the cull's lists.)
     record_hardware(f, hardware, push, late ? late_command : hardware_list, false);
+    f.timer.end_piece(f.cmd, pieces, RasterPiece::hardware);
     // Phase 1's split: the depth the pyramid between the phases reads, or, without a late draw, the
     // frame's. After the late draw, the renderer calls record_final_split once the merge wrote the
     // frame's list (the classifying passes rasterize it again).
-    if (!late) record_split(f, !f.ids_after_late_draw);
+    if (!late) {
+        record_split(f, !f.ids_after_late_draw);
+        f.timer.end_piece(f.cmd, pieces, RasterPiece::split);
+    }
     if (timed) f.timer.end(f.cmd, Timer::depth);
     if (timed) end_label(f.ctx, f.cmd);
 }
@@ -421,6 +435,7 @@ void RasterPass::record_final_split(FrameContext& f) {
     // (The classifying passes read the lists, and their source ranks, that the merge rewrote: they
     // declare the cull's lists.)
     record_split(f, true, late_split_gated);
+    f.timer.end_piece(f.cmd, Timer::late_depth, RasterPiece::split);
 }
 
 void RasterPass::record_split(FrameContext& f, bool final_words, bool gated) {

@@ -99,7 +99,9 @@ struct RasterPass {
     void set_bin_capacity(uint32_t entries) { bin_capacity = entries; }
     // In place of ScenePass::record_depth (first: timed as Timer::depth; late) under --raster
     // compute. first clears the words and the list and ends with the split; late adds to them, and
-    // record_final_split follows once the cull's merge has written the frame's list.
+    // record_final_split follows once the cull's merge has written the frame's list. Each ends its
+    // pieces of depth or late_depth (RasterPiece: counters.raster.dispatch_ms); the renderer
+    // starts late_depth's and ends its late_cull and merge.
     void record(FrameContext& f, RasterPhase phase);
     // --view raster over the resolved frame, from the frame's final words and hardware list; where
     // the plan has no words, the plan's reason as a label.
@@ -124,8 +126,10 @@ private:
     // `all_entries`: the tile bins' every entry (the classifying passes), else those this rasterization
     // appended. `chunk_dispatch`: the chunks' dispatch from that buffer (late_dispatches, the late
     // draw's) instead of the whole grid. `also`: uses beside raster.comp's bindings (the view's colour).
+    // `pieces`: the timer whose pieces (RasterPiece) the chunks and the tile bins end.
     void record_compute(FrameContext& f, const Pipeline& chunked, const Pipeline& binned, Descriptors& d, const RasterPush& push,
-                        bool all_entries, const Buffer* chunk_dispatch = nullptr, std::span<const Use> also = {}) const;
+                        bool all_entries, const Buffer* chunk_dispatch = nullptr, std::span<const Use> also = {},
+                        std::optional<Timer> pieces = std::nullopt) const;
     // The hardware draw of `indexed` (or its meshlet twin) over the list from `command`; `colour`:
     // with the frame's colour attached (the view).
     void record_hardware(FrameContext& f, const Pipeline& indexed, const RasterPush& push, const Buffer& command, bool colour) const;

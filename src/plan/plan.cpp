@@ -55,6 +55,11 @@ std::string meshlet_missing(const DeviceFeatures& features) {
     return features.mesh_shader ? "" : "device lacks VK_EXT_mesh_shader (task and mesh shaders)";
 }
 
+bool draws_meshlets(const Plan& plan, bool mesh_shader) {
+    bool meshlet_view = plan.view.variant != Variant::off && (plan.view.stage == Stage::task || plan.view.stage == Stage::mesh);
+    return plan.geometry == Geometry::meshlet || (meshlet_view && mesh_shader);
+}
+
 std::string pass_missing(const SubgroupCaps& caps, const DeviceFeatures& features, PassId id, Geometry geometry) {
     const PassInfo& pass = pass_info(id);
     if (id == PassId::cull && geometry == Geometry::meshlet) {

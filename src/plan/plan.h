@@ -242,6 +242,10 @@ std::string_view geometry_name(Geometry g);
 std::optional<Geometry> parse_geometry(std::string_view name);
 // Why the device cannot draw --geometry meshlet at all, or empty.
 std::string meshlet_missing(const DeviceFeatures& features);
+// Whether a renderer of `plan` makes the meshlet path's buffers: it draws meshlets, or a task or
+// mesh debug view, which the meshlet path's shaders draw whatever the geometry (mesh_shader: the
+// device has them).
+bool draws_meshlets(const Plan& plan, bool mesh_shader);
 uint32_t view_needs(ViewMode mode);  // ops a subgroup debug view needs in its stage
 
 

@@ -115,9 +115,7 @@ void Renderer::set_plan(const Plan& plan) {
     if (plan.view.mode != config_.plan.view.mode || plan.view.stage != config_.plan.view.stage) view_sizes_ = 0;
     config_.plan = plan;
     // The task and mesh debug views are drawn by the meshlet path's shaders, whatever the geometry.
-    bool meshlet_view = plan.view.variant != Variant::off && (plan.view.stage == Stage::task || plan.view.stage == Stage::mesh) &&
-                        ctx_.features.mesh_shader;
-    if ((plan.geometry == Geometry::meshlet || meshlet_view) && !meshlets_) {
+    if (draws_meshlets(plan, ctx_.features.mesh_shader) && !meshlets_) {
         if (!ctx_.features.mesh_shader)
             throw UnsupportedRequest("--geometry meshlet: " + meshlet_missing(ctx_.features) + "; use --geometry indexed");
         auto meshlets = std::make_unique<MeshletPass>();
@@ -254,9 +252,13 @@ void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_i
         // draws each chunk's kept and re-admitted meshlets in bit order).
         begin_label(ctx_, cmd, debug_label(Timer::late_depth, "occlusion phase 2"));
         slot.timer->begin(cmd, Timer::late_depth);
+        // Under --raster compute, late_depth's pieces (RasterPiece): the late cull, the raster
+        // pass's, the merge, the final split.
+        if (compute_raster) slot.timer->start_pieces(cmd, Timer::late_depth);
         if (config_.plan.geometry == Geometry::meshlet && meshlets_) {
             meshlets_->record_late_list(f);
             if (compute_raster) {
+                slot.timer->end_piece(cmd, Timer::late_depth, RasterPiece::late_cull);
                 // The re-admitted meshlets rasterized into phase 1's words: the frame's (docs/raster.md).
                 raster_pass_.record(f, RasterPhase::late);
                 raster_pass_.record_final_split(f);
@@ -265,11 +267,15 @@ void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_i
             }
         } else {
             cull.record_late(f);
+            if (compute_raster) slot.timer->end_piece(cmd, Timer::late_depth, RasterPiece::late_cull);
             compute_raster ? raster_pass_.record(f, RasterPhase::late) : scene_pass_.record_depth(f, true);
             cull.record_merge(f);
             // The frame's words, split once the merge wrote the frame's list (which the
             // instrumented frame's classifying passes rasterize again).
-            if (compute_raster) raster_pass_.record_final_split(f);
+            if (compute_raster) {
+                slot.timer->end_piece(cmd, Timer::late_depth, RasterPiece::merge);
+                raster_pass_.record_final_split(f);
+            }
         }
         slot.timer->end(cmd, Timer::late_depth);
         end_label(ctx_, cmd);
@@ -462,6 +468,8 @@ std::array<double, kTimerCount> Renderer::read_timings(uint32_t slot) {
     if (ids >= 0.0 && slots_[slot].ids_gated && read_frame_counters(slot).occlusion_triangles.readmitted_phase2 == 0) ids = -1.0;
     return ms;
 }
+
+PieceTimes Renderer::read_raster_pieces(uint32_t slot) { return slots_[slot].timer->read_pieces(); }
 
 std::vector<uint32_t> Renderer::read_visibility() {
     std::vector<uint8_t> bytes = read_image(Res::visibility, targets_.visibility);  // R32_UINT: the visibility id

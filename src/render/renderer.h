@@ -93,6 +93,9 @@ public:
     // After the slot's frame finished: per-pass GPU milliseconds (negative where a pass did not run).
     // Negative: the pass did not run. The gated ids pass ran only where its frame re-admitted triangles.
     std::array<double, kTimerCount> read_timings(uint32_t slot);
+    // After the frame's fence too: the compute rasterizer's pieces of depth and late_depth
+    // (counters.raster.dispatch_ms), negative where not recorded.
+    PieceTimes read_raster_pieces(uint32_t slot);
     // After the slot's frame finished: the counters it wrote (no wait; the window's HUD reads these every frame).
     GpuCounters read_frame_counters(uint32_t slot) const;
     // The subgroup sizes the next frame's view legend names (GpuCounters::view_sizes of the last

@@ -110,25 +110,22 @@ nlohmann::json renderer_json(const RendererConfig& c) {
             {"cull_group_size", c.cull_group_size}};
 }
 
-void check_device_limits(const Context& ctx, const Options& options, const Scene& scene) {
-    // The typed request's shading and geometry (the visibility id is checked where visibility is
-    // asked for), counted with the compute rasterizer's buffers where the device can make them.
+Plan widest_plan(const Context& ctx, const Options& options) {
+    // The typed shading, else forward: the visibility id is checked where visibility is asked for,
+    // and planned_allocations counts the visibility image wherever forward is not typed.
     Plan widest;
     widest.geometry = options.plan.geometry;
     widest.shading.shading = options.plan.shading.value_or(Shading::forward);
     if (ctx.features.int64_atomics) widest.raster.raster = Raster::compute;
-    check_device_limits(ctx, options, widest, scene);
-}
-
-Scene start_up_for_every_path(Context& ctx, const Options& options) {
-    create_context(ctx, context_options(options));
-    Scene scene = load_requested_scene(options);
-    check_device_limits(ctx, options, scene);
-    return scene;
+    return widest;
 }
 
 void check_device_limits(const Context& ctx, const Options& options, const Plan& plan, const Scene& scene) {
-    check_limits(device_limits(ctx), options, plan, scene);  // run/limits.cpp: every buffer the renderer makes
+    check_device_limits(ctx, options, std::vector<Plan>{plan}, scene);
+}
+
+void check_device_limits(const Context& ctx, const Options& options, const std::vector<Plan>& plans, const Scene& scene) {
+    check_limits(device_limits(ctx), options, plans, scene);  // run/limits.cpp: every buffer the renderer makes
     const VkPhysicalDeviceLimits& limits = ctx.properties.limits;
     if (options.cull_group_size > limits.maxComputeWorkGroupSize[0] ||
         options.cull_group_size > limits.maxComputeWorkGroupInvocations)
@@ -277,6 +274,7 @@ void HeadlessRun::render(uint32_t count, uint32_t round) {
     for (uint32_t i = 0; i < count; ++i, ++frame_) {
         submit_frame(frame_, false);
         std::array<double, kTimerCount> ms = renderer_->read_timings(0);
+        PieceTimes pieces = renderer_->read_raster_pieces(0);
         if (capture_frame_ == frame_) capture();
         if (frame_ < options_.warmup) continue;
         for (size_t p = 0; p < ms.size(); ++p) {
@@ -285,6 +283,9 @@ void HeadlessRun::render(uint32_t count, uint32_t round) {
             if (rounds.size() <= round) rounds.resize(round + 1);
             rounds[round].push_back(ms[p]);
         }
+        for (size_t t = 0; t < pieces.size(); ++t)
+            for (size_t p = 0; p < kRasterPieceCount; ++p)
+                if (pieces[t][p] >= 0) result_.raster_pieces[t][p].push_back(pieces[t][p]);
     }
 }
 
@@ -319,6 +320,7 @@ void summarize_rounds(RunResult& result) {
 RunResult HeadlessRun::timings() const {
     RunResult result;
     result.rounds = result_.rounds;
+    result.raster_pieces = result_.raster_pieces;
     summarize_rounds(result);
     return result;
 }

@@ -22,6 +22,9 @@ struct RunResult {
     std::array<bool, kTimerCount> ran{};
     // Each timer's measured frames by round (--compare renders in rounds; a plain run is one round).
     std::array<RoundSamples, kTimerCount> rounds{};
+    // The compute rasterizer's pieces of depth and late_depth (PieceTimes' order), each over the
+    // measured frames it was recorded in, every round's.
+    std::array<std::array<std::vector<double>, kRasterPieceCount>, kPiecedTimers.size()> raster_pieces{};
     GpuCounters counters{};
     GpuCounters instrumented{};
     uint64_t meshlets = 0;          // --geometry meshlet: meshlets built (unique meshes)
@@ -63,14 +66,14 @@ uint64_t base_mesh_bytes(const Scene& scene);
 // Checks --size and the scene's buffer sizes against the device before anything is allocated,
 // for `plan`: the plan that will run, as auto resolved it (app/run.h, start_up).
 void check_device_limits(const Context& ctx, const Options& options, const Plan& plan, const Scene& scene);
-// The same for every path that runs of these options may render besides their own plan: the
-// comparison's and --tune's rows, the atlas's cells, the first run's quick measurement and the
-// plan auto takes after it. Counts the compute rasterizer wherever this device has one.
-void check_device_limits(const Context& ctx, const Options& options, const Scene& scene);
-// The start-up of the modes that render many plans (--compare, --tune, --atlas): the device, the
-// scene, and the limits of every path they may render. A run of one plan (headless, --info, the
-// window) starts with start_up (app/run.h), which checks the plan it resolves.
-Scene start_up_for_every_path(Context& ctx, const Options& options);
+// The same for one renderer that takes each of `plans` in turn (--compare's rows on their shared
+// renderer, the plans the window's keys switched to): their buffers together.
+void check_device_limits(const Context& ctx, const Options& options, const std::vector<Plan>& plans, const Scene& scene);
+// The plan whose buffers hold those of every path a run of these options may render besides its
+// own plan: --tune's rows and its check, the first run's quick measurement and the plan auto
+// takes after it. The typed geometry and shading, with the compute rasterizer wherever this device
+// has one.
+Plan widest_plan(const Context& ctx, const Options& options);
 
 RunResult run_headless(const Context& ctx, const Scene& scene, const Options& options, const Plan& plan,
                        bool quiet = false);

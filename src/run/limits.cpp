@@ -2,6 +2,7 @@
 #include "render/visibility_id.h"
 
 #include <algorithm>
+#include <set>
 
 #include "passes/meshlet_pass.h"  // meshlet_frame_allocations
 #include "passes/raster_pass.h"  // raster_chunk_count
@@ -42,10 +43,11 @@ DeviceLimits device_limits(const Context& ctx) {
     VkPhysicalDeviceMaintenance3Properties m3{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES, &m4};
     VkPhysicalDeviceProperties2 props{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &m3};
     vkGetPhysicalDeviceProperties2(ctx.physical, &props);
-    const VkPhysicalDeviceLimits& l = props.properties.limits;
+    const VkPhysicalDeviceLimits& l = ctx.properties.limits;  // as SGD_MASK_LIMITS may have lowered them
 
     DeviceLimits d;
     d.ray_tracing = ctx.features.ray_tracing;
+    d.mesh_shader = ctx.features.mesh_shader;
     d.max_image_dimension_2d = l.maxImageDimension2D;
     d.max_scene_textures = ctx.max_scene_textures;
     d.max_storage_buffer_range = l.maxStorageBufferRange;
@@ -67,7 +69,7 @@ DeviceLimits device_limits(const Context& ctx) {
 }
 
 std::vector<PlannedAllocation> planned_allocations(const Scene& scene, const Options& options, const Plan& plan,
-                                                   bool ray_tracing) {
+                                                   const DeviceLimits& device) {
     using K = AllocationKind;
     const uint64_t draws = scene.instances.size();
     const uint64_t indirect = sizeof(VkDrawIndexedIndirectCommand);
@@ -112,17 +114,17 @@ std::vector<PlannedAllocation> planned_allocations(const Scene& scene, const Opt
         a.push_back({"raster chunks", 8 * std::max<uint64_t>(1, raster_chunk_count(scene)), K::storage_buffer});
         a.push_back({"raster tile bins", 32 + 16 * uint64_t(kRasterBinCapacity), K::storage_buffer});
     }
-    // The meshlet path (passes/meshlet_pass.cpp), made where the plan draws meshlets: its meshlets,
-    // task chunks and lists, and under --raster compute the chunk list its culling in compute
-    // fills for the rasterizer (MeshletRaster). Counting them builds the meshlets, kept with the
-    // scene for the renderer.
-    if (plan.geometry == Geometry::meshlet) {
+    // The meshlet path (passes/meshlet_pass.cpp), made where the plan draws meshlets (or a task or
+    // mesh debug view): its meshlets, task chunks and lists, and under --raster compute on that
+    // path the chunk list its culling in compute fills for the rasterizer (MeshletRaster).
+    // Counting them builds the meshlets, kept with the scene for the renderer.
+    if (draws_meshlets(plan, device.mesh_shader)) {
         meshlet_frame_allocations(scene, !options.cull_dump.empty(), a);
-        if (plan.raster.raster == Raster::compute)
+        if (plan.geometry == Geometry::meshlet && plan.raster.raster == Raster::compute)
             a.push_back({"meshlet raster chunks", meshlet_raster_list_bytes(scene_meshlets(scene).meshlets.size()), K::storage_buffer, false});
     }
     // Each pass's own share (its table entry).
-    AllocationQuery query{scene, options.width, options.height, options.lights, options.cull_group_size, ray_tracing};
+    AllocationQuery query{scene, options.width, options.height, options.lights, options.cull_group_size, device.ray_tracing};
     for (const PassInfo& pass : kPasses)
         if (pass.frame_allocations) pass.frame_allocations(query, a);
     for (uint32_t slot = 0; slot < kFramesInFlight; ++slot) {
@@ -141,7 +143,36 @@ std::vector<PlannedAllocation> planned_allocations(const Scene& scene, const Opt
     return a;
 }
 
+std::vector<PlannedAllocation> planned_allocations(const Scene& scene, const Options& options, const std::vector<Plan>& plans,
+                                                   const DeviceLimits& device) {
+    if (plans.size() == 1) return planned_allocations(scene, options, plans[0], device);
+    auto bytes_named = [](const std::vector<PlannedAllocation>& list, const std::string& name) {
+        uint64_t bytes = 0;
+        for (const PlannedAllocation& p : list) bytes += p.name == name ? p.bytes : 0;
+        return bytes;
+    };
+    std::vector<PlannedAllocation> all;
+    for (const Plan& plan : plans) {
+        // A name this plan allocates more under (in all its entries: a copy per frame in flight)
+        // than the plans before it takes its entries; in the plan's order, so the check meets
+        // them as it meets one plan's.
+        std::vector<PlannedAllocation> mine = planned_allocations(scene, options, plan, device);
+        std::set<std::string> seen;
+        for (const PlannedAllocation& p : mine) {
+            if (!seen.insert(p.name).second || bytes_named(all, p.name) >= bytes_named(mine, p.name)) continue;
+            std::erase_if(all, [&](const PlannedAllocation& q) { return q.name == p.name; });
+            for (const PlannedAllocation& q : mine)
+                if (q.name == p.name) all.push_back(q);
+        }
+    }
+    return all;
+}
+
 void check_limits(const DeviceLimits& limits, const Options& options, const Plan& plan, const Scene& scene) {
+    check_limits(limits, options, std::vector<Plan>{plan}, scene);
+}
+
+void check_limits(const DeviceLimits& limits, const Options& options, const std::vector<Plan>& plans, const Scene& scene) {
     if (options.width > limits.max_image_dimension_2d || options.height > limits.max_image_dimension_2d)
         throw UsageError("--size " + size_text(options) + " exceeds the device's largest image (" +
                          std::to_string(limits.max_image_dimension_2d) + " pixels a side); use a smaller --size");
@@ -150,13 +181,15 @@ void check_limits(const DeviceLimits& limits, const Options& options, const Plan
                          std::to_string(kMaxDraws) + " the renderer supports; use a smaller --instances");
     // The 32-bit visibility id (render/visibility_id.h), before anything is allocated for a scene
     // it cannot name. (The meshlet path's limit needs the meshlets: the renderer checks it.)
-    if (plan.shading.shading == Shading::visibility && plan.geometry != Geometry::meshlet)
-        if (std::string error = visibility_id_error(scene); !error.empty()) throw UsageError(error);
+    for (const Plan& plan : plans)
+        if (plan.shading.shading == Shading::visibility && plan.geometry != Geometry::meshlet)
+            if (std::string error = visibility_id_error(scene); !error.empty()) throw UsageError(error);
+    const bool layers = !plans.empty() && plans[0].textures.layers;  // the device's, the same in every plan
     if (scene.textures.size() + 1 > limits.max_scene_textures)
         throw UsageError("the scene has " + std::to_string(scene.textures.size()) +
                          " textures; the texture array holds at most " + std::to_string(limits.max_scene_textures - 1) +
-                         (plan.textures.layers ? " on this device (its maxImageArrayLayers: the textures are one array texture's layers)"
-                                               : " on this device (its sampler and sampled-image descriptor limits)") +
+                         (layers ? " on this device (its maxImageArrayLayers: the textures are one array texture's layers)"
+                                 : " on this device (its sampler and sampled-image descriptor limits)") +
                          "; use a scene with fewer textures");
     for (size_t i = 0; i < scene.textures.size(); ++i) {
         const Texture& t = scene.textures[i];
@@ -167,7 +200,7 @@ void check_limits(const DeviceLimits& limits, const Options& options, const Plan
     }
 
     uint64_t device_bytes = 0, host_bytes = 0;
-    for (const PlannedAllocation& p : planned_allocations(scene, options, plan, limits.ray_tracing)) {
+    for (const PlannedAllocation& p : planned_allocations(scene, options, plans, limits)) {
         auto refuse = [&](const std::string& limit, uint64_t value) {
             const char* what = p.kind == AllocationKind::image ? " image" : " buffer";
             throw UsageError("the " + p.name + what + " would need " + mib(p.bytes) + " (" + std::to_string(p.bytes) +

@@ -101,6 +101,24 @@ nlohmann::json views_json(const Context& ctx) {
     return j;
 }
 
+namespace {
+
+// Where the compute rasterizer's depth and late_depth go (docs/raster.md, "Counters"): per timer,
+// the median of each piece over the measured frames it was recorded in, and how many.
+nlohmann::json raster_dispatch_json(const RunResult& r) {
+    nlohmann::json timers = nlohmann::json::object();
+    for (size_t t = 0; t < kPiecedTimers.size(); ++t)
+        for (size_t p = 0; p < kRasterPieceCount; ++p)
+            if (!r.raster_pieces[t][p].empty()) {
+                TimingStats s = summarize(r.raster_pieces[t][p]);
+                timers[std::string(timer_info(kPiecedTimers[t]).key)][std::string(kRasterPieceKeys[p])] = {{"median", s.median},
+                                                                                                            {"frames", s.frames}};
+            }
+    return timers;
+}
+
+}  // namespace
+
 nlohmann::json report_json(const Context& ctx, const Options& options, const Plan& plan, const Scene& scene,
                            const RunResult& r) {
     // Each pass reports its own counters (its table entry's report_counters).
@@ -127,7 +145,8 @@ nlohmann::json report_json(const Context& ctx, const Options& options, const Pla
                               {"paths", {{"per_lane", {{"triangles", i.raster_path_triangles[0]}, {"pixels", i.raster_path_pixels[0]}}},
                                          {"split", {{"triangles", i.raster_path_triangles[1]}, {"pixels", i.raster_path_pixels[1]}}},
                                          {"tile_bin", {{"triangles", i.raster_path_triangles[2]}, {"pixels", i.raster_path_pixels[2]}}},
-                                         {"hardware", {{"triangles", i.raster_triangles[1]}, {"pixels", i.raster_pixels_hardware}}}}}};
+                                         {"hardware", {{"triangles", i.raster_triangles[1]}, {"pixels", i.raster_pixels_hardware}}}}},
+                              {"dispatch_ms", raster_dispatch_json(r)}};
     }
     bool measured = r.exposure.texels != 0;
     counters["exposure"] = r.exposure.applied;

@@ -126,6 +126,7 @@ public:
         RendererConfig config =
             renderer_config(options, plan, {uint32_t(std::max(width, 16)), uint32_t(std::max(height, 16))});
         renderer_ = std::make_unique<Renderer>(ctx, scene, config);
+        plans_run_.push_back(plan);
         log_line("renderer: " + renderer_json(config).dump());
         renderer_->set_overlay_hook([this](Overlay& overlay) { draw_hud(overlay, hud_); });
         camera_.reset(renderer_->default_view(), renderer_->bounds_min(), renderer_->bounds_max());
@@ -293,6 +294,7 @@ private:
     }
 
     void apply(const PlanChange& change) {
+        if (!fits_the_device(change.plan)) return;
         if (!change.note.empty()) note(change.note);
         request_ = change.request;
         // Passes may create or drop resources when the plan changes: nothing of the old plan may be in flight.
@@ -305,6 +307,30 @@ private:
             note("culling resumed: the frozen lists were of another geometry path or cull variant");
         }
         renderer_->set_plan(change.plan);
+    }
+
+    // The renderer keeps what every plan it ran made (Renderer::set_plan): a key's plan whose
+    // buffers, with those, pass a device limit (run/limits.cpp) is refused with a note naming the
+    // buffer and the limit, and the window stays on its plan. Start-up checked the first plan.
+    bool fits_the_device(const Plan& plan) {
+        auto alike = [&](const Plan& a) {  // the same buffers
+            return a.geometry == plan.geometry && a.shading.shading == plan.shading.shading && a.raster.raster == plan.raster.raster &&
+                   draws_meshlets(a, ctx_.features.mesh_shader) == draws_meshlets(plan, ctx_.features.mesh_shader);
+        };
+        if (std::any_of(plans_run_.begin(), plans_run_.end(), alike)) return true;
+        std::vector<Plan> plans = plans_run_;
+        plans.push_back(plan);
+        Options at = options_;  // at the renderer's size: the window's, not --size
+        at.width = renderer_->extent().width;
+        at.height = renderer_->extent().height;
+        try {
+            check_device_limits(ctx_, at, plans, scene_);
+        } catch (const UsageError& e) {
+            note(std::string("refused: ") + e.what() + "; the plan stays as it was");
+            return false;
+        }
+        plans_run_.push_back(plan);
+        return true;
     }
 
     // The first run on this device, driver and build (compare/tuning.h, quick_tune): a frame whose HUD
@@ -596,6 +622,7 @@ private:
     Input input_;
 
     PlanRequest request_;
+    std::vector<Plan> plans_run_;  // one of each set of buffers the renderer made (fits_the_device)
     LoadedTuning tuning_;  // what the tuning file held; request_.measured is it or empty (key T)
     bool measure_first_ = false;  // no file fits this device, driver and build: measure_this_device()
     OrbitCamera camera_;

@@ -373,7 +373,7 @@ void expect_planned_allocations_allocated(bool raster, bool meshlet = false) {
         else if (std::find(kDriverSizedAllocations.begin(), kDriverSizedAllocations.end(), r.name) == kDriverSizedAllocations.end())
             actual[r.name] += r.bytes;  // (the driver-sized ray-tracing buffers cannot be planned)
     }
-    for (const PlannedAllocation& p : planned_allocations(scene, options, config.plan, ctx.features.ray_tracing))
+    for (const PlannedAllocation& p : planned_allocations(scene, options, config.plan, device_limits(ctx)))
         planned[p.name] += p.bytes;
     ASSERT_GT(actual.size(), 10u);
     for (const auto& [name, bytes] : actual) {
@@ -431,6 +431,61 @@ TEST(RobustLimits, MeshletVisibleListBeyondTheStorageRangeExit2) {
                                       "compute", "--shading", "visibility"}));
     expect_failure(run, 2, "the meshlet visible list buffer would need ");
     EXPECT_NE(last_line(run.output).find("(" + std::to_string(1100 * n * n * 1024) + " bytes)"), std::string::npos) << run.output;
+}
+
+// The modes that build plans a headless run never sees check each of them before anything is
+// allocated. The generated box (one draw of 12 triangles: one meshlet, one task chunk) in a 14 x 14
+// grid is 196 draws: the meshlet path's visible list holds 32 entries of 32 bytes a chunk, 200704
+// bytes, twice the draws' 512 bytes a draw, the largest storage buffer of the indexed path at
+// 64x64. SGD_MASK_LIMITS lowers the storage range between the two: the plain headless run (indexed)
+// renders, and a mode that builds the meshlet path must refuse it, naming the buffer and the limit.
+const std::string kMeshletOnlyRange = "maxStorageBufferRange=150000";
+const std::string kMeshletListRefused =
+    "the meshlet visible list buffer would need 0.2 MiB (200704 bytes), more than the device's storage buffer range of 0.1 MiB";
+
+std::vector<std::string> box_grid_run(std::vector<std::string> mode) {
+    std::vector<std::string> args = {"--size", "64x64", "--frames", "2", "--warmup", "1", "--lights", "16",
+                                      "--scene", SGD_TEST_SCENES "/box.gltf", "--instances", "14"};
+    mode.insert(mode.end(), args.begin(), args.end());
+    return mode;
+}
+
+bool skip_without_meshlets(std::string& why) {
+    Context ctx;
+    create_context(ctx, {});
+    if (!ctx.features.mesh_shader) why = "device lacks VK_EXT_mesh_shader: no meshlet path to refuse";
+    return !ctx.features.mesh_shader;
+}
+
+TEST(RobustLimits, HeadlessRunRendersUnderTheMeshletOnlyRange) {
+    REQUIRE_DRAWING();
+    std::string why;
+    if (skip_without_meshlets(why)) GTEST_SKIP() << why;
+    ScopedEnv mask("SGD_MASK_LIMITS", kMeshletOnlyRange);
+    DemoRun indexed = run_demo(box_grid_run({"--headless"}));
+    EXPECT_EQ(indexed.exit_code, 0) << indexed.output;
+    expect_failure(run_demo(box_grid_run({"--headless", "--geometry", "meshlet"})), 2, kMeshletListRefused);
+}
+
+// --compare: its meshlet rows share one renderer with the others (app/run.cpp checks every row's plan).
+TEST(RobustLimits, CompareChecksEveryRowsPlan) {
+    std::string why;
+    if (skip_without_meshlets(why)) GTEST_SKIP() << why;
+    ScopedEnv mask("SGD_MASK_LIMITS", kMeshletOnlyRange);
+    std::string dir = test_dir("compare-limits");
+    DemoRun run = run_demo(box_grid_run({"--compare", "--out", dir}));
+    expect_failure(run, 2, kMeshletListRefused);
+    EXPECT_FALSE(std::filesystem::exists(dir + "/report.json")) << "refused after rendering";
+}
+
+// --atlas: its task and mesh cells draw the meshlet path, each cell a renderer of its own.
+TEST(RobustLimits, AtlasChecksEveryCellsPlan) {
+    std::string why;
+    if (skip_without_meshlets(why)) GTEST_SKIP() << why;
+    ScopedEnv mask("SGD_MASK_LIMITS", kMeshletOnlyRange);
+    std::string png = test_dir("atlas-limits") + "/atlas.png";
+    expect_failure(run_demo(box_grid_run({"--atlas", png})), 2, kMeshletListRefused);
+    EXPECT_FALSE(std::filesystem::exists(png));
 }
 
 TEST(RobustLimits, TooManyDrawsExit2) {

@@ -24,6 +24,8 @@
 #include "known_drivers.h"
 #include "passes/pass_table.h"
 #include "plan/plan.h"
+#include "scoped_env.h"
+#include "vk/context.h"
 
 #ifdef SGD_HAVE_X11
 #include <X11/Xlib.h>
@@ -659,6 +661,54 @@ TEST(Window, AFirstRunMeasuresThisDeviceThenRuns) {
     for (const auto& entry : std::filesystem::directory_iterator(dir + "/cache/subgroup-demo"))
         stored = stored || read_json(entry.path().string())["made_by"] == "quick";
     EXPECT_TRUE(stored) << log;
+}
+
+// The window checks its plans against the device's limits before anything of them is allocated:
+// the one it starts with at start-up (exit 2), a key's when pressed (window.cpp fits_the_device: a
+// note naming the buffer and the limit, and the window stays on its plan). The generated box in a
+// 14 x 14 grid, 196 draws: the meshlet path's visible list is 200704 bytes (32 entries of 32 bytes
+// a draw's task chunk), past the storage range SGD_MASK_LIMITS lowers to 150000, which every
+// buffer of the indexed path at 64x64 fits (the draws: 100352 bytes).
+TEST(Window, AKeysPlanPastTheLimitsIsRefusedWithANote) {
+    REQUIRE_DRAWING();
+    std::string why;
+    if (skip_without_x(why)) GTEST_SKIP() << why;
+    {
+        Context ctx;
+        create_context(ctx, {});
+        if (!ctx.features.mesh_shader) GTEST_SKIP() << "device lacks VK_EXT_mesh_shader: no meshlet path to refuse";
+    }
+    const std::string refusal =
+        "the meshlet visible list buffer would need 0.2 MiB (200704 bytes), more than the device's storage buffer range of 0.1 MiB";
+    ScopedEnv mask("SGD_MASK_LIMITS", "maxStorageBufferRange=150000");
+    std::string dir = test_dir("window-limits");
+    XServer x;
+    ASSERT_TRUE(x.start(dir)) << "Xvfb did not start: " << read_text(dir + "/xvfb.log");
+    const std::vector<std::string> args = {SGD_DEMO, "--size", "64x64", "--lights", "16", "--scene", SGD_TEST_SCENES "/box.gltf",
+                                           "--instances", "14"};
+
+    std::vector<std::string> meshlet = args;
+    meshlet.insert(meshlet.end(), {"--geometry", "meshlet"});
+    Child refused = spawn(meshlet, dir, x.display, dir + "/refused.log");
+    ASSERT_EQ(refused.wait(120s), 2) << read_text(dir + "/refused.log");
+    std::string said = read_text(dir + "/refused.log");
+    EXPECT_EQ(lines_starting(said, "error: ").size(), 1u) << said;
+    EXPECT_NE(said.find("error: " + refusal), std::string::npos) << said;
+
+    std::string log_path = dir + "/demo.log";
+    Child demo = spawn(args, dir, x.display, log_path);
+    DemoLog log{log_path, &demo};
+    ASSERT_NE(log.wait_line("frame 0:", 0), "") << read_text(log_path);
+    Xdotool xdo{x.display};
+    std::string id = xdo.window_id();
+    ASSERT_FALSE(id.empty());
+    ASSERT_TRUE(xdo.run("windowfocus " + id));
+    ASSERT_TRUE(xdo.run("key m"));
+    std::string note = log.wait_line("note: refused: ", 0, 60s);  // the next frame's input handling
+    EXPECT_NE(note.find(refusal), std::string::npos) << read_text(log_path);
+    ASSERT_TRUE(xdo.run("key Escape"));
+    EXPECT_EQ(demo.wait(120s), 0) << read_text(log_path);
+    EXPECT_EQ(log.count("frame "), 1u) << "the window left its plan: " << read_text(log_path);
 }
 
 }  // namespace
