@@ -402,7 +402,8 @@ TEST(LodGpu, LodViewColoursEveryDrawByTheLevelTheCpuRulePicks) {
 // oracle counts them on the CPU with the rasterizer's coverage rule (raster_oracle.h) over every
 // triangle of every draw; pixels an alpha-masked triangle covers are left out (their count depends
 // on the texture's alpha). A view that depth-tested, drew over the shaded frame, blended over
-// instead of adding, culled no back faces, or drew coarser levels fails.
+// instead of adding, culled no back faces, or drew coarser levels fails. The meshlet path's frame
+// gives the same view.
 TEST(LodGpu, OverdrawViewCountsTheFrontFacesOverEveryPixel) {
     REQUIRE_DRAWING();
     std::string dir = test_dir("overdraw-view");
@@ -413,6 +414,14 @@ TEST(LodGpu, OverdrawViewCountsTheFrontFacesOverEveryPixel) {
     EXPECT_EQ(validation_lines(run.output), 0) << run.output.substr(0, 4000);
     Png view = read_png(dir + "/overdraw.png");
     ASSERT_EQ(view.width, int(width));
+    // The view draws the scene's own draws, whichever geometry path drew the frame.
+    DemoRun meshlet = run_demo({"--headless", "--validate", "--size", "160x90", "--frames", "1", "--warmup", "0", "--lod", "off",
+                                "--view", "overdraw", "--geometry", "meshlet", "--no-legend", "--screenshot", dir + "/meshlet.png"});
+    if (!lacks_mesh_shaders(meshlet)) {
+        EXPECT_EQ(meshlet.exit_code, 0) << meshlet.output.substr(0, 4000);
+        EXPECT_EQ(validation_lines(meshlet.output), 0) << meshlet.output.substr(0, 4000);
+        EXPECT_TRUE(read_png(dir + "/meshlet.png").rgba == view.rgba) << "the overdraw view differs on the meshlet path";
+    }
 
     Scene scene = bundled_scene_with_levels(1);
     std::vector<GpuDraw> draws = build_draws(scene);
