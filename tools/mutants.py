@@ -8,6 +8,7 @@ survivor is a hole in the suite.
 
 Usage: tools/mutants.py list
        tools/mutants.py run [NAME...] [--build DIR]     (all mutants when no NAME is given)
+       tools/mutants.py check                          (every mutant's text occurs once in its file)
 """
 import argparse
 import pathlib
@@ -192,7 +193,7 @@ MUTANTS = {
         r"^MaterialMaps\.WaterfallShadesTheFallbacksFrame",
     ),
     "occlusion-darkens-the-sun-too": (
-        "shaders/shading.glsl",
+        "shaders/brdf.glsl",
         "           frame.sun_color.rgb * sun_visibility * brdf_lit(brdf, normal, frame.sun_direction.xyz);",
         "           frame.sun_color.rgb * (sun_visibility * occlusion) * brdf_lit(brdf, normal, frame.sun_direction.xyz);",
         r"^MaterialMaps\.EachMapChangesTheImage",
@@ -1029,7 +1030,7 @@ def run_mutant(name, build_dir):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("command", choices=["list", "run"])
+    parser.add_argument("command", choices=["list", "check", "run"])
     parser.add_argument("names", nargs="*")
     parser.add_argument("--build", default="build")
     args = parser.parse_args()
@@ -1037,6 +1038,19 @@ def main():
         for name, (path, _, _, regex) in MUTANTS.items():
             print(f"{name:45} {path:35} {regex}")
         return 0
+    if args.command == "check":
+        # Every mutant still applies: its text occurs exactly once in its file. A refactor that moves
+        # the text would otherwise leave a mutant that silently stops the run (ctest Tools.*).
+        stale = []
+        for name, (path, find, _, _) in MUTANTS.items():
+            file = ROOT / path
+            count = file.read_text().count(find) if file.exists() else 0
+            if count != 1:
+                stale.append(f"{name}: its text occurs {count} times in {path}, not once")
+        for line in stale:
+            print(line)
+        print(f"{len(MUTANTS) - len(stale)} of {len(MUTANTS)} mutants apply")
+        return 1 if stale else 0
     names = args.names or list(MUTANTS)
     unknown = [n for n in names if n not in MUTANTS]
     if unknown:
