@@ -630,6 +630,7 @@ Context::~Context() {
     if (device) {
         vkDeviceWaitIdle(device);
         for (VkDescriptorPool pool : descriptor_arena.pools) vkDestroyDescriptorPool(device, pool, nullptr);
+        for (auto& [path, module] : shader_modules) vkDestroyShaderModule(device, module, nullptr);
         if (texture_set_layout) vkDestroyDescriptorSetLayout(device, texture_set_layout, nullptr);
         if (command_pool) vkDestroyCommandPool(device, command_pool, nullptr);
         vkDestroyDevice(device, nullptr);

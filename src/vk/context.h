@@ -91,6 +91,11 @@ struct Context {
     // a scene with more).
     VkDescriptorSetLayout texture_set_layout = VK_NULL_HANDLE;
     uint32_t max_scene_textures = 0;
+    // Every shader module loaded, by file path, created once and kept until the device goes
+    // (load_shader): renderers built one after another (--compare's rows, --atlas's cells, the
+    // window's key switches) reuse them, so the validation layer parses and checks each SPIR-V
+    // file once per process instead of once per renderer (an --atlas under --validate: 15x).
+    mutable std::map<std::string, VkShaderModule> shader_modules;
 
     Context() = default;
     Context(const Context&) = delete;

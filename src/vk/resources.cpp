@@ -336,6 +336,7 @@ VkShaderModule load_shader(const Context& ctx, const std::string& name) {
     // Without descriptor indexing, a shader that samples the scene's textures has a twin that reads
     // them as layers of one array texture (shaders/CMakeLists.txt, SCENE_TEXTURE_LAYERS).
     if (!ctx.features.descriptor_indexing && std::filesystem::exists(shader_path(name + ".layers"))) path = shader_path(name + ".layers");
+    if (auto loaded = ctx.shader_modules.find(path); loaded != ctx.shader_modules.end()) return loaded->second;
     std::ifstream file(path, std::ios::binary | std::ios::ate);
     if (!file) throw VulkanError("shader not found: " + path + " (rebuild: cmake --build build)");
     std::vector<char> code(size_t(file.tellg()));
@@ -346,7 +347,7 @@ VkShaderModule load_shader(const Context& ctx, const std::string& name) {
     info.pCode = reinterpret_cast<const uint32_t*>(code.data());
     VkShaderModule module;
     VK_CHECK(vkCreateShaderModule(ctx.device, &info, nullptr, &module));
-    return module;
+    return ctx.shader_modules[path] = module;
 }
 
 void destroy(PipelineFields& p) {
@@ -356,7 +357,6 @@ void destroy(PipelineFields& p) {
         p.arena->binding_counts.erase(p.layout);
     }
     if (p.compiled) vkDestroyPipeline(p.device, p.compiled, nullptr);
-    for (VkShaderModule m : p.modules) vkDestroyShaderModule(p.device, m, nullptr);
     if (p.layout) vkDestroyPipelineLayout(p.device, p.layout, nullptr);
     if (p.set_layout) vkDestroyDescriptorSetLayout(p.device, p.set_layout, nullptr);
 }

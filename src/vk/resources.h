@@ -148,7 +148,7 @@ struct PipelineFields {
     VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;
     VkPipelineBindPoint bind_point = VK_PIPELINE_BIND_POINT_GRAPHICS;
     DescriptorArena* arena = nullptr;  // set when push descriptors are emulated (GPU-assisted validation)
-    std::vector<VkShaderModule> modules;  // destroyed with the pipeline
+    std::vector<VkShaderModule> modules;  // the context's (Context::shader_modules): not destroyed here
     std::function<VkPipeline()> compile;  // made by create_*_pipeline; run once, by handle()
     mutable VkPipeline compiled = VK_NULL_HANDLE;  // what compile made: read it through handle()
 };
