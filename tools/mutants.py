@@ -238,6 +238,18 @@ MUTANTS = {
         "",
         r"^Window\.AKeysPlanPastTheLimitsIsRefusedWithANote",
     ),
+    "window-resize-skips-the-limits": (
+        "src/window/window.cpp",
+        "            within_limits(plans_run_, e,",
+        "            true || within_limits(plans_run_, e,",
+        r"^Window\.AWindowGrownPastTheLargestImageKeepsItsFrameWithANote",
+    ),
+    "window-frame-smaller-than-the-window-not-cleared": (
+        "src/window/present.cpp",
+        "        vkCmdClearColorImage(cmd, target, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &outside, 1, &all);\n",
+        "",
+        r"^Window\.AWindowGrownPastTheLargestImageKeepsItsFrameWithANote",
+    ),
     "memory-plan-counts-the-meshlet-path-only-on-its-geometry": (
         "src/run/limits.cpp",
         "    if (draws_meshlets(plan, device.mesh_shader)) {\n",

@@ -40,8 +40,19 @@ void Presenter::record(const Context& ctx, VkCommandBuffer cmd, FrameGraph& grap
     const Image& copied = graph.image(source);
     // Hand-written: the swapchain image is the window's, acquired before the frame (no Image, no name).
     image_barrier(cmd, target, VK_IMAGE_ASPECT_COLOR_BIT, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
-                  VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_NONE, VK_PIPELINE_STAGE_2_COPY_BIT,
+                  VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_NONE, VK_PIPELINE_STAGE_2_CLEAR_BIT | VK_PIPELINE_STAGE_2_COPY_BIT,
                   VK_ACCESS_2_TRANSFER_WRITE_BIT);
+    if (copied.extent.width < target_extent.width || copied.extent.height < target_extent.height) {
+        // A frame smaller than the window (a resize past a device limit, window.cpp): the rest dark
+        // grey, so that the frame's own black edges stay visible as the frame's.
+        VkClearColorValue outside{{kOutsideTheFrame / 255.0f, kOutsideTheFrame / 255.0f, kOutsideTheFrame / 255.0f, 1.0f}};
+        VkImageSubresourceRange all{VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+        vkCmdClearColorImage(cmd, target, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &outside, 1, &all);
+        // Hand-written: the copy writes over the clear (the swapchain image is not the graph's).
+        image_barrier(cmd, target, VK_IMAGE_ASPECT_COLOR_BIT, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                      VK_PIPELINE_STAGE_2_CLEAR_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_2_COPY_BIT,
+                      VK_ACCESS_2_TRANSFER_WRITE_BIT);
+    }
     VkImageCopy region{};
     region.srcSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
     region.dstSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};

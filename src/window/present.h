@@ -12,6 +12,9 @@
 bool is_rgba8(VkFormat format);
 bool is_bgra8(VkFormat format);
 
+// The grey (0-255, every channel) of the window outside a frame smaller than the window.
+constexpr uint8_t kOutsideTheFrame = 16;
+
 class Presenter {
 public:
     void create(const Context& ctx);
