@@ -244,10 +244,10 @@ MUTANTS = {
         "            true || within_limits(plans_run_, e,",
         r"^Window\.AWindowGrownPastTheLargestImageKeepsItsFrameWithANote",
     ),
-    "window-frame-smaller-than-the-window-not-cleared": (
-        "src/window/present.cpp",
-        "        vkCmdClearColorImage(cmd, target, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &outside, 1, &all);\n",
-        "",
+    "window-outside-a-smaller-frame-not-filled": (
+        "shaders/present.comp",
+        "    vec4 texel = vec4(grey, grey, grey, 1.0);\n",
+        "    vec4 texel = vec4(0.0);\n",
         r"^Window\.AWindowGrownPastTheLargestImageKeepsItsFrameWithANote",
     ),
     "memory-plan-counts-the-meshlet-path-only-on-its-geometry": (

@@ -413,13 +413,13 @@ private:
         if (!create_swapchain(ctx_, surface_, {uint32_t(width), uint32_t(height)}, options_.no_vsync, swapchain_))
             return false;
         // A window grown past what the device can render (an image side, a per-pixel buffer) keeps
-        // the frame at its size, in the window's corner on black (Presenter::record).
+        // the frame at its size, in the window's corner on grey (Presenter::record).
         VkExtent2D e = swapchain_.extent;
         VkExtent2D frame = renderer_->extent();
         if ((e.width != frame.width || e.height != frame.height) &&
             within_limits(plans_run_, e, "the frame stays at " + std::to_string(frame.width) + "x" + std::to_string(frame.height)))
             renderer_->resize(e);
-        presenter_.resize(ctx_, swapchain_.format.format, renderer_->extent());
+        presenter_.resize(ctx_, swapchain_.format.format, e);
         // The driver's swapchain images and WSI state are freed and allocated again in a different
         // order each time, which fragments glibc's heap: without giving the free pages back, the
         // soak run's resizes raised resident memory by ~90 KiB per swapchain while the bytes in
