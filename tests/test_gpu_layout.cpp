@@ -148,3 +148,81 @@ TEST(SpirvReflect, LayoutOfRefusesTwoTypesForOneBinding) {
     SpirvReflection textures{VK_SHADER_STAGE_FRAGMENT_BIT, {{1, 0, VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE, 0}}, 0};
     EXPECT_TRUE(layout_of(std::vector<SpirvReflection>{a, textures}).scene_textures);
 }
+
+// A layout written out in C++ must hold every binding its shaders declare, with their types, their
+// push-constant block and set 1 where they sample the scene's textures (layout_mismatch, which
+// create_*_pipeline applies to every layout a desc gives); it may hold more. A wrong type written
+// by hand is refused before Vulkan sees it.
+TEST(SpirvReflect, LayoutWrittenOutMustHoldWhatItsShadersDeclare) {
+    constexpr VkDescriptorType image = VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, buffer = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    auto declared_by = [](std::initializer_list<std::string> shaders) {
+        std::vector<SpirvReflection> modules;
+        for (const std::string& s : shaders) modules.push_back(reflect_spirv(load_spirv(s)));
+        return layout_of(modules);
+    };
+    const LayoutDesc present = declared_by({"present.comp.main"});  // two storage images, 8 bytes pushed
+    ASSERT_EQ(present.bindings, (std::vector<VkDescriptorType>{image, image}));
+    ASSERT_EQ(present.push_constant_bytes, 8u);
+    EXPECT_EQ(layout_mismatch(present, present), "");
+    EXPECT_EQ(layout_mismatch({{image, image, buffer}, VK_SHADER_STAGE_COMPUTE_BIT, 16}, present), "");
+    EXPECT_NE(layout_mismatch({{image, buffer}, VK_SHADER_STAGE_COMPUTE_BIT, 8}, present).find("binding 1"), std::string::npos);
+    EXPECT_NE(layout_mismatch({{image, kNoBinding}, VK_SHADER_STAGE_COMPUTE_BIT, 8}, present).find("binding 1"), std::string::npos);
+    EXPECT_NE(layout_mismatch({{image}, VK_SHADER_STAGE_COMPUTE_BIT, 8}, present).find("binding 1"), std::string::npos);
+    EXPECT_NE(layout_mismatch({{image, image}, VK_SHADER_STAGE_COMPUTE_BIT, 4}, present).find("push constants"), std::string::npos);
+
+    const LayoutDesc lod_view = declared_by({"lod_view.vert.main", "lod_view.frag.main"});  // samples set 1
+    ASSERT_TRUE(lod_view.scene_textures);
+    LayoutDesc untextured = lod_view;
+    untextured.scene_textures = false;
+    EXPECT_NE(layout_mismatch(untextured, lod_view).find("set 1"), std::string::npos);
+}
+
+// The layouts that replaced those written out by hand beside the passes: the same bindings, the
+// same push-constant bytes as the structs C++ pushes (WindowPush 8, the overlay's viewport 8,
+// AdaptPush 8, the instrument flag 4, pyramid Push 16, PyramidViewPush 24, LodViewPush 36), the
+// stages the passes push constants for.
+TEST(SpirvReflect, PassLayoutsAreTheOnesTheirPassesPush) {
+    constexpr VkDescriptorType image = VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, buffer = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                               uniform = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, sampled = VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE;
+    constexpr VkShaderStageFlags compute = VK_SHADER_STAGE_COMPUTE_BIT;
+    struct Expected {
+        std::vector<std::string> shaders;
+        std::vector<VkDescriptorType> bindings;
+        VkShaderStageFlags stages;
+        uint32_t push_constant_bytes;
+        bool scene_textures = false;
+    };
+    const Expected expected[] = {
+        {{"present.comp.main"}, {image, image}, compute, 8},
+        {{"overlay.vert.main", "overlay.frag.main"}, {buffer}, VK_SHADER_STAGE_VERTEX_BIT, 8},
+        {{"resolve.vert.main", "probe.frag.main"}, {}, VK_SHADER_STAGE_FRAGMENT_BIT, 4},
+        {{"probe.comp.main"}, {image}, compute, 4},
+        {{"exposure_reduce.comp.switch"}, {image, buffer}, compute, 0},
+        {{"exposure_adapt.comp.main"}, {buffer}, compute, 8},
+        {{"light_cull.comp.switch"}, {uniform, buffer, sampled, buffer, buffer}, compute, 4},
+        {{"light_count.comp.main"}, {uniform, buffer, image}, compute, 0},
+        {{"pyramid.comp.switch"}, {sampled, buffer, buffer}, compute, 16},
+        {{"pyramid_view.comp.main"}, {image, buffer, sampled}, compute, 24},
+        {{"view.comp.active"}, {image, uniform, buffer}, compute, 0},
+        {{"lod_view.vert.main", "lod_view.frag.main"}, {uniform, buffer}, VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 36, true},
+        {{"view.vert.plain", "view.frag.lane_id"}, {uniform, buffer, kNoBinding, kNoBinding, uniform, buffer},
+         VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0},
+        {{"visibility_shade.comp.quads_mip"},
+         {uniform, buffer, buffer, kNoBinding, buffer, buffer, image, buffer, buffer, buffer, buffer, sampled, image, image},
+         compute, 4, true},
+    };
+    for (const Expected& e : expected) {
+        SCOPED_TRACE(e.shaders.back());
+        std::vector<SpirvReflection> modules;
+        for (const std::string& s : e.shaders) {
+            std::vector<uint32_t> spirv = load_spirv(s);
+            ASSERT_GT(spirv.size(), 5u) << s << ": not built";
+            modules.push_back(reflect_spirv(spirv));
+        }
+        LayoutDesc layout = layout_of(modules);
+        EXPECT_EQ(layout.bindings, e.bindings);
+        EXPECT_EQ(layout.stages, e.stages);
+        EXPECT_EQ(layout.push_constant_bytes, e.push_constant_bytes);
+        EXPECT_EQ(layout.scene_textures, e.scene_textures);
+    }
+}

@@ -6,7 +6,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "vk/spirv_reflect.h"
 
 namespace {
 
@@ -30,7 +29,7 @@ struct FixupPush {
 
 void MipPass::create(const Context& ctx, VkExtent2D extent) {
     // Each layout as its shader declares it (bindings and push constants, read from the SPIR-V).
-    auto pipeline = [&](const char* shader) { return create_compute_pipeline(ctx, {shader, shader_layout({shader})}); };
+    auto pipeline = [&](const char* shader) { return create_compute_pipeline(ctx, {shader}); };
     downsample = pipeline("mip_downsample.comp.main");
     fixup_args = pipeline("mip_fixup_args.comp.main");
     fixup = pipeline("mip_fixup.comp.main");

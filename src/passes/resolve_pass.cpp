@@ -1,7 +1,6 @@
 #include "passes/resolve_pass.h"
 
 #include "passes/pass_unit.h"
-#include "vk/spirv_reflect.h"
 
 namespace {
 
@@ -28,14 +27,12 @@ void ResolvePass::create(const Context& ctx) {
     // Each layout as the shaders declare it (read from the SPIR-V): 0 the HDR frame, 1 the exposure
     // state, (mip) 2 the mip, (compute) 2 the 8-bit frame; push: ResolvePush.
     d.shaders = {{VK_SHADER_STAGE_VERTEX_BIT, "resolve.vert.main"}, {VK_SHADER_STAGE_FRAGMENT_BIT, "resolve.frag.plain"}};
-    d.layout = shader_layout({"resolve.vert.main", "resolve.frag.plain"});
     plain = create_graphics_pipeline(ctx, d);
     if (subgroup_path_possible(ctx, PassId::mip)) {
         d.shaders[1].second = "resolve.frag.mip";
-        d.layout = shader_layout({"resolve.vert.main", "resolve.frag.mip"});
         mip = create_graphics_pipeline(ctx, d);
     }
-    compute = create_compute_pipeline(ctx, {.shader = "resolve.comp.plain", .layout = shader_layout({"resolve.comp.plain"})});
+    compute = create_compute_pipeline(ctx, {"resolve.comp.plain"});
 }
 
 namespace {

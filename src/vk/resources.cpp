@@ -1,6 +1,7 @@
 #include "vk/resources.h"
 #include "vk/fault_injection.h"
 #include "vk/pipeline_stats.h"
+#include "vk/spirv_reflect.h"
 
 #include <unistd.h>
 
@@ -385,13 +386,17 @@ void create_pipeline_layout(const Context& ctx, const LayoutDesc& desc, Pipeline
     info.pPushConstantRanges = &range;
     VK_CHECK(vkCreatePipelineLayout(ctx.device, &info, nullptr, &p.layout));
     if (p.arena) p.arena->binding_counts[p.layout] = uint32_t(bindings.size());
+    p.bindings = desc.bindings;
+    p.scene_textures = desc.scene_textures;
+    p.stages = desc.stages;
+    p.push_constant_bytes = desc.push_constant_bytes;
 }
 
 Pipeline create_compute_pipeline(const Context& ctx, const ComputeDesc& desc) {
     Pipeline p;
     p.device = ctx.device;
     p.bind_point = VK_PIPELINE_BIND_POINT_COMPUTE;
-    LayoutDesc layout = desc.layout;
+    LayoutDesc layout = pipeline_layout(desc.layout, {desc.shader});
     layout.stages = VK_SHADER_STAGE_COMPUTE_BIT;
     create_pipeline_layout(ctx, layout, p);
     p.modules = {load_shader(ctx, desc.shader)};
@@ -440,7 +445,9 @@ Pipeline create_graphics_pipeline(const Context& ctx, const GraphicsDesc& desc) 
     Pipeline p;
     p.device = ctx.device;
     p.bind_point = VK_PIPELINE_BIND_POINT_GRAPHICS;
-    create_pipeline_layout(ctx, desc.layout, p);
+    std::vector<std::string> shaders;
+    for (auto& shader : desc.shaders) shaders.push_back(shader.second);
+    create_pipeline_layout(ctx, pipeline_layout(desc.layout, shaders), p);
     for (auto& shader : desc.shaders) p.modules.push_back(load_shader(ctx, shader.second));
     p.compile = [&ctx, desc, modules = p.modules, layout = p.layout] {
         return compile_graphics_pipeline(ctx, desc, modules, layout);
@@ -652,14 +659,19 @@ Descriptors& Descriptors::textures(VkDescriptorSet set) {
 }
 
 void Descriptors::push(VkCommandBuffer cmd, const Pipeline& pipeline) {
-    if (texture_set) vkCmdBindDescriptorSets(cmd, pipeline.bind_point, pipeline.layout, 1, 1, &texture_set, 0, nullptr);
+    if (texture_set && pipeline.scene_textures)
+        vkCmdBindDescriptorSets(cmd, pipeline.bind_point, pipeline.layout, 1, 1, &texture_set, 0, nullptr);
+    std::vector<VkWriteDescriptorSet> held;
+    for (const VkWriteDescriptorSet& w : writes)
+        if (w.dstBinding < pipeline.bindings.size() && pipeline.bindings[w.dstBinding] != kNoBinding) held.push_back(w);
+    if (held.empty()) return;
     if (!pipeline.arena) {
-        vkCmdPushDescriptorSet_(cmd, pipeline.bind_point, pipeline.layout, 0, uint32_t(writes.size()), writes.data());
+        vkCmdPushDescriptorSet_(cmd, pipeline.bind_point, pipeline.layout, 0, uint32_t(held.size()), held.data());
         return;
     }
     // Merge into what was pushed before for this layout, then write all of it to a fresh set.
     auto& pushed = pipeline.arena->pushed[{cmd, pipeline.layout}];
-    for (const VkWriteDescriptorSet& w : writes) {
+    for (const VkWriteDescriptorSet& w : held) {
         PushedDescriptor& d = pushed[w.dstBinding];
         d.type = w.descriptorType;
         d.buffer = w.pBufferInfo ? *w.pBufferInfo : VkDescriptorBufferInfo{};

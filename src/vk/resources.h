@@ -148,6 +148,13 @@ struct PipelineFields {
     VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;
     VkPipelineBindPoint bind_point = VK_PIPELINE_BIND_POINT_GRAPHICS;
     DescriptorArena* arena = nullptr;  // set when push descriptors are emulated (GPU-assisted validation)
+    // The layout's LayoutDesc: set 0's descriptor types by binding and whether set 1 is the scene's
+    // textures (Descriptors::push gives the pipeline only what its layout holds), the stages of its
+    // bindings and push-constant range, and that range's bytes.
+    std::vector<VkDescriptorType> bindings;
+    bool scene_textures = false;
+    VkShaderStageFlags stages = 0;
+    uint32_t push_constant_bytes = 0;
     std::vector<VkShaderModule> modules;  // the context's (Context::shader_modules): not destroyed here
     std::function<VkPipeline()> compile;  // made by create_*_pipeline; run once, by handle()
     mutable VkPipeline compiled = VK_NULL_HANDLE;  // what compile made: read it through handle()
@@ -173,6 +180,7 @@ struct LayoutDesc {
     VkShaderStageFlags stages = VK_SHADER_STAGE_ALL;
     uint32_t push_constant_bytes = 0;
     bool scene_textures = false;
+    bool operator==(const LayoutDesc&) const = default;
 };
 
 // The specialization constant that switches a shader between its subgroup path and its fallback:
@@ -188,6 +196,9 @@ constexpr uint32_t kUseSubgroupConstant = 100;
 // LocalSize within it, and one at it (Workgroups.*).
 constexpr uint32_t kLargestFixedWorkgroup = 256;
 
+// A desc's layout left empty (LayoutDesc{}) is the one its shaders declare (shader_layout): a binding
+// number is written once, in GLSL. One written out must agree with theirs (layout_mismatch), or
+// the pipeline is not made.
 struct ComputeDesc {
     std::string shader = {};  // e.g. "cull.comp.switch"
     LayoutDesc layout = {};
@@ -248,6 +259,10 @@ struct Descriptors {
     // whose layout has LayoutDesc::scene_textures.
     Descriptors& textures(VkDescriptorSet set);
     VkDescriptorSet texture_set = VK_NULL_HANDLE;
+    // Pushes the writes to bindings the pipeline's layout holds, and binds the textures where it
+    // samples them. A layout is what the pipeline's shaders declare (shader_layout), and variants
+    // of one shader declare fewer or more of a pass's bindings (the compiler drops what a variant
+    // never reads): so a pass writes all its bindings, and each pipeline takes its own.
     void push(VkCommandBuffer cmd, const Pipeline& pipeline);
 
 private:

@@ -265,7 +265,7 @@ LayoutDesc layout_of(std::span<const SpirvReflection> modules) {
     return layout;
 }
 
-LayoutDesc shader_layout(std::initializer_list<std::string> names) {
+LayoutDesc shader_layout(const std::vector<std::string>& names) {
     std::vector<SpirvReflection> modules;
     for (const std::string& name : names) {
         std::ifstream file(shader_path(name), std::ios::binary);
@@ -280,4 +280,28 @@ LayoutDesc shader_layout(std::initializer_list<std::string> names) {
         }
     }
     return layout_of(modules);
+}
+
+std::string layout_mismatch(const LayoutDesc& given, const LayoutDesc& declared) {
+    for (uint32_t b = 0; b < declared.bindings.size(); ++b) {
+        if (declared.bindings[b] == kNoBinding) continue;
+        if (b >= given.bindings.size() || given.bindings[b] == kNoBinding)
+            return "binding " + std::to_string(b) + " is declared by the shaders but not by the layout";
+        if (given.bindings[b] != declared.bindings[b])
+            return "binding " + std::to_string(b) + " has descriptor type " + std::to_string(given.bindings[b]) +
+                   " in the layout but " + std::to_string(declared.bindings[b]) + " in the shaders";
+    }
+    if (given.push_constant_bytes < declared.push_constant_bytes)
+        return "push constants: " + std::to_string(declared.push_constant_bytes) + " bytes in the shaders, " +
+               std::to_string(given.push_constant_bytes) + " in the layout";
+    if (declared.scene_textures && !given.scene_textures) return "the shaders sample set 1, the layout has none";
+    return {};
+}
+
+LayoutDesc pipeline_layout(const LayoutDesc& given, const std::vector<std::string>& shaders) {
+    LayoutDesc declared = shader_layout(shaders);
+    if (given == LayoutDesc{}) return declared;
+    if (std::string wrong = layout_mismatch(given, declared); !wrong.empty())
+        throw VulkanError("pipeline layout of " + shaders.back() + ": " + wrong);
+    return given;
 }
