@@ -14,11 +14,7 @@ struct WindowPush {
 };
 
 void Presenter::create(const Context& ctx) {
-    ComputeDesc desc;
-    desc.shader = "present.comp.main";
-    desc.layout = {{VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE}};
-    desc.layout.push_constant_bytes = sizeof(WindowPush);
-    window_pass_ = create_compute_pipeline(ctx, desc);
+    window_pass_ = create_compute_pipeline(ctx, {"present.comp.main"});  // its layout: present.comp's
 }
 
 void Presenter::resize(const Context& ctx, VkFormat swapchain_format, VkExtent2D extent) {
