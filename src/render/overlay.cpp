@@ -10,7 +10,6 @@ void Overlay::create(const Context& ctx, uint32_t slots) {
                                          MemoryKind::host_upload, "overlay vertices"));
     GraphicsDesc d;
     d.shaders = {{VK_SHADER_STAGE_VERTEX_BIT, "overlay.vert.main"}, {VK_SHADER_STAGE_FRAGMENT_BIT, "overlay.frag.main"}};
-    d.layout = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER}, VK_SHADER_STAGE_VERTEX_BIT, 8};
     d.color_formats = {kColorFormat};
     d.vertex_attributes = 0;  // the vertex shader pulls OverlayVertex from the storage buffer
     d.cull_mode = VK_CULL_MODE_NONE;
