@@ -37,11 +37,9 @@ struct Probe {
         d.vertex_attributes = 0;  // resolve.vert's full-screen triangle from gl_VertexIndex
         d.cull_mode = VK_CULL_MODE_NONE;
         d.depth_write = false;
-        d.layout = {{}, VK_SHADER_STAGE_FRAGMENT_BIT, sizeof(uint32_t)};
         d.shaders = {{VK_SHADER_STAGE_VERTEX_BIT, "resolve.vert.main"}, {VK_SHADER_STAGE_FRAGMENT_BIT, "probe.frag.main"}};
         fragment = create_graphics_pipeline(ctx, d);
-        compute = create_compute_pipeline(ctx, {"probe.comp.main", {{VK_DESCRIPTOR_TYPE_STORAGE_IMAGE}, VK_SHADER_STAGE_COMPUTE_BIT,
-                                                                    sizeof(uint32_t)}});
+        compute = create_compute_pipeline(ctx, {"probe.comp.main"});
         VkExtent2D extent{kStageProbeSize, kStageProbeSize};
         fragment_target = create_image(ctx, extent, kProbeFormat,
                                        VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT, "probe fragment target");

@@ -100,8 +100,7 @@ Renderer::Renderer(const Context& ctx, const Scene& scene, const RendererConfig&
     set_plan(config.plan);
     overlay_.create(ctx, kFramesInFlight);
     if (config.test_extra_work) {
-        test_work_ = create_compute_pipeline(ctx, {"probe.comp.main", {{VK_DESCRIPTOR_TYPE_STORAGE_IMAGE}, VK_SHADER_STAGE_COMPUTE_BIT,
-                                                                       sizeof(uint32_t)}});
+        test_work_ = create_compute_pipeline(ctx, {"probe.comp.main"});
         test_work_target_ = create_image(ctx, {kTestWorkSize, kTestWorkSize}, VK_FORMAT_R32_SFLOAT, VK_IMAGE_USAGE_STORAGE_BIT,
                                          "test extra work");
     }
