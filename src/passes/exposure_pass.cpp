@@ -22,18 +22,14 @@ ExposureState initial_exposure_state() {
 }
 
 void ExposurePass::create(const Context& ctx) {
-    LayoutDesc reduce_layout = {{VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
-                                VK_SHADER_STAGE_COMPUTE_BIT, 0};
     // One SPIR-V for both paths, or the fallback's twin without subgroup operations where no plan
     // can pick the subgroup path (shaders/subgroup_switch.glsl).
     bool possible = subgroup_path_possible(ctx, PassId::exposure);
     std::string shader = possible ? "exposure_reduce.comp.switch" : "exposure_reduce.comp.no_subgroup";
     if (possible)
-        reduce[0] = create_compute_pipeline(
-            ctx, {.shader = shader, .layout = reduce_layout, .forced_subgroup_size = true, .use_subgroup = true});
-    reduce[1] = create_compute_pipeline(ctx, {.shader = shader, .layout = reduce_layout, .forced_subgroup_size = true});
-    adapt = create_compute_pipeline(
-        ctx, {"exposure_adapt.comp.main", {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER}, VK_SHADER_STAGE_COMPUTE_BIT, sizeof(AdaptPush)}});
+        reduce[0] = create_compute_pipeline(ctx, {.shader = shader, .forced_subgroup_size = true, .use_subgroup = true});
+    reduce[1] = create_compute_pipeline(ctx, {.shader = shader, .forced_subgroup_size = true});
+    adapt = create_compute_pipeline(ctx, {"exposure_adapt.comp.main"});
     ExposureState initial = initial_exposure_state();
     state = create_buffer_with_data(ctx, &initial, sizeof(initial),
                                     VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT, "exposure state");
