@@ -12,16 +12,6 @@
 
 namespace {
 
-// light_cull.comp: frame, lights, depth, lists, counters; push constant: instrument.
-const LayoutDesc kLightCullLayout = {{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                                 VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                                 VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
-                                VK_SHADER_STAGE_COMPUTE_BIT, sizeof(uint32_t)};
-// light_count.comp: frame, lists, colour (storage image).
-const LayoutDesc kLightCountViewLayout = {
-    {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE},
-    VK_SHADER_STAGE_COMPUTE_BIT, 0};
-
 Buffer create_list_buffer(const Context& ctx, const LightListLayout& layout) {
     return create_buffer(ctx, (layout.words() + kLightListGuardWords) * sizeof(uint32_t),
                          VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT |
@@ -94,10 +84,9 @@ void LightCullPass::create(const Context& ctx, VkExtent2D extent) {
     bool possible = subgroup_path_possible(ctx, PassId::light_cull);
     std::string shader = possible ? "light_cull.comp.switch" : "light_cull.comp.no_subgroup";
     if (possible)
-        subgroup_ = create_compute_pipeline(
-            ctx, {.shader = shader, .layout = kLightCullLayout, .forced_subgroup_size = true, .use_subgroup = true});
-    fallback_ = create_compute_pipeline(ctx, {.shader = shader, .layout = kLightCullLayout, .forced_subgroup_size = true});
-    view_ = create_compute_pipeline(ctx, {"light_count.comp.main", kLightCountViewLayout});
+        subgroup_ = create_compute_pipeline(ctx, {.shader = shader, .forced_subgroup_size = true, .use_subgroup = true});
+    fallback_ = create_compute_pipeline(ctx, {.shader = shader, .forced_subgroup_size = true});
+    view_ = create_compute_pipeline(ctx, {"light_count.comp.main"});
     resize(ctx, extent);
 }
 
