@@ -14,19 +14,11 @@ constexpr uint32_t kTile = 64;        // depth pixels per single-pass workgroup,
 constexpr uint32_t kFallbackGroup = 16;  // the pyramid fallback's texels per workgroup, each axis
 constexpr uint32_t kViewGroup = 8;       // pyramid_view.comp's local size, each axis
 
-// pyramid.comp: depth (sampled), pyramid, finished count; push: depth size, level.
-const LayoutDesc kLayout = {{VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                             VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
-                            VK_SHADER_STAGE_COMPUTE_BIT, 4 * sizeof(uint32_t)};
-
+// pyramid.comp's push constants.
 struct Push {
     uint32_t width, height, level, base;
 };
 
-// pyramid_view.comp: the colour (storage image), the pyramid, the depth (sampled).
-const LayoutDesc kPyramidViewLayout = {{VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                                        VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE},
-                                       VK_SHADER_STAGE_COMPUTE_BIT, 6 * sizeof(uint32_t)};
 constexpr uint32_t kDepthViewLevel = 0xffffffffu;  // pyramid_view.comp's kDepthLevel: the depth itself
 struct PyramidViewPush {
     uint32_t width, height, level, base;
@@ -59,10 +51,10 @@ void OcclusionPass::create(const Context& ctx, VkExtent2D extent) {
     bool possible = subgroup_path_possible(ctx, PassId::occlusion);
     std::string shader = possible ? "pyramid.comp.switch" : "pyramid.comp.no_subgroup";
     if (possible)
-        subgroup = create_compute_pipeline(ctx, {.shader = shader, .layout = kLayout, .full_subgroups = true,
+        subgroup = create_compute_pipeline(ctx, {.shader = shader, .full_subgroups = true,
                                                  .forced_subgroup_size = true, .use_subgroup = true});
-    fallback = create_compute_pipeline(ctx, {.shader = shader, .layout = kLayout});
-    view = create_compute_pipeline(ctx, {.shader = "pyramid_view.comp.main", .layout = kPyramidViewLayout});
+    fallback = create_compute_pipeline(ctx, {.shader = shader});
+    view = create_compute_pipeline(ctx, {.shader = "pyramid_view.comp.main"});
     uint32_t zero = 0;
     finished = create_buffer_with_data(ctx, &zero, sizeof(zero), VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, "pyramid finished count");
     resize(ctx, extent);
