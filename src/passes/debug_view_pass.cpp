@@ -52,22 +52,6 @@ bool redraws_depth(Stage stage) {
     return stage == Stage::tess_control || stage == Stage::tess_eval || stage == Stage::geometry;
 }
 
-VkShaderStageFlags layout_stages(const DeviceFeatures& features) {
-    VkShaderStageFlags stages = VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT;
-    if (features.tessellation)
-        stages |= VK_SHADER_STAGE_TESSELLATION_CONTROL_BIT | VK_SHADER_STAGE_TESSELLATION_EVALUATION_BIT;
-    if (features.geometry) stages |= VK_SHADER_STAGE_GEOMETRY_BIT;
-    return stages;
-}
-
-// The scene's bindings 0..3 (shaders/scene_bindings.glsl; 3 free, the textures in set 1), then
-// ViewParams and the counters.
-LayoutDesc graphics_layout(const DeviceFeatures& features) {
-    return {{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-             kNoBinding, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
-            layout_stages(features), 0, true};
-}
-
 // The shader of `stage` in a view of `under_view`: that stage runs `variant`, the others plain.
 std::pair<VkShaderStageFlagBits, std::string> view_shader(Stage stage, Stage under_view, const std::string& variant) {
     const StageInfo& info = stage_info(stage);
@@ -224,7 +208,6 @@ const Pipeline& DebugViewPass::pipeline(const Context& ctx, Stage stage, ViewKin
     if (stage == Stage::compute) {
         ComputeDesc d;
         d.shader = view_pipelines(stage, kind).back().front().second;
-        d.layout = {{VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER}};
         p = create_compute_pipeline(ctx, d);
         return p;
     }
@@ -232,7 +215,6 @@ const Pipeline& DebugViewPass::pipeline(const Context& ctx, Stage stage, ViewKin
     GraphicsDesc d;
     d.shaders = view_pipelines(stage, kind).back();
     if (tessellates(stage)) d.patch_control_points = 3;
-    d.layout = graphics_layout(ctx.features);
     d.color_formats = {kColorFormat};
     d.depth_format = kDepthFormat;
     d.depth_compare = VK_COMPARE_OP_EQUAL;  // exactly the pixels the pre-pass kept, as the forward pass
@@ -249,7 +231,6 @@ const Pipeline& DebugViewPass::depth_pipeline(const Context& ctx, Stage stage) {
     GraphicsDesc d;
     d.shaders = view_pipelines(stage, ViewKind::plain).front();  // positions are copied, never computed: any variant agrees
     if (tessellates(stage)) d.patch_control_points = 3;
-    d.layout = graphics_layout(ctx.features);
     d.depth_format = kDepthFormat;
     d.depth_compare = VK_COMPARE_OP_GREATER;  // reversed Z, as the pre-pass
     d.vertex_attributes = 1;
@@ -375,8 +356,6 @@ struct LodViewPush {
 static GraphicsDesc lod_view_desc() {
     GraphicsDesc d;
     d.shaders = {{VK_SHADER_STAGE_VERTEX_BIT, "lod_view.vert.main"}, {VK_SHADER_STAGE_FRAGMENT_BIT, "lod_view.frag.main"}};
-    d.layout = scene_layout();
-    d.layout.push_constant_bytes = sizeof(LodViewPush);
     d.color_formats = {kColorFormat};
     d.vertex_attributes = 2;  // position and uv (the alpha test)
     return d;
