@@ -5,43 +5,11 @@
 
 namespace {
 
-// shading.glsl's bindings as forward has them without the quad mip (0-3 the scene, 3 free, set 1 its textures; 4 the light
-// lists, 5 the loop counters, 6 the ray-traced image), then visibility_shade.comp's: 7 vertices, 8
-// the drawn indices, 9 the drawn list's indirect commands, 10 the vertices' tangents and TEXCOORD_1, 11 the
-// visibility image, 12 the HDR target, (mip variants) 13 the half-resolution mip. Push constant:
-// shading.glsl's flags.
-const LayoutDesc kShadeLayout = {
-    {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-     kNoBinding, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-     VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-     VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE,
-     VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE},
-    VK_SHADER_STAGE_COMPUTE_BIT, sizeof(uint32_t), true};
-
-// The views' re-run (record_view): the same, then 14 the views' colours, 15 the frame's counters
-// (view_common.glsl), 16 the 8-bit frame the view paints over.
-LayoutDesc view_layout() {
-    LayoutDesc layout = kShadeLayout;
-    for (VkDescriptorType t : {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE})
-        layout.bindings.push_back(t);
-    return layout;
-}
-
-// --view materials' re-run: the shading pass's, then 16 the 8-bit frame it paints (14, 15 unused).
-LayoutDesc material_view_layout() {
-    LayoutDesc layout = kShadeLayout;
-    for (VkDescriptorType t : {kNoBinding, kNoBinding, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE}) layout.bindings.push_back(t);
-    return layout;
-}
-
+// The pipelines' layouts are their shaders' (shader_layout): shading.glsl's bindings as forward has
+// them without the quad mip, then visibility_shade.comp's from 7 on; bind_frame writes them all.
 // The meshlet variants (VISIBILITY_MESHLET) also read the meshlet path's bindings: its meshlets,
 // their vertices and triangles, from 17 on (visibility_shade.comp's MESHLET_BINDING, after the views').
 constexpr uint32_t kMeshletBinding = 17;
-LayoutDesc for_geometry(LayoutDesc layout, bool meshlet) {
-    if (meshlet) layout = with_meshlet_bindings(layout, kMeshletBinding);
-    layout.stages = VK_SHADER_STAGE_COMPUTE_BIT;
-    return layout;
-}
 
 // [quad-swap derivatives][view]: lane-id, first-last-lane, active-lanes (shaders/variants.cmake).
 const char* const kViewShaders[2][3] = {
@@ -86,20 +54,19 @@ void VisibilityPass::create(const Context& ctx) {
                         // Compiled on first use (Pipeline::handle): a run uses one or two of the 32.
                         shade[meshlet][quad_derivatives][light_loop][mip][waterfall] = create_compute_pipeline(
                             ctx, {.shader = std::string(kShadeShaders[quad_derivatives][light_loop][mip]) + (waterfall ? "_waterfall" : "") + suffix,
-                                  .layout = for_geometry(kShadeLayout, meshlet), .full_subgroups = quad_derivatives || mip});
+                                  .full_subgroups = quad_derivatives || mip});
                     }
         for (bool quad_derivatives : {false, true})
             if (walk && (!quad_derivatives || quads))
                 material_views[meshlet][quad_derivatives] = create_compute_pipeline(
                     ctx, {.shader = std::string(quad_derivatives ? "visibility_shade.comp.quads" : "visibility_shade.comp.analytic") +
                                     "_view_materials_waterfall" + suffix,
-                          .layout = for_geometry(material_view_layout(), meshlet), .full_subgroups = quad_derivatives});
+                          .full_subgroups = quad_derivatives});
         for (bool quad_derivatives : {false, true})
             for (int view = 0; view < 3; ++view)
                 if (!quad_derivatives || quads)
                     views[meshlet][quad_derivatives][view] = create_compute_pipeline(
-                        ctx, {.shader = kViewShaders[quad_derivatives][view] + suffix, .layout = for_geometry(view_layout(), meshlet),
-                              .full_subgroups = quad_derivatives});
+                        ctx, {.shader = kViewShaders[quad_derivatives][view] + suffix, .full_subgroups = quad_derivatives});
     }
 }
 
@@ -139,9 +106,7 @@ Descriptors VisibilityPass::bind_frame(FrameContext& f, const Pipeline& pipeline
         .buffer(10, f.scene.vertex_materials)  // tangents, TEXCOORD_1 (visibility_surface.glsl)
         .sampled_texels(11, f.targets.visibility.view, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL)
         .storage_image(12, f.targets.hdr.view)
-        // The mip variants' target; bound in every dispatch, since the layout names it (GPU-assisted
-        // validation emulates push descriptors and binds a set only once every binding is pushed).
-        .storage_image(13, f.targets.mip.view);
+        .storage_image(13, f.targets.mip.view);  // the mip variants' target
     if (f.plan.geometry == Geometry::meshlet && f.meshlets) f.meshlets->push_bindings(f, d, kMeshletBinding);
     return d;
 }
