@@ -1,7 +1,8 @@
 #include "passes/ray_trace_pass.h"
-#include "passes/meshlet_pass.h"  // with_meshlet_bindings, the meshlet data
+#include "passes/meshlet_pass.h"  // the meshlet data
 #include "passes/subgroup_tally.h"
 #include "scene/lod.h"  // kLodMaxErrorPixels
+#include "vk/spirv_reflect.h"  // shader_layout
 
 #include <cmath>
 #include <cstdio>
@@ -27,9 +28,6 @@ void load(VkDevice device, F& f, const char* name) {
     if (!f) throw VulkanError(std::string("ray tracing entry point missing: ") + name);
 }
 
-constexpr VkShaderStageFlags kRayStages = VK_SHADER_STAGE_RAYGEN_BIT_KHR | VK_SHADER_STAGE_ANY_HIT_BIT_KHR |
-                                          VK_SHADER_STAGE_CLOSEST_HIT_BIT_KHR | VK_SHADER_STAGE_MISS_BIT_KHR |
-                                          VK_SHADER_STAGE_INTERSECTION_BIT_KHR | VK_SHADER_STAGE_CALLABLE_BIT_KHR;
 constexpr VkPipelineStageFlags2 kRayShader = VK_PIPELINE_STAGE_2_RAY_TRACING_SHADER_BIT_KHR;
 constexpr VkPipelineStageFlags2 kBuild = VK_PIPELINE_STAGE_2_ACCELERATION_STRUCTURE_BUILD_BIT_KHR;
 constexpr VkPipelineStageFlags2 kIndirectStage = VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT;
@@ -37,17 +35,12 @@ constexpr VkAccessFlags2 kStructureRead = VK_ACCESS_2_ACCELERATION_STRUCTURE_REA
 constexpr VkAccessFlags2 kStructureWrite = VK_ACCESS_2_ACCELERATION_STRUCTURE_WRITE_BIT_KHR;
 constexpr VkAccessFlags2 kSampledRead = VK_ACCESS_2_SHADER_SAMPLED_READ_BIT;
 
-// shaders/raytrace.glsl's set 0: frame, draws, lights, (3 free), TLAS, vertices, indices, depth,
-// the traced image, the statistics (GpuCounters), and (ray_layout) at 14 the vertices' materials;
-// set 1 the scene's textures (scene_textures.glsl).
-// Push constant: --lod's bound in pixels, with which the visibility path's ray generation finds the
-// level the raster drew (raytrace.rgen).
-const LayoutDesc kRayTraceLayout = {
-    {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-     kNoBinding, VK_DESCRIPTOR_TYPE_ACCELERATION_STRUCTURE_KHR,
-     VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE,
-     VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
-    kRayStages, sizeof(float), true};
+// The pipelines' layouts are their shaders' (shader_layout: of all six stages' modules for a ray
+// pipeline). shaders/raytrace.glsl's set 0: frame, draws, lights, (3 free), TLAS, vertices,
+// indices, depth, the traced image, the statistics (GpuCounters), the debug views' colours and
+// counters at 10 and 11, and at 14 the vertices' materials; set 1 the scene's textures
+// (scene_textures.glsl). The dispatches write every binding of their path; each pipeline takes
+// those its shaders declare (Descriptors::push).
 // Where ray generation takes each pixel's surface from (raytrace.rgen): a primary ray (forward
 // shading's depth-only pre-pass), or the pixel's triangle in the visibility image, whose bindings
 // follow the views' 10 and 11: 12 the drawn indices, 13 their indirect commands, 15 the visibility
@@ -56,54 +49,23 @@ const LayoutDesc kRayTraceLayout = {
 // reflected surface's material (raytrace.rchit).
 constexpr uint32_t kSurfaceBinding = 12, kVertexMaterialsBinding = 14, kRayMeshletBinding = 16;
 
-// The layout of a pipeline for `surface`; `view`: the debug views' (10 their colours, unused by the
-// trace; 11 the counters, for the sizes that ran).
-LayoutDesc ray_layout(RaySurface surface, bool view) {
-    LayoutDesc layout = kRayTraceLayout;
-    if (view) {
-        layout.bindings.push_back(VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER);
-        layout.bindings.push_back(VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
-    }
-    layout.bindings.resize(kVertexMaterialsBinding + 1, kNoBinding);
-    layout.bindings[kVertexMaterialsBinding] = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-    if (surface == RaySurface::camera) return layout;
-    layout.bindings[kSurfaceBinding] = layout.bindings[kSurfaceBinding + 1] = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-    layout.bindings.push_back(VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE);
-    if (surface == RaySurface::visibility_meshlet) layout = with_meshlet_bindings(layout, kRayMeshletBinding);
-    layout.stages = kRayStages;
-    return layout;
-}
-
 // The raygen variant's suffix for `surface` (shaders/variants.cmake): the other five stages are
 // the same in every pipeline.
 const char* surface_suffix(RaySurface surface) {
     return surface == RaySurface::visibility ? "_visibility" : surface == RaySurface::visibility_meshlet ? "_visibility_meshlet" : "";
 }
 
-// The dense launch's layout (ray_lists.comp's, the dense ray generation's and the forward path's
-// primary launch's): ray_layout's with the lists at 3 and, on the forward path, the primary hits at
-// 12 (free there: ray_layout's bindings reach 14 on every path); the compaction pass (`stages`
-// compute) binds no TLAS.
+// The dense launch's bindings (ray_lists.comp's, the dense ray generation's and the forward path's
+// primary launch's): the lists at 3 and, on the forward path, the primary hits at 12 (free there).
 constexpr uint32_t kRayListsBinding = 3, kPrimaryHitsBinding = 12;
-LayoutDesc dense_layout(RaySurface surface, VkShaderStageFlags stages, bool view = false) {
-    LayoutDesc layout = ray_layout(surface, view);
-    layout.bindings[kRayListsBinding] = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-    if (surface == RaySurface::camera) layout.bindings[kPrimaryHitsBinding] = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-    if (stages == VK_SHADER_STAGE_COMPUTE_BIT) layout.bindings[4] = kNoBinding;
-    layout.stages = stages;
-    return layout;
+
+// Push constant: --lod's bound in pixels, with which the visibility path's ray generation finds the
+// level the raster drew (ray_surface.glsl). Pushed where the pipeline's shaders declare it: the
+// camera path's read no level, and their compiler drops the block.
+void push_lod_bound(VkCommandBuffer cmd, const Pipeline& pipeline, float lod_max_error_px) {
+    if (pipeline.push_constant_bytes)
+        vkCmdPushConstants(cmd, pipeline.layout, pipeline.stages, 0, sizeof(lod_max_error_px), &lod_max_error_px);
 }
-// ray_lists.comp's finish: the lists' header alone.
-const LayoutDesc kListsFinishLayout = {{kNoBinding, kNoBinding, kNoBinding, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
-                                       VK_SHADER_STAGE_COMPUTE_BIT};
-
-// ray_stats_fold.comp: the stripes, the frame's counters.
-const LayoutDesc kStatsFoldLayout = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
-                                     VK_SHADER_STAGE_COMPUTE_BIT};
-
-// light_aabbs.comp: lights, AABBs; push constant count and radius.
-const LayoutDesc kAabbLayout = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
-                                VK_SHADER_STAGE_COMPUTE_BIT, 8};
 
 VkDeviceSize align_up(VkDeviceSize v, VkDeviceSize a) { return a ? (v + a - 1) / a * a : v; }
 
@@ -114,12 +76,14 @@ const std::pair<Stage, const char*> kShaders[] = {{Stage::raygen, "raytrace.rgen
 
 // `variant(stage)`: the SPIR-V variant each stage runs ("fallback", "subgroup", "view_plain", ...).
 template <typename VariantOf>
-Pipeline create_ray_pipeline(const Context& ctx, const LayoutDesc& layout, VariantOf variant) {
+Pipeline create_ray_pipeline(const Context& ctx, VariantOf variant) {
     Pipeline p;
     p.device = ctx.device;
     p.bind_point = VK_PIPELINE_BIND_POINT_RAY_TRACING_KHR;
-    create_pipeline_layout(ctx, layout, p);
-    for (auto [stage, name] : kShaders) p.modules.push_back(load_shader(ctx, std::string(name) + "." + std::string(variant(stage))));
+    std::vector<std::string> shaders;
+    for (auto [stage, name] : kShaders) shaders.push_back(std::string(name) + "." + std::string(variant(stage)));
+    create_pipeline_layout(ctx, shader_layout(shaders), p);
+    for (const std::string& shader : shaders) p.modules.push_back(load_shader(ctx, shader));
     // Compiled where first traced (resources.h, Pipeline).
     p.compile = [&ctx, modules = p.modules, layout = p.layout] {
         std::vector<VkPipelineShaderStageCreateInfo> infos;
@@ -270,25 +234,25 @@ void RayTracePass::create(const Context& ctx, const GpuScene& scene, uint32_t li
                 return std::string(kind) + (stage == Stage::raygen ? surface_suffix(surface) : "");
             };
         };
-        pipeline_[s][0] = create_ray_pipeline(ctx, ray_layout(surface, false), variant("fallback"));
-        if (subgroup) pipeline_[s][1] = create_ray_pipeline(ctx, ray_layout(surface, false), variant("subgroup"));
+        pipeline_[s][0] = create_ray_pipeline(ctx, variant("fallback"));
+        if (subgroup) pipeline_[s][1] = create_ray_pipeline(ctx, variant("subgroup"));
         if (!ctx.features.ray_tracing_indirect) continue;
         auto dense = [surface](const char* kind, const char* raygen) {
             return [surface, kind, raygen](Stage stage) {
                 return std::string(kind) + (stage == Stage::raygen ? raygen + std::string(surface_suffix(surface)) : "");
             };
         };
-        dense_[s][0] = create_ray_pipeline(ctx, dense_layout(surface, kRayStages), dense("fallback", "_dense"));
-        if (subgroup) dense_[s][1] = create_ray_pipeline(ctx, dense_layout(surface, kRayStages), dense("subgroup", "_dense"));
+        dense_[s][0] = create_ray_pipeline(ctx, dense("fallback", "_dense"));
+        if (subgroup) dense_[s][1] = create_ray_pipeline(ctx, dense("subgroup", "_dense"));
         if (surface != RaySurface::camera) continue;
-        primary_[0] = create_ray_pipeline(ctx, dense_layout(surface, kRayStages), dense("fallback", "_primary"));
-        if (subgroup) primary_[1] = create_ray_pipeline(ctx, dense_layout(surface, kRayStages), dense("subgroup", "_primary"));
+        primary_[0] = create_ray_pipeline(ctx, dense("fallback", "_primary"));
+        if (subgroup) primary_[1] = create_ray_pipeline(ctx, dense("subgroup", "_primary"));
     }
     resize(ctx, extent);
-    aabbs_ = create_compute_pipeline(ctx, {"light_aabbs.comp.main", kAabbLayout});
+    aabbs_ = create_compute_pipeline(ctx, {"light_aabbs.comp.main"});
     stat_stripes_ = create_buffer(ctx, kRayStatStripesBytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                                   MemoryKind::device_local, "ray stat stripes");
-    stats_fold_ = create_compute_pipeline(ctx, {"ray_stats_fold.comp.main", kStatsFoldLayout});
+    stats_fold_ = create_compute_pipeline(ctx, {"ray_stats_fold.comp.main"});
     const auto& rt = ctx.ray_tracing_properties;
     sbt_layout_ = sbt_layout(rt.shaderGroupHandleSize, rt.shaderGroupHandleAlignment, rt.shaderGroupBaseAlignment, 1, 2, 1);
     build_static(ctx, scene);
@@ -632,7 +596,7 @@ void RayTracePass::trace(FrameContext& f, const Pipeline& pipeline, const Buffer
         d.buffer(kRayViewCountersBinding - 1, *view_params, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER).buffer(kRayViewCountersBinding, f.counters);
     d.push(f.cmd, pipeline);
     float lod_max_error_px = f.plan.lod ? kLodMaxErrorPixels : 0.0f;
-    vkCmdPushConstants(f.cmd, pipeline.layout, kRayStages, 0, sizeof(lod_max_error_px), &lod_max_error_px);
+    push_lod_bound(f.cmd, pipeline, lod_max_error_px);
     VkStridedDeviceAddressRegionKHR raygen = sbt_region(f, sbt, sbt_layout_.raygen), miss = sbt_region(f, sbt, sbt_layout_.miss),
                                     hit = sbt_region(f, sbt, sbt_layout_.hit), callable = sbt_region(f, sbt, sbt_layout_.callable);
     cmd_trace_rays(f.cmd, &raygen, &miss, &hit, &callable, f.targets.extent.width, f.targets.extent.height, 1);
@@ -670,10 +634,9 @@ void RayTracePass::trace_dense(FrameContext& f, RaySurface surface, int variant)
                                  ? (possible ? "ray_lists.comp.visibility_meshlet_switch" : "ray_lists.comp.visibility_meshlet_no_subgroup")
                              : surface == RaySurface::visibility ? (possible ? "ray_lists.comp.visibility_switch" : "ray_lists.comp.visibility_no_subgroup")
                                                                  : (possible ? "ray_lists.comp.camera_switch" : "ray_lists.comp.camera_no_subgroup");
-        lists = create_compute_pipeline(
-            f.ctx, {.shader = shader, .layout = dense_layout(surface, VK_SHADER_STAGE_COMPUTE_BIT), .use_subgroup = ballot == 1});
+        lists = create_compute_pipeline(f.ctx, {.shader = shader, .use_subgroup = ballot == 1});
     }
-    if (!ray_lists_finish_) ray_lists_finish_ = create_compute_pipeline(f.ctx, {"ray_lists.comp.finish", kListsFinishLayout});
+    if (!ray_lists_finish_) ray_lists_finish_ = create_compute_pipeline(f.ctx, {"ray_lists.comp.finish"});
     Buffer& sbt = dense_sbt_[s][variant];
     if (!sbt.buffer) sbt = make_sbt(f.ctx, dense_[s][variant]);  // where the pipeline is first compiled
     FrameGraph& g = f.graph();
@@ -702,7 +665,7 @@ void RayTracePass::trace_dense(FrameContext& f, RaySurface surface, int variant)
         push_scene(f, d, surface, variant);
         d.acceleration_structure(4, tlas_.handle).buffer(kRayListsBinding, ray_lists_buffer_).buffer(kPrimaryHitsBinding, primary_hits_);
         d.push(f.cmd, primary);
-        vkCmdPushConstants(f.cmd, primary.layout, kRayStages, 0, sizeof(lod_max_error_px), &lod_max_error_px);
+        push_lod_bound(f.cmd, primary, lod_max_error_px);
         VkStridedDeviceAddressRegionKHR raygen = sbt_region(f, primary_sbt, sbt_layout_.raygen),
                                         miss = sbt_region(f, primary_sbt, sbt_layout_.miss),
                                         hit = sbt_region(f, primary_sbt, sbt_layout_.hit),
@@ -723,7 +686,7 @@ void RayTracePass::trace_dense(FrameContext& f, RaySurface surface, int variant)
         d.buffer(kRayListsBinding, ray_lists_buffer_);
         if (surface == RaySurface::camera) d.buffer(kPrimaryHitsBinding, primary_hits_);
         d.push(f.cmd, lists);
-        vkCmdPushConstants(f.cmd, lists.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(lod_max_error_px), &lod_max_error_px);
+        push_lod_bound(f.cmd, lists, lod_max_error_px);
         dispatch(f.ctx, f.cmd, (extent_.width + 7) / 8, (extent_.height + 7) / 8);
     }
     g.pass(f.cmd, {writes(Res::ray_lists, kComputeStage, kStorageReadWrite)});
@@ -748,7 +711,7 @@ void RayTracePass::trace_dense(FrameContext& f, RaySurface surface, int variant)
     d.acceleration_structure(4, tlas_.handle).buffer(kRayListsBinding, ray_lists_buffer_);
     if (surface == RaySurface::camera) d.buffer(kPrimaryHitsBinding, primary_hits_);
     d.push(f.cmd, pipeline);
-    vkCmdPushConstants(f.cmd, pipeline.layout, kRayStages, 0, sizeof(lod_max_error_px), &lod_max_error_px);
+    push_lod_bound(f.cmd, pipeline, lod_max_error_px);
     VkStridedDeviceAddressRegionKHR raygen = sbt_region(f, sbt, sbt_layout_.raygen), miss = sbt_region(f, sbt, sbt_layout_.miss),
                                     hit = sbt_region(f, sbt, sbt_layout_.hit), callable = sbt_region(f, sbt, sbt_layout_.callable);
     cmd_trace_rays_indirect(f.cmd, &raygen, &miss, &hit, &callable, ray_lists_buffer_.address);
@@ -776,19 +739,16 @@ bool RayTracePass::record_stage_view(FrameContext& f, const Buffer& params) {
                        (stage == Stage::raygen ? launch + std::string(surface_suffix(s)) : "");
             };
         };
-        view.pipeline = dense ? create_ray_pipeline(f.ctx, dense_layout(s, kRayStages, true), variant("_dense"))
-                              : create_ray_pipeline(f.ctx, ray_layout(s, true), variant(""));
+        view.pipeline = dense ? create_ray_pipeline(f.ctx, variant("_dense"))
+                              : create_ray_pipeline(f.ctx, variant(""));
         view.sbt = make_sbt(f.ctx, view.pipeline);
         if (dense && s == RaySurface::camera) {
-            view.primary = create_ray_pipeline(f.ctx, dense_layout(s, kRayStages, true), variant("_primary"));
+            view.primary = create_ray_pipeline(f.ctx, variant("_primary"));
             view.primary_sbt = make_sbt(f.ctx, view.primary);
         }
     }
     if (!view_colour_)
-        view_colour_ = create_compute_pipeline(
-            f.ctx, {"raytrace_view.comp.main",
-                    {{VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER},
-                     VK_SHADER_STAGE_COMPUTE_BIT, sizeof(uint32_t)}});
+        view_colour_ = create_compute_pipeline(f.ctx, {"raytrace_view.comp.main"});
     // The structures of this frame (built already where the pass ran).
     bind(f);
     if (!f.ray_traced) build_frame(f);
@@ -828,7 +788,7 @@ void RayTracePass::trace_dense_view(FrameContext& f, const ViewPipeline& view, R
             .buffer(kRayViewCountersBinding, f.counters);
         if (surface == RaySurface::camera) d.buffer(kPrimaryHitsBinding, primary_hits_);
         d.push(f.cmd, pipeline);
-        vkCmdPushConstants(f.cmd, pipeline.layout, kRayStages, 0, sizeof(lod_max_error_px), &lod_max_error_px);
+        push_lod_bound(f.cmd, pipeline, lod_max_error_px);
     };
     // Each invocation keeps the greater of its record and the pixel's (imageAtomicMax: store_view_record).
     const Use image = writes(Res::ray_traced, kRayShader, kStorageReadWrite, VK_IMAGE_LAYOUT_GENERAL);
