@@ -37,8 +37,7 @@ uint32_t shading_push_flags(const FrameContext& f) {
 
 void ScenePass::create(const Context& ctx, bool alpha_masked, ForwardTestOutput test_output) {
     GraphicsDesc d;
-    d.shaders = {{VK_SHADER_STAGE_VERTEX_BIT, "scene.vert.depth"}};
-    d.layout = scene_layout();
+    d.shaders = {{VK_SHADER_STAGE_VERTEX_BIT, "scene.vert.depth"}};  // each layout its shaders'
     d.depth_format = kDepthFormat;
     d.depth_compare = VK_COMPARE_OP_GREATER;  // reversed Z
     d.vertex_attributes = 1;                  // position only
