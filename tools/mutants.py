@@ -89,6 +89,26 @@ MUTANTS = {
         "    if (storage == StorageStorageBuffer) return VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;",
         r"^SpirvReflect\.|^Resolve\.",
     ),
+    # docs/architecture.md, "Binding numbers, written once, in GLSL": pipelines take their layout
+    # from the SPIR-V; a layout written out is held to it; each pipeline is pushed what it holds.
+    "layout-check-ignores-descriptor-types": (
+        "src/vk/spirv_reflect.cpp",
+        "        if (given.bindings[b] != declared.bindings[b])\n",
+        "        if (false)\n",
+        r"^SpirvReflect\.LayoutWrittenOutMustHoldWhatItsShadersDeclare",
+    ),
+    "pipelines-ignore-their-shaders-layout": (
+        "src/vk/spirv_reflect.cpp",
+        "    if (given == LayoutDesc{}) return declared;",
+        "    if (given == LayoutDesc{}) return given;",
+        r"^Exposure\.",
+    ),
+    "descriptors-pushed-past-the-layout": (
+        "src/vk/resources.cpp",
+        "        if (w.dstBinding < pipeline.bindings.size() && pipeline.bindings[w.dstBinding] != kNoBinding) held.push_back(w);",
+        "        held.push_back(w);",
+        r"^Visibility\.BundledSceneMatchesForward",
+    ),
     # docs/architecture.md, "Adding a pass": the --subgroup-size check takes every compute
     # shader's workgroup from one constant, held to the SPIR-V.
     "largest-fixed-workgroup-below-the-shaders": (
