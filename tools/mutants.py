@@ -98,7 +98,7 @@ MUTANTS = {
         r"^SpirvReflect\.LayoutWrittenOutMustHoldWhatItsShadersDeclare",
     ),
     "pipelines-ignore-their-shaders-layout": (
-        "src/vk/spirv_reflect.cpp",
+        "src/vk/resources.cpp",
         "    if (given == LayoutDesc{}) return declared;",
         "    if (given == LayoutDesc{}) return given;",
         r"^Exposure\.",

@@ -2,7 +2,6 @@
 #include "passes/meshlet_pass.h"  // the meshlet data
 #include "passes/subgroup_tally.h"
 #include "scene/lod.h"  // kLodMaxErrorPixels
-#include "vk/spirv_reflect.h"  // shader_layout
 
 #include <cmath>
 #include <cstdio>

@@ -392,6 +392,31 @@ void create_pipeline_layout(const Context& ctx, const LayoutDesc& desc, Pipeline
     p.push_constant_bytes = desc.push_constant_bytes;
 }
 
+LayoutDesc shader_layout(const std::vector<std::string>& names) {
+    std::vector<SpirvReflection> modules;
+    for (const std::string& name : names) {
+        std::ifstream file(shader_path(name), std::ios::binary);
+        if (!file) throw VulkanError("shader not found: " + shader_path(name) + " (rebuild: cmake --build build)");
+        std::string bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+        std::vector<uint32_t> words(bytes.size() / 4);
+        std::copy_n(bytes.data(), words.size() * 4, reinterpret_cast<char*>(words.data()));
+        try {
+            modules.push_back(reflect_spirv(words));
+        } catch (const std::runtime_error& e) {
+            throw VulkanError(name + ": " + e.what());
+        }
+    }
+    return layout_of(modules);
+}
+
+LayoutDesc pipeline_layout(const LayoutDesc& given, const std::vector<std::string>& shaders) {
+    LayoutDesc declared = shader_layout(shaders);
+    if (given == LayoutDesc{}) return declared;
+    if (std::string wrong = layout_mismatch(given, declared); !wrong.empty())
+        throw VulkanError("pipeline layout of " + shaders.back() + ": " + wrong);
+    return given;
+}
+
 Pipeline create_compute_pipeline(const Context& ctx, const ComputeDesc& desc) {
     Pipeline p;
     p.device = ctx.device;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "vk/context.h"
+#include "vk/layout_desc.h"
 
 // Move-only ownership of a plain struct of Vulkan handles whose default value owns nothing (its
 // `device` is null): a move takes every field and leaves the source at that default value; reset()
@@ -165,23 +166,8 @@ struct Pipeline : Owned<PipelineFields> {
     explicit operator bool() const { return compiled || compile; }  // made (for this device)?
 };
 
-// A binding number a layout leaves unused (LayoutDesc::bindings), so that a pipeline's own bindings
-// can sit at fixed numbers after another layout's (the meshlet path's, shaders/meshlet.glsl).
 // Workgroups (or any blocks of `size`) that cover `n` items.
 constexpr uint32_t ceil_div(uint32_t n, uint32_t size) { return (n + size - 1) / size; }
-
-constexpr VkDescriptorType kNoBinding = VK_DESCRIPTOR_TYPE_MAX_ENUM;
-
-// The descriptor types of set 0, binding i = bindings[i]; pushed with vkCmdPushDescriptorSetKHR.
-// scene_textures: set 1 is the scene's texture array (Context::texture_set_layout), bound by
-// Descriptors::textures().
-struct LayoutDesc {
-    std::vector<VkDescriptorType> bindings;
-    VkShaderStageFlags stages = VK_SHADER_STAGE_ALL;
-    uint32_t push_constant_bytes = 0;
-    bool scene_textures = false;
-    bool operator==(const LayoutDesc&) const = default;
-};
 
 // The specialization constant that switches a shader between its subgroup path and its fallback:
 // USE_SUBGROUP in shaders/subgroup_switch.glsl (constant_id 100), set from `use_subgroup` below.
@@ -195,6 +181,14 @@ constexpr uint32_t kUseSubgroupConstant = 100;
 // which the start-up checks (check_device_limits). Unit test: every built compute module's
 // LocalSize within it, and one at it (Workgroups.*).
 constexpr uint32_t kLargestFixedWorkgroup = 256;
+
+// layout_of the built shaders `names` (shader_path, vk/spirv_reflect.h): the layout of a pipeline
+// made of them, with no binding number written in C++. (A shader's `.layers` twin differs in set 1
+// only.)
+LayoutDesc shader_layout(const std::vector<std::string>& names);
+// The layout of a pipeline made of `shaders`: theirs where `given` is empty (LayoutDesc{}), else
+// `given`, checked against theirs (layout_mismatch; VulkanError where it disagrees).
+LayoutDesc pipeline_layout(const LayoutDesc& given, const std::vector<std::string>& shaders);
 
 // A desc's layout left empty (LayoutDesc{}) is the one its shaders declare (shader_layout): a binding
 // number is written once, in GLSL. One written out must agree with theirs (layout_mismatch), or

@@ -1,8 +1,6 @@
 #include "vk/spirv_reflect.h"
 
 #include <algorithm>
-#include <fstream>
-#include <iterator>
 #include <stdexcept>
 #include <string>
 
@@ -265,23 +263,6 @@ LayoutDesc layout_of(std::span<const SpirvReflection> modules) {
     return layout;
 }
 
-LayoutDesc shader_layout(const std::vector<std::string>& names) {
-    std::vector<SpirvReflection> modules;
-    for (const std::string& name : names) {
-        std::ifstream file(shader_path(name), std::ios::binary);
-        if (!file) throw VulkanError("shader not found: " + shader_path(name) + " (rebuild: cmake --build build)");
-        std::string bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-        std::vector<uint32_t> words(bytes.size() / 4);
-        std::copy_n(bytes.data(), words.size() * 4, reinterpret_cast<char*>(words.data()));
-        try {
-            modules.push_back(reflect_spirv(words));
-        } catch (const std::runtime_error& e) {
-            throw VulkanError(name + ": " + e.what());
-        }
-    }
-    return layout_of(modules);
-}
-
 std::string layout_mismatch(const LayoutDesc& given, const LayoutDesc& declared) {
     for (uint32_t b = 0; b < declared.bindings.size(); ++b) {
         if (declared.bindings[b] == kNoBinding) continue;
@@ -296,12 +277,4 @@ std::string layout_mismatch(const LayoutDesc& given, const LayoutDesc& declared)
                std::to_string(given.push_constant_bytes) + " in the layout";
     if (declared.scene_textures && !given.scene_textures) return "the shaders sample set 1, the layout has none";
     return {};
-}
-
-LayoutDesc pipeline_layout(const LayoutDesc& given, const std::vector<std::string>& shaders) {
-    LayoutDesc declared = shader_layout(shaders);
-    if (given == LayoutDesc{}) return declared;
-    if (std::string wrong = layout_mismatch(given, declared); !wrong.empty())
-        throw VulkanError("pipeline layout of " + shaders.back() + ": " + wrong);
-    return given;
 }

@@ -12,7 +12,7 @@
 
 #include <vulkan/vulkan.h>
 
-#include "vk/resources.h"  // LayoutDesc
+#include "vk/layout_desc.h"
 
 struct SpirvBinding {
     uint32_t set = 0;
@@ -42,15 +42,8 @@ std::vector<uint32_t> spirv_struct_offsets(std::span<const uint32_t> words, uint
 // module uses a set other than 0 and 1.
 LayoutDesc layout_of(std::span<const SpirvReflection> modules);
 
-// layout_of the built shaders `names` (shader_path): the layout of a pipeline made of them, with no
-// binding number written in C++. (A shader's `.layers` twin differs in set 1 only.)
-LayoutDesc shader_layout(const std::vector<std::string>& names);
-
 // Where a layout written out in C++ (`given`) disagrees with the one its shaders declare: a binding
 // they declare that it lacks or gives another type, a push-constant block larger than its range,
 // set 1 they sample that it lacks. Empty where it holds all they declare (it may hold more).
 std::string layout_mismatch(const LayoutDesc& given, const LayoutDesc& declared);
 
-// The layout of a pipeline made of `shaders`: theirs where `given` is empty (LayoutDesc{}), else
-// `given`, checked (layout_mismatch; VulkanError where it disagrees).
-LayoutDesc pipeline_layout(const LayoutDesc& given, const std::vector<std::string>& shaders);
