@@ -64,7 +64,7 @@ void main() {
     barrier();
     uint first = first_listed + before;
 #endif
-    uint capacity = uint(chunks.length());  // 2 per meshlet of the scene: a meshlet is kept once a frame
+    uint capacity = uint(chunks.length());  // every task chunk's meshlets' chunks: a draw keeps a meshlet once a frame
     for (uint k = 0u; k < own; ++k)
         if (first + k < capacity) chunks[first + k] = uvec2(verdict.entry, kRasterChunk * k);
 }

@@ -238,6 +238,12 @@ MUTANTS = {
         "",
         r"^Window\.AKeysPlanPastTheLimitsIsRefusedWithANote",
     ),
+    "meshlet-raster-list-sized-by-the-meshes": (
+        "src/passes/meshlet_raster.cpp",
+        "    return sizeof(ListHeader) + 8 * std::max<VkDeviceSize>(1, chunks);\n",
+        "    return sizeof(ListHeader) + 8 * std::max<VkDeviceSize>(1, 2 * meshlets.meshlets.size());\n",
+        r"^MeshletGpu\.ComputeRasterNamesTheHardwarePrePassTrianglesOfEveryInstanceOfAMesh",
+    ),
     "window-resize-skips-the-limits": (
         "src/window/window.cpp",
         "            within_limits(plans_run_, e,",

@@ -22,16 +22,19 @@ struct ListHeader {
     uint32_t test_triangles;
 };
 static_assert(sizeof(ListHeader) == 48 && offsetof(ListHeader, dispatch_all) == kMeshletRasterAllChunks);
-constexpr uint32_t kChunksPerMeshlet = 2;  // raster.comp's 64 lanes, at most 124 triangles a meshlet
 
 // meshlet_raster_args.comp: 0 the list; the push constant: maxComputeWorkGroupCount[0].
 const LayoutDesc kArgsLayout = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER}, VK_SHADER_STAGE_COMPUTE_BIT, 4};
 
 }  // namespace
 
-VkDeviceSize meshlet_raster_list_bytes(uint64_t meshlets) {
-    // Every meshlet of every level: a meshlet is kept at most once a frame (phase 1, or re-admitted).
-    return sizeof(ListHeader) + 8 * std::max<VkDeviceSize>(1, meshlets * kChunksPerMeshlet);
+VkDeviceSize meshlet_raster_list_bytes(const std::vector<TaskChunk>& task_chunks, const Meshlets& meshlets) {
+    VkDeviceSize chunks = 0;
+    for (const TaskChunk& c : task_chunks)
+        for (uint32_t i = 0; i < c.count; ++i)
+            chunks += (meshlets.meshlets[c.first_meshlet + i].triangle_count + kMeshletRasterChunkTriangles - 1) /
+                      kMeshletRasterChunkTriangles;
+    return sizeof(ListHeader) + 8 * std::max<VkDeviceSize>(1, chunks);
 }
 
 void MeshletRaster::create(const Context& ctx, const MeshletPass& meshlets, const LayoutDesc& compute,
@@ -60,7 +63,7 @@ void MeshletRaster::create(const Context& ctx, const MeshletPass& meshlets, cons
     if (grid.height > max_groups[1])
         throw UnsupportedRequest("--geometry meshlet --raster compute: the scene needs " + std::to_string(task_chunks) +
                                  " culling workgroups, more than the device dispatches; use a smaller --instances");
-    list = create_buffer(ctx, meshlet_raster_list_bytes(meshlets.meshlets().meshlets.size()),
+    list = create_buffer(ctx, meshlet_raster_list_bytes(meshlets.task_chunks(), meshlets.meshlets()),
                          VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT |
                              VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
                          MemoryKind::device_local, "meshlet raster chunks");
