@@ -455,6 +455,10 @@ VkPipeline compile_graphics_pipeline(const Context& ctx, const GraphicsDesc& des
     // One per shader, never reallocated: the stages point at them.
     std::vector<VkPipelineShaderStageRequiredSubgroupSizeCreateInfo> required(
         desc.shaders.size(), {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO});
+    // USE_SUBGROUP for the task and mesh stages (a module without the constant ignores it).
+    const VkBool32 use_subgroup = desc.use_subgroup ? VK_TRUE : VK_FALSE;
+    const VkSpecializationMapEntry switch_entry{kUseSubgroupConstant, 0, sizeof(VkBool32)};
+    const VkSpecializationInfo switch_info{1, &switch_entry, sizeof(use_subgroup), &use_subgroup};
     for (auto& [stage, name] : desc.shaders) {
         VkPipelineShaderStageCreateInfo s{VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
         if (stage == VK_SHADER_STAGE_TASK_BIT_EXT || stage == VK_SHADER_STAGE_MESH_BIT_EXT) {
@@ -462,6 +466,7 @@ VkPipeline compile_graphics_pipeline(const Context& ctx, const GraphicsDesc& des
             r.requiredSubgroupSize = required_subgroup_size(ctx.subgroup_unmasked, ctx.subgroup_size,
                                                             stage == VK_SHADER_STAGE_TASK_BIT_EXT ? Stage::task : Stage::mesh);
             s.pNext = r.requiredSubgroupSize ? &r : nullptr;
+            s.pSpecializationInfo = &switch_info;
         }
         s.stage = stage;
         s.module = modules[stages.size()];

@@ -221,6 +221,9 @@ struct GraphicsDesc {
     VkPrimitiveTopology topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST;
     uint32_t patch_control_points = 0;  // > 0: tessellation
     bool blend = false;                 // premultiplied alpha "over"
+    // USE_SUBGROUP of the task and mesh stages' switched shaders (as ComputeDesc::use_subgroup): set
+    // in both stages' specialization; a twin, or a shader without the constant, ignores it.
+    bool use_subgroup = false;
 };
 // Task and mesh stages run at --subgroup-size (Context::subgroup_size) where one was given.
 Pipeline create_graphics_pipeline(const Context& ctx, const GraphicsDesc& desc);
