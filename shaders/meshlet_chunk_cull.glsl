@@ -18,8 +18,8 @@
 // per subgroup (gather_subgroup); or one shared atomicOr per kept meshlet (gather_fallback). The
 // task shader's debug views (VIEW_PAYLOAD) take the fallback alone, so that their modules hold no
 // subgroup operation of the cull's (view_plain is the hatch of a task stage without any). CULL_OFF
-// (a variant of its own, not a path: it keeps other meshlets): every meshlet is kept (no test),
-// gathered as the fallback gathers. The mask is the same on both paths.
+// (meshlet_push.glsl: a variant of its own, not a path, it keeps more meshlets): every meshlet is
+// kept (no test), gathered as the fallback gathers. The mask is the same on both paths.
 #ifndef MESHLET_CHUNK_CULL_GLSL
 #define MESHLET_CHUNK_CULL_GLSL
 
@@ -130,9 +130,7 @@ MeshletVerdict cull_meshlet_chunk() {
     uint meshlet_id = entry.y + min(lm.index, entry.z - 1u);  // lanes past the end re-read the last (cached)
     mat4 model = draws[lm.draw].model;
     bool culled = false;  // phase 2's meshlets passed these tests in phase 1, with the same view
-#ifndef CULL_OFF
-    if (!late) culled = meshlet_culled(meshlets[meshlet_id], model, (entry.w & 1u) != 0u, push.snap_px);
-#endif
+    if (all(bvec2(!late, !CULL_OFF))) culled = meshlet_culled(meshlets[meshlet_id], model, (entry.w & 1u) != 0u, push.snap_px);
     bool passes_others = all(bvec2(in_range, !culled));
     // Occlusion: uniform branches (push constant, frame uniforms) around straight-line code.
     bool occluded = false;

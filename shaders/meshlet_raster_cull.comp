@@ -13,8 +13,8 @@
 //             chunk is the chunks of the kept lanes below it (the exclusive bit counts of the
 //             ballots "kept" and "two chunks"), after one atomic per subgroup for its total.
 //   fallback  a shared-memory atomicAdd per kept meshlet, one global atomic per workgroup.
-//   CULL_OFF  (its own module, the twin alone: it keeps other meshlets) every meshlet kept,
-//             listed as the fallback lists.
+//   CULL_OFF  (specialization constant 0, meshlet_push.glsl: it keeps more meshlets) every
+//             meshlet kept, listed as the fallback lists.
 // The list's order differs between them (and from run to run); what is in it does not, and the
 // words do not depend on the order (docs/raster.md, "The word").
 #include "subgroup_switch.glsl"

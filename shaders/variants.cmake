@@ -102,8 +102,8 @@ sgd_switch_shader(cull.comp)
 sgd_shader(lod_select.comp plain)
 
 # The meshlet path (--geometry meshlet, src/passes/meshlet_pass.cpp, docs/meshlets.md). The depth
-# pre-pass's task and mesh shaders cull (switched by USE_SUBGROUP; `off`, which keeps more, a twin
-# alone) and record the visible list; forward draws it. The debug views (the fallback's culling):
+# pre-pass's task and mesh shaders cull (switched by USE_SUBGROUP; `off` by the constant CULL_OFF)
+# and record the visible list; forward draws it. The debug views (the fallback's culling):
 # task view_* + mesh view_task (the task lane's record per primitive), or task view_plain + mesh
 # view_* (the mesh lane's own); view_plain is the hatch where the stage lacks subgroups.
 set(meshlet_views "view_plain VIEW_PLAIN=1" "view_lane_id VIEW_LANE_ID=1" "view_first_last VIEW_FIRST_LAST=1"
@@ -113,15 +113,12 @@ foreach(stage task mesh)
 endforeach()
 sgd_shader(meshlet_cull.mesh view_task VIEW_FROM_TASK=1)
 sgd_switch_shader(meshlet_cull.task)
-sgd_switch_shader(meshlet_cull.task NAME off TWIN_ONLY CULL_OFF=1)
 # The mesh shader's, also with alpha-masked materials (uv and draw for depth_alpha.frag) and under
 # --shading visibility (`ids`: each primitive's triangle for visibility.frag.meshlet(_alpha)).
-foreach(outputs "plain" "alpha DEPTH_ALPHA=1" "ids VISIBILITY_IDS=1" "alpha_ids DEPTH_ALPHA=1 VISIBILITY_IDS=1")
-  separate_arguments(outputs)
-  list(POP_FRONT outputs name)
-  sgd_switch_shader(meshlet_cull.mesh NAME ${name} ${outputs})
-  sgd_switch_shader(meshlet_cull.mesh NAME off_${name} TWIN_ONLY CULL_OFF=1 ${outputs})
-endforeach()
+sgd_switch_shader(meshlet_cull.mesh)
+sgd_switch_shader(meshlet_cull.mesh NAME alpha DEPTH_ALPHA=1)
+sgd_switch_shader(meshlet_cull.mesh NAME ids VISIBILITY_IDS=1)
+sgd_switch_shader(meshlet_cull.mesh NAME alpha_ids DEPTH_ALPHA=1 VISIBILITY_IDS=1)
 sgd_shader(meshlet_forward.task main)
 sgd_shader(meshlet_forward.mesh main)
 # The same names from forward's mesh shader: the frozen pre-pass under visibility, and the tests'
@@ -313,7 +310,6 @@ sgd_shader(raster_word_probe.comp main)
 # meshlet culling in compute, listing the kept meshlets' chunks (the cull plan's variant), the
 # list's indirect dispatches, and the rasterizer's variants that take their triangles from it.
 sgd_switch_shader(meshlet_raster_cull.comp)
-sgd_switch_shader(meshlet_raster_cull.comp NAME off TWIN_ONLY CULL_OFF=1)
 sgd_shader(meshlet_raster_args.comp main)
 sgd_switch_shader(raster.comp NAME meshlet MESHLET=1)
 sgd_shader(raster.comp meshlet_bin MESHLET=1 RASTER_BIN=1)

@@ -114,7 +114,7 @@ TEST(SubgroupSwitch, TheSwitchDeclaresOnlyTheOperationsItsPassAsksFor) {
         {"raster.comp.switch", raster_subgroup_needs()},
         {"raster.comp.meshlet_switch", raster_subgroup_needs()},
         {"meshlet_cull.task.switch", meshlet_cull_needs()[0]},
-        {"meshlet_cull.mesh.plain_switch", meshlet_cull_needs()[1]},
+        {"meshlet_cull.mesh.switch", meshlet_cull_needs()[1]},
         {"meshlet_cull.mesh.alpha_switch", meshlet_cull_needs()[1]},
         {"meshlet_cull.mesh.ids_switch", meshlet_cull_needs()[1]},
         {"meshlet_cull.mesh.alpha_ids_switch", meshlet_cull_needs()[1]},
@@ -144,7 +144,7 @@ TEST(SubgroupSwitch, EverySwitchedShaderHasItsConstantAndATwinWithoutSubgroupOpe
     for (const char* expected : {"exposure_reduce.comp.", "light_cull.comp.", "pyramid.comp.", "cull.comp.", "cull_scan.comp.",
                                  "meshlet_late_list.comp.", "ray_lists.comp.camera_", "ray_lists.comp.visibility_",
                                  "ray_lists.comp.visibility_meshlet_", "raster.comp.", "raster.comp.meshlet_",
-                                 "meshlet_raster_cull.comp.", "meshlet_cull.task.", "meshlet_cull.mesh.plain_", "meshlet_cull.mesh.alpha_",
+                                 "meshlet_raster_cull.comp.", "meshlet_cull.task.", "meshlet_cull.mesh.", "meshlet_cull.mesh.alpha_",
                                  "meshlet_cull.mesh.ids_", "meshlet_cull.mesh.alpha_ids_"})
         EXPECT_NE(std::find(names.begin(), names.end(), expected), names.end()) << expected << "switch.spv not built";
     for (const std::string& name : names) {
@@ -166,15 +166,12 @@ TEST(SubgroupSwitch, EverySwitchedShaderHasItsConstantAndATwinWithoutSubgroupOpe
 }
 
 // The variants whose pipelines only run the fallback are built as a twin alone (sgd_switch_shader
-// TWIN_ONLY): the compute rasterizer's view and the meshlet cull's `off`. They load on a device
-// without any subgroup operation.
+// TWIN_ONLY): the compute rasterizer's view. They load on a device without any subgroup operation.
 TEST(SubgroupSwitch, TwinsWithoutASwitchHaveNoSubgroupOperations) {
     std::vector<std::string> twins = built_shaders_ending("no_subgroup"), switches = built_switched_shaders();
     std::vector<std::string> alone;
     std::set_difference(twins.begin(), twins.end(), switches.begin(), switches.end(), std::back_inserter(alone));
-    EXPECT_EQ(alone, (std::vector<std::string>{"meshlet_cull.mesh.off_alpha_", "meshlet_cull.mesh.off_alpha_ids_", "meshlet_cull.mesh.off_ids_",
-                                               "meshlet_cull.mesh.off_plain_", "meshlet_cull.task.off_", "meshlet_raster_cull.comp.off_",
-                                               "raster.comp.meshlet_view_", "raster.comp.view_"}));
+    EXPECT_EQ(alone, (std::vector<std::string>{"raster.comp.meshlet_view_", "raster.comp.view_"}));
     for (const std::string& name : alone) {
         SCOPED_TRACE(name);
         expect_twin(decode_module(read_spirv_words(std::filesystem::path(SGD_SHADER_DIR) / (name + "no_subgroup.spv"))));

@@ -23,14 +23,14 @@ const LayoutDesc kLateListLayout = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCR
                                     VK_SHADER_STAGE_COMPUTE_BIT, 2 * sizeof(uint32_t)};
 
 // The depth pre-pass's task and mesh shaders by cull variant: meshlet_cull.task's and .mesh's
-// switches (USE_SUBGROUP, which the subgroup pipeline sets) where a plan of this run can pick the
-// subgroup culling (`possible`: masks count), else their fallback twins; `off` is a twin of its
-// own. The mesh shader's `alpha` also feeds depth_alpha.frag (scenes with alphaMode MASK
-// materials), its `ids` visibility.frag.meshlet (--shading visibility). `fallback_stage`
-// (diagnosis only, meshlet_fallback_stage()): the subgroup pipeline's stage that takes its twin.
+// switches (USE_SUBGROUP, which the subgroup pipeline sets; CULL_OFF, which the `off` pipeline
+// sets) where a plan of this run can pick the subgroup culling (`possible`: masks count), else
+// their fallback twins. The mesh shader's `alpha` also feeds depth_alpha.frag (scenes with
+// alphaMode MASK materials), its `ids` visibility.frag.meshlet (--shading visibility).
+// `fallback_stage` (diagnosis only, meshlet_fallback_stage()): the subgroup pipeline's stage that
+// takes its twin.
 std::pair<std::string, std::string> depth_shaders(Variant v, bool possible, bool alpha, bool ids, const std::string& fallback_stage) {
-    const std::string mesh_variant = alpha && ids ? "alpha_ids_" : alpha ? "alpha_" : ids ? "ids_" : "plain_";
-    if (v == Variant::off) return {"meshlet_cull.task.off_no_subgroup", "meshlet_cull.mesh.off_" + mesh_variant + "no_subgroup"};
+    const std::string mesh_variant = std::string(alpha ? "alpha_" : "") + (ids ? "ids_" : "");
     auto module = [&](const std::string& stage) {
         return !possible || (v == Variant::subgroup && fallback_stage == stage) ? "no_subgroup" : "switch";
     };
@@ -167,6 +167,7 @@ void MeshletPass::create(const Context& ctx, const Scene& scene, const GpuScene&
         auto [task, mesh] = depth_shaders(v, subgroup, gpu.alpha_masked, false, fallback_stage);
         d.shaders = {{VK_SHADER_STAGE_TASK_BIT_EXT, task}, {VK_SHADER_STAGE_MESH_BIT_EXT, mesh}};
         d.use_subgroup = ids.use_subgroup = v == Variant::subgroup;
+        d.specialization = ids.specialization = {v == Variant::off ? 1u : 0u};  // CULL_OFF (meshlet_push.glsl)
         // As the indexed pre-pass (ScenePass::create): masked materials' holes are discarded.
         if (gpu.alpha_masked) d.shaders.push_back({VK_SHADER_STAGE_FRAGMENT_BIT, "depth_alpha.frag.main"});
         depth_[size_t(v)] = create_graphics_pipeline(ctx, d);

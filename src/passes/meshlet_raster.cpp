@@ -37,14 +37,14 @@ VkDeviceSize meshlet_raster_list_bytes(uint64_t meshlets) {
 void MeshletRaster::create(const Context& ctx, const MeshletPass& meshlets, const LayoutDesc& compute,
                            const LayoutDesc& compute_view, GraphicsDesc hardware_desc, GraphicsDesc hardware_view_desc) {
     if (list.buffer) return;
-    // As the task shader's: both paths from one SPIR-V (USE_SUBGROUP) where a plan of this run can
-    // pick the subgroup culling (masks count), else the fallback twin; `off` is a twin of its own.
+    // As the task shader's: every variant from one SPIR-V (USE_SUBGROUP, CULL_OFF) where a plan of
+    // this run can pick the subgroup culling (masks count), else the fallback twin.
     const bool cull_possible = pass_missing(ctx.subgroup, ctx.features, PassId::cull, Geometry::meshlet).empty();
     const char* cull_shader = cull_possible ? "meshlet_raster_cull.comp.switch" : "meshlet_raster_cull.comp.no_subgroup";
     if (cull_possible)
         cull[size_t(Variant::subgroup)] = create_compute_pipeline(ctx, {.shader = cull_shader, .layout = compute, .use_subgroup = true});
     cull[size_t(Variant::fallback)] = create_compute_pipeline(ctx, {.shader = cull_shader, .layout = compute});
-    cull[size_t(Variant::off)] = create_compute_pipeline(ctx, {.shader = "meshlet_raster_cull.comp.off_no_subgroup", .layout = compute});
+    cull[size_t(Variant::off)] = create_compute_pipeline(ctx, {.shader = cull_shader, .layout = compute, .specialization = {1}});  // CULL_OFF
     args = create_compute_pipeline(ctx, {.shader = "meshlet_raster_args.comp.main", .layout = kArgsLayout});
     const bool raster_possible = raster_subgroup_missing(ctx.subgroup).empty();  // as RasterPass::create's
     const char* shader = raster_possible ? "raster.comp.meshlet_switch" : "raster.comp.meshlet_no_subgroup";

@@ -22,7 +22,7 @@ constexpr VkDeviceSize kMeshletRasterAllChunks = 16;
 VkDeviceSize meshlet_raster_list_bytes(uint64_t meshlets);
 
 struct MeshletRaster {
-    Pipeline cull[3];   // meshlet_raster_cull.comp by Variant: subgroup (where the device can), fallback (.switch or its twin), off
+    Pipeline cull[3];   // meshlet_raster_cull.comp by Variant: subgroup (where the device can), fallback, off (one SPIR-V, or its twin)
     Pipeline args;      // meshlet_raster_args.comp
     Pipeline raster[2];  // raster.comp.meshlet_switch (or its twin) by [subgroup path], as RasterPass::raster
     Pipeline bin, raster_view, bin_view;  // raster.comp.meshlet_bin, meshlet_view_no_subgroup, meshlet_bin_view

@@ -221,8 +221,9 @@ struct GraphicsDesc {
     VkPrimitiveTopology topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST;
     uint32_t patch_control_points = 0;  // > 0: tessellation
     bool blend = false;                 // premultiplied alpha "over"
-    // USE_SUBGROUP of the task and mesh stages' switched shaders (as ComputeDesc::use_subgroup): set
-    // in both stages' specialization; a twin, or a shader without the constant, ignores it.
+    // The task and mesh stages' specialization, as ComputeDesc's: constant_id i = specialization[i],
+    // then USE_SUBGROUP of their switched shaders; a module without a constant ignores it.
+    std::vector<uint32_t> specialization = {};
     bool use_subgroup = false;
 };
 // Task and mesh stages run at --subgroup-size (Context::subgroup_size) where one was given.

@@ -73,10 +73,10 @@ Listed cull(const Context& ctx, const Scene& scene, const GpuScene& gpu, const M
     layout = with_meshlet_bindings(layout);
     layout.stages = VK_SHADER_STAGE_COMPUTE_BIT;
     layout.push_constant_bytes = sizeof(MeshletPush);
-    // "subgroup" and "fallback": the switch's two paths; "twin" and "off": twins of their own.
-    std::string shader = variant == "off" ? "off_no_subgroup" : variant == "twin" ? "no_subgroup" : "switch";
-    Pipeline p = create_compute_pipeline(
-        ctx, {.shader = "meshlet_raster_cull.comp." + shader, .layout = layout, .use_subgroup = variant == "subgroup"});
+    // "subgroup", "fallback" and "off" (CULL_OFF, constant 0): the switch's; "twin": its twin.
+    std::string shader = variant == "twin" ? "no_subgroup" : "switch";
+    Pipeline p = create_compute_pipeline(ctx, {.shader = "meshlet_raster_cull.comp." + shader, .layout = layout,
+                                               .specialization = {variant == "off" ? 1u : 0u}, .use_subgroup = variant == "subgroup"});
     VkCommandBuffer cmd = begin_one_shot(ctx);
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p.handle());
     Descriptors d;
