@@ -1029,6 +1029,12 @@ MUTANTS = {
         "    return {{{Stage::task, bit(Op::basic) | bit(Op::ballot)}, {Stage::mesh, ops}}};",
         r"^SubgroupSwitch\.TheSwitchDeclaresOnlyTheOperationsItsPassAsksFor",
     ),
+    "meshlet-off-pipeline-without-cull-off": (
+        "src/passes/meshlet_pass.cpp",
+        "        d.specialization = ids.specialization = {v == Variant::off ? 1u : 0u};  // CULL_OFF (meshlet_push.glsl)\n",
+        "        d.specialization = ids.specialization = {0u};  // CULL_OFF (meshlet_push.glsl)\n",
+        r"^MeshletGpu\.DrawsTheIndexedImageAndExactlyTheTrianglesTheCullPassKeeps",
+    ),
     "raster-view-built-unfrozen": (
         "shaders/variants.cmake",
         "sgd_switch_shader(raster.comp NAME view TWIN_ONLY VIEW=1)\n",
