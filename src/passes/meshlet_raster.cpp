@@ -40,16 +40,21 @@ VkDeviceSize meshlet_raster_list_bytes(const std::vector<TaskChunk>& task_chunks
 void MeshletRaster::create(const Context& ctx, const MeshletPass& meshlets, const LayoutDesc& compute,
                            const LayoutDesc& compute_view, GraphicsDesc hardware_desc, GraphicsDesc hardware_view_desc) {
     if (list.buffer) return;
-    // As the task shader's: the subgroup culling where a plan of this run can pick it (masks count).
-    if (pass_missing(ctx.subgroup, ctx.features, PassId::cull, Geometry::meshlet).empty())
-        cull[size_t(Variant::subgroup)] = create_compute_pipeline(ctx, {.shader = "meshlet_raster_cull.comp.subgroup", .layout = compute});
-    cull[size_t(Variant::fallback)] = create_compute_pipeline(ctx, {.shader = "meshlet_raster_cull.comp.fallback", .layout = compute});
-    cull[size_t(Variant::off)] = create_compute_pipeline(ctx, {.shader = "meshlet_raster_cull.comp.off", .layout = compute});
+    // As the task shader's: every variant from one SPIR-V (USE_SUBGROUP, CULL_OFF) where a plan of
+    // this run can pick the subgroup culling (masks count), else the fallback twin.
+    const bool cull_possible = pass_missing(ctx.subgroup, ctx.features, PassId::cull, Geometry::meshlet).empty();
+    const char* cull_shader = cull_possible ? "meshlet_raster_cull.comp.switch" : "meshlet_raster_cull.comp.no_subgroup";
+    if (cull_possible)
+        cull[size_t(Variant::subgroup)] = create_compute_pipeline(ctx, {.shader = cull_shader, .layout = compute, .use_subgroup = true});
+    cull[size_t(Variant::fallback)] = create_compute_pipeline(ctx, {.shader = cull_shader, .layout = compute});
+    cull[size_t(Variant::off)] = create_compute_pipeline(ctx, {.shader = cull_shader, .layout = compute, .specialization = {1}});  // CULL_OFF
     args = create_compute_pipeline(ctx, {.shader = "meshlet_raster_args.comp.main", .layout = kArgsLayout});
-    raster[1] = create_compute_pipeline(ctx, {.shader = "raster.comp.meshlet_subgroup", .layout = compute});
-    raster[0] = create_compute_pipeline(ctx, {.shader = "raster.comp.meshlet_fallback", .layout = compute});
+    const bool raster_possible = raster_subgroup_missing(ctx.subgroup).empty();  // as RasterPass::create's
+    const char* shader = raster_possible ? "raster.comp.meshlet_switch" : "raster.comp.meshlet_no_subgroup";
+    if (raster_possible) raster[1] = create_compute_pipeline(ctx, {.shader = shader, .layout = compute, .use_subgroup = true});
+    raster[0] = create_compute_pipeline(ctx, {.shader = shader, .layout = compute});
     bin = create_compute_pipeline(ctx, {.shader = "raster.comp.meshlet_bin", .layout = compute});
-    raster_view = create_compute_pipeline(ctx, {.shader = "raster.comp.meshlet_view", .layout = compute_view});
+    raster_view = create_compute_pipeline(ctx, {.shader = "raster.comp.meshlet_view_no_subgroup", .layout = compute_view});
     bin_view = create_compute_pipeline(ctx, {.shader = "raster.comp.meshlet_bin_view", .layout = compute_view});
     hardware_desc.shaders.front().second = "raster_hw.vert.meshlet";
     hardware_view_desc.shaders.front().second = "raster_hw.vert.meshlet";

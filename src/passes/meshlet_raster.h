@@ -31,10 +31,10 @@ constexpr uint32_t kMeshletRasterChunkTriangles = 64;
 VkDeviceSize meshlet_raster_list_bytes(const std::vector<TaskChunk>& task_chunks, const Meshlets& meshlets);
 
 struct MeshletRaster {
-    Pipeline cull[3];   // meshlet_raster_cull.comp by Variant: subgroup (where the device can), fallback, off
+    Pipeline cull[3];   // meshlet_raster_cull.comp by Variant: subgroup (where the device can), fallback, off (one SPIR-V, or its twin)
     Pipeline args;      // meshlet_raster_args.comp
-    Pipeline raster[2];  // raster.comp.meshlet_fallback, meshlet_subgroup (by [subgroup path], as RasterPass::raster)
-    Pipeline bin, raster_view, bin_view;  // raster.comp.meshlet_bin, meshlet_view, meshlet_bin_view
+    Pipeline raster[2];  // raster.comp.meshlet_switch (or its twin) by [subgroup path], as RasterPass::raster
+    Pipeline bin, raster_view, bin_view;  // raster.comp.meshlet_bin, meshlet_view_no_subgroup, meshlet_bin_view
     Pipeline hardware, hardware_view;     // raster_hw.vert.meshlet with RasterPass's fragment shaders
     Buffer list;  // meshlet_raster_list.glsl: the header, then the chunks (meshlet_raster_list_bytes)
     uint32_t task_chunks = 0;

@@ -35,10 +35,11 @@ uint32_t view_needs(ViewMode mode) {
 }
 
 std::array<PassNeeds, 2> meshlet_cull_needs() {
-    // meshlet_cull.task: subgroupBallot, subgroupBallotExclusiveBitCount, subgroupBallotBitCount
-    // (ballot), subgroupElect (basic). meshlet_cull.mesh: the same, plus subgroupOr (arithmetic).
-    return {{{Stage::task, bit(Op::basic) | bit(Op::ballot)},
-             {Stage::mesh, bit(Op::basic) | bit(Op::ballot) | bit(Op::arithmetic)}}};
+    // meshlet_cull.task (gather_subgroup, meshlet_chunk_cull.glsl) and meshlet_cull.mesh: subgroupOr
+    // of the kept bits (arithmetic), subgroupBallot and subgroupBallotBitCount (ballot),
+    // subgroupElect (basic). Their switches declare these (SubgroupSwitch.*).
+    const uint32_t ops = bit(Op::basic) | bit(Op::ballot) | bit(Op::arithmetic);
+    return {{{Stage::task, ops}, {Stage::mesh, ops}}};
 }
 
 PassNeeds ray_lists_needs() { return {Stage::compute, bit(Op::basic) | bit(Op::ballot)}; }
@@ -128,11 +129,13 @@ std::string raster_compute_missing(const DeviceFeatures& features, const Plan& p
     return "";
 }
 
-std::string raster_subgroup_missing(const SubgroupCaps& caps) {
-    // raster.comp RASTER_SUBGROUP: subgroupBallot, its bit counts, FindLSB and subgroupBroadcast
-    // (ballot), subgroupElect (basic).
-    return missing_support(caps, {Stage::compute, bit(Op::basic) | bit(Op::ballot)});
+PassNeeds raster_subgroup_needs() {
+    // raster.comp's USE_SUBGROUP path: subgroupBallot, its bit counts, FindLSB and
+    // subgroupBroadcast (ballot), subgroupElect (basic).
+    return {Stage::compute, bit(Op::basic) | bit(Op::ballot)};
 }
+
+std::string raster_subgroup_missing(const SubgroupCaps& caps) { return missing_support(caps, raster_subgroup_needs()); }
 
 std::string visibility_derivatives_missing(const SubgroupCaps& caps, const DeviceFeatures& features) {
     // visibility_shade.comp VISIBILITY_QUADS: subgroupQuadBroadcast (quad) on lanes numbered by

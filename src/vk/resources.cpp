@@ -455,6 +455,14 @@ VkPipeline compile_graphics_pipeline(const Context& ctx, const GraphicsDesc& des
     // One per shader, never reallocated: the stages point at them.
     std::vector<VkPipelineShaderStageRequiredSubgroupSizeCreateInfo> required(
         desc.shaders.size(), {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO});
+    // The task and mesh stages' constants: constant_id i = specialization[i], then USE_SUBGROUP (a
+    // module without a constant ignores it).
+    std::vector<uint32_t> values = desc.specialization;
+    values.push_back(desc.use_subgroup ? VK_TRUE : VK_FALSE);
+    std::vector<VkSpecializationMapEntry> entries;
+    for (uint32_t i = 0; i < values.size(); ++i) entries.push_back({i, uint32_t(i * sizeof(uint32_t)), sizeof(uint32_t)});
+    entries.back().constantID = kUseSubgroupConstant;
+    const VkSpecializationInfo task_and_mesh{uint32_t(entries.size()), entries.data(), values.size() * sizeof(uint32_t), values.data()};
     for (auto& [stage, name] : desc.shaders) {
         VkPipelineShaderStageCreateInfo s{VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
         if (stage == VK_SHADER_STAGE_TASK_BIT_EXT || stage == VK_SHADER_STAGE_MESH_BIT_EXT) {
@@ -462,6 +470,7 @@ VkPipeline compile_graphics_pipeline(const Context& ctx, const GraphicsDesc& des
             r.requiredSubgroupSize = required_subgroup_size(ctx.subgroup_unmasked, ctx.subgroup_size,
                                                             stage == VK_SHADER_STAGE_TASK_BIT_EXT ? Stage::task : Stage::mesh);
             s.pNext = r.requiredSubgroupSize ? &r : nullptr;
+            s.pSpecializationInfo = &task_and_mesh;
         }
         s.stage = stage;
         s.module = modules[stages.size()];

@@ -221,6 +221,10 @@ struct GraphicsDesc {
     VkPrimitiveTopology topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST;
     uint32_t patch_control_points = 0;  // > 0: tessellation
     bool blend = false;                 // premultiplied alpha "over"
+    // The task and mesh stages' specialization, as ComputeDesc's: constant_id i = specialization[i],
+    // then USE_SUBGROUP of their switched shaders; a module without a constant ignores it.
+    std::vector<uint32_t> specialization = {};
+    bool use_subgroup = false;
 };
 // Task and mesh stages run at --subgroup-size (Context::subgroup_size) where one was given.
 Pipeline create_graphics_pipeline(const Context& ctx, const GraphicsDesc& desc);
