@@ -103,28 +103,26 @@ BarrierBatch derive_batch(std::array<SyncState, kResourceCount>& states, std::sp
     return batch;
 }
 
-void FrameGraph::bind(Res r, Image& image) {
+// Points slot r at an image or at a buffer, clearing the other kind's fields (the written_* fields
+// stay); true where the handle is not the one the slot held.
+bool FrameGraph::point(Res r, Image* image, const Buffer* buffer) {
     Slot& s = slots_[size_t(r)];
-    bool fresh = s.image_handle != image.image;
-    s.image = &image;
-    s.buffer = nullptr;
-    s.buffer_handle = VK_NULL_HANDLE;
-    if (fresh) {
-        s.image_handle = image.image;
-        import_foreign_use(r);
-    }
+    VkImage image_handle = image ? image->image : VK_NULL_HANDLE;
+    VkBuffer buffer_handle = buffer ? buffer->buffer : VK_NULL_HANDLE;
+    bool fresh = image ? s.image_handle != image_handle : s.buffer_handle != buffer_handle;
+    s.image = image;
+    s.buffer = buffer;
+    s.image_handle = image_handle;
+    s.buffer_handle = buffer_handle;
+    return fresh;
+}
+
+void FrameGraph::bind(Res r, Image& image) {
+    if (point(r, &image, nullptr)) import_foreign_use(r);
 }
 
 void FrameGraph::bind(Res r, const Buffer& buffer) {
-    Slot& s = slots_[size_t(r)];
-    bool fresh = s.buffer_handle != buffer.buffer;
-    s.buffer = &buffer;
-    s.image = nullptr;
-    s.image_handle = VK_NULL_HANDLE;
-    if (fresh) {
-        s.buffer_handle = buffer.buffer;
-        states_[size_t(r)] = SyncState{};  // a new buffer: whatever made it waited for the device
-    }
+    if (point(r, nullptr, &buffer)) states_[size_t(r)] = SyncState{};  // a new buffer: whatever made it waited for the device
 }
 
 void FrameGraph::unbind(Res r) {
