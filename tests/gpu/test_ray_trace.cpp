@@ -418,10 +418,8 @@ TEST(RayTrace, PlanNamesTheStagesWithoutSubgroups) {
     if (!device_traces()) {
         EXPECT_EQ(plan["variant"], "off");
         EXPECT_NE(plan["reason"].get<std::string>().find("VK_KHR_ray_tracing_pipeline"), std::string::npos);
-        DemoRun run = run_demo({"--headless", "--frames", "1", "--warmup", "0", "--ray-trace", "fallback"});
-        EXPECT_EQ(run.exit_code, 2);
-        EXPECT_NE(run.output.find("error: --ray-trace fallback: device lacks VK_KHR_ray_tracing_pipeline"), std::string::npos)
-            << run.output;
+        expect_exit({"--headless", "--frames", "1", "--warmup", "0", "--ray-trace", "fallback"}, 2,
+                    "error: --ray-trace fallback: device lacks VK_KHR_ray_tracing_pipeline");
         return;
     }
     std::vector<std::string> lacking = rt_stages_without_subgroups();
@@ -439,9 +437,8 @@ TEST(RayTrace, PlanNamesTheStagesWithoutSubgroups) {
         json p = read_json(dir + "/masked.json")["plan"]["ray_trace"];
         EXPECT_EQ(p["variant"], "fallback");
         EXPECT_EQ(p["reason"], "intersection stage has no subgroup support (masked by --mask-stages)");
-        DemoRun run = run_demo({"--headless", "--frames", "1", "--warmup", "0", "--mask-stages", "raygen", "--ray-trace", "subgroup"});
-        EXPECT_EQ(run.exit_code, 2);
-        EXPECT_NE(run.output.find("raygen stage has no subgroup support"), std::string::npos) << run.output;
+        expect_exit({"--headless", "--frames", "1", "--warmup", "0", "--mask-stages", "raygen", "--ray-trace", "subgroup"}, 2,
+                    "raygen stage has no subgroup support");
     }
 }
 
@@ -549,9 +546,8 @@ TEST(RayTrace, TracedImageDiffersFromOffWhereItMust) {
 
 // --ray-dump with nothing traced is refused, not written stale.
 TEST(RayTrace, DumpWithThePassOffExits2) {
-    DemoRun run = run_demo({"--headless", "--frames", "1", "--warmup", "0", "--ray-trace", "off", "--ray-dump", test_dir("rt-dump") + "/d.png"});
-    EXPECT_EQ(run.exit_code, 2);
-    EXPECT_NE(run.output.find("error: --ray-dump needs the ray-trace pass"), std::string::npos) << run.output;
+    expect_exit({"--headless", "--frames", "1", "--warmup", "0", "--ray-trace", "off", "--ray-dump", test_dir("rt-dump") + "/d.png"}, 2,
+                "error: --ray-dump needs the ray-trace pass");
 }
 
 // The debug views in the six stages. Without subgroups there (lavapipe) each draws the unsupported
