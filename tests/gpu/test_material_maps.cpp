@@ -115,10 +115,8 @@ Frame render(const Scene& scene, Path path, Geometry geometry = Geometry::indexe
     request.geometry = geometry;
     request[PassId::exposure] = Request::off;
     request[PassId::ray_trace] = Request::off;
-    RendererConfig config;
-    config.extent = kSize;
-    config.lights = 0;  // the sun and the sky: the CPU shades with the frame's constants
-    config.plan = make_plan(ctx.subgroup, ctx.features, request);
+    // 0 lights, the sun and the sky: the CPU shades with the frame's constants
+    RendererConfig config = planned_config(ctx, request, kSize, 0);
     if (path == Path::analytic) config.plan.shading.derivatives = Variant::fallback;
     Renderer renderer(ctx, scene, config);
     VkCommandBuffer cmd = begin_one_shot(ctx);
@@ -447,10 +445,7 @@ WalkedFrame render_walk(const Scene& scene, Request materials) {
     request.materials = materials;
     request[PassId::exposure] = Request::off;
     request[PassId::ray_trace] = Request::off;
-    RendererConfig config;
-    config.extent = kSize;
-    config.lights = 0;
-    config.plan = make_plan(ctx.subgroup, ctx.features, request);
+    RendererConfig config = planned_config(ctx, request, kSize, 0);
     Renderer renderer(ctx, scene, config);
     VkCommandBuffer cmd = begin_one_shot(ctx);
     renderer.record(cmd, 0, 0, above_camera(), true);  // instrumented: the waterfall counts its trips
@@ -743,10 +738,8 @@ TracedReflections render_reflections(const Scene& scene, Shading shading) {
     request.shading = shading;
     request[PassId::exposure] = Request::off;
     request[PassId::ray_trace] = Request::automatic;
-    RendererConfig config;
-    config.extent = kSize;
-    config.lights = 0;  // no bulbs for the reflection rays to meet: the sun and the sky
-    config.plan = make_plan(ctx.subgroup, ctx.features, request);
+    // 0 lights, no bulbs for the reflection rays to meet: the sun and the sky
+    RendererConfig config = planned_config(ctx, request, kSize, 0);
     EXPECT_NE(config.plan[PassId::ray_trace].variant, Variant::off) << config.plan[PassId::ray_trace].reason;
     Renderer renderer(ctx, scene, config);
     VkCommandBuffer cmd = begin_one_shot(ctx);

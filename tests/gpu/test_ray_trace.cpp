@@ -58,10 +58,7 @@ TracedFrame render_traced(const Scene& scene, Request ray_trace, uint32_t lights
     request[PassId::ray_trace] = ray_trace;
     request.ray_lists = ray_lists;
     request.shading = Shading::forward;  // primary rays from the camera (the visibility path's surfaces: below)
-    RendererConfig config;
-    config.extent = kRayTraceSize;
-    config.lights = lights;
-    config.plan = make_plan(ctx.subgroup, ctx.features, request);
+    RendererConfig config = planned_config(ctx, request, kRayTraceSize, lights);
     Renderer renderer(ctx, scene, config);
     VkCommandBuffer cmd = begin_one_shot(ctx);
     renderer.record(cmd, 0, 3, renderer.default_view());
@@ -635,10 +632,7 @@ SurfaceFrame render_surface(const Scene& scene, Geometry geometry, bool camera_r
     request[PassId::exposure] = Request::off;  // the fixed exposure: every frame its own
     request.shading = Shading::visibility;
     request.geometry = geometry;
-    RendererConfig config;
-    config.extent = size;
-    config.lights = 64;
-    config.plan = make_plan(ctx.subgroup, ctx.features, request);
+    RendererConfig config = planned_config(ctx, request, size, 64);
     config.test_camera_rays = camera_rays;
     Renderer renderer(ctx, scene, config);
     return record_surface_frame(renderer, config.plan, renderer.default_view());
@@ -1012,10 +1006,7 @@ TEST(RayTrace, RefitTracesLikeTheFullRebuild) {
         request[PassId::ray_trace] = Request::fallback;
         request.shading = Shading::forward;
         request.ray_refit = refit;
-        RendererConfig config;
-        config.extent = kRayTraceSize;
-        config.lights = 256;
-        config.plan = make_plan(ctx.subgroup, ctx.features, request);
+        RendererConfig config = planned_config(ctx, request, kRayTraceSize, 256);
         EXPECT_EQ(config.plan.ray_refit, refit);
         return std::make_unique<Renderer>(ctx, default_scene(), config);
     };
@@ -1192,10 +1183,7 @@ SurfaceFrame render_view(const Scene& scene, const ShadingPath& path, std::optio
     request[PassId::exposure] = Request::off;
     request.shading = path.shading;
     request.geometry = path.geometry;
-    RendererConfig config;
-    config.extent = size;
-    config.lights = 1;
-    config.plan = make_plan(ctx.subgroup, ctx.features, request);
+    RendererConfig config = planned_config(ctx, request, size, 1);
     Renderer renderer(ctx, scene, config);
     return record_surface_frame(renderer, config.plan, camera ? *camera : renderer.default_view());
 }
