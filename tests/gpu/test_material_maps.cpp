@@ -72,6 +72,16 @@ void use_every_map(Material& m) {
     m.emissive_texture = kEmissive;
 }
 
+// Every slot of `m` on its own set and through its own KHR_texture_transform (offset, rotation,
+// scale); the base colour's rotation and scale given.
+void transform_every_slot(Material& m, float base_rotation, float base_scale) {
+    m.uv[kSlotBaseColor] = {uv_transform({0.1f, 0.3f}, base_rotation, {base_scale, base_scale}), 1};
+    m.uv[kSlotMetallicRoughness] = {uv_transform({0.0f, 0.0f}, 0.5f, {1.0f, 1.0f}), 0};
+    m.uv[kSlotNormal] = {uv_transform({0.2f, -0.1f}, -0.7f, {1.5f, 1.5f}), 1};
+    m.uv[kSlotOcclusion] = {uv_transform({0.0f, 0.5f}, 0.0f, {0.5f, 2.0f}), 1};
+    m.uv[kSlotEmissive] = {uv_transform({0.3f, 0.0f}, 1.2f, {0.7f, 0.7f}), 0};
+}
+
 // A 40 x 40 plane at y = 0, TEXCOORD_0 = (x, z) / 4, TEXCOORD_1 = (z, -x) / 3 + (0.25, 0.5) (another
 // scale and a quarter turn, so a slot on the wrong set is caught), TANGENT +x with w = 1 where asked.
 Scene mapped_plane(bool tangents) {
@@ -387,11 +397,7 @@ TEST(MaterialMaps, EverySlotReadsItsOwnTexCoordThroughItsOwnTransform) {
         m.metallic = 0.7f;
         m.emissive = {1.0f, 0.5f, 0.25f};
         m.normal_scale = 0.8f;
-        m.uv[kSlotBaseColor] = {uv_transform({0.1f, 0.3f}, 0.0f, {1.0f, 1.0f}), 1};
-        m.uv[kSlotMetallicRoughness] = {uv_transform({0.0f, 0.0f}, 0.5f, {1.0f, 1.0f}), 0};
-        m.uv[kSlotNormal] = {uv_transform({0.2f, -0.1f}, -0.7f, {1.5f, 1.5f}), 1};
-        m.uv[kSlotOcclusion] = {uv_transform({0.0f, 0.5f}, 0.0f, {0.5f, 2.0f}), 1};
-        m.uv[kSlotEmissive] = {uv_transform({0.3f, 0.0f}, 1.2f, {0.7f, 0.7f}), 0};
+        transform_every_slot(m, 0.0f, 1.0f);
         expect_cpu_match(scene, "every slot transformed", 1500);
     }
     EXPECT_EQ(validation_message_count(), messages);
@@ -858,11 +864,7 @@ TEST(MaterialMaps, ReflectionsReadEachSlotsTexCoordThroughItsTransform) {
         m.metallic = 0.7f;
         m.emissive = {0.4f, 0.2f, 0.1f};  // the reflection stays below 1, which the traced image clamps to
         m.occlusion_strength = 0.8f;
-        m.uv[kSlotBaseColor] = {uv_transform({0.1f, 0.3f}, 0.4f, {1.2f, 1.2f}), 1};
-        m.uv[kSlotMetallicRoughness] = {uv_transform({0.0f, 0.0f}, 0.5f, {1.0f, 1.0f}), 0};
-        m.uv[kSlotNormal] = {uv_transform({0.2f, -0.1f}, -0.7f, {1.5f, 1.5f}), 1};
-        m.uv[kSlotOcclusion] = {uv_transform({0.0f, 0.5f}, 0.0f, {0.5f, 2.0f}), 1};
-        m.uv[kSlotEmissive] = {uv_transform({0.3f, 0.0f}, 1.2f, {0.7f, 0.7f}), 0};
+        transform_every_slot(m, 0.4f, 1.2f);
         // Counted: pixels where the base colour's set without its transform reads another colour.
         expect_reflections_match_cpu(scene, false, "every slot transformed", "where the untransformed set reads another colour",
                                      [&](const CpuSurface& p) {
