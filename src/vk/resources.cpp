@@ -558,7 +558,11 @@ VkPipeline compile_graphics_pipeline(const Context& ctx, const GraphicsDesc& des
 }
 
 Descriptors& Descriptors::buffer(uint32_t binding, const Buffer& b, VkDescriptorType type) {
-    buffers.push_back({b.buffer, 0, VK_WHOLE_SIZE});
+    return buffer(binding, b.buffer, type);
+}
+
+Descriptors& Descriptors::buffer(uint32_t binding, VkBuffer b, VkDescriptorType type) {
+    buffers.push_back({b, 0, VK_WHOLE_SIZE});
     VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
     w.dstBinding = binding;
     w.descriptorCount = 1;

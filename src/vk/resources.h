@@ -236,6 +236,7 @@ struct Descriptors {
     std::deque<VkWriteDescriptorSetAccelerationStructureKHR> structure_writes;
     Descriptors& acceleration_structure(uint32_t binding, VkAccelerationStructureKHR tlas);
     Descriptors& buffer(uint32_t binding, const Buffer& b, VkDescriptorType type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
+    Descriptors& buffer(uint32_t binding, VkBuffer b, VkDescriptorType type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
     Descriptors& storage_image(uint32_t binding, VkImageView view);
     Descriptors& sampled_image(uint32_t binding, VkImageView view, VkSampler sampler);
     // A depth image read with texelFetch (GL_EXT_samplerless_texture_functions, no sampler), in
