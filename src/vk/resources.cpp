@@ -572,6 +572,11 @@ Descriptors& Descriptors::buffer(uint32_t binding, VkBuffer b, VkDescriptorType 
     return *this;
 }
 
+Descriptors& Descriptors::storage_buffers(uint32_t first, std::initializer_list<std::reference_wrapper<const Buffer>> list) {
+    for (const Buffer& b : list) buffer(first++, b);
+    return *this;
+}
+
 Descriptors& Descriptors::image(uint32_t binding, VkDescriptorType type, VkDescriptorImageInfo info) {
     images.push_back(info);
     VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};

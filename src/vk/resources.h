@@ -237,6 +237,8 @@ struct Descriptors {
     Descriptors& acceleration_structure(uint32_t binding, VkAccelerationStructureKHR tlas);
     Descriptors& buffer(uint32_t binding, const Buffer& b, VkDescriptorType type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
     Descriptors& buffer(uint32_t binding, VkBuffer b, VkDescriptorType type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
+    // Storage buffers at bindings first, first + 1, ... in the order given (the shader's order).
+    Descriptors& storage_buffers(uint32_t first, std::initializer_list<std::reference_wrapper<const Buffer>> list);
     Descriptors& storage_image(uint32_t binding, VkImageView view);
     Descriptors& sampled_image(uint32_t binding, VkImageView view, VkSampler sampler);
     // A depth image read with texelFetch (GL_EXT_samplerless_texture_functions, no sampler), in
