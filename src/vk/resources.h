@@ -102,6 +102,10 @@ Image create_image(const Context& ctx, VkExtent2D extent, VkFormat format, VkIma
                    uint32_t layers = 1, bool array_view = false, uint32_t levels = 1, VkImageCreateFlags flags = 0);
 
 // Full-resource barriers, synchronization2 style; enough for a handful of passes per frame.
+// image_memory_barrier: the barrier over every mip and layer of `image`, to record with others.
+VkImageMemoryBarrier2 image_memory_barrier(VkImage image, VkImageAspectFlags aspect, VkImageLayout old_layout,
+                                           VkImageLayout new_layout, VkPipelineStageFlags2 src_stage, VkAccessFlags2 src_access,
+                                           VkPipelineStageFlags2 dst_stage, VkAccessFlags2 dst_access);
 void image_barrier(VkCommandBuffer cmd, VkImage image, VkImageAspectFlags aspect, VkImageLayout old_layout,
                    VkImageLayout new_layout, VkPipelineStageFlags2 src_stage, VkAccessFlags2 src_access,
                    VkPipelineStageFlags2 dst_stage, VkAccessFlags2 dst_access);
