@@ -983,6 +983,18 @@ MUTANTS = {
         "     .ops = bit(Op::basic),\n",
         r"^SubgroupSwitch\.TheSwitchDeclaresOnlyTheOperationsItsPassAsksFor",
     ),
+    "scene-error-exits-as-runtime": (
+        "src/main.cpp",
+        "    if (dynamic_cast<const SceneError*>(&e)) return kBadScene;",
+        "    if (dynamic_cast<const SceneError*>(&e)) return kRuntime;",
+        r"^Cli\.MissingOrMalformedSceneExits3",
+    ),
+    "storage-buffers-all-at-the-first-binding": (
+        "src/vk/resources.cpp",
+        "    for (const Buffer& b : list) buffer(first++, b);",
+        "    for (const Buffer& b : list) buffer(first, b);",
+        r"^CullGpu\.RealScenesMatchTheCpuReferenceAndDrawTheSameImageAsNoCulling",
+    ),
     "pyramid-fallback-workgroup-covers-8-columns": (
         "shaders/pyramid.comp",
         "ivec2(gl_LocalInvocationIndex % 16u, gl_LocalInvocationIndex / 16u)",
