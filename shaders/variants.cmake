@@ -210,8 +210,8 @@ sgd_shader(view.frag active VIEW_ACTIVE=1 --target-env=vulkan1.2)
 # Tests: a probe that GPU-assisted validation must catch writing past its binding.
 sgd_shader(robust_probe.comp main)
 
-# Window: RGBA -> BGRA reorder before the copy into the swapchain image.
-sgd_shader(present.comp swizzle)
+# Window: the window image (RGBA -> BGRA reorder, the grey outside a smaller frame) before the copy into the swapchain image.
+sgd_shader(present.comp main)
 
 # Ray-traced sun shadows and reflections (docs/ray-tracing.md): the six ray-tracing stages, each with
 # its statistics counted per subgroup (subgroup) or per invocation (fallback), and the light AABBs.

@@ -238,6 +238,18 @@ MUTANTS = {
         "",
         r"^Window\.AKeysPlanPastTheLimitsIsRefusedWithANote",
     ),
+    "window-resize-skips-the-limits": (
+        "src/window/window.cpp",
+        "            within_limits(plans_run_, e,",
+        "            true || within_limits(plans_run_, e,",
+        r"^Window\.AWindowGrownPastTheLargestImageKeepsItsFrameWithANote",
+    ),
+    "window-outside-a-smaller-frame-not-filled": (
+        "shaders/present.comp",
+        "    vec4 texel = vec4(grey, grey, grey, 1.0);\n",
+        "    vec4 texel = vec4(0.0);\n",
+        r"^Window\.AWindowGrownPastTheLargestImageKeepsItsFrameWithANote",
+    ),
     "memory-plan-counts-the-meshlet-path-only-on-its-geometry": (
         "src/run/limits.cpp",
         "    if (draws_meshlets(plan, device.mesh_shader)) {\n",

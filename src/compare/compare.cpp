@@ -834,6 +834,7 @@ CompareMethod render_in_rounds(const Context& ctx, const Scene& scene, const Opt
                                const RoundsNeeded& needed, SharedRenderer* shared, bool images) {
     auto started = std::chrono::steady_clock::now();
     const uint32_t built_before = Renderer::built();
+    const double building_before = Renderer::seconds_building();
     CompareMethod method;
     method.warmup_frames = options.warmup;
     method.round_frames = round_sizes(options.frames - options.warmup);
@@ -859,13 +860,17 @@ CompareMethod render_in_rounds(const Context& ctx, const Scene& scene, const Opt
         bool share = shared && shared->fits(scene, renderer_config(o, run.plan, {o.width, o.height}));
         Active& a = active.emplace_back(Active{&run, nullptr, true});
         charge(run, [&] {
+            auto made = std::chrono::steady_clock::now();
             a.headless = share ? std::make_unique<HeadlessRun>(ctx, scene, o, run.plan, *shared)
                                : std::make_unique<HeadlessRun>(ctx, scene, o, run.plan);
+            method.first_frames_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - made).count();
             if (images) a.headless->capture_at(method.image_frame);
             a.headless->render(options.warmup, 0);
         });
     }
     method.setup_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    method.build_seconds = Renderer::seconds_building() - building_before;
+    method.first_frames_seconds -= method.build_seconds;
     // The rounds: round r starts at the r-th configuration, so none is always first or last.
     for (uint32_t r = 0; r < method.rounds(); ++r) {
         if (step) step("round " + std::to_string(r + 1) + "/" + std::to_string(method.rounds()), false);

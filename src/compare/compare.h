@@ -147,6 +147,8 @@ struct CompareMethod {
     std::vector<uint32_t> round_frames;  // round_sizes(frames - warmup), or the rounds rendered where they ended early
     uint32_t cap_rounds = 0;             // round_sizes(frames - warmup).size(): the most any configuration renders
     double setup_seconds = 0;            // the renderers' set-up, instrumented and warm-up frames (render_in_rounds)
+    double build_seconds = 0;            // of it: building the renderers (Renderer::seconds_building)
+    double first_frames_seconds = 0;     // of it: each row's first, instrumented frame (the pipelines compile there)
     double rounds_seconds = 0;           // the rounds and the read-backs after them
     uint32_t renderers = 0;              // the renderers render_in_rounds built (none where it took a shared one made before)
     uint32_t image_frame = 0;            // the frame index of each configuration's image (render_in_rounds' images)

@@ -158,6 +158,7 @@ LoadedTuning quick_tune(const Context& ctx, const Scene& scene, const Options& o
         if (!r.skipped) row_rounds[r.config.name] = r.result.rounds[size_t(Timer::frame)].size();
     }
     nlohmann::json quick = {{"seconds", seconds},         {"setup_seconds", method.setup_seconds},
+                            {"build_seconds", method.build_seconds}, {"first_frames_seconds", method.first_frames_seconds},
                             {"rounds", method.rounds()},  {"row_rounds", row_rounds},
                             {"warmup_frames", o.warmup},  {"rows", rows}};
     std::string result;
@@ -170,8 +171,9 @@ LoadedTuning quick_tune(const Context& ctx, const Scene& scene, const Options& o
     try {
         std::string path = save_tuning(ctx.info, "quick", key, PassRatios{}, shading, under_visibility, quick);
         t = load_tuning(ctx.info, key);
-        fprintf(stderr, "auto: measured this device in %.2f s (%s; set-up and warm-up %.2f s, measuring %.2f s in %u rounds): %s; "
-                "stored as a quick verdict in %s\n", seconds, renderers_text(method.renderers).c_str(), method.setup_seconds,
+        fprintf(stderr, "auto: measured this device in %.2f s (%s; set-up and warm-up %.2f s: building %.2f s, the rows' first "
+                "frames %.2f s; measuring %.2f s in %u rounds): %s; stored as a quick verdict in %s\n", seconds,
+                renderers_text(method.renderers).c_str(), method.setup_seconds, method.build_seconds, method.first_frames_seconds,
                 method.rounds_seconds, method.rounds(), result.c_str(), path.c_str());
     } catch (const std::exception& e) {
         // Not stored: the verdicts still serve this run, read back from the file's text.

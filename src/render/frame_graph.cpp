@@ -11,7 +11,7 @@ constexpr std::array<const char*, kResourceCount> kResourceNames = {
     "counters",   "light lists", "exposure", "mip edges", "mip stamps", "mip dispatch", "counters readback",
     "draw lists", "cull state", "pyramid", "meshlet lists",
     "ray structures", "ray scratch", "light aabbs", "ray lists", "ray primary hits", "ray stat stripes",
-    "raster words", "raster list", "tile bins", "raster dispatches", "meshlet chunks", "test work", "present swizzled"};
+    "raster words", "raster list", "tile bins", "raster dispatches", "meshlet chunks", "test work", "window image"};
 
 // Whether earlier barriers made the last write visible to `access` in every stage of `stage`.
 bool visible_to(const std::vector<SyncState::Visible>& visible, VkPipelineStageFlags2 stage, VkAccessFlags2 access) {

@@ -55,7 +55,7 @@ enum class Res : uint32_t {
     raster_dispatches,
     meshlet_chunks,
     test_work,  // tests only: the extra work's image (RendererConfig::test_extra_work)
-    present_swizzled,  // the window's colour with its bytes reordered for a BGRA swapchain (Presenter)
+    window_image,  // the window's colour in the swapchain's byte order and size (Presenter)
     count
 };
 constexpr size_t kResourceCount = size_t(Res::count);

@@ -1,9 +1,11 @@
 #include "render/renderer.h"
+
 #include "passes/mip_pass.h"
 #include "passes/occlusion_pass.h"
 #include "render/visibility_id.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <iterator>
 
@@ -64,6 +66,7 @@ VkPipelineStageFlags2 counter_stages(const DeviceFeatures& features) {
 
 Renderer::Renderer(const Context& ctx, const Scene& scene, const RendererConfig& config)
     : ctx_(ctx), cpu_scene_(scene), config_(config) {
+    const auto started = std::chrono::steady_clock::now();
     upload_scene(ctx, scene, scene_);
     bounds_min_ = scene.bounds_min;
     bounds_max_ = scene.bounds_max;
@@ -104,6 +107,7 @@ Renderer::Renderer(const Context& ctx, const Scene& scene, const RendererConfig&
     }
     ++alive_;  // last: a constructor that throws leaves no renderer (and runs no destructor)
     ++built_;
+    seconds_building_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 }
 
 Renderer::~Renderer() {

@@ -79,6 +79,9 @@ public:
     // How many renderers this process has built (--tune and the first run's measurement report
     // the ones they built: one, shared by every row).
     static uint32_t built() { return built_; }
+    // Seconds this process has spent in Renderer's constructor (the scene's upload, the passes'
+    // buffers and layouts; pipelines compile in the first frames): the measurements' set-up split.
+    static double seconds_building() { return seconds_building_; }
 
     // A plan with --geometry meshlet builds the meshlet path on first use (meshlets, buffers,
     // pipelines: a pause of the window's first such frame).
@@ -203,6 +206,7 @@ private:
 
     static inline uint32_t alive_ = 0;
     static inline uint32_t built_ = 0;
+    static inline double seconds_building_ = 0;
     const Context& ctx_;
     const Scene& cpu_scene_;  // outlives the renderer (its owner's); the meshlet path is built from it
     RendererConfig config_;

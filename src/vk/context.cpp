@@ -246,8 +246,9 @@ VkPhysicalDevice pick_physical_device(Context& ctx, int index) {
 // SGD_MASK_LIMITS="name=value,...": the device reports these limits instead of its own, so that
 // what depends on them can be seen anywhere (tests: the compute rasterizer's refusal where the
 // sub-pixel precision differs, dispatches folded under a small workgroup count, a memory plan
-// refused for its storage buffers at a test's small size). Names: subPixelPrecisionBits,
-// maxComputeWorkGroupCount (all three dimensions), maxStorageBufferRange. The values may only
+// refused for its storage buffers at a test's small size, a window grown past the largest image).
+// Names: subPixelPrecisionBits, maxComputeWorkGroupCount (all three dimensions),
+// maxStorageBufferRange, maxImageDimension2D. The values may only
 // lower a limit: a device cannot be made to do more than it can.
 void apply_limit_masks(VkPhysicalDeviceLimits& limits) {
     const char* spec = getenv("SGD_MASK_LIMITS");
@@ -266,9 +267,10 @@ void apply_limit_masks(VkPhysicalDeviceLimits& limits) {
         if (name == "maxComputeWorkGroupCount")
             for (int i = 0; i < 3; ++i) fields[i] = &limits.maxComputeWorkGroupCount[i];
         if (name == "maxStorageBufferRange") fields[0] = &limits.maxStorageBufferRange;
+        if (name == "maxImageDimension2D") fields[0] = &limits.maxImageDimension2D;
         if (!fields[0] || eq == std::string::npos || !end || *end || value == 0 || value > *fields[0])
-            throw UnsupportedRequest("SGD_MASK_LIMITS: '" + item + "' is not subPixelPrecisionBits=N, maxComputeWorkGroupCount=N or "
-                                     "maxStorageBufferRange=N with 0 < N <= the device's value");
+            throw UnsupportedRequest("SGD_MASK_LIMITS: '" + item + "' is not subPixelPrecisionBits=N, maxComputeWorkGroupCount=N, "
+                                     "maxStorageBufferRange=N or maxImageDimension2D=N with 0 < N <= the device's value");
         for (uint32_t* field : fields)
             if (field) *field = uint32_t(value);
     }

@@ -1,6 +1,7 @@
 #include "vk/timer.h"
 
 #include <algorithm>
+#include <cassert>
 
 TimingStats summarize(std::vector<double> samples) {
     if (samples.empty()) return {};
@@ -16,7 +17,12 @@ namespace {
 constexpr uint32_t kMarks = uint32_t(kRasterPieceCount) + 1;
 constexpr uint32_t kQueries = 2 * uint32_t(Timer::count) + uint32_t(kPiecedTimers.size()) * kMarks;
 
-uint32_t pieced_index(Timer timer) { return timer == kPiecedTimers[0] ? 0 : 1; }
+// A timer's place in kPiecedTimers; only those timers are pieced (the callers are the rasterizer's).
+uint32_t pieced_index(Timer timer) {
+    auto found = std::find(kPiecedTimers.begin(), kPiecedTimers.end(), timer);
+    assert(found != kPiecedTimers.end());
+    return uint32_t(found - kPiecedTimers.begin());
+}
 
 // mark 0: the start; 1 + piece: after the piece.
 uint32_t mark_query(Timer timer, uint32_t mark) { return 2 * uint32_t(Timer::count) + pieced_index(timer) * kMarks + mark; }

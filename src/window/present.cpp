@@ -7,34 +7,43 @@
 bool is_rgba8(VkFormat f) { return f == VK_FORMAT_R8G8B8A8_UNORM || f == VK_FORMAT_R8G8B8A8_SRGB; }
 bool is_bgra8(VkFormat f) { return f == VK_FORMAT_B8G8R8A8_UNORM || f == VK_FORMAT_B8G8R8A8_SRGB; }
 
+// present.comp's push constants.
+struct WindowPush {
+    uint32_t bgra;  // reorder the bytes for a BGRA swapchain
+    float grey;     // outside the frame: kOutsideTheFrame / 255
+};
+
 void Presenter::create(const Context& ctx) {
     ComputeDesc desc;
-    desc.shader = "present.comp.swizzle";
+    desc.shader = "present.comp.main";
     desc.layout = {{VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE}};
-    swizzle_ = create_compute_pipeline(ctx, desc);
+    desc.layout.push_constant_bytes = sizeof(WindowPush);
+    window_pass_ = create_compute_pipeline(ctx, desc);
 }
 
 void Presenter::resize(const Context& ctx, VkFormat swapchain_format, VkExtent2D extent) {
-    needs_swizzle_ = is_bgra8(swapchain_format);
-    swizzled_.reset();
-    if (needs_swizzle_)
-        swizzled_ = create_image(ctx, extent, kColorFormat, VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
-                                 "present swizzled");
+    bgra_ = is_bgra8(swapchain_format);
+    window_image_ = create_image(ctx, extent, kColorFormat, VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
+                                 "window image");
 }
 
 void Presenter::record(const Context& ctx, VkCommandBuffer cmd, FrameGraph& graph, VkImage target, VkExtent2D target_extent) {
     begin_label(ctx, cmd, "present");
-    // The frame's colour after the frame's last use of it (the graph's), swizzled or as it is.
+    // The frame's colour after the frame's last use of it (the graph's); through the window image
+    // where its bytes need reordering or it does not fill the window.
     const Image& color = graph.image(Res::color);
+    bool fills = color.extent.width >= target_extent.width && color.extent.height >= target_extent.height;
     Res source = Res::color;
-    if (needs_swizzle_) {
-        graph.bind(Res::present_swizzled, swizzled_);
+    if (bgra_ || !fills) {
+        graph.bind(Res::window_image, window_image_);
         graph.pass(cmd, {reads(Res::color, kComputeStage, kStorageRead, VK_IMAGE_LAYOUT_GENERAL),
-                         writes(Res::present_swizzled, kComputeStage, kStorageWrite, VK_IMAGE_LAYOUT_GENERAL, true)});
-        vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, swizzle_.handle());
-        Descriptors().storage_image(0, color.view).storage_image(1, swizzled_.view).push(cmd, swizzle_);
-        vkCmdDispatch(cmd, (color.extent.width + 7) / 8, (color.extent.height + 7) / 8, 1);
-        source = Res::present_swizzled;
+                         writes(Res::window_image, kComputeStage, kStorageWrite, VK_IMAGE_LAYOUT_GENERAL, true)});
+        vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, window_pass_.handle());
+        Descriptors().storage_image(0, color.view).storage_image(1, window_image_.view).push(cmd, window_pass_);
+        WindowPush push{bgra_, kOutsideTheFrame / 255.0f};
+        vkCmdPushConstants(cmd, window_pass_.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
+        vkCmdDispatch(cmd, (target_extent.width + 7) / 8, (target_extent.height + 7) / 8, 1);
+        source = Res::window_image;
     }
     graph.pass(cmd, {reads(source, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_READ_BIT, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL)});
     const Image& copied = graph.image(source);

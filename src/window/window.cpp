@@ -320,17 +320,24 @@ private:
         if (std::any_of(plans_run_.begin(), plans_run_.end(), alike)) return true;
         std::vector<Plan> plans = plans_run_;
         plans.push_back(plan);
-        Options at = options_;  // at the renderer's size: the window's, not --size
-        at.width = renderer_->extent().width;
-        at.height = renderer_->extent().height;
-        try {
-            check_device_limits(ctx_, at, plans, scene_);
-        } catch (const UsageError& e) {
-            note(std::string("refused: ") + e.what() + "; the plan stays as it was");
-            return false;
-        }
+        if (!within_limits(plans, renderer_->extent(), "the plan stays as it was")) return false;
         plans_run_.push_back(plan);
         return true;
+    }
+
+    // Whether the renderer can hold `plans` at `extent` (the window's size, not --size); if not, a
+    // note says which limit and what the window keeps instead.
+    bool within_limits(const std::vector<Plan>& plans, VkExtent2D extent, const std::string& kept) {
+        Options at = options_;
+        at.width = extent.width;
+        at.height = extent.height;
+        try {
+            check_device_limits(ctx_, at, plans, scene_);
+            return true;
+        } catch (const UsageError& e) {
+            note(std::string("refused: ") + e.what() + "; " + kept);
+            return false;
+        }
     }
 
     // The first run on this device, driver and build (compare/tuning.h, quick_tune): a frame whose HUD
@@ -405,8 +412,13 @@ private:
         glfwGetFramebufferSize(window_, &width, &height);
         if (!create_swapchain(ctx_, surface_, {uint32_t(width), uint32_t(height)}, options_.no_vsync, swapchain_))
             return false;
+        // A window grown past what the device can render (an image side, a per-pixel buffer) keeps
+        // the frame at its size, in the window's corner on grey (Presenter::record).
         VkExtent2D e = swapchain_.extent;
-        if (e.width != renderer_->extent().width || e.height != renderer_->extent().height) renderer_->resize(e);
+        VkExtent2D frame = renderer_->extent();
+        if ((e.width != frame.width || e.height != frame.height) &&
+            within_limits(plans_run_, e, "the frame stays at " + std::to_string(frame.width) + "x" + std::to_string(frame.height)))
+            renderer_->resize(e);
         presenter_.resize(ctx_, swapchain_.format.format, e);
         // The driver's swapchain images and WSI state are freed and allocated again in a different
         // order each time, which fragments glibc's heap: without giving the free pages back, the

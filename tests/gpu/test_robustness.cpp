@@ -705,13 +705,8 @@ TEST_P(GpuAssistedValidation, EveryPassVariantAndViewIsClean) {
     ASSERT_GE(views.size(), stages.size());
 
     ScopedEnv gpu_av("SGD_GPU_AV", "1");
-    // The sweep checks accesses, not speed: lavapipe compiles the instrumented shaders without
-    // LLVM's optimization passes (a cold shard 185 s against 280 s at 8 lanes), into a cache folder
-    // of their own beside the width's, so no unoptimized shader is ever read by another test.
-    ScopedEnv unoptimized("GALLIVM_PERF", "nopt");
-    const char* width_cache = getenv("MESA_SHADER_CACHE_DIR");
-    std::optional<ScopedEnv> own_cache;
-    if (width_cache) own_cache.emplace("MESA_SHADER_CACHE_DIR", std::string(width_cache) + "/gpu-av-nopt");
+    // The sweep checks accesses, not speed (a cold shard 185 s against 280 s at 8 lanes).
+    UnoptimizedShaders unoptimized("gpu-av-nopt");
     size_t runs = std::max(variants.size(), views.size());
     int unsupported = 0;
     // The views of one path's own data run on that path: --view raster on the compute rasterizer's

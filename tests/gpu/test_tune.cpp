@@ -445,6 +445,13 @@ void expect_measured(const DemoRun& run, const std::string& report, bool measure
     EXPECT_EQ(file["device"]["driver"], test_context().info.driver) << what;
     EXPECT_GE(file["quick"]["rounds"].get<int>(), int(kMinBudgetRounds)) << what;
     EXPECT_GE(file["quick"]["row_rounds"].size(), 3u) << what << ": several rows shared that one renderer: " << file["quick"];
+    // The set-up's split: building the one renderer, then the rows' first frames, both inside the set-up.
+    const nlohmann::json& quick = file["quick"];
+    ASSERT_TRUE(quick["build_seconds"].is_number() && quick["first_frames_seconds"].is_number()) << what << ": " << quick;
+    EXPECT_GT(quick["build_seconds"].get<double>(), 0.0) << what << ": " << quick;
+    EXPECT_GT(quick["first_frames_seconds"].get<double>(), 0.0) << what << ": " << quick;
+    EXPECT_LE(quick["build_seconds"].get<double>() + quick["first_frames_seconds"].get<double>(), quick["setup_seconds"].get<double>())
+        << what << ": " << quick;
     EXPECT_TRUE(file["visibility"]["shading"]["ratio"].is_number()) << what << ": " << file["visibility"];
     // The compute rasterizer's path is a stored decision: measured (its depth pass, fallback row over
     // raster-compute) wherever the measurement rendered the compute rasterizer's rows.

@@ -21,6 +21,7 @@
 
 #include "run/image_io.h"
 #include "gpu/harness.h"
+#include "window/present.h"
 #include "known_drivers.h"
 #include "passes/pass_table.h"
 #include "plan/plan.h"
@@ -709,6 +710,67 @@ TEST(Window, AKeysPlanPastTheLimitsIsRefusedWithANote) {
     ASSERT_TRUE(xdo.run("key Escape"));
     EXPECT_EQ(demo.wait(120s), 0) << read_text(log_path);
     EXPECT_EQ(log.count("frame "), 1u) << "the window left its plan: " << read_text(log_path);
+}
+
+// A window grown past the largest image the device can render (SGD_MASK_LIMITS lowers it to 100
+// pixels a side) keeps its frame at its size, says so once, shows the frame in the window's corner
+// on black, and follows the next resize that fits.
+TEST(Window, AWindowGrownPastTheLargestImageKeepsItsFrameWithANote) {
+    REQUIRE_DRAWING();
+    std::string why;
+    if (skip_without_x(why)) GTEST_SKIP() << why;
+    ScopedEnv mask("SGD_MASK_LIMITS", "maxImageDimension2D=100");
+    std::string dir = test_dir("window-largest-image");
+    XServer x;
+    ASSERT_TRUE(x.start(dir)) << "Xvfb did not start: " << read_text(dir + "/xvfb.log");
+    std::string log_path = dir + "/demo.log";
+    Child demo = spawn({SGD_DEMO, "--validate", "--size", "64x64", "--lights", "16", "--scene", SGD_TEST_SCENES "/box.gltf"}, dir,
+                       x.display, log_path);
+    DemoLog log{log_path, &demo};
+    ASSERT_NE(log.wait_line("frame 0:", 0), "") << read_text(log_path);
+    Xdotool xdo{x.display};
+    std::string window = xdo.window_id();
+    ASSERT_FALSE(window.empty());
+
+    ASSERT_TRUE(xdo.run("windowsize " + window + " 160 120"));
+    ASSERT_FALSE(log.wait_line("swapchain: 160x120", 0).empty()) << read_text(log_path);
+    std::string note = log.wait_line("note: refused: ", 0, 60s);
+    EXPECT_NE(note.find("exceeds the device's largest image (100 pixels a side)"), std::string::npos) << read_text(log_path);
+    EXPECT_NE(note.find("the frame stays at 64x64"), std::string::npos) << note;
+
+#ifdef SGD_HAVE_X11
+    // The window: the 64x64 frame at its top-left (the box and its background, not the grey),
+    // kOutsideTheFrame's grey elsewhere.
+    auto wrong_of = [](const Png& shown) -> std::string {
+        if (shown.width != 160 || shown.height != 120) return "no 160x120 capture";
+        int frame_pixels = 0;
+        for (int y = 0; y < 120; ++y)
+            for (int x = 0; x < 160; ++x) {
+                const uint8_t* p = shown.at(x, y);
+                bool grey = p[0] == kOutsideTheFrame && p[1] == kOutsideTheFrame && p[2] == kOutsideTheFrame;
+                if (x < 64 && y < 64) frame_pixels += !grey;
+                else if (!grey) return "not the grey at " + std::to_string(x) + "," + std::to_string(y) + ": " + std::to_string(p[0]);
+            }
+        return frame_pixels > 64 * 64 / 2 ? "" : "the frame's corner is mostly the grey";
+    };
+    Png shown = capture_window(x.display, window);
+    std::string wrong = wrong_of(shown);
+    for (auto end = std::chrono::steady_clock::now() + 60s; !wrong.empty() && std::chrono::steady_clock::now() < end;) {
+        std::this_thread::sleep_for(100ms);
+        shown = capture_window(x.display, window);
+        wrong = wrong_of(shown);
+    }
+    if (shown.width > 0) write_png(dir + "/window.png", shown.width, shown.height, shown.rgba);
+    EXPECT_EQ(wrong, "") << "see " << dir << "/window.png";
+#endif
+
+    ASSERT_TRUE(xdo.run("windowsize " + window + " 96 80"));
+    ASSERT_FALSE(log.wait_line("swapchain: 96x80", 0).empty()) << read_text(log_path);
+    ASSERT_TRUE(xdo.run("key Escape"));
+    EXPECT_EQ(demo.wait(120s), 0) << read_text(log_path);
+    std::string output = read_text(log_path);
+    EXPECT_EQ(lines_starting(output, "note: refused: ").size(), 1u) << "96x80 fits: " << output;
+    EXPECT_EQ(validation_lines(output), 0) << output;
 }
 
 }  // namespace
