@@ -1047,6 +1047,18 @@ MUTANTS = {
         "sgd_shader(raster.comp view_no_subgroup VIEW=1)\n",
         r"^SubgroupSwitch\.TwinsWithoutASwitchHaveNoSubgroupOperations",
     ),
+    "scene-error-exits-as-runtime": (
+        "src/main.cpp",
+        "    if (dynamic_cast<const SceneError*>(&e)) return kBadScene;",
+        "    if (dynamic_cast<const SceneError*>(&e)) return kRuntime;",
+        r"^Cli\.MissingOrMalformedSceneExits3",
+    ),
+    "storage-buffers-all-at-the-first-binding": (
+        "src/vk/resources.cpp",
+        "    for (const Buffer& b : list) buffer(first++, b);",
+        "    for (const Buffer& b : list) buffer(first, b);",
+        r"^CullGpu\.RealScenesMatchTheCpuReferenceAndDrawTheSameImageAsNoCulling",
+    ),
     "pyramid-fallback-workgroup-covers-8-columns": (
         "shaders/pyramid.comp",
         "ivec2(gl_LocalInvocationIndex % 16u, gl_LocalInvocationIndex / 16u)",

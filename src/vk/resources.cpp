@@ -241,9 +241,9 @@ Image create_image(const Context& ctx, VkExtent2D extent, VkFormat format, VkIma
     return img;
 }
 
-void image_barrier(VkCommandBuffer cmd, VkImage image, VkImageAspectFlags aspect, VkImageLayout old_layout,
-                   VkImageLayout new_layout, VkPipelineStageFlags2 src_stage, VkAccessFlags2 src_access,
-                   VkPipelineStageFlags2 dst_stage, VkAccessFlags2 dst_access) {
+VkImageMemoryBarrier2 image_memory_barrier(VkImage image, VkImageAspectFlags aspect, VkImageLayout old_layout,
+                                           VkImageLayout new_layout, VkPipelineStageFlags2 src_stage, VkAccessFlags2 src_access,
+                                           VkPipelineStageFlags2 dst_stage, VkAccessFlags2 dst_access) {
     VkImageMemoryBarrier2 barrier{VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER_2};
     barrier.srcStageMask = src_stage;
     barrier.srcAccessMask = src_access;
@@ -255,6 +255,14 @@ void image_barrier(VkCommandBuffer cmd, VkImage image, VkImageAspectFlags aspect
     barrier.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
     barrier.image = image;
     barrier.subresourceRange = {aspect, 0, VK_REMAINING_MIP_LEVELS, 0, VK_REMAINING_ARRAY_LAYERS};
+    return barrier;
+}
+
+void image_barrier(VkCommandBuffer cmd, VkImage image, VkImageAspectFlags aspect, VkImageLayout old_layout,
+                   VkImageLayout new_layout, VkPipelineStageFlags2 src_stage, VkAccessFlags2 src_access,
+                   VkPipelineStageFlags2 dst_stage, VkAccessFlags2 dst_access) {
+    VkImageMemoryBarrier2 barrier =
+        image_memory_barrier(image, aspect, old_layout, new_layout, src_stage, src_access, dst_stage, dst_access);
     VkDependencyInfo dep{VK_STRUCTURE_TYPE_DEPENDENCY_INFO};
     dep.imageMemoryBarrierCount = 1;
     dep.pImageMemoryBarriers = &barrier;
@@ -567,13 +575,22 @@ VkPipeline compile_graphics_pipeline(const Context& ctx, const GraphicsDesc& des
 }
 
 Descriptors& Descriptors::buffer(uint32_t binding, const Buffer& b, VkDescriptorType type) {
-    buffers.push_back({b.buffer, 0, VK_WHOLE_SIZE});
+    return buffer(binding, b.buffer, type);
+}
+
+Descriptors& Descriptors::buffer(uint32_t binding, VkBuffer b, VkDescriptorType type) {
+    buffers.push_back({b, 0, VK_WHOLE_SIZE});
     VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
     w.dstBinding = binding;
     w.descriptorCount = 1;
     w.descriptorType = type;
     w.pBufferInfo = &buffers.back();
     writes.push_back(w);
+    return *this;
+}
+
+Descriptors& Descriptors::storage_buffers(uint32_t first, std::initializer_list<std::reference_wrapper<const Buffer>> list) {
+    for (const Buffer& b : list) buffer(first++, b);
     return *this;
 }
 
