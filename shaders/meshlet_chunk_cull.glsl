@@ -5,8 +5,7 @@
 // rasterizer (docs/raster.md, "The meshlet path"). The same tests, counters and visible-list masks
 // in both, so both keep the same meshlets.
 // Needs meshlet.glsl, meshlet_push.glsl, lod.glsl, cull_tests.glsl and occlusion.glsl
-// (PYRAMID_BUFFER pyramid_texels) before it, and with CULL_SUBGROUP the basic, ballot and
-// arithmetic subgroup extensions.
+// (PYRAMID_BUFFER pyramid_texels) before it.
 //
 // Occlusion (push.occlusion_phase): phase 1 also tests each meshlet against the previous frame's
 // pyramid, seen with the previous view-projection, and records the meshlets it rejects only for
@@ -14,18 +13,21 @@
 // those (meshlet_late_list.comp), 32 entries per workgroup whatever their chunks, tests them
 // against this frame's pyramid and keeps the re-admitted.
 //
-// Variants: CULL_SUBGROUP: subgroupOr gathers each subgroup's kept bits, one shared atomic per
-// subgroup merges them; ballots count them for the counters, one atomic per subgroup. Otherwise
-// one shared atomicOr per kept meshlet. CULL_OFF: every meshlet is kept (no test). The mask is the
-// same in every variant.
+// The paths (USE_SUBGROUP, subgroup_switch.glsl): subgroupOr gathers each subgroup's kept bits,
+// one shared atomic per subgroup merges them, and ballots count them for the counters, one atomic
+// per subgroup (gather_subgroup); or one shared atomicOr per kept meshlet (gather_fallback). The
+// task shader's debug views (VIEW_PAYLOAD) take the fallback alone, so that their modules hold no
+// subgroup operation of the cull's (view_plain is the hatch of a task stage without any). CULL_OFF
+// (meshlet_push.glsl: a variant of its own, not a path, it keeps more meshlets): every meshlet is
+// kept (no test), gathered as the fallback gathers. The mask is the same on both paths.
 #ifndef MESHLET_CHUNK_CULL_GLSL
 #define MESHLET_CHUNK_CULL_GLSL
 
+#include "subgroup_switch.glsl"
+
 shared uint kept_mask;      // bit i: the workgroup's meshlet i is kept
 shared uint rejected_mask;  // bit i: occlusion phase 1 rejected it (it passed every other test)
-#ifndef CULL_SUBGROUP
 shared uint tested_count;   // the fallback's count of the meshlets tested
-#endif
 
 // Whether the previous (phase 1) or this frame's (phase 2) pyramid hides meshlet m of a draw: its
 // axis-aligned box (object space), whose clip-space corners are the centre's image plus or minus
@@ -57,6 +59,39 @@ void count_meshlets(bool late, uint tested, uint kept, uint rejected_phase1, uin
     }
 }
 
+// Gathers the verdicts of the workgroup's invocations (bit i: invocation i's meshlet) into
+// kept_mask and rejected_mask and, where `counts`, adds the workgroup's totals to the counters.
+// Both end with a barrier, after which the masks are whole.
+void gather_subgroup(uint lane, bool in_range, bool keep, bool rejected, bool late, bool counts, uint level) {
+    // Why this is correct at any subgroup size (4, 8, 16, 32, 64 ...) and with a workgroup that is
+    // not a multiple of it: control flow is uniform up to here (no branch but uniform ones: the
+    // caller's on the specialization constant, a push constant, frame uniforms), so the active
+    // invocations of each subgroup are all of its invocations in this workgroup; subgroupOr and
+    // the ballots take only those. Each subgroup ORs its lanes' bits (a lane's bit is its own
+    // gl_LocalInvocationID.x, not its lane number) and its elected lane adds them with one shared
+    // atomic; subgroups own disjoint bits, so the OR of all of them is the whole mask. The
+    // counters: one atomic per subgroup, each adding its subgroup's totals.
+    uint bits = subgroupOr(keep ? 1u << lane : 0u);
+    uint rejected_bits = subgroupOr(rejected ? 1u << lane : 0u);
+    uint kept_here = subgroupBallotBitCount(subgroupBallot(keep));
+    uint tested_here = subgroupBallotBitCount(subgroupBallot(in_range));
+    if (subgroupElect()) {
+        atomicOr(kept_mask, bits);
+        atomicOr(rejected_mask, rejected_bits);
+        if (counts) count_meshlets(late, tested_here, kept_here, bitCount(rejected_bits), level);
+    }
+    barrier();
+}
+
+// One shared atomic per tested, kept or rejected meshlet, the counter atomics by invocation 0.
+void gather_fallback(uint lane, bool in_range, bool keep, bool rejected, bool late, bool counts, uint level) {
+    if (in_range) atomicAdd(tested_count, 1u);
+    if (keep) atomicOr(kept_mask, 1u << lane);
+    if (rejected) atomicOr(rejected_mask, 1u << lane);
+    barrier();
+    if (all(bvec2(lane == 0u, counts))) count_meshlets(late, tested_count, bitCount(kept_mask), bitCount(rejected_mask), level);
+}
+
 // What an invocation's meshlet came to.
 struct MeshletVerdict {
     uint entry;    // the visible-list entry it tested (32 chunk + i)
@@ -84,9 +119,7 @@ MeshletVerdict cull_meshlet_chunk() {
     if (lane == 0u) {
         kept_mask = 0u;
         rejected_mask = 0u;
-#ifndef CULL_SUBGROUP
         tested_count = 0u;
-#endif
     }
     barrier();  // cleared before any invocation adds its bit
     // Chunks of the levels the draw does not use this frame (the same choice as the compute
@@ -97,9 +130,7 @@ MeshletVerdict cull_meshlet_chunk() {
     uint meshlet_id = entry.y + min(lm.index, entry.z - 1u);  // lanes past the end re-read the last (cached)
     mat4 model = draws[lm.draw].model;
     bool culled = false;  // phase 2's meshlets passed these tests in phase 1, with the same view
-#ifndef CULL_OFF
-    if (!late) culled = meshlet_culled(meshlets[meshlet_id], model, (entry.w & 1u) != 0u, push.snap_px);
-#endif
+    if (all(bvec2(!late, !CULL_OFF))) culled = meshlet_culled(meshlets[meshlet_id], model, (entry.w & 1u) != 0u, push.snap_px);
     bool passes_others = all(bvec2(in_range, !culled));
     // Occlusion: uniform branches (push constant, frame uniforms) around straight-line code.
     bool occluded = false;
@@ -113,32 +144,12 @@ MeshletVerdict cull_meshlet_chunk() {
     // Slots come from the mask alone (survivors of lower bits), so a list made from it holds the
     // kept meshlets in input order in every variant, whichever invocations share a subgroup.
     bool counts = (push.flags & 2u) == 0u;  // 2: a redraw of depth for a debug view, which counts nothing
-#ifdef CULL_SUBGROUP
-    // Why this is correct at any subgroup size (4, 8, 16, 32, 64 ...) and with a workgroup that is
-    // not a multiple of it: control flow is uniform up to here (no branch but the uniform ones
-    // above), so the active invocations of each subgroup are all of its invocations in this
-    // workgroup; subgroupOr and the ballots take only those. Each subgroup ORs its lanes' bits (a
-    // lane's bit is its own gl_LocalInvocationID.x, not its lane number) and its elected lane adds
-    // them with one shared atomic; subgroups own disjoint bits, so the OR of all of them is the
-    // whole mask. The counters: one atomic per subgroup, each adding its subgroup's totals.
-    uint bits = subgroupOr(keep ? 1u << lane : 0u);
-    uint rejected_bits = subgroupOr(rejected ? 1u << lane : 0u);
-    uint kept_here = subgroupBallotBitCount(subgroupBallot(keep));
-    uint tested_here = subgroupBallotBitCount(subgroupBallot(in_range));
-    if (subgroupElect()) {
-        atomicOr(kept_mask, bits);
-        atomicOr(rejected_mask, rejected_bits);
-        if (counts) count_meshlets(late, tested_here, kept_here, bitCount(rejected_bits), lm.level);
-    }
-    barrier();
-#else
-    // One shared atomic per tested, kept or rejected meshlet, the counter atomics by invocation 0.
-    if (in_range) atomicAdd(tested_count, 1u);
-    if (keep) atomicOr(kept_mask, 1u << lane);
-    if (rejected) atomicOr(rejected_mask, 1u << lane);
-    barrier();
-    if (all(bvec2(lane == 0u, counts))) count_meshlets(late, tested_count, bitCount(kept_mask), bitCount(rejected_mask), lm.level);
+#ifndef VIEW_PAYLOAD  // (the views: the fallback alone, above)
+    if (USE_SUBGROUP)
+        gather_subgroup(lane, in_range, keep, rejected, late, counts, lm.level);
+    else
 #endif
+        gather_fallback(lane, in_range, keep, rejected, late, counts, lm.level);
     uint mask = kept_mask;
     // Phase 2's per-level meshlet counts: one atomic per re-admitted meshlet (few).
     if (all(bvec3(late, keep, counts))) atomicAdd(counters[kLodMeshletsWord + lm.level], 1u);

@@ -15,4 +15,9 @@ layout(push_constant) uniform MeshletPush {
     uint occlusion_phase;
 } push;
 
+// --cull off: every meshlet and triangle kept, untested, gathered as the fallback gathers; set by
+// the `off` pipelines (specialization constant 0), whose modules are the switch or twin of the
+// other two variants'. Not a subgroup path: it keeps more, so its outputs differ.
+layout(constant_id = 0) const bool CULL_OFF = false;
+
 #endif

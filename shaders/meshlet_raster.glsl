@@ -10,6 +10,7 @@
 #ifndef MESHLET_RASTER_GLSL
 #define MESHLET_RASTER_GLSL
 
+#include "subgroup_switch.glsl"  // count_visible_triangles's paths
 #include "meshlet.glsl"  // 0 the frame, 1 the draws (scene_bindings.glsl), 16.. the meshlet path's
 #include "cull_tests.glsl"
 #include "lod.glsl"      // the per-level counters' words
@@ -54,9 +55,7 @@ bool meshlet_triangle_visible(uint entry, uint t) {
     return classify_triangle(i, p[0], p[1], p[2], c[0], c[1], c[2], params) == CULL_VISIBLE;
 }
 
-#ifndef RASTER_SUBGROUP
-shared uint visible_here;
-#endif
+shared uint visible_here;  // the fallback's count
 
 // The mesh shader's counters of the visible triangles (all of one meshlet: one level), in the
 // rasterizing dispatch only (not its classifying reruns). Reached by every lane of the workgroup
@@ -64,17 +63,20 @@ shared uint visible_here;
 void count_visible_triangles(bool visible, uint entry, bool counting) {
     uint level = listed_meshlet(entry).level;
     bool late = list_phase == 2u;
-#ifdef RASTER_SUBGROUP
-    uint n = subgroupBallotBitCount(subgroupBallot(visible));  // one atomic per subgroup
-    if (subgroupElect() && counting && n > 0u) {
-#else
-    if (gl_LocalInvocationIndex == 0u) visible_here = 0u;
-    barrier();
-    if (visible) atomicAdd(visible_here, 1u);  // shared atomics, one global atomic per workgroup
-    barrier();
-    uint n = visible_here;
-    if (gl_LocalInvocationIndex == 0u && counting && n > 0u) {
-#endif
+    uint n;
+    bool adds;  // the one lane of the subgroup (or workgroup) that adds its count
+    if (USE_SUBGROUP) {
+        n = subgroupBallotBitCount(subgroupBallot(visible));  // one atomic per subgroup
+        adds = subgroupElect();
+    } else {
+        if (gl_LocalInvocationIndex == 0u) visible_here = 0u;
+        barrier();
+        if (visible) atomicAdd(visible_here, 1u);  // shared atomics, one global atomic per workgroup
+        barrier();
+        n = visible_here;
+        adds = gl_LocalInvocationIndex == 0u;
+    }
+    if (adds && counting && n > 0u) {
         atomicAdd(counters[kCounterTrianglesVisible], n);
         atomicAdd(counters[kLodTrianglesWord + level], n);
         if (late) atomicAdd(counters[kOcclusionTrianglesWord + kOcclusionReadmitted], n);

@@ -7,19 +7,17 @@
 // workgroups, the kept meshlets' chunks of 64 triangles (one, or two past 64) are appended to the
 // list raster.comp's MESHLET variants rasterize (meshlet_raster_list.glsl), a workgroup per chunk.
 //
-// Variants (the plan's cull variant, as the task shader's):
-//   CULL_SUBGROUP  the task shader's subgroup mask; the list's slots by ballot: each lane's first
-//                  chunk is the chunks of the kept lanes below it (the exclusive bit counts of the
-//                  ballots "kept" and "two chunks"), after one atomic per subgroup for its total.
-//   (fallback)     a shared-memory atomicAdd per kept meshlet, one global atomic per workgroup.
-//   CULL_OFF       every meshlet kept, listed as the fallback lists.
+// The plan's cull variant, as the task shader's: its paths switched by USE_SUBGROUP
+// (subgroup_switch.glsl), one SPIR-V for both, and its twin without subgroup operations:
+//   subgroup  the task shader's subgroup mask; the list's slots by ballot: each lane's first
+//             chunk is the chunks of the kept lanes below it (the exclusive bit counts of the
+//             ballots "kept" and "two chunks"), after one atomic per subgroup for its total.
+//   fallback  a shared-memory atomicAdd per kept meshlet, one global atomic per workgroup.
+//   CULL_OFF  (specialization constant 0, meshlet_push.glsl: it keeps more meshlets) every
+//             meshlet kept, listed as the fallback lists.
 // The list's order differs between them (and from run to run); what is in it does not, and the
 // words do not depend on the order (docs/raster.md, "The word").
-#ifdef CULL_SUBGROUP
-#extension GL_KHR_shader_subgroup_basic : require
-#extension GL_KHR_shader_subgroup_ballot : require
-#extension GL_KHR_shader_subgroup_arithmetic : require
-#endif
+#include "subgroup_switch.glsl"
 #include "meshlet.glsl"
 #include "meshlet_push.glsl"
 #include "lod.glsl"
@@ -34,16 +32,10 @@ layout(local_size_x = 32) in;  // kMeshletsPerTask
 
 const uint kRasterChunk = 64u;  // raster.comp's workgroup: a lane per triangle
 
-#ifndef CULL_SUBGROUP
-shared uint listed_chunks, first_listed;
-#endif
+shared uint listed_chunks, first_listed;  // the fallback's
 
-void main() {
-    // Every invocation, uniform control flow (its barriers): no early return before it.
-    MeshletVerdict verdict = cull_meshlet_chunk();
-    uint lane = gl_LocalInvocationID.x;
-    uint own = verdict.keep ? (meshlets[verdict.meshlet].triangle_count + kRasterChunk - 1u) / kRasterChunk : 0u;  // 1 or 2
-#ifdef CULL_SUBGROUP
+// The first of the `own` list entries of this invocation's kept meshlet (own: 0, 1 or 2).
+uint first_chunk_subgroup(uint own) {
     // Control flow is uniform here, so every invocation of the subgroup votes (a 64-lane subgroup
     // holding these 32 has 32 inactive lanes, which the ballots skip). The lanes below this one
     // list one chunk per kept meshlet and one more per meshlet of two chunks: the exclusive bit
@@ -54,17 +46,30 @@ void main() {
     uint total = subgroupBallotBitCount(one) + subgroupBallotBitCount(two);
     uint base = 0u;
     if (subgroupElect() && total > 0u) base = atomicAdd(chunk_count, total);
-    uint first = subgroupBroadcastFirst(base) + before;
-#else
+    return subgroupBroadcastFirst(base) + before;
+}
+
+uint first_chunk_fallback(uint own, uint lane) {
     if (lane == 0u) listed_chunks = 0u;
     barrier();
     uint before = own > 0u ? atomicAdd(listed_chunks, own) : 0u;
     barrier();
     if (lane == 0u && listed_chunks > 0u) first_listed = atomicAdd(chunk_count, listed_chunks);
     barrier();
-    uint first = first_listed + before;
-#endif
-    uint capacity = uint(chunks.length());  // 2 per meshlet of the scene: a meshlet is kept once a frame
+    return first_listed + before;
+}
+
+void main() {
+    // Every invocation, uniform control flow (its barriers): no early return before it.
+    MeshletVerdict verdict = cull_meshlet_chunk();
+    uint lane = gl_LocalInvocationID.x;
+    uint own = verdict.keep ? (meshlets[verdict.meshlet].triangle_count + kRasterChunk - 1u) / kRasterChunk : 0u;  // 1 or 2
+    uint first;
+    if (USE_SUBGROUP)  // a specialization constant: uniform
+        first = first_chunk_subgroup(own);
+    else
+        first = first_chunk_fallback(own, lane);
+    uint capacity = uint(chunks.length());  // every task chunk's meshlets' chunks: a draw keeps a meshlet once a frame
     for (uint k = 0u; k < own; ++k)
         if (first + k < capacity) chunks[first + k] = uvec2(verdict.entry, kRasterChunk * k);
 }

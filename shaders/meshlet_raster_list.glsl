@@ -20,7 +20,7 @@ layout(set = 0, binding = MESHLET_RASTER_LIST_BINDING, std430) buffer MeshletRas
     float list_snap_px;     // the triangle tests' tolerances (cull_tests.glsl), the mesh shader's push constants
     float list_frustum_eps;
     uint list_phase;        // occlusion phase: 2 counts the re-admitted triangles
-    uint list_test_triangles;  // 0: --cull off (every triangle of a kept meshlet, as the mesh shader's CULL_OFF)
+    uint list_test_triangles;  // 0: --cull off (every triangle of a kept meshlet, as the mesh shader's under CULL_OFF)
     uvec2 chunks[];         // (visible-list entry, the chunk's first triangle in the meshlet: 0 or 64)
 };
 

@@ -21,7 +21,7 @@
 //    exactly on an edge; a covered pixel gets raster_word(depth, id) by atomicMax (raster.glsl),
 //    depth the plane through the three snapped vertices at the centre, clamped to the triangle's
 //    own depth range (docs/raster.md says why it is the hardware's).
-// RASTER_SUBGROUP sorts with ballots: the hardware list's and the tile bins' slots come from one
+// USE_SUBGROUP (subgroup_switch.glsl) sorts with ballots: the hardware list's and the tile bins' slots come from one
 // atomic per subgroup and each lane's exclusive bit count (or its share of the tiles, summed over
 // the ballot's lanes); the medium triangles go one at a time to all the subgroup's lanes
 // (subgroupBroadcast of the set-up from the lane that made it). The fallback sorts the same way
@@ -47,10 +47,7 @@
 // written then, and the tile bins are the last rasterization's.
 // MESHLET (--geometry meshlet): the chunks are the kept meshlets' (meshlet_raster.glsl says how a
 // triangle is found and named there); everything after set_up's fetch is the same.
-#extension GL_KHR_shader_subgroup_basic : enable
-#ifdef RASTER_SUBGROUP
-#extension GL_KHR_shader_subgroup_ballot : require
-#endif
+#include "subgroup_switch.glsl"
 #include "common.glsl"
 #include "raster.glsl"
 #include "visibility_id.glsl"
@@ -377,15 +374,100 @@ void main() {
 }
 #else
 
-#ifndef RASTER_SUBGROUP
+// The fallback's shared memory (the subgroup path declares it too, and leaves it unused).
 shared uint s_tiles, s_tiles_base, s_listed, s_listed_base, s_split;
 shared Setup s_split_queue[64];
-#endif
+
+// The first tile bin entry of the lane's large triangle (`tiles` entries where `binned`). Each
+// binned lane's first entry is the tiles of the binned lanes below it, summed one lane at a time (a
+// subgroup rarely holds more than one or two large triangles), after one atomic for the
+// subgroup's total.
+uint first_bin_entry_subgroup(bool binned_here, uint tiles, bool binning) {
+    uvec4 binned = subgroupBallot(binned_here);
+    uint before = 0u, total = 0u;
+    for (uvec4 left = binned; subgroupBallotBitCount(left) > 0u;) {
+        uint owner = subgroupBallotFindLSB(left);
+        uint owned = subgroupBroadcast(tiles, owner);
+        if (owner < gl_SubgroupInvocationID) before += owned;
+        total += owned;
+        left[owner / 32u] &= ~(1u << (owner % 32u));
+    }
+    uint base = 0u;
+    if (subgroupElect() && binning && total > 0u) base = atomicAdd(bin_count, total);
+    return subgroupBroadcastFirst(base) + before;
+}
+
+// The same with workgroup-local atomics and one global atomic per workgroup (which also clears the
+// other shared counts before their first use).
+uint first_bin_entry_fallback(bool binned_here, uint tiles, bool binning) {
+    if (gl_LocalInvocationIndex == 0u) s_tiles = s_listed = s_split = 0u;
+    barrier();
+    uint before = binned_here ? atomicAdd(s_tiles, tiles) : 0u;
+    barrier();
+    if (gl_LocalInvocationIndex == 0u && binning && s_tiles > 0u) s_tiles_base = atomicAdd(bin_count, s_tiles);
+    barrier();
+    return s_tiles_base + before;
+}
+
+// The hardware list's slot of the lane's triangle (where `hardware`): one atomic per subgroup,
+// each lane's slot its exclusive bit count.
+uint hardware_slot_subgroup(bool hardware) {
+    uvec4 to_hardware = subgroupBallot(hardware);
+    uint listed = subgroupBallotBitCount(to_hardware);
+    uint first = 0u;
+    if (subgroupElect() && listed > 0u) first = atomicAdd(hw_command[0], 3u * listed) / 3u;
+    uint slot = subgroupBroadcastFirst(first) + subgroupBallotExclusiveBitCount(to_hardware);
+    return slot;
+}
+
+uint hardware_slot_fallback(bool hardware) {
+    uint local_slot = hardware ? atomicAdd(s_listed, 1u) : 0u;
+    barrier();
+    if (gl_LocalInvocationIndex == 0u && s_listed > 0u) s_listed_base = atomicAdd(hw_command[0], 3u * s_listed) / 3u;
+    barrier();
+    return s_listed_base + local_slot;
+}
+
+// The subgroup's medium triangles, one at a time, their pixels shared by all its lanes; then the
+// binned triangles' entries (`bin`: this lane's), written by all its lanes.
+void split_and_bin_subgroup(Setup s, bool split, bool bin, uint draw, uint primitive, uvec4 rect, uint first_entry) {
+    uvec4 pending = subgroupBallot(split);
+    while (subgroupBallotBitCount(pending) > 0u) {
+        uint owner = subgroupBallotFindLSB(pending);
+        Setup shared_setup;
+        shared_setup.v0 = subgroupBroadcast(s.v0, owner);
+        shared_setup.edge_a = subgroupBroadcast(s.edge_a, owner);
+        shared_setup.edge_b = subgroupBroadcast(s.edge_b, owner);
+        shared_setup.bias = subgroupBroadcast(s.bias, owner);
+        shared_setup.box = subgroupBroadcast(s.box, owner);
+        shared_setup.plane = subgroupBroadcast(s.plane, owner);
+        shared_setup.depths = subgroupBroadcast(s.depths, owner);
+        shared_setup.id = subgroupBroadcast(s.id, owner);
+        raster_triangle(shared_setup, gl_SubgroupInvocationID, gl_SubgroupSize, kSplit);
+        pending[owner / 32u] &= ~(1u << (owner % 32u));
+    }
+    for (uvec4 left = subgroupBallot(bin); subgroupBallotBitCount(left) > 0u;) {
+        uint owner = subgroupBallotFindLSB(left);
+        write_entries(uvec2(draw, subgroupBroadcast(primitive, owner)), subgroupBroadcast(rect, owner),
+                      subgroupBroadcast(first_entry, owner), gl_SubgroupInvocationID, gl_SubgroupSize);
+        left[owner / 32u] &= ~(1u << (owner % 32u));
+    }
+}
+
+// The workgroup's medium triangles, queued in shared memory, each split over its 64 lanes; each
+// binned triangle's entries written by its own lane.
+void split_and_bin_fallback(Setup s, bool split, bool bin, uint draw, uint primitive, uvec4 rect, uint first_entry) {
+    if (split) s_split_queue[atomicAdd(s_split, 1u)] = s;
+    barrier();
+    for (uint i = 0u; i < s_split; ++i) raster_triangle(s_split_queue[i], gl_LocalInvocationIndex, gl_WorkGroupSize.x, kSplit);
+    if (bin) write_entries(uvec2(draw, primitive), rect, first_entry, 0u, 1u);
+}
 
 void main() {
     // The grid is folded into two dimensions to stay within maxComputeWorkGroupCount
     // (RasterPass::make_list); the workgroups past the table have nothing to do. Either way the
-    // whole workgroup leaves, so the ballots and barriers below see all its lanes.
+    // whole workgroup leaves, so the ballots and barriers below see all its lanes. USE_SUBGROUP
+    // is a specialization constant: the branches on it are uniform, their barriers too.
 #ifdef MESHLET
     // This phase's kept meshlets' chunks, or (classifying, after the last rasterization) the frame's.
     uint chunk = (push.classify != 0u ? 0u : first_new) + gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
@@ -412,31 +494,11 @@ void main() {
     const bool binning = push.classify == 0u;  // (after the last rasterization the lists stay as they are)
     uvec4 rect = kind == kTileBin ? tile_rect(s) : uvec4(0u);
     uint tiles = rect.z * rect.w;
-#ifdef RASTER_SUBGROUP
-    // The tile bins: each binned lane's first entry is the tiles of the binned lanes below it,
-    // summed one lane at a time (a subgroup rarely holds more than one or two large triangles),
-    // after one atomic for the subgroup's total.
-    uvec4 binned = subgroupBallot(kind == kTileBin);
-    uint before = 0u, total = 0u;
-    for (uvec4 left = binned; subgroupBallotBitCount(left) > 0u;) {
-        uint owner = subgroupBallotFindLSB(left);
-        uint owned = subgroupBroadcast(tiles, owner);
-        if (owner < gl_SubgroupInvocationID) before += owned;
-        total += owned;
-        left[owner / 32u] &= ~(1u << (owner % 32u));
-    }
-    uint base = 0u;
-    if (subgroupElect() && binning && total > 0u) base = atomicAdd(bin_count, total);
-    uint first_entry = subgroupBroadcastFirst(base) + before;
-#else
-    if (gl_LocalInvocationIndex == 0u) s_tiles = s_listed = s_split = 0u;
-    barrier();
-    uint before = kind == kTileBin ? atomicAdd(s_tiles, tiles) : 0u;
-    barrier();
-    if (gl_LocalInvocationIndex == 0u && binning && s_tiles > 0u) s_tiles_base = atomicAdd(bin_count, s_tiles);
-    barrier();
-    uint first_entry = s_tiles_base + before;
-#endif
+    uint first_entry;
+    if (USE_SUBGROUP)
+        first_entry = first_bin_entry_subgroup(kind == kTileBin, tiles, binning);
+    else
+        first_entry = first_bin_entry_fallback(kind == kTileBin, tiles, binning);
     // A full tile bin: the hardware draws the triangle (inside the frame, in depth: the same pixels).
     if (kind == kTileBin && binning && first_entry + tiles > push.bin_capacity) kind = kHardware;
     // (One frame outside the timed ones: an atomic per triangle costs nothing that is measured.)
@@ -445,52 +507,17 @@ void main() {
         if (kind != kHardware) atomicAdd(counters[kRasterPathTrianglesWord + kind - 1u], 1u);
     }
     bool hardware = kind == kHardware && binning;
-#ifdef RASTER_SUBGROUP
-    // The hardware list: one atomic per subgroup, each lane's slot its exclusive bit count.
-    uvec4 to_hardware = subgroupBallot(hardware);
-    uint listed = subgroupBallotBitCount(to_hardware);
-    uint first = 0u;
-    if (subgroupElect() && listed > 0u) first = atomicAdd(hw_command[0], 3u * listed) / 3u;
-    uint slot = subgroupBroadcastFirst(first) + subgroupBallotExclusiveBitCount(to_hardware);
-#else
-    uint local_slot = hardware ? atomicAdd(s_listed, 1u) : 0u;
-    barrier();
-    if (gl_LocalInvocationIndex == 0u && s_listed > 0u) s_listed_base = atomicAdd(hw_command[0], 3u * s_listed) / 3u;
-    barrier();
-    uint slot = s_listed_base + local_slot;
-#endif
+    uint slot;
+    if (USE_SUBGROUP)
+        slot = hardware_slot_subgroup(hardware);
+    else
+        slot = hardware_slot_fallback(hardware);
     if (hardware && slot < push.capacity) hw_ids[slot] = s.id;
-#ifdef RASTER_SUBGROUP
-    // The subgroup's medium triangles, one at a time, their pixels shared by all its lanes; then
-    // the binned triangles' entries, written by all its lanes.
-    uvec4 pending = subgroupBallot(kind == kSplit);
-    while (subgroupBallotBitCount(pending) > 0u) {
-        uint owner = subgroupBallotFindLSB(pending);
-        Setup shared_setup;
-        shared_setup.v0 = subgroupBroadcast(s.v0, owner);
-        shared_setup.edge_a = subgroupBroadcast(s.edge_a, owner);
-        shared_setup.edge_b = subgroupBroadcast(s.edge_b, owner);
-        shared_setup.bias = subgroupBroadcast(s.bias, owner);
-        shared_setup.box = subgroupBroadcast(s.box, owner);
-        shared_setup.plane = subgroupBroadcast(s.plane, owner);
-        shared_setup.depths = subgroupBroadcast(s.depths, owner);
-        shared_setup.id = subgroupBroadcast(s.id, owner);
-        raster_triangle(shared_setup, gl_SubgroupInvocationID, gl_SubgroupSize, kSplit);
-        pending[owner / 32u] &= ~(1u << (owner % 32u));
-    }
-    for (uvec4 left = subgroupBallot(kind == kTileBin && binning); subgroupBallotBitCount(left) > 0u;) {
-        uint owner = subgroupBallotFindLSB(left);
-        write_entries(uvec2(draw, subgroupBroadcast(primitive, owner)), subgroupBroadcast(rect, owner),
-                      subgroupBroadcast(first_entry, owner), gl_SubgroupInvocationID, gl_SubgroupSize);
-        left[owner / 32u] &= ~(1u << (owner % 32u));
-    }
-#else
-    // The workgroup's medium triangles, queued in shared memory, each split over its 64 lanes.
-    if (kind == kSplit) s_split_queue[atomicAdd(s_split, 1u)] = s;
-    barrier();
-    for (uint i = 0u; i < s_split; ++i) raster_triangle(s_split_queue[i], gl_LocalInvocationIndex, gl_WorkGroupSize.x, kSplit);
-    if (kind == kTileBin && binning) write_entries(uvec2(draw, primitive), rect, first_entry, 0u, 1u);
-#endif
+    bool bin = kind == kTileBin && binning;
+    if (USE_SUBGROUP)
+        split_and_bin_subgroup(s, kind == kSplit, bin, draw, primitive, rect, first_entry);
+    else
+        split_and_bin_fallback(s, kind == kSplit, bin, draw, primitive, rect, first_entry);
     // The tiny triangles: each lane its own.
     if (kind == kPerLane) raster_triangle(s, 0u, 1u, kPerLane);
 }

@@ -102,25 +102,23 @@ sgd_switch_shader(cull.comp)
 sgd_shader(lod_select.comp plain)
 
 # The meshlet path (--geometry meshlet, src/passes/meshlet_pass.cpp, docs/meshlets.md). The depth
-# pre-pass's task and mesh shaders cull (subgroup compaction, shared-memory fallback, off) and
-# record the visible list; forward draws the list. The debug views in the task and mesh stages:
+# pre-pass's task and mesh shaders cull (switched by USE_SUBGROUP; `off` by the constant CULL_OFF)
+# and record the visible list; forward draws it. The debug views (the fallback's culling):
 # task view_* + mesh view_task (the task lane's record per primitive), or task view_plain + mesh
-# view_* (the mesh lane's own record); view_plain is the hatch where the stage lacks subgroups.
-set(meshlet_culls "subgroup CULL_SUBGROUP=1" "fallback" "off CULL_OFF=1")
+# view_* (the mesh lane's own); view_plain is the hatch where the stage lacks subgroups.
 set(meshlet_views "view_plain VIEW_PLAIN=1" "view_lane_id VIEW_LANE_ID=1" "view_first_last VIEW_FIRST_LAST=1"
     "view_active VIEW_ACTIVE=1")
 foreach(stage task mesh)
   sgd_shaders(meshlet_cull.${stage} meshlet_views)
 endforeach()
 sgd_shader(meshlet_cull.mesh view_task VIEW_FROM_TASK=1)
-sgd_shaders(meshlet_cull.task meshlet_culls)
-# Every cull variant of the mesh shader, also for scenes with alphaMode MASK materials (the pre-pass's
-# mesh shader also outputs uv and draw for depth_alpha.frag) and under --shading visibility (it also
-# names each primitive's triangle for visibility.frag.meshlet(_alpha)).
-set(meshlet_alpha "-" "alpha DEPTH_ALPHA=1")
-set(meshlet_ids "-" "ids VISIBILITY_IDS=1")
-sgd_variants(meshlet_mesh_table meshlet_culls meshlet_alpha meshlet_ids)
-sgd_shaders(meshlet_cull.mesh meshlet_mesh_table)
+sgd_switch_shader(meshlet_cull.task)
+# The mesh shader's, also with alpha-masked materials (uv and draw for depth_alpha.frag) and under
+# --shading visibility (`ids`: each primitive's triangle for visibility.frag.meshlet(_alpha)).
+sgd_switch_shader(meshlet_cull.mesh)
+sgd_switch_shader(meshlet_cull.mesh NAME alpha DEPTH_ALPHA=1)
+sgd_switch_shader(meshlet_cull.mesh NAME ids VISIBILITY_IDS=1)
+sgd_switch_shader(meshlet_cull.mesh NAME alpha_ids DEPTH_ALPHA=1 VISIBILITY_IDS=1)
 sgd_shader(meshlet_forward.task main)
 sgd_shader(meshlet_forward.mesh main)
 # The same names from forward's mesh shader: the frozen pre-pass under visibility, and the tests'
@@ -287,11 +285,10 @@ sgd_switch_shader(cull_scan.comp)
 sgd_switch_shader(meshlet_late_list.comp)
 # The depth-pyramid view (--view depth-pyramid): one level of the pyramid over the frame.
 sgd_shader(pyramid_view.comp main)
-# --raster compute (docs/raster.md): the compute rasterizer (subgroup, fallback), the hardware
-# rasterizer's triangles (with the alpha test where the scene has masked materials) writing the
-# same 64-bit words, and the split of the words into the visibility id and the depth.
-sgd_shader(raster.comp subgroup RASTER_SUBGROUP=1)
-sgd_shader(raster.comp fallback)
+# --raster compute (docs/raster.md): the compute rasterizer (ballots or shared memory, USE_SUBGROUP),
+# the hardware rasterizer's triangles (with the alpha test where the scene has masked materials)
+# writing the same 64-bit words, and the split of the words into the visibility id and the depth.
+sgd_switch_shader(raster.comp)
 # The large triangles' tile bins: the indirect dispatch's size, then a workgroup per entry.
 sgd_shader(raster_bin_args.comp main)
 # Occlusion's late draw: its dispatches, empty where phase 2 re-admitted nothing.
@@ -302,9 +299,9 @@ sgd_shader(raster_hw.frag plain)
 sgd_shader(raster_hw.frag alpha ALPHA=1)
 sgd_shader(raster_split.comp main)
 # --view raster: the frame dimmed, then each path's colour over the pixels whose final word its
-# triangles wrote (the compute rasterizer's classifying dispatches, the hardware's classifying draw).
+# triangles wrote (the compute rasterizer's classifying dispatches, a twin, the hardware's draw).
 sgd_shader(raster_view.comp main)
-sgd_shader(raster.comp view VIEW=1)
+sgd_switch_shader(raster.comp NAME view TWIN_ONLY VIEW=1)
 sgd_shader(raster.comp bin_view RASTER_BIN=1 VIEW=1)
 sgd_shader(raster_hw.frag view VIEW=1)
 # Tests: the visibility word of given depths (raster.glsl), to hold its order to theirs.
@@ -312,11 +309,10 @@ sgd_shader(raster_word_probe.comp main)
 # The meshlet path under --raster compute (docs/raster.md, "The meshlet path"): the task shader's
 # meshlet culling in compute, listing the kept meshlets' chunks (the cull plan's variant), the
 # list's indirect dispatches, and the rasterizer's variants that take their triangles from it.
-sgd_shaders(meshlet_raster_cull.comp meshlet_culls)
+sgd_switch_shader(meshlet_raster_cull.comp)
 sgd_shader(meshlet_raster_args.comp main)
-sgd_shader(raster.comp meshlet_subgroup MESHLET=1 RASTER_SUBGROUP=1)
-sgd_shader(raster.comp meshlet_fallback MESHLET=1)
+sgd_switch_shader(raster.comp NAME meshlet MESHLET=1)
 sgd_shader(raster.comp meshlet_bin MESHLET=1 RASTER_BIN=1)
-sgd_shader(raster.comp meshlet_view MESHLET=1 VIEW=1)
+sgd_switch_shader(raster.comp NAME meshlet_view TWIN_ONLY MESHLET=1 VIEW=1)
 sgd_shader(raster.comp meshlet_bin_view MESHLET=1 RASTER_BIN=1 VIEW=1)
 sgd_shader(raster_hw.vert meshlet MESHLET=1)

@@ -77,6 +77,14 @@ int run(const Options& options) {
     return kOk;
 }
 
+// The contract's exit code for an error that ended the run.
+int exit_code_of(const std::exception& e) {
+    if (dynamic_cast<const UsageError*>(&e) || dynamic_cast<const UnsupportedRequest*>(&e)) return kUsage;
+    if (dynamic_cast<const SceneError*>(&e)) return kBadScene;
+    if (dynamic_cast<const NoDeviceError*>(&e)) return kNoDevice;
+    return kRuntime;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -85,21 +93,10 @@ int main(int argc, char** argv) {
     try {
         options = parse_options(std::vector<std::string>(argv + 1, argv + argc));
         code = run(options);
-    } catch (const UsageError& e) {
-        fprintf(stderr, "error: %s\n", e.what());
-        return kUsage;
-    } catch (const UnsupportedRequest& e) {
-        fprintf(stderr, "error: %s\n", e.what());
-        return kUsage;
-    } catch (const SceneError& e) {
-        fprintf(stderr, "error: bad scene: %s\n", e.what());
-        return kBadScene;
-    } catch (const NoDeviceError& e) {
-        fprintf(stderr, "error: %s\n", e.what());
-        return kNoDevice;
     } catch (const std::exception& e) {
-        fprintf(stderr, "error: %s\n", e.what());
-        return kRuntime;
+        int exit = exit_code_of(e);
+        fprintf(stderr, "error: %s%s\n", exit == kBadScene ? "bad scene: " : "", e.what());
+        return exit;
     }
     if (code == kOk && options.validate && validation_message_count() > 0) {
         fprintf(stderr, "error: the validation layer reported %u message(s) (printed above)\n", validation_message_count());

@@ -63,97 +63,80 @@ struct KnownDriver {
 inline const std::vector<std::string> kRecordRayTracingStages = {"raygen", "any-hit", "closest-hit",
                                                                  "miss",   "intersection", "callable"};
 
-inline const std::vector<KnownDriver>& known_drivers() {
-    static const std::vector<KnownDriver> drivers = {
-        {
-            .name = "lavapipe, Mesa 22.3 (Debian 12)",
-            .driver_id = VK_DRIVER_ID_MESA_LLVMPIPE,
-            .major = 22,
-            .minor = 3,
-            .source = "../shared/device-caps/lavapipe-vulkaninfo.txt (Mesa 22.3.6, LLVM 15.0.6)",
-            .subgroup_stages = {"fragment", "compute"},
-            .subgroup_operations = {"basic", "vote", "arithmetic", "ballot", "shuffle", "shuffle-relative", "quad"},
-            .quad_in_all_stages = false,
-            .size_control = true,
-            .full_subgroups = true,
-            .required_size_stages = {"fragment", "compute"},
-            .tessellation = true,
-            .geometry = true,
-            .fragment_stores = true,
-            .vertex_stores = true,
-            .multi_draw_indirect = true,
-            .pipeline_statistics = true,
-            .quad_control = false,
-            .maximal_reconvergence = false,
-            .mesh_shader = false,
-            .ray_tracing = false,
-            .descriptor_indexing = false,
-            .max_storage_buffer_range = 134217728,
-        },
-        {
-            .name = "lavapipe, Mesa 25.0 (Debian 12 backports, what tools/setup.sh installs)",
-            .driver_id = VK_DRIVER_ID_MESA_LLVMPIPE,
-            .major = 25,
-            .minor = 0,
-            .source = "../shared/device-caps/lavapipe-mesa25-vulkaninfo.txt (Mesa 25.0.7-2~bpo12+1, LLVM 15.0.6)",
-            // No subgroups in vertex, tessellation, geometry or any of the six ray-tracing stages.
-            .subgroup_stages = {"fragment", "compute", "task", "mesh"},
-            .subgroup_operations = {"basic", "vote", "arithmetic", "ballot", "shuffle", "shuffle-relative", "clustered", "quad"},
-            .quad_in_all_stages = false,
-            .size_control = true,
-            .full_subgroups = true,
-            .required_size_stages = {"fragment", "compute"},
-            .tessellation = true,
-            .geometry = true,
-            .fragment_stores = true,
-            .vertex_stores = true,
-            .multi_draw_indirect = true,
-            .pipeline_statistics = true,
-            .quad_control = false,
-            .maximal_reconvergence = true,
-            .mesh_shader = true,
-            .ray_tracing = true,
-            .descriptor_indexing = true,
-            .max_storage_buffer_range = 134217728,
-        },
-    };
-    return drivers;
-}
-
-// A GPU with subgroups in every stage, for the planner's unit test (tests/test_known_plans.cpp):
-// on lavapipe vertex, tessellation, geometry and the ray-tracing stages have none, so only a
-// record like this one can show a planner that wrongly calls them unsupported. Not matched
-// against a running driver (its version is not Mesa's): GPU runs decide from the device.
-inline const KnownDriver& nvidia_h200_record() {
-    static const std::vector<std::string> all_stages = {
-        "vertex", "tess-control", "tess-eval", "geometry", "fragment", "compute", "task", "mesh",
-        "raygen", "any-hit", "closest-hit", "miss", "intersection", "callable"};
-    static const KnownDriver driver = {
-        .name = "NVIDIA H200, driver 580.159.04",
-        .driver_id = VK_DRIVER_ID_NVIDIA_PROPRIETARY,
-        .major = -1,
-        .minor = -1,
-        .source = "../shared/device-caps/nvidia-h200-vulkaninfo.txt",
-        .subgroup_stages = all_stages,
-        // (also SUBGROUP_FEATURE_PARTITIONED_BIT_NV, which the demo does not use)
-        .subgroup_operations = {"basic", "vote", "arithmetic", "ballot", "shuffle", "shuffle-relative", "clustered", "quad"},
-        .quad_in_all_stages = true,
+// lavapipe of Mesa 22.3 (Debian 12).
+inline KnownDriver lavapipe_mesa22_record() {
+    return {
+        .name = "lavapipe, Mesa 22.3 (Debian 12)",
+        .driver_id = VK_DRIVER_ID_MESA_LLVMPIPE,
+        .major = 22,
+        .minor = 3,
+        .source = "../shared/device-caps/lavapipe-vulkaninfo.txt (Mesa 22.3.6, LLVM 15.0.6)",
+        .subgroup_stages = {"fragment", "compute"},
+        .subgroup_operations = {"basic", "vote", "arithmetic", "ballot", "shuffle", "shuffle-relative", "quad"},
+        .quad_in_all_stages = false,
         .size_control = true,
         .full_subgroups = true,
-        .required_size_stages = all_stages,
+        .required_size_stages = {"fragment", "compute"},
         .tessellation = true,
         .geometry = true,
         .fragment_stores = true,
         .vertex_stores = true,
         .multi_draw_indirect = true,
         .pipeline_statistics = true,
-        .quad_control = true,
-        .maximal_reconvergence = true,
-        .mesh_shader = true,
-        .ray_tracing = true,
-        .descriptor_indexing = true,
-        .max_storage_buffer_range = 4294967295,
+        .quad_control = false,
+        .maximal_reconvergence = false,
+        .mesh_shader = false,
+        .ray_tracing = false,
+        .descriptor_indexing = false,
+        .max_storage_buffer_range = 134217728,
     };
+}
+
+// lavapipe of Mesa 25.0: what differs from Mesa 22.3's record (its vulkaninfo against 22.3's).
+inline KnownDriver lavapipe_mesa25_record() {
+    KnownDriver k = lavapipe_mesa22_record();
+    k.name = "lavapipe, Mesa 25.0 (Debian 12 backports, what tools/setup.sh installs)";
+    k.major = 25;
+    k.minor = 0;
+    k.source = "../shared/device-caps/lavapipe-mesa25-vulkaninfo.txt (Mesa 25.0.7-2~bpo12+1, LLVM 15.0.6)";
+    // No subgroups in vertex, tessellation, geometry or any of the six ray-tracing stages.
+    k.subgroup_stages = {"fragment", "compute", "task", "mesh"};
+    k.subgroup_operations = {"basic", "vote", "arithmetic", "ballot", "shuffle", "shuffle-relative", "clustered", "quad"};
+    k.maximal_reconvergence = true;
+    k.mesh_shader = true;
+    k.ray_tracing = true;
+    k.descriptor_indexing = true;
+    return k;
+}
+
+inline const std::vector<KnownDriver>& known_drivers() {
+    static const std::vector<KnownDriver> drivers = {lavapipe_mesa22_record(), lavapipe_mesa25_record()};
+    return drivers;
+}
+
+// A GPU with subgroups in every stage, for the planner's unit test (tests/test_known_plans.cpp):
+// on lavapipe vertex, tessellation, geometry and the ray-tracing stages have none, so only a
+// record like this one can show a planner that wrongly calls them unsupported. Not matched
+// against a running driver (its version is not Mesa's): GPU runs decide from the device. What
+// differs from the Mesa 25.0 lavapipe's record (its vulkaninfo against that one's).
+inline const KnownDriver& nvidia_h200_record() {
+    static const KnownDriver driver = [] {
+        const std::vector<std::string> all_stages = {
+            "vertex", "tess-control", "tess-eval", "geometry", "fragment", "compute", "task", "mesh",
+            "raygen", "any-hit", "closest-hit", "miss", "intersection", "callable"};
+        KnownDriver k = lavapipe_mesa25_record();
+        k.name = "NVIDIA H200, driver 580.159.04";
+        k.driver_id = VK_DRIVER_ID_NVIDIA_PROPRIETARY;
+        k.major = k.minor = -1;
+        k.source = "../shared/device-caps/nvidia-h200-vulkaninfo.txt";
+        k.subgroup_stages = all_stages;
+        // (the operations also SUBGROUP_FEATURE_PARTITIONED_BIT_NV, which the demo does not use)
+        k.quad_in_all_stages = true;
+        k.required_size_stages = all_stages;
+        k.quad_control = true;
+        k.max_storage_buffer_range = 4294967295;
+        return k;
+    }();
     return driver;
 }
 

@@ -12,22 +12,14 @@
 
 namespace {
 
-uint32_t stage_bits(const std::vector<std::string>& names) {
+// The bit(Stage) or bit(Op) set of names as the record spells them; a name the parser does not know fails.
+template <typename Parse>
+uint32_t bits_of(const std::vector<std::string>& names, Parse parse) {
     uint32_t bits = 0;
     for (const std::string& n : names) {
-        std::optional<Stage> s = parse_stage(n);
-        EXPECT_TRUE(s) << n;
-        if (s) bits |= bit(*s);
-    }
-    return bits;
-}
-
-uint32_t op_bits(const std::vector<std::string>& names) {
-    uint32_t bits = 0;
-    for (const std::string& n : names) {
-        std::optional<Op> o = parse_op(n);
-        EXPECT_TRUE(o) << n;
-        if (o) bits |= bit(*o);
+        auto value = parse(n);
+        EXPECT_TRUE(value) << n;
+        if (value) bits |= bit(*value);
     }
     return bits;
 }
@@ -35,12 +27,12 @@ uint32_t op_bits(const std::vector<std::string>& names) {
 SubgroupCaps caps_of(const KnownDriver& k) {
     SubgroupCaps c;
     c.size = c.min_size = c.max_size = 8;
-    c.stages = stage_bits(k.subgroup_stages);
-    c.ops = op_bits(k.subgroup_operations);
+    c.stages = bits_of(k.subgroup_stages, parse_stage);
+    c.ops = bits_of(k.subgroup_operations, parse_op);
     c.quad_in_all_stages = k.quad_in_all_stages;
     c.size_control = k.size_control;
     c.full_subgroups = k.full_subgroups;
-    c.required_size_stages = stage_bits(k.required_size_stages);
+    c.required_size_stages = bits_of(k.required_size_stages, parse_stage);
     return c;
 }
 

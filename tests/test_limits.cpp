@@ -136,7 +136,8 @@ TEST(Limits, TheComputeRasterizersBuffersFollowTheResolvedPlan) {
 
 // The meshlet path's buffers follow the plan that runs: none on the indexed path; the meshlets,
 // their task chunks and lists on the meshlet path; with the compute rasterizer also the chunk list
-// its culling in compute fills, a header and two 8-byte chunks per meshlet of every level. A heap
+// its culling in compute fills, a header and an 8-byte chunk per 64 triangles of each meshlet of
+// every level, once per draw of its mesh (each draw keeps its meshlets once a frame). A heap
 // that holds the plan without them but not with them refuses the meshlet request.
 TEST(Limits, TheMeshletPathsBuffersFollowThePlan) {
     Scene scene = make_scene(100, 130, 4);  // one mesh: 130 triangles are two meshlets of at most 124
@@ -153,7 +154,9 @@ TEST(Limits, TheMeshletPathsBuffersFollowThePlan) {
     EXPECT_EQ(h["meshlets"], meshlets * sizeof(Meshlet));
     EXPECT_EQ(h["meshlet visible list"], 4u * 32 * 32);  // a task chunk per draw: 32 entries of 32 bytes
     EXPECT_EQ(h.count("meshlet raster chunks"), 0u);
-    EXPECT_EQ(c["meshlet raster chunks"], 48 + 2 * 8 * meshlets);
+    uint64_t chunks_per_draw = 0;
+    for (const Meshlet& m : scene_meshlets(scene).meshlets) chunks_per_draw += (m.triangle_count + 63) / 64;
+    EXPECT_EQ(c["meshlet raster chunks"], 48 + 8 * 4 * chunks_per_draw);  // the scene's 4 draws of the one mesh
     uint64_t without = 0, with = 0;
     for (const PlannedAllocation& p : planned_allocations(scene, o, compute))
         if (p.kind != AllocationKind::host_buffer) (p.name.rfind("meshlet", 0) == 0 ? with : without) += p.bytes;

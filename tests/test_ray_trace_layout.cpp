@@ -19,6 +19,24 @@ struct RtProperties {
 // (VkPhysicalDeviceRayTracingPipelinePropertiesKHR).
 const RtProperties kDevices[] = {{"lavapipe (Mesa 25)", 32, 16, 32}, {"NVIDIA H200", 32, 32, 64}};
 
+// Every subgroup operation, in `stages` (bit(Stage) set).
+SubgroupCaps every_op_in(uint32_t stages) {
+    SubgroupCaps c;
+    c.ops = (1u << uint32_t(Op::count)) - 1;
+    c.stages = stages;
+    return c;
+}
+
+// Subgroups in fragment, compute and the six ray-tracing stages.
+constexpr uint32_t kRayTracingDeviceStages = bit(Stage::fragment) | bit(Stage::compute) | kRayTracingStages;
+
+// Ray tracing with the indirect launch.
+DeviceFeatures indirect_ray_tracing() {
+    DeviceFeatures f;
+    f.ray_tracing = f.ray_tracing_indirect = true;
+    return f;
+}
+
 }  // namespace
 
 TEST(RayTraceLayout, ShaderBindingTableFollowsTheDeviceAlignments) {
@@ -93,9 +111,7 @@ TEST(RayTraceLayout, OneInstancePerDrawSharingTheMeshesBlas) {
 }
 
 TEST(RayTracePlan, NoRayTracingMeansOffAndExplicitRequestsFail) {
-    SubgroupCaps c;
-    c.stages = (1u << uint32_t(Stage::count)) - 1;
-    c.ops = (1u << uint32_t(Op::count)) - 1;
+    SubgroupCaps c = every_op_in((1u << uint32_t(Stage::count)) - 1);
     DeviceFeatures f;  // no ray tracing
     PassPlan p = make_plan(c, f, {})[PassId::ray_trace];
     EXPECT_EQ(p.variant, Variant::off);
@@ -121,11 +137,8 @@ TEST(RayTracePlan, NoRayTracingMeansOffAndExplicitRequestsFail) {
 // its subgroup variant and compute has ballots, with one atomic per ray otherwise; per pixel where
 // the device has no indirect launch (a request for lists there is refused), or where asked.
 TEST(RayTracePlan, DenseLaunchFollowsTheVariantAndTheIndirectLaunch) {
-    DeviceFeatures f;
-    f.ray_tracing = f.ray_tracing_indirect = true;
-    SubgroupCaps c;
-    c.ops = (1u << uint32_t(Op::count)) - 1;
-    c.stages = bit(Stage::fragment) | bit(Stage::compute) | kRayTracingStages;
+    DeviceFeatures f = indirect_ray_tracing();
+    SubgroupCaps c = every_op_in(kRayTracingDeviceStages);
     Plan plan = make_plan(c, f, {});
     EXPECT_EQ(plan.ray_lists, Variant::subgroup);
     EXPECT_EQ(plan.ray_lists_reason, "dense launch: the rays listed with ballots, one atomic per subgroup and list");
@@ -158,11 +171,8 @@ TEST(RayTracePlan, DenseLaunchFollowsTheVariantAndTheIndirectLaunch) {
 // Refitting (docs/ray-tracing.md, "Refitting"): the frames refit where rays are traced, unless the
 // full rebuild is asked for (SGD_RAY_REFIT=off); without rays there is nothing to refit.
 TEST(RayTracePlan, RefitWhereRaysAreTracedUnlessAskedOff) {
-    DeviceFeatures f;
-    f.ray_tracing = f.ray_tracing_indirect = true;
-    SubgroupCaps c;
-    c.ops = (1u << uint32_t(Op::count)) - 1;
-    c.stages = bit(Stage::fragment) | bit(Stage::compute) | kRayTracingStages;
+    DeviceFeatures f = indirect_ray_tracing();
+    SubgroupCaps c = every_op_in(kRayTracingDeviceStages);
     EXPECT_TRUE(make_plan(c, f, {}).ray_refit);
     PlanRequest rebuild;
     rebuild.ray_refit = false;
@@ -177,9 +187,7 @@ TEST(RayTracePlan, RefitWhereRaysAreTracedUnlessAskedOff) {
 TEST(RayTracePlan, EverySixStagesNeedSubgroups) {
     DeviceFeatures f;
     f.ray_tracing = true;
-    SubgroupCaps c;
-    c.ops = (1u << uint32_t(Op::count)) - 1;
-    c.stages = bit(Stage::fragment) | bit(Stage::compute);  // lavapipe (Mesa 25): none of the six
+    SubgroupCaps c = every_op_in(bit(Stage::fragment) | bit(Stage::compute));  // lavapipe (Mesa 25): none of the six
     PassPlan p = make_plan(c, f, {})[PassId::ray_trace];
     EXPECT_EQ(p.variant, Variant::fallback);
     EXPECT_EQ(p.reason, "raygen, any-hit, closest-hit, miss, intersection, callable stages have no subgroup support");

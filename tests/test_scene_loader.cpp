@@ -248,6 +248,24 @@ Scene load_json(const json& gltf, const std::string& base_dir = "") { return loa
 
 Scene load_glb(const std::vector<uint8_t>& glb) { return load_scene_from_memory(glb.data(), glb.size(), "", true); }
 
+// make_gltf() with the value at `pointer` (a JSON pointer, "/accessors/0/count") replaced.
+json make_gltf_with(const std::string& pointer, const json& value) {
+    json gltf = make_gltf();
+    gltf[json::json_pointer(pointer)] = value;
+    return gltf;
+}
+
+// The triangle in tri.bin and one 2x2 texture, `png`, both written into `dir`; no material uses
+// the texture yet.
+json textured_triangle(const TempDir& dir, const std::string& png) {
+    write_bytes(dir.path / "tri.bin", geometry_buffer({}));
+    write_png((dir.path / png).string(), 2, 2, std::vector<uint8_t>(16, 200));
+    json gltf = make_gltf({}, "tri.bin");
+    gltf["images"] = {{{"uri", png}}};
+    gltf["textures"] = {{{"source", 0}}};
+    return gltf;
+}
+
 void expect_json_error(const json& gltf, const std::string& fragment) {
     expect_error([&] { load_json(gltf); }, fragment);
 }
@@ -287,18 +305,25 @@ TEST(GltfSamples, EveryModelLoadsAndMatchesItsJson) {
     }
 }
 
+// A unit cube around the origin with flat normals (24 vertices) and one material of its own: the
+// Khronos Box sample, and the generator's box.gltf.
+namespace {
+void expect_unit_box(const Scene& scene, float tolerance) {
+    EXPECT_EQ(scene.triangle_count(), 12u);
+    EXPECT_EQ(scene.vertices.size(), 24u);
+    EXPECT_EQ(scene.instances.size(), 1u);
+    EXPECT_NEAR(scene.bounds_min.x, -0.5f, tolerance);
+    EXPECT_NEAR(scene.bounds_max.y, 0.5f, tolerance);
+    EXPECT_EQ(scene.materials.size(), 2u);  // the default plus the file's one
+    EXPECT_EQ(scene.meshes[0].material, 1u);
+}
+}  // namespace
+
 TEST(GltfSamples, KnownCounts) {
     REQUIRE_SAMPLES();
     for (const char* box : {"Box/glTF/Box.gltf", "Box/glTF-Binary/Box.glb", "Box/glTF-Embedded/Box.gltf"}) {
         SCOPED_TRACE(box);
-        Scene scene = load_scene(sample(box));
-        EXPECT_EQ(scene.triangle_count(), 12u);
-        EXPECT_EQ(scene.vertices.size(), 24u);
-        EXPECT_EQ(scene.instances.size(), 1u);
-        EXPECT_NEAR(scene.bounds_min.x, -0.5f, 1e-5f);
-        EXPECT_NEAR(scene.bounds_max.y, 0.5f, 1e-5f);
-        EXPECT_EQ(scene.materials.size(), 2u);  // the default plus the file's one
-        EXPECT_EQ(scene.meshes[0].material, 1u);
+        expect_unit_box(load_scene(sample(box)), 1e-5f);
     }
     for (const char* triangle : {"Triangle/glTF/Triangle.gltf", "TriangleWithoutIndices/glTF/TriangleWithoutIndices.gltf",
                                  "TriangleWithoutIndices/glTF-Embedded/TriangleWithoutIndices.gltf"}) {
@@ -401,13 +426,7 @@ TEST(GltfSamples, PrimitiveModesConvertStripsAndSkipLines) {
 
 TEST(GltfGenerated, BoxKnownCounts) {
     Scene scene = load_scene(SGD_TEST_SCENES "/box.gltf");
-    EXPECT_EQ(scene.triangle_count(), 12u);
-    EXPECT_EQ(scene.vertices.size(), 24u);
-    EXPECT_EQ(scene.instances.size(), 1u);
-    EXPECT_NEAR(scene.bounds_min.x, -0.5f, 1e-6f);
-    EXPECT_NEAR(scene.bounds_max.y, 0.5f, 1e-6f);
-    EXPECT_EQ(scene.materials.size(), 2u);  // the default plus the file's one
-    EXPECT_EQ(scene.meshes[0].material, 1u);
+    expect_unit_box(scene, 1e-6f);
     check_invariants(scene);
 }
 
@@ -586,18 +605,12 @@ TEST(GltfMalformed, InvalidJson) {
 }
 
 TEST(GltfMalformed, AccessorPastItsBufferView) {
-    json gltf = make_gltf();
-    gltf["accessors"][0]["count"] = 4;
-    expect_json_error(gltf, "accessor 0: byteOffset+count*stride (48) exceeds buffer view 0 length (36)");
-    gltf = make_gltf();
-    gltf["accessors"][0]["byteOffset"] = 2147483644;
-    expect_json_error(gltf, "exceeds buffer view 0");
-    gltf = make_gltf();
-    gltf["accessors"][0]["count"] = 2000000000;
-    expect_json_error(gltf, "1 GiB of vertex data");
+    expect_json_error(make_gltf_with("/accessors/0/count", 4), "accessor 0: byteOffset+count*stride (48) exceeds buffer view 0 length (36)");
+    expect_json_error(make_gltf_with("/accessors/0/byteOffset", 2147483644), "exceeds buffer view 0");
+    expect_json_error(make_gltf_with("/accessors/0/count", 2000000000), "1 GiB of vertex data");
     // Without a buffer view an accessor is all zeros, so a tiny file could claim a huge count:
     // the limits must be enforced before anything is allocated.
-    gltf = make_gltf();
+    json gltf = make_gltf();
     gltf["accessors"][0].erase("bufferView");
     gltf["accessors"][0]["count"] = 60000000;
     expect_json_error(gltf, "1 GiB of vertex data");
@@ -615,21 +628,11 @@ TEST(GltfMalformed, AccessorPastItsBufferView) {
 }
 
 TEST(GltfMalformed, IndicesOutOfRange) {
-    json gltf = make_gltf();
-    gltf["meshes"][0]["primitives"][0]["attributes"]["POSITION"] = 7;
-    expect_json_error(gltf, "accessor 7 out of range");
-    gltf = make_gltf();
-    gltf["accessors"][0]["bufferView"] = 5;
-    expect_json_error(gltf, "buffer view 5 out of range");
-    gltf = make_gltf();
-    gltf["bufferViews"][0]["byteLength"] = 1000;
-    expect_json_error(gltf, "buffer view 0: byteOffset+byteLength (1000) exceeds buffer 0");
-    gltf = make_gltf();
-    gltf["meshes"][0]["primitives"][0]["material"] = 3;
-    expect_json_error(gltf, "material 3 out of range");
-    gltf = make_gltf();
-    gltf["nodes"][0]["mesh"] = 2;
-    expect_json_error(gltf, "mesh 2 out of range");
+    expect_json_error(make_gltf_with("/meshes/0/primitives/0/attributes/POSITION", 7), "accessor 7 out of range");
+    expect_json_error(make_gltf_with("/accessors/0/bufferView", 5), "buffer view 5 out of range");
+    expect_json_error(make_gltf_with("/bufferViews/0/byteLength", 1000), "buffer view 0: byteOffset+byteLength (1000) exceeds buffer 0");
+    expect_json_error(make_gltf_with("/meshes/0/primitives/0/material", 3), "material 3 out of range");
+    expect_json_error(make_gltf_with("/nodes/0/mesh", 2), "mesh 2 out of range");
 }
 
 TEST(GltfMalformed, IndexPastVertexCount) {
@@ -639,33 +642,20 @@ TEST(GltfMalformed, IndexPastVertexCount) {
 }
 
 TEST(GltfMalformed, NegativeOrOverflowingOffsets) {
-    json gltf = make_gltf();
-    gltf["bufferViews"][0]["byteOffset"] = -4;
-    expect_json_error(gltf, "/bufferViews/0/byteOffset must be a non-negative integer");
-    gltf = make_gltf();
-    gltf["accessors"][0]["byteOffset"] = 18446744073709551615ull;
-    expect_json_error(gltf, "/accessors/0/byteOffset");
-    gltf = make_gltf();
-    gltf["accessors"][0]["byteOffset"] = 1e300;
-    expect_json_error(gltf, "must be a non-negative integer");
-    gltf = make_gltf();
-    gltf["nodes"][0]["mesh"] = 4294967296ull;  // would truncate to mesh 0 through `int`
-    expect_json_error(gltf, "/nodes/0/mesh");
+    expect_json_error(make_gltf_with("/bufferViews/0/byteOffset", -4), "/bufferViews/0/byteOffset must be a non-negative integer");
+    expect_json_error(make_gltf_with("/accessors/0/byteOffset", 18446744073709551615ull), "/accessors/0/byteOffset");
+    expect_json_error(make_gltf_with("/accessors/0/byteOffset", 1e300), "must be a non-negative integer");
+    // 2^32 would truncate to mesh 0 through `int`.
+    expect_json_error(make_gltf_with("/nodes/0/mesh", 4294967296ull), "/nodes/0/mesh");
 }
 
 TEST(GltfMalformed, StrideSmallerThanElement) {
-    json gltf = make_gltf();
-    gltf["bufferViews"][0]["byteStride"] = 4;
-    expect_json_error(gltf, "byteStride 4 is smaller than the element size 12");
+    expect_json_error(make_gltf_with("/bufferViews/0/byteStride", 4), "byteStride 4 is smaller than the element size 12");
 }
 
 TEST(GltfMalformed, WrongAttributeTypes) {
-    json gltf = make_gltf();
-    gltf["accessors"][0]["type"] = "VEC2";
-    expect_json_error(gltf, "must be float VEC3");
-    gltf = make_gltf();
-    gltf["accessors"][1]["componentType"] = 5126;
-    expect_json_error(gltf, "index accessor 1");
+    expect_json_error(make_gltf_with("/accessors/0/type", "VEC2"), "must be float VEC3");
+    expect_json_error(make_gltf_with("/accessors/1/componentType", 5126), "index accessor 1");
 }
 
 TEST(GltfMalformed, SparseIndexPastCount) {
@@ -716,11 +706,7 @@ TEST(GltfMalformed, UnsupportedRequiredExtension) {
 // times the strength, and the emissive texture as a colour (sRGB) texture; without a factor, none.
 TEST(GltfLoader, EmissiveFactorStrengthAndTexture) {
     TempDir dir;
-    write_bytes(dir.path / "tri.bin", geometry_buffer({}));
-    write_png((dir.path / "glow.png").string(), 2, 2, std::vector<uint8_t>(16, 200));
-    json gltf = make_gltf({}, "tri.bin");
-    gltf["images"] = {{{"uri", "glow.png"}}};
-    gltf["textures"] = {{{"source", 0}}};
+    json gltf = textured_triangle(dir, "glow.png");
     gltf["materials"] = {
         {{"emissiveFactor", {1.0, 0.5, 0.25}},
          {"emissiveTexture", {{"index", 0}}},
@@ -896,11 +882,7 @@ TEST(SceneGrid, BoxGridCounts) {
 // TEXCOORD_1 in the material stream; a tangent of a type glTF does not allow is a warning.
 TEST(GltfLoader, MaterialSlotsTangentsAndSecondUVs) {
     TempDir dir;
-    write_bytes(dir.path / "tri.bin", geometry_buffer({}));
-    write_png((dir.path / "map.png").string(), 2, 2, std::vector<uint8_t>(16, 200));
-    json gltf = make_gltf({}, "tri.bin");
-    gltf["images"] = {{{"uri", "map.png"}}};
-    gltf["textures"] = {{{"source", 0}}};
+    json gltf = textured_triangle(dir, "map.png");
     gltf["materials"] = {{{"pbrMetallicRoughness", {{"baseColorTexture", {{"index", 0}}}, {"metallicRoughnessTexture", {{"index", 0}, {"texCoord", 1}}}}},
                           {"normalTexture", {{"index", 0}, {"scale", 0.5}}},
                           {"occlusionTexture", {{"index", 0}, {"strength", 3.0}}}}};

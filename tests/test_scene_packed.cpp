@@ -134,6 +134,27 @@ struct Limits {
     }
 };
 
+// How near a packed instance's corners must come to the original's.
+struct CornerTolerance {
+    float position, normal_dot, uv;
+    bool check_uv;  // the instance is textured and its UVs are compared
+    bool near(const Corner& x, const Corner& y) const {
+        return glm::length(x.position - y.position) <= position && glm::dot(x.normal, y.normal) >= normal_dot &&
+               (!check_uv || glm::length(x.uv - y.uv) <= uv);
+    }
+    // The triangle of corners x[0..2] is y[0..2] with its corners rotated by 0, 1 or 2 places.
+    bool same_triangle(const Corner* x, const Corner* y) const {
+        for (int rotation = 0; rotation < 3; ++rotation)
+            if (near(x[0], y[rotation]) && near(x[1], y[(1 + rotation) % 3]) && near(x[2], y[(2 + rotation) % 3]))
+                return true;
+        return false;
+    }
+};
+
+CornerTolerance corner_tolerance(const Drawn& original, const Drawn& packed, const Limits& limits, bool check_uv, size_t i) {
+    return {packed.tolerance[i], limits.normal_dot, limits.uv_limit(original, i), check_uv && packed.textured[i]};
+}
+
 // Same triangles in the same order (quantization and meshopt keep the order; meshopt's index
 // codec may rotate a triangle's corners, keeping its winding).
 void expect_same_triangles(const Drawn& original, const Drawn& packed, const Limits& limits, bool check_uv) {
@@ -142,29 +163,17 @@ void expect_same_triangles(const Drawn& original, const Drawn& packed, const Lim
         const auto& a = original.instances[i];
         const auto& b = packed.instances[i];
         ASSERT_EQ(a.size(), b.size()) << "instance " << i;
-        float tolerance = packed.tolerance[i], uv_limit = limits.uv_limit(original, i);
-        bool uv = check_uv && packed.textured[i];
+        CornerTolerance tolerance = corner_tolerance(original, packed, limits, check_uv, i);
         int worst = 0;
         for (size_t t = 0; t < a.size(); t += 3) {
-            bool matched = false;
-            for (int rotation = 0; rotation < 3 && !matched; ++rotation) {
-                matched = true;
-                for (int k = 0; k < 3 && matched; ++k) {
-                    const Corner& x = a[t + k];
-                    const Corner& y = b[t + (k + rotation) % 3];
-                    matched = glm::length(x.position - y.position) <= tolerance &&
-                              glm::dot(x.normal, y.normal) >= limits.normal_dot &&
-                              (!uv || glm::length(x.uv - y.uv) <= uv_limit);
-                }
-            }
-            if (!matched && ++worst <= 3) {
+            if (!tolerance.same_triangle(&a[t], &b[t]) && ++worst <= 3) {
                 std::ostringstream corners;
                 for (int k = 0; k < 3; ++k)
                     corners << " | " << glm::length(a[t + k].position - b[t + k].position) << " "
                             << glm::length(a[t + k].uv - b[t + k].uv) << " " << glm::dot(a[t + k].normal, b[t + k].normal);
                 ADD_FAILURE() << "instance " << i << " triangle " << t / 3 << ": position, uv and normal errors"
-                              << corners.str() << " (tolerances " << tolerance << " " << uv_limit << " "
-                              << limits.normal_dot << ")";
+                              << corners.str() << " (tolerances " << tolerance.position << " " << tolerance.uv << " "
+                              << tolerance.normal_dot << ")";
             }
         }
         EXPECT_EQ(worst, 0) << "instance " << i << ": triangles outside the tolerance";
@@ -179,30 +188,17 @@ void expect_same_triangle_set(const Drawn& original, const Drawn& packed, const 
         const auto& a = original.instances[i];
         const auto& b = packed.instances[i];
         ASSERT_EQ(a.size(), b.size()) << "instance " << i << ": triangle counts differ";
-        float tolerance = packed.tolerance[i], uv_limit = limits.uv_limit(original, i);
-        bool uv = check_uv && packed.textured[i];
+        CornerTolerance tolerance = corner_tolerance(original, packed, limits, check_uv, i);
         std::vector<uint8_t> used(b.size() / 3, 0);
         int missing = 0;
         for (size_t t = 0; t < a.size(); t += 3) {
             bool matched = false;
-            for (size_t u = 0; u < b.size() && !matched; u += 3) {
-                if (used[u / 3]) continue;
-                for (int rotation = 0; rotation < 3 && !matched; ++rotation) {
-                    bool all = true;
-                    for (int k = 0; k < 3 && all; ++k) {
-                        const Corner& x = a[t + k];
-                        const Corner& y = b[u + (k + rotation) % 3];
-                        all = glm::length(x.position - y.position) <= tolerance &&
-                              glm::dot(x.normal, y.normal) >= limits.normal_dot &&
-                              (!uv || glm::length(x.uv - y.uv) <= uv_limit);
-                    }
-                    if (all) matched = true, used[u / 3] = 1;
-                }
-            }
+            for (size_t u = 0; u < b.size() && !matched; u += 3)
+                if (!used[u / 3] && tolerance.same_triangle(&a[t], &b[u])) matched = true, used[u / 3] = 1;
             if (!matched) ++missing;
         }
         EXPECT_EQ(missing, 0) << "instance " << i << ": " << missing << " of " << a.size() / 3
-                              << " triangles have no decoded match within " << tolerance;
+                              << " triangles have no decoded match within " << tolerance.position;
     }
 }
 

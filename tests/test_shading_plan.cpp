@@ -186,6 +186,14 @@ TEST(ShadingPlan, RequestsThatCannotRunAreRefused) {
 // where compute has ballots; the meshlet path planned as the indexed one.
 namespace raster_plan_tests {
 
+// A request for the visibility path rasterized in compute.
+PlanRequest visibility_in_compute() {
+    PlanRequest request;
+    request.shading = Shading::visibility;
+    request.raster = Raster::compute;
+    return request;
+}
+
 TEST(RasterPlan, AutoKeepsHardwareUnlessAVerdictSaysComputeAndSaysWhy) {
     PlanRequest request;
     request.shading = Shading::visibility;
@@ -227,10 +235,8 @@ TEST(RasterPlan, ComputeNeedsTheVisibilityPathWithoutViews) {
 // The meshlet path rasterizes in compute as the indexed path does: asked for, or auto with a verdict
 // for compute (the same stored verdict), with its path; the reason says how its meshlets are culled.
 TEST(RasterPlan, TheMeshletPathRasterizesInComputeAsIndexedDoes) {
-    PlanRequest request;
+    PlanRequest request = visibility_in_compute();
     request.geometry = Geometry::meshlet;
-    request.shading = Shading::visibility;
-    request.raster = Raster::compute;
     Plan compute = make_plan(lavapipe_like_caps(), every_feature(), request);
     EXPECT_EQ(compute.raster.raster, Raster::compute) << compute.raster.reason;
     EXPECT_EQ(compute.raster.variant, Variant::subgroup);
@@ -253,10 +259,8 @@ TEST(RasterPlan, TheMeshletPathRasterizesInComputeAsIndexedDoes) {
 // --view raster shows the compute rasterizer's words: it runs with compute, and where the plan
 // takes hardware it is marked unsupported with the rasterizer's reason (the run refuses it).
 TEST(RasterPlan, TheRasterViewNeedsTheComputeRasterizer) {
-    PlanRequest request;
+    PlanRequest request = visibility_in_compute();
     request.view = ViewMode::raster;
-    request.shading = Shading::visibility;
-    request.raster = Raster::compute;
     Plan compute = make_plan(lavapipe_like_caps(), every_feature(), request);
     EXPECT_EQ(compute.raster.raster, Raster::compute) << compute.raster.reason;
     EXPECT_EQ(compute.view.variant, Variant::off) << compute.view.reason;

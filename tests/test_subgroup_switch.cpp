@@ -14,6 +14,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <set>
 
 #include "passes/pass_table.h"
@@ -67,17 +68,28 @@ SpirvModule decode_module(const std::vector<uint32_t>& spirv) {
 // GroupNonUniformPartitionedNV, GroupNonUniformRotateKHR.
 bool is_subgroup_capability(uint32_t c) { return (c >= 61 && c <= 68) || c == 4423 || c == 4431 || c == 5297 || c == 6026; }
 
-// The built switches, each as the name before "switch.spv" ("cull.comp." for cull.comp.switch.spv,
-// "ray_lists.comp.camera_" for ray_lists.comp.camera_switch.spv): its twin is that + "no_subgroup".
-std::vector<std::string> built_switched_shaders() {
+// The built modules named PREFIX + `ending` + ".spv", each as PREFIX: for "switch", "cull.comp." for
+// cull.comp.switch.spv, "ray_lists.comp.camera_" for ray_lists.comp.camera_switch.spv; a switch's
+// twin is PREFIX + "no_subgroup".
+std::vector<std::string> built_shaders_ending(const std::string& ending) {
     std::vector<std::string> names;
     for (const auto& entry : std::filesystem::directory_iterator(SGD_SHADER_DIR)) {
         std::string file = entry.path().filename().string();
-        for (const std::string suffix : {".switch.spv", "_switch.spv"})
+        for (const std::string suffix : {"." + ending + ".spv", "_" + ending + ".spv"})
             if (file.size() > suffix.size() && file.ends_with(suffix)) names.push_back(file.substr(0, file.size() - suffix.size() + 1));
     }
     std::sort(names.begin(), names.end());
     return names;
+}
+std::vector<std::string> built_switched_shaders() { return built_shaders_ending("switch"); }
+
+// A twin: no subgroup capability, instruction or built-in, and USE_SUBGROUP frozen.
+void expect_twin(const SpirvModule& twin) {
+    EXPECT_FALSE(twin.capabilities.empty()) << "not a SPIR-V module";
+    for (uint32_t c : twin.capabilities) EXPECT_FALSE(is_subgroup_capability(c)) << "the twin declares capability " << c;
+    EXPECT_EQ(twin.subgroup_instructions, 0u);
+    EXPECT_EQ(twin.subgroup_builtins, 0u);
+    EXPECT_FALSE(twin.use_subgroup_constant) << "the twin's USE_SUBGROUP is frozen to false";
 }
 
 }  // namespace
@@ -98,7 +110,17 @@ TEST(SubgroupSwitch, TheSwitchDeclaresOnlyTheOperationsItsPassAsksFor) {
         {"meshlet_late_list.comp.switch", pass_needs(PassId::cull)},
         {"ray_lists.comp.camera_switch", ray_lists_needs()},
         {"ray_lists.comp.visibility_switch", ray_lists_needs()},
-        {"ray_lists.comp.visibility_meshlet_switch", ray_lists_needs()}};
+        {"ray_lists.comp.visibility_meshlet_switch", ray_lists_needs()},
+        {"raster.comp.switch", raster_subgroup_needs()},
+        {"raster.comp.meshlet_switch", raster_subgroup_needs()},
+        {"meshlet_cull.task.switch", meshlet_cull_needs()[0]},
+        {"meshlet_cull.mesh.switch", meshlet_cull_needs()[1]},
+        {"meshlet_cull.mesh.alpha_switch", meshlet_cull_needs()[1]},
+        {"meshlet_cull.mesh.ids_switch", meshlet_cull_needs()[1]},
+        {"meshlet_cull.mesh.alpha_ids_switch", meshlet_cull_needs()[1]},
+        // --raster compute's meshlet culling: the task shader's, run in compute, loaded where the
+        // meshlet cull's needs hold (MeshletRaster::create).
+        {"meshlet_raster_cull.comp.switch", {Stage::compute, meshlet_cull_needs()[0].ops}}};
     for (auto [name, needs] : switched) {
         SCOPED_TRACE(name);
         SpirvModule both = decode_module(read_spirv_words(std::filesystem::path(SGD_SHADER_DIR) / (std::string(name) + ".spv")));
@@ -109,7 +131,10 @@ TEST(SubgroupSwitch, TheSwitchDeclaresOnlyTheOperationsItsPassAsksFor) {
         }
         EXPECT_NE(declared, 0u);
         EXPECT_EQ(declared & ~needs.ops, 0u) << "operations the pass's needs do not list";
-        EXPECT_EQ(needs.stage, Stage::compute);
+        const std::string file = name;
+        EXPECT_EQ(needs.stage, file.find(".task.") != std::string::npos   ? Stage::task
+                               : file.find(".mesh.") != std::string::npos ? Stage::mesh
+                                                                          : Stage::compute);
     }
 }
 
@@ -118,7 +143,9 @@ TEST(SubgroupSwitch, EverySwitchedShaderHasItsConstantAndATwinWithoutSubgroupOpe
     // The passes whose subgroup path and fallback are one shader (shaders/variants.cmake).
     for (const char* expected : {"exposure_reduce.comp.", "light_cull.comp.", "pyramid.comp.", "cull.comp.", "cull_scan.comp.",
                                  "meshlet_late_list.comp.", "ray_lists.comp.camera_", "ray_lists.comp.visibility_",
-                                 "ray_lists.comp.visibility_meshlet_"})
+                                 "ray_lists.comp.visibility_meshlet_", "raster.comp.", "raster.comp.meshlet_",
+                                 "meshlet_raster_cull.comp.", "meshlet_cull.task.", "meshlet_cull.mesh.", "meshlet_cull.mesh.alpha_",
+                                 "meshlet_cull.mesh.ids_", "meshlet_cull.mesh.alpha_ids_"})
         EXPECT_NE(std::find(names.begin(), names.end(), expected), names.end()) << expected << "switch.spv not built";
     for (const std::string& name : names) {
         SCOPED_TRACE(name);
@@ -131,13 +158,22 @@ TEST(SubgroupSwitch, EverySwitchedShaderHasItsConstantAndATwinWithoutSubgroupOpe
 
         ASSERT_TRUE(std::filesystem::exists(dir / (name + "no_subgroup.spv")));
         SpirvModule twin = decode_module(read_spirv_words(dir / (name + "no_subgroup.spv")));
-        EXPECT_FALSE(twin.capabilities.empty()) << "not a SPIR-V module";
-        for (uint32_t c : twin.capabilities) EXPECT_FALSE(is_subgroup_capability(c)) << "the twin declares capability " << c;
-        EXPECT_EQ(twin.subgroup_instructions, 0u);
-        EXPECT_EQ(twin.subgroup_builtins, 0u);
-        EXPECT_FALSE(twin.use_subgroup_constant) << "the twin's USE_SUBGROUP is frozen to false";
+        expect_twin(twin);
         // Only USE_SUBGROUP is frozen: a constant the pipeline sets (cull.comp's workgroup size)
         // stays one, or the twin would run at its default.
         EXPECT_EQ(twin.other_spec_ids, both.other_spec_ids) << "the twin froze another specialization constant";
+    }
+}
+
+// The variants whose pipelines only run the fallback are built as a twin alone (sgd_switch_shader
+// TWIN_ONLY): the compute rasterizer's view. They load on a device without any subgroup operation.
+TEST(SubgroupSwitch, TwinsWithoutASwitchHaveNoSubgroupOperations) {
+    std::vector<std::string> twins = built_shaders_ending("no_subgroup"), switches = built_switched_shaders();
+    std::vector<std::string> alone;
+    std::set_difference(twins.begin(), twins.end(), switches.begin(), switches.end(), std::back_inserter(alone));
+    EXPECT_EQ(alone, (std::vector<std::string>{"raster.comp.meshlet_view_", "raster.comp.view_"}));
+    for (const std::string& name : alone) {
+        SCOPED_TRACE(name);
+        expect_twin(decode_module(read_spirv_words(std::filesystem::path(SGD_SHADER_DIR) / (name + "no_subgroup.spv"))));
     }
 }

@@ -15,6 +15,20 @@ namespace {
 
 MeasuredPreference measured(Variant winner, double ratio) { return {winner, ratio, "compare", "2026-11-25"}; }
 
+// A request with `t`'s verdicts for the passes (its shading verdict left out, so the shading is asked).
+PlanRequest pass_verdicts_of(const LoadedTuning& t) {
+    PlanRequest request;
+    set_measured(request, &t);
+    request.measured_shading.reset();
+    return request;
+}
+
+// The pass runs `variant`, and its reason quotes `text` (the verdict's ratio).
+void expect_pass(const Plan& p, PassId pass, Variant variant, const std::string& text) {
+    EXPECT_EQ(p[pass].variant, variant) << p[pass].reason;
+    EXPECT_NE(p[pass].reason.find(text), std::string::npos) << p[pass].reason;
+}
+
 TEST(TunedPlan, AutoTakesTheMeasuredWinnerAndSaysWhere) {
     PlanRequest request;
     request.measured[size_t(PassId::mip)] = measured(Variant::fallback, 0.14);
@@ -252,16 +266,11 @@ TEST(TuningFile, VerdictsNameTheirConfigurationAndApplyOnlyThere) {
     EXPECT_EQ(t.measured[size_t(PassId::mip)]->in.shading, Shading::forward);
 
     // Forward's mip verdict (fallback 0.14x) against visibility's (fallback 0.5x): each in its own plan.
-    PlanRequest request;
-    set_measured(request, &t);
-    request.measured_shading.reset();
-    Plan forward = make_plan(every_subgroup_caps(), every_feature(), request);
-    EXPECT_EQ(forward[PassId::mip].variant, Variant::fallback);
-    EXPECT_NE(forward[PassId::mip].reason.find("0.14x"), std::string::npos) << forward[PassId::mip].reason;
+    PlanRequest request = pass_verdicts_of(t);
+    expect_pass(make_plan(every_subgroup_caps(), every_feature(), request), PassId::mip, Variant::fallback, "0.14x");
     request.shading = Shading::visibility;
     Plan visibility = make_plan(every_subgroup_caps(), every_feature(), request);
-    EXPECT_EQ(visibility[PassId::mip].variant, Variant::fallback);
-    EXPECT_NE(visibility[PassId::mip].reason.find("0.50x"), std::string::npos) << visibility[PassId::mip].reason;
+    expect_pass(visibility, PassId::mip, Variant::fallback, "0.50x");
     // Without a visibility verdict, forward's does not choose there: the capabilities do (the quad mip).
     request.measured_visibility = {};
     visibility = make_plan(every_subgroup_caps(), every_feature(), request);
@@ -338,17 +347,12 @@ TEST(TuningFile, TheRayTracersVerdictIsKeptPerShading) {
     EXPECT_EQ(j["passes"]["ray_trace"]["measured_in"]["shading"], "forward");
     LoadedTuning t = parse_tuning(j.dump(), device(), {1920, 1080});
     ASSERT_TRUE(t.measured_visibility[size_t(PassId::ray_trace)]);
-    PlanRequest request;
-    set_measured(request, &t);
-    request.measured_shading.reset();
-    Plan p = make_plan(every_subgroup_caps(), every_feature(), request);
-    EXPECT_EQ(p[PassId::ray_trace].variant, Variant::fallback);
-    EXPECT_NE(p[PassId::ray_trace].reason.find("0.92x"), std::string::npos) << p[PassId::ray_trace].reason;
+    PlanRequest request = pass_verdicts_of(t);
+    expect_pass(make_plan(every_subgroup_caps(), every_feature(), request), PassId::ray_trace, Variant::fallback, "0.92x");
     request.shading = Shading::visibility;
-    p = make_plan(every_subgroup_caps(), every_feature(), request);
-    EXPECT_EQ(p[PassId::ray_trace].variant, Variant::subgroup);
+    Plan p = make_plan(every_subgroup_caps(), every_feature(), request);
+    expect_pass(p, PassId::ray_trace, Variant::subgroup, "1.30x");
     EXPECT_EQ(p[PassId::ray_trace].source, PlanSource::measured);
-    EXPECT_NE(p[PassId::ray_trace].reason.find("1.30x"), std::string::npos) << p[PassId::ray_trace].reason;
     // Without a verdict measured under visibility, forward's does not choose there.
     request.measured_visibility[size_t(PassId::ray_trace)].reset();
     EXPECT_EQ(make_plan(every_subgroup_caps(), every_feature(), request)[PassId::ray_trace].source, PlanSource::capabilities);

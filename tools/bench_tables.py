@@ -179,17 +179,27 @@ def size_of(path):
     return os.path.basename(os.path.dirname(path)).split("-", 1)[-1]
 
 
-def compare(args):
-    print("\n| size | ratio | fallback run | fallback ms | subgroup run | subgroup ms | speed-up | 95% interval | verdict |")
-    print("| --- | --- | --- | ---: | --- | ---: | ---: | --- | --- |")
+def folder_of(path):
+    return os.path.basename(os.path.dirname(path))
+
+
+def reports(args, name_of, missing):
+    """(name, report) for each path that loads; one that does not gets the row `| name | missing`."""
     for path in args:
         r = load(path)
         if r is None:
-            print(f"| {size_of(path)} | no report |")
+            print(f"| {name_of(path)} | {missing}")
             continue
+        yield name_of(path), r
+
+
+def compare(args):
+    print("\n| size | ratio | fallback run | fallback ms | subgroup run | subgroup ms | speed-up | 95% interval | verdict |")
+    print("| --- | --- | --- | ---: | --- | ---: | ---: | --- | --- |")
+    for size, r in reports(args, size_of, "no report |"):
         for key, d in r.get("ratio_details", {}).items():
             ratio = r.get("ratios", {}).get(key)  # the details hold the interval, the ratios the value
-            print(f"| {size_of(path)} | {key} | {d.get('fallback_run', '')} | {cell(d.get('fallback_ms'))} | "
+            print(f"| {size} | {key} | {d.get('fallback_run', '')} | {cell(d.get('fallback_ms'))} | "
                   f"{d.get('subgroup_run', '')} | {cell(d.get('subgroup_ms'))} | {f'{ratio:.3f}x' if ratio else 'n/a'} | "
                   f"{d.get('ratio_ci95')} | {d.get('verdict', d.get('reason', ''))} |")
     differences(args)
@@ -222,12 +232,7 @@ def builds(args):
 def differences(args):
     print("\n| report | pair | differing pixels |")
     print("| --- | --- | ---: |")
-    for path in args:
-        r = load(path)
-        name = os.path.basename(os.path.dirname(path))
-        if r is None:
-            print(f"| {name} | no report | |")
-            continue
+    for name, r in reports(args, folder_of, "no report | |"):
         for d in r.get("differences", []):
             print(f"| {name} | {d['subgroup_run']} vs {d['fallback_run']} | {d['differing_pixels']} |")
         rr = r.get("run_to_run") or {}
@@ -296,12 +301,7 @@ def probe(args):
 def tune(args):
     print("\n| size | tuned auto ms | faster of all-* | its ms | ratio | 95% interval | verdict | renderers | set-up s | rounds s | total s |")
     print("| --- | ---: | --- | ---: | ---: | --- | --- | ---: | ---: | ---: | ---: |")
-    for path in args:
-        r = load(path)
-        size = os.path.basename(os.path.dirname(path))
-        if r is None:
-            print(f"| {size} | no tune.json |")
-            continue
+    for size, r in reports(args, folder_of, "no tune.json |"):
         c = r["check"]
         frames = c.get("frame_ms", {})
         best = c.get("faster_of_all")

@@ -163,34 +163,39 @@ struct Texture {
     }
 };
 
+// A texture of n x n texels, texel (x, y) painted paint(x, y) (clamped to [0, 1]).
+template <typename Paint>
+Texture painted(const std::string& name, int n, Paint paint) {
+    Texture t(name, n);
+    for (int y = 0; y < n; ++y)
+        for (int x = 0; x < n; ++x) t.set(x, y, paint(x, y));
+    return t;
+}
+
 // Square paving slabs in running bond with dark joints and bevelled edges. One texture = 4 x 4 slabs.
 Texture make_paving_texture(int n) {
-    Texture t("paving", n);
     const int slab = n / 4;
-    for (int y = 0; y < n; ++y) {
-        for (int x = 0; x < n; ++x) {
-            const int row = y / slab;
-            const int xs = (x + (row & 1) * slab / 2) % n;
-            const int col = xs / slab;
-            const int lx = xs % slab, ly = y % slab;
-            const int edge = std::min(std::min(lx, slab - 1 - lx), std::min(ly, slab - 1 - ly));
-            const float u = float(x) / float(n), v = float(y) / float(n);
-            const float grain = tile_fbm(u, v, 16, 4, 11);
-            const float speck = hash01(x, y, 0, 12) - 0.5f;
-            glm::vec3 c;
-            if (edge < 3) {  // joint
-                c = glm::vec3(0.30f, 0.28f, 0.26f) * (0.85f + 0.3f * grain);
-            } else {
-                const float tone = 0.50f + 0.18f * hash01(col, row, 0, 13);
-                const glm::vec3 tint = glm::mix(glm::vec3(1.0f, 0.96f, 0.88f), glm::vec3(0.92f, 0.95f, 1.0f),
-                                                hash01(col, row, 0, 14));
-                c = tint * tone * (0.82f + 0.32f * grain) + 0.04f * speck;
-                if (edge < 8) c *= 0.86f + 0.14f * float(edge - 3) / 5.0f;  // bevel
-            }
-            t.set(x, y, c);
+    return painted("paving", n, [&](int x, int y) {
+        const int row = y / slab;
+        const int xs = (x + (row & 1) * slab / 2) % n;
+        const int col = xs / slab;
+        const int lx = xs % slab, ly = y % slab;
+        const int edge = std::min(std::min(lx, slab - 1 - lx), std::min(ly, slab - 1 - ly));
+        const float u = float(x) / float(n), v = float(y) / float(n);
+        const float grain = tile_fbm(u, v, 16, 4, 11);
+        const float speck = hash01(x, y, 0, 12) - 0.5f;
+        glm::vec3 c;
+        if (edge < 3) {  // joint
+            c = glm::vec3(0.30f, 0.28f, 0.26f) * (0.85f + 0.3f * grain);
+        } else {
+            const float tone = 0.50f + 0.18f * hash01(col, row, 0, 13);
+            const glm::vec3 tint = glm::mix(glm::vec3(1.0f, 0.96f, 0.88f), glm::vec3(0.92f, 0.95f, 1.0f),
+                                            hash01(col, row, 0, 14));
+            c = tint * tone * (0.82f + 0.32f * grain) + 0.04f * speck;
+            if (edge < 8) c *= 0.86f + 0.14f * float(edge - 3) / 5.0f;  // bevel
         }
-    }
-    return t;
+        return c;
+    });
 }
 
 // The paving's relief, shared by its normal and occlusion maps: 0 in the joints, rising over the
@@ -207,196 +212,160 @@ float paving_height(int x, int y, int n) {
 // The paving's tangent-space normals (linear data, glTF: +X right, +Y up in the image), from the
 // relief's central differences: the bevels lean towards the joints.
 Texture make_paving_normal_texture(int n) {
-    Texture t("paving_normal", n);
     const float strength = 2.0f;  // height units per texel of slope
-    for (int y = 0; y < n; ++y)
-        for (int x = 0; x < n; ++x) {
-            float dx = 0.5f * (paving_height(x + 1, y, n) - paving_height(x - 1, y, n));
-            float dy = 0.5f * (paving_height(x, y + 1, n) - paving_height(x, y - 1, n));  // image y runs down
-            glm::vec3 normal = glm::normalize(glm::vec3(-strength * dx, strength * dy, 1.0f));
-            t.set(x, y, normal * 0.5f + 0.5f);
-        }
-    return t;
+    return painted("paving_normal", n, [&](int x, int y) {
+        float dx = 0.5f * (paving_height(x + 1, y, n) - paving_height(x - 1, y, n));
+        float dy = 0.5f * (paving_height(x, y + 1, n) - paving_height(x, y - 1, n));  // image y runs down
+        glm::vec3 normal = glm::normalize(glm::vec3(-strength * dx, strength * dy, 1.0f));
+        return normal * 0.5f + 0.5f;
+    });
 }
 
 // The paving's ambient occlusion (R): the joints 0.45, the bevels between, the tops 1.
 Texture make_paving_occlusion_texture(int n) {
-    Texture t("paving_occlusion", n);
-    for (int y = 0; y < n; ++y)
-        for (int x = 0; x < n; ++x) {
-            float ao = 0.45f + 0.55f * paving_height(x, y, n);
-            t.set(x, y, glm::vec3(ao, ao, ao));
-        }
-    return t;
+    return painted("paving_occlusion", n, [&](int x, int y) {
+        float ao = 0.45f + 0.55f * paving_height(x, y, n);
+        return glm::vec3(ao, ao, ao);
+    });
 }
 
 // The marble's metallic-roughness (G roughness, B metallic 0): polished, rougher in the veins
 // (times the material's roughness factor).
 Texture make_marble_roughness_texture(int n) {
-    Texture t("marble_roughness", n);
-    for (int y = 0; y < n; ++y)
-        for (int x = 0; x < n; ++x) {
-            const float u = float(x) / float(n), v = float(y) / float(n);
-            const float turb = tile_fbm(u, v, 4, 5, 31);
-            const float vein = std::pow(1.0f - std::fabs(std::sin(kTwoPi * (3.0f * u + 2.0f * v) + 7.0f * turb)), 14.0f);
-            t.set(x, y, glm::vec3(0.0f, 0.55f + 0.45f * vein, 0.0f));
-        }
-    return t;
+    return painted("marble_roughness", n, [&](int x, int y) {
+        const float u = float(x) / float(n), v = float(y) / float(n);
+        const float turb = tile_fbm(u, v, 4, 5, 31);
+        const float vein = std::pow(1.0f - std::fabs(std::sin(kTwoPi * (3.0f * u + 2.0f * v) + 7.0f * turb)), 14.0f);
+        return glm::vec3(0.0f, 0.55f + 0.45f * vein, 0.0f);
+    });
 }
 
 // The facade's emission (sRGB): a third of the unshuttered windows lit warm from inside, the
 // cells and glass of make_facade_texture.
 Texture make_facade_emissive_texture(int n) {
-    Texture t("facade_emissive", n);
     const int cw = n / 4, ch = n / 2;
-    for (int y = 0; y < n; ++y)
-        for (int x = 0; x < n; ++x) {
-            const int cx = x / cw, cy = y / ch;
-            const float lx = float(x % cw) / float(cw), ly = float(y % ch) / float(ch);
-            const bool in_window = lx > 0.28f && lx < 0.72f && ly > 0.22f && ly < 0.80f;
-            const bool shutters = hash01(cx, cy, 0, 42) < 0.3f;
-            const bool lit = hash01(cx, cy, 0, 43) < 0.45f;
-            const bool muntin = std::fabs(lx - 0.5f) < 0.012f || std::fabs(ly - 0.45f) < 0.008f;
-            glm::vec3 c(0.0f);
-            if (in_window && !shutters && lit && !muntin) c = glm::vec3(1.0f, 0.78f, 0.45f) * (0.75f + 0.25f * ly);
-            t.set(x, y, c);
-        }
-    return t;
+    return painted("facade_emissive", n, [&](int x, int y) {
+        const int cx = x / cw, cy = y / ch;
+        const float lx = float(x % cw) / float(cw), ly = float(y % ch) / float(ch);
+        const bool in_window = lx > 0.28f && lx < 0.72f && ly > 0.22f && ly < 0.80f;
+        const bool shutters = hash01(cx, cy, 0, 42) < 0.3f;
+        const bool lit = hash01(cx, cy, 0, 43) < 0.45f;
+        const bool muntin = std::fabs(lx - 0.5f) < 0.012f || std::fabs(ly - 0.45f) < 0.008f;
+        glm::vec3 c(0.0f);
+        if (in_window && !shutters && lit && !muntin) c = glm::vec3(1.0f, 0.78f, 0.45f) * (0.75f + 0.25f * ly);
+        return c;
+    });
 }
 
 // Red bricks in running bond: 8 bricks across, 16 courses down.
 Texture make_brick_texture(int n) {
-    Texture t("brick", n);
     const int bw = n / 8, bh = n / 16, mortar = std::max(2, n / 128);
-    for (int y = 0; y < n; ++y) {
-        for (int x = 0; x < n; ++x) {
-            const int row = y / bh;
-            const int xs = (x + (row & 1) * bw / 2) % n;
-            const int col = xs / bw;
-            const int lx = xs % bw, ly = y % bh;
-            const float u = float(x) / float(n), v = float(y) / float(n);
-            const float grain = tile_fbm(u, v, 32, 3, 21);
-            const float speck = hash01(x, y, 0, 22) - 0.5f;
-            glm::vec3 c;
-            if (lx < mortar || ly < mortar) {
-                c = glm::vec3(0.74f, 0.71f, 0.66f) * (0.9f + 0.15f * grain);
-            } else {
-                const float h = hash01(col, row, 0, 23);
-                glm::vec3 brick = glm::mix(glm::vec3(0.62f, 0.26f, 0.17f), glm::vec3(0.72f, 0.40f, 0.24f), h);
-                if (hash01(col, row, 0, 24) < 0.12f) brick *= 0.6f;  // a few over-fired dark bricks
-                c = brick * (0.8f + 0.35f * grain) + 0.05f * speck;
-            }
-            t.set(x, y, c);
+    return painted("brick", n, [&](int x, int y) {
+        const int row = y / bh;
+        const int xs = (x + (row & 1) * bw / 2) % n;
+        const int col = xs / bw;
+        const int lx = xs % bw, ly = y % bh;
+        const float u = float(x) / float(n), v = float(y) / float(n);
+        const float grain = tile_fbm(u, v, 32, 3, 21);
+        const float speck = hash01(x, y, 0, 22) - 0.5f;
+        glm::vec3 c;
+        if (lx < mortar || ly < mortar) {
+            c = glm::vec3(0.74f, 0.71f, 0.66f) * (0.9f + 0.15f * grain);
+        } else {
+            const float h = hash01(col, row, 0, 23);
+            glm::vec3 brick = glm::mix(glm::vec3(0.62f, 0.26f, 0.17f), glm::vec3(0.72f, 0.40f, 0.24f), h);
+            if (hash01(col, row, 0, 24) < 0.12f) brick *= 0.6f;  // a few over-fired dark bricks
+            c = brick * (0.8f + 0.35f * grain) + 0.05f * speck;
         }
-    }
-    return t;
+        return c;
+    });
 }
 
 // White marble with turbulent grey-blue veins.
 Texture make_marble_texture(int n) {
-    Texture t("marble", n);
-    for (int y = 0; y < n; ++y) {
-        for (int x = 0; x < n; ++x) {
-            const float u = float(x) / float(n), v = float(y) / float(n);
-            const float turb = tile_fbm(u, v, 4, 5, 31);
-            const float turb2 = tile_fbm(u, v, 8, 4, 32);
-            // Integer multiples of u and v inside the sines keep the pattern tileable.
-            const float vein = std::pow(1.0f - std::fabs(std::sin(kTwoPi * (3.0f * u + 2.0f * v) + 7.0f * turb)), 14.0f);
-            const float vein2 = std::pow(1.0f - std::fabs(std::sin(kTwoPi * (5.0f * u - 3.0f * v) + 9.0f * turb2)), 40.0f);
-            glm::vec3 c = glm::mix(glm::vec3(0.94f, 0.93f, 0.90f), glm::vec3(0.84f, 0.85f, 0.87f), turb2);
-            c = glm::mix(c, glm::vec3(0.36f, 0.40f, 0.47f), 0.75f * vein);
-            c = glm::mix(c, glm::vec3(0.62f, 0.55f, 0.48f), 0.55f * vein2);
-            t.set(x, y, c);
-        }
-    }
-    return t;
+    return painted("marble", n, [&](int x, int y) {
+        const float u = float(x) / float(n), v = float(y) / float(n);
+        const float turb = tile_fbm(u, v, 4, 5, 31);
+        const float turb2 = tile_fbm(u, v, 8, 4, 32);
+        // Integer multiples of u and v inside the sines keep the pattern tileable.
+        const float vein = std::pow(1.0f - std::fabs(std::sin(kTwoPi * (3.0f * u + 2.0f * v) + 7.0f * turb)), 14.0f);
+        const float vein2 = std::pow(1.0f - std::fabs(std::sin(kTwoPi * (5.0f * u - 3.0f * v) + 9.0f * turb2)), 40.0f);
+        glm::vec3 c = glm::mix(glm::vec3(0.94f, 0.93f, 0.90f), glm::vec3(0.84f, 0.85f, 0.87f), turb2);
+        c = glm::mix(c, glm::vec3(0.36f, 0.40f, 0.47f), 0.75f * vein);
+        c = glm::mix(c, glm::vec3(0.62f, 0.55f, 0.48f), 0.55f * vein2);
+        return c;
+    });
 }
 
 // Building facade: plaster wall, 4 x 2 windows (one texture = 8 x 8 units: two 4-unit storeys).
 // The image bottom is the ground line of a storey (box UVs map +Y to up in the image).
 Texture make_facade_texture(int n) {
-    Texture t("facade", n);
     const int cw = n / 4, ch = n / 2;  // window cell
-    for (int y = 0; y < n; ++y) {
-        for (int x = 0; x < n; ++x) {
-            const float u = float(x) / float(n), v = float(y) / float(n);
-            const int cx = x / cw, cy = y / ch;
-            const float lx = float(x % cw) / float(cw), ly = float(y % ch) / float(ch);  // ly: 0 top
-            const float grain = tile_fbm(u, v, 16, 4, 41);
-            glm::vec3 c = glm::vec3(0.86f, 0.75f, 0.58f) * (0.88f + 0.2f * grain);  // plaster
-            if (ly < 0.05f) c = glm::vec3(0.66f, 0.58f, 0.47f) * (0.9f + 0.15f * grain);  // storey band
-            const bool in_window = lx > 0.28f && lx < 0.72f && ly > 0.22f && ly < 0.80f;
-            const bool in_frame = lx > 0.25f && lx < 0.75f && ly > 0.20f && ly < 0.82f;
-            const bool in_sill = lx > 0.22f && lx < 0.78f && ly >= 0.82f && ly < 0.86f;
-            const bool shutters = hash01(cx, cy, 0, 42) < 0.3f;
-            if (in_sill) c = glm::vec3(0.78f, 0.76f, 0.72f);
-            if (in_frame && !in_window) c = glm::vec3(0.93f, 0.92f, 0.88f);
-            if (in_window) {
-                if (shutters) {  // closed green louvred shutters
-                    const float louvre = 0.8f + 0.2f * float((y / 4) & 1);
-                    c = glm::vec3(0.22f, 0.40f, 0.30f) * louvre;
-                    if (std::fabs(lx - 0.5f) < 0.008f) c *= 0.5f;
-                } else {  // glass with a sky reflection gradient and a cross-shaped muntin
-                    const float g = (ly - 0.22f) / 0.58f;
-                    c = glm::mix(glm::vec3(0.42f, 0.52f, 0.64f), glm::vec3(0.10f, 0.13f, 0.20f), g);
-                    if (std::fabs(lx - 0.5f) < 0.012f || std::fabs(ly - 0.45f) < 0.008f)
-                        c = glm::vec3(0.93f, 0.92f, 0.88f);
-                }
+    return painted("facade", n, [&](int x, int y) {
+        const float u = float(x) / float(n), v = float(y) / float(n);
+        const int cx = x / cw, cy = y / ch;
+        const float lx = float(x % cw) / float(cw), ly = float(y % ch) / float(ch);  // ly: 0 top
+        const float grain = tile_fbm(u, v, 16, 4, 41);
+        glm::vec3 c = glm::vec3(0.86f, 0.75f, 0.58f) * (0.88f + 0.2f * grain);  // plaster
+        if (ly < 0.05f) c = glm::vec3(0.66f, 0.58f, 0.47f) * (0.9f + 0.15f * grain);  // storey band
+        const bool in_window = lx > 0.28f && lx < 0.72f && ly > 0.22f && ly < 0.80f;
+        const bool in_frame = lx > 0.25f && lx < 0.75f && ly > 0.20f && ly < 0.82f;
+        const bool in_sill = lx > 0.22f && lx < 0.78f && ly >= 0.82f && ly < 0.86f;
+        const bool shutters = hash01(cx, cy, 0, 42) < 0.3f;
+        if (in_sill) c = glm::vec3(0.78f, 0.76f, 0.72f);
+        if (in_frame && !in_window) c = glm::vec3(0.93f, 0.92f, 0.88f);
+        if (in_window) {
+            if (shutters) {  // closed green louvred shutters
+                const float louvre = 0.8f + 0.2f * float((y / 4) & 1);
+                c = glm::vec3(0.22f, 0.40f, 0.30f) * louvre;
+                if (std::fabs(lx - 0.5f) < 0.008f) c *= 0.5f;
+            } else {  // glass with a sky reflection gradient and a cross-shaped muntin
+                const float g = (ly - 0.22f) / 0.58f;
+                c = glm::mix(glm::vec3(0.42f, 0.52f, 0.64f), glm::vec3(0.10f, 0.13f, 0.20f), g);
+                if (std::fabs(lx - 0.5f) < 0.012f || std::fabs(ly - 0.45f) < 0.008f)
+                    c = glm::vec3(0.93f, 0.92f, 0.88f);
             }
-            t.set(x, y, c);
         }
-    }
-    return t;
+        return c;
+    });
 }
 
 // Ochre sandstone with wavy horizontal strata.
 Texture make_sandstone_texture(int n) {
-    Texture t("sandstone", n);
-    for (int y = 0; y < n; ++y) {
-        for (int x = 0; x < n; ++x) {
-            const float u = float(x) / float(n), v = float(y) / float(n);
-            const float warp = tile_fbm(u, v, 4, 4, 51);
-            const float strata = 0.5f + 0.5f * std::sin(kTwoPi * 6.0f * v + 5.0f * warp);
-            const float grain = tile_fbm(u, v, 32, 3, 52);
-            const float speck = hash01(x, y, 0, 53) - 0.5f;
-            glm::vec3 c = glm::vec3(0.80f, 0.67f, 0.47f) * (0.86f + 0.16f * strata) * (0.9f + 0.18f * grain);
-            t.set(x, y, c + 0.04f * speck);
-        }
-    }
-    return t;
+    return painted("sandstone", n, [&](int x, int y) {
+        const float u = float(x) / float(n), v = float(y) / float(n);
+        const float warp = tile_fbm(u, v, 4, 4, 51);
+        const float strata = 0.5f + 0.5f * std::sin(kTwoPi * 6.0f * v + 5.0f * warp);
+        const float grain = tile_fbm(u, v, 32, 3, 52);
+        const float speck = hash01(x, y, 0, 53) - 0.5f;
+        glm::vec3 c = glm::vec3(0.80f, 0.67f, 0.47f) * (0.86f + 0.16f * strata) * (0.9f + 0.18f * grain);
+        return c + 0.04f * speck;
+    });
 }
 
 // Market-awning canvas: 8 red and cream stripes with a faint weave.
 Texture make_stripes_texture(int n) {
-    Texture t("stripes", n);
     const int stripe = n / 8;
-    for (int y = 0; y < n; ++y) {
-        for (int x = 0; x < n; ++x) {
-            const bool red = ((x / stripe) & 1) == 0;
-            glm::vec3 c = red ? glm::vec3(0.78f, 0.13f, 0.12f) : glm::vec3(0.95f, 0.91f, 0.80f);
-            const float weave = 0.96f + 0.04f * float(((x >> 1) + (y >> 1)) & 1);
-            const float grain = tile_fbm(float(x) / float(n), float(y) / float(n), 16, 3, 61);
-            t.set(x, y, c * weave * (0.92f + 0.1f * grain));
-        }
-    }
-    return t;
+    return painted("stripes", n, [&](int x, int y) {
+        const bool red = ((x / stripe) & 1) == 0;
+        glm::vec3 c = red ? glm::vec3(0.78f, 0.13f, 0.12f) : glm::vec3(0.95f, 0.91f, 0.80f);
+        const float weave = 0.96f + 0.04f * float(((x >> 1) + (y >> 1)) & 1);
+        const float grain = tile_fbm(float(x) / float(n), float(y) / float(n), 16, 3, 61);
+        return c * weave * (0.92f + 0.1f * grain);
+    });
 }
 
 // Black and ivory floor checker, 8 x 8 squares with thin grout lines.
 Texture make_checker_texture(int n) {
-    Texture t("checker", n);
     const int cell = n / 8;
-    for (int y = 0; y < n; ++y) {
-        for (int x = 0; x < n; ++x) {
-            const bool dark = (((x / cell) + (y / cell)) & 1) != 0;
-            const float grain = tile_fbm(float(x) / float(n), float(y) / float(n), 8, 4, 71);
-            glm::vec3 c = dark ? glm::vec3(0.12f, 0.12f, 0.14f) : glm::vec3(0.87f, 0.85f, 0.79f);
-            c *= 0.9f + 0.2f * grain;
-            if (x % cell == 0 || y % cell == 0) c = glm::vec3(0.45f, 0.44f, 0.42f);
-            t.set(x, y, c);
-        }
-    }
-    return t;
+    return painted("checker", n, [&](int x, int y) {
+        const bool dark = (((x / cell) + (y / cell)) & 1) != 0;
+        const float grain = tile_fbm(float(x) / float(n), float(y) / float(n), 8, 4, 71);
+        glm::vec3 c = dark ? glm::vec3(0.12f, 0.12f, 0.14f) : glm::vec3(0.87f, 0.85f, 0.79f);
+        c *= 0.9f + 0.2f * grain;
+        if (x % cell == 0 || y % cell == 0) c = glm::vec3(0.45f, 0.44f, 0.42f);
+        return c;
+    });
 }
 
 // Trellis: 4 x 4 square openings framed by wooden laths, alpha 0 in the openings (alphaMode MASK:

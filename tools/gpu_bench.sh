@@ -110,8 +110,11 @@
 #                folder new) and filled by that run (warm), for the default plan and with every switched
 #                pass on its fallback (the cull and its scans, light culling, exposure, the pyramid, the
 #                ray lists by SGD_RAY_LISTS=fallback: one SPIR-V specialized both ways,
-#                docs/architecture.md "Shader variants"); STARTS (3) rounds, this build and --base (optional) alternated: median wall
-#                and CPU seconds, this over base
+#                docs/architecture.md "Shader variants"), and those two on the meshlet path
+#                (`meshlet`, `meshlet-fallbacks`: its task and mesh cull) and that path under --raster
+#                compute (`raster`, `raster-fallbacks`: the compute rasterizer, SGD_RASTER_PATH, and its
+#                meshlet cull in compute); STARTS (3) rounds, this build and --base (optional)
+#                alternated: median wall and CPU seconds, this over base
 # Adding a suite: one case block below (runs through `run` / `compare_run`, a table through
 # tools/bench_tables.py), one line above and one in tools/README.md.
 set -uo pipefail
@@ -877,17 +880,20 @@ PY
     fallbacks=(--light-cull fallback --exposure fallback --occlusion fallback --cull fallback --mip fallback --light-loop fallback)
     for round in $(seq ${STARTS:-3}); do for b in "${builds[@]}"; do
       [ "$b" = "$build" ] && which=this || which=base
-      for config in default fallbacks; do
+      for config in default fallbacks meshlet meshlet-fallbacks raster raster-fallbacks; do
         cache=$d/cache-$config-$which-$round; rm -rf "$cache"; mkdir -p "$cache"
         args=(--headless "${scaled[@]}" --size $small --frames 1 --warmup 0 --no-tuning)
-        [ $config = fallbacks ] && args+=("${fallbacks[@]}")
+        [[ $config == *fallbacks ]] && args+=("${fallbacks[@]}")
+        [[ $config == meshlet* ]] && args+=(--geometry meshlet)
+        [[ $config == raster* ]] && args+=(--geometry meshlet --shading visibility --raster compute)
         for when in first warm; do
           tag=$config-$when-$which-$round
           # The fallbacks also list the dense launch's rays by one atomic each (ray_lists.comp's
-          # fallback); a build without the switch reads the variable alike.
-          lists=auto; [ $config = fallbacks ] && lists=fallback
-          seconds=$( { TIMEFORMAT='%R %U %S'; time SGD_RAY_LISTS=$lists XDG_CACHE_HOME=$cache "$b/subgroup-demo" "${args[@]}" \
-            --report "$d/$tag.json" > "$d/$tag.out" 2>&1; } 2>&1 )
+          # fallback) and sort the compute rasterizer's triangles in shared memory; a build without
+          # the switches reads the variables alike.
+          lists=auto; [[ $config == *fallbacks ]] && lists=fallback
+          seconds=$( { TIMEFORMAT='%R %U %S'; time SGD_RAY_LISTS=$lists SGD_RASTER_PATH=$lists XDG_CACHE_HOME=$cache \
+            "$b/subgroup-demo" "${args[@]}" --report "$d/$tag.json" > "$d/$tag.out" 2>&1; } 2>&1 )
           rc=0; [ -s "$d/$tag.json" ] || { rc=1; say "FAILED: $suite $tag: $(tail -n 1 "$d/$tag.out")"; }
           printf '%s\t%s\t%s\t%s\t%s\n' $which $config $when $round "$seconds" >> "$d/startup.tsv"
           printf '%s\t%s\t%s\n' "$tag" $rc "${seconds%% *}" >> "$d/runs.tsv"

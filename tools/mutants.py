@@ -264,6 +264,12 @@ MUTANTS = {
         "",
         r"^Window\.AKeysPlanPastTheLimitsIsRefusedWithANote",
     ),
+    "meshlet-raster-list-sized-by-the-meshes": (
+        "src/passes/meshlet_raster.cpp",
+        "    return sizeof(ListHeader) + 8 * std::max<VkDeviceSize>(1, chunks);\n",
+        "    return sizeof(ListHeader) + 8 * std::max<VkDeviceSize>(1, 2 * meshlets.meshlets.size());\n",
+        r"^MeshletGpu\.ComputeRasterNamesTheHardwarePrePassTrianglesOfEveryInstanceOfAMesh",
+    ),
     "window-resize-skips-the-limits": (
         "src/window/window.cpp",
         "            within_limits(plans_run_, e,",
@@ -1020,6 +1026,64 @@ MUTANTS = {
         "     .ops = bit(Op::basic) | bit(Op::arithmetic),\n",
         "     .ops = bit(Op::basic),\n",
         r"^SubgroupSwitch\.TheSwitchDeclaresOnlyTheOperationsItsPassAsksFor",
+    ),
+    # The compute rasterizer and the meshlet cull switched (docs/architecture.md, "Shader variants"):
+    # a subgroup path broken on one side of USE_SUBGROUP only (the split's stride, the meshlet path's
+    # visible-triangle count, the mesh and task shaders' counts), the task stage's needs without the
+    # arithmetic its switch declares, and the raster view built from the switched source unfrozen.
+    "raster-switch-split-strides-past-the-subgroup": (
+        "shaders/raster.comp",
+        "        raster_triangle(shared_setup, gl_SubgroupInvocationID, gl_SubgroupSize, kSplit);\n",
+        "        raster_triangle(shared_setup, gl_SubgroupInvocationID, gl_SubgroupSize + 1u, kSplit);\n",
+        r"^SubgroupSwitch\.EachSwitched",
+    ),
+    "meshlet-raster-switch-counts-inclusive": (
+        "shaders/meshlet_raster.glsl",
+        "        n = subgroupBallotBitCount(subgroupBallot(visible));  // one atomic per subgroup\n",
+        "        n = subgroupBallotInclusiveBitCount(subgroupBallot(visible));  // one atomic per subgroup\n",
+        r"^SubgroupSwitch\.EachSwitched",
+    ),
+    "meshlet-mesh-switch-counts-inclusive": (
+        "shaders/meshlet_cull.mesh",
+        "        kept_by_subgroup += subgroupBallotBitCount(subgroupBallot(keep[k]));\n",
+        "        kept_by_subgroup += subgroupBallotInclusiveBitCount(subgroupBallot(keep[k]));\n",
+        r"^SubgroupSwitch\.EachSwitched",
+    ),
+    "meshlet-task-switch-counts-inclusive": (
+        "shaders/meshlet_chunk_cull.glsl",
+        "    uint tested_here = subgroupBallotBitCount(subgroupBallot(in_range));\n",
+        "    uint tested_here = subgroupBallotInclusiveBitCount(subgroupBallot(in_range));\n",
+        r"^SubgroupSwitch\.EachSwitched|^MeshletRasterCompute\.",
+    ),
+    "meshlet-task-needs-forget-arithmetic": (
+        "src/plan/plan.cpp",
+        "    return {{{Stage::task, ops}, {Stage::mesh, ops}}};",
+        "    return {{{Stage::task, bit(Op::basic) | bit(Op::ballot)}, {Stage::mesh, ops}}};",
+        r"^SubgroupSwitch\.TheSwitchDeclaresOnlyTheOperationsItsPassAsksFor",
+    ),
+    "meshlet-off-pipeline-without-cull-off": (
+        "src/passes/meshlet_pass.cpp",
+        "        d.specialization = ids.specialization = {v == Variant::off ? 1u : 0u};  // CULL_OFF (meshlet_push.glsl)\n",
+        "        d.specialization = ids.specialization = {0u};  // CULL_OFF (meshlet_push.glsl)\n",
+        r"^MeshletGpu\.DrawsTheIndexedImageAndExactlyTheTrianglesTheCullPassKeeps",
+    ),
+    "raster-view-built-unfrozen": (
+        "shaders/variants.cmake",
+        "sgd_switch_shader(raster.comp NAME view TWIN_ONLY VIEW=1)\n",
+        "sgd_shader(raster.comp view_no_subgroup VIEW=1)\n",
+        r"^SubgroupSwitch\.TwinsWithoutASwitchHaveNoSubgroupOperations",
+    ),
+    "scene-error-exits-as-runtime": (
+        "src/main.cpp",
+        "    if (dynamic_cast<const SceneError*>(&e)) return kBadScene;",
+        "    if (dynamic_cast<const SceneError*>(&e)) return kRuntime;",
+        r"^Cli\.MissingOrMalformedSceneExits3",
+    ),
+    "storage-buffers-all-at-the-first-binding": (
+        "src/vk/resources.cpp",
+        "    for (const Buffer& b : list) buffer(first++, b);",
+        "    for (const Buffer& b : list) buffer(first, b);",
+        r"^CullGpu\.RealScenesMatchTheCpuReferenceAndDrawTheSameImageAsNoCulling",
     ),
     "pyramid-fallback-workgroup-covers-8-columns": (
         "shaders/pyramid.comp",

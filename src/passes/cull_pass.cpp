@@ -339,18 +339,9 @@ void CullPass::record_phase(FrameContext& f, uint32_t occlusion_phase) {
 
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, own.test.handle());
     Descriptors d = scene_and_chunks(f, chunks);
-    d.buffer(5, lookback)
-        .buffer(6, culled_indices)
-        .buffer(7, indirect)
-        .buffer(8, f.counters)
-        .buffer(9, f.pyramid ? *f.pyramid : no_pyramid)
-        .buffer(10, rejected_ranks)
-        .buffer(11, rejected_starts)
-        .buffer(12, drawn_starts)
-        .buffer(13, drawn_masks)
-        .buffer(14, late_indirect)
-        .buffer(15, source_ranks)
-        .buffer(16, level_indirect);
+    d.storage_buffers(5, {lookback, culled_indices, indirect, f.counters, f.pyramid ? *f.pyramid : no_pyramid,
+                          rejected_ranks, rejected_starts, drawn_starts, drawn_masks, late_indirect, source_ranks,
+                          level_indirect});  // 5-16
     d.push(cmd, own.test);
     CullParams params = frame_cull_params(f);
     CullPush push{chunk_count,     params.snap_px,       params.frustum_eps, f.plan.lod ? kLodMaxErrorPixels : 0.0f,
@@ -400,19 +391,9 @@ void CullPass::record_late(FrameContext& f) {
                  writes(Res::draw_lists, kComputeStage, kStorageReadWrite), writes(Res::counters, kComputeStage, kStorageReadWrite)});
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, late.handle());
     Descriptors d = scene_and_chunks(f, chunks);
-    d.buffer(5, rejected_ranks)
-        .buffer(6, rejected_starts)
-        .buffer(7, rejected_block_starts)
-        .buffer(8, *f.pyramid)
-        .buffer(9, f.counters)
-        .buffer(10, culled_indices)
-        .buffer(11, late_indirect)
-        .buffer(12, drawn_starts)
-        .buffer(13, drawn_masks)
-        .buffer(14, indirect)
-        .buffer(15, merge_dispatches)
-        .buffer(16, source_ranks)
-        .buffer(17, ids_draw_count);
+    d.storage_buffers(5, {rejected_ranks, rejected_starts, rejected_block_starts, *f.pyramid, f.counters, culled_indices,
+                          late_indirect, drawn_starts, drawn_masks, indirect, merge_dispatches, source_ranks,
+                          ids_draw_count});  // 5-17
     d.push(cmd, late);
     CullParams params = frame_cull_params(f);
     LatePush push{chunk_count, kCullScanBlock, params.snap_px, params.frustum_eps, cull_chunk_triangles(group_size), blocks,
@@ -447,17 +428,8 @@ void CullPass::record_merge(FrameContext& f) {
     g.pass(cmd, {scan, writes(Res::draw_lists, kComputeStage, kStorageReadWrite)});
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, merge.handle());
     Descriptors m;
-    m.buffer(0, f.scene.draws)
-        .buffer(1, f.scene.indices)
-        .buffer(2, chunks)
-        .buffer(3, draw_chunk_ends)
-        .buffer(4, drawn_starts)
-        .buffer(5, drawn_block_starts)
-        .buffer(6, drawn_masks)
-        .buffer(7, late_indirect)
-        .buffer(8, culled_indices)
-        .buffer(9, indirect)
-        .buffer(10, source_ranks);
+    m.storage_buffers(0, {f.scene.draws, f.scene.indices, chunks, draw_chunk_ends, drawn_starts, drawn_block_starts,
+                          drawn_masks, late_indirect, culled_indices, indirect, source_ranks});  // 0-10
     m.push(cmd, merge);
     MergePush push{chunk_count, kCullScanBlock};
     vkCmdPushConstants(cmd, merge.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);

@@ -22,20 +22,19 @@ constexpr VkShaderStageFlags kMeshStages = VK_SHADER_STAGE_TASK_BIT_EXT | VK_SHA
 const LayoutDesc kLateListLayout = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
                                     VK_SHADER_STAGE_COMPUTE_BIT, 2 * sizeof(uint32_t)};
 
-// The depth pre-pass's task and mesh shaders by cull variant; `alpha`: the mesh shader that also
-// feeds depth_alpha.frag (scenes with alphaMode MASK materials); `fallback_stage` (diagnosis only,
-// meshlet_fallback_stage()): the subgroup pipeline's stage that takes the fallback shader.
-std::pair<const char*, const char*> depth_shaders(Variant v, bool alpha, const std::string& fallback_stage) {
-    if (v == Variant::subgroup) {
-        if (fallback_stage == "task")
-            return {"meshlet_cull.task.fallback", alpha ? "meshlet_cull.mesh.subgroup_alpha" : "meshlet_cull.mesh.subgroup"};
-        if (fallback_stage == "mesh")
-            return {"meshlet_cull.task.subgroup", alpha ? "meshlet_cull.mesh.fallback_alpha" : "meshlet_cull.mesh.fallback"};
-        return {"meshlet_cull.task.subgroup", alpha ? "meshlet_cull.mesh.subgroup_alpha" : "meshlet_cull.mesh.subgroup"};
-    }
-    if (v == Variant::fallback)
-        return {"meshlet_cull.task.fallback", alpha ? "meshlet_cull.mesh.fallback_alpha" : "meshlet_cull.mesh.fallback"};
-    return {"meshlet_cull.task.off", alpha ? "meshlet_cull.mesh.off_alpha" : "meshlet_cull.mesh.off"};
+// The depth pre-pass's task and mesh shaders by cull variant: meshlet_cull.task's and .mesh's
+// switches (USE_SUBGROUP, which the subgroup pipeline sets; CULL_OFF, which the `off` pipeline
+// sets) where a plan of this run can pick the subgroup culling (`possible`: masks count), else
+// their fallback twins. The mesh shader's `alpha` also feeds depth_alpha.frag (scenes with
+// alphaMode MASK materials), its `ids` visibility.frag.meshlet (--shading visibility).
+// `fallback_stage` (diagnosis only, meshlet_fallback_stage()): the subgroup pipeline's stage that
+// takes its twin.
+std::pair<std::string, std::string> depth_shaders(Variant v, bool possible, bool alpha, bool ids, const std::string& fallback_stage) {
+    const std::string mesh_variant = std::string(alpha ? "alpha_" : "") + (ids ? "ids_" : "");
+    auto module = [&](const std::string& stage) {
+        return !possible || (v == Variant::subgroup && fallback_stage == stage) ? "no_subgroup" : "switch";
+    };
+    return {"meshlet_cull.task." + std::string(module("task")), "meshlet_cull.mesh." + mesh_variant + module("mesh")};
 }
 
 }  // namespace
@@ -156,7 +155,7 @@ void MeshletPass::create(const Context& ctx, const Scene& scene, const GpuScene&
 
     // The depth pre-pass: the scene's bindings, then the meshlet path's; no fragment shader.
     // --shading visibility's (`ids`): the same with the visibility image, which the mesh shader's
-    // per-primitive triangle names (the `_ids` variants) fill through visibility.frag.meshlet.
+    // per-primitive triangle names (its `ids_` variants) fill through visibility.frag.meshlet.
     // (Pipelines compile on first use: a run compiles only the ones it binds.)
     GraphicsDesc d = depth_desc(false), ids = depth_desc(true);
     const char* ids_fragment = gpu.alpha_masked ? "visibility.frag.meshlet_alpha" : "visibility.frag.meshlet";
@@ -165,13 +164,15 @@ void MeshletPass::create(const Context& ctx, const Scene& scene, const GpuScene&
     const std::string fallback_stage = meshlet_fallback_stage();
     for (Variant v : {Variant::subgroup, Variant::fallback, Variant::off}) {
         if (v == Variant::subgroup && !subgroup) continue;
-        auto [task, mesh] = depth_shaders(v, gpu.alpha_masked, fallback_stage);
+        auto [task, mesh] = depth_shaders(v, subgroup, gpu.alpha_masked, false, fallback_stage);
         d.shaders = {{VK_SHADER_STAGE_TASK_BIT_EXT, task}, {VK_SHADER_STAGE_MESH_BIT_EXT, mesh}};
+        d.use_subgroup = ids.use_subgroup = v == Variant::subgroup;
+        d.specialization = ids.specialization = {v == Variant::off ? 1u : 0u};  // CULL_OFF (meshlet_push.glsl)
         // As the indexed pre-pass (ScenePass::create): masked materials' holes are discarded.
         if (gpu.alpha_masked) d.shaders.push_back({VK_SHADER_STAGE_FRAGMENT_BIT, "depth_alpha.frag.main"});
         depth_[size_t(v)] = create_graphics_pipeline(ctx, d);
         ids.shaders = {{VK_SHADER_STAGE_TASK_BIT_EXT, task},
-                       {VK_SHADER_STAGE_MESH_BIT_EXT, std::string(mesh) + "_ids"},
+                       {VK_SHADER_STAGE_MESH_BIT_EXT, depth_shaders(v, subgroup, gpu.alpha_masked, true, fallback_stage).second},
                        {VK_SHADER_STAGE_FRAGMENT_BIT, ids_fragment}};
         ids_[size_t(v)] = create_graphics_pipeline(ctx, ids);
     }

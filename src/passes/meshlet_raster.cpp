@@ -22,31 +22,39 @@ struct ListHeader {
     uint32_t test_triangles;
 };
 static_assert(sizeof(ListHeader) == 48 && offsetof(ListHeader, dispatch_all) == kMeshletRasterAllChunks);
-constexpr uint32_t kChunksPerMeshlet = 2;  // raster.comp's 64 lanes, at most 124 triangles a meshlet
 
 // meshlet_raster_args.comp: 0 the list; the push constant: maxComputeWorkGroupCount[0].
 const LayoutDesc kArgsLayout = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER}, VK_SHADER_STAGE_COMPUTE_BIT, 4};
 
 }  // namespace
 
-VkDeviceSize meshlet_raster_list_bytes(uint64_t meshlets) {
-    // Every meshlet of every level: a meshlet is kept at most once a frame (phase 1, or re-admitted).
-    return sizeof(ListHeader) + 8 * std::max<VkDeviceSize>(1, meshlets * kChunksPerMeshlet);
+VkDeviceSize meshlet_raster_list_bytes(const std::vector<TaskChunk>& task_chunks, const Meshlets& meshlets) {
+    VkDeviceSize chunks = 0;
+    for (const TaskChunk& c : task_chunks)
+        for (uint32_t i = 0; i < c.count; ++i)
+            chunks += (meshlets.meshlets[c.first_meshlet + i].triangle_count + kMeshletRasterChunkTriangles - 1) /
+                      kMeshletRasterChunkTriangles;
+    return sizeof(ListHeader) + 8 * std::max<VkDeviceSize>(1, chunks);
 }
 
 void MeshletRaster::create(const Context& ctx, const MeshletPass& meshlets, const LayoutDesc& compute,
                            const LayoutDesc& compute_view, GraphicsDesc hardware_desc, GraphicsDesc hardware_view_desc) {
     if (list.buffer) return;
-    // As the task shader's: the subgroup culling where a plan of this run can pick it (masks count).
-    if (pass_missing(ctx.subgroup, ctx.features, PassId::cull, Geometry::meshlet).empty())
-        cull[size_t(Variant::subgroup)] = create_compute_pipeline(ctx, {.shader = "meshlet_raster_cull.comp.subgroup", .layout = compute});
-    cull[size_t(Variant::fallback)] = create_compute_pipeline(ctx, {.shader = "meshlet_raster_cull.comp.fallback", .layout = compute});
-    cull[size_t(Variant::off)] = create_compute_pipeline(ctx, {.shader = "meshlet_raster_cull.comp.off", .layout = compute});
+    // As the task shader's: every variant from one SPIR-V (USE_SUBGROUP, CULL_OFF) where a plan of
+    // this run can pick the subgroup culling (masks count), else the fallback twin.
+    const bool cull_possible = pass_missing(ctx.subgroup, ctx.features, PassId::cull, Geometry::meshlet).empty();
+    const char* cull_shader = cull_possible ? "meshlet_raster_cull.comp.switch" : "meshlet_raster_cull.comp.no_subgroup";
+    if (cull_possible)
+        cull[size_t(Variant::subgroup)] = create_compute_pipeline(ctx, {.shader = cull_shader, .layout = compute, .use_subgroup = true});
+    cull[size_t(Variant::fallback)] = create_compute_pipeline(ctx, {.shader = cull_shader, .layout = compute});
+    cull[size_t(Variant::off)] = create_compute_pipeline(ctx, {.shader = cull_shader, .layout = compute, .specialization = {1}});  // CULL_OFF
     args = create_compute_pipeline(ctx, {.shader = "meshlet_raster_args.comp.main", .layout = kArgsLayout});
-    raster[1] = create_compute_pipeline(ctx, {.shader = "raster.comp.meshlet_subgroup", .layout = compute});
-    raster[0] = create_compute_pipeline(ctx, {.shader = "raster.comp.meshlet_fallback", .layout = compute});
+    const bool raster_possible = raster_subgroup_missing(ctx.subgroup).empty();  // as RasterPass::create's
+    const char* shader = raster_possible ? "raster.comp.meshlet_switch" : "raster.comp.meshlet_no_subgroup";
+    if (raster_possible) raster[1] = create_compute_pipeline(ctx, {.shader = shader, .layout = compute, .use_subgroup = true});
+    raster[0] = create_compute_pipeline(ctx, {.shader = shader, .layout = compute});
     bin = create_compute_pipeline(ctx, {.shader = "raster.comp.meshlet_bin", .layout = compute});
-    raster_view = create_compute_pipeline(ctx, {.shader = "raster.comp.meshlet_view", .layout = compute_view});
+    raster_view = create_compute_pipeline(ctx, {.shader = "raster.comp.meshlet_view_no_subgroup", .layout = compute_view});
     bin_view = create_compute_pipeline(ctx, {.shader = "raster.comp.meshlet_bin_view", .layout = compute_view});
     hardware_desc.shaders.front().second = "raster_hw.vert.meshlet";
     hardware_view_desc.shaders.front().second = "raster_hw.vert.meshlet";
@@ -60,7 +68,7 @@ void MeshletRaster::create(const Context& ctx, const MeshletPass& meshlets, cons
     if (grid.height > max_groups[1])
         throw UnsupportedRequest("--geometry meshlet --raster compute: the scene needs " + std::to_string(task_chunks) +
                                  " culling workgroups, more than the device dispatches; use a smaller --instances");
-    list = create_buffer(ctx, meshlet_raster_list_bytes(meshlets.meshlets().meshlets.size()),
+    list = create_buffer(ctx, meshlet_raster_list_bytes(meshlets.task_chunks(), meshlets.meshlets()),
                          VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT |
                              VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
                          MemoryKind::device_local, "meshlet raster chunks");

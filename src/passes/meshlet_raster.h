@@ -17,17 +17,26 @@ class MeshletPass;
 // frame's (which the classifying passes and --view raster rasterize again) at this offset.
 constexpr VkDeviceSize kMeshletRasterAllChunks = 16;
 
-// The list's bytes for a scene of `meshlets` meshlets (every level): its header, then two chunks of
-// 64 triangles for each meshlet, each a uvec2 (the memory plan counts it: run/limits.cpp).
-VkDeviceSize meshlet_raster_list_bytes(uint64_t meshlets);
+struct Meshlets;
+struct TaskChunk;
+
+// raster.comp's workgroup: a lane per triangle of a chunk (RasterPass's kRasterChunkTriangles).
+constexpr uint32_t kMeshletRasterChunkTriangles = 64;
+
+// The list's bytes for the meshlet path's task chunks (build_task_chunks): its header, then a uvec2
+// for each chunk of 64 triangles the culling can list in a frame (the memory plan counts it:
+// run/limits.cpp). A draw keeps each meshlet of its levels at most once a frame (phase 1, or
+// re-admitted by the late phase), so every task chunk's meshlets' chunks bound the list; a mesh
+// drawn by several instances has its meshlets listed once per instance.
+VkDeviceSize meshlet_raster_list_bytes(const std::vector<TaskChunk>& task_chunks, const Meshlets& meshlets);
 
 struct MeshletRaster {
-    Pipeline cull[3];   // meshlet_raster_cull.comp by Variant: subgroup (where the device can), fallback, off
+    Pipeline cull[3];   // meshlet_raster_cull.comp by Variant: subgroup (where the device can), fallback, off (one SPIR-V, or its twin)
     Pipeline args;      // meshlet_raster_args.comp
-    Pipeline raster[2];  // raster.comp.meshlet_fallback, meshlet_subgroup (by [subgroup path], as RasterPass::raster)
-    Pipeline bin, raster_view, bin_view;  // raster.comp.meshlet_bin, meshlet_view, meshlet_bin_view
+    Pipeline raster[2];  // raster.comp.meshlet_switch (or its twin) by [subgroup path], as RasterPass::raster
+    Pipeline bin, raster_view, bin_view;  // raster.comp.meshlet_bin, meshlet_view_no_subgroup, meshlet_bin_view
     Pipeline hardware, hardware_view;     // raster_hw.vert.meshlet with RasterPass's fragment shaders
-    Buffer list;  // meshlet_raster_list.glsl: the header, then two chunks per meshlet of the scene
+    Buffer list;  // meshlet_raster_list.glsl: the header, then the chunks (meshlet_raster_list_bytes)
     uint32_t task_chunks = 0;
     VkExtent2D grid{};  // the task chunks' workgroups folded within maxComputeWorkGroupCount
 

@@ -91,13 +91,17 @@ void RasterPass::create(const Context& ctx, bool alpha_masked) {
     guard_band = raster_guard_band(getenv("SGD_RASTER_GUARD_BAND")).value_or(kRasterDefaultGuardBand);  // (the options checked it)
     if (!ctx.features.int64_atomics) return;
     LayoutDesc compute = raster_layout(VK_SHADER_STAGE_COMPUTE_BIT, sizeof(RasterPush), false);
-    raster[1] = create_compute_pipeline(ctx, {.shader = "raster.comp.subgroup", .layout = compute});
-    raster[0] = create_compute_pipeline(ctx, {.shader = "raster.comp.fallback", .layout = compute});
+    // Both paths from one SPIR-V (USE_SUBGROUP, shaders/subgroup_switch.glsl) where a plan of this
+    // run can pick the subgroup one (masks count); elsewhere the fallback twin, without ballots.
+    const bool possible = raster_subgroup_missing(ctx.subgroup).empty();
+    const char* shader = possible ? "raster.comp.switch" : "raster.comp.no_subgroup";
+    if (possible) raster[1] = create_compute_pipeline(ctx, {.shader = shader, .layout = compute, .use_subgroup = true});
+    raster[0] = create_compute_pipeline(ctx, {.shader = shader, .layout = compute});
     bin = create_compute_pipeline(ctx, {.shader = "raster.comp.bin", .layout = compute});
     bin_args = create_compute_pipeline(ctx, {.shader = "raster_bin_args.comp.main", .layout = kBinArgsLayout});
     late_args = create_compute_pipeline(ctx, {.shader = "raster_late_args.comp.main", .layout = kLateArgsLayout});
     LayoutDesc compute_view = raster_layout(VK_SHADER_STAGE_COMPUTE_BIT, sizeof(RasterPush), false, true);
-    raster_view = create_compute_pipeline(ctx, {.shader = "raster.comp.view", .layout = compute_view});
+    raster_view = create_compute_pipeline(ctx, {.shader = "raster.comp.view_no_subgroup", .layout = compute_view});
     bin_view = create_compute_pipeline(ctx, {.shader = "raster.comp.bin_view", .layout = compute_view});
     GraphicsDesc hw;
     hw.shaders = {{VK_SHADER_STAGE_VERTEX_BIT, "raster_hw.vert.main"},

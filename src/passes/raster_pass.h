@@ -37,6 +37,7 @@ constexpr uint32_t kRasterDefaultGuardBand = kRasterMaxGuardBand;
 std::optional<uint32_t> raster_guard_band(const char* value);
 // Triangles a workgroup of raster.comp rasterizes, one a lane (its local_size_x).
 constexpr uint32_t kRasterChunkTriangles = 64;
+static_assert(kRasterChunkTriangles == kMeshletRasterChunkTriangles, "one raster.comp workgroup for both geometry paths");
 
 // The chunk table: (draw, first triangle) for every kRasterChunkTriangles triangles of each draw at
 // level 0 (the most a draw lists), in draw order. Its length is raster_chunk_count.

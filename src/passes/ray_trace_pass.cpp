@@ -551,14 +551,8 @@ void RayTracePass::push_scene(FrameContext& f, Descriptors& d, RaySurface surfac
         .textures(f.scene.texture_set)
         .buffer(5, f.scene.vertices)
         .buffer(6, f.scene.indices)
-        .buffer(kVertexMaterialsBinding, f.scene.vertex_materials);
-    d.images.push_back({VK_NULL_HANDLE, depth_image.view, depth_read_layout(depth_image)});
-    VkWriteDescriptorSet depth{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-    depth.dstBinding = 7;
-    depth.descriptorCount = 1;
-    depth.descriptorType = VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE;
-    depth.pImageInfo = &d.images.back();
-    d.writes.push_back(depth);
+        .buffer(kVertexMaterialsBinding, f.scene.vertex_materials)
+        .sampled_texels(7, depth_image.view, depth_read_layout(depth_image));
     d.storage_image(8, f.targets.ray_traced.view).buffer(kRayStatsBinding, striped ? stat_stripes_ : f.counters);
     if (surface != RaySurface::camera) {
         d.buffer(kSurfaceBinding, named_indices(f))  // the list the visibility ids name

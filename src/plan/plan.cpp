@@ -6,6 +6,9 @@ namespace {
 
 constexpr std::array<std::string_view, 5> kRequestNames = {"auto", "subgroup", "fallback", "off", "forward"};
 constexpr std::array<std::string_view, 5> kVariantNames = {"subgroup", "fallback", "off", "unsupported", "forward"};
+constexpr std::array<std::string_view, 2> kGeometryNames = {"indexed", "meshlet"};
+constexpr std::array<std::string_view, 2> kShadingNames = {"forward", "visibility"};
+constexpr std::array<std::string_view, 2> kRasterNames = {"hardware", "compute"};
 
 }  // namespace
 
@@ -35,21 +38,17 @@ uint32_t view_needs(ViewMode mode) {
 }
 
 std::array<PassNeeds, 2> meshlet_cull_needs() {
-    // meshlet_cull.task: subgroupBallot, subgroupBallotExclusiveBitCount, subgroupBallotBitCount
-    // (ballot), subgroupElect (basic). meshlet_cull.mesh: the same, plus subgroupOr (arithmetic).
-    return {{{Stage::task, bit(Op::basic) | bit(Op::ballot)},
-             {Stage::mesh, bit(Op::basic) | bit(Op::ballot) | bit(Op::arithmetic)}}};
+    // meshlet_cull.task (gather_subgroup, meshlet_chunk_cull.glsl) and meshlet_cull.mesh: subgroupOr
+    // of the kept bits (arithmetic), subgroupBallot and subgroupBallotBitCount (ballot),
+    // subgroupElect (basic). Their switches declare these (SubgroupSwitch.*).
+    const uint32_t ops = bit(Op::basic) | bit(Op::ballot) | bit(Op::arithmetic);
+    return {{{Stage::task, ops}, {Stage::mesh, ops}}};
 }
 
 PassNeeds ray_lists_needs() { return {Stage::compute, bit(Op::basic) | bit(Op::ballot)}; }
 
-std::string_view geometry_name(Geometry g) { return g == Geometry::meshlet ? "meshlet" : "indexed"; }
-
-std::optional<Geometry> parse_geometry(std::string_view name) {
-    if (name == "indexed") return Geometry::indexed;
-    if (name == "meshlet") return Geometry::meshlet;
-    return std::nullopt;
-}
+std::string_view geometry_name(Geometry g) { return kGeometryNames[size_t(g)]; }
+std::optional<Geometry> parse_geometry(std::string_view n) { return parse_name<Geometry>(kGeometryNames, n); }
 
 std::string meshlet_missing(const DeviceFeatures& features) {
     return features.mesh_shader ? "" : "device lacks VK_EXT_mesh_shader (task and mesh shaders)";
@@ -79,13 +78,8 @@ std::string forward_missing(const SubgroupCaps& caps, const DeviceFeatures& feat
     return missing;
 }
 
-std::string_view shading_name(Shading s) { return s == Shading::visibility ? "visibility" : "forward"; }
-
-std::optional<Shading> parse_shading(std::string_view name) {
-    if (name == "forward") return Shading::forward;
-    if (name == "visibility") return Shading::visibility;
-    return std::nullopt;
-}
+std::string_view shading_name(Shading s) { return kShadingNames[size_t(s)]; }
+std::optional<Shading> parse_shading(std::string_view n) { return parse_name<Shading>(kShadingNames, n); }
 
 std::string_view shading_request_name(const ShadingPlan& p) { return p.requested ? shading_name(*p.requested) : "auto"; }
 
@@ -102,13 +96,8 @@ std::string visibility_missing(const DeviceFeatures& features, Geometry geometry
     return features.geometry ? "" : "device lacks the geometryShader feature (the pre-pass reads gl_PrimitiveID)";
 }
 
-std::string_view raster_name(Raster r) { return r == Raster::compute ? "compute" : "hardware"; }
-
-std::optional<Raster> parse_raster(std::string_view name) {
-    if (name == "hardware") return Raster::hardware;
-    if (name == "compute") return Raster::compute;
-    return std::nullopt;
-}
+std::string_view raster_name(Raster r) { return kRasterNames[size_t(r)]; }
+std::optional<Raster> parse_raster(std::string_view n) { return parse_name<Raster>(kRasterNames, n); }
 
 std::string raster_variant_name(const RasterPlan& p) {
     return p.raster == Raster::hardware ? "hardware" : "compute/" + std::string(variant_name(p.variant));
@@ -128,11 +117,13 @@ std::string raster_compute_missing(const DeviceFeatures& features, const Plan& p
     return "";
 }
 
-std::string raster_subgroup_missing(const SubgroupCaps& caps) {
-    // raster.comp RASTER_SUBGROUP: subgroupBallot, its bit counts, FindLSB and subgroupBroadcast
-    // (ballot), subgroupElect (basic).
-    return missing_support(caps, {Stage::compute, bit(Op::basic) | bit(Op::ballot)});
+PassNeeds raster_subgroup_needs() {
+    // raster.comp's USE_SUBGROUP path: subgroupBallot, its bit counts, FindLSB and
+    // subgroupBroadcast (ballot), subgroupElect (basic).
+    return {Stage::compute, bit(Op::basic) | bit(Op::ballot)};
 }
+
+std::string raster_subgroup_missing(const SubgroupCaps& caps) { return missing_support(caps, raster_subgroup_needs()); }
 
 std::string visibility_derivatives_missing(const SubgroupCaps& caps, const DeviceFeatures& features) {
     // visibility_shade.comp VISIBILITY_QUADS: subgroupQuadBroadcast (quad) on lanes numbered by

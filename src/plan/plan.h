@@ -231,9 +231,9 @@ constexpr double kOcclusionRestBelow = 0.125;
 constexpr uint32_t kOcclusionRestFrames = 60;
 
 PassNeeds pass_needs(PassId id);
-// With --geometry meshlet the cull pass's subgroup path runs in the task shader (ballot compaction
-// of meshlets into the payload) and in the mesh shader (ballot scan of the surviving triangles,
-// subgroupOr of the visibility mask): its needs in both stages, task first.
+// With --geometry meshlet the cull pass's subgroup path runs in the task shader and in the mesh
+// shader (subgroupOr of the kept meshlets' or triangles' bits, ballots counting them): its needs in
+// both stages, task first.
 std::array<PassNeeds, 2> meshlet_cull_needs();
 // The dense ray launch's ballot lists (ray_lists.comp's subgroup path): subgroupBallot, its bit
 // counts, subgroupElect and subgroupBroadcastFirst in compute.
@@ -289,5 +289,8 @@ std::string visibility_derivatives_missing(const SubgroupCaps& caps, const Devic
 std::string raster_compute_missing(const DeviceFeatures& features, const Plan& plan);
 // Why the compute rasterizer's subgroup path cannot run (compute basic and ballot operations), or empty.
 std::string raster_subgroup_missing(const SubgroupCaps& caps);
+// What the compute rasterizer's subgroup path needs (raster.comp.switch, meshlet_switch): where
+// the device has it, RasterPass loads the switch rather than its twin.
+PassNeeds raster_subgroup_needs();
 
 ViewPlan plan_view(const SubgroupCaps& caps, const DeviceFeatures& features, ViewMode mode, Stage stage);

@@ -103,28 +103,26 @@ BarrierBatch derive_batch(std::array<SyncState, kResourceCount>& states, std::sp
     return batch;
 }
 
-void FrameGraph::bind(Res r, Image& image) {
+// Points slot r at an image or at a buffer, clearing the other kind's fields (the written_* fields
+// stay); true where the handle is not the one the slot held.
+bool FrameGraph::point(Res r, Image* image, const Buffer* buffer) {
     Slot& s = slots_[size_t(r)];
-    bool fresh = s.image_handle != image.image;
-    s.image = &image;
-    s.buffer = nullptr;
-    s.buffer_handle = VK_NULL_HANDLE;
-    if (fresh) {
-        s.image_handle = image.image;
-        import_foreign_use(r);
-    }
+    VkImage image_handle = image ? image->image : VK_NULL_HANDLE;
+    VkBuffer buffer_handle = buffer ? buffer->buffer : VK_NULL_HANDLE;
+    bool fresh = image ? s.image_handle != image_handle : s.buffer_handle != buffer_handle;
+    s.image = image;
+    s.buffer = buffer;
+    s.image_handle = image_handle;
+    s.buffer_handle = buffer_handle;
+    return fresh;
+}
+
+void FrameGraph::bind(Res r, Image& image) {
+    if (point(r, &image, nullptr)) import_foreign_use(r);
 }
 
 void FrameGraph::bind(Res r, const Buffer& buffer) {
-    Slot& s = slots_[size_t(r)];
-    bool fresh = s.buffer_handle != buffer.buffer;
-    s.buffer = &buffer;
-    s.image = nullptr;
-    s.image_handle = VK_NULL_HANDLE;
-    if (fresh) {
-        s.buffer_handle = buffer.buffer;
-        states_[size_t(r)] = SyncState{};  // a new buffer: whatever made it waited for the device
-    }
+    if (point(r, nullptr, &buffer)) states_[size_t(r)] = SyncState{};  // a new buffer: whatever made it waited for the device
 }
 
 void FrameGraph::unbind(Res r) {
@@ -209,19 +207,10 @@ void FrameGraph::pass(VkCommandBuffer cmd, std::span<const Use> uses) {
     std::vector<VkImageMemoryBarrier2> images;
     for (const ImageTransition& t : batch.images) {
         const Image& image = *slots_[size_t(t.res)].image;
-        VkImageMemoryBarrier2 b{VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER_2};
-        b.srcStageMask = t.dependency.src_stage;
-        b.srcAccessMask = t.dependency.src_access;
-        b.dstStageMask = t.dependency.dst_stage;
-        b.dstAccessMask = t.dependency.dst_access;
-        b.oldLayout = t.dependency.old_layout;
-        b.newLayout = t.dependency.new_layout;
-        b.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
-        b.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
-        b.image = image.image;
+        const Dependency& d = t.dependency;
         VkImageAspectFlags aspect = image.format == VK_FORMAT_D32_SFLOAT ? VK_IMAGE_ASPECT_DEPTH_BIT : VK_IMAGE_ASPECT_COLOR_BIT;
-        b.subresourceRange = {aspect, 0, VK_REMAINING_MIP_LEVELS, 0, VK_REMAINING_ARRAY_LAYERS};
-        images.push_back(b);
+        images.push_back(image_memory_barrier(image.image, aspect, d.old_layout, d.new_layout, d.src_stage, d.src_access,
+                                              d.dst_stage, d.dst_access));
     }
     VkDependencyInfo dep{VK_STRUCTURE_TYPE_DEPENDENCY_INFO};
     dep.memoryBarrierCount = batch.memory.src_stage != VK_PIPELINE_STAGE_2_NONE ? 1 : 0;

@@ -185,6 +185,7 @@ private:
         VkPipelineStageFlags2 written_stage = VK_PIPELINE_STAGE_2_NONE;
         VkAccessFlags2 written_access = VK_ACCESS_2_NONE;
     };
+    bool point(Res r, Image* image, const Buffer* buffer);
     void import_foreign_use(Res r);
     std::array<Slot, kResourceCount> slots_{};
     std::array<SyncState, kResourceCount> states_{};

@@ -512,21 +512,15 @@ std::vector<uint64_t> Renderer::read_raster_words() {
 }
 
 std::array<uint32_t, 4> Renderer::read_raster_bins() {
-    std::array<uint32_t, 4> header{};
-    if (!raster_pass_.tile_bins.buffer) return header;
+    if (!raster_pass_.tile_bins.buffer) return {};
     vkDeviceWaitIdle(ctx_.device);
-    std::vector<uint8_t> bytes = read_buffer(ctx_, raster_pass_.tile_bins);
-    memcpy(header.data(), bytes.data(), sizeof(header));
-    return header;
+    return read_buffer_as<std::array<uint32_t, 4>>(ctx_, raster_pass_.tile_bins);
 }
 
 std::array<uint32_t, 8> Renderer::read_raster_late_dispatches() {
-    std::array<uint32_t, 8> dispatches{};
-    if (!raster_pass_.late_dispatches.buffer) return dispatches;
+    if (!raster_pass_.late_dispatches.buffer) return {};
     vkDeviceWaitIdle(ctx_.device);
-    std::vector<uint8_t> bytes = read_buffer(ctx_, raster_pass_.late_dispatches);
-    memcpy(dispatches.data(), bytes.data(), sizeof(dispatches));
-    return dispatches;
+    return read_buffer_as<std::array<uint32_t, 8>>(ctx_, raster_pass_.late_dispatches);
 }
 
 std::vector<float> Renderer::read_depth() {

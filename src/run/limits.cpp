@@ -121,7 +121,8 @@ std::vector<PlannedAllocation> planned_allocations(const Scene& scene, const Opt
     if (draws_meshlets(plan, device.mesh_shader)) {
         meshlet_frame_allocations(scene, !options.cull_dump.empty(), a);
         if (plan.geometry == Geometry::meshlet && plan.raster.raster == Raster::compute)
-            a.push_back({"meshlet raster chunks", meshlet_raster_list_bytes(scene_meshlets(scene).meshlets.size()), K::storage_buffer, false});
+            a.push_back({"meshlet raster chunks", meshlet_raster_list_bytes(build_task_chunks(scene, scene_meshlets(scene)), scene_meshlets(scene)),
+                         K::storage_buffer, false});
     }
     // Each pass's own share (its table entry).
     AllocationQuery query{scene, options.width, options.height, options.lights, options.cull_group_size, device.ray_tracing};

@@ -46,6 +46,22 @@ uint32_t parse_list(const std::string& option, const std::string& value, Parse p
     return bits;
 }
 
+// An option's value read by `parse` (a parse_* function returning an optional), or a usage error
+// saying what the option expects.
+template <typename Parse>
+auto parse_value(const std::string& option, const std::string& value, Parse parse, const std::string& expects) {
+    auto parsed = parse(value);
+    if (!parsed) throw UsageError(option + " expects " + expects + ", got '" + value + "'");
+    return *parsed;
+}
+
+// The same where "auto" leaves the choice to the plan (nullopt).
+template <typename Parse>
+auto parse_auto_or(const std::string& option, const std::string& value, Parse parse, const std::string& expects) {
+    using Value = decltype(parse_value(option, value, parse, expects));
+    return value == "auto" ? std::nullopt : std::optional<Value>(parse_value(option, value, parse, expects));
+}
+
 // join({a, b, c}, ", ", " or ") == "a, b or c"
 std::string join(const std::vector<std::string>& names, const char* separator, const char* last_separator) {
     std::string s;
@@ -248,46 +264,18 @@ Options parse_options(const std::vector<std::string>& args) {
         else if (a == "--warmup") o.warmup = parse_uint(a, value(), 0, 1000000);
         else if (auto pass = a.rfind("--", 0) == 0 ? find_pass_by_name(a.substr(2)) : std::nullopt)
             o.plan[*pass] = request_of(pass_info(*pass), value());
-        else if (a == "--view") {
-            auto m = parse_view_mode(value());
-            if (!m) throw UsageError("--view expects " + one_of(view_list()) + ", got '" + args[i] + "'");
-            o.plan.view = *m;
-        } else if (a == "--view-stage") {
-            auto s = parse_stage(value());
-            if (!s) throw UsageError("--view-stage expects " + one_of(stage_list()) + ", got '" + args[i] + "'");
-            o.plan.view_stage = *s;
-        } else if (a == "--shading") {
-            const std::string& mode = value();
-            if (mode == "auto") {
-                o.plan.shading = std::nullopt;
-            } else {
-                auto shading = parse_shading(mode);
-                if (!shading) throw UsageError("--shading expects auto, forward or visibility, got '" + mode + "'");
-                o.plan.shading = *shading;
-            }
-        } else if (a == "--raster") {
-            const std::string& mode = value();
-            if (mode == "auto") {
-                o.plan.raster = std::nullopt;
-            } else {
-                auto raster = parse_raster(mode);
-                if (!raster) throw UsageError("--raster expects auto, hardware or compute, got '" + mode + "'");
-                o.plan.raster = *raster;
-            }
-        } else if (a == "--materials") {
+        else if (a == "--view") o.plan.view = parse_value(a, value(), parse_view_mode, one_of(view_list()));
+        else if (a == "--view-stage") o.plan.view_stage = parse_value(a, value(), parse_stage, one_of(stage_list()));
+        else if (a == "--shading") o.plan.shading = parse_auto_or(a, value(), parse_shading, "auto, forward or visibility");
+        else if (a == "--raster") o.plan.raster = parse_auto_or(a, value(), parse_raster, "auto, hardware or compute");
+        else if (a == "--materials") {
             auto r = parse_request(value());
             if (!r || (*r != Request::automatic && *r != Request::subgroup && *r != Request::fallback))
                 throw UsageError("--materials expects auto, subgroup or fallback, got '" + args[i] + "'");
             o.plan.materials = *r;
-        } else if (a == "--geometry") {
-            auto g = parse_geometry(value());
-            if (!g) throw UsageError("--geometry expects indexed or meshlet, got '" + args[i] + "'");
-            o.plan.geometry = *g;
-        } else if (a == "--camera") {
-            auto c = parse_camera_view(value());
-            if (!c) throw UsageError("--camera expects overview or street, got '" + args[i] + "'");
-            o.camera = *c;
-        } else if (a == "--lod") {
+        } else if (a == "--geometry") o.plan.geometry = parse_value(a, value(), parse_geometry, "indexed or meshlet");
+        else if (a == "--camera") o.camera = parse_value(a, value(), parse_camera_view, "overview or street");
+        else if (a == "--lod") {
             std::string mode = value();
             if (mode != "auto" && mode != "off") throw UsageError("--lod expects auto or off, got '" + mode + "'");
             o.plan.lod = mode == "auto";

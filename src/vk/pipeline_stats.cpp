@@ -28,6 +28,16 @@ nlohmann::json statistic_value(const VkPipelineExecutableStatisticKHR& s) {
     }
 }
 
+// Vulkan's two calls: how many there are, then that many, each made with its sType.
+template <typename T, typename Query, typename Info>
+std::vector<T> query_all(Query query, VkDevice device, const Info& info, VkStructureType type) {
+    uint32_t count = 0;
+    VK_CHECK(query(device, &info, &count, nullptr));
+    std::vector<T> all(count, T{type});
+    VK_CHECK(query(device, &info, &count, all.data()));
+    return all;
+}
+
 }  // namespace
 
 void write_pipeline_stats(VkDevice device, const std::string& path, VkPipeline pipeline, const std::string& name) {
@@ -36,19 +46,15 @@ void write_pipeline_stats(VkDevice device, const std::string& path, VkPipeline p
     auto statistics = (PFN_vkGetPipelineExecutableStatisticsKHR)vkGetDeviceProcAddr(device, "vkGetPipelineExecutableStatisticsKHR");
     VkPipelineInfoKHR info{VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR};
     info.pipeline = pipeline;
-    uint32_t count = 0;
-    VK_CHECK(properties(device, &info, &count, nullptr));
-    std::vector<VkPipelineExecutablePropertiesKHR> executables(count, {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_PROPERTIES_KHR});
-    VK_CHECK(properties(device, &info, &count, executables.data()));
+    auto executables = query_all<VkPipelineExecutablePropertiesKHR>(properties, device, info,
+                                                                    VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_PROPERTIES_KHR);
     nlohmann::json out = nlohmann::json::array();
-    for (uint32_t i = 0; i < count; ++i) {
+    for (uint32_t i = 0; i < executables.size(); ++i) {
         VkPipelineExecutableInfoKHR executable{VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR};
         executable.pipeline = pipeline;
         executable.executableIndex = i;
-        uint32_t stat_count = 0;
-        VK_CHECK(statistics(device, &executable, &stat_count, nullptr));
-        std::vector<VkPipelineExecutableStatisticKHR> stats(stat_count, {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR});
-        VK_CHECK(statistics(device, &executable, &stat_count, stats.data()));
+        auto stats = query_all<VkPipelineExecutableStatisticKHR>(statistics, device, executable,
+                                                                 VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR);
         nlohmann::json values = nlohmann::json::object();
         for (const auto& s : stats) values[s.name] = statistic_value(s);
         out.push_back({{"name", executables[i].name},

@@ -242,9 +242,9 @@ Image create_image(const Context& ctx, VkExtent2D extent, VkFormat format, VkIma
     return img;
 }
 
-void image_barrier(VkCommandBuffer cmd, VkImage image, VkImageAspectFlags aspect, VkImageLayout old_layout,
-                   VkImageLayout new_layout, VkPipelineStageFlags2 src_stage, VkAccessFlags2 src_access,
-                   VkPipelineStageFlags2 dst_stage, VkAccessFlags2 dst_access) {
+VkImageMemoryBarrier2 image_memory_barrier(VkImage image, VkImageAspectFlags aspect, VkImageLayout old_layout,
+                                           VkImageLayout new_layout, VkPipelineStageFlags2 src_stage, VkAccessFlags2 src_access,
+                                           VkPipelineStageFlags2 dst_stage, VkAccessFlags2 dst_access) {
     VkImageMemoryBarrier2 barrier{VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER_2};
     barrier.srcStageMask = src_stage;
     barrier.srcAccessMask = src_access;
@@ -256,6 +256,14 @@ void image_barrier(VkCommandBuffer cmd, VkImage image, VkImageAspectFlags aspect
     barrier.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
     barrier.image = image;
     barrier.subresourceRange = {aspect, 0, VK_REMAINING_MIP_LEVELS, 0, VK_REMAINING_ARRAY_LAYERS};
+    return barrier;
+}
+
+void image_barrier(VkCommandBuffer cmd, VkImage image, VkImageAspectFlags aspect, VkImageLayout old_layout,
+                   VkImageLayout new_layout, VkPipelineStageFlags2 src_stage, VkAccessFlags2 src_access,
+                   VkPipelineStageFlags2 dst_stage, VkAccessFlags2 dst_access) {
+    VkImageMemoryBarrier2 barrier =
+        image_memory_barrier(image, aspect, old_layout, new_layout, src_stage, src_access, dst_stage, dst_access);
     VkDependencyInfo dep{VK_STRUCTURE_TYPE_DEPENDENCY_INFO};
     dep.imageMemoryBarrierCount = 1;
     dep.pImageMemoryBarriers = &barrier;
@@ -487,6 +495,14 @@ VkPipeline compile_graphics_pipeline(const Context& ctx, const GraphicsDesc& des
     // One per shader, never reallocated: the stages point at them.
     std::vector<VkPipelineShaderStageRequiredSubgroupSizeCreateInfo> required(
         desc.shaders.size(), {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO});
+    // The task and mesh stages' constants: constant_id i = specialization[i], then USE_SUBGROUP (a
+    // module without a constant ignores it).
+    std::vector<uint32_t> values = desc.specialization;
+    values.push_back(desc.use_subgroup ? VK_TRUE : VK_FALSE);
+    std::vector<VkSpecializationMapEntry> entries;
+    for (uint32_t i = 0; i < values.size(); ++i) entries.push_back({i, uint32_t(i * sizeof(uint32_t)), sizeof(uint32_t)});
+    entries.back().constantID = kUseSubgroupConstant;
+    const VkSpecializationInfo task_and_mesh{uint32_t(entries.size()), entries.data(), values.size() * sizeof(uint32_t), values.data()};
     for (auto& [stage, name] : desc.shaders) {
         VkPipelineShaderStageCreateInfo s{VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
         if (stage == VK_SHADER_STAGE_TASK_BIT_EXT || stage == VK_SHADER_STAGE_MESH_BIT_EXT) {
@@ -494,6 +510,7 @@ VkPipeline compile_graphics_pipeline(const Context& ctx, const GraphicsDesc& des
             r.requiredSubgroupSize = required_subgroup_size(ctx.subgroup_unmasked, ctx.subgroup_size,
                                                             stage == VK_SHADER_STAGE_TASK_BIT_EXT ? Stage::task : Stage::mesh);
             s.pNext = r.requiredSubgroupSize ? &r : nullptr;
+            s.pSpecializationInfo = &task_and_mesh;
         }
         s.stage = stage;
         s.module = modules[stages.size()];
@@ -590,13 +607,22 @@ VkPipeline compile_graphics_pipeline(const Context& ctx, const GraphicsDesc& des
 }
 
 Descriptors& Descriptors::buffer(uint32_t binding, const Buffer& b, VkDescriptorType type) {
-    buffers.push_back({b.buffer, 0, VK_WHOLE_SIZE});
+    return buffer(binding, b.buffer, type);
+}
+
+Descriptors& Descriptors::buffer(uint32_t binding, VkBuffer b, VkDescriptorType type) {
+    buffers.push_back({b, 0, VK_WHOLE_SIZE});
     VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
     w.dstBinding = binding;
     w.descriptorCount = 1;
     w.descriptorType = type;
     w.pBufferInfo = &buffers.back();
     writes.push_back(w);
+    return *this;
+}
+
+Descriptors& Descriptors::storage_buffers(uint32_t first, std::initializer_list<std::reference_wrapper<const Buffer>> list) {
+    for (const Buffer& b : list) buffer(first++, b);
     return *this;
 }
 

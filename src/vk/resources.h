@@ -103,6 +103,10 @@ Image create_image(const Context& ctx, VkExtent2D extent, VkFormat format, VkIma
                    uint32_t layers = 1, bool array_view = false, uint32_t levels = 1, VkImageCreateFlags flags = 0);
 
 // Full-resource barriers, synchronization2 style; enough for a handful of passes per frame.
+// image_memory_barrier: the barrier over every mip and layer of `image`, to record with others.
+VkImageMemoryBarrier2 image_memory_barrier(VkImage image, VkImageAspectFlags aspect, VkImageLayout old_layout,
+                                           VkImageLayout new_layout, VkPipelineStageFlags2 src_stage, VkAccessFlags2 src_access,
+                                           VkPipelineStageFlags2 dst_stage, VkAccessFlags2 dst_access);
 void image_barrier(VkCommandBuffer cmd, VkImage image, VkImageAspectFlags aspect, VkImageLayout old_layout,
                    VkImageLayout new_layout, VkPipelineStageFlags2 src_stage, VkAccessFlags2 src_access,
                    VkPipelineStageFlags2 dst_stage, VkAccessFlags2 dst_access);
@@ -226,6 +230,10 @@ struct GraphicsDesc {
     VkPrimitiveTopology topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST;
     uint32_t patch_control_points = 0;  // > 0: tessellation
     bool blend = false;                 // premultiplied alpha "over"
+    // The task and mesh stages' specialization, as ComputeDesc's: constant_id i = specialization[i],
+    // then USE_SUBGROUP of their switched shaders; a module without a constant ignores it.
+    std::vector<uint32_t> specialization = {};
+    bool use_subgroup = false;
 };
 // Task and mesh stages run at --subgroup-size (Context::subgroup_size) where one was given.
 Pipeline create_graphics_pipeline(const Context& ctx, const GraphicsDesc& desc);
@@ -241,6 +249,9 @@ struct Descriptors {
     std::deque<VkWriteDescriptorSetAccelerationStructureKHR> structure_writes;
     Descriptors& acceleration_structure(uint32_t binding, VkAccelerationStructureKHR tlas);
     Descriptors& buffer(uint32_t binding, const Buffer& b, VkDescriptorType type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
+    Descriptors& buffer(uint32_t binding, VkBuffer b, VkDescriptorType type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
+    // Storage buffers at bindings first, first + 1, ... in the order given (the shader's order).
+    Descriptors& storage_buffers(uint32_t first, std::initializer_list<std::reference_wrapper<const Buffer>> list);
     Descriptors& storage_image(uint32_t binding, VkImageView view);
     Descriptors& sampled_image(uint32_t binding, VkImageView view, VkSampler sampler);
     // A depth image read with texelFetch (GL_EXT_samplerless_texture_functions, no sampler), in

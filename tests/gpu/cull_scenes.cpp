@@ -196,32 +196,39 @@ DesignedMesh designed_mesh() {
     return m;
 }
 
-std::string write_designed_gltf(const std::string& dir, const DesignedMesh& m) {
-    std::string bin = dir + "/designed.bin";
-    std::ofstream(bin, std::ios::binary)
-        .write(reinterpret_cast<const char*>(m.positions.data()), std::streamsize(m.positions.size() * 12))
-        .write(reinterpret_cast<const char*>(m.indices.data()), std::streamsize(m.indices.size() * 4));
+std::string write_positions_gltf(const std::string& dir, const std::string& name, const std::vector<glm::vec3>& positions,
+                                 const std::vector<uint32_t>& indices, const nlohmann::json& nodes) {
+    size_t position_bytes = positions.size() * 12, index_bytes = indices.size() * 4;
+    std::ofstream(dir + "/" + name + ".bin", std::ios::binary)
+        .write(reinterpret_cast<const char*>(positions.data()), std::streamsize(position_bytes))
+        .write(reinterpret_cast<const char*>(indices.data()), std::streamsize(index_bytes));
     glm::vec3 lo(1e30f), hi(-1e30f);
-    for (glm::vec3 p : m.positions) lo = glm::min(lo, p), hi = glm::max(hi, p);
-    size_t position_bytes = m.positions.size() * 12, index_bytes = m.indices.size() * 4;
+    for (glm::vec3 p : positions) lo = glm::min(lo, p), hi = glm::max(hi, p);
+    nlohmann::json roots = nlohmann::json::array();
+    for (size_t i = 0; i < nodes.size(); ++i) roots.push_back(i);
     nlohmann::json gltf = {
         {"asset", {{"version", "2.0"}}},
         {"scene", 0},
-        {"scenes", {{{"nodes", {0, 1}}}}},
-        {"nodes", {{{"mesh", 0}}, {{"mesh", 0}, {"matrix", {-1, 0, 0, 0, 0, -1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}}}}},
+        {"scenes", {{{"nodes", roots}}}},
+        {"nodes", nodes},
         {"meshes", {{{"primitives", {{{"attributes", {{"POSITION", 0}}}, {"indices", 1}, {"mode", 4}}}}}}},
-        {"buffers", {{{"uri", "designed.bin"}, {"byteLength", position_bytes + index_bytes}}}},
+        {"buffers", {{{"uri", name + ".bin"}, {"byteLength", position_bytes + index_bytes}}}},
         {"bufferViews",
          {{{"buffer", 0}, {"byteOffset", 0}, {"byteLength", position_bytes}},
           {{"buffer", 0}, {"byteOffset", position_bytes}, {"byteLength", index_bytes}}}},
         {"accessors",
-         {{{"bufferView", 0}, {"componentType", 5126}, {"count", m.positions.size()}, {"type", "VEC3"},
+         {{{"bufferView", 0}, {"componentType", 5126}, {"count", positions.size()}, {"type", "VEC3"},
            {"min", {lo.x, lo.y, lo.z}}, {"max", {hi.x, hi.y, hi.z}}},
-          {{"bufferView", 1}, {"componentType", 5125}, {"count", m.indices.size()}, {"type", "SCALAR"}}}},
+          {{"bufferView", 1}, {"componentType", 5125}, {"count", indices.size()}, {"type", "SCALAR"}}}},
     };
-    std::string path = dir + "/designed.gltf";
+    std::string path = dir + "/" + name + ".gltf";
     std::ofstream(path) << gltf.dump(1);
     return path;
+}
+
+std::string write_designed_gltf(const std::string& dir, const DesignedMesh& m) {
+    return write_positions_gltf(dir, "designed", m.positions, m.indices,
+                                {{{"mesh", 0}}, {{"mesh", 0}, {"matrix", {-1, 0, 0, 0, 0, -1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}}}});
 }
 
 void expect_reference_matches_design(const DesignedMesh& mesh, const std::vector<GpuDraw>& draws, const CullReference& ref) {

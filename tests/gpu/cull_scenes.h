@@ -10,6 +10,7 @@
 #include <vector>
 
 #include <glm/glm.hpp>
+#include <nlohmann/json.hpp>
 
 #include "render/cull_reference.h"
 #include "scene/camera.h"
@@ -64,6 +65,11 @@ struct DesignedMesh {
 };
 
 DesignedMesh designed_mesh();
+
+// Writes DIR/NAME.gltf and DIR/NAME.bin: one mesh of `positions` and 32-bit `indices` (a triangle
+// list, no normals or UVs), drawn by each of `nodes` (glTF nodes naming mesh 0). Returns the .gltf.
+std::string write_positions_gltf(const std::string& dir, const std::string& name, const std::vector<glm::vec3>& positions,
+                                 const std::vector<uint32_t>& indices, const nlohmann::json& nodes);
 
 // Writes the mesh as DIR/designed.gltf (+ .bin) with two nodes: as is, and turned half a turn
 // about the view axis (an exact matrix), which maps the screen onto itself and pixel centres

@@ -65,6 +65,13 @@ std::string last_line(const std::string& output) {
     return nl == std::string::npos ? s : s.substr(nl + 1);
 }
 
+void expect_exit(const std::vector<std::string>& args, int code, const std::string& needle) {
+    DemoRun run = run_demo(args);
+    EXPECT_EQ(run.exit_code, code) << run.output;
+    EXPECT_NE(last_line(run.output).find(needle), std::string::npos) << "message: " << run.output;
+    EXPECT_EQ(last_line(run.output).rfind("error: ", 0), 0u) << run.output;
+}
+
 std::string no_mesh_shaders_reason() {
     static const std::string reason = [] {
         DemoRun r = run_demo({"--info", "--geometry", "meshlet"});

@@ -20,6 +20,9 @@ DemoRun run_demo(const std::vector<std::string>& args);
 std::string isolated_cache();
 // The last line of a run's output (trailing newlines ignored).
 std::string last_line(const std::string& output);
+// The run of `args` exits `code`, and the last line of its output is the one-line error the
+// contract promises ("error: ..."), holding `needle`.
+void expect_exit(const std::vector<std::string>& args, int code, const std::string& needle);
 
 // A dense closed mesh the build generates (tools/gen_scene.cpp --test-scenes: a torus knot of 4000
 // triangles).

@@ -13,6 +13,14 @@ const Context& test_context() {
     return *ctx;
 }
 
+RendererConfig planned_config(const Context& ctx, const PlanRequest& request, VkExtent2D extent, uint32_t lights) {
+    RendererConfig config;
+    config.extent = extent;
+    config.lights = lights;
+    config.plan = make_plan(ctx.subgroup, ctx.features, request);
+    return config;
+}
+
 const Scene& default_scene() {
     static Scene scene = load_scene(SGD_DEFAULT_SCENE);
     return scene;

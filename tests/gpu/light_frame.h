@@ -14,6 +14,9 @@
 const Context& test_context();
 const Scene& default_scene();
 
+// A renderer's configuration: `extent`, `lights` lights, and the plan of `request` on ctx's device.
+RendererConfig planned_config(const Context& ctx, const PlanRequest& request, VkExtent2D extent, uint32_t lights);
+
 struct LightFrame {
     FrameUniforms uniforms{};
     std::vector<GpuLight> lights;

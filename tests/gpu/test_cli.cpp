@@ -9,14 +9,6 @@
 
 namespace {
 
-// The exit code, and the one-line error the contract promises as the last line of the output.
-void expect_exit(const std::vector<std::string>& args, int code, const std::string& needle) {
-    DemoRun run = run_demo(args);
-    EXPECT_EQ(run.exit_code, code) << run.output;
-    EXPECT_NE(last_line(run.output).find(needle), std::string::npos) << "message: " << run.output;
-    EXPECT_EQ(last_line(run.output).rfind("error: ", 0), 0u) << run.output;
-}
-
 TEST(Cli, BadUsageExits2) {
     expect_exit({"--frobnicate"}, 2, "unknown option");
     expect_exit({"--headless", "--size", "100"}, 2, "WxH");

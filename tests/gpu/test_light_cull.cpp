@@ -100,11 +100,7 @@ TEST_P(LightCullLists, EqualCpuReferenceAsSets) {
     REQUIRE_DRAWING();
     for (auto [lights, frame] : {std::pair{256u, 0u}, std::pair{4096u, 37u}}) {
         SCOPED_TRACE("lights " + std::to_string(lights) + " frame " + std::to_string(frame));
-        LightFrameRequest request;
-        request.extent = kLightFrameSize;
-        request.lights = lights;
-        request.frame_index = frame;
-        request.light_cull = GetParam();
+        LightFrameRequest request{.lights = lights, .light_cull = GetParam(), .frame_index = frame};
         LightFrame f = render_light_frame(request);
         ASSERT_EQ(f.plan[PassId::light_cull].variant, GetParam() == Request::subgroup ? Variant::subgroup : Variant::fallback);
         ReferenceLists ref = reference_for(f);
@@ -133,11 +129,7 @@ INSTANTIATE_TEST_SUITE_P(Variants, LightCullLists, testing::Values(Request::subg
 // most 0.5% of pixels different at all.
 TEST(LightCull, ShadedImageMatchesBruteForce) {
     REQUIRE_DRAWING();
-    LightFrameRequest request;
-    request.extent = kLightFrameSize;
-    request.lights = 1024;
-    request.frame_index = 12;
-    request.light_cull = Request::off;
+    LightFrameRequest request{.lights = 1024, .light_cull = Request::off, .frame_index = 12};
     LightFrame brute = render_light_frame(request);
     ASSERT_EQ(brute.uniforms.tiles.z, 0u);
     for (Request variant : {Request::subgroup, Request::fallback}) {
@@ -184,11 +176,7 @@ TEST(LightCull, ShadedImageMatchesBruteForce) {
 // smaller cap on the default scene (default light count).
 TEST(LightCull, BallotCutsListAtomicsByHalfOfWhatTheTilesAllow) {
     REQUIRE_DRAWING();
-    LightFrameRequest request;
-    request.extent = kLightFrameSize;
-    request.lights = 256;
-    request.instrument = true;
-    request.light_cull = Request::fallback;
+    LightFrameRequest request{.lights = 256, .light_cull = Request::fallback, .instrument = true};
     LightFrame fallback = render_light_frame(request);
     request.light_cull = Request::subgroup;
     LightFrame subgroup = render_light_frame(request);
@@ -241,10 +229,7 @@ class LightCullOverflow : public testing::TestWithParam<Request> {};
 
 TEST_P(LightCullOverflow, IsCountedAndNeverWrittenOutOfBounds) {
     REQUIRE_DRAWING();
-    LightFrameRequest request;
-    request.extent = kLightFrameSize;
-    request.lights = 65536;
-    request.light_cull = GetParam();
+    LightFrameRequest request{.lights = 65536, .light_cull = GetParam()};
     LightFrame f = render_light_frame(request);
     ReferenceLists ref = reference_for(f);
     uint32_t overflowing = 0;
@@ -268,10 +253,7 @@ INSTANTIATE_TEST_SUITE_P(Variants, LightCullOverflow, testing::Values(Request::s
 // over the capacity, darker on tile borders); the legend's bar shows the same ramp.
 TEST(LightCountView, HeatMapMatchesListsAndLegendShowsRamp) {
     REQUIRE_DRAWING();
-    LightFrameRequest request;
-    request.extent = kLightFrameSize;
-    request.lights = 16384;
-    request.frame_index = 5;
+    LightFrameRequest request{.lights = 16384, .frame_index = 5};
     LightFrame shaded = render_light_frame(request);
     request.view = ViewMode::light_count;
     LightFrame view = render_light_frame(request);

@@ -100,6 +100,11 @@ void expect_per_level_counters(const nlohmann::json& report, const std::vector<u
     EXPECT_EQ(sum, report["counters"]["triangles_visible"].get<uint64_t>()) << what << ": the levels add up to triangles_visible";
 }
 
+// The size most LOD tests render at: small for the suite's time, and where the bundled scene's
+// draws take several levels.
+constexpr uint32_t kLodWidth = 320, kLodHeight = 180;
+const std::string kLodSize = "320x180";
+
 // The bundled scene with its levels of detail, copied instances x instances times (as the demo
 // loads it with --instances).
 Scene bundled_scene_with_levels(uint32_t instances) {
@@ -109,19 +114,29 @@ Scene bundled_scene_with_levels(uint32_t instances) {
     return scene;
 }
 
+// That scene and its draws as the renderer builds them (each with its levels' index ranges).
+struct LevelledScene {
+    Scene scene;
+    std::vector<GpuDraw> draws;
+};
+LevelledScene levelled_scene(uint32_t instances) {
+    LevelledScene s{bundled_scene_with_levels(instances), {}};
+    s.draws = build_draws(s.scene);
+    return s;
+}
+
 }  // namespace
 
 TEST(LodGpu, EachDrawCullsTheLevelTheCpuRulePicks) {
     REQUIRE_DRAWING();
     std::string dir = test_dir("lod-levels");
-    const uint32_t width = 320, height = 180, instances = 2;
-    Scene scene = bundled_scene_with_levels(instances);
-    std::vector<GpuDraw> draws = build_draws(scene);
+    const uint32_t instances = 2;
+    auto [scene, draws] = levelled_scene(instances);
 
-    LodRun r = run_lod(dir, "auto", std::to_string(width) + "x" + std::to_string(height), instances, true);
+    LodRun r = run_lod(dir, "auto", kLodSize, instances, true);
     ASSERT_EQ(r.dump.draws.size(), draws.size());
     // The reference culls each draw's chosen level: the draw with that level's index range.
-    std::vector<uint32_t> levels = cpu_levels(draws, scene, width, height);
+    std::vector<uint32_t> levels = cpu_levels(draws, scene, kLodWidth, kLodHeight);
     std::vector<GpuDraw> chosen = draws;
     uint32_t coarser = 0;
     for (GpuDraw& d : chosen) {
@@ -131,7 +146,7 @@ TEST(LodGpu, EachDrawCullsTheLevelTheCpuRulePicks) {
         d.index_count = d.lod_index_count[level];
     }
     EXPECT_GT(coarser, draws.size() / 4) << "at 320x180 a quarter of the draws at least take a coarser level";
-    CullReference ref = cull_reference(scene, chosen, r.dump.view_proj, make_cull_params(width, height, 8));
+    CullReference ref = cull_reference(scene, chosen, r.dump.view_proj, make_cull_params(kLodWidth, kLodHeight, 8));
     expect_same_survivors(scene, chosen, ref, r.dump.draws, "lod auto");
     EXPECT_EQ(r.report["counters"]["triangles_visible"], triangle_total(r.dump.draws));
     expect_per_level_counters(r.report, levels, r.dump.draws, "indexed");
@@ -146,9 +161,9 @@ TEST(LodGpu, EachDrawCullsTheLevelTheCpuRulePicks) {
 TEST(LodGpu, BothGeometryPathsDrawTheSameLevelOfEveryDraw) {
     REQUIRE_DRAWING();
     std::string dir = test_dir("lod-paths");
-    LodRun meshlet = run_lod(dir, "auto", "320x180", 2, true, "meshlet");
+    LodRun meshlet = run_lod(dir, "auto", kLodSize, 2, true, "meshlet");
     if (meshlet.no_mesh_shaders) GTEST_SKIP() << "device lacks VK_EXT_mesh_shader: no meshlet path to test here";
-    LodRun indexed = run_lod(dir, "auto", "320x180", 2, true, "indexed");
+    LodRun indexed = run_lod(dir, "auto", kLodSize, 2, true, "indexed");
     ASSERT_EQ(indexed.dump.draws.size(), meshlet.dump.draws.size());
     ASSERT_GT(triangle_total(indexed.dump.draws), 0u);
     uint32_t differ = 0;
@@ -160,7 +175,7 @@ TEST(LodGpu, BothGeometryPathsDrawTheSameLevelOfEveryDraw) {
     // The per-level counters, counted by each path where it chose the levels (the task and mesh
     // shaders here), against the CPU rule and the triangles each draw kept.
     Scene scene = bundled_scene_with_levels(2);
-    std::vector<uint32_t> levels = cpu_levels(build_draws(scene), scene, 320, 180);
+    std::vector<uint32_t> levels = cpu_levels(build_draws(scene), scene, kLodWidth, kLodHeight);
     expect_per_level_counters(indexed.report, levels, indexed.dump.draws, "indexed");
     expect_per_level_counters(meshlet.report, levels, meshlet.dump.draws, "meshlet");
     uint64_t meshlets = 0;
@@ -199,9 +214,8 @@ int level_drawn(const Scene& scene, const GpuDraw& draw, const std::vector<uint3
 TEST(LodGpu, NoLevelMovesAPointOnScreenByMoreThanItsBudgetAndBothPathsChooseTheSameWithCullOff) {
     REQUIRE_DRAWING();
     std::string dir = test_dir("lod-oracle");
-    const uint32_t width = 320, height = 180, instances = 3;
-    Scene scene = bundled_scene_with_levels(instances);
-    std::vector<GpuDraw> draws = build_draws(scene);
+    const uint32_t instances = 3;
+    auto [scene, draws] = levelled_scene(instances);
     for (const GpuDraw& d : draws) {
         glm::vec3 centre(d.bounding_sphere);
         for (uint32_t i = 0; i < d.index_count; ++i)
@@ -212,7 +226,7 @@ TEST(LodGpu, NoLevelMovesAPointOnScreenByMoreThanItsBudgetAndBothPathsChooseTheS
     glm::mat4 view_proj(1.0f);
     for (const std::string geometry : {"indexed", "meshlet"}) {
         std::string tag = dir + "/" + geometry;
-        DemoRun run = run_demo({"--headless", "--validate", "--size", "320x180", "--frames", "1", "--warmup", "0",
+        DemoRun run = run_demo({"--headless", "--validate", "--size", kLodSize, "--frames", "1", "--warmup", "0",
                                 "--instances", std::to_string(instances), "--lod", "auto", "--cull", "off",
                                 "--geometry", geometry, "--cull-dump", tag + ".txt", "--report", tag + ".json"});
         if (geometry == "meshlet" && lacks_mesh_shaders(run)) continue;
@@ -250,7 +264,7 @@ TEST(LodGpu, NoLevelMovesAPointOnScreenByMoreThanItsBudgetAndBothPathsChooseTheS
         double scale = std::max({glm::length(glm::dvec3(draw.model[0])), glm::length(glm::dvec3(draw.model[1])),
                                  glm::length(glm::dvec3(draw.model[2]))});
         double px = largest_error_pixels(centre, draw.bounding_sphere.w * scale, draw.lod_error[chosen[d]] * scale,
-                                         glm::dmat4(view_proj), glm::dvec2(width, height));
+                                         glm::dmat4(view_proj), glm::dvec2(kLodWidth, kLodHeight));
         worst = std::max(worst, px);
         if (px > kLodMaxErrorPixels * (1.0 + 1e-3) && over++ < 5)
             ADD_FAILURE() << "draw " << d << ", level " << chosen[d] << ": a point moves by " << px << " pixels";
@@ -277,9 +291,9 @@ TEST(LodGpu, AtLeast35DbAgainstFullDetailOnBothPathsWhereSeveralLevelsShow) {
     std::string dir = test_dir("lod-psnr");
     for (const std::string geometry : {"indexed", "meshlet"}) {
         SCOPED_TRACE(geometry);
-        LodRun off = run_lod(dir, "off", "320x180", 1, false, geometry, {"--ray-trace", "off"});
+        LodRun off = run_lod(dir, "off", kLodSize, 1, false, geometry, {"--ray-trace", "off"});
         if (off.no_mesh_shaders) continue;
-        LodRun lod = run_lod(dir, "auto", "320x180", 1, false, geometry, {"--ray-trace", "off"});
+        LodRun lod = run_lod(dir, "auto", kLodSize, 1, false, geometry, {"--ray-trace", "off"});
         ASSERT_FALSE(off.image.rgba.empty());
         ASSERT_EQ(off.image.rgba.size(), lod.image.rgba.size());
         EXPECT_NOT_BLANK(off.image.rgba);
@@ -344,8 +358,7 @@ TEST(LodGpu, LodViewColoursEveryDrawByTheLevelTheCpuRulePicks) {
     for (int n : pixels_per_level) levels_seen += n > 0;
     EXPECT_GE(levels_seen, 3) << "--instances 2 at 320x180 shows several levels";
 
-    Scene scene = bundled_scene_with_levels(instances);
-    std::vector<GpuDraw> draws = build_draws(scene);
+    auto [scene, draws] = levelled_scene(instances);
     std::vector<uint32_t> levels = cpu_levels(draws, scene, width, height);
     Camera camera = default_camera(scene.bounds_min, scene.bounds_max);
     glm::mat4 projection = camera.projection(float(width) / float(height));
@@ -423,8 +436,7 @@ TEST(LodGpu, OverdrawViewCountsTheFrontFacesOverEveryPixel) {
         EXPECT_TRUE(read_png(dir + "/meshlet.png").rgba == view.rgba) << "the overdraw view differs on the meshlet path";
     }
 
-    Scene scene = bundled_scene_with_levels(1);
-    std::vector<GpuDraw> draws = build_draws(scene);
+    auto [scene, draws] = levelled_scene(1);
     Camera camera = default_camera(scene.bounds_min, scene.bounds_max);
     glm::mat4 view_proj = camera.projection(float(width) / float(height)) * camera.view();
     std::vector<uint32_t> count(width * height);

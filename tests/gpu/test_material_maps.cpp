@@ -72,6 +72,16 @@ void use_every_map(Material& m) {
     m.emissive_texture = kEmissive;
 }
 
+// Every slot of `m` on its own set and through its own KHR_texture_transform (offset, rotation,
+// scale); the base colour's rotation and scale given.
+void transform_every_slot(Material& m, float base_rotation, float base_scale) {
+    m.uv[kSlotBaseColor] = {uv_transform({0.1f, 0.3f}, base_rotation, {base_scale, base_scale}), 1};
+    m.uv[kSlotMetallicRoughness] = {uv_transform({0.0f, 0.0f}, 0.5f, {1.0f, 1.0f}), 0};
+    m.uv[kSlotNormal] = {uv_transform({0.2f, -0.1f}, -0.7f, {1.5f, 1.5f}), 1};
+    m.uv[kSlotOcclusion] = {uv_transform({0.0f, 0.5f}, 0.0f, {0.5f, 2.0f}), 1};
+    m.uv[kSlotEmissive] = {uv_transform({0.3f, 0.0f}, 1.2f, {0.7f, 0.7f}), 0};
+}
+
 // A 40 x 40 plane at y = 0, TEXCOORD_0 = (x, z) / 4, TEXCOORD_1 = (z, -x) / 3 + (0.25, 0.5) (another
 // scale and a quarter turn, so a slot on the wrong set is caught), TANGENT +x with w = 1 where asked.
 Scene mapped_plane(bool tangents) {
@@ -115,10 +125,8 @@ Frame render(const Scene& scene, Path path, Geometry geometry = Geometry::indexe
     request.geometry = geometry;
     request[PassId::exposure] = Request::off;
     request[PassId::ray_trace] = Request::off;
-    RendererConfig config;
-    config.extent = kSize;
-    config.lights = 0;  // the sun and the sky: the CPU shades with the frame's constants
-    config.plan = make_plan(ctx.subgroup, ctx.features, request);
+    // 0 lights, the sun and the sky: the CPU shades with the frame's constants
+    RendererConfig config = planned_config(ctx, request, kSize, 0);
     if (path == Path::analytic) config.plan.shading.derivatives = Variant::fallback;
     Renderer renderer(ctx, scene, config);
     VkCommandBuffer cmd = begin_one_shot(ctx);
@@ -389,11 +397,7 @@ TEST(MaterialMaps, EverySlotReadsItsOwnTexCoordThroughItsOwnTransform) {
         m.metallic = 0.7f;
         m.emissive = {1.0f, 0.5f, 0.25f};
         m.normal_scale = 0.8f;
-        m.uv[kSlotBaseColor] = {uv_transform({0.1f, 0.3f}, 0.0f, {1.0f, 1.0f}), 1};
-        m.uv[kSlotMetallicRoughness] = {uv_transform({0.0f, 0.0f}, 0.5f, {1.0f, 1.0f}), 0};
-        m.uv[kSlotNormal] = {uv_transform({0.2f, -0.1f}, -0.7f, {1.5f, 1.5f}), 1};
-        m.uv[kSlotOcclusion] = {uv_transform({0.0f, 0.5f}, 0.0f, {0.5f, 2.0f}), 1};
-        m.uv[kSlotEmissive] = {uv_transform({0.3f, 0.0f}, 1.2f, {0.7f, 0.7f}), 0};
+        transform_every_slot(m, 0.0f, 1.0f);
         expect_cpu_match(scene, "every slot transformed", 1500);
     }
     EXPECT_EQ(validation_message_count(), messages);
@@ -447,10 +451,7 @@ WalkedFrame render_walk(const Scene& scene, Request materials) {
     request.materials = materials;
     request[PassId::exposure] = Request::off;
     request[PassId::ray_trace] = Request::off;
-    RendererConfig config;
-    config.extent = kSize;
-    config.lights = 0;
-    config.plan = make_plan(ctx.subgroup, ctx.features, request);
+    RendererConfig config = planned_config(ctx, request, kSize, 0);
     Renderer renderer(ctx, scene, config);
     VkCommandBuffer cmd = begin_one_shot(ctx);
     renderer.record(cmd, 0, 0, above_camera(), true);  // instrumented: the waterfall counts its trips
@@ -743,10 +744,8 @@ TracedReflections render_reflections(const Scene& scene, Shading shading) {
     request.shading = shading;
     request[PassId::exposure] = Request::off;
     request[PassId::ray_trace] = Request::automatic;
-    RendererConfig config;
-    config.extent = kSize;
-    config.lights = 0;  // no bulbs for the reflection rays to meet: the sun and the sky
-    config.plan = make_plan(ctx.subgroup, ctx.features, request);
+    // 0 lights, no bulbs for the reflection rays to meet: the sun and the sky
+    RendererConfig config = planned_config(ctx, request, kSize, 0);
     EXPECT_NE(config.plan[PassId::ray_trace].variant, Variant::off) << config.plan[PassId::ray_trace].reason;
     Renderer renderer(ctx, scene, config);
     VkCommandBuffer cmd = begin_one_shot(ctx);
@@ -865,11 +864,7 @@ TEST(MaterialMaps, ReflectionsReadEachSlotsTexCoordThroughItsTransform) {
         m.metallic = 0.7f;
         m.emissive = {0.4f, 0.2f, 0.1f};  // the reflection stays below 1, which the traced image clamps to
         m.occlusion_strength = 0.8f;
-        m.uv[kSlotBaseColor] = {uv_transform({0.1f, 0.3f}, 0.4f, {1.2f, 1.2f}), 1};
-        m.uv[kSlotMetallicRoughness] = {uv_transform({0.0f, 0.0f}, 0.5f, {1.0f, 1.0f}), 0};
-        m.uv[kSlotNormal] = {uv_transform({0.2f, -0.1f}, -0.7f, {1.5f, 1.5f}), 1};
-        m.uv[kSlotOcclusion] = {uv_transform({0.0f, 0.5f}, 0.0f, {0.5f, 2.0f}), 1};
-        m.uv[kSlotEmissive] = {uv_transform({0.3f, 0.0f}, 1.2f, {0.7f, 0.7f}), 0};
+        transform_every_slot(m, 0.4f, 1.2f);
         // Counted: pixels where the base colour's set without its transform reads another colour.
         expect_reflections_match_cpu(scene, false, "every slot transformed", "where the untransformed set reads another colour",
                                      [&](const CpuSurface& p) {

@@ -69,10 +69,8 @@ Frame render(const Scene& scene, Path path, VkExtent2D size, const Camera& camer
     request.shading = path == Path::forward ? Shading::forward : Shading::visibility;
     request[PassId::exposure] = Request::off;    // the fixed exposure in every frame
     request[PassId::ray_trace] = Request::off;   // nothing to trace: no occluder, no mirror
-    RendererConfig config;
-    config.extent = size;
-    config.lights = 0;  // the sun and the sky only: smooth light, the texture is all the detail
-    config.plan = make_plan(ctx.subgroup, ctx.features, request);
+    // 0 lights, the sun and the sky only: smooth light, the texture is all the detail
+    RendererConfig config = planned_config(ctx, request, size, 0);
     if (path == Path::analytic) config.plan.shading.derivatives = Variant::fallback;
     Renderer renderer(ctx, scene, config);
     VkCommandBuffer cmd = begin_one_shot(ctx);

@@ -154,6 +154,20 @@ TEST(MeshletGpu, ComputeRasterNamesTheHardwarePrePassTrianglesOnTheGeneratedScen
     expect_compute_names_the_hardware_pre_pass_triangles(scene, raster_tests::generated_camera(), "the generated scene");
 }
 
+// Sixteen instances of the generated scene's meshes (replicate_grid shares them): a meshlet is kept
+// once per instance that draws it, so the chunk list must hold the instances' chunks, not the
+// meshes' (a list sized by the scene's meshlets drops most instances' triangles).
+TEST(MeshletGpu, ComputeRasterNamesTheHardwarePrePassTrianglesOfEveryInstanceOfAMesh) {
+    REQUIRE_MESHLET_COMPUTE_RASTER();
+    static const Scene scene = [] {
+        Scene s = raster_tests::generated_scene();
+        replicate_grid(s, 4);
+        return s;
+    }();
+    Camera view = camera_for(CameraView::overview, scene.bounds_min, scene.bounds_max, scene.grid);
+    expect_compute_names_the_hardware_pre_pass_triangles(scene, view, "16 instances of the generated scene");
+}
+
 TEST(MeshletGpu, ComputeRasterNamesTheHardwarePrePassTrianglesOnTheBundledScene) {
     REQUIRE_MESHLET_COMPUTE_RASTER();
     static const Scene scene = load_requested_scene(Options{});

@@ -18,6 +18,7 @@
 
 #include <glm/glm.hpp>
 
+#include "gpu/cull_scenes.h"  // write_positions_gltf
 #include "gpu/harness.h"
 #include "passes/mip_pass.h"
 #include "render/mip_reference.h"
@@ -132,31 +133,7 @@ std::string write_confetti_gltf(const std::string& dir) {
             positions.push_back(centre + size * glm::vec3(random() * 2 - 1, random() * 2 - 1, random() * 2 - 1));
         indices.insert(indices.end(), {base, base + 1, base + 2, base, base + 2, base + 1});  // both sides
     }
-    std::string bin = dir + "/confetti.bin";
-    size_t position_bytes = positions.size() * 12, index_bytes = indices.size() * 4;
-    std::ofstream(bin, std::ios::binary)
-        .write(reinterpret_cast<const char*>(positions.data()), std::streamsize(position_bytes))
-        .write(reinterpret_cast<const char*>(indices.data()), std::streamsize(index_bytes));
-    glm::vec3 lo(1e30f), hi(-1e30f);
-    for (glm::vec3 p : positions) lo = glm::min(lo, p), hi = glm::max(hi, p);
-    nlohmann::json gltf = {
-        {"asset", {{"version", "2.0"}}},
-        {"scene", 0},
-        {"scenes", {{{"nodes", {0}}}}},
-        {"nodes", {{{"mesh", 0}}}},
-        {"meshes", {{{"primitives", {{{"attributes", {{"POSITION", 0}}}, {"indices", 1}, {"mode", 4}}}}}}},
-        {"buffers", {{{"uri", "confetti.bin"}, {"byteLength", position_bytes + index_bytes}}}},
-        {"bufferViews",
-         {{{"buffer", 0}, {"byteOffset", 0}, {"byteLength", position_bytes}},
-          {{"buffer", 0}, {"byteOffset", position_bytes}, {"byteLength", index_bytes}}}},
-        {"accessors",
-         {{{"bufferView", 0}, {"componentType", 5126}, {"count", positions.size()}, {"type", "VEC3"},
-           {"min", {lo.x, lo.y, lo.z}}, {"max", {hi.x, hi.y, hi.z}}},
-          {{"bufferView", 1}, {"componentType", 5125}, {"count", indices.size()}, {"type", "SCALAR"}}}},
-    };
-    std::string path = dir + "/confetti.gltf";
-    std::ofstream(path) << gltf.dump();
-    return path;
+    return write_positions_gltf(dir, "confetti", positions, indices, {{{"mesh", 0}}});
 }
 
 struct MipCase {

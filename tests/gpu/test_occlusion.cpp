@@ -126,6 +126,12 @@ std::string order_violation(const std::vector<std::vector<uint32_t>>& with, cons
 // has none). A driver whose record (tests/known_drivers.h) has them must show them here.
 // The geometry paths this device runs: indexed always, meshlet with mesh shaders (held to the
 // record of the running driver where there is one).
+// The validation messages of a test, from its start to its end (whichever way it ends): none.
+struct ValidationClean {
+    uint32_t before = validation_message_count();
+    ~ValidationClean() { EXPECT_EQ(validation_message_count(), before) << "validation messages (printed above)"; }
+};
+
 std::vector<Geometry> geometry_paths(const Context& ctx) {
     if (const KnownDriver* k = known_driver())
         EXPECT_EQ(ctx.features.mesh_shader, k->mesh_shader) << "VK_EXT_mesh_shader against the record of " << k->name;
@@ -143,7 +149,7 @@ TEST(Occlusion, StillAndMovingFramesEqualOcclusionOffInBothPathsAndPhase2Retests
     REQUIRE_DRAWING();
     Context& ctx = validated_context();
     if (int sg = expected_subgroup_size()) ASSERT_EQ(ctx.subgroup.size, uint32_t(sg));
-    uint32_t messages_before = validation_message_count();
+    ValidationClean clean;
     const std::vector<Geometry> geometries = geometry_paths(ctx);
     std::map<Geometry, double> street_removed;  // the share of triangles occlusion removed, still street frame
     for (Geometry geometry : geometries) {
@@ -223,7 +229,6 @@ TEST(Occlusion, StillAndMovingFramesEqualOcclusionOffInBothPathsAndPhase2Retests
             << street_removed[Geometry::indexed];
     std::printf("street, still: occlusion removed %.3f (indexed) and %.3f (meshlet) of the triangles\n",
                 street_removed[Geometry::indexed], street_removed.count(Geometry::meshlet) ? street_removed[Geometry::meshlet] : 0.0);
-    EXPECT_EQ(validation_message_count(), messages_before) << "validation messages (printed above)";
 }
 
 // The look-back's fallback during occlusion phase 1 (cull.comp, count_survivors): a workgroup that
@@ -236,7 +241,7 @@ TEST(Occlusion, StillAndMovingFramesEqualOcclusionOffInBothPathsAndPhase2Retests
 TEST(Occlusion, LookbackFallbackInPhase1CountsOnlyWhatThePyramidKeeps) {
     REQUIRE_DRAWING();
     Context& ctx = validated_context();
-    uint32_t messages_before = validation_message_count();
+    ValidationClean clean;
     auto run = [&](Request cull) {
         auto renderer = make_renderer(ctx, occlusion_plan(ctx, Geometry::indexed, cull, Request::subgroup), CameraView::street);
         return render_path(ctx, *renderer, camera_path(*renderer, CameraView::street), true);
@@ -259,7 +264,6 @@ TEST(Occlusion, LookbackFallbackInPhase1CountsOnlyWhatThePyramidKeeps) {
             EXPECT_TRUE(a.color == b.color) << "the late schedule drew another frame";
         }
     }
-    EXPECT_EQ(validation_message_count(), messages_before) << "validation messages (printed above)";
 }
 
 // Culling frozen (the window's F): wherever the camera goes, the frame draws exactly the lists of
@@ -267,7 +271,7 @@ TEST(Occlusion, LookbackFallbackInPhase1CountsOnlyWhatThePyramidKeeps) {
 TEST(Occlusion, FrozenCullingDrawsTheFrozenFramesListsFromAnywhere) {
     REQUIRE_DRAWING();
     Context& ctx = validated_context();
-    uint32_t messages_before = validation_message_count();
+    ValidationClean clean;
     const std::vector<Geometry> geometries = geometry_paths(ctx);
     for (Geometry geometry : geometries) {
         SCOPED_TRACE(std::string(geometry_name(geometry)));
@@ -285,7 +289,6 @@ TEST(Occlusion, FrozenCullingDrawsTheFrozenFramesListsFromAnywhere) {
         EXPECT_FALSE(resumed.frames[0].drawn == culled.frames[1].drawn) << "resumed culling kept the street's list";
         EXPECT_FALSE(resumed.frames[0].color == frozen.frames[0].color) << "the overview shows nothing the street culled";
     }
-    EXPECT_EQ(validation_message_count(), messages_before) << "validation messages (printed above)";
 }
 
 // Occlusion auto rests where it removes little (occlusion_pass.h): at the overview, where it removes
@@ -297,7 +300,7 @@ TEST(Occlusion, FrozenCullingDrawsTheFrozenFramesListsFromAnywhere) {
 TEST(Occlusion, AutoRestsWhereItRemovesLittleThenMeasuresAgain) {
     REQUIRE_DRAWING();
     Context& ctx = validated_context();
-    uint32_t messages_before = validation_message_count();
+    ValidationClean clean;
     const std::vector<Geometry> geometries = geometry_paths(ctx);
     const uint32_t rest = kOcclusionRestFrames;
     auto expect_resting = [rest](uint32_t i) { return (i >= 2 && i < 2 + rest) || i == rest + 4; };
@@ -351,7 +354,6 @@ TEST(Occlusion, AutoRestsWhereItRemovesLittleThenMeasuresAgain) {
             }
         }
     }
-    EXPECT_EQ(validation_message_count(), messages_before) << "validation messages (printed above)";
 }
 
 // --view depth-pyramid: each level shows as blocks of 2^(level+1) pixels, and each block of a level
@@ -361,7 +363,7 @@ TEST(Occlusion, AutoRestsWhereItRemovesLittleThenMeasuresAgain) {
 TEST(Occlusion, DepthPyramidViewShowsEachLevelAsTheFarthestOfTheLevelBelow) {
     REQUIRE_DRAWING();
     Context& ctx = validated_context();
-    uint32_t messages_before = validation_message_count();
+    ValidationClean clean;
     Plan plan = occlusion_plan(ctx, Geometry::indexed, Request::automatic, Request::automatic, ViewMode::depth_pyramid);
     RendererConfig config;
     config.extent = kSize;
@@ -403,7 +405,6 @@ TEST(Occlusion, DepthPyramidViewShowsEachLevelAsTheFarthestOfTheLevelBelow) {
             }
     }
     EXPECT_TRUE(views[levels] == views[levels - 1]) << "a level past the last is not the last";
-    EXPECT_EQ(validation_message_count(), messages_before) << "validation messages (printed above)";
 }
 
 // --view depth: every pixel's grey is the depth the passes read (Renderer::read_depth, the depth
@@ -413,7 +414,7 @@ TEST(Occlusion, DepthPyramidViewShowsEachLevelAsTheFarthestOfTheLevelBelow) {
 TEST(Occlusion, DepthViewShowsTheDepthThePassesReadPixelByPixel) {
     REQUIRE_DRAWING();
     Context& ctx = validated_context();
-    uint32_t messages_before = validation_message_count();
+    ValidationClean clean;
     RendererConfig config;
     config.extent = kSize;
     config.lights = 16;
@@ -448,7 +449,6 @@ TEST(Occlusion, DepthViewShowsTheDepthThePassesReadPixelByPixel) {
     EXPECT_GT(lit, int(depth.size() / 10)) << "the street's surfaces hardly show";
     EXPECT_GE(greys.size(), 16u) << "too few depths on the scale to tell a wrong mapping";
     printf("depth view: %zu pixels, %d far, %d lit in %zu greys, %d one step off\n", depth.size(), far, lit, greys.size(), off_by_one);
-    EXPECT_EQ(validation_message_count(), messages_before) << "validation messages (printed above)";
 }
 
 // Through the executable: the report's occlusion counters in both paths at the street camera

@@ -58,10 +58,7 @@ TracedFrame render_traced(const Scene& scene, Request ray_trace, uint32_t lights
     request[PassId::ray_trace] = ray_trace;
     request.ray_lists = ray_lists;
     request.shading = Shading::forward;  // primary rays from the camera (the visibility path's surfaces: below)
-    RendererConfig config;
-    config.extent = kRayTraceSize;
-    config.lights = lights;
-    config.plan = make_plan(ctx.subgroup, ctx.features, request);
+    RendererConfig config = planned_config(ctx, request, kRayTraceSize, lights);
     Renderer renderer(ctx, scene, config);
     VkCommandBuffer cmd = begin_one_shot(ctx);
     renderer.record(cmd, 0, 3, renderer.default_view());
@@ -418,10 +415,8 @@ TEST(RayTrace, PlanNamesTheStagesWithoutSubgroups) {
     if (!device_traces()) {
         EXPECT_EQ(plan["variant"], "off");
         EXPECT_NE(plan["reason"].get<std::string>().find("VK_KHR_ray_tracing_pipeline"), std::string::npos);
-        DemoRun run = run_demo({"--headless", "--frames", "1", "--warmup", "0", "--ray-trace", "fallback"});
-        EXPECT_EQ(run.exit_code, 2);
-        EXPECT_NE(run.output.find("error: --ray-trace fallback: device lacks VK_KHR_ray_tracing_pipeline"), std::string::npos)
-            << run.output;
+        expect_exit({"--headless", "--frames", "1", "--warmup", "0", "--ray-trace", "fallback"}, 2,
+                    "error: --ray-trace fallback: device lacks VK_KHR_ray_tracing_pipeline");
         return;
     }
     std::vector<std::string> lacking = rt_stages_without_subgroups();
@@ -439,9 +434,8 @@ TEST(RayTrace, PlanNamesTheStagesWithoutSubgroups) {
         json p = read_json(dir + "/masked.json")["plan"]["ray_trace"];
         EXPECT_EQ(p["variant"], "fallback");
         EXPECT_EQ(p["reason"], "intersection stage has no subgroup support (masked by --mask-stages)");
-        DemoRun run = run_demo({"--headless", "--frames", "1", "--warmup", "0", "--mask-stages", "raygen", "--ray-trace", "subgroup"});
-        EXPECT_EQ(run.exit_code, 2);
-        EXPECT_NE(run.output.find("raygen stage has no subgroup support"), std::string::npos) << run.output;
+        expect_exit({"--headless", "--frames", "1", "--warmup", "0", "--mask-stages", "raygen", "--ray-trace", "subgroup"}, 2,
+                    "raygen stage has no subgroup support");
     }
 }
 
@@ -549,9 +543,8 @@ TEST(RayTrace, TracedImageDiffersFromOffWhereItMust) {
 
 // --ray-dump with nothing traced is refused, not written stale.
 TEST(RayTrace, DumpWithThePassOffExits2) {
-    DemoRun run = run_demo({"--headless", "--frames", "1", "--warmup", "0", "--ray-trace", "off", "--ray-dump", test_dir("rt-dump") + "/d.png"});
-    EXPECT_EQ(run.exit_code, 2);
-    EXPECT_NE(run.output.find("error: --ray-dump needs the ray-trace pass"), std::string::npos) << run.output;
+    expect_exit({"--headless", "--frames", "1", "--warmup", "0", "--ray-trace", "off", "--ray-dump", test_dir("rt-dump") + "/d.png"}, 2,
+                "error: --ray-dump needs the ray-trace pass");
 }
 
 // The debug views in the six stages. Without subgroups there (lavapipe) each draws the unsupported
@@ -639,10 +632,7 @@ SurfaceFrame render_surface(const Scene& scene, Geometry geometry, bool camera_r
     request[PassId::exposure] = Request::off;  // the fixed exposure: every frame its own
     request.shading = Shading::visibility;
     request.geometry = geometry;
-    RendererConfig config;
-    config.extent = size;
-    config.lights = 64;
-    config.plan = make_plan(ctx.subgroup, ctx.features, request);
+    RendererConfig config = planned_config(ctx, request, size, 64);
     config.test_camera_rays = camera_rays;
     Renderer renderer(ctx, scene, config);
     return record_surface_frame(renderer, config.plan, renderer.default_view());
@@ -1016,10 +1006,7 @@ TEST(RayTrace, RefitTracesLikeTheFullRebuild) {
         request[PassId::ray_trace] = Request::fallback;
         request.shading = Shading::forward;
         request.ray_refit = refit;
-        RendererConfig config;
-        config.extent = kRayTraceSize;
-        config.lights = 256;
-        config.plan = make_plan(ctx.subgroup, ctx.features, request);
+        RendererConfig config = planned_config(ctx, request, kRayTraceSize, 256);
         EXPECT_EQ(config.plan.ray_refit, refit);
         return std::make_unique<Renderer>(ctx, default_scene(), config);
     };
@@ -1196,10 +1183,7 @@ SurfaceFrame render_view(const Scene& scene, const ShadingPath& path, std::optio
     request[PassId::exposure] = Request::off;
     request.shading = path.shading;
     request.geometry = path.geometry;
-    RendererConfig config;
-    config.extent = size;
-    config.lights = 1;
-    config.plan = make_plan(ctx.subgroup, ctx.features, request);
+    RendererConfig config = planned_config(ctx, request, size, 1);
     Renderer renderer(ctx, scene, config);
     return record_surface_frame(renderer, config.plan, camera ? *camera : renderer.default_view());
 }

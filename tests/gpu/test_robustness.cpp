@@ -609,14 +609,7 @@ uint32_t probe_messages(const Context& ctx, const Pipeline& pipeline, VkBuffer b
     VkCommandBuffer cmd = begin_one_shot(ctx);
     vkCmdBindPipeline(cmd, pipeline.bind_point, pipeline.handle());
     Descriptors d;
-    d.buffers.push_back({buffer, 0, VK_WHOLE_SIZE});
-    VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-    w.dstBinding = 0;
-    w.descriptorCount = 1;
-    w.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-    w.pBufferInfo = &d.buffers.back();
-    d.writes.push_back(w);
-    d.push(cmd, pipeline);
+    d.buffer(0, buffer).push(cmd, pipeline);
     vkCmdPushConstants(cmd, pipeline.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, 4, &count);
     vkCmdDispatch(cmd, (count + 63) / 64, 1, 1);
     end_one_shot(ctx, cmd);

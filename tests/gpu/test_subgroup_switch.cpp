@@ -62,38 +62,54 @@ TEST(SubgroupSwitch, TwinsWithoutSubgroupOperationsDrawWhatTheSwitchedFallbacksD
 
 // Each switched shader's two paths, from the same SPIR-V, and its twin: the cull's test and scans
 // (cull.comp, cull_scan.comp) on the indexed path, the meshlet path's late list
-// (meshlet_late_list.comp), both with occlusion so that the scans run, and the dense ray launch's
-// lists (ray_lists.comp, SGD_RAY_LISTS) on the visibility path's surface and the forward path's
-// camera surface. One run plans every switched pass's subgroup path, one its fallback
-// (NAME.switch with USE_SUBGROUP false), one the fallback with the operations masked (the twins,
-// NAME.no_subgroup); the other passes those masks move are asked for their fallback in all three.
-// Each path keeps the same triangles or meshlets in the same order and lists the same rays, so the
-// frame and the counters must be the same bytes in all three.
+// (meshlet_late_list.comp), both with occlusion so that the scans run, the dense ray launch's
+// lists (ray_lists.comp, SGD_RAY_LISTS) on the visibility path's surfaces and the forward path's
+// camera surface, and the compute rasterizer (raster.comp, SGD_RASTER_PATH) on both geometries.
+// One run plans every switched pass's subgroup path, one its fallback (NAME.switch with
+// USE_SUBGROUP false), one the fallback with the operations masked (the twins, NAME.no_subgroup);
+// the other passes those masks move are asked for their fallback in all three. Each path keeps
+// the same triangles or meshlets in the same order, lists the same rays and writes the same
+// visibility words, so the frame and the counters must be the same bytes in all three.
 TEST(SubgroupSwitch, EachSwitchedSubgroupPathDrawsWhatItsFallbackAndTwinDraw) {
     REQUIRE_DRAWING();
     std::string dir = test_dir("subgroup_switch_paths");
     const char* passes[] = {"cull", "occlusion"};
-    for (std::string geometry : {"indexed", "meshlet"}) {
-        SCOPED_TRACE(geometry);
-        if (geometry == "meshlet" && !no_mesh_shaders_reason().empty()) continue;  // MeshletGpu.* say why
+    struct Case {
+        std::string geometry, shading;
+        bool compute_raster;
+    };
+    for (const Case& c : {Case{"indexed", "visibility", true}, Case{"meshlet", "forward", false}, Case{"meshlet", "visibility", true}}) {
+        std::string name = c.geometry + "-" + c.shading;
+        SCOPED_TRACE(name);
+        if (c.geometry == "meshlet" && !no_mesh_shaders_reason().empty()) continue;  // MeshletGpu.* say why
         std::vector<SwitchRun> runs;
         for (std::string path : {"subgroup", "fallback", "twin"}) {
             std::string variant = path == "twin" ? "fallback" : path;
             ScopedEnv lists("SGD_RAY_LISTS", variant);
-            std::vector<std::string> args = {"--geometry", geometry, "--shading", geometry == "indexed" ? "visibility" : "forward"};
+            ScopedEnv raster_path("SGD_RASTER_PATH", c.compute_raster ? variant : "auto");
+            std::vector<std::string> args = {"--geometry", c.geometry, "--shading", c.shading};
             for (const char* pass : passes) args.insert(args.end(), {std::string("--") + pass, variant});
             args.insert(args.end(), {"--light-cull", "fallback", "--light-loop", "fallback", "--exposure", "fallback"});
-            if (geometry == "indexed") args.insert(args.end(), {"--materials", "fallback"});  // visibility shading's
+            if (c.shading == "visibility") args.insert(args.end(), {"--materials", "fallback"});  // visibility shading's
+            if (c.compute_raster) args.insert(args.end(), {"--raster", "compute"});
             if (path == "twin") args.insert(args.end(), {"--mask-ops", "ballot,arithmetic"});
-            runs.push_back(run_switch_case(dir, geometry + "-" + path, args));
+            runs.push_back(run_switch_case(dir, name + "-" + path, args));
             ASSERT_FALSE(runs.back().png.empty()) << path;
             nlohmann::json& plan = runs.back().report["plan"];
             for (const char* pass : passes) EXPECT_EQ(plan[pass]["variant"], variant) << path << " " << pass;
             EXPECT_EQ(plan["ray_trace"]["lists"], variant) << path;
-            runs.back().report["counters"]["ray_trace"].erase("rays_per_second");  // a timing
+            nlohmann::json& counters = runs.back().report["counters"];
+            counters["ray_trace"].erase("rays_per_second");  // a timing
+            if (c.compute_raster) {
+                EXPECT_EQ(plan["raster"]["variant"], variant) << path;
+                EXPECT_EQ(counters["raster"]["compute_path"], variant) << path;
+                counters["raster"].erase("compute_path");
+                counters["raster"].erase("dispatch_ms");  // timings
+            }
         }
-        EXPECT_NOT_BLANK(read_png(dir + "/" + geometry + "-subgroup.png").rgba);
+        EXPECT_NOT_BLANK(read_png(dir + "/" + name + "-subgroup.png").rgba);
         EXPECT_GT(runs[0].report["counters"]["ray_trace"]["rays"].value("shadow", 0), 0) << "no ray listed";
+        if (c.compute_raster) EXPECT_GT(runs[0].report["counters"]["raster"].value("triangles_compute", 0), 0) << "nothing rasterized in compute";
         for (size_t i = 1; i < runs.size(); ++i) {
             EXPECT_TRUE(runs[i].png == runs[0].png) << (i == 1 ? "fallback" : "twin") << " differs from the subgroup path";
             EXPECT_EQ(runs[i].report["counters"], runs[0].report["counters"]) << (i == 1 ? "fallback" : "twin");

@@ -89,6 +89,41 @@ TEST(Verdicts, IdenticalConfigurationsAreLevelAndASlowedOneIsSlower) {
 // twins were decided by chance is repeated, up to kTwinAttempts.
 constexpr int kTwinAttempts = 5;
 
+// Small frames, 2 warm-up frames, then at most 10 rounds of 1 frame.
+Options rounds_options() {
+    Options o;
+    o.width = 64, o.height = 36;
+    o.lights = 16;
+    o.warmup = 2;
+    o.frames = 2 + 10;
+    return o;
+}
+
+// The frames each run rendered, in order.
+std::vector<size_t> frame_rounds(const std::vector<CompareRun>& runs) {
+    std::vector<size_t> rounds;
+    for (const CompareRun& r : runs) rounds.push_back(r.result.rounds[size_t(Timer::frame)].size());
+    return rounds;
+}
+
+// The slowed pair (twin-a against slowed) is decided slower; true where the twins' pair came out
+// undecided, as it should, and so ran to the cap; false where chance decided it (try again).
+bool twins_came_out_undecided(const std::vector<CompareRun>& runs, const CompareMethod& method) {
+    PassRatio slowed = timer_ratio(runs, "slowed", "slowed", "twin-a", "slowed", Timer::frame);
+    EXPECT_TRUE(slowed.ratio && slowed.ci95) << slowed.reason;
+    EXPECT_EQ(slowed.verdict, Verdict::slower);
+    PassRatio twins = timer_ratio(runs, "twins", "twins", "twin-b", "twin-a", Timer::frame);
+    if (!twins.ci95 || interval_decided(twins.ci95, 0.0)) return false;
+    EXPECT_EQ(method.rounds(), 10u);
+    return true;
+}
+
+// After the last attempt: the twins' undecided pair ran to the cap.
+void expect_twins_ran_to_the_cap(const std::vector<size_t>& rounds) {
+    EXPECT_EQ(rounds[0], 10u) << "twin-a: the undecided pair runs to the cap";
+    EXPECT_EQ(rounds[1], 10u) << "twin-b";
+}
+
 TEST(Verdicts, AdaptiveRoundsStopADecidedPairAndRunAnUndecidedOneToTheCap) {
     REQUIRE_DRAWING();
     const Context& ctx = test_context();
@@ -104,31 +139,16 @@ TEST(Verdicts, AdaptiveRoundsStopADecidedPairAndRunAnUndecidedOneToTheCap) {
         return keep;
     };
     std::vector<size_t> rounds;
-    PassRatio twins;
     for (int attempt = 0; attempt < kTwinAttempts; ++attempt) {
         std::vector<CompareRun> runs = {configuration(ctx, "twin-a"), configuration(ctx, "twin-b"),
                                         configuration(ctx, "slowed", 2048)};
-        Options o;
-        o.width = 64, o.height = 36;
-        o.lights = 16;
-        o.warmup = 2;
-        o.frames = 2 + 10;  // at most 10 rounds of 1 frame
-        CompareMethod method = render_in_rounds(ctx, scene, o, runs, {}, 0, rule);
-        rounds.clear();
-        for (const CompareRun& r : runs) rounds.push_back(r.result.rounds[size_t(Timer::frame)].size());
-        twins = timer_ratio(runs, "twins", "twins", "twin-b", "twin-a", Timer::frame);
-        PassRatio slowed = timer_ratio(runs, "slowed", "slowed", "twin-a", "slowed", Timer::frame);
-        ASSERT_TRUE(slowed.ratio && slowed.ci95) << slowed.reason;
-        EXPECT_EQ(slowed.verdict, Verdict::slower);
+        CompareMethod method = render_in_rounds(ctx, scene, rounds_options(), runs, {}, 0, rule);
+        rounds = frame_rounds(runs);
         EXPECT_EQ(method.cap_rounds, 10u);
         EXPECT_EQ(rounds[2], size_t(kMinAdaptiveRounds)) << "the slowed pair was decided after the first rounds";
-        if (twins.ci95 && !interval_decided(twins.ci95, 0.0)) {
-            EXPECT_EQ(method.rounds(), 10u);
-            break;
-        }
+        if (twins_came_out_undecided(runs, method)) break;
     }
-    EXPECT_EQ(rounds[0], 10u) << "twin-a: the undecided pair runs to the cap";
-    EXPECT_EQ(rounds[1], 10u) << "twin-b";
+    expect_twins_ran_to_the_cap(rounds);
 }
 
 // The same with one renderer (render_in_rounds' shared renderer, as the first run's quick measurement
@@ -157,16 +177,11 @@ TEST(Verdicts, OneRendererForSeveralRowsStillStopsADecidedPairEarly) {
         visibility.plan = make_plan(ctx.subgroup, ctx.features, request);
         std::vector<CompareRun> runs = {configuration(ctx, "twin-a"), configuration(ctx, "twin-b"), configuration(ctx, "slowed", 2048),
                                         visibility};
-        Options o;
-        o.width = 64, o.height = 36;
-        o.lights = 16;
-        o.warmup = 2;
-        o.frames = 2 + 10;
         renderers_before.clear();
         uint32_t messages = validation_message_count();
         SharedRenderer shared;
         CompareMethod method = render_in_rounds(
-            ctx, scene, o, runs,
+            ctx, scene, rounds_options(), runs,
             [&](const std::string& name, bool) {
                 if (name.rfind("round", 0) != 0) renderers_before.push_back(Renderer::alive());
             },
@@ -182,21 +197,12 @@ TEST(Verdicts, OneRendererForSeveralRowsStillStopsADecidedPairEarly) {
         }
         EXPECT_EQ(runs[3].result.rounds[size_t(Timer::frame)].size(), size_t(kMinAdaptiveRounds));
         EXPECT_EQ(Renderer::alive(), 0u);
-        rounds.clear();
-        for (const CompareRun& r : runs) rounds.push_back(r.result.rounds[size_t(Timer::frame)].size());
-        PassRatio slowed = timer_ratio(runs, "slowed", "slowed", "twin-a", "slowed", Timer::frame);
-        ASSERT_TRUE(slowed.ratio && slowed.ci95) << slowed.reason;
-        EXPECT_EQ(slowed.verdict, Verdict::slower);
+        rounds = frame_rounds(runs);
         EXPECT_GE(rounds[2], size_t(kMinAdaptiveRounds));
         EXPECT_LT(rounds[2], 10u) << "the slowed pair was decided before the cap";
-        PassRatio twins = timer_ratio(runs, "twins", "twins", "twin-b", "twin-a", Timer::frame);
-        if (twins.ci95 && !interval_decided(twins.ci95, 0.0)) {
-            EXPECT_EQ(method.rounds(), 10u);
-            break;
-        }
+        if (twins_came_out_undecided(runs, method)) break;
     }
-    EXPECT_EQ(rounds[0], 10u) << "twin-a: the undecided pair runs to the cap";
-    EXPECT_EQ(rounds[1], 10u) << "twin-b";
+    expect_twins_ran_to_the_cap(rounds);
 }
 
 TEST(StageProbe, TheSameLoopInBothStagesGivesTheSameTexelsAndAPositiveRatio) {

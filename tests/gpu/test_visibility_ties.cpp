@@ -81,10 +81,7 @@ std::vector<Frame> render_frames(const Scene& scene, Shading shading, Request oc
     request[PassId::occlusion] = occlusion;
     request[PassId::exposure] = Request::off;
     request[PassId::ray_trace] = Request::off;
-    RendererConfig config;
-    config.extent = kSize;
-    config.lights = 16;
-    config.plan = make_plan(ctx.subgroup, ctx.features, request);
+    RendererConfig config = planned_config(ctx, request, kSize, 16);
     Renderer renderer(ctx, scene, config);
     Camera camera = renderer.default_view();
     camera.position = {0.0f, 0.0f, 12.0f};

@@ -24,6 +24,14 @@ inline int expected_subgroup_size() {
     return 0;
 }
 
+// Zeroes the first `size` bytes of `buffer` (counters), the zeros visible to the compute shaders
+// recorded next, as a frame does.
+inline void zero_before_compute(VkCommandBuffer cmd, const Buffer& buffer, VkDeviceSize size) {
+    vkCmdFillBuffer(cmd, buffer.buffer, 0, size, 0);
+    memory_barrier(cmd, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                   VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+}
+
 struct ValidatedContext {
     Context ctx;
     uint32_t messages_before = 0;

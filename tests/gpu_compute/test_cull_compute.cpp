@@ -92,10 +92,7 @@ public:
 
         VkCommandBuffer cmd = begin_one_shot(ctx_);
         timer.reset(cmd);
-        vkCmdFillBuffer(cmd, counters_.buffer, 0, sizeof(GpuCounters), 0);
-        memory_barrier(cmd, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
-                       VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-                       VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+        zero_before_compute(cmd, counters_, sizeof(GpuCounters));
         FrameContext f{ctx_, cmd, timer, gpu_, targets, plan, uniforms_, lights_, counters_, 0, 0};
         pass.record(f);
         EXPECT_EQ(f.draw_indices, &pass.culled_indices);  // the scene passes would draw the culled output

@@ -2,9 +2,10 @@
 // path"), dispatched alone, so it runs at every lavapipe width (16 lanes too, where nothing draws):
 // the list of chunks it hands the compute rasterizer must hold exactly the chunks of the meshlets
 // its masks keep (a meshlet of n triangles: ceil(n / 64) chunks, first triangles 0 and 64), its
-// counters must count them, the subgroup variant (ballots, one atomic per subgroup) and the
-// fallback (shared-memory atomics) must keep and list the same, and --cull off (every meshlet of
-// the chosen levels kept) must list the chunks counted here from the meshlets themselves.
+// counters must count them, the subgroup path (ballots, one atomic per subgroup), the fallback
+// (shared-memory atomics) of the same SPIR-V (USE_SUBGROUP) and the fallback twin without subgroup
+// operations must keep and list the same, and --cull off (every meshlet of the chosen levels kept)
+// must list the chunks counted here from the meshlets themselves.
 #include <algorithm>
 #include <map>
 
@@ -72,7 +73,10 @@ Listed cull(const Context& ctx, const Scene& scene, const GpuScene& gpu, const M
     layout = with_meshlet_bindings(layout);
     layout.stages = VK_SHADER_STAGE_COMPUTE_BIT;
     layout.push_constant_bytes = sizeof(MeshletPush);
-    Pipeline p = create_compute_pipeline(ctx, {.shader = "meshlet_raster_cull.comp." + variant, .layout = layout});
+    // "subgroup", "fallback" and "off" (CULL_OFF, constant 0): the switch's; "twin": its twin.
+    std::string shader = variant == "twin" ? "no_subgroup" : "switch";
+    Pipeline p = create_compute_pipeline(ctx, {.shader = "meshlet_raster_cull.comp." + shader, .layout = layout,
+                                               .specialization = {variant == "off" ? 1u : 0u}, .use_subgroup = variant == "subgroup"});
     VkCommandBuffer cmd = begin_one_shot(ctx);
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p.handle());
     Descriptors d;
@@ -117,7 +121,7 @@ TEST(MeshletRasterCompute, ListsTheChunksOfTheKeptMeshletsInEveryVariant) {
             for (uint32_t i = 0; i < table[c].count; ++i) all_level0 += 1, all_level0_chunks += chunks_of(c, i);
 
     std::map<std::string, Listed> runs;
-    for (const char* variant : {"subgroup", "fallback", "off"}) {
+    for (const char* variant : {"subgroup", "fallback", "twin", "off"}) {
         Listed l = cull(v.ctx, scene, gpu, meshlets, table, variant);
         // The list holds exactly the kept meshlets' chunks, each once.
         std::map<std::pair<uint32_t, uint32_t>, int> expected;
@@ -135,8 +139,11 @@ TEST(MeshletRasterCompute, ListsTheChunksOfTheKeptMeshletsInEveryVariant) {
         EXPECT_EQ(l.counters.meshlets_in, all_level0) << variant;
         runs[variant] = l;
     }
-    EXPECT_TRUE(runs["subgroup"].kept_masks == runs["fallback"].kept_masks) << "the variants keep different meshlets";
-    EXPECT_TRUE(runs["subgroup"].chunks == runs["fallback"].chunks) << "the variants list different chunks";
+    for (const char* path : {"fallback", "twin"}) {
+        EXPECT_TRUE(runs["subgroup"].kept_masks == runs[path].kept_masks) << path << " keeps other meshlets than the subgroup path";
+        EXPECT_TRUE(runs["subgroup"].chunks == runs[path].chunks) << path << " lists other chunks than the subgroup path";
+        EXPECT_EQ(runs["subgroup"].count, runs[path].count) << path;
+    }
     EXPECT_LT(runs["subgroup"].counters.meshlets_visible, all_level0) << "the overview culls nothing: the test shows little";
     EXPECT_GT(runs["subgroup"].counters.meshlets_visible, 0u);
     EXPECT_EQ(runs["off"].count, all_level0_chunks) << "--cull off: every meshlet of level 0, its chunks";

@@ -91,10 +91,7 @@ struct ComputeFrame {
         GpuTimer timer(ctx);
         VkCommandBuffer cmd = begin_one_shot(ctx);
         timer.reset(cmd);
-        vkCmdFillBuffer(cmd, counters.buffer, 0, sizeof(GpuCounters), 0);
-        memory_barrier(cmd, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
-                       VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-                       VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+        zero_before_compute(cmd, counters, sizeof(GpuCounters));
         FrameContext f{ctx, cmd, timer, gpu, targets, plan, uniforms, lights, counters, u.sizes.w, u.sizes.z};
         body(f);
         end_one_shot(ctx, cmd);
