@@ -14,31 +14,16 @@
 
 namespace {
 
-// A uniform buffer (the frame) then `storage` storage buffers.
-std::vector<VkDescriptorType> frame_and_storage(uint32_t storage) {
-    std::vector<VkDescriptorType> types(1 + storage, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
-    types[0] = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
-    return types;
-}
-
-// Bindings of shaders/cull.comp: the frame; draws, vertices, source indices, chunk table, look-back
-// state, culled indices, indirect commands, the frame's counters, the depth pyramids; 5 for
-// occlusion phase 1; the source ranks and the level commands. Of cull_scan.comp (occlusion's
-// scans), and of occlusion phase 2: cull_late.comp and cull_merge.comp (the source ranks last).
-const LayoutDesc kCullLayout = {frame_and_storage(16), VK_SHADER_STAGE_COMPUTE_BIT, 28};
-const LayoutDesc kLateLayout = {frame_and_storage(17), VK_SHADER_STAGE_COMPUTE_BIT, 28};
-const LayoutDesc kMergeLayout = {std::vector<VkDescriptorType>(11, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER),
-                                 VK_SHADER_STAGE_COMPUTE_BIT, 8};
-const LayoutDesc kScanLayout = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
-                                VK_SHADER_STAGE_COMPUTE_BIT, 8};
+// The pipelines' layouts are their shaders' (shader_layout). shaders/cull.comp's bindings: the
+// frame; draws, vertices, source indices, chunk table, look-back state, culled indices, indirect
+// commands, the frame's counters, the depth pyramids; 5 for occlusion phase 1; the source ranks and
+// the level commands. Then cull_scan.comp's (occlusion's scans), and occlusion phase 2's:
+// cull_late.comp's and cull_merge.comp's (the source ranks last).
 constexpr uint32_t kCullScanBlock = 256;  // local_size_x of cull_scan.comp
 constexpr uint32_t kLateGroupSize = 256;  // local_size_x of cull_late.comp: one rejected triangle per invocation
 // cull_late.comp's grid walks its list in strides: 1024 workgroups of 256 fill a large GPU (an
 // H100 holds 132 x 2048 invocations) without launching a workgroup per possible entry.
 constexpr uint32_t kLateMaxGroups = 1024;
-const LayoutDesc kSelectLayout = {{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                                   VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
-                                  VK_SHADER_STAGE_COMPUTE_BIT, 8};
 constexpr uint32_t kSelectGroupSize = 64;  // local_size_x of lod_select.comp: one draw per invocation
 
 struct CullPush {
@@ -175,17 +160,16 @@ void CullPass::create(const Context& ctx, const GpuScene& scene, uint32_t size) 
     const char* scan = possible ? "cull_scan.comp.switch" : "cull_scan.comp.no_subgroup";
     auto steps = [&](bool use_subgroup) {
         Steps s;
-        s.test = create_compute_pipeline(ctx, {.shader = test, .layout = kCullLayout, .specialization = {group_size},
+        s.test = create_compute_pipeline(ctx, {.shader = test, .specialization = {group_size},
                                                .forced_subgroup_size = true, .use_subgroup = use_subgroup});
-        s.scan = create_compute_pipeline(
-            ctx, {.shader = scan, .layout = kScanLayout, .forced_subgroup_size = true, .use_subgroup = use_subgroup});
+        s.scan = create_compute_pipeline(ctx, {.shader = scan, .forced_subgroup_size = true, .use_subgroup = use_subgroup});
         return s;
     };
     if (possible) subgroup = steps(true);
     fallback = steps(false);
-    late = create_compute_pipeline(ctx, {.shader = "cull_late.comp.plain", .layout = kLateLayout});
-    merge = create_compute_pipeline(ctx, {.shader = "cull_merge.comp.plain", .layout = kMergeLayout, .specialization = {group_size}});
-    select = create_compute_pipeline(ctx, {.shader = "lod_select.comp.plain", .layout = kSelectLayout});
+    late = create_compute_pipeline(ctx, {.shader = "cull_late.comp.plain"});
+    merge = create_compute_pipeline(ctx, {.shader = "cull_merge.comp.plain", .specialization = {group_size}});
+    select = create_compute_pipeline(ctx, {.shader = "lod_select.comp.plain"});
 
     const uint32_t chunk_triangles = cull_chunk_triangles(group_size);
     std::vector<glm::uvec4> table = build_cull_chunks(scene.cpu_draws, chunk_triangles);
