@@ -102,18 +102,36 @@ TEST(SpirvReflect, RefusesWordsThatAreNotAModule) {
     EXPECT_THROW(reflect_spirv(spirv), std::runtime_error);
 }
 
+// The layout a pipeline of `shaders` gets from their SPIR-V (layout_of), against what its pass pushes.
+struct ExpectedLayout {
+    std::vector<std::string> shaders;
+    std::vector<VkDescriptorType> bindings;
+    VkShaderStageFlags stages;
+    uint32_t push_constant_bytes;
+    bool scene_textures = false;
+};
+
+void expect_layout(const ExpectedLayout& e) {
+    SCOPED_TRACE(e.shaders.back());
+    std::vector<SpirvReflection> modules;
+    for (const std::string& s : e.shaders) {
+        std::vector<uint32_t> spirv = load_spirv(s);
+        ASSERT_GT(spirv.size(), 5u) << s << ": not built";
+        modules.push_back(reflect_spirv(spirv));
+    }
+    LayoutDesc layout = layout_of(modules);
+    EXPECT_EQ(layout.bindings, e.bindings);
+    EXPECT_EQ(layout.stages, e.stages);
+    EXPECT_EQ(layout.push_constant_bytes, e.push_constant_bytes);
+    EXPECT_EQ(layout.scene_textures, e.scene_textures);
+}
+
 // The layouts the mip and resolve passes now take from their shaders (shader_layout) are the ones
 // they were written out by hand as before, binding for binding, with the push-constant bytes the
 // passes push (FixupPush 12, ViewPush 8, the texel count 4, ResolvePush 20).
 TEST(SpirvReflect, MipAndResolveLayoutsAreTheOnesTheirPassesPush) {
     constexpr VkDescriptorType image = VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, buffer = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-    struct Expected {
-        std::vector<std::string> shaders;
-        std::vector<VkDescriptorType> bindings;
-        VkShaderStageFlags stages;
-        uint32_t push_constant_bytes;
-    };
-    const Expected expected[] = {
+    const ExpectedLayout expected[] = {
         {{"mip_downsample.comp.main"}, {image, image}, VK_SHADER_STAGE_COMPUTE_BIT, 0},
         {{"mip_fixup_args.comp.main"}, {buffer, buffer, buffer}, VK_SHADER_STAGE_COMPUTE_BIT, 4},
         {{"mip_fixup.comp.main"}, {image, image, buffer, buffer, buffer}, VK_SHADER_STAGE_COMPUTE_BIT, 12},
@@ -122,20 +140,7 @@ TEST(SpirvReflect, MipAndResolveLayoutsAreTheOnesTheirPassesPush) {
         {{"resolve.vert.main", "resolve.frag.mip"}, {image, buffer, image}, VK_SHADER_STAGE_FRAGMENT_BIT, 20},
         {{"resolve.comp.plain"}, {image, buffer, image}, VK_SHADER_STAGE_COMPUTE_BIT, 20},
     };
-    for (const Expected& e : expected) {
-        SCOPED_TRACE(e.shaders.back());
-        std::vector<SpirvReflection> modules;
-        for (const std::string& s : e.shaders) {
-            std::vector<uint32_t> spirv = load_spirv(s);
-            ASSERT_GT(spirv.size(), 5u) << s << ": not built";
-            modules.push_back(reflect_spirv(spirv));
-        }
-        LayoutDesc layout = layout_of(modules);
-        EXPECT_EQ(layout.bindings, e.bindings);
-        EXPECT_EQ(layout.stages, e.stages);
-        EXPECT_EQ(layout.push_constant_bytes, e.push_constant_bytes);
-        EXPECT_FALSE(layout.scene_textures);
-    }
+    for (const ExpectedLayout& e : expected) expect_layout(e);
 }
 
 // Modules that disagree on a binding's type make no layout; a gap between bindings is kNoBinding.
@@ -185,14 +190,7 @@ TEST(SpirvReflect, PassLayoutsAreTheOnesTheirPassesPush) {
     constexpr VkDescriptorType image = VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, buffer = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
                                uniform = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, sampled = VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE;
     constexpr VkShaderStageFlags compute = VK_SHADER_STAGE_COMPUTE_BIT;
-    struct Expected {
-        std::vector<std::string> shaders;
-        std::vector<VkDescriptorType> bindings;
-        VkShaderStageFlags stages;
-        uint32_t push_constant_bytes;
-        bool scene_textures = false;
-    };
-    const Expected expected[] = {
+    const ExpectedLayout expected[] = {
         {{"present.comp.main"}, {image, image}, compute, 8},
         {{"overlay.vert.main", "overlay.frag.main"}, {buffer}, VK_SHADER_STAGE_VERTEX_BIT, 8},
         {{"resolve.vert.main", "probe.frag.main"}, {}, VK_SHADER_STAGE_FRAGMENT_BIT, 4},
@@ -211,18 +209,5 @@ TEST(SpirvReflect, PassLayoutsAreTheOnesTheirPassesPush) {
          {uniform, buffer, buffer, kNoBinding, buffer, buffer, image, buffer, buffer, buffer, buffer, sampled, image, image},
          compute, 4, true},
     };
-    for (const Expected& e : expected) {
-        SCOPED_TRACE(e.shaders.back());
-        std::vector<SpirvReflection> modules;
-        for (const std::string& s : e.shaders) {
-            std::vector<uint32_t> spirv = load_spirv(s);
-            ASSERT_GT(spirv.size(), 5u) << s << ": not built";
-            modules.push_back(reflect_spirv(spirv));
-        }
-        LayoutDesc layout = layout_of(modules);
-        EXPECT_EQ(layout.bindings, e.bindings);
-        EXPECT_EQ(layout.stages, e.stages);
-        EXPECT_EQ(layout.push_constant_bytes, e.push_constant_bytes);
-        EXPECT_EQ(layout.scene_textures, e.scene_textures);
-    }
+    for (const ExpectedLayout& e : expected) expect_layout(e);
 }
