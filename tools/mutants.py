@@ -11,6 +11,7 @@ Usage: tools/mutants.py list
        tools/mutants.py check                          (every mutant's text occurs once in its file)
 """
 import argparse
+import os
 import pathlib
 import subprocess
 import sys
@@ -543,6 +544,19 @@ MUTANTS = {
         "            [&](const std::vector<CompareRun>& rows) { return sides_of_undecided(rows, ratios_of(rows)); }, &shared);\n",
         "            [&](const std::vector<CompareRun>& rows) { return sides_of_undecided(rows, ratios_of(rows)); }, nullptr);\n",
         r"^FirstRun\.StoresAQuickVerdictThatTheNextRunUsesUntilTheDriverOrBuildChanges",
+    ),
+    # docs/comparison.md, "The first run": the rounds' budget does not count the set-up.
+    "rounds-budget-counts-the-set-up": (
+        "src/compare/compare.cpp",
+        "std::chrono::steady_clock::now() - rounds_started).count();\n        if (budget_s > 0",
+        "std::chrono::steady_clock::now() - started).count();\n        if (budget_s > 0",
+        r"^Verdicts\.TheRoundsBudgetDoesNotCountTheSetUp",
+    ),
+    "rounds-budget-never-spent": (
+        "src/compare/compare.cpp",
+        "r + 1 < method.rounds() && rounds_elapsed > budget_s)",
+        "r + 1 < method.rounds() && rounds_elapsed > 1e9)",
+        r"^Verdicts\.TheRoundsBudgetDoesNotCountTheSetUp",
     ),
     # docs/robustness.md, "Device limits": the meshlet path's buffers in the memory plan.
     "memory-plan-without-the-meshlet-path": (
@@ -1095,7 +1109,9 @@ MUTANTS = {
 
 
 def build(build_dir):
-    subprocess.run(["cmake", "--build", str(build_dir)], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+    # One job per core (ninja would run cores + 2).
+    subprocess.run(["cmake", "--build", str(build_dir), "-j", str(os.cpu_count() or 1)], cwd=ROOT, check=True,
+                   stdout=subprocess.DEVNULL)
 
 
 def run_tests(build_dir, regex):

@@ -872,6 +872,8 @@ CompareMethod render_in_rounds(const Context& ctx, const Scene& scene, const Opt
     method.build_seconds = Renderer::seconds_building() - building_before;
     method.first_frames_seconds -= method.build_seconds;
     // The rounds: round r starts at the r-th configuration, so none is always first or last.
+    // The budget counts the rounds alone: the set-up above costs the same however many follow.
+    const auto rounds_started = std::chrono::steady_clock::now();
     for (uint32_t r = 0; r < method.rounds(); ++r) {
         if (step) step("round " + std::to_string(r + 1) + "/" + std::to_string(method.rounds()), false);
         for (size_t k = 0; k < active.size(); ++k) {
@@ -879,8 +881,8 @@ CompareMethod render_in_rounds(const Context& ctx, const Scene& scene, const Opt
             if (a.running) charge(*a.run, [&] { a.headless->render(method.round_frames[r], r); });
         }
         // Out of time: the rounds so far, at least kMinBudgetRounds (an interval needs several).
-        double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-        if (budget_s > 0 && r + 1 >= kMinBudgetRounds && r + 1 < method.rounds() && elapsed > budget_s)
+        double rounds_elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - rounds_started).count();
+        if (budget_s > 0 && r + 1 >= kMinBudgetRounds && r + 1 < method.rounds() && rounds_elapsed > budget_s)
             method.round_frames.resize(r + 1);
         // Adaptive: the configurations no undecided ratio needs stop; with none left, the rounds end.
         if (needed && r + 1 >= kMinAdaptiveRounds && r + 1 < method.rounds()) {
@@ -901,7 +903,7 @@ CompareMethod render_in_rounds(const Context& ctx, const Scene& scene, const Opt
         charge(*a.run, [&] { a.run->result = a.headless->finish(); });
         a.headless.reset();
     }
-    method.rounds_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() - method.setup_seconds;
+    method.rounds_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - rounds_started).count();
     method.renderers = Renderer::built() - built_before;
     return method;
 }

@@ -206,7 +206,7 @@ constexpr uint32_t kMinAdaptiveRounds = 4;
 static_assert(kMinBudgetRounds == kMinAdaptiveRounds, "the image frame is the last of the rounds every run renders");
 using RoundsNeeded = std::function<std::vector<bool>(const std::vector<CompareRun>&)>;
 CompareMethod render_in_rounds(const Context& ctx, const Scene& scene, const Options& options, std::vector<CompareRun>& runs,
-                               const std::function<void(const std::string&, bool skipped)>& step = {}, double budget_s = 0,
+                               const std::function<void(const std::string&, bool skipped)>& step = {}, double budget_s = 0,  // of the rounds, set-up not counted
                                const RoundsNeeded& needed = {}, SharedRenderer* shared = nullptr, bool images = false);
 // Per run: whether it is a side of one of `ratios` that has a ratio whose interval is not yet
 // decided (interval_decided within noise_floor): the runs adaptive rounds go on with.

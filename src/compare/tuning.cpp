@@ -116,8 +116,8 @@ LoadedTuning quick_tune(const Context& ctx, const Scene& scene, const Options& o
     }
     for (const CompareRun& r : runs)
         if (!r.skipped) names += (names.empty() ? "" : ", ") + r.config.name;
-    fprintf(stderr, "auto: no verdict stored for this device, driver and build: measuring this device for at most %.0f s "
-                    "(%s; --tune measures every pass, --no-tuning skips this)\n", kQuickSeconds, names.c_str());
+    fprintf(stderr, "auto: no verdict stored for this device, driver and build: measuring this device (%s, then at most "
+                    "%.0f s of rounds; --tune measures every pass, --no-tuning skips this)\n", names.c_str(), kQuickRoundsSeconds);
     // The decisions' ratios from the rows' timings so far (between rounds) or in the end.
     ShadingRatios shading;
     PassRatios under_visibility;
@@ -137,7 +137,7 @@ LoadedTuning quick_tune(const Context& ctx, const Scene& scene, const Options& o
     // One renderer for every row (its scene upload and pipelines made once: most of the time of a
     // renderer per row), two warm-up frames per row, then rounds of one frame: adaptive (a row
     // stops once every decision it is a side of is decided, after kMinAdaptiveRounds), at most 10,
-    // and none started past the budget once kMinBudgetRounds are done.
+    // and none started once the rounds have taken kQuickRoundsSeconds and kMinBudgetRounds are done.
     Options o = options;
     o.warmup = 2;
     o.frames = o.warmup + 10;
@@ -147,7 +147,7 @@ LoadedTuning quick_tune(const Context& ctx, const Scene& scene, const Options& o
     {
         SharedRenderer shared;  // freed here: the run's own renderer comes after
         method = render_in_rounds(
-            ctx, scene, o, runs, {}, kQuickSeconds * 0.6,
+            ctx, scene, o, runs, {}, kQuickRoundsSeconds,
             [&](const std::vector<CompareRun>& rows) { return sides_of_undecided(rows, ratios_of(rows)); }, &shared);
     }
     ratios_of(runs);

@@ -367,7 +367,7 @@ bool needs_quick_tune(const LoadedTuning& t, const Options& options) {
 
 std::string tuning_summary(const LoadedTuning& t, bool disabled) {
     if (disabled) return "off (--no-tuning): auto follows the capabilities and nothing is measured";
-    constexpr const char* kNext = "; the next run measures this device for at most 3 s, --tune thoroughly";
+    constexpr const char* kNext = "; the next run measures this device in a few seconds, --tune thoroughly";
     std::string run_class = size_class(t.run.width, t.run.height).name;
     std::string run_scene = scene_class(t.run.triangles, t.run.lights).name();
     if (!t.found)

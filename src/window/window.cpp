@@ -341,10 +341,10 @@ private:
     }
 
     // The first run on this device, driver and build (compare/tuning.h, quick_tune): a frame whose HUD
-    // says so, the measurement (the window waits for it, at most kQuickSeconds), then auto's plan
+    // says so, the measurement (the window waits for it: the set-up, then at most kQuickRoundsSeconds of frames), then auto's plan
     // from what it measured, as a later run would read it from the file.
     void measure_this_device() {
-        hud_.tuning = "measuring this device for auto (first run, at most 3 s)";
+        hud_.tuning = "measuring this device for auto (first run, a few seconds)";
         log_line("window: " + hud_.tuning);
         if (wait_while_minimised() && (swapchain_.swapchain || recreate_swapchain())) draw_frame(0.0);
         vkDeviceWaitIdle(ctx_.device);

@@ -6,7 +6,9 @@
 // positive, finite ratio.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
+#include <thread>
 
 #include "compare/compare.h"
 #include "gpu/harness.h"
@@ -149,6 +151,32 @@ TEST(Verdicts, AdaptiveRoundsStopADecidedPairAndRunAnUndecidedOneToTheCap) {
         if (twins_came_out_undecided(runs, method)) break;
     }
     expect_twins_ran_to_the_cap(rounds);
+}
+
+// The budget (the first run's kQuickRoundsSeconds) counts the rounds, not the set-up before them:
+// a set-up slower than the whole budget (the step callback sleeps past it at each configuration's
+// set-up, as the H100's pipeline compiles took 3.5-5.6 s) still leaves the rounds their budget, so
+// one configuration without a rule runs to the cap of 10; a budget the rounds themselves spend stops
+// them after kMinBudgetRounds.
+TEST(Verdicts, TheRoundsBudgetDoesNotCountTheSetUp) {
+    REQUIRE_DRAWING();
+    const Context& ctx = test_context();
+    Scene scene = load_scene(SGD_TEST_SCENES "/knot.gltf");
+    constexpr double kBudget = 1.0;  // 10 rounds of one 64x36 frame take about 0.1 s on lavapipe
+    auto slow_set_up = [&](const std::string& name, bool) {
+        if (name.rfind("round", 0) != 0) std::this_thread::sleep_for(std::chrono::duration<double>(kBudget + 0.1));
+    };
+    SharedRenderer shared;  // one renderer for both calls
+    std::vector<CompareRun> runs = {configuration(ctx, "one")};
+    CompareMethod method = render_in_rounds(ctx, scene, rounds_options(), runs, slow_set_up, kBudget, {}, &shared);
+    EXPECT_GT(method.setup_seconds, kBudget);
+    EXPECT_LT(method.rounds_seconds, kBudget) << "frames far slower than expected: the budget stopped the rounds";
+    EXPECT_EQ(method.rounds(), 10u) << "the set-up spent the rounds' budget";
+    EXPECT_EQ(frame_rounds(runs)[0], 10u);
+    runs = {configuration(ctx, "one")};
+    method = render_in_rounds(ctx, scene, rounds_options(), runs, {}, 1e-6, {}, &shared);
+    EXPECT_EQ(method.rounds(), size_t(kMinBudgetRounds)) << "a spent budget stops the rounds after the first ones";
+    EXPECT_EQ(frame_rounds(runs)[0], size_t(kMinBudgetRounds));
 }
 
 // The same with one renderer (render_in_rounds' shared renderer, as the first run's quick measurement
