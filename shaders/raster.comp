@@ -322,16 +322,14 @@ void raster_pixel(Setup s, ivec2 pixel, uint path) {
     write_pixel(s, pixel, q, path);
 }
 
-// The same test for a large triangle (the tile bins), in 64 bits: its edges and centres reach 2^20
-// units, their products 2^40. The same integers, so the same pixels as raster_pixel where both fit.
-void raster_pixel_wide(Setup s, ivec2 pixel) {
+// The same edge functions for a large triangle (the tile bins), in 64 bits, bias added: its edges
+// and centres reach 2^20 units, their products 2^40. The same integers, so the same pixels as
+// raster_pixel where both fit. A centre is covered where all three are >= 0.
+i64vec3 edges_wide(Setup s, ivec2 pixel) {
     ivec2 q = pixel * kSubPixel + kSubPixel / 2 - s.v0;
     ivec2 r = q - s.edge_a.xy, t = q + s.edge_b.xy;
-    int64_t e0 = int64_t(s.edge_a.x) * q.y - int64_t(s.edge_a.y) * q.x;
-    int64_t e1 = int64_t(s.edge_a.z) * r.y - int64_t(s.edge_a.w) * r.x;
-    int64_t e2 = int64_t(s.edge_b.x) * t.y - int64_t(s.edge_b.y) * t.x;
-    if (e0 + s.bias.x < 0 || e1 + s.bias.y < 0 || e2 + s.bias.z < 0) return;
-    write_pixel(s, pixel, q, kTileBin);
+    return i64vec3(int64_t(s.edge_a.x) * q.y - int64_t(s.edge_a.y) * q.x, int64_t(s.edge_a.z) * r.y - int64_t(s.edge_a.w) * r.x,
+                   int64_t(s.edge_b.x) * t.y - int64_t(s.edge_b.y) * t.x) + i64vec3(s.bias);
 }
 
 void raster_triangle(Setup s, uint lane, uint lanes, uint path) {
@@ -366,9 +364,26 @@ void main() {
         uint kind = set_up(e.x, e.y, part, s);
         parts = s.parts;
         if (kind != kTileBin) continue;
+        // The centres to test: the tile's inside the box. Each edge function is linear, so over
+        // that rectangle it is smallest and largest at its corners: where one edge is negative at
+        // all four corners no centre is covered (the workgroup skips the tile: a large triangle's
+        // box is mostly tiles it misses where it is long and thin, or half of them for half a
+        // quad), and where all three are >= 0 at all four every centre is (no test per pixel).
+        // Exact either way: the same integers as the test per pixel. Every lane computes the same.
+        ivec2 lo = max(origin, s.box.xy), hi = min(origin + kTile - 1, s.box.zw);
+        i64vec3 least = edges_wide(s, lo), most = least;
+        for (uint corner = 1u; corner < 4u; ++corner) {
+            i64vec3 e = edges_wide(s, ivec2((corner & 1u) != 0u ? hi.x : lo.x, (corner & 2u) != 0u ? hi.y : lo.y));
+            least = min(least, e);
+            most = max(most, e);
+        }
+        if (any(lessThan(most, i64vec3(0)))) continue;
+        bool whole = all(greaterThanEqual(least, i64vec3(0)));
         for (uint i = gl_LocalInvocationIndex; i < uint(kTile * kTile); i += gl_WorkGroupSize.x) {
             ivec2 pixel = origin + ivec2(int(i) % kTile, int(i) / kTile);
-            if (all(greaterThanEqual(pixel, s.box.xy)) && all(lessThanEqual(pixel, s.box.zw))) raster_pixel_wide(s, pixel);
+            if (any(lessThan(pixel, lo)) || any(greaterThan(pixel, hi))) continue;
+            if (whole || all(greaterThanEqual(edges_wide(s, pixel), i64vec3(0))))
+                write_pixel(s, pixel, pixel * kSubPixel + kSubPixel / 2 - s.v0, kTileBin);
         }
     }
 }

@@ -798,6 +798,20 @@ MUTANTS = {
         "    if (entry + 1u >= min(bin_count, push.bin_capacity)) return;\n",
         r"^Raster\.GeneratedSceneComputeNamesTheHardwaresTriangles|^Raster\.BundledSceneComputeNamesTheHardwaresTriangles",
     ),
+    # docs/raster.md, "Tile bins": a tile is skipped where one edge misses all of it, and tested
+    # pixel by pixel unless all three edges hold at its four corners.
+    "raster-tile-skipped-where-one-corner-misses": (
+        "shaders/raster.comp",
+        "        if (any(lessThan(most, i64vec3(0)))) continue;",
+        "        if (any(lessThan(least, i64vec3(0)))) continue;",
+        r"^Raster\.(GeneratedScene|BundledScene)ComputeNamesTheHardwaresTriangles",
+    ),
+    "raster-tile-whole-where-one-corner-is-inside": (
+        "shaders/raster.comp",
+        "        bool whole = all(greaterThanEqual(least, i64vec3(0)));",
+        "        bool whole = all(greaterThanEqual(most, i64vec3(0)));",
+        r"^Raster\.(GeneratedScene|BundledScene)ComputeNamesTheHardwaresTriangles",
+    ),
     "raster-hardware-slot-inclusive-count": (
         "shaders/raster.comp",
         "    uint slot = subgroupBroadcastFirst(first) + subgroupBallotExclusiveBitCount(to_hardware);\n",
