@@ -394,9 +394,13 @@ void main() {
 }
 #else
 
-// The fallback's shared memory (the subgroup path declares it too, and leaves it unused).
+// The fallback's shared memory. The subgroup path uses none, but a declared array takes its room
+// in every variant of the module, so the queue's length is a specialization constant: 1 on the
+// subgroup path. (With 64 there, 6 KB a workgroup, the subgroup path's chunks took 0.276 ms at 4K
+// on the H100, the fallback's 0.273; with 1, 0.176: docs/benchmarks.md, main fe62abd.)
+const uint kSplitQueueLength = USE_SUBGROUP ? 1u : 64u;
 shared uint s_tiles, s_tiles_base, s_listed, s_listed_base, s_split;
-shared Setup s_split_queue[64];
+shared Setup s_split_queue[kSplitQueueLength];
 
 // The first tile bin entry of the lane's large triangle (`tiles` entries where `binned`). Each
 // binned lane's first entry is the tiles of the binned lanes below it, summed one lane at a time (a

@@ -806,6 +806,12 @@ MUTANTS = {
         "    ivec2 f0 = f[0], f1 = f[1], f2 = f[2];",
         r"^Raster\.GeneratedSceneComputeNamesTheHardwaresTriangles",
     ),
+    "raster-split-queue-of-one-in-the-fallback": (
+        "shaders/raster.comp",
+        "const uint kSplitQueueLength = USE_SUBGROUP ? 1u : 64u;",
+        "const uint kSplitQueueLength = USE_SUBGROUP ? 64u : 1u;",
+        r"^Raster\.(GeneratedScene|BundledScene)ComputeNamesTheHardwaresTriangles",
+    ),
     "raster-tile-skipped-where-one-corner-misses": (
         "shaders/raster.comp",
         "        if (any(lessThan(most, i64vec3(0)))) continue;",
