@@ -7,22 +7,11 @@
 // compile is about three quarters of a small render's time on lavapipe (docs/testing.md, "Time").
 // The cache changes no result: Mesa keys it by the SPIR-V and pipeline state, and the folder is per
 // width because Mesa's key leaves LP_NATIVE_VECTOR_WIDTH out. A variable set by hand wins.
-//
-// The suite also compiles without LLVM's optimization passes (GALLIVM_PERF=nopt, inherited by
-// every demo a test starts): its tests check what the shaders compute over small renders, where
-// compiling is most of the time, and a cold compile takes about 60% of the optimized one's (the
-// ray-tracing and visibility tests at 8 lanes, cold: 136 against 191 s). Every test compiles the
-// same way, so the shared cache never mixes the two. Set GALLIVM_PERF by hand to test the optimized
-// code.
 #include <cstdlib>
 #include <filesystem>
 #include <string>
 
 namespace {
-
-const bool g_unoptimized_shaders = [] {
-    return getenv("LP_NATIVE_VECTOR_WIDTH") && setenv("GALLIVM_PERF", "nopt", 0) == 0;
-}();
 
 const bool g_shared_shader_cache = [] {
     const char* width = getenv("LP_NATIVE_VECTOR_WIDTH");
