@@ -159,31 +159,21 @@ uint fetch_triangle(uint draw, uint primitive, out vec4 clip[3], out uint id) {
 }
 #endif
 
-// p[n++] = v with constant indices only. Every array in the set-up is indexed by constants: one
-// indexed by a variable (p[n], f[part + 1]) is placed in local memory by NVIDIA's compiler, and
-// every triangle's set-up paid for it, not only the few the near plane clips.
-void append(inout vec3 p[4], inout uint n, vec3 v) {
-    for (uint i = 0u; i < 4u; ++i)
-        if (i == n) p[i] = v;
-    ++n;
-}
-
 // The part of a triangle in front of the near plane, z <= w in reversed Z's clip space, clipped as
 // Mesa's clipper (lavapipe's) does, so that the new vertices are the hardware's where it clips
 // only there: the edges in order (0->1, 1->2, 2->0), each keeping its first vertex where that is
 // in front and adding, where the edge crosses the plane, the point out + t (in - out) with
 // t = d_out / (d_out - d_in), d = w - z (interpolated from the vertex outside, whichever way the
 // edge runs). A new vertex's window position is x * (1 / w) scaled, as the clipper computes it.
-// Returns the polygon's vertex count: 3 or 4 (0: wholly behind the plane); a triangle repeats its
-// last vertex as p[3]. `precise`: no fused multiply-add, which the clipper's C arithmetic does not
-// do either.
+// Returns the polygon's vertex count: 3 or 4 (0: wholly behind the plane). `precise`: no fused
+// multiply-add, which the clipper's C arithmetic does not do either.
 uint clip_near(vec4 clip[3], out vec3 p[4]) {
     vec2 half_size = 0.5 * vec2(frame.sizes.xy);
     uint n = 0u;
     for (uint i = 0u; i < 3u; ++i) {
         vec4 a = clip[i], b = clip[(i + 1u) % 3u];
         precise float da = a.w - a.z, db = b.w - b.z;
-        if (da >= 0.0) append(p, n, window_position(a));
+        if (da >= 0.0) p[n++] = window_position(a);
         if ((da >= 0.0) == (db >= 0.0)) continue;
         vec4 outside = da < 0.0 ? a : b, inside = da < 0.0 ? b : a;
         float d_out = min(da, db), d_in = max(da, db);
@@ -191,9 +181,8 @@ uint clip_near(vec4 clip[3], out vec3 p[4]) {
         precise vec4 v = outside + t * (inside - outside);
         precise float inverse_w = 1.0 / v.w;
         precise vec2 xy = v.xy * inverse_w * half_size + half_size;
-        append(p, n, vec3(xy, v.z * inverse_w));
+        p[n++] = vec3(xy, v.z * inverse_w);
     }
-    if (n == 3u) p[3] = p[2];
     return n;
 }
 
@@ -224,8 +213,11 @@ uint set_up(uint draw, uint primitive, uint part, out Setup s) {
         for (uint i = 0u; i < 3u; ++i) p[i] = window_position(clip[i]);
         p[3] = p[2];
     }
-    // (p[3] is p[2] but for a clipped quad: the box of all four is the polygon's.)
-    vec2 lo = min(min(p[0].xy, p[1].xy), min(p[2].xy, p[3].xy)), hi = max(max(p[0].xy, p[1].xy), max(p[2].xy, p[3].xy));
+    vec2 lo = min(p[0].xy, min(p[1].xy, p[2].xy)), hi = max(p[0].xy, max(p[1].xy, p[2].xy));
+    if (n == 4u) {
+        lo = min(lo, p[3].xy);
+        hi = max(hi, p[3].xy);
+    }
     bool large = crosses_near || any(greaterThan(hi - lo, vec2(float(push.max_extent))));
     // Off the frame: nothing to draw. Past the guard band (push.guard_band pixels beyond the frame's
     // edge, at most 16,384: the fixed-point coordinates stay below 2^23, exact in the depth plane's
@@ -236,19 +228,22 @@ uint set_up(uint draw, uint primitive, uint part, out Setup s) {
     if (part >= s.parts) return kNothing;
     // Sub-pixel snapping, round to nearest even as the hardware's float-to-fixed conversion.
     ivec2 f[4];
-    for (uint i = 0u; i < 4u; ++i) f[i] = ivec2(roundEven(p[i].xy * float(kSubPixel)));
+    for (uint i = 0u; i < n; ++i) f[i] = ivec2(roundEven(p[i].xy * float(kSubPixel)));
     // The pixels whose centres (x * 256 + 128) lie in the snapped box (the polygon's), inside the
     // frame: from the fixed-point corners, not the float ones, which may sit a rounding off a
     // centre the snapped triangle covers. (>> is a floor division of negative values too.)
-    ivec2 f_lo = min(min(f[0], f[1]), min(f[2], f[3])), f_hi = max(max(f[0], f[1]), max(f[2], f[3]));
+    ivec2 f_lo = min(f[0], min(f[1], f[2])), f_hi = max(f[0], max(f[1], f[2]));
+    if (n == 4u) {
+        f_lo = min(f_lo, f[3]);
+        f_hi = max(f_hi, f[3]);
+    }
     ivec2 first = (f_lo - kSubPixel / 2 + kSubPixel - 1) >> kSubPixelBits, last = (f_hi - kSubPixel / 2) >> kSubPixelBits;
     first = max(first, ivec2(0));
     last = min(last, ivec2(frame.sizes.xy) - 1);
     if (any(lessThan(last, first))) return kNothing;
-    // This part's triangle: the fan's (0, part + 1, part + 2), part 0 or 1.
-    bool second = part != 0u;
-    ivec2 f0 = f[0], f1 = second ? f[2] : f[1], f2 = second ? f[3] : f[2];
-    vec3 p0 = p[0], p1 = second ? p[2] : p[1], p2 = second ? p[3] : p[2];
+    // This part's triangle: the fan's (0, part + 1, part + 2).
+    ivec2 f0 = f[0], f1 = f[part + 1u], f2 = f[part + 2u];
+    vec3 p0 = p[0], p1 = p[part + 1u], p2 = p[part + 2u];
     ivec2 e01 = f1 - f0, e02 = f2 - f0;
     // (64 bits: a large triangle's edges reach 2^20 units, the frame's width in fixed point.)
     int64_t cross = int64_t(e01.x) * int64_t(e02.y) - int64_t(e01.y) * int64_t(e02.x);

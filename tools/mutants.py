@@ -800,12 +800,6 @@ MUTANTS = {
     ),
     # docs/raster.md, "Tile bins": a tile is skipped where one edge misses all of it, and tested
     # pixel by pixel unless all three edges hold at its four corners.
-    "raster-clipped-quad-second-part-is-the-first": (
-        "shaders/raster.comp",
-        "    ivec2 f0 = f[0], f1 = second ? f[2] : f[1], f2 = second ? f[3] : f[2];",
-        "    ivec2 f0 = f[0], f1 = f[1], f2 = f[2];",
-        r"^Raster\.GeneratedSceneComputeNamesTheHardwaresTriangles",
-    ),
     "raster-split-queue-of-one-in-the-fallback": (
         "shaders/raster.comp",
         "const uint kSplitQueueLength = USE_SUBGROUP ? 1u : 64u;",
