@@ -558,6 +558,19 @@ MUTANTS = {
         "r + 1 < method.rounds() && rounds_elapsed > 1e9)",
         r"^Verdicts\.TheRoundsBudgetDoesNotCountTheSetUp",
     ),
+    # docs/architecture.md, "Start-up": pipelines compiled ahead on threads of their own.
+    "compile-ahead-starts-nothing": (
+        "src/vk/resources.cpp",
+        "    if (!ctx.compile_ahead || !p.compile) return;",
+        "    if (true) return;",
+        r"^Render\.PipelinesCompiledAheadDrawTheFrameCompiledAtFirstUse",
+    ),
+    "compile-ahead-waits-for-nothing": (
+        "src/vk/resources.cpp",
+        "compiled = ahead.valid() ? ahead.get() : compile();",
+        "compiled = compile();",
+        r"^Render\.PipelinesCompiledAheadDrawTheFrameCompiledAtFirstUse",
+    ),
     # docs/robustness.md, "Device limits": the meshlet path's buffers in the memory plan.
     "memory-plan-without-the-meshlet-path": (
         "src/run/limits.cpp",

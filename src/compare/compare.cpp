@@ -835,6 +835,7 @@ CompareMethod render_in_rounds(const Context& ctx, const Scene& scene, const Opt
     auto started = std::chrono::steady_clock::now();
     const uint32_t built_before = Renderer::built();
     const double building_before = Renderer::seconds_building();
+    const PipelineCompiles compiles_before = pipeline_compiles();
     CompareMethod method;
     method.warmup_frames = options.warmup;
     method.round_frames = round_sizes(options.frames - options.warmup);
@@ -871,6 +872,8 @@ CompareMethod render_in_rounds(const Context& ctx, const Scene& scene, const Opt
     method.setup_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     method.build_seconds = Renderer::seconds_building() - building_before;
     method.first_frames_seconds -= method.build_seconds;
+    method.compile_seconds = pipeline_compiles().seconds - compiles_before.seconds;
+    method.pipelines_compiled = pipeline_compiles().count - compiles_before.count;
     // The rounds: round r starts at the r-th configuration, so none is always first or last.
     // The budget counts the rounds alone: the set-up above costs the same however many follow.
     const auto rounds_started = std::chrono::steady_clock::now();

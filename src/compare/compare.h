@@ -149,6 +149,8 @@ struct CompareMethod {
     double setup_seconds = 0;            // the renderers' set-up, instrumented and warm-up frames (render_in_rounds)
     double build_seconds = 0;            // of it: building the renderers (Renderer::seconds_building)
     double first_frames_seconds = 0;     // of it: each row's first, instrumented frame (the pipelines compile there)
+    double compile_seconds = 0;          // of the set-up: in vkCreate*Pipelines (pipeline_compiles)
+    uint32_t pipelines_compiled = 0;     // the pipelines those seconds compiled
     double rounds_seconds = 0;           // the rounds and the read-backs after them
     uint32_t renderers = 0;              // the renderers render_in_rounds built (none where it took a shared one made before)
     uint32_t image_frame = 0;            // the frame index of each configuration's image (render_in_rounds' images)

@@ -159,6 +159,7 @@ LoadedTuning quick_tune(const Context& ctx, const Scene& scene, const Options& o
     }
     nlohmann::json quick = {{"seconds", seconds},         {"setup_seconds", method.setup_seconds},
                             {"build_seconds", method.build_seconds}, {"first_frames_seconds", method.first_frames_seconds},
+                            {"compile_seconds", method.compile_seconds}, {"pipelines_compiled", method.pipelines_compiled},
                             {"rounds", method.rounds()},  {"row_rounds", row_rounds},
                             {"warmup_frames", o.warmup},  {"rows", rows}};
     std::string result;
@@ -172,9 +173,9 @@ LoadedTuning quick_tune(const Context& ctx, const Scene& scene, const Options& o
         std::string path = save_tuning(ctx.info, "quick", key, PassRatios{}, shading, under_visibility, quick);
         t = load_tuning(ctx.info, key);
         fprintf(stderr, "auto: measured this device in %.2f s (%s; set-up and warm-up %.2f s: building %.2f s, the rows' first "
-                "frames %.2f s; measuring %.2f s in %u rounds): %s; stored as a quick verdict in %s\n", seconds,
-                renderers_text(method.renderers).c_str(), method.setup_seconds, method.build_seconds, method.first_frames_seconds,
-                method.rounds_seconds, method.rounds(), result.c_str(), path.c_str());
+                "frames %.2f s, of which compiling %u pipelines %.2f s; measuring %.2f s in %u rounds): %s; stored as a quick "
+                "verdict in %s\n", seconds, renderers_text(method.renderers).c_str(), method.setup_seconds, method.build_seconds,
+                method.first_frames_seconds, method.pipelines_compiled, method.compile_seconds, method.rounds_seconds, method.rounds(), result.c_str(), path.c_str());
     } catch (const std::exception& e) {
         // Not stored: the verdicts still serve this run, read back from the file's text.
         t = parse_tuning(tuning_json(ctx.info, "quick", today_utc(), key, PassRatios{}, shading, under_visibility,

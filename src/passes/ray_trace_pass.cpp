@@ -83,7 +83,7 @@ Pipeline create_ray_pipeline(const Context& ctx, VariantOf variant) {
     for (auto [stage, name] : kShaders) shaders.push_back(std::string(name) + "." + std::string(variant(stage)));
     create_pipeline_layout(ctx, shader_layout(shaders), p);
     for (const std::string& shader : shaders) p.modules.push_back(load_shader(ctx, shader));
-    // Compiled where first traced (resources.h, Pipeline).
+    // Compiled where first traced, or ahead (resources.h, Pipeline, compile_ahead).
     p.compile = [&ctx, modules = p.modules, layout = p.layout] {
         std::vector<VkPipelineShaderStageCreateInfo> infos;
         for (auto [stage, name] : kShaders) {
@@ -120,6 +120,7 @@ Pipeline create_ray_pipeline(const Context& ctx, VariantOf variant) {
         VK_CHECK(create_pipelines(ctx.device, VK_NULL_HANDLE, VK_NULL_HANDLE, 1, &info, nullptr, &pipeline));
         return pipeline;
     };
+    compile_ahead(ctx, p);
     return p;
 }
 

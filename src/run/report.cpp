@@ -255,6 +255,11 @@ nlohmann::json report_json(const Context& ctx, const Options& options, const Pla
         {"bandwidth", bandwidth},
         {"renderer", renderer_json(renderer_config(options, plan, {options.width, options.height}))},
         {"validation", {{"enabled", options.validate}, {"messages", validation_message_count()}}},
+        // The process's pipelines (vk/resources.h): compiled at first use or ahead on threads
+        // (SGD_PIPELINE_COMPILE), how many were used, the seconds their first use waited, and
+        // how many compiles started ahead (used or not).
+        {"pipelines", {{"compile", ctx.compile_ahead ? "ahead" : "first-use"}, {"compiled", pipeline_compiles().count},
+                       {"seconds", pipeline_compiles().seconds}, {"started_ahead", pipeline_compiles().ahead}}},
         {"outputs", {{"screenshot", path_or_null(r.screenshot)}, {"mip", path_or_null(r.mip)}, {"ray", path_or_null(r.ray)},
                      // --mip-dump: the dumped mip against the CPU box filter of the same frame, and
                      // (subgroup, forward) against the compute fallback's mip of that frame.

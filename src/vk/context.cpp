@@ -449,6 +449,11 @@ void create_device(Context& ctx, const ContextOptions& options) {
             f12.drawIndirectCount = VK_TRUE;
             ctx.features.draw_indirect_count = true;
         }
+        if (const char* compile = getenv("SGD_PIPELINE_COMPILE"); compile && *compile) {
+            ctx.compile_ahead = std::string(compile) == "ahead";
+            if (!ctx.compile_ahead && std::string(compile) != "first-use")
+                fprintf(stderr, "note: SGD_PIPELINE_COMPILE=%s is neither ahead nor first-use: pipelines compile at first use\n", compile);
+        }
         if (std::string path = pipeline_stats_request(); !path.empty()) {
             if (has_extension(available, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME) &&
                 has_executables.pipelineExecutableInfo) {

@@ -82,6 +82,9 @@ struct Context {
     // SGD_PIPELINE_STATS's file where the device offers VK_KHR_pipeline_executable_properties,
     // else empty (vk/pipeline_stats.h, diagnosis only).
     std::string pipeline_stats_path;
+    // Pipelines compile on threads of their own as they are created (vk/resources.h,
+    // compile_ahead), not at their first use: SGD_PIPELINE_COMPILE=ahead (else lazy).
+    bool compile_ahead = false;
     mutable DescriptorArena descriptor_arena;
     // Set 1 of every pipeline that samples the scene's textures (LayoutDesc::scene_textures):
     // binding 0 holds them all as one runtime array of combined image samplers, each texture at its

@@ -3,6 +3,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <mutex>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -63,6 +64,8 @@ void write_pipeline_stats(VkDevice device, const std::string& path, VkPipeline p
                        {"subgroup_size", executables[i].subgroupSize},
                        {"statistics", values}});
     }
+    static std::mutex appending;  // pipelines compiled ahead (Context::compile_ahead) finish on their own threads
+    std::lock_guard lock(appending);
     std::ofstream(path, std::ios::app)
         << nlohmann::json{{"pipeline", name}, {"executables", out}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
 }

@@ -5,12 +5,16 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <climits>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <semaphore>
+#include <thread>
 
 namespace {
 
@@ -365,13 +369,43 @@ void destroy(PipelineFields& p) {
             it = it->first.second == p.layout ? p.arena->pushed.erase(it) : std::next(it);
         p.arena->binding_counts.erase(p.layout);
     }
+    if (!p.compiled && p.ahead.valid()) {  // compiled ahead but never used: wait for it, then free it
+        try {
+            p.compiled = p.ahead.get();
+        } catch (const std::exception&) {  // its error was nobody's: nothing was drawn with it
+        }
+    }
     if (p.compiled) vkDestroyPipeline(p.device, p.compiled, nullptr);
     if (p.layout) vkDestroyPipelineLayout(p.device, p.layout, nullptr);
     if (p.set_layout) vkDestroyDescriptorSetLayout(p.device, p.set_layout, nullptr);
 }
 
+namespace {
+PipelineCompiles compiles_so_far;
+}
+
+PipelineCompiles pipeline_compiles() { return compiles_so_far; }
+
+void compile_ahead(const Context& ctx, Pipeline& p) {
+    if (!ctx.compile_ahead || !p.compile) return;
+    compiles_so_far.ahead += 1;
+    static std::counting_semaphore<1024> cores(std::clamp(std::thread::hardware_concurrency(), 1u, 1024u));
+    p.ahead = std::async(std::launch::async, [compile = p.compile] {
+        cores.acquire();
+        struct Release {
+            ~Release() { cores.release(); }
+        } release;
+        return compile();
+    }).share();
+}
+
 VkPipeline Pipeline::handle() const {
-    if (!compiled && compile) compiled = compile();
+    if (!compiled && compile) {
+        auto started = std::chrono::steady_clock::now();  // ahead: the wait for its thread
+        compiled = ahead.valid() ? ahead.get() : compile();
+        compiles_so_far.count += 1;
+        compiles_so_far.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    }
     return compiled;
 }
 
@@ -468,6 +502,7 @@ Pipeline create_compute_pipeline(const Context& ctx, const ComputeDesc& desc) {
         write_pipeline_stats(ctx.device, ctx.pipeline_stats_path, pipeline, name);
         return pipeline;
     };
+    compile_ahead(ctx, p);
     return p;
 }
 
@@ -485,6 +520,7 @@ Pipeline create_graphics_pipeline(const Context& ctx, const GraphicsDesc& desc) 
     p.compile = [&ctx, desc, modules = p.modules, layout = p.layout] {
         return compile_graphics_pipeline(ctx, desc, modules, layout);
     };
+    compile_ahead(ctx, p);
     return p;
 }
 

@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <string>
+#include <future>
 #include <utility>
 #include <vector>
 
@@ -163,12 +164,26 @@ struct PipelineFields {
     std::vector<VkShaderModule> modules;  // the context's (Context::shader_modules): not destroyed here
     std::function<VkPipeline()> compile;  // made by create_*_pipeline; run once, by handle()
     mutable VkPipeline compiled = VK_NULL_HANDLE;  // what compile made: read it through handle()
+    std::shared_future<VkPipeline> ahead;          // compile running on its own thread (compile_ahead)
 };
 void destroy(PipelineFields& p);
 struct Pipeline : Owned<PipelineFields> {
     VkPipeline handle() const;                                       // compiles on first use
     explicit operator bool() const { return compiled || compile; }  // made (for this device)?
 };
+// What the process's first uses have compiled so far: pipelines, and the seconds their first
+// handle() took: in the driver's vkCreate*Pipelines (cold: compiling; warm: found in the driver's
+// shader cache), or, compiled ahead, waiting for their threads. `ahead`: compiles started ahead,
+// used or not.
+struct PipelineCompiles {
+    uint32_t count = 0;
+    double seconds = 0;
+    uint32_t ahead = 0;
+};
+PipelineCompiles pipeline_compiles();
+// Where the context compiles ahead (Context::compile_ahead), starts p's compile on a thread of its
+// own, at most one per core at a time; handle() then waits for it. Called by create_*_pipeline.
+void compile_ahead(const Context& ctx, Pipeline& p);
 
 // Workgroups (or any blocks of `size`) that cover `n` items.
 constexpr uint32_t ceil_div(uint32_t n, uint32_t size) { return (n + size - 1) / size; }

@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "gpu/harness.h"
+#include "scoped_env.h"
 #include "scene/camera.h"
 #include "scene/scene.h"
 
@@ -157,6 +158,37 @@ TEST(Render, EverySubgroupPathDrawsTheBundledSceneLikeEveryFallback) {
     EXPECT_TRUE(frames[2].rgba == frames[0].rgba) << "the mip variant changed the frame";
     EXPECT_TRUE(mips[2].rgba == mips[0].rgba) << differing_pixels(mips[2], mips[0]) << " mip texels differ";
     EXPECT_NOT_BLANK(mips[0].rgba);
+}
+
+// Pipelines compiled ahead on threads of their own (SGD_PIPELINE_COMPILE=ahead, vk/resources.h
+// compile_ahead) draw the frame compiled at first use draws, byte for byte, validation clean (the
+// layer checks the creates from several threads); the report says which way they were
+// compiled, and ahead starts more compiles than the frame uses (every variant made). Visibility
+// shading: graphics (the pre-pass), compute and ray-tracing pipelines in one frame.
+TEST(Render, PipelinesCompiledAheadDrawTheFrameCompiledAtFirstUse) {
+    REQUIRE_DRAWING();
+    std::string dir = test_dir("compile-ahead");
+    for (const char* shading : {"visibility"}) {
+        Png frames[2];
+        for (int ahead = 0; ahead < 2; ++ahead) {
+            ScopedEnv mode("SGD_PIPELINE_COMPILE", ahead ? "ahead" : "first-use");
+            std::string name = dir + "/" + shading + (ahead ? "-ahead" : "-first-use");
+            DemoRun run = run_demo({"--headless", "--validate", "--size", kSizeArgument, "--frames", "2", "--warmup", "1",
+                                    "--shading", shading, "--report", name + ".json", "--screenshot", name + ".png"});
+            ASSERT_EQ(run.exit_code, 0) << run.output;
+            EXPECT_EQ(validation_lines(run.output), 0) << run.output;
+            nlohmann::json pipelines = read_json(name + ".json")["pipelines"];
+            EXPECT_EQ(pipelines["compile"], ahead ? "ahead" : "first-use") << shading;
+            EXPECT_GT(pipelines["compiled"].get<int>(), 5) << shading;
+            if (ahead)
+                EXPECT_GT(pipelines["started_ahead"].get<int>(), pipelines["compiled"].get<int>()) << shading;
+            else
+                EXPECT_EQ(pipelines["started_ahead"], 0) << shading;
+            frames[ahead] = read_png(name + ".png");
+        }
+        EXPECT_NOT_BLANK(frames[0].rgba);
+        EXPECT_TRUE(frames[1].rgba == frames[0].rgba) << shading << ": " << differing_pixels(frames[1], frames[0]) << " pixels differ";
+    }
 }
 
 TEST(Info, ReportsLavapipeSubgroupSize) {
