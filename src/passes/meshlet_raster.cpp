@@ -23,8 +23,6 @@ struct ListHeader {
 };
 static_assert(sizeof(ListHeader) == 48 && offsetof(ListHeader, dispatch_all) == kMeshletRasterAllChunks);
 
-// meshlet_raster_args.comp: 0 the list; the push constant: maxComputeWorkGroupCount[0].
-const LayoutDesc kArgsLayout = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER}, VK_SHADER_STAGE_COMPUTE_BIT, 4};
 
 }  // namespace
 
@@ -37,29 +35,31 @@ VkDeviceSize meshlet_raster_list_bytes(const std::vector<TaskChunk>& task_chunks
     return sizeof(ListHeader) + 8 * std::max<VkDeviceSize>(1, chunks);
 }
 
-void MeshletRaster::create(const Context& ctx, const MeshletPass& meshlets, const LayoutDesc& compute,
-                           const LayoutDesc& compute_view, GraphicsDesc hardware_desc, GraphicsDesc hardware_view_desc) {
+void MeshletRaster::create(const Context& ctx, const MeshletPass& meshlets, bool alpha_masked) {
     if (list.buffer) return;
     // As the task shader's: every variant from one SPIR-V (USE_SUBGROUP, CULL_OFF) where a plan of
     // this run can pick the subgroup culling (masks count), else the fallback twin.
     const bool cull_possible = pass_missing(ctx.subgroup, ctx.features, PassId::cull, Geometry::meshlet).empty();
     const char* cull_shader = cull_possible ? "meshlet_raster_cull.comp.switch" : "meshlet_raster_cull.comp.no_subgroup";
-    if (cull_possible)
-        cull[size_t(Variant::subgroup)] = create_compute_pipeline(ctx, {.shader = cull_shader, .layout = compute, .use_subgroup = true});
-    cull[size_t(Variant::fallback)] = create_compute_pipeline(ctx, {.shader = cull_shader, .layout = compute});
-    cull[size_t(Variant::off)] = create_compute_pipeline(ctx, {.shader = cull_shader, .layout = compute, .specialization = {1}});  // CULL_OFF
-    args = create_compute_pipeline(ctx, {.shader = "meshlet_raster_args.comp.main", .layout = kArgsLayout});
+    if (cull_possible) cull[size_t(Variant::subgroup)] = create_compute_pipeline(ctx, {.shader = cull_shader, .use_subgroup = true});
+    cull[size_t(Variant::fallback)] = create_compute_pipeline(ctx, {.shader = cull_shader});
+    cull[size_t(Variant::off)] = create_compute_pipeline(ctx, {.shader = cull_shader, .specialization = {1}});  // CULL_OFF
+    args = create_compute_pipeline(ctx, {.shader = "meshlet_raster_args.comp.main"});
     const bool raster_possible = raster_subgroup_missing(ctx.subgroup).empty();  // as RasterPass::create's
     const char* shader = raster_possible ? "raster.comp.meshlet_switch" : "raster.comp.meshlet_no_subgroup";
-    if (raster_possible) raster[1] = create_compute_pipeline(ctx, {.shader = shader, .layout = compute, .use_subgroup = true});
-    raster[0] = create_compute_pipeline(ctx, {.shader = shader, .layout = compute});
-    bin = create_compute_pipeline(ctx, {.shader = "raster.comp.meshlet_bin", .layout = compute});
-    raster_view = create_compute_pipeline(ctx, {.shader = "raster.comp.meshlet_view_no_subgroup", .layout = compute_view});
-    bin_view = create_compute_pipeline(ctx, {.shader = "raster.comp.meshlet_bin_view", .layout = compute_view});
-    hardware_desc.shaders.front().second = "raster_hw.vert.meshlet";
-    hardware_view_desc.shaders.front().second = "raster_hw.vert.meshlet";
-    hardware = create_graphics_pipeline(ctx, hardware_desc);
-    hardware_view = create_graphics_pipeline(ctx, hardware_view_desc);
+    if (raster_possible) raster[1] = create_compute_pipeline(ctx, {.shader = shader, .use_subgroup = true});
+    raster[0] = create_compute_pipeline(ctx, {.shader = shader});
+    bin = create_compute_pipeline(ctx, {.shader = "raster.comp.meshlet_bin"});
+    raster_view = create_compute_pipeline(ctx, {.shader = "raster.comp.meshlet_view_no_subgroup"});
+    bin_view = create_compute_pipeline(ctx, {.shader = "raster.comp.meshlet_bin_view"});
+    GraphicsDesc hw;
+    hw.shaders = {{VK_SHADER_STAGE_VERTEX_BIT, "raster_hw.vert.meshlet"},
+                  {VK_SHADER_STAGE_FRAGMENT_BIT, alpha_masked ? "raster_hw.frag.alpha" : "raster_hw.frag.plain"}};
+    hw.vertex_attributes = 0;  // the vertex shader pulls its vertices
+    hardware = create_graphics_pipeline(ctx, hw);  // no attachments: the fragment shader writes the words
+    hw.shaders.back().second = "raster_hw.frag.view";
+    hw.color_formats = {kColorFormat};
+    hardware_view = create_graphics_pipeline(ctx, hw);
 
     task_chunks = uint32_t(meshlets.task_chunks().size());
     const uint32_t* max_groups = ctx.properties.limits.maxComputeWorkGroupCount;
@@ -120,7 +120,7 @@ void MeshletRaster::record_cull(FrameContext& f, bool late, Descriptors& d) cons
                                              f.ctx.properties.limits.subPixelPrecisionBits);
         const uint32_t phase = late ? 2u : occlusion_culls(f) && f.pyramid ? 1u : 0u;
         MeshletPush push{task_chunks, params.snap_px, params.frustum_eps, 0u, f.plan.lod ? kLodMaxErrorPixels : 0.0f, phase};
-        vkCmdPushConstants(f.cmd, p.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
+        push_constants(f.cmd, p, &push, sizeof(push));
         if (late)
             vkCmdDispatchIndirect(f.cmd, f.meshlets->late_list_buffer().buffer, 0);  // 32 late-list entries a workgroup
         else if (task_chunks)
@@ -131,6 +131,6 @@ void MeshletRaster::record_cull(FrameContext& f, bool late, Descriptors& d) cons
     vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, args.handle());
     Descriptors().buffer(0, list).push(f.cmd, args);
     const uint32_t max_groups_x = f.ctx.properties.limits.maxComputeWorkGroupCount[0];
-    vkCmdPushConstants(f.cmd, args.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(max_groups_x), &max_groups_x);
+    push_constants(f.cmd, args, &max_groups_x, sizeof(max_groups_x));
     dispatch(f.ctx, f.cmd, 1, 1);
 }

@@ -40,10 +40,10 @@ struct MeshletRaster {
     uint32_t task_chunks = 0;
     VkExtent2D grid{};  // the task chunks' workgroups folded within maxComputeWorkGroupCount
 
-    // The pipelines, in the layouts RasterPass gives them (its own with the meshlet path's bindings),
-    // and the list. Once: does nothing where made.
-    void create(const Context& ctx, const MeshletPass& meshlets, const LayoutDesc& compute, const LayoutDesc& compute_view,
-                GraphicsDesc hardware_desc, GraphicsDesc hardware_view_desc);
+    // The pipelines, each in the layout its shaders declare (the meshlet path's bindings from 16),
+    // and the list. `alpha_masked`: the hardware pipelines' fragment shader tests alpha. Once: does
+    // nothing where made.
+    void create(const Context& ctx, const MeshletPass& meshlets, bool alpha_masked);
     // Outside any rendering, with the transfers before the rasterizer's dispatches (RasterPass::record):
     // the list's header, from empty (the first phase), or from phase 1's chunks on (the late phase).
     void record_header(FrameContext& f, bool late) const;

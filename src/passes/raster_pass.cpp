@@ -1,7 +1,6 @@
 #include "passes/raster_pass.h"
 
-#include "passes/meshlet_pass.h"  // with_meshlet_bindings
-#include "passes/scene_pass.h"  // scene_layout
+#include "passes/meshlet_pass.h"  // MeshletPass::push_bindings
 #include "scene/scene.h"
 #include "passes/debug_view_pass.h"  // add_swatch_legend
 
@@ -10,25 +9,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <vector>
-
-namespace {
-
-// The scene's bindings (0 frame, 1 draws, 2 lights, 3 textures: raster_hw.frag's alpha test),
-// then 4 vertices, 5 the listed indices, 6 the draws' indirect commands (raster.comp: the list it
-// rasterizes; raster_hw.vert: the list the ids name), 7 the words, 8 the hardware list, 9 the chunk
-// table, 10 the counters, 11 the tile bins, 12 the listed triangles' source ranks; in the compute
-// view variants 13 the colour image. The push constant: RasterPush.
-LayoutDesc raster_layout(VkShaderStageFlags stages, uint32_t push_bytes, bool textures, bool view_image = false) {
-    LayoutDesc layout = scene_layout();
-    if (!textures) layout = {layout.bindings, stages, 0};  // (the compute rasterizer reads no texture)
-    for (int i = 0; i < 9; ++i) layout.bindings.push_back(VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
-    if (view_image) layout.bindings.push_back(VK_DESCRIPTOR_TYPE_STORAGE_IMAGE);
-    layout.stages = stages;
-    layout.push_constant_bytes = push_bytes;
-    return layout;
-}
-
-}  // namespace
 
 struct RasterPush {
     uint32_t ranked;  // raster.comp: the list is a culled one, named through its source ranks
@@ -50,26 +30,10 @@ std::optional<uint32_t> raster_guard_band(const char* value) {
     return pixels;
 }
 
-// raster_bin_args.comp: 0 the tile bins; the push constant: their capacity, maxComputeWorkGroupCount[0]
-// and 1 to size the dispatch over every entry (the classifying passes).
-const LayoutDesc kBinArgsLayout = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER}, VK_SHADER_STAGE_COMPUTE_BIT, 12};
 constexpr VkDeviceSize kBinsHeader = 32;  // VkDispatchIndirectCommand, the entries appended, the first to rasterize, 3 unused
-// raster_late_args.comp: 0 the late cull's word (CullPass::ids_draw_count: the draw count where it
-// re-admitted anything, else 0), 1 late_dispatches; the push constant: the chunks' grid, the split's.
-const LayoutDesc kLateArgsLayout = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER}, VK_SHADER_STAGE_COMPUTE_BIT, 16};
 constexpr VkDeviceSize kLateSplitDispatch = 16;  // the split's VkDispatchIndirectCommand in late_dispatches
 
 namespace {
-
-// 0 the frame, 1 the words, 2 the visibility id image, 3 the depth image, 4 the counters
-// (raster_split.comp); the push constant: 1 to count the covered pixels.
-const LayoutDesc kSplitLayout = {
-    {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE,
-     VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
-    VK_SHADER_STAGE_COMPUTE_BIT, 4};
-
-// 0 the frame, 1 the colour image (raster_view.comp).
-const LayoutDesc kViewLayout = {{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE}, VK_SHADER_STAGE_COMPUTE_BIT, 0};
 
 constexpr VkDeviceSize kListHeader = 16;  // VkDrawIndirectCommand
 constexpr VkBufferUsageFlags kListUsage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT |
@@ -90,27 +54,24 @@ void create_raster_targets(const Context& ctx, FrameTargets& t) {
 void RasterPass::create(const Context& ctx, bool alpha_masked) {
     guard_band = raster_guard_band(getenv("SGD_RASTER_GUARD_BAND")).value_or(kRasterDefaultGuardBand);  // (the options checked it)
     if (!ctx.features.int64_atomics) return;
-    LayoutDesc compute = raster_layout(VK_SHADER_STAGE_COMPUTE_BIT, sizeof(RasterPush), false);
     // Both paths from one SPIR-V (USE_SUBGROUP, shaders/subgroup_switch.glsl) where a plan of this
     // run can pick the subgroup one (masks count); elsewhere the fallback twin, without ballots.
     const bool possible = raster_subgroup_missing(ctx.subgroup).empty();
     const char* shader = possible ? "raster.comp.switch" : "raster.comp.no_subgroup";
-    if (possible) raster[1] = create_compute_pipeline(ctx, {.shader = shader, .layout = compute, .use_subgroup = true});
-    raster[0] = create_compute_pipeline(ctx, {.shader = shader, .layout = compute});
-    bin = create_compute_pipeline(ctx, {.shader = "raster.comp.bin", .layout = compute});
-    bin_args = create_compute_pipeline(ctx, {.shader = "raster_bin_args.comp.main", .layout = kBinArgsLayout});
-    late_args = create_compute_pipeline(ctx, {.shader = "raster_late_args.comp.main", .layout = kLateArgsLayout});
-    LayoutDesc compute_view = raster_layout(VK_SHADER_STAGE_COMPUTE_BIT, sizeof(RasterPush), false, true);
-    raster_view = create_compute_pipeline(ctx, {.shader = "raster.comp.view_no_subgroup", .layout = compute_view});
-    bin_view = create_compute_pipeline(ctx, {.shader = "raster.comp.bin_view", .layout = compute_view});
+    if (possible) raster[1] = create_compute_pipeline(ctx, {.shader = shader, .use_subgroup = true});
+    raster[0] = create_compute_pipeline(ctx, {.shader = shader});
+    bin = create_compute_pipeline(ctx, {.shader = "raster.comp.bin"});
+    bin_args = create_compute_pipeline(ctx, {.shader = "raster_bin_args.comp.main"});
+    late_args = create_compute_pipeline(ctx, {.shader = "raster_late_args.comp.main"});
+    raster_view = create_compute_pipeline(ctx, {.shader = "raster.comp.view_no_subgroup"});
+    bin_view = create_compute_pipeline(ctx, {.shader = "raster.comp.bin_view"});
     GraphicsDesc hw;
     hw.shaders = {{VK_SHADER_STAGE_VERTEX_BIT, "raster_hw.vert.main"},
                   {VK_SHADER_STAGE_FRAGMENT_BIT, alpha_masked ? "raster_hw.frag.alpha" : "raster_hw.frag.plain"}};
-    hw.layout = raster_layout(VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, sizeof(RasterPush), true);
     hw.vertex_attributes = 0;  // the vertex shader pulls its vertices
     hardware = create_graphics_pipeline(ctx, hw);  // no attachments: the fragment shader writes the words
-    split = create_compute_pipeline(ctx, {.shader = "raster_split.comp.main", .layout = kSplitLayout});
-    view = create_compute_pipeline(ctx, {.shader = "raster_view.comp.main", .layout = kViewLayout});
+    split = create_compute_pipeline(ctx, {.shader = "raster_split.comp.main"});
+    view = create_compute_pipeline(ctx, {.shader = "raster_view.comp.main"});
     hw.shaders.back().second = "raster_hw.frag.view";
     hw.color_formats = {kColorFormat};
     hardware_view = create_graphics_pipeline(ctx, hw);
@@ -121,24 +82,7 @@ void RasterPass::create(const Context& ctx, bool alpha_masked) {
 }
 
 void RasterPass::make_meshlet(const Context& ctx, const MeshletPass& meshlets, bool alpha_masked) {
-    // The same layouts with the meshlet path's bindings (16 on, shaders/meshlet.glsl) after them.
-    auto meshlet_layout = [](LayoutDesc layout) {
-        VkShaderStageFlags stages = layout.stages;
-        layout = with_meshlet_bindings(layout);
-        layout.stages = stages;
-        return layout;
-    };
-    LayoutDesc compute = meshlet_layout(raster_layout(VK_SHADER_STAGE_COMPUTE_BIT, sizeof(RasterPush), false));
-    LayoutDesc compute_view = meshlet_layout(raster_layout(VK_SHADER_STAGE_COMPUTE_BIT, sizeof(RasterPush), false, true));
-    GraphicsDesc hw;
-    hw.shaders = {{VK_SHADER_STAGE_VERTEX_BIT, "raster_hw.vert.meshlet"},
-                  {VK_SHADER_STAGE_FRAGMENT_BIT, alpha_masked ? "raster_hw.frag.alpha" : "raster_hw.frag.plain"}};
-    hw.layout = meshlet_layout(raster_layout(VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, sizeof(RasterPush), true));
-    hw.vertex_attributes = 0;
-    GraphicsDesc hw_view = hw;
-    hw_view.shaders.back().second = "raster_hw.frag.view";
-    hw_view.color_formats = {kColorFormat};
-    meshlet.create(ctx, meshlets, compute, compute_view, hw, hw_view);
+    meshlet.create(ctx, meshlets, alpha_masked);
 }
 
 const Pipeline& RasterPass::pick(const FrameContext& f, const Pipeline& indexed) const {
@@ -297,7 +241,7 @@ void RasterPass::record_compute(FrameContext& f, const Pipeline& indexed_chunked
     g.pass(f.cmd, uses);
     vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, chunked.handle());
     d.push(f.cmd, chunked);
-    vkCmdPushConstants(f.cmd, chunked.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
+    push_constants(f.cmd, chunked, &push, sizeof(push));
     if (f.plan.geometry == Geometry::meshlet)  // this phase's kept meshlets' chunks, or classifying the frame's
         vkCmdDispatchIndirect(f.cmd, meshlet.list.buffer, push.classify != 0u ? kMeshletRasterAllChunks : 0);
     else if (chunk_dispatch)
@@ -310,7 +254,7 @@ void RasterPass::record_compute(FrameContext& f, const Pipeline& indexed_chunked
     vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, bin_args.handle());
     Descriptors().buffer(0, tile_bins).push(f.cmd, bin_args);
     const uint32_t args[3] = {bin_capacity, f.ctx.properties.limits.maxComputeWorkGroupCount[0], all_entries ? 1u : 0u};
-    vkCmdPushConstants(f.cmd, bin_args.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(args), args);
+    push_constants(f.cmd, bin_args, args, sizeof(args));
     dispatch(f.ctx, f.cmd, 1, 1);
 
     uses = compute_uses(f);
@@ -319,7 +263,7 @@ void RasterPass::record_compute(FrameContext& f, const Pipeline& indexed_chunked
     g.pass(f.cmd, uses);
     vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, binned.handle());
     d.push(f.cmd, binned);
-    vkCmdPushConstants(f.cmd, binned.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
+    push_constants(f.cmd, binned, &push, sizeof(push));
     vkCmdDispatchIndirect(f.cmd, tile_bins.buffer, 0);
     if (pieces) f.timer.end_piece(f.cmd, *pieces, RasterPiece::tile_bins);
 }
@@ -341,7 +285,7 @@ void RasterPass::record_hardware(FrameContext& f, const Pipeline& indexed, const
     const Pipeline& hw = pick(f, indexed);
     vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, hw.handle());
     named.push(f.cmd, hw);
-    vkCmdPushConstants(f.cmd, hw.layout, VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof(push), &push);
+    push_constants(f.cmd, hw, &push, sizeof(push));
     vkCmdDrawIndirect(f.cmd, command.buffer, 0, 1, sizeof(VkDrawIndirectCommand));
     vkCmdEndRendering(f.cmd);
 }
@@ -397,7 +341,7 @@ void RasterPass::record(FrameContext& f, RasterPhase phase) {
         vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, late_args.handle());
         Descriptors().buffer(0, *f.ids_draw_count).buffer(1, late_dispatches).push(f.cmd, late_args);
         const uint32_t sizes[4] = {grid.width, grid.height, ceil_div(t.extent.width, 8u), ceil_div(t.extent.height, 8u)};
-        vkCmdPushConstants(f.cmd, late_args.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(sizes), sizes);
+        push_constants(f.cmd, late_args, sizes, sizeof(sizes));
         dispatch(f.ctx, f.cmd, 1, 1);
     }
     late_split_gated = gated;
@@ -463,7 +407,7 @@ void RasterPass::record_split(FrameContext& f, bool final_words, bool gated) {
         .storage_image(3, t.raster_depth.view)
         .buffer(4, f.counters);
     s.push(f.cmd, split);
-    vkCmdPushConstants(f.cmd, split.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(count_pixels), &count_pixels);
+    push_constants(f.cmd, split, &count_pixels, sizeof(count_pixels));
     if (gated)
         vkCmdDispatchIndirect(f.cmd, late_dispatches.buffer, kLateSplitDispatch);  // the grid below, or nothing
     else

@@ -386,6 +386,12 @@ PipelineCompiles compiles_so_far;
 
 PipelineCompiles pipeline_compiles() { return compiles_so_far; }
 
+void push_constants(VkCommandBuffer cmd, const Pipeline& p, const void* data, uint32_t bytes) {
+    if (p.push_constant_bytes > bytes)
+        throw std::logic_error("a push of " + std::to_string(bytes) + " bytes to a layout of " + std::to_string(p.push_constant_bytes));
+    if (p.push_constant_bytes) vkCmdPushConstants(cmd, p.layout, p.stages, 0, p.push_constant_bytes, data);
+}
+
 void compile_ahead(const Context& ctx, Pipeline& p) {
     if (!ctx.compile_ahead || !p.compile) return;
     compiles_so_far.ahead += 1;

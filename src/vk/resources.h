@@ -181,6 +181,10 @@ struct PipelineCompiles {
     uint32_t ahead = 0;
 };
 PipelineCompiles pipeline_compiles();
+// Pushes the bytes of `data` that p's layout holds: the push-constant block its shaders declare
+// (at most `bytes`; a shader may declare a prefix of the C++ struct), to every stage the layout
+// names. A block larger than `bytes` throws std::logic_error: the C++ side lacks members a shader reads.
+void push_constants(VkCommandBuffer cmd, const Pipeline& p, const void* data, uint32_t bytes);
 // Where the context compiles ahead (Context::compile_ahead), starts p's compile on a thread of its
 // own, at most one per core at a time; handle() then waits for it. Called by create_*_pipeline.
 void compile_ahead(const Context& ctx, Pipeline& p);
