@@ -414,6 +414,70 @@ TEST(GltfSamples, TexturedBoxDecodesItsTexture) {
     }
 }
 
+// KHR_texture_transform's own sample: on each arrow quad the arrow, drawn through the quad's uv map,
+// must point at the green marker ("Correct"); the rotation applied the opposite way points it at the
+// red one ("Error"), not applied at the yellow one. The oracle is the model's marker nodes: where the
+// arrow's tip (the dark texel furthest down and right in Arrow.png) lands on the quad, found by
+// inverting the loaded map, must lie nearest the quad's Correct marker.
+TEST(GltfSamples, TextureTransformTestArrowsPointAtTheGreenMarkers) {
+    REQUIRE_SAMPLES();
+    const std::string path = sample("TextureTransformTest/glTF/TextureTransformTest.gltf");
+    Scene scene = load_scene(path);
+    std::ifstream file(path);
+    nlohmann::json gltf = nlohmann::json::parse(file);
+    ASSERT_EQ(scene.materials.size(), gltf["materials"].size() + 1);  // the loader's default material first
+    auto name_of = [&](const MeshInstance& instance) {
+        return gltf["materials"][scene.meshes[instance.mesh].material - 1]["name"].get<std::string>();
+    };
+    auto world = [](const MeshInstance& instance, glm::vec3 p) { return glm::vec3(instance.transform * glm::vec4(p, 1.0f)); };
+    auto centre = [&](const MeshInstance& instance) {
+        const Mesh& mesh = scene.meshes[instance.mesh];
+        glm::vec3 sum(0.0f);
+        for (uint32_t i = 0; i < mesh.index_count; ++i) sum += scene.vertices[scene.indices[mesh.first_index + i]].position;
+        return world(instance, sum / float(mesh.index_count));
+    };
+    int checked = 0;
+    for (const MeshInstance& quad : scene.instances) {
+        const std::string quad_name = name_of(quad);
+        if (quad_name != "Rotation" && quad_name != "Scale" && quad_name != "All") continue;
+        SCOPED_TRACE(quad_name);
+        const Material& material = scene.materials[scene.meshes[quad.mesh].material];
+        ASSERT_GE(material.base_color_texture, 0);
+        const Texture& arrow = scene.textures[size_t(material.base_color_texture)];
+        glm::vec2 tip(-1.0f);
+        for (int y = 0; y < arrow.height; ++y)
+            for (int x = 0; x < arrow.width; ++x) {
+                const uint8_t* t = &arrow.rgba[size_t(y * arrow.width + x) * 4];
+                if (t[0] < 100 && t[3] > 128 && x + y > tip.x + tip.y) tip = {float(x), float(y)};
+            }
+        ASSERT_GE(tip.x, 0.0f) << "no arrow in the texture";
+        tip = (tip + 0.5f) / glm::vec2(float(arrow.width), float(arrow.height));
+        // The quad's uv -> position (affine in its plane), from its first triangle.
+        const Mesh& mesh = scene.meshes[quad.mesh];
+        const Vertex &a = scene.vertices[scene.indices[mesh.first_index]], &b = scene.vertices[scene.indices[mesh.first_index + 1]],
+                     &c = scene.vertices[scene.indices[mesh.first_index + 2]];
+        glm::mat2 uv_edges(b.uv - a.uv, c.uv - a.uv);
+        ASSERT_GT(std::abs(glm::determinant(uv_edges)), 1e-6f);
+        // The uv the quad carries where the sampled texel is the tip: map * (uv, 1) = tip.
+        const glm::mat3& map = material.uv[kSlotBaseColor].map;
+        glm::vec2 uv = glm::inverse(glm::mat2(map)) * (tip - glm::vec2(map[2]));
+        glm::vec2 w = glm::inverse(uv_edges) * (uv - a.uv);
+        glm::vec3 tip_world = world(quad, a.position + w.x * (b.position - a.position) + w.y * (c.position - a.position));
+        std::string nearest;
+        float nearest_distance = 1e9f;
+        for (const MeshInstance& marker : scene.instances) {
+            std::string marker_name = name_of(marker);
+            if (marker_name != "Correct" && marker_name != "NotSupported" && marker_name != "Error") continue;
+            if (glm::distance(centre(marker), centre(quad)) > 0.6f) continue;  // another quad's
+            float d = glm::distance(centre(marker), tip_world);
+            if (d < nearest_distance) nearest_distance = d, nearest = marker_name;
+        }
+        EXPECT_EQ(nearest, "Correct") << "the arrow's tip lands " << nearest_distance << " from the " << nearest << " marker";
+        ++checked;
+    }
+    EXPECT_EQ(checked, 3);
+}
+
 TEST(GltfSamples, PrimitiveModesConvertStripsAndSkipLines) {
     REQUIRE_SAMPLES();
     Scene scene = load_scene(sample("MeshPrimitiveModes/glTF/MeshPrimitiveModes.gltf"));

@@ -496,8 +496,9 @@ TEST(Quantization, TexcoordsOfEveryIntegerType) {
 }
 
 // KHR_texture_transform on a texture slot becomes that slot's map (applied in the shader, per
-// slot): offset, rotation (counter-clockwise, as the extension's GLSL) and scale, in that order of
-// application scale, rotate, translate. The primitive's UVs stay as stored.
+// slot): offset, rotation (counter-clockwise as the image shows the UVs, v down: u' = c u + s v,
+// v' = -s u + c v) and scale, in that order of application scale, rotate, translate. The
+// primitive's UVs stay as stored.
 TEST(Quantization, TextureTransformIsTheSlotsMap) {
     json gltf = quantized_triangle("TEXCOORD_0", 5123, false, {0, 0, 2, 0, 0, 4}, 2);
     json transform = {{"offset", {0.5, 0.25}}, {"rotation", M_PI / 2}, {"scale", {0.5, 0.25}}};
@@ -508,10 +509,11 @@ TEST(Quantization, TextureTransformIsTheSlotsMap) {
     EXPECT_EQ(scene.vertices[1].uv, glm::vec2(2.0f, 0.0f));
     const Material& m = scene.materials[1];
     auto mapped = [&](glm::vec2 uv) { return glm::vec2(m.uv[kSlotBaseColor].map * glm::vec3(uv, 1.0f)); };
-    // (2, 0) -> scaled (1, 0) -> rotated (0, 1) -> offset (0.5, 1.25); (0, 4) -> (0, 1) -> (-1, 0) -> (-0.5, 0.25)
+    // (2, 0) -> scaled (1, 0) -> rotated (0, -1), up the image -> offset (0.5, -0.75);
+    // (0, 4) -> (0, 1), down the image -> (1, 0), to the right -> (1.5, 0.25)
     EXPECT_NEAR(mapped(scene.vertices[1].uv).x, 0.5f, 1e-6f);
-    EXPECT_NEAR(mapped(scene.vertices[1].uv).y, 1.25f, 1e-6f);
-    EXPECT_NEAR(mapped(scene.vertices[2].uv).x, -0.5f, 1e-6f);
+    EXPECT_NEAR(mapped(scene.vertices[1].uv).y, -0.75f, 1e-6f);
+    EXPECT_NEAR(mapped(scene.vertices[2].uv).x, 1.5f, 1e-6f);
     EXPECT_NEAR(mapped(scene.vertices[2].uv).y, 0.25f, 1e-6f);
     EXPECT_NEAR(glm::distance(mapped(scene.vertices[0].uv), glm::vec2(0.5f, 0.25f)), 0.0f, 1e-6f);
     EXPECT_EQ(m.uv[kSlotBaseColor].texcoord, 0);

@@ -558,6 +558,13 @@ MUTANTS = {
         "r + 1 < method.rounds() && rounds_elapsed > 1e9)",
         r"^Verdicts\.TheRoundsBudgetDoesNotCountTheSetUp",
     ),
+    # docs/materials.md: KHR_texture_transform's rotation turns the UVs counter-clockwise as the image shows them.
+    "texture-transform-rotation-clockwise": (
+        "src/scene/gltf_loader.cpp",
+        "glm::vec3(c * scale.x, -s * scale.x, 0.0f), glm::vec3(s * scale.y, c * scale.y, 0.0f),",
+        "glm::vec3(c * scale.x, s * scale.x, 0.0f), glm::vec3(-s * scale.y, c * scale.y, 0.0f),",
+        r"^(Quantization\.TextureTransformIsTheSlotsMap|GltfSamples\.TextureTransformTestArrowsPointAtTheGreenMarkers)$",
+    ),
     # docs/architecture.md, "Start-up": pipelines compiled ahead on threads of their own.
     "compile-ahead-starts-nothing": (
         "src/vk/resources.cpp",

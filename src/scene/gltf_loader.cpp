@@ -895,8 +895,12 @@ glm::mat3 uv_transform(const tinygltf::ExtensionMap& extensions) {
     double rotation_value = number(*transform, "rotation", 0.0);
     float rotation = std::isfinite(rotation_value) ? float(rotation_value) : 0.0f;
     float c = std::cos(rotation), s = std::sin(rotation);
-    // translation * rotation * scale, as the extension's GLSL writes it (columns below).
-    return glm::mat3(glm::vec3(c * scale.x, s * scale.x, 0.0f), glm::vec3(-s * scale.y, c * scale.y, 0.0f),
+    // translation * rotation * scale (columns below). The rotation turns the UVs counter-clockwise
+    // as the image shows them (v down): u' = c u + s v, v' = -s u + c v, so (1, 0) goes to (0, -1), up
+    // the image, at 90 degrees. This is the extension's definition and what its sample model
+    // TextureTransformTest checks (the arrow on the green marker; the opposite turn points it at the
+    // red one); some copies of the extension's GLSL snippet have the transposed matrix.
+    return glm::mat3(glm::vec3(c * scale.x, -s * scale.x, 0.0f), glm::vec3(s * scale.y, c * scale.y, 0.0f),
                      glm::vec3(offset, 1.0f));
 }
 

@@ -57,10 +57,11 @@ const std::array<glm::u8vec4, 4> kNormalBlocks = {normal_texel({0, 0, 1}), norma
 const std::array<glm::u8vec4, 4> kOcclusionBlocks = {glm::u8vec4{255, 0, 0, 255}, {40, 0, 0, 255}, {255, 0, 0, 255}, {150, 0, 0, 255}};
 const std::array<glm::u8vec4, 4> kEmissiveBlocks = {glm::u8vec4{0, 0, 0, 255}, {255, 128, 0, 255}, {0, 0, 0, 255}, {64, 255, 255, 255}};
 
-// A KHR_texture_transform as the uv matrix glTF defines: scale, then rotation, then offset.
+// A KHR_texture_transform as the uv matrix glTF defines: scale, then rotation (counter-clockwise
+// as the image shows it, v down: u' = c u + s v, v' = -s u + c v), then offset.
 glm::mat3 uv_transform(glm::vec2 offset, float rotation, glm::vec2 scale) {
     float c = std::cos(rotation), s = std::sin(rotation);
-    return glm::mat3(glm::vec3(c * scale.x, s * scale.x, 0.0f), glm::vec3(-s * scale.y, c * scale.y, 0.0f), glm::vec3(offset, 1.0f));
+    return glm::mat3(glm::vec3(c * scale.x, -s * scale.x, 0.0f), glm::vec3(s * scale.y, c * scale.y, 0.0f), glm::vec3(offset, 1.0f));
 }
 
 // Every slot of `m` sampling its own test texture.
