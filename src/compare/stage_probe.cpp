@@ -70,14 +70,14 @@ struct Probe {
         vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, pool, 2);
         vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, compute.handle());
         Descriptors().storage_image(0, compute_target.view).push(cmd, compute);
-        vkCmdPushConstants(cmd, compute.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(iterations), &iterations);
+        push_constants(cmd, compute, &iterations, sizeof(iterations));
         vkCmdDispatch(cmd, extent.width / 8, extent.height / 8, 1);
         vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, pool, 3);
         vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, pool, 0);
         VkRenderingAttachmentInfo color = color_attachment(fragment_target, VK_ATTACHMENT_LOAD_OP_DONT_CARE);
         begin_rendering(cmd, extent, &color, nullptr);
         vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, fragment.handle());
-        vkCmdPushConstants(cmd, fragment.layout, VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof(iterations), &iterations);
+        push_constants(cmd, fragment, &iterations, sizeof(iterations));
         vkCmdDraw(cmd, 3, 1, 0, 0);
         vkCmdEndRendering(cmd);
         vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, pool, 1);

@@ -77,7 +77,7 @@ void push_scan(VkCommandBuffer cmd, const Pipeline& scan, const Buffer& values, 
     Descriptors s;
     s.buffer(0, values).buffer(1, sums);
     s.push(cmd, scan);
-    vkCmdPushConstants(cmd, scan.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
+    push_constants(cmd, scan, &push, sizeof(push));
 }
 
 CullParams frame_cull_params(const FrameContext& f) {
@@ -285,7 +285,7 @@ void CullPass::record_select(FrameContext& f) {
         uint32_t draw_count;
         float lod_max_error_px;
     } push{draw_count, f.plan.lod ? kLodMaxErrorPixels : 0.0f};
-    vkCmdPushConstants(cmd, select.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
+    push_constants(cmd, select, &push, sizeof(push));
     vkCmdDispatch(cmd, ceil_div(draw_count, kSelectGroupSize), 1, 1);
     end_label(f.ctx, cmd);
     f.draw_indices = &f.scene.indices;
@@ -330,7 +330,7 @@ void CullPass::record_phase(FrameContext& f, uint32_t occlusion_phase) {
     CullParams params = frame_cull_params(f);
     CullPush push{chunk_count,     params.snap_px,       params.frustum_eps, f.plan.lod ? kLodMaxErrorPixels : 0.0f,
                   occlusion_phase, schedule.spin_limit, schedule.late_group};
-    vkCmdPushConstants(cmd, own.test.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
+    push_constants(cmd, own.test, &push, sizeof(push));
     vkCmdDispatch(cmd, grid.width, grid.height, 1);
 
     if (occlusion_phase == 1) {
@@ -382,7 +382,7 @@ void CullPass::record_late(FrameContext& f) {
     CullParams params = frame_cull_params(f);
     LatePush push{chunk_count, kCullScanBlock, params.snap_px, params.frustum_eps, cull_chunk_triangles(group_size), blocks,
                   grid.width};
-    vkCmdPushConstants(cmd, late.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
+    push_constants(cmd, late, &push, sizeof(push));
     vkCmdDispatch(cmd, late_groups, 1, 1);  // a grid that strides over the list, cull_late.comp's stride
     f.draw_indices = &culled_indices;
     f.draw_indirect = &late_indirect;
@@ -416,7 +416,7 @@ void CullPass::record_merge(FrameContext& f) {
                           drawn_masks, late_indirect, culled_indices, indirect, source_ranks});  // 0-10
     m.push(cmd, merge);
     MergePush push{chunk_count, kCullScanBlock};
-    vkCmdPushConstants(cmd, merge.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
+    push_constants(cmd, merge, &push, sizeof(push));
     vkCmdDispatchIndirect(cmd, merge_dispatches.buffer, 2 * sizeof(VkDispatchIndirectCommand));
     f.draw_indices = &culled_indices;
     f.draw_indirect = &indirect;

@@ -386,7 +386,7 @@ void DebugViewPass::draw_chosen_levels(FrameContext& f, const Pipeline& pipeline
     if (colour) std::fill(std::begin(push.colours), std::end(push.colours), colour);
     else std::copy(kLodColours.begin(), kLodColours.end(), push.colours);
     push.lod_max_error_px = f.plan.lod ? kLodMaxErrorPixels : 0.0f;
-    vkCmdPushConstants(f.cmd, pipeline.layout, VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof(push), &push);
+    push_constants(f.cmd, pipeline, &push, sizeof(push));
     VkDeviceSize offset = 0;
     vkCmdBindVertexBuffers(f.cmd, 0, 1, &f.scene.vertices.buffer, &offset);
     vkCmdBindIndexBuffer(f.cmd, f.scene.indices.buffer, 0, VK_INDEX_TYPE_UINT32);

@@ -63,7 +63,7 @@ void ExposurePass::record(FrameContext& f) {
     a.buffer(0, state);
     a.push(f.cmd, adapt);
     AdaptPush push{mip.width * mip.height, f.frame_index};
-    vkCmdPushConstants(f.cmd, adapt.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
+    push_constants(f.cmd, adapt, &push, sizeof(push));
     vkCmdDispatch(f.cmd, 1, 1, 1);
     f.timer.end(f.cmd, Timer::exposure);
     end_label(f.ctx, f.cmd);

@@ -127,7 +127,7 @@ void LightCullPass::record(FrameContext& f) {
     d.push(f.cmd, pipeline);
     // Sorted lists for the subgroup light loop (forward.frag); the same sets either way.
     uint32_t instrument = f.instrument ? 1u : 0u;
-    vkCmdPushConstants(f.cmd, pipeline.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(instrument), &instrument);
+    push_constants(f.cmd, pipeline, &instrument, sizeof(instrument));
     vkCmdDispatch(f.cmd, layout_.tiles_x, layout_.tiles_y, 1);
 
     f.light_lists = &lists_;

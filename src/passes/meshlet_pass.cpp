@@ -270,8 +270,7 @@ void MeshletPass::bind_depth(FrameContext& f, const Pipeline& p, uint32_t flags,
                                          f.ctx.properties.limits.subPixelPrecisionBits);
     MeshletPush push{chunk_count_, params.snap_px, params.frustum_eps, flags, f.plan.lod ? kLodMaxErrorPixels : 0.0f,
                      occlusion_phase};
-    vkCmdPushConstants(f.cmd, p.layout, kMeshStages | (f.scene.alpha_masked ? VK_SHADER_STAGE_FRAGMENT_BIT : 0), 0,
-                       sizeof(push), &push);
+    push_constants(f.cmd, p, &push, sizeof(push));
 }
 
 void MeshletPass::record_depth(FrameContext& f, bool record, bool ids) {
@@ -297,7 +296,7 @@ void MeshletPass::record_late_list(FrameContext& f) {
     // (Rows within the compute limit too: --raster compute's culling dispatches from the same command.)
     uint32_t push[2] = {chunk_count_, std::min(f.ctx.mesh_properties.maxTaskWorkGroupCount[0],
                                                f.ctx.properties.limits.maxComputeWorkGroupCount[0])};
-    vkCmdPushConstants(f.cmd, p.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), push);
+    push_constants(f.cmd, p, push, sizeof(push));
     vkCmdDispatch(f.cmd, 1, 1, 1);
 }
 
@@ -323,7 +322,7 @@ void MeshletPass::record_forward(FrameContext& f, Descriptors& descriptors, uint
     vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, p.handle());
     push_bindings(f, descriptors);
     descriptors.push(f.cmd, p);
-    vkCmdPushConstants(f.cmd, p.layout, kMeshStages | VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof(push_flags), &push_flags);
+    push_constants(f.cmd, p, &push_flags, sizeof(push_flags));
     // One task workgroup per chunk, the pre-pass's grid: each draws what its chunk kept.
     if (chunk_count_) vkCmdDrawMeshTasks_(f.cmd, grid_.width, grid_.height, 1);
 }
@@ -364,7 +363,7 @@ void MeshletPass::record_view(FrameContext& f, Stage stage, const std::string& k
     CullParams params = make_cull_params(f.targets.extent.width, f.targets.extent.height,
                                          f.ctx.properties.limits.subPixelPrecisionBits);
     MeshletPush push{chunk_count_, params.snap_px, params.frustum_eps, 0u, f.plan.lod ? kLodMaxErrorPixels : 0.0f};
-    vkCmdPushConstants(f.cmd, p->layout, kMeshStages | VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof(push), &push);
+    push_constants(f.cmd, *p, &push, sizeof(push));
     if (chunk_count_) vkCmdDrawMeshTasks_(f.cmd, grid_.width, grid_.height, 1);
 }
 

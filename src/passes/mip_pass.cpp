@@ -79,7 +79,7 @@ void MipPass::record_fixup(FrameContext& f) {
     Descriptors args;
     args.buffer(0, edges).buffer(1, fixup_dispatch).buffer(2, f.counters);
     args.push(f.cmd, fixup_args);
-    vkCmdPushConstants(f.cmd, fixup_args.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(texels), &texels);
+    push_constants(f.cmd, fixup_args, &texels, sizeof(texels));
     vkCmdDispatch(f.cmd, 1, 1, 1);
 
     // The finished HDR frame read, the mip's edge texels rewritten (it keeps the texels the quads
@@ -98,7 +98,7 @@ void MipPass::record_fixup(FrameContext& f) {
         .buffer(4, f.counters);
     d.push(f.cmd, fixup);
     FixupPush push{stamp, mip_extent.width, texels};
-    vkCmdPushConstants(f.cmd, fixup.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
+    push_constants(f.cmd, fixup, &push, sizeof(push));
     vkCmdDispatchIndirect(f.cmd, fixup_dispatch.buffer, 0);
     f.timer.end(f.cmd, Timer::mip_fixup);
     end_label(f.ctx, f.cmd);
@@ -161,7 +161,7 @@ void MipPass::record_view(FrameContext& f) {
     int32_t split_x = int32_t(f.targets.extent.width / 2);
     Variant exposure = f.plan[PassId::exposure].variant;
     ViewPush push{split_x, exposure == Variant::subgroup || exposure == Variant::fallback ? 1u : 0u};
-    vkCmdPushConstants(f.cmd, view.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
+    push_constants(f.cmd, view, &push, sizeof(push));
     vkCmdDispatch(f.cmd, ceil_div(f.targets.extent.width - uint32_t(split_x), kMipGroupSize),
                   ceil_div(f.targets.extent.height, kMipGroupSize), 1);
     f.timer.end(f.cmd, Timer::view);

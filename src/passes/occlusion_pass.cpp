@@ -145,7 +145,7 @@ void OcclusionPass::record_view(FrameContext& f) {
     const auto* u = static_cast<const FrameUniforms*>(f.uniforms.mapped);
     PyramidViewPush push{depth_extent.width, depth_extent.height, level, (current ^ 1u) * pyramid_texels(depth_extent),
                          u->projection.z, u->projection.w};
-    vkCmdPushConstants(f.cmd, view.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
+    push_constants(f.cmd, view, &push, sizeof(push));
     vkCmdDispatch(f.cmd, ceil_div(depth_extent.width, kViewGroup), ceil_div(depth_extent.height, kViewGroup), 1);
     f.timer.end(f.cmd, Timer::view);
     end_label(f.ctx, f.cmd);
@@ -173,13 +173,13 @@ void OcclusionPass::build(VkCommandBuffer cmd, FrameGraph& g, Variant variant, u
     d.push(cmd, pipeline);
     Push push{depth.extent.width, depth.extent.height, 0, which * pyramid_texels(depth.extent)};
     if (variant == Variant::subgroup) {
-        vkCmdPushConstants(cmd, pipeline.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
+        push_constants(cmd, pipeline, &push, sizeof(push));
         vkCmdDispatch(cmd, ceil_div(depth.extent.width, kTile), ceil_div(depth.extent.height, kTile), 1);
     } else {
         std::vector<PyramidLevel> levels = pyramid_levels(depth.extent);
         for (push.level = 0; push.level < levels.size(); ++push.level) {
             if (push.level > 0) g.pass(cmd, {pyramid_write});  // the level below is written
-            vkCmdPushConstants(cmd, pipeline.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
+            push_constants(cmd, pipeline, &push, sizeof(push));
             const PyramidLevel& l = levels[push.level];
             vkCmdDispatch(cmd, ceil_div(l.width, kFallbackGroup), ceil_div(l.height, kFallbackGroup), 1);
         }

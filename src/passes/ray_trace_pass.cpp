@@ -58,14 +58,6 @@ const char* surface_suffix(RaySurface surface) {
 // primary launch's): the lists at 3 and, on the forward path, the primary hits at 12 (free there).
 constexpr uint32_t kRayListsBinding = 3, kPrimaryHitsBinding = 12;
 
-// Push constant: --lod's bound in pixels, with which the visibility path's ray generation finds the
-// level the raster drew (ray_surface.glsl). Pushed where the pipeline's shaders declare it: the
-// camera path's read no level, and their compiler drops the block.
-void push_lod_bound(VkCommandBuffer cmd, const Pipeline& pipeline, float lod_max_error_px) {
-    if (pipeline.push_constant_bytes)
-        vkCmdPushConstants(cmd, pipeline.layout, pipeline.stages, 0, sizeof(lod_max_error_px), &lod_max_error_px);
-}
-
 VkDeviceSize align_up(VkDeviceSize v, VkDeviceSize a) { return a ? (v + a - 1) / a * a : v; }
 
 // The six shaders in the pipeline's stage order (the groups below index it).
@@ -489,7 +481,7 @@ void RayTracePass::build_frame(FrameContext& f) {
             uint32_t count;
             float radius;
         } push{lights_, kBulbRadius};
-        vkCmdPushConstants(f.cmd, aabbs_.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
+        push_constants(f.cmd, aabbs_, &push, sizeof(push));
         vkCmdDispatch(f.cmd, (lights_ + 63) / 64, 1, 1);
     }
 
@@ -589,8 +581,11 @@ void RayTracePass::trace(FrameContext& f, const Pipeline& pipeline, const Buffer
     if (view_params)
         d.buffer(kRayViewCountersBinding - 1, *view_params, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER).buffer(kRayViewCountersBinding, f.counters);
     d.push(f.cmd, pipeline);
+    // --lod's bound in pixels, with which the visibility path's ray generation finds the level the
+    // raster drew (ray_surface.glsl); the camera path's shaders read no level and declare no block,
+    // and push_constants then pushes nothing.
     float lod_max_error_px = f.plan.lod ? kLodMaxErrorPixels : 0.0f;
-    push_lod_bound(f.cmd, pipeline, lod_max_error_px);
+    push_constants(f.cmd, pipeline, &lod_max_error_px, sizeof(lod_max_error_px));
     VkStridedDeviceAddressRegionKHR raygen = sbt_region(f, sbt, sbt_layout_.raygen), miss = sbt_region(f, sbt, sbt_layout_.miss),
                                     hit = sbt_region(f, sbt, sbt_layout_.hit), callable = sbt_region(f, sbt, sbt_layout_.callable);
     cmd_trace_rays(f.cmd, &raygen, &miss, &hit, &callable, f.targets.extent.width, f.targets.extent.height, 1);
@@ -659,7 +654,7 @@ void RayTracePass::trace_dense(FrameContext& f, RaySurface surface, int variant)
         push_scene(f, d, surface, variant);
         d.acceleration_structure(4, tlas_.handle).buffer(kRayListsBinding, ray_lists_buffer_).buffer(kPrimaryHitsBinding, primary_hits_);
         d.push(f.cmd, primary);
-        push_lod_bound(f.cmd, primary, lod_max_error_px);
+        push_constants(f.cmd, primary, &lod_max_error_px, sizeof(lod_max_error_px));
         VkStridedDeviceAddressRegionKHR raygen = sbt_region(f, primary_sbt, sbt_layout_.raygen),
                                         miss = sbt_region(f, primary_sbt, sbt_layout_.miss),
                                         hit = sbt_region(f, primary_sbt, sbt_layout_.hit),
@@ -680,7 +675,7 @@ void RayTracePass::trace_dense(FrameContext& f, RaySurface surface, int variant)
         d.buffer(kRayListsBinding, ray_lists_buffer_);
         if (surface == RaySurface::camera) d.buffer(kPrimaryHitsBinding, primary_hits_);
         d.push(f.cmd, lists);
-        push_lod_bound(f.cmd, lists, lod_max_error_px);
+        push_constants(f.cmd, lists, &lod_max_error_px, sizeof(lod_max_error_px));
         dispatch(f.ctx, f.cmd, (extent_.width + 7) / 8, (extent_.height + 7) / 8);
     }
     g.pass(f.cmd, {writes(Res::ray_lists, kComputeStage, kStorageReadWrite)});
@@ -705,7 +700,7 @@ void RayTracePass::trace_dense(FrameContext& f, RaySurface surface, int variant)
     d.acceleration_structure(4, tlas_.handle).buffer(kRayListsBinding, ray_lists_buffer_);
     if (surface == RaySurface::camera) d.buffer(kPrimaryHitsBinding, primary_hits_);
     d.push(f.cmd, pipeline);
-    push_lod_bound(f.cmd, pipeline, lod_max_error_px);
+    push_constants(f.cmd, pipeline, &lod_max_error_px, sizeof(lod_max_error_px));
     VkStridedDeviceAddressRegionKHR raygen = sbt_region(f, sbt, sbt_layout_.raygen), miss = sbt_region(f, sbt, sbt_layout_.miss),
                                     hit = sbt_region(f, sbt, sbt_layout_.hit), callable = sbt_region(f, sbt, sbt_layout_.callable);
     cmd_trace_rays_indirect(f.cmd, &raygen, &miss, &hit, &callable, ray_lists_buffer_.address);
@@ -757,7 +752,7 @@ bool RayTracePass::record_stage_view(FrameContext& f, const Buffer& params) {
         .buffer(2, params, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER)
         .push(f.cmd, view_colour_);
     uint32_t lane_data = plan.variant == Variant::subgroup;  // 0: the hatch over every pixel (raytrace_view.comp)
-    vkCmdPushConstants(f.cmd, view_colour_.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(lane_data), &lane_data);
+    push_constants(f.cmd, view_colour_, &lane_data, sizeof(lane_data));
     vkCmdDispatch(f.cmd, (f.targets.extent.width + 7) / 8, (f.targets.extent.height + 7) / 8, 1);
     return true;
 }
@@ -782,7 +777,7 @@ void RayTracePass::trace_dense_view(FrameContext& f, const ViewPipeline& view, R
             .buffer(kRayViewCountersBinding, f.counters);
         if (surface == RaySurface::camera) d.buffer(kPrimaryHitsBinding, primary_hits_);
         d.push(f.cmd, pipeline);
-        push_lod_bound(f.cmd, pipeline, lod_max_error_px);
+        push_constants(f.cmd, pipeline, &lod_max_error_px, sizeof(lod_max_error_px));
     };
     // Each invocation keeps the greater of its record and the pixel's (imageAtomicMax: store_view_record).
     const Use image = writes(Res::ray_traced, kRayShader, kStorageReadWrite, VK_IMAGE_LAYOUT_GENERAL);

@@ -70,7 +70,7 @@ void ResolvePass::record(FrameContext& f) {
     d.storage_image(0, f.targets.hdr.view).buffer(1, *f.exposure_state);
     if (write_mip) d.storage_image(2, f.targets.mip.view);
     d.push(f.cmd, pipeline);
-    vkCmdPushConstants(f.cmd, pipeline.layout, VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof(push), &push);
+    push_constants(f.cmd, pipeline, &push, sizeof(push));
     vkCmdDraw(f.cmd, 3, 1, 0, 0);
     vkCmdEndRendering(f.cmd);
     end_resolve(f);
@@ -83,7 +83,7 @@ void ResolvePass::record_compute(FrameContext& f) {
     Descriptors d;
     d.storage_image(0, f.targets.hdr.view).buffer(1, *f.exposure_state).storage_image(2, f.targets.color.view);
     d.push(f.cmd, compute);
-    vkCmdPushConstants(f.cmd, compute.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
+    push_constants(f.cmd, compute, &push, sizeof(push));
     vkCmdDispatch(f.cmd, ceil_div(f.targets.extent.width, kQuadTileWidth), ceil_div(f.targets.extent.height, kQuadTileHeight), 1);
     end_resolve(f);
 }

@@ -303,8 +303,7 @@ void ScenePass::record_forward(FrameContext& f) {
     if (f.plan.geometry == Geometry::meshlet && f.meshlets) {
         f.meshlets->record_forward(f, descriptors, flags, quad_mip, light_loop);
     } else {
-        vkCmdPushConstants(f.cmd, pipeline.layout, VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0,
-                           sizeof(flags), &flags);
+        push_constants(f.cmd, pipeline, &flags, sizeof(flags));
         draw_scene(f, pipeline, descriptors);
     }
     if (statistics) vkCmdEndQuery(f.cmd, statistics, 0);

@@ -116,7 +116,7 @@ void VisibilityPass::dispatch(FrameContext& f, const Pipeline& pipeline, Descrip
     // shading.glsl's flags, as forward pushes them, and 8: write the derivatives (tests only).
     uint32_t flags = shading_push_flags(f) | (f.test_derivatives ? 8u : 0u);
     if (!counted) flags &= ~1u;  // a view's re-run: the frame's counts are the shading pass's (shading.glsl kForwardInstrument)
-    vkCmdPushConstants(f.cmd, pipeline.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(flags), &flags);
+    push_constants(f.cmd, pipeline, &flags, sizeof(flags));
     vkCmdDispatch(f.cmd, ceil_div(f.targets.extent.width, kQuadTileWidth), ceil_div(f.targets.extent.height, kQuadTileHeight), 1);
 }
 

@@ -68,7 +68,7 @@ void Overlay::record(FrameContext& f, uint32_t slot) {
     vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline_.handle());
     Descriptors().buffer(0, buffers_[slot]).push(f.cmd, pipeline_);
     float size[2] = {float(f.targets.extent.width), float(f.targets.extent.height)};
-    vkCmdPushConstants(f.cmd, pipeline_.layout, VK_SHADER_STAGE_VERTEX_BIT, 0, sizeof(size), size);
+    push_constants(f.cmd, pipeline_, size, sizeof(size));
     vkCmdDraw(f.cmd, count, 1, 0, 0);
     vkCmdEndRendering(f.cmd);
     end_label(f.ctx, f.cmd);

@@ -225,7 +225,7 @@ void Renderer::record(VkCommandBuffer cmd, uint32_t slot_index, uint32_t frame_i
         graph.pass(cmd, {writes(Res::test_work, kComputeStage, kStorageWrite, VK_IMAGE_LAYOUT_GENERAL, true)});
         vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, test_work_.handle());
         Descriptors().storage_image(0, test_work_target_.view).push(cmd, test_work_);
-        vkCmdPushConstants(cmd, test_work_.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(uint32_t), &config_.test_extra_work);
+        push_constants(cmd, test_work_, &config_.test_extra_work, sizeof(uint32_t));
         vkCmdDispatch(cmd, kTestWorkSize / 8, kTestWorkSize / 8, 1);
     }
     f.pyramid = &unit<OcclusionPass>(PassId::occlusion).pyramid;

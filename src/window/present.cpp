@@ -37,7 +37,7 @@ void Presenter::record(const Context& ctx, VkCommandBuffer cmd, FrameGraph& grap
         vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, window_pass_.handle());
         Descriptors().storage_image(0, color.view).storage_image(1, window_image_.view).push(cmd, window_pass_);
         WindowPush push{bgra_, kOutsideTheFrame / 255.0f};
-        vkCmdPushConstants(cmd, window_pass_.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
+        push_constants(cmd, window_pass_, &push, sizeof(push));
         vkCmdDispatch(cmd, (target_extent.width + 7) / 8, (target_extent.height + 7) / 8, 1);
         source = Res::window_image;
     }
