@@ -697,8 +697,8 @@ MUTANTS = {
     # was listed in, a late triangle named by its rank in its chunk instead of in its draw's level.
     "raster-late-draw-writes-no-words": (
         "src/passes/raster_pass.cpp",
-        "    record_compute(f, compute, bin, d, push, false, gated ? &late_dispatches : nullptr, {}, pieces);\n",
-        "    if (!late) record_compute(f, compute, bin, d, push, false, gated ? &late_dispatches : nullptr, {}, pieces);\n",
+        "    record_compute(f, p.raster[f.plan.raster.variant == Variant::subgroup ? 1 : 0], p.bin, d, push, false,\n",
+        "    if (!late) record_compute(f, p.raster[f.plan.raster.variant == Variant::subgroup ? 1 : 0], p.bin, d, push, false,\n",
         r"^Raster\.OcclusionPhasesWriteTheWordsOfOneRasterizationInEveryFrame|^Raster\.OcclusionPhaseTwoMatchesHardware",
     ),
     "raster-id-from-the-listed-place": (

@@ -45,21 +45,7 @@ void MeshletRaster::create(const Context& ctx, const MeshletPass& meshlets, bool
     cull[size_t(Variant::fallback)] = create_compute_pipeline(ctx, {.shader = cull_shader});
     cull[size_t(Variant::off)] = create_compute_pipeline(ctx, {.shader = cull_shader, .specialization = {1}});  // CULL_OFF
     args = create_compute_pipeline(ctx, {.shader = "meshlet_raster_args.comp.main"});
-    const bool raster_possible = raster_subgroup_missing(ctx.subgroup).empty();  // as RasterPass::create's
-    const char* shader = raster_possible ? "raster.comp.meshlet_switch" : "raster.comp.meshlet_no_subgroup";
-    if (raster_possible) raster[1] = create_compute_pipeline(ctx, {.shader = shader, .use_subgroup = true});
-    raster[0] = create_compute_pipeline(ctx, {.shader = shader});
-    bin = create_compute_pipeline(ctx, {.shader = "raster.comp.meshlet_bin"});
-    raster_view = create_compute_pipeline(ctx, {.shader = "raster.comp.meshlet_view_no_subgroup"});
-    bin_view = create_compute_pipeline(ctx, {.shader = "raster.comp.meshlet_bin_view"});
-    GraphicsDesc hw;
-    hw.shaders = {{VK_SHADER_STAGE_VERTEX_BIT, "raster_hw.vert.meshlet"},
-                  {VK_SHADER_STAGE_FRAGMENT_BIT, alpha_masked ? "raster_hw.frag.alpha" : "raster_hw.frag.plain"}};
-    hw.vertex_attributes = 0;  // the vertex shader pulls its vertices
-    hardware = create_graphics_pipeline(ctx, hw);  // no attachments: the fragment shader writes the words
-    hw.shaders.back().second = "raster_hw.frag.view";
-    hw.color_formats = {kColorFormat};
-    hardware_view = create_graphics_pipeline(ctx, hw);
+    pipelines = create_raster_pipelines(ctx, true, alpha_masked);
 
     task_chunks = uint32_t(meshlets.task_chunks().size());
     const uint32_t* max_groups = ctx.properties.limits.maxComputeWorkGroupCount;

@@ -9,6 +9,7 @@
 // hardware draw and split are the indexed path's).
 #pragma once
 
+#include "passes/raster_pipelines.h"
 #include "render/frame.h"
 
 class MeshletPass;
@@ -33,9 +34,7 @@ VkDeviceSize meshlet_raster_list_bytes(const std::vector<TaskChunk>& task_chunks
 struct MeshletRaster {
     Pipeline cull[3];   // meshlet_raster_cull.comp by Variant: subgroup (where the device can), fallback, off (one SPIR-V, or its twin)
     Pipeline args;      // meshlet_raster_args.comp
-    Pipeline raster[2];  // raster.comp.meshlet_switch (or its twin) by [subgroup path], as RasterPass::raster
-    Pipeline bin, raster_view, bin_view;  // raster.comp.meshlet_bin, meshlet_view_no_subgroup, meshlet_bin_view
-    Pipeline hardware, hardware_view;     // raster_hw.vert.meshlet with RasterPass's fragment shaders
+    RasterPipelines pipelines;  // raster.comp's meshlet variants, raster_hw.vert.meshlet with RasterPass's fragment shaders
     Buffer list;  // meshlet_raster_list.glsl: the header, then the chunks (meshlet_raster_list_bytes)
     uint32_t task_chunks = 0;
     VkExtent2D grid{};  // the task chunks' workgroups folded within maxComputeWorkGroupCount

@@ -8,6 +8,7 @@
 #include <charconv>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <vector>
 
 struct RasterPush {
@@ -51,30 +52,37 @@ void create_raster_targets(const Context& ctx, FrameTargets& t) {
                                   "raster depth");
 }
 
+RasterPipelines create_raster_pipelines(const Context& ctx, bool meshlet, bool alpha_masked) {
+    const std::string path = meshlet ? "meshlet_" : "";
+    auto compute = [&](const std::string& variant, bool use_subgroup = false) {
+        return create_compute_pipeline(ctx, {.shader = "raster.comp." + path + variant, .use_subgroup = use_subgroup});
+    };
+    RasterPipelines p;
+    const bool possible = raster_subgroup_missing(ctx.subgroup).empty();
+    if (possible) p.raster[1] = compute("switch", true);
+    p.raster[0] = compute(possible ? "switch" : "no_subgroup");
+    p.bin = compute("bin");
+    p.raster_view = compute("view_no_subgroup");
+    p.bin_view = compute("bin_view");
+    GraphicsDesc hw;
+    hw.shaders = {{VK_SHADER_STAGE_VERTEX_BIT, meshlet ? "raster_hw.vert.meshlet" : "raster_hw.vert.main"},
+                  {VK_SHADER_STAGE_FRAGMENT_BIT, alpha_masked ? "raster_hw.frag.alpha" : "raster_hw.frag.plain"}};
+    hw.vertex_attributes = 0;  // the vertex shader pulls its vertices
+    p.hardware = create_graphics_pipeline(ctx, hw);  // no attachments: the fragment shader writes the words
+    hw.shaders.back().second = "raster_hw.frag.view";
+    hw.color_formats = {kColorFormat};
+    p.hardware_view = create_graphics_pipeline(ctx, hw);
+    return p;
+}
+
 void RasterPass::create(const Context& ctx, bool alpha_masked) {
     guard_band = raster_guard_band(getenv("SGD_RASTER_GUARD_BAND")).value_or(kRasterDefaultGuardBand);  // (the options checked it)
     if (!ctx.features.int64_atomics) return;
-    // Both paths from one SPIR-V (USE_SUBGROUP, shaders/subgroup_switch.glsl) where a plan of this
-    // run can pick the subgroup one (masks count); elsewhere the fallback twin, without ballots.
-    const bool possible = raster_subgroup_missing(ctx.subgroup).empty();
-    const char* shader = possible ? "raster.comp.switch" : "raster.comp.no_subgroup";
-    if (possible) raster[1] = create_compute_pipeline(ctx, {.shader = shader, .use_subgroup = true});
-    raster[0] = create_compute_pipeline(ctx, {.shader = shader});
-    bin = create_compute_pipeline(ctx, {.shader = "raster.comp.bin"});
+    indexed = create_raster_pipelines(ctx, false, alpha_masked);
     bin_args = create_compute_pipeline(ctx, {.shader = "raster_bin_args.comp.main"});
     late_args = create_compute_pipeline(ctx, {.shader = "raster_late_args.comp.main"});
-    raster_view = create_compute_pipeline(ctx, {.shader = "raster.comp.view_no_subgroup"});
-    bin_view = create_compute_pipeline(ctx, {.shader = "raster.comp.bin_view"});
-    GraphicsDesc hw;
-    hw.shaders = {{VK_SHADER_STAGE_VERTEX_BIT, "raster_hw.vert.main"},
-                  {VK_SHADER_STAGE_FRAGMENT_BIT, alpha_masked ? "raster_hw.frag.alpha" : "raster_hw.frag.plain"}};
-    hw.vertex_attributes = 0;  // the vertex shader pulls its vertices
-    hardware = create_graphics_pipeline(ctx, hw);  // no attachments: the fragment shader writes the words
     split = create_compute_pipeline(ctx, {.shader = "raster_split.comp.main"});
     view = create_compute_pipeline(ctx, {.shader = "raster_view.comp.main"});
-    hw.shaders.back().second = "raster_hw.frag.view";
-    hw.color_formats = {kColorFormat};
-    hardware_view = create_graphics_pipeline(ctx, hw);
     const VkDrawIndirectCommand none{0, 1, 0, 0};
     late_command = create_buffer_with_data(ctx, &none, sizeof(none), kListUsage, "raster late command");
     const uint32_t no_groups[8] = {0, 0, 1, 0, 0, 0, 1, 0};
@@ -85,18 +93,10 @@ void RasterPass::make_meshlet(const Context& ctx, const MeshletPass& meshlets, b
     meshlet.create(ctx, meshlets, alpha_masked);
 }
 
-const Pipeline& RasterPass::pick(const FrameContext& f, const Pipeline& indexed) const {
+const RasterPipelines& RasterPass::pipelines(const FrameContext& f) const {
     if (f.plan.geometry != Geometry::meshlet) return indexed;
-    const std::pair<const Pipeline*, const Pipeline*> twins[] = {
-        {&raster[0], &meshlet.raster[0]}, {&raster[1], &meshlet.raster[1]},     {&bin, &meshlet.bin},
-        {&raster_view, &meshlet.raster_view}, {&bin_view, &meshlet.bin_view}, {&hardware, &meshlet.hardware},
-        {&hardware_view, &meshlet.hardware_view}};
-    for (const auto& [own, twin] : twins)
-        if (own == &indexed) {
-            if (!*twin) throw std::logic_error("the meshlet path's compute rasterizer was not made (RasterPass::make_meshlet)");
-            return *twin;
-        }
-    throw std::logic_error("a raster pipeline without a meshlet twin");
+    if (!meshlet.pipelines.raster[0]) throw std::logic_error("the meshlet path's compute rasterizer was not made (RasterPass::make_meshlet)");
+    return meshlet.pipelines;
 }
 
 std::vector<glm::uvec2> build_raster_chunks(const Scene& scene) {
@@ -230,11 +230,10 @@ std::vector<Use> RasterPass::hardware_uses(const FrameContext& f) const {
 // tile bins: their dispatch's size from the entries appended (from the first this rasterization
 // appended, or with `all_entries` every one), and a workgroup per entry. `also`: what the pipelines
 // use beside their bindings' (the view's colour).
-void RasterPass::record_compute(FrameContext& f, const Pipeline& indexed_chunked, const Pipeline& indexed_binned, Descriptors& d,
+void RasterPass::record_compute(FrameContext& f, const Pipeline& chunked, const Pipeline& binned, Descriptors& d,
                                 const RasterPush& push, bool all_entries, const Buffer* chunk_dispatch, std::span<const Use> also,
                                 std::optional<Timer> pieces) const {
     FrameGraph& g = graph(f);
-    const Pipeline &chunked = pick(f, indexed_chunked), &binned = pick(f, indexed_binned);
     std::vector<Use> uses = compute_uses(f);
     uses.insert(uses.end(), also.begin(), also.end());
     if (chunk_dispatch) uses.push_back(reads(Res::raster_dispatches, kRasterIndirectStage, kRasterIndirectRead));  // (late_dispatches)
@@ -270,7 +269,7 @@ void RasterPass::record_compute(FrameContext& f, const Pipeline& indexed_chunked
 
 // The hardware rasterizer over the list from `command` (its VkDrawIndirectCommand): no attachment
 // but, for the view, the frame's colour; the same words.
-void RasterPass::record_hardware(FrameContext& f, const Pipeline& indexed, const RasterPush& push, const Buffer& command,
+void RasterPass::record_hardware(FrameContext& f, const Pipeline& hw, const RasterPush& push, const Buffer& command,
                                  bool colour) const {
     std::vector<Use> uses = hardware_uses(f);
     if (colour)
@@ -282,7 +281,6 @@ void RasterPass::record_hardware(FrameContext& f, const Pipeline& indexed, const
     named.textures(f.scene.texture_set);  // the alpha test (set 1)
     VkRenderingAttachmentInfo attachment = color_attachment(f.targets.color, VK_ATTACHMENT_LOAD_OP_LOAD);
     begin_rendering(f.cmd, f.targets.extent, colour ? &attachment : nullptr, nullptr);
-    const Pipeline& hw = pick(f, indexed);
     vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, hw.handle());
     named.push(f.cmd, hw);
     push_constants(f.cmd, hw, &push, sizeof(push));
@@ -353,10 +351,11 @@ void RasterPass::record(FrameContext& f, RasterPhase phase) {
         meshlet.record_cull(f, late, d);
         f.timer.end_piece(f.cmd, pieces, RasterPiece::meshlet_cull);
     }
-    const Pipeline& compute = raster[f.plan.raster.variant == Variant::subgroup ? 1 : 0];
+    const RasterPipelines& p = pipelines(f);
     // The instrumented frame counts the triangles of phase 1 and the late draw, each once.
     RasterPush push = make_push(f, f.instrument ? 1u : 0u, 0u);
-    record_compute(f, compute, bin, d, push, false, gated ? &late_dispatches : nullptr, {}, pieces);
+    record_compute(f, p.raster[f.plan.raster.variant == Variant::subgroup ? 1 : 0], p.bin, d, push, false,
+                   gated ? &late_dispatches : nullptr, {}, pieces);
     if (late) {
         // The late draw's vertexCount: the whole list's, from phase 1's count on (raster_hw.vert
         // draws nothing past the list's count).
@@ -366,7 +365,7 @@ void RasterPass::record(FrameContext& f, RasterPhase phase) {
     }
     // The hardware rasterizer: the listed triangles, the same words. (What comes next and rewrites
     // the lists this read, occlusion's merge, waits for it: both declare the cull's lists.)
-    record_hardware(f, hardware, push, late ? late_command : hardware_list, false);
+    record_hardware(f, p.hardware, push, late ? late_command : hardware_list, false);
     f.timer.end_piece(f.cmd, pieces, RasterPiece::hardware);
     // Phase 1's split: the depth the pyramid between the phases reads, or, without a late draw, the
     // frame's. After the late draw, the renderer calls record_final_split once the merge wrote the
@@ -416,10 +415,10 @@ void RasterPass::record_split(FrameContext& f, bool final_words, bool gated) {
         // The compute rasterizer again over the frame's list, classifying: of the final words,
         // those each path wrote (the tile bins as binned; no list is written). Then the hardware
         // list again (phase 1's and the late draw's): of the final words, those its fragments wrote.
-        const Pipeline& compute = raster[f.plan.raster.variant == Variant::subgroup ? 1 : 0];
+        const RasterPipelines& p = pipelines(f);
         Descriptors classified = bindings(f, false);
-        record_compute(f, compute, bin, classified, make_push(f, 0u, 1u), true);
-        record_hardware(f, hardware, make_push(f, 0u, 1u), hardware_list, false);
+        record_compute(f, p.raster[f.plan.raster.variant == Variant::subgroup ? 1 : 0], p.bin, classified, make_push(f, 0u, 1u), true);
+        record_hardware(f, p.hardware, make_push(f, 0u, 1u), hardware_list, false);
     }
 }
 
@@ -446,8 +445,9 @@ void RasterPass::record_view(FrameContext& f) {
     dispatch(f.ctx, f.cmd, ceil_div(t.extent.width, 8u), ceil_div(t.extent.height, 8u));
     Descriptors painted = bindings(f, false);
     painted.storage_image(13, t.color.view);
-    record_compute(f, raster_view, bin_view, painted, make_push(f, 0u, 1u), true, nullptr, {&colour, 1});
-    record_hardware(f, hardware_view, make_push(f, 0u, 0u), hardware_list, true);
+    const RasterPipelines& p = pipelines(f);
+    record_compute(f, p.raster_view, p.bin_view, painted, make_push(f, 0u, 1u), true, nullptr, {&colour, 1});
+    record_hardware(f, p.hardware_view, make_push(f, 0u, 0u), hardware_list, true);
     f.timer.end(f.cmd, Timer::view);
     end_label(f.ctx, f.cmd);
     if (f.overlay && f.view_legend) add_raster_legend(*f.overlay, t.extent, f.plan.raster.variant);

@@ -59,14 +59,11 @@ enum class RasterPhase { first, late };
 struct RasterPush;  // raster.comp's push constant
 
 struct RasterPass {
-    Pipeline raster[2];  // raster.comp by [subgroup path]
-    Pipeline bin, bin_args;  // the tile bins: raster.comp's RASTER_BIN, its indirect dispatch (raster_bin_args.comp)
-    Pipeline late_args;      // raster_late_args.comp: the late draw's dispatches, empty where phase 2 re-admitted nothing
-    Pipeline hardware;   // raster_hw.vert + .frag (alpha where the scene has masked materials)
+    RasterPipelines indexed;  // raster.comp's and raster_hw's (the meshlet path's: meshlet.pipelines)
+    Pipeline bin_args;   // the tile bins' indirect dispatch (raster_bin_args.comp)
+    Pipeline late_args;  // raster_late_args.comp: the late draw's dispatches, empty where phase 2 re-admitted nothing
     Pipeline split;
-    // --view raster: raster_view.comp dims the frame, raster.comp's VIEW variants paint the compute
-    // paths' pixels, then the classifying draw the hardware's.
-    Pipeline view, raster_view, bin_view, hardware_view;
+    Pipeline view;  // --view raster: raster_view.comp dims the frame first
     Buffer hardware_list;  // VkDrawIndirectCommand, then the listed triangles' ids
     Buffer late_command;   // the late draw's VkDrawIndirectCommand: the list from phase 1's count on
     // The late draw's VkDispatchIndirectCommands (raster_late_args.comp): its chunks' at byte 0,
@@ -118,8 +115,8 @@ struct RasterPass {
     FrameGraph& graph(FrameContext& f) const;
 
 private:
-    // The pipeline that does `indexed`'s work on the plan's geometry: itself, or its meshlet twin.
-    const Pipeline& pick(const FrameContext& f, const Pipeline& indexed) const;
+    // The plan's geometry path's raster.comp and raster_hw pipelines.
+    const RasterPipelines& pipelines(const FrameContext& f) const;
     RasterPush make_push(const FrameContext& f, uint32_t count, uint32_t classify) const;
     // What every raster.comp dispatch uses, and every hardware draw (Res names).
     std::vector<Use> compute_uses(const FrameContext& f) const;
@@ -131,9 +128,9 @@ private:
     void record_compute(FrameContext& f, const Pipeline& chunked, const Pipeline& binned, Descriptors& d, const RasterPush& push,
                         bool all_entries, const Buffer* chunk_dispatch = nullptr, std::span<const Use> also = {},
                         std::optional<Timer> pieces = std::nullopt) const;
-    // The hardware draw of `indexed` (or its meshlet twin) over the list from `command`; `colour`:
+    // The hardware draw `hw` (the plan's geometry path's) over the list from `command`; `colour`:
     // with the frame's colour attached (the view).
-    void record_hardware(FrameContext& f, const Pipeline& indexed, const RasterPush& push, const Buffer& command, bool colour) const;
+    void record_hardware(FrameContext& f, const Pipeline& hw, const RasterPush& push, const Buffer& command, bool colour) const;
     // The split (the id image, the depth) and, with `final_words` in the instrumented frame, the
     // classifying passes. `gated`: the split's size from late_dispatches (the late draw's).
     void record_split(FrameContext& f, bool final_words, bool gated = false);
