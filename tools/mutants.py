@@ -572,6 +572,12 @@ MUTANTS = {
         "    if (true) return;",
         r"^Render\.PipelinesCompiledAheadDrawTheFrameCompiledAtFirstUse",
     ),
+    "compile-ahead-on-every-device": (
+        "src/vk/context.cpp",
+        "        ctx.compile_ahead = ctx.properties.deviceType != VK_PHYSICAL_DEVICE_TYPE_CPU;",
+        "        ctx.compile_ahead = true;",
+        r"^Render\.PipelinesCompiledAheadDrawTheFrameCompiledAtFirstUse",
+    ),
     "compile-ahead-waits-for-nothing": (
         "src/vk/resources.cpp",
         "compiled = ahead.valid() ? ahead.get() : compile();",

@@ -449,6 +449,7 @@ void create_device(Context& ctx, const ContextOptions& options) {
             f12.drawIndirectCount = VK_TRUE;
             ctx.features.draw_indirect_count = true;
         }
+        ctx.compile_ahead = ctx.properties.deviceType != VK_PHYSICAL_DEVICE_TYPE_CPU;
         if (const char* compile = getenv("SGD_PIPELINE_COMPILE"); compile && *compile) {
             ctx.compile_ahead = std::string(compile) == "ahead";
             if (!ctx.compile_ahead && std::string(compile) != "first-use")

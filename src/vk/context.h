@@ -83,7 +83,11 @@ struct Context {
     // else empty (vk/pipeline_stats.h, diagnosis only).
     std::string pipeline_stats_path;
     // Pipelines compile on threads of their own as they are created (vk/resources.h,
-    // compile_ahead), not at their first use: SGD_PIPELINE_COMPILE=ahead (else lazy).
+    // compile_ahead), not at their first use. The default on a GPU: the first run's quick
+    // measurement took 2.3 s instead of 5.6 at 1080p on an H100 with the driver's cache empty
+    // (docs/benchmarks.md). Not on a CPU device, whose compile threads would take the cores that
+    // run the frames, for ~70 variants the plan never binds. SGD_PIPELINE_COMPILE=ahead|first-use
+    // chooses either way.
     bool compile_ahead = false;
     mutable DescriptorArena descriptor_arena;
     // Set 1 of every pipeline that samples the scene's textures (LayoutDesc::scene_textures):
