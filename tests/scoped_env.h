@@ -18,15 +18,3 @@ struct ScopedEnv {
     ScopedEnv& operator=(const ScopedEnv&) = delete;
 };
 
-// Lavapipe compiling without LLVM's optimization passes, for tests that check what shaders do over
-// many small renders rather than how fast (the GPU-AV sweep, the view atlas): compiling dominates
-// them, and a cold compile takes about 60% of the optimized one's time. The shaders go into a cache
-// folder of their own beside the width's (tests/shared_shader_cache.cpp), so no unoptimized shader
-// is ever read by another test.
-struct UnoptimizedShaders {
-    ScopedEnv no_llvm_passes{"GALLIVM_PERF", "nopt"};
-    std::optional<ScopedEnv> own_cache;
-    explicit UnoptimizedShaders(const std::string& folder) {
-        if (const char* width_cache = getenv("MESA_SHADER_CACHE_DIR")) own_cache.emplace("MESA_SHADER_CACHE_DIR", std::string(width_cache) + "/" + folder);
-    }
-};

@@ -596,7 +596,6 @@ TEST(DebugViews, AtlasMarksExactlyTheStagesTheDeviceCannotShow) {
     nlohmann::json views = read_json(dir + "/info.json")["views"];
     const KnownDriver* record = known_driver();
     const int w = 128, h = 72;
-    UnoptimizedShaders unoptimized("atlas-nopt");  // 42 cells' pipelines: a cold run 92 s against 157 s at 8 lanes
     DemoRun atlas = run_demo({"--atlas", dir + "/atlas.png", "--scene", test_scene(), "--size",
                               std::to_string(w) + "x" + std::to_string(h), "--lights", "16", "--validate"});
     ASSERT_EQ(atlas.exit_code, 0) << atlas.output;

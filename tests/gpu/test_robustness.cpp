@@ -705,8 +705,6 @@ TEST_P(GpuAssistedValidation, EveryPassVariantAndViewIsClean) {
     ASSERT_GE(views.size(), stages.size());
 
     ScopedEnv gpu_av("SGD_GPU_AV", "1");
-    // The sweep checks accesses, not speed (a cold shard 185 s against 280 s at 8 lanes).
-    UnoptimizedShaders unoptimized("gpu-av-nopt");
     size_t runs = std::max(variants.size(), views.size());
     int unsupported = 0;
     // The views of one path's own data run on that path: --view raster on the compute rasterizer's

@@ -108,7 +108,6 @@ Listed cull(const Context& ctx, const Scene& scene, const GpuScene& gpu, const M
 }
 
 TEST(MeshletRasterCompute, ListsTheChunksOfTheKeptMeshletsInEveryVariant) {
-    UnoptimizedShaders unoptimized("meshlet-raster-nopt");  // four variants' compiles: cold 16 lanes 69 s against 42 s
     ValidatedContext v;
     static const Scene scene = load_requested_scene(Options{});
     GpuScene gpu;
