@@ -4,10 +4,11 @@
 #define RAYTRACE_GLSL
 
 #extension GL_EXT_ray_tracing : require
-#ifdef RT_SUBGROUP
-#extension GL_KHR_shader_subgroup_basic : require
-#extension GL_KHR_shader_subgroup_vote : require
-#extension GL_KHR_shader_subgroup_ballot : require
+#ifndef RT_VIEW
+// The statistics' two ways, switched by USE_SUBGROUP (raytrace_stats.glsl): the subgroup variant
+// and the fallback are one SPIR-V, NAME.switch, and the fallback's twin NAME.no_subgroup where the
+// ray-tracing stages have no subgroups (lavapipe).
+#include "subgroup_switch.glsl"
 #endif
 
 // Set 0 (the numbers match kRayTraceLayout in ray_trace_pass.cpp) but the TLAS and the statistics,

@@ -1,5 +1,5 @@
 // The ray statistics of the ray_trace pass, every frame it runs. Both variants count the same
-// events; they differ only in how (the `subgroup` variant is RT_SUBGROUP). Where they are counted:
+// events; they differ only in how (the `subgroup` variant is USE_SUBGROUP). Where they are counted:
 //   raygen, after each trace: its own invocations and the rays of each kind (the dense launch's,
 //     which traces one listed ray, counts both before it: count_dense_raygen);
 //   closest-hit (reflection rays, and the forward path's primary rays), miss (most of them shadow
@@ -59,11 +59,13 @@ const uint kStageRaygen = 0u, kStageAnyHit = 1u, kStageClosestHit = 2u, kStageMi
 const uint kStatLaneSlots = 20u;  // [6] gl_SubgroupSize summed over the stage's subgroups
 const uint kStatSizes = 26u;      // [6] gl_SubgroupSize OR-ed (powers of two)
 
-#ifdef RT_SUBGROUP
-// The stripes: kStatStripes copies of GpuCounters' words from 16 on (the words above), each
-// kStatStripeWords apart (ray_trace_pass.h: kRayStatStripes, kRayStatStripeWords).
-const uint kStatStripes = 64u, kStatStripeWords = 64u;
-layout(set = 0, binding = 9, std430) buffer RayStatStripes { uint words[]; } ray_stripes;
+// Binding 9: with USE_SUBGROUP the stripes, kStatStripes copies of GpuCounters' words from 16 on
+// (the words above), each kStatStripeWords apart (ray_trace_pass.h: kRayStatStripes,
+// kRayStatStripeWords); without, GpuCounters itself, whose first 16 words are the other passes'.
+const uint kStatStripes = 64u, kStatStripeWords = 64u, kStatCounterWords = 16u;
+layout(set = 0, binding = 9, std430) buffer RayStats { uint words[]; } ray_stats;
+
+#ifndef RT_VIEW
 
 // The first word of the copy this invocation adds to: its launch index hashed (multiplicative,
 // the top 6 bits), so the subgroups of neighbouring launch indices spread over the copies.
@@ -71,53 +73,48 @@ uint stat_stripe() {
     uint h = gl_LaunchIDEXT.x * 0x9E3779B1u ^ gl_LaunchIDEXT.y * 0x85EBCA77u;
     return (h >> 26) * kStatStripeWords;
 }
-void stat_add(uint word, uint n) { atomicAdd(ray_stripes.words[stat_stripe() + word], n); }
-#else
-layout(set = 0, binding = 9, std430) buffer RayStats {
-    uint earlier_counters[16];  // GpuCounters of the other passes
-    uint words[32];             // the words above
-} ray_stats;
-void stat_add(uint word, uint n) { atomicAdd(ray_stats.words[word], n); }
-#endif
-
-// Counts the lanes for which `event` holds. (The views' trace, RT_VIEW, counts nothing: the
-// statistics are the frame's.)
-void count_event(uint counter, bool event) {
-#if defined(RT_VIEW)
-#elif defined(RT_SUBGROUP)
-    uvec4 lanes = subgroupBallot(event);
-    if (subgroupElect()) {
-        uint n = subgroupBallotBitCount(lanes);
-        if (n > 0u) stat_add(counter, n);
-    }
-#else
-    if (event) stat_add(counter, 1u);
-#endif
+void stat_add(uint word, uint n) {
+    atomicAdd(ray_stats.words[(USE_SUBGROUP ? stat_stripe() : kStatCounterWords) + word], n);
 }
 
-#ifdef RT_SUBGROUP
-// The elected lane's share of count_invocation: the subgroup's n invocations and its size, into
-// its stripe.
+// Counts the lanes for which `event` holds.
+void count_event(uint counter, bool event) {
+    if (USE_SUBGROUP) {
+        uvec4 lanes = subgroupBallot(event);
+        if (subgroupElect()) {
+            uint n = subgroupBallotBitCount(lanes);
+            if (n > 0u) stat_add(counter, n);
+        }
+    } else if (event) {
+        stat_add(counter, 1u);
+    }
+}
+
+// The elected lane's share of count_invocation (subgroup variant): the subgroup's n invocations
+// and its size, into its stripe.
 void add_subgroup(uint stage, uint n) {
     uint stripe = stat_stripe();
-    atomicAdd(ray_stripes.words[stripe + kStatInvocations + stage], n);
-    atomicAdd(ray_stripes.words[stripe + kStatSubgroups + stage], 1u);
-    atomicAdd(ray_stripes.words[stripe + kStatLaneSlots + stage], gl_SubgroupSize);
-    atomicOr(ray_stripes.words[stripe + kStatSizes + stage], gl_SubgroupSize);
+    atomicAdd(ray_stats.words[stripe + kStatInvocations + stage], n);
+    atomicAdd(ray_stats.words[stripe + kStatSubgroups + stage], 1u);
+    atomicAdd(ray_stats.words[stripe + kStatLaneSlots + stage], gl_SubgroupSize);
+    atomicOr(ray_stats.words[stripe + kStatSizes + stage], gl_SubgroupSize);
 }
-#endif
 
 // Counts this invocation of a stage (and, with subgroups, the subgroup's one atomic). Called first
 // thing in each stage's main(), before the stage can trace, call or report anything.
 void count_invocation(uint stage) {
-#if defined(RT_VIEW)
-#elif defined(RT_SUBGROUP)
-    uint n = subgroupBallotBitCount(subgroupBallot(true));
-    if (subgroupElect()) add_subgroup(stage, n);
-#else
-    stat_add(kStatInvocations + stage, 1u);
-#endif
+    if (USE_SUBGROUP) {
+        uint n = subgroupBallotBitCount(subgroupBallot(true));
+        if (subgroupElect()) add_subgroup(stage, n);
+    } else {
+        stat_add(kStatInvocations + stage, 1u);
+    }
 }
+#else
+// The views' trace counts nothing: the statistics are the frame's.
+void count_event(uint counter, bool event) {}
+void count_invocation(uint stage) {}
+#endif
 
 // The dense launch's ray generation (RT_DENSE): its invocation and the one listed ray it traces,
 // counted together, first thing, before the trace. The invocation traces exactly the ray its list
@@ -135,18 +132,19 @@ void count_invocation(uint stage) {
 //     holds the active lanes only: the launch's last subgroup, partly filled when the lists'
 //     total is not a multiple of the subgroup size, counts the lanes it has, at any size.
 void count_dense_raygen(bool shadow_entry) {
-#if defined(RT_VIEW)
-#elif defined(RT_SUBGROUP)
-    uvec4 lanes = subgroupBallot(true), shadow_lanes = subgroupBallot(shadow_entry);
-    if (subgroupElect()) {
-        uint n = subgroupBallotBitCount(lanes), shadows = subgroupBallotBitCount(shadow_lanes);
-        add_subgroup(kStageRaygen, n);
-        if (shadows > 0u) stat_add(kStatRays + kRayShadow, shadows);
-        if (shadows < n) stat_add(kStatRays + kRayReflection, n - shadows);
+#ifndef RT_VIEW
+    if (USE_SUBGROUP) {
+        uvec4 lanes = subgroupBallot(true), shadow_lanes = subgroupBallot(shadow_entry);
+        if (subgroupElect()) {
+            uint n = subgroupBallotBitCount(lanes), shadows = subgroupBallotBitCount(shadow_lanes);
+            add_subgroup(kStageRaygen, n);
+            if (shadows > 0u) stat_add(kStatRays + kRayShadow, shadows);
+            if (shadows < n) stat_add(kStatRays + kRayReflection, n - shadows);
+        }
+    } else {
+        stat_add(kStatInvocations + kStageRaygen, 1u);
+        stat_add(kStatRays + (shadow_entry ? kRayShadow : kRayReflection), 1u);
     }
-#else
-    stat_add(kStatInvocations + kStageRaygen, 1u);
-    stat_add(kStatRays + (shadow_entry ? kRayShadow : kRayReflection), 1u);
 #endif
 }
 

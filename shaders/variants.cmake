@@ -212,10 +212,9 @@ sgd_shader(robust_probe.comp main)
 sgd_shader(present.comp main)
 
 # Ray-traced sun shadows and reflections (docs/ray-tracing.md): the six ray-tracing stages, each with
-# its statistics counted per subgroup (subgroup) or per invocation (fallback), and the light AABBs.
+# its statistics counted per subgroup or per invocation (switched by USE_SUBGROUP), and the light AABBs.
 foreach(stage rgen rchit rahit rmiss rint rcall)
-  sgd_shader(raytrace.${stage} subgroup RT_SUBGROUP=1)
-  sgd_shader(raytrace.${stage} fallback)
+  sgd_switch_shader(raytrace.${stage})
 endforeach()
 # Ray generation on the visibility path (--shading visibility): the surface from the pixel's
 # triangle, no primary ray; `_visibility` the indexed path's ids, `_visibility_meshlet` the meshlet path's.
@@ -225,21 +224,17 @@ foreach(surface visibility visibility_meshlet)
   else()
     set(surface_defines RT_SURFACE_VISIBILITY=1)
   endif()
-  sgd_shader(raytrace.rgen subgroup_${surface} RT_SUBGROUP=1 ${surface_defines})
-  sgd_shader(raytrace.rgen fallback_${surface} ${surface_defines})
+  sgd_switch_shader(raytrace.rgen NAME ${surface} ${surface_defines})
   # The dense launch (docs/ray-tracing.md, "Dense rays"): the compaction pass lists the pixels by the
   # rays they trace, with ballots (subgroup) or one atomic per ray (fallback), switched by
   # USE_SUBGROUP; ray generation then traces one listed ray per invocation.
-  sgd_shader(raytrace.rgen subgroup_dense_${surface} RT_SUBGROUP=1 RT_DENSE=1 ${surface_defines})
-  sgd_shader(raytrace.rgen fallback_dense_${surface} RT_DENSE=1 ${surface_defines})
+  sgd_switch_shader(raytrace.rgen NAME dense_${surface} RT_DENSE=1 ${surface_defines})
   sgd_switch_shader(ray_lists.comp NAME ${surface} ${surface_defines})
 endforeach()
 # The forward path's dense launch: its primary launch stores the hits (`primary`), the compaction
 # and the dense launch rebuild the surfaces from them.
-sgd_shader(raytrace.rgen subgroup_primary RT_SUBGROUP=1 RT_PRIMARY=1)
-sgd_shader(raytrace.rgen fallback_primary RT_PRIMARY=1)
-sgd_shader(raytrace.rgen subgroup_dense RT_SUBGROUP=1 RT_DENSE=1)
-sgd_shader(raytrace.rgen fallback_dense RT_DENSE=1)
+sgd_switch_shader(raytrace.rgen NAME primary RT_PRIMARY=1)
+sgd_switch_shader(raytrace.rgen NAME dense RT_DENSE=1)
 sgd_switch_shader(ray_lists.comp NAME camera)
 sgd_shader(ray_lists.comp finish RT_LISTS_FINISH=1)
 sgd_shader(ray_stats_fold.comp main)

@@ -65,9 +65,10 @@ const std::pair<Stage, const char*> kShaders[] = {{Stage::raygen, "raytrace.rgen
                                                   {Stage::closest_hit, "raytrace.rchit"}, {Stage::any_hit, "raytrace.rahit"},
                                                   {Stage::intersection, "raytrace.rint"}, {Stage::callable, "raytrace.rcall"}};
 
-// `variant(stage)`: the SPIR-V variant each stage runs ("fallback", "subgroup", "view_plain", ...).
+// `variant(stage)`: the SPIR-V variant each stage runs ("switch", "no_subgroup", "view_plain", ...);
+// `use_subgroup` the switched stages' USE_SUBGROUP (raytrace_stats.glsl; the others have none).
 template <typename VariantOf>
-Pipeline create_ray_pipeline(const Context& ctx, VariantOf variant) {
+Pipeline create_ray_pipeline(const Context& ctx, VariantOf variant, bool use_subgroup = false) {
     Pipeline p;
     p.device = ctx.device;
     p.bind_point = VK_PIPELINE_BIND_POINT_RAY_TRACING_KHR;
@@ -76,13 +77,17 @@ Pipeline create_ray_pipeline(const Context& ctx, VariantOf variant) {
     create_pipeline_layout(ctx, shader_layout(shaders), p);
     for (const std::string& shader : shaders) p.modules.push_back(load_shader(ctx, shader));
     // Compiled where first traced, or ahead (resources.h, Pipeline, compile_ahead).
-    p.compile = [&ctx, modules = p.modules, layout = p.layout] {
+    p.compile = [&ctx, modules = p.modules, layout = p.layout, use_subgroup] {
+        VkBool32 value = use_subgroup ? VK_TRUE : VK_FALSE;
+        VkSpecializationMapEntry entry{kUseSubgroupConstant, 0, sizeof(value)};
+        VkSpecializationInfo specialization{1, &entry, sizeof(value), &value};
         std::vector<VkPipelineShaderStageCreateInfo> infos;
         for (auto [stage, name] : kShaders) {
             VkPipelineShaderStageCreateInfo s{VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
             s.stage = VkShaderStageFlagBits(stage_info(stage).vk_stage);
             s.module = modules[infos.size()];
             s.pName = "main";
+            s.pSpecializationInfo = &specialization;  // (a module without the constant ignores it)
             infos.push_back(s);
         }
         auto group = [](VkRayTracingShaderGroupTypeKHR type, uint32_t general, uint32_t closest, uint32_t any, uint32_t isect) {
@@ -216,29 +221,31 @@ void RayTracePass::create(const Context& ctx, const GpuScene& scene, uint32_t li
     load(ctx.device, cmd_trace_rays, "vkCmdTraceRaysKHR");
     if (ctx.features.ray_tracing_indirect) load(ctx.device, cmd_trace_rays_indirect, "vkCmdTraceRaysIndirectKHR");
 
-    // Per surface the device can give (compiled where first traced: a run uses one or two).
+    // Per surface the device can give (compiled where first traced: a run uses one or two). Each
+    // stage is one switched SPIR-V (raytrace_stats.glsl): the subgroup variant is the switch with
+    // USE_SUBGROUP, the fallback the switch without it where the device (as masked) has the
+    // subgroup branch's operations in these stages, else its twin without them.
     bool subgroup = pass_missing(ctx.subgroup_unmasked, ctx.features, PassId::ray_trace).empty();
+    const char* fallback = pass_missing(ctx.subgroup, ctx.features, PassId::ray_trace).empty() ? "switch" : "no_subgroup";
     for (RaySurface surface : {RaySurface::camera, RaySurface::visibility, RaySurface::visibility_meshlet}) {
         if (!surface_available(ctx, surface)) continue;
         size_t s = size_t(surface);
-        auto variant = [surface](const char* kind) {
-            return [surface, kind](Stage stage) {
-                return std::string(kind) + (stage == Stage::raygen ? surface_suffix(surface) : "");
+        // Ray generation's variants are named by launch and surface ("dense_visibility_switch").
+        auto variant = [surface](const char* kind, std::string launch = "") {
+            std::string raygen = launch + surface_suffix(surface);  // ("_visibility": the suffix's own "_")
+            if (raygen.starts_with("_")) raygen.erase(0, 1);
+            return [kind, raygen](Stage stage) {
+                return stage == Stage::raygen && !raygen.empty() ? raygen + "_" + kind : std::string(kind);
             };
         };
-        pipeline_[s][0] = create_ray_pipeline(ctx, variant("fallback"));
-        if (subgroup) pipeline_[s][1] = create_ray_pipeline(ctx, variant("subgroup"));
+        pipeline_[s][0] = create_ray_pipeline(ctx, variant(fallback));
+        if (subgroup) pipeline_[s][1] = create_ray_pipeline(ctx, variant("switch"), true);
         if (!ctx.features.ray_tracing_indirect) continue;
-        auto dense = [surface](const char* kind, const char* raygen) {
-            return [surface, kind, raygen](Stage stage) {
-                return std::string(kind) + (stage == Stage::raygen ? raygen + std::string(surface_suffix(surface)) : "");
-            };
-        };
-        dense_[s][0] = create_ray_pipeline(ctx, dense("fallback", "_dense"));
-        if (subgroup) dense_[s][1] = create_ray_pipeline(ctx, dense("subgroup", "_dense"));
+        dense_[s][0] = create_ray_pipeline(ctx, variant(fallback, "dense"));
+        if (subgroup) dense_[s][1] = create_ray_pipeline(ctx, variant("switch", "dense"), true);
         if (surface != RaySurface::camera) continue;
-        primary_[0] = create_ray_pipeline(ctx, dense("fallback", "_primary"));
-        if (subgroup) primary_[1] = create_ray_pipeline(ctx, dense("subgroup", "_primary"));
+        primary_[0] = create_ray_pipeline(ctx, variant(fallback, "primary"));
+        if (subgroup) primary_[1] = create_ray_pipeline(ctx, variant("switch", "primary"), true);
     }
     resize(ctx, extent);
     aabbs_ = create_compute_pipeline(ctx, {"light_aabbs.comp.main"});
