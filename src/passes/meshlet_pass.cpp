@@ -12,15 +12,9 @@
 
 namespace {
 
-constexpr uint32_t kMeshletBindings = 10;  // 16 meshlets .. 23 capture, 24 pyramid, 25 late list (from `first` = 16)
 constexpr uint32_t kCaptureStride = 128;  // capture words per visible entry (>= kMeshletMaxTriangles)
 constexpr VkDeviceSize kListEntry = 32;   // VisibleMeshlet
 constexpr uint32_t kMeshletsPerTask = 32; // meshlets per task chunk, visible-list entries per chunk
-constexpr VkShaderStageFlags kMeshStages = VK_SHADER_STAGE_TASK_BIT_EXT | VK_SHADER_STAGE_MESH_BIT_EXT;
-
-// meshlet_late_list.comp: the visible list, the late list.
-const LayoutDesc kLateListLayout = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
-                                    VK_SHADER_STAGE_COMPUTE_BIT, 2 * sizeof(uint32_t)};
 
 // The depth pre-pass's task and mesh shaders by cull variant: meshlet_cull.task's and .mesh's
 // switches (USE_SUBGROUP, which the subgroup pipeline sets; CULL_OFF, which the `off` pipeline
@@ -38,15 +32,6 @@ std::pair<std::string, std::string> depth_shaders(Variant v, bool possible, bool
 }
 
 }  // namespace
-
-LayoutDesc with_meshlet_bindings(LayoutDesc layout, uint32_t first) {
-    if (layout.bindings.size() > first)
-        throw std::logic_error("a layout reaches the meshlet path's bindings (shaders/meshlet.glsl)");
-    layout.bindings.resize(first, kNoBinding);
-    for (uint32_t i = 0; i < kMeshletBindings; ++i) layout.bindings.push_back(VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
-    layout.stages |= kMeshStages;
-    return layout;
-}
 
 std::vector<TaskChunk> build_task_chunks(const Scene& scene, const Meshlets& meshlets) {
     std::vector<TaskChunk> chunks;
@@ -189,17 +174,15 @@ void MeshletPass::create(const Context& ctx, const Scene& scene, const GpuScene&
     // Occlusion's late list: both paths from one SPIR-V (USE_SUBGROUP), or the fallback twin.
     const char* late_list = subgroup ? "meshlet_late_list.comp.switch" : "meshlet_late_list.comp.no_subgroup";
     if (subgroup)
-        late_list_pipelines_[0] = create_compute_pipeline(ctx, {.shader = late_list, .layout = kLateListLayout, .use_subgroup = true});
-    late_list_pipelines_[1] = create_compute_pipeline(ctx, {.shader = late_list, .layout = kLateListLayout});
+        late_list_pipelines_[0] = create_compute_pipeline(ctx, {.shader = late_list, .use_subgroup = true});
+    late_list_pipelines_[1] = create_compute_pipeline(ctx, {.shader = late_list});
 
     // Forward: forward.frag exactly as the indexed path runs it, fed by the list.
     for (int mip = 0; mip < 2; ++mip)
         for (int loop = 0; loop < 2; ++loop) {
             std::string fragment = forward_fragment_shader(ctx, mip, loop);
             if (fragment.empty()) continue;
-            GraphicsDesc fwd = forward_pipeline_desc(mip);
-            fwd.layout = with_meshlet_bindings(fwd.layout);
-            fwd.layout.stages = kMeshStages | VK_SHADER_STAGE_FRAGMENT_BIT;
+            GraphicsDesc fwd = forward_pipeline_desc();
             fwd.vertex_attributes = 0;
             fwd.shaders = {{VK_SHADER_STAGE_TASK_BIT_EXT, "meshlet_forward.task.main"},
                            {VK_SHADER_STAGE_MESH_BIT_EXT, "meshlet_forward.mesh.main"},
@@ -210,9 +193,7 @@ void MeshletPass::create(const Context& ctx, const Scene& scene, const GpuScene&
     // triangle, the visibility image's (gl_PrimitiveID means nothing here: no mesh shader sets it).
     if (test_output != ForwardTestOutput::colour) {
         bool ids = test_output == ForwardTestOutput::ids;
-        GraphicsDesc test = forward_pipeline_desc(false);
-        test.layout = with_meshlet_bindings(test.layout);
-        test.layout.stages = kMeshStages | VK_SHADER_STAGE_FRAGMENT_BIT;
+        GraphicsDesc test = forward_pipeline_desc();
         test.vertex_attributes = 0;
         test.shaders = {{VK_SHADER_STAGE_TASK_BIT_EXT, "meshlet_forward.task.main"},
                         {VK_SHADER_STAGE_MESH_BIT_EXT, ids ? "meshlet_forward.mesh.ids" : "meshlet_forward.mesh.main"},
@@ -223,9 +204,7 @@ void MeshletPass::create(const Context& ctx, const Scene& scene, const GpuScene&
 
 GraphicsDesc MeshletPass::depth_desc(bool ids) const {
     GraphicsDesc d;
-    d.layout = with_meshlet_bindings(scene_layout());
-    d.layout.stages = kMeshStages | (alpha_masked_ ? VK_SHADER_STAGE_FRAGMENT_BIT : 0);
-    d.layout.push_constant_bytes = sizeof(MeshletPush);
+    // (The layout: the shaders', depth_alpha.frag's too where a material is masked.)
     d.depth_format = kDepthFormat;
     d.depth_compare = VK_COMPARE_OP_GREATER;  // reversed Z, as the indexed pre-pass
     d.vertex_attributes = 0;
@@ -337,12 +316,7 @@ void MeshletPass::record_view(FrameContext& f, Stage stage, const std::string& k
         if (name == key) p = &pipeline;
     if (!p) {
         GraphicsDesc d;
-        LayoutDesc base = scene_layout();
-        base.bindings.push_back(VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER);  // 4: ViewParams (view_common.glsl)
-        base.bindings.push_back(VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);  // 5: the counters: the sizes that ran, active-lanes' count
-        d.layout = with_meshlet_bindings(base);
-        d.layout.stages = kMeshStages | VK_SHADER_STAGE_FRAGMENT_BIT;
-        d.layout.push_constant_bytes = sizeof(MeshletPush);
+        // The shaders' layout: the scene's, 4 ViewParams (view_common.glsl), 5 the counters, the meshlet data.
         d.shaders = {{VK_SHADER_STAGE_TASK_BIT_EXT, std::string("meshlet_cull.task") + "." + task},
                      {VK_SHADER_STAGE_MESH_BIT_EXT, std::string("meshlet_cull.mesh") + "." + mesh},
                      {VK_SHADER_STAGE_FRAGMENT_BIT, "view.frag.primitive"}};

@@ -104,7 +104,7 @@ public:
     // Occlusion phase 2's list, its header a VkDispatchIndirectCommand too (--raster compute's culling).
     const Buffer& late_list_buffer() const { return late_list_; }
 
-    // Bindings first..first + 9 (with_meshlet_bindings): the meshlet data, the list, the counters,
+    // Bindings first..first + 9 (shaders/meshlet.glsl's MESHLET_BINDING): the meshlet data, the list, the counters,
     // the capture, the pyramid and the late list. Also the visibility shading pass's (first 17),
     // which fetches vertices here.
     void push_bindings(const FrameContext& f, Descriptors& d, uint32_t first = kMeshletFirstBinding) const;
@@ -136,6 +136,3 @@ private:
     std::vector<std::pair<std::string, Pipeline>> views_;  // created on first use
 };
 
-// Bindings first.. of the meshlet shaders (shaders/meshlet.glsl, whose MESHLET_BINDING is `first`),
-// appended to a layout of up to `first` bindings.
-LayoutDesc with_meshlet_bindings(LayoutDesc layout, uint32_t first = kMeshletFirstBinding);

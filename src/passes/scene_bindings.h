@@ -12,9 +12,7 @@ enum class ForwardTestOutput { colour, ids, derivatives };
 
 // Pushes bindings 0..3 of shaders/scene_bindings.glsl.
 Descriptors scene_descriptors(const FrameContext& f);
-// Bindings 0..3 (stages: vertex and fragment).
-LayoutDesc scene_layout();
 // forward.frag's SPIR-V for [quad mip][subgroup light loop], or "" where the device cannot run it.
 std::string forward_fragment_shader(const Context& ctx, bool quad_mip, bool light_loop);
-// Forward's pipeline state (targets, EQUAL depth, layout) without its shaders.
-GraphicsDesc forward_pipeline_desc(bool quad_mip);
+// Forward's pipeline state (targets, EQUAL depth) without its shaders, whose layout it takes.
+GraphicsDesc forward_pipeline_desc();

@@ -67,7 +67,7 @@ void ScenePass::create(const Context& ctx, bool alpha_masked, ForwardTestOutput 
     }
     // (forward.frag.ids reads gl_PrimitiveID: the Geometry capability.)
     if (test_output == ForwardTestOutput::derivatives || (test_output == ForwardTestOutput::ids && ctx.features.geometry)) {
-        GraphicsDesc test = forward_pipeline_desc(false);
+        GraphicsDesc test = forward_pipeline_desc();
         test.shaders = {{VK_SHADER_STAGE_VERTEX_BIT, "scene.vert.forward"},
                         {VK_SHADER_STAGE_FRAGMENT_BIT, test_output == ForwardTestOutput::ids ? "forward.frag.ids" : "forward.frag.derivatives"}};
         test.vertex_attributes = 5;
@@ -85,7 +85,7 @@ void ScenePass::create(const Context& ctx, bool alpha_masked, ForwardTestOutput 
                 if (name.ends_with(".core")) name.resize(name.size() - 5), full_quads = false;
                 shader = "forward.frag.mipx_" + name + (full_quads ? "_full_quads" : "");
             }
-            GraphicsDesc fwd = forward_pipeline_desc(mip);
+            GraphicsDesc fwd = forward_pipeline_desc();
             fwd.shaders = {{VK_SHADER_STAGE_VERTEX_BIT, "scene.vert.forward"}, {VK_SHADER_STAGE_FRAGMENT_BIT, shader}};
             fwd.vertex_attributes = 5;
             forward[mip][loop] = create_graphics_pipeline(ctx, fwd);

@@ -1,5 +1,5 @@
 #include "passes/visibility_pass.h"
-#include "passes/meshlet_pass.h"  // with_meshlet_bindings, the meshlet data
+#include "passes/meshlet_pass.h"  // the meshlet data
 #include "passes/scene_pass.h"    // shading_push_flags
 #include "passes/debug_view_pass.h"  // add_swatch_legend
 

@@ -65,18 +65,10 @@ Listed cull(const Context& ctx, const Scene& scene, const GpuScene& gpu, const M
     list[11] = 1;
     Buffer list_buffer = create_buffer_with_data(ctx, list.data(), list.size() * 4, storage, "meshlet raster chunks");
 
-    // raster.comp's bindings as RasterPass lays them out, the ones the culling reads: 0 the frame,
-    // 1 the draws, 9 the list, 16.. the meshlet path's.
-    LayoutDesc layout;
-    layout.bindings.assign(kMeshletFirstBinding, kNoBinding);
-    layout.bindings[0] = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
-    layout.bindings[1] = layout.bindings[9] = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-    layout = with_meshlet_bindings(layout);
-    layout.stages = VK_SHADER_STAGE_COMPUTE_BIT;
-    layout.push_constant_bytes = sizeof(MeshletPush);
+    // The layout the shader declares (0 the frame, 1 the draws, 9 the list, 16.. the meshlet path's).
     // "subgroup", "fallback" and "off" (CULL_OFF, constant 0): the switch's; "twin": its twin.
     std::string shader = variant == "twin" ? "no_subgroup" : "switch";
-    Pipeline p = create_compute_pipeline(ctx, {.shader = "meshlet_raster_cull.comp." + shader, .layout = layout,
+    Pipeline p = create_compute_pipeline(ctx, {.shader = "meshlet_raster_cull.comp." + shader,
                                                .specialization = {variant == "off" ? 1u : 0u}, .use_subgroup = variant == "subgroup"});
     VkCommandBuffer cmd = begin_one_shot(ctx);
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p.handle());
@@ -88,7 +80,7 @@ Listed cull(const Context& ctx, const Scene& scene, const GpuScene& gpu, const M
     d.buffer(first + 7, none).buffer(first + 8, none).buffer(first + 9, none);
     d.push(cmd, p);
     MeshletPush push{uint32_t(table.size()), params.snap_px, params.frustum_eps, 0u, 0.0f, 0u};  // level 0, no occlusion
-    vkCmdPushConstants(cmd, p.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
+    push_constants(cmd, p, &push, sizeof(push));
     dispatch(ctx, cmd, uint32_t(table.size()), 1);  // a workgroup per task chunk
     end_one_shot(ctx, cmd);
 
