@@ -501,10 +501,9 @@ TEST(FirstRun, StoresAQuickVerdictThatTheNextRunUsesUntilTheDriverOrBuildChanges
 }
 
 // Verdicts are kept per size class (compare/tuning.h): a quick verdict of 320x180 is not
-// applied at 672x378, which measures again into a file of its own, and each size reads its own
+// applied at 1280x720, which measures again into a file of its own, and each size reads its own
 // file afterwards; --info says which verdict applies and why, and a file of the small class copied
-// over the large class's is ignored with the reason. 672x378: the smallest 16:9 size above the
-// 640x360 class's pixels, so the measurement renders no more than the class change needs.
+// over the large class's is ignored with the reason.
 TEST(FirstRun, AVerdictOfAnotherSizeClassIsMeasuredAgain) {
     REQUIRE_DRAWING();
     std::string dir = fresh_cache("cache");
@@ -513,15 +512,15 @@ TEST(FirstRun, AVerdictOfAnotherSizeClassIsMeasuredAgain) {
                          "--report", dir + "/" + name + ".json"});
     };
     auto measured_now = [&](const std::string& name) { return read_json(dir + "/" + name + ".json")["tuning"]["measured_now"]; };
-    const std::string small_file = tuning_path(test_context().info, {320, 180}), large_file = tuning_path(test_context().info, {672, 378});
+    const std::string small_file = tuning_path(test_context().info, {320, 180}), large_file = tuning_path(test_context().info, {1280, 720});
     ASSERT_NE(small_file, large_file);
     ASSERT_EQ(small_file, cache_file());
     // A first run's verdict at 320x180: visibility faster (written as quick_tune stores it; measuring
     // at 320x180 as well would only add seconds, FirstRun.Stores* measures at 64x36).
     write_tuning({}, {{"size", {320, 180}}, {"made_by", "quick"}}, Verdict::faster);
     std::string small_text = file_bytes(small_file);
-    // --info at 672x378 names the class and the next run's measurement; at 320x180 the verdict and why.
-    InfoPlan large_info = info({"--size", "672x378"});
+    // --info at 1280x720 names the class and the next run's measurement; at 320x180 the verdict and why.
+    InfoPlan large_info = info({"--size", "1280x720"});
     EXPECT_NE(large_info.run.output.find("(size class up to 1920x1080, scene class up to 1M triangles and 256 lights: no file " +
                                          large_file + ")"),
               std::string::npos) << large_info.run.output;
@@ -533,12 +532,12 @@ TEST(FirstRun, AVerdictOfAnotherSizeClassIsMeasuredAgain) {
               std::string::npos) << small_info.run.output;
     EXPECT_EQ(small_info.plan["shading"]["source"], "measured");
 
-    DemoRun large = run_at("672x378", "large");
+    DemoRun large = run_at("1280x720", "large");
     ASSERT_EQ(large.exit_code, 0) << large.output;
-    EXPECT_EQ(measured_now("large"), true) << "the 320x180 verdict was applied at 672x378: " << large.output;
+    EXPECT_EQ(measured_now("large"), true) << "the 320x180 verdict was applied at 1280x720: " << large.output;
     EXPECT_NE(large.output.find("stored as a quick verdict in " + large_file), std::string::npos) << large.output;
-    EXPECT_EQ(nlohmann::json::parse(file_bytes(large_file))["size"], (nlohmann::json{672, 378}));
-    EXPECT_EQ(file_bytes(small_file), small_text) << "measuring 672x378 replaced the 320x180 verdict";
+    EXPECT_EQ(nlohmann::json::parse(file_bytes(large_file))["size"], (nlohmann::json{1280, 720}));
+    EXPECT_EQ(file_bytes(small_file), small_text) << "measuring 1280x720 replaced the 320x180 verdict";
     EXPECT_EQ(read_json(dir + "/large.json")["tuning"]["size_class"], "up to 1920x1080");
     // Each size now reads its own class's file.
     ASSERT_EQ(run_at("160x90", "small-again").exit_code, 0);
@@ -547,10 +546,10 @@ TEST(FirstRun, AVerdictOfAnotherSizeClassIsMeasuredAgain) {
     EXPECT_EQ(read_json(dir + "/small-again.json")["plan"]["shading"]["mode"], "visibility");
 
     // The small class's file under the large class's name: ignored with why (--info measures nothing;
-    // the next run at 672x378 measures again, as above).
+    // the next run at 1280x720 measures again, as above).
     std::filesystem::copy_file(small_file, large_file, std::filesystem::copy_options::overwrite_existing);
-    InfoPlan copied = info({"--size", "672x378"});
-    EXPECT_NE(copied.run.output.find("ignored: measured at 320x180 (up to 640x360), this run is 672x378 (up to 1920x1080): another size class"),
+    InfoPlan copied = info({"--size", "1280x720"});
+    EXPECT_NE(copied.run.output.find("ignored: measured at 320x180 (up to 640x360), this run is 1280x720 (up to 1920x1080): another size class"),
               std::string::npos) << copied.run.output;
     EXPECT_NE(copied.run.output.find("the next run measures this device"), std::string::npos) << copied.run.output;
 }
