@@ -104,12 +104,6 @@ MUTANTS = {
         "    if (given == LayoutDesc{}) return given;",
         r"^Exposure\.",
     ),
-    "hand-written-layout-with-a-wrong-type": (
-        "src/passes/scene_bindings.cpp",
-        "    {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, kNoBinding},",
-        "    {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, kNoBinding},",
-        r"^Render\.",
-    ),
     "descriptors-pushed-past-the-layout": (
         "src/vk/resources.cpp",
         "        if (w.dstBinding < pipeline.bindings.size() && pipeline.bindings[w.dstBinding] != kNoBinding) held.push_back(w);",
