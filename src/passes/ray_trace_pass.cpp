@@ -78,16 +78,14 @@ Pipeline create_ray_pipeline(const Context& ctx, VariantOf variant, bool use_sub
     for (const std::string& shader : shaders) p.modules.push_back(load_shader(ctx, shader));
     // Compiled where first traced, or ahead (resources.h, Pipeline, compile_ahead).
     p.compile = [&ctx, modules = p.modules, layout = p.layout, use_subgroup] {
-        VkBool32 value = use_subgroup ? VK_TRUE : VK_FALSE;
-        VkSpecializationMapEntry entry{kUseSubgroupConstant, 0, sizeof(value)};
-        VkSpecializationInfo specialization{1, &entry, sizeof(value), &value};
+        const SpecializationConstants specialization({}, use_subgroup);
         std::vector<VkPipelineShaderStageCreateInfo> infos;
         for (auto [stage, name] : kShaders) {
             VkPipelineShaderStageCreateInfo s{VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
             s.stage = VkShaderStageFlagBits(stage_info(stage).vk_stage);
             s.module = modules[infos.size()];
             s.pName = "main";
-            s.pSpecializationInfo = &specialization;  // (a module without the constant ignores it)
+            s.pSpecializationInfo = &specialization.info;  // (a module without the constant ignores it)
             infos.push_back(s);
         }
         auto group = [](VkRayTracingShaderGroupTypeKHR type, uint32_t general, uint32_t closest, uint32_t any, uint32_t isect) {

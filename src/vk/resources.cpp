@@ -386,6 +386,13 @@ PipelineCompiles compiles_so_far;
 
 PipelineCompiles pipeline_compiles() { return compiles_so_far; }
 
+SpecializationConstants::SpecializationConstants(std::vector<uint32_t> constants, bool use_subgroup) : values(std::move(constants)) {
+    values.push_back(use_subgroup ? VK_TRUE : VK_FALSE);
+    for (uint32_t i = 0; i < values.size(); ++i) entries.push_back({i, uint32_t(i * sizeof(uint32_t)), sizeof(uint32_t)});
+    entries.back().constantID = kUseSubgroupConstant;
+    info = {uint32_t(entries.size()), entries.data(), values.size() * sizeof(uint32_t), values.data()};
+}
+
 void push_constants(VkCommandBuffer cmd, const Pipeline& p, const void* data, uint32_t bytes) {
     if (p.push_constant_bytes > bytes)
         throw std::logic_error("a push of " + std::to_string(bytes) + " bytes to a layout of " + std::to_string(p.push_constant_bytes));
@@ -486,17 +493,8 @@ Pipeline create_compute_pipeline(const Context& ctx, const ComputeDesc& desc) {
         info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
         info.stage.module = module;
         info.stage.pName = "main";
-        // constant_id i = specialization[i], then USE_SUBGROUP (a 32-bit VkBool32) after them. An
-        // entry whose constant the module lacks is ignored, so every pipeline can carry the switch.
-        std::vector<uint32_t> values = desc.specialization;
-        values.push_back(desc.use_subgroup ? VK_TRUE : VK_FALSE);
-        std::vector<VkSpecializationMapEntry> entries;
-        for (uint32_t i = 0; i < values.size(); ++i)
-            entries.push_back({i, uint32_t(i * sizeof(uint32_t)), sizeof(uint32_t)});
-        entries.back().constantID = kUseSubgroupConstant;
-        VkSpecializationInfo specialization{uint32_t(entries.size()), entries.data(), values.size() * sizeof(uint32_t),
-                                            values.data()};
-        info.stage.pSpecializationInfo = &specialization;
+        const SpecializationConstants specialization(desc.specialization, desc.use_subgroup);
+        info.stage.pSpecializationInfo = &specialization.info;
         info.layout = layout;
         info.flags = pipeline_stats_flags(ctx.pipeline_stats_path);
         VkPipeline pipeline = VK_NULL_HANDLE;
@@ -537,14 +535,7 @@ VkPipeline compile_graphics_pipeline(const Context& ctx, const GraphicsDesc& des
     // One per shader, never reallocated: the stages point at them.
     std::vector<VkPipelineShaderStageRequiredSubgroupSizeCreateInfo> required(
         desc.shaders.size(), {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO});
-    // The task and mesh stages' constants: constant_id i = specialization[i], then USE_SUBGROUP (a
-    // module without a constant ignores it).
-    std::vector<uint32_t> values = desc.specialization;
-    values.push_back(desc.use_subgroup ? VK_TRUE : VK_FALSE);
-    std::vector<VkSpecializationMapEntry> entries;
-    for (uint32_t i = 0; i < values.size(); ++i) entries.push_back({i, uint32_t(i * sizeof(uint32_t)), sizeof(uint32_t)});
-    entries.back().constantID = kUseSubgroupConstant;
-    const VkSpecializationInfo task_and_mesh{uint32_t(entries.size()), entries.data(), values.size() * sizeof(uint32_t), values.data()};
+    const SpecializationConstants task_and_mesh(desc.specialization, desc.use_subgroup);  // the task and mesh stages
     for (auto& [stage, name] : desc.shaders) {
         VkPipelineShaderStageCreateInfo s{VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
         if (stage == VK_SHADER_STAGE_TASK_BIT_EXT || stage == VK_SHADER_STAGE_MESH_BIT_EXT) {
@@ -552,7 +543,7 @@ VkPipeline compile_graphics_pipeline(const Context& ctx, const GraphicsDesc& des
             r.requiredSubgroupSize = required_subgroup_size(ctx.subgroup_unmasked, ctx.subgroup_size,
                                                             stage == VK_SHADER_STAGE_TASK_BIT_EXT ? Stage::task : Stage::mesh);
             s.pNext = r.requiredSubgroupSize ? &r : nullptr;
-            s.pSpecializationInfo = &task_and_mesh;
+            s.pSpecializationInfo = &task_and_mesh.info;
         }
         s.stage = stage;
         s.module = modules[stages.size()];

@@ -196,6 +196,18 @@ constexpr uint32_t ceil_div(uint32_t n, uint32_t size) { return (n + size - 1) /
 // USE_SUBGROUP in shaders/subgroup_switch.glsl (constant_id 100), set from `use_subgroup` below.
 constexpr uint32_t kUseSubgroupConstant = 100;
 
+// A stage's specialization constants: constant_id i = values[i], then USE_SUBGROUP
+// (kUseSubgroupConstant, a VkBool32). A module without a constant ignores its entry, so every
+// pipeline can carry the switch. `info` points into the object's own storage: not copied or moved.
+struct SpecializationConstants {
+    std::vector<uint32_t> values;
+    std::vector<VkSpecializationMapEntry> entries;
+    VkSpecializationInfo info{};
+    SpecializationConstants(std::vector<uint32_t> constants, bool use_subgroup);
+    SpecializationConstants(const SpecializationConstants&) = delete;
+    SpecializationConstants& operator=(const SpecializationConstants&) = delete;
+};
+
 // Every member has a default initializer, so a brace list may stop after any of them (as most
 // callers do after the layout).
 // The most invocations a compute shader of the demo declares in its workgroup (its LocalSize; the
