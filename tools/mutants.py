@@ -1071,8 +1071,8 @@ MUTANTS = {
     ),
     "switch-constant-always-false": (
         "src/vk/resources.cpp",
-        "        values.push_back(desc.use_subgroup ? VK_TRUE : VK_FALSE);",
-        "        values.push_back(VK_FALSE);",
+        "    values.push_back(use_subgroup ? VK_TRUE : VK_FALSE);",
+        "    values.push_back(VK_FALSE);",
         r"^LightCull\.BallotCutsListAtomicsByHalf",
     ),
     "exposure-table-forgets-arithmetic": (
