@@ -28,8 +28,27 @@ std::vector<Tap> axis_taps(uint32_t src, uint32_t dst) {
     return taps;
 }
 
+// An even-sized level: each texel the mean of a 2x2 block, in the order the general filter below
+// adds the same weights (a half is exact in float, so both give the same bits).
+std::vector<float> halve_even(const std::vector<float>& src, uint32_t w, uint32_t nw, uint32_t nh) {
+    std::vector<float> out(size_t(nw) * nh * 4);
+    for (uint32_t y = 0; y < nh; ++y) {
+        const float* top = &src[size_t(2 * y) * w * 4];
+        const float* bottom = top + size_t(w) * 4;
+        float* row = &out[size_t(y) * nw * 4];
+        for (size_t x = 0; x < size_t(nw) * 4; x += 4)
+            for (size_t c = 0; c < 4; ++c) {
+                float upper = 0.5f * top[2 * x + c] + 0.5f * top[2 * x + 4 + c];
+                float lower = 0.5f * bottom[2 * x + c] + 0.5f * bottom[2 * x + 4 + c];
+                row[x + c] = 0.5f * upper + 0.5f * lower;
+            }
+    }
+    return out;
+}
+
 // A level in linear float RGBA -> half its size, separably.
 std::vector<float> halve(const std::vector<float>& src, uint32_t w, uint32_t h, uint32_t nw, uint32_t nh) {
+    if (w == 2 * nw && h == 2 * nh) return halve_even(src, w, nw, nh);
     std::vector<Tap> tx = axis_taps(w, nw), ty = axis_taps(h, nh);
     std::vector<float> rows(size_t(nw) * h * 4, 0.0f);
     for (uint32_t y = 0; y < h; ++y)
@@ -76,7 +95,10 @@ MipChain build_mip_chain(const Texture& texture, bool alpha_weighted) {
     std::array<float, 256> decode{};
     for (int i = 0; i < 256; ++i) decode[i] = texture.srgb ? srgb_to_linear(i / 255.0f) : i / 255.0f;
     std::vector<float> level(size_t(w) * h * 4);
-    for (size_t i = 0; i < level.size(); ++i) level[i] = i % 4 == 3 ? texture.rgba[i] / 255.0f : decode[texture.rgba[i]];
+    for (size_t i = 0; i < level.size(); i += 4) {
+        for (size_t c = 0; c < 3; ++c) level[i + c] = decode[texture.rgba[i + c]];
+        level[i + 3] = texture.rgba[i + 3] / 255.0f;
+    }
     // alpha_weighted: the colour times alpha beside it, filtered the same way (the box is linear).
     std::vector<float> premultiplied;
     if (alpha_weighted) {
@@ -91,11 +113,14 @@ MipChain build_mip_chain(const Texture& texture, bool alpha_weighted) {
         if (alpha_weighted) premultiplied = halve(premultiplied, w, h, nw, nh);
         w = nw, h = nh;
         chain.levels.push_back({w, h, chain.rgba.size()});
-        for (size_t i = 0; i < level.size(); ++i) {
-            float v = level[i];
-            if (alpha_weighted && i % 4 != 3 && premultiplied[i - i % 4 + 3] > 0.0f)
-                v = premultiplied[i] / premultiplied[i - i % 4 + 3];
-            chain.rgba.push_back(to_byte(i % 4 == 3 || !texture.srgb ? v : linear_to_srgb(v)));
+        uint8_t* out = &*chain.rgba.insert(chain.rgba.end(), level.size(), 0);
+        for (size_t i = 0; i < level.size(); i += 4) {
+            bool premultiplied_colour = alpha_weighted && premultiplied[i + 3] > 0.0f;
+            for (size_t c = 0; c < 3; ++c) {
+                float v = premultiplied_colour ? premultiplied[i + c] / premultiplied[i + 3] : level[i + c];
+                out[i + c] = to_byte(texture.srgb ? linear_to_srgb(v) : v);
+            }
+            out[i + 3] = to_byte(level[i + 3]);
         }
     }
     return chain;

@@ -13,6 +13,8 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
+#include <mutex>
 #include <semaphore>
 #include <thread>
 
@@ -447,20 +449,32 @@ void create_pipeline_layout(const Context& ctx, const LayoutDesc& desc, Pipeline
     p.push_constant_bytes = desc.push_constant_bytes;
 }
 
+namespace {
+
+// A SPIR-V file's reflection, read and parsed once per process: every renderer built again (a
+// test's renders, --compare's rows, --atlas's cells) asks for the same layouts, and the files do not
+// change while the program runs.
+SpirvReflection reflect_shader_file(const std::string& name) {
+    static std::mutex mutex;
+    static std::map<std::string, SpirvReflection> reflected;
+    std::lock_guard lock(mutex);
+    if (auto found = reflected.find(name); found != reflected.end()) return found->second;
+    std::ifstream file(shader_path(name), std::ios::binary | std::ios::ate);
+    if (!file) throw VulkanError("shader not found: " + shader_path(name) + " (rebuild: cmake --build build)");
+    std::vector<uint32_t> words(size_t(file.tellg()) / 4);
+    file.seekg(0).read(reinterpret_cast<char*>(words.data()), std::streamsize(words.size() * 4));
+    try {
+        return reflected.emplace(name, reflect_spirv(words)).first->second;
+    } catch (const std::runtime_error& e) {
+        throw VulkanError(name + ": " + e.what());
+    }
+}
+
+}  // namespace
+
 LayoutDesc shader_layout(const std::vector<std::string>& names) {
     std::vector<SpirvReflection> modules;
-    for (const std::string& name : names) {
-        std::ifstream file(shader_path(name), std::ios::binary);
-        if (!file) throw VulkanError("shader not found: " + shader_path(name) + " (rebuild: cmake --build build)");
-        std::string bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-        std::vector<uint32_t> words(bytes.size() / 4);
-        std::copy_n(bytes.data(), words.size() * 4, reinterpret_cast<char*>(words.data()));
-        try {
-            modules.push_back(reflect_spirv(words));
-        } catch (const std::runtime_error& e) {
-            throw VulkanError(name + ": " + e.what());
-        }
-    }
+    for (const std::string& name : names) modules.push_back(reflect_shader_file(name));
     return layout_of(modules);
 }
 
