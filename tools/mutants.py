@@ -72,8 +72,8 @@ MUTANTS = {
     ),
     "masked-mips-average-transparent-colour": (
         "src/scene/texture_mips.cpp",
-        "            if (alpha_weighted && i % 4 != 3 && premultiplied",
-        "            if (false && i % 4 != 3 && premultiplied",
+        "            bool premultiplied_colour = alpha_weighted && premultiplied[i + 3] > 0.0f;",
+        "            bool premultiplied_colour = false;",
         r"^TextureMips\.MaskedTexturesAverageColourWeightedByAlpha",
     ),
     # docs/architecture.md, "What C++ and the shaders share": one definition of the structs, checked
