@@ -182,3 +182,25 @@ TEST(TextureMips, ResampleIsBilinearWithRepeatInLinearLight) {
     ASSERT_EQ(chain.levels[1].width, 2u);
     EXPECT_EQ(half.rgba, std::vector<uint8_t>(chain.rgba.begin() + chain.levels[1].offset, chain.rgba.begin() + chain.levels[1].offset + 16));
 }
+
+// The scene's chains are built once and kept (every renderer of the scene uploads them), and are
+// keyed by the texels: a copy of the scene shares the cache, and once its texture is edited it
+// gets the chain of its own texels, not the original's.
+TEST(TextureMips, SceneChainsAreBuiltOnceAndFollowTheTexels) {
+    Scene scene;
+    Texture t;
+    t.width = 8, t.height = 4;
+    for (int i = 0; i < t.width * t.height; ++i) t.rgba.insert(t.rgba.end(), {uint8_t(i * 7), uint8_t(255 - i), 40, 255});
+    scene.textures.push_back(t);
+    const MipChain& first = scene_mip_chain(scene, scene.textures[0], false);
+    EXPECT_EQ(first.rgba, build_mip_chain(scene.textures[0], false).rgba);
+    EXPECT_EQ(&scene_mip_chain(scene, scene.textures[0], false), &first) << "built again";
+    EXPECT_EQ(scene_mip_chain(scene, scene.textures[0], true).rgba, build_mip_chain(scene.textures[0], true).rgba);
+
+    Scene copy = scene;
+    copy.textures[0].rgba[0] = 255, copy.textures[0].rgba[4] = 255;
+    const MipChain& edited = scene_mip_chain(copy, copy.textures[0], false);
+    EXPECT_EQ(edited.rgba, build_mip_chain(copy.textures[0], false).rgba);
+    EXPECT_NE(edited.rgba, first.rgba);
+    EXPECT_EQ(scene_mip_chain(scene, scene.textures[0], false).rgba, build_mip_chain(scene.textures[0], false).rgba);
+}

@@ -70,6 +70,12 @@ MUTANTS = {
         "uv[1] - uv[0], uv[2] - uv[0]",
         r"^MaterialMaps\.ReflectedNormalMapShadesAsTheCpu",
     ),
+    "mip-chain-cache-ignores-the-texels": (
+        "src/scene/texture_mips.cpp",
+        "    auto key = std::make_tuple(texels, texture.width",
+        "    auto key = std::make_tuple(size_t(0), texture.width",
+        r"^TextureMips\.SceneChainsAreBuiltOnceAndFollowTheTexels",
+    ),
     "masked-mips-average-transparent-colour": (
         "src/scene/texture_mips.cpp",
         "            bool premultiplied_colour = alpha_weighted && premultiplied[i + 3] > 0.0f;",

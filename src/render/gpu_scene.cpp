@@ -187,7 +187,7 @@ void upload_textures(const Context& ctx, const Scene& scene, GpuScene& gpu) {
         staged = 0;
     };
     for_each_texture(scene, [&](const Texture& t, bool alpha_weighted) {
-        MipChain chain = build_mip_chain(t, alpha_weighted);
+        const MipChain& chain = scene_mip_chain(scene, t, alpha_weighted);
         if (staged + chain.rgba.size() > staging.size) flush();
         if (!cmd) cmd = begin_one_shot(ctx);
         memcpy(static_cast<uint8_t*>(staging.mapped) + staged, chain.rgba.data(), chain.rgba.size());

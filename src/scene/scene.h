@@ -97,7 +97,8 @@ struct MeshInstance {
     glm::mat4 transform{1.0f};
 };
 
-struct Meshlets;  // scene/meshlets.h
+struct Meshlets;       // scene/meshlets.h
+struct MipChainCache;  // scene/texture_mips.h
 
 struct Scene {
     std::string path;
@@ -120,6 +121,8 @@ struct Scene {
     // the memory plan that counts the meshlet path's buffers and the path that uploads them build
     // them once.
     mutable std::shared_ptr<const Meshlets> meshlet_cache;
+    // The textures' mip chains (scene_mip_chain, scene/texture_mips.h), built on first use and kept.
+    mutable std::shared_ptr<MipChainCache> mip_chain_cache;
 
     uint64_t triangle_count() const;  // drawn triangles: sum over instances of mesh triangles
 };

@@ -3,6 +3,11 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string_view>
+#include <tuple>
 
 namespace {
 
@@ -124,6 +129,19 @@ MipChain build_mip_chain(const Texture& texture, bool alpha_weighted) {
         }
     }
     return chain;
+}
+
+struct MipChainCache {
+    std::map<std::tuple<size_t, int, int, bool, bool>, MipChain> chains;
+};
+
+const MipChain& scene_mip_chain(const Scene& scene, const Texture& texture, bool alpha_weighted) {
+    if (!scene.mip_chain_cache) scene.mip_chain_cache = std::make_shared<MipChainCache>();
+    size_t texels = std::hash<std::string_view>{}({reinterpret_cast<const char*>(texture.rgba.data()), texture.rgba.size()});
+    auto key = std::make_tuple(texels, texture.width, texture.height, texture.srgb, alpha_weighted);
+    auto& chains = scene.mip_chain_cache->chains;
+    if (auto found = chains.find(key); found != chains.end()) return found->second;
+    return chains.emplace(key, build_mip_chain(texture, alpha_weighted)).first->second;
 }
 
 Texture resample_texture(const Texture& texture, uint32_t width, uint32_t height, bool alpha_weighted) {

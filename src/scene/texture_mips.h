@@ -37,6 +37,13 @@ uint32_t mip_level_count(uint32_t width, uint32_t height);
 uint64_t mip_chain_bytes(uint32_t width, uint32_t height);
 MipChain build_mip_chain(const Texture& texture, bool alpha_weighted = false);
 
+// build_mip_chain of a texture that `scene` uploads, built on first use and kept with the scene
+// (Scene::mip_chain_cache) for as long as it lives: every renderer of one scene (a test's renders,
+// --compare's rows, --atlas's cells, the window's switches) uploads the same chains. Keyed by the
+// texels, size and flags, not by the texture's place, so a scene copied and then edited (the copy
+// shares the cache) gets the chains of its own texels.
+const MipChain& scene_mip_chain(const Scene& scene, const Texture& texture, bool alpha_weighted);
+
 // The texture at width x height (the layers of the array texture that stands in for descriptor
 // indexing, render/gpu_scene.cpp): the same texture when it has that size already; else bilinear
 // with repeat, in linear light for colour, from the finest of its mip levels no smaller than the
