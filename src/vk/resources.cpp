@@ -453,8 +453,8 @@ namespace {
 
 // A SPIR-V file's reflection, read and parsed once per process: every renderer built again (a
 // test's renders, --compare's rows, --atlas's cells) asks for the same layouts, and the files do not
-// change while the program runs.
-SpirvReflection reflect_shader_file(const std::string& name) {
+// change while the program runs. (A map's entries stay where they are: the reference outlives the lock.)
+const SpirvReflection& reflect_shader_file(const std::string& name) {
     static std::mutex mutex;
     static std::map<std::string, SpirvReflection> reflected;
     std::lock_guard lock(mutex);
