@@ -539,6 +539,12 @@ MUTANTS = {
         "    SharedRenderer own;\n    CompareMethod check_method = render_in_rounds(ctx, scene, options, check, progress_line, 0, {}, &own);\n",
         r"^Tune\.InfoShowsMeasuredChoicesAfterATuneAndNoneWithNoTuning",
     ),
+    "quick-measurement-shows-no-progress": (
+        "src/compare/tuning.cpp",
+        "            ctx, scene, o, runs, step, kQuickRoundsSeconds,\n",
+        "            ctx, scene, o, runs, {}, kQuickRoundsSeconds,\n",
+        r"^FirstRun\.StoresAQuickVerdictThatTheNextRunUsesUntilTheDriverOrBuildChanges|^Cli\.ProgressIsALinePerUpdateIntoAPipeAndOneLineRedrawnOnATerminal",
+    ),
     "quick-measurement-builds-a-renderer-per-row": (
         "src/compare/tuning.cpp",
         "            [&](const std::vector<CompareRun>& rows) { return sides_of_undecided(rows, ratios_of(rows)); }, &shared);\n",

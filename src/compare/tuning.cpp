@@ -8,6 +8,8 @@
 #include <fstream>
 #include <utility>
 
+#include <unistd.h>
+
 #include "render/text_format.h"
 
 namespace fs = std::filesystem;
@@ -64,6 +66,9 @@ const CompareRun* run_named(const std::vector<CompareRun>& runs, const std::stri
 
 // The quick measurement's row of fallbacks: the compute rasterizer's fallback path and the ray tracer's.
 constexpr const char* kQuickFallbacks = "raster-compute-fallback+ray-trace-fallback";
+// Its rounds of one frame a row: at most this many, fewer where every decision is decided or the
+// rounds have taken kQuickRoundsSeconds, never fewer than kMinBudgetRounds.
+constexpr uint32_t kQuickMaxRounds = 10;
 
 std::string renderers_text(uint32_t renderers) {
     return renderers == 1 ? "one renderer for every row" : std::to_string(renderers) + " renderers";
@@ -116,8 +121,9 @@ LoadedTuning quick_tune(const Context& ctx, const Scene& scene, const Options& o
     }
     for (const CompareRun& r : runs)
         if (!r.skipped) names += (names.empty() ? "" : ", ") + r.config.name;
-    fprintf(stderr, "auto: no verdict stored for this device, driver and build: measuring this device (%s, then at most "
-                    "%.0f s of rounds; --tune measures every pass, --no-tuning skips this)\n", names.c_str(), kQuickRoundsSeconds);
+    fprintf(stderr, "auto: no verdict stored for this device, driver and build: measuring this device (%s, then rounds of "
+                    "one frame a row, %u to %u, none started after %.0f s once %u are done; --tune measures every pass, "
+                    "--no-tuning skips this)\n", names.c_str(), kMinBudgetRounds, kQuickMaxRounds, kQuickRoundsSeconds, kMinBudgetRounds);
     // The decisions' ratios from the rows' timings so far (between rounds) or in the end.
     ShadingRatios shading;
     PassRatios under_visibility;
@@ -136,20 +142,31 @@ LoadedTuning quick_tune(const Context& ctx, const Scene& scene, const Options& o
     };
     // One renderer for every row (its scene upload and pipelines made once: most of the time of a
     // renderer per row), two warm-up frames per row, then rounds of one frame: adaptive (a row
-    // stops once every decision it is a side of is decided, after kMinAdaptiveRounds), at most 10,
+    // stops once every decision it is a side of is decided, after kMinAdaptiveRounds), at most kQuickMaxRounds,
     // and none started once the rounds have taken kQuickRoundsSeconds and kMinBudgetRounds are done.
     Options o = options;
     o.warmup = 2;
-    o.frames = o.warmup + 10;
+    o.frames = o.warmup + kQuickMaxRounds;
     o.screenshot.clear(), o.mip_dump.clear(), o.report.clear(), o.cull_dump.clear(), o.ray_dump.clear();
     o.bandwidth_probe = false;
     CompareMethod method;
+    // Progress, a step per row set up and per round: a GPU measures in two or three seconds, a CPU
+    // device (lavapipe) takes a minute and more at 1280x720 (docs/comparison.md, "The first run").
+    // As the frames' progress (run/headless.cpp): on a terminal one line redrawn in place, into a
+    // pipe or a file a line per step.
+    const bool terminal = isatty(fileno(stderr));
+    auto step = [&](const std::string& name, bool skipped) {
+        double s = std::chrono::duration<double>(clock::now() - started).count();
+        std::string what = name + (skipped ? " (skipped)" : "");
+        fprintf(stderr, terminal ? "\r  measuring %-52s after %5.1f s" : "  measuring %s after %.1f s\n", what.c_str(), s);
+    };
     {
         SharedRenderer shared;  // freed here: the run's own renderer comes after
         method = render_in_rounds(
-            ctx, scene, o, runs, {}, kQuickRoundsSeconds,
+            ctx, scene, o, runs, step, kQuickRoundsSeconds,
             [&](const std::vector<CompareRun>& rows) { return sides_of_undecided(rows, ratios_of(rows)); }, &shared);
     }
+    if (terminal) fprintf(stderr, "\n");
     ratios_of(runs);
     double seconds = std::chrono::duration<double>(clock::now() - started).count();
     nlohmann::json rows = nlohmann::json::array(), row_rounds = nlohmann::json::object();

@@ -119,8 +119,13 @@ TEST(Cli, ProgressIsALinePerUpdateIntoAPipeAndOneLineRedrawnOnATerminal) {
     ASSERT_EQ(piped.exit_code, 0) << piped.output;
     EXPECT_NE(piped.output.find("frame 10/20\nframe 20/20\n"), std::string::npos) << piped.output;
     EXPECT_EQ(piped.output.find('\r'), std::string::npos) << piped.output;
+    // run_demo adds --no-tuning where the cache is the harness's empty one; this command does not,
+    // so the demo finds no verdict there and measures first: its steps on one line too, redrawn.
     std::string terminal = run_in_terminal(args);
     EXPECT_NE(terminal.find("\rframe 10/20\rframe 20/20\r\n"), std::string::npos) << terminal;
+    EXPECT_NE(terminal.find("\r  measuring round 1/"), std::string::npos) << terminal;
+    EXPECT_EQ(terminal.find("\n  measuring "), std::string::npos) << "a line per step on a terminal: " << terminal;
+    EXPECT_NE(terminal.find(" s\r\nauto: measured this device in "), std::string::npos) << terminal;
 }
 
 TEST(Cli, ListDevicesAndVersion) {

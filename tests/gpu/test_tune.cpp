@@ -442,6 +442,18 @@ void expect_measured(const DemoRun& run, const std::string& report, bool measure
     }
     nlohmann::json file = nlohmann::json::parse(tuning_text(), nullptr, false);
     ASSERT_TRUE(file.is_object()) << what << ": " << tuning_text();
+    // Its progress, into a pipe: a line per row set up (a skipped one too) and per round started,
+    // no carriage return (Cli.ProgressIsALinePerUpdate... has the terminal's one redrawn line).
+    if (!measured) {
+        EXPECT_EQ(run.output.find("  measuring "), std::string::npos) << what << ": " << run.output;
+    } else {
+        size_t steps = file["quick"]["rows"].size() + file["quick"]["rounds"].get<size_t>();
+        EXPECT_EQ(size_t(count_of(run.output, "\n  measuring ")), steps) << what << ": " << run.output;
+        for (const nlohmann::json& row : file["quick"]["rows"])
+            EXPECT_NE(run.output.find("\n  measuring " + row.get<std::string>()), std::string::npos) << what << ": " << run.output;
+        EXPECT_NE(run.output.find("\n  measuring round 1/"), std::string::npos) << what << ": " << run.output;
+        EXPECT_EQ(run.output.find('\r'), std::string::npos) << what << ": " << run.output;
+    }
     EXPECT_EQ(file["made_by"], "quick") << what;
     EXPECT_EQ(file["build"], demo_build()) << what;
     EXPECT_EQ(file["device"]["driver"], test_context().info.driver) << what;
