@@ -545,6 +545,12 @@ MUTANTS = {
         "            ctx, scene, o, runs, {}, kQuickRoundsSeconds,\n",
         r"^FirstRun\.StoresAQuickVerdictThatTheNextRunUsesUntilTheDriverOrBuildChanges|^Cli\.ProgressIsALinePerUpdateIntoAPipeAndOneLineRedrawnOnATerminal",
     ),
+    "atlas-shows-no-progress": (
+        "src/app/atlas.cpp",
+        '        line.update("  atlas: " + std::string(stage_name(stage)) + ", stage " + std::to_string(column + 1) + " of " +\n',
+        '        if (false) line.update("  atlas: " + std::string(stage_name(stage)) + ", stage " + std::to_string(column + 1) + " of " +\n',
+        r"^DebugViews\.AtlasMarksExactlyTheStagesTheDeviceCannotShow",
+    ),
     "quick-measurement-builds-a-renderer-per-row": (
         "src/compare/tuning.cpp",
         "            [&](const std::vector<CompareRun>& rows) { return sides_of_undecided(rows, ratios_of(rows)); }, &shared);\n",

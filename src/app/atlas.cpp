@@ -1,5 +1,6 @@
 #include "app/atlas.h"
 
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -8,6 +9,8 @@
 
 #include "run/image_io.h"
 #include "run/headless.h"
+#include "run/progress.h"
+#include "render/text_format.h"
 #include "run/report.h"
 #include "passes/debug_view_pass.h"
 
@@ -149,8 +152,14 @@ int run_atlas(const Context& ctx, const Scene& scene, const Options& options) {
     std::vector<AtlasCell> cells(kRows * kColumns);
     std::vector<std::optional<SubgroupTally>> measured(kColumns);
     std::vector<std::string> unmeasured(kColumns);
+    // A stage's column at a time: 42 renders, seconds each on a CPU device at the default size.
+    ProgressLine line;
+    auto started = std::chrono::steady_clock::now();
     for (size_t column = 0; column < kColumns; ++column) {
         Stage stage = Stage(column);
+        double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        line.update("  atlas: " + std::string(stage_name(stage)) + ", stage " + std::to_string(column + 1) + " of " +
+                    std::to_string(kColumns) + " after " + fixed(s, 1) + " s");
         for (size_t row = 0; row < kRows; ++row) {
             AtlasCell& cell = cells[row * kColumns + column];
             std::string name = std::string(stage_name(stage)) + "." + std::string(view_mode_name(kAtlasRows[row])) + ".png";
@@ -172,6 +181,7 @@ int run_atlas(const Context& ctx, const Scene& scene, const Options& options) {
                 unmeasured[column] = plan.view.reason;
         }
     }
+    line.finish();
     fs::remove_all(work);
 
     for (size_t column = 0; column < kColumns; ++column) {

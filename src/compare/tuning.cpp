@@ -8,9 +8,8 @@
 #include <fstream>
 #include <utility>
 
-#include <unistd.h>
-
 #include "render/text_format.h"
+#include "run/progress.h"
 
 namespace fs = std::filesystem;
 
@@ -152,13 +151,10 @@ LoadedTuning quick_tune(const Context& ctx, const Scene& scene, const Options& o
     CompareMethod method;
     // Progress, a step per row set up and per round: a GPU measures in two or three seconds, a CPU
     // device (lavapipe) takes a minute and more at 1280x720 (docs/comparison.md, "The first run").
-    // As the frames' progress (run/headless.cpp): on a terminal one line redrawn in place, into a
-    // pipe or a file a line per step.
-    const bool terminal = isatty(fileno(stderr));
+    ProgressLine line;
     auto step = [&](const std::string& name, bool skipped) {
         double s = std::chrono::duration<double>(clock::now() - started).count();
-        std::string what = name + (skipped ? " (skipped)" : "");
-        fprintf(stderr, terminal ? "\r  measuring %-52s after %5.1f s" : "  measuring %s after %.1f s\n", what.c_str(), s);
+        line.update("  measuring " + name + (skipped ? " (skipped)" : "") + " after " + fixed(s, 1) + " s");
     };
     {
         SharedRenderer shared;  // freed here: the run's own renderer comes after
@@ -166,7 +162,7 @@ LoadedTuning quick_tune(const Context& ctx, const Scene& scene, const Options& o
             ctx, scene, o, runs, step, kQuickRoundsSeconds,
             [&](const std::vector<CompareRun>& rows) { return sides_of_undecided(rows, ratios_of(rows)); }, &shared);
     }
-    if (terminal) fprintf(stderr, "\n");
+    line.finish();
     ratios_of(runs);
     double seconds = std::chrono::duration<double>(clock::now() - started).count();
     nlohmann::json rows = nlohmann::json::array(), row_rounds = nlohmann::json::object();

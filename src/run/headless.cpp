@@ -19,6 +19,7 @@
 #include "run/cull_dump.h"
 #include "run/image_io.h"
 #include "run/limits.h"
+#include "run/progress.h"
 #include "passes/debug_view_pass.h"
 #include "passes/exposure_pass.h"
 #include "scene/lod.h"
@@ -292,14 +293,12 @@ void HeadlessRun::render(uint32_t count, uint32_t round) {
 RunResult run_headless(const Context& ctx, const Scene& scene, const Options& options, const Plan& plan, bool quiet) {
     HeadlessRun run(ctx, scene, options, plan);
     bool progress = !quiet && options.frames >= 20;
-    // On a terminal one line, redrawn in place; into a pipe or a file one line per update (a
-    // carriage return there would run the updates together: "frame 10/20frame 20/20").
-    bool terminal = isatty(fileno(stderr));
+    ProgressLine line;
     for (uint32_t frame = 0; frame < options.frames; frame += 10) {
         run.render(std::min(10u, options.frames - frame), 0);
-        if (progress) fprintf(stderr, terminal ? "\rframe %u/%u" : "frame %u/%u\n", run.frames_rendered(), options.frames);
+        if (progress) line.update("frame " + std::to_string(run.frames_rendered()) + "/" + std::to_string(options.frames));
     }
-    if (progress && terminal) fprintf(stderr, "\n");
+    line.finish();
     return run.finish();
 }
 

@@ -618,6 +618,13 @@ TEST(DebugViews, AtlasMarksExactlyTheStagesTheDeviceCannotShow) {
             else EXPECT_GT(hatch, 100) << mode << " in " << stage << ": no marking";
             unsupported += !supported;
         }
+        // Its progress into a pipe: a line per stage's column, in order.
+        std::string step = "  atlas: " + stage + ", stage " + std::to_string(column + 1) + " of " + std::to_string(size_t(Stage::count)) + " after ";
+        EXPECT_NE(atlas.output.find(step), std::string::npos) << step << "\n" << atlas.output;
+        if (column > 0) {
+            std::string before = "  atlas: " + std::string(stage_name(Stage(column - 1))) + ", stage ";
+            EXPECT_LT(atlas.output.find(before), atlas.output.find(step)) << atlas.output;
+        }
         bool measured = record ? record_supports_view(*record, "active-lanes", stage)
                                : views[stage]["active-lanes"]["variant"] == "subgroup";
         bool ray_stage = (bit(Stage(column)) & kRayTracingStages) != 0;
