@@ -12,7 +12,6 @@
 #include "render/tonemap.h"
 
 #include <cstdio>
-#include <unistd.h>
 #include <filesystem>
 #include <fstream>
 
